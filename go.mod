@@ -1,0 +1,3 @@
+module github.com/skald-circle/skald-bot
+
+go 1.26

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status is the state of an approval request (SPEC §3). Pending is the only state a
+// request leaves; the others are final.
+type Status string
+
+// Request statuses (SPEC §3, §5).
+const (
+	Pending   Status = "pending"
+	Approved  Status = "approved"
+	Rejected  Status = "rejected"
+	Expired   Status = "expired"
+	Cancelled Status = "cancelled"
+)
+
+// Actor says who made a change and through what (SPEC §5 audit, §12.22): By is a
+// person or "api"/"cli"/"system", Via is the channel ("telegram", "slack", "api",
+// "cli", "config", "gate").
+type Actor struct {
+	By  string `json:"by"`
+	Via string `json:"via"`
+}
+
+// Request is an approval request (SPEC §3), persisted before anyone is told of it.
+type Request struct {
+	ID         uint64 `json:"request_id"`
+	SessionID  string `json:"session_id"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name"`
+	// Arguments is the call's arguments as canonical JSON (object keys sorted, no
+	// insignificant space), so two calls compare equal byte for byte (SPEC §12.5).
+	Arguments    json.RawMessage `json:"arguments"`
+	AgentID      string          `json:"agent_id,omitempty"`
+	Source       string          `json:"source,omitempty"`
+	ContextLabel string          `json:"context_label,omitempty"`
+	Category     string          `json:"tool_category,omitempty"`
+	MCPServer    string          `json:"mcp_server,omitempty"`
+	GroupID      string          `json:"group_id"`
+	Profile      string          `json:"profile,omitempty"`
+	// RuleID is the rule whose require made this request; 0 when no rule matched.
+	RuleID uint64 `json:"rule_id,omitempty"`
+	// Token names the agent token that made the request ("" for admin or no token),
+	// so that token may cancel it and never resolve it (SPEC §12.2). Never the secret.
+	Token      string      `json:"token,omitempty"`
+	CreatedAt  time.Time   `json:"created_at"`
+	ExpiresAt  time.Time   `json:"expires_at"`
+	Status     Status      `json:"status"`
+	Resolution *Resolution `json:"resolution,omitempty"`
+	// Messages are the chat messages that show the request (the outbox, SPEC §12.6).
+	Messages []Message `json:"messages,omitempty"`
+}
+
+// Resolution records how a request left Pending (SPEC §3).
+type Resolution struct {
+	By   string    `json:"by"`
+	Via  string    `json:"via"`
+	At   time.Time `json:"at"`
+	Note string    `json:"note,omitempty"`
+	// Bypass is the session bypass granted with an approval, nil when none.
+	Bypass *BypassGrant `json:"bypass,omitempty"`
+}
+
+// BypassGrant is a bypass granted on approval (SPEC §5, §12.17): Scope is "all",
+// "category:<c>", "mcp:<server>" or "tool:<name>"; Secs is its length in seconds,
+// 0 meaning the whole session.
+type BypassGrant struct {
+	Scope string `json:"scope"`
+	Secs  int64  `json:"secs"`
+}
+
+// Message is one chat message that shows a request (SPEC §12.6, §12.8).
+type Message struct {
+	Channel string `json:"channel"` // "telegram" or "slack"
+	ChatID  string `json:"chat_id"`
+	// Ref identifies the message within its chat: a Telegram message_id or a Slack ts.
+	Ref     string    `json:"ref"`
+	ShownAt time.Time `json:"shown_at"`
+	// Final is set once the message was edited to show the outcome, buttons removed.
+	Final bool `json:"final,omitempty"`
+}
+
+// AuditEntry is one line of the audit log (SPEC §5, §8 GET /api/audit).
+type AuditEntry struct {
+	ID        uint64    `json:"id"`
+	At        time.Time `json:"at"`
+	By        string    `json:"by"`
+	Via       string    `json:"via"`
+	Action    string    `json:"action"`
+	RequestID uint64    `json:"request_id,omitempty"`
+	RuleID    uint64    `json:"rule_id,omitempty"`
+	Detail    string    `json:"detail,omitempty"`
+}
+
+// RunStatus is the state of a job run (SPEC §7).
+type RunStatus string
+
+// Run statuses (SPEC §7). Running and WaitingApproval are the only non-final ones.
+const (
+	RunRunning         RunStatus = "running"
+	RunWaitingApproval RunStatus = "waiting_approval"
+	RunSucceeded       RunStatus = "succeeded"
+	RunFailed          RunStatus = "failed"
+	RunDenied          RunStatus = "denied"
+	RunRejected        RunStatus = "rejected"
+	RunExpired         RunStatus = "expired"
+	RunCancelled       RunStatus = "cancelled"
+	RunInterrupted     RunStatus = "interrupted"
+)
+
+// Run is one execution of a scheduled job (SPEC §7). Its session is
+// "cron:<job>:<id>". Step is the index of the step being run or waited on.
+type Run struct {
+	ID              uint64       `json:"id"`
+	Job             string       `json:"job"`
+	SessionID       string       `json:"session_id"`
+	Status          RunStatus    `json:"status"`
+	Trigger         string       `json:"trigger,omitempty"` // "schedule", "manual"
+	Step            int          `json:"step"`
+	RequestID       uint64       `json:"request_id,omitempty"`
+	Steps           []StepResult `json:"steps"`
+	Error           string       `json:"error,omitempty"`
+	SkippedTriggers int          `json:"skipped_triggers,omitempty"`
+	StartedAt       time.Time    `json:"started_at"`
+	FinishedAt      time.Time    `json:"finished_at,omitzero"`
+}
+
+// StepResult is what one step of a run did (SPEC §7). Output holds at most the last
+// 16 KiB; DurationMS is in milliseconds.
+type StepResult struct {
+	Tool       string    `json:"tool"`
+	Decision   string    `json:"decision"`
+	Status     string    `json:"status"`
+	ExitCode   int       `json:"exit_code"`
+	Output     string    `json:"output,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
+	RequestID  uint64    `json:"request_id,omitempty"`
+	StartedAt  time.Time `json:"started_at,omitzero"`
+}
