@@ -1,6 +1,6 @@
 module github.com/skald-circle/skald-bot
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/go-telegram/bot v1.19.0
