@@ -2,7 +2,12 @@ package gate
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skald-circle/skald-bot/rules"
@@ -23,6 +28,9 @@ type Call struct {
 	Group        string         `json:"group,omitempty"`
 	Profile      string         `json:"profile,omitempty"`
 	Cwd          string         `json:"cwd,omitempty"`
+	// ApprovalTimeout overrides Options.ApprovalTimeout for the request this call may
+	// register (a job's approval_timeout, SPEC §7); zero means the Manager's.
+	ApprovalTimeout time.Duration `json:"-"`
 	// Token names the agent token that made the call (SPEC §12.2); set by the API,
 	// never by the caller. Empty for admin calls.
 	Token string `json:"-"`
@@ -92,11 +100,194 @@ type Options struct {
 	Profiles []rules.Profile
 	// Categories nil means DefaultCategories.
 	Categories []Category
-	// ApprovalTimeout is how long a request stays pending; zero means 24h.
+	// ApprovalTimeout is how long a request stays pending; zero means
+	// DefaultApprovalTimeout (24h, SPEC §5).
 	ApprovalTimeout time.Duration
 	// Notifier may be nil (no chat channel).
 	Notifier Notifier
 	// Now is the clock; nil means time.Now.
-	Now    func() time.Time
+	Now func() time.Time
+	// Logger nil means slog.Default(); the gate adds component=gate.
 	Logger *slog.Logger
+}
+
+// DefaultApprovalTimeout is how long a request stays pending when
+// Options.ApprovalTimeout is zero (SPEC §5).
+const DefaultApprovalTimeout = 24 * time.Hour
+
+// sweepInterval is the expiry sweeper's tick: a request pending past its expires_at is
+// expired within this much (SPEC §5 asks for 2 s).
+const sweepInterval = time.Second
+
+// configActor is who creates the groups the configuration names (SPEC §12.26).
+var configActor = store.Actor{By: "system", Via: "config"}
+
+// Manager is the approval gate (SPEC §5): it checks tool calls against an in-memory
+// snapshot of the rules, registers the calls that require approval, lets callers wait
+// for them, resolves them exactly once, expires them, and keeps session bypasses, the
+// event bus and the catalog of tool names seen. Create it with New and start its
+// background work with Run. All methods are safe for concurrent use.
+type Manager struct {
+	store      Store
+	ropt       rules.Options
+	profiles   map[string]*profile
+	defProfile *profile
+	inUse      []string // groups a profile uses: never deleted (SPEC §12.16)
+	categories []Category
+	timeout    time.Duration
+	now        func() time.Time
+	log        *slog.Logger
+
+	// snap is the rule snapshot every Check reads; it is replaced whole, never
+	// modified.
+	snap atomic.Pointer[snapshot]
+	// rulesMu serialises rule and group changes with the rebuild that follows each,
+	// so an older rebuild never replaces a newer snapshot.
+	rulesMu sync.Mutex
+
+	// bypassMu guards bypasses: session id → that session's bypasses (SPEC §4.8).
+	bypassMu sync.Mutex
+	bypasses map[string][]Bypass
+
+	// waitMu guards waiters: request id → the callers of Wait on it.
+	waitMu  sync.Mutex
+	waiters map[uint64]*waiter
+
+	catalog catalog
+	batch   batcher
+	bus     bus
+	notes   notifier
+	// sweepNow asks the sweeper for an early pass (capacity 1).
+	sweepNow chan struct{}
+	running  atomic.Bool
+}
+
+// New builds a Manager over opt.Store: it adds the "default" profile when the
+// configuration has none (SPEC §12.3), creates — audited — the groups profiles name that
+// do not exist (SPEC §12.26), checks the category patterns (SPEC §12.4), and loads the
+// groups and rules into the first snapshot. A failure to load the rules does not fail
+// New: the gate then runs fail-closed, every Check answering require (SPEC §4.7), until a
+// later load succeeds. Errors: a nil store, a workspace root that is not absolute, a
+// negative timeout, a duplicate or
+// unusable profile, an invalid category pattern (wrapping ErrInvalidRule), or the
+// store's error creating the groups. New does not start goroutines; Run does.
+func New(opt Options) (*Manager, error) {
+	if opt.Store == nil {
+		return nil, errors.New("gate: new: no store")
+	}
+	if !filepath.IsAbs(opt.Rules.WorkspaceRoot) {
+		return nil, fmt.Errorf("gate: new: workspace root %q is not an absolute path", opt.Rules.WorkspaceRoot)
+	}
+	if opt.ApprovalTimeout < 0 {
+		return nil, fmt.Errorf("gate: new: approval timeout %s is negative", opt.ApprovalTimeout)
+	}
+	m := &Manager{
+		store:      opt.Store,
+		ropt:       opt.Rules,
+		categories: opt.Categories,
+		timeout:    opt.ApprovalTimeout,
+		now:        opt.Now,
+		log:        opt.Logger,
+		bypasses:   make(map[string][]Bypass),
+		waiters:    make(map[uint64]*waiter),
+		sweepNow:   make(chan struct{}, 1),
+	}
+	if m.timeout == 0 {
+		m.timeout = DefaultApprovalTimeout
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	m.log = m.log.With("component", "gate")
+	if m.categories == nil {
+		m.categories = DefaultCategories
+	}
+	if err := validateCategories(m.categories); err != nil {
+		return nil, fmt.Errorf("gate: new: %w", err)
+	}
+	if err := m.loadProfiles(opt.Profiles); err != nil {
+		return nil, fmt.Errorf("gate: new: %w", err)
+	}
+	created, err := m.store.EnsureGroups(m.inUse, configActor)
+	if err != nil {
+		return nil, fmt.Errorf("gate: new: create the groups profiles use: %w", err)
+	}
+	for _, g := range created {
+		m.log.Info("created the permission group a profile names", "group", g)
+	}
+	m.batch.init()
+	m.notes.init(opt.Notifier, m.log)
+	m.catalog.init(m.store, m.log)
+	m.snap.Store(m.load())
+	return m, nil
+}
+
+// Run runs the gate's background work until ctx is done: the expiry sweeper (a pending
+// request past its expires_at is expired within sweepInterval, then its waiters are
+// woken, approval_resolved is published and the notifier updates its messages), the
+// batcher that writes denies to the audit log and new tool names to the catalog (lag
+// under a second, SPEC §12.20; flushed once more on the way out), and the goroutines
+// that call the Notifier. It blocks, and returns nil only when all of them have
+// stopped. Notifications asked for before Run starts wait for it; after it returns
+// they are dropped (the chat layer's outbox shows them at the next start, SPEC §12.6).
+// Calling Run twice returns ErrRunning.
+func (m *Manager) Run(ctx context.Context) error {
+	if !m.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("gate: run: %w", ErrRunning)
+	}
+	var wg sync.WaitGroup
+	m.notes.start(ctx)
+	wg.Go(func() { m.sweepLoop(ctx) })
+	wg.Go(func() { m.batchLoop(ctx) })
+	<-ctx.Done()
+	wg.Wait()
+	m.notes.stop()
+	return nil
+}
+
+// sweepLoop expires due requests every sweepInterval, or at once when asked, and retries
+// loading the rules while the gate runs fail-closed.
+func (m *Manager) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(sweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-m.sweepNow:
+		}
+		m.expireDue()
+		if m.snap.Load().err != nil {
+			m.rulesMu.Lock()
+			if m.snap.Load().err != nil {
+				m.snap.Store(m.load())
+			}
+			m.rulesMu.Unlock()
+		}
+	}
+}
+
+// expireDue marks expired every pending request past its expires_at (SPEC §5).
+func (m *Manager) expireDue() {
+	reqs, err := m.store.ExpireDue(m.now())
+	if err != nil {
+		m.log.Error("expiring due requests", "err", err)
+		return
+	}
+	for _, r := range reqs {
+		m.log.Info("request expired", "request_id", r.ID, "session_id", r.SessionID, "tool", r.ToolName)
+		m.finished(r)
+	}
+}
+
+// askSweep asks the sweeper for an early pass without blocking.
+func (m *Manager) askSweep() {
+	select {
+	case m.sweepNow <- struct{}{}:
+	default:
+	}
 }

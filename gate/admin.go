@@ -1,0 +1,174 @@
+package gate
+
+import (
+	"fmt"
+
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Rules returns the rules of group, or of every group when group is "", from the
+// snapshot (no store read), ordered by group, priority, id. Errors: ErrUnknownGroup,
+// or the load error while the gate runs fail-closed.
+func (m *Manager) Rules(group string) ([]rules.Rule, error) {
+	snap := m.snap.Load()
+	if snap.err != nil {
+		return nil, fmt.Errorf("gate: rules: %w", snap.err)
+	}
+	if group == "" {
+		return append([]rules.Rule(nil), snap.rules...), nil
+	}
+	if !snap.set.HasGroup(group) {
+		return nil, fmt.Errorf("gate: rules: group %q: %w", group, ErrUnknownGroup)
+	}
+	var out []rules.Rule
+	for _, r := range snap.rules {
+		if r.GroupID == group {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Groups returns every permission group, sorted by id, from the snapshot. Errors: the
+// load error while the gate runs fail-closed.
+func (m *Manager) Groups() ([]rules.Group, error) {
+	snap := m.snap.Load()
+	if snap.err != nil {
+		return nil, fmt.Errorf("gate: groups: %w", snap.err)
+	}
+	return append([]rules.Group(nil), snap.groups...), nil
+}
+
+// prepare validates r (SPEC §4.3, priority range) and resolves its path pattern's
+// existing prefix through symlinks (SPEC §12.14), before the store sees it.
+func (m *Manager) prepare(r rules.Rule) (rules.Rule, error) {
+	if err := rules.Validate(r); err != nil {
+		return rules.Rule{}, err
+	}
+	r.ResolvedPathPattern = ""
+	if r.PathPattern != "" {
+		r.ResolvedPathPattern = rules.ResolvePattern(r.PathPattern, m.ropt.WorkspaceRoot)
+	}
+	return r, nil
+}
+
+// change runs one store change under rulesMu and, when it succeeds, rebuilds the
+// snapshot from the store. A failed change leaves store and snapshot as they were.
+func (m *Manager) change(f func() error) error {
+	m.rulesMu.Lock()
+	defer m.rulesMu.Unlock()
+	if err := f(); err != nil {
+		return err
+	}
+	m.rebuild()
+	return nil
+}
+
+// CreateRule validates r, resolves its path pattern (SPEC §12.14), stores it with the
+// next id (audited by the store) and rebuilds the snapshot, so the next Check sees it.
+// r.ID is ignored. It returns the stored rule. Errors, after which nothing changed:
+// ErrInvalidRule (bad pattern, action or priority; a second catch-all, whose message is
+// "group G already has a catch-all (rule N); edit that one"), ErrUnknownGroup, or the
+// store's error.
+func (m *Manager) CreateRule(r rules.Rule, by store.Actor) (rules.Rule, error) {
+	r, err := m.prepare(r)
+	if err != nil {
+		return rules.Rule{}, fmt.Errorf("gate: create rule: %w", err)
+	}
+	var out rules.Rule
+	err = m.change(func() (err error) { out, err = m.store.CreateRule(r, by); return err })
+	if err != nil {
+		return rules.Rule{}, fmt.Errorf("gate: create rule: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateRule replaces rule r.ID with r, with CreateRule's checks, and rebuilds the
+// snapshot. Errors: those of CreateRule, and ErrNotFound.
+func (m *Manager) UpdateRule(r rules.Rule, by store.Actor) (rules.Rule, error) {
+	r, err := m.prepare(r)
+	if err != nil {
+		return rules.Rule{}, fmt.Errorf("gate: update rule %d: %w", r.ID, err)
+	}
+	var out rules.Rule
+	err = m.change(func() (err error) { out, err = m.store.UpdateRule(r, by); return err })
+	if err != nil {
+		return rules.Rule{}, fmt.Errorf("gate: update rule %d: %w", r.ID, err)
+	}
+	return out, nil
+}
+
+// DeleteRule deletes rule id (audited) and rebuilds the snapshot. Errors: ErrNotFound,
+// or the store's error.
+func (m *Manager) DeleteRule(id uint64, by store.Actor) error {
+	if err := m.change(func() error { return m.store.DeleteRule(id, by) }); err != nil {
+		return fmt.Errorf("gate: delete rule %d: %w", id, err)
+	}
+	return nil
+}
+
+// CreateGroup creates an empty permission group (audited) and rebuilds the snapshot.
+// Errors: ErrInvalid (id not [a-z0-9_-]+), ErrExists, or the store's error.
+func (m *Manager) CreateGroup(g rules.Group, by store.Actor) error {
+	if err := m.change(func() error { return m.store.CreateGroup(g, by) }); err != nil {
+		return fmt.Errorf("gate: create group %q: %w", g.ID, err)
+	}
+	return nil
+}
+
+// UpdateGroup changes a group's name and description (audited). Errors: ErrNotFound,
+// or the store's error.
+func (m *Manager) UpdateGroup(g rules.Group, by store.Actor) error {
+	if err := m.change(func() error { return m.store.UpdateGroup(g, by) }); err != nil {
+		return fmt.Errorf("gate: update group %q: %w", g.ID, err)
+	}
+	return nil
+}
+
+// DeleteGroup deletes group id and its rules in one transaction (audited) and rebuilds
+// the snapshot. Errors: ErrProtected for "default" and for a group a profile uses
+// (SPEC §12.16), ErrNotFound, or the store's error.
+func (m *Manager) DeleteGroup(id string, by store.Actor) error {
+	if err := m.change(func() error { return m.store.DeleteGroup(id, m.inUse, by) }); err != nil {
+		return fmt.Errorf("gate: delete group %q: %w", id, err)
+	}
+	return nil
+}
+
+// DuplicateGroup creates group g holding a copy of every rule of src, in one
+// transaction (audited), rebuilds the snapshot and returns the new rules. Errors:
+// ErrNotFound (src), ErrExists, ErrInvalid (bad id), or the store's error.
+func (m *Manager) DuplicateGroup(src string, g rules.Group, by store.Actor) ([]rules.Rule, error) {
+	var out []rules.Rule
+	err := m.change(func() (err error) { out, err = m.store.DuplicateGroup(src, g, by); return err })
+	if err != nil {
+		return nil, fmt.Errorf("gate: duplicate group %q as %q: %w", src, g.ID, err)
+	}
+	return out, nil
+}
+
+// Visible splits tools into those an agent may see and those hidden from it (SPEC §4
+// visibility; POST /api/approval/visible), in the group group names, else profile's
+// (SPEC §12.1), with the agent and source filters applied when given. Errors:
+// ErrUnknownProfile, ErrUnknownGroup, or the load error while the gate runs
+// fail-closed.
+func (m *Manager) Visible(group, profile, agentID, source string, tools []string) (visible, hidden []string, err error) {
+	snap := m.snap.Load()
+	if snap.err != nil {
+		return nil, nil, fmt.Errorf("gate: visible: %w", snap.err)
+	}
+	_, group, err = m.route(snap, group, profile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gate: visible: %w", err)
+	}
+	visible, hidden = []string{}, []string{}
+	for _, t := range tools {
+		if snap.set.Visible(group, agentID, source, t) {
+			visible = append(visible, t)
+		} else {
+			hidden = append(hidden, t)
+		}
+	}
+	return visible, hidden, nil
+}

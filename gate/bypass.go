@@ -1,0 +1,204 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Audit actions the gate writes (SPEC §5); the store writes those of requests, rules
+// and groups itself.
+const (
+	AuditDenied           = "tool.denied"
+	AuditBypassGranted    = "bypass.granted"
+	AuditBypassCleared    = "bypass.cleared"
+	AuditSessionCancelled = "session.cancelled"
+)
+
+// Bypass lets a session's calls that require approval through (SPEC §3, §4.8). Bypasses
+// live in memory only: a restart forgets them.
+type Bypass struct {
+	SessionID string `json:"session_id"`
+	// Scope is "all", "category:<c>", "mcp:<server>" or "tool:<name>".
+	Scope string `json:"scope"`
+	// ExpiresAt is when it ends; zero means with the session (until the session is
+	// cancelled or the service restarts).
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+}
+
+// covers reports whether b lets through a call of that category, MCP server and tool.
+func (b Bypass) covers(category, server, tool string) bool {
+	kind, val, _ := strings.Cut(b.Scope, ":")
+	switch kind {
+	case "all":
+		return true
+	case "category":
+		return category == val
+	case "mcp":
+		return server == val
+	case "tool":
+		return tool == val
+	}
+	return false
+}
+
+// live reports whether b has not expired at now.
+func (b Bypass) live(now time.Time) bool { return b.ExpiresAt.IsZero() || now.Before(b.ExpiresAt) }
+
+// checkScope validates a bypass scope (SPEC §3): all, category:<c>, mcp:<server> or
+// tool:<name>, the name not empty — the store's rule, with the gate's sentinel.
+func checkScope(scope string) error {
+	if store.CheckBypassScope(scope) != nil {
+		return fmt.Errorf("%w %q: want all, category:<name>, mcp:<server> or tool:<name>", ErrInvalidScope, scope)
+	}
+	return nil
+}
+
+// defaultScope is the scope of a bypass granted on approval without one (SPEC §5): the
+// request's category, else its MCP server, else its tool.
+func defaultScope(r store.Request) string {
+	switch {
+	case r.Category != "":
+		return "category:" + r.Category
+	case r.MCPServer != "":
+		return "mcp:" + r.MCPServer
+	}
+	return "tool:" + r.ToolName
+}
+
+// expiry is the end of a bypass of secs seconds from now; 0 means the session.
+func expiry(now time.Time, secs int64) time.Time {
+	if secs == 0 {
+		return time.Time{}
+	}
+	return now.Add(time.Duration(secs) * time.Second)
+}
+
+// bypassed reports whether an unexpired bypass of the session covers the call, pruning
+// the session's expired bypasses (SPEC §4.8).
+func (m *Manager) bypassed(session, category, server, tool string) bool {
+	now := m.now()
+	m.bypassMu.Lock()
+	defer m.bypassMu.Unlock()
+	bs := m.pruneLocked(session, now)
+	for _, b := range bs {
+		if b.covers(category, server, tool) {
+			return true
+		}
+	}
+	return false
+}
+
+// pruneLocked drops the session's expired bypasses and returns the rest. The caller
+// holds bypassMu.
+func (m *Manager) pruneLocked(session string, now time.Time) []Bypass {
+	bs := m.bypasses[session]
+	live := bs[:0]
+	for _, b := range bs {
+		if b.live(now) {
+			live = append(live, b)
+		}
+	}
+	switch {
+	case len(live) == 0:
+		delete(m.bypasses, session)
+		return nil
+	case len(live) < len(bs):
+		clear(bs[len(live):])
+		m.bypasses[session] = live
+	}
+	return live
+}
+
+// grant sets a bypass, replacing the session's bypass of the same scope.
+func (m *Manager) grant(b Bypass) {
+	m.bypassMu.Lock()
+	defer m.bypassMu.Unlock()
+	bs := m.bypasses[b.SessionID]
+	for i := range bs {
+		if bs[i].Scope == b.Scope {
+			bs[i] = b
+			return
+		}
+	}
+	m.bypasses[b.SessionID] = append(bs, b)
+}
+
+// SetBypass grants session sessionID a bypass of scope for secs seconds, 0 meaning the
+// whole session (SPEC §3, §12.17; POST /api/sessions/{id}/bypass and the bypass
+// command). It replaces a bypass of the same scope. It is audited synchronously: when
+// the audit entry cannot be written nothing is granted. Errors: ErrNoSession, ErrInvalidBypass (negative
+// secs), ErrInvalidScope, or the store's error.
+func (m *Manager) SetBypass(sessionID, scope string, secs int64, by store.Actor) (Bypass, error) {
+	if sessionID == "" {
+		return Bypass{}, fmt.Errorf("gate: set bypass: %w", ErrNoSession)
+	}
+	if secs < 0 {
+		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w: %d seconds is negative", sessionID, ErrInvalidBypass, secs)
+	}
+	if err := checkScope(scope); err != nil {
+		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w", sessionID, err)
+	}
+	now := m.now()
+	b := Bypass{SessionID: sessionID, Scope: scope, ExpiresAt: expiry(now, secs)}
+	if err := m.auditBypass(b, secs, by, now); err != nil {
+		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w", sessionID, err)
+	}
+	m.grant(b)
+	m.log.Info("bypass granted", "session_id", sessionID, "scope", scope, "secs", secs, "by", by.By, "via", by.Via)
+	return b, nil
+}
+
+// auditBypass writes the audit entry of a bypass granted, synchronously.
+func (m *Manager) auditBypass(b Bypass, secs int64, by store.Actor, now time.Time) error {
+	length := "the session"
+	if secs > 0 {
+		length = fmt.Sprintf("%d s", secs)
+	}
+	return m.store.AppendAudit(store.AuditEntry{At: now, By: by.By, Via: by.Via, Action: AuditBypassGranted,
+		Detail: "session " + b.SessionID + " scope " + b.Scope + " for " + length})
+}
+
+// ClearBypass removes every bypass of the session (DELETE /api/sessions/{id}/bypass,
+// the unbypass command), audited synchronously; clearing a session without bypasses
+// changes and writes nothing. Errors: ErrNoSession, or the store's
+// error writing the audit entry (and then nothing is cleared).
+func (m *Manager) ClearBypass(sessionID string, by store.Actor) error {
+	if sessionID == "" {
+		return fmt.Errorf("gate: clear bypass: %w", ErrNoSession)
+	}
+	if len(m.Bypasses(sessionID)) == 0 {
+		return nil
+	}
+	err := m.store.AppendAudit(store.AuditEntry{At: m.now(), By: by.By, Via: by.Via,
+		Action: AuditBypassCleared, Detail: "session " + sessionID})
+	if err != nil {
+		return fmt.Errorf("gate: clear bypass %s: %w", sessionID, err)
+	}
+	m.dropBypasses(sessionID)
+	m.log.Info("bypasses cleared", "session_id", sessionID, "by", by.By, "via", by.Via)
+	return nil
+}
+
+// dropBypasses forgets the session's bypasses and returns how many there were.
+func (m *Manager) dropBypasses(sessionID string) int {
+	m.bypassMu.Lock()
+	defer m.bypassMu.Unlock()
+	n := len(m.bypasses[sessionID])
+	delete(m.bypasses, sessionID)
+	return n
+}
+
+// Bypasses returns the session's unexpired bypasses, a copy, pruning expired ones.
+func (m *Manager) Bypasses(sessionID string) []Bypass {
+	now := m.now()
+	m.bypassMu.Lock()
+	defer m.bypassMu.Unlock()
+	bs := m.pruneLocked(sessionID, now)
+	if len(bs) == 0 {
+		return nil
+	}
+	return append([]Bypass(nil), bs...)
+}

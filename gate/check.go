@@ -1,0 +1,182 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Reasons Check gives when something other than a rule decided.
+const (
+	ReasonBypass           = "session bypass"
+	ReasonFastPath         = "profile fast-path"
+	ReasonRulesUnavailable = "rules unavailable: approval required"
+	ReasonExisting         = "request already registered for this tool call"
+)
+
+// Check gates one tool call (SPEC §4, §5). It picks the group (SPEC §12.1), evaluates
+// the call against the in-memory rule snapshot — reading no store on allow or deny
+// (SPEC §12.20) — and answers:
+//   - DecisionAllow or DecisionDeny at once; a deny is written to the audit log by the
+//     background batcher, and is never bypassed;
+//   - for a require, DecisionAllow when an unexpired session bypass covers the call
+//     (SPEC §4.8) or the profile fast-path applies (SPEC §4.9);
+//   - else it registers an approval request — committed to the store before the
+//     notifier is asked to show it and approval_requested is published (SPEC §5) — and
+//     answers DecisionPending with Outcome.Request set. A call whose (session,
+//     tool_call_id) is already registered gets that request and, when it has left
+//     pending, its final decision (approved, rejected, expired, cancelled), and nothing
+//     is shown again.
+//
+// When the rules could not be loaded every call requires approval (fail-closed). The
+// tool name is added to the catalog in the background. Check never waits for a human
+// (see Wait). Errors: ErrInvalidCall (no tool name, arguments not encodable),
+// ErrUnknownProfile, ErrUnknownGroup, ErrToolCallReused, ctx's error when it is done
+// before a request is registered, or the store's error registering it.
+func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
+	if c.ToolName == "" {
+		return Outcome{}, fmt.Errorf("gate: check: %w: tool_name is required", ErrInvalidCall)
+	}
+	snap := m.snap.Load()
+	p, group, err := m.route(snap, c.Group, c.Profile)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("gate: check %s: %w", c.ToolName, err)
+	}
+	m.catalog.see(c.ToolName, &m.batch)
+	d := snap.set.Evaluate(group, rules.Call{
+		Tool: c.ToolName, AgentID: c.AgentID, Source: c.Source, Args: c.Arguments,
+		Cwd: c.Cwd, WorkingDir: p.workDir,
+	})
+	switch d.Action {
+	case rules.Allow:
+		return Outcome{Decision: DecisionAllow, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
+	case rules.Deny:
+		m.auditDeny(c, group, d)
+		return Outcome{Decision: DecisionDeny, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
+	}
+	category := m.category(snap, c.ToolName, c.Category)
+	server := mcpServer(c.ToolName)
+	if snap.err != nil {
+		m.log.Error("rules unavailable: approval required", "tool", c.ToolName, "session_id", c.SessionID, "err", snap.err)
+		d.Reason = ReasonRulesUnavailable
+	} else {
+		if m.bypassed(c.SessionID, category, server, c.ToolName) {
+			return Outcome{Decision: DecisionAllow, Reason: ReasonBypass}, nil
+		}
+		if fastPath(snap.set, p, c.ToolName, d) {
+			return Outcome{Decision: DecisionAllow, Reason: ReasonFastPath}, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, fmt.Errorf("gate: check %s: %w", c.ToolName, err)
+	}
+	args, err := encodeArgs(c.Arguments)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("gate: check %s: %w: arguments: %v", c.ToolName, ErrInvalidCall, err)
+	}
+	now := m.now()
+	timeout := m.timeout
+	if c.ApprovalTimeout > 0 {
+		timeout = c.ApprovalTimeout
+	}
+	req, created, err := m.store.CreateRequest(store.Request{
+		SessionID: c.SessionID, ToolCallID: c.ToolCallID, ToolName: c.ToolName, Arguments: args,
+		AgentID: c.AgentID, Source: c.Source, ContextLabel: c.ContextLabel, Category: category,
+		MCPServer: server, GroupID: group, Profile: p.ID, RuleID: d.RuleID, Token: c.Token,
+		CreatedAt: now, ExpiresAt: now.Add(timeout), Status: store.Pending,
+	})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("gate: check %s: %w", c.ToolName, err)
+	}
+	out := Outcome{Decision: decisionOf(req.Status), RuleID: d.RuleID, Reason: d.Reason, Note: d.Note, Request: &req}
+	if !created {
+		out.Reason = ReasonExisting
+		return out, nil
+	}
+	m.log.Info("approval requested", "request_id", req.ID, "session_id", req.SessionID, "tool", req.ToolName, "group", group)
+	m.bus.publish(Event{Name: EventApprovalRequested, Data: ApprovalRequested{
+		RequestID: req.ID, ToolCallID: req.ToolCallID, ToolName: req.ToolName}}, m.log)
+	m.notes.show(req)
+	return out, nil
+}
+
+// fastPath reports whether the profile fast-path turns a require into an allow (SPEC
+// §4.9): a file-read tool whose path lies in the profile's working directory,
+// allow_fs_reads or allow_fs_writes, or a file-write tool whose path lies in
+// allow_fs_writes.
+func fastPath(set *rules.Set, p *profile, tool string, d rules.Decision) bool {
+	if d.PathState != rules.PathOK {
+		return false
+	}
+	var dirs []string
+	switch {
+	case set.IsFSRead(tool):
+		dirs = p.reads
+	case set.IsFSWrite(tool):
+		dirs = p.writes
+	}
+	for _, dir := range dirs {
+		if rules.Under(d.Path, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// auditDeny queues the audit entry of a denied call for the batcher (SPEC §12.20).
+func (m *Manager) auditDeny(c Call, group string, d rules.Decision) {
+	by := c.AgentID
+	if by == "" {
+		by = "agent"
+	}
+	via := c.Source
+	if via == "" {
+		via = "gate"
+	}
+	detail := "tool " + c.ToolName + " in group " + group + " session " + c.SessionID + ": " + d.Reason
+	if d.Path != "" {
+		detail += " (path " + d.Path + ")"
+	}
+	m.batch.audit(store.AuditEntry{At: m.now(), By: by, Via: via, Action: AuditDenied, RuleID: d.RuleID, Detail: detail})
+}
+
+// mcpServer is the server of an MCP tool name "mcp__<server>__<tool>", else "".
+func mcpServer(tool string) string {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return ""
+	}
+	server, _, ok := strings.Cut(rest, "__")
+	if !ok {
+		return ""
+	}
+	return server
+}
+
+// encodeArgs encodes a call's arguments as JSON for the store, which keeps them in
+// canonical form (SPEC §12.5). Nil arguments are {}.
+func encodeArgs(args map[string]any) (json.RawMessage, error) {
+	if args == nil {
+		return json.RawMessage("{}"), nil
+	}
+	return json.Marshal(args)
+}
+
+// decisionOf maps a request's status to Check's decision.
+func decisionOf(s store.Status) Decision {
+	switch s {
+	case store.Approved:
+		return DecisionApproved
+	case store.Rejected:
+		return DecisionRejected
+	case store.Expired:
+		return DecisionExpired
+	case store.Cancelled:
+		return DecisionCancelled
+	}
+	return DecisionPending
+}

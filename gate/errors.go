@@ -1,0 +1,58 @@
+package gate
+
+import (
+	"errors"
+
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Sentinel errors of the gate. Every error a Manager method returns wraps one of these
+// (or a store or I/O error) with the operation, so callers test them with errors.Is.
+// The store's and the rule engine's sentinels are re-exported so that api and bot need
+// only import gate to classify an error.
+var (
+	// ErrUnknownGroup: a call, rule or listing names a permission group that does not
+	// exist (SPEC §12.1; API 422). It is the store's sentinel, so a rule created in an
+	// unknown group reports the same one.
+	ErrUnknownGroup = store.ErrUnknownGroup
+	// ErrUnknownProfile: a call names a profile the configuration does not define
+	// (SPEC §12.1, §12.3; API 422).
+	ErrUnknownProfile = errors.New("unknown profile")
+	// ErrForbidden: the caller's token may not do this — an agent token resolving any
+	// request, or cancelling another token's request (SPEC §12.2, §12.11; API 403).
+	ErrForbidden = errors.New("forbidden")
+	// ErrInvalidScope: a bypass scope other than all, category:<c>, mcp:<server> or
+	// tool:<name> (SPEC §3, §12.17; API 400).
+	ErrInvalidScope = errors.New("invalid bypass scope")
+	// ErrInvalidBypass: a bypass of negative length (SPEC §12.17; API 400).
+	ErrInvalidBypass = errors.New("invalid bypass")
+	// ErrNoSession: a bypass or a session cancellation without a session id (API 400).
+	ErrNoSession = errors.New("session id is required")
+	// ErrInvalidCall: a tool call without a tool name, or whose arguments cannot be
+	// encoded as JSON (SPEC §3; API 400).
+	ErrInvalidCall = errors.New("invalid tool call")
+	// ErrRunning: Run was called on a Manager already running.
+	ErrRunning = errors.New("already running")
+
+	// ErrNotFound: no such request, rule or group.
+	ErrNotFound = store.ErrNotFound
+	// ErrAlreadyResolved: the request left pending before this resolution (SPEC §5;
+	// API 409). The wrapping error says who resolved it and how.
+	ErrAlreadyResolved = store.ErrAlreadyResolved
+	// ErrExpired: the resolution arrived after the request's expires_at (SPEC §5).
+	ErrExpired = store.ErrExpired
+	// ErrToolCallReused: a (session, tool_call_id) already registered for another tool
+	// name or other arguments (SPEC §12.5; API 409).
+	ErrToolCallReused = store.ErrToolCallReused
+	// ErrExists: a group id already taken.
+	ErrExists = store.ErrExists
+	// ErrProtected: deleting group default or a group a profile uses (SPEC §12.16;
+	// API 409).
+	ErrProtected = store.ErrProtected
+	// ErrInvalid: a malformed group id (SPEC §12.16).
+	ErrInvalid = store.ErrInvalid
+	// ErrInvalidRule: a rule that fails validation — bad pattern, action or priority,
+	// or a second catch-all (SPEC §4.3, §4; API 422).
+	ErrInvalidRule = rules.ErrInvalidRule
+)

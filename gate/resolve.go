@@ -1,0 +1,257 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Resolution is a human's answer to a request (SPEC §5, §8 resolve bodies).
+type Resolution struct {
+	Approve bool
+	Note    string
+	// By and Via say who resolved and through what (SPEC §12.22): a chat user's
+	// display name and id and "telegram"/"slack", or "api"/"cli".
+	By, Via string
+	// BypassSecs asks, with an approval, for a session bypass (SPEC §12.17): nil for
+	// none, 0 for the whole session, N for N seconds. Ignored on a rejection.
+	BypassSecs *int64
+	// BypassScope is the bypass's scope; "" means the request's category, else its MCP
+	// server, else its tool (SPEC §5).
+	BypassScope string
+	// Token names the agent token the resolver used, "" for admin and chat users. An
+	// agent token may never resolve (SPEC §12.2).
+	Token string
+}
+
+// waiter is the callers of Wait on one request: ch is closed when the request leaves
+// pending; n counts the callers still waiting. Guarded by Manager.waitMu.
+type waiter struct {
+	ch chan struct{}
+	n  int
+}
+
+// Wait blocks until request id leaves pending or ctx is done, and returns the request
+// as stored. When ctx ends first it returns the still-pending request and ctx.Err().
+// It does not poll: resolution, expiry and cancellation wake it (SPEC §5; a restart
+// keeps requests pending, so a Wait after a restart is woken by a resolution made
+// then). Errors: ErrNotFound, ctx's error, or the store's error.
+func (m *Manager) Wait(ctx context.Context, id uint64) (store.Request, error) {
+	w := m.addWaiter(id)
+	defer m.dropWaiter(id, w)
+	// Read once after registering: a resolution committed before this read is seen
+	// here, one committed after it wakes w.
+	r, err := m.store.Request(id)
+	if err != nil {
+		return store.Request{}, fmt.Errorf("gate: wait %d: %w", id, err)
+	}
+	if r.Status != store.Pending {
+		return r, nil
+	}
+	select {
+	case <-w.ch:
+	case <-ctx.Done():
+		return r, fmt.Errorf("gate: wait %d: %w", id, ctx.Err())
+	}
+	r, err = m.store.Request(id)
+	if err != nil {
+		return store.Request{}, fmt.Errorf("gate: wait %d: %w", id, err)
+	}
+	return r, nil
+}
+
+func (m *Manager) addWaiter(id uint64) *waiter {
+	m.waitMu.Lock()
+	defer m.waitMu.Unlock()
+	w := m.waiters[id]
+	if w == nil {
+		w = &waiter{ch: make(chan struct{})}
+		m.waiters[id] = w
+	}
+	w.n++
+	return w
+}
+
+func (m *Manager) dropWaiter(id uint64, w *waiter) {
+	m.waitMu.Lock()
+	defer m.waitMu.Unlock()
+	w.n--
+	if w.n == 0 && m.waiters[id] == w {
+		delete(m.waiters, id)
+	}
+}
+
+// wake wakes every Wait on request id.
+func (m *Manager) wake(id uint64) {
+	m.waitMu.Lock()
+	w := m.waiters[id]
+	delete(m.waiters, id)
+	m.waitMu.Unlock()
+	if w != nil {
+		close(w.ch)
+	}
+}
+
+// finished tells everyone that r left pending: its waiters, the event bus
+// (approval_resolved with its status, SPEC §12.21) and the notifier, which edits its
+// messages (SPEC §5).
+func (m *Manager) finished(r store.Request) {
+	m.wake(r.ID)
+	m.bus.publish(Event{Name: EventApprovalResolved, Data: ApprovalResolved{
+		RequestID: r.ID, ToolCallID: r.ToolCallID, Status: r.Status}}, m.log)
+	m.notes.update(r)
+}
+
+// Resolve approves or rejects pending request id (SPEC §5): one compare-and-set in the
+// store, so exactly one of any number of concurrent resolutions wins. On success it
+// grants the asked bypass (in memory; the store's audit entry of the resolution records
+// it), wakes the waiters, publishes
+// approval_resolved and has the notifier update the request's messages; it returns the
+// resolved request. Errors, after which nothing changed:
+//   - ErrForbidden when r.Token is an agent token (SPEC §12.2);
+//   - ErrInvalidBypass (negative BypassSecs) or ErrInvalidScope;
+//   - ErrAlreadyResolved, with the stored request, in an error that says
+//     "already approved by NAME via VIA" (or rejected, cancelled, expired);
+//   - ErrExpired when it comes after the request's expires_at (the sweeper then marks
+//     it expired at once); ErrNotFound; ctx's error; the store's error.
+//
+// It does not block beyond the store's transaction.
+func (m *Manager) Resolve(ctx context.Context, id uint64, r Resolution) (store.Request, error) {
+	if r.Token != "" {
+		return store.Request{}, fmt.Errorf("gate: resolve %d: %w: an agent token may not resolve requests", id, ErrForbidden)
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Request{}, fmt.Errorf("gate: resolve %d: %w", id, err)
+	}
+	status := store.Rejected
+	res := store.Resolution{By: r.By, Via: r.Via, Note: r.Note}
+	if r.Approve {
+		status = store.Approved
+		if r.BypassSecs != nil {
+			g, err := m.bypassGrant(id, *r.BypassSecs, r.BypassScope)
+			if err != nil {
+				return store.Request{}, fmt.Errorf("gate: resolve %d: %w", id, err)
+			}
+			res.Bypass = g
+		}
+	}
+	res.At = m.now()
+	req, err := m.store.Resolve(id, status, res)
+	if err != nil {
+		return req, m.resolveErr("resolve", id, req, err)
+	}
+	m.log.Info("request resolved", "request_id", id, "status", req.Status, "by", r.By, "via", r.Via)
+	if g := res.Bypass; g != nil {
+		m.grant(Bypass{SessionID: req.SessionID, Scope: g.Scope, ExpiresAt: expiry(res.At, g.Secs)})
+	}
+	m.finished(req)
+	return req, nil
+}
+
+// bypassGrant checks the bypass asked with an approval of request id and fills in its
+// default scope, which needs the request (SPEC §5).
+func (m *Manager) bypassGrant(id uint64, secs int64, scope string) (*store.BypassGrant, error) {
+	if secs < 0 {
+		return nil, fmt.Errorf("%w: %d seconds is negative", ErrInvalidBypass, secs)
+	}
+	if scope != "" {
+		if err := checkScope(scope); err != nil {
+			return nil, err
+		}
+		return &store.BypassGrant{Scope: scope, Secs: secs}, nil
+	}
+	req, err := m.store.Request(id)
+	if err != nil {
+		return nil, err
+	}
+	return &store.BypassGrant{Scope: defaultScope(req), Secs: secs}, nil
+}
+
+// resolveErr wraps an error of the store's Resolve; a lost compare-and-set says who won.
+func (m *Manager) resolveErr(op string, id uint64, req store.Request, err error) error {
+	switch {
+	case errors.Is(err, store.ErrAlreadyResolved):
+		if res := req.Resolution; res != nil && res.By != "" {
+			return fmt.Errorf("gate: %s %d: already %s by %s via %s: %w", op, id, req.Status, res.By, res.Via, ErrAlreadyResolved)
+		}
+		return fmt.Errorf("gate: %s %d: already %s: %w", op, id, req.Status, ErrAlreadyResolved)
+	case errors.Is(err, store.ErrExpired):
+		m.askSweep()
+	}
+	return fmt.Errorf("gate: %s %d: %w", op, id, err)
+}
+
+// CancelRequest cancels pending request id (SPEC §12.11), storing reason as the
+// resolution's note; it is allowed to an admin (token "") and to the agent token that
+// made the request. Like Resolve, it wakes waiters, publishes approval_resolved with
+// status cancelled and has the notifier update the messages. Errors: ErrForbidden
+// (another token), ErrNotFound, ErrAlreadyResolved (saying who resolved it), ErrExpired,
+// or the store's error; nothing changes then.
+func (m *Manager) CancelRequest(id uint64, reason string, by store.Actor, token string) (store.Request, error) {
+	if token != "" {
+		r, err := m.store.Request(id)
+		if err != nil {
+			return store.Request{}, fmt.Errorf("gate: cancel %d: %w", id, err)
+		}
+		if r.Token != token {
+			return store.Request{}, fmt.Errorf("gate: cancel %d: %w: the request was made with another token", id, ErrForbidden)
+		}
+	}
+	req, err := m.store.Resolve(id, store.Cancelled, store.Resolution{By: by.By, Via: by.Via, At: m.now(), Note: reason})
+	if err != nil {
+		return req, m.resolveErr("cancel", id, req, err)
+	}
+	m.log.Info("request cancelled", "request_id", id, "by", by.By, "via", by.Via, "reason", reason)
+	m.finished(req)
+	return req, nil
+}
+
+// CancelSession cancels the session (SPEC §5): its pending requests become cancelled
+// (each audited by the store), its bypasses are cleared, and one audit entry records
+// the cancellation. Waiters are woken, approval_resolved is published and the notifier
+// updates each request. It returns the requests it cancelled. Errors: ErrNoSession,
+// or the store's error — when cancelling the requests fails nothing
+// changed; when only the audit entry fails the session is cancelled all the same.
+func (m *Manager) CancelSession(sessionID string, by store.Actor) ([]store.Request, error) {
+	if sessionID == "" {
+		return nil, fmt.Errorf("gate: cancel session: %w", ErrNoSession)
+	}
+	now := m.now()
+	reqs, err := m.store.CancelSession(sessionID, store.Resolution{By: by.By, Via: by.Via, At: now, Note: "session cancelled"})
+	if err != nil {
+		return nil, fmt.Errorf("gate: cancel session %s: %w", sessionID, err)
+	}
+	n := m.dropBypasses(sessionID)
+	for _, r := range reqs {
+		m.finished(r)
+	}
+	m.log.Info("session cancelled", "session_id", sessionID, "requests", len(reqs), "bypasses", n, "by", by.By, "via", by.Via)
+	err = m.store.AppendAudit(store.AuditEntry{At: now, By: by.By, Via: by.Via, Action: AuditSessionCancelled,
+		Detail: fmt.Sprintf("session %s: %d pending requests cancelled, %d bypasses cleared", sessionID, len(reqs), n)})
+	if err != nil {
+		return reqs, fmt.Errorf("gate: cancel session %s: %w", sessionID, err)
+	}
+	return reqs, nil
+}
+
+// Request returns request id as stored (it survives a restart). Errors: ErrNotFound,
+// or the store's error.
+func (m *Manager) Request(id uint64) (store.Request, error) {
+	r, err := m.store.Request(id)
+	if err != nil {
+		return store.Request{}, fmt.Errorf("gate: request %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// Pending returns every pending request, oldest first, read from the store (so it
+// survives a restart).
+func (m *Manager) Pending() ([]store.Request, error) {
+	rs, err := m.store.Pending()
+	if err != nil {
+		return nil, fmt.Errorf("gate: pending: %w", err)
+	}
+	return rs, nil
+}
