@@ -52,8 +52,8 @@ type Decision struct {
 	// RuleID is the matching rule, 0 when none matched (default require) or when a
 	// protected path decided.
 	RuleID uint64
-	// Reason is a short constant-ish text for humans ("rule", "no rule matched",
-	// "protected path"); Note is the matching rule's note.
+	// Reason is one of the Reason constants, a short text for humans; Note is the
+	// matching rule's note.
 	Reason string
 	Note   string
 	// Path is the normalised path (relative to the workspace root with / separators
@@ -61,3 +61,10 @@ type Decision struct {
 	Path      string
 	PathState PathState
 }
+
+// The reasons a Decision gives. They are constants so that evaluation allocates nothing.
+const (
+	ReasonRule      = "rule"            // a rule matched; Decision.RuleID names it
+	ReasonNoRule    = "no rule matched" // default-closed: require (SPEC §4.7)
+	ReasonProtected = "protected path"  // the path lies under Options.Protected: deny (SPEC §12.25)
+)

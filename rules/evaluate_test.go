@@ -1,0 +1,342 @@
+package rules
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+type evalCase struct {
+	name  string
+	group string // "" means DefaultGroup
+	call  Call
+	want  Decision
+}
+
+func runEvalCases(t *testing.T, s *Set, cases []evalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			group := tc.group
+			if group == "" {
+				group = DefaultGroup
+			}
+			got := s.Evaluate(group, tc.call)
+			if got != tc.want {
+				t.Errorf("Evaluate(%q, %+v)\n got  %+v\n want %+v", group, tc.call, got, tc.want)
+			}
+		})
+	}
+}
+
+func read(path string) Call {
+	return Call{Tool: "read_file", Args: map[string]any{"path": path}}
+}
+
+func ruled(a Action, id uint64, path string) Decision {
+	d := Decision{Action: a, RuleID: id, Reason: ReasonRule}
+	if path != "" {
+		d.Path, d.PathState = path, PathOK
+	}
+	return d
+}
+
+func withState(d Decision, st PathState) Decision { d.PathState = st; return d }
+
+func withPath(d Decision, path string) Decision { d.Path, d.PathState = path, PathOK; return d }
+
+// TestEvaluateSeeded covers SPEC §4.2–4.7 with the seeded rules of group default.
+func TestEvaluateSeeded(t *testing.T) {
+	root := workspace(t)
+	s := Compile(nil, seedRules(), seedOptions(root))
+	catchAll := ruled(Require, 12, "")
+	runEvalCases(t, s, []evalCase{
+		// §4.3: exact names and the catch-all.
+		{"exact require", "", Call{Tool: "Bash", Args: map[string]any{"command": "ls"}}, ruled(Require, 2, "")},
+		{"exact allow", "", Call{Tool: "TodoWrite"}, ruled(Allow, 8, "")},
+		{"unknown tool meets the catch-all", "", Call{Tool: "mcp__gmail__send"}, catchAll},
+		// §4.5, §4.6: paths.
+		{"memory subtree", "", read("memory/a/b"), ruled(Allow, 9, "memory/a/b")},
+		{"memory itself", "", read("memory"), ruled(Allow, 9, "memory")},
+		{"sibling memory-secrets is not memory/*", "", read("memory-secrets/x"), withPath(catchAll, "memory-secrets/x")},
+		{"docs/../secrets/x", "", read("docs/../secrets/x"), ruled(Deny, 11, "secrets/x")},
+		{"symlink into secrets", "", read("data/link"), ruled(Deny, 11, "secrets/x")},
+		{"below a symlink into secrets", "", read("data/link/y"), ruled(Deny, 11, "secrets/x/y")},
+		{"dotdot after a symlink leaves its target", "", read("data/link/../key"), ruled(Deny, 11, "secrets/key")},
+		{"symlink whose target does not exist yet", "", read("data/new"), ruled(Deny, 11, "secrets/newx")},
+		{"dotdot out of a new directory meets a symlink", "", read("data/newdir/../link/y"), ruled(Deny, 11, "secrets/x/y")},
+		{"data file", "", read("data/file.txt"), ruled(Allow, 10, "data/file.txt")},
+		{"new file in data", "", Call{Tool: "Write", Args: map[string]any{"file_path": "data/a/../b.txt"}}, ruled(Allow, 10, "data/b.txt")},
+		{"dotdot out of the root", "", read("data/../../x"), withPath(catchAll, filepath.Dir(root)+"/x")},
+		{"symlink loop matches no path rule", "", read("data/loop1"), withState(catchAll, PathInvalid)},
+		{"NUL byte matches no path rule", "", read("secrets/x\x00"), withState(catchAll, PathInvalid)},
+		{"path not a string", "", Call{Tool: "read_file", Args: map[string]any{"path": 42, "file_path": "memory/a"}}, withState(catchAll, PathInvalid)},
+		{"path an object", "", Call{Tool: "read_file", Args: map[string]any{"path": map[string]any{"p": "secrets/x"}}}, withState(catchAll, PathInvalid)},
+		// §4.4: which argument is the path.
+		{"empty path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
+		{"null path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": nil, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
+		{"path before file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": "memory/a", "file_path": "secrets/key"}}, ruled(Allow, 9, "memory/a")},
+		{"file_path before notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"file_path": "secrets/key", "notebook_path": "memory/n.ipynb"}}, ruled(Deny, 11, "secrets/key")},
+		{"notebook_path alone", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb"}}, ruled(Allow, 9, "memory/n.ipynb")},
+		{"other keys are no path", "", Call{Tool: "read_file", Args: map[string]any{"target": "secrets/key"}}, catchAll},
+		{"no path: path rules do not match", "", Call{Tool: "read_file"}, catchAll},
+		// §4.5: the base of a relative path.
+		{"relative to cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory", WorkingDir: root + "/secrets"}, ruled(Allow, 9, "memory/a")},
+		{"relative cwd is relative to the root", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, Cwd: "secrets"}, ruled(Deny, 11, "secrets/key")},
+		{"cwd through a symlink", "", Call{Tool: "read_file", Args: map[string]any{"path": "../key"}, Cwd: root + "/data/link"}, ruled(Deny, 11, "secrets/key")},
+		{"relative to the working directory", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, WorkingDir: root + "/secrets"}, ruled(Deny, 11, "secrets/key")},
+		{"relative to the workspace root", "", read("secrets/key"), ruled(Deny, 11, "secrets/key")},
+		{"absolute under the root", "", read(root + "/memory/a"), ruled(Allow, 9, "memory/a")},
+		{"absolute outside the root stays absolute", "", read("/etc/../etc/passwd"), withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "/etc/passwd"}, PathOK)},
+		// §12.25: protected paths come first, for every tool.
+		{"data directory", "", read("state/skald.db"), Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
+		{"data directory itself", "", Call{Tool: "list_files", Args: map[string]any{"path": "state"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
+		{"data directory through a symlink", "", Call{Tool: "write_file", Args: map[string]any{"path": "data/state-link/skald.db"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
+		{"config file", "", read(root + "/skald.yaml"), Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml", PathState: PathOK}},
+		{"config file through a symlink", "", read("data/config-link"), Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml", PathState: PathOK}},
+		{"protected for any tool with a path", "", Call{Tool: "TodoWrite", Args: map[string]any{"path": "state/x"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state/x", PathState: PathOK}},
+		{"a sibling of the data directory is not protected", "", read("state-x"), withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "state-x"}, PathOK)},
+	})
+}
+
+// TestEvaluateOrder covers SPEC §4.1, §4.2, §4.3 and §12.15: tiers, ordering, filters.
+func TestEvaluateOrder(t *testing.T) {
+	root := workspace(t)
+	rs := append(seedRules(),
+		// default tier
+		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__gmail__*", Action: Deny, Priority: 50},
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "deploy", AgentID: "bot1", Action: Allow, Priority: 50},
+		Rule{ID: 22, GroupID: DefaultGroup, ToolPattern: "deploy", Source: "cron", Action: Deny, Priority: 50},
+		Rule{ID: 23, GroupID: DefaultGroup, ToolPattern: "order", Action: Deny, Priority: 60},
+		Rule{ID: 24, GroupID: DefaultGroup, ToolPattern: "order", Action: Allow, Priority: 60},
+		Rule{ID: 25, GroupID: DefaultGroup, ToolPattern: "order", Action: Require, Priority: 59},
+		Rule{ID: 26, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 46},
+		Rule{ID: 27, GroupID: DefaultGroup, ToolPattern: "mcp__gmail__send", Action: Require, Priority: 45},
+		// group dev: its allow overrides the default deny of secrets/ (§12.15)
+		Rule{ID: 30, GroupID: "dev", ToolPattern: "@fs_read", PathPattern: "secrets/*", Action: Allow, Priority: 100},
+		Rule{ID: 31, GroupID: "dev", ToolPattern: "Bash", Action: Allow, Priority: 999},
+		Rule{ID: 32, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "state/*", Action: Allow, Priority: 0},
+	)
+	s := Compile([]Group{{ID: "dev"}}, rs, seedOptions(root))
+	runEvalCases(t, s, []evalCase{
+		{"prefix pattern", "", Call{Tool: "mcp__gmail__list"}, ruled(Allow, 26, "")},
+		{"exact beats prefix by priority", "", Call{Tool: "mcp__gmail__send"}, ruled(Require, 27, "")},
+		{"the prefix itself matches", "", Call{Tool: "mcp__gmail__"}, ruled(Allow, 26, "")},
+		{"other server's prefix", "", Call{Tool: "mcp__gmailx__send"}, ruled(Allow, 26, "")},
+		{"priority first", "", Call{Tool: "order"}, ruled(Require, 25, "")},
+		{"agent filter holds", "", Call{Tool: "deploy", AgentID: "bot1", Source: "cron"}, ruled(Allow, 21, "")},
+		{"agent filter excludes another agent", "", Call{Tool: "deploy", AgentID: "bot2", Source: "cron"}, ruled(Deny, 22, "")},
+		{"agent filter excludes no agent", "", Call{Tool: "deploy", Source: "cron"}, ruled(Deny, 22, "")},
+		{"source filter excludes another source", "", Call{Tool: "deploy", AgentID: "bot2", Source: "web"}, ruled(Require, 12, "")},
+		{"group allow overrides the default deny", "dev", read("secrets/key"), ruled(Allow, 30, "secrets/key")},
+		{"group rule for reads only", "dev", Call{Tool: "write_file", Args: map[string]any{"path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
+		{"group tier before default, whatever the priority", "dev", Call{Tool: "Bash"}, ruled(Allow, 31, "")},
+		{"group falls back to default", "dev", Call{Tool: "TodoWrite"}, ruled(Allow, 8, "")},
+		{"group cannot open the protected path", "dev", read("state/skald.db"), Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
+		{"unknown group uses the default tier", "nope", Call{Tool: "Bash"}, ruled(Require, 2, "")},
+	})
+}
+
+// TestEvaluateSameIDOrder checks the id tie-break among equal priorities whatever the
+// order rules are given in.
+func TestEvaluateSameIDOrder(t *testing.T) {
+	rs := []Rule{
+		{ID: 9, GroupID: DefaultGroup, ToolPattern: "*", Action: Deny, Priority: 7},
+		{ID: 3, GroupID: DefaultGroup, ToolPattern: "t*", Action: Allow, Priority: 7},
+		{ID: 5, GroupID: DefaultGroup, ToolPattern: "tool", Action: Require, Priority: 7},
+	}
+	s := Compile(nil, rs, Options{WorkspaceRoot: "/"})
+	if d := s.Evaluate(DefaultGroup, Call{Tool: "tool"}); d.RuleID != 3 {
+		t.Errorf("got rule %d, want 3 (lowest id among equal priorities)", d.RuleID)
+	}
+	if d := s.Evaluate(DefaultGroup, Call{Tool: "x"}); d.RuleID != 9 {
+		t.Errorf("got rule %d, want 9", d.RuleID)
+	}
+}
+
+// TestEvaluateDefaultClosed covers SPEC §4.7: no rule → require.
+func TestEvaluateDefaultClosed(t *testing.T) {
+	s := Compile(nil, nil, Options{WorkspaceRoot: t.TempDir()})
+	want := Decision{Action: Require, Reason: ReasonNoRule}
+	if got := s.Evaluate(DefaultGroup, Call{Tool: "Bash"}); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	s = Compile(nil, []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "Bash", Action: Allow, AgentID: "a"}}, Options{})
+	if got := s.Evaluate(DefaultGroup, Call{Tool: "Bash", AgentID: "b"}); got != want {
+		t.Errorf("filtered out: got %+v, want %+v", got, want)
+	}
+}
+
+// TestEvaluateClasses covers the @fs classes with configured tool lists (SPEC §4.3) and
+// configured path argument keys (SPEC §4.4).
+func TestEvaluateClasses(t *testing.T) {
+	root := workspace(t)
+	rs := []Rule{
+		{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_read", PathPattern: "docs/*", Action: Allow, Priority: 1},
+		{ID: 2, GroupID: DefaultGroup, ToolPattern: "@fs_write", PathPattern: "docs/*", Action: Deny, Priority: 1},
+		{ID: 3, GroupID: DefaultGroup, ToolPattern: "@fs_any", Action: Require, Priority: 2},
+	}
+	s := Compile(nil, rs, Options{WorkspaceRoot: root, FSRead: []string{"cat", "both"}, FSWrite: []string{"tee", "both"}, PathArgs: []string{"target", "path"}})
+	call := func(tool string, args map[string]any) Call { return Call{Tool: tool, Args: args} }
+	runEvalCases(t, s, []evalCase{
+		{"custom read tool", "", call("cat", map[string]any{"target": "docs/a"}), ruled(Allow, 1, "docs/a")},
+		{"custom write tool", "", call("tee", map[string]any{"target": "docs/a"}), ruled(Deny, 2, "docs/a")},
+		{"a tool in both lists", "", call("both", map[string]any{"target": "docs/a"}), ruled(Allow, 1, "docs/a")},
+		{"a default read tool is no longer one", "", call("read_file", map[string]any{"target": "docs/a"}), Decision{Action: Require, Reason: ReasonNoRule, Path: "docs/a", PathState: PathOK}},
+		{"@fs_any without a path", "", call("tee", nil), ruled(Require, 3, "")},
+		{"configured key order", "", call("cat", map[string]any{"path": "x", "target": "docs/b"}), ruled(Allow, 1, "docs/b")},
+		{"a default key is no longer one", "", call("cat", map[string]any{"file_path": "docs/b"}), ruled(Require, 3, "")},
+	})
+	if !s.IsFSRead("both") || !s.IsFSWrite("both") || s.IsFSRead("tee") || s.IsFSWrite("cat") || s.IsFSRead("read_file") {
+		t.Error("IsFSRead/IsFSWrite disagree with the configured lists")
+	}
+}
+
+// TestEvaluatePatternSymlink covers SPEC §12.14: a secrets directory that is itself a
+// symlink still matches secrets/*, whether the rule carries its resolved pattern or
+// Compile resolves it.
+func TestEvaluatePatternSymlink(t *testing.T) {
+	root := workspace(t)
+	mustRename(t, root+"/secrets", root+"/vault")
+	mustSymlink(t, "vault", root+"/secrets")
+	if got := ResolvePattern("secrets/*", root); got != "vault/*" {
+		t.Fatalf("ResolvePattern(secrets/*) = %q, want vault/*", got)
+	}
+	for _, resolved := range []string{"", "vault/*"} {
+		rs := []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_any", PathPattern: "secrets/*", ResolvedPathPattern: resolved, Action: Deny}}
+		s := Compile(nil, rs, Options{WorkspaceRoot: root})
+		for _, p := range []string{"secrets/key", "vault/key", "data/link", root + "/secrets/x/y"} {
+			if d := s.Evaluate(DefaultGroup, read(p)); d.Action != Deny || d.RuleID != 1 {
+				t.Errorf("resolved %q: %s → %+v, want deny by rule 1", resolved, p, d)
+			}
+		}
+	}
+}
+
+// TestVisible covers SPEC §4, visibility.
+func TestVisible(t *testing.T) {
+	rs := append(seedRules(),
+		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "rm_rf", Action: Deny, Priority: 1},
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "mcp__bank__*", AgentID: "bob", Action: Deny, Priority: 1},
+		Rule{ID: 22, GroupID: DefaultGroup, ToolPattern: "mcp__bank__*", Source: "slack", Action: Deny, Priority: 2},
+		Rule{ID: 23, GroupID: DefaultGroup, ToolPattern: "web_*", Action: Allow, Priority: 1},
+		Rule{ID: 24, GroupID: DefaultGroup, ToolPattern: "web_*", Action: Deny, Priority: 2},
+		Rule{ID: 30, GroupID: "ops", ToolPattern: "rm_rf", Action: Require, Priority: 500},
+		Rule{ID: 31, GroupID: "ops", ToolPattern: "Bash", Action: Deny, Priority: 500},
+	)
+	s := Compile([]Group{{ID: "ops"}}, rs, Options{WorkspaceRoot: t.TempDir()})
+	for _, tc := range []struct {
+		group, agent, source, tool string
+		want                       bool
+	}{
+		{DefaultGroup, "", "", "Bash", true},       // require is shown
+		{DefaultGroup, "", "", "rm_rf", false},     // deny hides
+		{DefaultGroup, "", "", "never_seen", true}, // the catch-all requires
+		{DefaultGroup, "", "", "read_file", true},  // the secrets/ deny has a path: ignored
+		{DefaultGroup, "bob", "web", "mcp__bank__pay", false},
+		{DefaultGroup, "ann", "web", "mcp__bank__pay", true},
+		{DefaultGroup, "", "web", "mcp__bank__pay", false}, // no agent named: bob's rule applies
+		{DefaultGroup, "ann", "slack", "mcp__bank__pay", false},
+		{DefaultGroup, "ann", "", "mcp__bank__pay", false}, // no source named: the slack rule applies
+		{DefaultGroup, "", "", "web_search", true},         // first match is the allow
+		{"ops", "", "", "rm_rf", true},                     // group tier first
+		{"ops", "", "", "Bash", false},
+		{"ops", "", "", "TodoWrite", true},
+		{"unknown", "", "", "rm_rf", false},
+	} {
+		if got := s.Visible(tc.group, tc.agent, tc.source, tc.tool); got != tc.want {
+			t.Errorf("Visible(%q, %q, %q, %q) = %v, want %v", tc.group, tc.agent, tc.source, tc.tool, got, tc.want)
+		}
+	}
+}
+
+// TestCompile covers what Compile keeps and leaves out.
+func TestCompile(t *testing.T) {
+	rs := []Rule{
+		{ID: 1, GroupID: DefaultGroup, ToolPattern: "a*b", Action: Deny},       // invalid: left out
+		{ID: 2, GroupID: "ghost", ToolPattern: "x", Action: Deny},              // unknown group: left out
+		{ID: 3, GroupID: DefaultGroup, ToolPattern: "x", Action: "maybe"},      // invalid: left out
+		{ID: 4, GroupID: "dev", ToolPattern: "y", Action: Deny, Priority: 100}, // kept
+	}
+	s := Compile([]Group{{ID: "dev"}}, rs, Options{WorkspaceRoot: "/w/./x/"})
+	if d := s.Evaluate(DefaultGroup, Call{Tool: "ab"}); d.Reason != ReasonNoRule {
+		t.Errorf("invalid rule 1 was kept: %+v", d)
+	}
+	if d := s.Evaluate("ghost", Call{Tool: "x"}); d.Reason != ReasonNoRule {
+		t.Errorf("rule 2 of an unknown group was kept: %+v", d)
+	}
+	if d := s.Evaluate("dev", Call{Tool: "y"}); d.RuleID != 4 {
+		t.Errorf("rule 4 was left out: %+v", d)
+	}
+	if !s.HasGroup(DefaultGroup) || !s.HasGroup("dev") || s.HasGroup("ghost") {
+		t.Error("HasGroup: want default and dev only")
+	}
+	o := s.Options()
+	if o.WorkspaceRoot != "/w/x" || len(o.FSRead) != len(DefaultFSRead) || len(o.FSWrite) != len(DefaultFSWrite) || len(o.PathArgs) != 3 {
+		t.Errorf("Options() = %+v, want defaults filled and the root cleaned", o)
+	}
+	o.PathArgs[0] = "changed"
+	if s.Options().PathArgs[0] != "path" {
+		t.Error("Options() shares its slices with the Set")
+	}
+	// The input slices are not kept.
+	args := []string{"p"}
+	s = Compile(nil, []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "t", PathPattern: "*", Action: Allow}}, Options{WorkspaceRoot: "/w", PathArgs: args})
+	args[0] = "q"
+	if d := s.Evaluate(DefaultGroup, Call{Tool: "t", Args: map[string]any{"p": "a"}}); d.RuleID != 1 {
+		t.Errorf("PathArgs changed after Compile: %+v", d)
+	}
+}
+
+// TestMatchTool covers SPEC §4.3 pattern matching as the gate uses it.
+func TestMatchTool(t *testing.T) {
+	s := Compile(nil, nil, Options{})
+	for _, tc := range []struct {
+		pattern, tool string
+		want          bool
+	}{
+		{"*", "anything", true},
+		{"Bash", "Bash", true},
+		{"Bash", "bash", false},
+		{"Bash", "Bash2", false},
+		{"mcp__gmail__*", "mcp__gmail__send", true},
+		{"mcp__gmail__*", "mcp__gmail__", true},
+		{"mcp__gmail__*", "mcp__gmailx__send", false},
+		{"mcp__gmail__*", "mcp__gmail", false},
+		{"@fs_read", "Read", true},
+		{"@fs_read", "Write", false},
+		{"@fs_write", "Write", true},
+		{"@fs_write", "grep_files", false},
+		{"@fs_any", "NotebookEdit", true},
+		{"@fs_any", "list_files", true},
+		{"@fs_any", "Bash", false},
+		{"@fs_bogus", "Read", false},
+		{"", "", false},
+	} {
+		if got := s.MatchTool(tc.pattern, tc.tool); got != tc.want {
+			t.Errorf("MatchTool(%q, %q) = %v, want %v", tc.pattern, tc.tool, got, tc.want)
+		}
+	}
+}
+
+// TestEvaluateConcurrent evaluates one Set from many goroutines (run with -race).
+func TestEvaluateConcurrent(t *testing.T) {
+	root := workspace(t)
+	s := Compile(nil, seedRules(), seedOptions(root))
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 200 {
+				if d := s.Evaluate(DefaultGroup, read("data/link")); d.Action != Deny {
+					t.Errorf("data/link: %+v", d)
+					return
+				}
+				if !s.Visible(DefaultGroup, "", "", "Bash") {
+					t.Error("Bash hidden")
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,256 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// maxSymlinks is how many symlinks one normalisation follows before it calls the path a
+// loop. It is at least what any OS allows (Linux 40, macOS 32), so a path the OS can
+// open is never refused here; it matches filepath.EvalSymlinks.
+const maxSymlinks = 255
+
+// Normalize returns the normalised form of path as SPEC §4.5 defines it, the form rules
+// match against:
+//
+//   - a relative path is taken relative to base, the directory a relative path resolves
+//     against (the call's cwd or the profile's working directory). base "" means
+//     workspaceRoot; a relative base is itself relative to workspaceRoot.
+//   - the result is resolved as the OS would resolve it: component by component,
+//     following every symlink where it is met — also a symlink whose target does not
+//     exist yet — so that a ".." after a symlink steps out of the link's target
+//     (data/link/../key with link → ../secrets/x is secrets/key). Nothing is cleaned
+//     lexically first. Components that do not exist yet are taken as they are written,
+//     and a ".." among them drops the last of them — as it would once they are created
+//     as directories — after which resolution continues through what exists
+//     (data/new-dir/../link/y is secrets/x/y, as mkdir -p and the OS would make it).
+//   - a result under workspaceRoot is made relative to it ("secrets/x", "." for the
+//     root itself), with "/" separators; any other result stays absolute.
+//
+// workspaceRoot must be absolute and already resolved through symlinks (SPEC §12.14); it
+// is not checked, and its components are trusted. Normalize reads the file system with
+// os.Lstat and os.Readlink only, and writes nothing.
+//
+// The error wraps ErrBadPath when the path is empty, holds a NUL byte, is relative with
+// neither an absolute base nor a workspace root, runs through more than 255 symlinks (a
+// loop), or meets a file system error other than "does not exist" or "not a directory"
+// (a directory the service may not read: resolving around it could be bypassed).
+func Normalize(path, base, workspaceRoot string) (string, error) {
+	root := cleanRoot(workspaceRoot)
+	abs, problem := resolveAbs(path, base, root)
+	if problem != "" {
+		return "", fmt.Errorf("rules: path %q: %s: %w", path, problem, ErrBadPath)
+	}
+	return relTo(abs, root), nil
+}
+
+// ResolvePattern returns a path_pattern with its existing prefix resolved as Normalize
+// resolves a path against workspaceRoot (SPEC §12.14), so that a rule on secrets/*
+// still holds when secrets is itself a symlink. The pattern's shape is kept:
+//   - "<dir>/*": <dir> is normalised and "/*" kept ("secrets/*" → "vault/*");
+//   - "<dir>/name*": <dir> is normalised, the partial last component "name*" is kept as
+//     written; "name*" without a slash stays as it is (relative to the root);
+//   - "*" and "" are returned unchanged;
+//   - anything else is an exact path and is normalised whole.
+//
+// A part that cannot be normalised (NUL byte, symlink loop) is cleaned lexically
+// instead. Store the result beside the written pattern (Rule.ResolvedPathPattern).
+func ResolvePattern(pattern, workspaceRoot string) string {
+	root := cleanRoot(workspaceRoot)
+	if pattern == "" || pattern == "*" {
+		return pattern
+	}
+	if !strings.HasSuffix(pattern, "*") {
+		return normOrClean(pattern, root)
+	}
+	pre := pattern[:len(pattern)-1]
+	if strings.HasSuffix(pre, "/") {
+		dir := normOrClean(orRoot(pre[:len(pre)-1]), root)
+		if dir == "/" {
+			return "/*"
+		}
+		return dir + "/*"
+	}
+	i := strings.LastIndexByte(pre, '/')
+	if i < 0 {
+		return pattern
+	}
+	dir, last := normOrClean(orRoot(pre[:i]), root), pre[i+1:]
+	switch dir {
+	case ".":
+		return last + "*"
+	case "/":
+		return "/" + last + "*"
+	}
+	return dir + "/" + last + "*"
+}
+
+// Under reports whether path is dir or lies below dir/, both in normalised form (see
+// Normalize): Under("memory/a/b", "memory") and Under("memory", "memory") hold,
+// Under("memory-secrets/x", "memory") does not. dir "." (the workspace root) holds every
+// relative path, dir "/" every absolute one.
+func Under(path, dir string) bool {
+	switch dir {
+	case ".":
+		return path != "" && path[0] != '/'
+	case "/":
+		return path != "" && path[0] == '/'
+	}
+	return len(path) >= len(dir) && path[:len(dir)] == dir &&
+		(len(path) == len(dir) || path[len(dir)] == '/')
+}
+
+func orRoot(dir string) string {
+	if dir == "" {
+		return "/"
+	}
+	return dir
+}
+
+func cleanRoot(root string) string {
+	if root == "" {
+		return ""
+	}
+	return filepath.Clean(root)
+}
+
+func normOrClean(p, root string) string {
+	abs, problem := resolveAbs(p, "", root)
+	if problem != "" {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	return relTo(abs, root)
+}
+
+// relTo makes abs relative to root when it lies under it (see Normalize).
+func relTo(abs, root string) string {
+	switch {
+	case root == "":
+		return abs
+	case abs == root:
+		return "."
+	case root == "/":
+		return abs[1:]
+	case len(abs) > len(root) && abs[len(root)] == '/' && abs[:len(root)] == root:
+		return abs[len(root)+1:]
+	}
+	return abs
+}
+
+// resolveAbs joins path to base (see Normalize) and resolves the result through
+// symlinks. It returns the absolute, clean, resolved path, or a short problem.
+func resolveAbs(path, base, root string) (string, string) {
+	if path == "" {
+		return "", "empty"
+	}
+	if strings.IndexByte(path, 0) >= 0 || strings.IndexByte(base, 0) >= 0 {
+		return "", "holds a NUL byte"
+	}
+	full := path
+	if path[0] != '/' {
+		switch {
+		case base == "" && root == "":
+			return "", "relative with no base directory"
+		case base == "":
+			base = root
+		case base[0] != '/' && root == "":
+			return "", "relative with no base directory"
+		case base[0] != '/':
+			base = root + "/" + base
+		}
+		full = base + "/" + path
+	}
+	return resolve(full, root)
+}
+
+// resolve walks the absolute path full component by component as the OS would (see
+// Normalize). root, when not "", is absolute, clean and resolved: a full that starts
+// with it starts the walk there without inspecting root's own components.
+func resolve(full, root string) (string, string) {
+	buf := make([]byte, 1, len(full)+16)
+	buf[0] = '/'
+	rest := full
+	if len(root) > 1 && strings.HasPrefix(full, root) && (len(full) == len(root) || full[len(root)] == '/') {
+		buf = append(buf[:0], root...)
+		rest = full[len(root):]
+	}
+	virtual := 0 // how many trailing components of buf do not exist
+	hops := 0
+	for {
+		for rest != "" && rest[0] == '/' {
+			rest = rest[1:]
+		}
+		if rest == "" {
+			return string(buf), ""
+		}
+		name := rest
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			name, rest = rest[:j], rest[j:]
+		} else {
+			rest = ""
+		}
+		switch name {
+		case ".":
+			continue
+		case "..":
+			if i := lastSlash(buf); i == 0 {
+				buf = buf[:1]
+			} else {
+				buf = buf[:i]
+			}
+			if virtual > 0 {
+				virtual--
+			}
+			continue
+		}
+		dirLen := len(buf)
+		if dirLen > 1 {
+			buf = append(buf, '/')
+		}
+		buf = append(buf, name...)
+		if virtual > 0 {
+			virtual++
+			continue
+		}
+		fi, err := os.Lstat(string(buf))
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+			virtual = 1
+			continue
+		case errors.Is(err, syscall.ENAMETOOLONG):
+			return "", "name too long"
+		default:
+			return "", "cannot be inspected"
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if hops++; hops > maxSymlinks {
+			return "", "symlink loop"
+		}
+		target, err := os.Readlink(string(buf))
+		if err != nil || target == "" {
+			return "", "unreadable symlink"
+		}
+		buf = buf[:dirLen]
+		if target[0] == '/' {
+			buf = buf[:1]
+		}
+		rest = target + rest
+	}
+}
+
+func lastSlash(b []byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '/' {
+			return i
+		}
+	}
+	return 0
+}
