@@ -1,0 +1,71 @@
+package bot
+
+import (
+	"strings"
+	"time"
+
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// TerminalReason is the cancel reason the Claude Code hook sends when the user
+// answers at the terminal instead (SPEC §12.11); it is stored as the resolution's
+// note.
+const TerminalReason = "terminal"
+
+// OutcomeText is the line a prompt message shows once its request left pending
+// (SPEC §5, §6), "" while it is pending:
+//
+//	✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC · ⏱ 15 min bypass (category:shell)
+//	❌ Rejected by Jane Doe (100000001) · slack · 14:03 UTC
+//	⌛ Expired · 14:03 UTC
+//	🚫 Cancelled (handled at the terminal)
+//	🚫 Cancelled by api · api · 14:03 UTC
+//
+// The time is the resolution's, in UTC; parts the resolution lacks are left out.
+// The note, if any, is not part of the line (Prompt.Note).
+func OutcomeText(r store.Request) string {
+	var head string
+	switch r.Status {
+	case store.Pending:
+		return ""
+	case store.Approved:
+		head = "✅ Approved"
+	case store.Rejected:
+		head = "❌ Rejected"
+	case store.Expired:
+		head = "⌛ Expired"
+	case store.Cancelled:
+		if cancelledAtTerminal(r) {
+			return "🚫 Cancelled (handled at the terminal)"
+		}
+		head = "🚫 Cancelled"
+	default:
+		head = "Finished (" + clip(string(r.Status), 20) + ")"
+	}
+	res := r.Resolution
+	if res == nil {
+		return head
+	}
+	parts := []string{head}
+	if res.By != "" && r.Status != store.Expired {
+		parts[0] += " by " + clip(res.By, MaxFieldLen)
+	}
+	if res.Via != "" && r.Status != store.Expired {
+		parts = append(parts, clip(res.Via, 20))
+	}
+	if !res.At.IsZero() {
+		parts = append(parts, res.At.UTC().Format("15:04")+" UTC")
+	}
+	if b := res.Bypass; b != nil && r.Status == store.Approved {
+		if b.Secs == 0 {
+			parts = append(parts, "🔄 session bypass ("+clip(b.Scope, MaxFieldLen)+")")
+		} else {
+			parts = append(parts, "⏱ "+DurationLabel(time.Duration(b.Secs)*time.Second)+" bypass ("+clip(b.Scope, MaxFieldLen)+")")
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+func cancelledAtTerminal(r store.Request) bool {
+	return r.Status == store.Cancelled && r.Resolution != nil && r.Resolution.Note == TerminalReason
+}

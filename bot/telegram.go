@@ -1,0 +1,99 @@
+package bot
+
+import "strings"
+
+// TelegramMaxText is the longest text of a Telegram message, after entity parsing
+// (sendMessage / editMessageText: "1-4096 characters after entities parsing"). The
+// renderer counts UTF-16 code units, as Telegram does.
+const TelegramMaxText = 4096
+
+// TelegramMessage is a prompt rendered for the Telegram Bot API in HTML parse mode.
+type TelegramMessage struct {
+	// HTML is the text for parse_mode "HTML": every <, > and & of the content is
+	// escaped, and the text after entity parsing is at most TelegramMaxText.
+	HTML string
+	// Buttons is the inline keyboard (each Button's Data is its callback_data), nil
+	// once the request is finished: an edit must then send an empty keyboard so the
+	// old buttons go away.
+	Buttons [][]Button
+}
+
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// EscapeHTML escapes <, > and & as Telegram's HTML parse mode requires; nothing else
+// needs escaping outside tags.
+func EscapeHTML(s string) string { return htmlEscaper.Replace(s) }
+
+// htmlText builds Telegram HTML and counts its visible length (after entity parsing)
+// in UTF-16 code units.
+type htmlText struct {
+	b strings.Builder
+	n int
+}
+
+func (h *htmlText) tag(s string)  { h.b.WriteString(s) }
+func (h *htmlText) text(s string) { h.b.WriteString(EscapeHTML(s)); h.n += units(s) }
+
+// Telegram renders p (SPEC §6): the title in bold, one "Label: value" line per field,
+// the arguments as a JSON code block — cut, with a line "… (cut, N more characters)",
+// when the whole would pass TelegramMaxText — then, once finished, the outcome and
+// the note.
+func (p Prompt) Telegram() TelegramMessage {
+	var head, tail htmlText
+	head.tag("<b>")
+	head.text(p.Title)
+	head.tag("</b>")
+	head.text("\n\n")
+	for _, f := range p.Fields {
+		head.tag("<b>")
+		head.text(f.Label + ":")
+		head.tag("</b>")
+		head.text(" ")
+		if f.Code {
+			head.tag("<code>")
+			head.text(f.Value)
+			head.tag("</code>")
+		} else {
+			head.text(f.Value)
+		}
+		head.text("\n")
+	}
+	head.text("\n")
+	if p.Outcome != "" {
+		tail.text("\n\n")
+		tail.tag("<b>")
+		tail.text(p.Outcome)
+		tail.tag("</b>")
+	}
+	if p.Note != "" {
+		tail.text("\n")
+		tail.tag("<i>")
+		tail.text("Note: " + p.Note)
+		tail.tag("</i>")
+	}
+	// One more unit for the newline before the marker.
+	args, cut := fit(p.Arguments, TelegramMaxText-head.n-tail.n-1, runeUnits)
+	head.tag(`<pre><code class="language-json">`)
+	head.text(args)
+	head.tag("</code></pre>")
+	if cut > 0 {
+		head.text("\n")
+		head.tag("<i>")
+		head.text(cutMarker(cut))
+		head.tag("</i>")
+	}
+	head.tag(tail.b.String())
+	return TelegramMessage{HTML: head.b.String(), Buttons: p.Buttons}
+}
+
+// Cut returns plain text s cut to at most max UTF-16 code units, ending in a line
+// "… (cut, N more characters)" when it was cut: for command replies, which adapters
+// send as plain text (Telegram: TelegramMaxText; Slack: SlackMaxText per block).
+func Cut(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if units(s) <= max {
+		return s
+	}
+	shown, cut := fit(s, max-1, runeUnits)
+	return shown + "\n" + cutMarker(cut)
+}
