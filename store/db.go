@@ -1,142 +1,300 @@
 package store
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync/atomic"
 	"time"
 
-	"github.com/skald-circle/skald-bot/rules"
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// SchemaVersion is the layout of the buckets this build reads and writes (doc.go).
+// Open refuses a file whose meta bucket holds a greater one (ErrSchemaVersion).
+const SchemaVersion = 1
+
+// magic marks a bbolt file as a skald-bot database (meta bucket, key "magic").
+const magic = "skald-bot"
+
+// DefaultLockTimeout is Open's wait for a file locked by another process when
+// Options.Timeout is zero: just under the 1 s of SPEC §11, §12.24.
+const DefaultLockTimeout = 900 * time.Millisecond
+
+// Batching of the hot transactions (CreateRequest, Resolve) through bbolt's db.Batch
+// when several callers write at once. The delay is how long the first caller of a batch
+// waits for company; it is short because a commit (two fsyncs) costs about 1 ms here.
+const (
+	maxBatchDelay = 2 * time.Millisecond
+	maxBatchSize  = 256
 )
 
 // Options configure Open. The zero value is usable.
 type Options struct {
-	// Timeout is how long Open waits for the file lock held by another process;
-	// zero means DefaultLockTimeout (just under 1 s, SPEC §11, §12.24).
+	// Timeout is the longest Open waits for the file lock held by another process,
+	// both opens (the read-only check and the read-write open) together; zero means
+	// DefaultLockTimeout.
 	Timeout time.Duration
-	// Now is the clock used for created/resolved/audit times; nil means time.Now.
+	// Now is the clock used for the times the store fills in (created_at, a
+	// resolution's or audit entry's zero At, expiry of seeds); nil means time.Now.
 	Now func() time.Time
-	// FSRead, FSWrite and WorkspaceRoot are not needed by the store; seeding writes
-	// the seed rules of SPEC §4 as plain rules.
 }
 
-// DefaultLockTimeout is Open's wait for a locked file when Options.Timeout is zero.
-const DefaultLockTimeout = 900 * time.Millisecond
-
-// DB is the skald-bot database: one bbolt file holding groups, rules, approval
-// requests, the audit log, the tool catalog, job runs and small meta values. It is
-// safe for concurrent use. Every method is one transaction, committed before it returns.
-type DB struct{}
-
-// Open opens (creating when absent) the database at path, checks it is ours and of a
-// known schema version — opening it read-only first, so a foreign or newer file is never
-// written — creates the buckets, and seeds it as SPEC §4 says (group default; the first
-// rules only when there are none; the three path rules and the catch-all when absent).
-// Errors: ErrLocked (another process holds it, after opt.Timeout), ErrNotOurs,
-// ErrSchemaVersion, or an I/O error, each naming the path.
-func Open(path string, opt Options) (*DB, error) { panic("todo") }
-
-// Close closes the file; it waits for running transactions.
-func (d *DB) Close() error { panic("todo") }
-
-// Groups returns every permission group, sorted by id.
-func (d *DB) Groups() ([]rules.Group, error) { panic("todo") }
-
-// Rules returns every rule of every group, sorted by (group, priority, id).
-func (d *DB) Rules() ([]rules.Rule, error) { panic("todo") }
-
-// CreateRule validates r (rules.Validate), checks its group exists (ErrUnknownGroup),
-// refuses a second catch-all with another action (rules.CheckCatchAll), assigns the
-// next rule id and stores it with an audit entry, all in one transaction. r.ID is
-// ignored. Returns the stored rule. Errors wrap rules.ErrInvalidRule or ErrUnknownGroup.
-func (d *DB) CreateRule(r rules.Rule, by Actor) (rules.Rule, error) { panic("todo") }
-
-// UpdateRule replaces rule r.ID (ErrNotFound when absent) with the same checks as
-// CreateRule, and audits it. Returns the stored rule.
-func (d *DB) UpdateRule(r rules.Rule, by Actor) (rules.Rule, error) { panic("todo") }
-
-// DeleteRule deletes rule id and audits it. ErrNotFound when absent.
-func (d *DB) DeleteRule(id uint64, by Actor) error { panic("todo") }
-
-// CreateGroup stores a new group (id must match [a-z0-9_-]+: ErrInvalid; ErrExists when
-// taken) and audits it.
-func (d *DB) CreateGroup(g rules.Group, by Actor) error { panic("todo") }
-
-// UpdateGroup changes a group's name and description. ErrNotFound when absent.
-func (d *DB) UpdateGroup(g rules.Group, by Actor) error { panic("todo") }
-
-// DeleteGroup deletes a group and all its rules in one transaction, audited.
-// ErrProtected for "default" or a group listed in inUse (used by a profile, SPEC
-// §12.16); ErrNotFound when absent.
-func (d *DB) DeleteGroup(id string, inUse []string, by Actor) error { panic("todo") }
-
-// DuplicateGroup creates group g with a copy of every rule of src (new ids), in one
-// transaction, audited. Returns the new rules. ErrNotFound (src), ErrExists (g.ID),
-// ErrInvalid (bad id).
-func (d *DB) DuplicateGroup(src string, g rules.Group, by Actor) ([]rules.Rule, error) {
-	panic("todo")
+// DB is the skald-bot database: one bbolt file holding permission groups, rules,
+// approval requests, the audit log, the tool catalog, job runs and small meta values
+// (doc.go lists the buckets). It is safe for concurrent use. Every method is one
+// transaction; a method that changes something returns only after the change is
+// committed and fsynced, and a method that fails changes nothing.
+type DB struct {
+	bolt *bolt.DB
+	path string
+	now  func() time.Time
+	// writers counts the callers inside batch(), so a lone writer commits at once
+	// instead of waiting maxBatchDelay for company.
+	writers atomic.Int32
 }
 
-// EnsureGroups creates, empty and audited, each listed group that does not exist
-// (SPEC §12.26) and returns the ids it created.
-func (d *DB) EnsureGroups(ids []string, by Actor) (created []string, err error) { panic("todo") }
+// Bucket names (doc.go describes each).
+var (
+	bucketMeta          = []byte("meta")
+	bucketValues        = []byte("values")
+	bucketGroups        = []byte("groups")
+	bucketRules         = []byte("rules")
+	bucketRulesByGroup  = []byte("rules_by_group")
+	bucketRequests      = []byte("requests")
+	bucketRequestsByTC  = []byte("requests_by_tool_call")
+	bucketPending       = []byte("requests_pending")
+	bucketAudit         = []byte("audit")
+	bucketTools         = []byte("tools")
+	bucketRuns          = []byte("runs")
+	bucketRunsByJob     = []byte("runs_by_job")
+	bucketRunsByStatus  = []byte("runs_by_status")
+	bucketRunsByRequest = []byte("runs_by_request")
+	bucketDeliveries    = []byte("deliveries")
+	bucketDeliveriesAt  = []byte("deliveries_by_time")
 
-// CreateRequest stores a new pending approval request with the next request id. When
-// r.ToolCallID is not empty and (r.SessionID, r.ToolCallID) is already registered, it
-// stores nothing and returns the existing request with created=false — or
-// ErrToolCallReused when its tool name or arguments (canonical JSON bytes) differ
-// (SPEC §12.5). The lookup and the insert are one transaction.
-func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) { panic("todo") }
+	allBuckets = [][]byte{
+		bucketMeta, bucketValues, bucketGroups, bucketRules, bucketRulesByGroup,
+		bucketRequests, bucketRequestsByTC, bucketPending, bucketAudit, bucketTools,
+		bucketRuns, bucketRunsByJob, bucketRunsByStatus, bucketRunsByRequest,
+		bucketDeliveries, bucketDeliveriesAt,
+	}
 
-// Request returns request id, or ErrNotFound.
-func (d *DB) Request(id uint64) (Request, error) { panic("todo") }
+	keyMagic  = []byte("magic")
+	keySchema = []byte("schema")
+)
 
-// RequestByToolCall returns the request registered for (sessionID, toolCallID), or
-// ErrNotFound.
-func (d *DB) RequestByToolCall(sessionID, toolCallID string) (Request, error) {
-	panic("todo")
+// Open opens the database at path, creating the file (mode 0600) when it does not
+// exist, and returns it ready for use. It blocks up to opt.Timeout for the file lock.
+//
+// A non-empty file is first opened read-only to check that its meta bucket holds the
+// skald-bot magic and a schema version this build knows; a file that is not a bbolt
+// file, a bbolt file without that meta, or one of a newer schema is refused and its
+// bytes are left untouched (SPEC §11, §12.24). Then the file is opened read-write, the
+// buckets are created when missing and the database is seeded as SPEC §4 "Seeding"
+// says (seed.go): group default; the first rules only when there are none; the three
+// path rules and the catch-all when absent. Opening a database that needs nothing
+// writes nothing.
+//
+// Errors, each naming the path: ErrLocked (another process holds the file past
+// opt.Timeout), ErrNotOurs, ErrSchemaVersion, or the file system's error.
+func Open(path string, opt Options) (*DB, error) {
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	deadline := time.Now().Add(timeout)
+
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("store: open %s: %w: is a directory", path, ErrNotOurs)
+	case err == nil && fi.Size() > 0:
+		if err := checkFile(path, timeout); err != nil {
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+		// A new or empty file: nothing to protect.
+	default:
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+
+	// Whatever the read-only check waited counts against the same timeout.
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: remaining(deadline)})
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, mapOpenErr(err, timeout))
+	}
+	b.MaxBatchDelay = maxBatchDelay
+	b.MaxBatchSize = maxBatchSize
+	d := &DB{bolt: b, path: path, now: now}
+	if err := d.init(); err != nil {
+		_ = b.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return d, nil
 }
 
-// RequestsByToolCallID returns every request with that tool call id, across sessions,
-// oldest first (for POST /api/tools/{tool_call_id}/resolve).
-func (d *DB) RequestsByToolCallID(toolCallID string) ([]Request, error) { panic("todo") }
-
-// Pending returns every pending request, oldest first.
-func (d *DB) Pending() ([]Request, error) { panic("todo") }
-
-// Resolve is the compare-and-set of SPEC §5: in one transaction, when request id is
-// pending and res.At is not after its ExpiresAt, it sets status (Approved, Rejected or
-// Cancelled) and res, appends the audit entry, and returns the updated request. When the
-// request already left pending it changes nothing and returns the stored request with
-// ErrAlreadyResolved; past its expiry, ErrExpired (and changes nothing); ErrNotFound.
-// Concurrent resolutions may be grouped with db.Batch; a lost compare-and-set is a
-// returned value inside the batch, never an error that re-runs the batch (SPEC §12.20).
-func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) {
-	panic("todo")
+// remaining is the lock wait left before deadline, at least 1 ns (bbolt reads a zero
+// timeout as "wait forever").
+func remaining(deadline time.Time) time.Duration {
+	return max(time.Until(deadline), time.Nanosecond)
 }
 
-// ExpireDue marks Expired, audited, every pending request whose ExpiresAt is not after
-// now, and returns them.
-func (d *DB) ExpireDue(now time.Time) ([]Request, error) { panic("todo") }
-
-// CancelSession marks Cancelled, with res, audited, every pending request of the
-// session, and returns them.
-func (d *DB) CancelSession(sessionID string, res Resolution) ([]Request, error) {
-	panic("todo")
+// checkFile opens the existing, non-empty file read-only (a shared lock; bbolt writes
+// nothing in that mode) and checks it is a skald-bot database of a known version.
+func checkFile(path string, timeout time.Duration) error {
+	b, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	if err != nil {
+		return mapOpenErr(err, timeout)
+	}
+	defer b.Close()
+	return b.View(checkMeta)
 }
 
-// AddMessage records that request id is shown by chat message m (SPEC §12.6). Adding
-// the same (channel, chat, ref) twice stores it once. ErrNotFound when absent.
-func (d *DB) AddMessage(id uint64, m Message) error { panic("todo") }
+// mapOpenErr maps bbolt's open errors to the store's sentinels.
+func mapOpenErr(err error, timeout time.Duration) error {
+	var pathErr *fs.PathError
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return fmt.Errorf("%w: gave up after %v", ErrLocked, timeout)
+	case errors.As(err, &pathErr):
+		return err
+	default:
+		// ErrInvalid, ErrVersionMismatch, ErrChecksum, a file too short to hold a
+		// bbolt meta page (io.EOF), …: not a database we can read.
+		return fmt.Errorf("%w: %v", ErrNotOurs, err)
+	}
+}
 
-// MarkMessagesFinal marks every message of request id as edited to its outcome.
-func (d *DB) MarkMessagesFinal(id uint64) error { panic("todo") }
+// checkMeta checks the meta bucket of a database that has one: our magic and a schema
+// version this build knows. A database without a meta bucket is not ours.
+func checkMeta(tx *bolt.Tx) error {
+	m := tx.Bucket(bucketMeta)
+	if m == nil {
+		return fmt.Errorf("%w: no skald-bot meta bucket", ErrNotOurs)
+	}
+	if !bytes.Equal(m.Get(keyMagic), []byte(magic)) {
+		return fmt.Errorf("%w: wrong magic in the meta bucket", ErrNotOurs)
+	}
+	v := m.Get(keySchema)
+	if len(v) != 8 {
+		return fmt.Errorf("%w: no schema version in the meta bucket", ErrNotOurs)
+	}
+	switch n := binary.BigEndian.Uint64(v); {
+	case n > SchemaVersion:
+		return fmt.Errorf("%w: the file has schema version %d, this build knows up to %d (written by a newer skald-bot?)",
+			ErrSchemaVersion, n, SchemaVersion)
+	case n == 0:
+		return fmt.Errorf("%w: schema version 0", ErrNotOurs)
+	}
+	return nil
+}
 
-// AppendAudit appends entries to the audit log, assigning ids; a zero At is set to now.
-func (d *DB) AppendAudit(entries ...AuditEntry) error { panic("todo") }
+// init runs once in Open, under the exclusive lock: it writes the meta of a new file,
+// creates the missing buckets and seeds; when there is nothing to do it writes nothing.
+func (d *DB) init() error {
+	return d.update(func(tx *bolt.Tx) error {
+		changed := false
+		if tx.Bucket(bucketMeta) == nil {
+			// A new file. Another process may have filled it between the read-only
+			// check and now: refuse anything that already has buckets.
+			if err := tx.ForEach(func([]byte, *bolt.Bucket) error { return ErrNotOurs }); err != nil {
+				return fmt.Errorf("%w: it holds buckets but no skald-bot meta", ErrNotOurs)
+			}
+			m, err := tx.CreateBucket(bucketMeta)
+			if err != nil {
+				return err
+			}
+			if err := m.Put(keyMagic, []byte(magic)); err != nil {
+				return err
+			}
+			if err := m.Put(keySchema, u64(SchemaVersion)); err != nil {
+				return err
+			}
+			changed = true
+		} else if err := checkMeta(tx); err != nil {
+			return err
+		}
+		for _, name := range allBuckets {
+			if tx.Bucket(name) == nil {
+				if _, err := tx.CreateBucket(name); err != nil {
+					return err
+				}
+				changed = true
+			}
+		}
+		seeded, err := d.seed(tx)
+		if err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+		if !changed && !seeded {
+			return errNoChange
+		}
+		return nil
+	})
+}
 
-// Audit returns at most limit audit entries, newest first.
-func (d *DB) Audit(limit int) ([]AuditEntry, error) { panic("todo") }
+// Path returns the file the DB was opened on.
+func (d *DB) Path() string { return d.path }
 
-// AddTools adds tool names to the catalog of tools seen; known ones are ignored.
-func (d *DB) AddTools(names []string) error { panic("todo") }
+// Close closes the file and releases its lock. It waits for running transactions to
+// finish. Methods called after Close return ErrClosed. Closing twice is harmless.
+func (d *DB) Close() error {
+	if err := d.bolt.Close(); err != nil {
+		return fmt.Errorf("store: close %s: %w", d.path, err)
+	}
+	return nil
+}
 
-// Tools returns every tool name seen, sorted.
-func (d *DB) Tools() ([]string, error) { panic("todo") }
+// errNoChange, returned by a write closure, rolls the transaction back (so nothing is
+// written or fsynced) and makes update return nil.
+var errNoChange = errors.New("no change")
+
+// update runs fn in a read-write transaction; errNoChange rolls back and is no error.
+func (d *DB) update(fn func(*bolt.Tx) error) error {
+	err := d.bolt.Update(fn)
+	if errors.Is(err, errNoChange) {
+		return nil
+	}
+	return mapErr(err)
+}
+
+// view runs fn in a read-only transaction.
+func (d *DB) view(fn func(*bolt.Tx) error) error {
+	return mapErr(d.bolt.View(fn))
+}
+
+// batch runs fn in a read-write transaction shared, through bbolt's db.Batch, with
+// other callers writing at the same moment; a lone caller commits at once. fn may run
+// more than once: it must reset what it captures at its start, and report outcomes
+// such as a lost compare-and-set as captured values, never as an error (an error makes
+// bbolt re-run the batch; SPEC §12.20).
+func (d *DB) batch(fn func(*bolt.Tx) error) error {
+	defer d.writers.Add(-1)
+	if d.writers.Add(1) == 1 {
+		return mapErr(d.bolt.Update(fn))
+	}
+	return mapErr(d.bolt.Batch(fn))
+}
+
+// mapErr maps bbolt's errors to the store's sentinels at the boundary.
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bolterrors.ErrDatabaseNotOpen):
+		return ErrClosed
+	case errors.Is(err, bolterrors.ErrKeyTooLarge), errors.Is(err, bolterrors.ErrValueTooLarge),
+		errors.Is(err, bolterrors.ErrKeyRequired):
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return err
+}

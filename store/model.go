@@ -20,7 +20,8 @@ const (
 
 // Actor says who made a change and through what (SPEC §5 audit, §12.22): By is a
 // person or "api"/"cli"/"system", Via is the channel ("telegram", "slack", "api",
-// "cli", "config", "gate").
+// "cli", "config", "gate"). The store's own changes are by "system" via "seed"
+// (seeding), "gate" (expiry) or "retention" (Prune). By is required on every change.
 type Actor struct {
 	By  string `json:"by"`
 	Via string `json:"via"`

@@ -1,0 +1,625 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Input limits of CreateRequest (SPEC §11: arguments over 1 MiB are refused).
+const (
+	// MaxArgumentsSize is the largest Arguments accepted, in bytes of JSON as sent.
+	MaxArgumentsSize = 1 << 20
+	// MaxIDLen is the longest session id or tool call id accepted, in bytes.
+	MaxIDLen = 1024
+)
+
+// CreateRequest stores r as a new pending approval request and returns it as stored,
+// with created=true: the next request id, status Pending, no resolution or messages,
+// CreatedAt now when zero, and Arguments in canonical form (see canonicalArgs). The
+// caller may tell anyone about the request once it returns: it is committed (SPEC §5
+// "persist before notify").
+//
+// Idempotency (SPEC §5, §12.5): when r.ToolCallID is not empty and (r.SessionID,
+// r.ToolCallID) is already registered, it stores nothing and returns the existing
+// request, whatever its status, with created=false — or, when the tool name or the
+// canonical arguments differ, that request with ErrToolCallReused. The lookup and the
+// insert are one transaction, so concurrent callers with the same key get one request.
+//
+// Other errors (nothing is written): ErrInvalid (no tool name, arguments that are not
+// a JSON object or exceed MaxArgumentsSize, an id longer than MaxIDLen, a zero
+// ExpiresAt or one not after CreatedAt). Safe for concurrent use; concurrent calls are
+// committed together (one fsync) through db.Batch.
+func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = d.now()
+	}
+	if err := checkNewRequest(&r); err != nil {
+		return Request{}, false, fmt.Errorf("store: create request: %w", err)
+	}
+	var reused bool
+	err = d.batch(func(tx *bolt.Tx) error {
+		// This function may run more than once: reset what it reports.
+		req, created, reused = Request{}, false, false
+		idx := tx.Bucket(bucketRequestsByTC)
+		if r.ToolCallID != "" {
+			if v := idx.Get(toolCallKey(r.ToolCallID, r.SessionID)); v != nil {
+				old, ok, err := getRequest(tx, readU64(v))
+				if err != nil {
+					return err
+				}
+				if ok {
+					req = old
+					reused = old.ToolName != r.ToolName || !bytes.Equal(old.Arguments, r.Arguments)
+					return nil
+				}
+			}
+		}
+		n := r
+		id, err := tx.Bucket(bucketRequests).NextSequence()
+		if err != nil {
+			return err
+		}
+		n.ID = id
+		if err := putJSON(tx.Bucket(bucketRequests), u64(id), n); err != nil {
+			return err
+		}
+		if n.ToolCallID != "" {
+			if err := idx.Put(toolCallKey(n.ToolCallID, n.SessionID), u64(id)); err != nil {
+				return err
+			}
+		}
+		if err := tx.Bucket(bucketPending).Put(timeIDKey(n.ExpiresAt, id), nil); err != nil {
+			return err
+		}
+		req, created = n, true
+		return nil
+	})
+	switch {
+	case err != nil:
+		return Request{}, false, fmt.Errorf("store: create request: %w", err)
+	case reused:
+		return req, false, fmt.Errorf("store: create request: tool call %q of session %q (request %d): %w",
+			r.ToolCallID, r.SessionID, req.ID, ErrToolCallReused)
+	}
+	return req, created, nil
+}
+
+// checkNewRequest validates r and brings it to the form it is stored in.
+func checkNewRequest(r *Request) error {
+	switch {
+	case r.ToolName == "":
+		return fmt.Errorf("%w: tool_name is required", ErrInvalid)
+	case len(r.SessionID) > MaxIDLen:
+		return fmt.Errorf("%w: session_id is longer than %d bytes", ErrInvalid, MaxIDLen)
+	case len(r.ToolCallID) > MaxIDLen:
+		return fmt.Errorf("%w: tool_call_id is longer than %d bytes", ErrInvalid, MaxIDLen)
+	case r.ExpiresAt.IsZero():
+		return fmt.Errorf("%w: expires_at is required", ErrInvalid)
+	case !r.ExpiresAt.After(r.CreatedAt):
+		return fmt.Errorf("%w: expires_at %s is not after created_at %s", ErrInvalid,
+			r.ExpiresAt.Format(time.RFC3339), r.CreatedAt.Format(time.RFC3339))
+	}
+	args, err := canonicalArgs(r.Arguments)
+	if err != nil {
+		return err
+	}
+	r.ID, r.Arguments, r.Status, r.Resolution, r.Messages = 0, args, Pending, nil, nil
+	return nil
+}
+
+// canonicalArgs returns the canonical JSON of a call's arguments, so that two calls
+// compare equal byte for byte whatever their key order and spacing (SPEC §12.5): the
+// object decoded and encoded again by encoding/json (keys sorted, no space, numbers as
+// written). Empty or null arguments are {}. Errors wrap ErrInvalid: more than
+// MaxArgumentsSize bytes, not JSON, not an object, or data after the object.
+func canonicalArgs(raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) > MaxArgumentsSize {
+		return nil, fmt.Errorf("%w: arguments are %d bytes, more than %d", ErrInvalid, len(raw), MaxArgumentsSize)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%w: arguments are not valid JSON: %v", ErrInvalid, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: arguments hold data after the JSON object", ErrInvalid)
+	}
+	switch v.(type) {
+	case nil:
+		return json.RawMessage("{}"), nil
+	case map[string]any:
+	default:
+		return nil, fmt.Errorf("%w: arguments must be a JSON object", ErrInvalid)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: arguments: %v", ErrInvalid, err)
+	}
+	return out, nil
+}
+
+// toolCallKey is the key of the (tool call id, session id) index. The tool call id
+// comes first so RequestsByToolCallID is a prefix scan.
+func toolCallKey(toolCallID, sessionID string) []byte { return strKey(toolCallID, sessionID) }
+
+// getRequest reads request id inside tx.
+func getRequest(tx *bolt.Tx, id uint64) (Request, bool, error) {
+	var r Request
+	ok, err := getJSON(tx.Bucket(bucketRequests), u64(id), &r)
+	return r, ok, err
+}
+
+// Request returns request id, or ErrNotFound.
+func (d *DB) Request(id uint64) (Request, error) {
+	var r Request
+	err := d.view(func(tx *bolt.Tx) error {
+		var ok bool
+		var err error
+		r, ok, err = getRequest(tx, id)
+		if err == nil && !ok {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return Request{}, fmt.Errorf("store: request %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// RequestByToolCall returns the request registered for (sessionID, toolCallID), or
+// ErrNotFound (also for an empty toolCallID: such requests are not indexed).
+func (d *DB) RequestByToolCall(sessionID, toolCallID string) (Request, error) {
+	var r Request
+	err := d.view(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketRequestsByTC).Get(toolCallKey(toolCallID, sessionID))
+		ok := false
+		var err error
+		if v != nil && toolCallID != "" {
+			r, ok, err = getRequest(tx, readU64(v))
+		}
+		if err == nil && !ok {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return Request{}, fmt.Errorf("store: request of tool call %q in session %q: %w", toolCallID, sessionID, err)
+	}
+	return r, nil
+}
+
+// RequestsByToolCallID returns every request with that tool call id, across sessions,
+// oldest first (for POST /api/tools/{tool_call_id}/resolve, SPEC §8); none is an empty
+// result, not an error.
+func (d *DB) RequestsByToolCallID(toolCallID string) ([]Request, error) {
+	var out []Request
+	err := d.view(func(tx *bolt.Tx) error {
+		if toolCallID == "" {
+			return nil
+		}
+		idx := tx.Bucket(bucketRequestsByTC)
+		for _, k := range prefixKeys(idx, strKey(toolCallID)) {
+			r, ok, err := getRequest(tx, readU64(idx.Get(k)))
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: requests of tool call %q: %w", toolCallID, err)
+	}
+	slices.SortFunc(out, func(a, b Request) int { return cmpID(a.ID, b.ID) })
+	return out, nil
+}
+
+func cmpID(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Pending returns every pending request, oldest (lowest id) first. It reads the
+// pending index, not every request.
+func (d *DB) Pending() ([]Request, error) {
+	var out []Request
+	err := d.view(func(tx *bolt.Tx) error {
+		var err error
+		out, err = pendingWhere(tx, func(Request) bool { return true })
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: pending: %w", err)
+	}
+	return out, nil
+}
+
+// pendingWhere returns the pending requests that keep accepts, by id.
+func pendingWhere(tx *bolt.Tx, keep func(Request) bool) ([]Request, error) {
+	var out []Request
+	c := tx.Bucket(bucketPending).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		r, ok, err := getRequest(tx, idSuffix(k))
+		if err != nil {
+			return nil, err
+		}
+		if ok && keep(r) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b Request) int { return cmpID(a.ID, b.ID) })
+	return out, nil
+}
+
+// finish moves the pending request r to status with res inside tx, drops it from the
+// pending index and audits it. The caller checked r is pending.
+func (d *DB) finish(tx *bolt.Tx, r *Request, status Status, res Resolution) error {
+	if err := tx.Bucket(bucketPending).Delete(timeIDKey(r.ExpiresAt, r.ID)); err != nil {
+		return err
+	}
+	r.Status, r.Resolution = status, &res
+	if err := putJSON(tx.Bucket(bucketRequests), u64(r.ID), r); err != nil {
+		return err
+	}
+	return d.audit(tx, Actor{By: res.By, Via: res.Via}, auditResolved(status), 0, r.ID, describeResolution(*r))
+}
+
+// describeResolution is the audit detail of a finished request.
+func describeResolution(r Request) string {
+	var b strings.Builder
+	b.WriteString(r.ToolName)
+	if r.SessionID != "" {
+		b.WriteString(" session=" + r.SessionID)
+	}
+	if res := r.Resolution; res != nil {
+		if res.Note != "" {
+			b.WriteString(" note=" + strconv.Quote(res.Note))
+		}
+		if res.Bypass != nil {
+			b.WriteString(" bypass=" + res.Bypass.Scope)
+			if res.Bypass.Secs == 0 {
+				b.WriteString(" for the session")
+			} else {
+				b.WriteString(" for " + strconv.FormatInt(res.Bypass.Secs, 10) + "s")
+			}
+		}
+	}
+	return b.String()
+}
+
+// resolveOutcome is what one Resolve transaction found.
+type resolveOutcome int
+
+const (
+	resolveNotFound resolveOutcome = iota
+	resolveDone
+	resolveLost
+	resolveLate
+)
+
+// Resolve is the compare-and-set of SPEC §5, in one transaction: when request id is
+// pending and res.At (zero means now) is not after its ExpiresAt, it sets status
+// (Approved, Rejected or Cancelled) and res, appends the audit entry
+// ("request.approved", "request.rejected", "request.cancelled") by res.By via res.Via,
+// and returns the updated request. It is committed and fsynced when it returns.
+//
+// Errors, each changing nothing:
+//   - ErrAlreadyResolved when the request already left pending; the stored request is
+//     returned too, and the message names its status and who resolved it;
+//   - ErrExpired when res.At is after ExpiresAt (the sweeper, ExpireDue, marks it);
+//     the stored request is returned too;
+//   - ErrNotFound;
+//   - ErrInvalid for another status, an empty res.By, a bypass on anything but an
+//     approval, or a bypass with a bad scope or negative Secs.
+//
+// Safe for concurrent use: of any number of concurrent resolutions exactly one wins.
+// Concurrent calls are committed together through db.Batch; a lost compare-and-set is
+// a value inside the batch, never an error that would re-run it (SPEC §12.20).
+func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) {
+	if res.At.IsZero() {
+		res.At = d.now()
+	}
+	if err := checkResolution(status, res); err != nil {
+		return Request{}, fmt.Errorf("store: resolve %d: %w", id, err)
+	}
+	var (
+		out     Request
+		outcome resolveOutcome
+	)
+	err := d.batch(func(tx *bolt.Tx) error {
+		// This function may run more than once: reset what it reports.
+		out, outcome = Request{}, resolveNotFound
+		r, ok, err := getRequest(tx, id)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return nil
+		case r.Status != Pending:
+			out, outcome = r, resolveLost
+			return nil
+		case res.At.After(r.ExpiresAt):
+			out, outcome = r, resolveLate
+			return nil
+		}
+		if err := d.finish(tx, &r, status, res); err != nil {
+			return err
+		}
+		out, outcome = r, resolveDone
+		return nil
+	})
+	switch {
+	case err != nil:
+		return Request{}, fmt.Errorf("store: resolve %d: %w", id, err)
+	case outcome == resolveNotFound:
+		return Request{}, fmt.Errorf("store: resolve %d: %w", id, ErrNotFound)
+	case outcome == resolveLost:
+		return out, fmt.Errorf("store: resolve %d: %w (%s)", id, ErrAlreadyResolved, describeOutcome(out))
+	case outcome == resolveLate:
+		return out, fmt.Errorf("store: resolve %d: %w at %s", id, ErrExpired, out.ExpiresAt.Format(time.RFC3339))
+	}
+	return out, nil
+}
+
+// describeOutcome says how a finished request ended: "approved by alice via telegram".
+func describeOutcome(r Request) string {
+	s := string(r.Status)
+	if res := r.Resolution; res != nil {
+		s += " by " + res.By
+		if res.Via != "" {
+			s += " via " + res.Via
+		}
+	}
+	return s
+}
+
+// checkResolution validates a resolution to status.
+func checkResolution(status Status, res Resolution) error {
+	switch status {
+	case Approved, Rejected, Cancelled:
+	default:
+		return fmt.Errorf("%w: cannot resolve to status %q (approved, rejected or cancelled)", ErrInvalid, status)
+	}
+	if res.By == "" {
+		return fmt.Errorf("%w: the resolution needs who (by)", ErrInvalid)
+	}
+	if res.Bypass == nil {
+		return nil
+	}
+	if status != Approved {
+		return fmt.Errorf("%w: only an approval grants a bypass", ErrInvalid)
+	}
+	if res.Bypass.Secs < 0 {
+		return fmt.Errorf("%w: bypass length %d s is negative", ErrInvalid, res.Bypass.Secs)
+	}
+	return CheckBypassScope(res.Bypass.Scope)
+}
+
+// CheckBypassScope checks a bypass scope (SPEC §3): "all", "category:<c>",
+// "mcp:<server>" or "tool:<name>" with a non-empty name. Errors wrap ErrInvalid.
+func CheckBypassScope(scope string) error {
+	if scope == "all" {
+		return nil
+	}
+	kind, name, ok := strings.Cut(scope, ":")
+	if ok && name != "" && (kind == "category" || kind == "mcp" || kind == "tool") {
+		return nil
+	}
+	return fmt.Errorf("%w: bypass scope %q (want all, category:<c>, mcp:<server> or tool:<name>)", ErrInvalid, scope)
+}
+
+// ExpireDue marks Expired, with a resolution by "system" via "gate" at now and an
+// audit entry "request.expired" each, every pending request whose ExpiresAt is not
+// after now, and returns them oldest first (SPEC §5 "Expiry"). It first looks at the
+// earliest entry of the pending index in a read-only transaction and opens a write
+// transaction only when something is due, so calling it every second on an idle
+// service writes nothing.
+func (d *DB) ExpireDue(now time.Time) ([]Request, error) {
+	limit := timeNanos(now)
+	due := false
+	err := d.view(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketPending).Cursor().First()
+		due = k != nil && keyNanos(k) <= limit
+		return nil
+	})
+	if err != nil || !due {
+		return nil, wrapErr("store: expire due", err)
+	}
+	var out []Request
+	err = d.update(func(tx *bolt.Tx) error {
+		out = nil
+		var keys [][]byte
+		c := tx.Bucket(bucketPending).Cursor()
+		for k, _ := c.First(); k != nil && keyNanos(k) <= limit; k, _ = c.Next() {
+			keys = append(keys, append([]byte(nil), k...))
+		}
+		for _, k := range keys {
+			r, ok, err := getRequest(tx, idSuffix(k))
+			if err != nil {
+				return err
+			}
+			if !ok || r.Status != Pending {
+				// Cannot happen (the index changes with the request, in one
+				// transaction); drop the stale entry rather than fail every sweep.
+				if err := tx.Bucket(bucketPending).Delete(k); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := d.finish(tx, &r, Expired, Resolution{By: actorExpiry.By, Via: actorExpiry.Via, At: now}); err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: expire due: %w", err)
+	}
+	slices.SortFunc(out, func(a, b Request) int { return cmpID(a.ID, b.ID) })
+	return out, nil
+}
+
+// wrapErr wraps a non-nil err with op; nil stays nil.
+func wrapErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// CancelSession marks Cancelled, with res (a zero At means now) and an audit entry
+// "request.cancelled" each, every pending request of the session, in one transaction,
+// and returns them oldest first (SPEC §5 "cancel(session)"). None pending is an empty
+// result and writes nothing. ErrInvalid when res has no By or has a bypass.
+func (d *DB) CancelSession(sessionID string, res Resolution) ([]Request, error) {
+	if res.At.IsZero() {
+		res.At = d.now()
+	}
+	if err := checkResolution(Cancelled, res); err != nil {
+		return nil, fmt.Errorf("store: cancel session %q: %w", sessionID, err)
+	}
+	var out []Request
+	err := d.update(func(tx *bolt.Tx) error {
+		rs, err := pendingWhere(tx, func(r Request) bool { return r.SessionID == sessionID })
+		if err != nil {
+			return err
+		}
+		out = rs
+		if len(rs) == 0 {
+			return errNoChange
+		}
+		for i := range out {
+			if err := d.finish(tx, &out[i], Cancelled, res); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: cancel session %q: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// AddMessage records that request id is shown by chat message m (the outbox, SPEC
+// §12.6); a zero ShownAt is now. Adding a message already recorded (same channel, chat
+// and ref) writes nothing. Messages may be added to a finished request too.
+// Errors (nothing is written): ErrNotFound, ErrInvalid (empty channel, chat or ref).
+func (d *DB) AddMessage(id uint64, m Message) error {
+	if m.Channel == "" || m.ChatID == "" || m.Ref == "" {
+		return fmt.Errorf("store: add message to request %d: %w: channel, chat_id and ref are required", id, ErrInvalid)
+	}
+	if m.ShownAt.IsZero() {
+		m.ShownAt = d.now()
+	}
+	err := d.updateRequest(id, func(r *Request) bool {
+		if slices.ContainsFunc(r.Messages, func(o Message) bool {
+			return o.Channel == m.Channel && o.ChatID == m.ChatID && o.Ref == m.Ref
+		}) {
+			return false
+		}
+		r.Messages = append(r.Messages, m)
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("store: add message to request %d: %w", id, err)
+	}
+	return nil
+}
+
+// MarkMessagesFinal marks every message of request id as edited to show its outcome
+// (SPEC §12.6), so the outbox stops updating them. When all are already final it writes
+// nothing. ErrNotFound when the request does not exist.
+func (d *DB) MarkMessagesFinal(id uint64) error {
+	err := d.updateRequest(id, func(r *Request) bool {
+		changed := false
+		for i := range r.Messages {
+			if !r.Messages[i].Final {
+				r.Messages[i].Final, changed = true, true
+			}
+		}
+		return changed
+	})
+	if err != nil {
+		return fmt.Errorf("store: mark messages of request %d final: %w", id, err)
+	}
+	return nil
+}
+
+// updateRequest applies change to request id in one transaction and writes it when
+// change reports a change.
+func (d *DB) updateRequest(id uint64, change func(*Request) bool) error {
+	return d.update(func(tx *bolt.Tx) error {
+		r, ok, err := getRequest(tx, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrNotFound
+		}
+		if !change(&r) {
+			return errNoChange
+		}
+		return putJSON(tx.Bucket(bucketRequests), u64(id), r)
+	})
+}
+
+// pruneRequests deletes the finished requests that finished before before, with their
+// tool call index entries. Requests are in id order, which is creation order, and a
+// request created at or after before cannot have finished before it, so the scan stops
+// there.
+func pruneRequests(tx *bolt.Tx, before time.Time) (int, error) {
+	b := tx.Bucket(bucketRequests)
+	var doomed []Request
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var r Request
+		if err := decodeJSON(k, v, &r); err != nil {
+			return 0, err
+		}
+		if !r.CreatedAt.Before(before) {
+			break
+		}
+		if r.Status != Pending && r.Resolution != nil && r.Resolution.At.Before(before) {
+			doomed = append(doomed, r)
+		}
+	}
+	idx := tx.Bucket(bucketRequestsByTC)
+	for _, r := range doomed {
+		if err := b.Delete(u64(r.ID)); err != nil {
+			return 0, err
+		}
+		if r.ToolCallID == "" {
+			continue
+		}
+		k := toolCallKey(r.ToolCallID, r.SessionID)
+		if readU64(idx.Get(k)) == r.ID {
+			if err := idx.Delete(k); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(doomed), nil
+}

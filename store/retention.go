@@ -1,0 +1,43 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Prune applies the retention of SPEC §12.19 in one transaction: it deletes the
+// finished approval requests resolved before before, the finished runs that finished
+// before before, and the audit entries older than before, with their index entries,
+// and returns how many records it deleted. Pending requests and unfinished runs are
+// kept whatever their age. When it deleted something it appends one audit entry
+// "retention.prune" (by "system" via "retention") with the counts; when there is
+// nothing to delete it writes nothing.
+func (d *DB) Prune(before time.Time) (n int, err error) {
+	err = d.update(func(tx *bolt.Tx) error {
+		reqs, err := pruneRequests(tx, before)
+		if err != nil {
+			return err
+		}
+		runs, err := pruneRuns(tx, before)
+		if err != nil {
+			return err
+		}
+		audits, err := pruneAudit(tx, before)
+		if err != nil {
+			return err
+		}
+		n = reqs + runs + audits
+		if n == 0 {
+			return errNoChange
+		}
+		return d.audit(tx, actorRetention, AuditRetentionPruned, 0, 0,
+			fmt.Sprintf("before %s: %d requests, %d runs, %d audit entries",
+				before.UTC().Format(time.RFC3339), reqs, runs, audits))
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: prune: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// MaxToolNameLen is the longest tool name the catalog accepts, in bytes.
+const MaxToolNameLen = 256
+
+// AddTools adds tool names to the catalog of tools seen (SPEC §8 GET
+// /api/approval/tools), in one transaction; names already known are skipped, and when
+// all are known nothing is written. The gate calls it from its background batcher
+// (SPEC §12.20). ErrInvalid, and nothing added, when a name is empty or longer than
+// MaxToolNameLen.
+func (d *DB) AddTools(names []string) error {
+	for _, n := range names {
+		if n == "" || len(n) > MaxToolNameLen {
+			return fmt.Errorf("store: add tools: %w: tool name %.40q must be 1 to %d bytes", ErrInvalid, n, MaxToolNameLen)
+		}
+	}
+	err := d.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketTools)
+		added := false
+		for _, n := range names {
+			if b.Get([]byte(n)) != nil {
+				continue
+			}
+			if err := b.Put([]byte(n), nil); err != nil {
+				return err
+			}
+			added = true
+		}
+		if !added {
+			return errNoChange
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: add tools: %w", err)
+	}
+	return nil
+}
+
+// Tools returns every tool name seen, sorted (byte order).
+func (d *DB) Tools() ([]string, error) {
+	var out []string
+	err := d.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketTools).ForEach(func(k, _ []byte) error {
+			out = append(out, string(k))
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: tools: %w", err)
+	}
+	return out, nil
+}
