@@ -104,9 +104,10 @@ func (c *catalog) init(s Store, log *slog.Logger) {
 	}
 }
 
-// see records tool, queueing it on b when it is new.
+// see records tool, queueing it on b when it is new. A name longer than the store
+// accepts (store.MaxToolNameLen) is not recorded: it would fail the whole batch.
 func (c *catalog) see(tool string, b *batcher) {
-	if _, ok := c.seen.Load(tool); ok {
+	if _, ok := c.seen.Load(tool); ok || len(tool) > store.MaxToolNameLen {
 		return
 	}
 	if _, loaded := c.seen.LoadOrStore(tool, struct{}{}); !loaded {

@@ -1,0 +1,283 @@
+package gate_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+func TestCheckAllowAndDenyReadNoStoreAndRegisterNothing(t *testing.T) {
+	e := newEnv(t)
+	stop := e.run()
+	out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s1"})
+	if out.Decision != gate.DecisionAllow || out.RuleID == 0 || out.Request != nil {
+		t.Errorf("write_todos: %+v, want allow by a seeded rule", out)
+	}
+	out = e.check(gate.Call{ToolName: "read_file", SessionID: "s1", AgentID: "coder", Source: "web",
+		Arguments: map[string]any{"path": "docs/../secrets/key"}})
+	if out.Decision != gate.DecisionDeny || out.RuleID == 0 {
+		t.Errorf("read_file secrets/key: %+v, want deny", out)
+	}
+	out = e.check(gate.Call{ToolName: "read_file", SessionID: "s1",
+		Arguments: map[string]any{"path": e.dir + "/state/skald.db"}})
+	if out.Decision != gate.DecisionDeny || out.Reason != rules.ReasonProtected {
+		t.Errorf("read_file of the protected data dir: %+v, want deny (protected)", out)
+	}
+	stop() // flushes the batcher
+	if p, _ := e.m.Pending(); len(p) != 0 {
+		t.Errorf("pending after allow and deny: %v", p)
+	}
+	es, err := e.db.Audit(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var denies []store.AuditEntry
+	for _, a := range es {
+		if a.Action == gate.AuditDenied {
+			denies = append(denies, a)
+		}
+	}
+	if len(denies) != 2 {
+		t.Fatalf("deny audit entries: %+v, want 2", denies)
+	}
+	last := denies[1] // newest first: the first deny is the second entry
+	if last.By != "coder" || last.Via != "web" || last.RuleID == 0 {
+		t.Errorf("deny audit entry %+v, want by coder via web with the rule", last)
+	}
+}
+
+func TestCheckBadInput(t *testing.T) {
+	e := newEnv(t, func(o *gate.Options) {
+		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
+	})
+	before := e.state()
+	for _, c := range []struct {
+		call   gate.Call
+		target error
+		says   string
+	}{
+		{gate.Call{SessionID: "s"}, gate.ErrInvalidCall, "tool_name is required"},
+		{gate.Call{ToolName: "Bash", Group: "nope"}, gate.ErrUnknownGroup, `group "nope"`},
+		{gate.Call{ToolName: "Bash", Profile: "nope"}, gate.ErrUnknownProfile, `profile "nope"`},
+		{gate.Call{ToolName: "Bash", Arguments: map[string]any{"x": make(chan int)}}, gate.ErrInvalidCall, "arguments"},
+	} {
+		out, err := e.m.Check(context.Background(), c.call)
+		wantErr(t, err, c.target, "gate: check", c.says)
+		if out.Decision != "" {
+			t.Errorf("Check(%+v) answered %q with its error", c.call, out.Decision)
+		}
+	}
+	e.unchanged(before)
+	if e.notes.shows() != 0 {
+		t.Errorf("a refused call was shown")
+	}
+}
+
+func TestCheckGroupChoice(t *testing.T) {
+	// SPEC §12.1: the call's group, else its profile's security group, else default.
+	e := newEnv(t, func(o *gate.Options) {
+		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
+	})
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "devs", ToolPattern: "Bash", Action: rules.Allow, Priority: 1}, admin); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.CreateGroup(rules.Group{ID: "ops", Name: "Ops"}, admin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Deny, Priority: 1}, admin); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		group, profile string
+		want           gate.Decision
+	}{
+		{"", "dev", gate.DecisionAllow},
+		{"ops", "dev", gate.DecisionDeny},
+		{"ops", "", gate.DecisionDeny},
+		{"", "", gate.DecisionPending},
+	} {
+		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: c.group, Profile: c.profile})
+		if out.Decision != c.want {
+			t.Errorf("group %q profile %q: %s, want %s", c.group, c.profile, out.Decision, c.want)
+		}
+	}
+}
+
+func TestRequirePersistsBeforeNotify(t *testing.T) {
+	e := newEnv(t)
+	events, unsubscribe := e.m.Subscribe(10)
+	defer unsubscribe()
+	e.run()
+	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", AgentID: "coder",
+		Source: "claude-code", ContextLabel: "CronJob: x", Arguments: map[string]any{"command": "ls -l", "a": 1}})
+	if got := e.notes.next(t); got != "show "+itoa(r.ID)+" readable" {
+		t.Errorf("notifier saw %q, want the request shown once readable from the store", got)
+	}
+	stored, err := e.m.Request(r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Status != store.Pending || stored.Category != "shell" || stored.GroupID != "default" ||
+		stored.Profile != "default" || stored.RuleID == 0 || string(stored.Arguments) != `{"a":1,"command":"ls -l"}` ||
+		!stored.ExpiresAt.Equal(stored.CreatedAt.Add(gate.DefaultApprovalTimeout)) {
+		t.Errorf("stored request %+v", stored)
+	}
+	ev := <-events
+	if ev.Name != gate.EventApprovalRequested {
+		t.Fatalf("event %q, want approval_requested", ev.Name)
+	}
+	if got, want := js(ev.Data), `{"request_id":`+itoa(r.ID)+`,"tool_call_id":"tc1","tool_name":"Bash"}`; got != want {
+		t.Errorf("event data %s, want %s", got, want)
+	}
+	p, err := e.m.Pending()
+	if err != nil || len(p) != 1 || p[0].ID != r.ID {
+		t.Errorf("Pending() = %v, %v", p, err)
+	}
+}
+
+func TestCheckIdempotent(t *testing.T) {
+	e := newEnv(t)
+	stop := e.run()
+	call := gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "make"}}
+	first := e.require(call)
+	e.notes.next(t)
+	again := e.check(call)
+	if again.Decision != gate.DecisionPending || again.Request.ID != first.ID || again.Reason != gate.ReasonExisting {
+		t.Errorf("second check %+v, want the same pending request %d", again, first.ID)
+	}
+	// Another session may use the same tool call id.
+	other := e.require(gate.Call{ToolName: "Bash", SessionID: "s2", ToolCallID: "tc1", Arguments: call.Arguments})
+	if other.ID == first.ID {
+		t.Errorf("another session got the same request")
+	}
+	e.notes.next(t)
+	if _, err := e.m.Resolve(context.Background(), first.ID, gate.Resolution{Approve: true, By: "alice", Via: "telegram"}); err != nil {
+		t.Fatal(err)
+	}
+	after := e.check(call)
+	if after.Decision != gate.DecisionApproved || after.Request.ID != first.ID || after.Request.Resolution.By != "alice" {
+		t.Errorf("check after approval %+v, want approved by alice", after)
+	}
+	if n := e.notes.shows(); n != 2 {
+		t.Errorf("shown %d times, want 2 (one per request)", n)
+	}
+
+	// SPEC §12.5: the same key for another call is refused and changes nothing.
+	stop() // so the batcher writes nothing while the store is compared
+	before := e.state()
+	for _, c := range []gate.Call{
+		{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "rm -rf /"}},
+		{ToolName: "execute_cmd", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "make"}},
+	} {
+		_, err := e.m.Check(context.Background(), c)
+		wantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call")
+	}
+	e.sameRecords(before)
+}
+
+func TestCategoryFromConfigWins(t *testing.T) {
+	// SPEC §12.4: the first matching entry gives the category, over the one sent.
+	e := newEnv(t, func(o *gate.Options) {
+		o.Categories = []gate.Category{{Name: "shell", Tools: []string{"Bash"}}, {Name: "mail", Tools: []string{"mcp__gmail__*"}}}
+	})
+	for _, c := range []struct{ tool, sent, want, server string }{
+		{"Bash", "filesystem", "shell", ""},
+		{"mcp__gmail__send", "", "mail", "gmail"},
+		{"mcp__slack__post", "chat", "chat", "slack"},
+		{"frobnicate", "", "", ""},
+	} {
+		r := e.require(gate.Call{ToolName: c.tool, SessionID: "s", Category: c.sent})
+		if r.Category != c.want || r.MCPServer != c.server {
+			t.Errorf("%s sent %q: category %q server %q, want %q %q", c.tool, c.sent, r.Category, r.MCPServer, c.want, c.server)
+		}
+	}
+}
+
+func TestProfileFastPath(t *testing.T) {
+	e := newEnv(t, func(o *gate.Options) {
+		o.Profiles = []rules.Profile{{ID: "dev", WorkingDirectory: "src",
+			AllowFSReads: []string{"docs"}, AllowFSWrites: []string{"out", "notes.txt"}}}
+	})
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_any", PathPattern: "out/private/*",
+		Action: rules.Deny, Priority: 1}, admin); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool, path string
+		want       gate.Decision
+	}{
+		{"read_file", "a.go", gate.DecisionAllow}, // relative to the working directory src
+		{"Read", e.root + "/src/b/c.go", gate.DecisionAllow},
+		{"read_file", "../docs/x.md", gate.DecisionAllow},
+		{"read_file", "../out/y", gate.DecisionAllow},
+		{"write_file", "../out/y", gate.DecisionAllow},
+		{"write_file", "../notes.txt", gate.DecisionAllow},
+		{"write_file", "a.go", gate.DecisionPending},             // reads only in the working directory
+		{"write_file", "../notes.txt.bak", gate.DecisionPending}, // an exact file, not a prefix
+		{"read_file", "../src-x/a", gate.DecisionPending},        // a sibling, not the subtree
+		{"read_file", "/etc/passwd", gate.DecisionPending},
+		{"read_file", "../secrets/k", gate.DecisionDeny}, // never over a deny
+		{"write_file", "../out/private/k", gate.DecisionDeny},
+		{"Bash", "a.go", gate.DecisionPending}, // not a file tool
+	} {
+		out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: "dev", Arguments: map[string]any{"path": c.path}})
+		if out.Decision != c.want {
+			t.Errorf("%s %s: %s (%s), want %s", c.tool, c.path, out.Decision, out.Reason, c.want)
+		}
+		if c.want == gate.DecisionAllow && out.Reason != gate.ReasonFastPath {
+			t.Errorf("%s %s: reason %q, want the fast-path", c.tool, c.path, out.Reason)
+		}
+	}
+	// The default profile's working directory is the workspace root.
+	if out := e.check(gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}); out.Decision != gate.DecisionAllow {
+		t.Errorf("Grep src in the default profile: %s", out.Decision)
+	}
+}
+
+// brokenStore fails to load rules while broken is set.
+type brokenStore struct {
+	*store.DB
+	broken bool
+}
+
+func (b *brokenStore) Rules() ([]rules.Rule, error) {
+	if b.broken {
+		return nil, errors.New("disk on fire")
+	}
+	return b.DB.Rules()
+}
+
+func TestFailClosed(t *testing.T) {
+	var bs *brokenStore
+	e := newEnv(t, func(o *gate.Options) {
+		bs = &brokenStore{DB: o.Store.(*store.DB), broken: true}
+		o.Store = bs
+	})
+	out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"})
+	if out.Decision != gate.DecisionPending || out.Reason != gate.ReasonRulesUnavailable {
+		t.Errorf("write_todos with the rules unavailable: %+v, want pending", out)
+	}
+	if _, err := e.m.SetBypass("s", "all", 0, admin); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.DecisionPending {
+		t.Errorf("a bypass let a call through while the rules are unavailable: %+v", out)
+	}
+	_, err := e.m.Rules("")
+	if err == nil || !strings.Contains(err.Error(), "rules unavailable: disk on fire") {
+		t.Errorf("Rules() while unavailable: %v", err)
+	}
+	// A failed rule change rebuilds nothing; a successful one loads the rules again.
+	bs.broken = false
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "x", Action: rules.Allow, Priority: 1}, admin); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s2"}); out.Decision != gate.DecisionAllow {
+		t.Errorf("write_todos after the rules loaded again: %+v", out)
+	}
+}
