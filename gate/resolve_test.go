@@ -1,0 +1,333 @@
+package gate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+func approve(by string) gate.Resolution {
+	return gate.Resolution{Approve: true, By: by, Via: "telegram"}
+}
+
+func TestResolveWakesWaitersAndNotifies(t *testing.T) {
+	e := newEnv(t)
+	events, unsubscribe := e.m.Subscribe(10)
+	defer unsubscribe()
+	e.run()
+	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"})
+	<-events // approval_requested
+	e.notes.next(t)
+
+	const waiters = 3
+	got := make(chan store.Request, waiters)
+	for range waiters {
+		go func() {
+			req, err := e.m.Wait(context.Background(), r.ID)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- req
+		}()
+	}
+	res, err := e.m.Resolve(context.Background(), r.ID, gate.Resolution{Approve: false, Note: "not today", By: "bob (42)", Via: "slack"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.Rejected || res.Resolution.Note != "not today" || res.Resolution.By != "bob (42)" {
+		t.Errorf("resolved request %+v", res)
+	}
+	for range waiters {
+		if w := <-got; w.Status != store.Rejected {
+			t.Errorf("Wait returned %s, want rejected", w.Status)
+		}
+	}
+	ev := <-events
+	if want := `{"request_id":` + itoa(r.ID) + `,"tool_call_id":"tc1","status":"rejected"}`; ev.Name != gate.EventApprovalResolved || js(ev.Data) != want {
+		t.Errorf("event %s %s, want approval_resolved %s", ev.Name, js(ev.Data), want)
+	}
+	if got := e.notes.next(t); got != "update "+itoa(r.ID)+" rejected" {
+		t.Errorf("notifier saw %q, want the update", got)
+	}
+	// A Wait on a finished request returns at once.
+	if w, err := e.m.Wait(context.Background(), r.ID); err != nil || w.Status != store.Rejected {
+		t.Errorf("Wait on a finished request: %v %v", w.Status, err)
+	}
+}
+
+func TestWaitErrors(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.m.Wait(context.Background(), 999)
+	wantErr(t, err, gate.ErrNotFound, "gate: wait 999")
+
+	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, err := e.m.Wait(ctx, r.ID)
+		if !errors.Is(err, context.Canceled) || req.ID != r.ID || req.Status != store.Pending {
+			t.Errorf("Wait after cancel: %+v %v, want the pending request and context.Canceled", req, err)
+		}
+	}()
+	cancel()
+	<-done
+}
+
+func TestResolveRefusals(t *testing.T) {
+	e := newEnv(t)
+	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Token: "ci-bot"})
+	before := e.state()
+	neg, zero := int64(-5), int64(0)
+	for _, c := range []struct {
+		id     uint64
+		res    gate.Resolution
+		target error
+		says   string
+	}{
+		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Token: "ci-bot"}, gate.ErrForbidden, "an agent token may not resolve"},
+		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Token: "other"}, gate.ErrForbidden, "forbidden"},
+		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &neg}, gate.ErrInvalidBypass, "-5 seconds is negative"},
+		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "everything"}, gate.ErrInvalidScope, `"everything"`},
+		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "category:"}, gate.ErrInvalidScope, `"category:"`},
+		{r.ID, gate.Resolution{Approve: true, Via: "api"}, store.ErrInvalid, "needs who"},
+		{999, gate.Resolution{Approve: true, By: "a", BypassSecs: &zero}, gate.ErrNotFound, "gate: resolve 999"},
+	} {
+		_, err := e.m.Resolve(context.Background(), c.id, c.res)
+		wantErr(t, err, c.target, c.says)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := e.m.Resolve(ctx, r.ID, approve("alice"))
+	wantErr(t, err, context.Canceled)
+	e.unchanged(before)
+	// The store's compare-and-set runs in a db.Batch transaction: it commits, writing
+	// no record, when it finds nothing to resolve.
+	_, err = e.m.Resolve(context.Background(), 999, approve("alice"))
+	wantErr(t, err, gate.ErrNotFound, "gate: resolve 999")
+	e.sameRecords(before)
+	if bs := e.m.Bypasses("s1"); bs != nil {
+		t.Errorf("a refused resolution granted %v", bs)
+	}
+}
+
+func TestResolveRaceExactlyOnce(t *testing.T) {
+	e := newEnv(t)
+	e.run()
+	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
+	const n = 50
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			_, errs[i] = e.m.Resolve(context.Background(), r.ID, approve(fmt.Sprintf("user-%d", i)))
+		})
+	}
+	close(start)
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		if err == nil {
+			if winner >= 0 {
+				t.Fatalf("both user-%d and user-%d won", winner, i)
+			}
+			winner = i
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("nobody won: %v", errs[0])
+	}
+	for i, err := range errs {
+		if i != winner {
+			wantErr(t, err, gate.ErrAlreadyResolved, fmt.Sprintf("already approved by user-%d via telegram", winner))
+		}
+	}
+	if got := count(auditActions(t, e.db), "request.approved"); got != 1 {
+		t.Errorf("audit holds %d approvals, want 1", got)
+	}
+}
+
+func TestExpiry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, func(o *gate.Options) { o.ApprovalTimeout = time.Minute })
+		events, unsubscribe := e.m.Subscribe(10)
+		defer unsubscribe()
+		stop := e.run()
+		defer stop()
+		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc"})
+		<-events
+		e.notes.next(t)
+		long := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ApprovalTimeout: time.Hour})
+		<-events
+		e.notes.next(t)
+		if got := long.ExpiresAt.Sub(long.CreatedAt); got != time.Hour {
+			t.Errorf("per-call timeout: request lives %s, want 1h", got)
+		}
+
+		req, err := e.m.Wait(context.Background(), r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if late := time.Since(r.ExpiresAt); req.Status != store.Expired || late < 0 || late > 2*time.Second {
+			t.Errorf("request %s %s after its expiry, want expired within 2 s", req.Status, late)
+		}
+		if ev := <-events; js(ev.Data) != `{"request_id":`+itoa(r.ID)+`,"tool_call_id":"tc","status":"expired"}` {
+			t.Errorf("event %s %s", ev.Name, js(ev.Data))
+		}
+		if got := e.notes.next(t); got != "update "+itoa(r.ID)+" expired" {
+			t.Errorf("notifier saw %q", got)
+		}
+		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc"}); out.Decision != gate.DecisionExpired {
+			t.Errorf("check again after expiry: %s, want expired", out.Decision)
+		}
+		_, err = e.m.Resolve(context.Background(), r.ID, approve("alice"))
+		wantErr(t, err, gate.ErrAlreadyResolved, "already expired by system via gate")
+		if p, _ := e.m.Pending(); len(p) != 1 || p[0].ID != long.ID {
+			t.Errorf("pending %v, want only the hour-long request", p)
+		}
+	})
+}
+
+func TestResolveAfterExpiryBeforeSweep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// No Run: nothing sweeps, so the store's own check refuses the late resolution.
+		e := newEnv(t, func(o *gate.Options) { o.ApprovalTimeout = time.Minute })
+		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
+		time.Sleep(time.Minute + time.Second)
+		before := e.state()
+		_, err := e.m.Resolve(context.Background(), r.ID, approve("alice"))
+		wantErr(t, err, gate.ErrExpired, "gate: resolve "+itoa(r.ID))
+		e.sameRecords(before)
+	})
+}
+
+func TestCancelRequest(t *testing.T) {
+	e := newEnv(t)
+	e.run()
+	mine := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Token: "ci-bot"})
+	e.notes.next(t)
+	before := e.state()
+	_, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "agent", Via: "api"}, "other-bot")
+	wantErr(t, err, gate.ErrForbidden, "made with another token")
+	_, err = e.m.CancelRequest(999, "", admin, "ci-bot")
+	wantErr(t, err, gate.ErrNotFound, "gate: cancel 999")
+	e.unchanged(before)
+
+	got, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "ci-bot", Via: "api"}, "ci-bot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != store.Cancelled || got.Resolution.Note != "terminal" {
+		t.Errorf("cancelled request %+v", got)
+	}
+	if n := e.notes.next(t); n != "update "+itoa(mine.ID)+" cancelled" {
+		t.Errorf("notifier saw %q", n)
+	}
+	_, err = e.m.CancelRequest(mine.ID, "again", admin, "")
+	wantErr(t, err, gate.ErrAlreadyResolved, "already cancelled by ci-bot via api")
+
+	// An admin may cancel any request.
+	theirs := e.require(gate.Call{ToolName: "Bash", SessionID: "s2", Token: "x"})
+	if got, err := e.m.CancelRequest(theirs.ID, "", admin, ""); err != nil || got.Status != store.Cancelled {
+		t.Errorf("admin cancel: %v %v", got.Status, err)
+	}
+}
+
+func TestCancelSession(t *testing.T) {
+	e := newEnv(t)
+	e.run()
+	a := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
+	b := e.require(gate.Call{ToolName: "execute_cmd", SessionID: "s1"})
+	other := e.require(gate.Call{ToolName: "Bash", SessionID: "s2"})
+	if _, err := e.m.SetBypass("s1", "mcp:gmail", 0, admin); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan store.Status, 1)
+	go func() {
+		r, _ := e.m.Wait(context.Background(), a.ID)
+		waited <- r.Status
+	}()
+	got, err := e.m.CancelSession("s1", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != a.ID || got[1].ID != b.ID || got[0].Status != store.Cancelled {
+		t.Errorf("CancelSession returned %+v", got)
+	}
+	if s := <-waited; s != store.Cancelled {
+		t.Errorf("waiter saw %s", s)
+	}
+	if bs := e.m.Bypasses("s1"); bs != nil {
+		t.Errorf("bypasses after cancel: %v", bs)
+	}
+	if r, _ := e.m.Request(other.ID); r.Status != store.Pending {
+		t.Errorf("another session's request is %s", r.Status)
+	}
+	acts := auditActions(t, e.db)
+	if count(acts, "request.cancelled") != 2 || acts[len(acts)-1] != gate.AuditSessionCancelled {
+		t.Errorf("audit %v", acts)
+	}
+	before := e.state()
+	_, err = e.m.CancelSession("", admin)
+	wantErr(t, err, gate.ErrNoSession, "session id is required")
+	e.unchanged(before)
+}
+
+func TestRestart(t *testing.T) {
+	e := newEnv(t)
+	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"})
+	if err := e.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e.open()
+	e.opt.Store = e.db
+	m, err := gate.New(e.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.m = m
+	e.run()
+	if p, _ := m.Pending(); len(p) != 1 || p[0].ID != r.ID {
+		t.Fatalf("pending after restart: %v", p)
+	}
+	waited := make(chan store.Request, 1)
+	go func() {
+		w, err := m.Wait(context.Background(), r.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		waited <- w
+	}()
+	if _, err := m.Resolve(context.Background(), r.ID, approve("alice")); err != nil {
+		t.Fatal(err)
+	}
+	if w := <-waited; w.Status != store.Approved {
+		t.Errorf("Wait after restart returned %s", w.Status)
+	}
+	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"}); out.Decision != gate.DecisionApproved || out.Request.ID != r.ID {
+		t.Errorf("check again after restart: %+v", out)
+	}
+
+	// Status and audit entry persist across one more restart.
+	if err := e.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e.open()
+	got, err := e.db.Request(r.ID)
+	if err != nil || got.Status != store.Approved || got.Resolution.By != "alice" {
+		t.Errorf("request after reopening: %+v %v", got, err)
+	}
+	if n := count(auditActions(t, e.db), "request.approved"); n != 1 {
+		t.Errorf("audit holds %d approvals after reopening", n)
+	}
+}
