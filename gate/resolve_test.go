@@ -212,15 +212,18 @@ func TestResolveAfterExpiryBeforeSweep(t *testing.T) {
 
 func TestCancelRequest(t *testing.T) {
 	e := newEnv(t)
-	e.run()
 	mine := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Token: "ci-bot"})
-	e.notes.next(t)
 	before := e.state()
 	_, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "agent", Via: "api"}, "other-bot")
 	wantErr(t, err, gate.ErrForbidden, "made with another token")
 	_, err = e.m.CancelRequest(999, "", admin, "ci-bot")
 	wantErr(t, err, gate.ErrNotFound, "gate: cancel 999")
 	e.unchanged(before)
+
+	e.run() // shows the request queued before Run started
+	if n := e.notes.next(t); n != "show "+itoa(mine.ID)+" readable" {
+		t.Errorf("notifier saw %q", n)
+	}
 
 	got, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "ci-bot", Via: "api"}, "ci-bot")
 	if err != nil {
@@ -244,7 +247,7 @@ func TestCancelRequest(t *testing.T) {
 
 func TestCancelSession(t *testing.T) {
 	e := newEnv(t)
-	e.run()
+	stop := e.run()
 	a := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
 	b := e.require(gate.Call{ToolName: "execute_cmd", SessionID: "s1"})
 	other := e.require(gate.Call{ToolName: "Bash", SessionID: "s2"})
@@ -276,6 +279,7 @@ func TestCancelSession(t *testing.T) {
 	if count(acts, "request.cancelled") != 2 || acts[len(acts)-1] != gate.AuditSessionCancelled {
 		t.Errorf("audit %v", acts)
 	}
+	stop() // so the batcher writes nothing while the store is compared
 	before := e.state()
 	_, err = e.m.CancelSession("", admin)
 	wantErr(t, err, gate.ErrNoSession, "session id is required")
