@@ -31,8 +31,10 @@ const (
 // Idempotency (SPEC §5, §12.5): when r.ToolCallID is not empty and (r.SessionID,
 // r.ToolCallID) is already registered, it stores nothing and returns the existing
 // request, whatever its status, with created=false — or, when the tool name or the
-// canonical arguments differ, that request with ErrToolCallReused. The lookup and the
-// insert are one transaction, so concurrent callers with the same key get one request.
+// canonical arguments differ, that request with ErrToolCallReused. A repeated call is
+// answered from a read-only transaction and writes nothing; otherwise the lookup and the
+// insert are one write transaction, so concurrent callers with the same key get one
+// request.
 //
 // Other errors (nothing is written): ErrInvalid (no tool name, arguments that are not
 // a JSON object or exceed MaxArgumentsSize, an id longer than MaxIDLen, a zero
@@ -46,43 +48,42 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 		return Request{}, false, fmt.Errorf("store: create request: %w", err)
 	}
 	var reused bool
-	err = d.batch(func(tx *bolt.Tx) error {
-		// This function may run more than once: reset what it reports.
-		req, created, reused = Request{}, false, false
-		idx := tx.Bucket(bucketRequestsByTC)
-		if r.ToolCallID != "" {
-			if v := idx.Get(toolCallKey(r.ToolCallID, r.SessionID)); v != nil {
-				old, ok, err := getRequest(tx, readU64(v))
-				if err != nil {
-					return err
-				}
-				if ok {
-					req = old
-					reused = old.ToolName != r.ToolName || !bytes.Equal(old.Arguments, r.Arguments)
-					return nil
-				}
-			}
-		}
-		n := r
-		id, err := tx.Bucket(bucketRequests).NextSequence()
-		if err != nil {
-			return err
-		}
-		n.ID = id
-		if err := putJSON(tx.Bucket(bucketRequests), u64(id), n); err != nil {
-			return err
-		}
-		if n.ToolCallID != "" {
-			if err := idx.Put(toolCallKey(n.ToolCallID, n.SessionID), u64(id)); err != nil {
+	// Fast path: a repeated call is answered from a read-only transaction, without a
+	// write or an fsync.
+	found := false
+	err = d.view(func(tx *bolt.Tx) error {
+		var err error
+		req, found, reused, err = registered(tx, r)
+		return err
+	})
+	if err == nil && !found {
+		err = d.batch(func(tx *bolt.Tx) error {
+			// This function may run more than once: reset what it reports.
+			req, created, reused = Request{}, false, false
+			old, found, oldReused, err := registered(tx, r)
+			if err != nil || found {
+				req, reused = old, oldReused
 				return err
 			}
-		}
-		if err := tx.Bucket(bucketPending).Put(timeIDKey(n.ExpiresAt, id), nil); err != nil {
-			return err
-		}
-		req, created = n, true
-		return nil
-	})
+			n := r
+			if n.ID, err = tx.Bucket(bucketRequests).NextSequence(); err != nil {
+				return err
+			}
+			if err := putJSON(tx.Bucket(bucketRequests), u64(n.ID), n); err != nil {
+				return err
+			}
+			if n.ToolCallID != "" {
+				if err := tx.Bucket(bucketRequestsByTC).Put(toolCallKey(n.ToolCallID, n.SessionID), u64(n.ID)); err != nil {
+					return err
+				}
+			}
+			if err := tx.Bucket(bucketPending).Put(timeIDKey(n.ExpiresAt, n.ID), nil); err != nil {
+				return err
+			}
+			req, created = n, true
+			return nil
+		})
+	}
 	switch {
 	case err != nil:
 		return Request{}, false, fmt.Errorf("store: create request: %w", err)
@@ -91,6 +92,24 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 			r.ToolCallID, r.SessionID, req.ID, ErrToolCallReused)
 	}
 	return req, created, nil
+}
+
+// registered looks up the request already registered for r's (session, tool call id):
+// found is false when there is none (or r has no tool call id); reused is true when it
+// was made by another call (tool name or canonical arguments differ).
+func registered(tx *bolt.Tx, r Request) (old Request, found, reused bool, err error) {
+	if r.ToolCallID == "" {
+		return Request{}, false, false, nil
+	}
+	v := tx.Bucket(bucketRequestsByTC).Get(toolCallKey(r.ToolCallID, r.SessionID))
+	if v == nil {
+		return Request{}, false, false, nil
+	}
+	old, found, err = getRequest(tx, readU64(v))
+	if err != nil || !found {
+		return Request{}, false, false, err
+	}
+	return old, true, old.ToolName != r.ToolName || !bytes.Equal(old.Arguments, r.Arguments), nil
 }
 
 // checkNewRequest validates r and brings it to the form it is stored in.
@@ -334,8 +353,10 @@ const (
 //     approval, or a bypass with a bad scope or negative Secs.
 //
 // Safe for concurrent use: of any number of concurrent resolutions exactly one wins.
-// Concurrent calls are committed together through db.Batch; a lost compare-and-set is
-// a value inside the batch, never an error that would re-run it (SPEC §12.20).
+// A resolution that cannot win (the request already resolved, late, unknown) is
+// answered from a read-only transaction and writes nothing; the others are committed
+// together through db.Batch, where a lost compare-and-set is a value, never an error
+// that would re-run the batch (SPEC §12.20).
 func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) {
 	if res.At.IsZero() {
 		res.At = d.now()
@@ -347,28 +368,21 @@ func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) 
 		out     Request
 		outcome resolveOutcome
 	)
-	err := d.batch(func(tx *bolt.Tx) error {
-		// This function may run more than once: reset what it reports.
-		out, outcome = Request{}, resolveNotFound
-		r, ok, err := getRequest(tx, id)
-		switch {
-		case err != nil:
-			return err
-		case !ok:
-			return nil
-		case r.Status != Pending:
-			out, outcome = r, resolveLost
-			return nil
-		case res.At.After(r.ExpiresAt):
-			out, outcome = r, resolveLate
-			return nil
-		}
-		if err := d.finish(tx, &r, status, res); err != nil {
-			return err
-		}
-		out, outcome = r, resolveDone
-		return nil
+	// Fast path: the losers of a race, and late or unknown ids, are answered from a
+	// read-only transaction, without a write or an fsync.
+	err := d.view(func(tx *bolt.Tx) error {
+		var err error
+		out, outcome, err = d.compareAndSet(tx, id, status, res, false)
+		return err
 	})
+	if err == nil && outcome == resolveDone {
+		err = d.batch(func(tx *bolt.Tx) error {
+			// This function may run more than once: reset what it reports.
+			var err error
+			out, outcome, err = d.compareAndSet(tx, id, status, res, true)
+			return err
+		})
+	}
 	switch {
 	case err != nil:
 		return Request{}, fmt.Errorf("store: resolve %d: %w", id, err)
@@ -380,6 +394,29 @@ func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) 
 		return out, fmt.Errorf("store: resolve %d: %w at %s", id, ErrExpired, out.ExpiresAt.Format(time.RFC3339))
 	}
 	return out, nil
+}
+
+// compareAndSet is Resolve's transaction: it classifies request id and, when it is
+// pending and res is in time and write is set, finishes it. With write unset it only
+// reports resolveDone for a request it would resolve.
+func (d *DB) compareAndSet(tx *bolt.Tx, id uint64, status Status, res Resolution, write bool) (Request, resolveOutcome, error) {
+	r, ok, err := getRequest(tx, id)
+	switch {
+	case err != nil:
+		return Request{}, resolveNotFound, err
+	case !ok:
+		return Request{}, resolveNotFound, nil
+	case r.Status != Pending:
+		return r, resolveLost, nil
+	case res.At.After(r.ExpiresAt):
+		return r, resolveLate, nil
+	case !write:
+		return r, resolveDone, nil
+	}
+	if err := d.finish(tx, &r, status, res); err != nil {
+		return Request{}, resolveNotFound, err
+	}
+	return r, resolveDone, nil
 }
 
 // describeOutcome says how a finished request ended: "approved by alice via telegram".

@@ -1,0 +1,232 @@
+package store
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+func TestCreateGroup(t *testing.T) {
+	d, _ := openTest(t)
+	must(t, d.CreateGroup(rules.Group{ID: "ops", Description: "night shift"}, alice))
+	g, err := d.Group("ops")
+	must(t, err)
+	if g != (rules.Group{ID: "ops", Name: "ops", Description: "night shift"}) {
+		t.Fatalf("Group = %+v", g)
+	}
+	must(t, d.CreateGroup(rules.Group{ID: "a_1-x", Name: "Alpha"}, alice))
+	gs, err := d.Groups()
+	must(t, err)
+	var ids []string
+	for _, g := range gs {
+		ids = append(ids, g.ID)
+	}
+	if !slices.Equal(ids, []string{"a_1-x", "default", "ops"}) {
+		t.Fatalf("Groups = %v", ids)
+	}
+	es, err := d.Audit(1)
+	must(t, err)
+	if es[0].Action != "group.create" || es[0].Detail != `a_1-x "Alpha"` || es[0].By != "alice" {
+		t.Fatalf("audit = %+v", es[0])
+	}
+}
+
+func TestCreateGroupErrors(t *testing.T) {
+	d, _ := openTest(t)
+	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	before := fileBytes(t, d.Path())
+	cases := []struct {
+		g      rules.Group
+		by     Actor
+		target error
+		says   string
+	}{
+		{rules.Group{ID: "ops"}, alice, ErrExists, `store: create group "ops": already exists`},
+		{rules.Group{ID: "default"}, alice, ErrExists, `"default": already exists`},
+		{rules.Group{ID: "Ops"}, alice, ErrInvalid, `group id "Ops" must match [a-z0-9_-]+`},
+		{rules.Group{ID: ""}, alice, ErrInvalid, `group id ""`},
+		{rules.Group{ID: "a b"}, alice, ErrInvalid, `group id "a b"`},
+		{rules.Group{ID: strings.Repeat("a", 65)}, alice, ErrInvalid, "at most 64 bytes"},
+		{rules.Group{ID: "new"}, Actor{}, ErrInvalid, "the actor (by) is required"},
+	}
+	for _, tc := range cases {
+		wantErr(t, d.CreateGroup(tc.g, tc.by), tc.target, tc.says)
+	}
+	unchanged(t, d.Path(), before)
+	if _, err := d.Group("missing"); err == nil {
+		t.Fatal("Group(missing) found something")
+	} else {
+		wantErr(t, err, ErrNotFound, `store: group "missing": not found`)
+	}
+}
+
+func TestUpdateGroup(t *testing.T) {
+	d, _ := openTest(t)
+	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "night"}, alice))
+	g, err := d.Group("ops")
+	must(t, err)
+	if g.Name != "Ops" || g.Description != "night" {
+		t.Fatalf("Group = %+v", g)
+	}
+	es, err := d.Audit(1)
+	must(t, err)
+	if es[0].Action != "group.update" || es[0].Detail != `ops → ops "Ops"` {
+		t.Fatalf("audit = %+v", es[0])
+	}
+
+	before := fileBytes(t, d.Path())
+	must(t, d.UpdateGroup(g, alice)) // no change: nothing written
+	wantErr(t, d.UpdateGroup(rules.Group{ID: "nope"}, alice), ErrNotFound, `store: update group "nope": not found`)
+	wantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "x"}, Actor{}), ErrInvalid, "actor")
+	unchanged(t, d.Path(), before)
+}
+
+func TestDeleteGroupDeletesItsRules(t *testing.T) {
+	d, _ := openTest(t)
+	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	must(t, d.CreateGroup(rules.Group{ID: "opsx"}, alice)) // a longer id with the same prefix
+	var mine []uint64
+	for _, tool := range []string{"Bash", "Read"} {
+		r, err := d.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: tool, Action: rules.Allow}, alice)
+		must(t, err)
+		mine = append(mine, r.ID)
+	}
+	other, err := d.CreateRule(rules.Rule{GroupID: "opsx", ToolPattern: "Bash", Action: rules.Deny}, alice)
+	must(t, err)
+
+	must(t, d.DeleteGroup("ops", []string{"default", "opsx"}, alice))
+	if _, err := d.Group("ops"); err == nil {
+		t.Fatal("group ops still there")
+	}
+	for _, id := range mine {
+		if _, err := d.Rule(id); err == nil {
+			t.Fatalf("rule %d of ops still there", id)
+		}
+	}
+	if _, err := d.Rule(other.ID); err != nil {
+		t.Fatalf("rule of opsx: %v", err)
+	}
+	es, err := d.Audit(1)
+	must(t, err)
+	if es[0].Action != "group.delete" || es[0].Detail != "ops with 2 rules (#13 #14)" {
+		t.Fatalf("audit = %+v", es[0])
+	}
+}
+
+func TestDeleteGroupRefused(t *testing.T) {
+	d, _ := openTest(t)
+	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	_, err := d.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Allow}, alice)
+	must(t, err)
+	before := fileBytes(t, d.Path())
+	wantErr(t, d.DeleteGroup("default", nil, alice), ErrProtected,
+		`store: delete group "default": group is protected: the default group cannot be deleted`)
+	wantErr(t, d.DeleteGroup("ops", []string{"ops"}, alice), ErrProtected, "a profile uses it")
+	wantErr(t, d.DeleteGroup("nope", nil, alice), ErrNotFound, `store: delete group "nope": not found`)
+	wantErr(t, d.DeleteGroup("ops", nil, Actor{}), ErrInvalid, "actor")
+	unchanged(t, d.Path(), before)
+}
+
+func TestDuplicateGroup(t *testing.T) {
+	d, _ := openTest(t)
+	src, err := d.Rules()
+	must(t, err)
+	copies, err := d.DuplicateGroup("default", rules.Group{ID: "strict", Description: "copy"}, alice)
+	must(t, err)
+	if len(copies) != len(src) {
+		t.Fatalf("%d copies of %d rules", len(copies), len(src))
+	}
+	srcIDs := map[uint64]bool{}
+	for _, r := range src {
+		srcIDs[r.ID] = true
+	}
+	for i, c := range copies {
+		if c.GroupID != "strict" || srcIDs[c.ID] || (i > 0 && c.ID != copies[i-1].ID+1) {
+			t.Fatalf("copy %d = %+v", i, c)
+		}
+		stored, err := d.Rule(c.ID)
+		must(t, err)
+		if stored != c {
+			t.Fatalf("stored %+v, returned %+v", stored, c)
+		}
+	}
+	// Same rules, group aside, in the same order.
+	var a, b []string
+	byID := func(rs []rules.Rule) []rules.Rule {
+		return slices.SortedFunc(slices.Values(rs), func(x, y rules.Rule) int { return cmpID(x.ID, y.ID) })
+	}
+	for _, r := range byID(src) {
+		r.GroupID = "strict"
+		a = append(a, ruleLine(r))
+	}
+	for _, r := range copies {
+		b = append(b, ruleLine(r))
+	}
+	if !slices.Equal(a, b) {
+		t.Fatalf("copies differ:\n%q\n%q", a, b)
+	}
+	g, err := d.Group("strict")
+	must(t, err)
+	if g.Name != "strict" || g.Description != "copy" {
+		t.Fatalf("group = %+v", g)
+	}
+	es, err := d.Audit(1)
+	must(t, err)
+	if es[0].Action != "group.duplicate" || es[0].Detail != "strict from group default with 12 rules" {
+		t.Fatalf("audit = %+v", es[0])
+	}
+	// The copy's catch-all is its own: changing it leaves default's alone.
+	ca := findRule(t, d, func(r rules.Rule) bool { return r.GroupID == "strict" && rules.IsCatchAll(r) })
+	ca.Action = rules.Deny
+	_, err = d.UpdateRule(ca, alice)
+	must(t, err)
+	if orig := findRule(t, d, func(r rules.Rule) bool { return r.GroupID == "default" && rules.IsCatchAll(r) }); orig.Action != rules.Require {
+		t.Fatalf("default catch-all = %+v", orig)
+	}
+}
+
+func TestDuplicateGroupErrors(t *testing.T) {
+	d, _ := openTest(t)
+	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	before := fileBytes(t, d.Path())
+	_, err := d.DuplicateGroup("nope", rules.Group{ID: "new"}, alice)
+	wantErr(t, err, ErrNotFound, `store: duplicate group "nope" as "new": group "nope": not found`)
+	_, err = d.DuplicateGroup("default", rules.Group{ID: "ops"}, alice)
+	wantErr(t, err, ErrExists, `group "ops": already exists`)
+	_, err = d.DuplicateGroup("default", rules.Group{ID: "Bad Id"}, alice)
+	wantErr(t, err, ErrInvalid, `group id "Bad Id"`)
+	_, err = d.DuplicateGroup("default", rules.Group{ID: "new"}, Actor{})
+	wantErr(t, err, ErrInvalid, "actor")
+	unchanged(t, d.Path(), before)
+}
+
+func TestEnsureGroups(t *testing.T) {
+	d, _ := openTest(t)
+	cfg := Actor{By: "system", Via: "config"}
+	created, err := d.EnsureGroups([]string{"ops", "default", "dev", "ops"}, cfg)
+	must(t, err)
+	if !slices.Equal(created, []string{"ops", "dev"}) {
+		t.Fatalf("created %v", created)
+	}
+	es, err := d.Audit(2)
+	must(t, err)
+	if es[0].Detail != "dev (named by the configuration)" || es[1].Detail != "ops (named by the configuration)" ||
+		es[0].Via != "config" {
+		t.Fatalf("audit = %+v", es)
+	}
+
+	before := fileBytes(t, d.Path())
+	created, err = d.EnsureGroups([]string{"ops", "dev"}, cfg)
+	must(t, err)
+	if len(created) != 0 {
+		t.Fatalf("created again: %v", created)
+	}
+	_, err = d.EnsureGroups([]string{"fine", "Not Fine"}, cfg)
+	wantErr(t, err, ErrInvalid, `store: ensure groups: invalid input: group id "Not Fine"`)
+	_, err = d.EnsureGroups([]string{"fine"}, Actor{})
+	wantErr(t, err, ErrInvalid, "actor")
+	unchanged(t, d.Path(), before)
+}
