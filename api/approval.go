@@ -1,0 +1,223 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// check is POST /api/approval/check (SPEC §8): gate the call, then wait up to
+// wait_secs for a human when it needs one. The wait ends the moment the request is
+// resolved, or when the client goes away.
+func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
+	var req CheckRequest
+	if err := decode(w, r, &req, false); err != nil {
+		return err
+	}
+	p := principalOf(r)
+	if err := s.restrict(p, &req.Call); err != nil {
+		return err
+	}
+	req.Call.Token = p.token()
+	out, err := s.gate.Check(r.Context(), req.Call)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", req.ToolName, err)
+	}
+	res := CheckResult{Decision: out.Decision, RuleID: out.RuleID, Reason: out.Reason, Note: out.Note}
+	if out.Request != nil {
+		res = ResultOf(*out.Request)
+		if out.Decision == gate.DecisionPending && req.WaitSecs > 0 {
+			ctx, cancel := context.WithTimeout(r.Context(), capWait(req.WaitSecs))
+			got, err := s.gate.Wait(ctx, out.Request.ID)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				return fmt.Errorf("check %s: wait for request %d: %w", req.ToolName, out.Request.ID, err)
+			}
+			if err == nil {
+				res = ResultOf(got)
+			}
+		}
+	}
+	s.metrics.checks.WithLabelValues(string(res.Decision)).Inc()
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// restrict applies an agent token's limits to a call (SPEC §12.2): the token's profile
+// only (naming another group or profile is ErrForbidden), its agent_id when set, never
+// source cron. The admin's calls pass unchanged.
+func (s *Server) restrict(p principal, c *gate.Call) error {
+	a := p.agent
+	if a == nil {
+		return nil
+	}
+	if c.Profile != "" && c.Profile != a.profile {
+		return fmt.Errorf("%w: this token is limited to profile %q", ErrForbidden, a.profile)
+	}
+	if c.Group != "" {
+		prof, ok := s.gate.Profile(a.profile)
+		if !ok || c.Group != prof.SecurityGroup {
+			return fmt.Errorf("%w: this token is limited to the group of profile %q", ErrForbidden, a.profile)
+		}
+	}
+	if c.Source == "cron" {
+		return fmt.Errorf("%w: an agent token may not claim source cron", ErrForbidden)
+	}
+	c.Profile, c.Group = a.profile, ""
+	if a.agentID != "" {
+		c.AgentID = a.agentID
+	}
+	return nil
+}
+
+// ResultOf is the check answer (SPEC §8) that request q gives: pending while it waits,
+// else its final status, with who resolved it and the note (for a cancelled request,
+// the reason it was cancelled). The hook and the CLI use it on a polled request.
+func ResultOf(q store.Request) CheckResult {
+	res := CheckResult{Decision: gate.Decision(q.Status), RequestID: q.ID, RuleID: q.RuleID}
+	switch q.Status {
+	case store.Pending:
+		res.Reason = fmt.Sprintf("waiting for approval (request %d)", q.ID)
+	case store.Expired:
+		res.Reason = fmt.Sprintf("no one answered before %s (request %d expired)", q.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"), q.ID)
+	default:
+		res.Reason = fmt.Sprintf("%s (request %d)", q.Status, q.ID)
+	}
+	if q.Resolution != nil && q.Status != store.Expired {
+		res.ResolvedBy = q.Resolution.By
+		res.Note = q.Resolution.Note
+		res.Reason = fmt.Sprintf("%s by %s via %s (request %d)", q.Status, q.Resolution.By, q.Resolution.Via, q.ID)
+	}
+	return res
+}
+
+// request is GET /api/approval/requests/{id}?wait_secs=N: the request, after waiting
+// up to N seconds (capped) for it to leave pending. An agent token sees only the
+// requests it made.
+func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	wait, err := waitParam(r)
+	if err != nil {
+		return err
+	}
+	q, err := s.gate.Request(id)
+	if err != nil {
+		return fmt.Errorf("request %d: %w", id, err)
+	}
+	if p := principalOf(r); p.agent != nil && q.Token != p.token() {
+		return fmt.Errorf("%w: request %d was made with another token", ErrForbidden, id)
+	}
+	if q.Status == store.Pending && wait > 0 {
+		ctx, cancel := context.WithTimeout(r.Context(), wait)
+		got, err := s.gate.Wait(ctx, id)
+		cancel()
+		switch {
+		case err == nil:
+			q = got
+		case ctx.Err() == nil:
+			return fmt.Errorf("request %d: wait: %w", id, err)
+		}
+	}
+	writeJSON(w, http.StatusOK, q)
+	return nil
+}
+
+// cancelRequest is POST /api/approval/requests/{id}/cancel (SPEC §12.11): the admin, or
+// the agent token that made the request, cancels it with an optional reason.
+func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var body CancelRequest
+	if err := decode(w, r, &body, true); err != nil {
+		return err
+	}
+	q, err := s.gate.CancelRequest(id, body.Reason, actor(r), principalOf(r).token())
+	if err != nil {
+		return fmt.Errorf("cancel request %d: %w", id, err)
+	}
+	writeJSON(w, http.StatusOK, q)
+	return nil
+}
+
+// inbox is GET /api/inbox: the pending requests.
+func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
+	pending, err := s.gate.Pending()
+	if err != nil {
+		return fmt.Errorf("inbox: %w", err)
+	}
+	if pending == nil {
+		pending = []store.Request{}
+	}
+	writeJSON(w, http.StatusOK, Inbox{Total: len(pending), Approvals: pending, Clarifications: []any{}})
+	return nil
+}
+
+// resolve is POST /api/inbox/approvals/{id}/resolve.
+func (s *Server) resolve(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	return s.resolveID(w, r, id)
+}
+
+// resolveToolCall is POST /api/tools/{tool_call_id}/resolve[?session_id=]: resolve the
+// request registered for that tool call id; ErrConflict when several sessions used it
+// and no session_id says which.
+func (s *Server) resolveToolCall(w http.ResponseWriter, r *http.Request) error {
+	tcid := r.PathValue("tool_call_id")
+	session := r.URL.Query().Get("session_id")
+	all, err := s.store.RequestsByToolCallID(tcid)
+	if err != nil {
+		return fmt.Errorf("resolve tool call %q: %w", tcid, err)
+	}
+	var found []store.Request
+	for _, q := range all {
+		if session == "" || q.SessionID == session {
+			found = append(found, q)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return fmt.Errorf("%w: no request for tool call %q", ErrNotFound, tcid)
+	case len(found) > 1:
+		return fmt.Errorf("%w: tool call id %q is used by %d requests; add ?session_id=", ErrConflict, tcid, len(found))
+	}
+	return s.resolveID(w, r, found[0].ID)
+}
+
+func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) error {
+	var body ResolveRequest
+	if err := decode(w, r, &body, false); err != nil {
+		return err
+	}
+	res := gate.Resolution{Note: body.Note, By: actor(r).By, Via: actor(r).Via}
+	switch body.Action {
+	case ActionApprove:
+		res.Approve = true
+		res.BypassSecs, res.BypassScope = body.BypassSecs, body.BypassScope
+	case ActionReject:
+		if body.BypassSecs != nil || body.BypassScope != "" {
+			return fmt.Errorf("%w: a bypass goes only with approve", ErrBadRequest)
+		}
+	default:
+		return fmt.Errorf("%w: unknown action %q (approve or reject)", ErrBadRequest, body.Action)
+	}
+	if res.BypassSecs != nil && *res.BypassSecs < 0 {
+		return fmt.Errorf("%w: bypass_secs must be 0 (the session) or more", ErrInvalid)
+	}
+	q, err := s.gate.Resolve(r.Context(), id, res)
+	if err != nil {
+		return fmt.Errorf("resolve request %d: %w", id, err)
+	}
+	writeJSON(w, http.StatusOK, q)
+	return nil
+}

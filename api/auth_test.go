@@ -1,0 +1,161 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+func TestAuthNeedsTheToken(t *testing.T) {
+	e := newEnv(t)
+	before := e.snapshot()
+	for _, tok := range []string{"", "wrong", adminToken + "x", "admin-secret-toke"} {
+		e.wantError("GET", "/api/inbox", tok, "", http.StatusUnauthorized, "unauthorized")
+		e.wantError("POST", "/api/approval/check", tok, `{"tool_name":"Bash","session_id":"s"}`, http.StatusUnauthorized, "unauthorized")
+	}
+	// A scheme other than Bearer is refused too.
+	req, _ := http.NewRequest("GET", e.url+"/api/inbox", nil)
+	req.Header.Set("Authorization", "Basic "+adminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("Basic auth: %d, want 401", resp.StatusCode)
+	}
+	e.unchanged(before)
+
+	if st, _ := e.do("GET", "/api/inbox", adminToken, nil); st != http.StatusOK {
+		t.Fatalf("admin token: %d", st)
+	}
+	// Unknown routes under /api/ answer 401 before 404, so they reveal nothing.
+	e.wantError("GET", "/api/nope", "", "", http.StatusUnauthorized, "unauthorized")
+	for _, p := range []string{"/healthz", "/metrics"} {
+		if st, body := e.do("GET", p, "", nil); st != http.StatusOK {
+			t.Fatalf("GET %s without a token: %d %s", p, st, body)
+		}
+	}
+}
+
+func TestClientErrorsCarryStatusAndMessage(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.client("wrong").Inbox(context.Background())
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Status != 401 || ae.Message != "unauthorized" {
+		t.Fatalf("err = %#v, want *api.Error 401 unauthorized", err)
+	}
+	if !errors.Is(err, api.ErrUnauthorized) || errors.Is(err, api.ErrNotFound) {
+		t.Fatalf("errors.Is mapping wrong for %v", err)
+	}
+	if err.Error() != "401: unauthorized" {
+		t.Fatalf("Error() = %q", err.Error())
+	}
+	// A transport failure is not an *api.Error.
+	_, err = api.NewClient("http://127.0.0.1:1", "").Inbox(context.Background())
+	if err == nil || errors.As(err, &ae) {
+		t.Fatalf("closed port: err = %v, want a transport error", err)
+	}
+}
+
+func TestNewRefusesBadTokens(t *testing.T) {
+	e := newEnv(t)
+	for name, opt := range map[string]api.Options{
+		"agents without admin": {Gate: e.gate, Store: e.db, AgentTokens: []api.AgentToken{{Token: "a"}}},
+		"empty agent token":    {Gate: e.gate, Store: e.db, Token: "x", AgentTokens: []api.AgentToken{{Token: ""}}},
+		"agent token = admin":  {Gate: e.gate, Store: e.db, Token: "x", AgentTokens: []api.AgentToken{{Token: "x"}}},
+		"repeated agent token": {Gate: e.gate, Store: e.db, Token: "x", AgentTokens: []api.AgentToken{{Token: "a"}, {Token: "a"}}},
+		"no gate":              {Store: e.db},
+	} {
+		if _, err := api.New(opt); !errors.Is(err, api.ErrInvalid) {
+			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
+		}
+	}
+}
+
+func TestAgentTokenRole(t *testing.T) {
+	e := newEnv(t)
+	agent := e.client(agentToken)
+	ctx := context.Background()
+	before := e.snapshot()
+
+	// Beyond its role: 403, nothing changes.
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/api/inbox", ""},
+		{"POST", "/api/inbox/approvals/1/resolve", `{"action":"approve"}`},
+		{"POST", "/api/tools/t1/resolve", `{"action":"approve"}`},
+		{"GET", "/api/approval/rules", ""},
+		{"POST", "/api/approval/rules", `{"tool_pattern":"Bash","action":"allow","group_id":"default"}`},
+		{"DELETE", "/api/tool-permission-groups/agents", ""},
+		{"POST", "/api/sessions/s/bypass", `{"secs":0}`},
+		{"POST", "/api/sessions/s/cancel", ""},
+		{"GET", "/api/audit", ""},
+		{"GET", "/api/events", ""},
+		{"POST", "/api/approval/check", `{"tool_name":"Bash","session_id":"s","profile":"default"}`},
+		{"POST", "/api/approval/check", `{"tool_name":"Bash","session_id":"s","group":"default"}`},
+		{"POST", "/api/approval/check", `{"tool_name":"Bash","session_id":"s","source":"cron"}`},
+		{"POST", "/api/approval/visible", `{"profile":"default","tools":["Bash"]}`},
+	} {
+		e.wantError(c.method, c.path, agentToken, c.body, http.StatusForbidden, "")
+	}
+	e.unchanged(before)
+
+	// Its own check: evaluated in its profile, with its agent id, recorded with the
+	// token's name and never the token.
+	id := e.pending(agent, "s1", "t1")
+	q, err := e.db.Request(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Profile != "agents" || q.GroupID != "agents" || q.AgentID != "bot-1" || q.Token != api.TokenName(agentToken) {
+		t.Fatalf("request = profile %q group %q agent %q token %q", q.Profile, q.GroupID, q.AgentID, q.Token)
+	}
+	if strings.Contains(q.Token, agentToken) {
+		t.Fatal("the request holds the token itself")
+	}
+	// The group of its own profile may be named.
+	if _, err := agent.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s1", Group: "agents"}}); err != nil {
+		t.Fatalf("check naming its own group: %v", err)
+	}
+
+	// It reads its own request; another agent token may neither read nor cancel it.
+	if got, err := agent.Request(ctx, id, 0); err != nil || got.ID != id {
+		t.Fatalf("own request: %v %+v", err, got)
+	}
+	other := e.client(otherAgent)
+	if _, err := other.Request(ctx, id, 0); !errors.Is(err, api.ErrForbidden) {
+		t.Fatalf("another token's request: %v, want 403", err)
+	}
+	if _, err := other.Cancel(ctx, id, "x"); !errors.Is(err, api.ErrForbidden) {
+		t.Fatalf("cancel another token's request: %v, want 403", err)
+	}
+	if _, err := agent.Resolve(ctx, id, api.ResolveRequest{Action: "approve"}); !errors.Is(err, api.ErrForbidden) {
+		t.Fatalf("an agent approving its own request: %v, want 403", err)
+	}
+	if q2, _ := e.db.Request(id); q2.Status != store.Pending {
+		t.Fatalf("status = %s after refused calls", q2.Status)
+	}
+
+	// It cancels its own request.
+	got, err := agent.Cancel(ctx, id, "terminal")
+	if err != nil || got.Status != store.Cancelled || got.Resolution.Note != "terminal" {
+		t.Fatalf("cancel own request: %v %+v", err, got)
+	}
+	// Visibility is held to its profile.
+	if _, err := agent.Visible(ctx, api.VisibleRequest{Tools: []string{"Bash"}}); err != nil {
+		t.Fatalf("visible: %v", err)
+	}
+}
+
+func TestOpenAPINeedsNoToken(t *testing.T) {
+	e := newEnv(t, func(o *api.Options) { o.Token, o.AgentTokens = "", nil })
+	if st, body := e.do("GET", "/api/inbox", "", nil); st != http.StatusOK {
+		t.Fatalf("open API: %d %s", st, body)
+	}
+}

@@ -1,0 +1,325 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Client calls a skald-bot server's API (SPEC §8). It is what the command line and the
+// Claude Code hook use. Methods block until the server answers or ctx ends; they are
+// safe for concurrent use. A server error comes back as an *Error (errors.Is it against
+// ErrNotFound, ErrConflict, …); a transport failure as the net/http error, wrapped.
+type Client struct {
+	// BaseURL is the server's root, e.g. "http://127.0.0.1:8377".
+	BaseURL string
+	// Token is sent as "Authorization: Bearer <Token>" when not empty (admin or agent
+	// token, SPEC §12.2).
+	Token string
+	// Actor is sent as the X-Skald-Actor header when not empty: who resolutions and
+	// changes are recorded as (SPEC §12.22). The command line sets "cli".
+	Actor string
+	// HTTPClient nil means http.DefaultClient. Its Timeout, if any, must exceed the
+	// longest wait asked for (MaxWaitSecs).
+	HTTPClient *http.Client
+}
+
+// NewClient returns a Client for the server at baseURL with token (may be empty).
+func NewClient(baseURL, token string) *Client {
+	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Token: token}
+}
+
+// Check gates one tool call (POST /api/approval/check), waiting up to req.WaitSecs
+// seconds (the server caps it at MaxWaitSecs) for a human. Errors: *Error with 422 for
+// an unknown group or profile, 409 for a reused tool_call_id, 403 for an agent token
+// overstepping.
+func (c *Client) Check(ctx context.Context, req CheckRequest) (CheckResult, error) {
+	var out CheckResult
+	err := c.do(ctx, http.MethodPost, "/api/approval/check", nil, req, &out)
+	return out, err
+}
+
+// Request returns approval request id (GET /api/approval/requests/{id}), waiting up to
+// waitSecs seconds (capped by the server) for it to leave pending. 404 when unknown.
+func (c *Client) Request(ctx context.Context, id uint64, waitSecs int) (store.Request, error) {
+	var q url.Values
+	if waitSecs > 0 {
+		q = url.Values{"wait_secs": {strconv.Itoa(waitSecs)}}
+	}
+	var out store.Request
+	err := c.do(ctx, http.MethodGet, "/api/approval/requests/"+u64(id), q, nil, &out)
+	return out, err
+}
+
+// Await polls request id until it leaves pending or ctx ends, asking the server to
+// wait up to MaxWaitSecs at a time (SPEC §12.12). When ctx ends first it returns the
+// last request seen, still pending (only ID and Status set when none was seen), and
+// nil: the caller decides what pending means.
+// Errors are those of Request other than ctx's end.
+func (c *Client) Await(ctx context.Context, id uint64) (store.Request, error) {
+	var last store.Request
+	for {
+		wait := MaxWaitSecs
+		if d, ok := ctx.Deadline(); ok {
+			wait = min(wait, max(int(time.Until(d)/time.Second), 0))
+		}
+		r, err := c.Request(ctx, id, wait)
+		if err != nil {
+			if ctx.Err() == nil {
+				return r, err
+			}
+			if last.ID == 0 {
+				last = store.Request{ID: id, Status: store.Pending}
+			}
+			return last, nil
+		}
+		last = r
+		if r.Status != store.Pending || wait == 0 {
+			return r, nil
+		}
+	}
+}
+
+// Cancel cancels pending request id (POST /api/approval/requests/{id}/cancel, SPEC
+// §12.11) with reason, and returns it. 409 when it is no longer pending.
+func (c *Client) Cancel(ctx context.Context, id uint64, reason string) (store.Request, error) {
+	var out store.Request
+	err := c.do(ctx, http.MethodPost, "/api/approval/requests/"+u64(id)+"/cancel", nil, CancelRequest{Reason: reason}, &out)
+	return out, err
+}
+
+// Inbox returns the pending requests (GET /api/inbox).
+func (c *Client) Inbox(ctx context.Context) (Inbox, error) {
+	var out Inbox
+	err := c.do(ctx, http.MethodGet, "/api/inbox", nil, nil, &out)
+	return out, err
+}
+
+// Resolve approves or rejects request id (POST /api/inbox/approvals/{id}/resolve) and
+// returns it as stored. 409 when it was already resolved (the message says by whom) or
+// has expired; 404 when unknown; 422 for a bad bypass scope.
+func (c *Client) Resolve(ctx context.Context, id uint64, req ResolveRequest) (store.Request, error) {
+	var out store.Request
+	err := c.do(ctx, http.MethodPost, "/api/inbox/approvals/"+u64(id)+"/resolve", nil, req, &out)
+	return out, err
+}
+
+// Rules lists the rules of group, or of every group when group is "" (GET
+// /api/approval/rules). 422 for an unknown group.
+func (c *Client) Rules(ctx context.Context, group string) ([]rules.Rule, error) {
+	var q url.Values
+	if group != "" {
+		q = url.Values{"group": {group}}
+	}
+	var out []rules.Rule
+	err := c.do(ctx, http.MethodGet, "/api/approval/rules", q, nil, &out)
+	return out, err
+}
+
+// CreateRule creates r (its ID is ignored) and returns it as stored. 422 for an
+// invalid rule or pattern or an unknown group.
+func (c *Client) CreateRule(ctx context.Context, r rules.Rule) (rules.Rule, error) {
+	var out rules.Rule
+	err := c.do(ctx, http.MethodPost, "/api/approval/rules", nil, r, &out)
+	return out, err
+}
+
+// UpdateRule replaces rule r.ID with r and returns it as stored. 404, 422.
+func (c *Client) UpdateRule(ctx context.Context, r rules.Rule) (rules.Rule, error) {
+	var out rules.Rule
+	err := c.do(ctx, http.MethodPut, "/api/approval/rules/"+u64(r.ID), nil, r, &out)
+	return out, err
+}
+
+// DeleteRule deletes rule id. 404 when unknown.
+func (c *Client) DeleteRule(ctx context.Context, id uint64) error {
+	return c.do(ctx, http.MethodDelete, "/api/approval/rules/"+u64(id), nil, nil, nil)
+}
+
+// Groups lists the permission groups (GET /api/tool-permission-groups).
+func (c *Client) Groups(ctx context.Context) ([]rules.Group, error) {
+	var out []rules.Group
+	err := c.do(ctx, http.MethodGet, "/api/tool-permission-groups", nil, nil, &out)
+	return out, err
+}
+
+// CreateGroup creates g. 409 when its id is taken, 422 for a bad id.
+func (c *Client) CreateGroup(ctx context.Context, g rules.Group) (rules.Group, error) {
+	var out rules.Group
+	err := c.do(ctx, http.MethodPost, "/api/tool-permission-groups", nil, g, &out)
+	return out, err
+}
+
+// UpdateGroup changes the name and description of group g.ID. 404 when unknown.
+func (c *Client) UpdateGroup(ctx context.Context, g rules.Group) (rules.Group, error) {
+	var out rules.Group
+	err := c.do(ctx, http.MethodPut, "/api/tool-permission-groups/"+url.PathEscape(g.ID), nil, g, &out)
+	return out, err
+}
+
+// DeleteGroup deletes group id and its rules. 409 for default or a group a profile
+// uses, 404 when unknown.
+func (c *Client) DeleteGroup(ctx context.Context, id string) error {
+	return c.do(ctx, http.MethodDelete, "/api/tool-permission-groups/"+url.PathEscape(id), nil, nil, nil)
+}
+
+// DuplicateGroup copies group src with all its rules into a new group (id, name) and
+// returns the new rules. 404 (src), 409 (id taken), 422 (bad id).
+func (c *Client) DuplicateGroup(ctx context.Context, src, id, name string) ([]rules.Rule, error) {
+	var out []rules.Rule
+	err := c.do(ctx, http.MethodPost, "/api/tool-permission-groups/"+url.PathEscape(src)+"/duplicate", nil, DuplicateRequest{ID: id, Name: name}, &out)
+	return out, err
+}
+
+// Visible splits tools into visible and hidden for a group or profile (POST
+// /api/approval/visible).
+func (c *Client) Visible(ctx context.Context, req VisibleRequest) (VisibleResult, error) {
+	var out VisibleResult
+	err := c.do(ctx, http.MethodPost, "/api/approval/visible", nil, req, &out)
+	return out, err
+}
+
+// Tools returns every tool name seen so far (GET /api/approval/tools).
+func (c *Client) Tools(ctx context.Context) (gate.Catalog, error) {
+	var out gate.Catalog
+	err := c.do(ctx, http.MethodGet, "/api/approval/tools", nil, nil, &out)
+	return out, err
+}
+
+// SetBypass gives session a bypass of scope ("" = all) for secs seconds (0 = the whole
+// session) (POST /api/sessions/{id}/bypass). 422 for a bad scope.
+func (c *Client) SetBypass(ctx context.Context, session, scope string, secs int64) (gate.Bypass, error) {
+	var out gate.Bypass
+	err := c.do(ctx, http.MethodPost, "/api/sessions/"+url.PathEscape(session)+"/bypass", nil, BypassRequest{Secs: &secs, Scope: scope}, &out)
+	return out, err
+}
+
+// ClearBypass removes every bypass of session (DELETE /api/sessions/{id}/bypass).
+func (c *Client) ClearBypass(ctx context.Context, session string) error {
+	return c.do(ctx, http.MethodDelete, "/api/sessions/"+url.PathEscape(session)+"/bypass", nil, nil, nil)
+}
+
+// CancelSession cancels every pending request of session and clears its bypasses (POST
+// /api/sessions/{id}/cancel); it returns the cancelled requests.
+func (c *Client) CancelSession(ctx context.Context, session string) ([]store.Request, error) {
+	var out CancelSessionResult
+	err := c.do(ctx, http.MethodPost, "/api/sessions/"+url.PathEscape(session)+"/cancel", nil, nil, &out)
+	return out.Cancelled, err
+}
+
+// Jobs lists the scheduled jobs (GET /api/jobs).
+func (c *Client) Jobs(ctx context.Context) ([]Job, error) {
+	var out []Job
+	err := c.do(ctx, http.MethodGet, "/api/jobs", nil, nil, &out)
+	return out, err
+}
+
+// RunJob starts a run of job name now (POST /api/jobs/{name}/run) and returns it as
+// first stored. 404 for an unknown job.
+func (c *Client) RunJob(ctx context.Context, name string) (store.Run, error) {
+	var out store.Run
+	err := c.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(name)+"/run", nil, nil, &out)
+	return out, err
+}
+
+// Runs lists the runs of job name, newest first (GET /api/jobs/{name}/runs).
+func (c *Client) Runs(ctx context.Context, name string) ([]store.Run, error) {
+	var out []store.Run
+	err := c.do(ctx, http.MethodGet, "/api/jobs/"+url.PathEscape(name)+"/runs", nil, nil, &out)
+	return out, err
+}
+
+// Run returns run id (GET /api/runs/{id}). 404 when unknown.
+func (c *Client) Run(ctx context.Context, id uint64) (store.Run, error) {
+	var out store.Run
+	err := c.do(ctx, http.MethodGet, "/api/runs/"+u64(id), nil, nil, &out)
+	return out, err
+}
+
+// Audit returns at most limit audit entries, newest first (GET /api/audit); limit 0
+// means the server's default.
+func (c *Client) Audit(ctx context.Context, limit int) ([]store.AuditEntry, error) {
+	var q url.Values
+	if limit > 0 {
+		q = url.Values{"limit": {strconv.Itoa(limit)}}
+	}
+	var out []store.AuditEntry
+	err := c.do(ctx, http.MethodGet, "/api/audit", q, nil, &out)
+	return out, err
+}
+
+// do sends one request with body (JSON, when not nil) and decodes a 2xx answer into
+// out (when not nil). An error status becomes an *Error.
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
+	op := method + " " + path
+	u := strings.TrimRight(c.BaseURL, "/") + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("api: %s: %w", op, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return fmt.Errorf("api: %s: %w", op, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if c.Actor != "" {
+		req.Header.Set(ActorHeader, c.Actor)
+	}
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("api: %s: %w", op, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("api: %s: read answer: %w", op, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			e.Error = strings.TrimSpace(string(data))
+			if e.Error == "" {
+				e.Error = http.StatusText(resp.StatusCode)
+			}
+		}
+		return &Error{Status: resp.StatusCode, Message: e.Error}
+	}
+	if out == nil || len(data) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("api: %s: decode answer: %w", op, err)
+	}
+	return nil
+}
+
+func u64(id uint64) string { return strconv.FormatUint(id, 10) }

@@ -1,0 +1,38 @@
+// Package api is skald-bot's HTTP API (SPEC §8) and the Go client the command line and
+// the Claude Code hook use.
+//
+// # Server
+//
+// New builds a Server over a gate.Manager (checks, requests, rules, groups, bypasses,
+// events), a Store (the audit log, tool-call-id lookups) and optionally Jobs (the
+// scheduler). A Server is an http.Handler; Serve runs it on a listener until its
+// context ends, then shuts down cleanly: no new connections, long-polls and event
+// streams ended, in-flight calls given ShutdownTimeout to finish.
+//
+// Every /api/* call needs "Authorization: Bearer <token>" when an admin token is set,
+// compared in constant time (SHA-256 digests and crypto/subtle). Without any token the
+// API is single-user, and Serve refuses to listen beyond loopback. Agent tokens (SPEC
+// §12.2) may only check tool calls, read and cancel the requests they made, and ask what
+// is visible — always in their own profile, with their agent id, never as source cron.
+// A request records the name of the agent token that made it (TokenName: a fingerprint,
+// never the secret).
+//
+// Errors are JSON {"error": "..."}: 400 malformed JSON or an unknown action, 401 no or
+// a wrong token, 403 an agent token overstepping, 404 unknown, 409 already resolved,
+// expired, tool_call_id reused, group exists or protected, 413 a body over 1 MiB, 422 an
+// invalid rule or pattern, unknown group or profile, bad bypass scope; anything else is
+// 500 "internal error", with the whole error chain only in the log.
+//
+// POST /api/approval/check and GET /api/approval/requests/{id} take wait_secs (capped
+// at MaxWaitSecs): they answer the moment the request is resolved, or when the wait runs
+// out (then still pending), or when the client goes away. GET /api/events streams the
+// gate's events as Server-Sent Events. GET /healthz and GET /metrics (Prometheus text
+// format, see Metrics) need no token. The X-Skald-Actor header says who a resolution or
+// change is recorded as (SPEC §12.22).
+//
+// # Client
+//
+// Client has one typed method per endpoint. A server error comes back as an *Error
+// carrying the status and message; errors.Is(err, ErrConflict) and the like test its
+// status. Await polls a request until it is resolved, the server capping each wait.
+package api

@@ -1,0 +1,60 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Sentinel errors of the API. The server wraps a bad request in one of them to choose its
+// status (SPEC §8); the Client returns an *Error whose Is reports the sentinel of its
+// status, so a caller can write errors.Is(err, api.ErrNotFound) either side of the wire.
+var (
+	// ErrBadRequest is 400: malformed JSON, an unknown action, a bad id or parameter.
+	ErrBadRequest = errors.New("bad request")
+	// ErrUnauthorized is 401: no bearer token, or a wrong one.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrForbidden is 403: an agent token used beyond its role (SPEC §12.2).
+	ErrForbidden = errors.New("forbidden")
+	// ErrNotFound is 404: no such request, rule, group, job, run or route.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict is 409: already resolved, expired, tool_call_id reused, group exists,
+	// protected group.
+	ErrConflict = errors.New("conflict")
+	// ErrTooLarge is 413: a request body over MaxBodyBytes.
+	ErrTooLarge = errors.New("request body too large")
+	// ErrInvalid is 422: an invalid rule or pattern, an unknown group or profile, a bad
+	// bypass scope (SPEC §8, §12.1).
+	ErrInvalid = errors.New("invalid")
+	// ErrInternal is 500: anything the server could not classify. Its details are
+	// only in the server's log.
+	ErrInternal = errors.New("internal error")
+)
+
+// statusSentinels maps HTTP statuses to the sentinel Error.Is reports.
+var statusSentinels = map[int]error{
+	http.StatusBadRequest:            ErrBadRequest,
+	http.StatusUnauthorized:          ErrUnauthorized,
+	http.StatusForbidden:             ErrForbidden,
+	http.StatusNotFound:              ErrNotFound,
+	http.StatusConflict:              ErrConflict,
+	http.StatusRequestEntityTooLarge: ErrTooLarge,
+	http.StatusUnprocessableEntity:   ErrInvalid,
+	http.StatusInternalServerError:   ErrInternal,
+}
+
+// Error is what the Client returns when the server answers with an error status: the
+// status code and the server's {"error": "..."} message.
+type Error struct {
+	Status  int
+	Message string
+}
+
+// Error returns the server's message with the status, e.g. "404: request 7 not found".
+func (e *Error) Error() string { return fmt.Sprintf("%d: %s", e.Status, e.Message) }
+
+// Is reports whether target is the sentinel of e's status (ErrNotFound for 404, …).
+func (e *Error) Is(target error) bool {
+	s, ok := statusSentinels[e.Status]
+	return ok && s == target
+}

@@ -1,0 +1,61 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// EventBuffer is how many events a Server-Sent Events client may fall behind before
+// the gate drops it (its stream then ends; the client reconnects).
+const EventBuffer = 64
+
+// heartbeat is how often an idle event stream sends a comment line, so proxies and
+// clients see it is alive.
+const heartbeat = 25 * time.Second
+
+// events is GET /api/events: the gate's bus as Server-Sent Events (SPEC §12.21), one
+// "event: <name>\ndata: <json>\n\n" per event, flushed at once. The subscription is
+// released when the client leaves, the server stops, or the gate drops a slow client.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		return fmt.Errorf("events: the response writer cannot flush")
+	}
+	ch, release := s.gate.Subscribe(EventBuffer)
+	defer release()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": skald-bot events\n\n")
+	fl.Flush()
+
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return nil
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+				return nil
+			}
+		case e, ok := <-ch:
+			if !ok {
+				return nil // dropped as slow
+			}
+			data, err := json.Marshal(e.Data)
+			if err != nil {
+				s.log.Error("events: encode", "event", e.Name, "err", err)
+				continue
+			}
+			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.Name, data); err != nil {
+				return nil
+			}
+		}
+		fl.Flush()
+	}
+}

@@ -1,0 +1,205 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Tokens the tests use.
+const (
+	adminToken = "admin-secret-token"
+	agentToken = "agent-secret-token"
+	otherAgent = "other-agent-token"
+)
+
+// env is a real store in a temporary directory, a gate over it and an API Server
+// serving on a loopback port, stopped (and checked to stop cleanly) at the end of the
+// test.
+type env struct {
+	t       testing.TB
+	root    string
+	db      *store.DB
+	gate    *gate.Manager
+	srv     *api.Server
+	metrics *api.Metrics
+	url     string
+	admin   *api.Client
+	stop    func() // stops Serve and waits for it
+}
+
+// newEnv builds the env with an admin token, two agent tokens (profile "agents",
+// group "agents"; the first with agent_id "bot-1"), and edit applied to the options.
+func newEnv(t testing.TB, edit ...func(*api.Options)) *env {
+	t.Helper()
+	dir := t.TempDir()
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root = filepath.Join(root, "ws")
+	if err := os.MkdirAll(filepath.Join(root, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
+	if err != nil {
+		t.Fatalf("store.Open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	g, err := gate.New(gate.Options{
+		Store:    db,
+		Rules:    rules.Options{WorkspaceRoot: root},
+		Profiles: []rules.Profile{{ID: "agents", SecurityGroup: "agents", WorkingDirectory: root}},
+		Logger:   quiet(),
+	})
+	if err != nil {
+		t.Fatalf("gate.New: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	gdone := make(chan error, 1)
+	go func() { gdone <- g.Run(ctx) }()
+
+	e := &env{t: t, root: root, db: db, gate: g, metrics: api.NewMetrics()}
+	opt := api.Options{
+		Gate: g, Store: db, Token: adminToken, Metrics: e.metrics, Logger: quiet(),
+		AgentTokens: []api.AgentToken{
+			{Token: agentToken, Profile: "agents", AgentID: "bot-1"},
+			{Token: otherAgent, Profile: "agents"},
+		},
+	}
+	for _, f := range edit {
+		f(&opt)
+	}
+	e.srv, err = api.New(opt)
+	if err != nil {
+		t.Fatalf("api.New: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.url = "http://" + ln.Addr().String()
+	sdone := make(chan error, 1)
+	go func() { sdone <- e.srv.Serve(ctx, ln) }()
+	stopped := false
+	e.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-sdone; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		if err := <-gdone; err != nil {
+			t.Errorf("gate Run: %v", err)
+		}
+	}
+	t.Cleanup(e.stop)
+	e.admin = e.client(adminToken)
+	return e
+}
+
+// client returns an API client of the env's server with token.
+func (e *env) client(token string) *api.Client {
+	return api.NewClient(e.url, token)
+}
+
+// do sends a raw request with the admin token (token "" sends none) and returns the
+// status and body.
+func (e *env) do(method, path, token string, body io.Reader) (int, string) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.url+path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// wantError checks an error answer: its status and that its JSON error contains msg.
+func (e *env) wantError(method, path, token, body string, status int, msg string) {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	got, b := e.do(method, path, token, rd)
+	var eb struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(b), &eb); err != nil {
+		e.t.Fatalf("%s %s: body %q is not a JSON error", method, path, b)
+	}
+	if got != status || !strings.Contains(eb.Error, msg) {
+		e.t.Fatalf("%s %s = %d %q, want %d with %q", method, path, got, eb.Error, status, msg)
+	}
+}
+
+// snapshot is the part of the store tests compare before and after a refused call.
+func (e *env) snapshot() string {
+	e.t.Helper()
+	var b bytes.Buffer
+	rs, err := e.db.Rules()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	gs, err := e.db.Groups()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ps, err := e.db.Pending()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	json.NewEncoder(&b).Encode([]any{rs, gs, ps})
+	return b.String()
+}
+
+// unchanged fails the test when the store moved since before.
+func (e *env) unchanged(before string) {
+	e.t.Helper()
+	if after := e.snapshot(); after != before {
+		e.t.Fatalf("the store changed:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// pending checks a Bash call that the seed rules send for approval, without waiting,
+// and returns its request id.
+func (e *env) pending(c *api.Client, session, toolCallID string) uint64 {
+	e.t.Helper()
+	res, err := c.Check(context.Background(), api.CheckRequest{Call: gate.Call{
+		ToolName: "Bash", SessionID: session, ToolCallID: toolCallID,
+		Arguments: map[string]any{"command": "rm -rf build"},
+	}})
+	if err != nil {
+		e.t.Fatalf("check: %v", err)
+	}
+	if res.Decision != gate.DecisionPending || res.RequestID == 0 {
+		e.t.Fatalf("check = %+v, want pending with a request", res)
+	}
+	return res.RequestID
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

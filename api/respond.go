@@ -1,0 +1,195 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// errorBody is every error answer of the API (SPEC §8).
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v) //nolint:errcheck // the client went away; nothing to do
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{Error: msg})
+}
+
+// statusOf classifies err into the HTTP status SPEC §8 gives it; 500 when nothing
+// matches.
+func statusOf(err error) int {
+	switch {
+	case errors.Is(err, ErrBadRequest), errors.Is(err, gate.ErrInvalidCall), errors.Is(err, gate.ErrNoSession):
+		return http.StatusBadRequest
+	case errors.Is(err, ErrUnauthorized):
+		return http.StatusUnauthorized
+	case errors.Is(err, ErrForbidden), errors.Is(err, gate.ErrForbidden):
+		return http.StatusForbidden
+	case errors.Is(err, ErrNotFound), errors.Is(err, gate.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, ErrConflict), errors.Is(err, gate.ErrAlreadyResolved),
+		errors.Is(err, gate.ErrExpired), errors.Is(err, gate.ErrToolCallReused),
+		errors.Is(err, gate.ErrExists), errors.Is(err, gate.ErrProtected):
+		return http.StatusConflict
+	case errors.Is(err, ErrTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrInvalid), errors.Is(err, rules.ErrInvalidRule),
+		errors.Is(err, gate.ErrUnknownGroup), errors.Is(err, gate.ErrUnknownProfile),
+		errors.Is(err, gate.ErrInvalidScope), errors.Is(err, gate.ErrInvalidBypass),
+		errors.Is(err, gate.ErrInvalid):
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusInternalServerError
+}
+
+// fail answers err as JSON with its status. A classified error's message is shown as
+// is; anything else is "internal error" to the client and the whole chain to the log.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		s.log.Debug("client went away", "method", r.Method, "path", r.URL.Path, "err", err)
+		return
+	}
+	status := statusOf(err)
+	msg := message(err)
+	if status == http.StatusInternalServerError {
+		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		msg = "internal error"
+	} else {
+		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
+	writeError(w, status, msg)
+}
+
+// decode reads r's JSON body into v: at most MaxBodyBytes (ErrTooLarge), one JSON
+// value, no unknown fields (ErrBadRequest). An empty body leaves v as is when optional.
+func decode(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
+	body := http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	data, err := io.ReadAll(body)
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return fmt.Errorf("%w: the body is over %d bytes (1 MiB)", ErrTooLarge, MaxBodyBytes)
+		}
+		return fmt.Errorf("%w: read body: %v", ErrBadRequest, err)
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		if optional {
+			return nil
+		}
+		return fmt.Errorf("%w: a JSON body is required", ErrBadRequest)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: malformed JSON: more than one value in the body", ErrBadRequest)
+	}
+	return nil
+}
+
+// pathID parses the uint64 path value name (ErrBadRequest when it is not one).
+func pathID(r *http.Request, name string) (uint64, error) {
+	v := r.PathValue(name)
+	id, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || id == 0 {
+		return 0, fmt.Errorf("%w: %s %q is not a positive integer", ErrBadRequest, name, v)
+	}
+	return id, nil
+}
+
+// waitParam reads the wait_secs query parameter: 0 when absent, capped at MaxWaitSecs,
+// ErrBadRequest when not a non-negative integer.
+func waitParam(r *http.Request) (time.Duration, error) {
+	v := r.URL.Query().Get("wait_secs")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: wait_secs %q is not a non-negative integer", ErrBadRequest, v)
+	}
+	return capWait(n), nil
+}
+
+func capWait(secs int) time.Duration {
+	return time.Duration(min(max(secs, 0), MaxWaitSecs)) * time.Second
+}
+
+// actor is who r acts for (SPEC §12.22): the X-Skald-Actor header's value (printable,
+// at most 64 bytes), else "api"; via is always "api".
+func actor(r *http.Request) store.Actor {
+	by := strings.TrimSpace(r.Header.Get(ActorHeader))
+	if len(by) > 64 {
+		by = by[:64]
+	}
+	by = strings.Map(func(c rune) rune {
+		if c < 0x20 || c == 0x7f {
+			return -1
+		}
+		return c
+	}, by)
+	if by == "" {
+		by = "api"
+	}
+	return store.Actor{By: by, Via: "api"}
+}
+
+// jsonStatusWriter turns the mux's plain-text 404 and 405 pages into JSON errors.
+type jsonStatusWriter struct {
+	http.ResponseWriter
+	path  string
+	wrote bool
+}
+
+func (j *jsonStatusWriter) WriteHeader(code int) {
+	if j.wrote {
+		return
+	}
+	j.wrote = true
+	msg := "not found: " + j.path
+	if code == http.StatusMethodNotAllowed {
+		msg = "method not allowed on " + j.path
+	}
+	j.ResponseWriter.Header().Del("X-Content-Type-Options")
+	writeError(j.ResponseWriter, code, msg)
+}
+
+func (j *jsonStatusWriter) Write(b []byte) (int, error) {
+	if !j.wrote {
+		j.WriteHeader(http.StatusOK)
+	}
+	return len(b), nil
+}
+
+// message is what a client sees of a classified error: its chain without the package
+// prefixes ("gate: resolve 7: already approved by jane via telegram: request already
+// resolved" reads "resolve 7: already approved by jane via telegram: request already
+// resolved").
+func message(err error) string {
+	parts := strings.Split(err.Error(), ": ")
+	out := parts[:0]
+	for _, p := range parts {
+		switch p {
+		case "gate", "store", "rules", "api":
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ": ")
+}

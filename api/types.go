@@ -1,0 +1,120 @@
+package api
+
+import (
+	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// The bodies of SPEC §8, shared by the server and the Client.
+
+// MaxWaitSecs caps every wait_secs (SPEC §8): a longer wait is cut to 120 seconds, and a
+// client that wants longer polls again (SPEC §12.12).
+const MaxWaitSecs = 120
+
+// MaxBodyBytes caps a request body at 1 MiB (SPEC §11); a larger one gets 413.
+const MaxBodyBytes = 1 << 20
+
+// CheckRequest is the body of POST /api/approval/check: a tool call (SPEC §3) and how
+// long, in seconds, to wait for a human when it needs one (0: answer pending at once;
+// capped at MaxWaitSecs).
+type CheckRequest struct {
+	gate.Call
+	WaitSecs int `json:"wait_secs,omitempty"`
+}
+
+// CheckResult is the answer to a check (SPEC §8). Decision is allow, deny, approved,
+// rejected, expired, cancelled, or pending (still waiting after wait_secs). RequestID is
+// set when the call needed approval; RuleID when a rule decided; ResolvedBy when a
+// person resolved the request.
+type CheckResult struct {
+	Decision   gate.Decision `json:"decision"`
+	RequestID  uint64        `json:"request_id,omitempty"`
+	RuleID     uint64        `json:"rule_id,omitempty"`
+	Reason     string        `json:"reason"`
+	Note       string        `json:"note,omitempty"`
+	ResolvedBy string        `json:"resolved_by,omitempty"`
+}
+
+// Final reports whether the decision is an answer (anything but pending).
+func (r CheckResult) Final() bool { return r.Decision != gate.DecisionPending }
+
+// Resolve actions of POST /api/inbox/approvals/{id}/resolve and
+// POST /api/tools/{tool_call_id}/resolve.
+const (
+	ActionApprove = "approve"
+	ActionReject  = "reject"
+)
+
+// ResolveRequest is the body of the resolve endpoints. BypassSecs is nil for no bypass,
+// 0 for the whole session, N for N seconds (SPEC §12.17); BypassScope "" means the
+// default scope of SPEC §5. Bypass fields only count with approve.
+type ResolveRequest struct {
+	Action      string `json:"action"`
+	Note        string `json:"note,omitempty"`
+	BypassSecs  *int64 `json:"bypass_secs,omitempty"`
+	BypassScope string `json:"bypass_scope,omitempty"`
+}
+
+// CancelRequest is the optional body of POST /api/approval/requests/{id}/cancel
+// (SPEC §12.11); Reason is stored on the resolution ("terminal" from the hook).
+type CancelRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// Inbox is GET /api/inbox: the pending requests, oldest first. Clarifications is
+// always empty for now (SPEC §12.21).
+type Inbox struct {
+	Total          int             `json:"total"`
+	Approvals      []store.Request `json:"approvals"`
+	Clarifications []any           `json:"clarifications"`
+}
+
+// VisibleRequest is the body of POST /api/approval/visible: the group or profile to
+// evaluate in (SPEC §12.1), optional agent and source filters, and the tool names.
+type VisibleRequest struct {
+	Group   string   `json:"group,omitempty"`
+	Profile string   `json:"profile,omitempty"`
+	AgentID string   `json:"agent_id,omitempty"`
+	Source  string   `json:"source,omitempty"`
+	Tools   []string `json:"tools"`
+}
+
+// VisibleResult splits the tools of a VisibleRequest: hidden ones are denied outright
+// by their first path-free rule (SPEC §4 Visibility).
+type VisibleResult struct {
+	Visible []string `json:"visible"`
+	Hidden  []string `json:"hidden"`
+}
+
+// DuplicateRequest is the body of POST /api/tool-permission-groups/{id}/duplicate:
+// the new group's id and name.
+type DuplicateRequest struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+}
+
+// BypassRequest is the body of POST /api/sessions/{id}/bypass (SPEC §12.17): Secs 0 is
+// the whole session, N is N seconds (required); Scope "" means "all".
+type BypassRequest struct {
+	Secs  *int64 `json:"secs"`
+	Scope string `json:"scope,omitempty"`
+}
+
+// CancelSessionResult is the answer to POST /api/sessions/{id}/cancel: the requests it
+// cancelled.
+type CancelSessionResult struct {
+	Cancelled []store.Request `json:"cancelled"`
+}
+
+// Job is a scheduled job as GET /api/jobs lists it (SPEC §7).
+type Job struct {
+	Name         string    `json:"name"`
+	Schedule     string    `json:"schedule"`
+	AgentID      string    `json:"agent_id,omitempty"`
+	Profile      string    `json:"profile,omitempty"`
+	ContextLabel string    `json:"context_label,omitempty"`
+	Steps        int       `json:"steps"`
+	Next         time.Time `json:"next,omitzero"`
+}
