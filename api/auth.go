@@ -109,10 +109,10 @@ func (a auth) authenticate(r *http.Request) (p principal, ok bool) {
 // agentRoutes are the endpoints an agent token may call (SPEC §12.2); the handlers
 // narrow them further (own requests only, the token's profile).
 var agentRoutes = map[string]bool{
-	"POST /api/approval/check":              true,
-	"GET /api/approval/requests/{id}":       true,
+	"POST /api/approval/check":                true,
+	"GET /api/approval/requests/{id}":         true,
 	"POST /api/approval/requests/{id}/cancel": true,
-	"POST /api/approval/visible":            true,
+	"POST /api/approval/visible":              true,
 }
 
 type principalKey struct{}
