@@ -1,0 +1,221 @@
+package gate_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+func TestBypassOnApprovalWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t)
+		stop := e.run()
+		defer stop()
+		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
+		secs := int64(15 * 60)
+		res, err := e.m.Resolve(context.Background(), r.ID, gate.Resolution{Approve: true, By: "alice", Via: "telegram", BypassSecs: &secs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := res.Resolution.Bypass; g == nil || g.Scope != "category:shell" || g.Secs != secs {
+			t.Errorf("stored bypass %+v, want category:shell for 900 s", g)
+		}
+		want := []gate.Bypass{{SessionID: "s1", Scope: "category:shell", ExpiresAt: time.Now().Add(15 * time.Minute)}}
+		if got := e.m.Bypasses("s1"); !jsonEqual(got, want) {
+			t.Errorf("Bypasses = %v, want %v", got, want)
+		}
+
+		calls := []struct {
+			call gate.Call
+			want gate.Decision // during the window
+		}{
+			{gate.Call{ToolName: "Bash", SessionID: "s1"}, gate.DecisionAllow},
+			{gate.Call{ToolName: "execute_cmd", SessionID: "s1"}, gate.DecisionAllow},                         // same category
+			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "s1", Category: "shell"}, gate.DecisionAllow}, // sent category kept: no entry matches
+			{gate.Call{ToolName: "write_file", SessionID: "s1", Category: "shell",
+				Arguments: map[string]any{"path": "src/a"}}, gate.DecisionPending}, // filesystem: the config's category wins
+			{gate.Call{ToolName: "Bash", SessionID: "s2"}, gate.DecisionPending}, // another session
+		}
+		for _, c := range calls {
+			out := e.check(c.call)
+			if out.Decision != c.want {
+				t.Errorf("%s in %s during the window: %s, want %s", c.call.ToolName, c.call.SessionID, out.Decision, c.want)
+			}
+			if c.want == gate.DecisionAllow && out.Reason != gate.ReasonBypass {
+				t.Errorf("%s: reason %q", c.call.ToolName, out.Reason)
+			}
+		}
+		time.Sleep(15*time.Minute - time.Second)
+		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.DecisionAllow {
+			t.Errorf("Bash a second before the window ends: %s", out.Decision)
+		}
+		time.Sleep(time.Second)
+		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.DecisionPending {
+			t.Errorf("Bash after 15 min: %s, want pending", out.Decision)
+		}
+		if bs := e.m.Bypasses("s1"); bs != nil {
+			t.Errorf("expired bypass not pruned: %v", bs)
+		}
+	})
+}
+
+func TestBypassScopesAndSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t)
+		ctx := context.Background()
+		// Default scopes of SPEC §5: category, else MCP server, else the tool.
+		for _, c := range []struct {
+			call  gate.Call
+			scope string
+		}{
+			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "a"}, "mcp:gmail"},
+			{gate.Call{ToolName: "frobnicate", SessionID: "b"}, "tool:frobnicate"},
+			{gate.Call{ToolName: "frobnicate", SessionID: "c", Category: "misc"}, "category:misc"},
+		} {
+			r := e.require(c.call)
+			zero := int64(0)
+			if _, err := e.m.Resolve(ctx, r.ID, gate.Resolution{Approve: true, By: "alice", Via: "slack", BypassSecs: &zero}); err != nil {
+				t.Fatal(err)
+			}
+			bs := e.m.Bypasses(c.call.SessionID)
+			if len(bs) != 1 || bs[0].Scope != c.scope || !bs[0].ExpiresAt.IsZero() {
+				t.Errorf("%s: bypasses %v, want %s for the session", c.call.ToolName, bs, c.scope)
+			}
+		}
+		time.Sleep(1000 * time.Hour) // a session bypass does not expire
+		for _, c := range []struct {
+			call gate.Call
+			want gate.Decision
+		}{
+			{gate.Call{ToolName: "mcp__gmail__read", SessionID: "a"}, gate.DecisionAllow},
+			{gate.Call{ToolName: "mcp__gmailx__read", SessionID: "a"}, gate.DecisionPending},
+			{gate.Call{ToolName: "frobnicate", SessionID: "b"}, gate.DecisionAllow},
+			{gate.Call{ToolName: "frobnicate2", SessionID: "b"}, gate.DecisionPending},
+			{gate.Call{ToolName: "other", SessionID: "c", Category: "misc"}, gate.DecisionAllow},
+		} {
+			if out := e.check(c.call); out.Decision != c.want {
+				t.Errorf("%s in %s: %s, want %s", c.call.ToolName, c.call.SessionID, out.Decision, c.want)
+			}
+		}
+		// An explicit scope on approval.
+		r := e.require(gate.Call{ToolName: "Bash", SessionID: "d"})
+		secs := int64(60)
+		if _, err := e.m.Resolve(ctx, r.ID, gate.Resolution{Approve: true, By: "alice", Via: "slack", BypassSecs: &secs, BypassScope: "all"}); err != nil {
+			t.Fatal(err)
+		}
+		if out := e.check(gate.Call{ToolName: "anything", SessionID: "d"}); out.Decision != gate.DecisionAllow {
+			t.Errorf("scope all: %s", out.Decision)
+		}
+		// A rejection grants nothing.
+		r = e.require(gate.Call{ToolName: "Bash", SessionID: "e"})
+		if _, err := e.m.Resolve(ctx, r.ID, gate.Resolution{By: "alice", Via: "slack", BypassSecs: &secs}); err != nil {
+			t.Fatal(err)
+		}
+		if bs := e.m.Bypasses("e"); bs != nil {
+			t.Errorf("a rejection granted %v", bs)
+		}
+	})
+}
+
+func TestDenyNeverBypassed(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.m.SetBypass("s1", "all", 0, admin); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.DecisionAllow {
+		t.Errorf("Bash with bypass all: %s", out.Decision)
+	}
+	for _, path := range []string{"secrets/key", "memory/../secrets/key", e.dir + "/state/x"} {
+		out := e.check(gate.Call{ToolName: "read_file", SessionID: "s1", Arguments: map[string]any{"path": path}})
+		if out.Decision != gate.DecisionDeny {
+			t.Errorf("read_file %s with bypass all: %s, want deny", path, out.Decision)
+		}
+	}
+}
+
+func TestSetAndClearBypass(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t)
+		before := e.state()
+		for _, c := range []struct {
+			session, scope string
+			secs           int64
+			target         error
+			says           string
+		}{
+			{"", "all", 0, gate.ErrNoSession, "session id is required"},
+			{"s1", "all", -1, gate.ErrInvalidBypass, "-1 seconds is negative"},
+			{"s1", "", 0, gate.ErrInvalidScope, `invalid bypass scope ""`},
+			{"s1", "everything", 0, gate.ErrInvalidScope, `"everything": want all, category:<name>, mcp:<server> or tool:<name>`},
+			{"s1", "mcp:", 0, gate.ErrInvalidScope, `"mcp:"`},
+			{"s1", "path:secrets", 0, gate.ErrInvalidScope, `"path:secrets"`},
+		} {
+			_, err := e.m.SetBypass(c.session, c.scope, c.secs, admin)
+			wantErr(t, err, c.target, "gate: set bypass", c.says)
+		}
+		wantErr(t, e.m.ClearBypass("", admin), gate.ErrNoSession, "gate: clear bypass")
+		if err := e.m.ClearBypass("s1", admin); err != nil { // nothing to clear: writes nothing
+			t.Fatal(err)
+		}
+		e.unchanged(before)
+		if bs := e.m.Bypasses("s1"); bs != nil {
+			t.Errorf("refused bypasses granted %v", bs)
+		}
+
+		b, err := e.m.SetBypass("s1", "tool:Bash", 3600, admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := time.Now().Add(time.Hour); !b.ExpiresAt.Equal(want) || b.Scope != "tool:Bash" {
+			t.Errorf("SetBypass = %+v", b)
+		}
+		// The same scope again replaces it.
+		if _, err := e.m.SetBypass("s1", "tool:Bash", 60, admin); err != nil {
+			t.Fatal(err)
+		}
+		if bs := e.m.Bypasses("s1"); len(bs) != 1 || !bs[0].ExpiresAt.Equal(time.Now().Add(time.Minute)) {
+			t.Errorf("after replacing: %v", bs)
+		}
+		if err := e.m.ClearBypass("s1", admin); err != nil {
+			t.Fatal(err)
+		}
+		if bs := e.m.Bypasses("s1"); bs != nil {
+			t.Errorf("after clearing: %v", bs)
+		}
+		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.DecisionPending {
+			t.Errorf("Bash after clearing: %s", out.Decision)
+		}
+		es, err := e.db.Audit(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []struct{ action, detail string }{
+			{gate.AuditBypassCleared, "session s1"},
+			{gate.AuditBypassGranted, "session s1 scope tool:Bash for 60 s"},
+			{gate.AuditBypassGranted, "session s1 scope tool:Bash for 3600 s"},
+		}
+		for i, w := range want {
+			if es[i].Action != w.action || es[i].Detail != w.detail || es[i].By != "alice" || es[i].Via != "telegram" {
+				t.Errorf("audit entry %d: %+v, want %s %q by alice", i, es[i], w.action, w.detail)
+			}
+		}
+	})
+}
+
+// failingAudit refuses audit entries, to show SetBypass grants nothing it cannot audit.
+type failingAudit struct{ *store.DB }
+
+func (failingAudit) AppendAudit(...store.AuditEntry) error { return store.ErrClosed }
+
+func TestBypassNotGrantedWhenAuditFails(t *testing.T) {
+	e := newEnv(t, func(o *gate.Options) { o.Store = failingAudit{o.Store.(*store.DB)} })
+	_, err := e.m.SetBypass("s1", "all", 0, admin)
+	wantErr(t, err, store.ErrClosed, "gate: set bypass s1")
+	if bs := e.m.Bypasses("s1"); bs != nil {
+		t.Errorf("granted %v without an audit entry", bs)
+	}
+}
