@@ -1,0 +1,141 @@
+package slacktest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+)
+
+func TestSignMatchesFixtureVectors(t *testing.T) {
+	for _, name := range []string{"request_signing_docs_example.json", "request_signing_slackgo_vector.json"} {
+		var v struct {
+			Secret      string `json:"signing_secret"`
+			Timestamp   string `json:"timestamp"`
+			Body        string `json:"body"`
+			Expected    string `json:"expected_signature"`
+			WrongSecret string `json:"wrong_signing_secret"`
+		}
+		if err := json.Unmarshal(fixture(t, name), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := slacktest.Sign(v.Secret, v.Timestamp, []byte(v.Body)); got != v.Expected {
+			t.Errorf("%s: Sign = %s, want %s", name, got, v.Expected)
+		}
+		if v.WrongSecret != "" && slacktest.Sign(v.WrongSecret, v.Timestamp, []byte(v.Body)) == v.Expected {
+			t.Errorf("%s: the wrong secret signs the same", name)
+		}
+	}
+	// The docs example's body is byte for byte slash_command_body.txt.
+	if got := slacktest.Sign("8f742231b10e8888abcd99yyyzzz85a5", "1531420618", fixture(t, "slash_command_body.txt")); got != "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503" {
+		t.Errorf("Sign(slash_command_body.txt) = %s", got)
+	}
+
+	var signed struct {
+		Secret  string            `json:"signing_secret"`
+		Headers map[string]string `json:"headers"`
+	}
+	if err := json.Unmarshal(fixture(t, "block_actions_signed_request.json"), &signed); err != nil {
+		t.Fatal(err)
+	}
+	sec, err := strconv.ParseInt(signed.Headers["X-Slack-Request-Timestamp"], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := slacktest.NewSignedRequest(t.Context(), "http://127.0.0.1/slack/interactions", signed.Secret, time.Unix(sec, 0), fixture(t, "block_actions_form_body.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range signed.Headers {
+		if got := req.Header.Get(k); got != want {
+			t.Errorf("header %s = %q, want %q", k, got, want)
+		}
+	}
+}
+
+func TestSignedRequestsPassSlackGoVerifier(t *testing.T) {
+	srv := newServer(t, slacktest.Config{})
+	const secret = "8f742231b10e8888abcd99yyyzzz85a5"
+	body := srv.BlockActionBody(slacktest.BlockAction{UserID: "U0APPROVER1", Value: "a:42:ok"})
+
+	verify := func(sentAt time.Time, secretUsed string) error {
+		req, err := slacktest.NewSignedRequest(t.Context(), "http://127.0.0.1/slack/interactions", secretUsed, sentAt, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv, err := slack.NewSecretsVerifier(req.Header, secret)
+		if err != nil {
+			return err
+		}
+		_, _ = sv.Write(body)
+		return sv.Ensure()
+	}
+	// slack-go's verifier reads the wall clock, so these requests are signed "now".
+	if err := verify(time.Now(), secret); err != nil {
+		t.Fatalf("fresh signed request: %v", err)
+	}
+	if err := verify(time.Now().Add(-6*time.Minute), secret); err == nil {
+		t.Fatal("a request signed 6 minutes ago passed")
+	}
+	if err := verify(time.Now(), "another-secret"); err == nil {
+		t.Fatal("a request signed with another secret passed")
+	}
+
+	if _, err := slacktest.NewSignedRequest(t.Context(), "://bad", secret, time.Now(), body); err == nil || !strings.HasPrefix(err.Error(), "slacktest: signed request: ") {
+		t.Fatalf("bad target: %v", err)
+	}
+}
+
+func TestHTTPBodiesParseWithSlackGo(t *testing.T) {
+	srv := newServer(t, slacktest.Config{})
+	req := httptest.NewRequest("POST", "/slack/interactions", bytes.NewReader(srv.BlockActionBody(slacktest.BlockAction{UserID: "U0APPROVER1", Value: "a:42:ok", TriggerID: "1.2.abc"})))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	cb, err := slack.InteractionCallbackParse(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cb.Type != slack.InteractionTypeBlockActions || cb.User.ID != "U0APPROVER1" || cb.TriggerID != "1.2.abc" ||
+		len(cb.ActionCallback.BlockActions) != 1 || cb.ActionCallback.BlockActions[0].Value != "a:42:ok" {
+		t.Fatalf("callback %+v", cb)
+	}
+
+	req = httptest.NewRequest("POST", "/slack/commands", bytes.NewReader(srv.SlashCommandBody(slacktest.SlashCommand{UserID: "U0ADMIN0001", Text: `allow Bash note="a b"`})))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	cmd, err := slack.SlashCommandParse(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Command != "/skald" || cmd.Text != `allow Bash note="a b"` || cmd.UserID != "U0ADMIN0001" || cmd.TeamID != slacktest.TeamID || cmd.TriggerID == "" {
+		t.Fatalf("slash command %+v", cmd)
+	}
+}
+
+func TestBlockActionDefaultsAreTheFixture(t *testing.T) {
+	srv := newServer(t, slacktest.Config{})
+	var got, want map[string]any
+	if err := json.Unmarshal(srv.BlockActionPayload(slacktest.BlockAction{}), &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(fixture(t, "block_actions_payload.json"), &want); err != nil {
+		t.Fatal(err)
+	}
+	// Fresh per click: trigger_id, action_ts; response_url points at the server.
+	for _, m := range []map[string]any{got, want} {
+		delete(m, "trigger_id")
+		delete(m, "response_url")
+		delete(m["actions"].([]any)[0].(map[string]any), "action_ts")
+	}
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		t.Fatalf("default payload\n%s\nwant the fixture\n%s", g, w)
+	}
+}
