@@ -72,12 +72,12 @@ func (m *Manager) change(f func() error) error {
 // "group G already has a catch-all (rule N); edit that one"), ErrUnknownGroup, or the
 // store's error.
 func (m *Manager) CreateRule(r rules.Rule, by store.Actor) (rules.Rule, error) {
-	r, err := m.prepare(r)
+	p, err := m.prepare(r)
 	if err != nil {
 		return rules.Rule{}, fmt.Errorf("gate: create rule: %w", err)
 	}
 	var out rules.Rule
-	err = m.change(func() (err error) { out, err = m.store.CreateRule(r, by); return err })
+	err = m.change(func() (err error) { out, err = m.store.CreateRule(p, by); return err })
 	if err != nil {
 		return rules.Rule{}, fmt.Errorf("gate: create rule: %w", err)
 	}
@@ -87,12 +87,12 @@ func (m *Manager) CreateRule(r rules.Rule, by store.Actor) (rules.Rule, error) {
 // UpdateRule replaces rule r.ID with r, with CreateRule's checks, and rebuilds the
 // snapshot. Errors: those of CreateRule, and ErrNotFound.
 func (m *Manager) UpdateRule(r rules.Rule, by store.Actor) (rules.Rule, error) {
-	r, err := m.prepare(r)
+	p, err := m.prepare(r)
 	if err != nil {
 		return rules.Rule{}, fmt.Errorf("gate: update rule %d: %w", r.ID, err)
 	}
 	var out rules.Rule
-	err = m.change(func() (err error) { out, err = m.store.UpdateRule(r, by); return err })
+	err = m.change(func() (err error) { out, err = m.store.UpdateRule(p, by); return err })
 	if err != nil {
 		return rules.Rule{}, fmt.Errorf("gate: update rule %d: %w", r.ID, err)
 	}

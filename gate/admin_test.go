@@ -1,0 +1,203 @@
+package gate_test
+
+import (
+	"testing"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
+	e := newEnv(t)
+	call := gate.Call{ToolName: "mcp__gmail__send", SessionID: "s"}
+	if out := e.check(call); out.Decision != gate.DecisionPending {
+		t.Fatalf("before any rule: %s", out.Decision)
+	}
+	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "mcp__gmail__*", Action: rules.Allow, Priority: 50, Note: "mail ok"}, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := e.check(call); out.Decision != gate.DecisionAllow || out.RuleID != r.ID || out.Note != "mail ok" {
+		t.Errorf("after CreateRule: %+v", out)
+	}
+	r.Action = rules.Deny
+	if _, err := e.m.UpdateRule(r, admin); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.check(call); out.Decision != gate.DecisionDeny {
+		t.Errorf("after UpdateRule: %s", out.Decision)
+	}
+	if err := e.m.DeleteRule(r.ID, admin); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.check(gate.Call{ToolName: "mcp__gmail__send", SessionID: "s2"}); out.Decision != gate.DecisionPending {
+		t.Errorf("after DeleteRule: %s", out.Decision)
+	}
+	acts := auditActions(t, e.db)
+	for _, a := range []string{"rule.create", "rule.update", "rule.delete"} {
+		if count(acts, a) == 0 {
+			t.Errorf("audit lacks %s: %v", a, acts)
+		}
+	}
+}
+
+func TestCreateRuleResolvesPathPattern(t *testing.T) {
+	e := newEnv(t)
+	// SPEC §12.14: a symlink to secrets/ is matched through its resolved form.
+	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_read", PathPattern: "docs/../memory/*",
+		Action: rules.Deny, Priority: 1}, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.PathPattern != "docs/../memory/*" || r.ResolvedPathPattern != "memory/*" {
+		t.Errorf("stored patterns %q → %q", r.PathPattern, r.ResolvedPathPattern)
+	}
+	if out := e.check(gate.Call{ToolName: "read_file", SessionID: "s", Arguments: map[string]any{"path": "memory/x"}}); out.Decision != gate.DecisionDeny {
+		t.Errorf("read_file memory/x: %s", out.Decision)
+	}
+}
+
+func TestInvalidRulesChangeNothing(t *testing.T) {
+	e := newEnv(t)
+	snapshot, err := e.m.Rules("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	catchAll := uint64(0)
+	for _, r := range snapshot {
+		if rules.IsCatchAll(r) {
+			catchAll = r.ID
+		}
+	}
+	before := e.state()
+	ok := rules.Rule{GroupID: "default", ToolPattern: "x", Action: rules.Allow, Priority: 100}
+	with := func(f func(*rules.Rule)) rules.Rule { r := ok; f(&r); return r }
+	for _, c := range []struct {
+		rule   rules.Rule
+		target error
+		says   string
+	}{
+		{with(func(r *rules.Rule) { r.ToolPattern = "a*b" }), gate.ErrInvalidRule, `tool_pattern "a*b"`},
+		{with(func(r *rules.Rule) { r.ToolPattern = "*x*" }), gate.ErrInvalidRule, `tool_pattern "*x*"`},
+		{with(func(r *rules.Rule) { r.ToolPattern = "" }), gate.ErrInvalidRule, "tool_pattern"},
+		{with(func(r *rules.Rule) { r.PathPattern = "se*crets/*" }), gate.ErrInvalidRule, "path_pattern"},
+		{with(func(r *rules.Rule) { r.Action = "maybe" }), gate.ErrInvalidRule, `action "maybe": must be allow, deny or require`},
+		{with(func(r *rules.Rule) { r.Priority = -1 }), gate.ErrInvalidRule, "priority -1"},
+		{with(func(r *rules.Rule) { r.Priority = 1000000 }), gate.ErrInvalidRule, "priority 1000000"},
+		{with(func(r *rules.Rule) { r.GroupID = "nope" }), gate.ErrUnknownGroup, "nope"},
+		{with(func(r *rules.Rule) { r.GroupID = "Bad Id" }), gate.ErrInvalidRule, "group_id"},
+		{with(func(r *rules.Rule) { r.ToolPattern, r.Action = "*", rules.Allow }), gate.ErrInvalidRule,
+			"group default already has a catch-all (rule " + itoa(catchAll) + "); edit that one"},
+	} {
+		_, err := e.m.CreateRule(c.rule, admin)
+		wantErr(t, err, c.target, "gate: create rule", c.says)
+	}
+	bad := with(func(r *rules.Rule) { r.ID, r.Priority = catchAll, -1 })
+	_, err = e.m.UpdateRule(bad, admin)
+	wantErr(t, err, gate.ErrInvalidRule, "gate: update rule "+itoa(catchAll), "priority -1")
+	_, err = e.m.UpdateRule(with(func(r *rules.Rule) { r.ID = 99999 }), admin)
+	wantErr(t, err, gate.ErrNotFound, "gate: update rule 99999")
+	wantErr(t, e.m.DeleteRule(99999, admin), gate.ErrNotFound, "gate: delete rule 99999")
+	e.unchanged(before)
+	after, err := e.m.Rules("")
+	if err != nil || !jsonEqual(snapshot, after) {
+		t.Errorf("the snapshot changed after refused changes")
+	}
+}
+
+func TestGroups(t *testing.T) {
+	e := newEnv(t, func(o *gate.Options) {
+		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
+	})
+	if err := e.m.CreateGroup(rules.Group{ID: "ops", Name: "Ops"}, admin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Allow, Priority: 1}, admin); err != nil {
+		t.Fatal(err)
+	}
+	copies, err := e.m.DuplicateGroup("ops", rules.Group{ID: "ops2", Name: "Ops 2"}, admin)
+	if err != nil || len(copies) != 1 || copies[0].GroupID != "ops2" || copies[0].ToolPattern != "Bash" {
+		t.Fatalf("DuplicateGroup = %+v, %v", copies, err)
+	}
+	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: "ops2"}); out.Decision != gate.DecisionAllow {
+		t.Errorf("Bash in the copied group: %s", out.Decision)
+	}
+	if err := e.m.UpdateGroup(rules.Group{ID: "ops2", Name: "Second ops"}, admin); err != nil {
+		t.Fatal(err)
+	}
+	gs, err := e.m.Groups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, g := range gs {
+		ids = append(ids, g.ID)
+		if g.ID == "ops2" && g.Name != "Second ops" {
+			t.Errorf("ops2 name %q", g.Name)
+		}
+	}
+	if js(ids) != `["default","devs","ops","ops2"]` {
+		t.Errorf("groups %v", ids)
+	}
+	if rs, err := e.m.Rules("ops2"); err != nil || len(rs) != 1 {
+		t.Errorf("Rules(ops2) = %v, %v", rs, err)
+	}
+
+	before := e.state()
+	wantErr(t, e.m.DeleteGroup("default", admin), gate.ErrProtected, `gate: delete group "default"`)
+	wantErr(t, e.m.DeleteGroup("devs", admin), gate.ErrProtected, `"devs"`)
+	wantErr(t, e.m.DeleteGroup("nope", admin), gate.ErrNotFound, `"nope"`)
+	wantErr(t, e.m.CreateGroup(rules.Group{ID: "ops", Name: "again"}, admin), gate.ErrExists, `gate: create group "ops"`)
+	wantErr(t, e.m.CreateGroup(rules.Group{ID: "Bad!", Name: "x"}, admin), gate.ErrInvalid, `"Bad!"`)
+	wantErr(t, e.m.UpdateGroup(rules.Group{ID: "nope", Name: "x"}, admin), gate.ErrNotFound, `gate: update group "nope"`)
+	_, err = e.m.DuplicateGroup("nope", rules.Group{ID: "x", Name: "x"}, admin)
+	wantErr(t, err, gate.ErrNotFound, `gate: duplicate group "nope" as "x"`)
+	_, err = e.m.DuplicateGroup("ops", rules.Group{ID: "ops2", Name: "x"}, admin)
+	wantErr(t, err, gate.ErrExists)
+	_, err = e.m.Rules("nope")
+	wantErr(t, err, gate.ErrUnknownGroup, `gate: rules: group "nope"`)
+	e.unchanged(before)
+
+	if err := e.m.DeleteGroup("ops2", admin); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.m.Check(t.Context(), gate.Call{ToolName: "Bash", Group: "ops2"})
+	wantErr(t, err, gate.ErrUnknownGroup, `group "ops2"`)
+}
+
+func TestVisible(t *testing.T) {
+	e := newEnv(t, func(o *gate.Options) {
+		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
+	})
+	for _, r := range []rules.Rule{
+		{GroupID: "default", ToolPattern: "rm_rf", Action: rules.Deny, Priority: 1},
+		{GroupID: "default", ToolPattern: "mcp__bank__*", Action: rules.Deny, Priority: 1, AgentID: "intern"},
+		{GroupID: "devs", ToolPattern: "rm_rf", Action: rules.Allow, Priority: 1},
+	} {
+		if _, err := e.m.CreateRule(r, admin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tools := []string{"rm_rf", "mcp__bank__pay", "read_file"}
+	for _, c := range []struct {
+		group, profile, agent string
+		visible, hidden       string
+	}{
+		// The agent filter applies only when the request names an agent: with none,
+		// the intern's deny hides the bank tools too.
+		{"", "", "", `["read_file"]`, `["rm_rf","mcp__bank__pay"]`},
+		{"", "", "coder", `["mcp__bank__pay","read_file"]`, `["rm_rf"]`},
+		{"", "", "intern", `["read_file"]`, `["rm_rf","mcp__bank__pay"]`},
+		{"", "dev", "coder", `["rm_rf","mcp__bank__pay","read_file"]`, `[]`},
+		{"default", "dev", "coder", `["mcp__bank__pay","read_file"]`, `["rm_rf"]`},
+	} {
+		v, h, err := e.m.Visible(c.group, c.profile, c.agent, "", tools)
+		if err != nil || js(v) != c.visible || js(h) != c.hidden {
+			t.Errorf("Visible(%q, %q, %q) = %s %s %v, want %s %s", c.group, c.profile, c.agent, js(v), js(h), err, c.visible, c.hidden)
+		}
+	}
+	_, _, err := e.m.Visible("nope", "", "", "", tools)
+	wantErr(t, err, gate.ErrUnknownGroup, "gate: visible")
+	_, _, err = e.m.Visible("", "nope", "", "", tools)
+	wantErr(t, err, gate.ErrUnknownProfile, "gate: visible")
+}
