@@ -1,0 +1,91 @@
+package store
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+func TestMeta(t *testing.T) {
+	d, _ := openTest(t)
+	v, err := d.GetMeta("telegram.offset")
+	if err != nil || v != nil {
+		t.Fatalf("absent: %q, %v", v, err)
+	}
+	must(t, d.PutMeta("telegram.offset", []byte("12345")))
+	v, err = d.GetMeta("telegram.offset")
+	must(t, err)
+	if string(v) != "12345" {
+		t.Fatalf("GetMeta = %q", v)
+	}
+	must(t, d.PutMeta("empty", []byte{}))
+	if v, _ := d.GetMeta("empty"); v == nil || len(v) != 0 {
+		t.Fatalf("empty value read as %#v", v)
+	}
+	must(t, d.PutMeta("telegram.offset", nil))
+	if v, _ := d.GetMeta("telegram.offset"); v != nil {
+		t.Fatalf("deleted key = %q", v)
+	}
+	// The schema's own meta is out of reach.
+	if v, _ := d.GetMeta("magic"); v != nil {
+		t.Fatalf("magic visible: %q", v)
+	}
+
+	before := fileBytes(t, d.Path())
+	wantErr(t, d.PutMeta("", []byte("x")), ErrInvalid, `store: put meta "": invalid input: meta key must be 1 to 1024 bytes`)
+	wantErr(t, d.PutMeta(strings.Repeat("k", 1025), []byte("x")), ErrInvalid, "meta key must be 1 to 1024 bytes")
+	_, err = d.GetMeta("")
+	wantErr(t, err, ErrInvalid, `store: get meta ""`)
+	unchanged(t, d.Path(), before)
+}
+
+func TestSeenDelivery(t *testing.T) {
+	d, _ := openTest(t)
+	const ttl = 10 * time.Minute
+	seen := func(id string, at time.Duration) bool {
+		t.Helper()
+		s, err := d.SeenDelivery(id, t0.Add(at), ttl)
+		must(t, err)
+		return s
+	}
+	if seen("env-1", 0) {
+		t.Fatal("new delivery seen")
+	}
+	if !seen("env-1", time.Minute) {
+		t.Fatal("replay not seen")
+	}
+	before := fileBytes(t, d.Path())
+	if !seen("env-1", ttl-time.Nanosecond) { // still within ttl of the first time
+		t.Fatal("replay before ttl not seen")
+	}
+	unchanged(t, d.Path(), before) // a replay writes nothing when there is nothing to prune
+	if seen("env-2", 5*time.Minute) {
+		t.Fatal("env-2 seen")
+	}
+	// ttl after the first sight env-1 is forgotten; env-2 is not yet.
+	if seen("env-1", ttl) {
+		t.Fatal("env-1 remembered past ttl")
+	}
+	if !seen("env-2", ttl) {
+		t.Fatal("env-2 forgotten early")
+	}
+	// Pruning happens on every call: far later, only the new id remains.
+	seen("env-3", 24*time.Hour)
+	var n int
+	must(t, d.view(func(tx *bolt.Tx) error {
+		n = tx.Bucket(bucketDeliveries).Stats().KeyN + tx.Bucket(bucketDeliveriesAt).Stats().KeyN
+		return nil
+	}))
+	if n != 2 {
+		t.Fatalf("%d keys left in the delivery buckets, want 2", n)
+	}
+
+	before = fileBytes(t, d.Path())
+	_, err := d.SeenDelivery("", t0, ttl)
+	wantErr(t, err, ErrInvalid, "delivery id must be 1 to 1024 bytes")
+	_, err = d.SeenDelivery("x", t0, 0)
+	wantErr(t, err, ErrInvalid, `store: seen delivery "x": invalid input: ttl 0s is not positive`)
+	unchanged(t, d.Path(), before)
+}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestPrune(t *testing.T) {
+	d, c := openTest(t) // seeds audited at t0
+	day := 24 * time.Hour
+
+	// Day 0: a request resolved on day 0, one left pending, one resolved on day 5; a
+	// finished run, a run still waiting, and a run finished on day 5.
+	old, _, err := d.CreateRequest(newRequest("s", "old"))
+	must(t, err)
+	_, err = d.Resolve(old.ID, Approved, Resolution{By: "a"})
+	must(t, err)
+	pending := newRequest("s", "pending")
+	pending.ExpiresAt = t0.Add(30 * day)
+	pend, _, err := d.CreateRequest(pending)
+	must(t, err)
+	lateReq := newRequest("s", "late")
+	lateReq.ExpiresAt = t0.Add(30 * day)
+	late, _, err := d.CreateRequest(lateReq)
+	must(t, err)
+	_, err = d.Resolve(late.ID, Rejected, Resolution{By: "a", At: t0.Add(5 * day)})
+	must(t, err)
+
+	doneRun, err := d.CreateRun(Run{Job: "j", Status: RunSucceeded, RequestID: old.ID, FinishedAt: t0.Add(time.Hour)})
+	must(t, err)
+	waitRun, err := d.CreateRun(Run{Job: "j", Status: RunWaitingApproval, RequestID: pend.ID})
+	must(t, err)
+	lateRun, err := d.CreateRun(Run{Job: "j", Status: RunFailed, FinishedAt: t0.Add(5 * day)})
+	must(t, err)
+
+	// Day 10: a new request.
+	c.Set(t0.Add(10 * day))
+	fresh, _, err := d.CreateRequest(Request{ToolName: "Bash", ExpiresAt: t0.Add(11 * day)})
+	must(t, err)
+	_, err = d.Resolve(fresh.ID, Approved, Resolution{By: "a"})
+	must(t, err)
+
+	// Nothing before t0: nothing written.
+	before := fileBytes(t, d.Path())
+	n, err := d.Prune(t0)
+	must(t, err)
+	if n != 0 {
+		t.Fatalf("Prune(t0) = %d", n)
+	}
+	unchanged(t, d.Path(), before)
+
+	auditBefore, err := d.Audit(0)
+	must(t, err)
+	oldAudit := 0
+	for _, e := range auditBefore {
+		if e.At.Before(t0.Add(day)) {
+			oldAudit++
+		}
+	}
+
+	n, err = d.Prune(t0.Add(day))
+	must(t, err)
+	if want := 1 + 1 + oldAudit; n != want { // one request, one run, the day-0 audit
+		t.Fatalf("Prune = %d, want %d", n, want)
+	}
+	if _, err := d.Request(old.ID); err == nil {
+		t.Error("old request kept")
+	}
+	if _, err := d.RequestByToolCall("s", "old"); err == nil {
+		t.Error("old request still indexed")
+	}
+	if _, err := d.Run(doneRun.ID); err == nil {
+		t.Error("finished run kept")
+	}
+	if _, err := d.RunByRequest(old.ID); err == nil {
+		t.Error("finished run still indexed by request")
+	}
+	if rs, _ := d.Runs("j", 0); len(rs) != 2 {
+		t.Errorf("runs of j: %d, want 2", len(rs))
+	}
+	if rs, _ := d.RunsByStatus(RunSucceeded); len(rs) != 0 {
+		t.Errorf("succeeded runs still indexed: %+v", rs)
+	}
+	for _, id := range []uint64{pend.ID, late.ID, fresh.ID} {
+		if _, err := d.Request(id); err != nil {
+			t.Errorf("request %d: %v", id, err)
+		}
+	}
+	for _, id := range []uint64{waitRun.ID, lateRun.ID} {
+		if _, err := d.Run(id); err != nil {
+			t.Errorf("run %d: %v", id, err)
+		}
+	}
+	if p, _ := d.Pending(); len(p) != 1 || p[0].ID != pend.ID {
+		t.Errorf("pending %+v", p)
+	}
+	es, err := d.Audit(0)
+	must(t, err)
+	if len(es) != len(auditBefore)-oldAudit+1 {
+		t.Fatalf("%d audit entries left", len(es))
+	}
+	for _, e := range es[1:] {
+		if e.At.Before(t0.Add(day)) {
+			t.Errorf("old audit entry kept: %+v", e)
+		}
+	}
+	if es[0].Action != "retention.prune" || es[0].By != "system" || es[0].Via != "retention" ||
+		es[0].Detail != "before 2026-03-02T12:00:00Z: 1 requests, 1 runs, "+strconv.Itoa(oldAudit)+" audit entries" {
+		t.Fatalf("prune audit %+v", es[0])
+	}
+}
