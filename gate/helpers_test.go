@@ -272,4 +272,6 @@ func (r *recorder) shows() int {
 	return len(r.shown)
 }
 
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
 func itoa(n uint64) string { return strings.TrimSpace(js(n)) }
