@@ -151,9 +151,9 @@ type Server struct {
 	seq int
 	// tickets are the unused Socket Mode tickets apps.connections.open handed out.
 	tickets map[string]bool
-	// live are the open Socket Mode connections in connect order; pushes go to the
-	// newest.
-	live []*socketConn
+	// conns are the open Socket Mode connections in accept order; pushes go to the
+	// newest that is not retired.
+	conns []*socketConn
 	// connections counts every Socket Mode connection ever accepted.
 	connections int
 	// acks are the Socket Mode acknowledgements received, in order.
@@ -206,7 +206,7 @@ func New(cfg Config) (*Server, error) {
 // trailing slash is part of it.
 func (s *Server) URL() string { return s.http.URL + "/api/" }
 
-// Close closes every Socket Mode connection abruptly, stops the HTTP server and waits
+// Close closes every open Socket Mode connection abruptly (retired ones too), stops the HTTP server and waits
 // until all its goroutines have returned. Wait helpers blocked at that moment return
 // ErrClosed. Calling Close again does nothing.
 func (s *Server) Close() {
@@ -216,11 +216,11 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
-	live := s.live
-	s.live = nil
+	open := s.conns
+	s.conns = nil
 	s.notify()
 	s.mu.Unlock()
-	for _, c := range live {
+	for _, c := range open {
 		_ = c.ws.Close()
 	}
 	s.http.Close()

@@ -139,3 +139,58 @@ func TestBlockActionDefaultsAreTheFixture(t *testing.T) {
 		t.Fatalf("default payload\n%s\nwant the fixture\n%s", g, w)
 	}
 }
+
+func TestBlockActionUsesTheMessageButtons(t *testing.T) {
+	srv := newServer(t, slacktest.Config{})
+	ctx := testCtx(t)
+	api := newAPI(srv, slacktest.DefaultBotToken)
+	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("prompt", false), slack.MsgOptionBlocks(promptBlocks("a:42:ok", "a:42:no")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type action struct {
+		ActionID string `json:"action_id"`
+		BlockID  string `json:"block_id"`
+		Value    string `json:"value"`
+		Style    string `json:"style"`
+		Text     struct {
+			Text string `json:"text"`
+		} `json:"text"`
+	}
+	click := func(a slacktest.BlockAction) (action, string, int) {
+		var p struct {
+			Message struct {
+				TS     string            `json:"ts"`
+				Blocks []json.RawMessage `json:"blocks"`
+			} `json:"message"`
+			Actions []action `json:"actions"`
+		}
+		if err := json.Unmarshal(srv.BlockActionPayload(a), &p); err != nil {
+			t.Fatal(err)
+		}
+		return p.Actions[0], p.Message.TS, len(p.Message.Blocks)
+	}
+
+	// The newest message of the channel, its button found by action_id.
+	got, msgTS, blocks := click(slacktest.BlockAction{ActionID: "approve"})
+	if want := (action{ActionID: "approve", BlockID: "actions", Value: "a:42:ok", Style: "primary"}); msgTS != ts || blocks != 3 ||
+		got.ActionID != want.ActionID || got.BlockID != want.BlockID || got.Value != want.Value || got.Style != want.Style || got.Text.Text != "Approve" {
+		t.Fatalf("click approve: %+v on %s with %d blocks", got, msgTS, blocks)
+	}
+	// Set fields win over the button's (a forged value).
+	if got, _, _ := click(slacktest.BlockAction{MessageTS: ts, ActionID: "approve", Value: "a:99:ok"}); got.Value != "a:99:ok" || got.ActionID != "approve" {
+		t.Fatalf("forged click: %+v", got)
+	}
+	// No such button: the fixture's button with the fields set.
+	if got, _, _ := click(slacktest.BlockAction{MessageTS: ts, Value: "gone"}); got.Value != "gone" || got.ActionID != "uSoeH" {
+		t.Fatalf("click on a missing button: %+v", got)
+	}
+	// After an update that removed the buttons, the payload shows the new blocks.
+	if _, _, _, err := api.UpdateMessageContext(ctx, slacktest.DefaultChannel, ts, slack.MsgOptionText("done", false),
+		slack.MsgOptionBlocks(slack.NewDividerBlock())); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, blocks := click(slacktest.BlockAction{MessageTS: ts, ActionID: "approve"}); blocks != 1 || got.Value != "click_me_123" {
+		t.Fatalf("click after update: %+v with %d blocks", got, blocks)
+	}
+}

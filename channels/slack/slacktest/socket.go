@@ -23,6 +23,9 @@ var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return
 type socketConn struct {
 	n  int // connection number, 1-based, in accept order
 	ws *websocket.Conn
+	// retired is set (under Server.mu) once the connection was dropped or sent a
+	// disconnect: nothing more is pushed to it.
+	retired bool
 	// writeMu serialises data-frame writes: gorilla/websocket allows one writer at a
 	// time (control frames, the pings, may be written concurrently).
 	writeMu sync.Mutex
@@ -71,8 +74,8 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.connections++
 	c := &socketConn{n: s.connections, ws: ws}
-	s.live = append(s.live, c)
-	hello := helloFrame(len(s.live))
+	s.conns = append(s.conns, c)
+	hello := helloFrame(len(s.conns))
 	c.writeMu.Lock() // hello goes out before any envelope pushed from now on
 	s.notify()
 	s.mu.Unlock()
@@ -131,24 +134,26 @@ func (s *Server) ping(c *socketConn, stop <-chan struct{}) {
 	}
 }
 
-// forget removes c from the live connections.
+// forget removes c, whose handler is returning, from the open connections.
 func (s *Server) forget(c *socketConn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if i := slices.Index(s.live, c); i >= 0 {
-		s.live = slices.Delete(s.live, i, i+1)
+	if i := slices.Index(s.conns, c); i >= 0 {
+		s.conns = slices.Delete(s.conns, i, i+1)
 		s.notify()
 	}
 }
 
-// newest returns the most recent live connection, nil when there is none.
-func (s *Server) newest() *socketConn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.live) == 0 {
-		return nil
+// newest returns the most recent connection that is not retired, nil when there is
+// none. With retire, it also retires it. The caller holds s.mu.
+func (s *Server) newest(retire bool) *socketConn {
+	for _, c := range slices.Backward(s.conns) {
+		if !c.retired {
+			c.retired = retire
+			return c
+		}
 	}
-	return s.live[len(s.live)-1]
+	return nil
 }
 
 // Envelope is a Socket Mode message that carries a payload to the app
@@ -202,7 +207,9 @@ func (s *Server) Push(e Envelope) (Envelope, error) {
 	if err != nil {
 		return e, fmt.Errorf("slacktest: push %s: %w", e.Type, err)
 	}
-	c := s.newest()
+	s.mu.Lock()
+	c := s.newest(false)
+	s.mu.Unlock()
 	if c == nil {
 		return e, fmt.Errorf("slacktest: push %s: %w", e.Type, ErrNotConnected)
 	}
@@ -213,15 +220,17 @@ func (s *Server) Push(e Envelope) (Envelope, error) {
 	return e, nil
 }
 
-// Drop closes every live Socket Mode connection abruptly, without a close frame, as a
-// network failure would; the client has to notice and reconnect through
-// apps.connections.open. It returns an error wrapping ErrNotConnected when no client
-// is connected. It does not wait for the reconnect (see WaitConnections).
+// Drop closes every Socket Mode connection not yet retired (by Drop or Disconnect)
+// abruptly, without a close frame, as a network failure would; the client has to
+// notice and reconnect through apps.connections.open. It returns an error wrapping
+// ErrNotConnected when no client is connected. It does not wait for the reconnect
+// (see WaitConnections).
 func (s *Server) Drop() error {
+	var live []*socketConn
 	s.mu.Lock()
-	live := s.live
-	s.live = nil
-	s.notify()
+	for c := s.newest(true); c != nil; c = s.newest(true) {
+		live = append(live, c)
+	}
 	s.mu.Unlock()
 	if len(live) == 0 {
 		return fmt.Errorf("slacktest: drop: %w", ErrNotConnected)
@@ -233,16 +242,17 @@ func (s *Server) Drop() error {
 }
 
 // Disconnect sends the newest connection a disconnect message with reason ("warning",
-// "refresh_requested", "link_disabled"; fixture socket_mode_disconnect.json) and stops
-// pushing to it; the client is expected to close it and reconnect through
-// apps.connections.open. It returns an error wrapping ErrNotConnected when no client
+// "refresh_requested", "link_disabled"; fixture socket_mode_disconnect.json) and
+// retires it: nothing more is pushed to it. The client is expected to close it and
+// reconnect through apps.connections.open; Close closes it otherwise. It returns an error wrapping ErrNotConnected when no client
 // is connected, or the write error.
 func (s *Server) Disconnect(reason string) error {
-	c := s.newest()
+	s.mu.Lock()
+	c := s.newest(true)
+	s.mu.Unlock()
 	if c == nil {
 		return fmt.Errorf("slacktest: disconnect: %w", ErrNotConnected)
 	}
-	s.forget(c)
 	if err := c.write(disconnectFrame(reason)); err != nil {
 		return fmt.Errorf("slacktest: disconnect connection %d: %w", c.n, err)
 	}

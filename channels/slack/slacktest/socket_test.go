@@ -422,3 +422,35 @@ func TestPings(t *testing.T) {
 	ws.Close()
 	<-readDone
 }
+
+func TestCloseEndsEveryConnection(t *testing.T) {
+	srv, err := slacktest.New(slacktest.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	retired, _ := dial(ctx, t, srv)
+	readFrame(t, retired) // hello
+	if err := srv.Disconnect("warning"); err != nil {
+		t.Fatal(err)
+	}
+	readFrame(t, retired) // disconnect; this client does not close
+	live, _ := dial(ctx, t, srv)
+	readFrame(t, live)
+
+	closed := make(chan struct{})
+	go func() {
+		srv.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close did not return with a retired connection still open")
+	}
+	for _, ws := range []*websocket.Conn{retired, live} {
+		if _, _, err := ws.ReadMessage(); err == nil {
+			t.Fatal("a connection is still open after Close")
+		}
+	}
+}

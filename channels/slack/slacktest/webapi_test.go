@@ -227,6 +227,10 @@ func TestChatErrorsChangeNothing(t *testing.T) {
 			_, err := api.PostEphemeralContext(ctx, "C0FOREIGN01", "U1", slack.MsgOptionText("x", false))
 			return err
 		}, "not_in_channel", ""},
+		{"post wrong token", func() error {
+			_, _, err := newAPI(srv, "xoxb-wrong").PostMessageContext(ctx, ch, slack.MsgOptionText("x", false))
+			return err
+		}, "invalid_auth", ""},
 		{"ephemeral wrong token", func() error {
 			_, err := newAPI(srv, "xoxb-wrong").PostEphemeralContext(ctx, ch, "U1", slack.MsgOptionText("x", false))
 			return err
@@ -313,7 +317,7 @@ func TestNotInChannelMatchesFixture(t *testing.T) {
 	}
 }
 
-func TestJSONBodies(t *testing.T) {
+func TestRequestBodies(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	bearer := "Bearer " + slacktest.DefaultBotToken
 	body := `{"channel":"C0FAKECHAN1","text":"hi","blocks":[{"type":"section","text":{"type":"mrkdwn","text":"hi"}}]}`
@@ -341,8 +345,12 @@ func TestJSONBodies(t *testing.T) {
 			t.Errorf("post %s: %s, want %s", tc.body, res, tc.want)
 		}
 	}
+	form := "token=" + slacktest.DefaultBotToken + "&channel=C0FAKECHAN1&text=%zz"
+	if _, _, res := post(t, srv.URL()+"chat.postMessage", "application/x-www-form-urlencoded", "", form); string(res) != `{"ok":false,"error":"invalid_form_data"}` {
+		t.Errorf("bad form: %s", res)
+	}
 	if got := srv.Messages(slacktest.DefaultChannel); len(got) != 1 {
-		t.Errorf("bad JSON bodies recorded messages: %+v", got)
+		t.Errorf("bad bodies recorded messages: %+v", got)
 	}
 }
 
@@ -476,8 +484,11 @@ func TestWaitEnds(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := srv.WaitMessages(ctx, slacktest.DefaultChannel, 1); !errors.Is(err, ctx.Err()) {
+	if _, err := srv.WaitMessages(ctx, slacktest.DefaultChannel, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("WaitMessages with a cancelled context: %v", err)
+	}
+	if _, err := srv.WaitAck(ctx, "e1"); !errors.Is(err, context.Canceled) || err.Error() != "slacktest: wait for 1 acks of e1: context canceled" {
+		t.Fatalf("WaitAck with a cancelled context: %v", err)
 	}
 	srv.Close()
 	_, err := srv.WaitEphemerals(testCtx(t), 1)
