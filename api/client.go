@@ -127,7 +127,8 @@ func (c *Client) Rules(ctx context.Context, group string) ([]rules.Rule, error) 
 	return out, err
 }
 
-// CreateRule creates r (its ID is ignored) and returns it as stored. 422 for an
+// CreateRule creates r and returns it as stored. r.ID must be 0; r.Priority is sent as
+// is (0 is a priority: set rules.DefaultPriority for the default). 422 for an
 // invalid rule or pattern or an unknown group.
 func (c *Client) CreateRule(ctx context.Context, r rules.Rule) (rules.Rule, error) {
 	var out rules.Rule

@@ -1,0 +1,266 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+func TestCheckAllowAndDeny(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}})
+	if err != nil || res.Decision != gate.DecisionAllow || res.RuleID == 0 || res.RequestID != 0 {
+		t.Fatalf("TodoWrite: %v %+v, want allow by a rule", err, res)
+	}
+	res, err = e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Read", SessionID: "s",
+		Arguments: map[string]any{"file_path": "secrets/prod.env"}}})
+	if err != nil || res.Decision != gate.DecisionDeny || res.RuleID == 0 {
+		t.Fatalf("Read secrets/: %v %+v, want deny", err, res)
+	}
+	if ps, _ := e.db.Pending(); len(ps) != 0 {
+		t.Fatalf("%d pending requests after allow and deny", len(ps))
+	}
+}
+
+func TestCheckErrors(t *testing.T) {
+	e := newEnv(t)
+	before := e.snapshot()
+	for _, c := range []struct {
+		body   string
+		status int
+		msg    string
+	}{
+		{`{"tool_name":"Bash",`, 400, "malformed JSON"},
+		{`[1,2]`, 400, "malformed JSON"},
+		{`{"tool_name":"Bash"}{}`, 400, "more than one value"},
+		{`{"tool_name":"Bash","bogus":1}`, 400, `unknown field "bogus"`},
+		{``, 400, "a JSON body is required"},
+		{`{"session_id":"s"}`, 400, "tool_name is required"},
+		{`{"tool_name":"Bash","session_id":"s","group":"nope"}`, 422, "unknown group"},
+		{`{"tool_name":"Bash","session_id":"s","profile":"nope"}`, 422, "unknown profile"},
+	} {
+		e.wantError("POST", "/api/approval/check", adminToken, c.body, c.status, c.msg)
+	}
+	// Over 1 MiB: 413 with a clear message.
+	big := `{"tool_name":"Bash","session_id":"s","arguments":{"cmd":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}}`
+	e.wantError("POST", "/api/approval/check", adminToken, big, http.StatusRequestEntityTooLarge, "over 1048576 bytes (1 MiB)")
+	e.unchanged(before)
+
+	// The same tool_call_id for another call: 409, the first request untouched.
+	e.pending(e.admin, "s", "t1")
+	before = e.snapshot()
+	e.wantError("POST", "/api/approval/check", adminToken,
+		`{"tool_name":"Bash","session_id":"s","tool_call_id":"t1","arguments":{"command":"ls"}}`,
+		http.StatusConflict, "tool_call_id reused for a different call")
+	e.unchanged(before)
+}
+
+func TestCheckIsIdempotent(t *testing.T) {
+	e := newEnv(t)
+	id := e.pending(e.admin, "s", "t1")
+	if again := e.pending(e.admin, "s", "t1"); again != id {
+		t.Fatalf("second check: request %d, want %d", again, id)
+	}
+	if _, err := e.admin.Resolve(context.Background(), id, api.ResolveRequest{Action: "approve", Note: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.admin.Check(context.Background(), api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s",
+		ToolCallID: "t1", Arguments: map[string]any{"command": "rm -rf build"}}})
+	if err != nil || res.Decision != gate.DecisionApproved || res.RequestID != id || res.Note != "ok" || res.ResolvedBy != "api" {
+		t.Fatalf("check after approval: %v %+v", err, res)
+	}
+	if ps, _ := e.db.Pending(); len(ps) != 0 {
+		t.Fatalf("%d pending", len(ps))
+	}
+}
+
+// resolveLater resolves the request id returns (it may block until it knows it) from
+// another goroutine, and returns a channel that gets the outcome.
+func (e *env) resolveLater(id func() uint64, action string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.admin.Resolve(context.Background(), id(), api.ResolveRequest{Action: action, Note: "from the test"})
+		done <- err
+	}()
+	return done
+}
+
+func TestCheckWaitsForTheResolution(t *testing.T) {
+	e := newEnv(t)
+	events, release := e.gate.Subscribe(8)
+	defer release()
+	ids := make(chan uint64, 1)
+	go func() {
+		for ev := range events {
+			if d, ok := ev.Data.(gate.ApprovalRequested); ok {
+				ids <- d.RequestID
+				return
+			}
+		}
+	}()
+	done := e.resolveLater(func() uint64 { return <-ids }, "reject")
+	start := time.Now()
+	res, err := e.admin.Check(context.Background(), api.CheckRequest{WaitSecs: 1000, Call: gate.Call{
+		ToolName: "Bash", SessionID: "s", Arguments: map[string]any{"command": "rm -rf build"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("resolve: %v", err)
+	}
+	if res.Decision != gate.DecisionRejected || res.Note != "from the test" || res.ResolvedBy != "api" ||
+		!strings.Contains(res.Reason, "rejected by api via api") {
+		t.Fatalf("check = %+v", res)
+	}
+	// It came back on the resolution, not at the end of the (capped) wait.
+	if d := time.Since(start); d >= api.MaxWaitSecs*time.Second {
+		t.Fatalf("check took %s", d)
+	}
+}
+
+func TestRequestLongPoll(t *testing.T) {
+	e := newEnv(t)
+	id := e.pending(e.admin, "s", "")
+	done := e.resolveLater(func() uint64 { return id }, "approve")
+	q, err := e.admin.Request(context.Background(), id, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if q.Status != store.Approved || q.Resolution == nil || q.Resolution.Note != "from the test" {
+		t.Fatalf("request = %+v", q)
+	}
+	// Await returns the resolved request at once.
+	if q, err := e.admin.Await(context.Background(), id); err != nil || q.Status != store.Approved {
+		t.Fatalf("Await: %v %+v", err, q)
+	}
+	e.wantError("GET", "/api/approval/requests/99999", adminToken, "", 404, "request 99999")
+	e.wantError("GET", "/api/approval/requests/x", adminToken, "", 400, `id "x" is not a positive integer`)
+	e.wantError("GET", "/api/approval/requests/1?wait_secs=-1", adminToken, "", 400, "wait_secs")
+}
+
+func TestAwaitStopsAtTheDeadline(t *testing.T) {
+	e := newEnv(t)
+	id := e.pending(e.admin, "s", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	q, err := e.admin.Await(ctx, id)
+	if err != nil || q.ID != id || q.Status != store.Pending {
+		t.Fatalf("Await = %v %+v, want the pending request", err, q)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	id := e.pending(e.admin, "s", "")
+	before := e.snapshot()
+	for _, c := range []struct {
+		body, msg string
+		status    int
+	}{
+		{`{"action":"maybe"}`, `unknown action "maybe"`, 400},
+		{`{"action":`, "malformed JSON", 400},
+		{`{"action":"reject","bypass_secs":0}`, "a bypass goes only with approve", 400},
+		{`{"action":"approve","bypass_secs":-5}`, "bypass_secs must be 0", 422},
+		{`{"action":"approve","bypass_secs":0,"bypass_scope":"everything"}`, "invalid bypass scope", 422},
+	} {
+		e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken, c.body, c.status, c.msg)
+	}
+	e.wantError("POST", "/api/inbox/approvals/424242/resolve", adminToken, `{"action":"approve"}`, 404, "not found")
+	e.unchanged(before)
+
+	alice := e.client(adminToken)
+	alice.Actor = "alice"
+	q, err := alice.Resolve(ctx, id, api.ResolveRequest{Action: "approve", BypassSecs: ptr(int64(900))})
+	if err != nil || q.Status != store.Approved || q.Resolution.By != "alice" || q.Resolution.Via != "api" ||
+		q.Resolution.Bypass == nil || q.Resolution.Bypass.Scope != "category:shell" || q.Resolution.Bypass.Secs != 900 {
+		t.Fatalf("approve: %v %+v", err, q)
+	}
+	// The bypass lets the next Bash call of the session through.
+	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s",
+		Arguments: map[string]any{"command": "make"}}})
+	if err != nil || res.Decision != gate.DecisionAllow {
+		t.Fatalf("check under bypass: %v %+v", err, res)
+	}
+
+	// A second resolution: 409 saying who won, nothing changed.
+	before = e.snapshot()
+	stored, _ := e.db.Request(id)
+	e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken, `{"action":"reject"}`,
+		http.StatusConflict, "already approved by alice via api")
+	e.unchanged(before)
+	if again, _ := e.db.Request(id); again.Status != store.Approved || !again.Resolution.At.Equal(stored.Resolution.At) {
+		t.Fatalf("request changed: %+v", again)
+	}
+}
+
+func TestResolveByToolCallID(t *testing.T) {
+	e := newEnv(t)
+	a := e.pending(e.admin, "s1", "call-1")
+	b := e.pending(e.admin, "s2", "call-1")
+	before := e.snapshot()
+	e.wantError("POST", "/api/tools/call-1/resolve", adminToken, `{"action":"approve"}`, 409, "used by 2 requests")
+	e.wantError("POST", "/api/tools/nope/resolve", adminToken, `{"action":"approve"}`, 404, `no request for tool call "nope"`)
+	e.wantError("POST", "/api/tools/call-1/resolve?session_id=s9", adminToken, `{"action":"approve"}`, 404, "no request")
+	e.unchanged(before)
+	if st, body := e.do("POST", "/api/tools/call-1/resolve?session_id=s2", adminToken, strings.NewReader(`{"action":"reject","note":"no"}`)); st != 200 {
+		t.Fatalf("resolve by tool call id: %d %s", st, body)
+	}
+	qa, _ := e.db.Request(a)
+	qb, _ := e.db.Request(b)
+	if qa.Status != store.Pending || qb.Status != store.Rejected || qb.Resolution.Note != "no" {
+		t.Fatalf("statuses %s %s", qa.Status, qb.Status)
+	}
+}
+
+func TestCancelRequest(t *testing.T) {
+	e := newEnv(t)
+	id := e.pending(e.admin, "s", "")
+	// No body: cancelled without a reason.
+	st, body := e.do("POST", "/api/approval/requests/"+u(id)+"/cancel", adminToken, nil)
+	var q store.Request
+	if json.Unmarshal([]byte(body), &q); st != 200 || q.Status != store.Cancelled {
+		t.Fatalf("cancel: %d %s", st, body)
+	}
+	res := api.ResultOf(q)
+	if res.Decision != gate.DecisionCancelled {
+		t.Fatalf("ResultOf = %+v", res)
+	}
+	before := e.snapshot()
+	e.wantError("POST", "/api/approval/requests/"+u(id)+"/cancel", adminToken, `{"reason":"x"}`, 409, "already cancelled by api via api")
+	e.wantError("POST", "/api/approval/requests/777/cancel", adminToken, ``, 404, "not found")
+	e.unchanged(before)
+}
+
+func TestInbox(t *testing.T) {
+	e := newEnv(t)
+	in, err := e.admin.Inbox(context.Background())
+	if err != nil || in.Total != 0 || in.Approvals == nil || in.Clarifications == nil {
+		t.Fatalf("empty inbox: %v %+v", err, in)
+	}
+	id := e.pending(e.admin, "s", "")
+	in, err = e.admin.Inbox(context.Background())
+	if err != nil || in.Total != 1 || in.Approvals[0].ID != id || in.Approvals[0].ToolName != "Bash" {
+		t.Fatalf("inbox: %v %+v", err, in)
+	}
+	_, body := e.do("GET", "/api/inbox", adminToken, nil)
+	if !strings.Contains(body, `"clarifications":[]`) {
+		t.Fatalf("inbox body %s", body)
+	}
+}
+
+func u(id uint64) string { return strconv.FormatUint(id, 10) }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,131 @@
+package api_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// bare is a Server over a real store and gate, called in-process (no listener), so
+// that a test in a synctest bubble can tell when a long-poll is blocked.
+type bare struct {
+	t   *testing.T
+	srv *api.Server
+}
+
+func newBare(t *testing.T) *bare {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir}, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := api.New(api.Options{Gate: g, Store: db, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &bare{t: t, srv: srv}
+}
+
+// call answers one request in-process and decodes the answer into out.
+func (b *bare) call(method, path, body string, out any) int {
+	b.t.Helper()
+	rec := httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+	if out != nil {
+		if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
+			b.t.Fatalf("%s %s: %v in %s", method, path, err, rec.Body)
+		}
+	}
+	return rec.Code
+}
+
+const bashCall = `{"tool_name":"Bash","session_id":"s","arguments":{"command":"rm -rf build"}`
+
+// The long-poll of GET /api/approval/requests/{id} is blocked until the resolution,
+// and answers at that moment.
+func TestRequestLongPollWakesOnResolution(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBare(t)
+		var res api.CheckResult
+		b.call("POST", "/api/approval/check", bashCall+`}`, &res)
+		start := time.Now()
+		got := make(chan store.Request)
+		go func() {
+			var q store.Request
+			b.call("GET", "/api/approval/requests/"+u(res.RequestID)+"?wait_secs=120", "", &q)
+			got <- q
+		}()
+		synctest.Wait() // the GET is blocked waiting
+		select {
+		case q := <-got:
+			t.Fatalf("answered before the resolution: %+v", q)
+		default:
+		}
+		if st := b.call("POST", "/api/inbox/approvals/"+u(res.RequestID)+"/resolve", `{"action":"approve"}`, nil); st != http.StatusOK {
+			t.Fatalf("resolve: %d", st)
+		}
+		q := <-got
+		if q.Status != store.Approved || time.Since(start) != 0 {
+			t.Fatalf("got %s after %s, want approved at once", q.Status, time.Since(start))
+		}
+	})
+}
+
+// The long-poll of a check is blocked until the resolution too.
+func TestCheckLongPollWakesOnResolution(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBare(t)
+		got := make(chan api.CheckResult)
+		go func() {
+			var res api.CheckResult
+			b.call("POST", "/api/approval/check", bashCall+`,"wait_secs":100}`, &res)
+			got <- res
+		}()
+		synctest.Wait()
+		var in api.Inbox
+		b.call("GET", "/api/inbox", "", &in)
+		if in.Total != 1 {
+			t.Fatalf("inbox %+v", in)
+		}
+		b.call("POST", "/api/inbox/approvals/"+u(in.Approvals[0].ID)+"/resolve", `{"action":"reject","note":"not now"}`, nil)
+		res := <-got
+		if res.Decision != gate.DecisionRejected || res.Note != "not now" {
+			t.Fatalf("check = %+v", res)
+		}
+	})
+}
+
+// A wait runs out at wait_secs, capped at MaxWaitSecs, and answers pending.
+func TestLongPollIsCapped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBare(t)
+		start := time.Now()
+		var res api.CheckResult
+		b.call("POST", "/api/approval/check", bashCall+`,"wait_secs":5}`, &res)
+		if res.Decision != gate.DecisionPending || time.Since(start) != 5*time.Second {
+			t.Fatalf("check = %+v after %s, want pending after 5s", res, time.Since(start))
+		}
+		start = time.Now()
+		var q store.Request
+		b.call("GET", "/api/approval/requests/"+u(res.RequestID)+"?wait_secs=100000", "", &q)
+		if q.Status != store.Pending || time.Since(start) != api.MaxWaitSecs*time.Second {
+			t.Fatalf("request %s after %s, want pending after %ds", q.Status, time.Since(start), api.MaxWaitSecs)
+		}
+	})
+}

@@ -1,0 +1,148 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+func TestRules(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	all, err := e.admin.Rules(ctx, "")
+	if err != nil || len(all) == 0 {
+		t.Fatalf("rules: %v %d", err, len(all))
+	}
+	r, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: "agents", ToolPattern: "mcp__gmail__*", Action: rules.Deny, Note: "no mail", Priority: 0})
+	if err != nil || r.ID == 0 || r.Priority != 0 || r.GroupID != "agents" || r.Note != "no mail" {
+		t.Fatalf("create: %v %+v", err, r)
+	}
+	// No priority in the body means the default.
+	st, body := e.do("POST", "/api/approval/rules", adminToken, stringsReader(`{"group_id":"agents","tool_pattern":"Read","action":"allow"}`))
+	if st != http.StatusCreated || !contains(body, `"priority":100`) {
+		t.Fatalf("create without a priority: %d %s", st, body)
+	}
+	only, err := e.admin.Rules(ctx, "agents")
+	if err != nil || len(only) != 2 {
+		t.Fatalf("rules of agents: %v %+v", err, only)
+	}
+	r.Action, r.Priority = rules.Require, 7
+	got, err := e.admin.UpdateRule(ctx, r)
+	if err != nil || got.Action != rules.Require || got.Priority != 7 {
+		t.Fatalf("update: %v %+v", err, got)
+	}
+	if err := e.admin.DeleteRule(ctx, r.ID); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if err := e.admin.DeleteRule(ctx, r.ID); !errors.Is(err, api.ErrNotFound) {
+		t.Fatalf("delete again: %v, want 404", err)
+	}
+}
+
+func TestRuleErrors(t *testing.T) {
+	e := newEnv(t)
+	before := e.snapshot()
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+		msg                string
+	}{
+		{"POST", "/api/approval/rules", `{"group_id":"default","tool_pattern":"a*b","action":"deny"}`, 422, `tool_pattern "a*b"`},
+		{"POST", "/api/approval/rules", `{"group_id":"default","tool_pattern":"Bash","action":"maybe"}`, 422, "action"},
+		{"POST", "/api/approval/rules", `{"group_id":"default","tool_pattern":"Bash","action":"deny","priority":-1}`, 422, "priority"},
+		{"POST", "/api/approval/rules", `{"group_id":"nope","tool_pattern":"Bash","action":"deny"}`, 422, "unknown group"},
+		{"POST", "/api/approval/rules", `{"group_id":"default","tool_pattern":"*","action":"allow"}`, 422, "already has a catch-all"},
+		{"POST", "/api/approval/rules", `{"group_id":"default","tool_pattern":"Bash","action":"deny"`, 400, "malformed JSON"},
+		{"POST", "/api/approval/rules", `{"id":5,"group_id":"default","tool_pattern":"Bash","action":"deny"}`, 400, "a new rule takes no id"},
+		{"PUT", "/api/approval/rules/1", `{"id":2,"group_id":"default","tool_pattern":"Bash","action":"deny"}`, 400, "is not the path's"},
+		{"PUT", "/api/approval/rules/1", `{"group_id":"default","tool_pattern":"x*y","action":"deny"}`, 422, "tool_pattern"},
+		{"PUT", "/api/approval/rules/99999", `{"group_id":"default","tool_pattern":"Bash","action":"deny"}`, 404, "not found"},
+		{"DELETE", "/api/approval/rules/99999", ``, 404, "not found"},
+		{"DELETE", "/api/approval/rules/abc", ``, 400, "not a positive integer"},
+		{"GET", "/api/approval/rules?group=nope", ``, 422, "unknown group"},
+	} {
+		e.wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+	}
+	e.unchanged(before)
+}
+
+func TestGroups(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := e.admin.CreateGroup(ctx, rules.Group{ID: "ci", Name: "CI"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: "ci", ToolPattern: "Bash", Action: rules.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := e.admin.DuplicateGroup(ctx, "ci", "ci-2", "CI two")
+	if err != nil || len(rs) != 1 || rs[0].GroupID != "ci-2" {
+		t.Fatalf("duplicate: %v %+v", err, rs)
+	}
+	if g, err := e.admin.UpdateGroup(ctx, rules.Group{ID: "ci-2", Name: "Renamed"}); err != nil || g.Name != "Renamed" {
+		t.Fatalf("update: %v %+v", err, g)
+	}
+	gs, err := e.admin.Groups(ctx)
+	if err != nil || len(gs) != 4 { // default, agents, ci, ci-2
+		t.Fatalf("groups: %v %+v", err, gs)
+	}
+	if err := e.admin.DeleteGroup(ctx, "ci-2"); err != nil {
+		t.Fatal(err)
+	}
+	if rs, _ := e.admin.Rules(ctx, ""); len(filterGroup(rs, "ci-2")) != 0 {
+		t.Fatal("rules of a deleted group remain")
+	}
+
+	before := e.snapshot()
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+		msg                string
+	}{
+		{"DELETE", "/api/tool-permission-groups/default", ``, 409, "protected"},
+		{"DELETE", "/api/tool-permission-groups/agents", ``, 409, "protected"}, // a profile uses it
+		{"DELETE", "/api/tool-permission-groups/nope", ``, 404, "not found"},
+		{"POST", "/api/tool-permission-groups", `{"id":"ci"}`, 409, "already exists"},
+		{"POST", "/api/tool-permission-groups", `{"id":"Bad Id"}`, 422, "invalid"},
+		{"POST", "/api/tool-permission-groups", `{"id":"x",`, 400, "malformed JSON"},
+		{"PUT", "/api/tool-permission-groups/nope", `{"name":"x"}`, 404, "not found"},
+		{"PUT", "/api/tool-permission-groups/ci", `{"id":"other"}`, 400, "is not the path's"},
+		{"POST", "/api/tool-permission-groups/nope/duplicate", `{"id":"z"}`, 404, "not found"},
+		{"POST", "/api/tool-permission-groups/ci/duplicate", `{"id":"default"}`, 409, "already exists"},
+	} {
+		e.wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+	}
+	e.unchanged(before)
+}
+
+func TestVisibleAndTools(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: "agents", ToolPattern: "mcp__gmail__*", Action: rules.Deny}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.admin.Visible(ctx, api.VisibleRequest{Profile: "agents", Tools: []string{"Bash", "mcp__gmail__send"}})
+	if err != nil || len(v.Visible) != 1 || v.Visible[0] != "Bash" || len(v.Hidden) != 1 || v.Hidden[0] != "mcp__gmail__send" {
+		t.Fatalf("visible: %v %+v", err, v)
+	}
+	// The agent token gets its profile without naming it.
+	v, err = e.client(agentToken).Visible(ctx, api.VisibleRequest{Tools: []string{"mcp__gmail__send"}})
+	if err != nil || len(v.Hidden) != 1 || v.Visible == nil {
+		t.Fatalf("agent visible: %v %+v", err, v)
+	}
+	e.wantError("POST", "/api/approval/visible", adminToken, `{"group":"nope","tools":["Bash"]}`, 422, "unknown group")
+	e.wantError("POST", "/api/approval/visible", adminToken, `{"tools":"Bash"}`, 400, "malformed JSON")
+
+	e.pending(e.admin, "s", "")
+	if _, err := e.admin.Check(ctx, api.CheckRequest{Call: callOf("mcp__github__create_issue")}); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := e.admin.Tools(ctx)
+	if err != nil || !has(cat.BuiltIn, "Bash") || !has(cat.MCP, "mcp__github__create_issue") || !has(cat.MCPServers, "github") {
+		t.Fatalf("tools: %v %+v", err, cat)
+	}
+}
