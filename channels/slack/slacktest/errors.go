@@ -7,7 +7,7 @@ import "errors"
 var (
 	// ErrInvalidConfig is returned by New for a Config it cannot serve (a bot token
 	// without the "xoxb-" prefix, an app token without "xapp-", a channel id listed
-	// twice or empty).
+	// twice or empty, a negative ping interval).
 	ErrInvalidConfig = errors.New("invalid config")
 
 	// ErrNotConnected is returned by the Socket Mode controls (Push, PushBlockAction,
