@@ -1,0 +1,136 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func noEnv(string) string { return "" }
+
+// TestValidationErrors sends each invalid value and checks the one message it gets.
+func TestValidationErrors(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"log level", "log: {level: loud}", `config: log.level "loud": must be debug, info, warn or error`},
+		{"log format", "log: {format: xml}", `config: log.format "xml": must be text or json`},
+		{"data_dir NUL", "data_dir: \"a\\0b\"", `config: data_dir "a\x00b": must not contain a NUL byte`},
+		{"workspace_root NUL", "workspace_root: \"a\\0b\"", `config: workspace_root "a\x00b": must not contain a NUL byte`},
+		{"listen not host:port", "api: {listen: localhost}", `config: api.listen "localhost": must be host:port`},
+		{"listen bad port", "api: {listen: \"127.0.0.1:99999\"}", `config: api.listen "127.0.0.1:99999": port must be a number from 0 to 65535`},
+		{"listen beyond loopback", "api: {listen: \"0.0.0.0:8377\"}", `config: api.listen "0.0.0.0:8377": listening beyond loopback needs api.token`},
+		{"listen all interfaces", "api: {listen: \":8377\"}", `config: api.listen ":8377": listening beyond loopback needs api.token`},
+		{"listen host name", "api: {listen: \"example.org:8377\"}", `config: api.listen "example.org:8377": listening beyond loopback needs api.token`},
+		{"agent tokens without admin token", "api: {agent_tokens: [{token: a1}]}", `config: api.agent_tokens: need api.token (the admin token) to be set`},
+		{"agent token empty", "api: {token: adm, agent_tokens: [{profile: default}]}", `config: api.agent_tokens[0].token: required`},
+		{"agent token equals admin", "api: {token: adm, agent_tokens: [{token: adm}]}", `config: api.agent_tokens[0].token: must differ from api.token`},
+		{"agent token duplicate", "api: {token: adm, agent_tokens: [{token: a1}, {token: a1}]}", `config: api.agent_tokens[1].token: same as api.agent_tokens[0].token`},
+		{"agent token profile", "api: {token: adm, agent_tokens: [{token: a1, profile: nope}]}", `config: api.agent_tokens[0].profile "nope": no such profile`},
+		{"telegram api_url", "telegram: {token: t, api_url: \"ftp://x\"}", `config: telegram.api_url "ftp://x": must be an http:// or https:// URL`},
+		{"telegram chat 0", "telegram: {token: t, chats: [0]}", `config: telegram.chats[0] "0": must be a chat id`},
+		{"telegram approver negative", "telegram: {token: t, approvers: [-5]}", `config: telegram.approvers[0] "-5": must be a user id (a positive number)`},
+		{"telegram admin zero", "telegram: {token: t, admins: [1, 0]}", `config: telegram.admins[1] "0": must be a user id (a positive number)`},
+		{"webhook without url", "telegram: {token: t, webhook: {listen: \"127.0.0.1:8443\"}}", `config: telegram.webhook: listen and secret_token need telegram.webhook.url`},
+		{"webhook bad url", "telegram: {token: t, webhook: {url: \"not a url\", listen: \"127.0.0.1:8443\", secret_token: s}}", `config: telegram.webhook.url "not a url": must be an http:// or https:// URL`},
+		{"webhook no listen", "telegram: {token: t, webhook: {url: \"https://x.example/hook\", secret_token: s}}", `config: telegram.webhook.listen: required with telegram.webhook.url`},
+		{"webhook bad listen", "telegram: {token: t, webhook: {url: \"https://x.example/hook\", listen: x, secret_token: s}}", `config: telegram.webhook.listen "x": must be host:port`},
+		{"webhook no secret", "telegram: {token: t, webhook: {url: \"https://x.example/hook\", listen: \"127.0.0.1:8443\"}}", `config: telegram.webhook.secret_token: required with telegram.webhook.url: 1 to 256 of A-Z a-z 0-9 _ -`},
+		{"webhook bad secret", "telegram: {token: t, webhook: {url: \"https://x.example/hook\", listen: \"127.0.0.1:8443\", secret_token: \"a b\"}}", `config: telegram.webhook.secret_token: required with telegram.webhook.url: 1 to 256 of A-Z a-z 0-9 _ -`},
+		{"slack bot token", "slack: {bot_token: xapp-1, app_token: xapp-2}", `config: slack.bot_token: must be a bot token (xoxb-…)`},
+		{"slack app token", "slack: {bot_token: xoxb-1, app_token: xoxb-2}", `config: slack.app_token: must be an app-level token (xapp-…)`},
+		{"slack http no secret", "slack: {bot_token: xoxb-1, http_listen: \"127.0.0.1:3000\"}", `config: slack.signing_secret: required without slack.app_token (HTTP mode)`},
+		{"slack http no listen", "slack: {bot_token: xoxb-1, signing_secret: s}", `config: slack.http_listen: required without slack.app_token (HTTP mode)`},
+		{"slack bad listen", "slack: {bot_token: xoxb-1, app_token: xapp-1, http_listen: nope}", `config: slack.http_listen "nope": must be host:port`},
+		{"slack api_url", "slack: {bot_token: xoxb-1, app_token: xapp-1, api_url: \"/relative\"}", `config: slack.api_url "/relative": must be an http:// or https:// URL`},
+		{"slack channel empty", "slack: {bot_token: xoxb-1, app_token: xapp-1, channels: [\"\"]}", `config: slack.channels[0]: must be a Slack id`},
+		{"slack approver space", "slack: {bot_token: xoxb-1, app_token: xapp-1, approvers: [\"U1 U2\"]}", `config: slack.approvers[0] "U1 U2": must be a Slack id`},
+		{"slack admin space", "slack: {bot_token: xoxb-1, app_token: xapp-1, admins: [\" \"]}", `config: slack.admins[0] " ": must be a Slack id`},
+		{"category name", "tools: {categories: [{name: Shell, tools: [Bash]}]}", `config: tools.categories[0].name "Shell": must match [a-z0-9_-]+`},
+		{"category duplicate", "tools: {categories: [{name: a, tools: [x]}, {name: a, tools: [y]}]}", `config: tools.categories[1].name "a": duplicate category`},
+		{"category no tools", "tools: {categories: [{name: a}]}", `config: tools.categories[0].tools: must list at least one tool pattern`},
+		{"category star inside", "tools: {categories: [{name: a, tools: [\"a*b\"]}]}", `config: tools.categories[0].tools[0] "a*b": a star is only allowed at the end`},
+		{"category unknown class", "tools: {categories: [{name: a, tools: [\"@fs_all\"]}]}", `config: tools.categories[0].tools[0] "@fs_all": unknown class; use @fs_read, @fs_write or @fs_any`},
+		{"fs_read star", "tools: {fs_read: [\"Read*\"]}", `config: tools.fs_read[0] "Read*": must be a name without spaces or stars`},
+		{"fs_write empty", "tools: {fs_write: [\"\"]}", `config: tools.fs_write[0]: must be a name without spaces or stars`},
+		{"path_args space", "tools: {path_args: [\"a b\"]}", `config: tools.path_args[0] "a b": must be a name without spaces or stars`},
+		{"profile id", "profiles: [{id: Ops}]", `config: profiles[0].id "Ops": must match [a-z0-9_-]+`},
+		{"profile duplicate", "profiles: [{id: ops}, {id: ops}]", `config: profiles[1].id "ops": duplicate profile`},
+		{"profile group", "profiles: [{id: ops, security_group: \"a b\"}]", `config: profiles[0].security_group "a b": must match [a-z0-9_-]+`},
+		{"profile working dir NUL", "profiles: [{id: ops, working_directory: \"a\\0\"}]", `config: profiles[0].working_directory "a\x00": must not contain a NUL byte`},
+		{"profile allow read empty", "profiles: [{id: ops, allow_fs_reads: [\"\"]}]", `config: profiles[0].allow_fs_reads[0]: must be a path`},
+		{"profile allow write NUL", "profiles: [{id: ops, allow_fs_writes: [ok, \"b\\0\"]}]", `config: profiles[0].allow_fs_writes[1] "b\x00": must be a path`},
+		{"job name", "jobs: [{name: Bad Name, schedule: \"@daily\", steps: [{tool: x}]}]", `config: jobs[0].name "Bad Name": must match [a-z0-9_-]+`},
+		{"job name missing", "jobs: [{schedule: \"@daily\", steps: [{tool: x}]}]", `config: jobs[0].name: must match [a-z0-9_-]+`},
+		{"job duplicate", "jobs: [{name: a, schedule: \"@daily\", steps: [{tool: x}]}, {name: a, schedule: \"@daily\", steps: [{tool: x}]}]", `config: jobs[1].name "a": duplicate job name`},
+		{"job schedule", "jobs: [{name: a, schedule: \" \", steps: [{tool: x}]}]", `config: jobs[0].schedule: required (a cron spec such as "0 2 * * *" or "@every 1h")`},
+		{"job profile", "jobs: [{name: a, schedule: \"@daily\", profile: nope, steps: [{tool: x}]}]", `config: jobs[0].profile "nope": no such profile`},
+		{"job overlap", "jobs: [{name: a, schedule: \"@daily\", overlap: wait, steps: [{tool: x}]}]", `config: jobs[0].overlap "wait": must be skip, queue or allow`},
+		{"job notify", "jobs: [{name: a, schedule: \"@daily\", notify: sometimes, steps: [{tool: x}]}]", `config: jobs[0].notify "sometimes": must be failure, always or never`},
+		{"job no steps", "jobs: [{name: a, schedule: \"@daily\"}]", `config: jobs[0].steps: must list at least one step`},
+		{"job step tool", "jobs: [{name: a, schedule: \"@daily\", steps: [{tool: x}, {args: {cmd: ls}}]}]", `config: jobs[0].steps[1].tool: required`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse([]byte(tt.yaml), noEnv)
+			if c != nil {
+				t.Errorf("Parse returned a Config with an error")
+			}
+			if err == nil {
+				t.Fatalf("Parse(%q) = nil error, want %q", tt.yaml, tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("Parse(%q) error\n got %q\nwant %q", tt.yaml, err.Error(), tt.want)
+			}
+			if !errors.Is(err, ErrInvalid) || errors.Is(err, ErrSyntax) {
+				t.Errorf("error %v: want ErrInvalid only", err)
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Key == "" {
+				t.Errorf("error %v: want a *FieldError with a key", err)
+			}
+		})
+	}
+}
+
+// TestValidationCollectsAll checks every problem is reported at once, in file order.
+func TestValidationCollectsAll(t *testing.T) {
+	in := `
+log: {level: loud}
+api: {listen: "0.0.0.0:1"}
+jobs:
+  - {name: X, schedule: "", steps: []}
+`
+	_, err := Parse([]byte(in), noEnv)
+	want := []string{
+		`config: log.level "loud": must be debug, info, warn or error`,
+		`config: api.listen "0.0.0.0:1": listening beyond loopback needs api.token`,
+		`config: jobs[0].name "X": must match [a-z0-9_-]+`,
+		`config: jobs[0].schedule: required (a cron spec such as "0 2 * * *" or "@every 1h")`,
+		`config: jobs[0].steps: must list at least one step`,
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Fatalf("error\n%v\nwant\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+// TestValidValues checks values at the edges of what is accepted.
+func TestValidValues(t *testing.T) {
+	for _, in := range []string{
+		`api: {listen: "localhost:8377"}`,
+		`api: {listen: "[::1]:0"}`,
+		`api: {listen: "0.0.0.0:8377", token: secret}`,
+		`api: {token: adm, agent_tokens: [{token: a1, profile: default, agent_id: bot}]}`,
+		`telegram: {token: "", chats: [0], api_url: "ftp://ignored-while-off"}`,
+		`telegram: {token: t, chats: [-1001234], approvers: [1], webhook: {url: "https://x.example/h", listen: "127.0.0.1:0", secret_token: a_B-9}}`,
+		`slack: {bot_token: xoxb-1, app_token: xapp-1, channels: [C1]}`,
+		`slack: {bot_token: xoxb-1, signing_secret: s, http_listen: "127.0.0.1:3000"}`,
+		`tools: {categories: [{name: mail, tools: ["mcp__gmail__*", "@fs_read", "*"]}], fs_read: [], path_args: [file]}`,
+		`profiles: [{id: default, security_group: strict}]`,
+		`jobs: [{name: a_b-1, schedule: "0 2 * * *", steps: [{tool: execute_cmd, args: {cmd: "echo $HOME"}}]}]`,
+	} {
+		if _, err := Parse([]byte(in), noEnv); err != nil {
+			t.Errorf("Parse(%q): %v", in, err)
+		}
+	}
+}
