@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"cmp"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -339,4 +341,94 @@ func TestEvaluateConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// linear is the reference the index is checked against: SPEC §4.1–4.2 read
+// literally, one rule after another.
+type linear struct {
+	s     *Set
+	tiers map[string][]Rule      // valid rules per group, in (priority, id) order
+	paths map[string]pathPattern // path_pattern → resolved
+}
+
+func newLinear(s *Set, rs []Rule) *linear {
+	l := &linear{s: s, tiers: map[string][]Rule{}, paths: map[string]pathPattern{}}
+	for _, r := range rs {
+		if Validate(r) == nil {
+			l.tiers[r.GroupID] = append(l.tiers[r.GroupID], r)
+			l.paths[r.PathPattern] = parsePath(ResolvePattern(r.PathPattern, s.opt.WorkspaceRoot))
+		}
+	}
+	for _, tier := range l.tiers {
+		slices.SortStableFunc(tier, func(a, b Rule) int {
+			return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.ID, b.ID))
+		})
+	}
+	return l
+}
+
+func (l *linear) first(group string, c Call, visibility bool) (Rule, bool) {
+	path, st := l.s.callPath(&c)
+	tiers := []string{DefaultGroup}
+	if group != DefaultGroup && l.s.HasGroup(group) {
+		tiers = []string{group, DefaultGroup}
+	}
+	for _, g := range tiers {
+		for _, r := range l.tiers[g] {
+			agentOK := r.AgentID == "" || r.AgentID == c.AgentID || visibility && c.AgentID == ""
+			sourceOK := r.Source == "" || r.Source == c.Source || visibility && c.Source == ""
+			pathOK := r.PathPattern == "" || !visibility && st == PathOK && l.paths[r.PathPattern].match(path)
+			if agentOK && sourceOK && pathOK && l.s.MatchTool(r.ToolPattern, c.Tool) {
+				return r, true
+			}
+		}
+	}
+	return Rule{}, false
+}
+
+// TestIndexMatchesLinear checks the tool-name and directory indexes against the literal
+// reading of SPEC §4 over many calls on a realistic mix of rules.
+func TestIndexMatchesLinear(t *testing.T) {
+	root := workspace(t)
+	rs := append(mixRules(600),
+		Rule{ID: 5000, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "./*", Action: Require, Priority: 3},
+		Rule{ID: 5001, GroupID: DefaultGroup, ToolPattern: "read_*", PathPattern: "proj1*", Action: Deny, Priority: 2},
+		Rule{ID: 5002, GroupID: DefaultGroup, ToolPattern: "*", PathPattern: "/etc/*", Action: Deny, Priority: 2},
+		Rule{ID: 5003, GroupID: "dev", ToolPattern: "mcp__*", Source: "slack", Action: Allow, Priority: 1},
+	)
+	s := Compile([]Group{{ID: "dev"}, {ID: "empty"}}, rs, Options{WorkspaceRoot: root})
+	tools := []string{"read_file", "Write", "Edit", "grep_files", "Bash", "tool_0", "tool_30", "tool_537",
+		"mcp__srv4__x", "mcp__srv8__act8", "mcp__srv41__y", "mcp__", "unknown"}
+	paths := []any{nil, "", 7, "proj4/a", "proj6/src/x", "proj1x/y", "proj16/src", "secret9/k", "/etc/passwd",
+		"memory/a", "data/link", ".", "/usr/x", "secrets/key"}
+	agents := []string{"", "agent3", "agent7"}
+	sources := []string{"", "slack", "cron", "web"}
+	l := newLinear(s, rs)
+	n := 0
+	for i := range 4000 {
+		c := Call{
+			Tool:    tools[i%len(tools)],
+			AgentID: agents[i/7%len(agents)],
+			Source:  sources[i/11%len(sources)],
+		}
+		if p := paths[i/3%len(paths)]; p != nil {
+			c.Args = map[string]any{"path": p}
+		}
+		group := []string{DefaultGroup, "dev", "empty", "ghost"}[i%4]
+		want, ok := l.first(group, c, false)
+		d := s.Evaluate(group, c)
+		if ok != (d.Reason == ReasonRule) || ok && d.RuleID != want.ID {
+			t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: rule %d (%v)", group, c, d, want.ID, ok)
+		}
+		want, ok = l.first(group, Call{Tool: c.Tool, AgentID: c.AgentID, Source: c.Source}, true)
+		if vis := !ok || want.Action != Deny; s.Visible(group, c.AgentID, c.Source, c.Tool) != vis {
+			t.Fatalf("Visible(%q, %+v) = %v; linear scan: rule %d (%v)", group, c, !vis, want.ID, ok)
+		}
+		if ok {
+			n++
+		}
+	}
+	if n < 1000 {
+		t.Errorf("only %d of 4000 calls matched a rule: the test checks little", n)
+	}
 }

@@ -223,10 +223,12 @@ func resolve(full, root string) (string, string) {
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 			virtual = 1
 			continue
-		case errors.Is(err, syscall.ENAMETOOLONG):
-			return "", "name too long"
-		default:
-			return "", "cannot be inspected"
+		default: // permission denied, name too long, …: resolving around it could be bypassed
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return "", "cannot be inspected: " + err.Error()
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			continue
@@ -235,8 +237,8 @@ func resolve(full, root string) (string, string) {
 			return "", "symlink loop"
 		}
 		target, err := os.Readlink(string(buf))
-		if err != nil || target == "" {
-			return "", "unreadable symlink"
+		if err != nil || target == "" { // only when the link changes under us
+			return "", "cannot be inspected: unreadable symlink"
 		}
 		buf = buf[:dirLen]
 		if target[0] == '/' {

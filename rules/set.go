@@ -15,37 +15,8 @@ type Set struct {
 	fsWrite   map[string]struct{}
 	protected []string         // Options.Protected, normalised
 	known     map[string]bool  // group ids, DefaultGroup included
-	groups    map[string]*tier // the rules of each group other than DefaultGroup
+	groups    map[string]*tier // per group with rules other than DefaultGroup: its rules, then DefaultGroup's
 	def       *tier            // the rules of DefaultGroup
-}
-
-// tier is the rules of one group in evaluation order, with two indexes by tool name:
-// one over every rule (for calls with a path) and one over the rules without a path
-// filter (for calls without a path, and for visibility), which no path rule can slow.
-type tier struct {
-	rules  []crule
-	all    index
-	noPath index
-}
-
-// index lists, for each way a tool name can match, the positions in tier.rules of the
-// rules that match it that way, ascending.
-type index struct {
-	exact      map[string][]int32 // exact names, and @fs classes expanded to their names
-	prefix     map[string][]int32 // prefix patterns, by prefix
-	prefixLens []int              // the distinct lengths of prefix's keys, ascending
-	star       []int32            // "*" rules
-}
-
-// crule is a compiled rule: what matching needs beyond the tool name.
-type crule struct {
-	id      uint64
-	agent   string
-	source  string
-	note    string
-	action  Action
-	hasPath bool
-	path    pathPattern
 }
 
 // Compile builds the immutable Set for the given groups and rules under opt.
@@ -85,10 +56,12 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 			byGroup[r.GroupID] = append(byGroup[r.GroupID], r)
 		}
 	}
-	s.def = s.compileTier(byGroup[DefaultGroup])
-	for id, tr := range byGroup {
+	resolved := map[string]string{} // path_pattern → ResolvePattern, for this Compile
+	def := s.compileRules(byGroup[DefaultGroup], resolved)
+	s.def = s.newTier(def)
+	for id, grs := range byGroup {
 		if id != DefaultGroup {
-			s.groups[id] = s.compileTier(tr)
+			s.groups[id] = s.newTier(append(s.compileRules(grs, resolved), def...))
 		}
 	}
 	return s
@@ -110,224 +83,43 @@ func nameSet(names []string) map[string]struct{} {
 	return m
 }
 
-// compileTier sorts one group's rules into evaluation order — priority, then id (SPEC
-// §4.1) — and indexes them by tool name.
-func (s *Set) compileTier(rs []Rule) *tier {
+// crule is a compiled rule: what matching needs.
+type crule struct {
+	id       uint64
+	agent    string
+	source   string
+	note     string
+	action   Action
+	toolKind toolKind
+	tool     string // the exact name or prefix
+	hasPath  bool
+	path     pathPattern
+}
+
+// compileRules sorts one group's rules into evaluation order — priority, then id (SPEC
+// §4.1) — and compiles them. resolved memoises ResolvePattern.
+func (s *Set) compileRules(rs []Rule, resolved map[string]string) []crule {
 	slices.SortStableFunc(rs, func(a, b Rule) int {
 		return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.ID, b.ID))
 	})
-	t := &tier{rules: make([]crule, len(rs))}
-	t.all.init()
-	t.noPath.init()
+	out := make([]crule, len(rs))
 	for i, r := range rs {
 		cr := crule{id: r.ID, agent: r.AgentID, source: r.Source, note: r.Note, action: r.Action}
+		cr.toolKind, cr.tool = parseTool(r.ToolPattern)
 		if r.PathPattern != "" {
 			pat := r.ResolvedPathPattern
 			if pat == "" {
-				pat = ResolvePattern(r.PathPattern, s.opt.WorkspaceRoot)
+				var ok bool
+				if pat, ok = resolved[r.PathPattern]; !ok {
+					pat = ResolvePattern(r.PathPattern, s.opt.WorkspaceRoot)
+					resolved[r.PathPattern] = pat
+				}
 			}
 			cr.hasPath, cr.path = true, parsePath(pat)
 		}
-		t.rules[i] = cr
-		kind, name := parseTool(r.ToolPattern)
-		s.add(&t.all, kind, name, int32(i))
-		if !cr.hasPath {
-			s.add(&t.noPath, kind, name, int32(i))
-		}
+		out[i] = cr
 	}
-	t.all.finish()
-	t.noPath.finish()
-	return t
-}
-
-func (ix *index) init() {
-	ix.exact = map[string][]int32{}
-	ix.prefix = map[string][]int32{}
-}
-
-// add puts rule i, of the given tool pattern, in the index. Rules are added in
-// evaluation order, so every list stays ascending.
-func (s *Set) add(ix *index, kind toolKind, name string, i int32) {
-	addExact := func(n string) {
-		l := ix.exact[n]
-		if len(l) == 0 || l[len(l)-1] != i { // @fs_any names a tool of both lists once
-			ix.exact[n] = append(l, i)
-		}
-	}
-	switch kind {
-	case toolAny:
-		ix.star = append(ix.star, i)
-	case toolExact:
-		addExact(name)
-	case toolPrefix:
-		ix.prefix[name] = append(ix.prefix[name], i)
-	case toolFSRead, toolFSWrite, toolFSAny:
-		if kind != toolFSWrite {
-			for _, n := range s.opt.FSRead {
-				addExact(n)
-			}
-		}
-		if kind != toolFSRead {
-			for _, n := range s.opt.FSWrite {
-				addExact(n)
-			}
-		}
-	}
-}
-
-func (ix *index) finish() {
-	for p := range ix.prefix {
-		if !slices.Contains(ix.prefixLens, len(p)) {
-			ix.prefixLens = append(ix.prefixLens, len(p))
-		}
-	}
-	slices.Sort(ix.prefixLens)
-}
-
-// matcher holds what a rule's filters are compared with (SPEC §4.2).
-type matcher struct {
-	agent, source string
-	path          string
-	pathState     PathState
-	// visibility: an empty agent or source names no one, so rules filtered on one are
-	// not excluded by it (SPEC §4, visibility).
-	visibility bool
-}
-
-func (m *matcher) match(r *crule) bool {
-	if r.agent != "" && r.agent != m.agent && !(m.visibility && m.agent == "") {
-		return false
-	}
-	if r.source != "" && r.source != m.source && !(m.visibility && m.source == "") {
-		return false
-	}
-	return !r.hasPath || m.pathState == PathOK && r.path.match(m.path)
-}
-
-// first returns the first rule of the tier, in evaluation order, that matches tool and
-// m, or nil. It is the minimum over the lists that can hold the tool (exact name,
-// each matching prefix, "*") of each list's first match; each list is scanned only up
-// to the best match found so far. It allocates nothing.
-func (t *tier) first(tool string, m *matcher) *crule {
-	ix := &t.noPath
-	if m.pathState == PathOK {
-		ix = &t.all
-	}
-	best := t.scan(ix.exact[tool], int32(len(t.rules)), m)
-	for _, n := range ix.prefixLens {
-		if n > len(tool) {
-			break
-		}
-		if l, ok := ix.prefix[tool[:n]]; ok {
-			best = t.scan(l, best, m)
-		}
-	}
-	best = t.scan(ix.star, best, m)
-	if int(best) == len(t.rules) {
-		return nil
-	}
-	return &t.rules[best]
-}
-
-func (t *tier) scan(list []int32, best int32, m *matcher) int32 {
-	for _, i := range list {
-		if i >= best {
-			break
-		}
-		if m.match(&t.rules[i]) {
-			return i
-		}
-	}
-	return best
-}
-
-// Evaluate decides one tool call for the permission group group (SPEC §4.1–4.7,
-// §12.15, §12.25):
-//
-//  1. The call's path is the first non-empty string among the Options.PathArgs keys of
-//     c.Args, normalised as Normalize does against c.Cwd, else c.WorkingDir, else the
-//     workspace root. A value under one of those keys that is neither a string nor null
-//     makes the path invalid, as does a path that cannot be normalised; an invalid path
-//     matches no path rule (Decision.PathState says which case held).
-//  2. A path under an Options.Protected path is denied before any rule, whatever the
-//     group (Reason ReasonProtected, RuleID 0).
-//  3. The first matching rule of group, then of DefaultGroup, each in (priority, id)
-//     order, decides (Reason ReasonRule). An unknown group has no rules of its own.
-//  4. No rule matches: require (Reason ReasonNoRule).
-//
-// Session bypasses and the profile fast-path (SPEC §4.8, §4.9) are the gate's: it
-// applies them to the Decision, whose Path and PathState it can reuse.
-//
-// Evaluate reads the file system only to normalise a path (os.Lstat, os.Readlink); a
-// call without a path argument allocates nothing. It is safe for concurrent use.
-func (s *Set) Evaluate(group string, c Call) Decision {
-	var d Decision
-	d.Path, d.PathState = s.callPath(&c)
-	if d.PathState == PathOK {
-		for _, p := range s.protected {
-			if Under(d.Path, p) {
-				d.Action, d.Reason = Deny, ReasonProtected
-				return d
-			}
-		}
-	}
-	m := matcher{agent: c.AgentID, source: c.Source, path: d.Path, pathState: d.PathState}
-	r := s.lookup(group, c.Tool, &m)
-	if r == nil {
-		d.Action, d.Reason = Require, ReasonNoRule
-		return d
-	}
-	d.Action, d.Reason, d.RuleID, d.Note = r.action, ReasonRule, r.id, r.note
-	return d
-}
-
-// lookup returns the first rule matching tool and m in group's tier, then in the
-// default tier (SPEC §4.1, §12.15), or nil.
-func (s *Set) lookup(group, tool string, m *matcher) *crule {
-	if group != DefaultGroup {
-		if t := s.groups[group]; t != nil {
-			if r := t.first(tool, m); r != nil {
-				return r
-			}
-		}
-	}
-	return s.def.first(tool, m)
-}
-
-// callPath finds and normalises the call's path argument (see Evaluate, step 1).
-func (s *Set) callPath(c *Call) (string, PathState) {
-	for _, k := range s.opt.PathArgs {
-		v, ok := c.Args[k]
-		if !ok || v == nil {
-			continue
-		}
-		p, ok := v.(string)
-		if !ok {
-			return "", PathInvalid
-		}
-		if p == "" {
-			continue
-		}
-		base := cmp.Or(c.Cwd, c.WorkingDir)
-		abs, problem := resolveAbs(p, base, s.opt.WorkspaceRoot)
-		if problem != "" {
-			return "", PathInvalid
-		}
-		return relTo(abs, s.opt.WorkspaceRoot), PathOK
-	}
-	return "", NoPath
-}
-
-// Visible reports whether tool is shown to an agent in group (SPEC §4, visibility): it
-// is hidden when the first rule without a path_pattern whose tool_pattern matches it —
-// group tier, then DefaultGroup, in (priority, id) order — is a deny. The agent and
-// source filters are applied only when agentID / source is not empty: with an empty
-// agentID a rule filtered on an agent is not excluded by that filter. A tool no rule
-// matches is visible. Safe for concurrent use; allocates nothing.
-func (s *Set) Visible(group, agentID, source, tool string) bool {
-	m := matcher{agent: agentID, source: source, pathState: NoPath, visibility: true}
-	r := s.lookup(group, tool, &m)
-	return r == nil || r.action != Deny
+	return out
 }
 
 // HasGroup reports whether id is a permission group of the Set: DefaultGroup, or one

@@ -1,0 +1,53 @@
+// Package rules decides what happens to an AI agent's tool call: allow it, deny it, or
+// require a human's approval (SPEC §4). It is the pure core of skald-bot: it imports
+// only the standard library, keeps no state between calls, and touches the file system
+// only to resolve paths (os.Lstat, os.Readlink).
+//
+// # The model
+//
+// A Rule belongs to a permission Group and matches a tool call by its tool name
+// (ToolPattern: "*", an exact name, "prefix*", or a file-tool class @fs_read, @fs_write,
+// @fs_any), optionally by the call's agent, source and path (PathPattern: "<dir>/*" for a
+// subtree, "prefix*", or an exact path). Validate checks a rule's syntax before the
+// store keeps it; CheckCatchAll refuses a second unfiltered "*" rule with another
+// action in one group. Both return errors wrapping ErrInvalidRule that name the field.
+//
+// # Evaluation
+//
+// Compile turns every group and rule into a Set: an immutable snapshot, indexed by tool
+// name, that many goroutines evaluate at once without locks. Set.Evaluate follows SPEC
+// §4 exactly:
+//
+//  1. the call's path argument (the first non-empty string among "path", "file_path",
+//     "notebook_path") is normalised — see below;
+//  2. a path under a protected directory (the data directory, the config file) is
+//     denied before any rule (SPEC §12.25);
+//  3. the rules of the call's group, then those of group "default", each in (priority,
+//     id) order, are tried; the first that matches decides. So a group's own allow can
+//     override a deny of "default" (SPEC §12.15);
+//  4. when nothing matches, the answer is require: the gate is closed by default.
+//
+// Session bypasses and the profile fast-path (SPEC §4.8, §4.9) are not here: the gate
+// applies them to the Decision. Set.Visible says whether a tool is shown to an agent at
+// all (hidden when the first rule without a path filter that matches it is a deny).
+//
+// A call without a path argument allocates nothing and reads only rules that can match
+// its tool name: exact names (with the @fs classes expanded to their tools) and prefixes
+// are looked up in maps, and each candidate list is scanned only up to the best match
+// so far. Rules with a path filter are further split by the first directory of their
+// pattern, so a call with a path reads only those that could match it.
+//
+// # Paths
+//
+// Normalize resolves a path the way the OS will when the tool opens it: relative to the
+// call's working directory (else the profile's, else the workspace root), walking it
+// component by component and following every symlink where it is met. A ".." after a
+// symlink therefore leaves the link's target — data/link/../key with link → ../secrets/x
+// is secrets/key — and cleaning the path lexically first, the classic bypass, never
+// happens. Results under the workspace root are relative to it ("secrets/key"), others
+// stay absolute. A path that cannot be normalised (a NUL byte, not a string, a symlink
+// loop) matches no path rule. ResolvePattern resolves a rule's path pattern the same way
+// when the rule is created, so a secrets directory that is itself a symlink is still
+// matched (SPEC §12.14). Under compares normalised paths by whole components, so
+// memory/* never matches memory-secrets/x.
+package rules

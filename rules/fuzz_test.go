@@ -1,0 +1,226 @@
+package rules
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fuzzTools are the file tools FuzzEvaluate picks from: reads and writes.
+var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "list_files", "NotebookEdit", "grep_files"}
+
+// FuzzEvaluate evaluates file tool calls with fuzzed paths and working directories in
+// group default with the seeded rules (SPEC §4, §12.15, §12.25), in a workspace with
+// symlinks into secrets/ and into the data directory state/, and a loop. A leading
+// "@ROOT" in the path or cwd stands for the workspace root. It checks that Evaluate
+// never panics, and compares every decision with where the OS itself puts the path:
+// the oracle opens the path through os.Root (creating the missing directories and the
+// file, as a write tool with mkdir -p would) and looks the file up by inode. The
+// decision's path must be that location, and a location in secrets/ or the protected
+// state/ and skald.yaml must be denied.
+func FuzzEvaluate(f *testing.F) {
+	for _, seed := range []struct {
+		tool      uint8
+		path, cwd string
+	}{
+		{0, "docs/../secrets/x", ""},
+		{0, "data/link", ""},
+		{1, "data/link/../key", ""},
+		{1, "data/new", ""},
+		{1, "data/nodir/../link/y", ""},
+		{3, "data/a/b/../../link/z", ""},
+		{0, "data/loop1", ""},
+		{0, "data/loop2/../x", ""},
+		{0, "secrets/x\x00", ""},
+		{2, "memory-secrets/x", ""},
+		{2, "memory/a/b", ""},
+		{4, "memory/../secrets/key", ""},
+		{5, "../key", "data/link"},
+		{5, "key", "@ROOT/secrets"},
+		{6, "@ROOT/data/state-link/skald.db", ""},
+		{7, "data/config-link", ""},
+		{1, "skald.yaml", "."},
+		{1, "data/./file.txt", ""},
+		{0, "x/..", "data/nodir"},
+		{0, "/etc/passwd", ""},
+		{0, "data/file.txt/../link", ""},
+		{1, "data/new/../newfile", ""},
+	} {
+		f.Add(seed.tool, seed.path, seed.cwd)
+	}
+	base, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	root := base + "/ws"
+	if err := os.Mkdir(root, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	buildWorkspace(f, root)
+	s := Compile(nil, seedRules(), seedOptions(root))
+
+	f.Fuzz(func(t *testing.T, tool uint8, path, cwd string) {
+		call := Call{
+			Tool: fuzzTools[int(tool)%len(fuzzTools)],
+			Args: map[string]any{"path": atRoot(path, root)},
+			Cwd:  atRoot(cwd, root),
+		}
+		d := s.Evaluate(DefaultGroup, call)
+
+		switch d.Action {
+		case Allow:
+			if d.PathState != PathOK || !Under(d.Path, "memory") && !Under(d.Path, "data") {
+				t.Fatalf("%+v: allowed %+v outside memory/ and data/", call, d)
+			}
+		case Deny, Require:
+		default:
+			t.Fatalf("%+v: action %q", call, d.Action)
+		}
+		if d.PathState == PathOK && sensitive(d.Path) && d.Action != Deny {
+			t.Fatalf("%+v: %+v, want deny", call, d)
+		}
+
+		loc, ok := osLocate(t, root, call.Args["path"].(string), call.Cwd, func() {
+			t.Cleanup(func() { rebuild(t, root) })
+		})
+		if !ok {
+			return
+		}
+		if d.PathState != PathOK || d.Path != loc {
+			t.Fatalf("%+v: decision %+v, but the OS puts it at %q", call, d, loc)
+		}
+		if sensitive(loc) && d.Action != Deny {
+			t.Fatalf("%+v: %+v lands in %q, want deny", call, d, loc)
+		}
+	})
+}
+
+func atRoot(s, root string) string {
+	if rest, ok := strings.CutPrefix(s, "@ROOT"); ok {
+		return root + rest
+	}
+	return s
+}
+
+// sensitive reports whether a normalised path is in secrets/ or protected.
+func sensitive(p string) bool {
+	return Under(p, "secrets") || Under(p, "state") || p == "skald.yaml"
+}
+
+// osLocate returns where the OS puts path, relative to root with "/" ("." for root),
+// reached from cwd: it opens the path through os.Root, or, when it does not exist,
+// creates its parent directories and the file, then finds the entry with the same
+// inode. It reports false when the OS cannot reach the path inside root at all. It
+// calls written before it writes to the workspace.
+func osLocate(t *testing.T, root, path, cwd string, written func()) (string, bool) {
+	rel, ok := relInside(root, path)
+	if !strings.HasPrefix(path, "/") && cwd != "" {
+		var base string
+		if base, ok = relInside(root, cwd); ok {
+			rel = base + "/" + path
+		}
+	}
+	if !ok || path == "" || strings.IndexByte(rel, 0) >= 0 {
+		return "", false
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fh, err := r.Open(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		written()
+		if i := strings.LastIndexByte(rel, '/'); i > 0 {
+			if r.MkdirAll(rel[:i], 0o755) != nil {
+				return "", false
+			}
+		}
+		if fh, err = r.Open(rel); err != nil {
+			fh, err = r.OpenFile(rel, os.O_CREATE|os.O_WRONLY, 0o644)
+		}
+	}
+	if err != nil {
+		return "", false
+	}
+	defer fh.Close()
+	want, err := fh.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := ""
+	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if os.SameFile(fi, want) {
+			found = "."
+			if p != root {
+				found = filepath.ToSlash(p[len(root)+1:])
+			}
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == "" {
+		t.Fatalf("%q opened a file outside %s", rel, root)
+	}
+	return found, true
+}
+
+// relInside returns p relative to root when p is relative or starts with root.
+func relInside(root, p string) (string, bool) {
+	switch {
+	case p == root:
+		return ".", true
+	case strings.HasPrefix(p, root+"/"):
+		return p[len(root)+1:], true
+	case !strings.HasPrefix(p, "/"):
+		return p, true
+	}
+	return "", false
+}
+
+// rebuild restores the fuzz workspace after the oracle wrote to it.
+func rebuild(t *testing.T, root string) {
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	buildWorkspace(t, root)
+}
+
+// TestOSLocate checks the fuzz oracle itself on paths whose location is known.
+func TestOSLocate(t *testing.T) {
+	root := workspace(t)
+	for _, tc := range []struct{ path, cwd, want string }{
+		{"data/link/../key", "", "secrets/key"},
+		{"data/nodir/../link/y", "", "secrets/x/y"},
+		{"data/new", "", "secrets/newx"},
+		{"../key", "data/link", "secrets/key"},
+		{root + "/data/state-link/skald.db", "/elsewhere", "state/skald.db"},
+		{"data/..", "", "."},
+	} {
+		got, ok := osLocate(t, root, tc.path, tc.cwd, func() {})
+		if !ok || got != tc.want {
+			t.Errorf("osLocate(%q, %q) = %q, %v; want %q", tc.path, tc.cwd, got, ok, tc.want)
+		}
+	}
+	for _, p := range []string{"../outside", "/etc/passwd", "data/loop1", "data/file.txt/x"} {
+		if got, ok := osLocate(t, root, p, "", func() {}); ok {
+			t.Errorf("osLocate(%q) = %q, want not reachable", p, got)
+		}
+	}
+}
