@@ -1,0 +1,67 @@
+package bot
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Options configure a Bot.
+type Options struct {
+	// Gate resolves requests and edits rules, groups and bypasses. Required.
+	Gate *gate.Manager
+	// Access says who is an approver or an admin on each channel (SPEC §6).
+	Access Access
+	// Jobs lists and starts scheduled jobs (SPEC §12.18); nil means none are
+	// configured.
+	Jobs Jobs
+	// BypassShort is bypass_short: the window of the ⏱ button and of the bypass
+	// command without a length; zero means DefaultBypassShort (SPEC §12.10).
+	BypassShort time.Duration
+	// Logger nil means slog.Default(); the Bot adds component=bot.
+	Logger *slog.Logger
+}
+
+// Bot is the channel-agnostic chat logic the adapters call: HandleTap for a button
+// tapped under a prompt, Command for an admin command typed in a chat. It keeps no
+// state of its own; every decision goes through the gate. Safe for concurrent use.
+type Bot struct {
+	gate   *gate.Manager
+	access Access
+	jobs   Jobs
+	short  time.Duration
+	log    *slog.Logger
+}
+
+// New returns a Bot. Error: opt.Gate is nil.
+func New(opt Options) (*Bot, error) {
+	if opt.Gate == nil {
+		return nil, errors.New("bot: new: no gate")
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	short := opt.BypassShort
+	if short <= 0 {
+		short = DefaultBypassShort
+	}
+	return &Bot{gate: opt.Gate, access: opt.Access, jobs: opt.Jobs, short: short, log: log.With("component", "bot")}, nil
+}
+
+// Role returns the role of user id on channel (Access.Role).
+func (b *Bot) Role(channel, userID string) Role { return b.access.Role(channel, userID) }
+
+// actor is who a chat user is in resolutions and the audit log (SPEC §12.22): their
+// display name and id, "Jane Doe (100000001)", or the id alone when there is no name.
+func actor(channel, name, id string) store.Actor {
+	name = strings.Join(strings.Fields(name), " ")
+	if name == "" || name == id {
+		return store.Actor{By: clip(id, 100), Via: channel}
+	}
+	return store.Actor{By: clip(name, 100) + " (" + clip(id, 100) + ")", Via: channel}
+}

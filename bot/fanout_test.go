@@ -1,0 +1,415 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+var bash = map[string]any{"command": "make deploy"}
+
+// wantMessages fails the test unless the request's stored messages are exactly the
+// sends of the channels (in any order), each Final as asked.
+func (e *env) wantMessages(id uint64, final bool, chans ...*fakeChannel) {
+	e.t.Helper()
+	r := e.request(id)
+	want := map[string]bool{}
+	for _, c := range chans {
+		for _, s := range c.sent() {
+			if s.Prompt.RequestID == id {
+				want[c.name+"/"+s.Target+"/"+s.Ref] = true
+			}
+		}
+	}
+	if len(r.Messages) != len(want) {
+		e.t.Fatalf("request %d has messages %+v, want %v", id, r.Messages, want)
+	}
+	for _, m := range r.Messages {
+		if !want[m.Channel+"/"+m.ChatID+"/"+m.Ref] || m.Final != final {
+			e.t.Errorf("message %+v: want one of %v with final %v", m, want, final)
+		}
+	}
+}
+
+// editsOf returns the edits of request id's messages on c, by "target/ref".
+func editsOf(c *fakeChannel, id uint64) map[string][]Prompt {
+	out := map[string][]Prompt{}
+	for _, s := range c.edited() {
+		if s.Prompt.RequestID == id {
+			out[s.Target+"/"+s.Ref] = append(out[s.Target+"/"+s.Ref], s.Prompt)
+		}
+	}
+	return out
+}
+
+// wantEditedOnce fails the test unless every message of request id on the channels
+// was edited exactly once, to a prompt without buttons whose outcome contains want.
+func (e *env) wantEditedOnce(id uint64, want string, chans ...*fakeChannel) {
+	e.t.Helper()
+	for _, c := range chans {
+		edits := editsOf(c, id)
+		for _, s := range c.sent() {
+			if s.Prompt.RequestID != id {
+				continue
+			}
+			ps := edits[s.Target+"/"+s.Ref]
+			if len(ps) != 1 {
+				e.t.Errorf("%s message %s/%s edited %d times, want once", c.name, s.Target, s.Ref, len(ps))
+				continue
+			}
+			if ps[0].Buttons != nil || !strings.Contains(ps[0].Outcome, want) {
+				e.t.Errorf("%s message %s/%s edited to outcome %q with buttons %v; want %q and none", c.name, s.Target, s.Ref, ps[0].Outcome, ps[0].Buttons, want)
+			}
+		}
+	}
+}
+
+func TestFanoutShowAndUpdate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg, sl := newFake("telegram", "-100", "-200"), newFake("slack", "C0FAKECHAN1")
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, bypassShort: time.Hour})
+		defer e.run()()
+		synctest.Wait() // Run's start-up Reconcile
+		r := e.require("s1", "Bash", bash)
+		synctest.Wait()
+		if len(tg.sent()) != 2 || len(sl.sent()) != 1 {
+			t.Fatalf("sent %d to telegram, %d to slack; want 2 and 1", len(tg.sent()), len(sl.sent()))
+		}
+		for _, s := range append(tg.sent(), sl.sent()...) {
+			if s.Prompt.RequestID != r.ID || s.Prompt.Buttons[1][0].Label != "⏱ 1 h" || s.Prompt.Buttons[0][0].Data != fmt.Sprintf("a:%d:ok", r.ID) {
+				t.Errorf("prompt %+v", s.Prompt)
+			}
+		}
+		e.wantMessages(r.ID, false, tg, sl)
+
+		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Resolution{Approve: true, By: "api", Via: "api"}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		e.wantEditedOnce(r.ID, "✅ Approved by api · api", tg, sl)
+		e.wantMessages(r.ID, true, tg, sl)
+	})
+}
+
+// The outcome reaches every message also when it did not come from a chat: expiry,
+// cancellation at the terminal.
+func TestFanoutExpiryAndCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg := newFake("telegram", "-100")
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
+		defer e.run()()
+		synctest.Wait() // Run's start-up Reconcile
+		r1 := e.require("s1", "Bash", bash)
+		r2 := e.require("s2", "Bash", bash)
+		synctest.Wait()
+		if _, err := e.g.CancelRequest(r2.ID, TerminalReason, store.Actor{By: "claude-code", Via: "api"}, ""); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Until(r1.ExpiresAt) + 2*time.Second)
+		synctest.Wait()
+		e.wantEditedOnce(r1.ID, "⌛ Expired", tg)
+		e.wantEditedOnce(r2.ID, "🚫 Cancelled (handled at the terminal)", tg)
+	})
+}
+
+// A failing channel is retried with backoff and never holds up the other one.
+func TestFanoutRetriesWithBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
+		sl.failSends = 3
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, retry: Retry{Attempts: 4, Backoff: time.Second}})
+		defer e.run()()
+		synctest.Wait() // Run's start-up Reconcile
+		start := time.Now()
+		r := e.require("s1", "Bash", bash)
+		synctest.Wait()
+		if len(tg.sent()) != 1 || len(sl.sent()) != 0 {
+			t.Fatalf("after the first attempt: %d telegram, %d slack", len(tg.sent()), len(sl.sent()))
+		}
+		e.wantMessages(r.ID, false, tg)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		var offsets []time.Duration
+		sl.set(func(c *fakeChannel) {
+			for _, a := range c.attempts {
+				offsets = append(offsets, a.Sub(start))
+			}
+		})
+		if want := []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second}; fmt.Sprint(offsets) != fmt.Sprint(want) {
+			t.Errorf("slack attempts at %v, want %v", offsets, want)
+		}
+		e.wantMessages(r.ID, false, tg, sl)
+		if len(e.failures) != 0 {
+			t.Errorf("a failure was reported: %+v", <-e.failures)
+		}
+	})
+}
+
+func TestFanoutGivesUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1", "C0FAKECHAN2")
+		sl.failSends = 100
+		tg.failSends, tg.failErr = 1, fmt.Errorf("chat not found: %w", ErrPermanent)
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, retry: Retry{Attempts: 3, Backoff: time.Second}})
+		defer e.run()()
+		synctest.Wait() // Run's start-up Reconcile
+		r := e.require("s1", "Bash", bash)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		got := map[string]Failure{}
+		for len(e.failures) > 0 {
+			f := <-e.failures
+			got[f.Channel+"/"+f.Target] = f
+		}
+		if f := got["telegram/-100"]; f.Op != "send" || f.Attempts != 1 || f.RequestID != r.ID || !errors.Is(f.Err, ErrPermanent) {
+			t.Errorf("telegram failure %+v; want one attempt, permanent", f)
+		}
+		for _, target := range sl.targets {
+			if f := got["slack/"+target]; f.Attempts != 3 || f.Op != "send" {
+				t.Errorf("slack %s failure %+v; want 3 attempts", target, f)
+			}
+		}
+		if len(got) != 3 {
+			t.Errorf("failures %v", got)
+		}
+		sl.set(func(c *fakeChannel) {
+			if len(c.attempts) != 6 {
+				t.Errorf("slack tried %d times, want 3 per channel", len(c.attempts))
+			}
+		})
+		if rr := e.request(r.ID); len(rr.Messages) != 0 {
+			t.Errorf("messages recorded: %+v", rr.Messages)
+		}
+	})
+}
+
+// A 429 is waited out for its retry_after, and does not use up an attempt.
+func TestFanoutRateLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg := newFake("telegram", "-100")
+		tg.failSends, tg.failErr = 3, &RateLimitError{RetryAfter: 35 * time.Second, Err: errors.New("Too Many Requests: retry after 35")}
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}, retry: Retry{Attempts: 2, Backoff: time.Second}})
+		defer e.run()()
+		synctest.Wait() // Run's start-up Reconcile
+		start := time.Now()
+		r := e.require("s1", "Bash", bash)
+		time.Sleep(34 * time.Second)
+		synctest.Wait()
+		if len(tg.sent()) != 0 {
+			t.Fatal("sent before retry_after")
+		}
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		s := tg.sent()
+		if len(s) != 1 || s[0].At.Sub(start) != 105*time.Second {
+			t.Fatalf("sent %+v; want once, after 3 × 35 s", s)
+		}
+		e.wantMessages(r.ID, false, tg)
+		if len(e.failures) != 0 {
+			t.Errorf("a rate limit was reported as a failure")
+		}
+	})
+}
+
+// An edit that fails is retried; the messages become final only when all are edited.
+func TestFanoutEditRetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
+		tg.failEdits = 2
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, retry: Retry{Attempts: 5, Backoff: time.Second}})
+		defer e.run()()
+		synctest.Wait() // Run's start-up Reconcile
+		r := e.require("s1", "Bash", bash)
+		synctest.Wait()
+		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Resolution{Approve: false, By: "cli", Via: "cli", Note: "not today"}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if len(editsOf(sl, r.ID)) != 1 || len(editsOf(tg, r.ID)) != 0 {
+			t.Fatalf("slack edits %v, telegram %v", editsOf(sl, r.ID), editsOf(tg, r.ID))
+		}
+		e.wantMessages(r.ID, false, tg, sl)
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		e.wantEditedOnce(r.ID, "❌ Rejected by cli · cli", tg, sl)
+		e.wantMessages(r.ID, true, tg, sl)
+		if p := editsOf(sl, r.ID)["C0FAKECHAN1/1"][0]; p.Note != "not today" {
+			t.Errorf("note %q", p.Note)
+		}
+
+		// An edit given up on leaves the messages not final, for the next start.
+		tg.set(func(c *fakeChannel) { c.failEdits = 100 })
+		r2 := e.require("s2", "Bash", bash)
+		synctest.Wait()
+		if _, err := e.g.Resolve(context.Background(), r2.ID, gate.Resolution{Approve: true, By: "cli", Via: "cli"}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if f := <-e.failures; f.Op != "edit" || f.Channel != "telegram" || f.Attempts != 5 {
+			t.Errorf("failure %+v", f)
+		}
+		e.wantMessages(r2.ID, false, tg, sl)
+	})
+}
+
+// A request resolved while its prompt is being sent: the late message shows the
+// outcome too, and no message is edited twice.
+func TestFanoutResolvedWhileSending(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
+		release := make(chan struct{})
+		tg.gate = release
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
+		defer e.run()()
+		synctest.Wait() // Run's start-up Reconcile
+		r := e.require("s1", "Bash", bash)
+		synctest.Wait()
+		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Resolution{Approve: true, By: "api", Via: "api"}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		close(release)
+		synctest.Wait()
+		e.wantEditedOnce(r.ID, "✅ Approved", tg, sl)
+		e.wantMessages(r.ID, true, tg, sl)
+
+		// A send that failed and is retried after the resolution sends nothing.
+		tg.set(func(c *fakeChannel) { c.gate, c.failSends = nil, 1 })
+		r2 := e.require("s2", "Bash", bash)
+		synctest.Wait()
+		if _, err := e.g.Resolve(context.Background(), r2.ID, gate.Resolution{Approve: false, By: "api", Via: "api"}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		for _, s := range tg.sent() {
+			if s.Prompt.RequestID == r2.ID {
+				t.Errorf("a resolved request was sent: %+v", s)
+			}
+		}
+		e.wantEditedOnce(r2.ID, "❌ Rejected", sl)
+		e.wantMessages(r2.ID, true, sl)
+	})
+}
+
+// Show and Reconcile of the same request at once: one message per chat.
+func TestFanoutShowTwiceAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
+		release := make(chan struct{})
+		tg.gate = release
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
+		defer e.run()()
+		synctest.Wait() // Run's start-up Reconcile
+		r := e.require("s1", "Bash", bash)
+		synctest.Wait()
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			if err := e.fan.Reconcile(context.Background()); err != nil {
+				t.Errorf("Reconcile: %v", err)
+			}
+		})
+		synctest.Wait()
+		close(release)
+		wg.Wait()
+		synctest.Wait()
+		if len(tg.sent()) != 1 || len(sl.sent()) != 1 {
+			t.Errorf("sent %d to telegram, %d to slack; want one each", len(tg.sent()), len(sl.sent()))
+		}
+		e.wantMessages(r.ID, false, tg, sl)
+	})
+}
+
+// Two taps at once, on two channels, through the whole chain: one resolution, each
+// message edited once, to the same outcome.
+func TestFanoutTwoTapsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg, sl := newFake("telegram", "-100", "-200"), newFake("slack", "C0FAKECHAN1")
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
+		defer e.run()()
+		synctest.Wait() // Run's start-up Reconcile
+		r := e.require("s1", "Bash", bash)
+		synctest.Wait()
+		r = e.request(r.ID)
+		taps := []Tap{tapOn(r, jane, ActionApprove), tapOn(r, slackBob, ActionReject)}
+		var results [2]TapResult
+		var wg sync.WaitGroup
+		for i := range taps {
+			wg.Go(func() { results[i], _ = e.bot.HandleTap(context.Background(), taps[i]) })
+		}
+		wg.Wait()
+		synctest.Wait()
+		if results[0].Resolved == results[1].Resolved {
+			t.Fatalf("results %+v", results)
+		}
+		want := "✅ Approved by Jane Doe (100000001) · telegram"
+		if results[1].Resolved {
+			want = "❌ Rejected by bob (U0FAKEUSR01) · slack"
+		}
+		e.wantEditedOnce(r.ID, want, tg, sl)
+		e.wantMessages(r.ID, true, tg, sl)
+	})
+}
+
+// A restart between the prompt and the tap (SPEC §5, §12.6): the next start shows the
+// prompts that were never sent, edits the messages of requests finished while it was
+// down, and a tap on a message sent before the restart still resolves.
+func TestFanoutRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// First run: Telegram only; Slack is configured after the restart.
+		tg := newFake("telegram", "-100")
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
+		stop := e.run()
+		synctest.Wait()
+		shown := e.require("s1", "Bash", bash)
+		finished := e.require("s2", "Bash", bash)
+		synctest.Wait()
+		stop()
+		// Resolved while no notifier runs: its message keeps its buttons.
+		if _, err := e.db.Resolve(finished.ID, store.Rejected, store.Resolution{By: "cli", Via: "cli", At: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		tg2, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
+		tg2.next = 100
+		e2 := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg2, sl}, path: e.path})
+		defer e2.run()()
+		synctest.Wait()
+		if len(tg2.sent()) != 0 {
+			t.Errorf("prompts sent again to telegram: %+v", tg2.sent())
+		}
+		if s := sl.sent(); len(s) != 1 || s[0].Prompt.RequestID != shown.ID {
+			t.Errorf("slack got %+v, want the pending request's prompt", s)
+		}
+		if e := editsOf(tg2, finished.ID); len(e) != 1 || !strings.Contains(e["-100/2"][0].Outcome, "❌ Rejected by cli") {
+			t.Errorf("the finished request's message was edited %v", e)
+		}
+		if r := e2.request(finished.ID); !r.Messages[0].Final {
+			t.Errorf("not final after reconciling: %+v", r.Messages)
+		}
+
+		r := e2.request(shown.ID)
+		res, err := e2.bot.HandleTap(context.Background(), tapOn(r, jane, ActionApprove))
+		if err != nil || !res.Resolved {
+			t.Fatalf("tap after restart: %+v, %v", res, err)
+		}
+		synctest.Wait()
+		e2.wantEditedOnce(shown.ID, "✅ Approved by Jane Doe", sl)
+		if e := editsOf(tg2, shown.ID); len(e["-100/1"]) != 1 {
+			t.Errorf("the message sent before the restart was edited %v", e)
+		}
+		e2.wantMessages(shown.ID, true, tg, sl)
+	})
+}

@@ -1,0 +1,348 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// The users of the tests: ids as the adapters pass them.
+var (
+	jane     = Who{ID: "100000001", Name: "Jane Doe", Channel: "telegram"}    // approver
+	alice    = Who{ID: "100000002", Name: "Alice Admin", Channel: "telegram"} // admin
+	stranger = Who{ID: "100000009", Name: "Mallory", Channel: "telegram"}
+	slackBob = Who{ID: "U0FAKEUSR01", Name: "bob", Channel: "slack"} // approver on slack
+)
+
+var testAccess = Access{
+	"telegram": {Approvers: []string{jane.ID}, Admins: []string{alice.ID}},
+	"slack":    {Approvers: []string{slackBob.ID}},
+}
+
+// env is a real store in a temporary directory, a real gate over it and, when asked,
+// a Fanout with fake channels as the gate's notifier.
+type env struct {
+	t     testing.TB
+	dir   string
+	path  string
+	clock *clock
+	db    *store.DB
+	g     *gate.Manager
+	fan   *Fanout
+	bot   *Bot
+	chans map[string]*fakeChannel
+	// failures receives what the Fanout gave up on.
+	failures chan Failure
+}
+
+type envOptions struct {
+	fanout      bool
+	channels    []*fakeChannel
+	bypassShort time.Duration
+	retry       Retry
+	jobs        Jobs
+	clock       *clock
+	// path reopens an existing store file instead of a new one.
+	path string
+}
+
+// newEnv opens the store and builds the gate and the Bot (and the Fanout with
+// opt.channels when opt.fanout); nothing runs until run is called.
+func newEnv(t testing.TB, opt envOptions) *env {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "skald.db")
+	if opt.path != "" {
+		path = opt.path
+	}
+	e := &env{t: t, dir: dir, path: path, clock: opt.clock,
+		chans: map[string]*fakeChannel{}, failures: make(chan Failure, 100)}
+	if e.clock == nil {
+		e.clock = &clock{}
+	}
+	e.open()
+	if opt.fanout {
+		e.fan = NewFanout(FanoutOptions{Store: e.db, Unfinalized: e.unfinalized, BypassShort: opt.bypassShort,
+			Retry: opt.retry, Logger: quietLogger(), OnFailure: func(f Failure) { e.failures <- f }})
+		for _, c := range opt.channels {
+			e.chans[c.name] = c
+			if err := e.fan.Add(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gopt := gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: root}, Now: e.clock.Now, Logger: quietLogger()}
+	if e.fan != nil {
+		gopt.Notifier = e.fan
+	}
+	if e.g, err = gate.New(gopt); err != nil {
+		t.Fatal(err)
+	}
+	if e.bot, err = New(Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs, BypassShort: opt.bypassShort, Logger: quietLogger()}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *env) open() {
+	e.t.Helper()
+	db, err := store.Open(e.path, store.Options{Now: e.clock.Now})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.db = db
+	e.t.Cleanup(func() { _ = db.Close() })
+}
+
+// run starts the gate (and the Fanout) and returns a function that stops them and
+// waits for them to return; it must be called before the test (or its synctest
+// bubble) ends.
+func (e *env) run() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := e.g.Run(ctx); err != nil {
+			e.t.Errorf("gate Run: %v", err)
+		}
+	})
+	if e.fan != nil {
+		wg.Go(func() {
+			if err := e.fan.Run(ctx); err != nil {
+				e.t.Errorf("Fanout Run: %v", err)
+			}
+		})
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
+// unfinalized lists the finished requests with a message not final, by walking the
+// request ids (the test store is never pruned, so they are 1, 2, …).
+func (e *env) unfinalized() ([]store.Request, error) {
+	var out []store.Request
+	for id := uint64(1); ; id++ {
+		r, err := e.db.Request(id)
+		if errors.Is(err, store.ErrNotFound) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if r.Status != store.Pending && slices.ContainsFunc(r.Messages, func(m store.Message) bool { return !m.Final }) {
+			out = append(out, r)
+		}
+	}
+}
+
+// require makes a call that requires approval and returns its request.
+func (e *env) require(session, tool string, args map[string]any) store.Request {
+	e.t.Helper()
+	out, err := e.g.Check(context.Background(), gate.Call{ToolName: tool, Arguments: args, SessionID: session})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if out.Decision != gate.DecisionPending || out.Request == nil {
+		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
+	}
+	return *out.Request
+}
+
+func (e *env) request(id uint64) store.Request {
+	e.t.Helper()
+	r, err := e.db.Request(id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+// state is what must not change when a command or a tap is refused.
+type state struct {
+	file    []byte
+	rules   []rules.Rule
+	groups  []rules.Group
+	pending []store.Request
+	audit   []store.AuditEntry
+}
+
+func (e *env) state() state {
+	e.t.Helper()
+	var s state
+	var err error
+	if s.file, err = os.ReadFile(e.path); err != nil {
+		e.t.Fatal(err)
+	}
+	if s.rules, err = e.db.Rules(); err != nil {
+		e.t.Fatal(err)
+	}
+	if s.groups, err = e.db.Groups(); err != nil {
+		e.t.Fatal(err)
+	}
+	if s.pending, err = e.db.Pending(); err != nil {
+		e.t.Fatal(err)
+	}
+	if s.audit, err = e.db.Audit(0); err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+// unchanged fails the test when the store's records or its file differ from before.
+func (e *env) unchanged(what string, before state) {
+	e.t.Helper()
+	after := e.state()
+	for _, c := range []struct {
+		name string
+		a, b any
+	}{{"rules", before.rules, after.rules}, {"groups", before.groups, after.groups},
+		{"pending requests", before.pending, after.pending}, {"audit log", before.audit, after.audit}} {
+		if js(c.a) != js(c.b) {
+			e.t.Errorf("%s: the store's %s changed:\nbefore %s\nafter  %s", what, c.name, js(c.a), js(c.b))
+		}
+	}
+	if !bytes.Equal(before.file, after.file) {
+		e.t.Errorf("%s: the store file changed", what)
+	}
+}
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// clock is a settable clock; zero means time.Now (the fake one inside a synctest
+// bubble).
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.now.IsZero() {
+		return time.Now()
+	}
+	return c.now
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// fakeChannel is a hand-written Channel: it records every send and edit, and fails
+// the next sends or edits when asked to.
+type fakeChannel struct {
+	name    string
+	targets []string
+
+	mu        sync.Mutex // guards the fields below
+	next      int
+	sends     []sent
+	edits     []sent
+	attempts  []time.Time // every call of Send, failed or not
+	failSends int         // fail the next failSends sends with failErr
+	failEdits int
+	failErr   error
+	// gate, when set, makes Send wait for a value on it before answering.
+	gate chan struct{}
+}
+
+type sent struct {
+	Target, Ref string
+	Prompt      Prompt
+	At          time.Time
+}
+
+var _ Channel = (*fakeChannel)(nil)
+
+func newFake(name string, targets ...string) *fakeChannel {
+	return &fakeChannel{name: name, targets: targets}
+}
+
+func (c *fakeChannel) Name() string      { return c.name }
+func (c *fakeChannel) Targets() []string { return c.targets }
+
+func (c *fakeChannel) Send(ctx context.Context, target string, p Prompt) (string, error) {
+	c.mu.Lock()
+	g := c.gate
+	c.mu.Unlock()
+	if g != nil {
+		select {
+		case <-g:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.attempts = append(c.attempts, time.Now())
+	if c.failSends > 0 {
+		c.failSends--
+		return "", c.err()
+	}
+	c.next++
+	ref := strconv.Itoa(c.next)
+	c.sends = append(c.sends, sent{Target: target, Ref: ref, Prompt: p, At: time.Now()})
+	return ref, nil
+}
+
+func (c *fakeChannel) Edit(ctx context.Context, target, ref string, p Prompt) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failEdits > 0 {
+		c.failEdits--
+		return c.err()
+	}
+	c.edits = append(c.edits, sent{Target: target, Ref: ref, Prompt: p, At: time.Now()})
+	return nil
+}
+
+func (c *fakeChannel) err() error {
+	if c.failErr != nil {
+		return c.failErr
+	}
+	return errors.New("connection reset")
+}
+
+func (c *fakeChannel) sent() []sent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.sends)
+}
+
+func (c *fakeChannel) edited() []sent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.edits)
+}
+
+func (c *fakeChannel) set(f func(c *fakeChannel)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f(c)
+}
