@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/rules"
@@ -242,11 +245,11 @@ func TestProfileFastPath(t *testing.T) {
 // brokenStore fails to load rules while broken is set.
 type brokenStore struct {
 	*store.DB
-	broken bool
+	broken atomic.Bool
 }
 
 func (b *brokenStore) Rules() ([]rules.Rule, error) {
-	if b.broken {
+	if b.broken.Load() {
 		return nil, errors.New("disk on fire")
 	}
 	return b.DB.Rules()
@@ -255,7 +258,8 @@ func (b *brokenStore) Rules() ([]rules.Rule, error) {
 func TestFailClosed(t *testing.T) {
 	var bs *brokenStore
 	e := newEnv(t, func(o *gate.Options) {
-		bs = &brokenStore{DB: o.Store.(*store.DB), broken: true}
+		bs = &brokenStore{DB: o.Store.(*store.DB)}
+		bs.broken.Store(true)
 		o.Store = bs
 	})
 	out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"})
@@ -268,16 +272,37 @@ func TestFailClosed(t *testing.T) {
 	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.DecisionPending {
 		t.Errorf("a bypass let a call through while the rules are unavailable: %+v", out)
 	}
+	if out := e.check(gate.Call{ToolName: "read_file", SessionID: "s", Arguments: map[string]any{"path": e.dir + "/state/x"}}); out.Decision != gate.DecisionDeny {
+		t.Errorf("a protected path while the rules are unavailable: %+v, want deny", out)
+	}
 	_, err := e.m.Rules("")
 	if err == nil || !strings.Contains(err.Error(), "rules unavailable: disk on fire") {
 		t.Errorf("Rules() while unavailable: %v", err)
 	}
-	// A failed rule change rebuilds nothing; a successful one loads the rules again.
-	bs.broken = false
+	// A successful rule change loads the rules again.
+	bs.broken.Store(false)
 	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "x", Action: rules.Allow, Priority: 1}, admin); err != nil {
 		t.Fatal(err)
 	}
 	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s2"}); out.Decision != gate.DecisionAllow {
 		t.Errorf("write_todos after the rules loaded again: %+v", out)
 	}
+}
+
+func TestFailClosedRecoversInRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var bs *brokenStore
+		e := newEnv(t, func(o *gate.Options) {
+			bs = &brokenStore{DB: o.Store.(*store.DB)}
+			bs.broken.Store(true)
+			o.Store = bs
+		})
+		stop := e.run()
+		defer stop()
+		bs.broken.Store(false)
+		time.Sleep(2 * time.Second) // the sweeper retries the load every second
+		if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.DecisionAllow {
+			t.Errorf("write_todos once the store recovered: %+v, want allow", out)
+		}
+	})
 }

@@ -335,3 +335,59 @@ func TestRestart(t *testing.T) {
 		t.Errorf("audit holds %d approvals after reopening", n)
 	}
 }
+
+// slowShow is a Notifier whose Show blocks until release is closed.
+type slowShow struct {
+	release chan struct{}
+	mu      sync.Mutex
+	calls   []string
+}
+
+func (n *slowShow) Show(ctx context.Context, r store.Request) error {
+	select {
+	case <-n.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	n.record("show")
+	return nil
+}
+
+func (n *slowShow) Update(ctx context.Context, r store.Request) error {
+	n.record("update " + string(r.Status))
+	return nil
+}
+
+func (n *slowShow) record(s string) {
+	n.mu.Lock()
+	n.calls = append(n.calls, s)
+	n.mu.Unlock()
+}
+
+func (n *slowShow) seen() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.calls...)
+}
+
+func TestUpdateWaitsForShow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &slowShow{release: make(chan struct{})}
+		e := newEnv(t, func(o *gate.Options) { o.Notifier = n })
+		stop := e.run()
+		defer stop()
+		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
+		if _, err := e.m.Resolve(context.Background(), r.ID, approve("alice")); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if got := n.seen(); len(got) != 0 {
+			t.Fatalf("notifier calls %v before Show returned, want none", got)
+		}
+		close(n.release)
+		synctest.Wait()
+		if got := js(n.seen()); got != `["show","update approved"]` {
+			t.Errorf("notifier calls %s, want show then update", got)
+		}
+	})
+}
