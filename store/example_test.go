@@ -1,0 +1,46 @@
+package store_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// A request is registered, approved once, and a second tap is told who won.
+func Example() {
+	dir, err := os.MkdirTemp("", "skald")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+
+	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+
+	req, created, err := db.CreateRequest(store.Request{
+		SessionID: "s1", ToolCallID: "toolu_01", ToolName: "Bash",
+		Arguments: json.RawMessage(`{ "command": "make deploy" }`),
+		GroupID:   "default", ExpiresAt: time.Now().Add(24 * time.Hour),
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(req.ID, created, req.Status, string(req.Arguments))
+
+	_, err = db.Resolve(req.ID, store.Approved, store.Resolution{By: "alice", Via: "telegram"})
+	fmt.Println(err)
+	_, err = db.Resolve(req.ID, store.Rejected, store.Resolution{By: "bob", Via: "slack"})
+	fmt.Println(errors.Is(err, store.ErrAlreadyResolved), err)
+	// Output:
+	// 1 true pending {"command":"make deploy"}
+	// <nil>
+	// true store: resolve 1: request already resolved (approved by alice via telegram)
+}
