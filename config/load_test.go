@@ -314,3 +314,32 @@ func listDir(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+func TestLocate(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == EnvFile {
+				return v
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		flag, env, want string
+		named           bool
+	}{
+		{"a.yaml", "b.yaml", "a.yaml", true},
+		{"", "b.yaml", "b.yaml", true},
+		{"", "", "skald.yaml", false},
+	}
+	for _, tt := range tests {
+		got, named := Locate(tt.flag, env(tt.env))
+		if got != tt.want || named != tt.named {
+			t.Errorf("Locate(%q) with %s=%q = %q, %v; want %q, %v", tt.flag, EnvFile, tt.env, got, named, tt.want, tt.named)
+		}
+	}
+	t.Setenv(EnvFile, "from-env.yaml")
+	if got, named := Locate("", nil); got != "from-env.yaml" || !named {
+		t.Errorf("Locate with the process environment = %q, %v", got, named)
+	}
+}
