@@ -180,7 +180,7 @@ func TestCheckIdempotent(t *testing.T) {
 		_, err := e.m.Check(context.Background(), c)
 		wantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call")
 	}
-	e.sameRecords(before)
+	e.unchanged(before)
 }
 
 func TestCategoryFromConfigWins(t *testing.T) {
