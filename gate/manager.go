@@ -91,9 +91,12 @@ type Notifier interface {
 
 // Options configure a Manager.
 type Options struct {
+	// Store persists groups, rules, requests, the audit log and the tool catalog;
+	// required (a *store.DB).
 	Store Store
-	// Rules configures tool classes, path arguments, the workspace root and the
-	// protected paths (data_dir, config file).
+	// Rules configures tool classes, path arguments, the workspace root (absolute and
+	// resolved through symlinks; required) and the protected paths (data_dir, config
+	// file; SPEC §12.25).
 	Rules rules.Options
 	// Profiles from the configuration; a "default" profile (group default, working
 	// directory the workspace root) is added when absent (SPEC §12.3).
