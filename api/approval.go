@@ -89,9 +89,22 @@ func ResultOf(q store.Request) CheckResult {
 	if q.Resolution != nil && q.Status != store.Expired {
 		res.ResolvedBy = q.Resolution.By
 		res.Note = q.Resolution.Note
-		res.Reason = fmt.Sprintf("%s by %s via %s (request %d)", q.Status, q.Resolution.By, q.Resolution.Via, q.ID)
+		res.Reason = fmt.Sprintf("%s by %s via %s (request %d)", q.Status, q.Resolution.By, viaName(q.Resolution.Via), q.ID)
 	}
 	return res
+}
+
+// viaName is how a channel is named in a reason: "Telegram", "Slack", "the API".
+func viaName(via string) string {
+	switch via {
+	case "telegram":
+		return "Telegram"
+	case "slack":
+		return "Slack"
+	case "api":
+		return "the API"
+	}
+	return via
 }
 
 // request is GET /api/approval/requests/{id}?wait_secs=N: the request, after waiting

@@ -118,7 +118,7 @@ func TestCheckWaitsForTheResolution(t *testing.T) {
 		t.Fatalf("resolve: %v", err)
 	}
 	if res.Decision != gate.DecisionRejected || res.Note != "from the test" || res.ResolvedBy != "api" ||
-		!strings.Contains(res.Reason, "rejected by api via api") {
+		!strings.Contains(res.Reason, "rejected by api via the API (request ") {
 		t.Fatalf("check = %+v", res)
 	}
 	// It came back on the resolution, not at the end of the (capped) wait.
