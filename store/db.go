@@ -27,7 +27,7 @@ const DefaultLockTimeout = 900 * time.Millisecond
 
 // Batching of the hot transactions (CreateRequest, Resolve) through bbolt's db.Batch
 // when several callers write at once. The delay is how long the first caller of a batch
-// waits for company; it is short because a commit (two fsyncs) costs about 1 ms here.
+// waits for company; it is short because a commit (two fsyncs) costs 1–2 ms here.
 const (
 	maxBatchDelay = 2 * time.Millisecond
 	maxBatchSize  = 256
@@ -39,15 +39,16 @@ type Options struct {
 	// both opens (the read-only check and the read-write open) together; zero means
 	// DefaultLockTimeout.
 	Timeout time.Duration
-	// Now is the clock used for the times the store fills in (created_at, a
-	// resolution's or audit entry's zero At, expiry of seeds); nil means time.Now.
+	// Now is the clock for the times the store fills in when they are zero
+	// (Request.CreatedAt, Run.StartedAt, Resolution.At, AuditEntry.At,
+	// Message.ShownAt); nil means time.Now. It must be safe for concurrent use.
 	Now func() time.Time
 }
 
 // DB is the skald-bot database: one bbolt file holding permission groups, rules,
 // approval requests, the audit log, the tool catalog, job runs and small meta values
-// (doc.go lists the buckets). It is safe for concurrent use. Every method is one
-// transaction; a method that changes something returns only after the change is
+// (doc.go lists the buckets). It is safe for concurrent use. Every change is one
+// transaction: a method that changes something returns only after the change is
 // committed and fsynced, and a method that fails changes nothing.
 type DB struct {
 	bolt *bolt.DB

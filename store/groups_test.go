@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"testing"
@@ -156,7 +157,7 @@ func TestDuplicateGroup(t *testing.T) {
 	// Same rules, group aside, in the same order.
 	var a, b []string
 	byID := func(rs []rules.Rule) []rules.Rule {
-		return slices.SortedFunc(slices.Values(rs), func(x, y rules.Rule) int { return cmpID(x.ID, y.ID) })
+		return slices.SortedFunc(slices.Values(rs), func(x, y rules.Rule) int { return cmp.Compare(x.ID, y.ID) })
 	}
 	for _, r := range byID(src) {
 		r.GroupID = "strict"

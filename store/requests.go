@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -245,18 +246,8 @@ func (d *DB) RequestsByToolCallID(toolCallID string) ([]Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: requests of tool call %q: %w", toolCallID, err)
 	}
-	slices.SortFunc(out, func(a, b Request) int { return cmpID(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Request) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
-}
-
-func cmpID(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Pending returns every pending request, oldest (lowest id) first. It reads the
@@ -287,7 +278,7 @@ func pendingWhere(tx *bolt.Tx, keep func(Request) bool) ([]Request, error) {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b Request) int { return cmpID(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Request) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -514,7 +505,7 @@ func (d *DB) ExpireDue(now time.Time) ([]Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: expire due: %w", err)
 	}
-	slices.SortFunc(out, func(a, b Request) int { return cmpID(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Request) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 

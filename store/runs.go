@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -213,7 +214,7 @@ func (d *DB) RunsByStatus(statuses ...RunStatus) ([]Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: runs by status: %w", err)
 	}
-	slices.SortFunc(out, func(a, b Run) int { return cmpID(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Run) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
