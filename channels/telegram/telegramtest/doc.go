@@ -42,8 +42,9 @@
 //     counted in Unicode code points as tdlib counts them (not UTF-16 units, the unit
 //     of entity offsets); over it sendMessage answers "message is too long" and
 //     editMessageText "MESSAGE_TOO_LONG", the two texts Telegram uses.
-//   - inline keyboard buttons need a text and a kind; callback_data is 1–64 bytes
-//     (BUTTON_DATA_INVALID above).
+//   - inline keyboard buttons need a text and a kind; callback_data is 1–64 bytes,
+//     UTF-8 (over 64: BUTTON_DATA_INVALID; an empty one counts as absent, so the
+//     button has no kind: "Text buttons are unallowed in the inline keyboard").
 //   - an edit that changes nothing (same text after parsing, same entities, same
 //     keyboard; an edit without reply_markup removes the keyboard, which is a change)
 //     is "message is not modified"; editing a message the bot did not send in that
