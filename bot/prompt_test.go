@@ -195,8 +195,11 @@ func checkSlack(t *testing.T, m SlackMessage) {
 	if len(m.Fields) > 10 {
 		t.Fatalf("%d fields", len(m.Fields))
 	}
+	if n := u(m.Outcome); n > SlackMaxText {
+		t.Fatalf("outcome is %d units, over %d", n, SlackMaxText)
+	}
 	for _, f := range append(m.Fields, m.Outcome, m.Text) {
-		if u(f) > SlackMaxField && f != m.Text {
+		if u(f) > SlackMaxField && f != m.Text && f != m.Outcome {
 			t.Fatalf("field %q over %d", f, SlackMaxField)
 		}
 		if strings.ContainsAny(strings.NewReplacer("&amp;", "", "&lt;", "", "&gt;", "").Replace(f), "<>&") {
@@ -352,4 +355,26 @@ func TestCut(t *testing.T) {
 	if got := Cut(strings.Repeat("🔄", 3000), 4096); units(got) > 4096 {
 		t.Errorf("Cut of astral runes is %d units", units(got))
 	}
+}
+
+// FuzzPromptRender checks that whatever a request holds, both renderings stay within
+// their channel's limits with all markup escaped.
+func FuzzPromptRender(f *testing.F) {
+	f.Add("Bash", `{"command":"<b>&</b>"}`, "sess", "note", uint16(100))
+	f.Add("mcp__x__y", `{"a":"`+strings.Repeat("🔄&", 3000)+`"}`, strings.Repeat("<", 300), strings.Repeat("&", 300), uint16(9000))
+	f.Add("", "not json ```", "", "", uint16(0))
+	f.Fuzz(func(t *testing.T, tool, args, session, note string, repeat uint16) {
+		r := sampleRequest()
+		r.ToolName, r.SessionID, r.ContextLabel = tool, session, note
+		r.Arguments = json.RawMessage(strings.Repeat(args, int(repeat%50)+1))
+		for _, s := range []store.Status{store.Pending, store.Rejected} {
+			r.Status = s
+			if s != store.Pending {
+				r.Resolution = &store.Resolution{By: note, Via: tool, At: t0, Note: note}
+			}
+			p := NewPrompt(r, 0)
+			checkTelegramHTML(t, p.Telegram().HTML)
+			checkSlack(t, p.Slack())
+		}
+	})
 }

@@ -23,8 +23,9 @@ type Retry struct {
 	MaxBackoff time.Duration
 }
 
-// DefaultRetry tries 8 times over about four minutes: waits of 1, 2, 4, 8, 16, 32
-// and 60 seconds.
+// DefaultRetry tries 8 times over about two minutes: waits of 1, 2, 4, 8, 16, 32
+// and 60 seconds. Waits for a rate limit come on top and are not bounded: a channel
+// that keeps answering 429 is retried until Run's context ends.
 var DefaultRetry = Retry{Attempts: 8, Backoff: time.Second, MaxBackoff: time.Minute}
 
 func (r Retry) withDefaults() Retry {

@@ -30,8 +30,8 @@ type SlackMessage struct {
 	// Arguments is mrkdwn for one section: the arguments in a ``` code block,
 	// followed by "_… (cut, N more characters)_" when cut; at most SlackMaxText.
 	Arguments string
-	// Outcome is mrkdwn — the outcome line in bold, then the note — or "" while the
-	// request is pending.
+	// Outcome is mrkdwn for one section — the outcome line in bold, then the note —
+	// or "" while the request is pending; at most SlackMaxText.
 	Outcome string
 	// Buttons are the actions: each Button's Data is the button's value, its Style
 	// the button style; nil once finished (a chat.update must then send the blocks
@@ -83,16 +83,23 @@ func (p Prompt) Slack() SlackMessage {
 	if len(m.Fields) > 10 {
 		m.Fields = m.Fields[:10]
 	}
+	var outcome string
 	if p.Outcome != "" {
-		m.Outcome = "*" + EscapeMrkdwn(p.Outcome) + "*"
+		outcome = "*" + p.Outcome + "*"
 		m.Text += " — " + EscapeMrkdwn(p.Outcome)
 	}
 	if p.Note != "" {
-		if m.Outcome != "" {
-			m.Outcome += "\n"
+		if outcome != "" {
+			outcome += "\n"
 		}
-		m.Outcome += "Note: " + EscapeMrkdwn(p.Note)
+		outcome += "Note: " + p.Note
 	}
+	// The outcome, the resolver's name, the bypass scope and the note can each hold
+	// a few hundred characters, five times as long once escaped.
+	if shown, cut := fit(outcome, SlackMaxText, mrkdwnUnits); cut > 0 {
+		outcome = shown + "…"
+	}
+	m.Outcome = EscapeMrkdwn(outcome)
 	const open, close = "```\n", "\n```"
 	// One more unit for the newline before the marker, two for its underscores.
 	args, cut := fit(defuseFences(p.Arguments), SlackMaxText-len(open)-len(close)-3, mrkdwnUnits)

@@ -1,0 +1,82 @@
+// Package bot is skald-bot's chat logic, shared by every chat channel (SPEC §5, §6,
+// §12): what an approval prompt says, what its buttons carry, who may tap them or run
+// an admin command, and how prompts reach every configured chat and are edited to
+// their outcome. It knows no chat service: the Telegram and Slack adapters
+// (channels/telegram, channels/slack) translate between their API and this package.
+// It imports gate, store and rules, nothing else of ours.
+//
+// # Prompts
+//
+// NewPrompt turns a stored request into a channel-neutral Prompt: a title, the fields
+// (tool, agent, source, context label, session, category or MCP server, request id,
+// expiry), the arguments as indented JSON, once finished the outcome line
+// (OutcomeText: "✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC") and the
+// note, and while pending the keyboard ✅ Approve ❌ Reject / ⏱ 15 min 🔄 Session, the
+// ⏱ label following bypass_short (SPEC §12.10). Prompt.Telegram renders it for
+// Telegram's HTML parse mode, escaped and at most 4096 characters after entity
+// parsing; Prompt.Slack gives the pieces of a Block Kit message in escaped mrkdwn,
+// the arguments block at most 3000 characters. Both cut the arguments, never the
+// fields, and say how much they left out: "… (cut, 6938 more characters)". The
+// renderings are pinned by golden files under testdata/golden (go test ./bot -run
+// Golden -update rewrites them).
+//
+// # Buttons and who may press them
+//
+// A button carries "a:<request_id>:<ok|no|b15|bs>" (Callback, ParseCallback): the
+// Telegram callback_data, the Slack button value, at most 64 bytes. ParseCallback
+// refuses anything else. Access maps each channel to its approvers and admins, by
+// user id; an admin is also an approver, and in a group chat it is the user id that
+// counts, never the chat (SPEC §6).
+//
+// # The fan-out and its outbox
+//
+// Fanout implements gate.Notifier over every Channel: Show sends a new request's
+// prompt to every (channel, target) and records each message on the request
+// (store.Message, SPEC §12.6); Update edits every message of a finished request to
+// show its outcome without buttons, then marks them final. Each message is sent or
+// edited on its own goroutine, so one failing chat never holds up another; failures
+// are retried with exponential backoff (Retry), a *RateLimitError waits its
+// retry_after, an ErrPermanent error stops at once, and a message given up on is
+// logged and reported to FanoutOptions.OnFailure. Run owns the retries and, at
+// start-up, calls Reconcile: pending requests are shown where they have no message
+// yet, and finished ones whose messages still show buttons are edited.
+//
+// # Taps and commands
+//
+// Bot.HandleTap resolves a request from a tapped button: authorized user, known
+// request, and a tap on one of the request's own stored messages (SPEC §12.8) — then
+// gate.Resolve with Via the channel and By "NAME (id)". It returns the toast to show.
+// Bot.Command runs one admin command line of SPEC §6 (help, whoami, pending,
+// approve, reject, rules, allow, deny, require, rmrule, setrule, groups, group,
+// bypass, unbypass, jobs, run, runs) for a Who and returns a plain-text Reply; an
+// error is one line and changes nothing. Job commands go through the Jobs interface,
+// which cron implements (SPEC §12.18).
+//
+// # Wiring
+//
+// The gate needs the Fanout as its notifier and the Bot needs the gate, so:
+//
+//	fan := bot.NewFanout(bot.FanoutOptions{Store: db, BypassShort: short, Logger: log})
+//	g, _ := gate.New(gate.Options{Store: db, Notifier: fan, ...})
+//	b, _ := bot.New(bot.Options{Gate: g, Access: access, Jobs: jobs, BypassShort: short, Logger: log})
+//	tg := telegram.New(..., b)  // the adapter calls b.HandleTap and b.Command
+//	fan.Add(tg)
+//	go fan.Run(ctx)             // reconciles, then retries until ctx ends
+//
+// # What an adapter does
+//
+//   - Implement Channel (var _ bot.Channel = (*Channel)(nil)): Send renders
+//     p.Telegram() or p.Slack() with its buttons and returns the message id (Telegram
+//     message_id in decimal) or ts; Edit renders the finished prompt and removes the
+//     buttons (an empty inline keyboard; blocks without the actions block); "message
+//     is not modified" is a success; 429 becomes a *RateLimitError; an error that
+//     retrying cannot fix (chat not found, bot blocked) wraps ErrPermanent.
+//   - On a button: call HandleTap with the message's chat and id and the user's id
+//     and name, then answer at once with TapResult.Toast (answerCallbackQuery; a
+//     Slack ephemeral message). HandleTap does only store work; the edits of the
+//     messages happen later through Update.
+//   - On a command: strip "/cmd@BotName" to "cmd" (ignoring commands for other
+//     bots), unescape Slack's &amp; &lt; &gt;, call Command, and send Reply.Text as
+//     plain text cut with Cut to the channel's limit.
+//   - User ids are strings: Telegram ids in decimal, Slack ids as they are.
+package bot
