@@ -1,0 +1,17 @@
+// Command skald-bot is the approval gate's binary (SPEC §2, §9): it wires the config,
+// store and gate packages together and offers them as subcommands.
+//
+//	skald-bot serve [--config FILE]   run the service until SIGINT or SIGTERM
+//	skald-bot version                 print the version
+//
+// The configuration file is --config, else $SKALD_CONFIG, else ./skald.yaml
+// (config.Locate). Errors go to stderr as one line "skald-bot: …"; the exit code is
+// 0 on success, 1 on an error, 2 on a usage error (an unknown command or flag, a bad
+// argument), or the code a command's error carries (see exitCoder).
+//
+// serve is a list of components — the gate's background work and the retention
+// pruner today; the HTTP API, the chat channels and the scheduler slot in the same
+// way — started in order and stopped in reverse order once a signal arrives, before
+// the store is closed (STYLE.md: stop intake, finish in-flight work, stop cron, close
+// the store).
+package main

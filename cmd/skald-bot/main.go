@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of the binary (SPEC §9): a command may end with another code through an
+// error that implements exitCoder.
+const (
+	exitCodeOK    = 0
+	exitCodeError = 1
+	exitCodeUsage = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	// After the first signal, a second one ends the process at once.
+	context.AfterFunc(ctx, stop)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args (without the program name) with the given
+// standard streams and returns the process's exit code: 0 on success; for an error,
+// the code its exitCoder carries (printing nothing more), else 1 for an error a
+// command returned, 2 for a usage error — each printed to stderr as one line
+// "skald-bot: …". It blocks until the command is done; ctx cancels it (serve stops
+// cleanly when ctx is done).
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return execute(ctx, newRootCmd(), args, stdin, stdout, stderr)
+}
+
+// execute is run with the root command given (markRunErrors already applied).
+func execute(ctx context.Context, root *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitCodeOK
+	}
+	var coded exitCoder
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
+	var failed runError
+	if errors.As(err, &failed) {
+		fmt.Fprintln(stderr, "skald-bot: "+oneLine(failed.err.Error()))
+		return exitCodeError
+	}
+	fmt.Fprintf(stderr, "skald-bot: %s (see %s --help)\n", oneLine(err.Error()), cmd.CommandPath())
+	return exitCodeUsage
+}
+
+// newRootCmd returns the skald-bot command with every subcommand.
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "skald-bot",
+		Short: "An approval gate for AI agents' tool calls",
+		Long: "skald-bot checks every tool call an agent wants to make against rules:\n" +
+			"allow, deny, or require a human's approval from Telegram, Slack or the command line.",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newServeCmd(), newVersionCmd())
+	markRunErrors(root)
+	return root
+}
+
+// exitCoder is an error that sets the exit code itself (such as check's 1 and 3,
+// SPEC §9). run prints nothing for it: the command has already said what happened.
+type exitCoder interface {
+	error
+	ExitCode() int
+}
+
+// runError marks an error returned by a command's RunE, as opposed to a usage error
+// cobra found before running it (unknown command or flag, bad or missing argument).
+type runError struct{ err error }
+
+func (e runError) Error() string { return e.err.Error() }
+func (e runError) Unwrap() error { return e.err }
+
+// markRunErrors wraps the RunE of c and of every command under it so that the errors
+// they return are runErrors.
+func markRunErrors(c *cobra.Command) {
+	if runE := c.RunE; runE != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := runE(cmd, args); err != nil {
+				return runError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRunErrors(sub)
+	}
+}
+
+// oneLine joins the lines of a multi-line message (errors.Join) with "; ".
+func oneLine(s string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skald-circle/skald-bot/config"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// newServeCmd returns `skald-bot serve [--config FILE]` (SPEC §9).
+func newServeCmd() *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the approval gate until SIGINT or SIGTERM",
+		Long: "serve opens (creating and seeding) the database in data_dir and runs the gate\n" +
+			"until SIGINT or SIGTERM, then stops cleanly.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, named := config.Locate(file, os.Getenv)
+			cfg, err := config.Load(path)
+			if errors.Is(err, config.ErrNotFound) && !named {
+				return fmt.Errorf("%w (name one with --config FILE or $%s)", err, config.EnvFile)
+			}
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), cfg, newLogger(cfg.Log, cmd.ErrOrStderr()))
+		},
+	}
+	cmd.Flags().StringVar(&file, "config", "", "configuration file (else $"+config.EnvFile+", else ./"+config.DefaultFile+")")
+	return cmd
+}
+
+// newLogger returns the service's logger as the configuration's log section says:
+// text or JSON lines on w, at its level.
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	opt := &slog.HandlerOptions{Level: c.SlogLevel()}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opt))
+	}
+	return slog.New(slog.NewTextHandler(w, opt))
+}
+
+// serve runs the service of cfg until ctx is done: it creates data_dir (0700), opens
+// and seeds the store, builds the gate, logs "serving", runs the components (see
+// runComponents), and when ctx is done stops them in reverse order and closes the
+// store last. It returns nil after a clean stop; else the first error (a store that
+// is locked by another process, a component that failed, …).
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error) {
+	svcLog := log.With("component", "serve")
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("serve: create data_dir: %w", err)
+	}
+	db, err := store.Open(filepath.Join(cfg.DataDir, config.DBFile), store.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("serve: close the store: %w", cerr))
+		}
+		svcLog.Info("stopped")
+	}()
+
+	gt, err := gate.New(gateOptions(cfg, db, log))
+	if err != nil {
+		return err
+	}
+	// Listed in start order; they stop in reverse. The scheduler, the chat channels
+	// and the HTTP API go after these, in that order (they take work in).
+	comps := []component{
+		{"gate", gt.Run},
+		{"retention", func(ctx context.Context) error {
+			return runRetention(ctx, db, cfg.Retention.Duration, time.Now, svcLog)
+		}},
+	}
+	svcLog.Info("serving", "config", cfg.File, "data_dir", cfg.DataDir,
+		"workspace_root", cfg.WorkspaceRoot, "jobs", len(cfg.Jobs))
+	svcLog.Debug("configuration", "config", cfg)
+	return runComponents(ctx, svcLog, comps)
+}
+
+// gateOptions maps the configuration onto the gate's options: rules options with
+// data_dir and the config file protected (SPEC §12.25), the profiles, the tool
+// categories (nil keeps the gate's default) and the approval timeout.
+func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Options {
+	var cats []gate.Category
+	if cfg.Tools.Categories != nil {
+		cats = make([]gate.Category, len(cfg.Tools.Categories))
+		for i, c := range cfg.Tools.Categories {
+			cats[i] = gate.Category(c)
+		}
+	}
+	return gate.Options{
+		Store:           db,
+		Rules:           cfg.RulesOptions(),
+		Profiles:        cfg.RulesProfiles(),
+		Categories:      cats,
+		ApprovalTimeout: cfg.ApprovalTimeout.Duration,
+		Logger:          log,
+	}
+}

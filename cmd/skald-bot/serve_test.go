@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// raceBuild is set when the tests run with -race; the binary is then built with it.
+var raceBuild = false
+
+// serveGuard bounds how long a test waits for the process; it is a guard against a
+// hang, never a synchronisation.
+const serveGuard = 60 * time.Second
+
+var buildOnce struct {
+	sync.Once
+	path string
+	err  error
+}
+
+// skaldBinary builds skald-bot once per test run, into a temporary directory.
+func skaldBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			buildOnce.err = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "skald-bot-bin")
+		if err != nil {
+			buildOnce.err = err
+			return
+		}
+		buildOnce.path = filepath.Join(dir, "skald-bot")
+		args := []string{"build", "-o", buildOnce.path}
+		if raceBuild {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command(goTool, append(args, ".")...).CombinedOutput()
+		if err != nil {
+			buildOnce.err = errors.New(string(out))
+		}
+	})
+	if buildOnce.err != nil {
+		t.Fatalf("go build: %v", buildOnce.err)
+	}
+	return buildOnce.path
+}
+
+// TestMain removes the binary built for the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildOnce.path != "" {
+		os.RemoveAll(filepath.Dir(buildOnce.path))
+	}
+	os.Exit(code)
+}
+
+// skaldProcess is a running skald-bot whose stderr is read line by line.
+type skaldProcess struct {
+	cmd   *exec.Cmd
+	lines chan string // stderr lines; closed at EOF
+	seen  []string    // lines read so far by the test
+}
+
+// startSkald runs the binary with args and extra environment variables, in dir.
+func startSkald(t *testing.T, dir string, env []string, args ...string) *skaldProcess {
+	t.Helper()
+	cmd := exec.Command(skaldBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SKALD_CONFIG=")
+	cmd.Env = append(cmd.Env, env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &skaldProcess{cmd: cmd, lines: make(chan string, 1024)}
+	go func() {
+		defer close(p.lines)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			for range p.lines {
+			}
+			cmd.Wait()
+		}
+	})
+	return p
+}
+
+// waitFor reads stderr until a line contains want, and returns it.
+func (p *skaldProcess) waitFor(t *testing.T, want string) string {
+	t.Helper()
+	guard := time.NewTimer(serveGuard)
+	defer guard.Stop()
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("stderr ended before %q; got:\n%s", want, strings.Join(p.seen, "\n"))
+			}
+			p.seen = append(p.seen, line)
+			if strings.Contains(line, want) {
+				return line
+			}
+		case <-guard.C:
+			t.Fatalf("no %q within %v; got:\n%s", want, serveGuard, strings.Join(p.seen, "\n"))
+		}
+	}
+}
+
+// exit reads stderr to its end, waits for the process and returns its exit code
+// and every stderr line.
+func (p *skaldProcess) exit(t *testing.T) (int, []string) {
+	t.Helper()
+	guard := time.AfterFunc(serveGuard, func() { p.cmd.Process.Kill() })
+	defer guard.Stop()
+	for line := range p.lines {
+		p.seen = append(p.seen, line)
+	}
+	err := p.cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return p.cmd.ProcessState.ExitCode(), p.seen
+}
+
+// signal sends sig to the process.
+func (p *skaldProcess) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testConfig writes a configuration with its own data dir and workspace under dir,
+// plus extra YAML, and returns its path.
+func testConfig(t *testing.T, dir, extra string) string {
+	t.Helper()
+	ws := filepath.Join(dir, "workspace")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "skald.yaml")
+	yaml := "data_dir: " + filepath.Join(dir, "data") + "\n" +
+		"workspace_root: " + ws + "\n" +
+		"api: {listen: \"127.0.0.1:0\", token: \"${TEST_ADMIN_TOKEN}\"}\n" + extra
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+const adminToken = "admin-token-that-must-not-be-logged"
+
+// TestServeStartStop runs serve as a process: it opens the store and logs "serving";
+// SIGTERM stops it with exit 0; a second start (config named by $SKALD_CONFIG, JSON
+// logs) opens the same store and SIGINT stops it too. No secret reaches the log.
+func TestServeStartStop(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir, "log: {level: debug}\nprofiles: [{id: ops, security_group: ops}]\n")
+	env := []string{"TEST_ADMIN_TOKEN=" + adminToken}
+
+	p := startSkald(t, dir, env, "serve", "--config", cfg)
+	line := p.waitFor(t, "msg=serving")
+	if !strings.Contains(line, "component=serve") || !strings.Contains(line, "data_dir="+filepath.Join(dir, "data")) {
+		t.Errorf("serving line: %s", line)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "data"))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("data_dir: %v, %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "skald.db")); err != nil {
+		t.Fatalf("store file: %v", err)
+	}
+	p.signal(t, syscall.SIGTERM)
+	code, lines := p.exit(t)
+	if code != 0 {
+		t.Fatalf("exit code %d after SIGTERM; stderr:\n%s", code, strings.Join(lines, "\n"))
+	}
+	all := strings.Join(lines, "\n")
+	if len(lines) == 0 || !strings.Contains(lines[len(lines)-1], "msg=stopped") {
+		t.Errorf("last line is not the stop: %s", all)
+	}
+	if strings.Contains(all, adminToken) || !strings.Contains(all, "[redacted]") {
+		t.Errorf("the debug log shows the token, or no redacted config:\n%s", all)
+	}
+	if !strings.Contains(all, "group=ops") {
+		t.Errorf("the group the profile names was not created:\n%s", all)
+	}
+
+	// Restart: the lock is free again, the seeded store opens as is.
+	jsonLogs := strings.Replace(mustRead(t, cfg), "level: debug", "level: info, format: json", 1)
+	if err := os.WriteFile(cfg, []byte(jsonLogs), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p = startSkald(t, dir, append(env, "SKALD_CONFIG="+cfg), "serve")
+	line = p.waitFor(t, `"msg":"serving"`)
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["component"] != "serve" || rec["level"] != "INFO" {
+		t.Errorf("JSON log line %s: %v", line, err)
+	}
+	p.signal(t, syscall.SIGINT)
+	if code, lines := p.exit(t); code != 0 {
+		t.Fatalf("exit code %d after SIGINT; stderr:\n%s", code, strings.Join(lines, "\n"))
+	}
+}
+
+// TestServeLocked checks a second serve on the same data_dir fails at once with a
+// clear one-line error, and leaves the first running.
+func TestServeLocked(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir, "")
+	first := startSkald(t, dir, nil, "serve", "--config", cfg)
+	first.waitFor(t, "msg=serving")
+
+	second := startSkald(t, dir, nil, "serve", "--config", cfg)
+	code, lines := second.exit(t)
+	if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "skald-bot: ") ||
+		!strings.Contains(lines[0], "locked by another process") {
+		t.Errorf("second serve: exit %d, stderr %q", code, lines)
+	}
+
+	first.signal(t, syscall.SIGTERM)
+	if code, lines := first.exit(t); code != 0 {
+		t.Fatalf("first serve: exit %d; stderr:\n%s", code, strings.Join(lines, "\n"))
+	}
+}
+
+// TestServeBadConfig checks an invalid configuration ends serve with exit 1 and one
+// line naming the key and value, and that nothing is created.
+func TestServeBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir, "jobs:\n  - {name: Nightly Backup, schedule: \"@daily\", steps: [{tool: execute_cmd}]}\n")
+	p := startSkald(t, dir, nil, "serve", "--config", cfg)
+	code, lines := p.exit(t)
+	want := `skald-bot: config: jobs[0].name "Nightly Backup": must match [a-z0-9_-]+`
+	if code != 1 || len(lines) != 1 || lines[0] != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("data_dir created by a failed start: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
