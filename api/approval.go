@@ -24,7 +24,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	req.Call.Token = p.token()
 	out, err := s.gate.Check(r.Context(), req.Call)
 	if err != nil {
-		return fmt.Errorf("check %s: %w", req.ToolName, err)
+		return err
 	}
 	res := CheckResult{Decision: out.Decision, RuleID: out.RuleID, Reason: out.Reason, Note: out.Note}
 	if out.Request != nil {
@@ -34,7 +34,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 			got, err := s.gate.Wait(ctx, out.Request.ID)
 			cancel()
 			if err != nil && ctx.Err() == nil {
-				return fmt.Errorf("check %s: wait for request %d: %w", req.ToolName, out.Request.ID, err)
+				return err
 			}
 			if err == nil {
 				res = ResultOf(got)
@@ -121,7 +121,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 	}
 	q, err := s.gate.Request(id)
 	if err != nil {
-		return fmt.Errorf("request %d: %w", id, err)
+		return err
 	}
 	if p := principalOf(r); p.agent != nil && q.Token != p.token() {
 		return fmt.Errorf("%w: request %d was made with another token", ErrForbidden, id)
@@ -134,7 +134,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 		case err == nil:
 			q = got
 		case ctx.Err() == nil:
-			return fmt.Errorf("request %d: wait: %w", id, err)
+			return err
 		}
 	}
 	writeJSON(w, http.StatusOK, q)
@@ -154,7 +154,7 @@ func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
 	}
 	q, err := s.gate.CancelRequest(id, body.Reason, actor(r), principalOf(r).token())
 	if err != nil {
-		return fmt.Errorf("cancel request %d: %w", id, err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, q)
 	return nil
@@ -164,7 +164,7 @@ func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
 	pending, err := s.gate.Pending()
 	if err != nil {
-		return fmt.Errorf("inbox: %w", err)
+		return err
 	}
 	if pending == nil {
 		pending = []store.Request{}
@@ -229,7 +229,7 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 	}
 	q, err := s.gate.Resolve(r.Context(), id, res)
 	if err != nil {
-		return fmt.Errorf("resolve request %d: %w", id, err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, q)
 	return nil
