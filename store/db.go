@@ -69,6 +69,7 @@ var (
 	bucketRequests      = []byte("requests")
 	bucketRequestsByTC  = []byte("requests_by_tool_call")
 	bucketPending       = []byte("requests_pending")
+	bucketUnfinal       = []byte("requests_unfinal")
 	bucketAudit         = []byte("audit")
 	bucketTools         = []byte("tools")
 	bucketRuns          = []byte("runs")
@@ -80,7 +81,7 @@ var (
 
 	allBuckets = [][]byte{
 		bucketMeta, bucketValues, bucketGroups, bucketRules, bucketRulesByGroup,
-		bucketRequests, bucketRequestsByTC, bucketPending, bucketAudit, bucketTools,
+		bucketRequests, bucketRequestsByTC, bucketPending, bucketUnfinal, bucketAudit, bucketTools,
 		bucketRuns, bucketRunsByJob, bucketRunsByStatus, bucketRunsByRequest,
 		bucketDeliveries, bucketDeliveriesAt,
 	}

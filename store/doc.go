@@ -42,6 +42,7 @@
 //	requests               request id → Request
 //	requests_by_tool_call  (tool call id, session id) → request id   (idempotency, SPEC §12.5)
 //	requests_pending       (expires_at ns, request id) → ∅           (the pending requests, by expiry)
+//	requests_unfinal       request id → ∅                             (requests with a message not yet final, SPEC §12.6)
 //	audit                  audit id → AuditEntry
 //	tools                  tool name → ∅
 //	runs                   run id → Run

@@ -596,8 +596,8 @@ func (d *DB) MarkMessagesFinal(id uint64) error {
 	return nil
 }
 
-// updateRequest applies change to request id in one transaction and writes it when
-// change reports a change.
+// updateRequest applies change to request id in one transaction and writes it, with
+// its requests_unfinal entry, when change reports a change.
 func (d *DB) updateRequest(id uint64, change func(*Request) bool) error {
 	return d.update(func(tx *bolt.Tx) error {
 		r, ok, err := getRequest(tx, id)
@@ -610,8 +610,43 @@ func (d *DB) updateRequest(id uint64, change func(*Request) bool) error {
 		if !change(&r) {
 			return errNoChange
 		}
-		return putJSON(tx.Bucket(bucketRequests), u64(id), r)
+		if err := putJSON(tx.Bucket(bucketRequests), u64(id), r); err != nil {
+			return err
+		}
+		return markUnfinal(tx, r)
 	})
+}
+
+// markUnfinal keeps r's entry in the requests_unfinal index true: present exactly
+// when r has a message that is not final.
+func markUnfinal(tx *bolt.Tx, r Request) error {
+	b := tx.Bucket(bucketUnfinal)
+	if slices.ContainsFunc(r.Messages, func(m Message) bool { return !m.Final }) {
+		return b.Put(u64(r.ID), nil)
+	}
+	return b.Delete(u64(r.ID))
+}
+
+// Unfinalized returns every finished (not pending) request that still has a chat
+// message not edited to its outcome, oldest first: the messages the outbox must update
+// at start-up (SPEC §12.6). It reads only those requests, through the
+// requests_unfinal index.
+func (d *DB) Unfinalized() ([]Request, error) {
+	var out []Request
+	err := d.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketUnfinal).ForEach(func(k, _ []byte) error {
+			r, ok, err := getRequest(tx, readU64(k))
+			if err != nil || !ok || r.Status == Pending {
+				return err
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: unfinalized requests: %w", err)
+	}
+	return out, nil
 }
 
 // pruneRequests deletes the finished requests that finished before before, with their
@@ -637,6 +672,9 @@ func pruneRequests(tx *bolt.Tx, before time.Time) (int, error) {
 	idx := tx.Bucket(bucketRequestsByTC)
 	for _, r := range doomed {
 		if err := b.Delete(u64(r.ID)); err != nil {
+			return 0, err
+		}
+		if err := tx.Bucket(bucketUnfinal).Delete(u64(r.ID)); err != nil {
 			return 0, err
 		}
 		if r.ToolCallID == "" {

@@ -530,3 +530,45 @@ func TestMessages(t *testing.T) {
 	must(t, d.MarkMessagesFinal(r.ID))
 	unchanged(t, d.Path(), before)
 }
+
+func TestUnfinalized(t *testing.T) {
+	d, _ := openTest(t)
+	ids := func() []uint64 {
+		t.Helper()
+		rs, err := d.Unfinalized()
+		must(t, err)
+		var out []uint64
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	shown, _, err := d.CreateRequest(newRequest("s", "shown"))
+	must(t, err)
+	quiet, _, err := d.CreateRequest(newRequest("s", "quiet"))
+	must(t, err)
+	done, _, err := d.CreateRequest(newRequest("s", "done"))
+	must(t, err)
+	for _, id := range []uint64{shown.ID, done.ID} {
+		must(t, d.AddMessage(id, Message{Channel: "telegram", ChatID: "1", Ref: "7"}))
+	}
+	if got := ids(); len(got) != 0 {
+		t.Fatalf("pending requests listed as unfinalized: %v", got)
+	}
+	for _, id := range []uint64{shown.ID, quiet.ID, done.ID} {
+		_, err := d.Resolve(id, Approved, Resolution{By: "alice", Via: "api", At: t0})
+		must(t, err)
+	}
+	if got := ids(); !slices.Equal(got, []uint64{shown.ID, done.ID}) {
+		t.Fatalf("unfinalized %v, want [%d %d]", got, shown.ID, done.ID)
+	}
+	must(t, d.MarkMessagesFinal(done.ID))
+	if got := ids(); !slices.Equal(got, []uint64{shown.ID}) {
+		t.Fatalf("after final: %v, want [%d]", got, shown.ID)
+	}
+	// A message added after the outcome was shown elsewhere is not final yet.
+	must(t, d.AddMessage(done.ID, Message{Channel: "slack", ChatID: "C1", Ref: "1.2"}))
+	if got := ids(); !slices.Equal(got, []uint64{shown.ID, done.ID}) {
+		t.Fatalf("after a late message: %v", got)
+	}
+}
