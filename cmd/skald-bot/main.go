@@ -75,6 +75,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newServeCmd(), newVersionCmd())
+	addClientCommands(root)
 	markRunErrors(root)
 	return root
 }

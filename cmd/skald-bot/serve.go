@@ -85,6 +85,11 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 			return runRetention(ctx, db, cfg.Retention.Duration, time.Now, svcLog)
 		}},
 	}
+	apiComp, err := apiComponent(cfg, gt, db, nil, nil, log)
+	if err != nil {
+		return err
+	}
+	comps = append(comps, apiComp)
 	svcLog.Info("serving", "config", cfg.File, "data_dir", cfg.DataDir,
 		"workspace_root", cfg.WorkspaceRoot, "jobs", len(cfg.Jobs))
 	svcLog.Debug("configuration", "config", cfg)

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/config"
+)
+
+func newPendingCmd(conn *connection) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pending",
+		Short: "List the approval requests waiting for a human",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			in, err := c.Inbox(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), in, func() {
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tTOOL\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS")
+				for _, q := range in.Approvals {
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, q.ToolName, q.AgentID, q.Source,
+						q.SessionID, q.ExpiresAt.Local().Format(time.DateTime), cut(string(q.Arguments), 60))
+				}
+				tw.Flush()
+			})
+		},
+	}
+	conn.flags(cmd, true)
+	return cmd
+}
+
+func newResolveCmd(conn *connection, action string) *cobra.Command {
+	var note, bypass string
+	cmd := &cobra.Command{
+		Use:   action + " ID",
+		Short: map[string]string{api.ActionApprove: "Approve a pending request", api.ActionReject: "Reject a pending request"}[action],
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			req := api.ResolveRequest{Action: action, Note: note}
+			if bypass != "" {
+				secs, err := bypassSecs(bypass)
+				if err != nil {
+					return err
+				}
+				req.BypassSecs = &secs
+			}
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			q, err := c.Resolve(cmd.Context(), id, req)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), q, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "request %d %s\n", q.ID, q.Status)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&note, "note", "", "a note for the agent (shown with the decision)")
+	if action == api.ActionApprove {
+		cmd.Flags().StringVar(&bypass, "bypass", "", "also let through the same kind of call in this session: a duration (15m) or session")
+	}
+	conn.flags(cmd, true)
+	return cmd
+}
+
+// bypassSecs reads --bypass: "session" is 0 (the whole session, SPEC §12.17), a
+// duration ("15m", SPEC §12.10) its length in seconds.
+func bypassSecs(s string) (int64, error) {
+	if s == "session" {
+		return 0, nil
+	}
+	d, err := config.ParseDuration(s)
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("--bypass %q: want a duration such as 15m, or session", s)
+	}
+	return int64(d / time.Second), nil
+}
+
+func parseID(s string) (uint64, error) {
+	id, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || id == 0 {
+		return 0, fmt.Errorf("id %q: want a positive integer", s)
+	}
+	return id, nil
+}
+
+// cut shortens s to n runes, marking the cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

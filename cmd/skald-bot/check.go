@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// checkOptions are the flags of `check` (SPEC §9, §12.13).
+type checkOptions struct {
+	call     gate.Call
+	args     []string
+	argsJSON string
+	wait     time.Duration
+}
+
+func newCheckCmd(conn *connection) *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "check --tool NAME [--arg k=v]... [--args-json JSON] [flags]",
+		Short: "Gate one tool call; exit 0 allow/approved, 1 deny/rejected/expired/cancelled, 3 pending, 2 error",
+		Long: `Checks one tool call with the skald-bot server and prints the decision. When the call
+needs a human, waits up to --wait for one (0: answer pending at once).
+
+Exit status: 0 allow or approved; 1 deny, rejected, expired or cancelled; 3 still
+pending when --wait ran out; 2 an error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			res, err := o.run(cmd.Context(), conn)
+			if err != nil { // exit 2, as 1 means denied
+				fmt.Fprintln(cmd.ErrOrStderr(), "skald-bot: "+oneLine(err.Error()))
+				return exitError{exitFailure}
+			}
+			if err := conn.print(cmd.OutOrStdout(), res, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", res.Decision, describe(res))
+			}); err != nil {
+				return err
+			}
+			switch res.Decision {
+			case gate.DecisionAllow, gate.DecisionApproved:
+				return nil
+			case gate.DecisionPending:
+				return exitError{exitPending}
+			}
+			return exitError{exitDenied}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.call.ToolName, "tool", "", "tool name (required)")
+	f.StringArrayVar(&o.args, "arg", nil, "argument key=value (a string; repeatable)")
+	f.StringVar(&o.argsJSON, "args-json", "", "arguments as a JSON object (--arg values are added to it)")
+	f.StringVar(&o.call.SessionID, "session", "cli", "session id")
+	f.StringVar(&o.call.ToolCallID, "tool-call-id", "", "the caller's own id of this call (makes a repeated check idempotent)")
+	f.StringVar(&o.call.AgentID, "agent", "", "agent id")
+	f.StringVar(&o.call.Source, "source", "cli", "source of the call")
+	f.StringVar(&o.call.Cwd, "cwd", "", "working directory relative paths resolve against")
+	f.StringVar(&o.call.Category, "category", "", "category (shell, filesystem, …) when the configuration gives none")
+	f.StringVar(&o.call.ContextLabel, "context-label", "", "context shown on the prompt, e.g. \"CronJob: Nightly backup\"")
+	f.StringVar(&o.call.Group, "group", "", "permission group to check in")
+	f.StringVar(&o.call.Profile, "profile", "", "profile to check in")
+	f.DurationVar(&o.wait, "wait", 30*time.Second, "how long to wait for a human (0: answer pending at once)")
+	cmd.MarkFlagRequired("tool")
+	conn.flags(cmd, true)
+	return cmd
+}
+
+// run checks the call the flags describe, waiting as --wait says.
+func (o checkOptions) run(ctx context.Context, conn *connection) (api.CheckResult, error) {
+	call, err := o.toolCall()
+	if err != nil {
+		return api.CheckResult{}, err
+	}
+	c, err := conn.client()
+	if err != nil {
+		return api.CheckResult{}, err
+	}
+	return checkWait(ctx, c, call, o.wait)
+}
+
+// toolCall builds the call from the flags: --args-json, then each --arg k=v on top.
+func (o checkOptions) toolCall() (gate.Call, error) {
+	call := o.call
+	call.Arguments = map[string]any{}
+	if o.argsJSON != "" {
+		dec := json.NewDecoder(strings.NewReader(o.argsJSON))
+		dec.UseNumber()
+		if err := dec.Decode(&call.Arguments); err != nil || call.Arguments == nil {
+			return call, fmt.Errorf("--args-json: not a JSON object")
+		}
+	}
+	for _, kv := range o.args {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return call, fmt.Errorf("--arg %q: want key=value", kv)
+		}
+		call.Arguments[k] = v
+	}
+	if o.wait < 0 {
+		return call, fmt.Errorf("--wait %s: must not be negative", o.wait)
+	}
+	return call, nil
+}
+
+// answerGrace is how long past the wait it asked for a client gives the server to
+// answer a check before giving up on it.
+const answerGrace = 30 * time.Second
+
+// checkWait checks call and polls its request until it is resolved or wait runs out
+// (SPEC §12.12); it returns pending then, leaving the request pending.
+func checkWait(ctx context.Context, c *api.Client, call gate.Call, wait time.Duration) (api.CheckResult, error) {
+	deadline := time.Now().Add(wait)
+	cctx, cancel := context.WithTimeout(ctx, min(wait, api.MaxWaitSecs*time.Second)+answerGrace)
+	res, err := c.Check(cctx, api.CheckRequest{Call: call, WaitSecs: int(wait / time.Second)})
+	cancel()
+	if err != nil || res.Final() {
+		return res, err
+	}
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	q, err := c.Await(wctx, res.RequestID)
+	if err != nil {
+		return res, err
+	}
+	if q.Status == store.Pending {
+		return res, nil
+	}
+	return api.ResultOf(q), nil
+}

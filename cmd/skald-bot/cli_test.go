@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// runClient runs the command line in-process with env cleared of SKALD_* and returns
+// the exit code, stdout and stderr.
+func runClient(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("SKALD_URL", "")
+	t.Setenv("SKALD_API_TOKEN", "")
+	t.Setenv("SKALD_CONFIG", "")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	s := startServer(t, "/w")
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"--tool", "TodoWrite"}, 0, "allow: Allowed by skald-bot rule "},
+		{[]string{"--tool", "Read", "--arg", "path=secrets/k"}, 1, "deny: Denied by skald-bot rule "},
+		{[]string{"--tool", "Bash", "--args-json", `{"command":"make"}`, "--wait", "0s"}, 3, "pending: Waiting for approval (request "},
+	} {
+		code, out, errOut := runClient(t, append([]string{"check", "--server", s.url}, c.args...)...)
+		if code != c.code || !strings.HasPrefix(out, c.out) || errOut != "" {
+			t.Errorf("check %v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
+		}
+	}
+	// Rejected while waiting: 1.
+	ids := s.answer(t, false, "no", "telegram")
+	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=rm -rf /", "--wait", "1m")
+	if id := <-ids; code != 1 || out != "rejected: Rejected by jane via Telegram (request "+u(id)+"): no\n" {
+		t.Fatalf("rejected: exit %d %q", code, out)
+	}
+
+	// Errors: exit 2, one line on stderr, nothing stored.
+	before, _ := s.db.Pending()
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--tool", "Bash", "--group", "nope"}, `422: check Bash: group "nope": unknown group`},
+		{[]string{"--tool", "Bash", "--args-json", "[1]"}, "--args-json: not a JSON object"},
+		{[]string{"--tool", "Bash", "--arg", "novalue"}, `--arg "novalue": want key=value`},
+		{[]string{"--tool", "Bash", "--wait", "-1s"}, "--wait -1s: must not be negative"},
+		{[]string{"--tool", "Bash", "--server", closedPort(t)}, "connection refused"},
+	} {
+		args := append([]string{"check", "--server", s.url}, c.args...)
+		code, out, errOut := runClient(t, args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("check %v: exit %d %q %q, want 2 and %q", c.args, code, out, errOut, c.msg)
+		}
+	}
+	if after, _ := s.db.Pending(); len(after) != len(before) {
+		t.Fatalf("pending %d → %d after refused checks", len(before), len(after))
+	}
+	// A usage error is 2 as well.
+	if code, _, errOut := runClient(t, "check", "--server", s.url); code != 2 || !strings.Contains(errOut, `"tool" not set`) {
+		t.Fatalf("no --tool: exit %d %q", code, errOut)
+	}
+}
+
+func TestApproveRejectPending(t *testing.T) {
+	s := startServer(t, "/w")
+	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=ls", "--session", "s9", "--wait", "0s", "--json")
+	var res struct {
+		RequestID uint64 `json:"request_id"`
+	}
+	if json.Unmarshal([]byte(out), &res); code != 3 || res.RequestID == 0 {
+		t.Fatalf("check: %d %s", code, out)
+	}
+	id := u(res.RequestID)
+	if code, out, _ := runClient(t, "pending", "--server", s.url); code != 0 || !strings.Contains(out, id+"  ") || !strings.Contains(out, `{"cmd":"ls","command":"ls"}`) && !strings.Contains(out, `{"command":"ls"}`) {
+		t.Fatalf("pending: %d %q", code, out)
+	}
+	before, _ := s.db.Request(res.RequestID)
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"approve", id, "--bypass", "forever"}, 1, `--bypass "forever": want a duration such as 15m, or session`},
+		{[]string{"approve", "x"}, 1, `id "x": want a positive integer`},
+		{[]string{"approve", "999"}, 1, "404: "},
+		{[]string{"approve"}, 2, "accepts 1 arg(s)"},
+		{[]string{"reject", id, "--bypass", "15m"}, 2, "unknown flag: --bypass"},
+	} {
+		code, _, errOut := runClient(t, append(c.args, "--server", s.url)...)
+		if code != c.code || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d %q, want %d %q", c.args, code, errOut, c.code, c.msg)
+		}
+	}
+	if after, _ := s.db.Request(res.RequestID); after.Status != before.Status {
+		t.Fatal("a refused command changed the request")
+	}
+	if code, out, errOut := runClient(t, "approve", id, "--bypass", "15m", "--note", "ok", "--server", s.url); code != 0 || out != "request "+id+" approved\n" {
+		t.Fatalf("approve: %d %q %q", code, out, errOut)
+	}
+	q, _ := s.db.Request(res.RequestID)
+	if q.Resolution.By != "cli" || q.Resolution.Note != "ok" || q.Resolution.Bypass == nil || q.Resolution.Bypass.Secs != 900 {
+		t.Fatalf("resolution %+v", q.Resolution)
+	}
+	if code, _, errOut := runClient(t, "reject", id, "--server", s.url); code != 1 || !strings.Contains(errOut, "already approved by cli via") {
+		t.Fatalf("reject after approve: %d %q", code, errOut)
+	}
+}
+
+func TestBypassSecs(t *testing.T) {
+	for in, want := range map[string]int64{"session": 0, "15m": 900, "1h": 3600, "2d": 172800} {
+		if got, err := bypassSecs(in); err != nil || got != want {
+			t.Errorf("bypassSecs(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0s", "soon", "-5m"} {
+		if _, err := bypassSecs(in); err == nil {
+			t.Errorf("bypassSecs(%q): no error", in)
+		}
+	}
+}
+
+func TestRulesAndGroupsCommands(t *testing.T) {
+	s := startServer(t, "/w")
+	steps := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"groups", "add", "ci", "--name", "CI"}, 0, "group ci added\n"},
+		{[]string{"rules", "add", "allow", "Bash", "--group", "ci", "--note", "builds"}, 0, "rule "},
+		{[]string{"groups", "dup", "ci", "ci-2"}, 0, "group ci-2 added with 1 rules of ci\n"},
+		{[]string{"groups", "set", "ci-2", "--description", "copy"}, 0, "group ci-2 changed\n"},
+		{[]string{"groups", "list"}, 0, "ID"},
+		{[]string{"rules", "list", "--group", "ci-2"}, 0, "ID"},
+		{[]string{"groups", "rm", "ci-2"}, 0, "group ci-2 removed\n"},
+		{[]string{"groups", "rm", "default"}, 1, ""},
+		{[]string{"rules", "add", "allow", "a*b"}, 1, ""},
+		{[]string{"rules", "add", "maybe", "Bash"}, 1, ""},
+		{[]string{"jobs", "list"}, 0, "NAME"},
+		{[]string{"jobs", "run", "nightly"}, 1, ""},
+		{[]string{"jobs", "runs", "nightly"}, 1, ""},
+	}
+	for _, c := range steps {
+		code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
+		if code != c.code || !strings.HasPrefix(out, c.out) {
+			t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
+		}
+	}
+	rs, _ := s.gate.Rules("ci")
+	if len(rs) != 1 || rs[0].Note != "builds" || rs[0].Priority != rules.DefaultPriority {
+		t.Fatalf("rules of ci: %+v", rs)
+	}
+	id := u(rs[0].ID)
+	if code, _, errOut := runClient(t, "rules", "set", id, "--server", s.url); code != 1 || !strings.Contains(errOut, "nothing to change") {
+		t.Fatalf("set nothing: %d %q", code, errOut)
+	}
+	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "5", "--action", "deny", "--server", s.url); code != 0 || out != "rule "+id+" changed\n" {
+		t.Fatalf("set: %d %q", code, out)
+	}
+	rs, _ = s.gate.Rules("ci")
+	if rs[0].Priority != 5 || rs[0].Action != rules.Deny || rs[0].ToolPattern != "Bash" || rs[0].Note != "builds" {
+		t.Fatalf("after set: %+v", rs[0])
+	}
+	if code, out, _ := runClient(t, "rules", "rm", id, "--server", s.url); code != 0 || out != "rule "+id+" removed\n" {
+		t.Fatalf("rm: %d %q", code, out)
+	}
+	if code, _, errOut := runClient(t, "rules", "rm", id, "--server", s.url); code != 1 || !strings.Contains(errOut, "404") {
+		t.Fatalf("rm again: %d %q", code, errOut)
+	}
+	_ = store.Pending
+}
+
+func TestEveryCommandHasHelp(t *testing.T) {
+	for _, args := range [][]string{
+		{"check"}, {"pending"}, {"approve"}, {"reject"}, {"rules"}, {"rules", "list"}, {"rules", "add"},
+		{"rules", "rm"}, {"rules", "set"}, {"groups"}, {"groups", "list"}, {"groups", "add"}, {"groups", "dup"},
+		{"groups", "set"}, {"groups", "rm"}, {"jobs"}, {"jobs", "list"}, {"jobs", "run"}, {"jobs", "runs"},
+		{"hook"}, {"hook", "claude-code"},
+	} {
+		code, out, _ := runClient(t, append(args, "--help")...)
+		if code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("%v --help: exit %d %q", args, code, out)
+		}
+	}
+}
+
+func TestConnection(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte("api:\n  listen: 0.0.0.0:9999\n  token: from-config\n"), 0o600)
+	env := map[string]string{}
+	conn := &connection{getenv: func(k string) string { return env[k] }}
+
+	check := func(wantURL, wantToken string) {
+		t.Helper()
+		c, err := conn.client()
+		if err != nil || c.BaseURL != wantURL || c.Token != wantToken || c.Actor != "cli" {
+			t.Fatalf("client: %v %+v, want %s %s", err, c, wantURL, wantToken)
+		}
+	}
+	t.Chdir(dir)
+	check(defaultServer, "") // no config anywhere
+	conn.config = cfg
+	check("http://127.0.0.1:9999", "from-config")
+	env["SKALD_URL"] = "127.0.0.1:7000"
+	env["SKALD_API_TOKEN"] = "from-env"
+	check("http://127.0.0.1:7000", "from-env")
+	conn.server = "http://[::1]:8000/"
+	check("http://[::1]:8000", "from-env")
+
+	// A named configuration that is missing or invalid is an error.
+	conn.server, env = "", map[string]string{"SKALD_CONFIG": filepath.Join(dir, "missing.yaml")}
+	conn.config = ""
+	if _, err := conn.client(); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Fatalf("missing config: %v", err)
+	}
+	os.WriteFile(cfg, []byte("api:\n  listne: x\n"), 0o600)
+	conn.config = cfg
+	if _, err := conn.client(); err == nil || !strings.Contains(err.Error(), "listne") {
+		t.Fatalf("invalid config: %v", err)
+	}
+	// ./skald.yaml is read when present.
+	os.WriteFile(filepath.Join(dir, "skald.yaml"), []byte("api:\n  listen: 127.0.0.1:1234\n"), 0o600)
+	conn.config, env = "", map[string]string{}
+	check("http://127.0.0.1:1234", "")
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/config"
+)
+
+// Where client commands find the server (SPEC §9, §12.23).
+const (
+	envURL         = "SKALD_URL"
+	envToken       = "SKALD_API_TOKEN"
+	defaultServer  = "http://127.0.0.1:8377"
+	cliActor       = "cli"
+	configFlagHelp = "configuration file (else $" + config.EnvFile + ", else ./" + config.DefaultFile + ")"
+)
+
+// connection is how a client command reaches the running server: --server, else
+// $SKALD_URL, else the configuration's api.listen, else defaultServer; the token from
+// $SKALD_API_TOKEN, else the configuration's api.token.
+type connection struct {
+	server string
+	config string
+	json   bool
+	getenv func(string) string
+}
+
+func newConnection() *connection { return &connection{getenv: os.Getenv} }
+
+// flags adds --server, --config and, when withJSON, --json to a client command and
+// its subcommands.
+func (c *connection) flags(cmd *cobra.Command, withJSON bool) {
+	f := cmd.PersistentFlags()
+	f.StringVar(&c.server, "server", "", "server URL (else $SKALD_URL, else the configuration's api.listen, else "+defaultServer+")")
+	f.StringVar(&c.config, "config", "", configFlagHelp)
+	if withJSON {
+		f.BoolVar(&c.json, "json", false, "print the server's answer as JSON")
+	}
+}
+
+// client returns the API client for this command line. Errors: a configuration named
+// by --config or $SKALD_CONFIG that is missing or invalid, or an invalid one at
+// ./skald.yaml.
+func (c *connection) client() (*api.Client, error) {
+	server, token := c.server, c.getenv(envToken)
+	if server == "" {
+		server = c.getenv(envURL)
+	}
+	if server == "" || token == "" {
+		cfg, err := c.loadConfig()
+		if err != nil {
+			return nil, err
+		}
+		if cfg != nil {
+			if server == "" {
+				server = listenURL(cfg.API.Listen)
+			}
+			if token == "" {
+				token = cfg.API.Token.Reveal()
+			}
+		}
+	}
+	if server == "" {
+		server = defaultServer
+	}
+	if !strings.Contains(server, "://") {
+		server = "http://" + server
+	}
+	cl := api.NewClient(server, token)
+	cl.Actor = cliActor
+	return cl, nil
+}
+
+// loadConfig reads the configuration for its api section: nil (and no error) when
+// none was named and ./skald.yaml does not exist. It parses and validates the file but
+// resolves no paths (a client need not run where the service does).
+func (c *connection) loadConfig() (*config.Config, error) {
+	path, named := config.Locate(c.config, c.getenv)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !named {
+		return nil, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", config.ErrNotFound, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return config.Parse(data, c.getenv)
+}
+
+// listenURL turns api.listen into the URL a client on this machine dials: a wildcard
+// host becomes the loopback address.
+func listenURL(listen string) string {
+	if listen == "" {
+		return ""
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "http://" + listen
+	}
+	switch host {
+	case "", "0.0.0.0":
+		host = "127.0.0.1"
+	case "::":
+		host = "::1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// print writes v as indented JSON when --json is set, else calls text.
+func (c *connection) print(w io.Writer, v any, text func()) error {
+	if !c.json {
+		text()
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// exitError ends the process with code without printing anything more (the command
+// already said what happened): check's 1, 2 and 3. It is main's exitCoder.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// ExitCode returns the process's exit code.
+func (e exitError) ExitCode() int { return e.code }
+
+// Exit codes of check (SPEC §9): 0 allow or approved, exitDenied, exitFailure (an
+// error), exitPending.
+const (
+	exitDenied  = 1
+	exitFailure = 2
+	exitPending = 3
+)
+
+// addClientCommands adds the client subcommands of SPEC §9 and the hook to root.
+func addClientCommands(root *cobra.Command) {
+	conn := newConnection()
+	root.AddCommand(
+		newCheckCmd(conn),
+		newPendingCmd(conn),
+		newResolveCmd(conn, api.ActionApprove),
+		newResolveCmd(conn, api.ActionReject),
+		newRulesCmd(conn),
+		newGroupsCmd(conn),
+		newJobsCmd(conn),
+		newHookCmd(conn),
+	)
+}

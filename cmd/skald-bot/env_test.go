@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// testServer is a real store, gate and API server on a loopback port, stopped at the
+// end of the test.
+type testServer struct {
+	url  string
+	db   *store.DB
+	gate *gate.Manager
+}
+
+// startServer serves the API with workspace root root (it need not exist) and no
+// token.
+func startServer(t *testing.T, root string) *testServer {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "skald.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := api.New(api.Options{Gate: g, Store: db, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 2)
+	go func() { done <- g.Run(ctx) }()
+	go func() { done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Errorf("stop: %v", err)
+			}
+		}
+	})
+	return &testServer{url: "http://" + ln.Addr().String(), db: db, gate: g}
+}
+
+// answer resolves, from another goroutine, the next request the gate registers, as
+// "jane" via via; the returned channel gets the request id.
+func (s *testServer) answer(t *testing.T, approve bool, note, via string) <-chan uint64 {
+	t.Helper()
+	events, release := s.gate.Subscribe(8)
+	ids := make(chan uint64, 1)
+	go func() {
+		defer release()
+		for e := range events {
+			if d, ok := e.Data.(gate.ApprovalRequested); ok {
+				if _, err := s.gate.Resolve(context.Background(), d.RequestID, gate.Resolution{Approve: approve, Note: note, By: "jane", Via: via}); err != nil {
+					t.Errorf("resolve: %v", err)
+				}
+				ids <- d.RequestID
+				return
+			}
+		}
+	}()
+	return ids
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skald-circle/skald-bot/store"
+)
+
+func newJobsCmd(conn *connection) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "jobs",
+		Short: "List scheduled jobs, run one now, list its runs",
+	}
+	conn.flags(cmd, true)
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the scheduled jobs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			js, err := c.Jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), js, func() {
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tSCHEDULE\tSTEPS\tNEXT")
+				for _, j := range js {
+					next := ""
+					if !j.Next.IsZero() {
+						next = j.Next.Local().Format(time.DateTime)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", j.Name, j.Schedule, j.Steps, next)
+				}
+				tw.Flush()
+			})
+		},
+	}
+
+	run := &cobra.Command{
+		Use:   "run NAME",
+		Short: "Start a run of job NAME now",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			r, err := c.RunJob(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), r, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "run %d of %s: %s\n", r.ID, r.Job, r.Status)
+			})
+		},
+	}
+
+	runs := &cobra.Command{
+		Use:   "runs NAME",
+		Short: "List the runs of job NAME, newest first",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			rs, err := c.Runs(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), rs, func() { printRuns(cmd, rs) })
+		},
+	}
+	cmd.AddCommand(list, run, runs)
+	return cmd
+}
+
+func printRuns(cmd *cobra.Command, rs []store.Run) {
+	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tSTEP\tREQUEST\tSTARTED\tERROR")
+	for _, r := range rs {
+		req := ""
+		if r.RequestID != 0 {
+			req = fmt.Sprint(r.RequestID)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, r.Status, r.Step+1, len(r.Steps), req,
+			r.StartedAt.Local().Format(time.DateTime), r.Error)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+// ruleFlags are the fields of a rule settable from the command line.
+type ruleFlags struct {
+	rule rules.Rule
+}
+
+func (f *ruleFlags) add(fs *pflag.FlagSet, withAction bool) {
+	if withAction {
+		fs.StringVar((*string)(&f.rule.Action), "action", "", "allow, deny or require")
+		fs.StringVar(&f.rule.ToolPattern, "tool", "", "tool pattern: *, a name, prefix*, @fs_read, @fs_write or @fs_any")
+	}
+	fs.StringVar(&f.rule.PathPattern, "path", "", "path pattern: dir/* (subtree), prefix*, or exact")
+	fs.StringVar(&f.rule.AgentID, "agent", "", "only for this agent id")
+	fs.StringVar(&f.rule.Source, "source", "", "only for this source")
+	fs.IntVar(&f.rule.Priority, "priority", rules.DefaultPriority, "priority: lower is tried first")
+	fs.StringVar(&f.rule.GroupID, "group", rules.DefaultGroup, "permission group")
+	fs.StringVar(&f.rule.Note, "note", "", "note shown with the decision")
+}
+
+func newRulesCmd(conn *connection) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "List, add, remove and change rules",
+	}
+	conn.flags(cmd, true)
+
+	var group string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the rules, of one group with --group",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			rs, err := c.Rules(cmd.Context(), group)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), rs, func() {
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tAGENT\tSOURCE\tNOTE")
+				for _, r := range rs {
+					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.GroupID, r.Priority,
+						r.Action, r.ToolPattern, r.PathPattern, r.AgentID, r.Source, r.Note)
+				}
+				tw.Flush()
+			})
+		},
+	}
+	list.Flags().StringVar(&group, "group", "", "only this group's rules")
+
+	var af ruleFlags
+	add := &cobra.Command{
+		Use:   "add ACTION TOOL_PATTERN [flags]",
+		Short: "Add a rule: ACTION is allow, deny or require",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r := af.rule
+			r.Action, r.ToolPattern = rules.Action(args[0]), args[1]
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			got, err := c.CreateRule(cmd.Context(), r)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), got, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "rule %d added\n", got.ID)
+			})
+		},
+	}
+	af.add(add.Flags(), false)
+
+	rm := &cobra.Command{
+		Use:   "rm ID",
+		Short: "Remove a rule",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			if err := c.DeleteRule(cmd.Context(), id); err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), map[string]uint64{"deleted": id}, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "rule %d removed\n", id)
+			})
+		},
+	}
+
+	var sf ruleFlags
+	set := &cobra.Command{
+		Use:   "set ID [flags]",
+		Short: "Change the given fields of a rule",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			if sf.apply(cmd.Flags(), &rules.Rule{}) == 0 {
+				return fmt.Errorf("rules set %d: nothing to change (see --help)", id)
+			}
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			all, err := c.Rules(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			var r *rules.Rule
+			for i := range all {
+				if all[i].ID == id {
+					r = &all[i]
+				}
+			}
+			if r == nil {
+				return fmt.Errorf("rule %d not found", id)
+			}
+			sf.apply(cmd.Flags(), r)
+			got, err := c.UpdateRule(cmd.Context(), *r)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), got, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "rule %d changed\n", got.ID)
+			})
+		},
+	}
+	sf.add(set.Flags(), true)
+
+	cmd.AddCommand(list, add, rm, set)
+	return cmd
+}
+
+// apply copies onto r the fields whose flags were given, and returns how many.
+func (f *ruleFlags) apply(fs *pflag.FlagSet, r *rules.Rule) int {
+	n := 0
+	fs.Visit(func(fl *pflag.Flag) {
+		n++
+		switch fl.Name {
+		case "action":
+			r.Action = f.rule.Action
+		case "tool":
+			r.ToolPattern = f.rule.ToolPattern
+		case "path":
+			r.PathPattern = f.rule.PathPattern
+		case "agent":
+			r.AgentID = f.rule.AgentID
+		case "source":
+			r.Source = f.rule.Source
+		case "priority":
+			r.Priority = f.rule.Priority
+		case "group":
+			r.GroupID = f.rule.GroupID
+		case "note":
+			r.Note = f.rule.Note
+		default:
+			n-- // --server, --config, --json
+		}
+	})
+	return n
+}
+
+func newGroupsCmd(conn *connection) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "groups",
+		Short: "List, add, duplicate, change and remove permission groups",
+	}
+	conn.flags(cmd, true)
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the permission groups",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			gs, err := c.Groups(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), gs, func() {
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tNAME\tDESCRIPTION")
+				for _, g := range gs {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", g.ID, g.Name, g.Description)
+				}
+				tw.Flush()
+			})
+		},
+	}
+
+	var g rules.Group
+	add := &cobra.Command{
+		Use:   "add ID [flags]",
+		Short: "Add an empty permission group",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g.ID = args[0]
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			got, err := c.CreateGroup(cmd.Context(), g)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), got, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "group %s added\n", got.ID)
+			})
+		},
+	}
+	add.Flags().StringVar(&g.Name, "name", "", "display name")
+	add.Flags().StringVar(&g.Description, "description", "", "description")
+
+	var dupName string
+	dup := &cobra.Command{
+		Use:   "dup SRC NEW [flags]",
+		Short: "Copy group SRC and all its rules into a new group NEW",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			rs, err := c.DuplicateGroup(cmd.Context(), args[0], args[1], dupName)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), rs, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "group %s added with %d rules of %s\n", args[1], len(rs), args[0])
+			})
+		},
+	}
+	dup.Flags().StringVar(&dupName, "name", "", "display name of the new group")
+
+	var sg rules.Group
+	set := &cobra.Command{
+		Use:   "set ID [flags]",
+		Short: "Change a group's name or description",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			gs, err := c.Groups(cmd.Context())
+			if err != nil {
+				return err
+			}
+			var cur *rules.Group
+			for i := range gs {
+				if gs[i].ID == args[0] {
+					cur = &gs[i]
+				}
+			}
+			if cur == nil {
+				return fmt.Errorf("group %s not found", args[0])
+			}
+			if !cmd.Flags().Changed("name") && !cmd.Flags().Changed("description") {
+				return fmt.Errorf("groups set %s: nothing to change (see --help)", args[0])
+			}
+			if cmd.Flags().Changed("name") {
+				cur.Name = sg.Name
+			}
+			if cmd.Flags().Changed("description") {
+				cur.Description = sg.Description
+			}
+			got, err := c.UpdateGroup(cmd.Context(), *cur)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), got, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "group %s changed\n", got.ID)
+			})
+		},
+	}
+	set.Flags().StringVar(&sg.Name, "name", "", "display name")
+	set.Flags().StringVar(&sg.Description, "description", "", "description")
+
+	rm := &cobra.Command{
+		Use:   "rm ID",
+		Short: "Remove a permission group and its rules",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			if err := c.DeleteGroup(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), map[string]string{"deleted": args[0]}, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "group %s removed\n", args[0])
+			})
+		},
+	}
+	cmd.AddCommand(list, add, dup, set, rm)
+	return cmd
+}

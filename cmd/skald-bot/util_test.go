@@ -1,0 +1,22 @@
+package main
+
+import (
+	"net"
+	"strconv"
+	"testing"
+)
+
+func u(id uint64) string { return strconv.FormatUint(id, 10) }
+
+// closedPort returns the URL of a loopback port that was free a moment ago and is
+// closed now.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}
