@@ -82,6 +82,15 @@ Set the hook's timeout in .claude/settings.json above --wait (600 s for 9m).`,
 			return writeHook(cmd.OutOrStdout(), runHook(cmd.Context(), cmd.InOrStdin(), c, o))
 		},
 	}
+	// A bad flag still answers with one decision, exit 0: Claude Code would take exit 2
+	// as a block and anything else as no decision.
+	cc.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		fmt.Fprintln(cmd.ErrOrStderr(), "skald-bot: "+oneLine(err.Error()))
+		if werr := writeHook(cmd.OutOrStdout(), ask("skald-bot hook: "+err.Error())); werr != nil {
+			return werr
+		}
+		return exitError{0}
+	})
 	cc.Flags().DurationVar(&o.wait, "wait", defaultHookWait, "how long to wait for a human before asking in the terminal")
 	cc.Flags().StringVar(&o.group, "group", "", "permission group to check in (SPEC §12.1)")
 	cc.Flags().StringVar(&o.profile, "profile", "", "profile to check in (SPEC §12.1)")

@@ -202,6 +202,21 @@ func TestHookFixtures(t *testing.T) {
 	})
 }
 
+func TestHookBadFlagAsks(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"hook", "claude-code", "--wait", "soon"}, bytes.NewReader(fixture(t, "pretooluse_bash.json")), &out, &errOut)
+	var o hookOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil || code != 0 {
+		t.Fatalf("exit %d, output %q: %v", code, out.String(), err)
+	}
+	if d := o.HookSpecificOutput; d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, `invalid argument "soon"`) {
+		t.Fatalf("got %+v", d)
+	}
+	if !strings.Contains(errOut.String(), "invalid argument") {
+		t.Fatalf("stderr %q", errOut.String())
+	}
+}
+
 func TestHookServerUnreachable(t *testing.T) {
 	d := runFixture(t, closedPort(t), fixture(t, "pretooluse_bash.json"))
 	if d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, "could not check this call") {
