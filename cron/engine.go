@@ -1,0 +1,367 @@
+package cron
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	robfig "github.com/robfig/cron/v3"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Store is what the run engine needs of persistence; *store.DB implements it. Every
+// method is one committed transaction and safe for concurrent use.
+type Store interface {
+	CreateRun(r store.Run) (store.Run, error)
+	UpdateRun(r store.Run) error
+	Run(id uint64) (store.Run, error)
+	Runs(job string, limit int) ([]store.Run, error)
+	RunsByStatus(statuses ...store.RunStatus) ([]store.Run, error)
+	RunByRequest(requestID uint64) (store.Run, error)
+	GetMeta(key string) ([]byte, error)
+	PutMeta(key string, v []byte) error
+	Prune(before time.Time) (int, error)
+}
+
+var _ Store = (*store.DB)(nil)
+
+// Gate is what the run engine needs of the approval gate; *gate.Manager implements it.
+type Gate interface {
+	Check(ctx context.Context, c gate.Call) (gate.Outcome, error)
+	Request(id uint64) (store.Request, error)
+	Subscribe(buffer int) (<-chan gate.Event, func())
+	Publish(e gate.Event)
+	Profile(id string) (rules.Profile, bool)
+}
+
+var _ Gate = (*gate.Manager)(nil)
+
+// Triggers: what started a run (store.Run.Trigger).
+const (
+	TriggerSchedule = "schedule" // robfig/cron fired the job's schedule
+	TriggerManual   = "manual"   // the API, the CLI or a chat command (Trigger)
+)
+
+// SourceCron is the source of every tool call a run makes (SPEC §3, §7).
+const SourceCron = "cron"
+
+// eventBuffer is the engine's subscription buffer on the gate's bus. When it
+// overflows the gate drops the subscription; the engine then subscribes again and
+// looks at every waiting run, so no resolution is missed.
+const eventBuffer = 256
+
+// pruneInterval is how often the retention of SPEC §12.19 is applied.
+const pruneInterval = 24 * time.Hour
+
+// Options configure an Engine.
+type Options struct {
+	// Store and Gate are required.
+	Store Store
+	Gate  Gate
+	// Jobs are the configured jobs; none is fine (the engine then only prunes).
+	Jobs []Job
+	// Tools are the tools steps may name; nil means Builtins().
+	Tools map[string]Tool
+	// WorkspaceRoot is absolute and resolved through symlinks — the gate's
+	// rules.Options.WorkspaceRoot. A profile's relative working directory, and an
+	// empty one, resolve against it.
+	WorkspaceRoot string
+	// Location is where schedules without CRON_TZ= are read; nil means time.Local.
+	Location *time.Location
+	// Retention drops finished requests, runs and audit entries older than this, at
+	// start and then daily (SPEC §12.19, store.Prune); zero means no pruning.
+	Retention time.Duration
+	// Now is the run engine's clock (run and step times, durations, retention); nil
+	// means time.Now. robfig/cron itself reads time.Now (SPEC §12.24).
+	Now func() time.Time
+	// Logger nil means slog.Default(); the engine adds component=cron.
+	Logger *slog.Logger
+}
+
+// Engine is the scheduler and durable run engine of SPEC §7: robfig/cron fires each
+// job's schedule, and each firing — or a manual Trigger — becomes a run, a headless
+// session "cron:<job>:<run_id>" whose steps go one by one through the gate. A step
+// that requires approval parks the run in the store as waiting_approval and no
+// goroutine waits for it; the gate's approval_resolved event (or, after a restart, the
+// scan Run starts with) resumes it at that step. Create it with New and start it with
+// Run. All methods are safe for concurrent use.
+type Engine struct {
+	store     Store
+	gate      Gate
+	jobs      map[string]*job
+	names     []string // sorted
+	tools     map[string]Tool
+	retention time.Duration
+	now       func() time.Time
+	log       *slog.Logger
+	sched     *robfig.Cron
+	started   atomic.Bool
+
+	// mu guards ctx and active, and serialises every read-modify-write of a run record
+	// and of the queue slots, so two transitions of one run never interleave and an
+	// overlap decision sees every run that started before it.
+	mu sync.Mutex
+	// ctx is Run's context while it runs, nil before and once it stops: run goroutines
+	// start only while it is set.
+	ctx context.Context
+	// active holds the unfinished (running or waiting_approval) runs: job → run ids.
+	active map[string]map[uint64]bool
+	// wg counts the goroutines that drive runs.
+	wg sync.WaitGroup
+	// ready is closed once Run has restored the previous runs and started robfig/cron.
+	ready chan struct{}
+}
+
+// job is a configured Job with what the engine derives from it.
+type job struct {
+	Job
+	schedule Schedule
+	env      Env
+	entry    robfig.EntryID
+}
+
+// New checks the jobs (Validate, and that each job's profile is one the gate knows)
+// and builds an Engine over them; nothing starts until Run. Errors: a missing store or
+// gate, a workspace root that is not absolute, or the joined problems of the jobs,
+// each wrapping ErrInvalidJob and naming the job.
+func New(opt Options) (*Engine, error) {
+	if opt.Store == nil || opt.Gate == nil {
+		return nil, errors.New("cron: new: a store and a gate are required")
+	}
+	if !filepath.IsAbs(opt.WorkspaceRoot) {
+		return nil, fmt.Errorf("cron: new: workspace root %q is not an absolute path", opt.WorkspaceRoot)
+	}
+	if opt.Retention < 0 {
+		return nil, fmt.Errorf("cron: new: retention %s is negative", opt.Retention)
+	}
+	e := &Engine{
+		store: opt.Store, gate: opt.Gate, tools: opt.Tools, retention: opt.Retention,
+		now: opt.Now, log: opt.Logger, jobs: make(map[string]*job),
+		active: make(map[string]map[uint64]bool), ready: make(chan struct{}),
+	}
+	if e.tools == nil {
+		e.tools = Builtins()
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	e.log = e.log.With("component", "cron")
+	if err := Validate(opt.Jobs, e.tools); err != nil {
+		return nil, err
+	}
+	loc := opt.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	logger := cronLogger{e.log}
+	e.sched = robfig.New(robfig.WithLocation(loc), robfig.WithLogger(logger),
+		robfig.WithChain(robfig.Recover(logger)))
+	var errs []error
+	for _, cj := range opt.Jobs {
+		j := &job{Job: withDefaults(cj)}
+		p, ok := e.gate.Profile(j.Profile)
+		if !ok {
+			errs = append(errs, fmt.Errorf("cron: job %q: %w", j.Name, invalidf("profile %q is not configured", j.Profile)))
+			continue
+		}
+		j.env = Env{Root: opt.WorkspaceRoot, WorkDir: workDir(p.WorkingDirectory, opt.WorkspaceRoot)}
+		j.schedule, _ = Parse(j.Schedule) // Validate parsed it
+		name := j.Name
+		j.entry = e.sched.Schedule(j.schedule, robfig.FuncJob(func() { e.scheduled(name) }))
+		e.jobs[name] = j
+		e.names = append(e.names, name)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	slices.Sort(e.names)
+	return e, nil
+}
+
+// workDir is a profile's working directory made absolute against root (SPEC §12.3).
+func workDir(wd, root string) string {
+	switch {
+	case wd == "":
+		return root
+	case filepath.IsAbs(wd):
+		return filepath.Clean(wd)
+	}
+	return filepath.Join(root, wd)
+}
+
+// scheduled is what robfig/cron calls when a job's schedule fires.
+func (e *Engine) scheduled(name string) {
+	r, err := e.Fire(context.Background(), name, TriggerSchedule)
+	switch {
+	case errors.Is(err, ErrSkipped), errors.Is(err, ErrQueued):
+		e.log.Info("scheduled trigger not started", "job", name, "err", err)
+	case err != nil:
+		e.log.Error("scheduled trigger failed", "job", name, "err", err)
+	default:
+		e.log.Debug("scheduled run started", "job", name, "run_id", r.ID)
+	}
+}
+
+// Run starts the engine and blocks until ctx is done. It subscribes to the gate's
+// events, then brings the runs of a previous process up to date (SPEC §7): runs found
+// running are marked interrupted; runs waiting for a request resolved while the
+// service was down are resumed (approved) or finished (rejected, expired, cancelled);
+// runs whose request is still pending keep waiting; a job whose queue slot is taken and
+// that has no unfinished run starts its queued run. It then starts robfig/cron and
+// resumes a waiting run whenever approval_resolved says its request was resolved,
+// and applies the retention daily when Options.Retention is set.
+//
+// When ctx is done it stops taking triggers, stops robfig/cron and waits for it,
+// cancels the steps in flight (their runs end interrupted) and waits for every
+// goroutine it started; only then does it return — nil, or the store's error when the
+// start-up scan failed (nothing was started then). Runs waiting for approval stay
+// waiting in the store. Run may be called once; a second call returns ErrRunning.
+func (e *Engine) Run(ctx context.Context) error {
+	if !e.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("cron: run: %w", ErrRunning)
+	}
+	events, unsubscribe := e.gate.Subscribe(eventBuffer)
+	defer func() { unsubscribe() }()
+	e.mu.Lock()
+	e.ctx = ctx
+	e.mu.Unlock()
+	defer e.stop()
+	if err := e.restore(); err != nil {
+		return fmt.Errorf("cron: run: %w", err)
+	}
+	e.sched.Start()
+	var prune <-chan time.Time
+	if e.retention > 0 {
+		e.prune()
+		t := time.NewTicker(pruneInterval)
+		defer t.Stop()
+		prune = t.C
+	}
+	e.log.Info("scheduler started", "jobs", len(e.jobs))
+	close(e.ready)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				e.log.Warn("event subscription dropped; subscribing again and looking at every waiting run")
+				events, unsubscribe = e.gate.Subscribe(eventBuffer)
+				e.resumeResolved()
+				continue
+			}
+			if d, ok := ev.Data.(gate.ApprovalResolved); ok && ev.Name == gate.EventApprovalResolved {
+				e.requestResolved(d.RequestID)
+			}
+		case <-prune:
+			e.prune()
+		}
+	}
+}
+
+// Ready returns a channel closed once Run has brought the previous runs up to date and
+// started the scheduler: from then on Fire and Trigger start runs (before, they return
+// ErrNotRunning). It is never closed when Run fails at start-up.
+func (e *Engine) Ready() <-chan struct{} { return e.ready }
+
+// stop ends Run: no new run goroutine starts, robfig/cron stops, and Run waits for
+// everything it started.
+func (e *Engine) stop() {
+	e.mu.Lock()
+	e.ctx = nil
+	e.mu.Unlock()
+	<-e.sched.Stop().Done()
+	e.wg.Wait()
+	e.log.Info("scheduler stopped")
+}
+
+// prune applies the retention (SPEC §12.19).
+func (e *Engine) prune() {
+	before := e.now().Add(-e.retention)
+	n, err := e.store.Prune(before)
+	if err != nil {
+		e.log.Error("retention: prune failed", "err", err)
+		return
+	}
+	if n > 0 {
+		e.log.Info("retention: pruned old records", "records", n, "before", before)
+	}
+}
+
+// restore brings the runs a previous process left unfinished up to date (see Run).
+func (e *Engine) restore() error {
+	runs, err := e.store.RunsByStatus(store.RunRunning, store.RunWaitingApproval)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	for _, r := range runs {
+		e.addActive(r.Job, r.ID)
+	}
+	for _, r := range runs {
+		if r.Status == store.RunRunning {
+			msg := fmt.Sprintf("interrupted: the service stopped during step %d", r.Step+1)
+			e.finishLocked(r.Job, r.ID, store.RunInterrupted, msg, func(r *store.Run) {
+				if r.Step < len(r.Steps) && r.Steps[r.Step].Status == string(store.RunRunning) {
+					r.Steps[r.Step].Status = string(store.RunInterrupted)
+				}
+			})
+		}
+	}
+	for _, name := range e.names {
+		e.dequeueLocked(name)
+	}
+	e.mu.Unlock()
+	e.resumeResolved()
+	return nil
+}
+
+// resumeResolved looks at every waiting run and resumes or finishes those whose
+// request is no longer pending.
+func (e *Engine) resumeResolved() {
+	runs, err := e.store.RunsByStatus(store.RunWaitingApproval)
+	if err != nil {
+		e.log.Error("listing waiting runs", "err", err)
+		return
+	}
+	for _, r := range runs {
+		e.requestResolved(r.RequestID)
+	}
+}
+
+// addActive and dropActive keep e.active; e.mu must be held.
+func (e *Engine) addActive(name string, id uint64) {
+	if e.active[name] == nil {
+		e.active[name] = make(map[uint64]bool)
+	}
+	e.active[name][id] = true
+}
+
+func (e *Engine) dropActive(name string, id uint64) {
+	delete(e.active[name], id)
+	if len(e.active[name]) == 0 {
+		delete(e.active, name)
+	}
+}
+
+// cronLogger is robfig/cron's Logger over slog: its chatty Info (every wake-up) at
+// debug level, errors (a recovered panic, with its stack) at error level.
+type cronLogger struct{ log *slog.Logger }
+
+func (l cronLogger) Info(msg string, kv ...any) { l.log.Debug("robfig/cron: "+msg, kv...) }
+
+func (l cronLogger) Error(err error, msg string, kv ...any) {
+	l.log.Error("robfig/cron: "+msg, append([]any{"err", err}, kv...)...)
+}

@@ -1,0 +1,235 @@
+package cron_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"strconv"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// env is a run engine over a real store and a real gate, in a temporary workspace
+// holding data/, out/ and secrets/. The seeded rules apply (data/* allowed for file
+// tools, secrets/* denied, everything else required), plus one rule allowing agent
+// "ops" to run execute_cmd, so a job's shell steps run at once and its write_file to
+// out/ needs approval.
+type env struct {
+	t      testing.TB
+	dir    string // holds the store
+	root   string // the workspace root, resolved
+	path   string // the store file
+	jobs   []cron.Job
+	tools  map[string]cron.Tool
+	edit   func(*cron.Options)
+	db     *store.DB
+	gate   *gate.Manager
+	eng    *cron.Engine
+	events <-chan gate.Event
+	// stop stops the engine and the gate and waits for both.
+	stop func()
+}
+
+var admin = store.Actor{By: "alice", Via: "telegram"}
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func newEnv(t testing.TB, jobs ...cron.Job) *env {
+	t.Helper()
+	dir := t.TempDir()
+	base, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(base, "ws")
+	for _, d := range []string{"data", "out", "secrets"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &env{t: t, dir: base, root: root, path: filepath.Join(base, "skald.db"), jobs: jobs}
+	e.open()
+	if _, err := e.db.CreateRule(rules.Rule{GroupID: rules.DefaultGroup, AgentID: "ops",
+		ToolPattern: "execute_cmd", Action: rules.Allow, Priority: 1}, admin); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// open opens the store; it is closed at the end of the test.
+func (e *env) open() {
+	e.t.Helper()
+	db, err := store.Open(e.path, store.Options{})
+	if err != nil {
+		e.t.Fatalf("store.Open: %v", err)
+	}
+	e.db = db
+	e.t.Cleanup(func() { _ = db.Close() })
+}
+
+// start builds a gate and an engine over the store and runs both until stop.
+func (e *env) start() {
+	e.t.Helper()
+	var err error
+	e.gate, err = gate.New(gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: e.root}, Logger: quiet()})
+	if err != nil {
+		e.t.Fatalf("gate.New: %v", err)
+	}
+	events, unsubscribe := e.gate.Subscribe(1000)
+	e.events = events
+	opt := cron.Options{Store: e.db, Gate: e.gate, Jobs: e.jobs, Tools: e.tools,
+		WorkspaceRoot: e.root, Location: time.UTC, Logger: quiet()}
+	if e.edit != nil {
+		e.edit(&opt)
+	}
+	e.eng, err = cron.New(opt)
+	if err != nil {
+		e.t.Fatalf("cron.New: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	gateDone, engDone := make(chan error, 1), make(chan error, 1)
+	go func() { gateDone <- e.gate.Run(ctx) }()
+	go func() { engDone <- e.eng.Run(ctx) }()
+	select {
+	case <-e.eng.Ready():
+	case err := <-engDone:
+		e.t.Fatalf("engine Run: %v", err)
+	}
+	stopped := false
+	e.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-engDone; err != nil {
+			e.t.Errorf("engine Run: %v", err)
+		}
+		if err := <-gateDone; err != nil {
+			e.t.Errorf("gate Run: %v", err)
+		}
+		unsubscribe()
+	}
+	e.t.Cleanup(e.stop)
+}
+
+// restart stops everything, closes the store, reopens it and starts a new gate and
+// engine, as a new process would.
+func (e *env) restart() {
+	e.t.Helper()
+	e.stop()
+	if err := e.db.Close(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.open()
+	e.start()
+}
+
+// next returns the next run event named name for run id (0: any run), skipping others.
+func (e *env) next(name string, id uint64) cron.RunEvent {
+	e.t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case ev, ok := <-e.events:
+			if !ok {
+				e.t.Fatalf("event subscription dropped waiting for %s", name)
+			}
+			if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == name && (id == 0 || d.RunID == id) {
+				return d
+			}
+		case <-timeout:
+			e.t.Fatalf("no %s event for run %d", name, id)
+		}
+	}
+}
+
+// trigger starts a manual run of job name and fails the test on error.
+func (e *env) trigger(name string) store.Run {
+	e.t.Helper()
+	r, err := e.eng.Trigger(context.Background(), name)
+	if err != nil {
+		e.t.Fatalf("Trigger(%s): %v", name, err)
+	}
+	return r
+}
+
+// run reads run id from the store.
+func (e *env) run(id uint64) store.Run {
+	e.t.Helper()
+	r, err := e.db.Run(id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+// resolve approves or rejects request id as alice.
+func (e *env) resolve(id uint64, approve bool, note string) {
+	e.t.Helper()
+	if _, err := e.gate.Resolve(context.Background(), id, gate.Resolution{Approve: approve, Note: note, By: "alice", Via: "telegram"}); err != nil {
+		e.t.Fatalf("Resolve(%d): %v", id, err)
+	}
+}
+
+// file returns the content of a workspace file, and whether it exists.
+func (e *env) file(rel string) (string, bool) {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.root, rel))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b), true
+}
+
+// lines counts the lines of a workspace file (0 when absent).
+func (e *env) lines(rel string) int {
+	s, _ := e.file(rel)
+	return strings.Count(s, "\n")
+}
+
+// backup is a three-step job: a shell step allowed at once, a write to out/ that needs
+// approval, and another shell step.
+func backup(name string, overlap cron.Overlap) cron.Job {
+	return cron.Job{
+		Name: name, Schedule: "0 2 * * *", AgentID: "ops", ContextLabel: "CronJob: " + name,
+		Overlap: overlap,
+		Steps: []cron.Step{
+			{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo one >> data/step1.log", "timeout": "30s"}},
+			{Tool: "write_file", Args: map[string]any{"path": "out/report.txt", "content": "done"}},
+			{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo three >> data/step3.log"}},
+		},
+	}
+}
+
+// wantErr fails unless err wraps target and its message holds each of parts.
+func wantErr(t testing.TB, err, target error, parts ...string) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("error %v, want one wrapping %v", err, target)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q does not say %q", err, p)
+		}
+	}
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+func ruleAllow(tool string) rules.Rule {
+	return rules.Rule{GroupID: rules.DefaultGroup, AgentID: "ops", ToolPattern: tool, Action: rules.Allow, Priority: 1}
+}
+
+func (e *env) gateRules() rules.Options { return rules.Options{WorkspaceRoot: e.root} }

@@ -1,0 +1,161 @@
+package cron
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Overlap says what a trigger does while a run of its job is unfinished — running, or
+// waiting for approval (SPEC §7).
+type Overlap string
+
+// Overlap policies (SPEC §7, §12.19).
+const (
+	// OverlapSkip (the default): the trigger is dropped and counted on the unfinished
+	// run (skipped_triggers).
+	OverlapSkip Overlap = "skip"
+	// OverlapQueue: the trigger takes the job's one queue slot, kept in the store, and
+	// runs when the unfinished run ends; a trigger that finds the slot taken is dropped
+	// and counted like a skip.
+	OverlapQueue Overlap = "queue"
+	// OverlapAllow: every trigger starts a run.
+	OverlapAllow Overlap = "allow"
+)
+
+// Notify says which run events ask for a chat notification (SPEC §7).
+type Notify string
+
+// Notify policies (SPEC §7).
+const (
+	// NotifyFailure (the default): a run that finished in any status but succeeded.
+	NotifyFailure Notify = "failure"
+	// NotifyAlways: every finished run.
+	NotifyAlways Notify = "always"
+	// NotifyNever: none.
+	NotifyNever Notify = "never"
+)
+
+// Job is a scheduled job (SPEC §7). cmd builds it from the configuration's jobs.
+type Job struct {
+	// Name matches [a-z0-9_-]+ (SPEC §12.16) and is unique.
+	Name string
+	// Schedule is what Parse accepts: 5 fields, a descriptor, optionally CRON_TZ=.
+	Schedule string
+	// AgentID, Profile and ContextLabel go on every tool call of the job's runs.
+	// Profile "" means "default"; its working directory resolves the steps' paths.
+	AgentID      string
+	Profile      string
+	ContextLabel string
+	// Overlap "" means OverlapSkip.
+	Overlap Overlap
+	// ApprovalTimeout is how long an approval request of this job stays pending;
+	// zero means the gate's global approval_timeout.
+	ApprovalTimeout time.Duration
+	// Notify "" means NotifyFailure.
+	Notify Notify
+	// Steps run in order, each one gated; at least one.
+	Steps []Step
+}
+
+// Step is one tool call of a job: a tool of the Engine (the built-ins of SPEC §7
+// unless Options.Tools says otherwise) and its arguments, a JSON-like object.
+type Step struct {
+	Tool string
+	Args map[string]any
+}
+
+// jobName is SPEC §12.16's pattern for job names.
+var jobName = regexp.MustCompile(`^[a-z0-9_-]+$`)
+
+// Validate checks jobs as start-up must before anything starts (SPEC §7, §11): every
+// name matches [a-z0-9_-]+ (at most store.MaxNameLen bytes) and is unique, every
+// schedule parses (see Parse), overlap and notify are known or empty, every job has a
+// step, and every step names a tool of tools (nil means Builtins()) whose Check accepts
+// its arguments. It returns nil or one error per problem, joined, each wrapping
+// ErrInvalidJob and naming the job, e.g.
+// `cron: job "x": schedule "61 * * * *": end of range (61) above maximum (59): 61`.
+// It does no I/O.
+func Validate(jobs []Job, tools map[string]Tool) error {
+	if tools == nil {
+		tools = Builtins()
+	}
+	var errs []error
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("cron: job %q: %w", name, invalidf(format, args...)))
+	}
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		switch {
+		case len(j.Name) > store.MaxNameLen || !jobName.MatchString(j.Name):
+			bad(j.Name, "name must match [a-z0-9_-]+ and be at most %d bytes", store.MaxNameLen)
+		case seen[j.Name]:
+			bad(j.Name, "defined twice")
+		}
+		seen[j.Name] = true
+		if _, err := Parse(j.Schedule); err != nil {
+			errs = append(errs, fmt.Errorf("cron: job %q: schedule %q: %w", j.Name, j.Schedule, err))
+		}
+		switch j.Overlap {
+		case "", OverlapSkip, OverlapQueue, OverlapAllow:
+		default:
+			bad(j.Name, "overlap %q must be skip, queue or allow", j.Overlap)
+		}
+		switch j.Notify {
+		case "", NotifyFailure, NotifyAlways, NotifyNever:
+		default:
+			bad(j.Name, "notify %q must be failure, always or never", j.Notify)
+		}
+		if j.ApprovalTimeout < 0 {
+			bad(j.Name, "approval_timeout %s is negative", j.ApprovalTimeout)
+		}
+		if len(j.Steps) == 0 {
+			bad(j.Name, "no steps")
+		}
+		for i, s := range j.Steps {
+			t, ok := tools[s.Tool]
+			switch {
+			case !ok:
+				bad(j.Name, "step %d: unknown tool %q", i+1, s.Tool)
+			case t.Check != nil:
+				if err := t.Check(s.Args); err != nil {
+					bad(j.Name, "step %d (%s): %v", i+1, s.Tool, err)
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults returns j with its empty policies and profile filled in.
+func withDefaults(j Job) Job {
+	if j.Overlap == "" {
+		j.Overlap = OverlapSkip
+	}
+	if j.Notify == "" {
+		j.Notify = NotifyFailure
+	}
+	if j.Profile == "" {
+		j.Profile = defaultProfile
+	}
+	return j
+}
+
+// defaultProfile is the profile that always exists (SPEC §12.3).
+const defaultProfile = "default"
+
+// notifies reports whether a run_finished event of a run in status s asks for a chat
+// notification under policy n (SPEC §7). Only finished runs are announced: the
+// approval prompt itself already tells the chat a run waits.
+func (n Notify) notifies(s store.RunStatus) bool {
+	switch n {
+	case NotifyAlways:
+		return true
+	case NotifyNever:
+		return false
+	}
+	return s != store.RunSucceeded
+}

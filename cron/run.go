@@ -1,0 +1,385 @@
+package cron
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Fire starts a run of job name now, as trigger says (TriggerSchedule, TriggerManual),
+// and returns it as first stored (status running, no step yet); the steps run on a
+// goroutine of Run's. It does not wait for the run. robfig/cron calls it for the
+// schedule; Trigger calls it for manual runs.
+//
+// When the job has an unfinished run — running, or waiting for approval — its overlap
+// policy decides (SPEC §7, §12.19): skip counts the trigger on the oldest unfinished
+// run (skipped_triggers) and returns ErrSkipped; queue takes the job's queue slot (kept
+// in the store) and returns ErrQueued, or, when the slot is taken, counts and returns
+// ErrSkipped like skip; allow starts the run. Other errors: ErrNotFound (no such job),
+// ErrNotRunning (Run is not running), ctx's error, the store's error. An error means
+// no run started.
+func (e *Engine) Fire(ctx context.Context, name, trigger string) (store.Run, error) {
+	j := e.jobs[name]
+	if j == nil {
+		return store.Run{}, fmt.Errorf("cron: trigger %q: no such job: %w", name, ErrNotFound)
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Run{}, fmt.Errorf("cron: trigger %q: %w", name, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ctx == nil {
+		return store.Run{}, fmt.Errorf("cron: trigger %q: %w", name, ErrNotRunning)
+	}
+	if busy := e.oldestActive(name); busy != 0 && j.Overlap != OverlapAllow {
+		if j.Overlap == OverlapQueue {
+			queued, err := e.takeSlotLocked(name, trigger)
+			if err != nil {
+				return store.Run{}, fmt.Errorf("cron: trigger %q: %w", name, err)
+			}
+			if queued {
+				e.log.Info("trigger queued", "job", name, "trigger", trigger, "unfinished_run", busy)
+				return store.Run{}, fmt.Errorf("cron: trigger %q: run %d is unfinished: %w", name, busy, ErrQueued)
+			}
+		}
+		if _, err := e.updateLocked(busy, func(r *store.Run) { r.SkippedTriggers++ }); err != nil {
+			return store.Run{}, fmt.Errorf("cron: trigger %q: count the skipped trigger on run %d: %w", name, busy, err)
+		}
+		e.log.Info("trigger skipped", "job", name, "trigger", trigger, "unfinished_run", busy)
+		return store.Run{}, fmt.Errorf("cron: trigger %q: run %d is unfinished: %w", name, busy, ErrSkipped)
+	}
+	r, err := e.startLocked(j, trigger)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("cron: trigger %q: %w", name, err)
+	}
+	return r, nil
+}
+
+// oldestActive returns the lowest id of job name's unfinished runs, 0 when none.
+// e.mu must be held.
+func (e *Engine) oldestActive(name string) uint64 {
+	var oldest uint64
+	for id := range e.active[name] {
+		if oldest == 0 || id < oldest {
+			oldest = id
+		}
+	}
+	return oldest
+}
+
+// startLocked creates a run of j and starts its goroutine. e.mu must be held and
+// e.ctx set.
+func (e *Engine) startLocked(j *job, trigger string) (store.Run, error) {
+	r, err := e.store.CreateRun(store.Run{Job: j.Name, Status: store.RunRunning, Trigger: trigger,
+		StartedAt: e.now(), Steps: []store.StepResult{}})
+	if err != nil {
+		return store.Run{}, err
+	}
+	e.addActive(j.Name, r.ID)
+	e.log.Info("run started", "job", j.Name, "run_id", r.ID, "trigger", trigger)
+	e.publish(EventRunStarted, r)
+	e.goDrive(j, r, 0, false)
+	return r, nil
+}
+
+// goDrive starts the goroutine that runs r's steps from step from; approved says
+// step from was approved already and is not checked again. e.mu must be held and
+// e.ctx set.
+func (e *Engine) goDrive(j *job, r store.Run, from int, approved bool) {
+	ctx := e.ctx
+	e.wg.Go(func() { e.drive(ctx, j, r.ID, r.SessionID, from, approved) })
+}
+
+// drive runs the steps of run id from step from, storing every transition, until the
+// run ends or parks waiting for approval. It never waits for a human.
+func (e *Engine) drive(ctx context.Context, j *job, id uint64, session string, from int, approved bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error("run engine panicked", "job", j.Name, "run_id", id, "panic", p, "stack", string(debug.Stack()))
+			e.finish(j.Name, id, store.RunFailed, fmt.Sprintf("internal error: panic: %v", p), nil)
+		}
+	}()
+	for i := from; i < len(j.Steps); i++ {
+		tool := j.Steps[i].Tool
+		if ctx.Err() != nil {
+			e.finish(j.Name, id, store.RunInterrupted, fmt.Sprintf("interrupted: the service stopped before step %d", i+1), nil)
+			return
+		}
+		decision, reqID := gate.DecisionApproved, uint64(0)
+		if !approved || i != from {
+			out, err := e.gate.Check(ctx, e.call(j, session, i))
+			if err != nil {
+				status := store.RunFailed
+				if ctx.Err() != nil {
+					status = store.RunInterrupted
+				}
+				e.finish(j.Name, id, status, fmt.Sprintf("step %d (%s): gate: %v", i+1, tool, err), nil)
+				return
+			}
+			decision = out.Decision
+			if out.Request != nil {
+				reqID = out.Request.ID
+			}
+			switch decision {
+			case gate.DecisionAllow, gate.DecisionApproved:
+			case gate.DecisionPending:
+				e.park(j, id, i, reqID)
+				return
+			default: // deny, or a request of this step already rejected, expired or cancelled
+				status := endStatus(decision)
+				msg := fmt.Sprintf("step %d (%s): %s: %s", i+1, tool, decision, out.Reason)
+				e.finish(j.Name, id, status, msg, func(r *store.Run) {
+					setStep(r, i, store.StepResult{Tool: tool, Decision: string(decision), Status: string(status), RequestID: reqID})
+				})
+				return
+			}
+		}
+		if !e.runStep(ctx, j, id, i, decision, reqID) {
+			return
+		}
+	}
+	e.finish(j.Name, id, store.RunSucceeded, "", nil)
+}
+
+// endStatus is the run status a final decision on a step ends the run in.
+func endStatus(d gate.Decision) store.RunStatus {
+	switch d {
+	case gate.DecisionRejected:
+		return store.RunRejected
+	case gate.DecisionExpired:
+		return store.RunExpired
+	case gate.DecisionCancelled:
+		return store.RunCancelled
+	}
+	return store.RunDenied
+}
+
+// call is the tool call of step i of a run of j in session (SPEC §3, §7).
+func (e *Engine) call(j *job, session string, i int) gate.Call {
+	s := j.Steps[i]
+	return gate.Call{
+		ToolName: s.Tool, Arguments: s.Args, SessionID: session,
+		ToolCallID: "step-" + strconv.Itoa(i+1), AgentID: j.AgentID, Source: SourceCron,
+		ContextLabel: j.ContextLabel, Profile: j.Profile, ApprovalTimeout: j.ApprovalTimeout,
+	}
+}
+
+// runStep executes step i of run id, storing it as running and then its result. It
+// reports whether the run goes on; when the step failed it has ended the run.
+func (e *Engine) runStep(ctx context.Context, j *job, id uint64, i int, decision gate.Decision, reqID uint64) bool {
+	tool := j.Steps[i].Tool
+	start := e.now()
+	_, err := e.update(id, func(r *store.Run) {
+		if reqID == 0 && i < len(r.Steps) {
+			reqID = r.Steps[i].RequestID // the request an approval resumed
+		}
+		r.Status, r.Step, r.RequestID = store.RunRunning, i, 0
+		setStep(r, i, store.StepResult{Tool: tool, Decision: string(decision), Status: string(store.RunRunning),
+			RequestID: reqID, StartedAt: start})
+	})
+	if err != nil {
+		e.log.Error("storing a step's start; the run stops here", "job", j.Name, "run_id", id, "step", i+1, "err", err)
+		return false
+	}
+	res, runErr := e.execute(ctx, j, i)
+	result := func(r *store.Run, status store.RunStatus, out string) {
+		if i < len(r.Steps) {
+			s := &r.Steps[i]
+			s.Status, s.ExitCode, s.Output = string(status), res.ExitCode, lastBytes(out, MaxOutput)
+			s.DurationMS = e.now().Sub(start).Milliseconds()
+		}
+	}
+	if runErr == nil {
+		if _, err := e.update(id, func(r *store.Run) { result(r, store.RunSucceeded, res.Output) }); err != nil {
+			e.log.Error("storing a step's result; the run stops here", "job", j.Name, "run_id", id, "step", i+1, "err", err)
+			return false
+		}
+		return true
+	}
+	status := store.RunFailed
+	if ctx.Err() != nil {
+		status = store.RunInterrupted
+	}
+	out := res.Output
+	if out != "" && out[len(out)-1] != '\n' {
+		out += "\n"
+	}
+	out += "error: " + runErr.Error()
+	e.finish(j.Name, id, status, fmt.Sprintf("step %d (%s): %v", i+1, tool, runErr), func(r *store.Run) { result(r, status, out) })
+	return false
+}
+
+// execute runs step i's tool; a panic in it is recovered and returned as an error
+// "panic: …", with the stack in the log, so the run fails and the engine goes on.
+func (e *Engine) execute(ctx context.Context, j *job, i int) (res Result, err error) {
+	s := j.Steps[i]
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error("step panicked", "job", j.Name, "step", i+1, "tool", s.Tool, "panic", p, "stack", string(debug.Stack()))
+			res, err = Result{ExitCode: -1}, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return e.tools[s.Tool].Run(ctx, j.env, s.Args)
+}
+
+// park stores run id as waiting for request reqID at step i and returns: no goroutine
+// waits (SPEC §7). A resolution that came before the run was stored as waiting found
+// no waiting run, so park looks at the request once more.
+func (e *Engine) park(j *job, id uint64, i int, reqID uint64) {
+	e.mu.Lock()
+	r, err := e.updateLocked(id, func(r *store.Run) {
+		r.Status, r.Step, r.RequestID = store.RunWaitingApproval, i, reqID
+		setStep(r, i, store.StepResult{Tool: j.Steps[i].Tool, Decision: string(gate.DecisionPending),
+			Status: string(store.RunWaitingApproval), RequestID: reqID})
+	})
+	if err == nil {
+		e.log.Info("run waiting for approval", "job", j.Name, "run_id", id, "step", i+1, "request_id", reqID)
+		e.publish(EventRunWaiting, r)
+	}
+	e.mu.Unlock()
+	if err != nil {
+		e.log.Error("storing a waiting run; it stops here", "job", j.Name, "run_id", id, "err", err)
+		return
+	}
+	e.requestResolved(reqID)
+}
+
+// requestResolved resumes or ends the run waiting on request reqID when the request
+// has left pending: approved → the run goes on at that step; rejected, expired,
+// cancelled → the run ends so, the step never run. A request no run waits on, or one
+// still pending, changes nothing. Safe to call any number of times for one request.
+func (e *Engine) requestResolved(reqID uint64) {
+	if reqID == 0 {
+		return
+	}
+	found, err := e.store.RunByRequest(reqID)
+	if errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	if err != nil {
+		e.log.Error("finding the run of a resolved request", "request_id", reqID, "err", err)
+		return
+	}
+	if found.Status != store.RunWaitingApproval || found.RequestID != reqID {
+		return
+	}
+	req, err := e.gate.Request(reqID)
+	if err != nil {
+		e.log.Error("reading a resolved request", "request_id", reqID, "run_id", found.ID, "err", err)
+		return
+	}
+	if req.Status == store.Pending {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r, err := e.store.Run(found.ID)
+	if err != nil {
+		e.log.Error("reading a waiting run", "run_id", found.ID, "err", err)
+		return
+	}
+	if r.Status != store.RunWaitingApproval || r.RequestID != reqID {
+		return // another caller got here first
+	}
+	i := r.Step
+	j := e.jobs[r.Job]
+	if req.Status == store.Approved {
+		switch {
+		case j == nil || i >= len(j.Steps):
+			e.finishLocked(r.Job, r.ID, store.RunFailed,
+				fmt.Sprintf("step %d approved, but job %q no longer has that step", i+1, r.Job), nil)
+		case e.ctx != nil: // else the service is stopping: the run resumes at the next start
+			r, err = e.updateLocked(r.ID, func(r *store.Run) {
+				r.Status = store.RunRunning
+				if i < len(r.Steps) {
+					r.Steps[i].Decision, r.Steps[i].Status = string(gate.DecisionApproved), string(store.RunRunning)
+				}
+			})
+			if err != nil {
+				e.log.Error("storing a resumed run", "run_id", r.ID, "err", err)
+				return
+			}
+			e.log.Info("run resumed", "job", r.Job, "run_id", r.ID, "step", i+1, "request_id", reqID)
+			e.goDrive(j, r, i, true)
+		}
+		return
+	}
+	status := endStatus(gate.Decision(req.Status))
+	msg := fmt.Sprintf("step %d: approval request %d %s", i+1, reqID, req.Status)
+	if res := req.Resolution; res != nil {
+		msg += " by " + res.By + " via " + res.Via
+		if res.Note != "" {
+			msg += ": " + res.Note
+		}
+	}
+	e.finishLocked(r.Job, r.ID, status, msg, func(r *store.Run) {
+		if i < len(r.Steps) {
+			r.Steps[i].Decision, r.Steps[i].Status = string(req.Status), string(status)
+		}
+	})
+}
+
+// finish is finishLocked under e.mu.
+func (e *Engine) finish(name string, id uint64, status store.RunStatus, msg string, edit func(*store.Run)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.finishLocked(name, id, status, msg, edit)
+}
+
+// finishLocked ends run id in final status with error message msg ("" for success),
+// after applying edit (may be nil), publishes run_finished, and starts the job's queued
+// run when it was the job's last unfinished one. e.mu must be held.
+func (e *Engine) finishLocked(name string, id uint64, status store.RunStatus, msg string, edit func(*store.Run)) {
+	r, err := e.updateLocked(id, func(r *store.Run) {
+		if edit != nil {
+			edit(r)
+		}
+		r.Status, r.Error, r.FinishedAt = status, msg, e.now()
+	})
+	if err != nil {
+		e.log.Error("storing a finished run", "job", name, "run_id", id, "status", status, "err", err)
+		return
+	}
+	e.dropActive(name, id)
+	level := e.log.Info
+	if status != store.RunSucceeded {
+		level = e.log.Warn
+	}
+	level("run finished", "job", name, "run_id", id, "status", status, "error", msg)
+	e.publish(EventRunFinished, r)
+	e.dequeueLocked(name)
+}
+
+// update is updateLocked under e.mu.
+func (e *Engine) update(id uint64, f func(*store.Run)) (store.Run, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.updateLocked(id, f)
+}
+
+// updateLocked reads run id, applies f and stores it. e.mu must be held: it is what
+// makes the read-modify-write of a run atomic.
+func (e *Engine) updateLocked(id uint64, f func(*store.Run)) (store.Run, error) {
+	r, err := e.store.Run(id)
+	if err != nil {
+		return store.Run{}, err
+	}
+	f(&r)
+	if err := e.store.UpdateRun(r); err != nil {
+		return store.Run{}, err
+	}
+	return r, nil
+}
+
+// setStep sets r.Steps[i], growing the list as needed.
+func setStep(r *store.Run, i int, s store.StepResult) {
+	for len(r.Steps) <= i {
+		r.Steps = append(r.Steps, store.StepResult{})
+	}
+	r.Steps[i] = s
+}
