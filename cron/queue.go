@@ -3,7 +3,6 @@ package cron
 import (
 	"encoding/json"
 	"time"
-
 )
 
 // slot is a queued trigger of a job with overlap queue, kept in the store's meta
@@ -58,4 +57,3 @@ func (e *Engine) dequeueLocked(name string) {
 		e.log.Error("starting the queued run", "job", name, "err", err)
 	}
 }
-
