@@ -15,6 +15,6 @@
 // serve is a list of components — the gate's background work, the retention pruner
 // and the HTTP API today; the scheduler and the chat channels slot in the same way,
 // before the API — started in order and stopped in reverse order once a signal
-// arrives, before the store is closed (STYLE.md: stop intake, finish in-flight work, stop cron, close
-// the store).
+// arrives; the store is closed last (STYLE.md: stop intake, finish in-flight work,
+// stop cron, close the store).
 package main
