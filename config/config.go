@@ -46,13 +46,19 @@ type Config struct {
 	// (SPEC §12.19). Default 90d.
 	Retention Duration `yaml:"retention" json:"retention"`
 
-	Log      Log       `yaml:"log" json:"log"`
-	API      API       `yaml:"api" json:"api"`
-	Telegram Telegram  `yaml:"telegram" json:"telegram"`
-	Slack    Slack     `yaml:"slack" json:"slack"`
-	Tools    Tools     `yaml:"tools" json:"tools"`
+	// Log configures the service's log lines on stderr.
+	Log Log `yaml:"log" json:"log"`
+	// API configures the HTTP API and its tokens.
+	API API `yaml:"api" json:"api"`
+	// Telegram and Slack configure the chat channels; each is off without its token.
+	Telegram Telegram `yaml:"telegram" json:"telegram"`
+	Slack    Slack    `yaml:"slack" json:"slack"`
+	// Tools classifies tool names (categories, file-tool classes, path arguments).
+	Tools Tools `yaml:"tools" json:"tools"`
+	// Profiles are the run contexts; Parse appends the built-in "default" when absent.
 	Profiles []Profile `yaml:"profiles" json:"profiles"`
-	Jobs     []Job     `yaml:"jobs" json:"jobs"`
+	// Jobs are the scheduled jobs, in file order.
+	Jobs []Job `yaml:"jobs" json:"jobs"`
 
 	// File is the absolute, symlink-resolved path of the file Load read; empty after
 	// Parse. The gate protects it (SPEC §12.25).
@@ -89,13 +95,17 @@ type API struct {
 // AgentToken is a bearer token an agent uses (SPEC §12.2): its calls are evaluated in
 // Profile (default "default") and get AgentID when it is set.
 type AgentToken struct {
-	Token   Secret `yaml:"token" json:"token"`
+	// Token is the bearer token; required, unique, not api.token.
+	Token Secret `yaml:"token" json:"token"`
+	// Profile names an existing profile; default "default".
 	Profile string `yaml:"profile" json:"profile"`
+	// AgentID, when set, is the agent_id of every call made with the token.
 	AgentID string `yaml:"agent_id" json:"agent_id,omitempty"`
 }
 
 // Telegram configures the Telegram channel (SPEC §6). An empty Token turns it off.
 type Telegram struct {
+	// Token is the bot token from @BotFather; empty turns the channel off.
 	Token Secret `yaml:"token" json:"token"`
 	// APIURL is the Bot API server; empty means https://api.telegram.org.
 	APIURL string `yaml:"api_url" json:"api_url,omitempty"`
@@ -105,7 +115,8 @@ type Telegram struct {
 	// and jobs. Both are Telegram user ids.
 	Approvers []int64 `yaml:"approvers" json:"approvers"`
 	Admins    []int64 `yaml:"admins" json:"admins"`
-	Webhook   Webhook `yaml:"webhook" json:"webhook"`
+	// Webhook, when its URL is set, replaces long polling.
+	Webhook Webhook `yaml:"webhook" json:"webhook"`
 }
 
 // Enabled reports whether the channel is on (its token is set).
@@ -129,7 +140,9 @@ type Slack struct {
 	BotToken Secret `yaml:"bot_token" json:"bot_token"`
 	// AppToken (xapp-…) selects Socket Mode; without it Slack posts to HTTPListen and
 	// requests are checked with SigningSecret.
-	AppToken      Secret `yaml:"app_token" json:"app_token"`
+	AppToken Secret `yaml:"app_token" json:"app_token"`
+	// SigningSecret checks the v0 signature of HTTP-mode requests; required
+	// without AppToken.
 	SigningSecret Secret `yaml:"signing_secret" json:"signing_secret"`
 	// APIURL is the Web API base; empty means https://slack.com/api/.
 	APIURL string `yaml:"api_url" json:"api_url,omitempty"`
@@ -161,13 +174,16 @@ type Tools struct {
 // Category names a set of tool patterns (SPEC §12.4). It has the shape of
 // gate.Category, which config may not import: convert each element.
 type Category struct {
-	Name  string   `yaml:"name" json:"name"`
+	// Name matches [a-z0-9_-]+; a bypass scope names it as "category:<name>".
+	Name string `yaml:"name" json:"name"`
+	// Tools are tool patterns as rules use them: "*", a name, "prefix*", @fs_….
 	Tools []string `yaml:"tools" json:"tools"`
 }
 
 // Profile is a run context (SPEC §3, §12.3). Parse adds the built-in "default"
 // profile when the file has none of that id.
 type Profile struct {
+	// ID matches [a-z0-9_-]+ and is unique; "default" may be redefined.
 	ID string `yaml:"id" json:"id"`
 	// SecurityGroup is the permission group of calls in this profile; default "default".
 	SecurityGroup string `yaml:"security_group" json:"security_group"`
@@ -207,22 +223,30 @@ type Job struct {
 	Name string `yaml:"name" json:"name"`
 	// Schedule is a 5-field cron spec (optionally with CRON_TZ=) or a descriptor
 	// such as @daily or @every 1h.
-	Schedule     string  `yaml:"schedule" json:"schedule"`
-	AgentID      string  `yaml:"agent_id" json:"agent_id,omitempty"`
-	Profile      string  `yaml:"profile" json:"profile"` // default "default"
-	ContextLabel string  `yaml:"context_label" json:"context_label,omitempty"`
-	Overlap      Overlap `yaml:"overlap" json:"overlap"`
+	Schedule string `yaml:"schedule" json:"schedule"`
+	// AgentID is the agent_id of the run's tool calls.
+	AgentID string `yaml:"agent_id" json:"agent_id,omitempty"`
+	// Profile names an existing profile; default "default".
+	Profile string `yaml:"profile" json:"profile"`
+	// ContextLabel is shown in approval prompts, e.g. "CronJob: Nightly backup".
+	ContextLabel string `yaml:"context_label" json:"context_label,omitempty"`
+	// Overlap is skip (default), queue or allow.
+	Overlap Overlap `yaml:"overlap" json:"overlap"`
 	// ApprovalTimeout overrides Config.ApprovalTimeout for this job's requests; zero
 	// means the global one.
 	ApprovalTimeout Duration `yaml:"approval_timeout" json:"approval_timeout"`
-	Notify          Notify   `yaml:"notify" json:"notify"`
+	// Notify is failure (default), always or never.
+	Notify Notify `yaml:"notify" json:"notify"`
 	// Steps run in order, each one gated; at least one.
 	Steps []Step `yaml:"steps" json:"steps"`
 }
 
 // Step is one tool call of a job (SPEC §7): a built-in tool and its arguments.
 type Step struct {
-	Tool string         `yaml:"tool" json:"tool"`
+	// Tool is the built-in tool to call (execute_cmd, read_file, …); required.
+	Tool string `yaml:"tool" json:"tool"`
+	// Args are its arguments as YAML decodes them (strings, numbers, nested maps).
+	// They are not redacted when a Config is logged: keep secrets out of them.
 	Args map[string]any `yaml:"args" json:"args"`
 }
 

@@ -28,6 +28,7 @@ type FieldError struct {
 	Problem string
 }
 
+// Error returns `config: <key> "<value>": <problem>`.
 func (e *FieldError) Error() string {
 	if e.Value == "" {
 		return "config: " + e.Key + ": " + e.Problem
