@@ -148,12 +148,14 @@ func resolveAbs(path, base, root string) (string, string) {
 	if path == "" {
 		return "", "empty"
 	}
-	if strings.IndexByte(path, 0) >= 0 || strings.IndexByte(base, 0) >= 0 {
+	if strings.IndexByte(path, 0) >= 0 {
 		return "", "holds a NUL byte"
 	}
 	full := path
 	if path[0] != '/' {
 		switch {
+		case strings.IndexByte(base, 0) >= 0:
+			return "", "base directory holds a NUL byte"
 		case base == "" && root == "":
 			return "", "relative with no base directory"
 		case base == "":

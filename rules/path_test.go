@@ -62,6 +62,7 @@ func TestNormalize(t *testing.T) {
 
 func TestNormalizeRootSlash(t *testing.T) {
 	for _, tc := range []struct{ path, base, root, want string }{
+		{"/abs/x", "bad\x00base", "/", "abs/x"}, // an absolute path ignores the base
 		{"/proc/../etc", "", "/", "etc"},
 		{"/", "", "/", "."},
 		{"x/y", "/nonexistent-base", "", "/nonexistent-base/x/y"},
@@ -85,7 +86,7 @@ func TestNormalizeErrors(t *testing.T) {
 	}{
 		{"", "", root, `rules: path "": empty: path cannot be normalised`},
 		{"secrets/x\x00", "", root, `rules: path "secrets/x\x00": holds a NUL byte: path cannot be normalised`},
-		{"x", root + "/\x00", root, `rules: path "x": holds a NUL byte: path cannot be normalised`},
+		{"x", root + "/\x00", root, `rules: path "x": base directory holds a NUL byte: path cannot be normalised`},
 		{"data/loop1", "", root, `rules: path "data/loop1": symlink loop: path cannot be normalised`},
 		{"data/loop2/x/../y", "", root, `rules: path "data/loop2/x/../y": symlink loop: path cannot be normalised`},
 		{"x", "", "", `rules: path "x": relative with no base directory: path cannot be normalised`},
