@@ -72,8 +72,9 @@ func TestEvaluateSeeded(t *testing.T) {
 		{"dotdot out of the root", "", read("data/../../x"), withPath(catchAll, filepath.Dir(root)+"/x")},
 		{"symlink loop matches no path rule", "", read("data/loop1"), withState(catchAll, PathInvalid)},
 		{"NUL byte matches no path rule", "", read("secrets/x\x00"), withState(catchAll, PathInvalid)},
-		{"path not a string", "", Call{Tool: "read_file", Args: map[string]any{"path": 42, "file_path": "memory/a"}}, withState(catchAll, PathInvalid)},
+		{"path not a string", "", Call{Tool: "read_file", Args: map[string]any{"path": 42}}, withState(catchAll, PathInvalid)},
 		{"path an object", "", Call{Tool: "read_file", Args: map[string]any{"path": map[string]any{"p": "secrets/x"}}}, withState(catchAll, PathInvalid)},
+		{"a non-string path gives way to a string", "", Call{Tool: "read_file", Args: map[string]any{"path": 42, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
 		// §4.4: which argument is the path.
 		{"empty path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
 		{"null path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": nil, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
@@ -97,6 +98,10 @@ func TestEvaluateSeeded(t *testing.T) {
 		{"config file", "", read(root + "/skald.yaml"), Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml", PathState: PathOK}},
 		{"config file through a symlink", "", read("data/config-link"), Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml", PathState: PathOK}},
 		{"protected for any tool with a path", "", Call{Tool: "TodoWrite", Args: map[string]any{"path": "state/x"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state/x", PathState: PathOK}},
+		{"protected under a later path key", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "data/state-link/skald.db"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
+		{"protected under a later key after an invalid path", "", Call{Tool: "Read", Args: map[string]any{"path": "data/loop1", "notebook_path": "skald.yaml"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml", PathState: PathOK}},
+		{"protected after a non-string path", "", Call{Tool: "Read", Args: map[string]any{"path": true, "file_path": "state"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
+		{"a later key that is not protected changes nothing", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "secrets/key"}}, ruled(Allow, 9, "memory/a")},
 		{"a sibling of the data directory is not protected", "", read("state-x"), withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "state-x"}, PathOK)},
 	})
 }
@@ -368,7 +373,7 @@ func newLinear(s *Set, rs []Rule) *linear {
 }
 
 func (l *linear) first(group string, c Call, visibility bool) (Rule, bool) {
-	path, st := l.s.callPath(&c)
+	path, st, _ := l.s.callPath(&c)
 	tiers := []string{DefaultGroup}
 	if group != DefaultGroup && l.s.HasGroup(group) {
 		tiers = []string{group, DefaultGroup}

@@ -17,41 +17,46 @@ var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "li
 // FuzzEvaluate evaluates file tool calls with fuzzed paths and working directories in
 // group default with the seeded rules (SPEC §4, §12.15, §12.25), in a workspace with
 // symlinks into secrets/ and into the data directory state/, and a loop. A leading
-// "@ROOT" in the path or cwd stands for the workspace root. It checks that Evaluate
+// "@ROOT" in the path, cwd or other (a second path, under file_path) stands for the
+// workspace root. It checks that Evaluate
 // never panics, and compares every decision with where the OS itself puts the path:
 // the oracle opens the path through os.Root (creating the missing directories and the
 // file, as a write tool with mkdir -p would) and looks the file up by inode. The
 // decision's path must be that location, and a location in secrets/ or the protected
-// state/ and skald.yaml must be denied.
+// state/ and skald.yaml must be denied — also when only the second path lands in
+// state/ or skald.yaml, since a tool may read that key.
 func FuzzEvaluate(f *testing.F) {
 	for _, seed := range []struct {
-		tool      uint8
-		path, cwd string
+		tool             uint8
+		path, cwd, other string
 	}{
-		{0, "docs/../secrets/x", ""},
-		{0, "data/link", ""},
-		{1, "data/link/../key", ""},
-		{1, "data/new", ""},
-		{1, "data/nodir/../link/y", ""},
-		{3, "data/a/b/../../link/z", ""},
-		{0, "data/loop1", ""},
-		{0, "data/loop2/../x", ""},
-		{0, "secrets/x\x00", ""},
-		{2, "memory-secrets/x", ""},
-		{2, "memory/a/b", ""},
-		{4, "memory/../secrets/key", ""},
-		{5, "../key", "data/link"},
-		{5, "key", "@ROOT/secrets"},
-		{6, "@ROOT/data/state-link/skald.db", ""},
-		{7, "data/config-link", ""},
-		{1, "skald.yaml", "."},
-		{1, "data/./file.txt", ""},
-		{0, "x/..", "data/nodir"},
-		{0, "/etc/passwd", ""},
-		{0, "data/file.txt/../link", ""},
-		{1, "data/new/../newfile", ""},
+		{0, "docs/../secrets/x", "", ""},
+		{0, "data/link", "", ""},
+		{1, "data/link/../key", "", ""},
+		{1, "data/new", "", ""},
+		{1, "data/nodir/../link/y", "", ""},
+		{3, "data/a/b/../../link/z", "", ""},
+		{0, "data/loop1", "", ""},
+		{0, "data/loop2/../x", "", ""},
+		{0, "secrets/x\x00", "", ""},
+		{2, "memory-secrets/x", "", ""},
+		{2, "memory/a/b", "", ""},
+		{4, "memory/../secrets/key", "", ""},
+		{5, "../key", "data/link", ""},
+		{5, "key", "@ROOT/secrets", ""},
+		{6, "@ROOT/data/state-link/skald.db", "", ""},
+		{7, "data/config-link", "", ""},
+		{1, "skald.yaml", ".", ""},
+		{1, "data/./file.txt", "", ""},
+		{0, "x/..", "data/nodir", ""},
+		{0, "/etc/passwd", "", ""},
+		{0, "data/file.txt/../link", "", ""},
+		{1, "data/new/../newfile", "", ""},
+		{0, "memory/a", "", "data/state-link/skald.db"},
+		{0, "data/loop1", "", "@ROOT/skald.yaml"},
+		{0, "", "", "data/link/../key"},
 	} {
-		f.Add(seed.tool, seed.path, seed.cwd)
+		f.Add(seed.tool, seed.path, seed.cwd, seed.other)
 	}
 	base, err := filepath.EvalSymlinks(f.TempDir())
 	if err != nil {
@@ -65,11 +70,14 @@ func FuzzEvaluate(f *testing.F) {
 	orig := entries(f, root)
 	s := Compile(nil, seedRules(), seedOptions(root))
 
-	f.Fuzz(func(t *testing.T, tool uint8, path, cwd string) {
+	f.Fuzz(func(t *testing.T, tool uint8, path, cwd, other string) {
 		call := Call{
 			Tool: fuzzTools[int(tool)%len(fuzzTools)],
 			Args: map[string]any{"path": atRoot(path, root)},
 			Cwd:  atRoot(cwd, root),
+		}
+		if other != "" {
+			call.Args["file_path"] = atRoot(other, root)
 		}
 		d := s.Evaluate(DefaultGroup, call)
 
@@ -85,18 +93,32 @@ func FuzzEvaluate(f *testing.F) {
 		if d.PathState == PathOK && sensitive(d.Path) && d.Action != Deny {
 			t.Fatalf("%+v: %+v, want deny", call, d)
 		}
+		if d.Reason == ReasonProtected && !Under(d.Path, "state") && d.Path != "skald.yaml" {
+			t.Fatalf("%+v: %+v: not a protected path", call, d)
+		}
 
-		loc, ok := osLocate(t, root, call.Args["path"].(string), call.Cwd, func() {
-			t.Cleanup(func() { restore(t, root, orig) })
-		})
-		if !ok {
-			return
+		// The path the rules saw: the OS must put it where Evaluate said.
+		first := call.Args["path"].(string)
+		if first == "" && other != "" {
+			first = call.Args["file_path"].(string)
 		}
-		if d.PathState != PathOK || d.Path != loc {
-			t.Fatalf("%+v: decision %+v, but the OS puts it at %q", call, d, loc)
+		loc, ok := osLocate(t, root, first, call.Cwd, func() {})
+		restore(t, root, orig)
+		if ok && d.Reason != ReasonProtected { // a protected decision names the protected path
+			if d.PathState != PathOK || d.Path != loc {
+				t.Fatalf("%+v: decision %+v, but the OS puts it at %q", call, d, loc)
+			}
+			if sensitive(loc) && d.Action != Deny {
+				t.Fatalf("%+v: %+v lands in %q, want deny", call, d, loc)
+			}
 		}
-		if sensitive(loc) && d.Action != Deny {
-			t.Fatalf("%+v: %+v lands in %q, want deny", call, d, loc)
+		// The other path key: a tool may read it instead, so a protected one denies.
+		if other != "" {
+			loc, ok := osLocate(t, root, call.Args["file_path"].(string), call.Cwd, func() {})
+			restore(t, root, orig)
+			if ok && (Under(loc, "state") || loc == "skald.yaml") && d.Action != Deny {
+				t.Fatalf("%+v: %+v, but file_path lands in %q: want deny", call, d, loc)
+			}
 		}
 	})
 }
