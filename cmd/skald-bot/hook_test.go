@@ -190,6 +190,13 @@ func TestHookFixtures(t *testing.T) {
 			t.Fatalf("got %+v", d)
 		}
 	})
+	t.Run("input over 1 MiB", func(t *testing.T) {
+		big := []byte(`{"tool_name":"Bash","tool_input":{"command":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}}`)
+		d := runFixture(t, s.url, big)
+		if d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, "over 1 MiB") {
+			t.Fatalf("got %+v", d)
+		}
+	})
 	t.Run("bad input", func(t *testing.T) {
 		d := runFixture(t, s.url, []byte(`{"tool_name":`))
 		if d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, "not JSON") {
@@ -224,12 +231,10 @@ func TestHookServerUnreachable(t *testing.T) {
 	}
 }
 
-func TestHookWaitsAcrossPolls(t *testing.T) {
-	// The hook keeps waiting past the server's first answer: a --wait of 2s with the
-	// resolution made while it polls.
+func TestHookWaitsForTheResolution(t *testing.T) {
 	s := startServer(t, "/w")
 	ids := s.answer(t, true, "ok", "api")
-	d := runFixture(t, s.url, fixture(t, "pretooluse_mcp_tool.json"), "--wait", "2s")
+	d := runFixture(t, s.url, fixture(t, "pretooluse_mcp_tool.json"), "--wait", "1m")
 	want := decision("allow", "Approved by jane via the API (request "+u(<-ids)+"): ok")
 	if d != want {
 		t.Fatalf("got %+v, want %+v", d, want)
