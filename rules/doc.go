@@ -20,8 +20,9 @@
 //
 //  1. the call's path argument (the first non-empty string among "path", "file_path",
 //     "notebook_path") is normalised — see below;
-//  2. a path under a protected directory (the data directory, the config file) is
-//     denied before any rule (SPEC §12.25);
+//  2. a call with a path — under any of those keys — in a protected directory (the
+//     data directory) or on a protected file (the config file) is denied before any
+//     rule, in every group (SPEC §12.25);
 //  3. the rules of the call's group, then those of group "default", each in (priority,
 //     id) order, are tried; the first that matches decides. So a group's own allow can
 //     override a deny of "default" (SPEC §12.15);

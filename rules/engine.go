@@ -3,7 +3,9 @@ package rules
 // Options say how tools and paths are classified (SPEC §4.3–4.5, §12.14, §12.25). The
 // zero value of a list means its SPEC default.
 type Options struct {
-	// WorkspaceRoot is absolute and already resolved through symlinks (SPEC §12.14).
+	// WorkspaceRoot is absolute and already resolved through symlinks (SPEC §12.14);
+	// Compile cleans it but does not resolve it. Empty means none: a relative path with
+	// no absolute Cwd or WorkingDir is then invalid, and paths stay absolute.
 	WorkspaceRoot string
 	// FSRead and FSWrite are the tool names of @fs_read and @fs_write; nil means
 	// DefaultFSRead / DefaultFSWrite.
@@ -13,6 +15,7 @@ type Options struct {
 	PathArgs []string
 	// Protected are absolute paths (the data directory, the config file): a call whose
 	// normalised path is one of them or under one is denied before any rule (SPEC §12.25).
+	// Compile normalises them, so one reached through a symlink is still protected.
 	Protected []string
 }
 
@@ -31,7 +34,8 @@ type Call struct {
 	// Args are the call's arguments as decoded JSON (map[string]any).
 	Args map[string]any
 	// Cwd is the call's working directory, WorkingDir the profile's; relative paths
-	// resolve against Cwd, else WorkingDir, else Options.WorkspaceRoot (SPEC §4.5).
+	// resolve against Cwd, else WorkingDir, else Options.WorkspaceRoot (SPEC §4.5). A
+	// relative Cwd or WorkingDir is itself relative to Options.WorkspaceRoot.
 	Cwd, WorkingDir string
 }
 
@@ -57,7 +61,9 @@ type Decision struct {
 	Reason string
 	Note   string
 	// Path is the normalised path (relative to the workspace root with / separators
-	// when under it, else absolute) when PathState is PathOK.
+	// when under it, else absolute) when PathState is PathOK. When Reason is
+	// ReasonProtected it is the protected path the call named, which may come from a
+	// later path argument key than the one rules match.
 	Path      string
 	PathState PathState
 }

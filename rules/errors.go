@@ -19,7 +19,8 @@ var (
 
 	// ErrBadPath is wrapped by Normalize when a path cannot be normalised: it is empty,
 	// holds a NUL byte, is relative with no absolute base, runs into a symlink loop, or
-	// meets a file system error other than "does not exist" (SPEC §4.5).
+	// meets a file system error other than "does not exist" and "not a directory"
+	// (SPEC §4.5).
 	ErrBadPath = errors.New("path cannot be normalised")
 )
 
@@ -33,6 +34,7 @@ type FieldError struct {
 	quote   bool // whether Value is printed quoted (strings) or bare (numbers)
 }
 
+// Error returns `rules: <field> <value>: <problem>`.
 func (e *FieldError) Error() string {
 	v := e.Value
 	if e.quote {
@@ -53,6 +55,7 @@ type CatchAllError struct {
 	RuleID uint64
 }
 
+// Error returns `group G already has a catch-all (rule N); edit that one`.
 func (e *CatchAllError) Error() string {
 	return "group " + e.Group + " already has a catch-all (rule " +
 		strconv.FormatUint(e.RuleID, 10) + "); edit that one"
