@@ -264,3 +264,11 @@ func TestInbox(t *testing.T) {
 func u(id uint64) string { return strconv.FormatUint(id, 10) }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestErrorMessagesAreShort(t *testing.T) {
+	e := newEnv(t)
+	_, body := e.do("POST", "/api/inbox/approvals/99/resolve", adminToken, strings.NewReader(`{"action":"approve"}`))
+	if body != `{"error":"resolve 99: not found"}`+"\n" {
+		t.Fatalf("body %s", body)
+	}
+}

@@ -178,18 +178,17 @@ func (j *jsonStatusWriter) Write(b []byte) (int, error) {
 }
 
 // message is what a client sees of a classified error: its chain without the package
-// prefixes ("gate: resolve 7: already approved by jane via telegram: request already
-// resolved" reads "resolve 7: already approved by jane via telegram: request already
-// resolved").
+// prefixes and without a step repeated by the next layer ("gate: resolve 7: store:
+// resolve 7: not found" reads "resolve 7: not found").
 func message(err error) string {
-	parts := strings.Split(err.Error(), ": ")
-	out := parts[:0]
-	for _, p := range parts {
-		switch p {
-		case "gate", "store", "rules", "api":
-			continue
+	var out []string
+	for _, p := range strings.Split(err.Error(), ": ") {
+		switch {
+		case p == "gate", p == "store", p == "rules", p == "api":
+		case len(out) > 0 && out[len(out)-1] == p:
+		default:
+			out = append(out, p)
 		}
-		out = append(out, p)
 	}
 	return strings.Join(out, ": ")
 }
