@@ -1,0 +1,81 @@
+package slack
+
+import (
+	slackgo "github.com/slack-go/slack"
+
+	"github.com/skald-circle/skald-bot/bot"
+)
+
+// The block_id of each block of a prompt, and the action_id of each button: stable,
+// so that a click names its button whatever the request.
+const (
+	BlockHeader    = "header"
+	BlockFields    = "fields"
+	BlockArguments = "arguments"
+	BlockOutcome   = "outcome"
+	BlockActions   = "actions"
+)
+
+// actionIDs names each button's action_id after its bot.Action.
+var actionIDs = map[bot.Action]string{
+	bot.ActionApprove:       "approve",
+	bot.ActionReject:        "reject",
+	bot.ActionBypassShort:   "bypass_short",
+	bot.ActionBypassSession: "bypass_session",
+}
+
+// Blocks lays out a prompt rendered by bot.Prompt.Slack as a Block Kit message (SPEC
+// §6, issue 5), in this order:
+//
+//   - a header block (block_id "header"): "🔐 Approval needed: <tool>", plain text;
+//   - a section of fields ("fields"): tool, agent, source, context, session,
+//     category or MCP server, request id, expiry, in mrkdwn;
+//   - a section with the arguments in a ``` code block ("arguments"), at most 3000
+//     characters, ending in "_… (cut, N more characters)_" when cut;
+//   - once finished, a section with the outcome and the note ("outcome");
+//   - while pending, an actions block ("actions") with the four buttons ✅ Approve
+//     (style primary), ❌ Reject (danger), ⏱ <bypass_short> and 🔄 Session, whose
+//     values are the callback data "a:<request id>:<ok|no|b15|bs>" (bot.Callback)
+//     and whose action_ids are approve, reject, bypass_short and bypass_session.
+//
+// A finished prompt has no actions block, so a chat.update with these blocks removes
+// the buttons. Text objects are verbatim (Slack adds no links) and plain text shows
+// emoji codes as typed. Blocks does not validate m: bot keeps it within Block Kit's
+// limits.
+func Blocks(m bot.SlackMessage) []slackgo.Block {
+	blocks := []slackgo.Block{
+		slackgo.NewHeaderBlock(slackgo.NewTextBlockObject(slackgo.PlainTextType, m.Header, false, false),
+			slackgo.HeaderBlockOptionBlockID(BlockHeader)),
+	}
+	if len(m.Fields) > 0 {
+		fields := make([]*slackgo.TextBlockObject, len(m.Fields))
+		for i, f := range m.Fields {
+			fields[i] = slackgo.NewTextBlockObject(slackgo.MarkdownType, f, false, true)
+		}
+		blocks = append(blocks, slackgo.NewSectionBlock(nil, fields, nil, slackgo.SectionBlockOptionBlockID(BlockFields)))
+	}
+	blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Arguments, false, true),
+		nil, nil, slackgo.SectionBlockOptionBlockID(BlockArguments)))
+	if m.Outcome != "" {
+		blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Outcome, false, true),
+			nil, nil, slackgo.SectionBlockOptionBlockID(BlockOutcome)))
+	}
+	var buttons []slackgo.BlockElement
+	for _, row := range m.Buttons {
+		for _, b := range row {
+			id, ok := actionIDs[b.Action]
+			if !ok {
+				id = "skald_" + string(b.Action)
+			}
+			e := slackgo.NewButtonBlockElement(id, b.Data, slackgo.NewTextBlockObject(slackgo.PlainTextType, b.Label, false, false))
+			if b.Style != "" {
+				e = e.WithStyle(slackgo.Style(b.Style))
+			}
+			buttons = append(buttons, e)
+		}
+	}
+	if len(buttons) > 0 {
+		blocks = append(blocks, slackgo.NewActionBlock(BlockActions, buttons...))
+	}
+	return blocks
+}

@@ -1,0 +1,131 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	slackgo "github.com/slack-go/slack"
+
+	"github.com/skald-circle/skald-bot/bot"
+)
+
+// maxRateLimitWaits is how many 429s in a row an ephemeral reply waits out before it
+// is given up on.
+const maxRateLimitWaits = 5
+
+// handleInteraction runs a block_actions delivery: each clicked button goes to
+// bot.HandleTap with the user, the channel and the message ts, and the user gets the
+// tap's toast as an ephemeral message — "Not authorized" included, when nothing
+// changed. Other interaction types are ignored. The prompt messages are updated by
+// the Fanout, not here.
+func (c *Channel) handleInteraction(ctx context.Context, key string, cb slackgo.InteractionCallback) {
+	if cb.Type != slackgo.InteractionTypeBlockActions {
+		c.log.Debug("interaction ignored", "type", string(cb.Type))
+		return
+	}
+	channel := cb.Channel.ID
+	if channel == "" {
+		channel = cb.Container.ChannelID
+	}
+	ts := cb.Container.MessageTs
+	if ts == "" {
+		ts = cb.Message.Timestamp
+	}
+	user := cb.User.ID
+	if !c.firstDelivery(ctx, key, channel, user) {
+		return
+	}
+	for _, a := range cb.ActionCallback.BlockActions {
+		res, err := c.bot.HandleTap(ctx, bot.Tap{
+			Channel: ChannelName, ChatID: channel, MessageRef: ts,
+			UserID: user, UserName: cb.User.Name, Data: a.Value,
+		})
+		if err != nil {
+			c.log.Info("tap changed nothing", "user_id", user, "channel", channel, "ts", ts, "action_id", a.ActionID, "err", err)
+		} else {
+			c.log.Info("tap resolved a request", "user_id", user, "request_id", res.Request.ID, "status", string(res.Request.Status))
+		}
+		c.ephemeral(ctx, channel, user, res.Toast)
+	}
+}
+
+// handleCommand runs a /skald delivery: its text, with Slack's &amp; &lt; &gt;
+// unescaped ("help" when empty), goes to bot.Command as typed by the user, and the
+// reply comes back as an ephemeral message. The command's own name is not checked:
+// every slash command of the app is /skald.
+func (c *Channel) handleCommand(ctx context.Context, key string, cmd slackgo.SlashCommand) {
+	if !c.firstDelivery(ctx, key, cmd.ChannelID, cmd.UserID) {
+		return
+	}
+	line := unescape(cmd.Text)
+	if strings.TrimSpace(line) == "" {
+		line = "help"
+	}
+	reply := c.bot.Command(ctx, bot.Who{ID: cmd.UserID, Name: cmd.UserName, Channel: ChannelName}, line)
+	name := strings.Fields(line)[0]
+	if reply.Err != nil {
+		c.log.Info("command refused", "command", clipLog(name), "user_id", cmd.UserID, "err", reply.Err)
+	} else {
+		c.log.Info("command", "command", clipLog(name), "user_id", cmd.UserID)
+	}
+	c.ephemeral(ctx, cmd.ChannelID, cmd.UserID, reply.Text)
+}
+
+// firstDelivery records the delivery key in the delivery log and reports whether it
+// is new (SPEC §12.7). A key of "" (no id to de-duplicate by) counts as new. When the
+// log cannot be written the delivery is not run, and the user is told "Internal
+// error".
+func (c *Channel) firstDelivery(ctx context.Context, key, channel, user string) bool {
+	if key == "" {
+		c.log.Warn("delivery without an id: cannot be de-duplicated")
+		return true
+	}
+	seen, err := c.seen.SeenDelivery(key, c.now(), DeliveryTTL)
+	if err != nil {
+		c.log.Error("recording a delivery", "delivery", key, "err", err)
+		c.ephemeral(ctx, channel, user, "Internal error")
+		return false
+	}
+	if seen {
+		c.log.Info("delivery seen before: not run again", "delivery", key)
+		return false
+	}
+	return true
+}
+
+// ephemeral shows text to user in channel (chat.postEphemeral), as plain text. A 429
+// is waited out (Retry-After, through Options.Sleep) up to maxRateLimitWaits times;
+// other failures are logged.
+func (c *Channel) ephemeral(ctx context.Context, channel, user, text string) {
+	opts := replyOptions(text)
+	for waits := 0; ; waits++ {
+		_, err := c.api.PostEphemeralContext(ctx, channel, user, opts...)
+		if err == nil {
+			return
+		}
+		rl, ok := errors.AsType[*slackgo.RateLimitedError](err)
+		if !ok || waits == maxRateLimitWaits {
+			c.log.Warn("sending an ephemeral reply", "channel", channel, "user_id", user, "err", err)
+			return
+		}
+		c.log.Info("rate limited: waiting before replying", "retry_after", rl.RetryAfter, "channel", channel)
+		if err := c.sleep(ctx, rl.RetryAfter); err != nil {
+			c.log.Warn("reply dropped: shutting down", "channel", channel, "user_id", user)
+			return
+		}
+	}
+}
+
+var unescaper = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">")
+
+// unescape undoes Slack's escaping of &, < and > in a slash command's text.
+func unescape(s string) string { return unescaper.Replace(s) }
+
+// clipLog cuts a user-typed word for a log line.
+func clipLog(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}

@@ -1,0 +1,541 @@
+package slack_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	slackgo "github.com/slack-go/slack"
+
+	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/slack"
+	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// mode is how the Channel receives: Socket Mode or HTTP.
+type mode int
+
+const (
+	socketMode mode = iota
+	httpMode
+)
+
+func (m mode) String() string {
+	if m == socketMode {
+		return "socket"
+	}
+	return "http"
+}
+
+var modes = []mode{socketMode, httpMode}
+
+// The users of the tests, by Slack user id.
+const (
+	approver     = slacktest.DefaultUser // jane.approver
+	approverName = "jane.approver"
+	admin        = "U0FAKEADM01"
+	stranger     = "U0FAKEUSR09"
+	// secret is Slack's documented example signing secret (fixture
+	// request_signing_docs_example.json).
+	secret = "8f742231b10e8888abcd99yyyzzz85a5"
+)
+
+var access = bot.Access{slack.ChannelName: {Approvers: []string{approver}, Admins: []string{admin}}}
+
+func quietLogger() *slog.Logger {
+	if testing.Verbose() && os.Getenv("SLACK_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// ctxT is a context for waits that ends with the test (or after 30 s, so a hang
+// fails instead of stalling the suite).
+func ctxT(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// clock is a settable clock; zero means time.Now.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.now.IsZero() {
+		return time.Now()
+	}
+	return c.now
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// outbox is the real store as the Fanout's outbox, telling the test when a prompt
+// message was recorded and when a request's messages were marked final.
+type outbox struct {
+	*store.DB
+	added chan store.Message
+	final chan uint64
+}
+
+func (o *outbox) AddMessage(id uint64, m store.Message) error {
+	err := o.DB.AddMessage(id, m)
+	if err == nil {
+		o.added <- m
+	}
+	return err
+}
+
+func (o *outbox) MarkMessagesFinal(id uint64) error {
+	err := o.DB.MarkMessagesFinal(id)
+	if err == nil {
+		o.final <- id
+	}
+	return err
+}
+
+// jobs is a hand-written bot.Jobs with one job, nightly-backup.
+type jobs struct {
+	mu   sync.Mutex
+	runs []store.Run
+}
+
+func (j *jobs) List() []string { return []string{"nightly-backup"} }
+
+func (j *jobs) Trigger(_ context.Context, name string) (store.Run, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r := store.Run{ID: uint64(len(j.runs) + 1), Job: name, Status: store.RunStatus("running"), Trigger: "manual",
+		StartedAt: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)}
+	j.runs = append(j.runs, r)
+	return r, nil
+}
+
+func (j *jobs) Runs(name string, limit int) ([]store.Run, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []store.Run
+	for i := len(j.runs) - 1; i >= 0 && len(out) < limit; i-- {
+		out = append(out, j.runs[i])
+	}
+	return out, nil
+}
+
+// env is the real thing on loopback: a slacktest server, a store in a temporary
+// directory, the gate, the Fanout and the Bot, and the Channel under test, running.
+type env struct {
+	t     *testing.T
+	mode  mode
+	srv   *slacktest.Server
+	db    *store.DB
+	box   *outbox
+	g     *gate.Manager
+	fan   *bot.Fanout
+	ch    *slack.Channel
+	clock *clock
+	base  string // HTTP mode: "http://127.0.0.1:PORT"
+	http  *http.Client
+
+	mu     sync.Mutex // guards sleeps
+	sleeps []time.Duration
+
+	ephemerals int // ephemerals consumed by nextEphemeral
+	stopOnce   sync.Once
+	stopFn     func()
+}
+
+type envOptions struct {
+	bypassShort time.Duration
+	// started false builds everything but runs nothing (see start).
+	manual bool
+	srv    slacktest.Config
+}
+
+func newEnv(t *testing.T, m mode, opt envOptions) *env {
+	t.Helper()
+	srv, err := slacktest.New(opt.srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	e := &env{t: t, mode: m, srv: srv, db: db, clock: &clock{}, http: &http.Client{Timeout: 10 * time.Second}}
+	e.box = &outbox{DB: db, added: make(chan store.Message, 100), final: make(chan uint64, 100)}
+	e.fan = bot.NewFanout(bot.FanoutOptions{Store: e.box, BypassShort: opt.bypassShort,
+		Retry: bot.Retry{Attempts: 3, Backoff: time.Millisecond}, Logger: quietLogger()})
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Notifier: e.fan, Logger: quietLogger()}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: &jobs{}, BypassShort: opt.bypassShort, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := slack.Options{
+		BotToken:   slacktest.DefaultBotToken,
+		APIURL:     srv.URL(),
+		Channels:   []string{slacktest.DefaultChannel},
+		Bot:        b,
+		Deliveries: db,
+		Now:        e.clock.Now,
+		Sleep:      e.sleep,
+		Logger:     quietLogger(),
+	}
+	if m == socketMode {
+		o.AppToken = slacktest.DefaultAppToken
+	} else {
+		o.SigningSecret, o.HTTPListen = secret, "127.0.0.1:0"
+	}
+	if e.ch, err = slack.New(o); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fan.Add(e.ch); err != nil {
+		t.Fatal(err)
+	}
+	if !opt.manual {
+		e.start()
+	}
+	return e
+}
+
+// sleep is the Channel's Sleep: it records the wait and returns at once.
+func (e *env) sleep(ctx context.Context, d time.Duration) error {
+	e.mu.Lock()
+	e.sleeps = append(e.sleeps, d)
+	e.mu.Unlock()
+	return ctx.Err()
+}
+
+func (e *env) slept() []time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]time.Duration(nil), e.sleeps...)
+}
+
+// start runs the gate, the Fanout and the Channel, and waits until the Channel is
+// connected (Socket Mode) or listening (HTTP mode). stop ends them all.
+func (e *env) start() {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := e.g.Run(ctx); err != nil {
+			e.t.Errorf("gate Run: %v", err)
+		}
+	})
+	wg.Go(func() {
+		if err := e.fan.Run(ctx); err != nil {
+			e.t.Errorf("Fanout Run: %v", err)
+		}
+	})
+	wg.Go(func() {
+		if err := e.ch.Run(ctx); err != nil {
+			e.t.Errorf("slack Run: %v", err)
+		}
+	})
+	e.stopFn = func() { cancel(); wg.Wait() }
+	e.t.Cleanup(e.stop)
+	wctx := ctxT(e.t)
+	if e.mode == socketMode {
+		if err := e.srv.WaitConnections(wctx, 1); err != nil {
+			e.t.Fatal(err)
+		}
+		return
+	}
+	addr, err := e.ch.Addr(wctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.base = "http://" + addr.String()
+}
+
+// stop stops everything start started and waits for it: after it, every delivery
+// acknowledged has been handled.
+func (e *env) stop() {
+	e.stopOnce.Do(func() {
+		if e.stopFn != nil {
+			e.stopFn()
+		}
+	})
+}
+
+// require makes a call that requires approval and returns its request once its
+// prompt is posted in Slack and recorded on the request, with the message's ts.
+func (e *env) require(session, tool string, args map[string]any) (store.Request, string) {
+	e.t.Helper()
+	out, err := e.g.Check(context.Background(), gate.Call{ToolName: tool, Arguments: args, SessionID: session})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if out.Decision != gate.DecisionPending || out.Request == nil {
+		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
+	}
+	select {
+	case m := <-e.box.added:
+		if m.Channel != slack.ChannelName || m.ChatID != slacktest.DefaultChannel || m.Ref == "" {
+			e.t.Fatalf("recorded message %+v, want one in slack %s", m, slacktest.DefaultChannel)
+		}
+		return e.request(out.Request.ID), m.Ref
+	case <-ctxT(e.t).Done():
+		e.t.Fatal("the prompt was never recorded")
+	}
+	return store.Request{}, ""
+}
+
+func (e *env) request(id uint64) store.Request {
+	e.t.Helper()
+	r, err := e.db.Request(id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+// waitFinal waits until the Fanout marked the messages of request id final: every
+// chat.update of it is done.
+func (e *env) waitFinal(id uint64) {
+	e.t.Helper()
+	for {
+		select {
+		case got := <-e.box.final:
+			if got == id {
+				return
+			}
+		case <-ctxT(e.t).Done():
+			e.t.Fatalf("the messages of request %d were never marked final", id)
+		}
+	}
+}
+
+// delivery is something sent to the Channel the way Slack sends it, kept so it can
+// be sent again.
+type delivery struct {
+	envelope slacktest.Envelope // Socket Mode
+	path     string             // HTTP mode
+	body     []byte
+}
+
+// click clicks the button of action a for request id on message ts, as user.
+func (e *env) click(user, ts string, id uint64, a bot.Action) delivery {
+	e.t.Helper()
+	return e.clickAction(slacktest.BlockAction{UserID: user, MessageTS: ts, Value: bot.Callback{RequestID: id, Action: a}.String()})
+}
+
+func (e *env) clickAction(a slacktest.BlockAction) delivery {
+	e.t.Helper()
+	if e.mode == socketMode {
+		env, err := e.srv.PushBlockAction(a)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		e.waitAck(env.EnvelopeID, 1)
+		return delivery{envelope: env}
+	}
+	d := delivery{path: slack.PathInteractions, body: e.srv.BlockActionBody(a)}
+	e.post(d, http.StatusOK)
+	return d
+}
+
+// command types /skald text as user.
+func (e *env) command(user, text string) delivery {
+	e.t.Helper()
+	c := slacktest.SlashCommand{UserID: user, Text: text}
+	if e.mode == socketMode {
+		env, err := e.srv.PushSlashCommand(c)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		e.waitAck(env.EnvelopeID, 1)
+		return delivery{envelope: env}
+	}
+	d := delivery{path: slack.PathCommands, body: e.srv.SlashCommandBody(c)}
+	e.post(d, http.StatusOK)
+	return d
+}
+
+// redeliver sends d again as Slack does when an ack was late: the same envelope (a
+// retry) or the same body (same trigger_id), freshly signed.
+func (e *env) redeliver(d delivery, n int) {
+	e.t.Helper()
+	if e.mode == socketMode {
+		if _, err := e.srv.Push(d.envelope.Retry("timeout")); err != nil {
+			e.t.Fatal(err)
+		}
+		e.waitAck(d.envelope.EnvelopeID, n)
+		return
+	}
+	e.post(d, http.StatusOK)
+}
+
+func (e *env) waitAck(id string, n int) {
+	e.t.Helper()
+	if _, err := e.srv.WaitAcks(ctxT(e.t), id, n); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// post sends an HTTP-mode delivery signed now and checks the status.
+func (e *env) post(d delivery, want int) {
+	e.t.Helper()
+	req, err := slacktest.NewSignedRequest(ctxT(e.t), e.base+d.path, secret, e.clock.Now(), d.body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if got := e.do(req); got != want {
+		e.t.Fatalf("POST %s: status %d, want %d", d.path, got, want)
+	}
+}
+
+func (e *env) do(req *http.Request) int {
+	e.t.Helper()
+	resp, err := e.http.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode == http.StatusOK && len(body) != 0 {
+		e.t.Errorf("200 with a body %q: the ack must be empty", body)
+	}
+	return resp.StatusCode
+}
+
+// nextEphemeral waits for the next chat.postEphemeral and returns it with its text
+// (the plain text of its sections).
+func (e *env) nextEphemeral() (slacktest.Message, string) {
+	e.t.Helper()
+	all, err := e.srv.WaitEphemerals(ctxT(e.t), e.ephemerals+1)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	m := all[e.ephemerals]
+	e.ephemerals++
+	return m, replyText(e.t, m)
+}
+
+// replyText joins the texts of an ephemeral's plain_text sections.
+func replyText(t *testing.T, m slacktest.Message) string {
+	t.Helper()
+	var parts []string
+	for _, b := range m.Blocks.BlockSet {
+		s, ok := b.(*slackgo.SectionBlock)
+		if !ok || s.Text == nil || s.Text.Type != slackgo.PlainTextType {
+			t.Fatalf("ephemeral block %#v is not a plain_text section", b)
+		}
+		parts = append(parts, s.Text.Text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// state is what must not change when a delivery is refused. The store file itself
+// changes, as the delivery log records each delivery.
+type state struct {
+	rules, groups, pending, audit string
+}
+
+func (e *env) state() state {
+	e.t.Helper()
+	rs, err := e.db.Rules()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	gs, err := e.db.Groups()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ps, err := e.db.Pending()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	as, err := e.db.Audit(0)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return state{js(e.t, rs), js(e.t, gs), js(e.t, ps), js(e.t, as)}
+}
+
+func (e *env) unchanged(what string, before state) {
+	e.t.Helper()
+	if after := e.state(); after != before {
+		e.t.Errorf("%s changed the store:\nbefore %+v\nafter  %+v", what, before, after)
+	}
+}
+
+func js(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// rawBlocks decodes a recorded blocks argument into generic JSON.
+func rawBlocks(t *testing.T, m slacktest.Message) []map[string]any {
+	t.Helper()
+	var bs []map[string]any
+	if err := json.Unmarshal(m.RawBlocks, &bs); err != nil {
+		t.Fatalf("blocks %s: %v", m.RawBlocks, err)
+	}
+	return bs
+}
+
+// blockIDs lists the block_ids of blocks.
+func blockIDs(bs []map[string]any) string {
+	var ids []string
+	for _, b := range bs {
+		id, _ := b["block_id"].(string)
+		ids = append(ids, id)
+	}
+	return strings.Join(ids, ",")
+}
+
+// checkUpdates fails the test when a chat.update of message ts came without blocks,
+// or with an actions block: either would leave the old buttons live.
+func (e *env) checkUpdates(ts string) {
+	e.t.Helper()
+	ups := e.srv.Updates(slacktest.DefaultChannel, ts)
+	if len(ups) == 0 {
+		e.t.Errorf("message %s was never updated", ts)
+	}
+	for i, u := range ups {
+		if !u.HasBlocks() {
+			e.t.Errorf("chat.update %d of %s carried no blocks", i, ts)
+			continue
+		}
+		if ids := blockIDs(rawBlocks(e.t, u)); strings.Contains(ids, slack.BlockActions) {
+			e.t.Errorf("chat.update %d of %s keeps the actions block: %s", i, ts, ids)
+		}
+	}
+	if cur, ok := e.srv.Current(slacktest.DefaultChannel, ts); !ok || strings.Contains(blockIDs(rawBlocks(e.t, cur)), slack.BlockActions) {
+		e.t.Errorf("message %s still shows buttons", ts)
+	}
+}

@@ -1,0 +1,153 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	slackgo "github.com/slack-go/slack"
+)
+
+// MaxBodyBytes caps the body of an HTTP-mode request; a longer one is answered 413.
+// A click carries the clicked message, blocks included: tens of kilobytes at most.
+const MaxBodyBytes = 1 << 20
+
+// The Request URLs of an HTTP-mode app (SPEC §6), to enter in the app's settings:
+// Interactivity & Shortcuts → Request URL, and the /skald slash command's Request URL.
+const (
+	PathInteractions = "/slack/interactions"
+	PathCommands     = "/slack/commands"
+)
+
+// Handler returns the HTTP-mode endpoints (SPEC §6): POST /slack/interactions for
+// button clicks (block_actions) and POST /slack/commands for /skald. Each request's
+// body is read up to MaxBodyBytes (413 beyond) and its v0 signature checked with
+// Verify at Options.Now (401 and nothing changes when it fails); a body that is not a
+// Slack payload gets 400. A genuine request is acknowledged at once with an empty 200
+// and its work — the tap or the command, and the ephemeral reply through
+// chat.postEphemeral — runs afterwards on a goroutine Run owns; while Run is not
+// running the answer is 503, which Slack retries. Other methods get 405, other paths
+// 404. Run serves this handler on Options.HTTPListen; mount it elsewhere to share a
+// server.
+func (c *Channel) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+PathInteractions, c.serveInteractions)
+	mux.HandleFunc("POST "+PathCommands, c.serveCommands)
+	return mux
+}
+
+func (c *Channel) serveInteractions(w http.ResponseWriter, r *http.Request) {
+	body, ok := c.verified(w, r)
+	if !ok {
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	cb, err := slackgo.InteractionCallbackParse(r)
+	if err != nil {
+		c.log.Warn("refused an interaction that is not a Slack payload", "err", err)
+		http.Error(w, "malformed interaction payload", http.StatusBadRequest)
+		return
+	}
+	key := ""
+	if cb.TriggerID != "" {
+		key = "slack:trigger:" + cb.TriggerID
+	}
+	c.ack(w, func(ctx context.Context) { c.handleInteraction(ctx, key, cb) })
+}
+
+func (c *Channel) serveCommands(w http.ResponseWriter, r *http.Request) {
+	body, ok := c.verified(w, r)
+	if !ok {
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	cmd, err := slackgo.SlashCommandParse(r)
+	if err != nil || cmd.UserID == "" || cmd.ChannelID == "" {
+		c.log.Warn("refused a slash command that is not a Slack payload", "err", err)
+		http.Error(w, "malformed slash command", http.StatusBadRequest)
+		return
+	}
+	key := ""
+	if cmd.TriggerID != "" {
+		key = "slack:trigger:" + cmd.TriggerID
+	}
+	c.ack(w, func(ctx context.Context) { c.handleCommand(ctx, key, cmd) })
+}
+
+// ack hands work to Run's workers and answers 200 with an empty body, or 503 when
+// Run is not taking work (Slack retries it).
+func (c *Channel) ack(w http.ResponseWriter, work func(ctx context.Context)) {
+	if !c.work.spawn(work) {
+		c.log.Warn("refused a delivery: not running")
+		http.Error(w, "not running", http.StatusServiceUnavailable)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// verified reads r's body within MaxBodyBytes and checks its signature. On failure it
+// answers r (413, 400 or 401) and returns false.
+func (c *Channel) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			c.log.Warn("refused a request over the body limit", "path", r.URL.Path, "limit", MaxBodyBytes)
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return nil, false
+		}
+		http.Error(w, "cannot read the request body", http.StatusBadRequest)
+		return nil, false
+	}
+	if err := Verify(c.secret, r.Header, body, c.now()); err != nil {
+		c.log.Warn("refused a request that failed signature verification", "path", r.URL.Path,
+			"remote", r.RemoteAddr, "err", err)
+		http.Error(w, "invalid request signature", http.StatusUnauthorized)
+		return nil, false
+	}
+	return body, true
+}
+
+// runHTTP serves Handler on c.listen until ctx is done, then shuts the server down
+// (in-flight requests get ShutdownGrace).
+func (c *Channel) runHTTP(ctx context.Context) error {
+	if c.listen == "" {
+		c.log.Info("HTTP mode without slack.http_listen: serving only where Handler is mounted")
+		<-ctx.Done()
+		return nil
+	}
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return fmt.Errorf("slack: listen on %s: %w", c.listen, err)
+	}
+	c.doneListening(ln.Addr())
+	c.log.Info("listening", "addr", ln.Addr().String(), "paths", []string{PathInteractions, PathCommands})
+	srv := &http.Server{
+		Handler:           c.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(c.log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("slack: serve on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	<-served
+	return nil
+}
