@@ -1,0 +1,460 @@
+package telegram
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// The people and chats of the tests: the fake ids of the fixtures.
+var (
+	jane    = models.User{ID: 100000001, FirstName: "Jane", LastName: "Doe", Username: "jane_doe_example"} // approver
+	alice   = models.User{ID: 100000002, FirstName: "Alice", LastName: "Admin"}                            // admin
+	mallory = models.User{ID: 100000009, FirstName: "Mallory"}                                             // stranger
+
+	janeChat  = models.Chat{ID: 100000001, Type: models.ChatTypePrivate, FirstName: "Jane"}
+	groupChat = models.Chat{ID: -5000000001, Type: models.ChatTypeGroup, Title: "Fake Approvers Group"}
+)
+
+var testAccess = bot.Access{Name: {Approvers: []string{"100000001"}, Admins: []string{"100000002"}}}
+
+const secretToken = "s3cret_Token-for-tests"
+
+// hookURL is the public webhook URL the tests configure: Telegram accepts only
+// HTTPS on 80, 88, 443 or 8443, and a reverse proxy would forward it to the
+// Channel's listener, whose address the tests post to instead.
+const hookURL = "https://bot.example.com/telegram/hook"
+
+// env is one running service as cmd/skald-bot wires it — a real store in a
+// temporary directory, the gate, the Fanout, the Bot and the Channel — against a
+// telegramtest server.
+type env struct {
+	t      *testing.T
+	ctx    context.Context // for the waits of the test
+	srv    *telegramtest.Server
+	path   string
+	db     *store.DB
+	g      *gate.Manager
+	fan    *bot.Fanout
+	note   *notifier
+	bot    *bot.Bot
+	ch     *Channel
+	logs   *logs
+	sleeps *sleeps
+	hook   string // where the tests post webhook deliveries ("" when polling)
+
+	stopOnce sync.Once
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+type envOptions struct {
+	// srv and path reuse a server and a store file (a restart).
+	srv  *telegramtest.Server
+	path string
+	// webhook runs the Channel in webhook mode.
+	webhook bool
+	// handler wraps the Bot given to the Channel.
+	handler    func(*bot.Bot) Handler
+	httpClient *http.Client
+	// tapWait zero means a minute: long enough never to fire in a test that does not
+	// ask for it.
+	tapWait time.Duration
+	jobs    bot.Jobs
+	// offset is stored before the Channel is built.
+	offset []byte
+}
+
+func newServer(t *testing.T) *telegramtest.Server {
+	t.Helper()
+	srv, err := telegramtest.New(telegramtest.Config{Chats: []models.Chat{janeChat, groupChat}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// newEnv builds the service; nothing runs until start.
+func newEnv(t *testing.T, opt envOptions) *env {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	t.Cleanup(cancel)
+	e := &env{t: t, ctx: ctx, srv: opt.srv, path: opt.path, logs: &logs{}, sleeps: &sleeps{}}
+	if e.srv == nil {
+		e.srv = newServer(t)
+	}
+	dir := t.TempDir()
+	if e.path == "" {
+		e.path = filepath.Join(dir, "skald.db")
+	}
+	db, err := store.Open(e.path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.db = db
+	t.Cleanup(func() { _ = db.Close() })
+	if opt.offset != nil {
+		if err := db.PutMeta("telegram.offset."+strconv.FormatInt(telegramtest.BotID, 10), opt.offset); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := slog.New(e.logs)
+	e.fan = bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized, Logger: log,
+		Retry: bot.Retry{Attempts: 2, Backoff: time.Millisecond}})
+	e.note = &notifier{Fanout: e.fan, sig: newSignals()}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Notifier: e.note, Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	if e.bot, err = bot.New(bot.Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs, Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	var h Handler = e.bot
+	if opt.handler != nil {
+		h = opt.handler(e.bot)
+	}
+	tapWait := opt.tapWait
+	if tapWait == 0 {
+		tapWait = time.Minute
+	}
+	copt := Options{Token: e.srv.Token(), APIURL: e.srv.URL(), Chats: []int64{janeChat.ID, groupChat.ID},
+		Handler: h, Store: db, HTTPClient: opt.httpClient, TapWait: tapWait, Sleep: e.sleeps.sleep, Logger: log}
+	if opt.webhook {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		copt.Webhook = Webhook{URL: hookURL, SecretToken: secretToken, Listener: ln}
+		e.hook = "http://" + ln.Addr().String() + "/telegram/hook"
+	}
+	if e.ch, err = New(copt); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fan.Add(e.ch); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.stop)
+	return e
+}
+
+// start runs the gate, the Fanout and the Channel, each until stop.
+func (e *env) start() *env {
+	ctx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+	for name, run := range map[string]func(context.Context) error{"gate": e.g.Run, "fanout": e.fan.Run, "channel": e.ch.Run} {
+		e.wg.Go(func() {
+			if err := run(ctx); err != nil {
+				e.t.Errorf("%s Run: %v", name, err)
+			}
+		})
+	}
+	return e
+}
+
+// stop stops what start started and waits for it; then closes the store.
+func (e *env) stop() {
+	e.stopOnce.Do(func() {
+		if e.cancel != nil {
+			e.cancel()
+		}
+		e.wg.Wait()
+		_ = e.db.Close()
+	})
+}
+
+// require makes a call that requires approval, waits until its prompt was shown in
+// both chats and returns the request.
+func (e *env) require(session, tool string, args map[string]any) store.Request {
+	e.t.Helper()
+	out, err := e.g.Check(e.ctx, gate.Call{ToolName: tool, Arguments: args, SessionID: session})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if out.Decision != gate.DecisionPending || out.Request == nil {
+		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
+	}
+	e.note.sig.wait(e.t, e.ctx, fmt.Sprintf("show %d", out.Request.ID))
+	return e.request(out.Request.ID)
+}
+
+func (e *env) request(id uint64) store.Request {
+	e.t.Helper()
+	r, err := e.db.Request(id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+// prompt returns the message showing request id in chat.
+func (e *env) prompt(chat int64, id uint64) telegramtest.SentMessage {
+	e.t.Helper()
+	want := bot.Callback{RequestID: id, Action: bot.ActionApprove}.String()
+	for _, m := range e.srv.Messages(chat) {
+		if slices.Contains(m.History[0].CallbackData(), want) {
+			return m
+		}
+	}
+	e.t.Fatalf("no prompt of request %d in chat %d", id, chat)
+	return telegramtest.SentMessage{}
+}
+
+// tap injects a tap of user on button action of request id's prompt in chat, and
+// returns the callback query id.
+func (e *env) tap(user models.User, chat int64, id uint64, action bot.Action) string {
+	e.t.Helper()
+	m := e.prompt(chat, id)
+	u := e.srv.CallbackQueryUpdate(user, chat, m.MessageID, bot.Callback{RequestID: id, Action: action}.String())
+	if _, err := e.srv.Inject(u); err != nil {
+		e.t.Fatal(err)
+	}
+	return u.CallbackQuery.ID
+}
+
+// answer waits for the answer of callback query id.
+func (e *env) answer(id string) telegramtest.CallbackAnswer {
+	e.t.Helper()
+	var got telegramtest.CallbackAnswer
+	err := e.srv.Wait(e.ctx, func() bool {
+		for _, a := range e.srv.Answers() {
+			if a.CallbackQueryID == id {
+				got = a
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		e.t.Fatalf("callback query %s not answered: %v", id, err)
+	}
+	return got
+}
+
+// waitUpdated waits until the Fanout has made the first attempt at every edit of
+// request id's messages.
+func (e *env) waitUpdated(id uint64) {
+	e.t.Helper()
+	e.note.sig.wait(e.t, e.ctx, fmt.Sprintf("update %d", id))
+}
+
+// say injects a text message of user in chat and returns the bot's reply: the next
+// message it sends there without buttons.
+func (e *env) say(user models.User, chat models.Chat, text string) string {
+	e.t.Helper()
+	return e.deliver(chat.ID, func() {
+		if _, err := e.srv.Inject(e.srv.MessageUpdate(user, chat, text)); err != nil {
+			e.t.Fatal(err)
+		}
+	})
+}
+
+// deliver runs send, which makes the bot receive something, and returns the text
+// of the next message without buttons the bot sends to chat.
+func (e *env) deliver(chat int64, send func()) string {
+	e.t.Helper()
+	n := len(e.replies(chat))
+	send()
+	var got []telegramtest.SentMessage
+	if err := e.srv.Wait(e.ctx, func() bool { got = e.replies(chat); return len(got) > n }); err != nil {
+		e.t.Fatalf("no reply in chat %d: %v", chat, err)
+	}
+	return got[n].Text
+}
+
+// replies are the messages without buttons the bot sent to chat.
+func (e *env) replies(chat int64) []telegramtest.SentMessage {
+	var out []telegramtest.SentMessage
+	for _, m := range e.srv.Messages(chat) {
+		if m.History[0].Keyboard == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// notifier is the gate's notifier: the Fanout, signalling when each Show and Update
+// has made its first attempts (so the tests wait for them, never for a timer).
+type notifier struct {
+	*bot.Fanout
+	sig *signals
+}
+
+func (n *notifier) Show(ctx context.Context, r store.Request) error {
+	err := n.Fanout.Show(ctx, r)
+	n.sig.done(fmt.Sprintf("show %d", r.ID))
+	return err
+}
+
+func (n *notifier) Update(ctx context.Context, r store.Request) error {
+	err := n.Fanout.Update(ctx, r)
+	n.sig.done(fmt.Sprintf("update %d", r.ID))
+	return err
+}
+
+// signals are named events a test can wait for.
+type signals struct {
+	mu sync.Mutex // guards ch and count
+	ch map[string]chan struct{}
+	n  map[string]int
+}
+
+func newSignals() *signals { return &signals{ch: map[string]chan struct{}{}, n: map[string]int{}} }
+
+func (s *signals) get(name string) chan struct{} {
+	if s.ch[name] == nil {
+		s.ch[name] = make(chan struct{})
+	}
+	return s.ch[name]
+}
+
+func (s *signals) done(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n[name]++
+	if s.n[name] == 1 {
+		close(s.get(name))
+	}
+}
+
+func (s *signals) count(name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n[name]
+}
+
+func (s *signals) wait(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	s.mu.Lock()
+	ch := s.get(name)
+	s.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		t.Fatalf("waiting for %s: %v", name, ctx.Err())
+	}
+}
+
+// sleeps is the Channel's Sleep: it records each wait and returns at once.
+type sleeps struct {
+	mu  sync.Mutex
+	all []time.Duration
+}
+
+func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.all = append(s.all, d)
+	s.mu.Unlock()
+	return ctx.Err()
+}
+
+func (s *sleeps) list() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.all)
+}
+
+// logs is a slog.Handler that keeps every record, for the tests to read.
+type logs struct {
+	mu      sync.Mutex
+	records []string // "LEVEL message k=v …"
+	attrs   []slog.Attr
+	parent  *logs
+}
+
+func (l *logs) root() *logs {
+	if l.parent != nil {
+		return l.parent
+	}
+	return l
+}
+
+func (l *logs) Enabled(context.Context, slog.Level) bool { return true }
+
+func (l *logs) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", r.Level, r.Message)
+	for _, a := range l.attrs {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	})
+	root := l.root()
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	root.records = append(root.records, b.String())
+	return nil
+}
+
+func (l *logs) WithAttrs(as []slog.Attr) slog.Handler {
+	return &logs{attrs: append(slices.Clone(l.attrs), as...), parent: l.root()}
+}
+
+func (l *logs) WithGroup(string) slog.Handler { return l }
+
+// find returns the records holding every one of parts.
+func (l *logs) find(parts ...string) []string {
+	root := l.root()
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	var out []string
+	for _, r := range root.records {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(r, p)
+		}
+		if all {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (l *logs) all() string {
+	root := l.root()
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	return strings.Join(root.records, "\n")
+}
+
+// fixture reads an update from testdata (copied from ../shared/fixtures/telegram).
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}

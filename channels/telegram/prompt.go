@@ -1,0 +1,152 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/skald-circle/skald-bot/bot"
+)
+
+// Send posts prompt p to chat target (a chat id in decimal) in HTML parse mode with
+// its inline keyboard — ✅ Approve ❌ Reject / ⏱ <bypass_short> 🔄 Session, each
+// button's callback_data from bot's codec — and returns the new message_id in decimal
+// (bot.Channel; SPEC §6). It blocks for one sendMessage call. Errors: a
+// *bot.RateLimitError for a 429 (the Fanout waits its retry_after); bot.ErrPermanent
+// wrapped for what retrying cannot fix (chat not found, bot blocked or removed, a
+// group upgraded to a supergroup — the error names the new id —, a malformed
+// request, a target that is not a chat id: also ErrBadTarget); else the transport's
+// or the Bot API's error, worth retrying.
+func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string, error) {
+	chatID, err := parseChatID(target)
+	if err != nil {
+		return "", fmt.Errorf("telegram: send to %q: %w", target, err)
+	}
+	m := p.Telegram()
+	msg, err := c.tg.SendMessage(ctx, &tgbot.SendMessageParams{
+		ChatID:             chatID,
+		Text:               m.HTML,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview,
+		ReplyMarkup:        keyboard(m.Buttons),
+	})
+	if err != nil {
+		return "", fmt.Errorf("telegram: send request %d to chat %d: %w", p.RequestID, chatID, classify(err))
+	}
+	return strconv.Itoa(msg.ID), nil
+}
+
+// Edit replaces message ref of chat target with finished prompt p: the outcome line,
+// and an empty inline keyboard so the buttons go (bot.Channel; SPEC §5, §6). It
+// blocks for one editMessageText call. "message is not modified" is a success (the
+// message already shows it), and so is "message to edit not found" (a user deleted
+// the message: there is nothing left to update; logged). Errors as for Send.
+func (c *Channel) Edit(ctx context.Context, target, ref string, p bot.Prompt) error {
+	chatID, err := parseChatID(target)
+	if err != nil {
+		return fmt.Errorf("telegram: edit message %q of %q: %w", ref, target, err)
+	}
+	msgID, err := strconv.Atoi(ref)
+	if err != nil || msgID <= 0 {
+		return fmt.Errorf("telegram: edit message %q of chat %d: %w: %w", ref, chatID, ErrBadTarget, bot.ErrPermanent)
+	}
+	m := p.Telegram()
+	_, err = c.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{
+		ChatID:             chatID,
+		MessageID:          msgID,
+		Text:               m.HTML,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview,
+		ReplyMarkup:        keyboard(m.Buttons),
+	})
+	switch {
+	case err == nil, isBadRequest(err, "message is not modified"):
+		return nil
+	case isBadRequest(err, "message to edit not found"):
+		c.log.Info("a prompt message to edit is gone (deleted in the chat)", "request_id", p.RequestID, "chat", chatID, "message_id", msgID)
+		return nil
+	}
+	return fmt.Errorf("telegram: edit message %d of chat %d for request %d: %w", msgID, chatID, p.RequestID, classify(err))
+}
+
+var noPreview = &models.LinkPreviewOptions{IsDisabled: tgbot.True()}
+
+// keyboard is the inline keyboard of buttons; for none, an empty keyboard — never a
+// missing reply_markup — so that an edit says plainly that the buttons go.
+func keyboard(buttons [][]bot.Button) *models.InlineKeyboardMarkup {
+	rows := make([][]models.InlineKeyboardButton, 0, len(buttons))
+	for _, row := range buttons {
+		r := make([]models.InlineKeyboardButton, 0, len(row))
+		for _, b := range row {
+			r = append(r, models.InlineKeyboardButton{Text: b.Label, CallbackData: b.Data})
+		}
+		rows = append(rows, r)
+	}
+	return &models.InlineKeyboardMarkup{InlineKeyboard: rows}
+}
+
+func parseChatID(s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id == 0 {
+		return 0, fmt.Errorf("%w: %w", ErrBadTarget, bot.ErrPermanent)
+	}
+	return id, nil
+}
+
+// classify maps an error of go-telegram/bot onto what the Fanout acts on: a 429
+// becomes a *bot.RateLimitError (found with errors.As: the library's
+// IsTooManyRequestsError misses wrapped errors); 400, 401, 403 and 404 answers, and a
+// group's migration to a supergroup, wrap bot.ErrPermanent; anything else (network,
+// 5xx, the context) is returned as it is, to be retried.
+func classify(err error) error {
+	var tooMany *tgbot.TooManyRequestsError
+	if errors.As(err, &tooMany) {
+		return &bot.RateLimitError{RetryAfter: retryAfter(tooMany), Err: err}
+	}
+	var migrated *tgbot.MigrateError
+	if errors.As(err, &migrated) {
+		return fmt.Errorf("%w: the group is now supergroup %d; put that id in telegram.chats: %w",
+			bot.ErrPermanent, migrated.MigrateToChatID, err)
+	}
+	for _, e := range []error{tgbot.ErrorBadRequest, tgbot.ErrorForbidden, tgbot.ErrorUnauthorized, tgbot.ErrorNotFound} {
+		if errors.Is(err, e) {
+			return fmt.Errorf("%w: %w", bot.ErrPermanent, err)
+		}
+	}
+	return err
+}
+
+// retryAfter is a 429's parameters.retry_after, at least one second.
+func retryAfter(e *tgbot.TooManyRequestsError) time.Duration {
+	return time.Duration(max(e.RetryAfter, 1)) * time.Second
+}
+
+// isBadRequest reports whether err is a 400 answer whose description holds what.
+func isBadRequest(err error, what string) bool {
+	return errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), what)
+}
+
+// withRetryAfter runs call, and while it answers 429 waits the retry_after the Bot
+// API asked for and calls again (SPEC §6: "HTTP 429 is retried after
+// retry_after"): a rate-limited answer or reply is delayed, never dropped. It
+// returns call's last error, or ctx's error when ctx ends during a wait.
+func (c *Channel) withRetryAfter(ctx context.Context, op string, call func(ctx context.Context) error) error {
+	for {
+		err := call(ctx)
+		var tooMany *tgbot.TooManyRequestsError
+		if !errors.As(err, &tooMany) {
+			return err
+		}
+		wait := retryAfter(tooMany)
+		c.log.Warn("rate limited by Telegram (429); waiting retry_after", "op", op, "retry_after", wait)
+		if err := c.sleep(ctx, wait); err != nil {
+			return fmt.Errorf("waiting retry_after %s: %w", wait, err)
+		}
+	}
+}

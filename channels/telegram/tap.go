@@ -1,0 +1,122 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/skald-circle/skald-bot/bot"
+)
+
+// ToastWorking answers a tap whose resolution took longer than Options.TapWait: the
+// button stops spinning, and the message itself shows the outcome once it is edited.
+const ToastWorking = "⏳ Working on it…"
+
+// Taps (SPEC §6, §12.8). Every callback query is answered, and promptly: a client
+// shows a spinner on the button until answerCallbackQuery, and the Bot API refuses a
+// late answer ("query is too old"). The design chosen:
+//
+//   - The resolution is tried first, bounded by TapWait (default 1 s). It is quick
+//     store work — bot.HandleTap reads the request and resolves it through the gate,
+//     one fsynced bbolt transaction of a few milliseconds — so the answer can say
+//     what happened: "Approved", "Already approved by Jane Doe (100000001)", "Not
+//     authorized".
+//   - The slow work never comes before the answer: editing every message of the
+//     request (the gate asks the Fanout to, on its own goroutines, after the
+//     resolution committed) and any retries of those edits.
+//   - Should the resolution take longer than TapWait (a stalled disk), the query is
+//     answered ToastWorking at TapWait, and the resolution goes on to its end on a
+//     goroutine that Run waits for.
+
+// onTap resolves a tapped button through the Handler and answers the callback query.
+func (c *Channel) onTap(ctx context.Context, q *models.CallbackQuery) {
+	tap := bot.Tap{Channel: Name, UserID: userID(q.From), UserName: displayName(q.From), Data: q.Data}
+	chatID, msgID, ok := tappedMessage(q)
+	if !ok {
+		// An inline message, or none: no prompt of ours (prompts are chat messages).
+		c.log.Warn("tap on a message that is not a chat message", "user_id", tap.UserID)
+		c.answer(ctx, q.ID, "Unknown request")
+		return
+	}
+	tap.ChatID, tap.MessageRef = strconv.FormatInt(chatID, 10), strconv.Itoa(msgID)
+	c.answer(ctx, q.ID, c.resolveTap(ctx, tap))
+}
+
+// tappedMessage returns the chat and message id of the message under the tapped
+// button; a message too old for Telegram to send whole comes as an
+// InaccessibleMessage, which still has both.
+func tappedMessage(q *models.CallbackQuery) (chatID int64, msgID int, ok bool) {
+	switch m := q.Message; {
+	case m.Message != nil:
+		return m.Message.Chat.ID, m.Message.ID, true
+	case m.InaccessibleMessage != nil:
+		return m.InaccessibleMessage.Chat.ID, m.InaccessibleMessage.MessageID, true
+	}
+	return 0, 0, false
+}
+
+// resolveTap runs HandleTap on a tracked goroutine and returns its toast, or
+// ToastWorking when it takes longer than TapWait ("" when ctx ends first).
+func (c *Channel) resolveTap(ctx context.Context, tap bot.Tap) string {
+	done := make(chan string, 1)
+	started := c.work.goTracked(func() {
+		res, err := c.handler.HandleTap(ctx, tap)
+		c.logTap(tap, res, err)
+		done <- res.Toast
+	})
+	if !started {
+		return ""
+	}
+	timer := time.NewTimer(c.tapWait)
+	defer timer.Stop()
+	select {
+	case toast := <-done:
+		return toast
+	case <-timer.C:
+		c.log.Warn("resolving a tap takes longer than the tap wait; answered before it ends",
+			"tap_wait", c.tapWait, "chat", tap.ChatID, "message_id", tap.MessageRef)
+		return ToastWorking
+	case <-ctx.Done():
+		return ""
+	}
+}
+
+func (c *Channel) logTap(tap bot.Tap, res bot.TapResult, err error) {
+	attrs := []any{"user_id", tap.UserID, "chat", tap.ChatID, "message_id", tap.MessageRef, "toast", res.Toast}
+	if res.Request.ID != 0 {
+		attrs = append(attrs, "request_id", res.Request.ID, "status", res.Request.Status)
+	}
+	switch {
+	case err == nil:
+		c.log.Info("request resolved by a tap", attrs...)
+	case errors.Is(err, bot.ErrInternal):
+		c.log.Error("tap failed", append(attrs, "err", err)...)
+	case res.Request.ID != 0: // already resolved, expired
+		c.log.Info("tap on a finished request", attrs...)
+	default:
+		c.log.Warn("tap refused", append(attrs, "err", err)...)
+	}
+}
+
+// answer answers callback query id with toast ("" for none), waiting out a 429. A
+// query already too old to answer is logged.
+func (c *Channel) answer(ctx context.Context, id, toast string) {
+	if ctx.Err() != nil {
+		return
+	}
+	err := c.withRetryAfter(ctx, "answerCallbackQuery", func(ctx context.Context) error {
+		_, err := c.tg.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: toast})
+		return err
+	})
+	switch {
+	case err == nil:
+	case isBadRequest(err, "query is too old"):
+		c.log.Warn("callback query answered too late", "toast", toast, "err", err)
+	default:
+		c.log.Warn("answering a callback query", "toast", toast, "err", err)
+	}
+}
