@@ -61,12 +61,13 @@ func runReadFile(_ context.Context, env Env, args map[string]any) (Result, error
 	if fi.IsDir() {
 		return failed, fmt.Errorf("%s is a directory (use list_files)", args["path"])
 	}
+	var out tail
 	if fi.Size() > MaxOutput {
 		if _, err := f.Seek(-MaxOutput, io.SeekEnd); err != nil {
 			return failed, err
 		}
+		out.cut = true
 	}
-	var out tail
 	if _, err := io.Copy(&out, f); err != nil {
 		return failed, err
 	}

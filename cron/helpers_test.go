@@ -136,7 +136,13 @@ func (e *env) restart() {
 // next returns the next run event named name for run id (0: any run), skipping others.
 func (e *env) next(name string, id uint64) cron.RunEvent {
 	e.t.Helper()
-	timeout := time.After(time.Minute)
+	return e.nextWithin(name, id, time.Minute)
+}
+
+// nextWithin is next giving up after d (of the bubble's fake time under synctest).
+func (e *env) nextWithin(name string, id uint64, d time.Duration) cron.RunEvent {
+	e.t.Helper()
+	timeout := time.After(d)
 	for {
 		select {
 		case ev, ok := <-e.events:

@@ -306,3 +306,21 @@ func allow(t *testing.T, e *env, tool string) {
 		t.Fatal(err)
 	}
 }
+
+func TestNotifyPolicy(t *testing.T) {
+	step := []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "true"}}}
+	fail := []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "false"}}}
+	e := newEnv(t,
+		cron.Job{Name: "always", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyAlways, Steps: step},
+		cron.Job{Name: "failure-ok", Schedule: "@daily", AgentID: "ops", Steps: step},
+		cron.Job{Name: "failure-bad", Schedule: "@daily", AgentID: "ops", Steps: fail},
+		cron.Job{Name: "never", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyNever, Steps: fail},
+	)
+	e.start()
+	for name, want := range map[string]bool{"always": true, "failure-ok": false, "failure-bad": true, "never": false} {
+		r := e.trigger(name)
+		if ev := e.next(cron.EventRunFinished, r.ID); ev.Notify != want {
+			t.Errorf("%s: run_finished %+v, want notify %v", name, ev, want)
+		}
+	}
+}

@@ -100,29 +100,45 @@ func inSecrets(n string) bool {
 // for concurrent use: exec gives it one writer at a time.
 type tail struct {
 	buf []byte
+	// cut is set once bytes before buf were dropped (or never read), so buf may start
+	// inside a character.
+	cut bool
 }
 
 func (t *tail) Write(p []byte) (int, error) {
 	n := len(p)
 	if len(p) >= MaxOutput {
 		t.buf = append(t.buf[:0], p[len(p)-MaxOutput:]...)
+		t.cut = true
 		return n, nil
 	}
 	if over := len(t.buf) + len(p) - MaxOutput; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.cut = true
 	}
 	t.buf = append(t.buf, p...)
 	return n, nil
 }
 
-func (t *tail) String() string { return lastBytes(string(t.buf), MaxOutput) }
+// String returns what was kept, starting at a character boundary.
+func (t *tail) String() string {
+	if t.cut {
+		return trimPartial(string(t.buf))
+	}
+	return string(t.buf)
+}
 
 // lastBytes returns the last max bytes of s, starting at a character boundary.
 func lastBytes(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	s = s[len(s)-max:]
+	return trimPartial(s[len(s)-max:])
+}
+
+// trimPartial drops the bytes of a character cut at the start of s (at most
+// utf8.UTFMax-1 continuation bytes).
+func trimPartial(s string) string {
 	for i := 0; i < len(s) && i < utf8.UTFMax; i++ {
 		if utf8.RuneStart(s[i]) {
 			return s[i:]

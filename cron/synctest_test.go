@@ -1,0 +1,78 @@
+package cron_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+func TestApprovalTimeoutExpiresTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		j := backup("backup", "")
+		j.ApprovalTimeout = time.Hour
+		e := newEnv(t, j)
+		e.start()
+		r := waitingAtStep2(t, e, "backup")
+		req, err := e.gate.Request(r.RequestID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := req.ExpiresAt.Sub(req.CreatedAt); got != time.Hour {
+			t.Fatalf("the request lives %s, want the job's approval_timeout 1h", got)
+		}
+
+		time.Sleep(time.Hour - time.Second)
+		synctest.Wait()
+		if got := e.run(r.ID); got.Status != store.RunWaitingApproval {
+			t.Fatalf("a second before expiry the run is %s", got.Status)
+		}
+		time.Sleep(3 * time.Second)
+		ev := e.next(cron.EventRunFinished, r.ID)
+		got := e.run(r.ID)
+		if got.Status != store.RunExpired || ev.Status != store.RunExpired || !ev.Notify ||
+			got.Error != "step 2: approval request "+itoa(r.RequestID)+" expired by system via gate" {
+			t.Fatalf("run %+v, event %+v", got, ev)
+		}
+		if late := got.FinishedAt.Sub(req.ExpiresAt); late < 0 || late > 2*time.Second {
+			t.Errorf("the run expired %s after its request's expires_at, want within 2s", late)
+		}
+		if got.Steps[1].Status != "expired" || got.Steps[1].Decision != "expired" {
+			t.Errorf("step 2 %+v", got.Steps[1])
+		}
+		if _, ok := e.file("out/report.txt"); ok {
+			t.Error("the expired step ran")
+		}
+	})
+}
+
+// TestScheduleFiresAndSurvivesPanics runs robfig/cron itself on the bubble's fake
+// clock: an @every 1m job whose step panics fails every minute, and the scheduler
+// keeps firing it.
+func TestScheduleFiresAndSurvivesPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		j := cron.Job{Name: "tick", Schedule: "@every 1m", AgentID: "ops", Steps: []cron.Step{{Tool: "explode"}}}
+		e := newEnv(t, j)
+		e.tools = map[string]cron.Tool{"explode": {Run: func(context.Context, cron.Env, map[string]any) (cron.Result, error) {
+			panic("kaboom")
+		}}}
+		allow(t, e, "explode")
+		start := time.Now()
+		e.start()
+		if next := e.eng.Jobs()[0].Next; !next.Equal(start.Add(time.Minute)) {
+			t.Errorf("next firing %s, want a minute after the start %s", next, start)
+		}
+		for i := range 3 {
+			ev := e.nextWithin(cron.EventRunFinished, 0, time.Hour)
+			if ev.Status != store.RunFailed || ev.Trigger != cron.TriggerSchedule || ev.Error != "step 1 (explode): panic: kaboom" {
+				t.Fatalf("run %d: %+v", i+1, ev)
+			}
+			if got, want := time.Since(start), time.Duration(i+1)*time.Minute; got != want {
+				t.Errorf("run %d finished %s after the start, want %s", i+1, got, want)
+			}
+		}
+	})
+}
