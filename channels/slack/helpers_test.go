@@ -539,3 +539,19 @@ func (e *env) checkUpdates(ts string) {
 		e.t.Errorf("message %s still shows buttons", ts)
 	}
 }
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func readJSON(t *testing.T, name string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(readFile(t, name), v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
