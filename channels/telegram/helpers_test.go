@@ -35,7 +35,8 @@ var (
 	groupChat = models.Chat{ID: -5000000001, Type: models.ChatTypeGroup, Title: "Fake Approvers Group"}
 )
 
-var testAccess = bot.Access{Name: {Approvers: []string{"100000001"}, Admins: []string{"100000002"}}}
+// testAccess: Jane approves; Alice, and Max of the fixtures (100000003), are admins.
+var testAccess = bot.Access{Name: {Approvers: []string{"100000001"}, Admins: []string{"100000002", "100000003"}}}
 
 const secretToken = "s3cret_Token-for-tests"
 
@@ -119,9 +120,16 @@ func newEnv(t *testing.T, opt envOptions) *env {
 		}
 	}
 	log := slog.New(e.logs)
-	e.fan = bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized, Logger: log,
+	sig := newSignals()
+	// Reconcile calls Unfinalized once it has shown the pending requests: start
+	// waits for that, so that no test races the Fanout's start-up.
+	unfinalized := func() ([]store.Request, error) {
+		defer sig.done("reconciled")
+		return db.Unfinalized()
+	}
+	e.fan = bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: unfinalized, Logger: log,
 		Retry: bot.Retry{Attempts: 2, Backoff: time.Millisecond}})
-	e.note = &notifier{Fanout: e.fan, sig: newSignals()}
+	e.note = &notifier{Fanout: e.fan, sig: sig}
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -171,18 +179,26 @@ func (e *env) start() *env {
 			}
 		})
 	}
+	e.note.sig.wait(e.t, e.ctx, "reconciled")
 	return e
 }
 
-// stop stops what start started and waits for it; then closes the store.
+// stop stops what start started and waits for it.
 func (e *env) stop() {
 	e.stopOnce.Do(func() {
 		if e.cancel != nil {
 			e.cancel()
 		}
 		e.wg.Wait()
-		_ = e.db.Close()
 	})
+}
+
+// close stops the service and closes its store, as a process that exits.
+func (e *env) close() {
+	e.stop()
+	if err := e.db.Close(); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // require makes a call that requires approval, waits until its prompt was shown in

@@ -215,7 +215,7 @@ func (e *env) checkOneOutcome(id uint64, taps []string) {
 func TestRestartBetweenPromptAndTap(t *testing.T) {
 	first := newEnv(t, envOptions{}).start()
 	r := first.require("sess-1", "Bash", map[string]any{"command": "make deploy"})
-	first.stop()
+	first.close()
 
 	e := newEnv(t, envOptions{srv: first.srv, path: first.path}).start()
 	outcome := make(chan store.Request, 1)

@@ -1,0 +1,199 @@
+package telegram
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Arguments holding HTML and 10 KB of text are escaped and cut, and the test server —
+// which parses HTML and counts characters as Telegram does — accepts the prompt and
+// its outcome.
+func TestPromptEscapedAndCut(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	big := strings.Repeat("0123456789", 1024)
+	// Keys are shown sorted: the command first, then the 10 KB that must be cut.
+	r := e.require("sess-<1>", "Bash", map[string]any{"command": "echo '<b>&</b>' && cat x", "stdin": big})
+	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
+		m := e.prompt(chat, r.ID)
+		if !strings.Contains(m.PlainText, `"command": "echo '<b>&</b>' && cat x"`) || !strings.Contains(m.PlainText, "Session: sess-<1>") {
+			t.Errorf("chat %d: the arguments are not shown as written:\n%.600s", chat, m.PlainText)
+		}
+		if !strings.Contains(m.Text, "&lt;b&gt;&amp;&lt;/b&gt;") {
+			t.Errorf("chat %d: the HTML is not escaped: %.600s", chat, m.Text)
+		}
+		if n := utf8.RuneCountInString(m.PlainText); n > telegramtest.MaxTextLength || n < telegramtest.MaxTextLength-200 {
+			t.Errorf("chat %d: %d characters, want close to %d", chat, n, telegramtest.MaxTextLength)
+		}
+		if !strings.Contains(m.PlainText, "… (cut, ") {
+			t.Errorf("chat %d: no cut marker", chat)
+		}
+	}
+	if a := e.answer(e.tap(alice, janeChat.ID, r.ID, bot.ActionReject)); a.Text != "Rejected" {
+		t.Errorf("toast %q", a.Text)
+	}
+	e.waitUpdated(r.ID)
+	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
+		if m := e.prompt(chat, r.ID); len(m.History) != 2 || !strings.Contains(m.PlainText, "❌ Rejected by Alice Admin (100000002)") {
+			t.Errorf("chat %d: the outcome was not accepted (%d versions):\n…%s", chat, len(m.History), m.PlainText[len(m.PlainText)-200:])
+		}
+	}
+}
+
+func testPrompt(id uint64, status store.Status) bot.Prompt {
+	r := store.Request{ID: id, SessionID: "s", ToolName: "Bash", Arguments: json.RawMessage(`{"command":"ls"}`),
+		Status: status, ExpiresAt: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
+	if status != store.Pending {
+		r.Resolution = &store.Resolution{By: "api", Via: "api", At: time.Date(2026, 1, 1, 14, 3, 0, 0, time.UTC)}
+	}
+	return bot.NewPrompt(r, 0)
+}
+
+// Send and Edit map the Bot API's errors onto what the Fanout acts on: 429 → a
+// *bot.RateLimitError with retry_after; what retrying cannot fix → bot.ErrPermanent;
+// a passing failure → neither. A failed call sends or changes nothing.
+func TestSendAndEditErrors(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := e.ctx
+	chat := strconv.FormatInt(groupChat.ID, 10)
+	var migrated telegramtest.APIError
+	var raw struct {
+		Code   int    `json:"error_code"`
+		Desc   string `json:"description"`
+		Params struct {
+			To int64 `json:"migrate_to_chat_id"`
+		} `json:"parameters"`
+	}
+	if err := json.Unmarshal(fixture(t, "error_group_migrated.json"), &raw); err != nil {
+		t.Fatal(err)
+	}
+	migrated = telegramtest.APIError{Code: raw.Code, Description: raw.Desc, MigrateToChatID: raw.Params.To}
+
+	for _, tc := range []struct {
+		name      string
+		fail      telegramtest.APIError
+		permanent bool
+		retry     time.Duration
+		text      string
+	}{
+		{"429", telegramtest.TooManyRequests(35), false, 35 * time.Second, "retry after 35"},
+		{"blocked", telegramtest.ErrBotBlocked, true, 0, "bot was blocked by the user"},
+		{"chat not found", telegramtest.ErrChatNotFound, true, 0, "chat not found"},
+		{"too long", telegramtest.ErrMessageTooLong, true, 0, "message is too long"},
+		{"migrated", migrated, true, 0, "now supergroup -1001000000002; put that id in telegram.chats"},
+		{"502", telegramtest.ServerError(502), false, 0, "502 Bad Gateway"},
+	} {
+		for _, method := range []string{"sendMessage", "editMessageText"} {
+			ref, err := e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := e.srv.Messages(groupChat.ID)
+			if err := e.srv.FailNext(method, tc.fail); err != nil {
+				t.Fatal(err)
+			}
+			if method == "sendMessage" {
+				_, err = e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
+			} else {
+				err = e.ch.Edit(ctx, chat, ref, testPrompt(1, store.Approved))
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.text) || errors.Is(err, bot.ErrPermanent) != tc.permanent {
+				t.Errorf("%s %s: %v; want permanent=%v and %q", method, tc.name, err, tc.permanent, tc.text)
+			}
+			var rl *bot.RateLimitError
+			if errors.As(err, &rl) != (tc.retry > 0) || (rl != nil && rl.RetryAfter != tc.retry) {
+				t.Errorf("%s %s: rate limit %+v, want retry after %v", method, tc.name, rl, tc.retry)
+			}
+			if strings.Contains(err.Error(), e.srv.Token()) {
+				t.Errorf("the token is in the error: %v", err)
+			}
+			if after := e.srv.Messages(groupChat.ID); js(after) != js(before) {
+				t.Errorf("%s %s: the chat changed", method, tc.name)
+			}
+		}
+	}
+}
+
+// An edit that changes nothing ("message is not modified") and one of a message
+// deleted meanwhile succeed; a target that is no chat id, or a ref that is no
+// message id, is a permanent ErrBadTarget and calls nothing.
+func TestEditEdgeCases(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := e.ctx
+	chat := strconv.FormatInt(janeChat.ID, 10)
+	ref, err := e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := testPrompt(1, store.Approved)
+	for i := range 2 {
+		if err := e.ch.Edit(ctx, chat, ref, done); err != nil {
+			t.Errorf("edit %d: %v", i+1, err)
+		}
+	}
+	if m, _ := e.srv.Message(janeChat.ID, mustAtoi(t, ref)); len(m.History) != 2 || m.Keyboard != nil {
+		t.Errorf("%d versions, keyboard %v", len(m.History), m.Keyboard)
+	}
+	if err := e.ch.Edit(ctx, chat, "999", done); err != nil {
+		t.Errorf("edit of a deleted message: %v", err)
+	}
+	if len(e.logs.find("prompt message to edit is gone", "message_id=999")) != 1 {
+		t.Errorf("not logged:\n%s", e.logs.all())
+	}
+	calls := e.srv.CallCount("")
+	for _, bad := range []struct{ target, ref string }{{"@channel", ref}, {"0", ref}, {chat, "x"}, {chat, "0"}, {chat, "-1"}} {
+		err := e.ch.Edit(ctx, bad.target, bad.ref, done)
+		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
+			t.Errorf("Edit(%q, %q): %v", bad.target, bad.ref, err)
+		}
+	}
+	if _, err := e.ch.Send(ctx, "twelve", done); !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
+		t.Errorf("Send to a bad target: %v", err)
+	}
+	if n := e.srv.CallCount(""); n != calls {
+		t.Errorf("%d Bot API calls for bad targets", n-calls)
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A prompt rate-limited with a 429 is not dropped: the Fanout waits its
+// retry_after (here the shortest Telegram gives, one second) and sends it.
+func TestPromptRateLimitedIsSentLater(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	if err := e.srv.FailNext("sendMessage", telegramtest.TooManyRequests(1)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.g.Check(e.ctx, gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "make"}, SessionID: "sess-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := out.Request.ID
+	if err := e.srv.Wait(e.ctx, func() bool {
+		return len(e.srv.Messages(janeChat.ID)) == 1 && len(e.srv.Messages(groupChat.ID)) == 1
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.srv.CallCount("sendMessage"); n != 3 {
+		t.Errorf("%d sendMessage calls, want 3 (one refused)", n)
+	}
+	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
+		e.prompt(chat, id)
+	}
+}
