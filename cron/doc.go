@@ -70,6 +70,6 @@
 // Run owns every goroutine the engine starts — robfig/cron's and the runs' — and
 // returns only when they have stopped; steps in flight are cancelled and end
 // interrupted. The engine's clock is Options.Now; robfig/cron reads time.Now, so tests
-// that let it fire run under testing/synctest. With Options.Retention set, Run also
-// applies the retention of SPEC §12.19 (store.Prune) at start and daily.
+// that let it fire run under testing/synctest. The retention of SPEC §12.19 (old runs
+// dropped with store.Prune) is cmd's, which prunes requests and audit entries too.
 package cron

@@ -29,7 +29,6 @@ type Store interface {
 	RunByRequest(requestID uint64) (store.Run, error)
 	GetMeta(key string) ([]byte, error)
 	PutMeta(key string, v []byte) error
-	Prune(before time.Time) (int, error)
 }
 
 var _ Store = (*store.DB)(nil)
@@ -59,15 +58,12 @@ const SourceCron = "cron"
 // looks at every waiting run, so no resolution is missed.
 const eventBuffer = 256
 
-// pruneInterval is how often the retention of SPEC §12.19 is applied.
-const pruneInterval = 24 * time.Hour
-
 // Options configure an Engine.
 type Options struct {
 	// Store and Gate are required.
 	Store Store
 	Gate  Gate
-	// Jobs are the configured jobs; none is fine (the engine then only prunes).
+	// Jobs are the configured jobs; none is fine.
 	Jobs []Job
 	// Tools are the tools steps may name; nil means Builtins().
 	Tools map[string]Tool
@@ -77,10 +73,7 @@ type Options struct {
 	WorkspaceRoot string
 	// Location is where schedules without CRON_TZ= are read; nil means time.Local.
 	Location *time.Location
-	// Retention drops finished requests, runs and audit entries older than this, at
-	// start and then daily (SPEC §12.19, store.Prune); zero means no pruning.
-	Retention time.Duration
-	// Now is the run engine's clock (run and step times, durations, retention); nil
+	// Now is the run engine's clock (run and step times, durations); nil
 	// means time.Now. robfig/cron itself reads time.Now (SPEC §12.24).
 	Now func() time.Time
 	// Logger nil means slog.Default(); the engine adds component=cron.
@@ -95,16 +88,15 @@ type Options struct {
 // scan Run starts with) resumes it at that step. Create it with New and start it with
 // Run. All methods are safe for concurrent use.
 type Engine struct {
-	store     Store
-	gate      Gate
-	jobs      map[string]*job
-	names     []string // sorted
-	tools     map[string]Tool
-	retention time.Duration
-	now       func() time.Time
-	log       *slog.Logger
-	sched     *robfig.Cron
-	started   atomic.Bool
+	store   Store
+	gate    Gate
+	jobs    map[string]*job
+	names   []string // sorted
+	tools   map[string]Tool
+	now     func() time.Time
+	log     *slog.Logger
+	sched   *robfig.Cron
+	started atomic.Bool
 
 	// mu guards ctx and active, and serialises every read-modify-write of a run record
 	// and of the queue slots, so two transitions of one run never interleave and an
@@ -140,12 +132,8 @@ func New(opt Options) (*Engine, error) {
 	if !filepath.IsAbs(opt.WorkspaceRoot) {
 		return nil, fmt.Errorf("cron: new: workspace root %q is not an absolute path", opt.WorkspaceRoot)
 	}
-	if opt.Retention < 0 {
-		return nil, fmt.Errorf("cron: new: retention %s is negative", opt.Retention)
-	}
 	e := &Engine{
-		store: opt.Store, gate: opt.Gate, tools: opt.Tools, retention: opt.Retention,
-		now: opt.Now, log: opt.Logger, jobs: make(map[string]*job),
+		store: opt.Store, gate: opt.Gate, tools: opt.Tools, now: opt.Now, log: opt.Logger, jobs: make(map[string]*job),
 		active: make(map[string]map[uint64]bool), ready: make(chan struct{}),
 	}
 	if e.tools == nil {
@@ -220,8 +208,7 @@ func (e *Engine) scheduled(name string) {
 // service was down are resumed (approved) or finished (rejected, expired, cancelled);
 // runs whose request is still pending keep waiting; a job whose queue slot is taken and
 // that has no unfinished run starts its queued run. It then starts robfig/cron and
-// resumes a waiting run whenever approval_resolved says its request was resolved,
-// and applies the retention daily when Options.Retention is set.
+// resumes a waiting run whenever approval_resolved says its request was resolved.
 //
 // When ctx is done it stops taking triggers, stops robfig/cron and waits for it,
 // cancels the steps in flight (their runs end interrupted) and waits for every
@@ -242,13 +229,6 @@ func (e *Engine) Run(ctx context.Context) error {
 		return fmt.Errorf("cron: run: %w", err)
 	}
 	e.sched.Start()
-	var prune <-chan time.Time
-	if e.retention > 0 {
-		e.prune()
-		t := time.NewTicker(pruneInterval)
-		defer t.Stop()
-		prune = t.C
-	}
 	e.log.Info("scheduler started", "jobs", len(e.jobs))
 	close(e.ready)
 	for {
@@ -265,8 +245,6 @@ func (e *Engine) Run(ctx context.Context) error {
 			if d, ok := ev.Data.(gate.ApprovalResolved); ok && ev.Name == gate.EventApprovalResolved {
 				e.requestResolved(d.RequestID)
 			}
-		case <-prune:
-			e.prune()
 		}
 	}
 }
@@ -285,19 +263,6 @@ func (e *Engine) stop() {
 	<-e.sched.Stop().Done()
 	e.wg.Wait()
 	e.log.Info("scheduler stopped")
-}
-
-// prune applies the retention (SPEC §12.19).
-func (e *Engine) prune() {
-	before := e.now().Add(-e.retention)
-	n, err := e.store.Prune(before)
-	if err != nil {
-		e.log.Error("retention: prune failed", "err", err)
-		return
-	}
-	if n > 0 {
-		e.log.Info("retention: pruned old records", "records", n, "before", before)
-	}
 }
 
 // restore brings the runs a previous process left unfinished up to date (see Run).

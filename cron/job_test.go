@@ -130,7 +130,6 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{cron.Options{Gate: g, WorkspaceRoot: e.root}, "cron: new: a store and a gate are required"},
 		{cron.Options{Store: e.db, WorkspaceRoot: e.root}, "cron: new: a store and a gate are required"},
 		{cron.Options{Store: e.db, Gate: g, WorkspaceRoot: "ws"}, `cron: new: workspace root "ws" is not an absolute path`},
-		{cron.Options{Store: e.db, Gate: g, WorkspaceRoot: e.root, Retention: -1}, "cron: new: retention -1ns is negative"},
 		{cron.Options{Store: e.db, Gate: g, WorkspaceRoot: e.root, Jobs: []cron.Job{j}}, `cron: job "backup": profile "nobody" is not configured`},
 	}
 	for _, tt := range tests {
