@@ -256,7 +256,7 @@ func TestCommandAddressing(t *testing.T) {
 		chat int64
 		want string
 	}{
-		{"update_message_command_group.json", -5000000001, "not authorized: rules needs an admin"}, // Jane is an approver
+		{"update_message_command_group.json", -5000000001, "not authorized: rules needs an admin"},  // Jane is an approver
 		{"update_message_command_group_with_mention.json", -200000001, "default p999999 require *"}, // Max is an admin
 		{"update_message_command_private.json", 100000001, "not authorized: rules needs an admin"},
 		{"update_message_command_supergroup.json", -1001000000001, "not authorized: rules needs an admin"},
