@@ -114,15 +114,24 @@ func (o *outbox) MarkMessagesFinal(id uint64) error {
 	return err
 }
 
-// jobs is a hand-written bot.Jobs with one job, nightly-backup.
+// jobs is a hand-written bot.Jobs with one job, nightly-backup. When hold is set,
+// Trigger waits for a value on it: a slow command.
 type jobs struct {
 	mu   sync.Mutex
 	runs []store.Run
+	hold chan struct{}
 }
 
 func (j *jobs) List() []string { return []string{"nightly-backup"} }
 
-func (j *jobs) Trigger(_ context.Context, name string) (store.Run, error) {
+func (j *jobs) Trigger(ctx context.Context, name string) (store.Run, error) {
+	if j.hold != nil {
+		select {
+		case <-j.hold:
+		case <-ctx.Done():
+			return store.Run{}, ctx.Err()
+		}
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	r := store.Run{ID: uint64(len(j.runs) + 1), Job: name, Status: store.RunStatus("running"), Trigger: "manual",
@@ -151,6 +160,7 @@ type env struct {
 	box   *outbox
 	g     *gate.Manager
 	fan   *bot.Fanout
+	jobs  *jobs
 	ch    *slack.Channel
 	clock *clock
 	base  string // HTTP mode: "http://127.0.0.1:PORT"
@@ -195,7 +205,8 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Notifier: e.fan, Logger: quietLogger()}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: &jobs{}, BypassShort: opt.bypassShort, Logger: quietLogger()})
+	e.jobs = &jobs{}
+	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: e.jobs, BypassShort: opt.bypassShort, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,206 @@
+package slack_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/slack"
+	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// The socket dropped by the server, or a disconnect message: the client reconnects
+// through apps.connections.open and the next click and command work.
+func TestSocketReconnect(t *testing.T) {
+	e := newEnv(t, socketMode, envOptions{})
+	ctx := ctxT(t)
+	req, ts := e.require("s1", "Bash", map[string]any{"command": "ls"})
+	if err := e.srv.Drop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.WaitConnections(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	click := e.click(approver, ts, req.ID, bot.ActionApprove)
+	if ack := e.srv.Acks(); len(ack) != 1 || ack[0].EnvelopeID != click.envelope.EnvelopeID || ack[0].Connection != 2 {
+		t.Errorf("acks %+v, want the click's on connection 2", ack)
+	}
+	if _, toast := e.nextEphemeral(); toast != "Approved" {
+		t.Errorf("toast %q", toast)
+	}
+	e.waitFinal(req.ID)
+	e.checkUpdates(ts)
+
+	if err := e.srv.Disconnect("refresh_requested"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.WaitConnections(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	e.command(approver, "whoami")
+	if _, reply := e.nextEphemeral(); reply != "jane.approver · id U0FAKEUSR01 · slack · approver" {
+		t.Errorf("whoami after the reconnect: %q", reply)
+	}
+}
+
+// Every envelope is acknowledged, also those the channel has no use for (an Events
+// API event, a shortcut), which change nothing.
+func TestSocketOtherEnvelopes(t *testing.T) {
+	e := newEnv(t, socketMode, envOptions{})
+	before := e.state()
+	for _, name := range []string{"socket_mode_events_api_app_mention.json", "socket_mode_interactive_shortcut.json"} {
+		var f struct {
+			Type    string          `json:"type"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		readJSON(t, name, &f)
+		env, err := e.srv.Push(slacktest.Envelope{Type: f.Type, Payload: f.Payload})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.waitAck(env.EnvelopeID, 1)
+	}
+	e.stop()
+	e.unchanged("envelopes of no use", before)
+	if n := len(e.srv.Ephemerals()); n != 0 {
+		t.Errorf("%d ephemerals", n)
+	}
+}
+
+// The ack does not wait for the work: a command still running (a job being started)
+// is already acknowledged — an empty ack in Socket Mode, an empty 200 over HTTP — and
+// its reply follows when it is done.
+func TestAckBeforeWork(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			e := newEnv(t, m, envOptions{})
+			e.jobs.hold = make(chan struct{})
+			e.command(admin, "run nightly-backup") // returns once acknowledged
+			if m == socketMode {
+				if acks := e.srv.Acks(); len(acks) != 1 || acks[0].Payload != nil {
+					t.Errorf("acks %+v, want one without a payload", acks)
+				}
+			}
+			if n := len(e.srv.Ephemerals()); n != 0 {
+				t.Fatalf("%d replies before the command finished", n)
+			}
+			e.jobs.hold <- struct{}{}
+			if _, reply := e.nextEphemeral(); !strings.Contains(reply, "nightly-backup") {
+				t.Errorf("reply %q", reply)
+			}
+		})
+	}
+}
+
+// Run checks the bot token first: one Slack refuses ends Run with ErrAuth.
+func TestRunBadToken(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			e := newEnv(t, m, envOptions{manual: true, srv: slacktest.Config{BotToken: "xoxb-0000000001-0000000002-OTHERbotTOKEN01"}})
+			err := e.ch.Run(ctxT(t))
+			if !errors.Is(err, slack.ErrAuth) || !strings.Contains(err.Error(), "invalid_auth") {
+				t.Fatalf("Run = %v, want ErrAuth (invalid_auth)", err)
+			}
+			if strings.Contains(err.Error(), slacktest.DefaultBotToken) {
+				t.Errorf("the error holds the token: %v", err)
+			}
+			if _, err := e.ch.Addr(ctxT(t)); !errors.Is(err, slack.ErrNoListener) {
+				t.Errorf("Addr after a failed Run: %v, want ErrNoListener", err)
+			}
+			if e.srv.Connections() != 0 {
+				t.Errorf("%d Socket Mode connections", e.srv.Connections())
+			}
+		})
+	}
+}
+
+// Run runs once; Addr says when there is nothing to listen on.
+func TestRunTwiceAndAddr(t *testing.T) {
+	e := newEnv(t, socketMode, envOptions{})
+	if err := e.ch.Run(context.Background()); !errors.Is(err, slack.ErrRunning) {
+		t.Errorf("second Run = %v, want ErrRunning", err)
+	}
+	if _, err := e.ch.Addr(context.Background()); !errors.Is(err, slack.ErrNoListener) {
+		t.Errorf("Addr in Socket Mode = %v, want ErrNoListener", err)
+	}
+	h := newEnv(t, httpMode, envOptions{manual: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.ch.Addr(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Addr before Run with a done context = %v, want context.Canceled", err)
+	}
+}
+
+// New refuses options it cannot run with, saying what is missing, without a token.
+func TestNewInvalid(t *testing.T) {
+	e := newEnv(t, socketMode, envOptions{manual: true})
+	b, err := bot.New(bot.Options{Gate: e.g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opt  slack.Options
+		msg  string
+	}{
+		{"nothing", slack.Options{}, "missing a bot token, a Bot, a delivery log, an app-level token (Socket Mode) or a signing secret (HTTP mode)"},
+		{"no bot", slack.Options{BotToken: slacktest.DefaultBotToken, AppToken: slacktest.DefaultAppToken, Deliveries: e.db}, "missing a Bot"},
+		{"no store", slack.Options{BotToken: slacktest.DefaultBotToken, AppToken: slacktest.DefaultAppToken, Bot: b}, "missing a delivery log"},
+		{"no mode", slack.Options{BotToken: slacktest.DefaultBotToken, Bot: b, Deliveries: e.db}, "missing an app-level token"},
+	} {
+		ch, err := slack.New(c.opt)
+		if ch != nil || !errors.Is(err, slack.ErrInvalidOptions) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: New = %v, %v; want ErrInvalidOptions saying %q", c.name, ch, err, c.msg)
+		}
+	}
+	ch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken, SigningSecret: secret, Bot: b, Deliveries: e.db,
+		Channels: []string{"C1", "C2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Name() != "slack" || ch.SocketMode() || strings.Join(ch.Targets(), ",") != "C1,C2" {
+		t.Errorf("Name %q, SocketMode %v, Targets %v", ch.Name(), ch.SocketMode(), ch.Targets())
+	}
+}
+
+// A delivery log that cannot be written: the delivery is not run, and the user is
+// told "Internal error".
+func TestDeliveryLogFails(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			e := newEnv(t, m, envOptions{manual: true})
+			b, err := bot.New(bot.Options{Gate: e.g, Access: access, Logger: quietLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := slack.Options{BotToken: slacktest.DefaultBotToken, APIURL: e.srv.URL(), Bot: b,
+				Deliveries: failingLog{}, Logger: quietLogger()}
+			if m == socketMode {
+				o.AppToken = slacktest.DefaultAppToken
+			} else {
+				o.SigningSecret, o.HTTPListen = secret, "127.0.0.1:0"
+			}
+			if e.ch, err = slack.New(o); err != nil {
+				t.Fatal(err)
+			}
+			e.start()
+			before := e.state()
+			e.command(admin, "allow Read")
+			if _, reply := e.nextEphemeral(); reply != "Internal error" {
+				t.Errorf("reply %q", reply)
+			}
+			e.unchanged("a command whose delivery could not be recorded", before)
+		})
+	}
+}
+
+type failingLog struct{}
+
+func (failingLog) SeenDelivery(string, time.Time, time.Duration) (bool, error) {
+	return false, store.ErrInvalid
+}
