@@ -168,6 +168,8 @@ type env struct {
 
 	mu     sync.Mutex // guards sleeps
 	sleeps []time.Duration
+	// wake, when set before start, makes each Sleep wait for a value on it.
+	wake chan struct{}
 
 	ephemerals int // ephemerals consumed by nextEphemeral
 	stopOnce   sync.Once
@@ -237,11 +239,18 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 	return e
 }
 
-// sleep is the Channel's Sleep: it records the wait and returns at once.
+// sleep is the Channel's Sleep: it records the wait and returns at once, or when
+// e.wake is set once it receives a value.
 func (e *env) sleep(ctx context.Context, d time.Duration) error {
 	e.mu.Lock()
 	e.sleeps = append(e.sleeps, d)
 	e.mu.Unlock()
+	if e.wake != nil {
+		select {
+		case <-e.wake:
+		case <-ctx.Done():
+		}
+	}
 	return ctx.Err()
 }
 

@@ -48,6 +48,37 @@ func TestSocketReconnect(t *testing.T) {
 	}
 }
 
+// When slack-go's client gives up — Slack refuses the app-level token on
+// apps.connections.open — Run keeps going and restarts it with a doubling backoff;
+// prompts still go out through the Web API.
+func TestSocketRestart(t *testing.T) {
+	e := newEnv(t, socketMode, envOptions{manual: true, srv: slacktest.Config{AppToken: "xapp-1-A0FAKEAPP01-0000000003-OTHERappTOKEN01"}})
+	e.wake = make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.ch.Run(ctx) }()
+	for i := range 3 {
+		e.wake <- struct{}{} // returns once Run sleeps before restart i+1
+		if got := e.srv.Calls("apps.connections.open"); got < i+1 {
+			t.Fatalf("%d calls of apps.connections.open before restart %d", got, i+1)
+		}
+	}
+	if _, err := e.ch.Send(ctxT(t), slacktest.DefaultChannel, bot.NewPrompt(store.Request{ID: 1, ToolName: "Bash", Status: store.Pending}, 0)); err != nil {
+		t.Errorf("Send while Socket Mode is down: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run = %v, want nil after its context ended", err)
+	}
+	got := e.slept()
+	if len(got) < 3 || got[0] != time.Second || got[1] != 2*time.Second || got[2] != 4*time.Second {
+		t.Errorf("backoff %v, want 1s 2s 4s …", got)
+	}
+	if e.srv.Connections() != 0 {
+		t.Errorf("%d connections with a refused token", e.srv.Connections())
+	}
+}
+
 // Every envelope is acknowledged, also those the channel has no use for (an Events
 // API event, a shortcut), which change nothing.
 func TestSocketOtherEnvelopes(t *testing.T) {
