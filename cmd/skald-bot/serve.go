@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skald-circle/skald-bot/config"
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -52,13 +53,19 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opt))
 }
 
-// serve runs the service of cfg until ctx is done: it creates data_dir (0700), opens
-// and seeds the store, builds the gate, logs "serving", runs the components (see
-// runComponents), and when ctx is done stops them in reverse order and closes the
-// store last. It returns nil after a clean stop; else the first error (a store that
-// is locked by another process, a component that failed, …).
+// serve runs the service of cfg until ctx is done: it checks the jobs (an invalid one
+// refuses start-up before anything is created), creates data_dir (0700), opens and
+// seeds the store, builds the gate and the scheduler, logs "serving", runs the
+// components (see runComponents), and when ctx is done stops them in reverse order and
+// closes the store last. It returns nil after a clean stop; else the first error (an
+// invalid job, a store that is locked by another process, a component that failed, …).
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error) {
 	svcLog := log.With("component", "serve")
+	// Invalid jobs (a bad schedule, an unknown tool) refuse start-up before anything
+	// is created (SPEC §7).
+	if err := cron.Validate(cronJobs(cfg), nil); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("serve: create data_dir: %w", err)
 	}
@@ -77,15 +84,21 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 	if err != nil {
 		return err
 	}
-	// Listed in start order; they stop in reverse. The scheduler, the chat channels
-	// and the HTTP API go after these, in that order (they take work in).
+	sched, err := newScheduler(cfg, gt, db, log)
+	if err != nil {
+		return err
+	}
+	// Listed in start order; they stop in reverse: what takes work in (the
+	// scheduler, the chat channels, the HTTP API, in that order) goes after the gate
+	// and the pruner.
 	comps := []component{
 		{"gate", gt.Run},
 		{"retention", func(ctx context.Context) error {
 			return runRetention(ctx, db, cfg.Retention.Duration, time.Now, svcLog)
 		}},
+		{"scheduler", sched.Run},
 	}
-	apiComp, err := apiComponent(cfg, gt, db, nil, nil, log)
+	apiComp, err := apiComponent(cfg, gt, db, apiJobs{sched}, nil, log)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/config"
+	"github.com/skald-circle/skald-bot/cron"
+)
+
+// sse reads the service's Server-Sent Events (GET /api/events) until the test ends.
+type sse struct {
+	events chan [2]string // name, data
+}
+
+func subscribe(t *testing.T, url string) *sse {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/events: %s", resp.Status)
+	}
+	s := &sse{events: make(chan [2]string, 100)}
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		name := ""
+		for sc.Scan() {
+			line := sc.Text()
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				name = v
+			}
+			if v, ok := strings.CutPrefix(line, "data: "); ok {
+				s.events <- [2]string{name, v}
+			}
+		}
+	}()
+	return s
+}
+
+// next returns the data of the next run event named name.
+func (s *sse) next(t *testing.T, name string) cron.RunEvent {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-s.events:
+			if ev[0] != name {
+				continue
+			}
+			var d cron.RunEvent
+			if err := json.Unmarshal([]byte(ev[1]), &d); err != nil {
+				t.Fatalf("%s data %s: %v", name, ev[1], err)
+			}
+			return d
+		case <-timeout:
+			t.Fatalf("no %s event in 30s", name)
+		}
+	}
+}
+
+// A job run through the real binary: the CLI starts it, its second step waits for
+// approval (the first step's file exists, the second's does not), a second trigger is
+// refused with 409, the CLI approves, and the run finishes with both files written.
+func TestProcessJobWaitsForApproval(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	url := closedPort(t)
+	ws := filepath.Join(dir, "ws")
+	os.MkdirAll(filepath.Join(ws, "data"), 0o755)
+	cfg := filepath.Join(dir, "skald.yaml")
+	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + ws +
+		"\napi:\n  listen: " + strings.TrimPrefix(url, "http://") + `
+jobs:
+  - name: nightly
+    schedule: "CRON_TZ=Europe/Rome 30 2 * * *"
+    agent_id: ops
+    steps:
+      - {tool: write_file, args: {path: data/first.txt, content: one}}
+      - {tool: write_file, args: {path: out/second.txt, content: two}}
+`
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	svc := startService(t, bin, cfg)
+	events := subscribe(t, url)
+
+	code, out, errOut := cli(t, bin, "jobs", "run", "nightly", "--server", url)
+	if code != 0 || !strings.HasSuffix(out, " of nightly: running\n") {
+		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
+	}
+	w := events.next(t, cron.EventRunWaiting)
+	if w.Job != "nightly" || w.RequestID == 0 {
+		t.Fatalf("run_waiting %+v", w)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "data/first.txt")); err != nil || string(b) != "one" {
+		t.Errorf("the first step's file: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "out/second.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the second step ran before approval: %v", err)
+	}
+	code, _, errOut = cli(t, bin, "jobs", "run", "nightly", "--server", url)
+	if code != 1 || !strings.Contains(errOut, "trigger skipped: the job has an unfinished run") {
+		t.Errorf("a second trigger: exit %d %q, want a 409 saying it was skipped", code, errOut)
+	}
+
+	if code, _, errOut := cli(t, bin, "approve", u(w.RequestID), "--server", url); code != 0 {
+		t.Fatalf("approve: exit %d %s", code, errOut)
+	}
+	f := events.next(t, cron.EventRunFinished)
+	if f.RunID != w.RunID || f.Status != "succeeded" || f.Notify {
+		t.Fatalf("run_finished %+v", f)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "out/second.txt")); err != nil || string(b) != "two" {
+		t.Errorf("the second step's file: %q %v", b, err)
+	}
+	code, out, _ = cli(t, bin, "jobs", "runs", "nightly", "--server", url, "--json")
+	var runs []struct {
+		Status          string
+		SkippedTriggers int `json:"skipped_triggers"`
+	}
+	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) != 1 ||
+		runs[0].Status != "succeeded" || runs[0].SkippedTriggers != 1 {
+		t.Errorf("jobs runs: exit %d %s", code, out)
+	}
+	code, out, _ = cli(t, bin, "jobs", "list", "--server", url)
+	if code != 0 || !strings.Contains(out, "nightly") || !strings.Contains(out, "CRON_TZ=Europe/Rome 30 2 * * *") {
+		t.Errorf("jobs list: exit %d %s", code, out)
+	}
+	svc.stop(t)
+}
+
+// TestServeBadSchedule: an invalid schedule ends serve with exit 1 and one line naming
+// the job, and nothing is created.
+func TestServeBadSchedule(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir, "jobs:\n  - {name: nightly, schedule: \"61 * * * *\", steps: [{tool: execute_cmd, args: {cmd: \"true\"}}]}\n")
+	p := startSkald(t, dir, nil, "serve", "--config", cfg)
+	code, lines := p.exit(t)
+	want := `skald-bot: cron: job "nightly": schedule "61 * * * *": end of range (61) above maximum (59): 61`
+	if code != 1 || len(lines) != 1 || lines[0] != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("data_dir created by a failed start: %v", err)
+	}
+}
+
+// TestExampleJobsAreValid: the example configuration's jobs pass the scheduler's
+// checks, so `serve --config config.example.yaml` starts.
+func TestExampleJobsAreValid(t *testing.T) {
+	data, err := os.ReadFile("../../config.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Parse(data, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Jobs) == 0 {
+		t.Fatal("the example has no job")
+	}
+	if err := cron.Validate(cronJobs(c), nil); err != nil {
+		t.Error(err)
+	}
+}
