@@ -324,3 +324,40 @@ func TestNotifyPolicy(t *testing.T) {
 		}
 	}
 }
+
+// droppingGate is the real gate whose first subscription is a channel the test
+// controls, to play the gate dropping a slow subscriber.
+type droppingGate struct {
+	*gate.Manager
+	first chan gate.Event
+	calls int
+}
+
+func (g *droppingGate) Subscribe(n int) (<-chan gate.Event, func()) {
+	if g.calls++; g.calls == 1 {
+		return g.first, func() {}
+	}
+	return g.Manager.Subscribe(n)
+}
+
+// TestDroppedSubscriptionMissesNoResolution: a resolution whose event the engine
+// never saw (its subscription was dropped) is found when it subscribes again.
+func TestDroppedSubscriptionMissesNoResolution(t *testing.T) {
+	e := newEnv(t, backup("backup", ""))
+	dg := &droppingGate{first: make(chan gate.Event)}
+	e.edit = func(o *cron.Options) {
+		dg.Manager = o.Gate.(*gate.Manager)
+		o.Gate = dg
+	}
+	e.start()
+	r := waitingAtStep2(t, e, "backup")
+	e.resolve(r.RequestID, true, "") // approval_resolved goes to the real bus, not to the engine
+	if got := e.run(r.ID); got.Status != store.RunWaitingApproval {
+		t.Fatalf("the run moved without the event: %s", got.Status)
+	}
+	close(dg.first) // the gate drops the engine's subscription
+	e.next(cron.EventRunFinished, r.ID)
+	if got := e.run(r.ID); got.Status != store.RunSucceeded || e.lines("data/step3.log") != 1 {
+		t.Fatalf("run %+v", got)
+	}
+}
