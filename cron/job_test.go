@@ -12,6 +12,7 @@ import (
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
 )
 
 func TestInvalidScheduleRefusesStartUpNamingTheJob(t *testing.T) {
@@ -222,4 +223,28 @@ func TestJobsListing(t *testing.T) {
 			t.Errorf("job %+v\nwant %+v", jobs[i], want[i])
 		}
 	}
+}
+
+func TestRunFailsWhenTheStoreCannotBeRead(t *testing.T) {
+	e := newEnv(t, backup("backup", ""))
+	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err = eng.Run(context.Background())
+	wantErr(t, err, store.ErrClosed, "cron: run: store: runs by status")
+	select {
+	case <-eng.Ready():
+		t.Error("Ready closed after a failed start")
+	default:
+	}
+	_, err = eng.Trigger(context.Background(), "backup")
+	wantErr(t, err, cron.ErrNotRunning)
 }

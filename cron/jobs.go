@@ -9,22 +9,22 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// JobInfo describes a configured job for GET /api/jobs and the jobs command (SPEC §6,
-// §8).
+// JobInfo describes a configured job, for GET /api/jobs and the jobs command (SPEC
+// §6, §8); cmd maps it onto the API's own type.
 type JobInfo struct {
-	Name         string  `json:"name"`
-	Schedule     string  `json:"schedule"`
-	AgentID      string  `json:"agent_id,omitempty"`
-	Profile      string  `json:"profile"`
-	ContextLabel string  `json:"context_label,omitempty"`
-	Overlap      Overlap `json:"overlap"`
-	Notify       Notify  `json:"notify"`
+	Name         string
+	Schedule     string
+	AgentID      string
+	Profile      string
+	ContextLabel string
+	Overlap      Overlap
+	Notify       Notify
 	// ApprovalTimeout is the job's own, zero when it uses the global one.
-	ApprovalTimeout time.Duration `json:"approval_timeout,omitempty"`
+	ApprovalTimeout time.Duration
 	// Steps is how many steps the job has.
-	Steps int `json:"steps"`
+	Steps int
 	// Next is when the schedule fires next; zero for a schedule that never fires.
-	Next time.Time `json:"next,omitzero"`
+	Next time.Time
 }
 
 // List returns the names of the configured jobs, sorted (bot.Jobs). It does no I/O.
