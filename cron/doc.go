@@ -30,6 +30,11 @@
 //   - require → the run is stored waiting_approval with the request's id, and the
 //     goroutine returns. Nothing waits for the human.
 //
+// A step's Decision is the gate's word (allow, deny, pending while it waits, then
+// approved, rejected, expired or cancelled) and its Status a run status word (running,
+// waiting_approval, succeeded, failed, denied, rejected, expired, cancelled,
+// interrupted).
+//
 // Engine.Run subscribes to the gate's events: when approval_resolved names a request a
 // run waits on, the run is resumed at that step (approved: the step runs without a
 // second check, then the next steps) or ended rejected, expired or cancelled — the
