@@ -83,6 +83,8 @@ type envOptions struct {
 	jobs    bot.Jobs
 	// offset is stored before the Channel is built.
 	offset []byte
+	// store wraps the store given to the Channel.
+	store func(Store) Store
 }
 
 func newServer(t *testing.T) *telegramtest.Server {
@@ -148,8 +150,12 @@ func newEnv(t *testing.T, opt envOptions) *env {
 	if tapWait == 0 {
 		tapWait = time.Minute
 	}
+	var chStore Store = db
+	if opt.store != nil {
+		chStore = opt.store(db)
+	}
 	copt := Options{Token: e.srv.Token(), APIURL: e.srv.URL(), Chats: []int64{janeChat.ID, groupChat.ID},
-		Handler: h, Store: db, HTTPClient: opt.httpClient, TapWait: tapWait, Sleep: e.sleeps.sleep, Logger: log}
+		Handler: h, Store: chStore, HTTPClient: opt.httpClient, TapWait: tapWait, Sleep: e.sleeps.sleep, Logger: log}
 	if opt.webhook {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -402,4 +403,78 @@ func (e *env) postRaw(u models.Update, secret string) int {
 		e.t.Error(err)
 	}
 	return code
+}
+
+// brokenStore is the real store whose offset and delivery records fail once broken.
+type brokenStore struct {
+	Store
+	broken chan struct{} // closed: broken
+}
+
+func (b brokenStore) isBroken() bool {
+	select {
+	case <-b.broken:
+		return true
+	default:
+		return false
+	}
+}
+
+func (b brokenStore) PutMeta(key string, v []byte) error {
+	if b.isBroken() {
+		return errDisk
+	}
+	return b.Store.PutMeta(key, v)
+}
+
+func (b brokenStore) SeenDelivery(id string, now time.Time, ttl time.Duration) (bool, error) {
+	if b.isBroken() {
+		return false, errDisk
+	}
+	return b.Store.SeenDelivery(id, now, ttl)
+}
+
+// What fails on the way is logged and does not stop the Channel: a store that
+// cannot record the update (it is handled anyway, rather than lost), an answer or a
+// reply the Bot API refuses.
+func TestFailuresAreLogged(t *testing.T) {
+	broken := brokenStore{broken: make(chan struct{})}
+	e := newEnv(t, envOptions{store: func(s Store) Store { broken.Store = s; return broken }}).start()
+
+	close(broken.broken)
+	if reply := e.say(jane, janeChat, "/whoami"); !strings.Contains(reply, "approver") {
+		t.Errorf("whoami with a broken store: %q", reply)
+	}
+
+	r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
+	for _, f := range []telegramtest.APIError{telegramtest.ErrQueryTooOld, telegramtest.ServerError(500)} {
+		if err := e.srv.FailNext("answerCallbackQuery", f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.srv.FailNext("sendMessage", telegramtest.ErrBotBlocked); err != nil {
+		t.Fatal(err)
+	}
+	e.tap(mallory, groupChat.ID, r.ID, bot.ActionApprove)
+	e.tap(mallory, groupChat.ID, r.ID, bot.ActionReject)
+	if _, err := e.srv.Inject(e.srv.MessageUpdate(jane, janeChat, "/whoami")); err != nil {
+		t.Fatal(err)
+	}
+	// Handled in order: once this one is answered, the three before were handled.
+	if reply := e.say(jane, janeChat, "/pending"); !strings.Contains(reply, "1 pending") {
+		t.Errorf("pending: %q", reply)
+	}
+	for _, want := range []string{"callback query answered too late", "answering a callback query", "replying to a command"} {
+		if len(e.logs.find("WARN", want)) != 1 {
+			t.Errorf("not logged %q:\n%s", want, e.logs.all())
+		}
+	}
+	// Every update since the store broke: recorded and stored by no one, handled all
+	// the same (the offset of the last one is stored after its reply).
+	if n := len(e.logs.find("ERROR", "recording a handled update", "disk on fire")); n != 5 {
+		t.Errorf("%d failed records logged, want 5:\n%s", n, e.logs.all())
+	}
+	if n := len(e.logs.find("ERROR", "storing the offset", "disk on fire")); n < 4 {
+		t.Errorf("%d failed offsets logged, want at least 4:\n%s", n, e.logs.all())
+	}
 }
