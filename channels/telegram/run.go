@@ -44,12 +44,13 @@ func (c *Channel) Run(ctx context.Context) error {
 		}
 		return err
 	})
-	if err == nil {
-		if c.webhook.URL != "" {
-			err = c.runWebhook(ctx)
-		} else {
-			err = c.runPolling(ctx)
-		}
+	switch {
+	case err == nil && c.webhook.URL != "":
+		err = c.runWebhook(ctx)
+	case err == nil:
+		err = c.runPolling(ctx)
+	case c.webhook.Listener != nil:
+		_ = c.webhook.Listener.Close() // Run owns it, and will not serve it
 	}
 	if ctx.Err() != nil && (err == nil || errors.Is(err, ctx.Err())) {
 		return nil
