@@ -13,6 +13,11 @@ import (
 // again what it already handled. Each update_id is also remembered as a delivery
 // (Store.SeenDelivery) before it is handled, so an update that comes twice anyway —
 // a webhook delivery Telegram retries, a replay past a lost offset — acts once.
+//
+// The library confirms updates to Telegram with its next getUpdates, which it makes
+// once the worker has taken the last update of a batch (the updates channel is
+// unbuffered). A crash in the middle of handling an update can therefore lose that
+// one update (the user taps or types again); none is ever handled twice.
 
 // updateRetention is how long the Bot API keeps an update nobody confirmed ("will
 // not be kept on the server for more than 24 hours"). A stored offset older than
