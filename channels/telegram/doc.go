@@ -44,7 +44,8 @@
 //     setWebhook with the secret token. Deliveries go to the Channel's own handler,
 //     not the library's (which answers 200 to a wrong secret, SPEC §12.24): a missing
 //     or wrong X-Telegram-Bot-Api-Secret-Token gets 401 — compared in constant time,
-//     before the body is read —, another path 404, another method 405.
+//     before anything else, whatever the path —, then another path 404, another
+//     method 405.
 //
 // A replay acts once (SPEC §12.7). The library keeps its offset in memory only, so
 // the Channel stores the last handled update_id after each update (Store.PutMeta,

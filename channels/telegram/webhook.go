@@ -32,22 +32,22 @@ const maxUpdateBytes = 1 << 20
 // their context is already cancelled, so they end quickly.
 const shutdownTimeout = 10 * time.Second
 
-// webhookHandler serves Telegram's deliveries: 404 for another path, 401 when the
-// secret token header is missing or wrong (compared in constant time) — before the
-// body is read, so nothing of such a request is acted on —, 405 for another method
-// than POST, 413 for a body over 1 MiB, 400 for one that is not an update; else the
+// webhookHandler serves Telegram's deliveries: 401 when the secret token header is
+// missing or wrong (compared in constant time) — first, so that such a request
+// learns nothing and nothing of it is read or acted on —, 404 for another path than
+// the webhook URL's, 405 for another method than POST, 413 for a body over 1 MiB, 400 for one that is not an update; else the
 // update is handled (ctx is Run's) and the answer is 200 once it is. A delivery
 // that arrives while Run stops gets 503, and Telegram delivers it again later.
 func (c *Channel) webhookHandler(ctx context.Context) http.Handler {
 	secret := []byte(c.webhook.SecretToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.EscapedPath() != c.hookPath {
-			http.NotFound(w, r)
-			return
-		}
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get(SecretTokenHeader)), secret) != 1 {
 			c.log.Warn("webhook delivery without the right secret token refused", "remote", r.RemoteAddr)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		if r.URL.EscapedPath() != c.hookPath {
+			http.NotFound(w, r)
 			return
 		}
 		if r.Method != http.MethodPost {

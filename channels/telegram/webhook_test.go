@@ -55,6 +55,21 @@ func TestWebhookRefusals(t *testing.T) {
 			t.Errorf("secret %q: %d, want 401", secret, code)
 		}
 	}
+	// Without the secret, another path and another method get 401 too.
+	for _, tc := range []struct{ method, path string }{{"POST", "/other"}, {"GET", "/telegram/hook"}} {
+		req, err := http.NewRequestWithContext(e.ctx, tc.method, strings.TrimSuffix(e.hook, "/telegram/hook")+tc.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s %s without the secret: %d, want 401", tc.method, tc.path, resp.StatusCode)
+		}
+	}
 	body := []byte(js(u))
 	for _, tc := range []struct {
 		name, method, path string
@@ -87,8 +102,8 @@ func TestWebhookRefusals(t *testing.T) {
 	if n := len(e.replies(janeChat.ID)); n != 0 {
 		t.Errorf("%d replies to refused deliveries", n)
 	}
-	if n := len(e.logs.find("without the right secret token refused")); n != 4 {
-		t.Errorf("%d refusals logged, want 4", n)
+	if n := len(e.logs.find("without the right secret token refused")); n != 6 {
+		t.Errorf("%d refusals logged, want 6", n)
 	}
 
 	reply := e.deliver(janeChat.ID, func() {
