@@ -80,7 +80,10 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 		svcLog.Info("stopped")
 	}()
 
-	gt, err := gate.New(gateOptions(cfg, db, log))
+	fan := newFanout(cfg, db, log)
+	gopt := gateOptions(cfg, db, log)
+	gopt.Notifier = fan
+	gt, err := gate.New(gopt)
 	if err != nil {
 		return err
 	}
@@ -98,6 +101,11 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 		}},
 		{"scheduler", sched.Run},
 	}
+	chat, err := chatComponents(cfg, gt, db, fan, sched, log)
+	if err != nil {
+		return err
+	}
+	comps = append(comps, chat...)
 	apiComp, err := apiComponent(cfg, gt, db, apiJobs{sched}, nil, log)
 	if err != nil {
 		return err

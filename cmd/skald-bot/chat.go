@@ -1,0 +1,66 @@
+package main
+
+import (
+	"log/slog"
+	"strconv"
+
+	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/telegram"
+	"github.com/skald-circle/skald-bot/config"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// newFanout returns the gate's notifier: it shows each approval request on every
+// configured chat and keeps the outbox of SPEC §12.6. With no chat channel
+// configured it has nothing to do.
+func newFanout(cfg *config.Config, db *store.DB, log *slog.Logger) *bot.Fanout {
+	return bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized,
+		BypassShort: cfg.BypassShort.Duration, Logger: log})
+}
+
+// chatComponents builds the chat logic (bot.Bot: taps and admin commands, with the
+// approvers and admins of each enabled channel) and each chat channel the
+// configuration enables — Telegram when telegram.token is set —, adds the channels
+// to fan and returns the components to run: the Fanout first, then each channel, so
+// the channels stop before the Fanout. Errors: the channel's invalid options.
+func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot.Fanout, jobs bot.Jobs, log *slog.Logger) ([]component, error) {
+	access := bot.Access{}
+	if t := cfg.Telegram; t.Enabled() {
+		access[telegram.Name] = bot.Roles{Approvers: decimalIDs(t.Approvers), Admins: decimalIDs(t.Admins)}
+	}
+	b, err := bot.New(bot.Options{Gate: gt, Access: access, Jobs: jobs, BypassShort: cfg.BypassShort.Duration, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	comps := []component{{"fanout", fan.Run}}
+	if t := cfg.Telegram; t.Enabled() {
+		tg, err := telegram.New(telegram.Options{
+			Token:  t.Token.Reveal(),
+			APIURL: t.APIURL,
+			Chats:  t.Chats,
+			Webhook: telegram.Webhook{URL: t.Webhook.URL, Listen: t.Webhook.Listen,
+				SecretToken: t.Webhook.SecretToken.Reveal()},
+			Handler: b,
+			Store:   db,
+			Logger:  log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := fan.Add(tg); err != nil {
+			return nil, err
+		}
+		comps = append(comps, component{"telegram", tg.Run})
+	}
+	return comps, nil
+}
+
+// decimalIDs writes Telegram ids as bot.Access keys them.
+func decimalIDs(ids []int64) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.FormatInt(id, 10)
+	}
+	return out
+}
