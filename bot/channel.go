@@ -31,6 +31,11 @@ type Channel interface {
 	// without the actions block). An edit that changes nothing ("message is not
 	// modified") is a success. Errors as for Send.
 	Edit(ctx context.Context, target, ref string, p Prompt) error
+	// Notify posts text to target as a plain message without buttons — a notice,
+	// such as a finished scheduled run's (Notices; SPEC §7 notify): not markup, so
+	// the channel escapes or sends it as plain text, cut to its limit. Errors as for
+	// Send; an empty text wraps ErrPermanent.
+	Notify(ctx context.Context, target, text string) error
 }
 
 // RateLimitError is what a Channel returns when the chat service asked it to slow

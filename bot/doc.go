@@ -52,6 +52,14 @@
 // error is one line and changes nothing. Job commands go through the Jobs interface,
 // which cron implements (SPEC §12.18).
 //
+// # Notices of finished runs
+//
+// Notices reads the gate's events and, for each run_finished that cron marks with
+// notify (the job's notify policy: failure, always, never; SPEC §7), posts one plain
+// line to every target of every channel through Channel.Notify, retried as prompts
+// are: "🗓 nightly-backup run 12: failed — step 2 (execute_cmd): exit status 1"
+// (NoticeText). A run waiting for approval needs no notice: its prompt is one.
+//
 // # Wiring
 //
 // The gate needs the Fanout as its notifier and the Bot needs the gate, so:
@@ -62,6 +70,8 @@
 //	tg := telegram.New(..., b)  // the adapter calls b.HandleTap and b.Command
 //	fan.Add(tg)
 //	go fan.Run(ctx)             // reconciles, then retries until ctx ends
+//	n, _ := bot.NewNotices(bot.NoticesOptions{Events: g, Fanout: fan, Logger: log})
+//	go n.Run(ctx)               // notices of finished runs
 //
 // # What an adapter does
 //
@@ -70,7 +80,8 @@
 //     message_id in decimal) or ts; Edit renders the finished prompt and removes the
 //     buttons (an empty inline keyboard; blocks without the actions block); "message
 //     is not modified" is a success; 429 becomes a *RateLimitError; an error that
-//     retrying cannot fix (chat not found, bot blocked) wraps ErrPermanent.
+//     retrying cannot fix (chat not found, bot blocked) wraps ErrPermanent. Notify
+//     posts a plain-text notice, escaped or without markup, cut to the limit.
 //   - On a button: call HandleTap with the message's chat and id and the user's id
 //     and name, then answer at once with TapResult.Toast (answerCallbackQuery; a
 //     Slack ephemeral message). HandleTap does only store work; the edits of the

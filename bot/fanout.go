@@ -35,8 +35,8 @@ type FanoutOptions struct {
 	BypassShort time.Duration
 	// Retry is the retry policy; the zero value means DefaultRetry.
 	Retry Retry
-	// OnFailure, when set, is called for every send or edit given up on (a metric
-	// hook). It is called from the Fanout's goroutines and must not block.
+	// OnFailure, when set, is called for every send, edit or notice (Notices) given
+	// up on (a metric hook). It is called from the Fanout's goroutines and must not block.
 	OnFailure func(Failure)
 	// Logger nil means slog.Default(); the Fanout adds component=bot.
 	Logger *slog.Logger

@@ -268,6 +268,11 @@ type fakeChannel struct {
 	failSends int         // fail the next failSends sends with failErr
 	failEdits int
 	failErr   error
+	// notices are the texts Notify posted, by target; failNotices fails the next
+	// failNotices notices with failErr.
+	notices     map[string][]string
+	noticeCalls int
+	failNotices int
 	// gate, when set, makes Send wait for a value on it before answering.
 	gate chan struct{}
 }
@@ -320,6 +325,32 @@ func (c *fakeChannel) Edit(ctx context.Context, target, ref string, p Prompt) er
 	}
 	c.edits = append(c.edits, sent{Target: target, Ref: ref, Prompt: p, At: time.Now()})
 	return nil
+}
+
+func (c *fakeChannel) Notify(ctx context.Context, target, text string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.noticeCalls++
+	if c.failNotices > 0 {
+		c.failNotices--
+		return c.err()
+	}
+	if c.notices == nil {
+		c.notices = map[string][]string{}
+	}
+	c.notices[target] = append(c.notices[target], text)
+	return nil
+}
+
+// noticed returns the notices posted, by target.
+func (c *fakeChannel) noticed() map[string][]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string][]string{}
+	for k, v := range c.notices {
+		out[k] = slices.Clone(v)
+	}
+	return out
 }
 
 func (c *fakeChannel) err() error {

@@ -50,13 +50,15 @@ func (r Retry) delay(fails int) time.Duration {
 	return min(d, r.MaxBackoff)
 }
 
-// Failure describes a send or an edit the Fanout gave up on: a permanent error, or
-// Retry.Attempts failures in a row.
+// Failure describes a send, an edit or a notice the Fanout gave up on: a permanent
+// error, or Retry.Attempts failures in a row.
 type Failure struct {
-	// Op is "send" (showing a prompt) or "edit" (showing an outcome).
-	Op        string
-	Channel   string
-	Target    string
+	// Op is "send" (showing a prompt), "edit" (showing an outcome) or "notice" (a
+	// finished run's notice, see Notices).
+	Op      string
+	Channel string
+	Target  string
+	// RequestID is the request of a send or an edit; 0 for a notice.
 	RequestID uint64
 	// Attempts is how many attempts failed.
 	Attempts int
