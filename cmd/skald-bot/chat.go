@@ -4,7 +4,9 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/slack"
 	"github.com/skald-circle/skald-bot/channels/telegram"
 	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/gate"
@@ -12,28 +14,39 @@ import (
 )
 
 // newFanout returns the gate's notifier: it shows each approval request on every
-// configured chat and keeps the outbox of SPEC §12.6. With no chat channel
+// configured chat and keeps the outbox of SPEC §12.6. A send or an edit it gives up
+// on counts in metrics' skald_channel_send_errors_total. With no chat channel
 // configured it has nothing to do.
-func newFanout(cfg *config.Config, db *store.DB, log *slog.Logger) *bot.Fanout {
+func newFanout(cfg *config.Config, db *store.DB, metrics *api.Metrics, log *slog.Logger) *bot.Fanout {
 	return bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized,
-		BypassShort: cfg.BypassShort.Duration, Logger: log})
+		BypassShort: cfg.BypassShort.Duration, Logger: log,
+		OnFailure: func(f bot.Failure) { metrics.ChannelSendError(f.Channel) }})
 }
 
 // chatComponents builds the chat logic (bot.Bot: taps and admin commands, with the
 // approvers and admins of each enabled channel) and each chat channel the
-// configuration enables — Telegram when telegram.token is set —, adds the channels
-// to fan and returns the components to run: the Fanout first, then each channel, so
-// the channels stop before the Fanout. Errors: the channel's invalid options.
+// configuration enables — Telegram when telegram.token is set, Slack when
+// slack.bot_token is —, adds the channels to fan and returns the components to run:
+// the Fanout first, then the notices of finished runs (bot.Notices, subscribed to
+// gt's events here, before any component starts), then each channel, so the
+// channels stop before the Fanout. Errors: a channel's invalid options.
 func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot.Fanout, jobs bot.Jobs, log *slog.Logger) ([]component, error) {
 	access := bot.Access{}
 	if t := cfg.Telegram; t.Enabled() {
 		access[telegram.Name] = bot.Roles{Approvers: decimalIDs(t.Approvers), Admins: decimalIDs(t.Admins)}
 	}
+	if s := cfg.Slack; s.Enabled() {
+		access[slack.ChannelName] = bot.Roles{Approvers: s.Approvers, Admins: s.Admins}
+	}
 	b, err := bot.New(bot.Options{Gate: gt, Access: access, Jobs: jobs, BypassShort: cfg.BypassShort.Duration, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	comps := []component{{"fanout", fan.Run}}
+	notices, err := bot.NewNotices(bot.NoticesOptions{Events: gt, Fanout: fan, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	comps := []component{{"fanout", fan.Run}, {"notices", notices.Run}}
 	if t := cfg.Telegram; t.Enabled() {
 		tg, err := telegram.New(telegram.Options{
 			Token:  t.Token.Reveal(),
@@ -52,6 +65,26 @@ func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot
 			return nil, err
 		}
 		comps = append(comps, component{"telegram", tg.Run})
+	}
+	if s := cfg.Slack; s.Enabled() {
+		sl, err := slack.New(slack.Options{
+			BotToken:      s.BotToken.Reveal(),
+			AppToken:      s.AppToken.Reveal(),
+			SigningSecret: s.SigningSecret.Reveal(),
+			APIURL:        s.APIURL,
+			HTTPListen:    s.HTTPListen,
+			Channels:      s.Channels,
+			Bot:           b,
+			Deliveries:    db,
+			Logger:        log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := fan.Add(sl); err != nil {
+			return nil, err
+		}
+		comps = append(comps, component{"slack", sl.Run})
 	}
 	return comps, nil
 }

@@ -12,9 +12,12 @@
 // 0 on success, 1 on an error, 2 on a usage error (an unknown command or flag, a bad
 // argument), or the code a command's error carries (see exitCoder).
 //
-// serve is a list of components — the gate's background work, the retention pruner
-// and the HTTP API today; the scheduler and the chat channels slot in the same way,
-// before the API — started in order and stopped in reverse order once a signal
-// arrives; the store is closed last (STYLE.md: stop intake, finish in-flight work,
-// stop cron, close the store).
+// serve is a list of components — the gate's background work, the retention pruner,
+// the scheduler, the chat fan-out and the notices of finished runs, the Telegram and
+// Slack channels when configured, and the HTTP API — started in order and stopped in
+// reverse order once a signal arrives; the store is closed last (STYLE.md: stop
+// intake, finish in-flight work, stop cron, close the store). One set of Prometheus
+// metrics is shared by the API (GET /metrics) and the fan-out (failed chat sends).
+// The "serving" log line names the API's bound address (api=127.0.0.1:PORT), so a
+// configuration with api.listen on port 0 can be found.
 package main

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
@@ -55,9 +56,10 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 
 // serve runs the service of cfg until ctx is done: it checks the jobs (an invalid one
 // refuses start-up before anything is created), creates data_dir (0700), opens and
-// seeds the store, builds the gate and the scheduler, logs "serving", runs the
-// components (see runComponents), and when ctx is done stops them in reverse order and
-// closes the store last. It returns nil after a clean stop; else the first error (an
+// seeds the store, builds the gate, the scheduler, the chat channels and the API
+// (listening already), logs "serving" with the API's bound address (api=127.0.0.1:PORT,
+// also when api.listen asks for port 0), runs the components (see runComponents), and
+// when ctx is done stops them in reverse order and closes the store last. It returns nil after a clean stop; else the first error (an
 // invalid job, a store that is locked by another process, a component that failed, …).
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error) {
 	svcLog := log.With("component", "serve")
@@ -80,7 +82,10 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 		svcLog.Info("stopped")
 	}()
 
-	fan := newFanout(cfg, db, log)
+	// One set of metrics: the API serves them, the chat channels count their
+	// failed sends in them.
+	metrics := api.NewMetrics()
+	fan := newFanout(cfg, db, metrics, log)
 	gopt := gateOptions(cfg, db, log)
 	gopt.Notifier = fan
 	gt, err := gate.New(gopt)
@@ -106,13 +111,14 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 		return err
 	}
 	comps = append(comps, chat...)
-	apiComp, err := apiComponent(cfg, gt, db, apiJobs{sched}, nil, log)
+	apiComp, apiAddr, err := apiComponent(cfg, gt, db, apiJobs{sched}, metrics, log)
 	if err != nil {
 		return err
 	}
 	comps = append(comps, apiComp)
 	svcLog.Info("serving", "config", cfg.File, "data_dir", cfg.DataDir,
-		"workspace_root", cfg.WorkspaceRoot, "jobs", len(cfg.Jobs))
+		"workspace_root", cfg.WorkspaceRoot, "jobs", len(cfg.Jobs), "api", apiAddr,
+		"telegram", cfg.Telegram.Enabled(), "slack", cfg.Slack.Enabled())
 	svcLog.Debug("configuration", "config", cfg)
 	return runComponents(ctx, svcLog, comps)
 }
