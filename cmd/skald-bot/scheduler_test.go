@@ -79,7 +79,6 @@ func (s *sse) next(t *testing.T, name string) cron.RunEvent {
 // approval (the first step's file exists, the second's does not), a second trigger is
 // refused with 409, the CLI approves, and the run finishes with both files written.
 func TestProcessJobWaitsForApproval(t *testing.T) {
-	bin := buildBinary(t)
 	dir := t.TempDir()
 	url := closedPort(t)
 	ws := filepath.Join(dir, "ws")
@@ -98,10 +97,10 @@ jobs:
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	svc := startService(t, bin, cfg)
+	svc := startService(t, cfg)
 	events := subscribe(t, url)
 
-	code, out, errOut := cli(t, bin, "jobs", "run", "nightly", "--server", url)
+	code, out, errOut := cli(t, "jobs", "run", "nightly", "--server", url)
 	if code != 0 || !strings.HasSuffix(out, " of nightly: running\n") {
 		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
 	}
@@ -115,12 +114,12 @@ jobs:
 	if _, err := os.Stat(filepath.Join(ws, "out/second.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the second step ran before approval: %v", err)
 	}
-	code, _, errOut = cli(t, bin, "jobs", "run", "nightly", "--server", url)
+	code, _, errOut = cli(t, "jobs", "run", "nightly", "--server", url)
 	if code != 1 || !strings.Contains(errOut, "trigger skipped: the job has an unfinished run") {
 		t.Errorf("a second trigger: exit %d %q, want a 409 saying it was skipped", code, errOut)
 	}
 
-	if code, _, errOut := cli(t, bin, "approve", u(w.RequestID), "--server", url); code != 0 {
+	if code, _, errOut := cli(t, "approve", u(w.RequestID), "--server", url); code != 0 {
 		t.Fatalf("approve: exit %d %s", code, errOut)
 	}
 	f := events.next(t, cron.EventRunFinished)
@@ -130,7 +129,7 @@ jobs:
 	if b, err := os.ReadFile(filepath.Join(ws, "out/second.txt")); err != nil || string(b) != "two" {
 		t.Errorf("the second step's file: %q %v", b, err)
 	}
-	code, out, _ = cli(t, bin, "jobs", "runs", "nightly", "--server", url, "--json")
+	code, out, _ = cli(t, "jobs", "runs", "nightly", "--server", url, "--json")
 	var runs []struct {
 		Status          string
 		SkippedTriggers int `json:"skipped_triggers"`
@@ -139,7 +138,7 @@ jobs:
 		runs[0].Status != "succeeded" || runs[0].SkippedTriggers != 1 {
 		t.Errorf("jobs runs: exit %d %s", code, out)
 	}
-	code, out, _ = cli(t, bin, "jobs", "list", "--server", url)
+	code, out, _ = cli(t, "jobs", "list", "--server", url)
 	if code != 0 || !strings.Contains(out, "nightly") || !strings.Contains(out, "CRON_TZ=Europe/Rome 30 2 * * *") {
 		t.Errorf("jobs list: exit %d %s", code, out)
 	}

@@ -1,157 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 )
-
-// raceBuild is set when the tests run with -race; the binary is then built with it.
-var raceBuild = false
-
-// serveGuard bounds how long a test waits for the process; it is a guard against a
-// hang, never a synchronisation.
-const serveGuard = 60 * time.Second
-
-var buildOnce struct {
-	sync.Once
-	path string
-	err  error
-}
-
-// skaldBinary builds skald-bot once per test run, into a temporary directory.
-func skaldBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			buildOnce.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "skald-bot-bin")
-		if err != nil {
-			buildOnce.err = err
-			return
-		}
-		buildOnce.path = filepath.Join(dir, "skald-bot")
-		// No VCS stamping: it fails where git is missing or distrusts the checkout.
-		args := []string{"build", "-buildvcs=false", "-o", buildOnce.path}
-		if raceBuild {
-			args = append(args, "-race")
-		}
-		out, err := exec.Command(goTool, append(args, ".")...).CombinedOutput()
-		if err != nil {
-			buildOnce.err = errors.New(string(out))
-		}
-	})
-	if buildOnce.err != nil {
-		t.Fatalf("go build: %v", buildOnce.err)
-	}
-	return buildOnce.path
-}
-
-// TestMain removes the binary built for the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildOnce.path != "" {
-		os.RemoveAll(filepath.Dir(buildOnce.path))
-	}
-	os.Exit(code)
-}
-
-// skaldProcess is a running skald-bot whose stderr is read line by line.
-type skaldProcess struct {
-	cmd   *exec.Cmd
-	lines chan string // stderr lines; closed at EOF
-	seen  []string    // lines read so far by the test
-}
-
-// startSkald runs the binary with args and extra environment variables, in dir.
-func startSkald(t *testing.T, dir string, env []string, args ...string) *skaldProcess {
-	t.Helper()
-	cmd := exec.Command(skaldBinary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SKALD_CONFIG=")
-	cmd.Env = append(cmd.Env, env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &skaldProcess{cmd: cmd, lines: make(chan string, 1024)}
-	go func() {
-		defer close(p.lines)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			p.lines <- sc.Text()
-		}
-	}()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			for range p.lines {
-			}
-			cmd.Wait()
-		}
-	})
-	return p
-}
-
-// waitFor reads stderr until a line contains want, and returns it.
-func (p *skaldProcess) waitFor(t *testing.T, want string) string {
-	t.Helper()
-	guard := time.NewTimer(serveGuard)
-	defer guard.Stop()
-	for {
-		select {
-		case line, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("stderr ended before %q; got:\n%s", want, strings.Join(p.seen, "\n"))
-			}
-			p.seen = append(p.seen, line)
-			if strings.Contains(line, want) {
-				return line
-			}
-		case <-guard.C:
-			t.Fatalf("no %q within %v; got:\n%s", want, serveGuard, strings.Join(p.seen, "\n"))
-		}
-	}
-}
-
-// exit reads stderr to its end, waits for the process and returns its exit code
-// and every stderr line.
-func (p *skaldProcess) exit(t *testing.T) (int, []string) {
-	t.Helper()
-	guard := time.AfterFunc(serveGuard, func() { p.cmd.Process.Kill() })
-	defer guard.Stop()
-	for line := range p.lines {
-		p.seen = append(p.seen, line)
-	}
-	err := p.cmd.Wait()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
-	}
-	return p.cmd.ProcessState.ExitCode(), p.seen
-}
-
-// signal sends sig to the process.
-func (p *skaldProcess) signal(t *testing.T, sig os.Signal) {
-	t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // testConfig writes a configuration with its own data dir and workspace under dir,
 // plus extra YAML, and returns its path.
@@ -185,6 +42,10 @@ func TestServeStartStop(t *testing.T) {
 	line := p.waitFor(t, "msg=serving")
 	if !strings.Contains(line, "component=serve") || !strings.Contains(line, "data_dir="+filepath.Join(dir, "data")) {
 		t.Errorf("serving line: %s", line)
+	}
+	// api.listen asks for port 0: the line names the port the API is bound to.
+	if addr := logValue(line, "api"); !strings.HasPrefix(addr, "127.0.0.1:") || strings.HasSuffix(addr, ":0") {
+		t.Errorf("serving line without the API's bound address: %s", line)
 	}
 	fi, err := os.Stat(filepath.Join(dir, "data"))
 	if err != nil || fi.Mode().Perm() != 0o700 {

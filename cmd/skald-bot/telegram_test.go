@@ -20,7 +20,6 @@ import (
 // check that needs approval is prompted in the configured chat with its buttons;
 // approving it from the command line edits the prompt to the outcome, buttons gone.
 func TestProcessTelegram(t *testing.T) {
-	bin := buildBinary(t)
 	srv, err := telegramtest.New(telegramtest.Config{Chats: []models.Chat{{ID: 100000001}}})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +38,7 @@ func TestProcessTelegram(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	svc := startService(t, bin, cfg)
+	svc := startService(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
@@ -55,7 +54,7 @@ func TestProcessTelegram(t *testing.T) {
 		t.Errorf("whoami: %q", msgs[0].Text)
 	}
 
-	code, out, errOut := cli(t, bin, "check", "--tool", "Bash", "--arg", "command=make deploy", "--session", "s1",
+	code, out, errOut := cli(t, "check", "--tool", "Bash", "--arg", "command=make deploy", "--session", "s1",
 		"--wait", "0s", "--json", "--config", cfg)
 	var res api.CheckResult
 	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
@@ -70,7 +69,7 @@ func TestProcessTelegram(t *testing.T) {
 		t.Errorf("prompt %q with buttons %v", prompt.PlainText, prompt.CallbackData())
 	}
 
-	if code, out, errOut := cli(t, bin, "approve", u(res.RequestID), "--config", cfg); code != 0 {
+	if code, out, errOut := cli(t, "approve", u(res.RequestID), "--config", cfg); code != 0 {
 		t.Fatalf("approve: exit %d %s %s", code, out, errOut)
 	}
 	err = srv.Wait(ctx, func() bool {
