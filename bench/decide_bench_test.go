@@ -1,0 +1,122 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cedar-policy/cedar-go"
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+// benchCallsPerKind is how many calls, of each kind, a decision benchmark cycles
+// through: the first ones of the checked calls without a path, and with one.
+const benchCallsPerKind = 1000
+
+// benchCalls splits the first calls of e into those without and with a path, and
+// creates in the workspace the directories the path calls name, so that our
+// normalisation walks existing directories as it would in a real workspace.
+func benchCalls(tb testing.TB, e *engines) (noPath, withPath []Call) {
+	tb.Helper()
+	for _, c := range e.calls {
+		switch {
+		case !c.HasPath() && len(noPath) < benchCallsPerKind:
+			noPath = append(noPath, c)
+		case c.HasPath() && len(withPath) < benchCallsPerKind:
+			withPath = append(withPath, c)
+		}
+	}
+	for _, c := range withPath {
+		if err := os.MkdirAll(filepath.Join(workspace, filepath.Dir(c.Path)), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return noPath, withPath
+}
+
+// BenchmarkDecide measures one decision, per engine, at every size of both mixes, for
+// calls without and with a path argument (the same 1,000 generated calls of each kind
+// for every engine, cycled). Each engine's input — rules.Call, OPA's input document,
+// cedar.Request — is built before timing, as a caller has it decoded already. Ours
+// includes normalising the path (os.Lstat per existing component); the others are
+// handed it normalised. Before timing, the engines must agree on the 10,000 checked
+// calls (Compare): a mismatch fails the benchmark.
+//
+// Names are Decide/mix=…/rules=…/calls=…/engine=…, for benchstat -col /engine.
+func BenchmarkDecide(b *testing.B) {
+	for _, mix := range []Mix{Ordered, OrderFree} {
+		for _, n := range Sizes {
+			// Engines load only for the sizes -bench selects.
+			b.Run(fmt.Sprintf("mix=%s/rules=%d", mix, n), func(b *testing.B) { benchDecide(b, mix, n) })
+		}
+	}
+}
+
+// benchDecide runs BenchmarkDecide's sub-benchmarks of one policy.
+func benchDecide(b *testing.B, mix Mix, n int) {
+	ctx := context.Background()
+	e := loadEngines(b, mix, n)
+	if err := e.check(ctx); err != nil {
+		b.Fatal(err)
+	}
+	noPath, withPath := benchCalls(b, e)
+	for _, kind := range []struct {
+		name  string
+		calls []Call
+	}{{"nopath", noPath}, {"path", withPath}} {
+		calls := kind.calls
+		b.Run("calls="+kind.name+"/engine=ours", func(b *testing.B) {
+			ins := make([]rules.Call, len(calls))
+			for i, c := range calls {
+				ins[i] = e.ours.Input(c)
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				j := i % len(calls)
+				e.ours.Eval(calls[j].Group, ins[j])
+			}
+		})
+		b.Run("calls="+kind.name+"/engine=rego", func(b *testing.B) {
+			ins := make([]map[string]any, len(calls))
+			for i, c := range calls {
+				ins[i] = e.rego.Input(c)
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := e.rego.Eval(ctx, ins[i%len(ins)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		if e.cedar == nil {
+			continue
+		}
+		b.Run("calls="+kind.name+"/engine=cedar", func(b *testing.B) {
+			ins := make([]cedar.Request, len(calls))
+			for i, c := range calls {
+				ins[i] = e.cedar.Input(c)
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := e.cedar.Eval(ins[i%len(ins)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNormalize measures what our engine does for a path that the other two
+// skip: rules.Normalize of the path calls' paths in the workspace (SPEC §4.5). It does
+// not depend on the number of rules.
+func BenchmarkNormalize(b *testing.B) {
+	_, withPath := benchCalls(b, loadEngines(b, OrderFree, 1000))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := rules.Normalize(withPath[i%len(withPath)].Path, "", workspace); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
