@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+)
+
+// The end-to-end suite (issue 7): the real binary, run as `skald-bot serve` with a
+// configuration of its own, against a Telegram Bot API server and a Slack Web API
+// and Socket Mode server started in the test (telegramtest, slacktest), driven the
+// way a user drives it — the Claude Code hook and the command line as child
+// processes, taps, clicks and commands injected into the test servers. Nothing
+// sleeps: the tests wait on the test servers' Wait helpers, on the service's log
+// lines, and on the API.
+
+// e2eDeadline bounds each end-to-end test's waits: a guard against a hang.
+const e2eDeadline = 90 * time.Second
+
+// The people of the suite: the fake ids of ../shared/fixtures.
+var (
+	jane  = models.User{ID: 100000001, FirstName: "Jane"}                     // Telegram approver; the prompts go to her private chat
+	alice = models.User{ID: 100000002, FirstName: "Alice", LastName: "Admin"} // Telegram admin
+)
+
+// slackApprover is the Slack user the suite clicks as (slacktest's default user).
+const slackApprover = slacktest.DefaultUser
+
+// slackForeign is a Slack channel the bot is not a member of: the prompts posted
+// there fail for good and count as channel send errors.
+const slackForeign = "C0FOREIGN01"
+
+// e2e is one installation: a data dir and a workspace, the Telegram and Slack test
+// servers, the configuration pointing at them, and the service while it runs.
+type e2e struct {
+	t   *testing.T
+	ctx context.Context // the deadline of the test's waits
+	dir string
+	ws  string // workspace_root
+	cfg string // the configuration file
+	tg  *telegramtest.Server
+	sl  *slacktest.Server
+	svc *service
+	api *api.Client
+	// starts counts the service's starts: the Slack connections to wait for.
+	starts int
+}
+
+// newE2E starts both test servers, writes a configuration — API on 127.0.0.1:0,
+// debug logs, Telegram prompts in Jane's chat, Slack prompts in slacktest's channel
+// over Socket Mode, plus extra YAML — and starts the service.
+func newE2E(t *testing.T, extra string) *e2e {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
+	t.Cleanup(cancel)
+	tg, err := telegramtest.New(telegramtest.Config{Chats: []models.Chat{{ID: jane.ID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tg.Close)
+	sl, err := slacktest.New(slacktest.Config{ForeignChannels: []string{slackForeign}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sl.Close)
+	dir := t.TempDir()
+	e := &e2e{t: t, ctx: ctx, dir: dir, ws: filepath.Join(dir, "workspace"), cfg: filepath.Join(dir, "skald.yaml"), tg: tg, sl: sl}
+	if err := os.MkdirAll(filepath.Join(e.ws, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yaml := fmt.Sprintf(`data_dir: %s
+workspace_root: %s
+log: {level: debug}
+api: {listen: "127.0.0.1:0"}
+telegram:
+  token: %q
+  api_url: %s
+  chats: [%d]
+  approvers: [%d]
+  admins: [%d]
+slack:
+  bot_token: %s
+  app_token: %s
+  api_url: %s
+  channels: [%s, %s]
+  approvers: [%s]
+%s`, filepath.Join(dir, "data"), e.ws, tg.Token(), tg.URL(), jane.ID, jane.ID, alice.ID,
+		slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(), slacktest.DefaultChannel, slackForeign, slackApprover, extra)
+	if err := os.WriteFile(e.cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	return e
+}
+
+// start starts the service (again, after a stop or a kill) and returns once it
+// serves and Slack's Socket Mode connection is open, so clicks can be pushed.
+func (e *e2e) start() {
+	e.t.Helper()
+	e.svc = startService(e.t, e.cfg)
+	e.api = api.NewClient(e.svc.url, "")
+	e.starts++
+	if err := e.sl.WaitConnections(e.ctx, e.starts); err != nil {
+		e.t.Fatalf("Slack Socket Mode: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))
+	}
+}
+
+// hook runs `skald-bot hook claude-code` as Claude Code runs it — a child process,
+// the PreToolUse JSON on stdin, SKALD_URL naming the service — and returns the
+// decision it printed, after checking that it printed exactly one JSON object and
+// exited 0.
+func (e *e2e) hook(input []byte, args ...string) hookDecision {
+	e.t.Helper()
+	code, out, errOut := cliIn(e.t, input, []string{"SKALD_URL=" + e.svc.url}, append([]string{"hook", "claude-code"}, args...)...)
+	if code != 0 {
+		e.t.Fatalf("hook: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	var o hookOutput
+	if err := dec.Decode(&o); err != nil || dec.More() || o.HookSpecificOutput.HookEventName != "PreToolUse" {
+		e.t.Fatalf("hook output %q: %v", out, err)
+	}
+	return o.HookSpecificOutput
+}
+
+// hookAsync runs hook on a goroutine; the decision arrives on the channel.
+func (e *e2e) hookAsync(input []byte, args ...string) <-chan hookDecision {
+	ch := make(chan hookDecision, 1)
+	go func() {
+		var d hookDecision
+		defer func() { ch <- d }()
+		// A failure is reported, and the zero decision sent, by the waiting test.
+		code, out, errOut := cliIn(e.t, input, []string{"SKALD_URL=" + e.svc.url}, append([]string{"hook", "claude-code"}, args...)...)
+		var o hookOutput
+		if err := json.Unmarshal([]byte(out), &o); code != 0 || err != nil {
+			e.t.Errorf("hook: exit %d, stdout %q, stderr %q", code, out, errOut)
+		}
+		d = o.HookSpecificOutput
+	}()
+	return ch
+}
+
+// await returns the decision of a hook started with hookAsync.
+func (e *e2e) await(ch <-chan hookDecision) hookDecision {
+	e.t.Helper()
+	select {
+	case d := <-ch:
+		return d
+	case <-e.ctx.Done():
+		e.t.Fatalf("the hook did not answer: %v\n%s", e.ctx.Err(), strings.Join(e.svc.lines(), "\n"))
+	}
+	return hookDecision{}
+}
+
+// bashCall returns the fixture pretooluse_bash.json (session abc123) with another
+// tool_use_id and command: the next shell call of the same Claude Code session.
+func bashCall(t *testing.T, toolUseID, command string) []byte {
+	t.Helper()
+	var in map[string]any
+	if err := json.Unmarshal(fixture(t, "pretooluse_bash.json"), &in); err != nil {
+		t.Fatal(err)
+	}
+	in["tool_use_id"] = toolUseID
+	in["tool_input"].(map[string]any)["command"] = command
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// telegramPrompt waits for the n-th message in Jane's chat, checks that it is the
+// prompt of a request with its four buttons, and returns it with the request id.
+func (e *e2e) telegramPrompt(n int) (telegramtest.SentMessage, uint64) {
+	e.t.Helper()
+	msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, n)
+	if err != nil {
+		e.t.Fatalf("no Telegram prompt: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))
+	}
+	m := msgs[n-1]
+	data := m.CallbackData()
+	if len(data) != 4 {
+		e.t.Fatalf("Telegram message %q has buttons %q, want a prompt's four", m.PlainText, data)
+	}
+	id, err := strconv.ParseUint(strings.Split(data[0], ":")[1], 10, 64)
+	if err != nil || data[0] != "a:"+u(id)+":ok" || !strings.Contains(m.PlainText, "Request: #"+u(id)) {
+		e.t.Fatalf("Telegram prompt %q with buttons %q", m.PlainText, data)
+	}
+	return m, id
+}
+
+// promptsRecorded waits until the service logs that request id's prompt was sent and
+// recorded (the outbox, SPEC §12.6) on both channels.
+func (e *e2e) promptsRecorded(id uint64) {
+	e.t.Helper()
+	for _, ch := range []string{"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel} {
+		e.svc.waitFor(e.t, "msg=\"prompt sent\"", "request_id="+u(id)+" ", ch)
+	}
+}
+
+// tap injects Jane's tap on a button of Telegram message m and returns the toast the
+// callback query was answered with.
+func (e *e2e) tap(m telegramtest.SentMessage, data string) string {
+	e.t.Helper()
+	before := len(e.tg.Answers())
+	if _, err := e.tg.Inject(e.tg.CallbackQueryUpdate(jane, jane.ID, m.MessageID, data)); err != nil {
+		e.t.Fatal(err)
+	}
+	answers, err := e.tg.WaitAnswers(e.ctx, before+1)
+	if err != nil {
+		e.t.Fatalf("the tap was not answered: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))
+	}
+	return answers[before].Text
+}
+
+// waitTelegramEdited waits until Telegram message m has been edited (a second
+// version) and returns it as it reads then.
+func (e *e2e) waitTelegramEdited(m telegramtest.SentMessage) telegramtest.SentMessage {
+	e.t.Helper()
+	err := e.tg.Wait(e.ctx, func() bool {
+		cur, _ := e.tg.Message(jane.ID, m.MessageID)
+		return len(cur.History) >= 2
+	})
+	if err != nil {
+		e.t.Fatalf("Telegram prompt %d not edited: %v", m.MessageID, err)
+	}
+	cur, _ := e.tg.Message(jane.ID, m.MessageID)
+	return cur
+}
+
+// slackPrompt waits for the n-th message in slacktest's channel and returns it.
+func (e *e2e) slackPrompt(n int) slacktest.Message {
+	e.t.Helper()
+	msgs, err := e.sl.WaitMessages(e.ctx, slacktest.DefaultChannel, n)
+	if err != nil {
+		e.t.Fatalf("no Slack prompt: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))
+	}
+	return msgs[n-1]
+}
+
+// hasActions reports whether a Slack message's blocks hold an actions block.
+func hasActions(m slacktest.Message) bool {
+	return strings.Contains(string(m.RawBlocks), `"type":"actions"`)
+}
+
+// chatOf is the private chat of a Telegram user with the bot.
+func chatOf(u models.User) models.Chat {
+	return models.Chat{ID: u.ID, Type: models.ChatTypePrivate, FirstName: u.FirstName}
+}
