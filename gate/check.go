@@ -107,9 +107,10 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 // fastPath reports whether the profile fast-path turns a require into an allow (SPEC
 // §4.9): a file-read tool whose path lies in the profile's working directory,
 // allow_fs_reads or allow_fs_writes, or a file-write tool whose path lies in
-// allow_fs_writes.
+// allow_fs_writes. A call with more than one path argument never takes it: the
+// decision names only one of its paths (rules.Decision.Paths).
 func fastPath(set *rules.Set, p *profile, tool string, d rules.Decision) bool {
-	if d.PathState != rules.PathOK {
+	if d.PathState != rules.PathOK || d.Paths != 1 {
 		return false
 	}
 	var dirs []string

@@ -236,6 +236,18 @@ func TestProfileFastPath(t *testing.T) {
 			t.Errorf("%s %s: reason %q, want the fast-path", c.tool, c.path, out.Reason)
 		}
 	}
+	// Every path argument counts (our reading of SPEC §4.4): a second path outside the
+	// profile's directories keeps the call from the fast-path, whichever key holds it.
+	for _, args := range []map[string]any{
+		{"path": "../out/y", "file_path": "/etc/passwd"},
+		{"file_path": "../out/y", "notebook_path": "../../x"},
+		{"path": "../out/y", "file_path": "../secrets/k"},
+	} {
+		out := e.check(gate.Call{ToolName: "write_file", SessionID: "s", Profile: "dev", Arguments: args})
+		if out.Decision == gate.DecisionAllow {
+			t.Errorf("write_file %v: %s (%s), want no fast-path", args, out.Decision, out.Reason)
+		}
+	}
 	// The default profile's working directory is the workspace root.
 	if out := e.check(gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}); out.Decision != gate.DecisionAllow {
 		t.Errorf("Grep src in the default profile: %s", out.Decision)

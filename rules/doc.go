@@ -16,13 +16,17 @@
 //
 // Compile turns every group and rule into a Set: an immutable snapshot, indexed by tool
 // name, that many goroutines evaluate at once without locks. Set.Evaluate follows SPEC
-// §4 exactly:
+// §4:
 //
-//  1. the call's path argument (the first non-empty string among "path", "file_path",
-//     "notebook_path") is normalised — see below;
-//  2. a call with a path — under any of those keys — in a protected directory (the
-//     data directory) or on a protected file (the config file) is denied before any
-//     rule, in every group (SPEC §12.25);
+//  1. every path argument of the call — each of the keys "path", "file_path",
+//     "notebook_path" that holds a value — is normalised (see below) and decided on
+//     its own, and the call gets the most restrictive answer (deny, then require, then
+//     allow): a tool may act on any key it is sent, so a harmless "path" cannot vouch
+//     for a "file_path" in secrets/. A value that is not a string or cannot be
+//     normalised matches no path rule and is at least require. This is how we read
+//     SPEC §4.4, which names only the first key;
+//  2. a path in a protected directory (the data directory) or on a protected file
+//     (the config file) is denied before any rule, in every group (SPEC §12.25);
 //  3. the rules of the call's group, then those of group "default", each in (priority,
 //     id) order, are tried; the first that matches decides. So a group's own allow can
 //     override a deny of "default" (SPEC §12.15);

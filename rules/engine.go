@@ -10,8 +10,9 @@ type Options struct {
 	// FSRead and FSWrite are the tool names of @fs_read and @fs_write; nil means
 	// DefaultFSRead / DefaultFSWrite.
 	FSRead, FSWrite []string
-	// PathArgs are the argument keys searched, in order, for a call's path; nil means
-	// DefaultPathArgs.
+	// PathArgs are the argument keys that hold a call's paths; nil means
+	// DefaultPathArgs. Every one of them that holds a value is evaluated (see
+	// Set.Evaluate), in this order.
 	PathArgs []string
 	// Protected are absolute paths (the data directory, the config file): a call whose
 	// normalised path is one of them or under one is denied before any rule (SPEC §12.25).
@@ -39,7 +40,7 @@ type Call struct {
 	Cwd, WorkingDir string
 }
 
-// PathState says what evaluation found as the call's path argument.
+// PathState says what evaluation found as the path that decided.
 type PathState uint8
 
 // Path states: no path argument; a path that normalised; one that could not be
@@ -50,27 +51,34 @@ const (
 	PathInvalid
 )
 
-// Decision is the outcome of evaluating one call against a Set.
+// Decision is the outcome of evaluating one call against a Set. When the call has
+// several path arguments it is the most restrictive of their decisions (see
+// Set.Evaluate), and its Path and PathState are those of the path that decided.
 type Decision struct {
 	Action Action
-	// RuleID is the matching rule, 0 when none matched (default require) or when a
-	// protected path decided.
+	// RuleID is the matching rule, 0 when none matched (default require), when a
+	// protected path decided, or when an invalid path turned the rule's allow into
+	// require.
 	RuleID uint64
 	// Reason is one of the Reason constants, a short text for humans; Note is the
 	// matching rule's note.
 	Reason string
 	Note   string
-	// Path is the normalised path (relative to the workspace root with / separators
-	// when under it, else absolute) when PathState is PathOK. When Reason is
-	// ReasonProtected it is the protected path the call named, which may come from a
-	// later path argument key than the one rules match.
+	// Path is the normalised path that decided (relative to the workspace root with /
+	// separators when under it, else absolute) when PathState is PathOK. When Reason is
+	// ReasonProtected it is the protected path the call named.
 	Path      string
 	PathState PathState
+	// Paths is how many path arguments the call has: the Options.PathArgs keys that
+	// hold a value other than null or "". The gate's profile fast-path applies only to
+	// a call with one.
+	Paths int
 }
 
 // The reasons a Decision gives. They are constants so that evaluation allocates nothing.
 const (
-	ReasonRule      = "rule"            // a rule matched; Decision.RuleID names it
-	ReasonNoRule    = "no rule matched" // default-closed: require (SPEC §4.7)
-	ReasonProtected = "protected path"  // the path lies under Options.Protected: deny (SPEC §12.25)
+	ReasonRule      = "rule"                               // a rule matched; Decision.RuleID names it
+	ReasonNoRule    = "no rule matched"                    // default-closed: require (SPEC §4.7)
+	ReasonProtected = "protected path"                     // the path lies under Options.Protected: deny (SPEC §12.25)
+	ReasonBadPath   = "path argument cannot be normalised" // an invalid path under a rule's allow: require
 )

@@ -5,75 +5,101 @@ import "cmp"
 // Evaluate decides one tool call for the permission group group (SPEC §4.1–4.7,
 // §12.15, §12.25):
 //
-//  1. The call's path is the first non-empty string among the Options.PathArgs keys of
-//     c.Args, normalised as Normalize does against c.Cwd, else c.WorkingDir, else the
-//     workspace root. When there is none but a key holds something else than a string
-//     (a number, an object), or when the path cannot be normalised, the path is invalid
-//     and matches no path rule. Decision.PathState says which case held.
-//  2. A call is denied before any rule, whatever the group, when its path — or the
-//     string under any other of the PathArgs keys, since a tool may read another key
-//     than the first — lies under an Options.Protected path (Reason ReasonProtected,
-//     RuleID 0, Path the protected path it names).
-//  3. The first matching rule of group, then of DefaultGroup, each in (priority, id)
-//     order, decides (Reason ReasonRule). An unknown group has no rules of its own.
-//  4. No rule matches: require (Reason ReasonNoRule).
+//  1. Every path argument counts: each Options.PathArgs key of c.Args that holds a
+//     value other than null or "" is a path, normalised as Normalize does against
+//     c.Cwd, else c.WorkingDir, else the workspace root. A value that is not a string
+//     (a number, an object), or a string that cannot be normalised, is an invalid path:
+//     it matches no path rule.
+//  2. Each path is decided on its own: under an Options.Protected path it is denied
+//     before any rule, whatever the group (Reason ReasonProtected, RuleID 0, Path the
+//     protected path); otherwise the first matching rule of group, then of
+//     DefaultGroup, each in (priority, id) order, decides (Reason ReasonRule), and when
+//     none matches the answer is require (Reason ReasonNoRule). An invalid path is at
+//     least require: an allow becomes require with Reason ReasonBadPath and RuleID 0.
+//  3. The call's decision is the most restrictive of its paths' — deny, then require,
+//     then allow — the earliest key in PathArgs order winning a tie; Decision.Path and
+//     PathState are those of the path that decided, Decision.Paths counts the paths.
+//     A call without a path is decided by the rules alone, as in step 2.
+//
+// This is our reading of SPEC §4.4 ("the path argument is the first non-empty string
+// among the keys"): a tool may act on any of the keys it is sent, so a harmless first
+// key must not vouch for a second one (a decoy "path" beside a "file_path" in
+// secrets/). An unknown group has no rules of its own.
 //
 // Session bypasses and the profile fast-path (SPEC §4.8, §4.9) are the gate's: it
-// applies them to the Decision, whose Path and PathState it can reuse.
+// applies them to the Decision, whose Path, PathState and Paths it can reuse.
 //
 // Evaluate reads the file system only to normalise a path (os.Lstat, os.Readlink); a
 // call without a path argument allocates nothing. It is safe for concurrent use.
 func (s *Set) Evaluate(group string, c Call) Decision {
-	var d Decision
-	var key int
-	d.Path, d.PathState, key = s.callPath(&c)
-	if p, ok := s.protectedArg(&c, d.Path, d.PathState, key); ok {
-		return Decision{Action: Deny, Reason: ReasonProtected, Path: p, PathState: PathOK}
+	t := s.tier(group)
+	var best Decision
+	n := 0
+	for _, k := range s.opt.PathArgs {
+		v, ok := c.Args[k]
+		if !ok || v == nil || v == "" {
+			continue
+		}
+		path, st := "", PathInvalid
+		if p, ok := v.(string); ok {
+			if np, ok := s.normalize(&c, p); ok {
+				path, st = np, PathOK
+			}
+		}
+		d := s.decide(t, &c, path, st)
+		if n == 0 || severity(d) > severity(best) {
+			best = d
+		}
+		n++
 	}
-	m := matcher{agent: c.AgentID, source: c.Source, path: d.Path, pathState: d.PathState}
-	r := s.lookup(group, c.Tool, &m)
-	if r == nil {
+	if n == 0 {
+		return s.decide(t, &c, "", NoPath)
+	}
+	best.Paths = n
+	return best
+}
+
+// decide decides the call for one of its paths (path and st; st NoPath for a call
+// without one) in tier t: see Evaluate, step 2.
+func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
+	if st == PathOK && s.isProtected(path) {
+		return Decision{Action: Deny, Reason: ReasonProtected, Path: path, PathState: PathOK}
+	}
+	d := Decision{Path: path, PathState: st}
+	m := matcher{agent: c.AgentID, source: c.Source, path: path, pathState: st}
+	r := t.first(c.Tool, &m)
+	switch {
+	case r == nil:
 		d.Action, d.Reason = Require, ReasonNoRule
-		return d
+	case r.action == Allow && st == PathInvalid:
+		d.Action, d.Reason = Require, ReasonBadPath
+	default:
+		d.Action, d.Reason, d.RuleID, d.Note = r.action, ReasonRule, r.id, r.note
 	}
-	d.Action, d.Reason, d.RuleID, d.Note = r.action, ReasonRule, r.id, r.note
 	return d
 }
 
-// lookup returns the first rule matching tool and m among group's rules, then
-// DefaultGroup's (SPEC §4.1, §12.15), or nil.
-func (s *Set) lookup(group, tool string, m *matcher) *crule {
-	if group != DefaultGroup {
-		if t := s.groups[group]; t != nil {
-			return t.first(tool, m)
-		}
+// severity orders decisions from the least to the most restrictive: allow, require,
+// deny (see Evaluate, step 3).
+func severity(d Decision) int {
+	switch d.Action {
+	case Deny:
+		return 2
+	case Require:
+		return 1
 	}
-	return s.def.first(tool, m)
+	return 0
 }
 
-// callPath finds and normalises the call's path argument (see Evaluate, step 1). key
-// is the position in PathArgs of the key it came from, -1 when none held a string.
-func (s *Set) callPath(c *Call) (path string, st PathState, key int) {
-	st = NoPath
-	for i, k := range s.opt.PathArgs {
-		v, ok := c.Args[k]
-		if !ok || v == nil {
-			continue
+// tier returns the candidates of group: its own tier (its rules, then DefaultGroup's)
+// when it has rules, else DefaultGroup's (SPEC §4.1, §12.15).
+func (s *Set) tier(group string) *tier {
+	if group != DefaultGroup {
+		if t := s.groups[group]; t != nil {
+			return t
 		}
-		p, ok := v.(string)
-		if !ok {
-			st = PathInvalid
-			continue
-		}
-		if p == "" {
-			continue
-		}
-		if path, ok := s.normalize(c, p); ok {
-			return path, PathOK, i
-		}
-		return "", PathInvalid, i
 	}
-	return "", st, -1
+	return s.def
 }
 
 // normalize normalises p as an argument of c (see Evaluate, step 1).
@@ -83,26 +109,6 @@ func (s *Set) normalize(c *Call, p string) (string, bool) {
 		return "", false
 	}
 	return relTo(abs, s.opt.WorkspaceRoot), true
-}
-
-// protectedArg returns the first path among the call's path (path, st, from PathArgs
-// key) and the strings under the later PathArgs keys that lies under a protected
-// path, and true; or false (see Evaluate, step 2).
-func (s *Set) protectedArg(c *Call, path string, st PathState, key int) (string, bool) {
-	if len(s.protected) == 0 || key < 0 {
-		return "", false
-	}
-	if st == PathOK && s.isProtected(path) {
-		return path, true
-	}
-	for _, k := range s.opt.PathArgs[key+1:] {
-		if p, ok := c.Args[k].(string); ok && p != "" {
-			if n, ok := s.normalize(c, p); ok && s.isProtected(n) {
-				return n, true
-			}
-		}
-	}
-	return "", false
 }
 
 func (s *Set) isProtected(path string) bool {
@@ -122,6 +128,6 @@ func (s *Set) isProtected(path string) bool {
 // matches is visible. Safe for concurrent use; allocates nothing.
 func (s *Set) Visible(group, agentID, source, tool string) bool {
 	m := matcher{agent: agentID, source: source, pathState: NoPath, visibility: true}
-	r := s.lookup(group, tool, &m)
+	r := s.tier(group).first(tool, &m)
 	return r == nil || r.action != Deny
 }

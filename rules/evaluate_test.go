@@ -24,11 +24,25 @@ func runEvalCases(t *testing.T, s *Set, cases []evalCase) {
 				group = DefaultGroup
 			}
 			got := s.Evaluate(group, tc.call)
+			if tc.want.Paths == 0 {
+				tc.want.Paths = pathCount(s, tc.call)
+			}
 			if got != tc.want {
 				t.Errorf("Evaluate(%q, %+v)\n got  %+v\n want %+v", group, tc.call, got, tc.want)
 			}
 		})
 	}
+}
+
+// pathCount is how many path arguments c has under s's keys: Decision.Paths.
+func pathCount(s *Set, c Call) int {
+	n := 0
+	for _, k := range s.opt.PathArgs {
+		if v, ok := c.Args[k]; ok && v != nil && v != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func read(path string) Call {
@@ -78,7 +92,6 @@ func TestEvaluateSeeded(t *testing.T) {
 		// §4.4: which argument is the path.
 		{"empty path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
 		{"null path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": nil, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
-		{"path before file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": "memory/a", "file_path": "secrets/key"}}, ruled(Allow, 9, "memory/a")},
 		{"file_path before notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"file_path": "secrets/key", "notebook_path": "memory/n.ipynb"}}, ruled(Deny, 11, "secrets/key")},
 		{"notebook_path alone", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb"}}, ruled(Allow, 9, "memory/n.ipynb")},
 		{"other keys are no path", "", Call{Tool: "read_file", Args: map[string]any{"target": "secrets/key"}}, catchAll},
@@ -101,8 +114,32 @@ func TestEvaluateSeeded(t *testing.T) {
 		{"protected under a later path key", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "data/state-link/skald.db"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
 		{"protected under a later key after an invalid path", "", Call{Tool: "Read", Args: map[string]any{"path": "data/loop1", "notebook_path": "skald.yaml"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml", PathState: PathOK}},
 		{"protected after a non-string path", "", Call{Tool: "Read", Args: map[string]any{"path": true, "file_path": "state"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
-		{"a later key that is not protected changes nothing", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "secrets/key"}}, ruled(Allow, 9, "memory/a")},
 		{"a sibling of the data directory is not protected", "", read("state-x"), withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "state-x"}, PathOK)},
+	})
+}
+
+// TestEvaluateEveryPathKey covers our reading of SPEC §4.4: every path argument key is
+// evaluated and the most restrictive outcome wins, so a decoy key cannot vouch for
+// another one.
+func TestEvaluateEveryPathKey(t *testing.T) {
+	root := workspace(t)
+	s := Compile(nil, seedRules(), seedOptions(root))
+	two := func(d Decision) Decision { d.Paths = 2; return d }
+	badPath := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
+	catchAll := ruled(Require, 12, "")
+	runEvalCases(t, s, []evalCase{
+		{"a decoy path beside a file_path in secrets", "", Call{Tool: "Edit", Args: map[string]any{
+			"path": "memory/x", "file_path": "secrets/key", "old_string": "a", "new_string": "b"}}, two(ruled(Deny, 11, "secrets/key"))},
+		{"the deny first", "", Call{Tool: "Edit", Args: map[string]any{"path": "secrets/key", "file_path": "memory/x"}}, two(ruled(Deny, 11, "secrets/key"))},
+		{"a decoy notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb", "file_path": "data/link/../key"}}, two(ruled(Deny, 11, "secrets/key"))},
+		{"two allows: the first key decides", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "data/file.txt"}}, two(ruled(Allow, 9, "memory/a"))},
+		{"an allow and a require: require", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "notebook_path": "docs/x"}}, two(withPath(catchAll, "docs/x"))},
+		{"a non-string beside an allow: require", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": 42}}, two(withState(catchAll, PathInvalid))},
+		{"a symlink loop beside an allow: require", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "data/loop1"}}, two(withState(catchAll, PathInvalid))},
+		{"an invalid path under a rule's allow: require", "", Call{Tool: "TodoWrite", Args: map[string]any{"path": 42}}, badPath},
+		{"an invalid later key under a rule's allow: require", "", Call{Tool: "TodoWrite", Args: map[string]any{"path": "memory/a", "file_path": []any{"x"}}}, two(badPath)},
+		{"null and empty keys are no paths", "", Call{Tool: "Read", Args: map[string]any{"path": nil, "file_path": "", "notebook_path": "memory/n"}}, ruled(Allow, 9, "memory/n")},
+		{"the same path twice", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": root + "/memory/a"}}, two(ruled(Allow, 9, "memory/a"))},
 	})
 }
 
@@ -191,7 +228,7 @@ func TestEvaluateClasses(t *testing.T) {
 		{"a tool in both lists", "", call("both", map[string]any{"target": "docs/a"}), ruled(Allow, 1, "docs/a")},
 		{"a default read tool is no longer one", "", call("read_file", map[string]any{"target": "docs/a"}), Decision{Action: Require, Reason: ReasonNoRule, Path: "docs/a", PathState: PathOK}},
 		{"@fs_any without a path", "", call("tee", nil), ruled(Require, 3, "")},
-		{"configured key order", "", call("cat", map[string]any{"path": "x", "target": "docs/b"}), ruled(Allow, 1, "docs/b")},
+		{"every configured key counts", "", call("cat", map[string]any{"path": "x", "target": "docs/b"}), ruled(Require, 3, "x")},
 		{"a default key is no longer one", "", call("cat", map[string]any{"file_path": "docs/b"}), ruled(Require, 3, "")},
 	})
 	if !s.IsFSRead("both") || !s.IsFSWrite("both") || s.IsFSRead("tee") || s.IsFSWrite("cat") || s.IsFSRead("read_file") {
@@ -373,7 +410,15 @@ func newLinear(s *Set, rs []Rule) *linear {
 }
 
 func (l *linear) first(group string, c Call, visibility bool) (Rule, bool) {
-	path, st, _ := l.s.callPath(&c)
+	path, st := "", NoPath
+	if v, ok := c.Args["path"]; ok && v != nil && v != "" {
+		st = PathInvalid
+		if p, ok := v.(string); ok {
+			if np, ok := l.s.normalize(&c, p); ok {
+				path, st = np, PathOK
+			}
+		}
+	}
 	tiers := []string{DefaultGroup}
 	if group != DefaultGroup && l.s.HasGroup(group) {
 		tiers = []string{group, DefaultGroup}
@@ -422,7 +467,11 @@ func TestIndexMatchesLinear(t *testing.T) {
 		group := []string{DefaultGroup, "dev", "empty", "ghost"}[i%4]
 		want, ok := l.first(group, c, false)
 		d := s.Evaluate(group, c)
-		if ok != (d.Reason == ReasonRule) || ok && d.RuleID != want.ID {
+		if ok && want.Action == Allow && d.PathState == PathInvalid { // at least require
+			if d.Action != Require || d.Reason != ReasonBadPath || d.RuleID != 0 {
+				t.Fatalf("Evaluate(%q, %+v) = %+v; an invalid path under rule %d's allow, want require", group, c, d, want.ID)
+			}
+		} else if ok != (d.Reason == ReasonRule) || ok && d.RuleID != want.ID {
 			t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: rule %d (%v)", group, c, d, want.ID, ok)
 		}
 		want, ok = l.first(group, Call{Tool: c.Tool, AgentID: c.AgentID, Source: c.Source}, true)

@@ -18,13 +18,14 @@ var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "li
 // group default with the seeded rules (SPEC §4, §12.15, §12.25), in a workspace with
 // symlinks into secrets/ and into the data directory state/, and a loop. A leading
 // "@ROOT" in the path, cwd or other (a second path, under file_path) stands for the
-// workspace root. It checks that Evaluate
-// never panics, and compares every decision with where the OS itself puts the path:
-// the oracle opens the path through os.Root (creating the missing directories and the
-// file, as a write tool with mkdir -p would) and looks the file up by inode. The
-// decision's path must be that location, and a location in secrets/ or the protected
-// state/ and skald.yaml must be denied — also when only the second path lands in
-// state/ or skald.yaml, since a tool may read that key.
+// workspace root. It checks that Evaluate never panics, and compares every decision
+// with where the OS itself puts each path: the oracle opens the path through os.Root
+// (creating the missing directories and the file, as a write tool with mkdir -p would)
+// and looks the file up by inode. Each key evaluated alone must name that location; a
+// location in secrets/ or the protected state/ and skald.yaml must be denied, and an
+// allow needs every location in memory/ or data/ — whichever key holds it, since a
+// tool may act on any. The call's decision must be the most restrictive of its keys'
+// alone (our reading of SPEC §4.4).
 func FuzzEvaluate(f *testing.F) {
 	for _, seed := range []struct {
 		tool             uint8
@@ -55,6 +56,9 @@ func FuzzEvaluate(f *testing.F) {
 		{0, "memory/a", "", "data/state-link/skald.db"},
 		{0, "data/loop1", "", "@ROOT/skald.yaml"},
 		{0, "", "", "data/link/../key"},
+		{4, "memory/x", "", "secrets/key"},
+		{0, "memory/a", "", "docs/x"},
+		{3, "data/file.txt", "", "data/loop1"},
 	} {
 		f.Add(seed.tool, seed.path, seed.cwd, seed.other)
 	}
@@ -97,30 +101,49 @@ func FuzzEvaluate(f *testing.F) {
 			t.Fatalf("%+v: %+v: not a protected path", call, d)
 		}
 
-		// The path the rules saw: the OS must put it where Evaluate said.
-		first := call.Args["path"].(string)
-		if first == "" && other != "" {
-			first = call.Args["file_path"].(string)
-		}
-		loc, ok := osLocate(t, root, first, call.Cwd, func() {})
-		restore(t, root, orig)
-		if ok && d.Reason != ReasonProtected { // a protected decision names the protected path
-			if d.PathState != PathOK || d.Path != loc {
-				t.Fatalf("%+v: decision %+v, but the OS puts it at %q", call, d, loc)
+		// Each key alone: the OS must put its path where Evaluate says, and a tool may
+		// act on any of them, so each one's location counts for the whole call.
+		var alone []Decision
+		for _, k := range []string{"path", "file_path"} {
+			v, ok := call.Args[k].(string)
+			if !ok || v == "" {
+				continue
 			}
-			if sensitive(loc) && d.Action != Deny {
-				t.Fatalf("%+v: %+v lands in %q, want deny", call, d, loc)
-			}
-		}
-		// The other path key: a tool may read it instead, so a protected one denies.
-		if other != "" {
-			loc, ok := osLocate(t, root, call.Args["file_path"].(string), call.Cwd, func() {})
+			a := s.Evaluate(DefaultGroup, Call{Tool: call.Tool, Args: map[string]any{k: v}, Cwd: call.Cwd})
+			alone = append(alone, a)
+			loc, ok := osLocate(t, root, v, call.Cwd, func() {})
 			restore(t, root, orig)
-			if ok && (Under(loc, "state") || loc == "skald.yaml") && d.Action != Deny {
-				t.Fatalf("%+v: %+v, but file_path lands in %q: want deny", call, d, loc)
+			if !ok {
+				continue
 			}
+			if a.Reason != ReasonProtected && (a.PathState != PathOK || a.Path != loc) { // a protected decision names the protected path
+				t.Fatalf("%s %q alone: decision %+v, but the OS puts it at %q", k, v, a, loc)
+			}
+			if sensitive(loc) && (a.Action != Deny || d.Action != Deny) {
+				t.Fatalf("%+v: %+v (%s alone %+v), but %s lands in %q: want deny", call, d, k, a, k, loc)
+			}
+			if d.Action == Allow && !Under(loc, "memory") && !Under(loc, "data") {
+				t.Fatalf("%+v: allowed %+v, but %s lands in %q", call, d, k, loc)
+			}
+		}
+		// The call's decision is its most restrictive key's, the first on a tie.
+		want := Decision{Action: Require, RuleID: 12, Reason: ReasonRule} // no path: the catch-all
+		for i, a := range alone {
+			if i == 0 || strictness(a) > strictness(want) {
+				want = a
+			}
+		}
+		want.Paths = len(alone)
+		if d != want {
+			t.Fatalf("%+v: %+v, but the most restrictive of its keys alone is %+v", call, d, want)
 		}
 	})
+}
+
+// strictness ranks decisions as FuzzEvaluate expects Evaluate to combine them: deny,
+// then require, then allow.
+func strictness(d Decision) int {
+	return map[Action]int{Allow: 0, Require: 1, Deny: 2}[d.Action]
 }
 
 func atRoot(s, root string) string {
