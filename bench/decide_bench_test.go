@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cedar-policy/cedar-go"
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -38,8 +39,8 @@ func benchCalls(tb testing.TB, e *engines) (noPath, withPath []Call) {
 
 // BenchmarkDecide measures one decision, per engine, at every size of both mixes, for
 // calls without and with a path argument (the same 1,000 generated calls of each kind
-// for every engine, cycled). Each engine's input — rules.Call, OPA's input document,
-// cedar.Request — is built before timing, as a caller has it decoded already. Ours
+// for every engine, cycled). Each engine's input — rules.Call, OPA's input document as an
+// ast.Value, cedar.Request — is built before timing, as a caller has it decoded already. Ours
 // includes normalising the path (os.Lstat per existing component); the others are
 // handed it normalised. Before timing, the engines must agree on the 10,000 checked
 // calls (Compare): a mismatch fails the benchmark.
@@ -79,7 +80,7 @@ func benchDecide(b *testing.B, mix Mix, n int) {
 			}
 		})
 		b.Run("calls="+kind.name+"/engine=rego", func(b *testing.B) {
-			ins := make([]map[string]any, len(calls))
+			ins := make([]ast.Value, len(calls))
 			for i, c := range calls {
 				ins[i] = e.rego.Input(c)
 			}

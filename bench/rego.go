@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/skald-circle/skald-bot/rules"
 )
@@ -257,19 +258,26 @@ func NewRego(ctx context.Context, p Policy) (*Rego, error) {
 // Name returns "rego".
 func (g *Rego) Name() string { return "rego" }
 
-// Input returns c as the input document RegoModule reads.
-func (g *Rego) Input(c Call) map[string]any {
-	in := map[string]any{"group": c.Group, "tool": c.Tool, "agent": c.Agent, "source": c.Source}
+// Input returns c as the input document RegoModule reads, already converted to OPA's
+// own value type (ast.Value), as Cedar gets its own types: the conversion from Go maps
+// is then not part of Eval's time.
+func (g *Rego) Input(c Call) ast.Value {
+	obj := ast.NewObject(
+		ast.Item(ast.StringTerm("group"), ast.StringTerm(c.Group)),
+		ast.Item(ast.StringTerm("tool"), ast.StringTerm(c.Tool)),
+		ast.Item(ast.StringTerm("agent"), ast.StringTerm(c.Agent)),
+		ast.Item(ast.StringTerm("source"), ast.StringTerm(c.Source)),
+	)
 	if c.HasPath() {
-		in["path"] = c.Path
+		obj.Insert(ast.StringTerm("path"), ast.StringTerm(c.Path))
 	}
-	return in
+	return obj
 }
 
 // Eval evaluates the prepared query on the input document in. Errors wrap ErrEngine:
 // OPA's evaluation error, or a result of another shape than RegoModule's decision.
-func (g *Rego) Eval(ctx context.Context, in map[string]any) (Decision, error) {
-	rs, err := g.pq.Eval(ctx, rego.EvalInput(in))
+func (g *Rego) Eval(ctx context.Context, in ast.Value) (Decision, error) {
+	rs, err := g.pq.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return Decision{}, fmt.Errorf("bench: rego: eval: %w: %v", ErrEngine, err)
 	}
