@@ -157,3 +157,23 @@ func BenchmarkRegisterResolve(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 	})
 }
+
+// TestCheckAllowAllocs checks that an allowed call without a path argument, of a tool
+// already seen, allocates nothing (the gate's doc: a check reads no disk and allocates
+// nothing) — and that path checks added none to it.
+func TestCheckAllowAllocs(t *testing.T) {
+	rs, plain, _ := benchRules(100)
+	e := newEnv(t, func(o *gate.Options) {
+		o.Store = benchStore{DB: o.Store.(*store.DB), rules: rs}
+		o.Notifier = nil
+	})
+	ctx := context.Background()
+	for _, c := range plain {
+		if out := e.check(c); out.Decision != gate.DecisionAllow { // the tool is now seen
+			t.Fatalf("%s: %s, want allow", c.ToolName, out.Decision)
+		}
+		if n := testing.AllocsPerRun(100, func() { _, _ = e.m.Check(ctx, c) }); n != 0 {
+			t.Errorf("Check(%s) allocates %v times", c.ToolName, n)
+		}
+	}
+}

@@ -24,7 +24,9 @@ const (
 //   - DecisionAllow or DecisionDeny at once; a deny is written to the audit log by the
 //     background batcher, and is never bypassed;
 //   - for a require, DecisionAllow when an unexpired session bypass covers the call
-//     (SPEC §4.8) or the profile fast-path applies (SPEC §4.9);
+//     (SPEC §4.8) or the profile fast-path applies (SPEC §4.9) — but never when the
+//     call's path holds a protected or denied place (rules.Decision.Contains: Grep or
+//     LS on a parent of secrets/ or of data_dir), which a human must approve;
 //   - else it registers an approval request — committed to the store before the
 //     notifier is asked to show it and approval_requested is published (SPEC §5) — and
 //     answers DecisionPending with Outcome.Request set. A call whose (session,
@@ -63,7 +65,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	if snap.err != nil {
 		m.log.Error("rules unavailable: approval required", "tool", c.ToolName, "session_id", c.SessionID, "err", snap.err)
 		d.Reason = ReasonRulesUnavailable
-	} else {
+	} else if d.Contains == "" { // a path holding a protected or denied place needs a human
 		if m.bypassed(c.SessionID, category, server, c.ToolName) {
 			return Outcome{Decision: DecisionAllow, Reason: ReasonBypass}, nil
 		}

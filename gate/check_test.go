@@ -3,6 +3,7 @@ package gate_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -317,4 +318,55 @@ func TestFailClosedRecoversInRun(t *testing.T) {
 			t.Errorf("write_todos once the store recovered: %+v, want allow", out)
 		}
 	})
+}
+
+// TestGuardedPlacesNeedAHuman covers our extension of SPEC §4 and §12.25: a file tool
+// on a folder that holds a protected path or a denied place requires approval, and no
+// session bypass or profile fast-path lets it through; the places themselves stay
+// denied.
+func TestGuardedPlacesNeedAHuman(t *testing.T) {
+	e := newEnv(t, func(o *gate.Options) {
+		// data_dir inside data/, as config.example.yaml has it.
+		o.Rules.Protected = append(o.Rules.Protected, o.Rules.WorkspaceRoot+"/data/skald")
+		o.Profiles = []rules.Profile{{ID: "dev", AllowFSReads: []string{"."}, AllowFSWrites: []string{"."}}}
+	})
+	if err := os.MkdirAll(e.root+"/data/skald", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.SetBypass("bypassed", "all", 0, admin); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		call    gate.Call
+		want    gate.Decision
+		contain string
+	}{
+		{"Grep the workspace: no fast-path", gate.Call{ToolName: "Grep", SessionID: "s",
+			Arguments: map[string]any{"pattern": "token", "path": "."}}, gate.DecisionPending, "data/skald"},
+		{"Grep the workspace: no bypass", gate.Call{ToolName: "Grep", SessionID: "bypassed",
+			Arguments: map[string]any{"pattern": "token", "path": "."}}, gate.DecisionPending, "data/skald"},
+		{"LS the folder of data_dir: not the seeded data/* allow", gate.Call{ToolName: "LS", SessionID: "bypassed",
+			Arguments: map[string]any{"path": e.root + "/data"}}, gate.DecisionPending, "data/skald"},
+		{"LS above the workspace, the state dir below it", gate.Call{ToolName: "LS", SessionID: "bypassed", Profile: "dev",
+			Arguments: map[string]any{"path": e.dir}}, gate.DecisionPending, e.dir + "/state"},
+		{"a write tool on the workspace in a profile that writes everywhere", gate.Call{ToolName: "Write", SessionID: "s", Profile: "dev",
+			Arguments: map[string]any{"file_path": "."}}, gate.DecisionPending, "data/skald"},
+		{"secrets itself", gate.Call{ToolName: "LS", SessionID: "bypassed", Arguments: map[string]any{"path": "secrets"}}, gate.DecisionDeny, ""},
+		{"data_dir itself", gate.Call{ToolName: "LS", SessionID: "bypassed", Arguments: map[string]any{"path": "data/skald"}}, gate.DecisionDeny, ""},
+		{"a folder that holds neither: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}, gate.DecisionAllow, ""},
+		{"a folder that holds neither: the bypass", gate.Call{ToolName: "Grep", SessionID: "bypassed", Arguments: map[string]any{"path": "/usr"}}, gate.DecisionAllow, ""},
+	} {
+		out := e.check(c.call)
+		if out.Decision != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, out.Decision, out.Reason, c.want)
+			continue
+		}
+		if c.contain != "" && out.Reason != rules.ReasonContains+": "+c.contain {
+			t.Errorf("%s: reason %q, want it to name %s", c.name, out.Reason, c.contain)
+		}
+		if c.want == gate.DecisionPending && (out.Request == nil || out.Request.RuleID != out.RuleID) {
+			t.Errorf("%s: %+v, want a registered request", c.name, out)
+		}
+	}
 }

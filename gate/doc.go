@@ -11,9 +11,11 @@
 // at once; a deny is written to the audit log by a background batcher. A require becomes
 // an allow when the session holds a bypass covering the call (SPEC §4.8: all, a
 // category, an MCP server or one tool; deny is never bypassed) or when the profile
-// fast-path applies (SPEC §4.9). Otherwise the call is registered as an approval request:
-// committed to the store first, then shown by the Notifier (the chat channels) and
-// announced on the event bus. Registration is idempotent on (session, tool_call_id).
+// fast-path applies (SPEC §4.9) — never for a call whose path holds a protected path or
+// a place a deny rule denies (Grep or LS on a parent of secrets/ or of the data
+// directory: rules.Decision.Contains), which a human must approve. Otherwise the call
+// is registered as an approval request: committed to the store first, then shown by
+// the Notifier (the chat channels) and announced on the event bus. Registration is idempotent on (session, tool_call_id).
 // If the rules cannot be loaded the gate is fail-closed: every check requires approval.
 //
 // Every change of a rule or group goes through the Manager (CreateRule, DeleteGroup,

@@ -68,7 +68,8 @@ const (
 type Outcome struct {
 	Decision Decision `json:"decision"`
 	// RuleID is the rule that decided (0 for none: default require, bypass, profile
-	// fast-path or protected path).
+	// fast-path, protected path, or a path holding a protected or denied place over a
+	// rule's allow).
 	RuleID uint64 `json:"rule_id,omitempty"`
 	Reason string `json:"reason"`
 	Note   string `json:"note,omitempty"`

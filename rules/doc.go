@@ -30,7 +30,14 @@
 //  3. the rules of the call's group, then those of group "default", each in (priority,
 //     id) order, are tried; the first that matches decides. So a group's own allow can
 //     override a deny of "default" (SPEC §12.15);
-//  4. when nothing matches, the answer is require: the gate is closed by default.
+//  4. when nothing matches, the answer is require: the gate is closed by default;
+//  5. a path that holds a guarded place — a strict ancestor of a protected path, or of
+//     what a deny rule with a path filter that applies to the call denies — is never
+//     allowed without a human: an allow becomes require, and Decision.Contains tells
+//     the gate that no bypass or fast-path may lift it. SPEC §4 and §12.25 match only
+//     paths inside a place; this extension stops Grep or LS on a parent folder from
+//     reading secrets/ or the data directory. Compile lists each tier's guarded places,
+//     sorted, so a path finds those below it by binary search.
 //
 // Session bypasses and the profile fast-path (SPEC §4.8, §4.9) are not here: the gate
 // applies them to the Decision. Set.Visible says whether a tool is shown to an agent at

@@ -15,8 +15,10 @@ type Options struct {
 	// Set.Evaluate), in this order.
 	PathArgs []string
 	// Protected are absolute paths (the data directory, the config file): a call whose
-	// normalised path is one of them or under one is denied before any rule (SPEC §12.25).
-	// Compile normalises them, so one reached through a symlink is still protected.
+	// normalised path is one of them or under one is denied before any rule (SPEC
+	// §12.25), and one whose path is a strict ancestor of one of them requires a human
+	// (see Set.Evaluate). Compile normalises them, so one reached through a symlink is
+	// still protected.
 	Protected []string
 }
 
@@ -57,8 +59,8 @@ const (
 type Decision struct {
 	Action Action
 	// RuleID is the matching rule, 0 when none matched (default require), when a
-	// protected path decided, or when an invalid path turned the rule's allow into
-	// require.
+	// protected path decided, or when an invalid path or a guarded place (Contains)
+	// turned the rule's allow into require.
 	RuleID uint64
 	// Reason is one of the Reason constants, a short text for humans; Note is the
 	// matching rule's note.
@@ -69,6 +71,14 @@ type Decision struct {
 	// ReasonProtected it is the protected path the call named.
 	Path      string
 	PathState PathState
+	// Contains is set when the path that decided is a strict ancestor of a protected
+	// path or holds what a deny rule with a path filter denies for this call (see
+	// Set.Evaluate, step 2): the place, normalised ("secrets", "data/skald"), or the
+	// deny rule's prefix pattern ("data/log*"). Action is
+	// then require (or deny, when a rule denied the path itself), Reason is
+	// ReasonContains followed by ": " and the place, and no session bypass or profile
+	// fast-path may turn the call into allow — a human decides.
+	Contains string
 	// Paths is how many path arguments the call has: the Options.PathArgs keys that
 	// hold a value other than null or "". The gate's profile fast-path applies only to
 	// a call with one.
@@ -81,4 +91,7 @@ const (
 	ReasonNoRule    = "no rule matched"                    // default-closed: require (SPEC §4.7)
 	ReasonProtected = "protected path"                     // the path lies under Options.Protected: deny (SPEC §12.25)
 	ReasonBadPath   = "path argument cannot be normalised" // an invalid path under a rule's allow: require
+	// ReasonContains starts the Reason of a call whose path contains a protected or
+	// denied place (Decision.Contains); ": " and the place follow.
+	ReasonContains = "path contains a protected or denied place"
 )

@@ -16,18 +16,28 @@ import "cmp"
 //     DefaultGroup, each in (priority, id) order, decides (Reason ReasonRule), and when
 //     none matches the answer is require (Reason ReasonNoRule). An invalid path is at
 //     least require: an allow becomes require with Reason ReasonBadPath and RuleID 0.
-//  3. The call's decision is the most restrictive of its paths' — deny, then require,
-//     then allow — the earliest key in PathArgs order winning a tie; Decision.Path and
-//     PathState are those of the path that decided, Decision.Paths counts the paths.
-//     A call without a path is decided by the rules alone, as in step 2.
+//     A path that is not denied but contains a guarded place — it is a strict ancestor
+//     of an Options.Protected path, or of the subtree (or exact path) of a deny rule
+//     with a path filter that applies to this call (its tool pattern, agent and source
+//     filters; group tier or DefaultGroup's), or the directory of such a rule's prefix
+//     pattern — is require, whatever the rule said: Decision.Contains names the place,
+//     Reason is ReasonContains + ": " + the place, RuleID 0 when the rule allowed.
+//  3. The call's decision is the most restrictive of its paths' — deny, then require
+//     with Contains, then require, then allow — the earliest key in PathArgs order
+//     winning a tie; Decision.Path and PathState are those of the path that decided,
+//     Decision.Paths counts the paths. A call without a path is decided by the rules
+//     alone, as in step 2.
 //
-// This is our reading of SPEC §4.4 ("the path argument is the first non-empty string
+// Step 1 is our reading of SPEC §4.4 ("the path argument is the first non-empty string
 // among the keys"): a tool may act on any of the keys it is sent, so a harmless first
 // key must not vouch for a second one (a decoy "path" beside a "file_path" in
-// secrets/). An unknown group has no rules of its own.
+// secrets/). The guarded places of step 2 extend SPEC §4 and §12.25, which match only
+// paths inside a place: Grep or LS on a parent folder (".", "data") reads secrets/ or
+// the data directory without naming them. An unknown group has no rules of its own.
 //
 // Session bypasses and the profile fast-path (SPEC §4.8, §4.9) are the gate's: it
-// applies them to the Decision, whose Path, PathState and Paths it can reuse.
+// applies them to the Decision, whose Path, PathState and Paths it can reuse, and never
+// to one whose Contains is set.
 //
 // Evaluate reads the file system only to normalise a path (os.Lstat, os.Readlink); a
 // call without a path argument allocates nothing. It is safe for concurrent use.
@@ -76,16 +86,27 @@ func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
 	default:
 		d.Action, d.Reason, d.RuleID, d.Note = r.action, ReasonRule, r.id, r.note
 	}
+	if d.Action == Deny || st != PathOK {
+		return d
+	}
+	if g := s.containing(&t.guards, c, path); g != nil {
+		if d.Action == Allow {
+			d.RuleID, d.Note = 0, ""
+		}
+		d.Action, d.Reason, d.Contains = Require, g.reason, g.name
+	}
 	return d
 }
 
 // severity orders decisions from the least to the most restrictive: allow, require,
-// deny (see Evaluate, step 3).
+// require that no bypass or fast-path may lift (Contains), deny (see Evaluate, step 3).
 func severity(d Decision) int {
-	switch d.Action {
-	case Deny:
+	switch {
+	case d.Action == Deny:
+		return 3
+	case d.Contains != "":
 		return 2
-	case Require:
+	case d.Action == Require:
 		return 1
 	}
 	return 0

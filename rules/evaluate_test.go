@@ -2,8 +2,11 @@ package rules
 
 import (
 	"cmp"
+	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -409,7 +412,8 @@ func newLinear(s *Set, rs []Rule) *linear {
 	return l
 }
 
-func (l *linear) first(group string, c Call, visibility bool) (Rule, bool) {
+// path is the call's "path" argument, normalised.
+func (l *linear) path(c Call) (string, PathState) {
 	path, st := "", NoPath
 	if v, ok := c.Args["path"]; ok && v != nil && v != "" {
 		st = PathInvalid
@@ -419,11 +423,19 @@ func (l *linear) first(group string, c Call, visibility bool) (Rule, bool) {
 			}
 		}
 	}
-	tiers := []string{DefaultGroup}
+	return path, st
+}
+
+func (l *linear) tiersOf(group string) []string {
 	if group != DefaultGroup && l.s.HasGroup(group) {
-		tiers = []string{group, DefaultGroup}
+		return []string{group, DefaultGroup}
 	}
-	for _, g := range tiers {
+	return []string{DefaultGroup}
+}
+
+func (l *linear) first(group string, c Call, visibility bool) (Rule, bool) {
+	path, st := l.path(c)
+	for _, g := range l.tiersOf(group) {
 		for _, r := range l.tiers[g] {
 			agentOK := r.AgentID == "" || r.AgentID == c.AgentID || visibility && c.AgentID == ""
 			sourceOK := r.Source == "" || r.Source == c.Source || visibility && c.Source == ""
@@ -436,6 +448,43 @@ func (l *linear) first(group string, c Call, visibility bool) (Rule, bool) {
 	return Rule{}, false
 }
 
+// abs is a normalised path made absolute again.
+func (l *linear) abs(p string) string {
+	switch {
+	case p == ".":
+		return l.s.opt.WorkspaceRoot
+	case strings.HasPrefix(p, "/"):
+		return p
+	}
+	return l.s.opt.WorkspaceRoot + "/" + p
+}
+
+// guarded reports whether the normalised path holds, other than itself, a protected
+// path or something a deny rule with a path filter that applies to c denies — for a
+// prefix pattern, the pattern's directory, itself included.
+func (l *linear) guarded(group string, c Call, path string) bool {
+	p := l.abs(path)
+	strictlyHolds := func(place string) bool { return place != p && Under(place, p) }
+	for _, pr := range l.s.protected {
+		if strictlyHolds(l.abs(pr)) {
+			return true
+		}
+	}
+	for _, g := range l.tiersOf(group) {
+		for _, r := range l.tiers[g] {
+			if r.Action != Deny || r.PathPattern == "" || r.AgentID != "" && r.AgentID != c.AgentID ||
+				r.Source != "" && r.Source != c.Source || !l.s.MatchTool(r.ToolPattern, c.Tool) {
+				continue
+			}
+			pat := l.paths[r.PathPattern]
+			if pat.kind == pathPrefix && Under(l.abs(pathpkg.Dir(pat.s)), p) || pat.kind != pathPrefix && strictlyHolds(l.abs(pat.s)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // TestIndexMatchesLinear checks the tool-name and directory indexes against the literal
 // reading of SPEC §4 over many calls on a realistic mix of rules.
 func TestIndexMatchesLinear(t *testing.T) {
@@ -446,15 +495,16 @@ func TestIndexMatchesLinear(t *testing.T) {
 		Rule{ID: 5002, GroupID: DefaultGroup, ToolPattern: "*", PathPattern: "/etc/*", Action: Deny, Priority: 2},
 		Rule{ID: 5003, GroupID: "dev", ToolPattern: "mcp__*", Source: "slack", Action: Allow, Priority: 1},
 	)
-	s := Compile([]Group{{ID: "dev"}, {ID: "empty"}}, rs, Options{WorkspaceRoot: root})
+	s := Compile([]Group{{ID: "dev"}, {ID: "empty"}}, rs, Options{WorkspaceRoot: root, Protected: []string{root + "/state"}})
 	tools := []string{"read_file", "Write", "Edit", "grep_files", "Bash", "tool_0", "tool_30", "tool_537",
 		"mcp__srv4__x", "mcp__srv8__act8", "mcp__srv41__y", "mcp__", "unknown"}
 	paths := []any{nil, "", 7, "proj4/a", "proj6/src/x", "proj1x/y", "proj16/src", "secret9/k", "/etc/passwd",
-		"memory/a", "data/link", ".", "/usr/x", "secrets/key"}
+		"memory/a", "data/link", ".", "/usr/x", "secrets/key", "proj6", "proj16", "/", "/etc", "state/x", "data",
+		"proj1", filepath.Dir(root), "secret1"}
 	agents := []string{"", "agent3", "agent7"}
 	sources := []string{"", "slack", "cron", "web"}
 	l := newLinear(s, rs)
-	n := 0
+	n, guarded := 0, 0
 	for i := range 4000 {
 		c := Call{
 			Tool:    tools[i%len(tools)],
@@ -467,12 +517,33 @@ func TestIndexMatchesLinear(t *testing.T) {
 		group := []string{DefaultGroup, "dev", "empty", "ghost"}[i%4]
 		want, ok := l.first(group, c, false)
 		d := s.Evaluate(group, c)
-		if ok && want.Action == Allow && d.PathState == PathInvalid { // at least require
+		path, st := l.path(c)
+		switch {
+		case st == PathOK && Under(path, "state"):
+			if d.Action != Deny || d.Reason != ReasonProtected {
+				t.Fatalf("Evaluate(%q, %+v) = %+v; want deny, protected", group, c, d)
+			}
+		case ok && want.Action == Deny:
+			if d.Action != Deny || d.Reason != ReasonRule || d.RuleID != want.ID {
+				t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: deny by rule %d", group, c, d, want.ID)
+			}
+		case st == PathOK && l.guarded(group, c, path):
+			guarded++
+			wantID := uint64(0)
+			if ok && want.Action == Require {
+				wantID = want.ID
+			}
+			if d.Action != Require || d.Contains == "" || d.Reason != ReasonContains+": "+d.Contains || d.RuleID != wantID {
+				t.Fatalf("Evaluate(%q, %+v) = %+v; it holds a guarded place: want require by rule %d", group, c, d, wantID)
+			}
+		case ok && want.Action == Allow && st == PathInvalid: // at least require
 			if d.Action != Require || d.Reason != ReasonBadPath || d.RuleID != 0 {
 				t.Fatalf("Evaluate(%q, %+v) = %+v; an invalid path under rule %d's allow, want require", group, c, d, want.ID)
 			}
-		} else if ok != (d.Reason == ReasonRule) || ok && d.RuleID != want.ID {
-			t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: rule %d (%v)", group, c, d, want.ID, ok)
+		default:
+			if d.Contains != "" || ok != (d.Reason == ReasonRule) || ok && d.RuleID != want.ID {
+				t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: rule %d (%v)", group, c, d, want.ID, ok)
+			}
 		}
 		want, ok = l.first(group, Call{Tool: c.Tool, AgentID: c.AgentID, Source: c.Source}, true)
 		if vis := !ok || want.Action != Deny; s.Visible(group, c.AgentID, c.Source, c.Tool) != vis {
@@ -482,7 +553,87 @@ func TestIndexMatchesLinear(t *testing.T) {
 			n++
 		}
 	}
-	if n < 1000 {
-		t.Errorf("only %d of 4000 calls matched a rule: the test checks little", n)
+	if n < 1000 || guarded < 200 {
+		t.Errorf("only %d of 4000 calls matched a rule, %d held a guarded place: the test checks little", n, guarded)
+	}
+}
+
+// TestEvaluateGuarded covers the places a call's path must not contain without a human
+// (our extension of SPEC §4 and §12.25): a path that is a strict ancestor of a
+// protected path, or of what a deny rule with a path filter denies for this call, is
+// require with Contains set, whatever the rule said; the place itself is still denied.
+func TestEvaluateGuarded(t *testing.T) {
+	root := workspace(t)
+	for _, d := range []string{"data/db", "src/gen", "docs/private"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opt := seedOptions(root)
+	opt.Protected = append(opt.Protected, root+"/data/db") // a data_dir inside data/, as in config.example.yaml
+	rs := append(seedRules(),
+		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "@fs_read", PathPattern: "docs/private/*", AgentID: "bob", Action: Deny, Priority: 1},
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_write", PathPattern: "docs/draft*", Action: Deny, Priority: 1},
+		Rule{ID: 22, GroupID: DefaultGroup, ToolPattern: "@fs_any", PathPattern: "docs/*", Action: Allow, Priority: 2},
+		Rule{ID: 30, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "src/gen/*", Action: Deny, Priority: 1},
+		Rule{ID: 31, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "src/*", Action: Allow, Priority: 2},
+	)
+	s := Compile([]Group{{ID: "dev"}}, rs, opt)
+	guarded := func(d Decision, place string) Decision {
+		if d.Action == Allow {
+			d.RuleID, d.Note = 0, ""
+		}
+		d.Action, d.Reason, d.Contains = Require, ReasonContains+": "+place, place
+		return d
+	}
+	call := func(tool string, args map[string]any) Call { return Call{Tool: tool, Args: args} }
+	catchAll := ruled(Require, 12, "")
+	protected := func(p string) Decision {
+		return Decision{Action: Deny, Reason: ReasonProtected, Path: p, PathState: PathOK}
+	}
+	runEvalCases(t, s, []evalCase{
+		// The tester's calls: Grep on the workspace, LS on the folder that holds data_dir.
+		{"Grep the workspace", "", call("Grep", map[string]any{"pattern": "token", "path": "."}), guarded(withPath(catchAll, "."), "data/db")},
+		{"Grep the workspace, absolute", "", call("Grep", map[string]any{"path": root}), guarded(withPath(catchAll, "."), "data/db")},
+		{"LS the folder of data_dir", "", call("LS", map[string]any{"path": root + "/data"}), guarded(ruled(Allow, 10, "data"), "data/db")},
+		{"LS above the workspace", "", call("LS", map[string]any{"path": filepath.Dir(root)}), guarded(withPath(catchAll, filepath.Dir(root)), "data/db")},
+		{"LS /", "", call("LS", map[string]any{"path": "/"}), guarded(withPath(catchAll, "/"), "data/db")},
+		{"a protected path holds for every tool", "", call("TodoWrite", map[string]any{"path": "data"}), guarded(ruled(Allow, 8, "data"), "data/db")},
+		// The places themselves, and what lies beside them.
+		{"data_dir itself", "", call("LS", map[string]any{"path": "data/db"}), protected("data/db")},
+		{"secrets itself", "", call("LS", map[string]any{"path": "secrets"}), ruled(Deny, 11, "secrets")},
+		{"a folder beside them", "", call("LS", map[string]any{"path": "memory"}), ruled(Allow, 9, "memory")},
+		{"a folder below data, beside data_dir", "", call("LS", map[string]any{"path": "data/x"}), ruled(Allow, 10, "data/x")},
+		{"a file of data", "", call("Read", map[string]any{"file_path": "data/file.txt"}), ruled(Allow, 10, "data/file.txt")},
+		// A deny rule guards its place only for the calls it applies to.
+		{"agent filter: bob", "", Call{Tool: "Read", AgentID: "bob", Args: map[string]any{"path": "docs"}}, guarded(ruled(Allow, 22, "docs"), "docs/private")},
+		{"agent filter: alice", "", Call{Tool: "Read", AgentID: "alice", Args: map[string]any{"path": "docs"}}, ruled(Allow, 22, "docs")},
+		{"tool filter: a write tool", "", call("Write", map[string]any{"file_path": "docs"}), guarded(ruled(Allow, 22, "docs"), "docs/draft*")},
+		{"a prefix pattern: its own folder holds it", "", call("Write", map[string]any{"file_path": "docs/drafts"}), ruled(Deny, 21, "docs/drafts")},
+		{"group tier", "dev", call("Read", map[string]any{"path": "src"}), guarded(ruled(Allow, 31, "src"), "src/gen")},
+		{"not in another group", "", call("Read", map[string]any{"path": "src"}), withPath(catchAll, "src")},
+		{"the default tier's places hold in a group", "dev", call("Read", map[string]any{"path": "."}), guarded(withPath(catchAll, "."), "data/db")},
+		// Every path key counts: a guarded key outranks a plain require.
+		{"a guarded second key", "", call("Read", map[string]any{"path": "/etc/x", "file_path": "."}), func() Decision {
+			d := guarded(withPath(catchAll, "."), "data/db")
+			d.Paths = 2
+			return d
+		}()},
+	})
+}
+
+// TestEvaluateGuardedPrefixRoot covers prefix patterns at the top: the workspace holds
+// what log* matches, a folder below it does not.
+func TestEvaluateGuardedPrefixRoot(t *testing.T) {
+	root := workspace(t)
+	s := Compile(nil, []Rule{
+		{ID: 1, GroupID: DefaultGroup, ToolPattern: "LS", PathPattern: "log*", Action: Deny, Priority: 1},
+		{ID: 2, GroupID: DefaultGroup, ToolPattern: "LS", Action: Allow, Priority: 2},
+	}, Options{WorkspaceRoot: root})
+	for path, want := range map[string]string{".": "log*", "docs": "", root: "log*", "/": "log*", "/usr": ""} {
+		d := s.Evaluate(DefaultGroup, Call{Tool: "LS", Args: map[string]any{"path": path}})
+		if d.Contains != want || (want == "") != (d.Action == Allow) {
+			t.Errorf("LS %q: %+v, want Contains %q", path, d, want)
+		}
 	}
 }

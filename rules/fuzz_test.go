@@ -22,10 +22,11 @@ var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "li
 // with where the OS itself puts each path: the oracle opens the path through os.Root
 // (creating the missing directories and the file, as a write tool with mkdir -p would)
 // and looks the file up by inode. Each key evaluated alone must name that location; a
-// location in secrets/ or the protected state/ and skald.yaml must be denied, and an
-// allow needs every location in memory/ or data/ — whichever key holds it, since a
-// tool may act on any. The call's decision must be the most restrictive of its keys'
-// alone (our reading of SPEC §4.4).
+// location in secrets/ or the protected state/, data/skald/ and skald.yaml must be
+// denied, one that holds them (the workspace, data/) must be left to a human
+// (Decision.Contains) and no other may be, and an allow needs every location in
+// memory/ or data/ — whichever key holds it, since a tool may act on any. The call's
+// decision must be the most restrictive of its keys' alone (our reading of SPEC §4.4).
 func FuzzEvaluate(f *testing.F) {
 	for _, seed := range []struct {
 		tool             uint8
@@ -59,6 +60,13 @@ func FuzzEvaluate(f *testing.F) {
 		{4, "memory/x", "", "secrets/key"},
 		{0, "memory/a", "", "docs/x"},
 		{3, "data/file.txt", "", "data/loop1"},
+		{0, ".", "", ""},
+		{7, "data", "", ""},
+		{5, "@ROOT", "", ""},
+		{0, "data/skald/../..", "", ""},
+		{6, "memory/a", "", "."},
+		{2, "..", "data", ""},
+		{0, "/", "", ""},
 	} {
 		f.Add(seed.tool, seed.path, seed.cwd, seed.other)
 	}
@@ -97,7 +105,7 @@ func FuzzEvaluate(f *testing.F) {
 		if d.PathState == PathOK && sensitive(d.Path) && d.Action != Deny {
 			t.Fatalf("%+v: %+v, want deny", call, d)
 		}
-		if d.Reason == ReasonProtected && !Under(d.Path, "state") && d.Path != "skald.yaml" {
+		if d.Reason == ReasonProtected && !Under(d.Path, "state") && !Under(d.Path, "data/skald") && d.Path != "skald.yaml" {
 			t.Fatalf("%+v: %+v: not a protected path", call, d)
 		}
 
@@ -125,6 +133,15 @@ func FuzzEvaluate(f *testing.F) {
 			if d.Action == Allow && !Under(loc, "memory") && !Under(loc, "data") {
 				t.Fatalf("%+v: allowed %+v, but %s lands in %q", call, d, k, loc)
 			}
+			// The workspace and data/ hold secrets/, the data directories or the config
+			// file: a human decides, whatever the rules allow. No other place does.
+			holds := loc == "." || loc == "data"
+			if holds && (a.Action != Deny && a.Contains == "" || strictness(d) < strictness(a)) {
+				t.Fatalf("%+v: %+v (%s alone %+v), but %s lands in %q, which holds guarded places", call, d, k, a, k, loc)
+			}
+			if !holds && a.Contains != "" {
+				t.Fatalf("%s %q alone: %+v, but it lands in %q, which holds no guarded place", k, v, a, loc)
+			}
 		}
 		// The call's decision is its most restrictive key's, the first on a tie.
 		want := Decision{Action: Require, RuleID: 12, Reason: ReasonRule} // no path: the catch-all
@@ -141,9 +158,12 @@ func FuzzEvaluate(f *testing.F) {
 }
 
 // strictness ranks decisions as FuzzEvaluate expects Evaluate to combine them: deny,
-// then require, then allow.
+// then a require no bypass may lift (Contains), then require, then allow.
 func strictness(d Decision) int {
-	return map[Action]int{Allow: 0, Require: 1, Deny: 2}[d.Action]
+	if d.Action == Require && d.Contains != "" {
+		return 2
+	}
+	return map[Action]int{Allow: 0, Require: 1, Deny: 3}[d.Action]
 }
 
 func atRoot(s, root string) string {
@@ -155,7 +175,7 @@ func atRoot(s, root string) string {
 
 // sensitive reports whether a normalised path is in secrets/ or protected.
 func sensitive(p string) bool {
-	return Under(p, "secrets") || Under(p, "state") || p == "skald.yaml"
+	return Under(p, "secrets") || Under(p, "state") || Under(p, "data/skald") || p == "skald.yaml"
 }
 
 // osLocate returns where the OS puts path, relative to root with "/" ("." for root),

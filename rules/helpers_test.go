@@ -18,6 +18,7 @@ import (
 //	data/config-link → ../skald.yaml a symlink to the config file
 //	memory/a/b, memory-secrets/x, docs/
 //	state/skald.db                   the data directory (Options.Protected)
+//	data/skald/skald.db              a second one inside data/, as config.example.yaml has it
 //	skald.yaml                       the config file (Options.Protected)
 func workspace(tb testing.TB) string {
 	tb.Helper()
@@ -31,12 +32,12 @@ func workspace(tb testing.TB) string {
 
 func buildWorkspace(tb testing.TB, root string) {
 	tb.Helper()
-	for _, d := range []string{"secrets/x", "data", "memory/a/b", "memory-secrets/x", "docs", "state"} {
+	for _, d := range []string{"secrets/x", "data/skald", "memory/a/b", "memory-secrets/x", "docs", "state"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	for _, f := range []string{"secrets/key", "data/file.txt", "state/skald.db", "skald.yaml"} {
+	for _, f := range []string{"secrets/key", "data/file.txt", "state/skald.db", "data/skald/skald.db", "skald.yaml"} {
 		if err := os.WriteFile(filepath.Join(root, f), []byte(f), 0o644); err != nil {
 			tb.Fatal(err)
 		}
@@ -77,11 +78,12 @@ func seedRules() []Rule {
 	return rs
 }
 
-// seedOptions are the options of the test workspace: state/ and skald.yaml protected.
+// seedOptions are the options of the test workspace: state/, data/skald/ and
+// skald.yaml protected.
 func seedOptions(root string) Options {
 	return Options{
 		WorkspaceRoot: root,
-		Protected:     []string{filepath.Join(root, "state"), filepath.Join(root, "skald.yaml")},
+		Protected:     []string{filepath.Join(root, "state"), filepath.Join(root, "data/skald"), filepath.Join(root, "skald.yaml")},
 	}
 }
 

@@ -19,6 +19,9 @@ type tier struct {
 	noPath index
 	byDir  map[string]*index
 	anyDir index
+	// guards are the places a call's path must not contain without a human: the
+	// protected paths and the places of the tier's deny rules with a path filter.
+	guards guards
 }
 
 // index lists, for each way a tool name can match, the positions in tier.rules of the
@@ -32,7 +35,7 @@ type index struct {
 
 // newTier indexes rules, which are in evaluation order.
 func (s *Set) newTier(rules []crule) *tier {
-	t := &tier{rules: rules, byDir: map[string]*index{}}
+	t := &tier{rules: rules, byDir: map[string]*index{}, guards: s.newGuards(rules)}
 	for i := range rules {
 		r := &rules[i]
 		ix := &t.noPath

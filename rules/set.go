@@ -133,6 +133,11 @@ func (s *Set) HasGroup(id string) bool { return s.known[id] }
 // matches nothing). It allocates nothing; the gate uses it for tools.categories.
 func (s *Set) MatchTool(pattern, tool string) bool {
 	kind, name := parseTool(pattern)
+	return s.toolMatches(kind, name, tool)
+}
+
+// toolMatches reports whether a parsed tool_pattern (see parseTool) matches tool.
+func (s *Set) toolMatches(kind toolKind, name, tool string) bool {
 	switch kind {
 	case toolAny:
 		return true
