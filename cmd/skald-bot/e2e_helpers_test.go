@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -119,50 +121,71 @@ func (e *e2e) start() {
 
 // hook runs `skald-bot hook claude-code` as Claude Code runs it — a child process,
 // the PreToolUse JSON on stdin, SKALD_URL naming the service — and returns the
-// decision it printed, after checking that it printed exactly one JSON object and
-// exited 0.
+// decision it printed (see await).
 func (e *e2e) hook(input []byte, args ...string) hookDecision {
 	e.t.Helper()
-	code, out, errOut := cliIn(e.t, input, []string{"SKALD_URL=" + e.svc.url}, append([]string{"hook", "claude-code"}, args...)...)
-	if code != 0 {
-		e.t.Fatalf("hook: exit %d, stdout %q, stderr %q", code, out, errOut)
-	}
-	dec := json.NewDecoder(strings.NewReader(out))
-	dec.DisallowUnknownFields()
-	var o hookOutput
-	if err := dec.Decode(&o); err != nil || dec.More() || o.HookSpecificOutput.HookEventName != "PreToolUse" {
-		e.t.Fatalf("hook output %q: %v", out, err)
-	}
-	return o.HookSpecificOutput
+	return e.await(e.hookAsync(input, args...))
 }
 
-// hookAsync runs hook on a goroutine; the decision arrives on the channel.
-func (e *e2e) hookAsync(input []byte, args ...string) <-chan hookDecision {
-	ch := make(chan hookDecision, 1)
+// hookRun is what a hook process did: its exit code, its output, or the error that
+// kept it from running.
+type hookRun struct {
+	code        int
+	out, errOut string
+	err         error
+}
+
+// hookAsync starts `skald-bot hook claude-code` as hook does and returns at once;
+// await reads its decision. The process is killed, and waited for, when the test
+// ends should it still run.
+func (e *e2e) hookAsync(input []byte, args ...string) <-chan hookRun {
+	e.t.Helper()
+	cmd := exec.Command(skaldBinary(e.t), append([]string{"hook", "claude-code"}, args...)...)
+	cmd.Env = append(os.Environ(), "SKALD_API_TOKEN=", "SKALD_CONFIG=", "SKALD_URL="+e.svc.url)
+	cmd.Stdin = bytes.NewReader(input)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	ch := make(chan hookRun, 1)
+	done := make(chan struct{})
 	go func() {
-		var d hookDecision
-		defer func() { ch <- d }()
-		// A failure is reported, and the zero decision sent, by the waiting test.
-		code, out, errOut := cliIn(e.t, input, []string{"SKALD_URL=" + e.svc.url}, append([]string{"hook", "claude-code"}, args...)...)
-		var o hookOutput
-		if err := json.Unmarshal([]byte(out), &o); code != 0 || err != nil {
-			e.t.Errorf("hook: exit %d, stdout %q, stderr %q", code, out, errOut)
+		defer close(done)
+		err := cmd.Wait()
+		r := hookRun{code: cmd.ProcessState.ExitCode(), out: out.String(), errOut: errOut.String()}
+		if _, exited := err.(*exec.ExitError); err != nil && !exited {
+			r.err = err
 		}
-		d = o.HookSpecificOutput
+		ch <- r
 	}()
+	e.t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+	})
 	return ch
 }
 
-// await returns the decision of a hook started with hookAsync.
-func (e *e2e) await(ch <-chan hookDecision) hookDecision {
+// await returns the decision of a hook started with hookAsync, after checking that
+// it exited 0 and printed exactly one JSON object, a PreToolUse decision.
+func (e *e2e) await(ch <-chan hookRun) hookDecision {
 	e.t.Helper()
+	var r hookRun
 	select {
-	case d := <-ch:
-		return d
+	case r = <-ch:
 	case <-e.ctx.Done():
 		e.t.Fatalf("the hook did not answer: %v\n%s", e.ctx.Err(), strings.Join(e.svc.lines(), "\n"))
 	}
-	return hookDecision{}
+	if r.err != nil || r.code != 0 {
+		e.t.Fatalf("hook: exit %d (%v), stdout %q, stderr %q", r.code, r.err, r.out, r.errOut)
+	}
+	dec := json.NewDecoder(strings.NewReader(r.out))
+	dec.DisallowUnknownFields()
+	var o hookOutput
+	if err := dec.Decode(&o); err != nil || dec.More() || o.HookSpecificOutput.HookEventName != "PreToolUse" {
+		e.t.Fatalf("hook output %q: %v", r.out, err)
+	}
+	return o.HookSpecificOutput
 }
 
 // bashCall returns the fixture pretooluse_bash.json (session abc123) with another
