@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -150,6 +151,35 @@ func TestAgentTokenRole(t *testing.T) {
 	// Visibility is held to its profile.
 	if _, err := agent.Visible(ctx, api.VisibleRequest{Tools: []string{"Bash"}}); err != nil {
 		t.Fatalf("visible: %v", err)
+	}
+}
+
+// TestAgentTokenCannotReadAnotherTokensOutcome: the idempotency key does not let one
+// agent token learn the outcome of another's request — the same call from another
+// token is 409, naming no request (our extension of SPEC §12.5, for §12.2).
+func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	agent, other := e.client(agentToken), e.client(otherAgent)
+	id := e.pending(agent, "a", "a1")
+	if _, err := e.admin.Resolve(ctx, id, api.ResolveRequest{Action: "approve"}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.snapshot()
+	body := `{"tool_name":"Bash","session_id":"a","tool_call_id":"a1","arguments":{"command":"rm -rf build"}}`
+	e.wantError("POST", "/api/approval/check", otherAgent, body, http.StatusConflict,
+		`tool call "a1" of session "a": tool_call_id reused for a different call: made with another token`)
+	_, err := other.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "a", ToolCallID: "a1",
+		Arguments: map[string]any{"command": "rm -rf build"}}})
+	if !errors.Is(err, api.ErrConflict) || strings.Contains(err.Error(), fmt.Sprintf("request %d", id)) || strings.Contains(err.Error(), "approved") {
+		t.Fatalf("another token's repeat: %v, want 409 naming no request", err)
+	}
+	e.unchanged(before)
+	// The token that made it still gets its outcome.
+	res, err := agent.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "a", ToolCallID: "a1",
+		Arguments: map[string]any{"command": "rm -rf build"}}})
+	if err != nil || res.Decision != gate.DecisionApproved || res.RequestID != id {
+		t.Fatalf("the same token's repeat: %+v %v, want approved", res, err)
 	}
 }
 

@@ -21,7 +21,8 @@ const DefaultBypassShort = 15 * time.Minute
 const MaxFieldLen = 200
 
 // Field is one labelled line of a prompt (SPEC §6): "Tool", "Agent", "Source",
-// "Context", "Session", "Category", "MCP server", "Request", "Expires".
+// "Context", "Session", "Cwd" (the call's working directory, against which its
+// relative paths resolve), "Category", "MCP server", "Request", "Expires".
 type Field struct {
 	Label string
 	// Value is plain text, at most MaxFieldLen runes; the renderers escape it.
@@ -66,7 +67,8 @@ type Prompt struct {
 
 // NewPrompt builds the prompt of r. bypassShort is the configured bypass_short and
 // sets the ⏱ button's label (zero means DefaultBypassShort). Empty optional fields
-// (agent, source, context, category, MCP server) are left out. Times are shown in UTC.
+// (agent, source, context, cwd, category, MCP server) are left out. Times are shown in
+// UTC.
 func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 	p := Prompt{
 		RequestID: r.ID,
@@ -85,6 +87,7 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 	add("Source", r.Source, false)
 	add("Context", r.ContextLabel, false)
 	add("Session", r.SessionID, true)
+	add("Cwd", r.Cwd, true)
 	add("Category", r.Category, false)
 	add("MCP server", r.MCPServer, false)
 	add("Request", "#"+strconv.FormatUint(r.ID, 10), false)

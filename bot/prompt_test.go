@@ -63,8 +63,10 @@ func goldenCases() map[string]Prompt {
 	notJSON := sampleRequest()
 	notJSON.Arguments = json.RawMessage(`not json <at all>`)
 	at := t0.Add(15*time.Minute + 2*time.Second)
+	withCwd := sampleRequest()
+	withCwd.Cwd = "/home/dev/my-project/<docs> & co"
 	return map[string]Prompt{
-		"pending":   NewPrompt(sampleRequest(), 0),
+		"pending":   NewPrompt(withCwd, 0),
 		"mcp_30min": NewPrompt(mcp, 30*time.Minute),
 		"cut":       NewPrompt(cut, time.Hour),
 		"cut_emoji": NewPrompt(emoji, 0),

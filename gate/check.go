@@ -32,7 +32,9 @@ const (
 //     answers DecisionPending with Outcome.Request set. A call whose (session,
 //     tool_call_id) is already registered gets that request and, when it has left
 //     pending, its final decision (approved, rejected, expired, cancelled), and nothing
-//     is shown again.
+//     is shown again — if it is the same call: the same tool name and arguments (SPEC
+//     §12.5) and, our extension, the same cwd, group, profile and agent token (Token);
+//     otherwise ErrToolCallReused, and another token learns nothing of the request.
 //
 // When the rules could not be loaded every call requires approval (fail-closed). The
 // tool name is added to the catalog in the background. Check never waits for a human
@@ -88,7 +90,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	req, created, err := m.store.CreateRequest(store.Request{
 		SessionID: c.SessionID, ToolCallID: c.ToolCallID, ToolName: c.ToolName, Arguments: args,
 		AgentID: c.AgentID, Source: c.Source, ContextLabel: c.ContextLabel, Category: category,
-		MCPServer: server, GroupID: group, Profile: p.ID, RuleID: d.RuleID, Token: c.Token,
+		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID, Token: c.Token,
 		CreatedAt: now, ExpiresAt: now.Add(timeout), Status: store.Pending,
 	})
 	if err != nil {

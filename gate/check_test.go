@@ -184,6 +184,58 @@ func TestCheckIdempotent(t *testing.T) {
 	e.unchanged(before)
 }
 
+// TestCheckIdempotentSameCallOnly: a repeat of a (session, tool_call_id) gets the
+// request's outcome only when it is the same call — our extension of SPEC §12.5: the
+// same cwd (notes.txt under docs/ is another file than notes.txt at the root), group,
+// profile and agent token (one token must not read another's outcome).
+func TestCheckIdempotentSameCallOnly(t *testing.T) {
+	e := newEnv(t, func(o *gate.Options) {
+		o.Profiles = []rules.Profile{{ID: "ci", SecurityGroup: "ci"}}
+	})
+	e.run()
+	call := gate.Call{ToolName: "Write", SessionID: "s", ToolCallID: "w1", Cwd: e.root + "/docs",
+		Arguments: map[string]any{"file_path": "notes.txt", "content": "x"}, Token: "agent-aaaaaaaaaaaa"}
+	r := e.require(call)
+	e.notes.next(t)
+	if r.Cwd != e.root+"/docs" {
+		t.Errorf("stored cwd %q, want the call's", r.Cwd)
+	}
+	if _, err := e.m.Resolve(context.Background(), r.ID, gate.Resolution{Approve: true, By: "alice", Via: "telegram"}); err != nil {
+		t.Fatal(err)
+	}
+	e.notes.next(t)
+	if out := e.check(call); out.Decision != gate.DecisionApproved || out.Request.ID != r.ID {
+		t.Fatalf("the same call again: %+v, want approved", out)
+	}
+	before := e.state()
+	for _, c := range []struct {
+		name, says string
+		change     func(*gate.Call)
+	}{
+		{"another cwd", "not the same cwd", func(c *gate.Call) { c.Cwd = e.root }},
+		{"no cwd", "not the same cwd", func(c *gate.Call) { c.Cwd = "" }},
+		{"another group", "not the same group", func(c *gate.Call) { c.Group = "ci" }},
+		{"another profile", "not the same group", func(c *gate.Call) { c.Profile = "ci" }},
+		{"another token", "made with another token", func(c *gate.Call) { c.Token = "agent-bbbbbbbbbbbb" }},
+		{"the admin", "made with another token", func(c *gate.Call) { c.Token = "" }},
+	} {
+		again := call
+		c.change(&again)
+		out, err := e.m.Check(context.Background(), again)
+		wantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call: "+c.says)
+		if out.Decision != "" || out.Request != nil {
+			t.Errorf("%s: %+v came with the error", c.name, out)
+		}
+		if strings.Contains(c.says, "token") && strings.Contains(err.Error(), "request "+itoa(r.ID)) {
+			t.Errorf("%s: the error names the request: %v", c.name, err)
+		}
+	}
+	e.unchanged(before)
+	if n := e.notes.shows(); n != 1 {
+		t.Errorf("shown %d times, want once", n)
+	}
+}
+
 func TestCategoryFromConfigWins(t *testing.T) {
 	// SPEC §12.4: the first matching entry gives the category, over the one sent.
 	e := newEnv(t, func(o *gate.Options) {

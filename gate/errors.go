@@ -43,7 +43,8 @@ var (
 	// ErrExpired: the resolution arrived after the request's expires_at (SPEC §5).
 	ErrExpired = store.ErrExpired
 	// ErrToolCallReused: a (session, tool_call_id) already registered for another tool
-	// name or other arguments (SPEC §12.5; API 409).
+	// name or other arguments (SPEC §12.5; API 409) — or, our extension, from another
+	// cwd, group, profile or agent token.
 	ErrToolCallReused = store.ErrToolCallReused
 	// ErrExists: a group id already taken.
 	ErrExists = store.ErrExists

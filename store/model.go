@@ -43,6 +43,9 @@ type Request struct {
 	MCPServer    string          `json:"mcp_server,omitempty"`
 	GroupID      string          `json:"group_id"`
 	Profile      string          `json:"profile,omitempty"`
+	// Cwd is the call's working directory as it was sent ("" when none), against which
+	// its relative paths were resolved (SPEC §3, §4.5). At most MaxCwdLen bytes.
+	Cwd string `json:"cwd,omitempty"`
 	// RuleID is the rule whose require made this request; 0 when no rule matched.
 	RuleID uint64 `json:"rule_id,omitempty"`
 	// Token names the agent token that made the request ("" for admin or no token),

@@ -21,6 +21,8 @@ const (
 	MaxArgumentsSize = 1 << 20
 	// MaxIDLen is the longest session id or tool call id accepted, in bytes.
 	MaxIDLen = 1024
+	// MaxCwdLen is the longest Cwd accepted, in bytes (Linux's PATH_MAX).
+	MaxCwdLen = 4096
 )
 
 // CreateRequest stores r as a new pending approval request and returns it as stored,
@@ -31,16 +33,22 @@ const (
 //
 // Idempotency (SPEC §5, §12.5): when r.ToolCallID is not empty and (r.SessionID,
 // r.ToolCallID) is already registered, it stores nothing and returns the existing
-// request, whatever its status, with created=false — or, when the tool name or the
-// canonical arguments differ, that request with ErrToolCallReused. A repeated call is
-// answered from a read-only transaction and writes nothing; otherwise the lookup and the
-// insert are one write transaction, so concurrent callers with the same key get one
-// request.
+// request, whatever its status, with created=false — unless the repeat is another
+// call. SPEC §12.5 compares the tool name and the canonical arguments; we also compare
+// Cwd, GroupID and Profile (the same arguments under another working directory, group
+// or profile name other files or rules) and Token (one agent token must not read
+// another's outcome through the key). When one of them differs the error wraps
+// ErrToolCallReused and says which ("…: tool_call_id reused for a different call: not
+// the same cwd"); it comes with the existing request, except when the Token differs:
+// then with a zero Request and an error that names no request id. A repeated call is
+// answered from a read-only transaction and writes nothing; otherwise the lookup and
+// the insert are one write transaction, so concurrent callers with the same key get
+// one request.
 //
 // Other errors (nothing is written): ErrInvalid (no tool name, arguments that are not
-// a JSON object or exceed MaxArgumentsSize, an id longer than MaxIDLen, a zero
-// ExpiresAt or one not after CreatedAt). Safe for concurrent use; concurrent calls are
-// committed together (one fsync) through db.Batch.
+// a JSON object or exceed MaxArgumentsSize, an id longer than MaxIDLen, a Cwd longer
+// than MaxCwdLen, a zero ExpiresAt or one not after CreatedAt). Safe for concurrent
+// use; concurrent calls are committed together (one fsync) through db.Batch.
 func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 	if r.CreatedAt.IsZero() {
 		r.CreatedAt = d.now()
@@ -48,7 +56,7 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 	if err := checkNewRequest(&r); err != nil {
 		return Request{}, false, fmt.Errorf("store: create request: %w", err)
 	}
-	var reused bool
+	var reused string
 	// Fast path: a repeated call is answered from a read-only transaction, without a
 	// write or an fsync.
 	found := false
@@ -60,7 +68,7 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 	if err == nil && !found {
 		err = d.batch(func(tx *bolt.Tx) error {
 			// This function may run more than once: reset what it reports.
-			req, created, reused = Request{}, false, false
+			req, created, reused = Request{}, false, ""
 			old, found, oldReused, err := registered(tx, r)
 			if err != nil || found {
 				req, reused = old, oldReused
@@ -88,29 +96,47 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 	switch {
 	case err != nil:
 		return Request{}, false, fmt.Errorf("store: create request: %w", err)
-	case reused:
-		return req, false, fmt.Errorf("store: create request: tool call %q of session %q (request %d): %w",
-			r.ToolCallID, r.SessionID, req.ID, ErrToolCallReused)
+	case reused == "token":
+		return Request{}, false, fmt.Errorf("store: create request: tool call %q of session %q: %w: made with another token",
+			r.ToolCallID, r.SessionID, ErrToolCallReused)
+	case reused != "":
+		return req, false, fmt.Errorf("store: create request: tool call %q of session %q (request %d): %w: not the same %s",
+			r.ToolCallID, r.SessionID, req.ID, ErrToolCallReused, reused)
 	}
 	return req, created, nil
 }
 
 // registered looks up the request already registered for r's (session, tool call id):
-// found is false when there is none (or r has no tool call id); reused is true when it
-// was made by another call (tool name or canonical arguments differ).
-func registered(tx *bolt.Tx, r Request) (old Request, found, reused bool, err error) {
+// found is false when there is none (or r has no tool call id); reused names what
+// differs when it was made by another call ("token", "tool_name", "arguments", "cwd",
+// "group", "profile"; see CreateRequest), "" when it is the same call.
+func registered(tx *bolt.Tx, r Request) (old Request, found bool, reused string, err error) {
 	if r.ToolCallID == "" {
-		return Request{}, false, false, nil
+		return Request{}, false, "", nil
 	}
 	v := tx.Bucket(bucketRequestsByTC).Get(toolCallKey(r.ToolCallID, r.SessionID))
 	if v == nil {
-		return Request{}, false, false, nil
+		return Request{}, false, "", nil
 	}
 	old, found, err = getRequest(tx, readU64(v))
 	if err != nil || !found {
-		return Request{}, false, false, err
+		return Request{}, false, "", err
 	}
-	return old, true, old.ToolName != r.ToolName || !bytes.Equal(old.Arguments, r.Arguments), nil
+	switch {
+	case old.Token != r.Token: // first: nothing else of another token's request is told
+		reused = "token"
+	case old.ToolName != r.ToolName:
+		reused = "tool_name"
+	case !bytes.Equal(old.Arguments, r.Arguments):
+		reused = "arguments"
+	case old.Cwd != r.Cwd:
+		reused = "cwd"
+	case old.GroupID != r.GroupID:
+		reused = "group"
+	case old.Profile != r.Profile:
+		reused = "profile"
+	}
+	return old, true, reused, nil
 }
 
 // checkNewRequest validates r and brings it to the form it is stored in.
@@ -122,6 +148,8 @@ func checkNewRequest(r *Request) error {
 		return fmt.Errorf("%w: session_id is longer than %d bytes", ErrInvalid, MaxIDLen)
 	case len(r.ToolCallID) > MaxIDLen:
 		return fmt.Errorf("%w: tool_call_id is longer than %d bytes", ErrInvalid, MaxIDLen)
+	case len(r.Cwd) > MaxCwdLen:
+		return fmt.Errorf("%w: cwd is longer than %d bytes", ErrInvalid, MaxCwdLen)
 	case r.ExpiresAt.IsZero():
 		return fmt.Errorf("%w: expires_at is required", ErrInvalid)
 	case !r.ExpiresAt.After(r.CreatedAt):

@@ -119,22 +119,90 @@ func TestCreateRequestIdempotent(t *testing.T) {
 		t.Fatalf("prefix tool call id found %v, %v", none, err)
 	}
 
-	// Reused for another call.
+	// Reused for another call: SPEC §12.5's tool name and arguments, and our cwd, group
+	// and profile — the same arguments elsewhere are another call.
 	before = fileBytes(t, d.Path())
-	for _, change := range []func(*Request){
-		func(r *Request) { r.ToolName = "execute_cmd" },
-		func(r *Request) { r.Arguments = json.RawMessage(`{"command":"echo <a> & b"}`) },
+	for _, c := range []struct {
+		change func(*Request)
+		what   string
+	}{
+		{func(r *Request) { r.ToolName = "execute_cmd" }, "tool_name"},
+		{func(r *Request) { r.Arguments = json.RawMessage(`{"command":"echo <a> & b"}`) }, "arguments"},
+		{func(r *Request) { r.Cwd = "/home/dev/project" }, "cwd"},
+		{func(r *Request) { r.GroupID = "ci" }, "group"},
+		{func(r *Request) { r.Profile = "ci" }, "profile"},
 	} {
 		bad := in
-		change(&bad)
+		c.change(&bad)
 		r, created, err := d.CreateRequest(bad)
 		wantErr(t, err, ErrToolCallReused,
-			`store: create request: tool call "tc1" of session "s1" (request 1): tool_call_id reused for a different call`)
+			`store: create request: tool call "tc1" of session "s1" (request 1): tool_call_id reused for a different call: not the same `+c.what)
 		if created || r.ID != first.ID {
-			t.Fatalf("reused: created=%v id %d", created, r.ID)
+			t.Fatalf("reused (%s): created=%v id %d", c.what, created, r.ID)
 		}
 	}
 	unchanged(t, d.Path(), before)
+}
+
+// TestCreateRequestCwd: the cwd is stored as sent, and a repeat from the same cwd is
+// the same call while one from another cwd is refused.
+func TestCreateRequestCwd(t *testing.T) {
+	d, _ := openTest(t)
+	in := newRequest("s1", "tc1")
+	in.ToolName, in.Arguments, in.Cwd = "Write", json.RawMessage(`{"file_path":"notes.txt"}`), "/ws/docs"
+	first, created, err := d.CreateRequest(in)
+	must(t, err)
+	stored, err := d.Request(first.ID)
+	must(t, err)
+	if !created || stored.Cwd != "/ws/docs" {
+		t.Fatalf("created=%v stored cwd %q", created, stored.Cwd)
+	}
+	_, err = d.Resolve(first.ID, Approved, Resolution{By: "alice", Via: "telegram"})
+	must(t, err)
+	if r, created, err := d.CreateRequest(in); err != nil || created || r.Status != Approved {
+		t.Fatalf("the same call again: created=%v %+v %v", created, r, err)
+	}
+	before := fileBytes(t, d.Path())
+	for _, cwd := range []string{"/ws", ""} {
+		other := in
+		other.Cwd = cwd
+		r, created, err := d.CreateRequest(other)
+		wantErr(t, err, ErrToolCallReused, "tool_call_id reused for a different call: not the same cwd")
+		if created || r.Status != Approved || r.ID != first.ID {
+			t.Fatalf("cwd %q: created=%v %+v", cwd, created, r)
+		}
+	}
+	unchanged(t, d.Path(), before)
+}
+
+// TestCreateRequestOtherToken: another agent token repeating a call learns nothing of
+// the request — not its outcome, not its id.
+func TestCreateRequestOtherToken(t *testing.T) {
+	d, _ := openTest(t)
+	in := newRequest("a", "a1")
+	in.Token = "agent-aaaaaaaaaaaa"
+	first, _, err := d.CreateRequest(in)
+	must(t, err)
+	_, err = d.Resolve(first.ID, Approved, Resolution{By: "alice", Via: "telegram"})
+	must(t, err)
+	before := fileBytes(t, d.Path())
+	for _, token := range []string{"agent-bbbbbbbbbbbb", ""} {
+		other := in
+		other.Token = token
+		r, created, err := d.CreateRequest(other)
+		wantErr(t, err, ErrToolCallReused,
+			`store: create request: tool call "a1" of session "a": tool_call_id reused for a different call: made with another token`)
+		if strings.Contains(err.Error(), "request 1") {
+			t.Errorf("the error names the other token's request: %v", err)
+		}
+		if created || r.ID != 0 || r.Status != "" || r.Resolution != nil {
+			t.Fatalf("token %q: created=%v, got the other token's request %+v", token, created, r)
+		}
+	}
+	unchanged(t, d.Path(), before)
+	if r, created, err := d.CreateRequest(in); err != nil || created || r.ID != first.ID || r.Status != Approved {
+		t.Fatalf("the same token again: created=%v %+v %v", created, r, err)
+	}
 }
 
 // TestCreateRequestConcurrentSameToolCall: callers racing with the same key get one
@@ -186,6 +254,7 @@ func TestCreateRequestInvalid(t *testing.T) {
 		{"over 1 MiB", func(r *Request) { r.Arguments = json.RawMessage(big) }, "arguments are 1048584 bytes, more than 1048576"},
 		{"long session", func(r *Request) { r.SessionID = strings.Repeat("s", MaxIDLen+1) }, "session_id is longer than 1024 bytes"},
 		{"long tool call id", func(r *Request) { r.ToolCallID = strings.Repeat("t", MaxIDLen+1) }, "tool_call_id is longer"},
+		{"long cwd", func(r *Request) { r.Cwd = "/" + strings.Repeat("d", MaxCwdLen) }, "cwd is longer than 4096 bytes"},
 	}
 	before := fileBytes(t, d.Path())
 	for _, tc := range cases {
