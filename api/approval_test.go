@@ -174,6 +174,7 @@ func TestResolve(t *testing.T) {
 		{`{"action":`, "malformed JSON", 400},
 		{`{"action":"reject","bypass_secs":0}`, "a bypass goes only with approve", 400},
 		{`{"action":"approve","bypass_secs":-5}`, "bypass_secs must be 0", 422},
+		{`{"action":"approve","bypass_secs":9223372036854775807}`, "invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days)", 422},
 		{`{"action":"approve","bypass_secs":0,"bypass_scope":"everything"}`, "invalid bypass scope", 422},
 	} {
 		e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken, c.body, c.status, c.msg)

@@ -36,6 +36,8 @@ func TestSessionBypassAndCancel(t *testing.T) {
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":60,"scope":"planet:mars"}`, 422, "invalid bypass scope")
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"scope":"all"}`, 400, "secs is required")
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":-1}`, 422, "secs must be 0")
+	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":9223372036854775807,"scope":"all"}`, 422,
+		"invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days); use 0 for the whole session")
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":`, 400, "malformed JSON")
 	e.unchanged(before)
 	if bs := e.gate.Bypasses("s"); len(bs) != 0 {

@@ -28,6 +28,25 @@ type Bypass struct {
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 }
 
+// MaxBypassSecs is the longest bypass accepted, in seconds: 366 days. A longer one is
+// refused with ErrInvalidBypass — past it, the expiry would overflow time.Duration (a
+// bypass of 2^63-1 seconds would end in the past) — and 0, the whole session, is the
+// way to ask for more.
+const MaxBypassSecs = 366 * 24 * 60 * 60
+
+// checkSecs validates a bypass length in seconds (SPEC §12.17): 0 (the session) up to
+// MaxBypassSecs.
+func checkSecs(secs int64) error {
+	switch {
+	case secs < 0:
+		return fmt.Errorf("%w: %d seconds is negative", ErrInvalidBypass, secs)
+	case secs > MaxBypassSecs:
+		return fmt.Errorf("%w: %d seconds is more than %d (366 days); use 0 for the whole session",
+			ErrInvalidBypass, secs, MaxBypassSecs)
+	}
+	return nil
+}
+
 // covers reports whether b lets through a call of that category, MCP server and tool.
 func (b Bypass) covers(category, server, tool string) bool {
 	kind, val, _ := strings.Cut(b.Scope, ":")
@@ -129,14 +148,15 @@ func (m *Manager) grant(b Bypass) {
 // SetBypass grants session sessionID a bypass of scope for secs seconds, 0 meaning the
 // whole session (SPEC §3, §12.17; POST /api/sessions/{id}/bypass and the bypass
 // command). It replaces a bypass of the same scope. It is audited synchronously: when
-// the audit entry cannot be written nothing is granted. Errors: ErrNoSession, ErrInvalidBypass (negative
-// secs), ErrInvalidScope, or the store's error.
+// the audit entry cannot be written nothing is granted. Errors, after which nothing
+// changed: ErrNoSession, ErrInvalidBypass (secs negative or above MaxBypassSecs),
+// ErrInvalidScope, or the store's error.
 func (m *Manager) SetBypass(sessionID, scope string, secs int64, by store.Actor) (Bypass, error) {
 	if sessionID == "" {
 		return Bypass{}, fmt.Errorf("gate: set bypass: %w", ErrNoSession)
 	}
-	if secs < 0 {
-		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w: %d seconds is negative", sessionID, ErrInvalidBypass, secs)
+	if err := checkSecs(secs); err != nil {
+		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w", sessionID, err)
 	}
 	if err := checkScope(scope); err != nil {
 		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w", sessionID, err)

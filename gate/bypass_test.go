@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -149,6 +150,8 @@ func TestSetAndClearBypass(t *testing.T) {
 		}{
 			{"", "all", 0, gate.ErrNoSession, "session id is required"},
 			{"s1", "all", -1, gate.ErrInvalidBypass, "-1 seconds is negative"},
+			{"s1", "all", math.MaxInt64, gate.ErrInvalidBypass, "invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days); use 0 for the whole session"},
+			{"s1", "all", gate.MaxBypassSecs + 1, gate.ErrInvalidBypass, "31622401 seconds is more than 31622400"},
 			{"s1", "", 0, gate.ErrInvalidScope, `invalid bypass scope ""`},
 			{"s1", "everything", 0, gate.ErrInvalidScope, `"everything": want all, category:<name>, mcp:<server> or tool:<name>`},
 			{"s1", "mcp:", 0, gate.ErrInvalidScope, `"mcp:"`},
@@ -166,7 +169,15 @@ func TestSetAndClearBypass(t *testing.T) {
 			t.Errorf("refused bypasses granted %v", bs)
 		}
 
-		b, err := e.m.SetBypass("s1", "tool:Bash", 3600, admin)
+		// The longest bypass ends 366 days from now, not in the past.
+		b, err := e.m.SetBypass("s2", "all", gate.MaxBypassSecs, admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := time.Now().Add(366 * 24 * time.Hour); !b.ExpiresAt.Equal(want) || len(e.m.Bypasses("s2")) != 1 {
+			t.Errorf("SetBypass(MaxBypassSecs) = %+v, want it to end at %s", b, want)
+		}
+		b, err = e.m.SetBypass("s1", "tool:Bash", 3600, admin)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,8 @@
 // CancelRequest, CancelSession or the expiry sweeper. Resolve is one compare-and-set in
 // the store, so of any number of concurrent taps exactly one wins and the others learn
 // who won ("already approved by alice via telegram"). An approval may grant a session
-// bypass (15 minutes, the whole session, or N seconds). Bypasses live in memory only.
+// bypass (15 minutes, the whole session, or N seconds up to MaxBypassSecs, 366 days).
+// Bypasses live in memory only.
 //
 // # Background work
 //

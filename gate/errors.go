@@ -23,9 +23,10 @@ var (
 	// request, or cancelling another token's request (SPEC §12.2, §12.11; API 403).
 	ErrForbidden = errors.New("forbidden")
 	// ErrInvalidScope: a bypass scope other than all, category:<c>, mcp:<server> or
-	// tool:<name> (SPEC §3, §12.17; API 400).
+	// tool:<name> (SPEC §3, §12.17; API 422).
 	ErrInvalidScope = errors.New("invalid bypass scope")
-	// ErrInvalidBypass: a bypass of negative length (SPEC §12.17; API 400).
+	// ErrInvalidBypass: a bypass of negative length, or longer than MaxBypassSecs
+	// (SPEC §12.17; API 422).
 	ErrInvalidBypass = errors.New("invalid bypass")
 	// ErrNoSession: a bypass or a session cancellation without a session id (API 400).
 	ErrNoSession = errors.New("session id is required")

@@ -16,7 +16,8 @@ type Resolution struct {
 	// display name and id and "telegram"/"slack", or "api"/"cli".
 	By, Via string
 	// BypassSecs asks, with an approval, for a session bypass (SPEC §12.17): nil for
-	// none, 0 for the whole session, N for N seconds. Ignored on a rejection.
+	// none, 0 for the whole session, N for N seconds, at most MaxBypassSecs. Ignored on
+	// a rejection.
 	BypassSecs *int64
 	// BypassScope is the bypass's scope; "" means the request's category, else its MCP
 	// server, else its tool (SPEC §5).
@@ -111,7 +112,7 @@ func (m *Manager) finished(r store.Request) {
 // approval_resolved and has the notifier update the request's messages; it returns the
 // resolved request. Errors, after which nothing changed:
 //   - ErrForbidden when r.Token is an agent token (SPEC §12.2);
-//   - ErrInvalidBypass (negative BypassSecs) or ErrInvalidScope;
+//   - ErrInvalidBypass (BypassSecs negative or above MaxBypassSecs) or ErrInvalidScope;
 //   - ErrAlreadyResolved, with the stored request, in an error that says
 //     "already approved by NAME via VIA" (or rejected, cancelled, expired);
 //   - ErrExpired when it comes after the request's expires_at (the sweeper then marks
@@ -153,8 +154,8 @@ func (m *Manager) Resolve(ctx context.Context, id uint64, r Resolution) (store.R
 // bypassGrant checks the bypass asked with an approval of request id and fills in its
 // default scope, which needs the request (SPEC §5).
 func (m *Manager) bypassGrant(id uint64, secs int64, scope string) (*store.BypassGrant, error) {
-	if secs < 0 {
-		return nil, fmt.Errorf("%w: %d seconds is negative", ErrInvalidBypass, secs)
+	if err := checkSecs(secs); err != nil {
+		return nil, err
 	}
 	if scope != "" {
 		if err := checkScope(scope); err != nil {

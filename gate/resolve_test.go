@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -85,7 +86,7 @@ func TestResolveRefusals(t *testing.T) {
 	e := newEnv(t)
 	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Token: "ci-bot"})
 	before := e.state()
-	neg, zero := int64(-5), int64(0)
+	neg, zero, huge := int64(-5), int64(0), int64(math.MaxInt64)
 	for _, c := range []struct {
 		id     uint64
 		res    gate.Resolution
@@ -95,6 +96,9 @@ func TestResolveRefusals(t *testing.T) {
 		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Token: "ci-bot"}, gate.ErrForbidden, "an agent token may not resolve"},
 		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Token: "other"}, gate.ErrForbidden, "forbidden"},
 		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &neg}, gate.ErrInvalidBypass, "-5 seconds is negative"},
+		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &huge}, gate.ErrInvalidBypass,
+			"gate: resolve " + itoa(r.ID) + ": invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days)"},
+		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &huge, BypassScope: "all"}, gate.ErrInvalidBypass, "more than 31622400"},
 		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "everything"}, gate.ErrInvalidScope, `"everything"`},
 		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "category:"}, gate.ErrInvalidScope, `"category:"`},
 		{r.ID, gate.Resolution{Approve: true, Via: "api"}, store.ErrInvalid, "needs who"},
