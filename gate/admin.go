@@ -109,7 +109,8 @@ func (m *Manager) DeleteRule(id uint64, by store.Actor) error {
 }
 
 // CreateGroup creates an empty permission group (audited) and rebuilds the snapshot.
-// Errors: ErrInvalid (id not [a-z0-9_-]+), ErrExists, or the store's error.
+// Errors: ErrInvalid (id not [a-z0-9_-]+, a name or description holding a control
+// character), ErrExists, or the store's error.
 func (m *Manager) CreateGroup(g rules.Group, by store.Actor) error {
 	if err := m.change(func() error { return m.store.CreateGroup(g, by) }); err != nil {
 		return fmt.Errorf("gate: create group %q: %w", g.ID, err)
@@ -118,7 +119,8 @@ func (m *Manager) CreateGroup(g rules.Group, by store.Actor) error {
 }
 
 // UpdateGroup changes a group's name and description (audited). Errors: ErrNotFound,
-// or the store's error.
+// ErrInvalid (a name or description holding a control character), or the store's
+// error.
 func (m *Manager) UpdateGroup(g rules.Group, by store.Actor) error {
 	if err := m.change(func() error { return m.store.UpdateGroup(g, by) }); err != nil {
 		return fmt.Errorf("gate: update group %q: %w", g.ID, err)

@@ -149,6 +149,10 @@ func TestGroups(t *testing.T) {
 	wantErr(t, e.m.DeleteGroup("nope", admin), gate.ErrNotFound, `"nope"`)
 	wantErr(t, e.m.CreateGroup(rules.Group{ID: "ops", Name: "again"}, admin), gate.ErrExists, `gate: create group "ops"`)
 	wantErr(t, e.m.CreateGroup(rules.Group{ID: "Bad!", Name: "x"}, admin), gate.ErrInvalid, `"Bad!"`)
+	wantErr(t, e.m.CreateGroup(rules.Group{ID: "g1", Name: "a\u0000b\nc<b>x</b>"}, admin), gate.ErrInvalid,
+		`gate: create group "g1"`, "must not hold control characters")
+	wantErr(t, e.m.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "a\nb"}, admin), gate.ErrInvalid,
+		`gate: update group "ops"`, `group description "a\nb"`)
 	wantErr(t, e.m.UpdateGroup(rules.Group{ID: "nope", Name: "x"}, admin), gate.ErrNotFound, `gate: update group "nope"`)
 	_, err = e.m.DuplicateGroup("nope", rules.Group{ID: "x", Name: "x"}, admin)
 	wantErr(t, err, gate.ErrNotFound, `gate: duplicate group "nope" as "x"`)

@@ -52,7 +52,8 @@ var (
 	// ErrProtected: deleting group default or a group a profile uses (SPEC §12.16;
 	// API 409).
 	ErrProtected = store.ErrProtected
-	// ErrInvalid: a malformed group id (SPEC §12.16).
+	// ErrInvalid: a malformed group id (SPEC §12.16), or a group name or description
+	// holding a control character.
 	ErrInvalid = store.ErrInvalid
 	// ErrInvalidRule: a rule that fails validation — bad pattern, action or priority,
 	// or a second catch-all (SPEC §4.3, §4; API 422).

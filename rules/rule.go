@@ -44,7 +44,9 @@ type Rule struct {
 	Priority            int    `json:"priority"`
 }
 
-// Group is a permission group (SPEC §3). ID matches [a-z0-9_-]+ (SPEC §12.16).
+// Group is a permission group (SPEC §3). ID matches [a-z0-9_-]+ (SPEC §12.16); Name
+// and Description are free text without control characters (the store refuses a
+// newline, a tab or a NUL byte in them).
 type Group struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`

@@ -12,9 +12,10 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrExists: a group with that id already exists.
 	ErrExists = errors.New("already exists")
-	// ErrInvalid: the input is malformed (a bad group id or job name, arguments that
-	// are not a JSON object or exceed MaxArgumentsSize, an unknown status, a missing
-	// actor, …). Nothing was written.
+	// ErrInvalid: the input is malformed (a bad group id or job name, a group name or
+	// description with a control character, arguments that are not a JSON object or
+	// exceed MaxArgumentsSize, an unknown status, a missing actor, …). Nothing was
+	// written.
 	ErrInvalid = errors.New("invalid input")
 	// ErrUnknownGroup: a rule names a permission group that does not exist.
 	ErrUnknownGroup = errors.New("unknown group")

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -63,7 +65,8 @@ func (d *DB) Groups() ([]rules.Group, error) {
 
 // CreateGroup stores a new permission group, empty, and audits "group.create". An
 // empty Name is set to the id. Errors (nothing is written): ErrInvalid (an id not
-// matching [a-z0-9_-]+ or longer than MaxNameLen, no actor), ErrExists.
+// matching [a-z0-9_-]+ or longer than MaxNameLen, a name or description that holds a
+// control character or is not UTF-8 — see checkGroupText —, no actor), ErrExists.
 func (d *DB) CreateGroup(g rules.Group, by Actor) error {
 	if g.Name == "" {
 		g.Name = g.ID
@@ -82,7 +85,26 @@ func checkGroup(g rules.Group, by Actor) error {
 	if err := checkActor(by); err != nil {
 		return err
 	}
-	return checkName("group id", g.ID)
+	if err := checkName("group id", g.ID); err != nil {
+		return err
+	}
+	return checkGroupText(g)
+}
+
+// checkGroupText refuses a group name or description that holds a control character
+// (a NUL byte, a newline, a tab, …) or is not valid UTF-8: chat messages, the audit log
+// and listings show them on one line. Markup such as HTML is accepted: the channels
+// escape it.
+func checkGroupText(g rules.Group) error {
+	for _, f := range []struct{ field, v string }{{"name", g.Name}, {"description", g.Description}} {
+		switch {
+		case !utf8.ValidString(f.v):
+			return fmt.Errorf("%w: group %s %q is not valid UTF-8", ErrInvalid, f.field, f.v)
+		case strings.ContainsFunc(f.v, unicode.IsControl):
+			return fmt.Errorf("%w: group %s %q must not hold control characters (newline, tab, NUL, …)", ErrInvalid, f.field, f.v)
+		}
+	}
+	return nil
 }
 
 // createGroup stores g, which must not exist, and audits it with detail.
@@ -99,12 +121,16 @@ func (d *DB) createGroup(tx *bolt.Tx, g rules.Group, by Actor, detail string) er
 
 // UpdateGroup replaces the name and description of group g.ID (an empty Name is set to
 // the id) and audits "group.update". An update that changes nothing writes nothing.
-// Errors (nothing is written): ErrNotFound, ErrInvalid (no actor).
+// Errors (nothing is written): ErrNotFound, ErrInvalid (a name or description that
+// holds a control character or is not UTF-8, no actor).
 func (d *DB) UpdateGroup(g rules.Group, by Actor) error {
 	if g.Name == "" {
 		g.Name = g.ID
 	}
 	if err := checkActor(by); err != nil {
+		return fmt.Errorf("store: update group %q: %w", g.ID, err)
+	}
+	if err := checkGroupText(g); err != nil {
 		return fmt.Errorf("store: update group %q: %w", g.ID, err)
 	}
 	err := d.update(func(tx *bolt.Tx) error {
@@ -185,7 +211,7 @@ func (d *DB) DeleteGroup(id string, inUse []string, by Actor) error {
 // ids in the order of the originals, all in one transaction (SPEC §8), audited as one
 // "group.duplicate". An empty Name is set to the id. Returns the new rules, in id order.
 // Errors (nothing is written): ErrNotFound (src), ErrExists (g.ID), ErrInvalid (a bad
-// id, no actor).
+// id, a name or description with a control character, no actor).
 func (d *DB) DuplicateGroup(src string, g rules.Group, by Actor) ([]rules.Rule, error) {
 	if g.Name == "" {
 		g.Name = g.ID

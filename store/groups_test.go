@@ -51,6 +51,12 @@ func TestCreateGroupErrors(t *testing.T) {
 		{rules.Group{ID: "a b"}, alice, ErrInvalid, `group id "a b"`},
 		{rules.Group{ID: strings.Repeat("a", 65)}, alice, ErrInvalid, "at most 64 bytes"},
 		{rules.Group{ID: "new"}, Actor{}, ErrInvalid, "the actor (by) is required"},
+		{rules.Group{ID: "g1", Name: "a\u0000b\nc<b>x</b>"}, alice, ErrInvalid,
+			`store: create group "g1": invalid input: group name "a\x00b\nc<b>x</b>" must not hold control characters (newline, tab, NUL, …)`},
+		{rules.Group{ID: "g1", Name: "a\tb"}, alice, ErrInvalid, `group name "a\tb" must not hold control characters`},
+		{rules.Group{ID: "g1", Name: "ok", Description: "line\r\nbreak"}, alice, ErrInvalid, `group description "line\r\nbreak" must not`},
+		{rules.Group{ID: "g1", Name: "c1 \u0085"}, alice, ErrInvalid, "group name"},
+		{rules.Group{ID: "g1", Name: "bad \xff"}, alice, ErrInvalid, `group name "bad \xff" is not valid UTF-8`},
 	}
 	for _, tc := range cases {
 		wantErr(t, d.CreateGroup(tc.g, tc.by), tc.target, tc.says)
@@ -82,7 +88,15 @@ func TestUpdateGroup(t *testing.T) {
 	must(t, d.UpdateGroup(g, alice)) // no change: nothing written
 	wantErr(t, d.UpdateGroup(rules.Group{ID: "nope"}, alice), ErrNotFound, `store: update group "nope": not found`)
 	wantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "x"}, Actor{}), ErrInvalid, "actor")
+	wantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "a\u0000b\nc"}, alice), ErrInvalid,
+		`store: update group "ops": invalid input: group name "a\x00b\nc" must not hold control characters`)
+	wantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "x\ny"}, alice), ErrInvalid, `group description "x\ny"`)
 	unchanged(t, d.Path(), before)
+	// HTML is only text: the channels escape it.
+	must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "<b>Ops</b> & co", Description: "night «shift»"}, alice))
+	if g, err := d.Group("ops"); err != nil || g.Name != "<b>Ops</b> & co" {
+		t.Fatalf("Group = %+v, %v", g, err)
+	}
 }
 
 func TestDeleteGroupDeletesItsRules(t *testing.T) {
@@ -201,6 +215,8 @@ func TestDuplicateGroupErrors(t *testing.T) {
 	wantErr(t, err, ErrInvalid, `group id "Bad Id"`)
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "new"}, Actor{})
 	wantErr(t, err, ErrInvalid, "actor")
+	_, err = d.DuplicateGroup("default", rules.Group{ID: "new", Name: "a\nb"}, alice)
+	wantErr(t, err, ErrInvalid, `store: duplicate group "default" as "new": invalid input: group name "a\nb" must not hold control characters`)
 	unchanged(t, d.Path(), before)
 }
 
