@@ -62,8 +62,8 @@ type Decision struct {
 	// protected path decided, or when an invalid path or a guarded place (Contains)
 	// turned the rule's allow into require.
 	RuleID uint64
-	// Reason is one of the Reason constants, a short text for humans; Note is the
-	// matching rule's note.
+	// Reason is one of the Reason constants (ReasonContains with its place appended),
+	// a short text for humans; Note is the matching rule's note.
 	Reason string
 	Note   string
 	// Path is the normalised path that decided (relative to the workspace root with /
@@ -71,13 +71,13 @@ type Decision struct {
 	// ReasonProtected it is the protected path the call named.
 	Path      string
 	PathState PathState
-	// Contains is set when the path that decided is a strict ancestor of a protected
-	// path or holds what a deny rule with a path filter denies for this call (see
-	// Set.Evaluate, step 2): the place, normalised ("secrets", "data/skald"), or the
-	// deny rule's prefix pattern ("data/log*"). Action is
-	// then require (or deny, when a rule denied the path itself), Reason is
-	// ReasonContains followed by ": " and the place, and no session bypass or profile
-	// fast-path may turn the call into allow — a human decides.
+	// Contains is set when the path that decided is not denied but is a strict
+	// ancestor of a protected path or holds what a deny rule with a path filter denies
+	// for this call (see Set.Evaluate, step 2): the place, normalised ("secrets",
+	// "data/skald"), or the deny rule's prefix pattern ("data/log*"). Action is then
+	// require, Reason is ReasonContains followed by ": " and the place (built at
+	// Compile), and no session bypass or profile fast-path may turn the call into
+	// allow — a human decides.
 	Contains string
 	// Paths is how many path arguments the call has: the Options.PathArgs keys that
 	// hold a value other than null or "". The gate's profile fast-path applies only to
@@ -85,7 +85,8 @@ type Decision struct {
 	Paths int
 }
 
-// The reasons a Decision gives. They are constants so that evaluation allocates nothing.
+// The reasons a Decision gives. They are constants, and the Reasons that name a place
+// are built at Compile, so that evaluation allocates nothing.
 const (
 	ReasonRule      = "rule"                               // a rule matched; Decision.RuleID names it
 	ReasonNoRule    = "no rule matched"                    // default-closed: require (SPEC §4.7)
