@@ -128,19 +128,39 @@ func (c *Client) Rules(ctx context.Context, group string) ([]rules.Rule, error) 
 }
 
 // CreateRule creates r and returns it as stored. r.ID must be 0; r.Priority is sent as
-// is (0 is a priority: set rules.DefaultPriority for the default). 422 for an
-// invalid rule or pattern or an unknown group.
+// is (0 is a priority: set rules.DefaultPriority for the default); an empty GroupID
+// means rules.DefaultGroup. 422 for an invalid rule or pattern or an unknown group.
 func (c *Client) CreateRule(ctx context.Context, r rules.Rule) (rules.Rule, error) {
 	var out rules.Rule
 	err := c.do(ctx, http.MethodPost, "/api/approval/rules", nil, r, &out)
 	return out, err
 }
 
-// UpdateRule replaces rule r.ID with r and returns it as stored. 404, 422.
+// UpdateRule replaces rule r.ID with r and returns it as stored: every field is sent,
+// empty ones too, so the server's merge (PUT takes a partial rule) leaves nothing of
+// the old rule. 404, 422.
 func (c *Client) UpdateRule(ctx context.Context, r rules.Rule) (rules.Rule, error) {
 	var out rules.Rule
-	err := c.do(ctx, http.MethodPut, "/api/approval/rules/"+u64(r.ID), nil, r, &out)
+	err := c.do(ctx, http.MethodPut, "/api/approval/rules/"+u64(r.ID), nil, wholeRuleOf(r), &out)
 	return out, err
+}
+
+// wholeRule is a rule as UpdateRule sends it: every settable field, none omitted.
+type wholeRule struct {
+	ID          uint64       `json:"id"`
+	GroupID     string       `json:"group_id"`
+	AgentID     string       `json:"agent_id"`
+	Source      string       `json:"source"`
+	ToolPattern string       `json:"tool_pattern"`
+	PathPattern string       `json:"path_pattern"`
+	Action      rules.Action `json:"action"`
+	Note        string       `json:"note"`
+	Priority    int          `json:"priority"`
+}
+
+func wholeRuleOf(r rules.Rule) wholeRule {
+	return wholeRule{ID: r.ID, GroupID: r.GroupID, AgentID: r.AgentID, Source: r.Source, ToolPattern: r.ToolPattern,
+		PathPattern: r.PathPattern, Action: r.Action, Note: r.Note, Priority: r.Priority}
 }
 
 // DeleteRule deletes rule id. 404 when unknown.

@@ -23,6 +23,10 @@
 // invalid rule or pattern, unknown group or profile, bad bypass scope; anything else is
 // 500 "internal error", with the whole error chain only in the log.
 //
+// A new rule (POST /api/approval/rules) without priority gets rules.DefaultPriority and
+// without group_id goes to the default group; PUT /api/approval/rules/{id} merges its
+// body onto the stored rule, so {"action":"deny"} changes the action only.
+//
 // POST /api/approval/check and GET /api/approval/requests/{id} take wait_secs (capped
 // at MaxWaitSecs): they answer the moment the request is resolved, or when the wait runs
 // out (then still pending), or when the client goes away. GET /api/events streams the

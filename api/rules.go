@@ -8,8 +8,10 @@ import (
 	"github.com/skald-circle/skald-bot/rules"
 )
 
-// ruleBody is a rule as the API takes it: priority absent means rules.DefaultPriority
-// (a present 0 is kept); the resolved path pattern is the store's to compute.
+// ruleBody is a new rule as POST /api/approval/rules takes it: priority absent means
+// rules.DefaultPriority (a present 0 is kept), group_id absent or empty means
+// rules.DefaultGroup (as in the CLI and the chat commands); the resolved path pattern
+// is the gate's to compute.
 type ruleBody struct {
 	rules.Rule
 	Priority *int `json:"priority"`
@@ -20,6 +22,9 @@ func (b ruleBody) rule() rules.Rule {
 	r.Priority = rules.DefaultPriority
 	if b.Priority != nil {
 		r.Priority = *b.Priority
+	}
+	if r.GroupID == "" {
+		r.GroupID = rules.DefaultGroup
 	}
 	r.ResolvedPathPattern = ""
 	return r
@@ -55,27 +60,47 @@ func (s *Server) createRule(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// updateRule is PUT /api/approval/rules/{id}: the body replaces the rule.
+// updateRule is PUT /api/approval/rules/{id}: the body is merged onto the rule as
+// stored — a field left out keeps its value ({"action":"deny"} changes the action
+// only), a field given replaces it ("" clears an optional one). Errors: 404 for an
+// unknown rule, 400 for malformed JSON or an id other than the path's, 422 when the
+// merged rule is invalid; nothing changes then.
 func (s *Server) updateRule(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
 	}
-	var b ruleBody
-	if err := decode(w, r, &b, false); err != nil {
+	rule, err := s.rule(id)
+	if err != nil {
+		return fmt.Errorf("update rule %d: %w", id, err)
+	}
+	if err := decode(w, r, &rule, false); err != nil {
 		return err
 	}
-	if b.ID != 0 && b.ID != id {
-		return fmt.Errorf("%w: the body's id %d is not the path's %d", ErrBadRequest, b.ID, id)
+	if rule.ID != 0 && rule.ID != id {
+		return fmt.Errorf("%w: the body's id %d is not the path's %d", ErrBadRequest, rule.ID, id)
 	}
-	rule := b.rule()
-	rule.ID = id
+	rule.ID, rule.ResolvedPathPattern = id, ""
 	got, err := s.gate.UpdateRule(rule, actor(r))
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, got)
 	return nil
+}
+
+// rule returns rule id as the gate holds it: gate.ErrNotFound when there is none.
+func (s *Server) rule(id uint64) (rules.Rule, error) {
+	rs, err := s.gate.Rules("")
+	if err != nil {
+		return rules.Rule{}, err
+	}
+	for _, r := range rs {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	return rules.Rule{}, gate.ErrNotFound
 }
 
 // deleteRule is DELETE /api/approval/rules/{id}: 204.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
@@ -145,4 +146,98 @@ func TestVisibleAndTools(t *testing.T) {
 	if err != nil || !has(cat.BuiltIn, "Bash") || !has(cat.MCP, "mcp__github__create_issue") || !has(cat.MCPServers, "github") {
 		t.Fatalf("tools: %v %+v", err, cat)
 	}
+}
+
+// TestRuleDefaultGroup checks a new rule without group_id goes to default, as in the
+// CLI and the chat commands, and that a bad rule without one is refused for what is
+// wrong with it, not for the group.
+func TestRuleDefaultGroup(t *testing.T) {
+	e := newEnv(t)
+	st, body := e.do("POST", "/api/approval/rules", adminToken, stringsReader(`{"tool_pattern":"Read","action":"allow"}`))
+	if st != http.StatusCreated || !contains(body, `"group_id":"default"`) {
+		t.Fatalf("create without group_id: %d %s", st, body)
+	}
+	r, err := e.admin.CreateRule(context.Background(), rules.Rule{ToolPattern: "Glob", Action: rules.Allow, Priority: 5})
+	if err != nil || r.GroupID != rules.DefaultGroup {
+		t.Fatalf("client create with no group: %v %+v", err, r)
+	}
+	before := e.snapshot()
+	e.wantError("POST", "/api/approval/rules", adminToken, `{"tool_pattern":"a*b","action":"deny"}`, 422, `tool_pattern "a*b"`)
+	e.wantError("POST", "/api/approval/rules", adminToken, `{"tool_pattern":"Bash","action":"maybe"}`, 422, `action "maybe"`)
+	e.unchanged(before)
+}
+
+// TestRuleUpdateMerges checks PUT merges a partial body onto the stored rule, that an
+// explicit "" clears an optional field, that the client's UpdateRule replaces the
+// whole rule, and that a bad partial body changes nothing.
+func TestRuleUpdateMerges(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	r, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: "agents", ToolPattern: "Write", PathPattern: "out/*",
+		AgentID: "bot-1", Action: rules.Allow, Note: "reports", Priority: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/approval/rules/" + strconv.FormatUint(r.ID, 10)
+	st, body := e.do("PUT", path, adminToken, stringsReader(`{"action":"deny"}`))
+	if st != http.StatusOK {
+		t.Fatalf("partial PUT: %d %s", st, body)
+	}
+	got := e.ruleByID(r.ID)
+	want := r
+	want.Action = rules.Deny
+	if got != want {
+		t.Fatalf("after {\"action\":\"deny\"}:\n got %+v\nwant %+v", got, want)
+	}
+	if st, body := e.do("PUT", path, adminToken, stringsReader(`{"note":"","priority":0}`)); st != http.StatusOK {
+		t.Fatalf("clearing PUT: %d %s", st, body)
+	}
+	want.Note, want.Priority = "", 0
+	if got := e.ruleByID(r.ID); got != want {
+		t.Fatalf("after clearing the note:\n got %+v\nwant %+v", got, want)
+	}
+	// The client sends the whole rule: an empty path pattern clears it.
+	repl := want
+	repl.PathPattern, repl.AgentID = "", ""
+	if _, err := e.admin.UpdateRule(ctx, repl); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.ruleByID(r.ID); got.PathPattern != "" || got.ResolvedPathPattern != "" || got.AgentID != "" || got.ToolPattern != "Write" {
+		t.Fatalf("after the client's update: %+v", got)
+	}
+
+	before := e.snapshot()
+	for _, c := range []struct {
+		body   string
+		status int
+		msg    string
+	}{
+		{`{"tool_pattern":"x*y"}`, 422, `tool_pattern "x*y"`},
+		{`{"action":"maybe"}`, 422, `action "maybe"`},
+		{`{"priority":-1}`, 422, "priority"},
+		{`{"group_id":"nope"}`, 422, "unknown group"},
+		{`{"id":99,"action":"deny"}`, 400, "is not the path's"},
+		{`{"actoin":"deny"}`, 400, `unknown field "actoin"`},
+		{``, 400, "a JSON body is required"},
+	} {
+		e.wantError("PUT", path, adminToken, c.body, c.status, c.msg)
+	}
+	e.wantError("PUT", "/api/approval/rules/99999", adminToken, `{"action":"deny"}`, 404, "update rule 99999: not found")
+	e.unchanged(before)
+}
+
+// ruleByID returns rule id as stored.
+func (e *env) ruleByID(id uint64) rules.Rule {
+	e.t.Helper()
+	rs, err := e.db.Rules()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.ID == id {
+			return r
+		}
+	}
+	e.t.Fatalf("rule %d not stored", id)
+	return rules.Rule{}
 }
