@@ -11,10 +11,15 @@ import (
 
 // check is POST /api/approval/check (SPEC §8): gate the call, then wait up to
 // wait_secs for a human when it needs one. The wait ends the moment the request is
-// resolved, or when the client goes away.
+// resolved, or when the client goes away. A negative wait_secs is a 400 before
+// anything is checked.
 func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	var req CheckRequest
 	if err := decode(w, r, &req, false); err != nil {
+		return err
+	}
+	wait, err := waitFor(req.WaitSecs)
+	if err != nil {
 		return err
 	}
 	p := principalOf(r)
@@ -29,8 +34,8 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	res := CheckResult{Decision: out.Decision, RuleID: out.RuleID, Reason: out.Reason, Note: out.Note}
 	if out.Request != nil {
 		res = ResultOf(*out.Request)
-		if out.Decision == gate.DecisionPending && req.WaitSecs > 0 {
-			ctx, cancel := context.WithTimeout(r.Context(), capWait(req.WaitSecs))
+		if out.Decision == gate.DecisionPending && wait > 0 {
+			ctx, cancel := context.WithTimeout(r.Context(), wait)
 			got, err := s.gate.Wait(ctx, out.Request.ID)
 			cancel()
 			if err != nil && ctx.Err() == nil {

@@ -147,7 +147,20 @@ func TestRequestLongPoll(t *testing.T) {
 	}
 	e.wantError("GET", "/api/approval/requests/99999", adminToken, "", 404, "request 99999")
 	e.wantError("GET", "/api/approval/requests/x", adminToken, "", 400, `id "x" is not a positive integer`)
-	e.wantError("GET", "/api/approval/requests/1?wait_secs=-1", adminToken, "", 400, "wait_secs")
+	e.wantError("GET", "/api/approval/requests/1?wait_secs=x", adminToken, "", 400, `wait_secs "x" is not a non-negative integer`)
+}
+
+// TestNegativeWait checks a negative wait_secs is the same 400 in a check's body and
+// in a request's query, and that the refused check registers nothing.
+func TestNegativeWait(t *testing.T) {
+	e := newEnv(t)
+	id := e.pending(e.admin, "s", "t0")
+	before := e.snapshot()
+	const msg = "bad request: wait_secs -3 is not a non-negative integer"
+	e.wantError("GET", "/api/approval/requests/"+strconv.FormatUint(id, 10)+"?wait_secs=-3", adminToken, "", 400, msg)
+	e.wantError("POST", "/api/approval/check", adminToken,
+		`{"tool_name":"Bash","session_id":"s","tool_call_id":"t1","arguments":{"command":"ls"},"wait_secs":-3}`, 400, msg)
+	e.unchanged(before)
 }
 
 func TestAwaitStopsAtTheDeadline(t *testing.T) {

@@ -113,22 +113,28 @@ func pathID(r *http.Request, name string) (uint64, error) {
 	return id, nil
 }
 
-// waitParam reads the wait_secs query parameter: 0 when absent, capped at MaxWaitSecs,
-// ErrBadRequest when not a non-negative integer.
+// waitParam reads the wait_secs query parameter: 0 when absent, else as waitFor;
+// ErrBadRequest when it is not an integer.
 func waitParam(r *http.Request) (time.Duration, error) {
 	v := r.URL.Query().Get("wait_secs")
 	if v == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
+	if err != nil {
 		return 0, fmt.Errorf("%w: wait_secs %q is not a non-negative integer", ErrBadRequest, v)
 	}
-	return capWait(n), nil
+	return waitFor(n)
 }
 
-func capWait(secs int) time.Duration {
-	return time.Duration(min(max(secs, 0), MaxWaitSecs)) * time.Second
+// waitFor is the wait wait_secs n asks for, capped at MaxWaitSecs: the same for the
+// check's body and the request's query. ErrBadRequest ("wait_secs -1 is not a
+// non-negative integer") when n is negative.
+func waitFor(n int) (time.Duration, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("%w: wait_secs %d is not a non-negative integer", ErrBadRequest, n)
+	}
+	return time.Duration(min(n, MaxWaitSecs)) * time.Second, nil
 }
 
 // actor is who r acts for (SPEC §12.22): the X-Skald-Actor header's value (printable,

@@ -18,7 +18,7 @@ const MaxBodyBytes = 1 << 20
 
 // CheckRequest is the body of POST /api/approval/check: a tool call (SPEC §3) and how
 // long, in seconds, to wait for a human when it needs one (0: answer pending at once;
-// capped at MaxWaitSecs).
+// capped at MaxWaitSecs; negative: 400, as for GET /api/approval/requests/{id}).
 type CheckRequest struct {
 	gate.Call
 	WaitSecs int `json:"wait_secs,omitempty"`
