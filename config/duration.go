@@ -73,7 +73,9 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 // error with its line, which Parse turns into a message naming the key.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: not a duration (use 90s, 15m, 24h or 90d)", n.Line)}}
+		// yaml's own wording, so Parse names the key: "retention: a list is not a
+		// duration".
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: cannot unmarshal %s into config.Duration", n.Line, n.ShortTag())}}
 	}
 	v, err := ParseDuration(n.Value)
 	if err != nil {

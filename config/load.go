@@ -202,6 +202,8 @@ func findNode(ns []lineNode, kind, value string) string {
 // typeWord names a Go type the way a YAML author thinks of it.
 func typeWord(goType string) string {
 	switch {
+	case goType == "config.Duration":
+		return "a duration (use 90s, 15m, 24h or 90d)"
 	case goType == "string", goType == "config.Secret", goType == "config.Overlap", goType == "config.Notify":
 		return "a string"
 	case strings.HasPrefix(goType, "[]"):
