@@ -37,13 +37,14 @@ type Config struct {
 	// it must exist. Default ".".
 	WorkspaceRoot string `yaml:"workspace_root" json:"workspace_root"`
 	// ApprovalTimeout is how long a request stays pending before it expires
-	// (SPEC §5). Default 24h.
+	// (SPEC §5). Default 24h; a written 0 is refused.
 	ApprovalTimeout Duration `yaml:"approval_timeout" json:"approval_timeout"`
 	// BypassShort is the window of the ⏱ button and of "15m" typed in a command
-	// (SPEC §12.10). Default 15m.
+	// (SPEC §12.10). Default 15m; less than 1s is refused (0 seconds would be a
+	// bypass for the whole session).
 	BypassShort Duration `yaml:"bypass_short" json:"bypass_short"`
 	// Retention is how long finished requests, runs and audit entries are kept
-	// (SPEC §12.19). Default 90d.
+	// (SPEC §12.19). Default 90d; a written 0 keeps everything (nothing is pruned).
 	Retention Duration `yaml:"retention" json:"retention"`
 
 	// Log configures the service's log lines on stderr.
@@ -232,8 +233,8 @@ type Job struct {
 	ContextLabel string `yaml:"context_label" json:"context_label,omitempty"`
 	// Overlap is skip (default), queue or allow.
 	Overlap Overlap `yaml:"overlap" json:"overlap"`
-	// ApprovalTimeout overrides Config.ApprovalTimeout for this job's requests; zero
-	// means the global one.
+	// ApprovalTimeout overrides Config.ApprovalTimeout for this job's requests; left
+	// out (zero) means the global one; a written 0 is refused.
 	ApprovalTimeout Duration `yaml:"approval_timeout" json:"approval_timeout"`
 	// Notify is failure (default), always or never.
 	Notify Notify `yaml:"notify" json:"notify"`

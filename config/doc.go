@@ -10,7 +10,9 @@
 //  3. Defaults are filled in (data_dir ./data, workspace_root ., approval_timeout 24h,
 //     api.listen 127.0.0.1:8377, bypass_short 15m, retention 90d, log info/text, the
 //     built-in "default" profile) and every value is validated; all problems are
-//     reported at once, each a *FieldError naming the key and the bad value.
+//     reported at once, each a *FieldError naming the key and the bad value. A
+//     duration written as 0 is not "the default": approval_timeout 0 and
+//     bypass_short under 1s are refused, retention 0 keeps everything.
 //
 // Then Resolve makes workspace_root, data_dir and the profiles' working directories
 // absolute and resolves their symlinks (SPEC §12.14).

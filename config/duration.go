@@ -13,9 +13,14 @@ import (
 
 // Duration is a configured length of time: a Go duration ("90s", "15m", "24h",
 // "1h30m") or whole days with an optional Go duration after them ("90d", "1d12h").
-// Negative values are refused. Zero (or the key left out) means the key's default.
+// Negative values are refused. A key left out (or null) gets its default; an explicit
+// zero is refused for approval_timeout and bypass_short, and means "keep forever" for
+// retention (see Config).
 type Duration struct {
 	time.Duration
+	// given is set when the file gave the key a value (UnmarshalYAML ran), so a
+	// written 0s is told apart from a key left out.
+	given bool
 }
 
 const day = 24 * time.Hour
@@ -81,6 +86,6 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if err != nil {
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s: %v", n.Line, quote(n.Value), err)}}
 	}
-	d.Duration = v
+	d.Duration, d.given = v, true
 	return nil
 }

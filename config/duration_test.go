@@ -55,10 +55,10 @@ func TestDurationString(t *testing.T) {
 		15 * time.Minute:    "15m0s",
 		0:                   "0s",
 	} {
-		if got := (Duration{d}).String(); got != want {
+		if got := (Duration{Duration: d}).String(); got != want {
 			t.Errorf("Duration(%v).String() = %q, want %q", time.Duration(d), got, want)
 		}
-		b, _ := json.Marshal(Duration{d})
+		b, _ := json.Marshal(Duration{Duration: d})
 		if string(b) != `"`+want+`"` {
 			t.Errorf("json of %v = %s", time.Duration(d), b)
 		}

@@ -76,9 +76,9 @@ func TestDefaults(t *testing.T) {
 		want := &Config{
 			DataDir:         "./data",
 			WorkspaceRoot:   ".",
-			ApprovalTimeout: Duration{24 * time.Hour},
-			BypassShort:     Duration{15 * time.Minute},
-			Retention:       Duration{90 * 24 * time.Hour},
+			ApprovalTimeout: Duration{Duration: 24 * time.Hour},
+			BypassShort:     Duration{Duration: 15 * time.Minute},
+			Retention:       Duration{Duration: 90 * 24 * time.Hour},
 			Log:             Log{Level: "info", Format: "text"},
 			API:             API{Listen: "127.0.0.1:8377"},
 			Profiles:        []Profile{{ID: "default", SecurityGroup: "default"}},

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/skald-circle/skald-bot/rules"
 )
@@ -20,15 +21,15 @@ func (c *Config) setDefaults() {
 		}
 	}
 	defDur := func(d *Duration, v Duration) {
-		if d.Duration == 0 {
+		if !d.given {
 			*d = v
 		}
 	}
 	def(&c.DataDir, DefaultDataDir)
 	def(&c.WorkspaceRoot, DefaultWorkspaceRoot)
-	defDur(&c.ApprovalTimeout, Duration{DefaultApprovalTimeout})
-	defDur(&c.BypassShort, Duration{DefaultBypassShort})
-	defDur(&c.Retention, Duration{DefaultRetention})
+	defDur(&c.ApprovalTimeout, Duration{Duration: DefaultApprovalTimeout})
+	defDur(&c.BypassShort, Duration{Duration: DefaultBypassShort})
+	defDur(&c.Retention, Duration{Duration: DefaultRetention})
 	def(&c.Log.Level, DefaultLogLevel)
 	def(&c.Log.Format, DefaultLogFormat)
 	def(&c.API.Listen, DefaultListen)
@@ -64,6 +65,7 @@ func (p *problems) add(key, value, problem string) {
 func (c *Config) validate() error {
 	var p problems
 	c.validatePaths(&p)
+	c.validateDurations(&p)
 	c.validateLog(&p)
 	c.validateAPI(&p)
 	c.validateTelegram(&p)
@@ -80,6 +82,24 @@ func (c *Config) validatePaths(p *problems) {
 	}
 	if strings.IndexByte(c.WorkspaceRoot, 0) >= 0 {
 		p.add("workspace_root", c.WorkspaceRoot, "must not contain a NUL byte")
+	}
+}
+
+// validateDurations refuses a written zero where it would mean nothing sensible: a
+// request that expires at once, a ⏱ window of less than a second (a bypass of 0
+// seconds is the whole session, SPEC §12.17). A zero retention keeps everything.
+func (c *Config) validateDurations(p *problems) {
+	if c.ApprovalTimeout.Duration <= 0 {
+		p.add("approval_timeout", c.ApprovalTimeout.String(), "must be more than 0 (leave the key out for the default 24h)")
+	}
+	if c.BypassShort.Duration < time.Second {
+		p.add("bypass_short", c.BypassShort.String(), "must be at least 1s (leave the key out for the default 15m)")
+	}
+	for i, j := range c.Jobs {
+		if j.ApprovalTimeout.given && j.ApprovalTimeout.Duration <= 0 {
+			p.add(fmt.Sprintf("jobs[%d].approval_timeout", i), j.ApprovalTimeout.String(),
+				"must be more than 0 (leave the key out for the global approval_timeout)")
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func noEnv(string) string { return "" }
@@ -13,6 +14,11 @@ func TestValidationErrors(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
+		{"approval_timeout zero", "approval_timeout: 0s", `config: approval_timeout "0s": must be more than 0 (leave the key out for the default 24h)`},
+		{"approval_timeout zero days", "approval_timeout: 0d", `config: approval_timeout "0s": must be more than 0 (leave the key out for the default 24h)`},
+		{"bypass_short zero", "bypass_short: 0s", `config: bypass_short "0s": must be at least 1s (leave the key out for the default 15m)`},
+		{"bypass_short under a second", "bypass_short: 500ms", `config: bypass_short "500ms": must be at least 1s (leave the key out for the default 15m)`},
+		{"job approval_timeout zero", "jobs: [{name: a, schedule: \"@daily\", approval_timeout: 0m, steps: [{tool: x}]}]", `config: jobs[0].approval_timeout "0s": must be more than 0 (leave the key out for the global approval_timeout)`},
 		{"log level", "log: {level: loud}", `config: log.level "loud": must be debug, info, warn or error`},
 		{"log format", "log: {format: xml}", `config: log.format "xml": must be text or json`},
 		{"data_dir NUL", "data_dir: \"a\\0b\"", `config: data_dir "a\x00b": must not contain a NUL byte`},
@@ -131,6 +137,29 @@ func TestValidValues(t *testing.T) {
 	} {
 		if _, err := Parse([]byte(in), noEnv); err != nil {
 			t.Errorf("Parse(%q): %v", in, err)
+		}
+	}
+}
+
+// TestZeroDurations checks what a written zero means beside a key left out: retention
+// 0 keeps everything, a null value is the default, a job without approval_timeout
+// uses the global one.
+func TestZeroDurations(t *testing.T) {
+	for _, c := range []struct {
+		yaml                string
+		retention, approval time.Duration
+	}{
+		{"retention: 0s", 0, DefaultApprovalTimeout},
+		{"retention: 0d\napproval_timeout: 1s", 0, time.Second},
+		{"retention:\napproval_timeout: ~", DefaultRetention, DefaultApprovalTimeout},
+		{"{}", DefaultRetention, DefaultApprovalTimeout},
+	} {
+		cfg, err := Parse([]byte(c.yaml), noEnv)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", c.yaml, err)
+		}
+		if cfg.Retention.Duration != c.retention || cfg.ApprovalTimeout.Duration != c.approval || cfg.BypassShort.Duration != DefaultBypassShort {
+			t.Errorf("Parse(%q): retention %s, approval_timeout %s, bypass_short %s", c.yaml, cfg.Retention, cfg.ApprovalTimeout, cfg.BypassShort)
 		}
 	}
 }

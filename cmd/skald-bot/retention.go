@@ -18,9 +18,15 @@ const retentionInterval = time.Hour
 
 // runRetention applies the retention of SPEC §12.19: at once, then every
 // retentionInterval, it drops what finished more than keep before now(). A failed
-// round is logged and retried at the next. It blocks until ctx is done and returns
-// nil.
+// round is logged and retried at the next. keep 0 (retention: 0 in the
+// configuration) keeps everything: nothing is ever pruned. It blocks until ctx is done
+// and returns nil.
 func runRetention(ctx context.Context, db pruner, keep time.Duration, now func() time.Time, log *slog.Logger) error {
+	if keep <= 0 {
+		log.Info("retention: 0, nothing is pruned")
+		<-ctx.Done()
+		return nil
+	}
 	t := time.NewTicker(retentionInterval)
 	defer t.Stop()
 	for {

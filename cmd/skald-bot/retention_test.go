@@ -64,3 +64,24 @@ func TestRetention(t *testing.T) {
 		}
 	})
 }
+
+// TestRetentionZeroKeepsEverything checks retention 0 never prunes, however long the
+// service runs, and still stops with ctx.
+func TestRetentionZeroKeepsEverything(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &fakePruner{}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- runRetention(ctx, p, 0, time.Now, quiet) }()
+		synctest.Wait()
+		time.Sleep(3 * retentionInterval) // fake time
+		synctest.Wait()
+		if got := p.calls(); len(got) != 0 {
+			t.Fatalf("retention 0 pruned: %v", got)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("runRetention = %v", err)
+		}
+	})
+}
