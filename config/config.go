@@ -126,7 +126,9 @@ func (t Telegram) Enabled() bool { return t.Token != "" }
 // Webhook makes Telegram deliver updates by webhook instead of long polling (SPEC §6):
 // on when URL is set, which then needs Listen and SecretToken.
 type Webhook struct {
-	// URL is the public https URL Telegram posts updates to.
+	// URL is the public https URL Telegram posts updates to: https:// on port 443,
+	// 80, 88 or 8443, as Telegram requires; http:// and other ports only for a
+	// loopback host or with a local Bot API server (Telegram.APIURL set).
 	URL string `yaml:"url" json:"url,omitempty"`
 	// Listen is the local host:port the webhook server binds.
 	Listen string `yaml:"listen" json:"listen,omitempty"`

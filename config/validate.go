@@ -177,6 +177,8 @@ func (c *Config) validateTelegram(p *problems) {
 	}
 	if problem := urlProblem(w.URL); problem != "" {
 		p.add("telegram.webhook.url", w.URL, problem)
+	} else if problem := webhookProblem(w.URL, t.APIURL); problem != "" {
+		p.add("telegram.webhook.url", w.URL, problem)
 	}
 	if w.Listen == "" {
 		p.add("telegram.webhook.listen", "", "required with telegram.webhook.url")
@@ -377,6 +379,35 @@ func urlProblem(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "must be an http:// or https:// URL"
+	}
+	return ""
+}
+
+// webhookPorts are the ports Telegram's Bot API delivers webhooks to
+// (https://core.telegram.org/bots/api#setwebhook).
+var webhookPorts = map[string]bool{"443": true, "80": true, "88": true, "8443": true}
+
+// webhookProblem says why Telegram would refuse the http(s) URL u as a webhook, ""
+// when it would not: the cloud Bot API wants https on port 443, 80, 88 or 8443. A
+// loopback host (tests, a reverse proxy on the machine) and a local Bot API server
+// (apiURL set to another host than api.telegram.org, which takes http and any port)
+// are exempt.
+func webhookProblem(u, apiURL string) string {
+	wu, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	if api, err := url.Parse(apiURL); apiURL != "" && err == nil && api.Hostname() != "api.telegram.org" {
+		return ""
+	}
+	if host := wu.Hostname(); host == "localhost" || net.ParseIP(host).IsLoopback() {
+		return ""
+	}
+	if wu.Scheme != "https" {
+		return "must be an https:// URL (Telegram delivers webhooks over HTTPS only)"
+	}
+	if port := wu.Port(); port != "" && !webhookPorts[port] {
+		return "port " + port + ": Telegram delivers webhooks to ports 443, 80, 88 and 8443 only"
 	}
 	return ""
 }
