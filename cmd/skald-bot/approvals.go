@@ -82,22 +82,23 @@ func newResolveCmd(conn *connection, action string) *cobra.Command {
 }
 
 // bypassSecs reads --bypass: "session" is 0 (the whole session, SPEC §12.17), a
-// duration ("15m", SPEC §12.10) its length in seconds.
+// duration ("15m", SPEC §12.10) its length in seconds; anything else a usageError.
 func bypassSecs(s string) (int64, error) {
 	if s == "session" {
 		return 0, nil
 	}
 	d, err := config.ParseDuration(s)
 	if err != nil || d < time.Second {
-		return 0, fmt.Errorf("--bypass %q: want a duration such as 15m, or session", s)
+		return 0, usagef("--bypass %q: want a duration such as 15m, or session", s)
 	}
 	return int64(d / time.Second), nil
 }
 
+// parseID reads an ID argument; a usageError when it is not a positive integer.
 func parseID(s string) (uint64, error) {
 	id, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || id == 0 {
-		return 0, fmt.Errorf("id %q: want a positive integer", s)
+		return 0, usagef("id %q: want a positive integer", s)
 	}
 	return id, nil
 }

@@ -94,8 +94,8 @@ func TestApproveRejectPending(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"approve", id, "--bypass", "forever"}, 1, `--bypass "forever": want a duration such as 15m, or session`},
-		{[]string{"approve", "x"}, 1, `id "x": want a positive integer`},
+		{[]string{"approve", id, "--bypass", "forever"}, 2, `--bypass "forever": want a duration such as 15m, or session`},
+		{[]string{"approve", "x"}, 2, `id "x": want a positive integer`},
 		{[]string{"approve", "999"}, 1, "404: "},
 		{[]string{"approve"}, 2, "accepts 1 arg(s)"},
 		{[]string{"reject", id, "--bypass", "15m"}, 2, "unknown flag: --bypass"},
@@ -149,7 +149,7 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 		{[]string{"groups", "rm", "ci-2"}, 0, "group ci-2 removed\n"},
 		{[]string{"groups", "rm", "default"}, 1, ""},
 		{[]string{"rules", "add", "allow", "a*b"}, 1, ""},
-		{[]string{"rules", "add", "maybe", "Bash"}, 1, ""},
+		{[]string{"rules", "add", "maybe", "Bash"}, 2, ""},
 		{[]string{"jobs", "list"}, 0, "NAME"},
 		{[]string{"jobs", "run", "nightly"}, 1, ""},
 		{[]string{"jobs", "runs", "nightly"}, 1, ""},
@@ -165,7 +165,7 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 		t.Fatalf("rules of ci: %+v", rs)
 	}
 	id := u(rs[0].ID)
-	if code, _, errOut := runClient(t, "rules", "set", id, "--server", s.url); code != 1 || !strings.Contains(errOut, "nothing to change") {
+	if code, _, errOut := runClient(t, "rules", "set", id, "--server", s.url); code != 2 || !strings.Contains(errOut, "nothing to change") {
 		t.Fatalf("set nothing: %d %q", code, errOut)
 	}
 	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "5", "--action", "deny", "--server", s.url); code != 0 || out != "rule "+id+" changed\n" {
@@ -182,6 +182,49 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 		t.Fatalf("rm again: %d %q", code, errOut)
 	}
 	_ = store.Pending
+}
+
+// TestUsageErrorsExit2 checks every bad argument of a client command — cobra's own
+// and the ones the command finds — exits 2 with one line on stderr pointing at
+// --help, prints nothing on stdout and reaches no server (the one given is closed).
+func TestUsageErrorsExit2(t *testing.T) {
+	server := closedPort(t)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"approve"}, "accepts 1 arg(s), received 0"},
+		{[]string{"approve", "abc"}, `id "abc": want a positive integer`},
+		{[]string{"approve", "0"}, `id "0": want a positive integer`},
+		{[]string{"approve", "-1"}, "unknown shorthand flag: '1' in -1"},
+		{[]string{"approve", "7", "--bypass", "forever"}, `--bypass "forever": want a duration such as 15m, or session`},
+		{[]string{"approve", "7", "--bypass", "0s"}, `--bypass "0s": want a duration such as 15m, or session`},
+		{[]string{"reject", "x"}, `id "x": want a positive integer`},
+		{[]string{"reject", "7", "--bypass", "15m"}, "unknown flag: --bypass"},
+		{[]string{"pending", "extra"}, `unknown command "extra" for "skald-bot pending"`},
+		{[]string{"rules", "rm", "x"}, `id "x": want a positive integer`},
+		{[]string{"rules", "set", "x", "--action", "deny"}, `id "x": want a positive integer`},
+		{[]string{"rules", "set", "3"}, "rules set 3: nothing to change: give at least one of --action"},
+		{[]string{"rules", "set", "3", "--priority", "high"}, `invalid argument "high" for "--priority"`},
+		{[]string{"rules", "add", "maybe", "Bash"}, `ACTION "maybe": want allow, deny or require`},
+		{[]string{"rules", "add", "allow"}, "accepts 2 arg(s), received 1"},
+		{[]string{"groups", "set", "ci"}, "groups set ci: nothing to change: give --name or --description"},
+		{[]string{"groups", "dup", "ci"}, "accepts 2 arg(s), received 1"},
+		{[]string{"jobs", "run"}, "accepts 1 arg(s), received 0"},
+		{[]string{"jobs", "runs", "a", "b"}, "accepts 1 arg(s), received 2"},
+		{[]string{"check"}, `required flag(s) "tool" not set`},
+		{[]string{"check", "--tool", "Bash", "--wait", "-1s"}, "--wait -1s: must not be negative"},
+		{[]string{"nope"}, `unknown command "nope" for "skald-bot"`},
+	} {
+		code, out, errOut := runClient(t, append(c.args, "--server", server)...)
+		if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) ||
+			strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errOut, c.msg)
+		}
+		if c.args[0] != "check" && !strings.Contains(errOut, "--help)") {
+			t.Errorf("%v: stderr %q does not point at --help", c.args, errOut)
+		}
+	}
 }
 
 func TestEveryCommandHasHelp(t *testing.T) {

@@ -9,8 +9,9 @@
 //
 // The configuration file is --config, else $SKALD_CONFIG, else ./skald.yaml
 // (config.Locate). Errors go to stderr as one line "skald-bot: …"; the exit code is
-// 0 on success, 1 on an error, 2 on a usage error (an unknown command or flag, a bad
-// argument), or the code a command's error carries (see exitCoder).
+// 0 on success, 1 on an error, 2 on a usage error (an unknown command or flag, a
+// missing or bad argument — cobra's, or a usageError a command returns, such as
+// `approve abc`), or the code a command's error carries (see exitCoder).
 //
 // serve is a list of components — the gate's background work, the retention pruner,
 // the scheduler, the chat fan-out and the notices of finished runs, the Telegram and

@@ -32,9 +32,9 @@ func main() {
 
 // run executes the command line args (without the program name) with the given
 // standard streams and returns the process's exit code: 0 on success; for an error,
-// the code its exitCoder carries (printing nothing more), else 1 for an error a
-// command returned, 2 for a usage error — each printed to stderr as one line
-// "skald-bot: …". It blocks until the command is done; ctx cancels it (serve stops
+// the code its exitCoder carries (printing nothing more), else 2 for a usage error
+// (cobra's, or a usageError: a bad argument), 1 for any other error a command
+// returned — each printed to stderr as one line "skald-bot: …". It blocks until the command is done; ctx cancels it (serve stops
 // cleanly when ctx is done).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return execute(ctx, newRootCmd(), args, stdin, stdout, stderr)
@@ -53,6 +53,11 @@ func execute(ctx context.Context, root *cobra.Command, args []string, stdin io.R
 	var coded exitCoder
 	if errors.As(err, &coded) {
 		return coded.ExitCode()
+	}
+	var bad usageError
+	if errors.As(err, &bad) {
+		fmt.Fprintf(stderr, "skald-bot: %s (see %s --help)\n", oneLine(bad.err.Error()), cmd.CommandPath())
+		return exitCodeUsage
 	}
 	var failed runError
 	if errors.As(err, &failed) {
@@ -85,6 +90,19 @@ func newRootCmd() *cobra.Command {
 type exitCoder interface {
 	error
 	ExitCode() int
+}
+
+// usageError is a bad argument a command found itself (an id that is not a positive
+// integer, a bad --bypass, nothing to change): it exits 2 and points at --help, as
+// the usage errors cobra finds do (SPEC §9: 2 is a usage error).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usageError with the formatted message.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
 }
 
 // runError marks an error returned by a command's RunE, as opposed to a usage error

@@ -70,6 +70,11 @@ func newRulesCmd(conn *connection) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r := af.rule
 			r.Action, r.ToolPattern = rules.Action(args[0]), args[1]
+			switch r.Action {
+			case rules.Allow, rules.Deny, rules.Require:
+			default:
+				return usagef("ACTION %q: want allow, deny or require", args[0])
+			}
 			c, err := conn.client()
 			if err != nil {
 				return err
@@ -118,7 +123,7 @@ func newRulesCmd(conn *connection) *cobra.Command {
 				return err
 			}
 			if sf.apply(cmd.Flags(), &rules.Rule{}) == 0 {
-				return fmt.Errorf("rules set %d: nothing to change (see --help)", id)
+				return usagef("rules set %d: nothing to change: give at least one of --action, --tool, --path, --agent, --source, --priority, --group, --note", id)
 			}
 			c, err := conn.client()
 			if err != nil {
@@ -263,6 +268,9 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 		Short: "Change a group's name or description",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("name") && !cmd.Flags().Changed("description") {
+				return usagef("groups set %s: nothing to change: give --name or --description", args[0])
+			}
 			c, err := conn.client()
 			if err != nil {
 				return err
@@ -279,9 +287,6 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 			}
 			if cur == nil {
 				return fmt.Errorf("group %s not found", args[0])
-			}
-			if !cmd.Flags().Changed("name") && !cmd.Flags().Changed("description") {
-				return fmt.Errorf("groups set %s: nothing to change (see --help)", args[0])
 			}
 			if cmd.Flags().Changed("name") {
 				cur.Name = sg.Name
