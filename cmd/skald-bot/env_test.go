@@ -7,8 +7,10 @@ import (
 	"net"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -22,9 +24,9 @@ type testServer struct {
 	gate *gate.Manager
 }
 
-// startServer serves the API with workspace root root (it need not exist) and no
-// token.
-func startServer(t *testing.T, root string) *testServer {
+// startServer serves the API with workspace root root (it need not exist unless jobs
+// run a tool) and no token; with jobs, a run engine serves them as `serve` wires it.
+func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "skald.db"), store.Options{})
 	if err != nil {
@@ -36,7 +38,18 @@ func startServer(t *testing.T, root string) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.New(api.Options{Gate: g, Store: db, Logger: log})
+	var (
+		sched *cron.Engine
+		aj    api.Jobs
+	)
+	if len(jobs) > 0 {
+		sched, err = cron.New(cron.Options{Store: db, Gate: g, Jobs: jobs, WorkspaceRoot: root, Location: time.UTC, Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		aj = apiJobs{sched}
+	}
+	srv, err := api.New(api.Options{Gate: g, Store: db, Jobs: aj, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +58,18 @@ func startServer(t *testing.T, root string) *testServer {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
+	running := 2
+	done := make(chan error, 3)
 	go func() { done <- g.Run(ctx) }()
 	go func() { done <- srv.Serve(ctx, ln) }()
+	if sched != nil {
+		running++
+		go func() { done <- sched.Run(ctx) }()
+		<-sched.Ready()
+	}
 	t.Cleanup(func() {
 		cancel()
-		for range 2 {
+		for range running {
 			if err := <-done; err != nil {
 				t.Errorf("stop: %v", err)
 			}

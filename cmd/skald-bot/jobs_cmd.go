@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -47,14 +51,33 @@ func newJobsCmd(conn *connection) *cobra.Command {
 
 	run := &cobra.Command{
 		Use:   "run NAME",
-		Short: "Start a run of job NAME now",
-		Args:  cobra.ExactArgs(1),
+		Short: "Start a run of job NAME now; exit 3 when the job's overlap policy skipped or queued it",
+		Long: `Starts a run of job NAME now and prints its id and status.
+
+While a run of the job is unfinished (running, or waiting for approval) the job's
+overlap policy decides, as for a scheduled trigger: skip drops the trigger, queue keeps
+it until that run ends, allow starts another run. A skipped or queued trigger prints
+one line saying so ("nightly: trigger skipped: run 7 is still waiting for approval
+(request 13)") and exits 3: no run started now, and nothing went wrong.
+
+Exit status: 0 a run started; 3 the trigger was skipped or queued; 1 an error; 2 a
+usage error.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := conn.client()
 			if err != nil {
 				return err
 			}
 			r, err := c.RunJob(cmd.Context(), args[0])
+			if outcome, msg, ok := notStarted(err); ok {
+				perr := conn.print(cmd.OutOrStdout(), map[string]string{"job": args[0], "trigger": outcome, "message": msg}, func() {
+					fmt.Fprintln(cmd.OutOrStdout(), msg)
+				})
+				if perr != nil {
+					return perr
+				}
+				return exitError{exitNotStarted}
+			}
 			if err != nil {
 				return err
 			}
@@ -82,6 +105,27 @@ func newJobsCmd(conn *connection) *cobra.Command {
 	}
 	cmd.AddCommand(list, run, runs)
 	return cmd
+}
+
+// exitNotStarted is the exit status of `jobs run` when the job's overlap policy
+// skipped or queued the trigger.
+const exitNotStarted = 3
+
+// notStarted reports whether err is the 409 of a trigger the overlap policy skipped
+// or queued (see apiJobs.Trigger), and returns "skipped" or "queued" and the server's
+// one-line message.
+func notStarted(err error) (outcome, msg string, ok bool) {
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Status != http.StatusConflict {
+		return "", "", false
+	}
+	switch {
+	case strings.Contains(ae.Message, ": "+triggerSkipped+": "):
+		return "skipped", ae.Message, true
+	case strings.Contains(ae.Message, ": "+triggerQueued+": "):
+		return "queued", ae.Message, true
+	}
+	return "", "", false
 }
 
 func printRuns(cmd *cobra.Command, rs []store.Run) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/skald-circle/skald-bot/api"
@@ -44,7 +45,8 @@ func newScheduler(cfg *config.Config, gt *gate.Manager, db *store.DB, log *slog.
 }
 
 // apiJobs adapts the run engine to the API's Jobs (SPEC §8): a trigger the overlap
-// policy skipped or queued is a 409.
+// policy skipped or queued is a 409 whose message says so and names the run it
+// yielded to (see Trigger).
 type apiJobs struct{ e *cron.Engine }
 
 var _ api.Jobs = apiJobs{}
@@ -59,19 +61,54 @@ func (a apiJobs) List() ([]api.Job, error) {
 	return out, nil
 }
 
+// The words a 409 of POST /api/jobs/{name}/run starts its reason with; `jobs run`
+// recognises them.
+const (
+	triggerSkipped = "trigger skipped"
+	triggerQueued  = "trigger queued"
+)
+
+// Trigger starts a run of job name now. A trigger the overlap policy skipped or
+// queued is an api.ErrConflict (409) that still wraps cron.ErrSkipped or
+// cron.ErrQueued, with one plain line as its message: "heartbeat: trigger skipped:
+// run 7 is still waiting for approval (request 13)", "heartbeat: trigger queued: run 7
+// is still running; this one starts when it ends".
 func (a apiJobs) Trigger(ctx context.Context, name string) (store.Run, error) {
 	r, err := a.e.Trigger(ctx, name)
-	if errors.Is(err, cron.ErrSkipped) || errors.Is(err, cron.ErrQueued) {
-		err = conflict{err}
+	switch {
+	case errors.Is(err, cron.ErrSkipped):
+		err = conflict{fmt.Sprintf("%s: %s: %s", name, triggerSkipped, a.unfinished(name)), err}
+	case errors.Is(err, cron.ErrQueued):
+		err = conflict{fmt.Sprintf("%s: %s: %s; this one starts when it ends", name, triggerQueued, a.unfinished(name)), err}
 	}
 	return r, err
+}
+
+// unfinished says which run of job name a skipped or queued trigger yielded to: the
+// oldest unfinished one, "run 7 is still running" or "run 7 is still waiting for
+// approval (request 13)"; "a run is still unfinished" when it has just finished.
+func (a apiJobs) unfinished(name string) string {
+	rs, _ := a.e.Runs(name, 0) // newest first
+	for i := len(rs) - 1; i >= 0; i-- {
+		switch r := rs[i]; r.Status {
+		case store.RunRunning:
+			return fmt.Sprintf("run %d is still running", r.ID)
+		case store.RunWaitingApproval:
+			return fmt.Sprintf("run %d is still waiting for approval (request %d)", r.ID, r.RequestID)
+		}
+	}
+	return "a run is still unfinished"
 }
 
 func (a apiJobs) Runs(name string) ([]store.Run, error) { return a.e.Runs(name, 0) }
 
 func (a apiJobs) Run(id uint64) (store.Run, error) { return a.e.RunByID(id) }
 
-// conflict keeps an error's message and makes it an api.ErrConflict (409).
-type conflict struct{ error }
+// conflict is err with the message msg, made an api.ErrConflict (409).
+type conflict struct {
+	msg string
+	err error
+}
 
-func (c conflict) Unwrap() []error { return []error{c.error, api.ErrConflict} }
+func (c conflict) Error() string   { return c.msg }
+func (c conflict) Unwrap() []error { return []error{c.err, api.ErrConflict} }

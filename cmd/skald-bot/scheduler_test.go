@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/cron"
 )
@@ -77,7 +78,7 @@ func (s *sse) next(t *testing.T, name string) cron.RunEvent {
 
 // A job run through the real binary: the CLI starts it, its second step waits for
 // approval (the first step's file exists, the second's does not), a second trigger is
-// refused with 409, the CLI approves, and the run finishes with both files written.
+// skipped (exit 3, one line naming the waiting run), the CLI approves, and the run finishes with both files written.
 func TestProcessJobWaitsForApproval(t *testing.T) {
 	dir := t.TempDir()
 	url := closedPort(t)
@@ -114,9 +115,10 @@ jobs:
 	if _, err := os.Stat(filepath.Join(ws, "out/second.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the second step ran before approval: %v", err)
 	}
-	code, _, errOut = cli(t, "jobs", "run", "nightly", "--server", url)
-	if code != 1 || !strings.Contains(errOut, "trigger skipped: the job has an unfinished run") {
-		t.Errorf("a second trigger: exit %d %q, want a 409 saying it was skipped", code, errOut)
+	code, out, errOut = cli(t, "jobs", "run", "nightly", "--server", url)
+	want := "nightly: trigger skipped: run " + u(w.RunID) + " is still waiting for approval (request " + u(w.RequestID) + ")\n"
+	if code != 3 || out != want || errOut != "" {
+		t.Errorf("a second trigger: exit %d %q %q, want 3 and %q", code, out, errOut, want)
 	}
 
 	if code, _, errOut := cli(t, "approve", u(w.RequestID), "--server", url); code != 0 {
@@ -177,5 +179,57 @@ func TestExampleJobsAreValid(t *testing.T) {
 	}
 	if err := cron.Validate(cronJobs(c), nil); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestJobsRunNotStarted: a manual trigger while a run waits for approval prints one
+// line naming that run and exits 3 — skipped (overlap skip) or queued (overlap queue),
+// in text and as JSON — and the API's 409 carries the same line.
+func TestJobsRunNotStarted(t *testing.T) {
+	root := t.TempDir()
+	step := cron.Step{Tool: "write_file", Args: map[string]any{"path": "out/x.txt", "content": "x"}} // requires approval
+	s := startServer(t, root,
+		cron.Job{Name: "skipper", Schedule: "@yearly", Steps: []cron.Step{step}},
+		cron.Job{Name: "queuer", Schedule: "@yearly", Overlap: cron.OverlapQueue, Steps: []cron.Step{step}})
+	events, release := s.gate.Subscribe(16)
+	defer release()
+	waiting := func(job string) cron.RunEvent {
+		t.Helper()
+		for ev := range events {
+			if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting && d.Job == job {
+				return d
+			}
+		}
+		t.Fatalf("no run_waiting for %s", job)
+		return cron.RunEvent{}
+	}
+	for _, job := range []string{"skipper", "queuer"} {
+		if code, out, errOut := runClient(t, "jobs", "run", job, "--server", s.url); code != 0 || !strings.HasSuffix(out, " of "+job+": running\n") {
+			t.Fatalf("jobs run %s: exit %d %q %q", job, code, out, errOut)
+		}
+	}
+	sk, qu := waiting("skipper"), waiting("queuer")
+	if sk.RunID == 0 || qu.RunID == 0 {
+		t.Fatalf("run_waiting %+v %+v", sk, qu)
+	}
+
+	want := "skipper: trigger skipped: run " + u(sk.RunID) + " is still waiting for approval (request " + u(sk.RequestID) + ")"
+	code, out, errOut := runClient(t, "jobs", "run", "skipper", "--server", s.url)
+	if code != 3 || out != want+"\n" || errOut != "" {
+		t.Errorf("skipped: exit %d, stdout %q, stderr %q; want 3 and %q", code, out, errOut, want)
+	}
+	wantQ := "queuer: trigger queued: run " + u(qu.RunID) + " is still waiting for approval (request " + u(qu.RequestID) + "); this one starts when it ends"
+	code, out, errOut = runClient(t, "jobs", "run", "queuer", "--server", s.url, "--json")
+	var got map[string]string
+	if err := json.Unmarshal([]byte(out), &got); code != 3 || err != nil || errOut != "" ||
+		got["job"] != "queuer" || got["trigger"] != "queued" || got["message"] != wantQ {
+		t.Errorf("queued --json: exit %d, stdout %q, stderr %q; want 3 and %q", code, out, errOut, wantQ)
+	}
+
+	// The API answers 409 with the same line.
+	_, err := api.NewClient(s.url, "").RunJob(context.Background(), "skipper")
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Status != http.StatusConflict || ae.Message != want {
+		t.Errorf("API: %v, want 409 %q", err, want)
 	}
 }
