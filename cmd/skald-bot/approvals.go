@@ -31,7 +31,7 @@ func newPendingCmd(conn *connection) *cobra.Command {
 				fmt.Fprintln(tw, "ID\tTOOL\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS")
 				for _, q := range in.Approvals {
 					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, q.ToolName, q.AgentID, q.Source,
-						q.SessionID, q.ExpiresAt.Local().Format(time.DateTime), cut(string(q.Arguments), 60))
+						q.SessionID, q.ExpiresAt.Local().Format(time.DateTime), cut(string(unescapeHTML(q.Arguments)), 60))
 				}
 				tw.Flush()
 			})

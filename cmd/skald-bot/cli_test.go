@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -223,6 +224,49 @@ func TestUsageErrorsExit2(t *testing.T) {
 		}
 		if c.args[0] != "check" && !strings.Contains(errOut, "--help)") {
 			t.Errorf("%v: stderr %q does not point at --help", c.args, errOut)
+		}
+	}
+}
+
+// TestPendingShowsArgumentsAsWritten: the pending table and --json show <, > and &
+// in arguments as themselves, not as encoding/json's HTML escapes.
+func TestPendingShowsArgumentsAsWritten(t *testing.T) {
+	s := startServer(t, "/w")
+	if code, _, errOut := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=ls > out && cat <in", "--wait", "0s"); code != 3 {
+		t.Fatalf("check: exit %d %q", code, errOut)
+	}
+	code, out, _ := runClient(t, "pending", "--server", s.url)
+	if code != 0 || !strings.Contains(out, `{"command":"ls > out && cat <in"}`) || strings.Contains(out, `\u00`) {
+		t.Errorf("pending table: exit %d\n%s", code, out)
+	}
+	code, out, _ = runClient(t, "pending", "--server", s.url, "--json")
+	var in struct {
+		Approvals []struct {
+			Arguments map[string]string `json:"arguments"`
+		} `json:"approvals"`
+	}
+	if err := json.Unmarshal([]byte(out), &in); code != 0 || err != nil || len(in.Approvals) != 1 ||
+		in.Approvals[0].Arguments["command"] != "ls > out && cat <in" || strings.Contains(out, `\u00`) {
+		t.Errorf("pending --json: exit %d %v\n%s", code, err, out)
+	}
+}
+
+func TestUnescapeHTML(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"x \u003e y \u003c z \u0026"}`: `{"a":"x > y < z &"}`,
+		`{"a":"\\u003e"}`:                    `{"a":"\\u003e"}`, // an escaped backslash, then text
+		`{"a":"\\\u003e"}`:                   `{"a":"\\>"}`,
+		`{"a":"\u00e9\n\""}`:                 `{"a":"\u00e9\n\""}`,
+		`{"a":"\u003"}`:                      `{"a":"\u003"}`,
+		`"\`:                                 `"\`,
+	} {
+		got := string(unescapeHTML([]byte(in)))
+		if got != want {
+			t.Errorf("unescapeHTML(%s) = %s, want %s", in, got, want)
+		}
+		var a, b any
+		if json.Unmarshal([]byte(in), &a) == nil && (json.Unmarshal([]byte(got), &b) != nil || !reflect.DeepEqual(a, b)) {
+			t.Errorf("unescapeHTML(%s) = %s changed the value", in, got)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,15 +119,56 @@ func listenURL(listen string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// print writes v as indented JSON when --json is set, else calls text.
+// print writes v as indented JSON when --json is set, else calls text. The JSON is
+// for people too: <, > and & are written as themselves, not \u003c (see
+// unescapeHTML).
 func (c *connection) print(w io.Writer, v any, text func()) error {
 	if !c.json {
 		text()
 		return nil
 	}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(unescapeHTML(b.Bytes()))
+	return err
+}
+
+// unescapeHTML returns the JSON text data with the escapes \u003c, \u003e and \u0026
+// in its strings written as <, > and &. encoding/json writes them when it escapes
+// HTML — the server's answers, and arguments as the store keeps them — which a person
+// reading `pending` or --json should not see. An escaped backslash before "u003e"
+// stays as it is.
+func unescapeHTML(data []byte) []byte {
+	if !bytes.Contains(data, []byte(`\u00`)) {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' || i+1 == len(data) {
+			out = append(out, data[i])
+			continue
+		}
+		if data[i+1] == 'u' && i+6 <= len(data) {
+			switch string(data[i+2 : i+6]) {
+			case "003c", "003C":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e", "003E":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		out, i = append(out, data[i], data[i+1]), i+1 // any other escape, \\ included
+	}
+	return out
 }
 
 // exitError ends the process with code without printing anything more (the command
