@@ -79,6 +79,7 @@ Set the hook's timeout in .claude/settings.json above --wait (600 s for 9m).`,
 				// No server to ask: still one decision on stdout, never allow.
 				return writeHook(cmd.OutOrStdout(), ask("skald-bot: "+err.Error()))
 			}
+			c.Actor = hookActor // the audit says the terminal took over, not "cli"
 			return writeHook(cmd.OutOrStdout(), runHook(cmd.Context(), cmd.InOrStdin(), c, o))
 		},
 	}
@@ -171,8 +172,9 @@ func hookCall(data []byte, o hookOptions) (gate.Call, error) {
 
 // checkAndWait checks call and, while it is pending, waits up to wait for a human,
 // polling the server (which caps each wait, SPEC §12.12). Still pending when wait runs
-// out, it cancels the request with reason "terminal" (SPEC §12.11) — or, when someone
-// resolved it meanwhile, returns that outcome.
+// out, it cancels the request with reason "terminal" (SPEC §12.11), as c's Actor
+// (claude-code from the hook) — or, when someone resolved it meanwhile, returns that
+// outcome.
 func checkAndWait(ctx context.Context, c *api.Client, call gate.Call, wait time.Duration) (api.CheckResult, error) {
 	res, err := checkWait(ctx, c, call, wait)
 	if err != nil || res.Final() {
@@ -212,6 +214,10 @@ func hookDecisionOf(r api.CheckResult, wait time.Duration) hookDecision {
 // terminalReason is the reason the hook cancels a request with when the terminal
 // prompt takes over (SPEC §12.11).
 const terminalReason = "terminal"
+
+// hookActor is who the hook's API calls act for (X-Skald-Actor, SPEC §12.22): the
+// cancellation of a request handed to the terminal is recorded as by claude-code.
+const hookActor = "claude-code"
 
 func unanswered(wait time.Duration, id uint64) string {
 	return fmt.Sprintf("No approver answered within %s; asking in the terminal (request %d)", shortDuration(wait), id)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,10 +173,27 @@ func TestHookFixtures(t *testing.T) {
 				t.Fatalf("got %+v", d)
 			}
 			wantShape(t, "output_pretooluse_ask.json", d)
-			// The request was handed to the terminal: cancelled with reason terminal.
+			// The request was handed to the terminal: cancelled with reason terminal,
+			// by claude-code (the hook's X-Skald-Actor), as the audit says too.
 			in, err := api.NewClient(s.url, "").Inbox(ctx)
 			if err != nil || in.Total != 0 {
 				t.Fatalf("pending after the hook: %v %+v", err, in)
+			}
+			_, rest, _ := strings.Cut(d.PermissionDecisionReason, "(request ")
+			id, err := strconv.ParseUint(strings.TrimSuffix(rest, ")"), 10, 64)
+			if err != nil {
+				t.Fatalf("no request id in %q", d.PermissionDecisionReason)
+			}
+			q, err := s.db.Request(id)
+			if err != nil || q.Status != store.Cancelled || q.Resolution == nil || q.Resolution.By != "claude-code" ||
+				q.Resolution.Via != "api" || q.Resolution.Note != "terminal" {
+				t.Fatalf("request %d: %v %+v %+v", id, err, q, q.Resolution)
+			}
+			audit, err := s.db.Audit(10)
+			if err != nil || !slices.ContainsFunc(audit, func(a store.AuditEntry) bool {
+				return a.RequestID == id && a.By == "claude-code" && a.Via == "api"
+			}) {
+				t.Fatalf("no audit entry of request %d by claude-code via api: %v %+v", id, err, audit)
 			}
 		})
 	}
