@@ -11,8 +11,8 @@ import (
 	"github.com/skald-circle/skald-bot/rules"
 )
 
-// Sizes are the policy sizes, in rules, that the tests check and the benchmarks time.
-var Sizes = []int{10, 100, 1000, 10000}
+// sizes are the policy sizes, in rules, that the tests check and the benchmarks time.
+var sizes = []int{10, 100, 1000, 10000}
 
 // checkCalls is how many generated calls the engines must agree on.
 const checkCalls = 10000
@@ -21,7 +21,7 @@ const checkCalls = 10000
 // generated calls of the Ordered mix identically — action and rule — and that ours,
 // Rego and Cedar decide those of the OrderFree mix identically.
 func TestEnginesAgree(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range sizes {
 		for _, mix := range []Mix{Ordered, OrderFree} {
 			t.Run(fmt.Sprintf("%s/rules=%d", mix, n), func(t *testing.T) {
 				if testing.Short() && n > 1000 {

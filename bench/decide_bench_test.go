@@ -48,7 +48,7 @@ func benchCalls(tb testing.TB, e *engines) (noPath, withPath []Call) {
 // Names are Decide/mix=…/rules=…/calls=…/engine=…, for benchstat -col /engine.
 func BenchmarkDecide(b *testing.B) {
 	for _, mix := range []Mix{Ordered, OrderFree} {
-		for _, n := range Sizes {
+		for _, n := range sizes {
 			// Engines load only for the sizes -bench selects.
 			b.Run(fmt.Sprintf("mix=%s/rules=%d", mix, n), func(b *testing.B) { benchDecide(b, mix, n) })
 		}

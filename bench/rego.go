@@ -75,10 +75,12 @@ matches contains m if {
 // {"action": "allow"|"deny"|"require", "rule": <id>} — the first match by (priority, id)
 // in the call's group, then in default, or require with rule 0 (SPEC §4.1–4.7). The
 // input document is {"group", "tool", "agent", "source", "path"}, path absent when the
-// call has none. Each of our rules becomes one Rego rule: an exact tool name or an @fs
-// class (expanded to its tool names, rules.DefaultFSRead and rules.DefaultFSWrite) under
-// by_tool[name], a prefix under by_prefix[prefix], "*" in any_tool; its group, agent,
-// source and path filters become the rule's body.
+// call has none. Each of our rules becomes one Rego rule per tool name it names (an @fs
+// class is expanded to rules.DefaultFSRead and rules.DefaultFSWrite), filed in the rule
+// tree where a call looks it up (see regoHead): by_path[name][first directory] when it
+// has a path pattern under a directory, else by_tool[name]; a prefix under
+// by_prefix[prefix]; "*" in any_tool. Its group, agent, source and path filters become
+// the rule's body; strings are quoted as JSON, which Rego reads.
 func RegoModule(p Policy) string {
 	var b strings.Builder
 	b.WriteString(regoHeader)
