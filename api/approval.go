@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -32,6 +33,9 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	res := CheckResult{Decision: out.Decision, RuleID: out.RuleID, Reason: out.Reason, Note: out.Note}
+	if out.Reason == rules.ReasonRule && out.RuleID != 0 {
+		res.Reason = s.ruleReason(out.RuleID)
+	}
 	if out.Request != nil {
 		res = ResultOf(*out.Request)
 		if out.Decision == gate.DecisionPending && wait > 0 {
@@ -49,6 +53,24 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	s.metrics.checks.WithLabelValues(string(res.Decision)).Inc()
 	writeJSON(w, http.StatusOK, res)
 	return nil
+}
+
+// ruleReason is the reason of a decision rule id made, naming the rule as the gate
+// holds it: "rule 12 (deny Bash)", "rule 5 (deny @fs_any secrets/*)", with agent= and
+// source= when the rule has them; "rule 12" when it is gone meanwhile. The note stays
+// in its own field.
+func (s *Server) ruleReason(id uint64) string {
+	r, err := s.rule(id)
+	if err != nil {
+		return fmt.Sprintf("rule %d", id)
+	}
+	what := string(r.Action) + " " + r.ToolPattern
+	for _, kv := range [][2]string{{"", r.PathPattern}, {"agent=", r.AgentID}, {"source=", r.Source}} {
+		if kv[1] != "" {
+			what += " " + kv[0] + kv[1]
+		}
+	}
+	return fmt.Sprintf("rule %d (%s)", id, what)
 }
 
 // restrict applies an agent token's limits to a call (SPEC §12.2): the token's profile

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -18,13 +19,25 @@ func TestCheckAllowAndDeny(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}})
-	if err != nil || res.Decision != gate.DecisionAllow || res.RuleID == 0 || res.RequestID != 0 {
-		t.Fatalf("TodoWrite: %v %+v, want allow by a rule", err, res)
+	if err != nil || res.Decision != gate.DecisionAllow || res.RuleID == 0 || res.RequestID != 0 ||
+		res.Reason != "rule "+u(res.RuleID)+" (allow TodoWrite)" {
+		t.Fatalf("TodoWrite: %v %+v, want allow by a rule, named", err, res)
 	}
 	res, err = e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Read", SessionID: "s",
 		Arguments: map[string]any{"file_path": "secrets/prod.env"}}})
-	if err != nil || res.Decision != gate.DecisionDeny || res.RuleID == 0 {
-		t.Fatalf("Read secrets/: %v %+v, want deny", err, res)
+	if err != nil || res.Decision != gate.DecisionDeny || res.RuleID == 0 || res.Reason != "rule "+u(res.RuleID)+" (deny @fs_any secrets/*)" {
+		t.Fatalf("Read secrets/: %v %+v, want deny by the seeded rule, named", err, res)
+	}
+	// The reason names the rule that decided, with its filters; the note stays apart.
+	r, err := e.admin.CreateRule(ctx, rules.Rule{ToolPattern: "mcp__gmail__*", AgentID: "bot-1", Source: "web",
+		Action: rules.Deny, Note: "no mail", Priority: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "mcp__gmail__send", SessionID: "s", AgentID: "bot-1", Source: "web"}})
+	if err != nil || res.Decision != gate.DecisionDeny || res.RuleID != r.ID || res.Note != "no mail" ||
+		res.Reason != "rule "+u(r.ID)+" (deny mcp__gmail__* agent=bot-1 source=web)" {
+		t.Fatalf("gmail: %v %+v", err, res)
 	}
 	if ps, _ := e.db.Pending(); len(ps) != 0 {
 		t.Fatalf("%d pending requests after allow and deny", len(ps))

@@ -27,7 +27,9 @@ type CheckRequest struct {
 // CheckResult is the answer to a check (SPEC §8). Decision is allow, deny, approved,
 // rejected, expired, cancelled, or pending (still waiting after wait_secs). RequestID is
 // set when the call needed approval; RuleID when a rule decided; ResolvedBy when a
-// person resolved the request.
+// person resolved the request. Reason says what decided in words: the rule ("rule 12
+// (deny Bash)", "rule 5 (deny @fs_any secrets/*)"), the gate ("session bypass",
+// "protected path", …) or the person ("approved by jane via Telegram (request 7)").
 type CheckResult struct {
 	Decision   gate.Decision `json:"decision"`
 	RequestID  uint64        `json:"request_id,omitempty"`
