@@ -276,12 +276,25 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{"check"}, {"pending"}, {"approve"}, {"reject"}, {"rules"}, {"rules", "list"}, {"rules", "add"},
 		{"rules", "rm"}, {"rules", "set"}, {"groups"}, {"groups", "list"}, {"groups", "add"}, {"groups", "dup"},
 		{"groups", "set"}, {"groups", "rm"}, {"jobs"}, {"jobs", "list"}, {"jobs", "run"}, {"jobs", "runs"},
-		{"hook"}, {"hook", "claude-code"},
+		{"hook"}, {"hook", "claude-code"}, {"serve"}, {"version"}, {},
 	} {
 		code, out, _ := runClient(t, append(args, "--help")...)
 		if code != 0 || !strings.Contains(out, "Usage:") {
 			t.Errorf("%v --help: exit %d %q", args, code, out)
 		}
+		// Help is for users, who have no SPEC to look things up in.
+		if strings.Contains(out, "SPEC") {
+			t.Errorf("%v --help cites the spec:\n%s", args, out)
+		}
+	}
+	// rules set changes only the flags given: its help shows no default that it
+	// would not apply.
+	if _, out, _ := runClient(t, "rules", "set", "--help"); strings.Contains(out, "(default") {
+		t.Errorf("rules set --help shows defaults:\n%s", out)
+	}
+	if _, out, _ := runClient(t, "rules", "add", "--help"); !strings.Contains(out, `permission group (default "default")`) ||
+		!strings.Contains(out, "(default 100)") {
+		t.Errorf("rules add --help lost its defaults:\n%s", out)
 	}
 }
 

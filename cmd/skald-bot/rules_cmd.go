@@ -15,16 +15,22 @@ type ruleFlags struct {
 	rule rules.Rule
 }
 
-func (f *ruleFlags) add(fs *pflag.FlagSet, withAction bool) {
-	if withAction {
+// add defines the rule flags on fs. For `rules add` (forSet false) --priority and
+// --group default to rules.DefaultPriority and rules.DefaultGroup, as --help shows; for
+// `rules set` (forSet true) there are --action and --tool too, and no flag has a
+// default: only the flags given change the rule (see apply), so --help shows none.
+func (f *ruleFlags) add(fs *pflag.FlagSet, forSet bool) {
+	priority, group := rules.DefaultPriority, rules.DefaultGroup
+	if forSet {
+		priority, group = 0, ""
 		fs.StringVar((*string)(&f.rule.Action), "action", "", "allow, deny or require")
 		fs.StringVar(&f.rule.ToolPattern, "tool", "", "tool pattern: *, a name, prefix*, @fs_read, @fs_write or @fs_any")
 	}
 	fs.StringVar(&f.rule.PathPattern, "path", "", "path pattern: dir/* (subtree), prefix*, or exact")
 	fs.StringVar(&f.rule.AgentID, "agent", "", "only for this agent id")
 	fs.StringVar(&f.rule.Source, "source", "", "only for this source")
-	fs.IntVar(&f.rule.Priority, "priority", rules.DefaultPriority, "priority: lower is tried first")
-	fs.StringVar(&f.rule.GroupID, "group", rules.DefaultGroup, "permission group")
+	fs.IntVar(&f.rule.Priority, "priority", priority, "priority: lower is tried first")
+	fs.StringVar(&f.rule.GroupID, "group", group, "permission group")
 	fs.StringVar(&f.rule.Note, "note", "", "note shown with the decision")
 }
 
