@@ -20,5 +20,8 @@
 // intake, finish in-flight work, stop cron, close the store). One set of Prometheus
 // metrics is shared by the API (GET /metrics) and the fan-out (failed chat sends).
 // The "serving" log line names the API's bound address (api=127.0.0.1:PORT), so a
-// configuration with api.listen on port 0 can be found.
+// configuration with api.listen on port 0 can be found. Before anything is created,
+// serve checks the jobs and binds the API's address: an invalid job or a port in use
+// ends start-up with one error line ("skald-bot: api: listen tcp 127.0.0.1:8377:
+// bind: address already in use") and exit 1, no data_dir, no store.
 package main

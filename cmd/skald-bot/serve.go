@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -55,12 +56,15 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 }
 
 // serve runs the service of cfg until ctx is done: it checks the jobs (an invalid one
-// refuses start-up before anything is created), creates data_dir (0700), opens and
-// seeds the store, builds the gate, the scheduler, the chat channels and the API
-// (listening already), logs "serving" with the API's bound address (api=127.0.0.1:PORT,
-// also when api.listen asks for port 0), runs the components (see runComponents), and
-// when ctx is done stops them in reverse order and closes the store last. It returns nil after a clean stop; else the first error (an
-// invalid job, a store that is locked by another process, a component that failed, …).
+// refuses start-up before anything is created), binds the API's address (a port in use
+// refuses start-up before anything is created: "api: listen tcp 127.0.0.1:8377: bind:
+// address already in use"), creates data_dir (0700), opens and seeds the store, builds
+// the gate, the scheduler, the chat channels and the API, logs "serving" with the
+// API's bound address (api=127.0.0.1:PORT, also when api.listen asks for port 0), runs
+// the components (see runComponents), and when ctx is done stops them in reverse order,
+// closes the store last and logs "stopped". It returns nil after a clean stop; else the
+// first error (an invalid job, a busy port, a store that is locked by another process,
+// a component that failed, …) — and logs nothing when it never got to "serving".
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error) {
 	svcLog := log.With("component", "serve")
 	// Invalid jobs (a bad schedule, an unknown tool) refuse start-up before anything
@@ -68,6 +72,13 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 	if err := cron.Validate(cronJobs(cfg), nil); err != nil {
 		return err
 	}
+	// So does a busy port: the listener is the API's from here on (its Serve closes
+	// it); closing it again at the end is harmless and covers a failed start.
+	ln, err := net.Listen("tcp", cfg.API.Listen)
+	if err != nil {
+		return fmt.Errorf("api: %w", err)
+	}
+	defer ln.Close()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("serve: create data_dir: %w", err)
 	}
@@ -75,11 +86,14 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 	if err != nil {
 		return err
 	}
+	serving := false
 	defer func() {
 		if cerr := db.Close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("serve: close the store: %w", cerr))
 		}
-		svcLog.Info("stopped")
+		if serving {
+			svcLog.Info("stopped")
+		}
 	}()
 
 	// One set of metrics: the API serves them, the chat channels count their
@@ -111,13 +125,14 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 		return err
 	}
 	comps = append(comps, chat...)
-	apiComp, apiAddr, err := apiComponent(cfg, gt, db, apiJobs{sched}, metrics, log)
+	apiComp, err := apiComponent(cfg, ln, gt, db, apiJobs{sched}, metrics, log)
 	if err != nil {
 		return err
 	}
 	comps = append(comps, apiComp)
+	serving = true
 	svcLog.Info("serving", "config", cfg.File, "data_dir", cfg.DataDir,
-		"workspace_root", cfg.WorkspaceRoot, "jobs", len(cfg.Jobs), "api", apiAddr,
+		"workspace_root", cfg.WorkspaceRoot, "jobs", len(cfg.Jobs), "api", ln.Addr().String(),
 		"telegram", cfg.Telegram.Enabled(), "slack", cfg.Slack.Enabled())
 	svcLog.Debug("configuration", "config", cfg)
 	return runComponents(ctx, svcLog, comps)

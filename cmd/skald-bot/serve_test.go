@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +125,31 @@ func TestServeBadConfig(t *testing.T) {
 	p := startSkald(t, dir, nil, "serve", "--config", cfg)
 	code, lines := p.exit(t)
 	want := `skald-bot: config: jobs[0].name "Nightly Backup": must match [a-z0-9_-]+`
+	if code != 1 || len(lines) != 1 || lines[0] != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("data_dir created by a failed start: %v", err)
+	}
+}
+
+// TestServeBusyPort: when the API's port is taken, serve ends with exit 1 and one line
+// giving the reason, and nothing is created (the port is bound before the store).
+func TestServeBusyPort(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "skald.yaml")
+	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + dir + "\napi: {listen: \"" + busy.Addr().String() + "\"}\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startSkald(t, dir, nil, "serve", "--config", cfg)
+	code, lines := p.exit(t)
+	want := "skald-bot: api: listen tcp " + busy.Addr().String() + ": bind: address already in use"
 	if code != 1 || len(lines) != 1 || lines[0] != want {
 		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
 	}
