@@ -74,7 +74,9 @@
 //
 // Run owns every goroutine the engine starts — robfig/cron's and the runs' — and
 // returns only when they have stopped; steps in flight are cancelled and end
-// interrupted. The engine's clock is Options.Now; robfig/cron reads time.Now, so tests
+// interrupted. robfig/cron's loop runs on a goroutine of Run's (its Run, not Start,
+// whose goroutine may still log "stop" after Stop's context is done), so nothing of it
+// outlives Engine.Run. The engine's clock is Options.Now; robfig/cron reads time.Now, so tests
 // that let it fire run under testing/synctest. The retention of SPEC §12.19 (old runs
 // dropped with store.Prune) is cmd's, which prunes requests and audit entries too.
 package cron

@@ -111,6 +111,11 @@ type Engine struct {
 	wg sync.WaitGroup
 	// ready is closed once Run has restored the previous runs and started robfig/cron.
 	ready chan struct{}
+	// schedStarted is closed when robfig/cron's loop logs "start": from then on its
+	// Stop reaches the loop. schedDone is closed when the goroutine Run gave the loop
+	// has returned; nil until Run starts it.
+	schedStarted chan struct{}
+	schedDone    chan struct{}
 }
 
 // job is a configured Job with what the engine derives from it.
@@ -134,7 +139,7 @@ func New(opt Options) (*Engine, error) {
 	}
 	e := &Engine{
 		store: opt.Store, gate: opt.Gate, tools: opt.Tools, now: opt.Now, log: opt.Logger, jobs: make(map[string]*job),
-		active: make(map[string]map[uint64]bool), ready: make(chan struct{}),
+		active: make(map[string]map[uint64]bool), ready: make(chan struct{}), schedStarted: make(chan struct{}),
 	}
 	if e.tools == nil {
 		e.tools = Builtins()
@@ -153,7 +158,7 @@ func New(opt Options) (*Engine, error) {
 	if loc == nil {
 		loc = time.Local
 	}
-	logger := cronLogger{e.log}
+	logger := cronLogger{log: e.log, started: sync.OnceFunc(func() { close(e.schedStarted) })}
 	e.sched = robfig.New(robfig.WithLocation(loc), robfig.WithLogger(logger),
 		robfig.WithChain(robfig.Recover(logger)))
 	var errs []error
@@ -228,7 +233,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	if err := e.restore(); err != nil {
 		return fmt.Errorf("cron: run: %w", err)
 	}
-	e.sched.Start()
+	e.startSched()
 	e.log.Info("scheduler started", "jobs", len(e.jobs))
 	close(e.ready)
 	for {
@@ -254,13 +259,29 @@ func (e *Engine) Run(ctx context.Context) error {
 // ErrNotRunning). It is never closed when Run fails at start-up.
 func (e *Engine) Ready() <-chan struct{} { return e.ready }
 
-// stop ends Run: no new run goroutine starts, robfig/cron stops, and Run waits for
-// everything it started.
+// startSched runs robfig/cron's loop on a goroutine the engine owns (its Run, not
+// Start, whose goroutine nobody can wait for) and returns once the loop runs, so that
+// a Stop cannot come before it and be lost.
+func (e *Engine) startSched() {
+	e.schedDone = make(chan struct{})
+	go func() {
+		defer close(e.schedDone)
+		e.sched.Run()
+	}()
+	<-e.schedStarted
+}
+
+// stop ends Run: no new run goroutine starts, robfig/cron stops — its loop's goroutine
+// has returned and the jobs it fired have finished — and Run waits for everything it
+// started.
 func (e *Engine) stop() {
 	e.mu.Lock()
 	e.ctx = nil
 	e.mu.Unlock()
-	<-e.sched.Stop().Done()
+	if e.schedDone != nil {
+		<-e.sched.Stop().Done()
+		<-e.schedDone
+	}
 	e.wg.Wait()
 	e.log.Info("scheduler stopped")
 }
@@ -322,10 +343,19 @@ func (e *Engine) dropActive(name string, id uint64) {
 }
 
 // cronLogger is robfig/cron's Logger over slog: its chatty Info (every wake-up) at
-// debug level, errors (a recovered panic, with its stack) at error level.
-type cronLogger struct{ log *slog.Logger }
+// debug level, errors (a recovered panic, with its stack) at error level. Its "start"
+// (logged by robfig/cron v3.0.1's loop once it runs) calls started.
+type cronLogger struct {
+	log     *slog.Logger
+	started func()
+}
 
-func (l cronLogger) Info(msg string, kv ...any) { l.log.Debug("robfig/cron: "+msg, kv...) }
+func (l cronLogger) Info(msg string, kv ...any) {
+	if msg == "start" {
+		l.started()
+	}
+	l.log.Debug("robfig/cron: "+msg, kv...)
+}
 
 func (l cronLogger) Error(err error, msg string, kv ...any) {
 	l.log.Error("robfig/cron: "+msg, append([]any{"err", err}, kv...)...)

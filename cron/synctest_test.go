@@ -2,6 +2,8 @@ package cron_test
 
 import (
 	"context"
+	"log/slog"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -73,6 +75,45 @@ func TestScheduleFiresAndSurvivesPanics(t *testing.T) {
 			if got, want := time.Since(start), time.Duration(i+1)*time.Minute; got != want {
 				t.Errorf("run %d finished %s after the start, want %s", i+1, got, want)
 			}
+		}
+	})
+}
+
+// stopProbe is a slog.Handler that holds robfig/cron's "stop" line until Run has
+// returned (then robfig's goroutine outlived Run: late is set) or a minute of the
+// bubble's fake time has passed (nothing else can move: Run waits for that goroutine).
+type stopProbe struct {
+	returned chan struct{} // closed by the test once Run has returned
+	late     atomic.Bool
+}
+
+func (p *stopProbe) Enabled(context.Context, slog.Level) bool { return true }
+func (p *stopProbe) WithAttrs([]slog.Attr) slog.Handler       { return p }
+func (p *stopProbe) WithGroup(string) slog.Handler            { return p }
+func (p *stopProbe) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "robfig/cron: stop" {
+		select {
+		case <-p.returned:
+			p.late.Store(true)
+		case <-time.After(time.Minute):
+		}
+	}
+	return nil
+}
+
+// TestRunWaitsForRobfigsGoroutine: when Engine.Run returns, robfig/cron's own
+// goroutine has finished too — its last act, logging "stop", happened before.
+func TestRunWaitsForRobfigsGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		probe := &stopProbe{returned: make(chan struct{})}
+		e := newEnv(t, cron.Job{Name: "tick", Schedule: "@every 1h", Steps: []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "true"}}}})
+		e.edit = func(o *cron.Options) { o.Logger = slog.New(probe) }
+		e.start()
+		e.stop()
+		close(probe.returned)
+		synctest.Wait()
+		if probe.late.Load() {
+			t.Fatal("robfig/cron's goroutine logged its stop after Engine.Run returned")
 		}
 	})
 }
