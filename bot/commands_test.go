@@ -332,3 +332,79 @@ func FuzzCommand(f *testing.F) {
 		}
 	})
 }
+
+// TestPrecedenceNote: allow, deny, require and setrule warn when an earlier rule with
+// another action, without filters, already decides every call the new rule matches —
+// in its own tier, or, for a default rule, in a group's tier — and say nothing
+// otherwise.
+func TestPrecedenceNote(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ruleFor := func(group, tool string, action rules.Action) rules.Rule {
+		t.Helper()
+		rs, err := e.g.Rules(group)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.ToolPattern == tool && r.Action == action && r.PathPattern == "" {
+				return r
+			}
+		}
+		t.Fatalf("no %s %s rule in %s", action, tool, group)
+		return rules.Rule{}
+	}
+	seeded := ruleFor(rules.DefaultGroup, "Bash", rules.Require)
+	note := fmt.Sprintf("Note: rule %d (require Bash, priority 10) comes first for Bash; use priority=9 to take precedence.", seeded.ID)
+
+	txt := e.ok(alice, "deny Bash", "Created rule #", "default p100 deny Bash\n"+note)
+	if strings.Count(txt, "Note:") != 1 {
+		t.Errorf("one note expected: %q", txt)
+	}
+	// The same action is no surprise.
+	if txt := e.ok(alice, "require Bash priority=50"); strings.Contains(txt, "Note:") {
+		t.Errorf("same action got a note: %q", txt)
+	}
+	if txt := e.ok(alice, "deny Bash priority=5"); strings.Contains(txt, "Note:") {
+		t.Errorf("a rule that comes first got a note: %q", txt)
+	}
+	// A filtered earlier rule does not decide every call.
+	e.ok(alice, "allow Bash agent=ci priority=1")
+	if txt := e.ok(alice, "deny Bash path=build/* priority=3"); strings.Contains(txt, "Note:") {
+		t.Errorf("only filtered rules come first, yet a note: %q", txt)
+	}
+
+	// A group's own rule decides that group's calls before default.
+	e.ok(alice, "group add ci")
+	ciBash := e.ok(alice, "allow Ba* group=ci", "ci p100 allow Ba*")
+	var ciID uint64
+	fmt.Sscanf(ciBash, "Created rule #%d", &ciID)
+	e.ok(alice, "deny Bash priority=4", fmt.Sprintf("Note: for calls in group ci, rule %d (allow Ba*) comes first.", ciID))
+
+	// setrule says it too; priority 0 cannot be beaten.
+	e.ok(alice, fmt.Sprintf("setrule %d priority=0", seeded.ID))
+	mcp := e.ok(alice, "deny mcp__gmail__*")
+	var mcpID uint64
+	fmt.Sscanf(mcp, "Created rule #%d", &mcpID)
+	e.ok(alice, "allow mcp__* priority=0 group=ci")
+	e.ok(alice, "require mcp__* priority=0")
+	e.ok(alice, fmt.Sprintf("setrule %d priority=7", mcpID),
+		fmt.Sprintf("Updated rule #%d default p7 deny mcp__gmail__*", mcpID),
+		"comes first for mcp__gmail__*; change or remove rule", "for calls in group ci, rule")
+}
+
+func TestCoversTool(t *testing.T) {
+	for _, c := range []struct {
+		e, p string
+		want bool
+	}{
+		{"*", "Bash", true}, {"*", "*", true}, {"*", "@fs_read", true}, {"Bash", "Bash", true},
+		{"Ba*", "Bash", true}, {"mcp__*", "mcp__gmail__*", true}, {"mcp__gmail__*", "mcp__*", false},
+		{"Bash", "Bash*", false}, {"Ba*", "*", false}, {"@fs_any", "@fs_read", true},
+		{"@fs_any", "@fs_write", true}, {"@fs_read", "@fs_any", false}, {"@fs_read", "Read", false},
+		{"Read", "@fs_read", false}, {"@*", "@fs_read", false}, {"Bash", "bash", false},
+	} {
+		if got := coversTool(c.e, c.p); got != c.want {
+			t.Errorf("coversTool(%q, %q) = %v, want %v", c.e, c.p, got, c.want)
+		}
+	}
+}

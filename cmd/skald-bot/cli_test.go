@@ -188,6 +188,34 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 // TestUsageErrorsExit2 checks every bad argument of a client command — cobra's own
 // and the ones the command finds — exits 2 with one line on stderr pointing at
 // --help, prints nothing on stdout and reaches no server (the one given is closed).
+// TestRulesAddNote: rules add and rules set say when an earlier rule already decides
+// every call the rule matches, with the --priority that would put it first.
+func TestRulesAddNote(t *testing.T) {
+	s := startServer(t, "/w")
+	var seeded uint64
+	rs, _ := s.gate.Rules("default")
+	for _, r := range rs {
+		if r.ToolPattern == "Bash" && r.Action == rules.Require {
+			seeded = r.ID
+		}
+	}
+	code, out, errOut := runClient(t, "rules", "add", "deny", "Bash", "--server", s.url)
+	want := "Note: rule " + u(seeded) + " (require Bash, priority 10) comes first for Bash; use --priority 9 to take precedence.\n"
+	if code != 0 || !strings.HasPrefix(out, "rule ") || !strings.HasSuffix(out, " added\n"+want) {
+		t.Fatalf("rules add deny Bash: exit %d %q %q, want the note %q", code, out, errOut, want)
+	}
+	id := strings.Fields(out)[1]
+	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "5", "--server", s.url); code != 0 || out != "rule "+id+" changed\n" {
+		t.Errorf("rules set --priority 5: exit %d %q, want no note", code, out)
+	}
+	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "20", "--server", s.url); code != 0 || out != "rule "+id+" changed\n"+want {
+		t.Errorf("rules set --priority 20: exit %d %q, want the note", code, out)
+	}
+	if code, out, _ := runClient(t, "rules", "add", "deny", "Bash", "--priority", "5", "--json", "--server", s.url); code != 0 || strings.Contains(out, "Note") {
+		t.Errorf("--json: exit %d %q, want the rule only", code, out)
+	}
+}
+
 func TestUsageErrorsExit2(t *testing.T) {
 	server := closedPort(t)
 	for _, c := range []struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -89,8 +90,10 @@ func newRulesCmd(conn *connection) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			all, _ := c.Rules(cmd.Context(), "") // for the note only: the rule is added either way
 			return conn.print(cmd.OutOrStdout(), got, func() {
 				fmt.Fprintf(cmd.OutOrStdout(), "rule %d added\n", got.ID)
+				printPrecedence(cmd, all, got)
 			})
 		},
 	}
@@ -153,8 +156,10 @@ func newRulesCmd(conn *connection) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			*r = got // all now holds the rules as they are
 			return conn.print(cmd.OutOrStdout(), got, func() {
 				fmt.Fprintf(cmd.OutOrStdout(), "rule %d changed\n", got.ID)
+				printPrecedence(cmd, all, got)
 			})
 		},
 	}
@@ -162,6 +167,14 @@ func newRulesCmd(conn *connection) *cobra.Command {
 
 	cmd.AddCommand(list, add, rm, set)
 	return cmd
+}
+
+// printPrecedence prints bot.PrecedenceNote for rule r among all: which earlier rule
+// already decides every call r matches, and the --priority that would put r first.
+func printPrecedence(cmd *cobra.Command, all []rules.Rule, r rules.Rule) {
+	if note := bot.PrecedenceNote(all, r, "--priority %d"); note != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), note)
+	}
 }
 
 // apply copies onto r the fields whose flags were given, and returns how many.
