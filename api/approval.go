@@ -60,7 +60,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 // source= when the rule has them; "rule 12" when it is gone meanwhile. The note stays
 // in its own field.
 func (s *Server) ruleReason(id uint64) string {
-	r, err := s.rule(id)
+	r, err := s.gate.Rule(id)
 	if err != nil {
 		return fmt.Sprintf("rule %d", id)
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -70,9 +71,12 @@ func (s *Server) updateRule(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rule, err := s.rule(id)
+	rule, err := s.gate.Rule(id)
+	if errors.Is(err, gate.ErrNotFound) {
+		return fmt.Errorf("update rule %d: %w", id, gate.ErrNotFound)
+	}
 	if err != nil {
-		return fmt.Errorf("update rule %d: %w", id, err)
+		return err
 	}
 	if err := decode(w, r, &rule, false); err != nil {
 		return err
@@ -87,20 +91,6 @@ func (s *Server) updateRule(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, got)
 	return nil
-}
-
-// rule returns rule id as the gate holds it: gate.ErrNotFound when there is none.
-func (s *Server) rule(id uint64) (rules.Rule, error) {
-	rs, err := s.gate.Rules("")
-	if err != nil {
-		return rules.Rule{}, err
-	}
-	for _, r := range rs {
-		if r.ID == id {
-			return r, nil
-		}
-	}
-	return rules.Rule{}, gate.ErrNotFound
 }
 
 // deleteRule is DELETE /api/approval/rules/{id}: 204.

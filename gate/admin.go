@@ -30,6 +30,21 @@ func (m *Manager) Rules(group string) ([]rules.Rule, error) {
 	return out, nil
 }
 
+// Rule returns rule id from the in-memory snapshot, reading no store and copying no
+// other rule, so it is cheap enough for every check's answer. Errors: ErrNotFound when
+// no rule has that id; the load error while the gate runs fail-closed.
+func (m *Manager) Rule(id uint64) (rules.Rule, error) {
+	snap := m.snap.Load()
+	if snap.err != nil {
+		return rules.Rule{}, fmt.Errorf("gate: rule %d: %w", id, snap.err)
+	}
+	i, ok := snap.byID[id]
+	if !ok {
+		return rules.Rule{}, fmt.Errorf("gate: rule %d: %w", id, ErrNotFound)
+	}
+	return snap.rules[i], nil
+}
+
 // Groups returns every permission group, sorted by id, from the snapshot. Errors: the
 // load error while the gate runs fail-closed.
 func (m *Manager) Groups() ([]rules.Group, error) {

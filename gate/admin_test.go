@@ -1,6 +1,8 @@
 package gate_test
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -38,6 +40,25 @@ func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
 		if count(acts, a) == 0 {
 			t.Errorf("audit lacks %s: %v", a, acts)
 		}
+	}
+}
+
+func TestRuleByID(t *testing.T) {
+	e := newEnv(t)
+	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash", Action: rules.Deny, Priority: 5}, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.m.Rule(r.ID)
+	if err != nil || got.ID != r.ID || got.Action != rules.Deny || got.ToolPattern != "Bash" {
+		t.Fatalf("Rule(%d) = %+v, %v", r.ID, got, err)
+	}
+	if err := e.m.DeleteRule(r.ID, admin); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.m.Rule(r.ID)
+	if !errors.Is(err, gate.ErrNotFound) || err.Error() != fmt.Sprintf("gate: rule %d: not found", r.ID) {
+		t.Fatalf("Rule after delete: %v, want gate.ErrNotFound", err)
 	}
 }
 

@@ -15,6 +15,8 @@ type snapshot struct {
 	set    *rules.Set
 	groups []rules.Group
 	rules  []rules.Rule // as the store returns them: by group, priority, id
+	// byID indexes rules by rule id.
+	byID map[uint64]int
 	// err is set when the rules could not be loaded: set then holds no rule, and every
 	// Check answers require (fail-closed, SPEC §4.7).
 	err error
@@ -32,7 +34,11 @@ func (m *Manager) load() *snapshot {
 		m.log.Error("rules could not be loaded: every check requires approval until they are", "err", err)
 		return &snapshot{set: rules.Compile(nil, nil, m.ropt), err: fmt.Errorf("rules unavailable: %w", err)}
 	}
-	return &snapshot{set: rules.Compile(groups, rs, m.ropt), groups: groups, rules: rs}
+	byID := make(map[uint64]int, len(rs))
+	for i, r := range rs {
+		byID[r.ID] = i
+	}
+	return &snapshot{set: rules.Compile(groups, rs, m.ropt), groups: groups, rules: rs, byID: byID}
 }
 
 // rebuild replaces the snapshot with one loaded from the store. The caller holds
