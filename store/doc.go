@@ -27,6 +27,14 @@
 // timeout, DefaultLockTimeout (900 ms) unless Options.Timeout says otherwise, so a file
 // held by another skald-bot is refused (ErrLocked) within a second instead of hanging.
 //
+// # Backup
+//
+// The service holds the file's lock, so nothing else can read the file while it runs;
+// DB.WriteTo writes a consistent copy of the open database to any io.Writer instead
+// (the API's GET /api/backup streams it), from one read-only transaction: writers go
+// on meanwhile. Verify checks a copy read-only — ours, of a known schema, whole, every
+// page consistent — before anyone relies on it.
+//
 // # Buckets (schema version 1)
 //
 // Ids are 8-byte big-endian uint64 from the bucket's NextSequence, so cursors walk them

@@ -38,6 +38,8 @@ var (
 	// ErrSchemaVersion: the database has a schema version this build does not know
 	// (written by a newer skald-bot); it was not written.
 	ErrSchemaVersion = errors.New("unknown schema version")
+	// ErrCorrupt: Verify found damaged pages in the file (bbolt's consistency check).
+	ErrCorrupt = errors.New("database is damaged")
 	// ErrClosed: the DB was closed.
 	ErrClosed = errors.New("database closed")
 )

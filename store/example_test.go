@@ -44,3 +44,37 @@ func Example() {
 	// <nil>
 	// true store: resolve 1: request already resolved (approved by alice via telegram)
 }
+
+// A running database is copied to a file, and the copy is checked before it is kept.
+func ExampleDB_WriteTo() {
+	dir, err := os.MkdirTemp("", "skald")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+
+	f, err := os.Create(filepath.Join(dir, "copy.db"))
+	if err != nil {
+		panic(err)
+	}
+	n, err := db.WriteTo(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(n > 0, store.Verify(f.Name()))
+	fmt.Println(errors.Is(store.Verify(db.Path()), store.ErrLocked)) // the live file is held
+	// Output:
+	// true <nil>
+	// true
+}
