@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -280,9 +281,56 @@ func (c *Client) Audit(ctx context.Context, limit int) ([]store.AuditEntry, erro
 	return out, err
 }
 
+// Backup downloads a consistent copy of the server's database (GET /api/backup, admin
+// only) into w and returns the number of bytes written to w. It blocks until the whole
+// copy is written or ctx ends. Errors: *Error (401, 403 for an agent token); an answer
+// that is not a database file (another server at BaseURL); a transport error or a copy
+// cut short (the server or the connection failed mid-way; errors.Is
+// io.ErrUnexpectedEOF), or w's error, wrapped — w then holds an incomplete copy,
+// which must not be used.
+func (c *Client) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	op := "GET /api/backup"
+	resp, err := c.send(ctx, http.MethodGet, "/api/backup", nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	ct := resp.Header.Get("Content-Type")
+	if mt, _, _ := mime.ParseMediaType(ct); mt != backupContentType {
+		return 0, fmt.Errorf("api: %s: the answer is %q, not a database file (is %s a skald-bot server?)", op, ct, c.BaseURL)
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, fmt.Errorf("api: %s: after %d bytes: %w", op, n, err)
+	}
+	return n, nil
+}
+
 // do sends one request with body (JSON, when not nil) and decodes a 2xx answer into
 // out (when not nil). An error status becomes an *Error.
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
+	op := method + " " + path
+	resp, err := c.send(ctx, method, path, q, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("api: %s: read answer: %w", op, err)
+	}
+	if out == nil || len(data) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("api: %s: decode answer: %w", op, err)
+	}
+	return nil
+}
+
+// send sends one request with body (JSON, when not nil) and returns a 2xx answer,
+// whose body the caller must close. An error status becomes an *Error.
+func (c *Client) send(ctx context.Context, method, path string, q url.Values, body any) (*http.Response, error) {
 	op := method + " " + path
 	u := strings.TrimRight(c.BaseURL, "/") + path
 	if len(q) > 0 {
@@ -292,13 +340,13 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return fmt.Errorf("api: %s: %w", op, err)
+			return nil, fmt.Errorf("api: %s: %w", op, err)
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return fmt.Errorf("api: %s: %w", op, err)
+		return nil, fmt.Errorf("api: %s: %w", op, err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -315,32 +363,23 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("api: %s: %w", op, err)
+		return nil, fmt.Errorf("api: %s: %w", op, err)
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("api: %s: read answer: %w", op, err)
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var e struct {
+		Error string `json:"error"`
 	}
-	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Error string `json:"error"`
+	if json.Unmarshal(data, &e) != nil || e.Error == "" {
+		e.Error = strings.TrimSpace(string(data))
+		if e.Error == "" {
+			e.Error = http.StatusText(resp.StatusCode)
 		}
-		if json.Unmarshal(data, &e) != nil || e.Error == "" {
-			e.Error = strings.TrimSpace(string(data))
-			if e.Error == "" {
-				e.Error = http.StatusText(resp.StatusCode)
-			}
-		}
-		return &Error{Status: resp.StatusCode, Message: e.Error}
 	}
-	if out == nil || len(data) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("api: %s: decode answer: %w", op, err)
-	}
-	return nil
+	return nil, &Error{Status: resp.StatusCode, Message: e.Error}
 }
 
 func u64(id uint64) string { return strconv.FormatUint(id, 10) }

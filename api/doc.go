@@ -34,9 +34,17 @@
 // format, see Metrics) need no token. The X-Skald-Actor header says who a resolution or
 // change is recorded as (SPEC §12.22).
 //
+// GET /api/backup (admin only; our addition, for operators: the service holds the
+// database's lock) streams a consistent copy of the database, taken in one read
+// transaction of the store while writes go on, as application/octet-stream with a file
+// name skald-<UTC time>.db. A copy that fails mid-way cuts the connection, so a client
+// never mistakes it for a whole one; a client that takes nothing for 30 s is cut off,
+// so it cannot hold the read transaction open.
+//
 // # Client
 //
 // Client has one typed method per endpoint. A server error comes back as an *Error
 // carrying the status and message; errors.Is(err, ErrConflict) and the like test its
 // status. Await polls a request until it is resolved, the server capping each wait.
+// Backup streams the database copy into an io.Writer.
 package api

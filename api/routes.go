@@ -2,7 +2,7 @@ package api
 
 import "net/http"
 
-// routes registers every endpoint of SPEC §8 (and §12.11's cancel).
+// routes registers every endpoint of SPEC §8 (and §12.11's cancel, and our backup).
 func (s *Server) routes() {
 	h := func(pattern string, f func(http.ResponseWriter, *http.Request) error) {
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
@@ -46,6 +46,7 @@ func (s *Server) routes() {
 	h("GET /api/runs/{id}", s.getRun)
 
 	h("GET /api/audit", s.audit)
+	h("GET /api/backup", s.backup)
 	h("GET /api/events", s.events)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -23,12 +24,15 @@ const ActorHeader = "X-Skald-Actor"
 const ShutdownTimeout = 5 * time.Second
 
 // Store is what the API reads from persistence beyond the gate; *store.DB implements
-// it. Both are one read transaction, safe for concurrent use.
+// it. Each method is one read transaction, safe for concurrent use.
 type Store interface {
 	// Audit returns at most limit entries, newest first.
 	Audit(limit int) ([]store.AuditEntry, error)
 	// RequestsByToolCallID returns every request with that tool call id, oldest first.
 	RequestsByToolCallID(toolCallID string) ([]store.Request, error)
+	// WriteTo writes a consistent copy of the whole database to w from one read
+	// transaction and returns the bytes written (GET /api/backup).
+	WriteTo(w io.Writer) (int64, error)
 }
 
 var _ Store = (*store.DB)(nil)
