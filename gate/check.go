@@ -26,7 +26,11 @@ const (
 //   - for a require, DecisionAllow when an unexpired session bypass covers the call
 //     (SPEC §4.8) or the profile fast-path applies (SPEC §4.9) — but never when the
 //     call's path holds a protected or denied place (rules.Decision.Contains: Grep or
-//     LS on a parent of secrets/ or of data_dir), which a human must approve;
+//     LS on a parent of secrets/ or of data_dir), which a human must approve. A file
+//     tool sent no path argument (Grep {"pattern":"token"}, LS {}) is evaluated on its
+//     directory — the call's cwd, else the profile's working directory, else the
+//     workspace root (rules.Set.Evaluate, our reading of SPEC §4.4) — and never takes
+//     the fast-path;
 //   - else it registers an approval request — committed to the store before the
 //     notifier is asked to show it and approval_requested is published (SPEC §5) — and
 //     answers DecisionPending with Outcome.Request set. A call whose (session,
@@ -111,8 +115,10 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 // fastPath reports whether the profile fast-path turns a require into an allow (SPEC
 // §4.9): a file-read tool whose path lies in the profile's working directory,
 // allow_fs_reads or allow_fs_writes, or a file-write tool whose path lies in
-// allow_fs_writes. A call with more than one path argument never takes it: the
-// decision names only one of its paths (rules.Decision.Paths).
+// allow_fs_writes. A call with more than one path argument never takes it — the
+// decision names only one of its paths — nor one with none (rules.Decision.Paths 0, a
+// file tool decided on its working directory): the fast-path vouches only for a path
+// the call names.
 func fastPath(set *rules.Set, p *profile, tool string, d rules.Decision) bool {
 	if d.PathState != rules.PathOK || d.Paths != 1 {
 		return false

@@ -422,3 +422,66 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 		}
 	}
 }
+
+// TestFileToolWithoutPathOnItsCwd covers our reading of SPEC §4.4: a file tool sent no
+// path argument (Grep {"pattern":"token"}, Glob, LS {}) searches the call's cwd, else
+// the profile's working directory, else the workspace root, and is gated as if that
+// were its path — so neither a session bypass nor an allow rule lets it read secrets/
+// or the data directory unseen. Other tools without a path are untouched.
+func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
+	e := newEnv(t, func(o *gate.Options) {
+		o.Profiles = []rules.Profile{
+			{ID: "src", WorkingDirectory: "src"},
+			{ID: "top", WorkingDirectory: "."},
+		}
+	})
+	if err := os.MkdirAll(e.dir+"/state", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.SetBypass("all", "all", 0, admin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.SetBypass("fs", "category:filesystem", 0, admin); err != nil {
+		t.Fatal(err)
+	}
+	grep := map[string]any{"pattern": "token"}
+	contains := rules.ReasonContains + ": secrets"
+	type want struct {
+		decision gate.Decision
+		reason   string
+	}
+	cases := []struct {
+		name string
+		call gate.Call
+		want
+	}{
+		{"Grep in the workspace root: no bypass all", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep}, want{gate.DecisionPending, contains}},
+		{"Glob in the workspace root: no bypass of its category", gate.Call{ToolName: "Glob", SessionID: "fs",
+			Arguments: map[string]any{"pattern": "**/*"}}, want{gate.DecisionPending, contains}},
+		{"LS {} in the profile's working directory, the workspace", gate.Call{ToolName: "LS", SessionID: "all", Profile: "top"}, want{gate.DecisionPending, contains}},
+		{"LS {} in the data directory", gate.Call{ToolName: "LS", SessionID: "all", Cwd: e.dir + "/state"}, want{gate.DecisionDeny, rules.ReasonProtected}},
+		{"Grep in secrets/", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "secrets"}, want{gate.DecisionDeny, rules.ReasonRule}},
+		{"Grep in a folder that holds nothing guarded: the bypass", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "src"}, want{gate.DecisionAllow, gate.ReasonBypass}},
+		// The fast-path needs a path argument: a call on its cwd never takes it.
+		{"LS {} in the profile's working directory src: no fast-path", gate.Call{ToolName: "LS", SessionID: "s", Profile: "src"}, want{gate.DecisionPending, rules.ReasonRule}},
+		{"not a file tool", gate.Call{ToolName: "mcp__files__search", SessionID: "all", Arguments: grep}, want{gate.DecisionAllow, gate.ReasonBypass}},
+	}
+	run := func(stage string) {
+		t.Helper()
+		for _, c := range cases {
+			out := e.check(c.call)
+			if out.Decision != c.decision || out.Reason != c.reason {
+				t.Errorf("%s: %s: %s (%s), want %s (%s)", stage, c.name, out.Decision, out.Reason, c.decision, c.reason)
+			}
+		}
+	}
+	run("bypasses")
+	// An allow rule for every file tool (after the seeded path rules) does not let them
+	// through either; it allows what holds nothing guarded.
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_any", Action: rules.Allow, Priority: 6}, admin); err != nil {
+		t.Fatal(err)
+	}
+	cases[len(cases)-2].want = want{gate.DecisionAllow, rules.ReasonRule}
+	cases[len(cases)-3].want = want{gate.DecisionAllow, rules.ReasonRule}
+	run("allow rule")
+}

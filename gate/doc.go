@@ -13,7 +13,10 @@
 // category, an MCP server or one tool; deny is never bypassed) or when the profile
 // fast-path applies (SPEC §4.9) — never for a call whose path holds a protected path or
 // a place a deny rule denies (Grep or LS on a parent of secrets/ or of the data
-// directory: rules.Decision.Contains), which a human must approve. Otherwise the call
+// directory: rules.Decision.Contains), which a human must approve. A file tool sent no
+// path argument is checked on the directory it searches (the call's cwd, else the
+// profile's working directory, else the workspace root), so Grep {"pattern":"token"} in
+// the workspace root is such a call too. Otherwise the call
 // is registered as an approval request: committed to the store first, then shown by
 // the Notifier (the chat channels) and announced on the event bus. Registration is idempotent on (session, tool_call_id).
 // If the rules cannot be loaded the gate is fail-closed: every check requires approval.

@@ -23,8 +23,12 @@
 //     its own, and the call gets the most restrictive answer (deny, then require, then
 //     allow): a tool may act on any key it is sent, so a harmless "path" cannot vouch
 //     for a "file_path" in secrets/. A value that is not a string or cannot be
-//     normalised matches no path rule and is at least require. This is how we read
-//     SPEC §4.4, which names only the first key;
+//     normalised matches no path rule and is at least require. A file tool (@fs_read,
+//     @fs_write) sent none of these keys is decided as if its path were its working
+//     directory — the call's cwd, else the profile's, else the workspace root — since
+//     Grep {"pattern":"token"}, Glob or LS {} search that directory; other tools
+//     without a path are decided by their rules alone. This is how we read SPEC §4.4,
+//     which names only the first key;
 //  2. a path in a protected directory (the data directory) or on a protected file
 //     (the config file) is denied before any rule, in every group (SPEC §12.25);
 //  3. the rules of the call's group, then those of group "default", each in (priority,
@@ -43,11 +47,12 @@
 // applies them to the Decision. Set.Visible says whether a tool is shown to an agent at
 // all (hidden when the first rule without a path filter that matches it is a deny).
 //
-// A call without a path argument allocates nothing and reads only rules that can match
-// its tool name: exact names (with the @fs classes expanded to their tools) and prefixes
-// are looked up in maps, and each candidate list is scanned only up to the best match
-// so far. Rules with a path filter are further split by the first directory of their
-// pattern, so a call with a path reads only those that could match it.
+// A call without a path argument of a tool that is not a file tool allocates nothing
+// and reads only rules that can match its tool name: exact names (with the @fs classes
+// expanded to their tools) and prefixes are looked up in maps, and each candidate list
+// is scanned only up to the best match so far. Rules with a path filter are further
+// split by the first directory of their pattern, so a call with a path reads only
+// those that could match it.
 //
 // # Paths
 //

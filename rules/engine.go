@@ -12,7 +12,8 @@ type Options struct {
 	FSRead, FSWrite []string
 	// PathArgs are the argument keys that hold a call's paths; nil means
 	// DefaultPathArgs. Every one of them that holds a value is evaluated (see
-	// Set.Evaluate), in this order.
+	// Set.Evaluate), in this order; a file tool (FSRead, FSWrite) that holds none is
+	// evaluated on its working directory.
 	PathArgs []string
 	// Protected are absolute paths (the data directory, the config file): a call whose
 	// normalised path is one of them or under one is denied before any rule (SPEC
@@ -68,7 +69,9 @@ type Decision struct {
 	Note   string
 	// Path is the normalised path that decided (relative to the workspace root with /
 	// separators when under it, else absolute) when PathState is PathOK. When Reason is
-	// ReasonProtected it is the protected path the call named.
+	// ReasonProtected it is the protected path the call named. For a file tool sent no
+	// path argument it is the directory the tool acts on — the call's Cwd, else
+	// WorkingDir, else the workspace root (see Set.Evaluate, step 4) — and Paths is 0.
 	Path      string
 	PathState PathState
 	// Contains is set when the path that decided is not denied but is a strict
@@ -81,7 +84,7 @@ type Decision struct {
 	Contains string
 	// Paths is how many path arguments the call has: the Options.PathArgs keys that
 	// hold a value other than null or "". The gate's profile fast-path applies only to
-	// a call with one.
+	// a call with one — not to a file tool decided on its working directory (Paths 0).
 	Paths int
 }
 

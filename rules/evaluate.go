@@ -25,13 +25,21 @@ import "cmp"
 //  3. The call's decision is the most restrictive of its paths' — deny, then require
 //     with Contains, then require, then allow — the earliest key in PathArgs order
 //     winning a tie; Decision.Path and PathState are those of the path that decided,
-//     Decision.Paths counts the paths. A call without a path is decided by the rules
-//     alone, as in step 2.
+//     Decision.Paths counts the paths.
+//  4. A call without a path argument of a file tool (@fs_read or @fs_write: the
+//     Options.FSRead and FSWrite names) is decided as if its path were "." — the call's
+//     Cwd, else WorkingDir, else the workspace root, normalised as in step 1 — because
+//     Grep, Glob or LS without a path search that directory: Grep {"pattern":"token"}
+//     in the workspace root is require with Contains, LS {} with Cwd in the data
+//     directory is denied, and with no directory to resolve (no workspace root) it is an
+//     invalid path. Decision.Path and PathState are that directory's, Decision.Paths
+//     is 0. Any other call without a path is decided by the rules alone, as in step 2.
 //
-// Step 1 is our reading of SPEC §4.4 ("the path argument is the first non-empty string
-// among the keys"): a tool may act on any of the keys it is sent, so a harmless first
-// key must not vouch for a second one (a decoy "path" beside a "file_path" in
-// secrets/). The guarded places of step 2 extend SPEC §4 and §12.25, which match only
+// Steps 1 and 4 are our reading of SPEC §4.4 ("the path argument is the first non-empty
+// string among the keys"): a tool may act on any of the keys it is sent, so a harmless
+// first key must not vouch for a second one (a decoy "path" beside a "file_path" in
+// secrets/), and a file tool sent no key acts on its working directory, which must not
+// go unseen. The guarded places of step 2 extend SPEC §4 and §12.25, which match only
 // paths inside a place: Grep or LS on a parent folder (".", "data") reads secrets/ or
 // the data directory without naming them. An unknown group has no rules of its own.
 //
@@ -40,7 +48,8 @@ import "cmp"
 // to one whose Contains is set.
 //
 // Evaluate reads the file system only to normalise a path (os.Lstat, os.Readlink); a
-// call without a path argument allocates nothing. It is safe for concurrent use.
+// call without a path argument of a tool that is not a file tool allocates nothing. It
+// is safe for concurrent use.
 func (s *Set) Evaluate(group string, c Call) Decision {
 	t := s.tier(group)
 	var best Decision
@@ -50,23 +59,31 @@ func (s *Set) Evaluate(group string, c Call) Decision {
 		if !ok || v == nil || v == "" {
 			continue
 		}
-		path, st := "", PathInvalid
-		if p, ok := v.(string); ok {
-			if np, ok := s.normalize(&c, p); ok {
-				path, st = np, PathOK
-			}
-		}
-		d := s.decide(t, &c, path, st)
+		d := s.decidePath(t, &c, v)
 		if n == 0 || severity(d) > severity(best) {
 			best = d
 		}
 		n++
 	}
-	if n == 0 {
-		return s.decide(t, &c, "", NoPath)
+	switch {
+	case n > 0:
+		best.Paths = n
+		return best
+	case s.IsFSRead(c.Tool) || s.IsFSWrite(c.Tool):
+		return s.decidePath(t, &c, ".") // a directory tool without a path searches its cwd
 	}
-	best.Paths = n
-	return best
+	return s.decide(t, &c, "", NoPath)
+}
+
+// decidePath decides the call for the path argument v (see Evaluate, steps 1 and 2).
+func (s *Set) decidePath(t *tier, c *Call, v any) Decision {
+	path, st := "", PathInvalid
+	if p, ok := v.(string); ok {
+		if np, ok := s.normalize(c, p); ok {
+			path, st = np, PathOK
+		}
+	}
+	return s.decide(t, c, path, st)
 }
 
 // decide decides the call for one of its paths (path and st; st NoPath for a call

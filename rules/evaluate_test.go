@@ -97,8 +97,8 @@ func TestEvaluateSeeded(t *testing.T) {
 		{"null path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": nil, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
 		{"file_path before notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"file_path": "secrets/key", "notebook_path": "memory/n.ipynb"}}, ruled(Deny, 11, "secrets/key")},
 		{"notebook_path alone", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb"}}, ruled(Allow, 9, "memory/n.ipynb")},
-		{"other keys are no path", "", Call{Tool: "read_file", Args: map[string]any{"target": "secrets/key"}}, catchAll},
-		{"no path: path rules do not match", "", Call{Tool: "read_file"}, catchAll},
+		{"other keys are no path: the cwd is", "", Call{Tool: "read_file", Args: map[string]any{"target": "secrets/key"}, Cwd: "docs"}, withPath(catchAll, "docs")},
+		{"no path: path rules do not match", "", Call{Tool: "mcp__files__read", Args: map[string]any{"target": "memory/a"}}, catchAll},
 		// §4.5: the base of a relative path.
 		{"relative to cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory", WorkingDir: root + "/secrets"}, ruled(Allow, 9, "memory/a")},
 		{"relative cwd is relative to the root", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, Cwd: "secrets"}, ruled(Deny, 11, "secrets/key")},
@@ -230,9 +230,10 @@ func TestEvaluateClasses(t *testing.T) {
 		{"custom write tool", "", call("tee", map[string]any{"target": "docs/a"}), ruled(Deny, 2, "docs/a")},
 		{"a tool in both lists", "", call("both", map[string]any{"target": "docs/a"}), ruled(Allow, 1, "docs/a")},
 		{"a default read tool is no longer one", "", call("read_file", map[string]any{"target": "docs/a"}), Decision{Action: Require, Reason: ReasonNoRule, Path: "docs/a", PathState: PathOK}},
-		{"@fs_any without a path", "", call("tee", nil), ruled(Require, 3, "")},
+		{"@fs_any without a path: on its cwd, which holds the write deny's docs/", "", call("tee", nil), Decision{Action: Require, RuleID: 3,
+			Reason: ReasonContains + ": docs", Path: ".", PathState: PathOK, Contains: "docs"}},
 		{"every configured key counts", "", call("cat", map[string]any{"path": "x", "target": "docs/b"}), ruled(Require, 3, "x")},
-		{"a default key is no longer one", "", call("cat", map[string]any{"file_path": "docs/b"}), ruled(Require, 3, "")},
+		{"a default key is no longer one: the call is on its cwd", "", call("cat", map[string]any{"file_path": "docs/b"}), ruled(Require, 3, ".")},
 	})
 	if !s.IsFSRead("both") || !s.IsFSWrite("both") || s.IsFSRead("tee") || s.IsFSWrite("cat") || s.IsFSRead("read_file") {
 		t.Error("IsFSRead/IsFSWrite disagree with the configured lists")
@@ -412,10 +413,15 @@ func newLinear(s *Set, rs []Rule) *linear {
 	return l
 }
 
-// path is the call's "path" argument, normalised.
+// path is the call's "path" argument, normalised; for a file tool without one, its
+// working directory.
 func (l *linear) path(c Call) (string, PathState) {
 	path, st := "", NoPath
-	if v, ok := c.Args["path"]; ok && v != nil && v != "" {
+	v, ok := c.Args["path"]
+	if (!ok || v == nil || v == "") && (l.s.IsFSRead(c.Tool) || l.s.IsFSWrite(c.Tool)) {
+		v, ok = ".", true
+	}
+	if ok && v != nil && v != "" {
 		st = PathInvalid
 		if p, ok := v.(string); ok {
 			if np, ok := l.s.normalize(&c, p); ok {
@@ -635,5 +641,65 @@ func TestEvaluateGuardedPrefixRoot(t *testing.T) {
 		if d.Contains != want || (want == "") != (d.Action == Allow) {
 			t.Errorf("LS %q: %+v, want Contains %q", path, d, want)
 		}
+	}
+}
+
+// TestEvaluateFileToolWithoutPath covers our reading of SPEC §4.4 for a file tool sent
+// no path argument: Grep, Glob and LS then search their working directory, so the call
+// is decided as if its path were the call's cwd, else the profile's working directory,
+// else the workspace root — protected places, deny rules and guarded places included.
+// Other tools without a path are decided by their rules alone.
+func TestEvaluateFileToolWithoutPath(t *testing.T) {
+	root := workspace(t)
+	s := Compile(nil, seedRules(), seedOptions(root))
+	catchAll := ruled(Require, 12, "")
+	guarded := func(d Decision, place string) Decision {
+		if d.Action == Allow {
+			d.RuleID = 0
+		}
+		d.Action, d.Reason, d.Contains = Require, ReasonContains+": "+place, place
+		return d
+	}
+	protected := func(p string) Decision {
+		return Decision{Action: Deny, Reason: ReasonProtected, Path: p, PathState: PathOK}
+	}
+	grep := map[string]any{"pattern": "token"}
+	runEvalCases(t, s, []evalCase{
+		{"Grep in the workspace root holds secrets/ and the data directories", "", Call{Tool: "Grep", Args: grep}, guarded(withPath(catchAll, "."), "data/skald")},
+		{"Glob with the root as cwd", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "**/*"}, Cwd: root}, guarded(withPath(catchAll, "."), "data/skald")},
+		{"LS {} in data/ holds data/skald despite the data/* allow", "", Call{Tool: "LS", Cwd: "data"}, guarded(ruled(Allow, 10, "data"), "data/skald")},
+		{"LS {} in the data directory", "", Call{Tool: "LS", Args: map[string]any{}, Cwd: root + "/state"}, protected("state")},
+		{"Grep in the data directory through a symlink", "", Call{Tool: "Grep", Args: grep, Cwd: "data/state-link"}, protected("state")},
+		{"Grep in secrets/", "", Call{Tool: "Grep", Args: grep, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
+		{"Glob in a symlink into secrets/", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "*"}, Cwd: "data/link"}, ruled(Deny, 11, "secrets/x")},
+		{"a write tool in secrets/", "", Call{Tool: "Write", Args: map[string]any{"content": "x"}, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
+		{"the profile's working directory", "", Call{Tool: "LS", WorkingDir: root + "/memory"}, ruled(Allow, 9, "memory")},
+		{"the cwd before the working directory", "", Call{Tool: "LS", Cwd: "memory", WorkingDir: root + "/secrets"}, ruled(Allow, 9, "memory")},
+		{"the working directory before the root", "", Call{Tool: "Grep", Args: grep, WorkingDir: "secrets"}, ruled(Deny, 11, "secrets")},
+		{"a folder that holds nothing guarded", "", Call{Tool: "Grep", Args: grep, Cwd: "docs"}, withPath(catchAll, "docs")},
+		{"empty and null path keys are no path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": nil}, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
+		{"a cwd that cannot be normalised", "", Call{Tool: "LS", Cwd: "data/loop1"}, withState(catchAll, PathInvalid)},
+		{"not a file tool: the rules alone", "", Call{Tool: "TodoWrite", Cwd: "state"}, ruled(Allow, 8, "")},
+		{"not a file tool: Bash", "", Call{Tool: "Bash", Args: map[string]any{"command": "cat secrets/key"}, Cwd: "secrets"}, ruled(Require, 2, "")},
+	})
+
+	// The file tools are the Set's: a custom class changes which tools search their cwd.
+	opt := seedOptions(root)
+	opt.FSRead, opt.FSWrite = []string{"search_repo"}, []string{"save"}
+	custom := Compile(nil, append(seedRules(), Rule{ID: 13, GroupID: DefaultGroup, ToolPattern: "Grep", Action: Allow, Priority: 1}), opt)
+	runEvalCases(t, custom, []evalCase{
+		{"a custom read tool", "", Call{Tool: "search_repo", Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
+		{"a custom write tool", "", Call{Tool: "save", Cwd: "state"}, protected("state")},
+		{"Grep is no longer a file tool", "", Call{Tool: "Grep", Args: grep, Cwd: "secrets"}, ruled(Allow, 13, "")},
+	})
+
+	// With no workspace root and no absolute directory there is nothing to resolve: an
+	// allow becomes require, as for any path that cannot be normalised.
+	bare := Compile(nil, []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "LS", Action: Allow, Priority: 1}}, Options{})
+	if d := bare.Evaluate(DefaultGroup, Call{Tool: "LS"}); d.Action != Require || d.Reason != ReasonBadPath || d.PathState != PathInvalid {
+		t.Errorf("LS {} with no directory: %+v, want require (%s)", d, ReasonBadPath)
+	}
+	if d := bare.Evaluate(DefaultGroup, Call{Tool: "LS", Cwd: root + "/docs"}); d.Action != Allow || d.Path != root+"/docs" {
+		t.Errorf("LS {} with an absolute cwd: %+v, want allow on it", d)
 	}
 }

@@ -26,7 +26,8 @@ var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "li
 // denied, one that holds them (the workspace, data/) must be left to a human
 // (Decision.Contains) and no other may be, and an allow needs every location in
 // memory/ or data/ — whichever key holds it, since a tool may act on any. The call's
-// decision must be the most restrictive of its keys' alone (our reading of SPEC §4.4).
+// decision must be the most restrictive of its keys' alone (our reading of SPEC §4.4);
+// a call with no path key acts on its cwd, and must be decided as the path "." is.
 func FuzzEvaluate(f *testing.F) {
 	for _, seed := range []struct {
 		tool             uint8
@@ -67,6 +68,13 @@ func FuzzEvaluate(f *testing.F) {
 		{6, "memory/a", "", "."},
 		{2, "..", "data", ""},
 		{0, "/", "", ""},
+		{0, "", "", ""},
+		{7, "", "data", ""},
+		{5, "", "data/link", ""},
+		{1, "", "@ROOT/state", ""},
+		{3, "", "data/state-link/..", ""},
+		{2, "", "data/loop1", ""},
+		{6, "", "memory/a", ""},
 	} {
 		f.Add(seed.tool, seed.path, seed.cwd, seed.other)
 	}
@@ -110,13 +118,21 @@ func FuzzEvaluate(f *testing.F) {
 		}
 
 		// Each key alone: the OS must put its path where Evaluate says, and a tool may
-		// act on any of them, so each one's location counts for the whole call.
-		var alone []Decision
+		// act on any of them, so each one's location counts for the whole call. A call
+		// with neither acts on its cwd: it must be decided as the path "." is.
+		var keys [][2]string
 		for _, k := range []string{"path", "file_path"} {
-			v, ok := call.Args[k].(string)
-			if !ok || v == "" {
-				continue
+			if v, ok := call.Args[k].(string); ok && v != "" {
+				keys = append(keys, [2]string{k, v})
 			}
+		}
+		implied := len(keys) == 0
+		if implied {
+			keys = append(keys, [2]string{"path", "."})
+		}
+		var alone []Decision
+		for _, kv := range keys {
+			k, v := kv[0], kv[1]
 			a := s.Evaluate(DefaultGroup, Call{Tool: call.Tool, Args: map[string]any{k: v}, Cwd: call.Cwd})
 			alone = append(alone, a)
 			loc, ok := osLocate(t, root, v, call.Cwd, func() {})
@@ -143,14 +159,18 @@ func FuzzEvaluate(f *testing.F) {
 				t.Fatalf("%s %q alone: %+v, but it lands in %q, which holds no guarded place", k, v, a, loc)
 			}
 		}
-		// The call's decision is its most restrictive key's, the first on a tie.
-		want := Decision{Action: Require, RuleID: 12, Reason: ReasonRule} // no path: the catch-all
+		// The call's decision is its most restrictive key's, the first on a tie; a call
+		// on its cwd counts no path argument.
+		var want Decision
 		for i, a := range alone {
 			if i == 0 || strictness(a) > strictness(want) {
 				want = a
 			}
 		}
 		want.Paths = len(alone)
+		if implied {
+			want.Paths = 0
+		}
 		if d != want {
 			t.Fatalf("%+v: %+v, but the most restrictive of its keys alone is %+v", call, d, want)
 		}
