@@ -33,7 +33,9 @@ const (
 //     the fast-path;
 //   - else it registers an approval request — committed to the store before the
 //     notifier is asked to show it and approval_requested is published (SPEC §5) — and
-//     answers DecisionPending with Outcome.Request set. A call whose (session,
+//     answers DecisionPending with Outcome.Request set. The request records why when a
+//     rule's or the default require was not all (store.Request.Reason: a guarded
+//     place, a path that cannot be normalised, the rules unavailable). A call whose (session,
 //     tool_call_id) is already registered gets that request and, when it has left
 //     pending, its final decision (approved, rejected, expired, cancelled), and nothing
 //     is shown again — if it is the same call: the same tool name and arguments (SPEC
@@ -94,7 +96,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	req, created, err := m.store.CreateRequest(store.Request{
 		SessionID: c.SessionID, ToolCallID: c.ToolCallID, ToolName: c.ToolName, Arguments: args,
 		AgentID: c.AgentID, Source: c.Source, ContextLabel: c.ContextLabel, Category: category,
-		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID, Token: c.Token,
+		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID, Reason: requestReason(d.Reason), Token: c.Token,
 		CreatedAt: now, ExpiresAt: now.Add(timeout), Status: store.Pending,
 	})
 	if err != nil {
@@ -136,6 +138,16 @@ func fastPath(set *rules.Set, p *profile, tool string, d rules.Decision) bool {
 		}
 	}
 	return false
+}
+
+// requestReason is what a new request records of why a human must decide
+// (store.Request.Reason): reason, unless a rule's require or the default require
+// decided, which the request's RuleID already tells.
+func requestReason(reason string) string {
+	if reason == rules.ReasonRule || reason == rules.ReasonNoRule {
+		return ""
+	}
+	return reason
 }
 
 // auditDeny queues the audit entry of a denied call for the batcher (SPEC §12.20).

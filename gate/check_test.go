@@ -485,3 +485,41 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 	cases[len(cases)-3].want = want{gate.DecisionAllow, rules.ReasonRule}
 	run("allow rule")
 }
+
+// TestRequestRecordsWhy: a request records why the gate asked a human when a rule's or
+// the default require was not all (store.Request.Reason), in the store too.
+func TestRequestRecordsWhy(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "list_files", Action: rules.Allow, Priority: 1}, admin); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		call gate.Call
+		want string
+	}{
+		{"a guarded place", gate.Call{ToolName: "Grep", Arguments: map[string]any{"path": "."}}, rules.ReasonContains + ": secrets"},
+		{"a file tool on its cwd", gate.Call{ToolName: "Grep", Arguments: map[string]any{"pattern": "x"}}, rules.ReasonContains + ": secrets"},
+		{"a path that cannot be normalised", gate.Call{ToolName: "list_files", Arguments: map[string]any{"path": 42}}, rules.ReasonBadPath},
+		{"a rule's require", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}}, ""},
+		{"the default require", gate.Call{ToolName: "mcp__x__y"}, ""},
+	} {
+		c.call.SessionID = "s"
+		r := e.require(c.call)
+		stored, err := e.m.Request(r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Reason != c.want || stored.Reason != c.want {
+			t.Errorf("%s: reason %q, stored %q; want %q", c.name, r.Reason, stored.Reason, c.want)
+		}
+	}
+	broken := newEnv(t, func(o *gate.Options) {
+		bs := &brokenStore{DB: o.Store.(*store.DB)}
+		bs.broken.Store(true)
+		o.Store = bs
+	})
+	if r := broken.require(gate.Call{ToolName: "TodoWrite", SessionID: "s"}); r.Reason != gate.ReasonRulesUnavailable {
+		t.Errorf("rules unavailable: reason %q, want %q", r.Reason, gate.ReasonRulesUnavailable)
+	}
+}

@@ -48,6 +48,11 @@ type Request struct {
 	Cwd string `json:"cwd,omitempty"`
 	// RuleID is the rule whose require made this request; 0 when no rule matched.
 	RuleID uint64 `json:"rule_id,omitempty"`
+	// Reason is why the gate asked a human when it was not simply a rule's require or
+	// the default require (RuleID tells those): "path contains a protected or denied
+	// place: secrets", "path argument cannot be normalised", "rules unavailable:
+	// approval required". "" otherwise.
+	Reason string `json:"reason,omitempty"`
 	// Token names the agent token that made the request ("" for admin or no token),
 	// so that token may cancel it and never resolve it (SPEC §12.2). Never the secret.
 	Token      string      `json:"token,omitempty"`
