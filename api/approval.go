@@ -100,14 +100,19 @@ func (s *Server) restrict(p principal, c *gate.Call) error {
 	return nil
 }
 
-// ResultOf is the check answer (SPEC §8) that request q gives: pending while it waits,
-// else its final status, with who resolved it and the note (for a cancelled request,
-// the reason it was cancelled). The hook and the CLI use it on a polled request.
+// ResultOf is the check answer (SPEC §8) that request q gives: pending while it waits
+// ("waiting for approval (request 7)", followed by why the gate asked a human when the
+// request records it: "…: path contains a protected or denied place: secrets"), else
+// its final status, with who resolved it and the note (for a cancelled request, the
+// reason it was cancelled). The hook and the CLI use it on a polled request.
 func ResultOf(q store.Request) CheckResult {
 	res := CheckResult{Decision: gate.Decision(q.Status), RequestID: q.ID, RuleID: q.RuleID}
 	switch q.Status {
 	case store.Pending:
 		res.Reason = fmt.Sprintf("waiting for approval (request %d)", q.ID)
+		if q.Reason != "" {
+			res.Reason += ": " + q.Reason
+		}
 	case store.Expired:
 		res.Reason = fmt.Sprintf("no one answered before %s (request %d expired)", q.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"), q.ID)
 	default:

@@ -299,3 +299,29 @@ func TestErrorMessagesAreShort(t *testing.T) {
 		t.Fatalf("body %s", body)
 	}
 }
+
+// TestCheckPendingSaysWhy: a pending answer keeps "waiting for approval (request N)" and
+// adds why the gate asked a human when it was more than a rule's or the default require
+// — on the check and on a polled request alike.
+func TestCheckPendingSaysWhy(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Grep", SessionID: "s",
+		Arguments: map[string]any{"pattern": "token", "path": "."}}})
+	want := "waiting for approval (request " + u(res.RequestID) + "): " + rules.ReasonContains + ": secrets"
+	if err != nil || res.Decision != gate.DecisionPending || res.Reason != want {
+		t.Fatalf("Grep .: %v %+v, want pending, reason %q", err, res, want)
+	}
+	q, err := e.db.Request(res.RequestID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := api.ResultOf(q).Reason; got != want {
+		t.Errorf("ResultOf the stored request: %q, want %q", got, want)
+	}
+	res, err = e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s",
+		Arguments: map[string]any{"command": "ls"}}})
+	if want := "waiting for approval (request " + u(res.RequestID) + ")"; err != nil || res.Reason != want {
+		t.Errorf("Bash: %v %+v, want reason %q", err, res, want)
+	}
+}
