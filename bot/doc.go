@@ -8,8 +8,9 @@
 // # Prompts
 //
 // NewPrompt turns a stored request into a channel-neutral Prompt: a title, the fields
-// (tool, agent, source, context label, session, cwd, category or MCP server, request
-// id, expiry), the arguments as indented JSON, once finished the outcome line
+// (tool, why — the gate's reason when more than a rule asked for a human, "path
+// contains a protected or denied place: secrets" —, agent, source, context label,
+// session, cwd, category or MCP server, request id, expiry), the arguments as indented JSON, once finished the outcome line
 // (OutcomeText: "✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC") and the
 // note, and while pending the keyboard ✅ Approve ❌ Reject / ⏱ 15 min 🔄 Session, the
 // ⏱ label following bypass_short (SPEC §12.10). Prompt.Telegram renders it for

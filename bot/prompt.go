@@ -20,9 +20,11 @@ const DefaultBypassShort = 15 * time.Minute
 // small, so that the arguments always get most of a message.
 const MaxFieldLen = 200
 
-// Field is one labelled line of a prompt (SPEC §6): "Tool", "Agent", "Source",
-// "Context", "Session", "Cwd" (the call's working directory, against which its
-// relative paths resolve), "Category", "MCP server", "Request", "Expires".
+// Field is one labelled line of a prompt (SPEC §6): "Tool", "Why" (why the gate asked
+// a human when it was more than a rule's or the default require: store.Request.Reason,
+// "path contains a protected or denied place: secrets"), "Agent", "Source", "Context",
+// "Session", "Cwd" (the call's working directory, against which its relative paths
+// resolve), "Category", "MCP server", "Request", "Expires".
 type Field struct {
 	Label string
 	// Value is plain text, at most MaxFieldLen runes; the renderers escape it.
@@ -67,8 +69,8 @@ type Prompt struct {
 
 // NewPrompt builds the prompt of r. bypassShort is the configured bypass_short and
 // sets the ⏱ button's label (zero means DefaultBypassShort). Empty optional fields
-// (agent, source, context, cwd, category, MCP server) are left out. Times are shown in
-// UTC.
+// (why, agent, source, context, cwd, category, MCP server) are left out. Times are
+// shown in UTC.
 func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 	p := Prompt{
 		RequestID: r.ID,
@@ -83,6 +85,7 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 		}
 	}
 	add("Tool", r.ToolName, true)
+	add("Why", r.Reason, false)
 	add("Agent", r.AgentID, false)
 	add("Source", r.Source, false)
 	add("Context", r.ContextLabel, false)

@@ -65,8 +65,13 @@ func goldenCases() map[string]Prompt {
 	at := t0.Add(15*time.Minute + 2*time.Second)
 	withCwd := sampleRequest()
 	withCwd.Cwd = "/home/dev/my-project/<docs> & co"
+	why := sampleRequest()
+	why.ToolName, why.Category, why.Cwd = "Grep", "filesystem", "/home/dev/my-project"
+	why.Arguments = json.RawMessage(`{"pattern":"token"}`)
+	why.Reason = "path contains a protected or denied place: secrets"
 	return map[string]Prompt{
 		"pending":   NewPrompt(withCwd, 0),
+		"why":       NewPrompt(why, 0),
 		"mcp_30min": NewPrompt(mcp, 30*time.Minute),
 		"cut":       NewPrompt(cut, time.Hour),
 		"cut_emoji": NewPrompt(emoji, 0),
@@ -379,4 +384,26 @@ func FuzzPromptRender(f *testing.F) {
 			checkSlack(t, p.Slack())
 		}
 	})
+}
+
+// TestSlackFieldsAllShown: a prompt with every field (11, with Why) still shows them all
+// in Slack's 10 section fields — the last two share one.
+func TestSlackFieldsAllShown(t *testing.T) {
+	r := sampleRequest()
+	r.Reason, r.Cwd, r.MCPServer = "path argument cannot be normalised", "/srv/app", "files"
+	p := NewPrompt(r, 0)
+	if len(p.Fields) != 11 {
+		t.Fatalf("%d fields, want 11", len(p.Fields))
+	}
+	m := p.Slack()
+	checkSlack(t, m)
+	all := strings.Join(m.Fields, "\n")
+	for _, f := range p.Fields {
+		if !strings.Contains(all, "*"+f.Label+":*") {
+			t.Errorf("field %s missing from %q", f.Label, m.Fields)
+		}
+	}
+	if last := m.Fields[len(m.Fields)-1]; last != "*Request:*\n#42\n*Expires:*\n2026-12-01 13:48 UTC" {
+		t.Errorf("last field %q", last)
+	}
 }

@@ -25,7 +25,8 @@ type SlackMessage struct {
 	// plain_text is not parsed).
 	Header string
 	// Fields are mrkdwn section fields ("*Tool:*\n`Bash`"), escaped, at most
-	// SlackMaxField each and never more than 10.
+	// SlackMaxField each and never more than 10 (a prompt with more shows its last
+	// two in one).
 	Fields []string
 	// Arguments is mrkdwn for one section: the arguments in a ``` code block,
 	// followed by "_… (cut, N more characters)_" when cut; at most SlackMaxText.
@@ -80,8 +81,10 @@ func (p Prompt) Slack() SlackMessage {
 		}
 		m.Fields = append(m.Fields, "*"+EscapeMrkdwn(f.Label)+":*\n"+v)
 	}
-	if len(m.Fields) > 10 {
-		m.Fields = m.Fields[:10]
+	// A section holds at most 10 fields: past that, the last two (the request id and
+	// the expiry) share one.
+	for n := len(m.Fields); n > 10; n-- {
+		m.Fields = append(m.Fields[:n-2], m.Fields[n-2]+"\n"+m.Fields[n-1])
 	}
 	var outcome string
 	if p.Outcome != "" {
