@@ -81,6 +81,41 @@ func newResolveCmd(conn *connection, action string) *cobra.Command {
 	return cmd
 }
 
+func newCancelCmd(conn *connection) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Cancel a pending request: the agent's call is refused, as if rejected",
+		Long: `Cancels pending request ID: it leaves the pending list, its chat prompts say it was
+cancelled and lose their buttons, and the agent waiting on it gets "cancelled", which
+it treats as a refusal. The reason, if given, is stored with it.
+
+Exit status: 0 cancelled; 1 an error (no such request, or it is no longer pending);
+2 a usage error.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			q, err := c.Cancel(cmd.Context(), id, reason)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), q, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "request %d %s\n", q.ID, q.Status)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why, stored with the request")
+	conn.flags(cmd, true)
+	return cmd
+}
+
 // bypassSecs reads --bypass: "session" is 0 (the whole session, SPEC §12.17), a
 // duration ("15m", SPEC §12.10) its length in seconds; anything else a usageError.
 func bypassSecs(s string) (int64, error) {

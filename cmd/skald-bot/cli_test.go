@@ -230,6 +230,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"approve", "7", "--bypass", "0s"}, `--bypass "0s": want a duration such as 15m, or session`},
 		{[]string{"reject", "x"}, `id "x": want a positive integer`},
 		{[]string{"reject", "7", "--bypass", "15m"}, "unknown flag: --bypass"},
+		{[]string{"cancel"}, "accepts 1 arg(s), received 0"},
+		{[]string{"cancel", "x", "--reason", "r"}, `id "x": want a positive integer`},
+		{[]string{"backup"}, "accepts 1 arg(s), received 0"},
+		{[]string{"backup", "/"}, "/ is a directory: name the file to write"},
+		{[]string{"backup", "backup.go"}, "backup.go exists: give --force to replace it"}, // the source file beside the test
 		{[]string{"pending", "extra"}, `unknown command "extra" for "skald-bot pending"`},
 		{[]string{"rules", "rm", "x"}, `id "x": want a positive integer`},
 		{[]string{"rules", "set", "x", "--action", "deny"}, `id "x": want a positive integer`},
@@ -301,7 +306,7 @@ func TestUnescapeHTML(t *testing.T) {
 
 func TestEveryCommandHasHelp(t *testing.T) {
 	for _, args := range [][]string{
-		{"check"}, {"pending"}, {"approve"}, {"reject"}, {"rules"}, {"rules", "list"}, {"rules", "add"},
+		{"check"}, {"pending"}, {"approve"}, {"reject"}, {"cancel"}, {"backup"}, {"rules"}, {"rules", "list"}, {"rules", "add"},
 		{"rules", "rm"}, {"rules", "set"}, {"groups"}, {"groups", "list"}, {"groups", "add"}, {"groups", "dup"},
 		{"groups", "set"}, {"groups", "rm"}, {"jobs"}, {"jobs", "list"}, {"jobs", "run"}, {"jobs", "runs"},
 		{"hook"}, {"hook", "claude-code"}, {"serve"}, {"version"}, {},

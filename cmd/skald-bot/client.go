@@ -188,7 +188,8 @@ const (
 	exitPending = 3
 )
 
-// addClientCommands adds the client subcommands of SPEC §9 and the hook to root.
+// addClientCommands adds the client subcommands of SPEC §9, cancel (§12.11), the hook
+// and backup to root.
 func addClientCommands(root *cobra.Command) {
 	conn := newConnection()
 	root.AddCommand(
@@ -196,9 +197,11 @@ func addClientCommands(root *cobra.Command) {
 		newPendingCmd(conn),
 		newResolveCmd(conn, api.ActionApprove),
 		newResolveCmd(conn, api.ActionReject),
+		newCancelCmd(conn),
 		newRulesCmd(conn),
 		newGroupsCmd(conn),
 		newJobsCmd(conn),
 		newHookCmd(conn),
+		newBackupCmd(conn),
 	)
 }

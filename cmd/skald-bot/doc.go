@@ -2,7 +2,7 @@
 // store, gate and api packages together and offers them as subcommands.
 //
 //	skald-bot serve [--config FILE]   run the service until SIGINT or SIGTERM
-//	skald-bot check | pending | approve | reject | rules | groups | jobs
+//	skald-bot check | pending | approve | reject | cancel | rules | groups | jobs | backup
 //	                                  client commands: talk to the running service
 //	skald-bot hook claude-code        a Claude Code PreToolUse hook
 //	skald-bot version                 print the version
