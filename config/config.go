@@ -170,7 +170,10 @@ type Tools struct {
 	// FSRead and FSWrite are the tools of @fs_read and @fs_write.
 	FSRead  []string `yaml:"fs_read" json:"fs_read,omitempty"`
 	FSWrite []string `yaml:"fs_write" json:"fs_write,omitempty"`
-	// PathArgs are the argument keys searched, in order, for a call's path.
+	// PathArgs are the argument keys that hold a call's paths. Every one a call sends
+	// is evaluated, and the most restrictive answer wins (deny, then require, then
+	// allow; our reading of SPEC §4.4); a file tool (FSRead, FSWrite) that sends none
+	// is evaluated on its working directory (rules.Set.Evaluate).
 	PathArgs []string `yaml:"path_args" json:"path_args,omitempty"`
 }
 
