@@ -53,6 +53,14 @@
 // error is one line and changes nothing. Job commands go through the Jobs interface,
 // which cron implements (SPEC §12.18).
 //
+// A reply to allow, deny, require or setrule ends with a precedence note when the rule
+// just written decides nothing for some calls because an earlier unfiltered rule with
+// another action already matches them (first match wins, SPEC §4.1): "Note: rule 2
+// (require Bash, priority 10) comes first for Bash; use priority=9 to take
+// precedence.", or for a rule of default, "Note: for calls in group ci, rule 9 (allow
+// Bash) comes first." (SPEC §12.15). PrecedenceNote computes it from the gate's rules;
+// the command line's rules add and rules set print the same note.
+//
 // # Notices of finished runs
 //
 // Notices reads the gate's events and, for each run_finished that cron marks with
