@@ -23,7 +23,8 @@ var backupStall atomic.Int64
 
 func init() { backupStall.Store(int64(defaultBackupStall)) }
 
-// backupFileName is the file name GET /api/backup suggests for a copy taken at t: "skald-" and t in UTC as 20060102T150405Z, then ".db" (skald-20261129T030000Z.db).
+// backupFileName is the file name GET /api/backup suggests for a copy taken at t:
+// "skald-" and t in UTC as 20060102T150405Z, then ".db" (skald-20261129T030000Z.db).
 func backupFileName(t time.Time) string {
 	return "skald-" + t.UTC().Format("20060102T150405Z") + ".db"
 }
