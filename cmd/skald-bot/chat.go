@@ -9,6 +9,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack"
 	"github.com/skald-circle/skald-bot/channels/telegram"
 	"github.com/skald-circle/skald-bot/config"
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -29,8 +30,9 @@ func newFanout(cfg *config.Config, db *store.DB, metrics *api.Metrics, log *slog
 // slack.bot_token is —, adds the channels to fan and returns the components to run:
 // the Fanout first, then the notices of finished runs (bot.Notices, subscribed to
 // gt's events here, before any component starts), then each channel, so the
-// channels stop before the Fanout. Errors: a channel's invalid options.
-func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot.Fanout, jobs bot.Jobs, log *slog.Logger) ([]component, error) {
+// channels stop before the Fanout. The chat's job commands go to sched (chatJobs).
+// Errors: a channel's invalid options.
+func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot.Fanout, sched *cron.Engine, log *slog.Logger) ([]component, error) {
 	access := bot.Access{}
 	if t := cfg.Telegram; t.Enabled() {
 		access[telegram.Name] = bot.Roles{Approvers: decimalIDs(t.Approvers), Admins: decimalIDs(t.Admins)}
@@ -38,7 +40,7 @@ func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot
 	if s := cfg.Slack; s.Enabled() {
 		access[slack.ChannelName] = bot.Roles{Approvers: s.Approvers, Admins: s.Admins}
 	}
-	b, err := bot.New(bot.Options{Gate: gt, Access: access, Jobs: jobs, BypassShort: cfg.BypassShort.Duration, Logger: log})
+	b, err := bot.New(bot.Options{Gate: gt, Access: access, Jobs: chatJobs{sched}, BypassShort: cfg.BypassShort.Duration, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -19,9 +19,10 @@ import (
 // testServer is a real store, gate and API server on a loopback port, stopped at the
 // end of the test.
 type testServer struct {
-	url  string
-	db   *store.DB
-	gate *gate.Manager
+	url   string
+	db    *store.DB
+	gate  *gate.Manager
+	sched *cron.Engine // nil without jobs
 }
 
 // startServer serves the API with workspace root root (it need not exist unless jobs
@@ -75,7 +76,7 @@ func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 			}
 		}
 	})
-	return &testServer{url: "http://" + ln.Addr().String(), db: db, gate: g}
+	return &testServer{url: "http://" + ln.Addr().String(), db: db, gate: g, sched: sched}
 }
 
 // answer resolves, from another goroutine, the next request the gate registers, as

@@ -14,9 +14,6 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// The scheduler serves the chat's job commands as it is.
-var _ bot.Jobs = (*cron.Engine)(nil)
-
 // cronJobs converts the configuration's jobs into the scheduler's (SPEC §7).
 func cronJobs(cfg *config.Config) []cron.Job {
 	jobs := make([]cron.Job, len(cfg.Jobs))
@@ -70,25 +67,57 @@ const (
 
 // Trigger starts a run of job name now. A trigger the overlap policy skipped or
 // queued is an api.ErrConflict (409) that still wraps cron.ErrSkipped or
-// cron.ErrQueued, with one plain line as its message: "heartbeat: trigger skipped:
-// run 7 is still waiting for approval (request 13)", "heartbeat: trigger queued: run 7
-// is still running; this one starts when it ends".
+// cron.ErrQueued, with the one plain line of notStartedLine as its message.
 func (a apiJobs) Trigger(ctx context.Context, name string) (store.Run, error) {
 	r, err := a.e.Trigger(ctx, name)
-	switch {
-	case errors.Is(err, cron.ErrSkipped):
-		err = conflict{fmt.Sprintf("%s: %s: %s", name, triggerSkipped, a.unfinished(name)), err}
-	case errors.Is(err, cron.ErrQueued):
-		err = conflict{fmt.Sprintf("%s: %s: %s; this one starts when it ends", name, triggerQueued, a.unfinished(name)), err}
+	if msg, ok := notStartedLine(a.e, name, err); ok {
+		err = retold{msg, []error{err, api.ErrConflict}}
 	}
 	return r, err
+}
+
+func (a apiJobs) Runs(name string) ([]store.Run, error) { return a.e.Runs(name, 0) }
+
+func (a apiJobs) Run(id uint64) (store.Run, error) { return a.e.RunByID(id) }
+
+// chatJobs adapts the run engine to the chat's Jobs (bot.Jobs, SPEC §12.18): the chat's
+// `run <job>` answers a trigger the overlap policy skipped or queued with the same line
+// as the API's 409.
+type chatJobs struct{ *cron.Engine }
+
+var _ bot.Jobs = chatJobs{}
+
+// Trigger starts a run of job name now. A trigger the overlap policy skipped or
+// queued is an error that still wraps cron.ErrSkipped or cron.ErrQueued, with the one
+// plain line of notStartedLine as its message, which the chat shows.
+func (c chatJobs) Trigger(ctx context.Context, name string) (store.Run, error) {
+	r, err := c.Engine.Trigger(ctx, name)
+	if msg, ok := notStartedLine(c.Engine, name, err); ok {
+		err = retold{msg, []error{err}}
+	}
+	return r, err
+}
+
+// notStartedLine says in one plain line why e.Trigger(name), which returned err,
+// started no run when the overlap policy skipped or queued the trigger, naming the
+// run it yielded to: "heartbeat: trigger skipped: run 7 is still waiting for approval
+// (request 13)", "heartbeat: trigger queued: run 7 is still running; this one starts
+// when it ends". ok is false for any other err, nil included.
+func notStartedLine(e *cron.Engine, name string, err error) (msg string, ok bool) {
+	switch {
+	case errors.Is(err, cron.ErrSkipped):
+		return fmt.Sprintf("%s: %s: %s", name, triggerSkipped, unfinished(e, name)), true
+	case errors.Is(err, cron.ErrQueued):
+		return fmt.Sprintf("%s: %s: %s; this one starts when it ends", name, triggerQueued, unfinished(e, name)), true
+	}
+	return "", false
 }
 
 // unfinished says which run of job name a skipped or queued trigger yielded to: the
 // oldest unfinished one, "run 7 is still running" or "run 7 is still waiting for
 // approval (request 13)"; "a run is still unfinished" when it has just finished.
-func (a apiJobs) unfinished(name string) string {
-	rs, _ := a.e.Runs(name, 0) // newest first
+func unfinished(e *cron.Engine, name string) string {
+	rs, _ := e.Runs(name, 0) // newest first
 	for i := len(rs) - 1; i >= 0; i-- {
 		switch r := rs[i]; r.Status {
 		case store.RunRunning:
@@ -100,15 +129,11 @@ func (a apiJobs) unfinished(name string) string {
 	return "a run is still unfinished"
 }
 
-func (a apiJobs) Runs(name string) ([]store.Run, error) { return a.e.Runs(name, 0) }
-
-func (a apiJobs) Run(id uint64) (store.Run, error) { return a.e.RunByID(id) }
-
-// conflict is err with the message msg, made an api.ErrConflict (409).
-type conflict struct {
-	msg string
-	err error
+// retold is an error told as msg that wraps errs.
+type retold struct {
+	msg  string
+	errs []error
 }
 
-func (c conflict) Error() string   { return c.msg }
-func (c conflict) Unwrap() []error { return []error{c.err, api.ErrConflict} }
+func (r retold) Error() string   { return r.msg }
+func (r retold) Unwrap() []error { return r.errs }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/cron"
 )
@@ -231,5 +234,47 @@ func TestJobsRunNotStarted(t *testing.T) {
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.Status != http.StatusConflict || ae.Message != want {
 		t.Errorf("API: %v, want 409 %q", err, want)
+	}
+}
+
+// TestChatRunNotStarted: the chat's `run <job>` answers a trigger the overlap policy
+// skipped or queued with the API's line (chatJobs), through bot.Command and the real
+// run engine, and the reply's error still wraps cron's.
+func TestChatRunNotStarted(t *testing.T) {
+	step := cron.Step{Tool: "write_file", Args: map[string]any{"path": "out/x.txt", "content": "x"}} // requires approval
+	s := startServer(t, t.TempDir(),
+		cron.Job{Name: "skipper", Schedule: "@yearly", Steps: []cron.Step{step}},
+		cron.Job{Name: "queuer", Schedule: "@yearly", Overlap: cron.OverlapQueue, Steps: []cron.Step{step}})
+	admin := bot.Who{ID: "1", Name: "alice", Channel: "telegram"}
+	b, err := bot.New(bot.Options{Gate: s.gate, Access: bot.Access{"telegram": bot.Roles{Admins: []string{"1"}}},
+		Jobs: chatJobs{s.sched}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, release := s.gate.Subscribe(16)
+	defer release()
+	ctx := context.Background()
+	for _, c := range []struct {
+		job, how string
+		sentinel error
+		tail     string
+	}{
+		{"skipper", "skipped", cron.ErrSkipped, ""},
+		{"queuer", "queued", cron.ErrQueued, "; this one starts when it ends"},
+	} {
+		if r := b.Command(ctx, admin, "run "+c.job); r.Err != nil || !strings.HasPrefix(r.Text, "Started run ") {
+			t.Fatalf("run %s: %+v", c.job, r)
+		}
+		var w cron.RunEvent
+		for ev := range events {
+			if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting && d.Job == c.job {
+				w = d
+				break
+			}
+		}
+		want := "run: " + c.job + ": trigger " + c.how + ": run " + u(w.RunID) + " is still waiting for approval (request " + u(w.RequestID) + ")" + c.tail
+		if r := b.Command(ctx, admin, "run "+c.job); r.Text != want || !errors.Is(r.Err, c.sentinel) {
+			t.Errorf("run %s again: %q (%v), want %q wrapping %v", c.job, r.Text, r.Err, want, c.sentinel)
+		}
 	}
 }
