@@ -2,6 +2,8 @@ package rules
 
 import (
 	"cmp"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -112,7 +114,7 @@ func (s *Set) containing(gs *guards, c *Call, path string) *guard {
 func (s *Set) scanGuards(list []guard, top string, c *Call, path string) *guard {
 	if path == top { // every place is under the top
 		for i := range list {
-			if g := &list[i]; !(g.strict && g.place == top) && s.applies(g, c) {
+			if g := &list[i]; !(g.strict && g.place == top) && s.holds(g, c) {
 				return g
 			}
 		}
@@ -120,13 +122,13 @@ func (s *Set) scanGuards(list []guard, top string, c *Call, path string) *guard 
 	}
 	i, _ := slices.BinarySearchFunc(list, path, func(g guard, p string) int { return strings.Compare(g.place, p) })
 	for ; i < len(list) && list[i].place == path; i++ {
-		if g := &list[i]; !g.strict && s.applies(g, c) {
+		if g := &list[i]; !g.strict && s.holds(g, c) {
 			return g
 		}
 	}
 	i, _ = slices.BinarySearchFunc(list, path, func(g guard, p string) int { return cmpDirPrefix(g.place, p) })
 	for ; i < len(list) && underStrict(list[i].place, path); i++ {
-		if g := &list[i]; s.applies(g, c) {
+		if g := &list[i]; s.holds(g, c) {
 			return g
 		}
 	}
@@ -148,6 +150,22 @@ func cmpDirPrefix(s, dir string) int {
 // underStrict reports whether place lies below dir/ (neither being a top "." or "/").
 func underStrict(place, dir string) bool {
 	return len(place) > len(dir) && place[len(dir)] == '/' && place[:len(dir)] == dir
+}
+
+// holds reports whether guard g applies to call c and its place exists on disk now: a
+// folder can only hide from a directory tool what is in it, so a guarded place that
+// does not exist (no secrets/ in this workspace) guards nothing until it is created.
+// Only calls with a path get here, so the lstat adds to the ones normalising took.
+func (s *Set) holds(g *guard, c *Call) bool {
+	if !s.applies(g, c) {
+		return false
+	}
+	place := g.place
+	if !filepath.IsAbs(place) {
+		place = filepath.Join(s.opt.WorkspaceRoot, place)
+	}
+	_, err := os.Lstat(place)
+	return err == nil
 }
 
 // applies reports whether guard g holds for call c: its tool pattern matches c's tool

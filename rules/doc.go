@@ -40,8 +40,10 @@
 //     allowed without a human: an allow becomes require, and Decision.Contains tells
 //     the gate that no bypass or fast-path may lift it. SPEC §4 and §12.25 match only
 //     paths inside a place; this extension stops Grep or LS on a parent folder from
-//     reading secrets/ or the data directory. Compile lists each tier's guarded places,
-//     sorted, so a path finds those below it by binary search.
+//     reading secrets/ or the data directory. A place counts only while it exists on
+//     disk (one lstat per candidate place, on calls with a path only), so a workspace
+//     without secrets/ is not held back by the secrets/* deny. Compile lists each
+//     tier's guarded places, sorted, so a path finds those below it by binary search.
 //
 // Session bypasses and the profile fast-path (SPEC §4.8, §4.9) are not here: the gate
 // applies them to the Decision. Set.Visible says whether a tool is shown to an agent at

@@ -470,7 +470,8 @@ func (l *linear) abs(p string) string {
 // prefix pattern, the pattern's directory, itself included.
 func (l *linear) guarded(group string, c Call, path string) bool {
 	p := l.abs(path)
-	strictlyHolds := func(place string) bool { return place != p && Under(place, p) }
+	exists := func(place string) bool { _, err := os.Lstat(place); return err == nil }
+	strictlyHolds := func(place string) bool { return place != p && Under(place, p) && exists(place) }
 	for _, pr := range l.s.protected {
 		if strictlyHolds(l.abs(pr)) {
 			return true
@@ -483,7 +484,7 @@ func (l *linear) guarded(group string, c Call, path string) bool {
 				continue
 			}
 			pat := l.paths[r.PathPattern]
-			if pat.kind == pathPrefix && Under(l.abs(pathpkg.Dir(pat.s)), p) || pat.kind != pathPrefix && strictlyHolds(l.abs(pat.s)) {
+			if dir := l.abs(pathpkg.Dir(pat.s)); pat.kind == pathPrefix && Under(dir, p) && exists(dir) || pat.kind != pathPrefix && strictlyHolds(l.abs(pat.s)) {
 				return true
 			}
 		}
@@ -701,5 +702,42 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 	}
 	if d := bare.Evaluate(DefaultGroup, Call{Tool: "LS", Cwd: root + "/docs"}); d.Action != Allow || d.Path != root+"/docs" {
 		t.Errorf("LS {} with an absolute cwd: %+v, want allow on it", d)
+	}
+}
+
+// TestGuardedPlaceMustExist: a folder holds a guarded place only when that place is on
+// disk at the time of the call — a workspace without secrets/ can be searched without a
+// human — and holds it again as soon as it is created.
+func TestGuardedPlaceMustExist(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rs := []Rule{
+		{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_any", PathPattern: "secrets/*", Action: Deny, Priority: 5},
+		{ID: 2, GroupID: DefaultGroup, ToolPattern: "Grep", Action: Allow, Priority: 10},
+	}
+	s := Compile(nil, rs, Options{WorkspaceRoot: root, Protected: []string{filepath.Join(root, "state")}})
+	grep := Call{Tool: "Grep", Args: map[string]any{"pattern": "token", "path": "."}}
+	if d := s.Evaluate(DefaultGroup, grep); d.Action != Allow || d.Contains != "" {
+		t.Fatalf("no secrets/ and no state/ yet: %+v, want allow by rule 2", d)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "secrets"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.Evaluate(DefaultGroup, grep); d.Action != Require || d.Contains != "secrets" {
+		t.Fatalf("secrets/ created: %+v, want require holding secrets", d)
+	}
+	if err := os.Remove(filepath.Join(root, "secrets")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "state"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.Evaluate(DefaultGroup, grep); d.Action != Require || d.Contains != "state" {
+		t.Fatalf("protected state/ created: %+v, want require holding state", d)
 	}
 }
