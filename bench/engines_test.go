@@ -2,9 +2,7 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/rules"
@@ -107,24 +105,5 @@ func TestEnginesOnHandwrittenPolicy(t *testing.T) {
 				})
 			}
 		}
-	}
-}
-
-// TestRegoEvalError: an evaluation OPA refuses — here one whose context is done — is an
-// ErrEngine naming the evaluation, and the engine still answers the next call.
-func TestRegoEvalError(t *testing.T) {
-	p := handPolicy(Ordered)
-	g, err := NewRego(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	call := Call{Group: "default", Tool: "Bash"}
-	if _, err := g.Decide(ctx, call); !errors.Is(err, ErrEngine) || !strings.Contains(err.Error(), "rego: eval") {
-		t.Errorf("Decide with a done context = %v, want ErrEngine from rego: eval", err)
-	}
-	if d, err := g.Decide(context.Background(), call); err != nil || d.RuleID != 2 {
-		t.Errorf("Decide after the failure = %+v, %v; want rule 2", d, err)
 	}
 }
