@@ -29,8 +29,8 @@ const (
 //     LS on a parent of secrets/ or of data_dir), which a human must approve. A file
 //     tool sent no path argument (Grep {"pattern":"token"}, LS {}) is evaluated on its
 //     directory — the call's cwd, else the profile's working directory, else the
-//     workspace root (rules.Set.Evaluate, our reading of SPEC §4.4) — and never takes
-//     the fast-path;
+//     workspace root (rules.Set.Evaluate, our reading of SPEC §4.4) — and takes the
+//     fast-path on that directory;
 //   - else it registers an approval request — committed to the store before the
 //     notifier is asked to show it and approval_requested is published (SPEC §5) — and
 //     answers DecisionPending with Outcome.Request set. The request records why when a
@@ -118,11 +118,12 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 // §4.9): a file-read tool whose path lies in the profile's working directory,
 // allow_fs_reads or allow_fs_writes, or a file-write tool whose path lies in
 // allow_fs_writes. A call with more than one path argument never takes it — the
-// decision names only one of its paths — nor one with none (rules.Decision.Paths 0, a
-// file tool decided on its working directory): the fast-path vouches only for a path
-// the call names.
+// decision names only one of its paths. A file tool sent no path (rules.Decision.Paths
+// 0) takes it on its working directory, the path it works on: Grep with no path inside
+// the workspace is as harmless as Grep on ".", and a guarded place in it has already
+// made the decision require with Contains set, which the caller checks first.
 func fastPath(set *rules.Set, p *profile, tool string, d rules.Decision) bool {
-	if d.PathState != rules.PathOK || d.Paths != 1 {
+	if d.PathState != rules.PathOK || d.Paths > 1 {
 		return false
 	}
 	var dirs []string

@@ -464,8 +464,10 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 		{"LS {} in the data directory", gate.Call{ToolName: "LS", SessionID: "all", Cwd: e.dir + "/state"}, want{gate.DecisionDeny, rules.ReasonProtected}},
 		{"Grep in secrets/", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "secrets"}, want{gate.DecisionDeny, rules.ReasonRule}},
 		{"Grep in a folder that holds nothing guarded: the bypass", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "src"}, want{gate.DecisionAllow, gate.ReasonBypass}},
-		// The fast-path needs a path argument: a call on its cwd never takes it.
-		{"LS {} in the profile's working directory src: no fast-path", gate.Call{ToolName: "LS", SessionID: "s", Profile: "src"}, want{gate.DecisionPending, rules.ReasonRule}},
+		// The fast-path takes a call on its cwd like one on a named path.
+		{"LS {} in the profile's working directory src: the fast-path", gate.Call{ToolName: "LS", SessionID: "s", Profile: "src"}, want{gate.DecisionAllow, gate.ReasonFastPath}},
+		{"Grep with no path, cwd src in the default profile: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: grep, Cwd: "src"}, want{gate.DecisionAllow, gate.ReasonFastPath}},
+		{"Write with no path, cwd src: no fast-path for a write outside allow_fs_writes", gate.Call{ToolName: "Write", SessionID: "s", Cwd: "src"}, want{gate.DecisionPending, rules.ReasonRule}},
 		{"not a file tool", gate.Call{ToolName: "mcp__files__search", SessionID: "all", Arguments: grep}, want{gate.DecisionAllow, gate.ReasonBypass}},
 	}
 	run := func(stage string) {
@@ -483,8 +485,13 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_any", Action: rules.Allow, Priority: 6}, admin); err != nil {
 		t.Fatal(err)
 	}
-	cases[len(cases)-2].want = want{gate.DecisionAllow, rules.ReasonRule}
-	cases[len(cases)-3].want = want{gate.DecisionAllow, rules.ReasonRule}
+	for i, c := range cases {
+		switch {
+		case c.reason == gate.ReasonFastPath, c.decision == gate.DecisionAllow && c.call.ToolName != "mcp__files__search",
+			c.call.ToolName == "Write":
+			cases[i].want = want{gate.DecisionAllow, rules.ReasonRule} // the rule decides before bypass and fast-path
+		}
+	}
 	run("allow rule")
 }
 

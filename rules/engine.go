@@ -83,8 +83,9 @@ type Decision struct {
 	// allow — a human decides.
 	Contains string
 	// Paths is how many path arguments the call has: the Options.PathArgs keys that
-	// hold a value other than null or "". The gate's profile fast-path applies only to
-	// a call with one — not to a file tool decided on its working directory (Paths 0).
+	// hold a value other than null or "". The gate's profile fast-path applies to a
+	// call with at most one — with none, a file tool is decided on its working
+	// directory (Paths 0), and the fast-path vouches for that directory.
 	Paths int
 }
 
