@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -60,9 +61,18 @@ error, such as an existing FILE without --force.`,
 	return cmd
 }
 
-// checkBackupTarget refuses, as a usageError, a FILE that is a directory, or one that
-// exists when force is not set.
+// checkBackupTarget refuses, as a usageError, an empty FILE, one that names a
+// directory (a trailing / included) or lies in a directory that does not exist, and
+// one that exists when force is not set — before anything is downloaded.
 func checkBackupTarget(path string, force bool) error {
+	if path == "" || strings.HasSuffix(path, "/") {
+		return usagef("backup: %q: name the file to write", path)
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usagef("backup: %s: no such directory", dir)
+		}
+	}
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -186,7 +186,7 @@ func TestBackupCommandWritesNothingOnError(t *testing.T) {
 		t.Errorf("backup onto a directory: exit %d %q", code, errOut)
 	}
 	code, _, errOut = runClient(t, "backup", filepath.Join(dir, "missing", "b.db"), "--server", s.url)
-	if code != 1 || !strings.Contains(errOut, "no such file or directory") {
+	if code != 2 || !strings.Contains(errOut, filepath.Join(dir, "missing")+": no such directory") {
 		t.Errorf("backup into a missing directory: exit %d %q", code, errOut)
 	}
 }

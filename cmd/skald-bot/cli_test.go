@@ -233,7 +233,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"cancel"}, "accepts 1 arg(s), received 0"},
 		{[]string{"cancel", "x", "--reason", "r"}, `id "x": want a positive integer`},
 		{[]string{"backup"}, "accepts 1 arg(s), received 0"},
-		{[]string{"backup", "/"}, "/ is a directory: name the file to write"},
+		{[]string{"backup", "/"}, `backup: "/": name the file to write`},
+		{[]string{"backup", ""}, `backup: "": name the file to write`},
+		{[]string{"backup", "/no/such/dir/x.db"}, "backup: /no/such/dir: no such directory"},
 		{[]string{"backup", "backup.go"}, "backup.go exists: give --force to replace it"}, // the source file beside the test
 		{[]string{"pending", "extra"}, `unknown command "extra" for "skald-bot pending"`},
 		{[]string{"rules", "rm", "x"}, `id "x": want a positive integer`},
