@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,7 +26,7 @@ func newPendingCmd(conn *connection) *cobra.Command {
 				return err
 			}
 			return conn.print(cmd.OutOrStdout(), in, func() {
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "ID\tTOOL\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS")
 				for _, q := range in.Approvals {
 					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, q.ToolName, q.AgentID, q.Source,

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -204,4 +205,10 @@ func addClientCommands(root *cobra.Command) {
 		newHookCmd(conn),
 		newBackupCmd(conn),
 	)
+}
+
+// newTable returns the aligned-column writer every listing prints with (two spaces
+// between columns); the caller flushes it.
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 }

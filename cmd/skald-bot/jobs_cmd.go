@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,7 +34,7 @@ func newJobsCmd(conn *connection) *cobra.Command {
 				return err
 			}
 			return conn.print(cmd.OutOrStdout(), js, func() {
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "NAME\tSCHEDULE\tSTEPS\tNEXT")
 				for _, j := range js {
 					next := ""
@@ -129,7 +128,7 @@ func notStarted(err error) (outcome, msg string, ok bool) {
 }
 
 func printRuns(cmd *cobra.Command, rs []store.Run) {
-	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	tw := newTable(cmd.OutOrStdout())
 	fmt.Fprintln(tw, "ID\tSTATUS\tSTEP\tREQUEST\tSTARTED\tERROR")
 	for _, r := range rs {
 		req := ""

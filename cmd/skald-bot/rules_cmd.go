@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -57,7 +56,7 @@ func newRulesCmd(conn *connection) *cobra.Command {
 				return err
 			}
 			return conn.print(cmd.OutOrStdout(), rs, func() {
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tAGENT\tSOURCE\tNOTE")
 				for _, r := range rs {
 					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.GroupID, r.Priority,
@@ -227,7 +226,7 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 				return err
 			}
 			return conn.print(cmd.OutOrStdout(), gs, func() {
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "ID\tNAME\tDESCRIPTION")
 				for _, g := range gs {
 					fmt.Fprintf(tw, "%s\t%s\t%s\n", g.ID, g.Name, g.Description)
