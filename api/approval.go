@@ -28,6 +28,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	req.Call.Token = p.token()
+	req.Call.Caller = p.caller()
 	out, err := s.gate.Check(r.Context(), req.Call)
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/skald-circle/skald-bot/store"
 )
 
 // auth holds the API's tokens as SHA-256 digests, so that comparing a presented token
@@ -36,6 +38,15 @@ type principal struct {
 func (p principal) token() string {
 	if p.agent == nil {
 		return ""
+	}
+	return p.agent.name
+}
+
+// caller returns the store.Request.Caller of the call: the agent token's name, else
+// store.CallerAdmin.
+func (p principal) caller() string {
+	if p.agent == nil {
+		return store.CallerAdmin
 	}
 	return p.agent.name
 }

@@ -166,6 +166,7 @@ func (e *Engine) call(j *job, session string, i int) gate.Call {
 		ToolName: s.Tool, Arguments: s.Args, SessionID: session,
 		ToolCallID: "step-" + strconv.Itoa(i+1), AgentID: j.AgentID, Source: SourceCron,
 		ContextLabel: j.ContextLabel, Profile: j.Profile, ApprovalTimeout: j.ApprovalTimeout,
+		Caller: store.CallerCron,
 	}
 }
 

@@ -75,18 +75,6 @@ func checkScope(scope string) error {
 	return nil
 }
 
-// defaultScope is the scope of a bypass granted on approval without one (SPEC §5): the
-// request's category, else its MCP server, else its tool.
-func defaultScope(r store.Request) string {
-	switch {
-	case r.Category != "":
-		return "category:" + r.Category
-	case r.MCPServer != "":
-		return "mcp:" + r.MCPServer
-	}
-	return "tool:" + r.ToolName
-}
-
 // expiry is the end of a bypass of secs seconds from now; 0 means the session.
 func expiry(now time.Time, secs int64) time.Time {
 	if secs == 0 {

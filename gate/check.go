@@ -96,7 +96,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	req, created, err := m.store.CreateRequest(store.Request{
 		SessionID: c.SessionID, ToolCallID: c.ToolCallID, ToolName: c.ToolName, Arguments: args,
 		AgentID: c.AgentID, Source: c.Source, ContextLabel: c.ContextLabel, Category: category,
-		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID, Reason: requestReason(d.Reason), Token: c.Token,
+		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID, Reason: requestReason(d.Reason), Token: c.Token, Caller: c.Caller,
 		CreatedAt: now, ExpiresAt: now.Add(timeout), Status: store.Pending,
 	})
 	if err != nil {

@@ -34,6 +34,9 @@ type Call struct {
 	// Token names the agent token that made the call (SPEC §12.2); set by the API,
 	// never by the caller. Empty for admin calls.
 	Token string `json:"-"`
+	// Caller is who made the call (store.Request.Caller); set by the API or the
+	// scheduler, never by the agent.
+	Caller string `json:"-"`
 }
 
 // Category maps tool patterns to a category name (SPEC §12.4); the first entry whose

@@ -167,7 +167,7 @@ func (m *Manager) bypassGrant(id uint64, secs int64, scope string) (*store.Bypas
 	if err != nil {
 		return nil, err
 	}
-	return &store.BypassGrant{Scope: defaultScope(req), Secs: secs}, nil
+	return &store.BypassGrant{Scope: req.BypassScope(), Secs: secs}, nil
 }
 
 // resolveErr wraps an error of the store's Resolve; a lost compare-and-set says who won.

@@ -55,13 +55,38 @@ type Request struct {
 	Reason string `json:"reason,omitempty"`
 	// Token names the agent token that made the request ("" for admin or no token),
 	// so that token may cancel it and never resolve it (SPEC §12.2). Never the secret.
-	Token      string      `json:"token,omitempty"`
-	CreatedAt  time.Time   `json:"created_at"`
-	ExpiresAt  time.Time   `json:"expires_at"`
-	Status     Status      `json:"status"`
-	Resolution *Resolution `json:"resolution,omitempty"`
+	Token string `json:"token,omitempty"`
+	// Caller is who made the call (docs/design.md, "Callers"): CallerAdmin,
+	// CallerLocal, CallerCron, or an agent token's name ("agent-" and 12 hex digits).
+	Caller string `json:"caller,omitempty"`
+	// ClaimedCategory is the category the caller sent for a tool the configuration
+	// gives none: shown as claimed, never used for a bypass.
+	ClaimedCategory string      `json:"claimed_category,omitempty"`
+	CreatedAt       time.Time   `json:"created_at"`
+	ExpiresAt       time.Time   `json:"expires_at"`
+	Status          Status      `json:"status"`
+	Resolution      *Resolution `json:"resolution,omitempty"`
 	// Messages are the chat messages that show the request (the outbox, SPEC §12.6).
 	Messages []Message `json:"messages,omitempty"`
+}
+
+// Callers that are not agent tokens (Request.Caller).
+const (
+	CallerAdmin = "admin" // the admin token, or an in-process caller such as the CLI
+	CallerLocal = "local" // the token-less agent routes on loopback
+	CallerCron  = "cron"  // a step of a scheduled job's run
+)
+
+// BypassScope is the scope a bypass granted on approving r covers when none is asked:
+// its category, else its MCP server ("mcp:notes"), else its tool ("tool:WebFetch").
+func (r Request) BypassScope() string {
+	switch {
+	case r.Category != "":
+		return "category:" + r.Category
+	case r.MCPServer != "":
+		return "mcp:" + r.MCPServer
+	}
+	return "tool:" + r.ToolName
 }
 
 // Resolution records how a request left Pending (SPEC §3).
