@@ -1,0 +1,94 @@
+package testkit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// T0 is the tests' start of time: a fixed instant, so that golden output is stable.
+var T0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// Clock is a settable clock for the Now options of the packages under test. The zero
+// Clock reads time.Now (the fake one inside a synctest bubble) until Set is called.
+// Safe for concurrent use.
+type Clock struct {
+	mu  sync.Mutex // guards now
+	now time.Time
+}
+
+// NewClock returns a Clock set to t.
+func NewClock(t time.Time) *Clock { return &Clock{now: t} }
+
+// Now returns the time last Set, or time.Now when none was.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.now.IsZero() {
+		return time.Now()
+	}
+	return c.now
+}
+
+// Set sets the time Now returns.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// Add moves the clock by d and returns the new time; a zero Clock starts from
+// time.Now.
+func (c *Clock) Add(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.now.IsZero() {
+		c.now = time.Now()
+	}
+	c.now = c.now.Add(d)
+	return c.now
+}
+
+// WantErr fails the test at once unless err wraps target (errors.Is), and marks it
+// failed for each of parts the message does not contain.
+func WantErr(t testing.TB, err, target error, parts ...string) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("error %v, want one wrapping %v", err, target)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q does not say %q", err, p)
+		}
+	}
+}
+
+// Must fails the test at once when err is not nil.
+func Must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// JSON returns v encoded as JSON, or the encoding error's text.
+func JSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// Context returns a context that ends with the test, or after limit, so that a hang
+// fails the test instead of stalling the suite.
+func Context(t testing.TB, limit time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	t.Cleanup(cancel)
+	return ctx
+}

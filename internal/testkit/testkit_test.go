@@ -1,0 +1,38 @@
+package testkit_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
+)
+
+func TestClock(t *testing.T) {
+	c := testkit.NewClock(testkit.T0)
+	if got := c.Now(); !got.Equal(testkit.T0) {
+		t.Fatalf("Now = %v, want %v", got, testkit.T0)
+	}
+	if got := c.Add(time.Minute); !got.Equal(testkit.T0.Add(time.Minute)) || !c.Now().Equal(got) {
+		t.Fatalf("Add = %v, Now = %v", got, c.Now())
+	}
+	var zero testkit.Clock
+	if zero.Now().IsZero() {
+		t.Fatal("a zero Clock reads the zero time, want time.Now")
+	}
+}
+
+func TestWantErrPasses(t *testing.T) {
+	sentinel := errors.New("not found")
+	testkit.WantErr(t, fmt.Errorf("store: rule 7: %w", sentinel), sentinel, "rule 7", "not found")
+}
+
+func TestJSON(t *testing.T) {
+	if got := testkit.JSON(map[string]int{"a": 1}); got != `{"a":1}` {
+		t.Fatalf("JSON = %s", got)
+	}
+	if got := testkit.JSON(func() {}); got == "" {
+		t.Fatal("JSON of a func gave no error text")
+	}
+}

@@ -1,0 +1,81 @@
+// Package teststore opens real stores for tests and compares their state before and
+// after a call that must change nothing.
+package teststore
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// Open opens a new store in t.TempDir() with opt, closed when the test ends.
+func Open(t testing.TB, opt store.Options) *store.DB {
+	t.Helper()
+	return OpenAt(t, filepath.Join(t.TempDir(), "skald.db"), opt)
+}
+
+// OpenAt opens the store file at path with opt, closed when the test ends.
+func OpenAt(t testing.TB, path string, opt store.Options) *store.DB {
+	t.Helper()
+	if opt.Timeout == 0 {
+		opt.Timeout = 5 * time.Second
+	}
+	db, err := store.Open(path, opt)
+	if err != nil {
+		t.Fatalf("open store %s: %v", path, err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// Snapshot returns everything a client of the store can read — groups, rules, every
+// request, the audit log, runs and the tool catalog — as JSON, for Unchanged.
+func Snapshot(t testing.TB, db *store.DB) string {
+	t.Helper()
+	var s struct {
+		Groups, Rules, Requests, Audit, Runs, Tools any
+	}
+	var err error
+	if s.Groups, err = db.Groups(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Rules, err = db.Rules(); err != nil {
+		t.Fatal(err)
+	}
+	var qs []store.Request
+	for id, misses := uint64(1), 0; misses < 64; id++ { // retention leaves gaps
+		q, err := db.Request(id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			misses++
+			continue
+		case err != nil:
+			t.Fatal(err)
+		}
+		misses = 0
+		qs = append(qs, q)
+	}
+	s.Requests = qs
+	if s.Audit, err = db.Audit(0); err != nil {
+		t.Fatal(err)
+	}
+	if s.Runs, err = db.Runs("", 0); err != nil {
+		t.Fatal(err)
+	}
+	if s.Tools, err = db.Tools(); err != nil {
+		t.Fatal(err)
+	}
+	return testkit.JSON(s)
+}
+
+// Unchanged fails the test when the store no longer reads as before, a Snapshot.
+func Unchanged(t testing.TB, db *store.DB, before string) {
+	t.Helper()
+	if after := Snapshot(t, db); after != before {
+		t.Fatalf("the store changed:\nbefore %s\nafter  %s", before, after)
+	}
+}

@@ -1,0 +1,35 @@
+package teststore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// A snapshot sees a new rule and a new request: Unchanged would fail on either.
+func TestSnapshotSeesChanges(t *testing.T) {
+	db := teststore.Open(t, store.Options{Now: testkit.NewClock(testkit.T0).Now})
+	before := teststore.Snapshot(t, db)
+	teststore.Unchanged(t, db, before)
+
+	if _, err := db.CreateRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "x",
+		Action: rules.Allow, Priority: 5}, store.Actor{By: "t", Via: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	afterRule := teststore.Snapshot(t, db)
+	if afterRule == before {
+		t.Fatal("a new rule left the snapshot as it was")
+	}
+	if _, _, err := db.CreateRequest(store.Request{SessionID: "s", ToolName: "x",
+		Arguments: []byte(`{}`), GroupID: rules.DefaultGroup,
+		ExpiresAt: testkit.T0.Add(time.Hour), Status: store.Pending}); err != nil {
+		t.Fatal(err)
+	}
+	if teststore.Snapshot(t, db) == afterRule {
+		t.Fatal("a new request left the snapshot as it was")
+	}
+}
