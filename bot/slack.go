@@ -14,9 +14,9 @@ const (
 )
 
 // SlackMessage is a prompt rendered as the pieces of a Block Kit message; the Slack
-// adapter puts them into blocks (SPEC §6, issue 5): a header block, a section with
-// the fields, a section with the arguments, the outcome once finished, and an actions
-// block with the buttons while pending.
+// adapter puts them into blocks: a header block, sections with the fields, a section
+// with the arguments, while pending one saying what the bypass buttons cover and an
+// actions block with the buttons, once finished the outcome.
 type SlackMessage struct {
 	// Text is the message's top-level text, the notification fallback (mrkdwn,
 	// escaped): the title and request id, and the outcome once finished.

@@ -43,8 +43,8 @@ func clip(s string, max int) string {
 	return s
 }
 
-// cutMarker is the visible line that says how much of the arguments was left out
-// (SPEC §6: "with a marker saying it was cut"); n counts characters (runes).
+// cutMarker is the line that ends a command reply cut by Cut; n counts the characters
+// (runes) left out.
 func cutMarker(n int) string {
 	return fmt.Sprintf("… (cut, %d more characters)", n)
 }
