@@ -545,6 +545,7 @@ func FuzzPromptRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, args, session, note string, repeat uint16) {
 		r := sampleRequest()
 		r.ToolName, r.SessionID, r.ContextLabel = tool, session, note
+		r.Caller, r.AgentID, r.Source, r.ClaimedCategory, r.Category = note, session, tool, note, ""
 		r.Arguments = json.RawMessage(strings.Repeat(args, int(repeat%50)+1))
 		for _, s := range []store.Status{store.Pending, store.Rejected} {
 			r.Status = s

@@ -129,7 +129,7 @@ func pieces(s string, mode int) (ps []string, nonASCII bool) {
 		case mode == escName && r > 0xFFFF:
 			ps = append(ps, fmt.Sprintf(`\U%08X`, r))
 		default:
-			ps = append(ps, string(r))
+			ps = append(ps, s[i:i+utf8.RuneLen(r)])
 		}
 	}
 	return ps, nonASCII
