@@ -60,7 +60,8 @@ func OutcomeText(r store.Request) string {
 		if b.Secs == 0 {
 			parts = append(parts, "🔄 session bypass ("+scopeShown(b.Scope)+")")
 		} else {
-			parts = append(parts, "⏱ "+DurationLabel(time.Duration(b.Secs)*time.Second)+" bypass ("+scopeShown(b.Scope)+")")
+			d := DurationLabel(time.Duration(b.Secs) * time.Second)
+			parts = append(parts, "⏱ "+d+" bypass ("+scopeShown(b.Scope)+")")
 		}
 	}
 	return strings.Join(parts, " · ")

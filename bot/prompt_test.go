@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -84,27 +85,33 @@ func goldenCases() map[string]Prompt {
 	local := sampleRequest()
 	local.Caller, local.AgentID = store.CallerLocal, ""
 	cronReq := sampleRequest()
-	cronReq.Caller, cronReq.SessionID, cronReq.Source = store.CallerCron, "cron:nightly-backup:7", "cron"
+	cronReq.Caller, cronReq.SessionID = store.CallerCron, "cron:nightly-backup:7"
+	cronReq.Source = "cron"
 	cronReq.ToolCallID, cronReq.AgentID = "step-2", "backup"
 	claimed := sampleRequest()
 	claimed.Caller, claimed.Profile, claimed.AgentID = "agent-1a2b3c4d5e6f", "default", ""
-	claimed.ToolName, claimed.Category, claimed.ClaimedCategory, claimed.MCPServer = "mcp__notes__list", "", "shell", "notes"
+	claimed.ToolName, claimed.MCPServer = "mcp__notes__list", "notes"
+	claimed.Category, claimed.ClaimedCategory = "", "shell"
 	claimed.Arguments = json.RawMessage(`{}`)
 	cyrillic := sampleRequest()
-	cyrillic.Caller, cyrillic.Source, cyrillic.AgentID = store.CallerLocal, "\u0441ron", "\u0441laude-code"
+	cyrillic.Caller = store.CallerLocal
+	cyrillic.Source, cyrillic.AgentID = "\u0441ron", "\u0441laude-code"
 	rtl := sampleRequest()
 	rtl.Caller = store.CallerAdmin
 	rtl.ContextLabel = "deploy \u202egnp.exe"
 	rtl.Arguments = json.RawMessage(`{"command":"echo safe \u202e# fr- mr\u202c; ls\u0007"}`)
 	padded := sampleRequest()
 	padded.Caller = "agent-1a2b3c4d5e6f"
-	padded.Arguments = mustJSON(map[string]string{"command": "echo ok" + strings.Repeat(" ", 4096) + "; rm -rf /"})
+	padded.Arguments = mustJSON(map[string]string{
+		"command": "echo ok" + strings.Repeat(" ", 4096) + "; rm -rf /"})
 	long := sampleRequest()
 	long.Caller = store.CallerAdmin
-	long.Arguments = mustJSON(map[string]string{"command": strings.Repeat("a", 2000) + strings.Repeat("z", 1990) + " # end"})
+	long.Arguments = mustJSON(map[string]string{
+		"command": strings.Repeat("a", 2000) + strings.Repeat("z", 1990) + " # end"})
 	markup := sampleRequest()
 	markup.Caller, markup.ContextLabel = store.CallerLocal, "*bold* _it_ ~st~ <!here>"
-	markup.Arguments = mustJSON(map[string]string{"command": "echo '<b>x</b> & *y* _z_ ~w~ <!here>'"})
+	markup.Arguments = mustJSON(map[string]string{
+		"command": "echo '<b>x</b> & *y* _z_ ~w~ <!here>'"})
 	return map[string]Prompt{
 		"caller_agent_token": NewPrompt(agent, 0),
 		"caller_admin":       NewPrompt(admin, time.Hour),
@@ -278,8 +285,9 @@ func TestPromptFields(t *testing.T) {
 	if got, want := strings.Join(labels, ","), "Tool,Session,Category,Request,Expires"; got != want {
 		t.Errorf("fields %s, want %s", got, want)
 	}
-	if want := strings.Repeat("s", 88) + "…[823 characters cut]…" + strings.Repeat("s", 89); p.Fields[1].Value != want {
-		t.Errorf("a cut field reads %q, want its head and tail around the marker", p.Fields[1].Value)
+	want := strings.Repeat("s", 88) + "…[823 characters cut]…" + strings.Repeat("s", 89)
+	if got := p.Fields[1].Value; got != want {
+		t.Errorf("a cut field reads %q, want its head and tail around the marker", got)
 	}
 	if len(p.Buttons) != 2 || p.Buttons[1][0].Label != "⏱ 15 min" || p.Buttons[0][0].Data != "a:42:ok" {
 		t.Errorf("buttons %+v", p.Buttons)
@@ -302,26 +310,40 @@ func TestPromptArgumentsEscapedAndCut(t *testing.T) {
 	}
 	// The marker counts exactly what was left out, between a head and a tail of the
 	// whole.
-	m := regexp.MustCompile(`…\[(\d+) characters cut\]…`).FindStringSubmatchIndex(tg.HTML)
-	if m == nil {
-		t.Fatalf("no cut marker in %q", tg.HTML[len(tg.HTML)-200:])
-	}
 	pre := tg.HTML[strings.Index(tg.HTML, "<pre>"):strings.Index(tg.HTML, "</pre>")]
-	pre = html.UnescapeString(tagRE.ReplaceAllString(pre, ""))
-	marker := regexp.MustCompile(`…\[(\d+) characters cut\]…`).FindStringSubmatch(pre)
-	head, tail, _ := strings.Cut(pre, marker[0])
-	if want := fmt.Sprint(len([]rune(p.Arguments)) - len([]rune(head)) - len([]rune(tail))); marker[1] != want {
-		t.Errorf("marker says %s cut, %s were", marker[1], want)
-	}
-	if !strings.HasPrefix(p.Arguments, head) || !strings.HasSuffix(p.Arguments, tail) || len(tail) < 1000 {
-		t.Errorf("shown arguments are not a head and a tail of the whole: %d + %d bytes", len(head), len(tail))
+	head, tail := splitCut(t, html.UnescapeString(tagRE.ReplaceAllString(pre, "")), p.Arguments)
+	if len(tail) < 1000 {
+		t.Errorf("the tail shown is %d bytes, want about half of the room", len(tail))
 	}
 	sl := p.Slack()
 	checkSlack(t, sl)
-	if !strings.Contains(sl.Arguments, "&lt;b&gt;&amp;&lt;/b&gt;") || !strings.Contains(sl.Arguments, " characters cut]…") ||
-		!strings.HasSuffix(sl.Arguments, "xxx\"\n}\n```") {
+	inner := strings.TrimSuffix(strings.TrimPrefix(sl.Arguments, "```\n"), "\n```")
+	head, tail = splitCut(t, html.UnescapeString(inner), p.Arguments)
+	if !strings.HasSuffix(tail, "xxx\"\n}") || !strings.Contains(head, `"html": "<b>&</b>"`) ||
+		!strings.Contains(inner, "&lt;b&gt;&amp;&lt;/b&gt;") {
 		t.Errorf("slack arguments: %.300s", sl.Arguments)
 	}
+}
+
+var markerRE = regexp.MustCompile(`…\[(\d+) characters cut\]…`)
+
+// splitCut splits shown text at its cut marker and checks that the head and the tail
+// are those of whole, and that the marker counts the characters between them.
+func splitCut(t *testing.T, shown, whole string) (head, tail string) {
+	t.Helper()
+	m := markerRE.FindStringSubmatch(shown)
+	if m == nil {
+		t.Fatalf("no cut marker in %q", shown)
+	}
+	head, tail, _ = strings.Cut(shown, m[0])
+	if !strings.HasPrefix(whole, head) || !strings.HasSuffix(whole, tail) {
+		t.Fatalf("shown %.40q … %.40q: not a head and a tail of the whole", head, tail)
+	}
+	n := utf8.RuneCountInString(whole) - utf8.RuneCountInString(head+tail)
+	if m[1] != fmt.Sprint(n) {
+		t.Errorf("marker says %s cut, %d were", m[1], n)
+	}
+	return head, tail
 }
 
 // A command hidden after padding, or behind bidi and control characters, shows:
@@ -329,36 +351,28 @@ func TestPromptArgumentsEscapedAndCut(t *testing.T) {
 // counts exactly what was cut. Both channels.
 func TestPromptShowsHiddenCommand(t *testing.T) {
 	r := sampleRequest()
-	r.Arguments = mustJSON(map[string]string{"command": "echo ok" + strings.Repeat(" ", 4096) + "; rm -rf / \u202e\u2066x\u0085"})
+	r.Arguments = mustJSON(map[string]string{
+		"command": "echo ok" + strings.Repeat(" ", 4096) + "; rm -rf / \u202e\u2066x\u0085"})
 	p := NewPrompt(r, 0)
 	wantTail := `; rm -rf / \u202E\u2066x\u0085"` + "\n}"
 	shown := Escape(p.Arguments)
-	markerRE := regexp.MustCompile(`…\[(\d+) characters cut\]…`)
-	check := func(t *testing.T, code string) {
-		t.Helper()
-		m := markerRE.FindStringSubmatch(code)
-		if m == nil {
-			t.Fatalf("no cut marker in %q", code)
-		}
-		head, tail, _ := strings.Cut(code, m[0])
-		if !strings.HasSuffix(tail, wantTail) || !strings.HasPrefix(shown, head) || !strings.HasSuffix(shown, tail) {
-			t.Fatalf("shown %q … %q, want a head and a tail ending %q", head[:20], tail[max(0, len(tail)-40):], wantTail)
-		}
-		if want := fmt.Sprint(len([]rune(shown)) - len([]rune(head)) - len([]rune(tail))); m[1] != want {
-			t.Errorf("marker says %s cut, %s were", m[1], want)
-		}
-	}
 	t.Run("telegram", func(t *testing.T) {
 		tg := p.Telegram()
 		checkTelegramHTML(t, tg.HTML)
 		pre := tg.HTML[strings.Index(tg.HTML, "<pre>"):strings.Index(tg.HTML, "</pre>")]
-		check(t, html.UnescapeString(tagRE.ReplaceAllString(pre, "")))
+		_, tail := splitCut(t, html.UnescapeString(tagRE.ReplaceAllString(pre, "")), shown)
+		if !strings.HasSuffix(tail, wantTail) {
+			t.Errorf("tail %q, want it to end %q", tail, wantTail)
+		}
 	})
 	t.Run("slack", func(t *testing.T) {
 		sl := p.Slack()
 		checkSlack(t, sl)
 		inner := strings.TrimSuffix(strings.TrimPrefix(sl.Arguments, "```\n"), "\n```")
-		check(t, html.UnescapeString(inner))
+		if _, tail := splitCut(t, html.UnescapeString(inner), shown); !strings.HasSuffix(tail,
+			wantTail) {
+			t.Errorf("tail %q, want it to end %q", tail, wantTail)
+		}
 	})
 }
 
@@ -370,8 +384,9 @@ func TestEscape(t *testing.T) {
 		{"plain text\nline 2", "plain text\nline 2", `plain text\u000Aline 2`, false},
 		{"a\tb\x00c\x1fd\x7fe", `a\u0009b\u0000c\u001Fd\u007Fe`, "", false},
 		{"e\u0085f\u009fg", `e\u0085f\u009Fg`, "", true},
-		{"\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c\u2028\u2029",
-			`\u200E\u200F\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u061C\u2028\u2029`, "", true},
+		{"\u200e\u200f\u202a\u202b", `\u200E\u200F\u202A\u202B`, "", true},
+		{"\u202c\u202d\u202e\u2066", `\u202C\u202D\u202E\u2066`, "", true},
+		{"\u2067\u2068\u2069\u061c\u2028\u2029", `\u2067\u2068\u2069\u061C\u2028\u2029`, "", true},
 		{"сron", "сron", `\u0441ron`, true},
 		{"Jürgen 🔄", "Jürgen 🔄", `J\u00FCrgen \U0001F504`, true},
 		{"bad\xffutf8", `bad\uFFFDutf8`, `bad\uFFFDutf8`, true},
@@ -387,7 +402,8 @@ func TestEscape(t *testing.T) {
 				name = tc.text
 			}
 			if got, flagged := EscapeName(tc.in); got != name || flagged != tc.flagged {
-				t.Errorf("EscapeName(%q) = %q, %v, want %q, %v", tc.in, got, flagged, name, tc.flagged)
+				t.Errorf("EscapeName(%q) = %q, %v, want %q, %v",
+					tc.in, got, flagged, name, tc.flagged)
 			}
 		})
 	}
@@ -396,18 +412,22 @@ func TestEscape(t *testing.T) {
 // The caller and what the bypass buttons cover are shown for every kind of caller,
 // the agent id within an agent token's caller line; a finished prompt drops the cover.
 func TestPromptCaller(t *testing.T) {
+	const (
+		token    = "agent-1a2b3c4d5e6f"
+		caller   = "category shell, for this caller in this session"
+		cronRun  = "category shell, for this cron run until it ends"
+		badToken = `agent token agent-\u202E1 ⚠ non-ASCII (profile dev)`
+	)
 	cases := []struct {
 		caller, session, agent, wantCaller, wantAgent, wantCover string
 	}{
-		{"agent-1a2b3c4d5e6f", "s1", "rev", "agent token agent-1a2b3c4d5e6f (profile dev, agent rev)", "",
-			"category shell, for this caller in this session"},
-		{"agent-1a2b3c4d5e6f", "s1", "", "agent token agent-1a2b3c4d5e6f (profile dev)", "",
-			"category shell, for this caller in this session"},
-		{store.CallerAdmin, "s1", "rev", "admin", "rev", "category shell, for this caller in this session"},
-		{store.CallerLocal, "s1", "", "local (no token, loopback)", "", "category shell, for this caller in this session"},
-		{store.CallerCron, "cron:a:b:12", "", "cron job a:b, run 12", "", "category shell, for this cron run until it ends"},
-		{store.CallerCron, "cron:odd", "", "cron", "", "category shell, for this cron run until it ends"},
-		{"agent-\u202e1", "s1", "", `agent token agent-\u202E1 ⚠ non-ASCII (profile dev)`, "", "category shell, for this caller in this session"},
+		{token, "s1", "rev", "agent token " + token + " (profile dev, agent rev)", "", caller},
+		{token, "s1", "", "agent token " + token + " (profile dev)", "", caller},
+		{store.CallerAdmin, "s1", "rev", "admin", "rev", caller},
+		{store.CallerLocal, "s1", "", "local (no token, loopback)", "", caller},
+		{store.CallerCron, "cron:a:b:12", "", "cron job a:b, run 12", "", cronRun},
+		{store.CallerCron, "cron:odd", "", "cron", "", cronRun},
+		{"agent-\u202e1", "s1", "", badToken, "", caller},
 	}
 	for _, tc := range cases {
 		t.Run(tc.wantCaller, func(t *testing.T) {
@@ -419,13 +439,16 @@ func TestPromptCaller(t *testing.T) {
 				got[f.Label] = f.Value
 			}
 			if got["Caller"] != tc.wantCaller || got["Agent"] != tc.wantAgent {
-				t.Errorf("caller %q, agent %q, want %q, %q", got["Caller"], got["Agent"], tc.wantCaller, tc.wantAgent)
+				t.Errorf("caller %q, agent %q, want %q, %q",
+					got["Caller"], got["Agent"], tc.wantCaller, tc.wantAgent)
 			}
 			if p.Bypass.Label != "⏱ 15 min / 🔄 Session cover" || p.Bypass.Value != tc.wantCover {
 				t.Errorf("bypass %+v, want cover %q", p.Bypass, tc.wantCover)
 			}
 			r.Status = store.Rejected
-			if p := NewPrompt(r, 0); p.Bypass != (Field{}) || strings.Contains(p.Telegram().HTML, "cover") || p.Slack().Bypass != "" {
+			p = NewPrompt(r, 0)
+			if p.Bypass != (Field{}) || strings.Contains(p.Telegram().HTML, "cover") ||
+				p.Slack().Bypass != "" {
 				t.Errorf("a finished prompt still says what a bypass would cover: %+v", p.Bypass)
 			}
 		})
@@ -545,7 +568,8 @@ func FuzzPromptRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, args, session, note string, repeat uint16) {
 		r := sampleRequest()
 		r.ToolName, r.SessionID, r.ContextLabel = tool, session, note
-		r.Caller, r.AgentID, r.Source, r.ClaimedCategory, r.Category = note, session, tool, note, ""
+		r.Caller, r.AgentID, r.Source = note, session, tool
+		r.ClaimedCategory, r.Category = note, ""
 		r.Arguments = json.RawMessage(strings.Repeat(args, int(repeat%50)+1))
 		for _, s := range []store.Status{store.Pending, store.Rejected} {
 			r.Status = s
@@ -563,7 +587,8 @@ func FuzzPromptRender(f *testing.F) {
 // sections of Slack's at most 10 fields.
 func TestSlackFieldsAllShown(t *testing.T) {
 	r := sampleRequest()
-	r.Reason, r.Cwd, r.MCPServer, r.Caller = "path argument cannot be normalised", "/srv/app", "files", store.CallerAdmin
+	r.Reason, r.Cwd = "path argument cannot be normalised", "/srv/app"
+	r.MCPServer, r.Caller = "files", store.CallerAdmin
 	p := NewPrompt(r, 0)
 	if len(p.Fields) != 12 {
 		t.Fatalf("%d fields, want 12", len(p.Fields))

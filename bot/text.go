@@ -124,7 +124,8 @@ func pieces(s string, mode int) (ps []string, nonASCII bool) {
 			}
 		}
 		switch {
-		case hidden(r), r == '\n' && mode != escText, mode == escName && r > unicode.MaxASCII && r <= 0xFFFF:
+		case hidden(r), r == '\n' && mode != escText,
+			mode == escName && r > unicode.MaxASCII && r <= 0xFFFF:
 			ps = append(ps, fmt.Sprintf(`\u%04X`, r))
 		case mode == escName && r > 0xFFFF:
 			ps = append(ps, fmt.Sprintf(`\U%08X`, r))
@@ -142,7 +143,8 @@ func hidden(r rune) bool {
 		return false
 	case r < 0x20, r >= 0x7F && r <= 0x9F:
 		return true
-	case r == 0x061C, r == 0x200E, r == 0x200F, r >= 0x2028 && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+	case r == 0x061C, r == 0x200E, r == 0x200F,
+		r >= 0x2028 && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
 		return true
 	}
 	return false

@@ -64,13 +64,15 @@ func Blocks(m bot.SlackMessage) []slackgo.Block {
 		if i > 0 {
 			id += "_" + strconv.Itoa(i/maxSectionFields+1)
 		}
-		blocks = append(blocks, slackgo.NewSectionBlock(nil, fields, nil, slackgo.SectionBlockOptionBlockID(id)))
+		blocks = append(blocks,
+			slackgo.NewSectionBlock(nil, fields, nil, slackgo.SectionBlockOptionBlockID(id)))
 	}
 	blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Arguments, false, true),
 		nil, nil, slackgo.SectionBlockOptionBlockID(BlockArguments)))
 	if m.Bypass != "" {
-		blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Bypass, false, true),
-			nil, nil, slackgo.SectionBlockOptionBlockID(BlockBypass)))
+		text := slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Bypass, false, true)
+		id := slackgo.SectionBlockOptionBlockID(BlockBypass)
+		blocks = append(blocks, slackgo.NewSectionBlock(text, nil, nil, id))
 	}
 	if m.Outcome != "" {
 		blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Outcome, false, true),

@@ -68,8 +68,9 @@ func TestPromptBlocks(t *testing.T) {
 			}
 			type button struct{ Text, Style, Value, ActionID string }
 			var buttons []button
-			if got, want := text(bs[3]), "*⏱ 1 h / 🔄 Session cover:* category shell, for this caller in this session"; got != want {
-				t.Errorf("bypass %q, want %q", got, want)
+			cover := "*⏱ 1 h / 🔄 Session cover:* category shell, for this caller in this session"
+			if got := text(bs[3]); got != cover {
+				t.Errorf("bypass %q, want %q", got, cover)
 			}
 			for _, el := range bs[4]["elements"].([]any) {
 				b := el.(map[string]any)
@@ -101,7 +102,8 @@ func TestPromptLongArguments(t *testing.T) {
 	}
 	if !strings.HasPrefix(args, "```\n") || !strings.Contains(args, " characters cut]…") ||
 		!strings.HasSuffix(args, "\"file_path\": \"/tmp/x\"\n}\n```") {
-		t.Errorf("arguments are not a head and a tail around a cut marker: …%s", args[len(args)-80:])
+		t.Errorf("arguments are not a head and a tail around a cut marker: …%s",
+			args[len(args)-80:])
 	}
 }
 

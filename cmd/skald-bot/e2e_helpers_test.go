@@ -87,7 +87,8 @@ func newE2EAPI(t *testing.T, apiYAML, adminToken, extra string) *e2e {
 	}
 	t.Cleanup(sl.Close)
 	dir := t.TempDir()
-	e := &e2e{t: t, ctx: ctx, adminToken: adminToken, dir: dir, ws: filepath.Join(dir, "workspace"), cfg: filepath.Join(dir, "skald.yaml"), tg: tg, sl: sl}
+	e := &e2e{t: t, ctx: ctx, dir: dir, ws: filepath.Join(dir, "workspace"), cfg: filepath.Join(dir, "skald.yaml"), tg: tg, sl: sl}
+	e.adminToken = adminToken
 	if err := os.MkdirAll(filepath.Join(e.ws, "data"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,15 @@ import (
 func TestE2EPromptShowsWhatItDecides(t *testing.T) {
 	t.Parallel()
 	const admin, agentToken = "admin-token-for-the-e2e-prompt", "agent-token-for-the-e2e-prompt"
-	e := newE2EAPI(t, `{listen: "127.0.0.1:0", token: "`+admin+`", agent_tokens: [{token: "`+agentToken+`", agent_id: reviewer}]}`, admin, "")
-	command := "echo '<b>x</b> & *y* <!here>'" + strings.Repeat(" ", 4096) + "; rm -rf / # \u202egnp.exe\a"
+	apiYAML := `{listen: "127.0.0.1:0", token: "` + admin + `",
+  agent_tokens: [{token: "` + agentToken + `", agent_id: reviewer}]}`
+	e := newE2EAPI(t, apiYAML, admin, "")
+	command := "echo '<b>x</b> & *y* <!here>'" + strings.Repeat(" ", 4096) +
+		"; rm -rf / # \u202egnp.exe\a"
 	agent := api.NewClient(e.svc.url, agentToken)
-	res, err := agent.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash",
-		Arguments: map[string]any{"command": command}, SessionID: "s-mislead", ToolCallID: "t1", Source: "сron"}})
+	call := gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": command},
+		SessionID: "s-mislead", ToolCallID: "t1", Source: "сron"}
+	res, err := agent.Check(e.ctx, api.CheckRequest{Call: call})
 	if err != nil || res.Decision != "pending" {
 		t.Fatalf("check: %+v, %v", res, err)
 	}
@@ -64,7 +68,7 @@ func TestE2EPromptShowsWhatItDecides(t *testing.T) {
 func slackText(t *testing.T, raw json.RawMessage) string {
 	t.Helper()
 	var blocks []struct {
-		Text   *struct{ Text string } `json:"text"`
+		Text   *struct{ Text string }  `json:"text"`
 		Fields []struct{ Text string } `json:"fields"`
 	}
 	if err := json.Unmarshal(raw, &blocks); err != nil {
