@@ -132,9 +132,6 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 // names r's agent id, so that the Agent field need not.
 func callerText(r store.Request) (string, bool) {
 	caller := r.Caller
-	if caller == "" {
-		caller = r.Token // requests stored before callers were recorded
-	}
 	switch caller {
 	case "":
 		return "", false
