@@ -252,11 +252,16 @@ func (b *Bot) pending(_ context.Context, c *call) (string, error) {
 			lines = append(lines, fmt.Sprintf("… and %d more", len(rs)-i))
 			break
 		}
-		line := fmt.Sprintf("#%d %s", r.ID, clip(r.ToolName, 60))
-		if r.AgentID != "" {
-			line += " · agent " + clip(r.AgentID, 40)
+		line := fmt.Sprintf("#%d %s", r.ID, shownValue(r.ToolName, true, 60))
+		caller, agentShown := callerText(r)
+		if caller != "" {
+			line += " · " + caller
 		}
-		line += " · session " + clip(r.SessionID, 40) + " · expires " + r.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
+		if r.AgentID != "" && !agentShown {
+			line += " · agent " + shownValue(r.AgentID, true, 40)
+		}
+		line += " · session " + shownValue(r.SessionID, false, 40) +
+			" · expires " + r.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
 		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n"), nil
@@ -276,7 +281,8 @@ func (b *Bot) resolve(ctx context.Context, c *call) (string, error) {
 	r, err := b.gate.Resolve(ctx, id, res)
 	switch {
 	case err == nil:
-		return fmt.Sprintf("Request %d (%s) %s.", id, clip(r.ToolName, 60), r.Status), nil
+		tool := shownValue(r.ToolName, true, 60)
+		return fmt.Sprintf("Request %d (%s) %s.", id, tool, r.Status), nil
 	case errors.Is(err, gate.ErrNotFound):
 		return "", fail(err, "request %d not found", id)
 	case errors.Is(err, gate.ErrAlreadyResolved):

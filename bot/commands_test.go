@@ -408,3 +408,17 @@ func TestCoversTool(t *testing.T) {
 		}
 	}
 }
+
+// The pending list shows who asked, and caller text escaped as the prompts show it.
+func TestPendingShowsCallerEscaped(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	out, err := e.g.Check(context.Background(), gate.Call{ToolName: "mcp__n\u043etes__list",
+		SessionID: "s\u202e1", AgentID: "rev", Caller: "agent-1a2b3c4d5e6f", Profile: "default"})
+	if err != nil || out.Decision != gate.DecisionPending {
+		t.Fatalf("Check = %+v, %v", out, err)
+	}
+	e.ok(jane, "pending", fmt.Sprintf("#%d mcp__n\\u043Etes__list ⚠ non-ASCII · "+
+		"agent token agent-1a2b3c4d5e6f (profile default, agent rev) · "+
+		"session s\\u202E1 · expires ",
+		out.Request.ID))
+}

@@ -8,16 +8,19 @@
 // # Prompts
 //
 // NewPrompt turns a stored request into a channel-neutral Prompt: a title, the fields
-// (tool, why — the gate's reason when more than a rule asked for a human, "path
-// contains a protected or denied place: secrets" —, agent, source, context label,
-// session, cwd, category or MCP server, request id, expiry), the arguments as indented JSON, once finished the outcome line
-// (OutcomeText: "✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC") and the
-// note, and while pending the keyboard ✅ Approve ❌ Reject / ⏱ 15 min 🔄 Session, the
-// ⏱ label following bypass_short (SPEC §12.10). Prompt.Telegram renders it for
-// Telegram's HTML parse mode, escaped and at most 4096 characters after entity
-// parsing; Prompt.Slack gives the pieces of a Block Kit message in escaped mrkdwn,
-// the arguments block at most 3000 characters. Both cut the arguments, never the
-// fields, and say how much they left out: "… (cut, 6938 more characters)". The
+// (tool; caller — the agent token with its profile and agent, admin, local, or a cron
+// job's run —; why, the gate's reason when more than a rule asked for a human; agent,
+// source, context label, session, cwd, category or a claimed one, MCP server, request
+// id, expiry), the arguments as indented JSON, while pending what ⏱ and 🔄 would cover
+// and the keyboard ✅ Approve ❌ Reject / ⏱ 15 min 🔄 Session (the ⏱ label follows
+// bypass_short), once finished the outcome line (OutcomeText: "✅ Approved by Jane
+// Doe (100000001) · telegram · 14:03 UTC") and the note. Text the caller controls is
+// shown through Escape (control and bidi characters as \uXXXX), names through
+// EscapeName (non-ASCII escaped and flagged "⚠ non-ASCII"), and anything too long
+// keeps its head and tail around "…[N characters cut]…" (docs/design.md, "Chat
+// prompts"). Prompt.Telegram renders it for Telegram's HTML parse mode, escaped and at
+// most 4096 characters after entity parsing; Prompt.Slack gives the pieces of a Block
+// Kit message in escaped mrkdwn, the arguments block at most 3000 characters. The
 // renderings are pinned by golden files under testdata/golden (go test ./bot -run
 // Golden -update rewrites them).
 //

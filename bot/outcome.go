@@ -48,19 +48,20 @@ func OutcomeText(r store.Request) string {
 	}
 	parts := []string{head}
 	if res.By != "" && r.Status != store.Expired {
-		parts[0] += " by " + clip(res.By, MaxFieldLen)
+		parts[0] += " by " + shownValue(res.By, false, MaxFieldLen)
 	}
 	if res.Via != "" && r.Status != store.Expired {
-		parts = append(parts, clip(res.Via, 20))
+		parts = append(parts, shownValue(res.Via, false, 20))
 	}
 	if !res.At.IsZero() {
 		parts = append(parts, res.At.UTC().Format("15:04")+" UTC")
 	}
 	if b := res.Bypass; b != nil && r.Status == store.Approved {
 		if b.Secs == 0 {
-			parts = append(parts, "🔄 session bypass ("+clip(b.Scope, MaxFieldLen)+")")
+			parts = append(parts, "🔄 session bypass ("+scopeShown(b.Scope)+")")
 		} else {
-			parts = append(parts, "⏱ "+DurationLabel(time.Duration(b.Secs)*time.Second)+" bypass ("+clip(b.Scope, MaxFieldLen)+")")
+			d := DurationLabel(time.Duration(b.Secs) * time.Second)
+			parts = append(parts, "⏱ "+d+" bypass ("+scopeShown(b.Scope)+")")
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -68,4 +69,14 @@ func OutcomeText(r store.Request) string {
 
 func cancelledAtTerminal(r store.Request) bool {
 	return r.Status == store.Cancelled && r.Resolution != nil && r.Resolution.Note == TerminalReason
+}
+
+// scopeShown is a granted bypass scope as the outcome line shows it: "category:shell",
+// its name escaped as EscapeName does.
+func scopeShown(scope string) string {
+	kind, v, ok := strings.Cut(scope, ":")
+	if !ok {
+		return shownValue(scope, true, MaxFieldLen)
+	}
+	return shownValue(kind, true, 40) + ":" + shownValue(v, true, MaxFieldLen)
 }

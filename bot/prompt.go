@@ -16,18 +16,22 @@ import (
 const DefaultBypassShort = 15 * time.Minute
 
 // MaxFieldLen is the longest value, in characters (UTF-16 code units), a prompt field, the title's
-// tool name or the resolution note shows; longer ones end in "…". It keeps the fields
-// small, so that the arguments always get most of a message.
+// tool name or the resolution note shows, before a "⚠ non-ASCII" flag; a longer one
+// keeps its head and tail around "…[N characters cut]…". It keeps the fields small,
+// so that the arguments always get most of a message.
 const MaxFieldLen = 200
 
-// Field is one labelled line of a prompt (SPEC §6): "Tool", "Why" (why the gate asked
-// a human when it was more than a rule's or the default require: store.Request.Reason,
-// "path contains a protected or denied place: secrets"), "Agent", "Source", "Context",
-// "Session", "Cwd" (the call's working directory, against which its relative paths
-// resolve), "Category", "MCP server", "Request", "Expires".
+// Field is one labelled line of a prompt: "Tool", "Caller" (who made the call: "agent
+// token agent-1a2b3c4d5e6f (profile dev, agent claude-code)", "admin", "local (no
+// token, loopback)", "cron job nightly, run 7"), "Why" (why the gate asked a human
+// when it was more than a rule's or the default require, store.Request.Reason),
+// "Agent" (for callers other than an agent token), "Source", "Context", "Session",
+// "Cwd", "Category", "Claimed category" ("shell (not used)": sent by the caller for a
+// tool the configuration gives none), "MCP server", "Request", "Expires".
 type Field struct {
 	Label string
-	// Value is plain text, at most MaxFieldLen runes; the renderers escape it.
+	// Value is plain text, caller text already escaped (Escape, EscapeName) and at
+	// most MaxFieldLen characters plus a flag; the renderers escape it for their markup.
 	Value string
 	// Code asks for a monospace rendering (tool names, session ids).
 	Code bool
@@ -47,20 +51,25 @@ type Button struct {
 }
 
 // Prompt is the channel-neutral content of the message that shows an approval request
-// (SPEC §6). Build it with NewPrompt; render it with Telegram or Slack.
+// (docs/design.md, "Chat prompts"). Build it with NewPrompt; render it with Telegram
+// or Slack.
 type Prompt struct {
 	RequestID uint64
 	Status    store.Status
-	// Title is plain text: "🔐 Approval needed: <tool>".
+	// Title is plain text: "🔐 Approval needed: <tool>", the tool escaped as a name.
 	Title  string
 	Fields []Field
-	// Arguments is the call's arguments as indented JSON, whole; the renderers cut it
-	// to fit their channel.
+	// Arguments is the call's arguments as indented JSON, whole and not escaped; the
+	// renderers escape it (Escape) and cut its middle to fit their channel.
 	Arguments string
+	// Bypass says what the ⏱ and 🔄 buttons would grant, while the request is pending
+	// (Label "⏱ 15 min / 🔄 Session cover", Value "category shell, for this caller in
+	// this session"); the zero Field once it is finished.
+	Bypass Field
 	// Outcome is OutcomeText of the request: "" while it is pending.
 	Outcome string
-	// Note is the resolution's note, at most MaxFieldLen runes; "" when none, and for
-	// a request cancelled at the terminal (the outcome says so).
+	// Note is the resolution's note, escaped and at most MaxFieldLen characters; ""
+	// when none, and for a request cancelled at the terminal (the outcome says so).
 	Note string
 	// Buttons is the keyboard — [✅ Approve, ❌ Reject], [⏱ short, 🔄 Session] — while
 	// the request is pending, nil once it is finished (an edit removes the buttons).
@@ -69,41 +78,130 @@ type Prompt struct {
 
 // NewPrompt builds the prompt of r. bypassShort is the configured bypass_short and
 // sets the ⏱ button's label (zero means DefaultBypassShort). Empty optional fields
-// (why, agent, source, context, cwd, category, MCP server) are left out. Times are
-// shown in UTC.
+// (caller, why, agent, source, context, cwd, category, claimed category, MCP server)
+// are left out. Times are shown in UTC.
 func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 	p := Prompt{
 		RequestID: r.ID,
 		Status:    r.Status,
-		Title:     "🔐 Approval needed: " + clip(r.ToolName, MaxFieldLen),
+		Title:     "🔐 Approval needed: " + shownValue(r.ToolName, true, MaxFieldLen),
 		Arguments: prettyJSON(r.Arguments),
 		Outcome:   OutcomeText(r),
 	}
 	add := func(label, value string, code bool) {
 		if value != "" {
-			p.Fields = append(p.Fields, Field{Label: label, Value: clip(value, MaxFieldLen), Code: code})
+			p.Fields = append(p.Fields, Field{Label: label, Value: value, Code: code})
 		}
 	}
-	add("Tool", r.ToolName, true)
-	add("Why", r.Reason, false)
-	add("Agent", r.AgentID, false)
-	add("Source", r.Source, false)
-	add("Context", r.ContextLabel, false)
-	add("Session", r.SessionID, true)
-	add("Cwd", r.Cwd, true)
-	add("Category", r.Category, false)
-	add("MCP server", r.MCPServer, false)
+	text := func(s string) string { return shownValue(s, false, MaxFieldLen) }
+	name := func(s string) string { return shownValue(s, true, MaxFieldLen) }
+	caller, agentShown := callerText(r)
+	add("Tool", name(r.ToolName), true)
+	add("Caller", caller, false)
+	add("Why", text(r.Reason), false)
+	if !agentShown {
+		add("Agent", name(r.AgentID), false)
+	}
+	add("Source", name(r.Source), false)
+	add("Context", text(r.ContextLabel), false)
+	add("Session", text(r.SessionID), true)
+	add("Cwd", text(r.Cwd), true)
+	add("Category", name(r.Category), false)
+	if r.ClaimedCategory != "" {
+		add("Claimed category", name(r.ClaimedCategory)+" (not used)", false)
+	}
+	add("MCP server", name(r.MCPServer), false)
 	add("Request", "#"+strconv.FormatUint(r.ID, 10), false)
 	if !r.ExpiresAt.IsZero() {
 		add("Expires", r.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC"), false)
 	}
 	if res := r.Resolution; res != nil && res.Note != "" && !cancelledAtTerminal(r) {
-		p.Note = clip(res.Note, MaxFieldLen)
+		p.Note = text(res.Note)
 	}
 	if r.Status == store.Pending {
 		p.Buttons = Buttons(r.ID, bypassShort)
+		p.Bypass = Field{
+			Label: "⏱ " + DurationLabel(bypassShort) + " / 🔄 Session cover",
+			Value: scopeText(r.BypassScope()) + bypassCover(r),
+		}
 	}
 	return p
+}
+
+// callerText is the Caller field of r ("" when r records no caller), and whether it
+// names r's agent id, so that the Agent field need not.
+func callerText(r store.Request) (string, bool) {
+	caller := r.Caller
+	switch caller {
+	case "":
+		return "", false
+	case store.CallerAdmin:
+		return "admin", false
+	case store.CallerLocal:
+		return "local (no token, loopback)", false
+	case store.CallerCron:
+		job, run, ok := cronRun(r.SessionID)
+		if !ok {
+			return "cron", false
+		}
+		return "cron job " + shownValue(job, true, 100) + ", run " + run, false
+	}
+	s := "agent token " + shownValue(caller, true, 40)
+	var of []string
+	if r.Profile != "" {
+		of = append(of, "profile "+shownValue(r.Profile, true, 60))
+	}
+	if r.AgentID != "" {
+		of = append(of, "agent "+shownValue(r.AgentID, true, 80))
+	}
+	if len(of) > 0 {
+		s += " (" + strings.Join(of, ", ") + ")"
+	}
+	return s, r.AgentID != ""
+}
+
+// cronRun splits a scheduled run's session id, "cron:<job>:<run id>".
+func cronRun(session string) (job, run string, ok bool) {
+	rest, ok := strings.CutPrefix(session, "cron:")
+	i := strings.LastIndexByte(rest, ':')
+	if !ok || i <= 0 {
+		return "", "", false
+	}
+	if _, err := strconv.ParseUint(rest[i+1:], 10, 64); err != nil {
+		return "", "", false
+	}
+	return rest[:i], rest[i+1:], true
+}
+
+// bypassCover says whose calls a bypass granted on r covers: the caller's in r's
+// session, or a cron run's, which ends with the run.
+func bypassCover(r store.Request) string {
+	if r.Caller == store.CallerCron {
+		return ", for this cron run until it ends"
+	}
+	return ", for this caller in this session"
+}
+
+// scopeText writes a bypass scope ("all", "category:shell", "mcp:notes",
+// "tool:WebFetch") for people, its name escaped as EscapeName does.
+func scopeText(scope string) string {
+	kind, v, ok := strings.Cut(scope, ":")
+	if !ok {
+		if scope == "all" {
+			return "every tool"
+		}
+		return shownValue(scope, true, MaxFieldLen)
+	}
+	v = shownValue(v, true, MaxFieldLen)
+	switch kind {
+	case "category":
+		return "category " + v
+	case "mcp":
+		return "every tool of MCP server " + v
+	case "tool":
+		return "tool " + v
+	}
+	return shownValue(kind, true, 40) + " " + v
 }
 
 // prettyJSON indents a JSON value with two spaces, without the \u003c-style escaping

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -37,6 +38,14 @@ func sampleRequest() store.Request {
 		ExpiresAt:    t0.Add(24 * time.Hour),
 		Status:       store.Pending,
 	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func resolved(r store.Request, s store.Status, res store.Resolution) store.Request {
@@ -69,14 +78,58 @@ func goldenCases() map[string]Prompt {
 	why.ToolName, why.Category, why.Cwd = "Grep", "filesystem", "/home/dev/my-project"
 	why.Arguments = json.RawMessage(`{"pattern":"token"}`)
 	why.Reason = "path contains a protected or denied place: secrets"
+	agent := sampleRequest()
+	agent.Caller, agent.Profile, agent.AgentID = "agent-1a2b3c4d5e6f", "dev", "reviewer"
+	admin := sampleRequest()
+	admin.Caller = store.CallerAdmin
+	local := sampleRequest()
+	local.Caller, local.AgentID = store.CallerLocal, ""
+	cronReq := sampleRequest()
+	cronReq.Caller, cronReq.SessionID = store.CallerCron, "cron:nightly-backup:7"
+	cronReq.Source = "cron"
+	cronReq.ToolCallID, cronReq.AgentID = "step-2", "backup"
+	claimed := sampleRequest()
+	claimed.Caller, claimed.Profile, claimed.AgentID = "agent-1a2b3c4d5e6f", "default", ""
+	claimed.ToolName, claimed.MCPServer = "mcp__notes__list", "notes"
+	claimed.Category, claimed.ClaimedCategory = "", "shell"
+	claimed.Arguments = json.RawMessage(`{}`)
+	cyrillic := sampleRequest()
+	cyrillic.Caller = store.CallerLocal
+	cyrillic.Source, cyrillic.AgentID = "\u0441ron", "\u0441laude-code"
+	rtl := sampleRequest()
+	rtl.Caller = store.CallerAdmin
+	rtl.ContextLabel = "deploy \u202egnp.exe"
+	rtl.Arguments = json.RawMessage(`{"command":"echo safe \u202e# fr- mr\u202c; ls\u0007"}`)
+	padded := sampleRequest()
+	padded.Caller = "agent-1a2b3c4d5e6f"
+	padded.Arguments = mustJSON(map[string]string{
+		"command": "echo ok" + strings.Repeat(" ", 4096) + "; rm -rf /"})
+	long := sampleRequest()
+	long.Caller = store.CallerAdmin
+	long.Arguments = mustJSON(map[string]string{
+		"command": strings.Repeat("a", 2000) + strings.Repeat("z", 1990) + " # end"})
+	markup := sampleRequest()
+	markup.Caller, markup.ContextLabel = store.CallerLocal, "*bold* _it_ ~st~ <!here>"
+	markup.Arguments = mustJSON(map[string]string{
+		"command": "echo '<b>x</b> & *y* _z_ ~w~ <!here>'"})
 	return map[string]Prompt{
-		"pending":   NewPrompt(withCwd, 0),
-		"why":       NewPrompt(why, 0),
-		"mcp_30min": NewPrompt(mcp, 30*time.Minute),
-		"cut":       NewPrompt(cut, time.Hour),
-		"cut_emoji": NewPrompt(emoji, 0),
-		"fence":     NewPrompt(fence, 0),
-		"not_json":  NewPrompt(notJSON, 0),
+		"caller_agent_token": NewPrompt(agent, 0),
+		"caller_admin":       NewPrompt(admin, time.Hour),
+		"caller_local":       NewPrompt(local, 0),
+		"caller_cron":        NewPrompt(cronReq, 0),
+		"claimed_category":   NewPrompt(claimed, 0),
+		"cyrillic_source":    NewPrompt(cyrillic, 0),
+		"rtl_override":       NewPrompt(rtl, 0),
+		"padding_rm":         NewPrompt(padded, 0),
+		"long_argument":      NewPrompt(long, 0),
+		"markup":             NewPrompt(markup, 0),
+		"pending":            NewPrompt(withCwd, 0),
+		"why":                NewPrompt(why, 0),
+		"mcp_30min":          NewPrompt(mcp, 30*time.Minute),
+		"cut":                NewPrompt(cut, time.Hour),
+		"cut_emoji":          NewPrompt(emoji, 0),
+		"fence":              NewPrompt(fence, 0),
+		"not_json":           NewPrompt(notJSON, 0),
 		"approved_bypass": NewPrompt(resolved(sampleRequest(), store.Approved, store.Resolution{
 			By: "Jane Doe (100000001)", Via: "telegram", At: at,
 			Bypass: &store.BypassGrant{Scope: "category:shell", Secs: 900}}), 0),
@@ -199,9 +252,6 @@ func checkSlack(t *testing.T, m SlackMessage) {
 	if n := u(m.Header); n > SlackMaxHeader || n == 0 {
 		t.Fatalf("header is %d units", n)
 	}
-	if len(m.Fields) > 10 {
-		t.Fatalf("%d fields", len(m.Fields))
-	}
 	if n := u(m.Outcome); n > SlackMaxText {
 		t.Fatalf("outcome is %d units, over %d", n, SlackMaxText)
 	}
@@ -235,8 +285,9 @@ func TestPromptFields(t *testing.T) {
 	if got, want := strings.Join(labels, ","), "Tool,Session,Category,Request,Expires"; got != want {
 		t.Errorf("fields %s, want %s", got, want)
 	}
-	if p.Fields[1].Value[len(p.Fields[1].Value)-len("…"):] != "…" {
-		t.Errorf("a cut field does not end in …")
+	want := strings.Repeat("s", 88) + "…[823 characters cut]…" + strings.Repeat("s", 89)
+	if got := p.Fields[1].Value; got != want {
+		t.Errorf("a cut field reads %q, want its head and tail around the marker", got)
 	}
 	if len(p.Buttons) != 2 || p.Buttons[1][0].Label != "⏱ 15 min" || p.Buttons[0][0].Data != "a:42:ok" {
 		t.Errorf("buttons %+v", p.Buttons)
@@ -257,22 +308,166 @@ func TestPromptArgumentsEscapedAndCut(t *testing.T) {
 	if !strings.Contains(tg.HTML, `"html": "&lt;b&gt;&amp;&lt;/b&gt;"`) {
 		t.Errorf("arguments not escaped: %.300s", tg.HTML)
 	}
-	// The marker counts exactly what was left out.
-	m := regexp.MustCompile(`… \(cut, (\d+) more characters\)`).FindStringSubmatch(tg.HTML)
-	if m == nil {
-		t.Fatalf("no cut marker in %q", tg.HTML[len(tg.HTML)-200:])
-	}
-	pre := html.UnescapeString(tagRE.ReplaceAllString(tg.HTML[strings.Index(tg.HTML, "<pre>"):strings.Index(tg.HTML, "</pre>")], ""))
-	if want := fmt.Sprint(len([]rune(p.Arguments)) - len([]rune(pre))); m[1] != want {
-		t.Errorf("marker says %s cut, %s were", m[1], want)
-	}
-	if !strings.HasPrefix(p.Arguments, pre) {
-		t.Errorf("shown arguments are not a prefix of the whole")
+	// The marker counts exactly what was left out, between a head and a tail of the
+	// whole.
+	pre := tg.HTML[strings.Index(tg.HTML, "<pre>"):strings.Index(tg.HTML, "</pre>")]
+	head, tail := splitCut(t, html.UnescapeString(tagRE.ReplaceAllString(pre, "")), p.Arguments)
+	if len(tail) < 1000 {
+		t.Errorf("the tail shown is %d bytes, want about half of the room", len(tail))
 	}
 	sl := p.Slack()
 	checkSlack(t, sl)
-	if !strings.Contains(sl.Arguments, "&lt;b&gt;&amp;&lt;/b&gt;") || !strings.Contains(sl.Arguments, "more characters)_") {
+	inner := strings.TrimSuffix(strings.TrimPrefix(sl.Arguments, "```\n"), "\n```")
+	head, tail = splitCut(t, html.UnescapeString(inner), p.Arguments)
+	if !strings.HasSuffix(tail, "xxx\"\n}") || !strings.Contains(head, `"html": "<b>&</b>"`) ||
+		!strings.Contains(inner, "&lt;b&gt;&amp;&lt;/b&gt;") {
 		t.Errorf("slack arguments: %.300s", sl.Arguments)
+	}
+}
+
+var markerRE = regexp.MustCompile(`…\[(\d+) characters cut\]…`)
+
+// splitCut splits shown text at its cut marker and checks that the head and the tail
+// are those of whole, and that the marker counts the characters between them.
+func splitCut(t *testing.T, shown, whole string) (head, tail string) {
+	t.Helper()
+	m := markerRE.FindStringSubmatch(shown)
+	if m == nil {
+		t.Fatalf("no cut marker in %q", shown)
+	}
+	head, tail, _ = strings.Cut(shown, m[0])
+	if !strings.HasPrefix(whole, head) || !strings.HasSuffix(whole, tail) {
+		t.Fatalf("shown %.40q … %.40q: not a head and a tail of the whole", head, tail)
+	}
+	n := utf8.RuneCountInString(whole) - utf8.RuneCountInString(head+tail)
+	if m[1] != fmt.Sprint(n) {
+		t.Errorf("marker says %s cut, %d were", m[1], n)
+	}
+	return head, tail
+}
+
+// A command hidden after padding, or behind bidi and control characters, shows:
+// the tail of long arguments is kept, the characters are escaped, and the marker
+// counts exactly what was cut. Both channels.
+func TestPromptShowsHiddenCommand(t *testing.T) {
+	r := sampleRequest()
+	r.Arguments = mustJSON(map[string]string{
+		"command": "echo ok" + strings.Repeat(" ", 4096) + "; rm -rf / \u202e\u2066x\u0085"})
+	p := NewPrompt(r, 0)
+	wantTail := `; rm -rf / \u202E\u2066x\u0085"` + "\n}"
+	shown := Escape(p.Arguments)
+	t.Run("telegram", func(t *testing.T) {
+		tg := p.Telegram()
+		checkTelegramHTML(t, tg.HTML)
+		pre := tg.HTML[strings.Index(tg.HTML, "<pre>"):strings.Index(tg.HTML, "</pre>")]
+		_, tail := splitCut(t, html.UnescapeString(tagRE.ReplaceAllString(pre, "")), shown)
+		if !strings.HasSuffix(tail, wantTail) {
+			t.Errorf("tail %q, want it to end %q", tail, wantTail)
+		}
+	})
+	t.Run("slack", func(t *testing.T) {
+		sl := p.Slack()
+		checkSlack(t, sl)
+		inner := strings.TrimSuffix(strings.TrimPrefix(sl.Arguments, "```\n"), "\n```")
+		if _, tail := splitCut(t, html.UnescapeString(inner), shown); !strings.HasSuffix(tail,
+			wantTail) {
+			t.Errorf("tail %q, want it to end %q", tail, wantTail)
+		}
+	})
+}
+
+func TestEscape(t *testing.T) {
+	cases := []struct {
+		in, text, name string
+		flagged        bool
+	}{
+		{"plain text\nline 2", "plain text\nline 2", `plain text\u000Aline 2`, false},
+		{"a\tb\x00c\x1fd\x7fe", `a\u0009b\u0000c\u001Fd\u007Fe`, "", false},
+		{"e\u0085f\u009fg", `e\u0085f\u009Fg`, "", true},
+		{"\u200e\u200f\u202a\u202b", `\u200E\u200F\u202A\u202B`, "", true},
+		{"\u202c\u202d\u202e\u2066", `\u202C\u202D\u202E\u2066`, "", true},
+		{"\u2067\u2068\u2069\u061c\u2028\u2029", `\u2067\u2068\u2069\u061C\u2028\u2029`, "", true},
+		{"сron", "сron", `\u0441ron`, true},
+		{"Jürgen 🔄", "Jürgen 🔄", `J\u00FCrgen \U0001F504`, true},
+		{"bad\xffutf8", `bad\uFFFDutf8`, `bad\uFFFDutf8`, true},
+		{"mcp__notes__list", "mcp__notes__list", "mcp__notes__list", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.text, func(t *testing.T) {
+			if got := Escape(tc.in); got != tc.text {
+				t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.text)
+			}
+			name := tc.name
+			if name == "" {
+				name = tc.text
+			}
+			if got, flagged := EscapeName(tc.in); got != name || flagged != tc.flagged {
+				t.Errorf("EscapeName(%q) = %q, %v, want %q, %v",
+					tc.in, got, flagged, name, tc.flagged)
+			}
+		})
+	}
+}
+
+// The caller and what the bypass buttons cover are shown for every kind of caller,
+// the agent id within an agent token's caller line; a finished prompt drops the cover.
+func TestPromptCaller(t *testing.T) {
+	const (
+		token    = "agent-1a2b3c4d5e6f"
+		caller   = "category shell, for this caller in this session"
+		cronRun  = "category shell, for this cron run until it ends"
+		badToken = `agent token agent-\u202E1 ⚠ non-ASCII (profile dev)`
+	)
+	cases := []struct {
+		caller, session, agent, wantCaller, wantAgent, wantCover string
+	}{
+		{token, "s1", "rev", "agent token " + token + " (profile dev, agent rev)", "", caller},
+		{token, "s1", "", "agent token " + token + " (profile dev)", "", caller},
+		{store.CallerAdmin, "s1", "rev", "admin", "rev", caller},
+		{store.CallerLocal, "s1", "", "local (no token, loopback)", "", caller},
+		{store.CallerCron, "cron:a:b:12", "", "cron job a:b, run 12", "", cronRun},
+		{store.CallerCron, "cron:odd", "", "cron", "", cronRun},
+		{"agent-\u202e1", "s1", "", badToken, "", caller},
+	}
+	for _, tc := range cases {
+		t.Run(tc.wantCaller, func(t *testing.T) {
+			r := sampleRequest()
+			r.Caller, r.SessionID, r.AgentID, r.Profile = tc.caller, tc.session, tc.agent, "dev"
+			p := NewPrompt(r, 0)
+			got := map[string]string{}
+			for _, f := range p.Fields {
+				got[f.Label] = f.Value
+			}
+			if got["Caller"] != tc.wantCaller || got["Agent"] != tc.wantAgent {
+				t.Errorf("caller %q, agent %q, want %q, %q",
+					got["Caller"], got["Agent"], tc.wantCaller, tc.wantAgent)
+			}
+			if p.Bypass.Label != "⏱ 15 min / 🔄 Session cover" || p.Bypass.Value != tc.wantCover {
+				t.Errorf("bypass %+v, want cover %q", p.Bypass, tc.wantCover)
+			}
+			r.Status = store.Rejected
+			p = NewPrompt(r, 0)
+			if p.Bypass != (Field{}) || strings.Contains(p.Telegram().HTML, "cover") ||
+				p.Slack().Bypass != "" {
+				t.Errorf("a finished prompt still says what a bypass would cover: %+v", p.Bypass)
+			}
+		})
+	}
+}
+
+func TestScopeText(t *testing.T) {
+	cases := map[string]string{
+		"category:shell": "category shell",
+		"mcp:notes":      "every tool of MCP server notes",
+		"tool:WebFetch":  "tool WebFetch",
+		"tool:сron":      `tool \u0441ron ⚠ non-ASCII`,
+		"all":            "every tool",
+		"other:x":        "other x",
+	}
+	for in, want := range cases {
+		if got := scopeText(in); got != want {
+			t.Errorf("scopeText(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -373,6 +568,8 @@ func FuzzPromptRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, args, session, note string, repeat uint16) {
 		r := sampleRequest()
 		r.ToolName, r.SessionID, r.ContextLabel = tool, session, note
+		r.Caller, r.AgentID, r.Source = note, session, tool
+		r.ClaimedCategory, r.Category = note, ""
 		r.Arguments = json.RawMessage(strings.Repeat(args, int(repeat%50)+1))
 		for _, s := range []store.Status{store.Pending, store.Rejected} {
 			r.Status = s
@@ -386,24 +583,24 @@ func FuzzPromptRender(f *testing.F) {
 	})
 }
 
-// TestSlackFieldsAllShown: a prompt with every field (11, with Why) still shows them all
-// in Slack's 10 section fields — the last two share one.
+// TestSlackFieldsAllShown: a prompt with every field (12) shows them all, in two
+// sections of Slack's at most 10 fields.
 func TestSlackFieldsAllShown(t *testing.T) {
 	r := sampleRequest()
-	r.Reason, r.Cwd, r.MCPServer = "path argument cannot be normalised", "/srv/app", "files"
+	r.Reason, r.Cwd = "path argument cannot be normalised", "/srv/app"
+	r.MCPServer, r.Caller = "files", store.CallerAdmin
 	p := NewPrompt(r, 0)
-	if len(p.Fields) != 11 {
-		t.Fatalf("%d fields, want 11", len(p.Fields))
+	if len(p.Fields) != 12 {
+		t.Fatalf("%d fields, want 12", len(p.Fields))
 	}
 	m := p.Slack()
 	checkSlack(t, m)
-	all := strings.Join(m.Fields, "\n")
-	for _, f := range p.Fields {
-		if !strings.Contains(all, "*"+f.Label+":*") {
-			t.Errorf("field %s missing from %q", f.Label, m.Fields)
-		}
+	if len(m.Fields) != 12 {
+		t.Fatalf("%d Slack fields, want 12", len(m.Fields))
 	}
-	if last := m.Fields[len(m.Fields)-1]; last != "*Request:*\n#42\n*Expires:*\n2026-12-01 13:48 UTC" {
-		t.Errorf("last field %q", last)
+	for i, f := range p.Fields {
+		if !strings.HasPrefix(m.Fields[i], "*"+f.Label+":*\n") {
+			t.Errorf("field %d is %q, want %s", i, m.Fields[i], f.Label)
+		}
 	}
 }

@@ -14,9 +14,9 @@ const (
 )
 
 // SlackMessage is a prompt rendered as the pieces of a Block Kit message; the Slack
-// adapter puts them into blocks (SPEC §6, issue 5): a header block, a section with
-// the fields, a section with the arguments, the outcome once finished, and an actions
-// block with the buttons while pending.
+// adapter puts them into blocks: a header block, sections with the fields, a section
+// with the arguments, while pending one saying what the bypass buttons cover and an
+// actions block with the buttons, once finished the outcome.
 type SlackMessage struct {
 	// Text is the message's top-level text, the notification fallback (mrkdwn,
 	// escaped): the title and request id, and the outcome once finished.
@@ -25,12 +25,16 @@ type SlackMessage struct {
 	// plain_text is not parsed).
 	Header string
 	// Fields are mrkdwn section fields ("*Tool:*\n`Bash`"), escaped, at most
-	// SlackMaxField each and never more than 10 (a prompt with more shows its last
-	// two in one).
+	// SlackMaxField each; there may be more than a section's 10.
 	Fields []string
 	// Arguments is mrkdwn for one section: the arguments in a ``` code block,
-	// followed by "_… (cut, N more characters)_" when cut; at most SlackMaxText.
+	// escaped (Escape), their middle cut to "…[N characters cut]…" when the whole
+	// would pass SlackMaxText.
 	Arguments string
+	// Bypass is mrkdwn for one section, what the ⏱ and 🔄 buttons cover ("*⏱ 15 min
+	// / 🔄 Session cover:* category shell, for this caller in this session"), ""
+	// once the request is finished.
+	Bypass string
 	// Outcome is mrkdwn for one section — the outcome line in bold, then the note —
 	// or "" while the request is pending; at most SlackMaxText.
 	Outcome string
@@ -57,13 +61,24 @@ func mrkdwnUnits(r rune) int {
 	return runeUnits(r)
 }
 
+// inert is v as mrkdwn that Slack shows as it is: escaped, and in inline code when code
+// is set or v holds a formatting character (*, _, ~ or a backtick, which becomes \u0060
+// so it cannot end the code span).
+func inert(v string, code bool) string {
+	if !code && !strings.ContainsAny(v, "*_~`") {
+		return EscapeMrkdwn(v)
+	}
+	return "`" + EscapeMrkdwn(strings.ReplaceAll(v, "`", `\u0060`)) + "`"
+}
+
 // defuseFences breaks up runs of three backticks with zero-width spaces, so text
 // inside a ``` code block cannot close it.
 func defuseFences(s string) string {
 	return strings.ReplaceAll(s, "```", "`\u200b`\u200b`")
 }
 
-// Slack renders p for Block Kit (SPEC §6, issue 5).
+// Slack renders p for Block Kit: the fields, the arguments, what the bypass buttons
+// cover while pending, the outcome once finished, each within Slack's limits.
 func (p Prompt) Slack() SlackMessage {
 	m := SlackMessage{
 		Header:  clip(p.Title, SlackMaxHeader),
@@ -75,16 +90,10 @@ func (p Prompt) Slack() SlackMessage {
 		if f.Label == "Request" {
 			m.Text += " (request " + EscapeMrkdwn(f.Value) + ")"
 		}
-		v := EscapeMrkdwn(f.Value)
-		if f.Code && !strings.Contains(f.Value, "`") {
-			v = "`" + v + "`"
-		}
-		m.Fields = append(m.Fields, "*"+EscapeMrkdwn(f.Label)+":*\n"+v)
+		m.Fields = append(m.Fields, "*"+EscapeMrkdwn(f.Label)+":*\n"+inert(f.Value, f.Code))
 	}
-	// A section holds at most 10 fields: past that, the last two (the request id and
-	// the expiry) share one.
-	for n := len(m.Fields); n > 10; n-- {
-		m.Fields = append(m.Fields[:n-2], m.Fields[n-2]+"\n"+m.Fields[n-1])
+	if p.Bypass.Label != "" {
+		m.Bypass = "*" + EscapeMrkdwn(p.Bypass.Label) + ":* " + inert(p.Bypass.Value, false)
 	}
 	var outcome string
 	if p.Outcome != "" {
@@ -104,11 +113,8 @@ func (p Prompt) Slack() SlackMessage {
 	}
 	m.Outcome = EscapeMrkdwn(outcome)
 	const open, close = "```\n", "\n```"
-	// One more unit for the newline before the marker, two for its underscores.
-	args, cut := fit(defuseFences(p.Arguments), SlackMaxText-len(open)-len(close)-3, mrkdwnUnits)
+	ps, _ := pieces(defuseFences(p.Arguments), escText)
+	args, _ := cutMiddle(ps, SlackMaxText-len(open)-len(close), mrkdwnUnits)
 	m.Arguments = open + EscapeMrkdwn(args) + close
-	if cut > 0 {
-		m.Arguments += "\n_" + cutMarker(cut) + "_"
-	}
 	return m
 }

@@ -34,10 +34,10 @@ type htmlText struct {
 func (h *htmlText) tag(s string)  { h.b.WriteString(s) }
 func (h *htmlText) text(s string) { h.b.WriteString(EscapeHTML(s)); h.n += units(s) }
 
-// Telegram renders p (SPEC §6): the title in bold, one "Label: value" line per field,
-// the arguments as a JSON code block — cut, with a line "… (cut, N more characters)",
-// when the whole would pass TelegramMaxText — then, once finished, the outcome and
-// the note.
+// Telegram renders p: the title in bold, one "Label: value" line per field, the
+// arguments as a JSON code block, escaped (Escape), their middle cut to
+// "…[N characters cut]…" when the whole would pass TelegramMaxText, then while
+// pending what the bypass buttons cover, once finished the outcome and the note.
 func (p Prompt) Telegram() TelegramMessage {
 	var head, tail htmlText
 	head.tag("<b>")
@@ -59,6 +59,13 @@ func (p Prompt) Telegram() TelegramMessage {
 		head.text("\n")
 	}
 	head.text("\n")
+	if p.Bypass.Label != "" {
+		tail.text("\n\n")
+		tail.tag("<b>")
+		tail.text(p.Bypass.Label + ":")
+		tail.tag("</b>")
+		tail.text(" " + p.Bypass.Value)
+	}
 	if p.Outcome != "" {
 		tail.text("\n\n")
 		tail.tag("<b>")
@@ -71,17 +78,11 @@ func (p Prompt) Telegram() TelegramMessage {
 		tail.text("Note: " + p.Note)
 		tail.tag("</i>")
 	}
-	// One more unit for the newline before the marker.
-	args, cut := fit(p.Arguments, TelegramMaxText-head.n-tail.n-1, runeUnits)
+	ps, _ := pieces(p.Arguments, escText)
+	args, _ := cutMiddle(ps, TelegramMaxText-head.n-tail.n, runeUnits)
 	head.tag(`<pre><code class="language-json">`)
 	head.text(args)
 	head.tag("</code></pre>")
-	if cut > 0 {
-		head.text("\n")
-		head.tag("<i>")
-		head.text(cutMarker(cut))
-		head.tag("</i>")
-	}
 	head.tag(tail.b.String())
 	return TelegramMessage{HTML: head.b.String(), Buttons: p.Buttons}
 }

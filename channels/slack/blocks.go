@@ -1,6 +1,8 @@
 package slack
 
 import (
+	"strconv"
+
 	slackgo "github.com/slack-go/slack"
 
 	"github.com/skald-circle/skald-bot/bot"
@@ -12,9 +14,13 @@ const (
 	BlockHeader    = "header"
 	BlockFields    = "fields"
 	BlockArguments = "arguments"
+	BlockBypass    = "bypass"
 	BlockOutcome   = "outcome"
 	BlockActions   = "actions"
 )
+
+// maxSectionFields is how many fields Block Kit allows in one section.
+const maxSectionFields = 10
 
 // actionIDs names each button's action_id after its bot.Action.
 var actionIDs = map[bot.Action]string{
@@ -24,14 +30,15 @@ var actionIDs = map[bot.Action]string{
 	bot.ActionBypassSession: "bypass_session",
 }
 
-// Blocks lays out a prompt rendered by bot.Prompt.Slack as a Block Kit message (SPEC
-// §6, issue 5), in this order:
+// Blocks lays out a prompt rendered by bot.Prompt.Slack as a Block Kit message, in
+// this order:
 //
 //   - a header block (block_id "header"): "🔐 Approval needed: <tool>", plain text;
-//   - a section of fields ("fields"): tool, agent, source, context, session,
-//     category or MCP server, request id, expiry, in mrkdwn;
+//   - sections of at most 10 fields ("fields", then "fields_2"): tool, caller, agent,
+//     source, context, session, category or MCP server, request id, expiry, in mrkdwn;
 //   - a section with the arguments in a ``` code block ("arguments"), at most 3000
-//     characters, ending in "_… (cut, N more characters)_" when cut;
+//     characters, their middle cut to "…[N characters cut]…" when longer;
+//   - while pending, a section saying what ⏱ and 🔄 would cover ("bypass");
 //   - once finished, a section with the outcome and the note ("outcome");
 //   - while pending, an actions block ("actions") with the four buttons ✅ Approve
 //     (style primary), ❌ Reject (danger), ⏱ <bypass_short> and 🔄 Session, whose
@@ -47,15 +54,26 @@ func Blocks(m bot.SlackMessage) []slackgo.Block {
 		slackgo.NewHeaderBlock(slackgo.NewTextBlockObject(slackgo.PlainTextType, m.Header, false, false),
 			slackgo.HeaderBlockOptionBlockID(BlockHeader)),
 	}
-	if len(m.Fields) > 0 {
-		fields := make([]*slackgo.TextBlockObject, len(m.Fields))
-		for i, f := range m.Fields {
-			fields[i] = slackgo.NewTextBlockObject(slackgo.MarkdownType, f, false, true)
+	for i := 0; i < len(m.Fields); i += maxSectionFields {
+		part := m.Fields[i:min(i+maxSectionFields, len(m.Fields))]
+		fields := make([]*slackgo.TextBlockObject, len(part))
+		for j, f := range part {
+			fields[j] = slackgo.NewTextBlockObject(slackgo.MarkdownType, f, false, true)
 		}
-		blocks = append(blocks, slackgo.NewSectionBlock(nil, fields, nil, slackgo.SectionBlockOptionBlockID(BlockFields)))
+		id := BlockFields
+		if i > 0 {
+			id += "_" + strconv.Itoa(i/maxSectionFields+1)
+		}
+		blocks = append(blocks,
+			slackgo.NewSectionBlock(nil, fields, nil, slackgo.SectionBlockOptionBlockID(id)))
 	}
 	blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Arguments, false, true),
 		nil, nil, slackgo.SectionBlockOptionBlockID(BlockArguments)))
+	if m.Bypass != "" {
+		text := slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Bypass, false, true)
+		id := slackgo.SectionBlockOptionBlockID(BlockBypass)
+		blocks = append(blocks, slackgo.NewSectionBlock(text, nil, nil, id))
+	}
 	if m.Outcome != "" {
 		blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Outcome, false, true),
 			nil, nil, slackgo.SectionBlockOptionBlockID(BlockOutcome)))

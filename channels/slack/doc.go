@@ -10,9 +10,10 @@
 // expiry or a cancellation.
 //
 //   - Send posts the prompt with chat.postMessage as a Block Kit message (Blocks): a
-//     header, a section of fields (tool, agent, source, context, session, category or
-//     MCP server, request id, expiry), the arguments in a code block cut to 3,000
-//     characters with a marker, and an actions block with ✅ Approve (primary),
+//     header, sections of fields (tool, caller, agent, source, context, session,
+//     category or MCP server, request id, expiry), the arguments in a code block, their
+//     middle cut to 3,000 characters, what ⏱ and 🔄 would cover, and an actions block
+//     with ✅ Approve (primary),
 //     ❌ Reject (danger), ⏱ <bypass_short> and 🔄 Session, whose values are the
 //     callback data "a:<request id>:<ok|no|b15|bs>" of bot.Callback. The message's ts
 //     is its reference, recorded on the request by the Fanout (SPEC §12.6).

@@ -28,7 +28,8 @@ func ExampleVerify() {
 	// slack: verify request: request timestamp outside the 5-minute window: timestamp 1531420618 is 360 s from now
 }
 
-// The blocks of a pending prompt: header, fields, arguments, and the four buttons.
+// The blocks of a pending prompt: header, fields, arguments, what ⏱ and 🔄 cover,
+// and the four buttons.
 func ExampleBlocks() {
 	r := store.Request{ID: 42, SessionID: "s1", ToolName: "Bash", Category: "shell", Status: store.Pending,
 		Arguments: json.RawMessage(`{"command":"make deploy"}`)}
@@ -46,5 +47,6 @@ func ExampleBlocks() {
 	// header header
 	// section fields
 	// section arguments
+	// section bypass
 	// actions actions [✅ Approve a:42:ok] [❌ Reject a:42:no] [⏱ 15 min a:42:b15] [🔄 Session a:42:bs]
 }

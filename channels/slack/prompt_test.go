@@ -37,7 +37,7 @@ func TestPromptBlocks(t *testing.T) {
 				t.Errorf("text %q, want %q", msg.Text, want)
 			}
 			bs := rawBlocks(t, msg)
-			if got, want := blockIDs(bs), "header,fields,arguments,actions"; got != want {
+			if got, want := blockIDs(bs), "header,fields,arguments,bypass,actions"; got != want {
 				t.Fatalf("blocks %s, want %s:\n%s", got, want, msg.RawBlocks)
 			}
 			header := bs[0]
@@ -68,7 +68,11 @@ func TestPromptBlocks(t *testing.T) {
 			}
 			type button struct{ Text, Style, Value, ActionID string }
 			var buttons []button
-			for _, el := range bs[3]["elements"].([]any) {
+			cover := "*⏱ 1 h / 🔄 Session cover:* category shell, for this caller in this session"
+			if got := text(bs[3]); got != cover {
+				t.Errorf("bypass %q, want %q", got, cover)
+			}
+			for _, el := range bs[4]["elements"].([]any) {
 				b := el.(map[string]any)
 				style, _ := b["style"].(string)
 				buttons = append(buttons, button{text(b), style, b["value"].(string), b["action_id"].(string)})
@@ -86,7 +90,7 @@ func TestPromptBlocks(t *testing.T) {
 	}
 }
 
-// Arguments longer than a section allows are cut to 3000 characters with a marker,
+// Arguments longer than a section allows are cut in the middle to 3000 characters,
 // and Slack (the test server checks Block Kit's limits) accepts the message.
 func TestPromptLongArguments(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{})
@@ -96,8 +100,10 @@ func TestPromptLongArguments(t *testing.T) {
 	if n := utf8.RuneCountInString(args); n > 3000 {
 		t.Errorf("arguments are %d characters, more than 3000", n)
 	}
-	if !strings.HasPrefix(args, "```\n") || !strings.Contains(args, "\n```\n_… (cut, ") || !strings.HasSuffix(args, " more characters)_") {
-		t.Errorf("arguments do not end in a cut marker: …%s", args[len(args)-80:])
+	if !strings.HasPrefix(args, "```\n") || !strings.Contains(args, " characters cut]…") ||
+		!strings.HasSuffix(args, "\"file_path\": \"/tmp/x\"\n}\n```") {
+		t.Errorf("arguments are not a head and a tail around a cut marker: …%s",
+			args[len(args)-80:])
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Arguments holding HTML and 10 KB of text are escaped and cut, and the test server —
+// Arguments holding HTML and 10 KB of text are escaped and cut in the middle, and the
+// test server —
 // which parses HTML and counts characters as Telegram does — accepts the prompt and
 // its outcome.
 func TestPromptEscapedAndCut(t *testing.T) {
@@ -34,7 +35,7 @@ func TestPromptEscapedAndCut(t *testing.T) {
 		if n := utf8.RuneCountInString(m.PlainText); n > telegramtest.MaxTextLength || n < telegramtest.MaxTextLength-200 {
 			t.Errorf("chat %d: %d characters, want close to %d", chat, n, telegramtest.MaxTextLength)
 		}
-		if !strings.Contains(m.PlainText, "… (cut, ") {
+		if !strings.Contains(m.PlainText, " characters cut]…") {
 			t.Errorf("chat %d: no cut marker", chat)
 		}
 	}

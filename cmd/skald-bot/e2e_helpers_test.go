@@ -58,12 +58,21 @@ type e2e struct {
 	api *api.Client
 	// starts counts the service's starts: the Slack connections to wait for.
 	starts int
+	// adminToken is the API's admin token, "" when it has none.
+	adminToken string
 }
 
 // newE2E starts both test servers, writes a configuration — API on 127.0.0.1:0,
 // debug logs, Telegram prompts in Jane's chat, Slack prompts in slacktest's channel
 // over Socket Mode, plus extra YAML — and starts the service.
 func newE2E(t *testing.T, extra string) *e2e {
+	t.Helper()
+	return newE2EAPI(t, `{listen: "127.0.0.1:0"}`, "", extra)
+}
+
+// newE2EAPI is newE2E with the api section apiYAML, whose admin token adminToken the
+// suite's API client sends.
+func newE2EAPI(t *testing.T, apiYAML, adminToken, extra string) *e2e {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
 	t.Cleanup(cancel)
@@ -79,13 +88,14 @@ func newE2E(t *testing.T, extra string) *e2e {
 	t.Cleanup(sl.Close)
 	dir := t.TempDir()
 	e := &e2e{t: t, ctx: ctx, dir: dir, ws: filepath.Join(dir, "workspace"), cfg: filepath.Join(dir, "skald.yaml"), tg: tg, sl: sl}
+	e.adminToken = adminToken
 	if err := os.MkdirAll(filepath.Join(e.ws, "data"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	yaml := fmt.Sprintf(`data_dir: %s
 workspace_root: %s
 log: {level: debug}
-api: {listen: "127.0.0.1:0"}
+api: %s
 telegram:
   token: %q
   api_url: %s
@@ -98,7 +108,7 @@ slack:
   api_url: %s
   channels: [%s, %s]
   approvers: [%s]
-%s`, filepath.Join(dir, "data"), e.ws, tg.Token(), tg.URL(), jane.ID, jane.ID, alice.ID,
+%s`, filepath.Join(dir, "data"), e.ws, apiYAML, tg.Token(), tg.URL(), jane.ID, jane.ID, alice.ID,
 		slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(), slacktest.DefaultChannel, slackForeign, slackApprover, extra)
 	if err := os.WriteFile(e.cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -112,7 +122,7 @@ slack:
 func (e *e2e) start() {
 	e.t.Helper()
 	e.svc = startService(e.t, e.cfg)
-	e.api = api.NewClient(e.svc.url, "")
+	e.api = api.NewClient(e.svc.url, e.adminToken)
 	e.starts++
 	if err := e.sl.WaitConnections(e.ctx, e.starts); err != nil {
 		e.t.Fatalf("Slack Socket Mode: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))
