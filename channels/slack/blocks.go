@@ -24,8 +24,8 @@ var actionIDs = map[bot.Action]string{
 	bot.ActionBypassSession: "bypass_session",
 }
 
-// Blocks lays out a prompt rendered by bot.Prompt.Slack as a Block Kit message (SPEC
-// §6, issue 5), in this order:
+// Blocks lays out a prompt rendered by bot.Prompt.Slack as a Block Kit message
+// (docs/design.md, "Chat prompts"), in this order:
 //
 //   - a header block (block_id "header"): "🔐 Approval needed: <tool>", plain text;
 //   - a section of fields ("fields"): tool, agent, source, context, session,
