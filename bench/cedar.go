@@ -180,7 +180,7 @@ func (e *Cedar) Input(c Call) cedar.Request {
 }
 
 // Eval authorizes req: Allow is allow, Deny with a forbid that matched is deny, Deny
-// with no policy matching — Cedar's default — is our default, require (SPEC §4.7). The
+// with no policy matching — Cedar's default — is our default, require. The
 // rule id is one of the rules that matched (any: in an OrderFree policy they agree), 0
 // for require. Errors: an evaluation error Cedar reports, wrapping ErrEngine.
 func (e *Cedar) Eval(req cedar.Request) (Decision, error) {

@@ -110,7 +110,7 @@ func benchDecide(b *testing.B, mix Mix, n int) {
 }
 
 // BenchmarkNormalize measures what our engine does for a path that the other two
-// skip: rules.Normalize of the path calls' paths in the workspace (SPEC §4.5). It does
+// skip: rules.Normalize of the path calls' paths in the workspace. It does
 // not depend on the number of rules.
 func BenchmarkNormalize(b *testing.B) {
 	_, withPath := benchCalls(b, loadEngines(b, OrderFree, 1000))

@@ -8,7 +8,7 @@ import (
 	"github.com/skald-circle/skald-bot/rules"
 )
 
-// handRules is a small policy written by hand to pin SPEC §4's semantics in every
+// handRules is a small policy written by hand to pin the rule semantics in every
 // engine, independently of the generator: group tier before default, priority then id,
 // exact, prefix, @fs classes, path subtrees (the directory itself, never a sibling),
 // an absolute path, a path prefix, agent and source filters, the catch-all.

@@ -28,9 +28,9 @@ func (o *Ours) Name() string { return "ours" }
 // every engine's input before timing, as a caller has it decoded already.
 //
 // A file tool's call without a path gets the working directory noPathCwd: Evaluate
-// decides such a call on its cwd (our reading of SPEC §4.4), while the Rego and Cedar
-// encodings take it as a call no path rule matches, and a folder no generated pattern
-// matches and that holds none is where both agree.
+// decides such a call on its cwd (docs/design.md, "Path arguments"), while the Rego and
+// Cedar encodings take it as a call no path rule matches, and a folder no generated
+// pattern matches and that holds none is where both agree.
 func (o *Ours) Input(c Call) rules.Call {
 	in := rules.Call{Tool: c.Tool, AgentID: c.Agent, Source: c.Source}
 	switch {
@@ -47,7 +47,7 @@ func (o *Ours) Input(c Call) rules.Call {
 // secret<N>/.
 const noPathCwd = "cwd"
 
-// Eval decides in for group with Set.Evaluate (SPEC §4), path normalisation included.
+// Eval decides in for group with Set.Evaluate, path normalisation included.
 func (o *Ours) Eval(group string, in rules.Call) Decision {
 	d := o.set.Evaluate(group, in)
 	return Decision{Action: d.Action, RuleID: d.RuleID}

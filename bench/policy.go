@@ -16,7 +16,7 @@ const (
 	// Ordered is the realistic mix: all three actions, rules that overlap with different
 	// actions (an exact MCP tool and its server's prefix, an agent-filtered rule and an
 	// unfiltered one on the same tool, a group's rule and a default one) and a catch-all
-	// "*" require, so that the first match by (priority, id) decides (SPEC §4.1).
+	// "*" require, so that the first match by (priority, id) decides.
 	Ordered Mix = iota
 	// OrderFree is the same shapes with allow and deny only, where every rule that can
 	// match a given call has the same action (the action is a function of the tool name,
@@ -138,8 +138,8 @@ func mcpTool(i int, name string) string { return mcpServer(i) + name }
 func projDir(i int) string              { return "proj" + strconv.Itoa(i) }
 func secretDir(i int) string            { return "secret" + strconv.Itoa(i) }
 
-// Call is one tool call as every engine is given it. Path is already normalised (SPEC
-// §4.5: relative to the workspace root, "/" separators, no "." or ".." components);
+// Call is one tool call as every engine is given it. Path is already normalised
+// (relative to the workspace root, "/" separators, no "." or ".." components);
 // "" means the call has no path argument.
 type Call struct {
 	Group, Tool, Agent, Source, Path string

@@ -17,9 +17,9 @@ import (
 // RegoQuery is the query NewRego prepares: the decision of RegoModule's package.
 const RegoQuery = "data.skald.decision"
 
-// regoHeader is the fixed part of every generated module. A match is the array
-// [tier, priority, id, action] — tier 0 for the call's group, 1 for default — so the
-// first match of SPEC §4.1 is the minimum of the set (Rego orders arrays element by
+// regoHeader is the fixed part of every generated module. A match is the array [tier,
+// priority, id, action] — tier 0 for the call's group, 1 for default — so the first match
+// (docs/design.md, "Rule order") is the minimum of the set (Rego orders arrays element by
 // element).
 const regoHeader = `package skald
 
@@ -29,7 +29,7 @@ decision := {"action": m[3], "rule": m[2]} if {
 	m := min(matches)
 }
 
-# under is SPEC §4.6's subtree: the directory itself or anything below it.
+# under is the dir/* subtree: the directory itself or anything below it.
 under(p, dir) if p == dir
 
 under(p, dir) if startswith(p, concat("", [dir, "/"]))
@@ -72,15 +72,15 @@ matches contains m if {
 )
 
 // RegoModule returns p as a Rego v1 module of package skald whose rule decision is
-// {"action": "allow"|"deny"|"require", "rule": <id>} — the first match by (priority, id)
-// in the call's group, then in default, or require with rule 0 (SPEC §4.1–4.7). The
-// input document is {"group", "tool", "agent", "source", "path"}, path absent when the
+// {"action": "allow"|"deny"|"require", "rule": <id>} — the first match by (priority, id) in
+// the call's group, then in default, or require with rule 0 (docs/design.md, "Rule order").
+// The input document is {"group", "tool", "agent", "source", "path"}, path absent when the
 // call has none. Each of our rules becomes one Rego rule per tool name it names (an @fs
 // class is expanded to rules.DefaultFSRead and rules.DefaultFSWrite), filed in the rule
-// tree where a call looks it up (see regoHead): by_path[name][first directory] when it
-// has a path pattern under a directory, else by_tool[name]; a prefix under
-// by_prefix[prefix]; "*" in any_tool. Its group, agent, source and path filters become
-// the rule's body; strings are quoted as JSON, which Rego reads.
+// tree where a call looks it up (see regoHead): by_path[name][first directory] when it has
+// a path pattern under a directory, else by_tool[name]; a prefix under by_prefix[prefix];
+// "*" in any_tool. Its group, agent, source and path filters become the rule's body;
+// strings are quoted as JSON, which Rego reads.
 func RegoModule(p Policy) string {
 	var b strings.Builder
 	b.WriteString(regoHeader)

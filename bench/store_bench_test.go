@@ -326,7 +326,7 @@ func newGate(tb testing.TB, db *store.DB) *gate.Manager {
 	return m
 }
 
-// firstCall is the first tool call after start-up: a seeded allow (SPEC §4 seeding).
+// firstCall is the first tool call after start-up: a seeded allow.
 var firstCall = gate.Call{ToolName: "TodoWrite", SessionID: "bench", Arguments: map[string]any{}}
 
 // BenchmarkStartup measures a start-up with 0 and with 100,000 pending requests

@@ -50,7 +50,7 @@ const (
 	TriggerManual   = "manual"   // the API, the CLI or a chat command (Trigger)
 )
 
-// SourceCron is the source of every tool call a run makes (SPEC §3, §7).
+// SourceCron is the source of every tool call a run makes.
 const SourceCron = "cron"
 
 // eventBuffer is the engine's subscription buffer on the gate's bus. When it
@@ -74,19 +74,16 @@ type Options struct {
 	// Location is where schedules without CRON_TZ= are read; nil means time.Local.
 	Location *time.Location
 	// Now is the run engine's clock (run and step times, durations); nil
-	// means time.Now. robfig/cron itself reads time.Now (SPEC §12.24).
+	// means time.Now. robfig/cron itself reads time.Now: it takes no clock.
 	Now func() time.Time
 	// Logger nil means slog.Default(); the engine adds component=cron.
 	Logger *slog.Logger
 }
 
-// Engine is the scheduler and durable run engine of SPEC §7: robfig/cron fires each
-// job's schedule, and each firing — or a manual Trigger — becomes a run, a headless
-// session "cron:<job>:<run_id>" whose steps go one by one through the gate. A step
-// that requires approval parks the run in the store as waiting_approval and no
-// goroutine waits for it; the gate's approval_resolved event (or, after a restart, the
-// scan Run starts with) resumes it at that step. Create it with New and start it with
-// Run. All methods are safe for concurrent use.
+// Engine is the scheduler and durable run engine (docs/design.md, "Scheduled jobs"):
+// each firing or manual Trigger becomes a run whose steps go through the gate; a run
+// that needs approval is parked in the store, with no goroutine waiting. Create it with
+// New and start it with Run. All methods are safe for concurrent use.
 type Engine struct {
 	store   Store
 	gate    Gate
@@ -183,7 +180,7 @@ func New(opt Options) (*Engine, error) {
 	return e, nil
 }
 
-// workDir is a profile's working directory made absolute against root (SPEC §12.3).
+// workDir is a profile's working directory made absolute against root.
 func workDir(wd, root string) string {
 	switch {
 	case wd == "":
@@ -207,13 +204,9 @@ func (e *Engine) scheduled(name string) {
 	}
 }
 
-// Run starts the engine and blocks until ctx is done. It subscribes to the gate's
-// events, then brings the runs of a previous process up to date (SPEC §7): runs found
-// running are marked interrupted; runs waiting for a request resolved while the
-// service was down are resumed (approved) or finished (rejected, expired, cancelled);
-// runs whose request is still pending keep waiting; a job whose queue slot is taken and
-// that has no unfinished run starts its queued run. It then starts robfig/cron and
-// resumes a waiting run whenever approval_resolved says its request was resolved.
+// Run starts the engine and blocks until ctx is done. It first brings the runs of a
+// previous process up to date (docs/design.md, "Scheduled jobs"), then runs the
+// schedules and resumes waiting runs as their requests are resolved.
 //
 // When ctx is done it stops taking triggers, stops robfig/cron and waits for it,
 // cancels the steps in flight (their runs end interrupted) and waits for every

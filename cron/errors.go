@@ -14,14 +14,14 @@ import (
 var (
 	// ErrInvalidJob: a job definition is refused — a bad name, an invalid schedule, an
 	// unknown overlap or notify policy, no steps, an unknown tool, bad step arguments,
-	// an unknown profile. Start-up must stop (SPEC §7, §11).
+	// an unknown profile. Start-up must stop.
 	ErrInvalidJob = errors.New("invalid job")
 	// ErrNotFound: no job of that name, or no run of that id. It is the store's
 	// sentinel (and so gate.ErrNotFound), so the API answers 404 for both.
 	ErrNotFound = store.ErrNotFound
 	// ErrSkipped: a trigger was not run because a run of the job is unfinished (running
 	// or waiting for approval) and its overlap policy is skip, or queue with the slot
-	// already taken. It was counted on that run (skipped_triggers, SPEC §12.19).
+	// already taken. It was counted on that run (skipped_triggers).
 	ErrSkipped = errors.New("trigger skipped: the job has an unfinished run")
 	// ErrQueued: a trigger of a job with overlap queue found a run unfinished and took
 	// the job's one queue slot; the run starts when the unfinished one ends.
@@ -34,7 +34,7 @@ var (
 	// ErrBadArgs: a step's arguments are missing, of the wrong type or malformed.
 	ErrBadArgs = errors.New("bad step arguments")
 	// ErrSecrets: a built-in file tool was asked to read, list or write inside a
-	// directory named secrets, directly or through a symlink (SPEC §7).
+	// directory named secrets, directly or through a symlink.
 	ErrSecrets = errors.New("a secrets directory is never listed, read or written")
 	// ErrTimeout: a step ran past its timeout and was stopped (execute_cmd kills the
 	// whole process group).

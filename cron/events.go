@@ -6,7 +6,7 @@ import (
 )
 
 // Run event names, published on the gate's bus and served as Server-Sent Events
-// (SPEC §12.18, §12.21).
+// (docs/design.md, "Scheduled jobs").
 const (
 	EventRunStarted  = "run_started"
 	EventRunWaiting  = "run_waiting"
@@ -24,9 +24,8 @@ type RunEvent struct {
 	Trigger   string `json:"trigger,omitempty"`
 	// Error says why a run did not succeed (run_finished only).
 	Error string `json:"error,omitempty"`
-	// Notify says whether the job's notify policy wants this event announced in chat
-	// (SPEC §7): only run_finished, for every status (always), every status but
-	// succeeded (failure, the default), or never.
+	// Notify says whether the job's notify policy wants this event announced in chat;
+	// always false but for run_finished.
 	Notify bool `json:"notify"`
 }
 

@@ -18,7 +18,7 @@ const DefaultCmdTimeout = 10 * time.Minute
 // for its output pipes to close.
 const waitDelay = 5 * time.Second
 
-// shell runs execute_cmd's command (SPEC §7).
+// shell runs execute_cmd's command, as "sh -c".
 const shell = "/bin/sh"
 
 type execArgs struct {

@@ -10,10 +10,10 @@ import (
 )
 
 // Overlap says what a trigger does while a run of its job is unfinished — running, or
-// waiting for approval (SPEC §7).
+// waiting for approval (docs/design.md, "Scheduled jobs").
 type Overlap string
 
-// Overlap policies (SPEC §7, §12.19).
+// Overlap policies.
 const (
 	// OverlapSkip (the default): the trigger is dropped and counted on the unfinished
 	// run (skipped_triggers).
@@ -26,10 +26,10 @@ const (
 	OverlapAllow Overlap = "allow"
 )
 
-// Notify says which run events ask for a chat notification (SPEC §7).
+// Notify says which run events ask for a chat notification.
 type Notify string
 
-// Notify policies (SPEC §7).
+// Notify policies.
 const (
 	// NotifyFailure (the default): a run that finished in any status but succeeded.
 	NotifyFailure Notify = "failure"
@@ -39,9 +39,10 @@ const (
 	NotifyNever Notify = "never"
 )
 
-// Job is a scheduled job (SPEC §7). cmd builds it from the configuration's jobs.
+// Job is a scheduled job (docs/design.md, "Scheduled jobs"). cmd builds it from the
+// configuration's jobs.
 type Job struct {
-	// Name matches [a-z0-9_-]+ (SPEC §12.16) and is unique.
+	// Name matches [a-z0-9_-]+ and is unique.
 	Name string
 	// Schedule is what Parse accepts: 5 fields, a descriptor, optionally CRON_TZ=.
 	Schedule string
@@ -61,22 +62,20 @@ type Job struct {
 	Steps []Step
 }
 
-// Step is one tool call of a job: a tool of the Engine (the built-ins of SPEC §7
-// unless Options.Tools says otherwise) and its arguments, a JSON-like object.
+// Step is one tool call of a job: a tool of the Engine (Builtins unless Options.Tools says
+// otherwise) and its arguments, a JSON-like object.
 type Step struct {
 	Tool string
 	Args map[string]any
 }
 
-// jobName is SPEC §12.16's pattern for job names.
+// jobName is the pattern for job names, the same as for group ids.
 var jobName = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
-// Validate checks jobs as start-up must before anything starts (SPEC §7, §11): every
-// name matches [a-z0-9_-]+ (at most store.MaxNameLen bytes) and is unique, every
-// schedule parses (see Parse), overlap and notify are known or empty, every job has a
-// step, and every step names a tool of tools (nil means Builtins()) whose Check accepts
-// its arguments. It returns nil or one error per problem, joined, each wrapping
-// ErrInvalidJob and naming the job, e.g.
+// Validate checks jobs before anything starts: names ([a-z0-9_-]+, at most
+// store.MaxNameLen bytes, unique), schedules (Parse), policies, and each step's tool
+// (of tools; nil means Builtins()) and arguments. It returns nil or one error per
+// problem, joined, each wrapping ErrInvalidJob and naming the job, e.g.
 // `cron: job "x": schedule "61 * * * *": end of range (61) above maximum (59): 61`.
 // It does no I/O.
 func Validate(jobs []Job, tools map[string]Tool) error {
@@ -144,11 +143,11 @@ func withDefaults(j Job) Job {
 	return j
 }
 
-// defaultProfile is the profile that always exists (SPEC §12.3).
+// defaultProfile is the profile that always exists.
 const defaultProfile = "default"
 
 // notifies reports whether a run_finished event of a run in status s asks for a chat
-// notification under policy n (SPEC §7). Only finished runs are announced: the
+// notification under policy n. Only finished runs are announced: the
 // approval prompt itself already tells the chat a run waits.
 func (n Notify) notifies(s store.RunStatus) bool {
 	switch n {

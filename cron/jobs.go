@@ -9,8 +9,8 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// JobInfo describes a configured job, for GET /api/jobs and the jobs command (SPEC
-// §6, §8); cmd maps it onto the API's own type.
+// JobInfo describes a configured job, for GET /api/jobs and the jobs command; cmd maps
+// it onto the API's own type.
 type JobInfo struct {
 	Name         string
 	Schedule     string

@@ -6,7 +6,7 @@ import (
 )
 
 // slot is a queued trigger of a job with overlap queue, kept in the store's meta
-// values under queueKey so it survives a restart (SPEC §12.19).
+// values under queueKey so it survives a restart.
 type slot struct {
 	Trigger string    `json:"trigger"`
 	At      time.Time `json:"at"`

@@ -16,13 +16,10 @@ import (
 // goroutine of Run's. It does not wait for the run. robfig/cron calls it for the
 // schedule; Trigger calls it for manual runs.
 //
-// When the job has an unfinished run — running, or waiting for approval — its overlap
-// policy decides (SPEC §7, §12.19): skip counts the trigger on the oldest unfinished
-// run (skipped_triggers) and returns ErrSkipped; queue takes the job's queue slot (kept
-// in the store) and returns ErrQueued, or, when the slot is taken, counts and returns
-// ErrSkipped like skip; allow starts the run. Other errors: ErrNotFound (no such job),
-// ErrNotRunning (Run is not running), ctx's error, the store's error. An error means
-// no run started.
+// When the job has an unfinished run its overlap policy applies (docs/design.md,
+// "Scheduled jobs"): ErrSkipped when the trigger was counted on that run, ErrQueued
+// when it took the queue slot. Other errors: ErrNotFound (no such job), ErrNotRunning
+// (Run is not running), ctx's error, the store's error. An error means no run started.
 func (e *Engine) Fire(ctx context.Context, name, trigger string) (store.Run, error) {
 	j := e.jobs[name]
 	if j == nil {
@@ -159,7 +156,7 @@ func endStatus(d gate.Decision) store.RunStatus {
 	return store.RunDenied
 }
 
-// call is the tool call of step i of a run of j in session (SPEC §3, §7).
+// call is the tool call of step i of a run of j in session (docs/design.md, "Scheduled jobs").
 func (e *Engine) call(j *job, session string, i int) gate.Call {
 	s := j.Steps[i]
 	return gate.Call{
@@ -229,7 +226,7 @@ func (e *Engine) execute(ctx context.Context, j *job, i int) (res Result, err er
 }
 
 // park stores run id as waiting for request reqID at step i and returns: no goroutine
-// waits (SPEC §7). A resolution that came before the run was stored as waiting found
+// waits. A resolution that came before the run was stored as waiting found
 // no waiting run, so park looks at the request once more.
 func (e *Engine) park(j *job, id uint64, i int, reqID uint64) {
 	e.mu.Lock()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	// Embed the zone database so CRON_TZ= works on a machine without one (SPEC §7).
+	// Embed the zone database so CRON_TZ= works on a machine without one.
 	_ "time/tzdata"
 
 	robfig "github.com/robfig/cron/v3"
@@ -14,10 +14,10 @@ import (
 // after t, in t's location, or the zero time when there is none (an unsatisfiable spec
 // such as "0 0 30 2 *"). It is robfig/cron's Schedule: the scheduler fires the job at
 // the times it returns. robfig/cron v3.0.1 takes no clock, so schedules are tested
-// through Next (SPEC §12.24).
+// through Next.
 type Schedule = robfig.Schedule
 
-// Parse parses a job schedule as robfig/cron v3.0.1's standard parser does (SPEC §7):
+// Parse parses a job schedule as robfig/cron v3.0.1's standard parser does:
 //   - five fields "minute hour day-of-month month day-of-week" ("30 2 * * *",
 //     "*/15 9-17 * * MON-FRI"); when both day fields are restricted either may match;
 //   - a descriptor: @yearly (@annually), @monthly, @weekly, @daily (@midnight),

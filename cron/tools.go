@@ -13,8 +13,7 @@ import (
 	"github.com/skald-circle/skald-bot/rules"
 )
 
-// MaxOutput is how much of a step's output a run keeps, in bytes: the last 16 KiB
-// (SPEC §7).
+// MaxOutput is how much of a step's output a run keeps, in bytes: the last 16 KiB.
 const MaxOutput = 16 << 10
 
 // Tool runs one kind of step. The built-ins are execute_cmd, read_file, write_file,
@@ -36,7 +35,7 @@ type Env struct {
 	// Root is the workspace root, absolute and resolved through symlinks.
 	Root string
 	// WorkDir is the profile's working directory, absolute: relative paths resolve
-	// against it (SPEC §7).
+	// against it.
 	WorkDir string
 }
 
@@ -50,7 +49,7 @@ type Result struct {
 	Output string
 }
 
-// Builtins returns the built-in tools of SPEC §7, by name: execute_cmd {cmd, timeout?,
+// Builtins returns the built-in tools, by name: execute_cmd {cmd, timeout?,
 // cwd?}, read_file {path}, write_file {path, content}, list_files {path} and
 // http_request {method, url, headers?, body?, timeout?}. A new map on every call.
 func Builtins() map[string]Tool {
@@ -64,10 +63,9 @@ func Builtins() map[string]Tool {
 }
 
 // resolve returns the absolute path a step's path argument names: relative to the
-// working directory, resolved through symlinks as the rules resolve it (SPEC §4.5).
-// A path inside a directory named secrets — also through a symlink or "..": the
-// check is on the resolved path — is refused with ErrSecrets, so it is never read,
-// listed or written (SPEC §7). Other errors wrap ErrBadArgs.
+// working directory, resolved as the rules resolve it (docs/design.md, "Normalising
+// paths"). A resolved path inside a directory named secrets is refused with ErrSecrets.
+// Other errors wrap ErrBadArgs.
 func (env Env) resolve(p string) (string, error) {
 	n, err := rules.Normalize(p, env.WorkDir, env.Root)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Audit actions written by the store. Other packages append their own (SPEC §5:
-// "tool.denied", "bypass.granted", …) through AppendAudit.
+// Audit actions written by the store. Other packages append their own ("tool.denied",
+// "bypass.granted", …) through AppendAudit.
 const (
 	AuditRuleCreate      = "rule.create"
 	AuditRuleUpdate      = "rule.update"
@@ -54,7 +54,7 @@ func (d *DB) audit(tx *bolt.Tx, by Actor, action string, ruleID, requestID uint6
 
 // AppendAudit appends entries to the audit log in one transaction, assigning their ids
 // in order; a zero At is set to now. It is how the gate's background batcher writes
-// denies and bypass changes (SPEC §12.20). Every entry needs By and Action, else
+// denies and bypass changes. Every entry needs By and Action, else
 // ErrInvalid and nothing is written. Appending no entries writes nothing.
 func (d *DB) AppendAudit(entries ...AuditEntry) error {
 	for i, e := range entries {
@@ -80,7 +80,7 @@ func (d *DB) AppendAudit(entries ...AuditEntry) error {
 }
 
 // Audit returns at most limit audit entries, newest (highest id) first; limit <= 0
-// returns them all (SPEC §8 GET /api/audit).
+// returns them all (GET /api/audit).
 func (d *DB) Audit(limit int) ([]AuditEntry, error) {
 	var out []AuditEntry
 	err := d.view(func(tx *bolt.Tx) error {

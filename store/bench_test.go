@@ -12,7 +12,7 @@ import (
 
 // BenchmarkCreateResolve measures register+resolve pairs (CreateRequest then Resolve
 // approving it), each transition committed and fsynced, serially and from 64
-// concurrent callers (issue 2 wants at least 1,000 pairs a second with 64). Reproduce:
+// concurrent callers (the target: at least 1,000 pairs a second with 64). Reproduce:
 //
 //	go test ./store -run '^$' -bench CreateResolve -benchtime 3s
 func BenchmarkCreateResolve(b *testing.B) {

@@ -22,7 +22,7 @@ const SchemaVersion = 1
 const magic = "skald-bot"
 
 // DefaultLockTimeout is Open's wait for a file locked by another process when
-// Options.Timeout is zero: just under the 1 s of SPEC §11, §12.24.
+// Options.Timeout is zero: just under 1 s, so a locked file is refused within a second.
 const DefaultLockTimeout = 900 * time.Millisecond
 
 // Batching of the hot transactions (CreateRequest, Resolve) through bbolt's db.Batch
@@ -93,14 +93,9 @@ var (
 // Open opens the database at path, creating the file (mode 0600) when it does not
 // exist, and returns it ready for use. It blocks up to opt.Timeout for the file lock.
 //
-// A non-empty file is first opened read-only to check that its meta bucket holds the
-// skald-bot magic and a schema version this build knows; a file that is not a bbolt
-// file, a bbolt file without that meta, or one of a newer schema is refused and its
-// bytes are left untouched (SPEC §11, §12.24). Then the file is opened read-write, the
-// buckets are created when missing and the database is seeded as SPEC §4 "Seeding"
-// says (seed.go): group default; the first rules only when there are none; the three
-// path rules and the catch-all when absent. Opening a database that needs nothing
-// writes nothing.
+// A file that is not ours, or of a newer schema, is refused with its bytes untouched;
+// missing buckets are created and missing seeds written (docs/design.md, "Rule
+// order"). Opening a database that needs nothing writes nothing.
 //
 // Errors, each naming the path: ErrLocked (another process holds the file past
 // opt.Timeout), ErrNotOurs, ErrSchemaVersion, or the file system's error.
@@ -278,7 +273,7 @@ func (d *DB) view(fn func(*bolt.Tx) error) error {
 // other callers writing at the same moment; a lone caller commits at once. fn may run
 // more than once: it must reset what it captures at its start, and report outcomes
 // such as a lost compare-and-set as captured values, never as an error (an error makes
-// bbolt re-run the batch; SPEC §12.20).
+// bbolt re-run the batch).
 func (d *DB) batch(fn func(*bolt.Tx) error) error {
 	defer d.writers.Add(-1)
 	if d.writers.Add(1) == 1 {

@@ -1,12 +1,13 @@
 // Package store is skald-bot's persistence: one bbolt file (go.etcd.io/bbolt, which no
 // other package imports) holding the permission groups and rules, the approval
 // requests, the audit log, the catalog of tools seen, the job runs and a few small
-// values that must survive a restart (SPEC §2, §5, §11).
+// values that must survive a restart. What is persisted and when, and the guarantees
+// that come with it, are told in docs/design.md, "Persistence".
 //
 // # Using it
 //
 // Open the file with Open, which checks it is ours, creates what is missing and seeds
-// the rules of SPEC §4. Every change made through the returned *DB is one
+// the rules (docs/design.md, "Rule order"). Every change made through the returned *DB is one
 // transaction, committed and fsynced before the method returns; every method is safe
 // for concurrent use. Close it last.
 // Errors wrap the sentinels of errors.go (ErrNotFound, ErrAlreadyResolved, …) with the
@@ -18,7 +19,7 @@
 //	req, created, err := db.CreateRequest(store.Request{…})
 //	req, err = db.Resolve(req.ID, store.Approved, store.Resolution{By: "alice", Via: "telegram"})
 //
-// # Opening safely (SPEC §11, §12.24)
+// # Opening safely
 //
 // bbolt's read-write open writes to a new or unsynced file, so Open first opens an
 // existing non-empty file read-only and looks for the meta bucket: a file that is not
@@ -48,28 +49,29 @@
 //	rules                  rule id → rules.Rule
 //	rules_by_group         (group id, rule id) → ∅
 //	requests               request id → Request
-//	requests_by_tool_call  (tool call id, session id) → request id   (idempotency, SPEC §12.5)
+//	requests_by_tool_call  (tool call id, session id) → request id   (idempotency)
 //	requests_pending       (expires_at ns, request id) → ∅           (the pending requests, by expiry)
-//	requests_unfinal       request id → ∅                             (requests with a message not yet final, SPEC §12.6)
+//	requests_unfinal       request id → ∅                             (a message not yet final)
 //	audit                  audit id → AuditEntry
 //	tools                  tool name → ∅
 //	runs                   run id → Run
 //	runs_by_job            (job, run id) → ∅
 //	runs_by_status         (status, run id) → ∅
 //	runs_by_request        request id → run id
-//	deliveries             delivery id → uint64 first-seen ns          (SPEC §12.7)
+//	deliveries             delivery id → uint64 first-seen ns          (replays)
 //	deliveries_by_time     (first-seen ns, delivery id) → ∅
 //
 // Every index changes in the same transaction as the record it points to. A change to
 // this layout must increment SchemaVersion and migrate older files in Open; builds that
 // predate it then refuse the file instead of misreading it.
 //
-// # Write costs (SPEC §12.20)
+// # Write costs
 //
 // Every transition is fsynced; there is no NoSync. The hot pair — CreateRequest and
 // Resolve — goes through bbolt's db.Batch when several callers write at once, so one
-// commit carries many of them (a lone caller commits at once); their transaction functions may run more than once and
-// report a lost compare-and-set as a value, never as an error. A repeated registration
+// commit carries many of them (a lone caller commits at once); their transaction
+// functions may run more than once and report a lost compare-and-set as a value, never
+// as an error. A repeated registration
 // or a resolution that cannot win is answered from a read-only transaction, and
 // ExpireDue looks at the earliest expiry read-only first, so an idle service writes
 // nothing. Methods that find nothing to change roll back instead of committing an

@@ -19,19 +19,17 @@ var (
 	ErrInvalid = errors.New("invalid input")
 	// ErrUnknownGroup: a rule names a permission group that does not exist.
 	ErrUnknownGroup = errors.New("unknown group")
-	// ErrProtected: the group cannot be deleted (it is "default", or a profile uses it;
-	// SPEC §3, §12.16).
+	// ErrProtected: the group cannot be deleted (it is "default", or a profile uses it).
 	ErrProtected = errors.New("group is protected")
 	// ErrAlreadyResolved: the request left pending before this resolution; the method
-	// also returns the stored request, whose Resolution says who won (SPEC §5).
+	// also returns the stored request, whose Resolution says who won.
 	ErrAlreadyResolved = errors.New("request already resolved")
-	// ErrExpired: the resolution came after the request's expires_at (SPEC §5).
+	// ErrExpired: the resolution came after the request's expires_at.
 	ErrExpired = errors.New("request expired")
 	// ErrToolCallReused: a (session, tool call id) already registered was sent again
-	// with another tool name or other arguments (SPEC §12.5), or — our extension — from
-	// another cwd, group, profile or agent token (see DB.CreateRequest).
+	// for another call (docs/design.md, "Idempotency"; see DB.CreateRequest).
 	ErrToolCallReused = errors.New("tool_call_id reused for a different call")
-	// ErrLocked: another process holds the database file (SPEC §11).
+	// ErrLocked: another process holds the database file.
 	ErrLocked = errors.New("database is locked by another process (is another skald-bot running?)")
 	// ErrNotOurs: the file is not a skald-bot database; it was not written.
 	ErrNotOurs = errors.New("not a skald-bot database")

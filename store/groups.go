@@ -17,7 +17,7 @@ import (
 // MaxNameLen is the longest group id or job name accepted, in bytes.
 const MaxNameLen = 64
 
-// namePattern is what group ids and job names match (SPEC §12.16).
+// namePattern is what group ids and job names match.
 var namePattern = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
 // checkName checks a group id or job name (kind says which, for the message).
@@ -156,7 +156,7 @@ func (d *DB) UpdateGroup(g rules.Group, by Actor) error {
 }
 
 // DeleteGroup deletes group id and all its rules in one transaction, and audits
-// "group.delete" naming the rules it deleted (SPEC §12.16).
+// "group.delete" naming the rules it deleted.
 // Errors (nothing is written): ErrProtected for rules.DefaultGroup or a group listed
 // in inUse (the groups the configured profiles use), ErrNotFound, ErrInvalid (no
 // actor).
@@ -208,7 +208,7 @@ func (d *DB) DeleteGroup(id string, inUse []string, by Actor) error {
 }
 
 // DuplicateGroup creates group g with a copy of every rule of group src, under new rule
-// ids in the order of the originals, all in one transaction (SPEC §8), audited as one
+// ids in the order of the originals, all in one transaction, audited as one
 // "group.duplicate". An empty Name is set to the id. Returns the new rules, in id order.
 // Errors (nothing is written): ErrNotFound (src), ErrExists (g.ID), ErrInvalid (a bad
 // id, a name or description with a control character, no actor).
@@ -256,7 +256,7 @@ func (d *DB) DuplicateGroup(src string, g rules.Group, by Actor) ([]rules.Rule, 
 }
 
 // EnsureGroups creates, empty and each audited "group.create", every group of ids that
-// does not exist (the groups the configuration's profiles name, SPEC §12.26), in one
+// does not exist (the groups the configuration's profiles name), in one
 // transaction. It returns the ids it created, in the order given; when all exist it
 // writes nothing. Errors (nothing is written): ErrInvalid (a bad id, no actor).
 func (d *DB) EnsureGroups(ids []string, by Actor) (created []string, err error) {

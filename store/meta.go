@@ -38,7 +38,7 @@ func (d *DB) GetMeta(key string) ([]byte, error) {
 
 // PutMeta stores v under key, replacing any value; a nil v deletes the key. It is for
 // small values that must survive a restart, such as the last handled Telegram
-// update_id (SPEC §12.7). These values live in their own bucket, apart from the
+// update_id. These values live in their own bucket, apart from the
 // schema's magic and version. ErrInvalid for an empty key or one longer than
 // MaxMetaKeyLen.
 func (d *DB) PutMeta(key string, v []byte) error {
@@ -57,11 +57,12 @@ func (d *DB) PutMeta(key string, v []byte) error {
 	return nil
 }
 
-// SeenDelivery de-duplicates chat deliveries (Slack envelope_id or trigger_id, SPEC
-// §12.7): it reports whether id was recorded less than ttl before now, and records it
-// at now when it was not. In the same transaction it forgets every id recorded ttl or
-// more before now, so the set stays small. A delivery seen again within ttl keeps its
-// first time. ErrInvalid for an empty id, one longer than MaxMetaKeyLen, or ttl <= 0.
+// SeenDelivery de-duplicates chat deliveries (a Telegram update_id, a Slack envelope_id or
+// trigger_id), so a replay acts once: it reports whether id was recorded less than ttl
+// before now, and records it at now when it was not. In the same transaction it forgets
+// every id recorded ttl or more before now, so the set stays small. A delivery seen again
+// within ttl keeps its first time. ErrInvalid for an empty id, one longer than
+// MaxMetaKeyLen, or ttl <= 0.
 func (d *DB) SeenDelivery(id string, now time.Time, ttl time.Duration) (seen bool, err error) {
 	if err := checkMetaKey("delivery id", id); err != nil {
 		return false, fmt.Errorf("store: seen delivery %q: %w", id, err)

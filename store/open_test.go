@@ -49,7 +49,7 @@ func TestOpenEmptyFile(t *testing.T) {
 }
 
 // TestOpenRefusesForeignFiles: a file that is not ours, or of a newer schema, is
-// refused and left byte for byte as it was (SPEC §11, §12.24).
+// refused and left byte for byte as it was.
 func TestOpenRefusesForeignFiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	random := make([]byte, 64<<10)
@@ -172,7 +172,7 @@ func TestUseAfterClose(t *testing.T) {
 }
 
 // TestRestart: a request registered before a restart is resolved after it; its status
-// and audit entry persist across another restart (issue 2).
+// and audit entry persist across another restart.
 func TestRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "skald.db")
 	d, err := Open(path, Options{Now: func() time.Time { return t0 }})

@@ -74,7 +74,7 @@ func TestCreateRequest(t *testing.T) {
 
 // TestCreateRequestIdempotent: the same (session, tool call id) with the same call —
 // whatever its key order or spacing — returns the stored request, pending or resolved;
-// with another call it is ErrToolCallReused (SPEC §5, §12.5).
+// with another call it is ErrToolCallReused (docs/design.md, "Idempotency").
 func TestCreateRequestIdempotent(t *testing.T) {
 	d, _ := openTest(t)
 	in := newRequest("s1", "tc1")
@@ -119,8 +119,7 @@ func TestCreateRequestIdempotent(t *testing.T) {
 		t.Fatalf("prefix tool call id found %v, %v", none, err)
 	}
 
-	// Reused for another call: SPEC §12.5's tool name and arguments, and our cwd, group
-	// and profile — the same arguments elsewhere are another call.
+	// Reused for another call: another tool name, arguments, cwd, group or profile — the same arguments elsewhere are another call.
 	before = fileBytes(t, d.Path())
 	for _, c := range []struct {
 		change func(*Request)
@@ -397,7 +396,7 @@ func TestResolveErrors(t *testing.T) {
 
 // TestResolveRace: 50 goroutines resolve one request; exactly one wins, the others get
 // ErrAlreadyResolved with the winner's resolution, and the audit log holds exactly one
-// resolution (issue 2).
+// resolution.
 func TestResolveRace(t *testing.T) {
 	d, _ := openTest(t)
 	r, _, err := d.CreateRequest(newRequest("s", "tc"))

@@ -7,7 +7,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Prune applies the retention of SPEC §12.19 in one transaction: it deletes the
+// Prune applies the retention (docs/design.md, "Persistence") in one transaction: it deletes the
 // finished approval requests resolved before before, the finished runs that finished
 // before before, and the audit entries older than before, with their index entries,
 // and returns how many records it deleted. Pending requests and unfinished runs are

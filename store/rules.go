@@ -29,7 +29,7 @@ func (d *DB) Rule(id uint64) (rules.Rule, error) {
 }
 
 // Rules returns every rule of every group, sorted by (group, priority, id): within a
-// group, the order evaluation tries them in (SPEC §4.1).
+// group, the order evaluation tries them in (docs/design.md, "Rule order").
 func (d *DB) Rules() ([]rules.Rule, error) {
 	var out []rules.Rule
 	err := d.view(func(tx *bolt.Tx) error {
@@ -55,7 +55,7 @@ func (d *DB) Rules() ([]rules.Rule, error) {
 // ignored). An empty GroupID means rules.DefaultGroup; the priority is stored as given
 // (0 is a valid priority: callers apply rules.DefaultPriority). In one transaction it
 // checks the group exists, refuses a second catch-all with another action
-// (rules.CheckCatchAll, SPEC §4 "Seeding"), stores the rule and appends an audit entry
+// (rules.CheckCatchAll), stores the rule and appends an audit entry
 // "rule.create" by by.
 //
 // Errors (nothing is written): rules.ErrInvalidRule (rules.Validate: pattern syntax,
@@ -196,7 +196,8 @@ func (d *DB) UpdateRule(r rules.Rule, by Actor) (rules.Rule, error) {
 }
 
 // DeleteRule deletes rule id and audits "rule.delete" with the rule it deleted.
-// Deleting a seeded rule is allowed; the next Open seeds it again when SPEC §4 says so.
+// Deleting a seeded rule is allowed; the next Open may seed it again (docs/design.md,
+// "Rule order").
 // Errors (nothing is written): ErrNotFound, ErrInvalid (no actor).
 func (d *DB) DeleteRule(id uint64, by Actor) error {
 	if err := checkActor(by); err != nil {
@@ -223,7 +224,7 @@ func (d *DB) DeleteRule(id uint64, by Actor) error {
 }
 
 // describeRule is a rule in one line for the audit log, in the syntax of the chat
-// commands (SPEC §6): "#12 require * priority=999999 group=default".
+// commands: "#12 require * priority=999999 group=default".
 func describeRule(r rules.Rule) string {
 	var b strings.Builder
 	b.WriteString("#" + strconv.FormatUint(r.ID, 10) + " " + string(r.Action) + " " + r.ToolPattern)

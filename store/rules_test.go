@@ -39,7 +39,7 @@ func TestRuleNotFound(t *testing.T) {
 	wantErr(t, err, ErrNotFound, "store: rule 404: not found")
 }
 
-// TestInvalidRulesChangeNothing: every invalid rule of issue 2 gets a clear error and
+// TestInvalidRulesChangeNothing: every kind of invalid rule gets a clear error and
 // leaves the file byte for byte as it was.
 func TestInvalidRulesChangeNothing(t *testing.T) {
 	d, _ := openTest(t)

@@ -14,7 +14,7 @@ import (
 // WaitingApproval.
 func (s RunStatus) final() bool { return s != RunRunning && s != RunWaitingApproval }
 
-// valid reports whether s is one of the run statuses of SPEC §7.
+// valid reports whether s is one of the run statuses.
 func (s RunStatus) valid() bool {
 	switch s {
 	case RunRunning, RunWaitingApproval, RunSucceeded, RunFailed, RunDenied, RunRejected,
@@ -25,7 +25,7 @@ func (s RunStatus) valid() bool {
 }
 
 // CreateRun stores a new job run and returns it as stored: the next run id, SessionID
-// "cron:<job>:<id>" when empty (SPEC §7), Status Running when empty, StartedAt now
+// "cron:<job>:<id>" when empty, Status Running when empty, StartedAt now
 // when zero. Errors (nothing is written): ErrInvalid (a job name not matching
 // [a-z0-9_-]+, an unknown status).
 func (d *DB) CreateRun(r Run) (Run, error) {
@@ -187,7 +187,7 @@ func (d *DB) Runs(job string, limit int) ([]Run, error) {
 
 // RunsByStatus returns every run in one of statuses, oldest (lowest id) first: at
 // start-up the run engine marks the Running ones Interrupted and re-arms the
-// WaitingApproval ones (SPEC §7). No statuses is an empty result. ErrInvalid for an
+// WaitingApproval ones. No statuses is an empty result. ErrInvalid for an
 // unknown status.
 func (d *DB) RunsByStatus(statuses ...RunStatus) ([]Run, error) {
 	for _, s := range statuses {

@@ -8,7 +8,7 @@ import (
 	"github.com/skald-circle/skald-bot/rules"
 )
 
-// Seeds of SPEC §4 "Seeding", all in group default.
+// Seeds (docs/design.md, "Rule order"), all in group default.
 var (
 	// seedGroup is created when group default is absent.
 	seedGroup = rules.Group{ID: rules.DefaultGroup, Name: "Default",
@@ -39,7 +39,7 @@ var (
 	seedCatchAll = rules.Rule{ToolPattern: "*", Action: rules.Require, Priority: rules.MaxPriority}
 )
 
-// seed writes the seeds of SPEC §4 that are missing, each audited by "system" via
+// seed writes the seeds that are missing, each audited by "system" via
 // "seed", and reports whether it wrote anything. It runs in Open's transaction, so
 // seeding is idempotent and all or nothing.
 func (d *DB) seed(tx *bolt.Tx) (changed bool, err error) {

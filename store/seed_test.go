@@ -26,7 +26,7 @@ func ruleLines(t *testing.T, d *DB) []string {
 	return out
 }
 
-// seeded is what a new database holds, in (group, priority, id) order (SPEC §4).
+// seeded is what a new database holds, in (group, priority, id) order.
 var seeded = []string{
 	`default allow @fs_any path="memory/*" agent="" source="" 5`,
 	`default allow @fs_any path="data/*" agent="" source="" 5`,

@@ -9,11 +9,10 @@ import (
 // MaxToolNameLen is the longest tool name the catalog accepts, in bytes.
 const MaxToolNameLen = 256
 
-// AddTools adds tool names to the catalog of tools seen (SPEC §8 GET
-// /api/approval/tools), in one transaction; names already known are skipped, and when
-// all are known nothing is written. The gate calls it from its background batcher
-// (SPEC §12.20). ErrInvalid, and nothing added, when a name is empty or longer than
-// MaxToolNameLen.
+// AddTools adds tool names to the catalog of tools seen (GET /api/approval/tools), in one
+// transaction; names already known are skipped, and when all are known nothing is written.
+// The gate calls it from its background batcher. ErrInvalid, and nothing added, when a name
+// is empty or longer than MaxToolNameLen.
 func (d *DB) AddTools(names []string) error {
 	for _, n := range names {
 		if n == "" || len(n) > MaxToolNameLen {

@@ -30,8 +30,8 @@ var actionIDs = map[bot.Action]string{
 	bot.ActionBypassSession: "bypass_session",
 }
 
-// Blocks lays out a prompt rendered by bot.Prompt.Slack as a Block Kit message, in
-// this order:
+// Blocks lays out a prompt rendered by bot.Prompt.Slack as a Block Kit message
+// (docs/design.md, "Chat prompts"), in this order:
 //
 //   - a header block (block_id "header"): "🔐 Approval needed: <tool>", plain text;
 //   - sections of at most 10 fields ("fields", then "fields_2"): tool, caller, agent,

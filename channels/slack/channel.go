@@ -22,26 +22,26 @@ import (
 const ChannelName = "slack"
 
 // DeliveryTTL is how long a delivery's id (a Socket Mode envelope_id, an HTTP-mode
-// trigger_id) is remembered, so that Slack's redeliveries run once (SPEC §12.7 asks
-// for at least 10 minutes; Slack retries within about 5).
+// trigger_id) is remembered, so that Slack's redeliveries run once: at least 10
+// minutes (docs/design.md, "Chat prompts"); Slack retries within about 5.
 const DeliveryTTL = 15 * time.Minute
 
-// DeliveryLog is what a Channel needs of the store to de-duplicate deliveries (SPEC
-// §12.7). *store.DB implements it: SeenDelivery reports whether id was recorded less
+// DeliveryLog is what a Channel needs of the store to de-duplicate deliveries.
+// *store.DB implements it: SeenDelivery reports whether id was recorded less
 // than ttl before now, and records it at now when it was not.
 type DeliveryLog interface {
 	SeenDelivery(id string, now time.Time, ttl time.Duration) (seen bool, err error)
 }
 
 // Options configure a Channel; they mirror the slack section of the configuration
-// (SPEC §10, config.Slack).
+// (config.Slack).
 type Options struct {
 	// BotToken (xoxb-…) posts, updates and sends ephemeral messages. Required.
 	BotToken string
 	// AppToken (xapp-…), when set, selects Socket Mode: Run opens the connection
 	// through apps.connections.open. Empty selects HTTP mode.
 	AppToken string
-	// SigningSecret checks the v0 signature of every HTTP-mode request (SPEC §6).
+	// SigningSecret checks the v0 signature of every HTTP-mode request.
 	// Required in HTTP mode, unused in Socket Mode.
 	SigningSecret string
 	// APIURL is the Web API base URL, for test servers (slack.api_url); "" means
@@ -55,11 +55,11 @@ type Options struct {
 	HTTPListen string
 	// Channels are the conversation ids (C…, G…, D…) every prompt is posted to
 	// (slack.channels): Targets. Channel names and user ids do not work here: a tap
-	// is bound to the channel id its message was posted under (SPEC §12.8).
+	// is bound to the channel id its message was posted under.
 	Channels []string
 	// Bot resolves taps and runs the /skald commands. Required.
 	Bot *bot.Bot
-	// Deliveries remembers the ids of the deliveries handled (SPEC §12.7). Required;
+	// Deliveries remembers the ids of the deliveries handled. Required;
 	// a *store.DB.
 	Deliveries DeliveryLog
 	// Now is the clock of the signature window and of the delivery log; nil means
@@ -77,7 +77,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Channel is skald-bot's Slack app (SPEC §6): a bot.Channel that posts approval
+// Channel is skald-bot's Slack app: a bot.Channel that posts approval
 // prompts as Block Kit messages and updates them to their outcome, and the receiver of
 // button clicks and /skald commands — over Socket Mode when Options.AppToken is set,
 // else over HTTP. Create it with New; Run receives. Safe for concurrent use.
@@ -189,8 +189,8 @@ func (c *Channel) SocketMode() bool { return c.appToken != "" }
 
 // Send posts prompt p to channel target with chat.postMessage, as the Block Kit
 // message of Blocks (header, fields, arguments, the four buttons while pending), and
-// returns the message's ts: its reference for Edit and for binding taps (bot.Channel;
-// SPEC §6, §12.8). It blocks for one Web API call. A 429 is returned as a
+// returns the message's ts: its reference for Edit and for binding taps
+// (bot.Channel). It blocks for one Web API call. A 429 is returned as a
 // *bot.RateLimitError carrying Retry-After; an error retrying cannot fix (channel not
 // found, bot not in the channel, bad token, blocks refused) wraps bot.ErrPermanent.
 func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string, error) {
@@ -208,7 +208,7 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 
 // Edit replaces message ref of channel target with p using chat.update, always with
 // p's blocks: a finished prompt has its outcome and no actions block, and an update
-// without blocks would leave the old buttons live (bot.Channel; SPEC §5). It blocks
+// without blocks would leave the old buttons live (bot.Channel). It blocks
 // for one Web API call. Errors as Send; message_not_found and cant_update_message
 // wrap bot.ErrPermanent.
 func (c *Channel) Edit(ctx context.Context, target, ref string, p bot.Prompt) error {

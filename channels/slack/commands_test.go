@@ -9,7 +9,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 )
 
-// Every admin command of SPEC §6 through /skald, in both modes, as typed by a
+// Every admin command through /skald, in both modes, as typed by a
 // stranger, an approver or an admin: the reply comes back as an ephemeral message to
 // whoever typed it; a refused or bad command gets one line and changes nothing.
 func TestCommands(t *testing.T) {

@@ -73,7 +73,7 @@ func (c *Channel) handleCommand(ctx context.Context, key string, cmd slackgo.Sla
 }
 
 // firstDelivery records the delivery key in the delivery log and reports whether it
-// is new (SPEC §12.7). A key of "" (no id to de-duplicate by) counts as new. When the
+// is new. A key of "" (no id to de-duplicate by) counts as new. When the
 // log cannot be written the delivery is not run, and the user is told "Internal
 // error".
 func (c *Channel) firstDelivery(ctx context.Context, key, channel, user string) bool {

@@ -1,6 +1,8 @@
-// Package slack is skald-bot's Slack app (SPEC §6, §12): the adapter between the
-// chat logic of package bot and Slack, over github.com/slack-go/slack and its
-// socketmode package — their only importer. It imports bot, nothing else of ours.
+// Package slack is skald-bot's Slack app: the adapter between the chat logic of
+// package bot and Slack, over github.com/slack-go/slack and its socketmode package —
+// their only importer. It imports bot, nothing else of ours. What a prompt shows, how
+// taps are bound to their messages and how replays are refused is told in
+// docs/design.md, "Chat prompts"; this is how the adapter does it over Slack.
 //
 // # What it does
 //
@@ -16,7 +18,7 @@
 //     with ✅ Approve (primary),
 //     ❌ Reject (danger), ⏱ <bypass_short> and 🔄 Session, whose values are the
 //     callback data "a:<request id>:<ok|no|b15|bs>" of bot.Callback. The message's ts
-//     is its reference, recorded on the request by the Fanout (SPEC §12.6).
+//     is its reference, recorded on the request by the Fanout.
 //   - Edit updates the message with chat.update, always sending the new blocks: the
 //     outcome, no actions block. (A chat.update without blocks keeps the old ones, and
 //     the old buttons would stay live.)
@@ -28,13 +30,13 @@
 //
 //   - A click on a button (a block_actions interaction) goes to bot.HandleTap with
 //     the user's id and name, the channel and the message ts; the tap counts only on
-//     one of the request's own prompt messages (SPEC §12.8) and only for an approver.
+//     one of the request's own prompt messages and only for an approver.
 //     The user gets the answer as an ephemeral message (chat.postEphemeral):
 //     "Approved", "Not authorized", "Already approved by …". The prompt itself is
 //     updated by the Fanout, as for any resolution.
 //   - "/skald <command>" goes to bot.Command (help, whoami, pending, approve, reject,
 //     rules, allow, deny, require, rmrule, setrule, groups, group, bypass, unbypass,
-//     jobs, run, runs; SPEC §6), with Slack's &amp; &lt; &gt; unescaped; the reply is
+//     jobs, run, runs), with Slack's &amp; &lt; &gt; unescaped; the reply is
 //     an ephemeral message in plain_text sections. Who may do what is bot.Access under
 //     "slack": slack.approvers and slack.admins, by Slack user id (U…).
 //   - Replies Slack answers 429 wait Retry-After (Options.Sleep) and are sent again.
@@ -56,7 +58,7 @@
 //
 // Slack delivers again when an ack is late. Each delivery's id — the envelope_id in
 // Socket Mode, the trigger_id over HTTP — is recorded in the store for DeliveryTTL
-// (store.SeenDelivery, SPEC §12.7), and a delivery seen before is acknowledged but
+// (store.SeenDelivery), and a delivery seen before is acknowledged but
 // not run again: a click resolves once, a command runs once.
 //
 // # Wiring

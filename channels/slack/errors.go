@@ -11,10 +11,10 @@ var (
 	ErrInvalidOptions = errors.New("invalid options")
 	// ErrBadSignature: an HTTP-mode request without a well-formed
 	// X-Slack-Signature / X-Slack-Request-Timestamp pair, or whose v0 signature does
-	// not match its body (SPEC §6). The request is answered 401 and nothing changes.
+	// not match its body. The request is answered 401 and nothing changes.
 	ErrBadSignature = errors.New("bad request signature")
 	// ErrStaleRequest: an HTTP-mode request whose X-Slack-Request-Timestamp is more
-	// than MaxRequestAge away from now, old or in the future (a replay; SPEC §6). The
+	// than MaxRequestAge away from now, old or in the future (a replay). The
 	// request is answered 401 and nothing changes.
 	ErrStaleRequest = errors.New("request timestamp outside the 5-minute window")
 	// ErrNoListener: Addr was asked for the address of a Channel that does not listen

@@ -18,14 +18,14 @@ import (
 // A click carries the clicked message, blocks included: tens of kilobytes at most.
 const MaxBodyBytes = 1 << 20
 
-// The Request URLs of an HTTP-mode app (SPEC §6), to enter in the app's settings:
+// The Request URLs of an HTTP-mode app, to enter in the app's settings:
 // Interactivity & Shortcuts → Request URL, and the /skald slash command's Request URL.
 const (
 	PathInteractions = "/slack/interactions"
 	PathCommands     = "/slack/commands"
 )
 
-// Handler returns the HTTP-mode endpoints (SPEC §6): POST /slack/interactions for
+// Handler returns the HTTP-mode endpoints: POST /slack/interactions for
 // button clicks (block_actions) and POST /slack/commands for /skald. Each request's
 // body is read up to MaxBodyBytes (413 beyond) and its v0 signature checked with
 // Verify at Options.Now (401 and nothing changes when it fails); a body that is not a

@@ -13,7 +13,7 @@ import (
 // Notify posts text to channel target with chat.postMessage as a plain message: the
 // text escaped for mrkdwn (bot.EscapeMrkdwn: &, <, > shown as written) and cut to
 // bot.SlackMaxText characters, no blocks, no buttons, no unfurls (bot.Channel: the
-// notice of a finished scheduled run, SPEC §7 notify). It blocks for one Web API
+// notice of a finished scheduled run). It blocks for one Web API
 // call. Errors as Send's: a *bot.RateLimitError for a 429, bot.ErrPermanent wrapped
 // for what retrying cannot fix — and for an empty text, which is not sent.
 func (c *Channel) Notify(ctx context.Context, target, text string) error {

@@ -18,7 +18,7 @@ import (
 
 // The prompt is a Block Kit message: a header, the fields, the arguments in a code
 // block, and one actions block with the four buttons carrying the request id; its ts
-// is recorded on the request (SPEC §6, §12.6).
+// is recorded on the request.
 func TestPromptBlocks(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {

@@ -26,14 +26,11 @@ var fatalAuth = map[string]bool{"invalid_auth": true, "not_authed": true, "accou
 // a token Slack refuses returns an error wrapping ErrAuth at once; a Slack it cannot
 // reach is logged and Run carries on.
 //
-// In Socket Mode (Options.AppToken set) it opens a connection through
-// apps.connections.open, acknowledges every envelope as soon as it is read, and does
-// the work after the ack on a tracked goroutine. slack-go reconnects when the socket
-// drops or Slack asks it to; should its client stop altogether, Run restarts it with
-// backoff (1 s doubling to 5 min). In HTTP mode it serves Handler on
-// Options.HTTPListen (nowhere when that is empty; see Handler and Addr).
-// Deliveries seen before — the same envelope_id, or in HTTP mode the same
-// trigger_id, within DeliveryTTL — are acknowledged and not run again (SPEC §12.7).
+// In Socket Mode (Options.AppToken set) it acknowledges every envelope as soon as it
+// is read and does the work afterwards; should slack-go's client stop altogether, Run
+// restarts it with backoff (1 s doubling to 5 min). In HTTP mode it serves Handler on
+// Options.HTTPListen (nowhere when that is empty). A delivery seen within DeliveryTTL
+// is acknowledged and not run again.
 //
 // When ctx is done Run stops taking deliveries, gives those in flight ShutdownGrace
 // to finish, and returns nil. It returns an error wrapping ErrRunning when called

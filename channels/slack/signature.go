@@ -11,8 +11,7 @@ import (
 )
 
 // MaxRequestAge is how far an HTTP-mode request's X-Slack-Request-Timestamp may be
-// from now, either way, before it is refused as a replay (SPEC §6: "timestamps older
-// than 5 minutes refused").
+// from now, either way, before it is refused as a replay.
 const MaxRequestAge = 5 * time.Minute
 
 // The headers of Slack's request signing.
@@ -22,7 +21,7 @@ const (
 )
 
 // Verify checks the v0 signature of a request Slack sent to an HTTP-mode app (Slack,
-// "Verifying requests from Slack"; SPEC §6): the X-Slack-Request-Timestamp header
+// "Verifying requests from Slack"): the X-Slack-Request-Timestamp header
 // must be Unix seconds no more than MaxRequestAge away from now, and the
 // X-Slack-Signature header must equal "v0=" and the hex HMAC-SHA256, keyed with
 // secret, of "v0:<timestamp>:<body>" over the raw body as received. The signatures

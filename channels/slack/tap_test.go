@@ -11,7 +11,7 @@ import (
 )
 
 // An approver's click approves: the clicker gets an ephemeral toast, and the prompt
-// is updated to the outcome with its buttons gone (SPEC §5, §6).
+// is updated to the outcome with its buttons gone.
 func TestApproverClickApproves(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestApproverClickApproves(t *testing.T) {
 
 // A click by someone who is not an approver changes nothing and gets an ephemeral
 // "Not authorized"; so does a click on a message that is not the request's prompt
-// (SPEC §12.8) and a button that is not ours.
+// (taps are bound to their message) and a button that is not ours.
 func TestClickRefused(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
@@ -84,7 +84,7 @@ func TestClickRefused(t *testing.T) {
 }
 
 // The same delivery twice — Slack redelivers when an ack is late — runs once: one
-// resolution, one toast; a replayed command runs once too (SPEC §12.7).
+// resolution, one toast; a replayed command runs once too.
 func TestDuplicateDelivery(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {

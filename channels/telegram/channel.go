@@ -40,7 +40,7 @@ type Handler interface {
 	Command(ctx context.Context, who bot.Who, line string) bot.Reply
 }
 
-// Store is what the Channel keeps across restarts (SPEC §12.7): the last handled
+// Store is what the Channel keeps across restarts so a replay acts once: the last handled
 // update_id, under a meta key, and the update_ids already handled. *store.DB
 // implements it. Errors are the store's.
 type Store interface {
@@ -53,7 +53,7 @@ type Store interface {
 	SeenDelivery(id string, now time.Time, ttl time.Duration) (bool, error)
 }
 
-// Webhook configures delivery by webhook (telegram.webhook; SPEC §6). A zero URL
+// Webhook configures delivery by webhook (config telegram.webhook). A zero URL
 // means long polling.
 type Webhook struct {
 	// URL is the public https URL Telegram posts updates to (setWebhook's url). The
@@ -106,7 +106,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Channel is the Telegram adapter (SPEC §6): it implements bot.Channel for the
+// Channel is the Telegram adapter: it implements bot.Channel for the
 // Fanout — Send shows a prompt, Edit shows an outcome — and, while Run runs, takes
 // updates by long polling or webhook and hands taps and commands to the Handler.
 // Send and Edit are safe for concurrent use and work before Run is called.

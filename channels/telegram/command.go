@@ -13,7 +13,7 @@ import (
 )
 
 // onMessage runs the admin command a new message holds, if any, and replies in the
-// same chat, as plain text, to that message (SPEC §6, §12.9). Messages that are no
+// same chat, as plain text, to that message. Messages that are no
 // command for this bot, and messages of bots, are ignored.
 func (c *Channel) onMessage(ctx context.Context, m *models.Message) {
 	if m.From == nil || m.From.IsBot {

@@ -115,7 +115,7 @@ func (e *env) snapshot() string {
 	return js(s)
 }
 
-// Every admin command of SPEC §6 through Telegram, with good and bad input, in a
+// Every admin command through Telegram, with good and bad input, in a
 // private chat and as /cmd@BotName in a group chat: the reply is the Bot's, as a
 // reply to the command; a bad one is one line and changes nothing.
 func TestAdminCommands(t *testing.T) {

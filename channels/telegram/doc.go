@@ -1,8 +1,10 @@
-// Package telegram is skald-bot's Telegram channel (SPEC §6, §12): the adapter
-// between the Telegram Bot API, through github.com/go-telegram/bot (this package is
-// its only importer), and the chat logic of package bot. It shows approval prompts
-// with their buttons, edits them to their outcome, answers taps, and runs the admin
-// commands typed in a chat. It imports bot and nothing else of ours.
+// Package telegram is skald-bot's Telegram channel: the adapter between the Telegram
+// Bot API, through github.com/go-telegram/bot (this package is its only importer), and
+// the chat logic of package bot. It shows approval prompts with their buttons, edits
+// them to their outcome, answers taps, and runs the admin commands typed in a chat. It
+// imports bot and nothing else of ours. What a prompt shows, how taps are bound to
+// their messages and how replays are refused is told in docs/design.md, "Chat
+// prompts"; this is how the adapter does it over Telegram.
 //
 //	tg, err := telegram.New(telegram.Options{
 //		Token:   cfg.Telegram.Token.Reveal(),
@@ -42,12 +44,12 @@
 //     backoff.
 //   - By webhook, when Webhook.URL is set: Run listens on Webhook.Listen, then calls
 //     setWebhook with the secret token. Deliveries go to the Channel's own handler,
-//     not the library's (which answers 200 to a wrong secret, SPEC §12.24): a missing
+//     not the library's (which answers 200 to a wrong secret): a missing
 //     or wrong X-Telegram-Bot-Api-Secret-Token gets 401 — compared in constant time,
 //     before anything else, whatever the path —, then another path 404, another
 //     method 405.
 //
-// A replay acts once (SPEC §12.7). The library keeps its offset in memory only, so
+// A replay acts once. The library keeps its offset in memory only, so
 // the Channel stores the last handled update_id after each update (Store.PutMeta,
 // key "telegram.offset.<bot id>") and passes it as the initial offset at the next
 // start; an offset older than the 24 hours Telegram keeps updates is not used. Every
@@ -58,7 +60,7 @@
 //
 // A tap on a prompt's button (a callback query) goes to Handler.HandleTap with the
 // user's id and name and the message's chat and message id, which the request must
-// have stored (SPEC §12.8; a message too old to be sent whole still has both).
+// have stored (a message too old to be sent whole still has both).
 // Every callback query is answered, and the slow work never comes first: the
 // resolution is a few milliseconds of store work, so the Channel waits for it up to
 // Options.TapWait (1 s) to answer with its toast ("Approved", "Already approved by

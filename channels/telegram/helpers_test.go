@@ -463,7 +463,7 @@ func (l *logs) all() string {
 	return strings.Join(root.records, "\n")
 }
 
-// fixture reads an update from testdata (copied from ../shared/fixtures/telegram).
+// fixture reads an update from testdata (real Bot API payloads, with fake ids).
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))

@@ -13,7 +13,7 @@ import (
 // Notify posts text to chat target (a chat id in decimal) as a plain message: no
 // parse mode, so nothing in it is taken for markup and nothing needs escaping; cut
 // to Telegram's 4096 characters with bot.Cut; no buttons (bot.Channel: the notice of
-// a finished scheduled run, SPEC §7 notify). It blocks for one sendMessage call.
+// a finished scheduled run). It blocks for one sendMessage call.
 // Errors as for Send: a *bot.RateLimitError for a 429; bot.ErrPermanent wrapped for
 // what retrying cannot fix, including a target that is no chat id (also
 // ErrBadTarget, and then nothing is called) and an empty text.

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Replays (SPEC §12.7, §12.24). go-telegram/bot keeps its getUpdates offset in memory
+// Replays (docs/design.md, "Chat prompts"). go-telegram/bot keeps its getUpdates offset in memory
 // only, so the Channel stores the last handled update_id itself after each update,
 // and passes it as the initial offset at the next start: a restart does not see
 // again what it already handled. Each update_id is also remembered as a delivery

@@ -17,7 +17,7 @@ import (
 // Send posts prompt p to chat target (a chat id in decimal) in HTML parse mode with
 // its inline keyboard — ✅ Approve ❌ Reject / ⏱ <bypass_short> 🔄 Session, each
 // button's callback_data from bot's codec — and returns the new message_id in decimal
-// (bot.Channel; SPEC §6). It blocks for one sendMessage call. Errors: a
+// (bot.Channel). It blocks for one sendMessage call. Errors: a
 // *bot.RateLimitError for a 429 (the Fanout waits its retry_after); bot.ErrPermanent
 // wrapped for what retrying cannot fix (chat not found, bot blocked or removed, a
 // group upgraded to a supergroup — the error names the new id —, a malformed
@@ -43,7 +43,7 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 }
 
 // Edit replaces message ref of chat target with finished prompt p: the outcome line,
-// and an empty inline keyboard so the buttons go (bot.Channel; SPEC §5, §6). It
+// and an empty inline keyboard so the buttons go (bot.Channel). It
 // blocks for one editMessageText call. "message is not modified" is a success (the
 // message already shows it), and so is "message to edit not found" (a user deleted
 // the message: there is nothing left to update; logged). Errors as for Send.
@@ -133,8 +133,8 @@ func isBadRequest(err error, what string) bool {
 }
 
 // withRetryAfter runs call, and while it answers 429 waits the retry_after the Bot
-// API asked for and calls again (SPEC §6: "HTTP 429 is retried after
-// retry_after"): a rate-limited answer or reply is delayed, never dropped. It
+// API asked for and calls again: a rate-limited answer or reply is delayed, never
+// dropped. It
 // returns call's last error, or ctx's error when ctx ends during a wait.
 func (c *Channel) withRetryAfter(ctx context.Context, op string, call func(ctx context.Context) error) error {
 	for {

@@ -16,19 +16,10 @@ const (
 	startMaxBackoff = time.Minute
 )
 
-// Run takes updates until ctx is done (SPEC §6): it asks getMe for the bot's
-// username (for "/cmd@BotName"), then
-//
-//   - with no webhook URL, deletes a webhook left over from an earlier setup (else
-//     getUpdates would answer 409) and long-polls through go-telegram/bot, from the
-//     stored offset, one update at a time, storing the offset after each;
-//   - with one, listens on Webhook.Listen, calls setWebhook with the secret token and
-//     serves the deliveries.
-//
-// Start-up calls that fail for a passing reason (network, 5xx, 429) are retried with
-// backoff (1 s doubling to 1 min). Run blocks; it returns nil once ctx is done and
-// every goroutine it started — the library's poller and worker, the webhook server,
-// the taps still resolving — has stopped. Errors: ErrRunning when called twice;
+// Run takes updates, by long polling or by webhook (see the package doc), until ctx is
+// done. Start-up calls that fail for a passing reason (network, 5xx, 429) are retried
+// with backoff (1 s doubling to 1 min). Run blocks; it returns nil once ctx is done and
+// every goroutine it started has stopped. Errors: ErrRunning when called twice;
 // ErrUnauthorized when the Bot API refuses the token; ErrWebhookRefused when it
 // refuses the webhook; the listener's error when Webhook.Listen cannot be bound; the
 // webhook server's error should it stop on its own.

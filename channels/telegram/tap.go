@@ -16,7 +16,7 @@ import (
 // button stops spinning, and the message itself shows the outcome once it is edited.
 const ToastWorking = "⏳ Working on it…"
 
-// Taps (SPEC §6, §12.8). Every callback query is answered, and promptly: a client
+// Taps (docs/design.md, "Chat prompts"). Every callback query is answered, and promptly: a client
 // shows a spinner on the button until answerCallbackQuery, and the Bot API refuses a
 // late answer ("query is too old"). The design chosen:
 //

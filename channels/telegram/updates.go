@@ -14,7 +14,7 @@ import (
 // handle acts on one update, however it came (long polling or webhook): a callback
 // query is a tap, a new message may be a command; an edited message — which never
 // runs a command again — and every other kind are ignored. An update_id handled
-// before is ignored too (SPEC §12.7).
+// before is ignored too, so a replay acts once.
 func (c *Channel) handle(ctx context.Context, u *models.Update) {
 	if u.ID > 0 && !c.firstDelivery(u.ID) {
 		return

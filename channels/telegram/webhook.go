@@ -17,7 +17,7 @@ import (
 	"github.com/go-telegram/bot/models"
 )
 
-// Webhook mode (SPEC §6, §12.24). go-telegram/bot's own WebhookHandler answers 200 to
+// Webhook mode. go-telegram/bot's own WebhookHandler answers 200 to
 // a delivery with a wrong secret token (it only logs), so the Channel serves its own
 // handler and decodes updates itself; the library is used for the Bot API calls.
 
@@ -35,9 +35,10 @@ const shutdownTimeout = 10 * time.Second
 // webhookHandler serves Telegram's deliveries: 401 when the secret token header is
 // missing or wrong (compared in constant time) — first, so that such a request
 // learns nothing and nothing of it is read or acted on —, 404 for another path than
-// the webhook URL's, 405 for another method than POST, 413 for a body over 1 MiB, 400 for one that is not an update; else the
-// update is handled (ctx is Run's) and the answer is 200 once it is. A delivery
-// that arrives while Run stops gets 503, and Telegram delivers it again later.
+// the webhook URL's, 405 for another method than POST, 413 for a body over 1 MiB, 400
+// for one that is not an update; else the update is handled (ctx is Run's) and the
+// answer is 200 once it is. A delivery that arrives while Run stops gets 503, and
+// Telegram delivers it again later.
 func (c *Channel) webhookHandler(ctx context.Context) http.Handler {
 	secret := []byte(c.webhook.SecretToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -2,12 +2,13 @@
 // Slack channel uses and a Socket Mode endpoint, on 127.0.0.1, spoken to by the real
 // github.com/slack-go/slack client (v0.35.0) and its socketmode package. It also
 // builds signed HTTP-mode requests, for the bot's own /slack/interactions and
-// /slack/commands endpoints (SPEC §6).
+// /slack/commands endpoints.
 //
 // It is a normal package, not a _test one, so that channels/slack tests and the
-// end-to-end suite can share it. Everything it sends and accepts follows Slack's
-// documentation and the real payloads in testdata/ (copied from
-// ../shared/fixtures/slack), which it embeds as templates.
+// end-to-end suite can share it. What the Slack channel must do with what this server
+// sends is told in docs/design.md, "Chat prompts". Everything it sends and accepts follows Slack's
+// documentation and the real payloads in testdata/ (captured, with fake ids), which it
+// embeds as templates.
 //
 // # Starting it
 //

@@ -10,7 +10,7 @@ import (
 	"net/url"
 )
 
-// Templates: real payloads (../shared/fixtures/slack, copied into testdata/) that the
+// Templates: real payloads (captured, with fake ids, in testdata/) that the
 // envelopes and bodies are built from, with the fields a test chooses replaced.
 var (
 	//go:embed testdata/block_actions_payload.json

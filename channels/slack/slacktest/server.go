@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// Identities of the fake workspace. They are the fake ids of the fixtures the payloads
-// are built from (../shared/fixtures/README.md), so recorded payloads read like them.
+// Identities of the fake workspace. They are the fake ids of the fixtures in testdata
+// the payloads are built from, so recorded payloads read like them.
 const (
 	// DefaultBotToken is the bot token (xoxb-…) New accepts when Config.BotToken is empty.
 	DefaultBotToken = "xoxb-0000000001-0000000002-FAKEbotTOKEN0001"
@@ -206,9 +206,9 @@ func New(cfg Config) (*Server, error) {
 // trailing slash is part of it.
 func (s *Server) URL() string { return s.http.URL + "/api/" }
 
-// Close closes every open Socket Mode connection abruptly (retired ones too), stops the HTTP server and waits
-// until all its goroutines have returned. Wait helpers blocked at that moment return
-// ErrClosed. Calling Close again does nothing.
+// Close closes every open Socket Mode connection abruptly (retired ones too), stops the
+// HTTP server and waits until all its goroutines have returned. Wait helpers blocked at
+// that moment return ErrClosed. Calling Close again does nothing.
 func (s *Server) Close() {
 	s.mu.Lock()
 	if s.closed {

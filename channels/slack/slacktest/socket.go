@@ -242,10 +242,10 @@ func (s *Server) Drop() error {
 }
 
 // Disconnect sends the newest connection a disconnect message with reason ("warning",
-// "refresh_requested", "link_disabled"; fixture socket_mode_disconnect.json) and
-// retires it: nothing more is pushed to it. The client is expected to close it and
-// reconnect through apps.connections.open; Close closes it otherwise. It returns an error wrapping ErrNotConnected when no client
-// is connected, or the write error.
+// "refresh_requested", "link_disabled"; fixture socket_mode_disconnect.json) and retires
+// it: nothing more is pushed to it. The client is expected to close it and reconnect
+// through apps.connections.open; Close closes it otherwise. It returns an error wrapping
+// ErrNotConnected when no client is connected, or the write error.
 func (s *Server) Disconnect(reason string) error {
 	s.mu.Lock()
 	c := s.newest(true)

@@ -18,10 +18,10 @@ type Call struct {
 }
 
 // FailNext makes the next call of method (e.g. "sendMessage" or "getUpdates";
-// case-insensitive, as Bot API method names are) answer e instead of being served; the call is still recorded and
-// changes nothing else. Failures queue up: two FailNext calls fail the next two calls.
-// Typical values: TooManyRequests(n), ErrNotModified, ErrTerminatedByOtherPoll,
-// ErrWebhookActive, ErrBotBlocked, ServerError(502).
+// case-insensitive, as Bot API method names are) answer e instead of being served; the call
+// is still recorded and changes nothing else. Failures queue up: two FailNext calls fail
+// the next two calls. Typical values: TooManyRequests(n), ErrNotModified,
+// ErrTerminatedByOtherPoll, ErrWebhookActive, ErrBotBlocked, ServerError(502).
 //
 // It returns an error wrapping ErrUnknownMethod for a method this server does not
 // serve, or ErrInvalidFailure for a Code outside 400–599 or an empty Description;

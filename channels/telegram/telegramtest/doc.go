@@ -3,6 +3,8 @@
 // github.com/go-telegram/bot client at it (bot.WithServerURL(srv.URL())), act as
 // Telegram users by injecting updates, and read back what the bot sent. It is a
 // normal package so that tests of other packages can import it; nothing else should.
+// What the Telegram channel must do with what this server sends is told in
+// docs/design.md, "Chat prompts".
 //
 //	srv, err := telegramtest.New(telegramtest.Config{Chats: []models.Chat{{ID: 100000001}}})
 //	if err != nil { t.Fatal(err) }

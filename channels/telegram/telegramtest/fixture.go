@@ -7,9 +7,9 @@ import (
 	"path"
 )
 
-// fixtures are real Bot API payloads copied from ../shared/fixtures/telegram (see
-// its README for where each comes from): error envelopes, updates (private, group and
-// supergroup commands, callback queries) and a webhook request.
+// fixtures are real Bot API payloads, captured and given fake ids: error envelopes,
+// updates (private, group and supergroup commands, callback queries) and a webhook
+// request.
 //
 //go:embed testdata/*.json testdata/*.txt
 var fixtures embed.FS

@@ -17,8 +17,8 @@ import (
 	"github.com/go-telegram/bot/models"
 )
 
-// Identities of the fake bot. They are the fake ids of the fixtures
-// (../shared/fixtures/README.md), so recorded messages read like them.
+// Identities of the fake bot. They are the fake ids of the fixtures in testdata, so
+// recorded messages read like them.
 const (
 	// DefaultToken is the bot token New accepts when Config.Token is empty. Its bot id
 	// is BotID.

@@ -19,14 +19,14 @@ import (
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 )
 
-// The people and chats of the fixtures (../shared/fixtures/README.md).
+// The people and chats of the fixtures in testdata.
 var (
 	jane      = models.User{ID: 100000001, FirstName: "Jane", Username: "jane_doe_example"}
 	janeChat  = models.Chat{ID: 100000001, Type: models.ChatTypePrivate, FirstName: "Jane", Username: "jane_doe_example"}
 	groupChat = models.Chat{ID: -5000000001, Type: models.ChatTypeGroup, Title: "Fake Approvers Group"}
 )
 
-// approvalKeyboard is the prompt keyboard of SPEC §1: ✅ Approve ❌ Reject / ⏱ 15 min 🔄 Session.
+// approvalKeyboard is the prompt keyboard: ✅ Approve ❌ Reject / ⏱ 15 min 🔄 Session.
 var approvalKeyboard = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{
 	{{Text: "✅ Approve", CallbackData: "a:42:ok"}, {Text: "❌ Reject", CallbackData: "a:42:no"}},
 	{{Text: "⏱ 15 min", CallbackData: "a:42:b15"}, {Text: "🔄 Session", CallbackData: "a:42:bs"}},
