@@ -171,7 +171,7 @@ func TestCommandsBad(t *testing.T) {
 			catchAll = r.ID
 		}
 	}
-	if _, err := e.g.SetBypass("s3", "all", 0, store.Actor{By: "api", Via: "api"}); err != nil {
+	if _, err := e.g.SetBypass("s3", "all", 0, "", store.Actor{By: "api", Via: "api"}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -251,8 +251,10 @@ func TestCommandsBad(t *testing.T) {
 		{alice, "bypass s1 scope=category:", gate.ErrInvalidScope, "bad scope"},
 		{alice, "bypass s1 scope=all scope=all", ErrUsage, "scope given twice"},
 		{alice, "bypass s1 for=1h", ErrUsage, `unknown key "for"`},
-		{alice, "bypass s1 1h scope=all extra", ErrUsage, "too many arguments"},
+		{alice, "bypass s1 1h scope=all caller=admin extra", ErrUsage, "too many arguments"},
 		{alice, `bypass ""`, gate.ErrNoSession, "bad session"},
+		{alice, "bypass s1 caller=agent-XYZ", ErrUsage, `bad caller "agent-XYZ"`},
+		{alice, "bypass s1 caller=admin caller=local", ErrUsage, "caller given twice"},
 		{alice, "unbypass", ErrUsage, "missing arguments"},
 		{alice, "run", ErrUsage, "run: missing arguments"},
 		{alice, "run nosuch", ErrUnknownJob, `run: unknown job "nosuch"; see jobs`},
