@@ -36,7 +36,7 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 			want gate.Decision // during the window
 		}{
 			{gate.Call{ToolName: "Bash", SessionID: "s1"}, gate.DecisionAllow},
-			{gate.Call{ToolName: "execute_cmd", SessionID: "s1"}, gate.DecisionAllow},                         // same category
+			{gate.Call{ToolName: "execute_cmd", SessionID: "s1"}, gate.DecisionAllow},                           // same category
 			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "s1", Category: "shell"}, gate.DecisionPending}, // a sent category is only claimed
 			{gate.Call{ToolName: "write_file", SessionID: "s1", Category: "shell",
 				Arguments: map[string]any{"path": "src/a"}}, gate.DecisionPending}, // filesystem: the config's category wins
