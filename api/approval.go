@@ -244,7 +244,7 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 	if err := decode(w, r, &body, false); err != nil {
 		return err
 	}
-	res := gate.Resolution{Note: body.Note, By: actor(r).By, Via: actor(r).Via}
+	res := gate.Resolution{Note: body.Note, By: actor(r).By, Via: actor(r).Via, Caller: principalOf(r).caller()}
 	switch body.Action {
 	case ActionApprove:
 		res.Approve = true
