@@ -124,6 +124,18 @@ func TestCommandsGood(t *testing.T) {
 	e.ok(alice, "unbypass s9", "Cleared 3 bypasses of session s9.")
 	e.ok(alice, "unbypass s9", "Session s9 has no bypass.")
 
+	// A bypass naming a caller covers that caller's calls only.
+	e.ok(alice, "bypass s8 session scope=tool:Bash caller=agent-0123456789ab",
+		"Bypass for session s8, scope tool:Bash, caller agent-0123456789ab, for the whole session.")
+	for caller, want := range map[string]gate.Decision{
+		"agent-0123456789ab": gate.DecisionAllow, "agent-ba9876543210": gate.DecisionPending,
+	} {
+		out, err := e.g.Check(context.Background(), gate.Call{ToolName: "Bash", SessionID: "s8", Caller: caller})
+		if err != nil || out.Decision != want {
+			t.Errorf("Bash of %s in s8: %+v, %v; want %s", caller, out, err, want)
+		}
+	}
+
 	e.ok(alice, "jobs", "nightly-backup · last run #7 waiting_approval · schedule · 2026-11-30 02:00 UTC · 1 steps · waiting for request 3", "weekly-report · never run")
 	e.ok(alice, "run weekly-report", "Started run 9 of weekly-report (running).")
 	if len(jobs.triggered) != 1 {
