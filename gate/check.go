@@ -56,7 +56,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("gate: check: %w: tool_name is required", ErrInvalidCall)
 	}
 	c.Caller = callerOf(c.Caller)
-	if store.IsAgentCaller(c.Caller) && strings.HasPrefix(c.SessionID, "cron:") {
+	if strings.HasPrefix(c.SessionID, "cron:") && store.IsAgentCaller(c.Caller) {
 		return Outcome{}, fmt.Errorf("gate: check %s: %w: session ids beginning with cron: belong to scheduled runs",
 			c.ToolName, ErrForbidden)
 	}
