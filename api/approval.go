@@ -244,7 +244,8 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 	if err := decode(w, r, &body, false); err != nil {
 		return err
 	}
-	res := gate.Resolution{Note: body.Note, By: actor(r).By, Via: actor(r).Via, Caller: principalOf(r).caller()}
+	by := actor(r)
+	res := gate.Resolution{Note: body.Note, By: by.By, Via: by.Via, Caller: principalOf(r).caller()}
 	switch body.Action {
 	case ActionApprove:
 		res.Approve = true

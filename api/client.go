@@ -222,10 +222,12 @@ func (c *Client) Tools(ctx context.Context) (gate.Catalog, error) {
 // SetBypass gives session a bypass of scope ("" = all) for secs seconds (0 = the whole
 // session) covering caller's calls ("" = every caller's) (POST
 // /api/sessions/{id}/bypass). 422 for a bad scope or caller.
-func (c *Client) SetBypass(ctx context.Context, session, scope, caller string, secs int64) (gate.Bypass, error) {
+func (c *Client) SetBypass(ctx context.Context, session, scope, caller string,
+	secs int64) (gate.Bypass, error) {
 	var out gate.Bypass
 	body := BypassRequest{Secs: &secs, Scope: scope, Caller: caller}
-	err := c.do(ctx, http.MethodPost, "/api/sessions/"+url.PathEscape(session)+"/bypass", nil, body, &out)
+	path := "/api/sessions/" + url.PathEscape(session) + "/bypass"
+	err := c.do(ctx, http.MethodPost, path, nil, body, &out)
 	return out, err
 }
 

@@ -73,7 +73,9 @@ func init() {
 		{"setrule", RoleAdmin, "setrule <id> key=value... (keys: tool action path agent source priority group note)", "change a rule", (*Bot).setRule},
 		{"groups", RoleAdmin, "groups", "list the permission groups", (*Bot).groups},
 		{"group", RoleAdmin, "group add <id> [name] · group dup <src> <new> [name] · group rm <id>", "add, copy or delete a permission group", (*Bot).group},
-		{"bypass", RoleAdmin, "bypass <session> [15m|1h|session] [scope=all|category:X|mcp:Y] [caller=C]", "let a session's calls through without asking", (*Bot).bypass},
+		{"bypass", RoleAdmin,
+			"bypass <session> [15m|1h|session] [scope=all|category:X|mcp:Y] [caller=C]",
+			"let a session's calls through without asking", (*Bot).bypass},
 		{"unbypass", RoleAdmin, "unbypass <session>", "end a session's bypasses", (*Bot).unbypass},
 		{"jobs", RoleAdmin, "jobs", "list the scheduled jobs", (*Bot).listJobs},
 		{"run", RoleAdmin, "run <job>", "start a job now", (*Bot).runJob},
@@ -711,7 +713,8 @@ func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
 		who = ", caller " + caller
 	}
 	if bp.ExpiresAt.IsZero() {
-		return fmt.Sprintf("Bypass for session %s, scope %s%s, for the whole session.", session, scope, who), nil
+		return fmt.Sprintf("Bypass for session %s, scope %s%s, for the whole session.",
+			session, scope, who), nil
 	}
 	return fmt.Sprintf("Bypass for session %s, scope %s%s, for %s (until %s).", session, scope, who,
 		DurationLabel(time.Duration(secs)*time.Second), bp.ExpiresAt.UTC().Format("15:04 UTC")), nil

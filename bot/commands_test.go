@@ -130,7 +130,8 @@ func TestCommandsGood(t *testing.T) {
 	for caller, want := range map[string]gate.Decision{
 		"agent-0123456789ab": gate.DecisionAllow, "agent-ba9876543210": gate.DecisionPending,
 	} {
-		out, err := e.g.Check(context.Background(), gate.Call{ToolName: "Bash", SessionID: "s8", Caller: caller})
+		call := gate.Call{ToolName: "Bash", SessionID: "s8", Caller: caller}
+		out, err := e.g.Check(context.Background(), call)
 		if err != nil || out.Decision != want {
 			t.Errorf("Bash of %s in s8: %+v, %v; want %s", caller, out, err, want)
 		}

@@ -121,7 +121,8 @@ type Count int
 func (c *Count) UnmarshalYAML(n *yaml.Node) error {
 	var v int
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s: must be an integer", n.Line, quote(n.Value))}}
+		msg := fmt.Sprintf("line %d: %s: must be an integer", n.Line, quote(n.Value))
+		return &yaml.TypeError{Errors: []string{msg}}
 	}
 	*c = Count(v)
 	return nil

@@ -36,7 +36,10 @@ func (c *Config) setDefaults() {
 	for _, l := range []struct {
 		n **Count
 		v Count
-	}{{&c.Limits.PendingPerCaller, DefaultPendingPerCaller}, {&c.Limits.PendingTotal, DefaultPendingTotal}} {
+	}{
+		{&c.Limits.PendingPerCaller, DefaultPendingPerCaller},
+		{&c.Limits.PendingTotal, DefaultPendingTotal},
+	} {
 		if *l.n == nil {
 			v := l.v
 			*l.n = &v
@@ -123,7 +126,8 @@ func (c *Config) validateLimits(p *problems) {
 		{"limits.pending_total", c.Limits.PendingTotal, DefaultPendingTotal},
 	} {
 		if l.n != nil && *l.n < 1 {
-			p.add(l.key, strconv.Itoa(int(*l.n)), fmt.Sprintf("must be a positive integer (leave the key out for the default %d)", l.def))
+			p.add(l.key, strconv.Itoa(int(*l.n)), fmt.Sprintf(
+				"must be a positive integer (leave the key out for the default %d)", l.def))
 		}
 	}
 }

@@ -19,8 +19,12 @@ func TestValidationErrors(t *testing.T) {
 		{"bypass_short zero", "bypass_short: 0s", `config: bypass_short "0s": must be at least 1s (leave the key out for the default 15m)`},
 		{"bypass_short under a second", "bypass_short: 500ms", `config: bypass_short "500ms": must be at least 1s (leave the key out for the default 15m)`},
 		{"job approval_timeout zero", "jobs: [{name: a, schedule: \"@daily\", approval_timeout: 0m, steps: [{tool: x}]}]", `config: jobs[0].approval_timeout "0s": must be more than 0 (leave the key out for the global approval_timeout)`},
-		{"pending_per_caller zero", "limits: {pending_per_caller: 0}", `config: limits.pending_per_caller "0": must be a positive integer (leave the key out for the default 1000)`},
-		{"pending_total negative", "limits: {pending_total: -3}", `config: limits.pending_total "-3": must be a positive integer (leave the key out for the default 10000)`},
+		{"pending_per_caller zero", "limits: {pending_per_caller: 0}",
+			`config: limits.pending_per_caller "0": must be a positive integer ` +
+				`(leave the key out for the default 1000)`},
+		{"pending_total negative", "limits: {pending_total: -3}",
+			`config: limits.pending_total "-3": must be a positive integer ` +
+				`(leave the key out for the default 10000)`},
 		{"log level", "log: {level: loud}", `config: log.level "loud": must be debug, info, warn or error`},
 		{"log format", "log: {format: xml}", `config: log.format "xml": must be text or json`},
 		{"data_dir NUL", "data_dir: \"a\\0b\"", `config: data_dir "a\x00b": must not contain a NUL byte`},
@@ -173,7 +177,9 @@ func TestLimits(t *testing.T) {
 			}
 		})
 	}
-	for _, in := range []string{"limits: {pending_total: many}", "limits: {pending_per_caller: 1.5}", "limits: {max: 1}"} {
+	for _, in := range []string{
+		"limits: {pending_total: many}", "limits: {pending_per_caller: 1.5}", "limits: {max: 1}",
+	} {
 		_, err := Parse([]byte(in), noEnv)
 		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "limits.") {
 			t.Errorf("Parse(%q): %v, want a syntax error naming the key", in, err)

@@ -387,9 +387,10 @@ func TestRunEndsItsBypasses(t *testing.T) {
 	if bs := e.gate.Bypasses(session); bs != nil {
 		t.Errorf("bypasses of the finished run's session: %+v, want none", bs)
 	}
-	out, err := e.gate.Check(context.Background(), gate.Call{ToolName: "write_file", SessionID: session,
-		ToolCallID: "late", AgentID: "ops", Source: cron.SourceCron, Caller: store.CallerCron,
-		Arguments: map[string]any{"path": "out/c.txt", "content": "c"}})
+	late := gate.Call{ToolName: "write_file", SessionID: session, ToolCallID: "late",
+		AgentID: "ops", Source: cron.SourceCron, Caller: store.CallerCron,
+		Arguments: map[string]any{"path": "out/c.txt", "content": "c"}}
+	out, err := e.gate.Check(context.Background(), late)
 	if err != nil || out.Decision != gate.DecisionPending {
 		t.Errorf("a call in the finished run's session: %+v %v, want pending", out, err)
 	}

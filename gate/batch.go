@@ -122,7 +122,8 @@ func (c *catalog) see(tool string, b *batcher) {
 	if c.n.Add(1) > store.MaxTools {
 		c.n.Add(-1)
 		if c.full.CompareAndSwap(false, true) {
-			c.log.Warn("the tool catalog is full: new tool names are no longer recorded", "max", store.MaxTools)
+			c.log.Warn("the tool catalog is full: new tool names are no longer recorded",
+				"max", store.MaxTools)
 		}
 		return
 	}

@@ -168,7 +168,8 @@ func (m *Manager) grant(b Bypass) {
 // is granted. Errors, after which nothing changed: ErrNoSession, ErrInvalidBypass
 // (secs negative or above MaxBypassSecs, a malformed caller), ErrInvalidScope, or the
 // store's error.
-func (m *Manager) SetBypass(sessionID, scope string, secs int64, caller string, by store.Actor) (Bypass, error) {
+func (m *Manager) SetBypass(sessionID, scope string, secs int64, caller string,
+	by store.Actor) (Bypass, error) {
 	if sessionID == "" {
 		return Bypass{}, fmt.Errorf("gate: set bypass: %w", ErrNoSession)
 	}
@@ -187,8 +188,8 @@ func (m *Manager) SetBypass(sessionID, scope string, secs int64, caller string, 
 		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w", sessionID, err)
 	}
 	m.grant(b)
-	m.log.Info("bypass granted", "session_id", sessionID, "scope", scope, "caller", caller, "secs", secs,
-		"by", by.By, "via", by.Via)
+	m.log.Info("bypass granted", "session_id", sessionID, "scope", scope, "caller", caller,
+		"secs", secs, "by", by.By, "via", by.Via)
 	return b, nil
 }
 

@@ -25,8 +25,8 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 		if g := res.Resolution.Bypass; g == nil || g.Scope != "category:shell" || g.Secs != secs {
 			t.Errorf("stored bypass %+v, want category:shell for 900 s", g)
 		}
-		want := []gate.Bypass{{SessionID: "s1", Scope: "category:shell", Caller: store.CallerAdmin, RequestID: r.ID,
-			Profile: "default", ExpiresAt: time.Now().Add(15 * time.Minute)}}
+		want := []gate.Bypass{{SessionID: "s1", Scope: "category:shell", Caller: store.CallerAdmin,
+			RequestID: r.ID, Profile: "default", ExpiresAt: time.Now().Add(15 * time.Minute)}}
 		if got := e.m.Bypasses("s1"); !jsonEqual(got, want) {
 			t.Errorf("Bypasses = %v, want %v", got, want)
 		}
@@ -36,8 +36,11 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 			want gate.Decision // during the window
 		}{
 			{gate.Call{ToolName: "Bash", SessionID: "s1"}, gate.DecisionAllow},
-			{gate.Call{ToolName: "execute_cmd", SessionID: "s1"}, gate.DecisionAllow},                           // same category
-			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "s1", Category: "shell"}, gate.DecisionPending}, // a sent category is only claimed
+			// The same category.
+			{gate.Call{ToolName: "execute_cmd", SessionID: "s1"}, gate.DecisionAllow},
+			// A sent category is only claimed.
+			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "s1", Category: "shell"},
+				gate.DecisionPending},
 			{gate.Call{ToolName: "write_file", SessionID: "s1", Category: "shell",
 				Arguments: map[string]any{"path": "src/a"}}, gate.DecisionPending}, // filesystem: the config's category wins
 			{gate.Call{ToolName: "Bash", SessionID: "s2"}, gate.DecisionPending}, // another session
@@ -76,7 +79,8 @@ func TestBypassScopesAndSession(t *testing.T) {
 		}{
 			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "a"}, "mcp:gmail"},
 			{gate.Call{ToolName: "frobnicate", SessionID: "b"}, "tool:frobnicate"},
-			{gate.Call{ToolName: "frobnicate", SessionID: "c", Category: "misc"}, "tool:frobnicate"}, // only claimed
+			// A sent category is only claimed.
+			{gate.Call{ToolName: "frobnicate", SessionID: "c", Category: "misc"}, "tool:frobnicate"},
 		} {
 			r := e.require(c.call)
 			zero := int64(0)

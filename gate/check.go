@@ -57,8 +57,8 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	}
 	c.Caller = callerOf(c.Caller)
 	if strings.HasPrefix(c.SessionID, "cron:") && store.IsAgentCaller(c.Caller) {
-		return Outcome{}, fmt.Errorf("gate: check %s: %w: session ids beginning with cron: belong to scheduled runs",
-			c.ToolName, ErrForbidden)
+		return Outcome{}, fmt.Errorf("gate: check %s: %w: %s", c.ToolName, ErrForbidden,
+			"session ids beginning with cron: belong to scheduled runs")
 	}
 	snap := m.snap.Load()
 	p, group, err := m.route(snap, c.Group, c.Profile)

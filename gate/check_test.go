@@ -193,8 +193,9 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 	})
 	e.run()
 	call := gate.Call{ToolName: "Write", SessionID: "s", ToolCallID: "w1", Cwd: e.root + "/docs",
-		Arguments: map[string]any{"file_path": "notes.txt", "content": "x"}, Caller: "agent-aaaaaaaaaaaa",
-		AgentID: "bot-1", Source: "claude-code", ContextLabel: "fix the tests", Category: "notes"}
+		Arguments: map[string]any{"file_path": "notes.txt", "content": "x"},
+		Caller:    "agent-aaaaaaaaaaaa",
+		AgentID:   "bot-1", Source: "claude-code", ContextLabel: "fix the tests", Category: "notes"}
 	r := e.require(call)
 	e.notes.next(t)
 	if r.Cwd != e.root+"/docs" {
@@ -218,9 +219,11 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 		{"another profile", "not the same group", func(c *gate.Call) { c.Profile = "ci" }},
 		{"another agent id", "not the same agent_id", func(c *gate.Call) { c.AgentID = "bot-2" }},
 		{"another source", "not the same source", func(c *gate.Call) { c.Source = "codex" }},
-		{"another context label", "not the same context_label", func(c *gate.Call) { c.ContextLabel = "x" }},
+		{"another context label", "not the same context_label",
+			func(c *gate.Call) { c.ContextLabel = "x" }},
 		{"another category", "not the same category", func(c *gate.Call) { c.Category = "shell" }},
-		{"another token", "made by another caller", func(c *gate.Call) { c.Caller = "agent-bbbbbbbbbbbb" }},
+		{"another token", "made by another caller",
+			func(c *gate.Call) { c.Caller = "agent-bbbbbbbbbbbb" }},
 		{"the admin", "made by another caller", func(c *gate.Call) { c.Caller = "" }},
 		{"local", "made by another caller", func(c *gate.Call) { c.Caller = store.CallerLocal }},
 	} {
@@ -257,9 +260,11 @@ func TestCategoryFromConfigWins(t *testing.T) {
 	} {
 		t.Run(c.tool+" "+c.sent, func(t *testing.T) {
 			r := e.require(gate.Call{ToolName: c.tool, SessionID: "s", Category: c.sent})
-			if r.Category != c.want || r.ClaimedCategory != c.claimed || r.MCPServer != c.server || r.BypassScope() != c.scope {
+			if r.Category != c.want || r.ClaimedCategory != c.claimed || r.MCPServer != c.server ||
+				r.BypassScope() != c.scope {
 				t.Errorf("category %q claimed %q server %q scope %q, want %q %q %q %q",
-					r.Category, r.ClaimedCategory, r.MCPServer, r.BypassScope(), c.want, c.claimed, c.server, c.scope)
+					r.Category, r.ClaimedCategory, r.MCPServer, r.BypassScope(),
+					c.want, c.claimed, c.server, c.scope)
 			}
 		})
 	}

@@ -17,7 +17,9 @@ const agentA, agentB = "agent-aaaaaaaaaaaa", "agent-bbbbbbbbbbbb"
 // TestPendingLimitsConcurrent: callers racing past a limit get exactly as many
 // requests as it allows; the others are refused and store nothing.
 func TestPendingLimitsConcurrent(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) { o.Limits = gate.Limits{PendingPerCaller: 5, PendingTotal: 8} })
+	e := newEnv(t, func(o *gate.Options) {
+		o.Limits = gate.Limits{PendingPerCaller: 5, PendingTotal: 8}
+	})
 	const n = 20
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -46,11 +48,14 @@ func TestPendingLimitsConcurrent(t *testing.T) {
 	}
 	// The total: agent B gets the 3 left.
 	for i := range 3 {
-		e.require(gate.Call{ToolName: "Bash", SessionID: "b", ToolCallID: fmt.Sprint("b", i), Caller: agentB})
+		e.require(gate.Call{ToolName: "Bash", SessionID: "b", ToolCallID: fmt.Sprint("b", i),
+			Caller: agentB})
 	}
 	before := e.state()
-	_, err = e.m.Check(context.Background(), gate.Call{ToolName: "Bash", SessionID: "c", Caller: store.CallerCron})
-	wantErr(t, err, gate.ErrTooManyPending, "gate: check Bash: too many pending requests: 8 are waiting for a human")
+	cronStep := gate.Call{ToolName: "Bash", SessionID: "c", Caller: store.CallerCron}
+	_, err = e.m.Check(context.Background(), cronStep)
+	wantErr(t, err, gate.ErrTooManyPending,
+		"gate: check Bash: too many pending requests: 8 are waiting for a human")
 	e.unchanged(before)
 }
 
@@ -72,10 +77,14 @@ func TestPendingLimitsAcrossRestart(t *testing.T) {
 	wantErr(t, err, gate.ErrTooManyPending, "this caller already has 2 waiting for a human")
 	e.unchanged(before)
 	// A replay still gets its request; another caller is not held to A's limit.
-	if out, err := m.Check(ctx, gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t1", Caller: agentA}); err != nil || out.Request == nil || out.Request.ID != a.ID {
+	bash := func(session, tc, caller string) gate.Call {
+		return gate.Call{ToolName: "Bash", SessionID: session, ToolCallID: tc, Caller: caller}
+	}
+	out, err := m.Check(ctx, bash("s", "t1", agentA))
+	if err != nil || out.Request == nil || out.Request.ID != a.ID {
 		t.Fatalf("a replay at the limit: %+v %v", out, err)
 	}
-	if _, err := m.Check(ctx, gate.Call{ToolName: "Bash", SessionID: "o", Caller: agentB}); err != nil {
+	if _, err := m.Check(ctx, bash("o", "", agentB)); err != nil {
 		t.Fatalf("another caller: %v", err)
 	}
 	if _, err := m.CancelRequest(a.ID, "", store.Actor{By: "agent", Via: "api"}, agentA); err != nil {
@@ -84,18 +93,19 @@ func TestPendingLimitsAcrossRestart(t *testing.T) {
 	if _, err := m.Check(ctx, third); err != nil {
 		t.Fatalf("after a cancellation: %v", err)
 	}
-	if _, err := m.Resolve(ctx, b.ID, gate.Resolution{Approve: true, By: "alice", Via: "api"}); err != nil {
+	approve := gate.Resolution{Approve: true, By: "alice", Via: "api"}
+	if _, err := m.Resolve(ctx, b.ID, approve); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Check(ctx, gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t4", Caller: agentA}); err != nil {
+	if _, err := m.Check(ctx, bash("s", "t4", agentA)); err != nil {
 		t.Fatalf("after a resolution: %v", err)
 	}
-	_, err = m.Check(ctx, gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t5", Caller: agentA})
+	_, err = m.Check(ctx, bash("s", "t5", agentA))
 	wantErr(t, err, gate.ErrTooManyPending)
 	if _, err := m.CancelSession("s", admin); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Check(ctx, gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t5", Caller: agentA}); err != nil {
+	if _, err := m.Check(ctx, bash("s", "t5", agentA)); err != nil {
 		t.Fatalf("after cancelling the session: %v", err)
 	}
 }
@@ -116,8 +126,9 @@ func TestCronSessionForAgents(t *testing.T) {
 	before := e.state()
 	for _, caller := range []string{agentA, store.CallerLocal} {
 		for _, tool := range []string{"Bash", "Read"} {
-			_, err := e.m.Check(context.Background(), gate.Call{ToolName: tool, SessionID: "cron:heartbeat:1",
-				Caller: caller, Arguments: map[string]any{"command": "rm -rf /", "file_path": "data/x"}})
+			call := gate.Call{ToolName: tool, SessionID: "cron:heartbeat:1", Caller: caller,
+				Arguments: map[string]any{"command": "rm -rf /", "file_path": "data/x"}}
+			_, err := e.m.Check(context.Background(), call)
 			wantErr(t, err, gate.ErrForbidden, "session ids beginning with cron: belong to scheduled runs")
 		}
 	}
@@ -146,8 +157,12 @@ func TestBypassCallers(t *testing.T) {
 	for _, c := range []struct {
 		caller string
 		want   gate.Decision
-	}{{store.CallerLocal, gate.DecisionAllow}, {agentA, gate.DecisionPending}, {"", gate.DecisionPending}} {
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Caller: c.caller}); out.Decision != c.want {
+	}{
+		{store.CallerLocal, gate.DecisionAllow}, {agentA, gate.DecisionPending},
+		{"", gate.DecisionPending},
+	} {
+		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Caller: c.caller})
+		if out.Decision != c.want {
 			t.Errorf("caller %q: %s, want %s", c.caller, out.Decision, c.want)
 		}
 	}
@@ -174,7 +189,8 @@ func TestCatalogCap(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
-	if _, err := m.Check(context.Background(), gate.Call{ToolName: "mcp__new__tool", SessionID: "s"}); err != nil {
+	newTool := gate.Call{ToolName: "mcp__new__tool", SessionID: "s"}
+	if _, err := m.Check(context.Background(), newTool); err != nil {
 		t.Fatal(err)
 	}
 	cancel()
@@ -189,7 +205,8 @@ func TestCatalogCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(c.MCP, "mcp__new__tool") || slices.Contains(stored, "mcp__new__tool") || len(stored) != store.MaxTools {
+	if slices.Contains(c.MCP, "mcp__new__tool") || slices.Contains(stored, "mcp__new__tool") ||
+		len(stored) != store.MaxTools {
 		t.Errorf("a name past the cap was recorded (%d stored)", len(stored))
 	}
 }

@@ -123,7 +123,8 @@ func (m *Manager) finished(r store.Request) {
 // It does not block beyond the store's transaction.
 func (m *Manager) Resolve(ctx context.Context, id uint64, r Resolution) (store.Request, error) {
 	if store.IsAgentCaller(r.Caller) {
-		return store.Request{}, fmt.Errorf("gate: resolve %d: %w: an agent may not resolve requests", id, ErrForbidden)
+		return store.Request{}, fmt.Errorf("gate: resolve %d: %w: an agent may not resolve requests",
+			id, ErrForbidden)
 	}
 	if err := ctx.Err(); err != nil {
 		return store.Request{}, fmt.Errorf("gate: resolve %d: %w", id, err)
@@ -147,8 +148,9 @@ func (m *Manager) Resolve(ctx context.Context, id uint64, r Resolution) (store.R
 	}
 	m.log.Info("request resolved", "request_id", id, "status", req.Status, "by", r.By, "via", r.Via)
 	if g := res.Bypass; g != nil {
-		m.grant(Bypass{SessionID: req.SessionID, Scope: g.Scope, Caller: callerOf(req.Caller), RequestID: req.ID,
-			Profile: req.Profile, AgentID: req.AgentID, ExpiresAt: expiry(res.At, g.Secs)})
+		m.grant(Bypass{SessionID: req.SessionID, Scope: g.Scope, Caller: callerOf(req.Caller),
+			RequestID: req.ID, Profile: req.Profile, AgentID: req.AgentID,
+			ExpiresAt: expiry(res.At, g.Secs)})
 	}
 	m.finished(req)
 	return req, nil
@@ -193,14 +195,16 @@ func (m *Manager) resolveErr(op string, id uint64, req store.Request, err error)
 // approval_resolved with status cancelled and has the notifier update the messages.
 // Errors: ErrForbidden (another caller's request), ErrNotFound, ErrAlreadyResolved
 // (saying who resolved it), ErrExpired, or the store's error; nothing changes then.
-func (m *Manager) CancelRequest(id uint64, reason string, by store.Actor, caller string) (store.Request, error) {
+func (m *Manager) CancelRequest(id uint64, reason string, by store.Actor,
+	caller string) (store.Request, error) {
 	if caller != "" && caller != store.CallerAdmin {
 		r, err := m.store.Request(id)
 		if err != nil {
 			return store.Request{}, fmt.Errorf("gate: cancel %d: %w", id, err)
 		}
 		if r.Caller != caller {
-			return store.Request{}, fmt.Errorf("gate: cancel %d: %w: the request was made by another caller", id, ErrForbidden)
+			return store.Request{}, fmt.Errorf("gate: cancel %d: %w: %s", id, ErrForbidden,
+				"the request was made by another caller")
 		}
 	}
 	req, err := m.store.Resolve(id, store.Cancelled, store.Resolution{By: by.By, Via: by.Via, At: m.now(), Note: reason})

@@ -93,9 +93,12 @@ func TestResolveRefusals(t *testing.T) {
 		target error
 		says   string
 	}{
-		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: "agent-0123456789ab"}, gate.ErrForbidden, "an agent may not resolve"},
-		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: "agent-bbbbbbbbbbbb"}, gate.ErrForbidden, "forbidden"},
-		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: store.CallerLocal}, gate.ErrForbidden, "an agent may not resolve"},
+		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: "agent-0123456789ab"},
+			gate.ErrForbidden, "an agent may not resolve"},
+		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: "agent-bbbbbbbbbbbb"},
+			gate.ErrForbidden, "forbidden"},
+		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: store.CallerLocal},
+			gate.ErrForbidden, "an agent may not resolve"},
 		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &neg}, gate.ErrInvalidBypass, "-5 seconds is negative"},
 		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &huge}, gate.ErrInvalidBypass,
 			"gate: resolve " + itoa(r.ID) + ": invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days)"},

@@ -95,7 +95,8 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 	case err != nil:
 		return Request{}, false, fmt.Errorf("store: create request: %w", err)
 	case reused == "caller":
-		return Request{}, false, fmt.Errorf("store: create request: tool call %q of session %q: %w: made by another caller",
+		return Request{}, false, fmt.Errorf(
+			"store: create request: tool call %q of session %q: %w: made by another caller",
 			r.ToolCallID, r.SessionID, ErrToolCallReused)
 	case reused != "":
 		return req, false, fmt.Errorf("store: create request: tool call %q of session %q (request %d): %w: not the same %s",

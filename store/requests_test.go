@@ -144,7 +144,8 @@ func TestCreateRequestIdempotent(t *testing.T) {
 			c.change(&bad)
 			r, created, err := d.CreateRequest(bad)
 			wantErr(t, err, ErrToolCallReused,
-				`store: create request: tool call "tc1" of session "s1" (request 1): tool_call_id reused for a different call: not the same `+c.what)
+				`store: create request: tool call "tc1" of session "s1" (request 1): `+
+					`tool_call_id reused for a different call: not the same `+c.what)
 			if created || r.ID != first.ID {
 				t.Fatalf("reused (%s): created=%v id %d", c.what, created, r.ID)
 			}
@@ -201,7 +202,8 @@ func TestCreateRequestOtherCaller(t *testing.T) {
 		other.AgentID = "someone" // another field differs too: still nothing is named
 		r, created, err := d.CreateRequest(other)
 		wantErr(t, err, ErrToolCallReused,
-			`store: create request: tool call "a1" of session "a": tool_call_id reused for a different call: made by another caller`)
+			`store: create request: tool call "a1" of session "a": `+
+				`tool_call_id reused for a different call: made by another caller`)
 		if strings.Contains(err.Error(), "request 1") || strings.Contains(err.Error(), "agent_id") {
 			t.Errorf("the error tells of the other caller's request: %v", err)
 		}
