@@ -86,7 +86,7 @@ func (m *Manager) flush() {
 	}
 }
 
-// catalog is the set of tool names seen (SPEC §8 GET /api/approval/tools), at most
+// catalog is the set of tool names seen (GET /api/approval/tools), at most
 // store.MaxTools of them. A name already seen costs a lock-free lookup that does not
 // allocate; a new one is queued for the store once.
 type catalog struct {

@@ -38,9 +38,9 @@ const (
 //     place, a path that cannot be normalised, the rules unavailable). A call whose (session,
 //     tool_call_id) is already registered gets that request and, when it has left
 //     pending, its final decision (approved, rejected, expired, cancelled), and nothing
-//     is shown again — if it is the same call: the same tool name and arguments (SPEC
-//     §12.5) and, our extension, the same cwd, group, profile and agent token (Token);
-//     otherwise ErrToolCallReused, and another token learns nothing of the request.
+//     is shown again — if it is the same call in every field and of the same caller
+//     (store.DB.CreateRequest); otherwise ErrToolCallReused, and another caller
+//     learns nothing of the request.
 //
 // When the rules could not be loaded every call requires approval (fail-closed). The
 // tool name is added to the catalog in the background. A session bypass covers only

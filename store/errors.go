@@ -28,8 +28,8 @@ var (
 	// ErrExpired: the resolution came after the request's expires_at (SPEC §5).
 	ErrExpired = errors.New("request expired")
 	// ErrToolCallReused: a (session, tool call id) already registered was sent again
-	// with another tool name or other arguments (SPEC §12.5), or — our extension — from
-	// another cwd, group, profile or agent token (see DB.CreateRequest).
+	// for a call that differs in any field, or by another caller (see
+	// DB.CreateRequest).
 	ErrToolCallReused = errors.New("tool_call_id reused for a different call")
 	// ErrLocked: another process holds the database file (SPEC §11).
 	ErrLocked = errors.New("database is locked by another process (is another skald-bot running?)")
