@@ -27,7 +27,6 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if err := s.restrict(p, &req.Call); err != nil {
 		return err
 	}
-	req.Call.Token = p.token()
 	req.Call.Caller = p.caller()
 	out, err := s.gate.Check(r.Context(), req.Call)
 	if err != nil {
@@ -141,7 +140,7 @@ func viaName(via string) string {
 }
 
 // request is GET /api/approval/requests/{id}?wait_secs=N: the request, after waiting
-// up to N seconds (capped) for it to leave pending. An agent token sees only the
+// up to N seconds (capped) for it to leave pending. An agent's caller sees only the
 // requests it made.
 func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
@@ -156,8 +155,8 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if p := principalOf(r); p.agent != nil && q.Token != p.token() {
-		return fmt.Errorf("%w: request %d was made with another token", ErrForbidden, id)
+	if c := principalOf(r).caller(); store.IsAgentCaller(c) && q.Caller != c {
+		return fmt.Errorf("%w: request %d was made by another caller", ErrForbidden, id)
 	}
 	if q.Status == store.Pending && wait > 0 {
 		ctx, cancel := context.WithTimeout(r.Context(), wait)
@@ -174,8 +173,8 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// cancelRequest is POST /api/approval/requests/{id}/cancel (SPEC §12.11): the admin, or
-// the agent token that made the request, cancels it with an optional reason.
+// cancelRequest is POST /api/approval/requests/{id}/cancel: the admin, or the caller
+// that made the request, cancels it with an optional reason.
 func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
@@ -185,7 +184,7 @@ func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &body, true); err != nil {
 		return err
 	}
-	q, err := s.gate.CancelRequest(id, body.Reason, actor(r), principalOf(r).token())
+	q, err := s.gate.CancelRequest(id, body.Reason, actor(r), principalOf(r).caller())
 	if err != nil {
 		return err
 	}
@@ -245,7 +244,8 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 	if err := decode(w, r, &body, false); err != nil {
 		return err
 	}
-	res := gate.Resolution{Note: body.Note, By: actor(r).By, Via: actor(r).Via}
+	by := actor(r)
+	res := gate.Resolution{Note: body.Note, By: by.By, Via: by.Via, Caller: principalOf(r).caller()}
 	switch body.Action {
 	case ActionApprove:
 		res.Approve = true

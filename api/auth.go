@@ -34,14 +34,6 @@ type principal struct {
 	agent *agent
 }
 
-// token returns the name the gate records for the call's token: "" for the admin.
-func (p principal) token() string {
-	if p.agent == nil {
-		return ""
-	}
-	return p.agent.name
-}
-
 // caller returns the store.Request.Caller of the call: the agent token's name, else
 // store.CallerAdmin.
 func (p principal) caller() string {

@@ -114,10 +114,12 @@ func TestAgentTokenRole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Profile != "agents" || q.GroupID != "agents" || q.AgentID != "bot-1" || q.Token != api.TokenName(agentToken) {
-		t.Fatalf("request = profile %q group %q agent %q token %q", q.Profile, q.GroupID, q.AgentID, q.Token)
+	if q.Profile != "agents" || q.GroupID != "agents" || q.AgentID != "bot-1" ||
+		q.Caller != api.TokenName(agentToken) {
+		t.Fatalf("request = profile %q group %q agent %q caller %q",
+			q.Profile, q.GroupID, q.AgentID, q.Caller)
 	}
-	if strings.Contains(q.Token, agentToken) {
+	if strings.Contains(q.Caller, agentToken) {
 		t.Fatal("the request holds the token itself")
 	}
 	// The group of its own profile may be named.
@@ -168,7 +170,8 @@ func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
 	before := e.snapshot()
 	body := `{"tool_name":"Bash","session_id":"a","tool_call_id":"a1","arguments":{"command":"rm -rf build"}}`
 	e.wantError("POST", "/api/approval/check", otherAgent, body, http.StatusConflict,
-		`tool call "a1" of session "a": tool_call_id reused for a different call: made with another token`)
+		`tool call "a1" of session "a": tool_call_id reused for a different call: `+
+			`made by another caller`)
 	_, err := other.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "a", ToolCallID: "a1",
 		Arguments: map[string]any{"command": "rm -rf build"}}})
 	if !errors.Is(err, api.ErrConflict) || strings.Contains(err.Error(), fmt.Sprintf("request %d", id)) || strings.Contains(err.Error(), "approved") {

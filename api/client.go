@@ -220,10 +220,14 @@ func (c *Client) Tools(ctx context.Context) (gate.Catalog, error) {
 }
 
 // SetBypass gives session a bypass of scope ("" = all) for secs seconds (0 = the whole
-// session) (POST /api/sessions/{id}/bypass). 422 for a bad scope.
-func (c *Client) SetBypass(ctx context.Context, session, scope string, secs int64) (gate.Bypass, error) {
+// session) covering caller's calls ("" = every caller's) (POST
+// /api/sessions/{id}/bypass). 422 for a bad scope or caller.
+func (c *Client) SetBypass(ctx context.Context, session, scope, caller string,
+	secs int64) (gate.Bypass, error) {
 	var out gate.Bypass
-	err := c.do(ctx, http.MethodPost, "/api/sessions/"+url.PathEscape(session)+"/bypass", nil, BypassRequest{Secs: &secs, Scope: scope}, &out)
+	body := BypassRequest{Secs: &secs, Scope: scope, Caller: caller}
+	path := "/api/sessions/" + url.PathEscape(session) + "/bypass"
+	err := c.do(ctx, http.MethodPost, path, nil, body, &out)
 	return out, err
 }
 

@@ -14,13 +14,14 @@
 // API is single-user, and Serve refuses to listen beyond loopback. Agent tokens (SPEC
 // §12.2) may only check tool calls, read and cancel the requests they made, and ask what
 // is visible — always in their own profile, with their agent id, never as source cron.
-// A request records the name of the agent token that made it (TokenName: a fingerprint,
-// never the secret).
+// A request records its caller: the name of the agent token that made it (TokenName: a
+// fingerprint, never the secret), or the admin; only that caller may read or cancel it.
 //
 // Errors are JSON {"error": "..."}: 400 malformed JSON or an unknown action, 401 no or
-// a wrong token, 403 an agent token overstepping, 404 unknown, 409 already resolved,
-// expired, tool_call_id reused, group exists or protected, 413 a body over 1 MiB, 422 an
-// invalid rule or pattern, unknown group or profile, bad bypass scope; anything else is
+// a wrong token, 403 an agent token overstepping (or using a cron: session), 404
+// unknown, 409 already resolved, expired, tool_call_id reused, group exists or
+// protected, 413 a body over 1 MiB, 422 an invalid rule or pattern, unknown group or
+// profile, bad bypass scope or caller, 429 too many requests pending; anything else is
 // 500 "internal error", with the whole error chain only in the log.
 //
 // A new rule (POST /api/approval/rules) without priority gets rules.DefaultPriority and

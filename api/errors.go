@@ -26,6 +26,9 @@ var (
 	// ErrInvalid is 422: an invalid rule or pattern, an unknown group or profile, a bad
 	// bypass scope (SPEC §8, §12.1).
 	ErrInvalid = errors.New("invalid")
+	// ErrTooMany is 429: a pending limit reached (gate.ErrTooManyPending); nothing
+	// was stored.
+	ErrTooMany = errors.New("too many pending requests")
 	// ErrInternal is 500: anything the server could not classify. Its details are
 	// only in the server's log.
 	ErrInternal = errors.New("internal error")
@@ -40,6 +43,7 @@ var statusSentinels = map[int]error{
 	http.StatusConflict:              ErrConflict,
 	http.StatusRequestEntityTooLarge: ErrTooLarge,
 	http.StatusUnprocessableEntity:   ErrInvalid,
+	http.StatusTooManyRequests:       ErrTooMany,
 	http.StatusInternalServerError:   ErrInternal,
 }
 

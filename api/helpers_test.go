@@ -45,6 +45,12 @@ type env struct {
 // group "agents"; the first with agent_id "bot-1"), and edit applied to the options.
 func newEnv(t testing.TB, edit ...func(*api.Options)) *env {
 	t.Helper()
+	return newEnvGate(t, nil, edit...)
+}
+
+// newEnvGate is newEnv with gedit (may be nil) applied to the gate's options.
+func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Options)) *env {
+	t.Helper()
 	dir := t.TempDir()
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -59,12 +65,16 @@ func newEnv(t testing.TB, edit ...func(*api.Options)) *env {
 		t.Fatalf("store.Open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	g, err := gate.New(gate.Options{
+	gopt := gate.Options{
 		Store:    db,
 		Rules:    rules.Options{WorkspaceRoot: root},
 		Profiles: []rules.Profile{{ID: "agents", SecurityGroup: "agents", WorkingDirectory: root}},
 		Logger:   quiet(),
-	})
+	}
+	if gedit != nil {
+		gedit(&gopt)
+	}
+	g, err := gate.New(gopt)
 	if err != nil {
 		t.Fatalf("gate.New: %v", err)
 	}

@@ -48,6 +48,8 @@ func statusOf(err error) int {
 		return http.StatusConflict
 	case errors.Is(err, ErrTooLarge):
 		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrTooMany), errors.Is(err, gate.ErrTooManyPending):
+		return http.StatusTooManyRequests
 	case errors.Is(err, ErrInvalid), errors.Is(err, rules.ErrInvalidRule),
 		errors.Is(err, gate.ErrUnknownGroup), errors.Is(err, gate.ErrUnknownProfile),
 		errors.Is(err, gate.ErrInvalidScope), errors.Is(err, gate.ErrInvalidBypass),

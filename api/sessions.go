@@ -18,8 +18,9 @@ func (s *Server) listBypasses(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// setBypass is POST /api/sessions/{id}/bypass with {secs, scope} (SPEC §12.17): secs 0
-// is the whole session; scope "" is all. 422 for a bad scope.
+// setBypass is POST /api/sessions/{id}/bypass with {secs, scope, caller}: secs 0 is the
+// whole session; scope "" is all; caller "" is every caller. 422 for a bad scope or
+// caller.
 func (s *Server) setBypass(w http.ResponseWriter, r *http.Request) error {
 	var b BypassRequest
 	if err := decode(w, r, &b, false); err != nil {
@@ -34,7 +35,7 @@ func (s *Server) setBypass(w http.ResponseWriter, r *http.Request) error {
 	if b.Scope == "" {
 		b.Scope = "all"
 	}
-	got, err := s.gate.SetBypass(r.PathValue("id"), b.Scope, *b.Secs, actor(r))
+	got, err := s.gate.SetBypass(r.PathValue("id"), b.Scope, *b.Secs, b.Caller, actor(r))
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 func TestSessionBypassAndCancel(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	b, err := e.admin.SetBypass(ctx, "s", "category:shell", 0)
+	b, err := e.admin.SetBypass(ctx, "s", "category:shell", "", 0)
 	if err != nil || b.SessionID != "s" || b.Scope != "category:shell" || !b.ExpiresAt.IsZero() {
 		t.Fatalf("bypass: %v %+v", err, b)
 	}
@@ -47,7 +47,7 @@ func TestSessionBypassAndCancel(t *testing.T) {
 	// Cancel: pending requests of the session only, and its bypasses.
 	id := e.pending(e.admin, "s", "")
 	other := e.pending(e.admin, "s2", "")
-	if _, err := e.admin.SetBypass(ctx, "s", "", 60); err != nil {
+	if _, err := e.admin.SetBypass(ctx, "s", "", "", 60); err != nil {
 		t.Fatal(err)
 	}
 	got, err := e.admin.CancelSession(ctx, "s")

@@ -97,11 +97,14 @@ type DuplicateRequest struct {
 	Name string `json:"name,omitempty"`
 }
 
-// BypassRequest is the body of POST /api/sessions/{id}/bypass (SPEC §12.17): Secs 0 is
-// the whole session, N is N seconds (required); Scope "" means "all".
+// BypassRequest is the body of POST /api/sessions/{id}/bypass: Secs 0 is the whole
+// session, N is N seconds (required); Scope "" means "all"; Caller "" covers every
+// caller of the session, else only that one ("admin", "local", "cron" or an agent
+// token's name).
 type BypassRequest struct {
-	Secs  *int64 `json:"secs"`
-	Scope string `json:"scope,omitempty"`
+	Secs   *int64 `json:"secs"`
+	Scope  string `json:"scope,omitempty"`
+	Caller string `json:"caller,omitempty"`
 }
 
 // CancelSessionResult is the answer to POST /api/sessions/{id}/cancel: the requests it

@@ -73,7 +73,9 @@ func init() {
 		{"setrule", RoleAdmin, "setrule <id> key=value... (keys: tool action path agent source priority group note)", "change a rule", (*Bot).setRule},
 		{"groups", RoleAdmin, "groups", "list the permission groups", (*Bot).groups},
 		{"group", RoleAdmin, "group add <id> [name] · group dup <src> <new> [name] · group rm <id>", "add, copy or delete a permission group", (*Bot).group},
-		{"bypass", RoleAdmin, "bypass <session> [15m|1h|session] [scope=all|category:X|mcp:Y]", "let a session's calls through without asking", (*Bot).bypass},
+		{"bypass", RoleAdmin,
+			"bypass <session> [15m|1h|session] [scope=all|category:X|mcp:Y] [caller=C]",
+			"let a session's calls through without asking", (*Bot).bypass},
 		{"unbypass", RoleAdmin, "unbypass <session>", "end a session's bypasses", (*Bot).unbypass},
 		{"jobs", RoleAdmin, "jobs", "list the scheduled jobs", (*Bot).listJobs},
 		{"run", RoleAdmin, "run <job>", "start a job now", (*Bot).runJob},
@@ -670,21 +672,28 @@ func parseWindow(s string) (int64, error) {
 }
 
 func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
-	if err := c.want(1, 3); err != nil {
+	if err := c.want(1, 4); err != nil {
 		return "", err
 	}
 	session := c.args[0]
-	secs, scope := int64(b.short/time.Second), "all"
-	var sawLen, sawScope bool
+	secs, scope, caller := int64(b.short/time.Second), "all", ""
+	var sawLen, sawScope, sawCaller bool
 	for _, w := range c.args[1:] {
 		if k, v, ok := strings.Cut(w, "="); ok {
-			if k != "scope" {
-				return "", fail(ErrUsage, "unknown key %s (want scope)", quoteShort(k))
+			switch {
+			case k != "scope" && k != "caller":
+				return "", fail(ErrUsage, "unknown key %s (want scope or caller)", quoteShort(k))
+			case k == "scope" && sawScope, k == "caller" && sawCaller:
+				return "", fail(ErrUsage, "%s given twice", k)
+			case k == "scope":
+				scope, sawScope = v, true
+			default:
+				if err := gate.CheckCaller(v); err != nil {
+					return "", fail(ErrUsage, "bad caller %s: want admin, local, cron or agent-<12 hex digits>",
+						quoteShort(v))
+				}
+				caller, sawCaller = v, true
 			}
-			if sawScope {
-				return "", fail(ErrUsage, "scope given twice")
-			}
-			scope, sawScope = v, true
 			continue
 		}
 		if sawLen {
@@ -696,7 +705,7 @@ func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
 		}
 		secs, sawLen = n, true
 	}
-	bp, err := b.gate.SetBypass(session, scope, secs, c.actor())
+	bp, err := b.gate.SetBypass(session, scope, secs, caller, c.actor())
 	switch {
 	case errors.Is(err, gate.ErrInvalidScope):
 		return "", fail(err, "bad scope %s: want all, category:<name>, mcp:<server> or tool:<name>", quoteShort(scope))
@@ -705,10 +714,15 @@ func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
 	case err != nil:
 		return "", err
 	}
-	if bp.ExpiresAt.IsZero() {
-		return fmt.Sprintf("Bypass for session %s, scope %s, for the whole session.", session, scope), nil
+	who := ""
+	if caller != "" {
+		who = ", caller " + caller
 	}
-	return fmt.Sprintf("Bypass for session %s, scope %s, for %s (until %s).", session, scope,
+	if bp.ExpiresAt.IsZero() {
+		return fmt.Sprintf("Bypass for session %s, scope %s%s, for the whole session.",
+			session, scope, who), nil
+	}
+	return fmt.Sprintf("Bypass for session %s, scope %s%s, for %s (until %s).", session, scope, who,
 		DurationLabel(time.Duration(secs)*time.Second), bp.ExpiresAt.UTC().Format("15:04 UTC")), nil
 }
 

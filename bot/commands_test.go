@@ -124,6 +124,19 @@ func TestCommandsGood(t *testing.T) {
 	e.ok(alice, "unbypass s9", "Cleared 3 bypasses of session s9.")
 	e.ok(alice, "unbypass s9", "Session s9 has no bypass.")
 
+	// A bypass naming a caller covers that caller's calls only.
+	e.ok(alice, "bypass s8 session scope=tool:Bash caller=agent-0123456789ab",
+		"Bypass for session s8, scope tool:Bash, caller agent-0123456789ab, for the whole session.")
+	for caller, want := range map[string]gate.Decision{
+		"agent-0123456789ab": gate.DecisionAllow, "agent-ba9876543210": gate.DecisionPending,
+	} {
+		call := gate.Call{ToolName: "Bash", SessionID: "s8", Caller: caller}
+		out, err := e.g.Check(context.Background(), call)
+		if err != nil || out.Decision != want {
+			t.Errorf("Bash of %s in s8: %+v, %v; want %s", caller, out, err, want)
+		}
+	}
+
 	e.ok(alice, "jobs", "nightly-backup · last run #7 waiting_approval · schedule · 2026-11-30 02:00 UTC · 1 steps · waiting for request 3", "weekly-report · never run")
 	e.ok(alice, "run weekly-report", "Started run 9 of weekly-report (running).")
 	if len(jobs.triggered) != 1 {
@@ -171,7 +184,7 @@ func TestCommandsBad(t *testing.T) {
 			catchAll = r.ID
 		}
 	}
-	if _, err := e.g.SetBypass("s3", "all", 0, store.Actor{By: "api", Via: "api"}); err != nil {
+	if _, err := e.g.SetBypass("s3", "all", 0, "", store.Actor{By: "api", Via: "api"}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -251,8 +264,10 @@ func TestCommandsBad(t *testing.T) {
 		{alice, "bypass s1 scope=category:", gate.ErrInvalidScope, "bad scope"},
 		{alice, "bypass s1 scope=all scope=all", ErrUsage, "scope given twice"},
 		{alice, "bypass s1 for=1h", ErrUsage, `unknown key "for"`},
-		{alice, "bypass s1 1h scope=all extra", ErrUsage, "too many arguments"},
+		{alice, "bypass s1 1h scope=all caller=admin extra", ErrUsage, "too many arguments"},
 		{alice, `bypass ""`, gate.ErrNoSession, "bad session"},
+		{alice, "bypass s1 caller=agent-XYZ", ErrUsage, `bad caller "agent-XYZ"`},
+		{alice, "bypass s1 caller=admin caller=local", ErrUsage, "caller given twice"},
 		{alice, "unbypass", ErrUsage, "missing arguments"},
 		{alice, "run", ErrUsage, "run: missing arguments"},
 		{alice, "run nosuch", ErrUnknownJob, `run: unknown job "nosuch"; see jobs`},

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"go.yaml.in/yaml/v3"
 	"log/slog"
 	"strconv"
 	"time"
@@ -11,14 +13,16 @@ import (
 
 // Defaults applied by Parse to keys left out (SPEC §5, §8, §12.10, §12.19, §12.23).
 const (
-	DefaultDataDir         = "./data"
-	DefaultWorkspaceRoot   = "."
-	DefaultApprovalTimeout = 24 * time.Hour
-	DefaultBypassShort     = 15 * time.Minute
-	DefaultRetention       = 90 * 24 * time.Hour
-	DefaultListen          = "127.0.0.1:8377"
-	DefaultLogLevel        = "info"
-	DefaultLogFormat       = "text"
+	DefaultDataDir          = "./data"
+	DefaultWorkspaceRoot    = "."
+	DefaultApprovalTimeout  = 24 * time.Hour
+	DefaultBypassShort      = 15 * time.Minute
+	DefaultRetention        = 90 * 24 * time.Hour
+	DefaultListen           = "127.0.0.1:8377"
+	DefaultLogLevel         = "info"
+	DefaultLogFormat        = "text"
+	DefaultPendingPerCaller = 1000
+	DefaultPendingTotal     = 10000
 	// DBFile is the name of the bbolt file inside DataDir.
 	DBFile = "skald.db"
 	// DefaultProfile is the profile that always exists (SPEC §12.3).
@@ -56,6 +60,8 @@ type Config struct {
 	Slack    Slack    `yaml:"slack" json:"slack"`
 	// Tools classifies tool names (categories, file-tool classes, path arguments).
 	Tools Tools `yaml:"tools" json:"tools"`
+	// Limits cap the requests waiting for a human.
+	Limits Limits `yaml:"limits" json:"limits"`
 	// Profiles are the run contexts; Parse appends the built-in "default" when absent.
 	Profiles []Profile `yaml:"profiles" json:"profiles"`
 	// Jobs are the scheduled jobs, in file order.
@@ -81,6 +87,45 @@ func (l Log) SlogLevel() slog.Level {
 		return slog.LevelInfo
 	}
 	return lv
+}
+
+// Limits cap the inbox items (approval requests) waiting for a human, so that one
+// caller cannot fill the store; beyond, a new one is refused (HTTP 429). Parse sets
+// a key left out to its default; a written value must be a positive integer.
+type Limits struct {
+	// PendingPerCaller is the most pending items of one caller (an agent token, local,
+	// admin, cron). Default 1000.
+	PendingPerCaller *Count `yaml:"pending_per_caller" json:"pending_per_caller"`
+	// PendingTotal is the most pending items of all callers. Default 10000.
+	PendingTotal *Count `yaml:"pending_total" json:"pending_total"`
+}
+
+// Values returns the limits, the defaults for keys not set.
+func (l Limits) Values() (perCaller, total int) {
+	perCaller, total = DefaultPendingPerCaller, DefaultPendingTotal
+	if l.PendingPerCaller != nil {
+		perCaller = int(*l.PendingPerCaller)
+	}
+	if l.PendingTotal != nil {
+		total = int(*l.PendingTotal)
+	}
+	return perCaller, total
+}
+
+// Count is a configured number of things: a YAML integer, nothing else (1.5 and "10"
+// are refused rather than rounded or converted).
+type Count int
+
+// UnmarshalYAML implements yaml.Unmarshaler; a value that is not an integer is a YAML
+// type error with its line, which Parse turns into a message naming the key.
+func (c *Count) UnmarshalYAML(n *yaml.Node) error {
+	var v int
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
+		msg := fmt.Sprintf("line %d: %s: must be an integer", n.Line, quote(n.Value))
+		return &yaml.TypeError{Errors: []string{msg}}
+	}
+	*c = Count(v)
+	return nil
 }
 
 // API configures the HTTP API (SPEC §8, §12.2).

@@ -81,6 +81,7 @@ func TestDefaults(t *testing.T) {
 			Retention:       Duration{Duration: 90 * 24 * time.Hour},
 			Log:             Log{Level: "info", Format: "text"},
 			API:             API{Listen: "127.0.0.1:8377"},
+			Limits:          Limits{PendingPerCaller: ptr(Count(1000)), PendingTotal: ptr(Count(10000))},
 			Profiles:        []Profile{{ID: "default", SecurityGroup: "default"}},
 		}
 		if !reflect.DeepEqual(c, want) {
@@ -345,3 +346,5 @@ func TestLocate(t *testing.T) {
 		t.Errorf("Locate with the process environment = %q, %v", got, named)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

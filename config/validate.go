@@ -33,6 +33,18 @@ func (c *Config) setDefaults() {
 	def(&c.Log.Level, DefaultLogLevel)
 	def(&c.Log.Format, DefaultLogFormat)
 	def(&c.API.Listen, DefaultListen)
+	for _, l := range []struct {
+		n **Count
+		v Count
+	}{
+		{&c.Limits.PendingPerCaller, DefaultPendingPerCaller},
+		{&c.Limits.PendingTotal, DefaultPendingTotal},
+	} {
+		if *l.n == nil {
+			v := l.v
+			*l.n = &v
+		}
+	}
 	for i := range c.API.AgentTokens {
 		def(&c.API.AgentTokens[i].Profile, DefaultProfile)
 	}
@@ -67,6 +79,7 @@ func (c *Config) validate() error {
 	c.validatePaths(&p)
 	c.validateDurations(&p)
 	c.validateLog(&p)
+	c.validateLimits(&p)
 	c.validateAPI(&p)
 	c.validateTelegram(&p)
 	c.validateSlack(&p)
@@ -99,6 +112,22 @@ func (c *Config) validateDurations(p *problems) {
 		if j.ApprovalTimeout.given && j.ApprovalTimeout.Duration <= 0 {
 			p.add(fmt.Sprintf("jobs[%d].approval_timeout", i), j.ApprovalTimeout.String(),
 				"must be more than 0 (leave the key out for the global approval_timeout)")
+		}
+	}
+}
+
+func (c *Config) validateLimits(p *problems) {
+	for _, l := range []struct {
+		key string
+		n   *Count
+		def int
+	}{
+		{"limits.pending_per_caller", c.Limits.PendingPerCaller, DefaultPendingPerCaller},
+		{"limits.pending_total", c.Limits.PendingTotal, DefaultPendingTotal},
+	} {
+		if l.n != nil && *l.n < 1 {
+			p.add(l.key, strconv.Itoa(int(*l.n)), fmt.Sprintf(
+				"must be a positive integer (leave the key out for the default %d)", l.def))
 		}
 	}
 }

@@ -19,6 +19,12 @@ func TestValidationErrors(t *testing.T) {
 		{"bypass_short zero", "bypass_short: 0s", `config: bypass_short "0s": must be at least 1s (leave the key out for the default 15m)`},
 		{"bypass_short under a second", "bypass_short: 500ms", `config: bypass_short "500ms": must be at least 1s (leave the key out for the default 15m)`},
 		{"job approval_timeout zero", "jobs: [{name: a, schedule: \"@daily\", approval_timeout: 0m, steps: [{tool: x}]}]", `config: jobs[0].approval_timeout "0s": must be more than 0 (leave the key out for the global approval_timeout)`},
+		{"pending_per_caller zero", "limits: {pending_per_caller: 0}",
+			`config: limits.pending_per_caller "0": must be a positive integer ` +
+				`(leave the key out for the default 1000)`},
+		{"pending_total negative", "limits: {pending_total: -3}",
+			`config: limits.pending_total "-3": must be a positive integer ` +
+				`(leave the key out for the default 10000)`},
 		{"log level", "log: {level: loud}", `config: log.level "loud": must be debug, info, warn or error`},
 		{"log format", "log: {format: xml}", `config: log.format "xml": must be text or json`},
 		{"data_dir NUL", "data_dir: \"a\\0b\"", `config: data_dir "a\x00b": must not contain a NUL byte`},
@@ -145,6 +151,38 @@ func TestValidValues(t *testing.T) {
 	} {
 		if _, err := Parse([]byte(in), noEnv); err != nil {
 			t.Errorf("Parse(%q): %v", in, err)
+		}
+	}
+}
+
+// TestLimits: a key left out or null gets its default, a written value is kept, and
+// anything but an integer is a syntax error naming the key.
+func TestLimits(t *testing.T) {
+	for _, c := range []struct {
+		yaml             string
+		perCaller, total Count
+	}{
+		{"{}", DefaultPendingPerCaller, DefaultPendingTotal},
+		{"limits: {pending_total: ~}", DefaultPendingPerCaller, DefaultPendingTotal},
+		{"limits: {pending_per_caller: 5, pending_total: 7}", 5, 7},
+	} {
+		t.Run(c.yaml, func(t *testing.T) {
+			cfg, err := Parse([]byte(c.yaml), noEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *cfg.Limits.PendingPerCaller != c.perCaller || *cfg.Limits.PendingTotal != c.total {
+				t.Errorf("limits %d, %d; want %d, %d", *cfg.Limits.PendingPerCaller, *cfg.Limits.PendingTotal,
+					c.perCaller, c.total)
+			}
+		})
+	}
+	for _, in := range []string{
+		"limits: {pending_total: many}", "limits: {pending_per_caller: 1.5}", "limits: {max: 1}",
+	} {
+		_, err := Parse([]byte(in), noEnv)
+		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "limits.") {
+			t.Errorf("Parse(%q): %v, want a syntax error naming the key", in, err)
 		}
 	}
 }

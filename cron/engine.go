@@ -40,6 +40,8 @@ type Gate interface {
 	Subscribe(buffer int) (<-chan gate.Event, func())
 	Publish(e gate.Event)
 	Profile(id string) (rules.Profile, bool)
+	// EndSession ends the bypasses granted in a run's session when the run finishes.
+	EndSession(sessionID string) int
 }
 
 var _ Gate = (*gate.Manager)(nil)

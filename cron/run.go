@@ -330,8 +330,9 @@ func (e *Engine) finish(name string, id uint64, status store.RunStatus, msg stri
 }
 
 // finishLocked ends run id in final status with error message msg ("" for success),
-// after applying edit (may be nil), publishes run_finished, and starts the job's queued
-// run when it was the job's last unfinished one. e.mu must be held.
+// after applying edit (may be nil), ends the bypasses granted in its session,
+// publishes run_finished, and starts the job's queued run when it was the job's last
+// unfinished one. e.mu must be held.
 func (e *Engine) finishLocked(name string, id uint64, status store.RunStatus, msg string, edit func(*store.Run)) {
 	r, err := e.updateLocked(id, func(r *store.Run) {
 		if edit != nil {
@@ -344,6 +345,7 @@ func (e *Engine) finishLocked(name string, id uint64, status store.RunStatus, ms
 		return
 	}
 	e.dropActive(name, id)
+	e.gate.EndSession(r.SessionID)
 	level := e.log.Info
 	if status != store.RunSucceeded {
 		level = e.log.Warn

@@ -361,3 +361,37 @@ func TestDroppedSubscriptionMissesNoResolution(t *testing.T) {
 		t.Fatalf("run %+v", got)
 	}
 }
+
+// TestRunEndsItsBypasses: a bypass granted on a run's request covers that run's later
+// steps, and ends when the run ends — nothing of it is left for the run's session.
+func TestRunEndsItsBypasses(t *testing.T) {
+	job := cron.Job{Name: "report", Schedule: "0 2 * * *", AgentID: "ops", Steps: []cron.Step{
+		{Tool: "write_file", Args: map[string]any{"path": "out/a.txt", "content": "a"}},
+		{Tool: "write_file", Args: map[string]any{"path": "out/b.txt", "content": "b"}},
+	}}
+	e := newEnv(t, job)
+	e.start()
+	r := e.trigger("report")
+	ev := e.next(cron.EventRunWaiting, r.ID)
+	session := e.run(r.ID).SessionID
+	zero := int64(0)
+	if _, err := e.gate.Resolve(context.Background(), ev.RequestID, gate.Resolution{Approve: true,
+		By: "alice", Via: "telegram", BypassSecs: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	e.next(cron.EventRunFinished, r.ID)
+	r = e.run(r.ID)
+	if r.Status != store.RunSucceeded || len(r.Steps) != 2 || r.Steps[1].Decision != "allow" {
+		t.Fatalf("run %+v, want step 2 let through by the bypass", r)
+	}
+	if bs := e.gate.Bypasses(session); bs != nil {
+		t.Errorf("bypasses of the finished run's session: %+v, want none", bs)
+	}
+	late := gate.Call{ToolName: "write_file", SessionID: session, ToolCallID: "late",
+		AgentID: "ops", Source: cron.SourceCron, Caller: store.CallerCron,
+		Arguments: map[string]any{"path": "out/c.txt", "content": "c"}}
+	out, err := e.gate.Check(context.Background(), late)
+	if err != nil || out.Decision != gate.DecisionPending {
+		t.Errorf("a call in the finished run's session: %+v %v, want pending", out, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -85,15 +86,21 @@ func (m *Manager) flush() {
 	}
 }
 
-// catalog is the set of tool names seen (SPEC §8 GET /api/approval/tools). A name
-// already seen costs a lock-free lookup that does not allocate; a new one is queued
-// for the store once.
+// catalog is the set of tool names seen (GET /api/approval/tools), at most
+// store.MaxTools of them. A name already seen costs a lock-free lookup that does not
+// allocate; a new one is queued for the store once.
 type catalog struct {
 	seen sync.Map // tool name → struct{}
+	// n counts the names in seen; full is set, and logged once, when n reaches
+	// store.MaxTools.
+	n    atomic.Int64
+	full atomic.Bool
+	log  *slog.Logger
 }
 
 // init loads the names the store already knows, so they are not written again.
 func (c *catalog) init(s Store, log *slog.Logger) {
+	c.log = log
 	names, err := s.Tools()
 	if err != nil {
 		log.Error("loading the tool catalog", "err", err)
@@ -102,16 +109,28 @@ func (c *catalog) init(s Store, log *slog.Logger) {
 	for _, n := range names {
 		c.seen.Store(n, struct{}{})
 	}
+	c.n.Store(int64(len(names)))
 }
 
 // see records tool, queueing it on b when it is new. A name longer than the store
-// accepts (store.MaxToolNameLen) is not recorded: it would fail the whole batch.
+// accepts (store.MaxToolNameLen) is not recorded: it would fail the whole batch; nor
+// is a new name once the catalog is full.
 func (c *catalog) see(tool string, b *batcher) {
 	if _, ok := c.seen.Load(tool); ok || len(tool) > store.MaxToolNameLen {
 		return
 	}
+	if c.n.Add(1) > store.MaxTools {
+		c.n.Add(-1)
+		if c.full.CompareAndSwap(false, true) {
+			c.log.Warn("the tool catalog is full: new tool names are no longer recorded",
+				"max", store.MaxTools)
+		}
+		return
+	}
 	if _, loaded := c.seen.LoadOrStore(tool, struct{}{}); !loaded {
 		b.tool(tool)
+	} else {
+		c.n.Add(-1)
 	}
 }
 

@@ -17,12 +17,21 @@ const (
 	AuditSessionCancelled = "session.cancelled"
 )
 
-// Bypass lets a session's calls that require approval through (SPEC §3, §4.8). Bypasses
-// live in memory only: a restart forgets them.
+// Bypass lets a session's calls that require approval through (docs/design.md,
+// "Bypasses"). Bypasses live in memory only: a restart forgets them.
 type Bypass struct {
 	SessionID string `json:"session_id"`
 	// Scope is "all", "category:<c>", "mcp:<server>" or "tool:<name>".
 	Scope string `json:"scope"`
+	// Caller is the only caller whose calls it covers; "" covers every caller of the
+	// session (an admin's bypass naming none).
+	Caller string `json:"caller,omitempty"`
+	// RequestID is the request whose approval granted it, 0 when an admin set it.
+	// Such a bypass covers only calls with that request's caller, profile and agent
+	// id.
+	RequestID uint64 `json:"request_id,omitempty"`
+	Profile   string `json:"profile,omitempty"`
+	AgentID   string `json:"agent_id,omitempty"`
 	// ExpiresAt is when it ends; zero means with the session (until the session is
 	// cancelled or the service restarts).
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
@@ -63,6 +72,24 @@ func (b Bypass) covers(category, server, tool string) bool {
 	return false
 }
 
+// appliesTo reports whether b covers calls of caller under that profile and agent id.
+func (b Bypass) appliesTo(caller, profile, agentID string) bool {
+	switch {
+	case b.Caller == "":
+		return true
+	case b.RequestID == 0:
+		return b.Caller == caller
+	}
+	return b.Caller == caller && b.Profile == profile && b.AgentID == agentID
+}
+
+// sameKey reports whether a and b cover the same calls but for their length, so that
+// granting b replaces a.
+func (b Bypass) sameKey(a Bypass) bool {
+	return a.Scope == b.Scope && a.Caller == b.Caller && (a.RequestID == 0) == (b.RequestID == 0) &&
+		a.Profile == b.Profile && a.AgentID == b.AgentID
+}
+
 // live reports whether b has not expired at now.
 func (b Bypass) live(now time.Time) bool { return b.ExpiresAt.IsZero() || now.Before(b.ExpiresAt) }
 
@@ -83,15 +110,15 @@ func expiry(now time.Time, secs int64) time.Time {
 	return now.Add(time.Duration(secs) * time.Second)
 }
 
-// bypassed reports whether an unexpired bypass of the session covers the call, pruning
-// the session's expired bypasses (SPEC §4.8).
-func (m *Manager) bypassed(session, category, server, tool string) bool {
+// bypassed reports whether an unexpired bypass of c's session covers c, of that
+// category and MCP server, pruning the session's expired bypasses.
+func (m *Manager) bypassed(c *Call, profile, category, server string) bool {
 	now := m.now()
 	m.bypassMu.Lock()
 	defer m.bypassMu.Unlock()
-	bs := m.pruneLocked(session, now)
+	bs := m.pruneLocked(c.SessionID, now)
 	for _, b := range bs {
-		if b.covers(category, server, tool) {
+		if b.covers(category, server, c.ToolName) && b.appliesTo(c.Caller, profile, c.AgentID) {
 			return true
 		}
 	}
@@ -119,13 +146,13 @@ func (m *Manager) pruneLocked(session string, now time.Time) []Bypass {
 	return live
 }
 
-// grant sets a bypass, replacing the session's bypass of the same scope.
+// grant sets a bypass, replacing the session's bypass of the same scope and callers.
 func (m *Manager) grant(b Bypass) {
 	m.bypassMu.Lock()
 	defer m.bypassMu.Unlock()
 	bs := m.bypasses[b.SessionID]
 	for i := range bs {
-		if bs[i].Scope == b.Scope {
+		if bs[i].sameKey(b) {
 			bs[i] = b
 			return
 		}
@@ -134,12 +161,15 @@ func (m *Manager) grant(b Bypass) {
 }
 
 // SetBypass grants session sessionID a bypass of scope for secs seconds, 0 meaning the
-// whole session (SPEC §3, §12.17; POST /api/sessions/{id}/bypass and the bypass
-// command). It replaces a bypass of the same scope. It is audited synchronously: when
-// the audit entry cannot be written nothing is granted. Errors, after which nothing
-// changed: ErrNoSession, ErrInvalidBypass (secs negative or above MaxBypassSecs),
-// ErrInvalidScope, or the store's error.
-func (m *Manager) SetBypass(sessionID, scope string, secs int64, by store.Actor) (Bypass, error) {
+// whole session (POST /api/sessions/{id}/bypass and the bypass command). It covers
+// every caller of the session, or only caller when not "" (CallerAdmin, CallerLocal,
+// CallerCron or an agent token's name). It replaces a bypass of the same scope and
+// caller. It is audited synchronously: when the audit entry cannot be written nothing
+// is granted. Errors, after which nothing changed: ErrNoSession, ErrInvalidBypass
+// (secs negative or above MaxBypassSecs, a malformed caller), ErrInvalidScope, or the
+// store's error.
+func (m *Manager) SetBypass(sessionID, scope string, secs int64, caller string,
+	by store.Actor) (Bypass, error) {
 	if sessionID == "" {
 		return Bypass{}, fmt.Errorf("gate: set bypass: %w", ErrNoSession)
 	}
@@ -149,14 +179,38 @@ func (m *Manager) SetBypass(sessionID, scope string, secs int64, by store.Actor)
 	if err := checkScope(scope); err != nil {
 		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w", sessionID, err)
 	}
+	if err := CheckCaller(caller); caller != "" && err != nil {
+		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w", sessionID, err)
+	}
 	now := m.now()
-	b := Bypass{SessionID: sessionID, Scope: scope, ExpiresAt: expiry(now, secs)}
+	b := Bypass{SessionID: sessionID, Scope: scope, Caller: caller, ExpiresAt: expiry(now, secs)}
 	if err := m.auditBypass(b, secs, by, now); err != nil {
 		return Bypass{}, fmt.Errorf("gate: set bypass %s: %w", sessionID, err)
 	}
 	m.grant(b)
-	m.log.Info("bypass granted", "session_id", sessionID, "scope", scope, "secs", secs, "by", by.By, "via", by.Via)
+	m.log.Info("bypass granted", "session_id", sessionID, "scope", scope, "caller", caller,
+		"secs", secs, "by", by.By, "via", by.Via)
 	return b, nil
+}
+
+// CheckCaller validates the name of a caller (store.Request.Caller): CallerAdmin,
+// CallerLocal, CallerCron, or an agent token's name, "agent-" and 12 lowercase hex
+// digits. Errors wrap ErrInvalidBypass.
+func CheckCaller(caller string) error {
+	switch caller {
+	case store.CallerAdmin, store.CallerLocal, store.CallerCron:
+		return nil
+	}
+	hex, ok := strings.CutPrefix(caller, "agent-")
+	valid := ok && len(hex) == 12
+	for _, c := range []byte(hex) {
+		valid = valid && ('0' <= c && c <= '9' || 'a' <= c && c <= 'f')
+	}
+	if !valid {
+		return fmt.Errorf("%w: caller %.40q: want admin, local, cron or an agent token's name "+
+			"(agent- and 12 hex digits)", ErrInvalidBypass, caller)
+	}
+	return nil
 }
 
 // auditBypass writes the audit entry of a bypass granted, synchronously.
@@ -165,8 +219,12 @@ func (m *Manager) auditBypass(b Bypass, secs int64, by store.Actor, now time.Tim
 	if secs > 0 {
 		length = fmt.Sprintf("%d s", secs)
 	}
+	detail := "session " + b.SessionID + " scope " + b.Scope + " for " + length
+	if b.Caller != "" {
+		detail += " for caller " + b.Caller
+	}
 	return m.store.AppendAudit(store.AuditEntry{At: now, By: by.By, Via: by.Via, Action: AuditBypassGranted,
-		Detail: "session " + b.SessionID + " scope " + b.Scope + " for " + length})
+		Detail: detail})
 }
 
 // ClearBypass removes every bypass of the session (DELETE /api/sessions/{id}/bypass,
@@ -188,6 +246,17 @@ func (m *Manager) ClearBypass(sessionID string, by store.Actor) error {
 	m.dropBypasses(sessionID)
 	m.log.Info("bypasses cleared", "session_id", sessionID, "by", by.By, "via", by.Via)
 	return nil
+}
+
+// EndSession forgets every bypass of a session that has ended — a scheduled run that
+// finished — and returns how many there were. It is not audited: the run's end is.
+// It does not block beyond a lock.
+func (m *Manager) EndSession(sessionID string) int {
+	n := m.dropBypasses(sessionID)
+	if n > 0 {
+		m.log.Info("bypasses of an ended session dropped", "session_id", sessionID, "bypasses", n)
+	}
+	return n
 }
 
 // dropBypasses forgets the session's bypasses and returns how many there were.

@@ -25,7 +25,8 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 		if g := res.Resolution.Bypass; g == nil || g.Scope != "category:shell" || g.Secs != secs {
 			t.Errorf("stored bypass %+v, want category:shell for 900 s", g)
 		}
-		want := []gate.Bypass{{SessionID: "s1", Scope: "category:shell", ExpiresAt: time.Now().Add(15 * time.Minute)}}
+		want := []gate.Bypass{{SessionID: "s1", Scope: "category:shell", Caller: store.CallerAdmin,
+			RequestID: r.ID, Profile: "default", ExpiresAt: time.Now().Add(15 * time.Minute)}}
 		if got := e.m.Bypasses("s1"); !jsonEqual(got, want) {
 			t.Errorf("Bypasses = %v, want %v", got, want)
 		}
@@ -35,8 +36,11 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 			want gate.Decision // during the window
 		}{
 			{gate.Call{ToolName: "Bash", SessionID: "s1"}, gate.DecisionAllow},
-			{gate.Call{ToolName: "execute_cmd", SessionID: "s1"}, gate.DecisionAllow},                         // same category
-			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "s1", Category: "shell"}, gate.DecisionAllow}, // sent category kept: no entry matches
+			// The same category.
+			{gate.Call{ToolName: "execute_cmd", SessionID: "s1"}, gate.DecisionAllow},
+			// A sent category is only claimed.
+			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "s1", Category: "shell"},
+				gate.DecisionPending},
 			{gate.Call{ToolName: "write_file", SessionID: "s1", Category: "shell",
 				Arguments: map[string]any{"path": "src/a"}}, gate.DecisionPending}, // filesystem: the config's category wins
 			{gate.Call{ToolName: "Bash", SessionID: "s2"}, gate.DecisionPending}, // another session
@@ -68,14 +72,15 @@ func TestBypassScopesAndSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t)
 		ctx := context.Background()
-		// Default scopes of SPEC §5: category, else MCP server, else the tool.
+		// Default scopes: the configured category, else MCP server, else the tool.
 		for _, c := range []struct {
 			call  gate.Call
 			scope string
 		}{
 			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "a"}, "mcp:gmail"},
 			{gate.Call{ToolName: "frobnicate", SessionID: "b"}, "tool:frobnicate"},
-			{gate.Call{ToolName: "frobnicate", SessionID: "c", Category: "misc"}, "category:misc"},
+			// A sent category is only claimed.
+			{gate.Call{ToolName: "frobnicate", SessionID: "c", Category: "misc"}, "tool:frobnicate"},
 		} {
 			r := e.require(c.call)
 			zero := int64(0)
@@ -96,7 +101,8 @@ func TestBypassScopesAndSession(t *testing.T) {
 			{gate.Call{ToolName: "mcp__gmailx__read", SessionID: "a"}, gate.DecisionPending},
 			{gate.Call{ToolName: "frobnicate", SessionID: "b"}, gate.DecisionAllow},
 			{gate.Call{ToolName: "frobnicate2", SessionID: "b"}, gate.DecisionPending},
-			{gate.Call{ToolName: "other", SessionID: "c", Category: "misc"}, gate.DecisionAllow},
+			{gate.Call{ToolName: "other", SessionID: "c", Category: "misc"}, gate.DecisionPending},
+			{gate.Call{ToolName: "frobnicate", SessionID: "c"}, gate.DecisionAllow},
 		} {
 			if out := e.check(c.call); out.Decision != c.want {
 				t.Errorf("%s in %s: %s, want %s", c.call.ToolName, c.call.SessionID, out.Decision, c.want)
@@ -124,7 +130,7 @@ func TestBypassScopesAndSession(t *testing.T) {
 
 func TestDenyNeverBypassed(t *testing.T) {
 	e := newEnv(t)
-	if _, err := e.m.SetBypass("s1", "all", 0, admin); err != nil {
+	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
 	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.DecisionAllow {
@@ -157,7 +163,7 @@ func TestSetAndClearBypass(t *testing.T) {
 			{"s1", "mcp:", 0, gate.ErrInvalidScope, `"mcp:"`},
 			{"s1", "path:secrets", 0, gate.ErrInvalidScope, `"path:secrets"`},
 		} {
-			_, err := e.m.SetBypass(c.session, c.scope, c.secs, admin)
+			_, err := e.m.SetBypass(c.session, c.scope, c.secs, "", admin)
 			wantErr(t, err, c.target, "gate: set bypass", c.says)
 		}
 		wantErr(t, e.m.ClearBypass("", admin), gate.ErrNoSession, "gate: clear bypass")
@@ -170,14 +176,14 @@ func TestSetAndClearBypass(t *testing.T) {
 		}
 
 		// The longest bypass ends 366 days from now, not in the past.
-		b, err := e.m.SetBypass("s2", "all", gate.MaxBypassSecs, admin)
+		b, err := e.m.SetBypass("s2", "all", gate.MaxBypassSecs, "", admin)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := time.Now().Add(366 * 24 * time.Hour); !b.ExpiresAt.Equal(want) || len(e.m.Bypasses("s2")) != 1 {
 			t.Errorf("SetBypass(MaxBypassSecs) = %+v, want it to end at %s", b, want)
 		}
-		b, err = e.m.SetBypass("s1", "tool:Bash", 3600, admin)
+		b, err = e.m.SetBypass("s1", "tool:Bash", 3600, "", admin)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +191,7 @@ func TestSetAndClearBypass(t *testing.T) {
 			t.Errorf("SetBypass = %+v", b)
 		}
 		// The same scope again replaces it.
-		if _, err := e.m.SetBypass("s1", "tool:Bash", 60, admin); err != nil {
+		if _, err := e.m.SetBypass("s1", "tool:Bash", 60, "", admin); err != nil {
 			t.Fatal(err)
 		}
 		if bs := e.m.Bypasses("s1"); len(bs) != 1 || !bs[0].ExpiresAt.Equal(time.Now().Add(time.Minute)) {
@@ -224,7 +230,7 @@ func (failingAudit) AppendAudit(...store.AuditEntry) error { return store.ErrClo
 
 func TestBypassNotGrantedWhenAuditFails(t *testing.T) {
 	e := newEnv(t, func(o *gate.Options) { o.Store = failingAudit{o.Store.(*store.DB)} })
-	_, err := e.m.SetBypass("s1", "all", 0, admin)
+	_, err := e.m.SetBypass("s1", "all", 0, "", admin)
 	wantErr(t, err, store.ErrClosed, "gate: set bypass s1")
 	if bs := e.m.Bypasses("s1"); bs != nil {
 		t.Errorf("granted %v without an audit entry", bs)

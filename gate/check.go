@@ -38,18 +38,27 @@ const (
 //     place, a path that cannot be normalised, the rules unavailable). A call whose (session,
 //     tool_call_id) is already registered gets that request and, when it has left
 //     pending, its final decision (approved, rejected, expired, cancelled), and nothing
-//     is shown again — if it is the same call: the same tool name and arguments (SPEC
-//     §12.5) and, our extension, the same cwd, group, profile and agent token (Token);
-//     otherwise ErrToolCallReused, and another token learns nothing of the request.
+//     is shown again — if it is the same call in every field and of the same caller
+//     (store.DB.CreateRequest); otherwise ErrToolCallReused, and another caller
+//     learns nothing of the request.
 //
 // When the rules could not be loaded every call requires approval (fail-closed). The
-// tool name is added to the catalog in the background. Check never waits for a human
-// (see Wait). Errors: ErrInvalidCall (no tool name, arguments not encodable),
-// ErrUnknownProfile, ErrUnknownGroup, ErrToolCallReused, ctx's error when it is done
-// before a request is registered, or the store's error registering it.
+// tool name is added to the catalog in the background. A session bypass covers only
+// the calls its grant binds to (Bypass). Check never waits for a human (see Wait).
+// Errors, after which nothing is stored: ErrInvalidCall (no tool name, arguments not
+// encodable), ErrForbidden (an agent's caller using a session id beginning "cron:",
+// which belongs to scheduled runs), ErrUnknownProfile, ErrUnknownGroup,
+// ErrToolCallReused, ErrTooManyPending (a new request past Limits; a replay still
+// gets its request), ctx's error when it is done before a request is registered, or
+// the store's error registering it.
 func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	if c.ToolName == "" {
 		return Outcome{}, fmt.Errorf("gate: check: %w: tool_name is required", ErrInvalidCall)
+	}
+	c.Caller = callerOf(c.Caller)
+	if strings.HasPrefix(c.SessionID, "cron:") && store.IsAgentCaller(c.Caller) {
+		return Outcome{}, fmt.Errorf("gate: check %s: %w: %s", c.ToolName, ErrForbidden,
+			"session ids beginning with cron: belong to scheduled runs")
 	}
 	snap := m.snap.Load()
 	p, group, err := m.route(snap, c.Group, c.Profile)
@@ -68,13 +77,13 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		m.auditDeny(c, group, d)
 		return Outcome{Decision: DecisionDeny, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
 	}
-	category := m.category(snap, c.ToolName, c.Category)
+	category := m.category(snap, c.ToolName)
 	server := mcpServer(c.ToolName)
 	if snap.err != nil {
 		m.log.Error("rules unavailable: approval required", "tool", c.ToolName, "session_id", c.SessionID, "err", snap.err)
 		d.Reason = ReasonRulesUnavailable
 	} else if d.Contains == "" { // a path holding a protected or denied place needs a human
-		if m.bypassed(c.SessionID, category, server, c.ToolName) {
+		if m.bypassed(&c, p.ID, category, server) {
 			return Outcome{Decision: DecisionAllow, Reason: ReasonBypass}, nil
 		}
 		if fastPath(snap.set, p, c.ToolName, d) {
@@ -93,12 +102,27 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	if c.ApprovalTimeout > 0 {
 		timeout = c.ApprovalTimeout
 	}
+	claimed := c.Category
+	if claimed == category {
+		claimed = ""
+	}
+	reserved, err := m.reserve(&c)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("gate: check %s: %w", c.ToolName, err)
+	}
 	req, created, err := m.store.CreateRequest(store.Request{
 		SessionID: c.SessionID, ToolCallID: c.ToolCallID, ToolName: c.ToolName, Arguments: args,
 		AgentID: c.AgentID, Source: c.Source, ContextLabel: c.ContextLabel, Category: category,
-		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID, Reason: requestReason(d.Reason), Token: c.Token, Caller: c.Caller,
+		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID,
+		Reason: requestReason(d.Reason), Caller: c.Caller, ClaimedCategory: claimed,
 		CreatedAt: now, ExpiresAt: now.Add(timeout), Status: store.Pending,
 	})
+	switch {
+	case reserved && !created:
+		m.pending.release(c.Caller)
+	case !reserved && created: // the request a replay found was removed meanwhile
+		m.pending.add(c.Caller)
+	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("gate: check %s: %w", c.ToolName, err)
 	}
@@ -112,6 +136,22 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		RequestID: req.ID, ToolCallID: req.ToolCallID, ToolName: req.ToolName}}, m.log)
 	m.notes.show(req)
 	return out, nil
+}
+
+// reserve takes a pending slot for the request c may register, reporting whether it
+// took one. At a limit, a call that replays a registered request takes none and goes
+// on — it will get that request — while any other is refused with ErrTooManyPending.
+func (m *Manager) reserve(c *Call) (bool, error) {
+	err := m.pending.take(c.Caller)
+	if err == nil {
+		return true, nil
+	}
+	if c.ToolCallID != "" {
+		if _, lookErr := m.store.RequestByToolCall(c.SessionID, c.ToolCallID); lookErr == nil {
+			return false, nil
+		}
+	}
+	return false, err
 }
 
 // fastPath reports whether the profile fast-path turns a require into an allow (SPEC

@@ -185,16 +185,17 @@ func TestCheckIdempotent(t *testing.T) {
 }
 
 // TestCheckIdempotentSameCallOnly: a repeat of a (session, tool_call_id) gets the
-// request's outcome only when it is the same call — our extension of SPEC §12.5: the
-// same cwd (notes.txt under docs/ is another file than notes.txt at the root), group,
-// profile and agent token (one token must not read another's outcome).
+// request's outcome only when it is the same call in every field and of the same
+// caller (one token must not read another's outcome).
 func TestCheckIdempotentSameCallOnly(t *testing.T) {
 	e := newEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "ci", SecurityGroup: "ci"}}
 	})
 	e.run()
 	call := gate.Call{ToolName: "Write", SessionID: "s", ToolCallID: "w1", Cwd: e.root + "/docs",
-		Arguments: map[string]any{"file_path": "notes.txt", "content": "x"}, Token: "agent-aaaaaaaaaaaa"}
+		Arguments: map[string]any{"file_path": "notes.txt", "content": "x"},
+		Caller:    "agent-aaaaaaaaaaaa",
+		AgentID:   "bot-1", Source: "claude-code", ContextLabel: "fix the tests", Category: "notes"}
 	r := e.require(call)
 	e.notes.next(t)
 	if r.Cwd != e.root+"/docs" {
@@ -216,19 +217,28 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 		{"no cwd", "not the same cwd", func(c *gate.Call) { c.Cwd = "" }},
 		{"another group", "not the same group", func(c *gate.Call) { c.Group = "ci" }},
 		{"another profile", "not the same group", func(c *gate.Call) { c.Profile = "ci" }},
-		{"another token", "made with another token", func(c *gate.Call) { c.Token = "agent-bbbbbbbbbbbb" }},
-		{"the admin", "made with another token", func(c *gate.Call) { c.Token = "" }},
+		{"another agent id", "not the same agent_id", func(c *gate.Call) { c.AgentID = "bot-2" }},
+		{"another source", "not the same source", func(c *gate.Call) { c.Source = "codex" }},
+		{"another context label", "not the same context_label",
+			func(c *gate.Call) { c.ContextLabel = "x" }},
+		{"another category", "not the same category", func(c *gate.Call) { c.Category = "shell" }},
+		{"another token", "made by another caller",
+			func(c *gate.Call) { c.Caller = "agent-bbbbbbbbbbbb" }},
+		{"the admin", "made by another caller", func(c *gate.Call) { c.Caller = "" }},
+		{"local", "made by another caller", func(c *gate.Call) { c.Caller = store.CallerLocal }},
 	} {
-		again := call
-		c.change(&again)
-		out, err := e.m.Check(context.Background(), again)
-		wantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call: "+c.says)
-		if out.Decision != "" || out.Request != nil {
-			t.Errorf("%s: %+v came with the error", c.name, out)
-		}
-		if strings.Contains(c.says, "token") && strings.Contains(err.Error(), "request "+itoa(r.ID)) {
-			t.Errorf("%s: the error names the request: %v", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			again := call
+			c.change(&again)
+			out, err := e.m.Check(context.Background(), again)
+			wantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call: "+c.says)
+			if out.Decision != "" || out.Request != nil {
+				t.Errorf("%s: %+v came with the error", c.name, out)
+			}
+			if strings.Contains(c.says, "caller") && strings.Contains(err.Error(), "request "+itoa(r.ID)) {
+				t.Errorf("%s: the error names the request: %v", c.name, err)
+			}
+		})
 	}
 	e.unchanged(before)
 	if n := e.notes.shows(); n != 1 {
@@ -237,20 +247,26 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 }
 
 func TestCategoryFromConfigWins(t *testing.T) {
-	// SPEC §12.4: the first matching entry gives the category, over the one sent.
+	// The first matching entry gives the category; one sent is only claimed.
 	e := newEnv(t, func(o *gate.Options) {
 		o.Categories = []gate.Category{{Name: "shell", Tools: []string{"Bash"}}, {Name: "mail", Tools: []string{"mcp__gmail__*"}}}
 	})
-	for _, c := range []struct{ tool, sent, want, server string }{
-		{"Bash", "filesystem", "shell", ""},
-		{"mcp__gmail__send", "", "mail", "gmail"},
-		{"mcp__slack__post", "chat", "chat", "slack"},
-		{"frobnicate", "", "", ""},
+	for _, c := range []struct{ tool, sent, want, claimed, server, scope string }{
+		{"Bash", "filesystem", "shell", "filesystem", "", "category:shell"},
+		{"Bash", "shell", "shell", "", "", "category:shell"},
+		{"mcp__gmail__send", "", "mail", "", "gmail", "category:mail"},
+		{"mcp__slack__post", "shell", "", "shell", "slack", "mcp:slack"},
+		{"frobnicate", "shell", "", "shell", "", "tool:frobnicate"},
 	} {
-		r := e.require(gate.Call{ToolName: c.tool, SessionID: "s", Category: c.sent})
-		if r.Category != c.want || r.MCPServer != c.server {
-			t.Errorf("%s sent %q: category %q server %q, want %q %q", c.tool, c.sent, r.Category, r.MCPServer, c.want, c.server)
-		}
+		t.Run(c.tool+" "+c.sent, func(t *testing.T) {
+			r := e.require(gate.Call{ToolName: c.tool, SessionID: "s", Category: c.sent})
+			if r.Category != c.want || r.ClaimedCategory != c.claimed || r.MCPServer != c.server ||
+				r.BypassScope() != c.scope {
+				t.Errorf("category %q claimed %q server %q scope %q, want %q %q %q %q",
+					r.Category, r.ClaimedCategory, r.MCPServer, r.BypassScope(),
+					c.want, c.claimed, c.server, c.scope)
+			}
+		})
 	}
 }
 
@@ -331,7 +347,7 @@ func TestFailClosed(t *testing.T) {
 	if out.Decision != gate.DecisionPending || out.Reason != gate.ReasonRulesUnavailable {
 		t.Errorf("write_todos with the rules unavailable: %+v, want pending", out)
 	}
-	if _, err := e.m.SetBypass("s", "all", 0, admin); err != nil {
+	if _, err := e.m.SetBypass("s", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
 	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.DecisionPending {
@@ -387,7 +403,7 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.m.SetBypass("bypassed", "all", 0, admin); err != nil {
+	if _, err := e.m.SetBypass("bypassed", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -440,10 +456,10 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 	if err := os.MkdirAll(e.dir+"/state", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.m.SetBypass("all", "all", 0, admin); err != nil {
+	if _, err := e.m.SetBypass("all", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.m.SetBypass("fs", "category:filesystem", 0, admin); err != nil {
+	if _, err := e.m.SetBypass("fs", "category:filesystem", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
 	grep := map[string]any{"pattern": "token"}

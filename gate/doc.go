@@ -34,6 +34,19 @@
 // bypass (15 minutes, the whole session, or N seconds up to MaxBypassSecs, 366 days).
 // Bypasses live in memory only.
 //
+// # Callers and limits
+//
+// Every call has a caller (Call.Caller): an agent token's name, the token-less local
+// caller, the admin, or cron. A bypass granted by an approval covers only the calls of
+// the request's caller, profile and agent id in its session; one an admin sets covers
+// every caller unless it names one; a scheduled run's bypasses end with the run
+// (EndSession). Its default scope is the category the configuration gives the tool —
+// a category the caller sends is only recorded as claimed — else its MCP server, else
+// the tool. Agents' callers may not use "cron:" sessions, nor resolve, nor read or
+// cancel another caller's requests. Pending requests are counted per caller and in
+// total against Limits, the count initialised from the store by New; past a limit a
+// new request is ErrTooManyPending, while a replay still gets its request.
+//
 // # Background work
 //
 // Run owns every goroutine the gate starts: the expiry sweeper (a request pending past

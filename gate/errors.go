@@ -19,9 +19,12 @@ var (
 	// ErrUnknownProfile: a call names a profile the configuration does not define
 	// (SPEC §12.1, §12.3; API 422).
 	ErrUnknownProfile = errors.New("unknown profile")
-	// ErrForbidden: the caller's token may not do this — an agent token resolving any
-	// request, or cancelling another token's request (SPEC §12.2, §12.11; API 403).
+	// ErrForbidden: the caller may not do this — an agent token or the local caller
+	// resolving any request, reading or cancelling another caller's request, or using
+	// a scheduled run's session (API 403).
 	ErrForbidden = errors.New("forbidden")
+	// ErrTooManyPending: a new request would pass a pending limit (Limits; API 429).
+	ErrTooManyPending = errors.New("too many pending requests")
 	// ErrInvalidScope: a bypass scope other than all, category:<c>, mcp:<server> or
 	// tool:<name> (SPEC §3, §12.17; API 422).
 	ErrInvalidScope = errors.New("invalid bypass scope")
@@ -43,9 +46,8 @@ var (
 	ErrAlreadyResolved = store.ErrAlreadyResolved
 	// ErrExpired: the resolution arrived after the request's expires_at (SPEC §5).
 	ErrExpired = store.ErrExpired
-	// ErrToolCallReused: a (session, tool_call_id) already registered for another tool
-	// name or other arguments (SPEC §12.5; API 409) — or, our extension, from another
-	// cwd, group, profile or agent token.
+	// ErrToolCallReused: a (session, tool_call_id) already registered for a call that
+	// differs in any field, or by another caller (API 409).
 	ErrToolCallReused = store.ErrToolCallReused
 	// ErrExists: a group id already taken.
 	ErrExists = store.ErrExists

@@ -31,11 +31,8 @@ type Call struct {
 	// ApprovalTimeout overrides Options.ApprovalTimeout for the request this call may
 	// register (a job's approval_timeout, SPEC §7); zero means the Manager's.
 	ApprovalTimeout time.Duration `json:"-"`
-	// Token names the agent token that made the call (SPEC §12.2); set by the API,
-	// never by the caller. Empty for admin calls.
-	Token string `json:"-"`
 	// Caller is who made the call (store.Request.Caller); set by the API or the
-	// scheduler, never by the agent.
+	// scheduler, never by the agent. "" means store.CallerAdmin.
 	Caller string `json:"-"`
 }
 
@@ -116,7 +113,24 @@ type Options struct {
 	Now func() time.Time
 	// Logger nil means slog.Default(); the gate adds component=gate.
 	Logger *slog.Logger
+	// Limits cap the pending requests; zero fields mean the defaults.
+	Limits Limits
 }
+
+// Limits cap how many requests may wait for a human at once (docs/design.md,
+// "Limits"), so that one caller cannot fill the store. Zero means the default.
+type Limits struct {
+	// PendingPerCaller is the most pending requests of one caller; default 1,000.
+	PendingPerCaller int
+	// PendingTotal is the most pending requests of all callers; default 10,000.
+	PendingTotal int
+}
+
+// Default limits (Limits).
+const (
+	DefaultPendingPerCaller = 1000
+	DefaultPendingTotal     = 10000
+)
 
 // DefaultApprovalTimeout is how long a request stays pending when
 // Options.ApprovalTimeout is zero (SPEC §5).
@@ -152,7 +166,8 @@ type Manager struct {
 	// so an older rebuild never replaces a newer snapshot.
 	rulesMu sync.Mutex
 
-	// bypassMu guards bypasses: session id → that session's bypasses (SPEC §4.8).
+	// bypassMu guards bypasses: session id → that session's bypasses, each bound to
+	// its caller or to every caller (docs/design.md, "Bypasses").
 	bypassMu sync.Mutex
 	bypasses map[string][]Bypass
 
@@ -160,6 +175,7 @@ type Manager struct {
 	waitMu  sync.Mutex
 	waiters map[uint64]*waiter
 
+	pending pendingCount
 	catalog catalog
 	batch   batcher
 	bus     bus
@@ -175,9 +191,9 @@ type Manager struct {
 // groups and rules into the first snapshot. A failure to load the rules does not fail
 // New: the gate then runs fail-closed, every Check answering require (SPEC §4.7), until a
 // later load succeeds. Errors: a nil store, a workspace root that is not absolute, a
-// negative timeout, a duplicate or
-// unusable profile, an invalid category pattern (wrapping ErrInvalidRule), or the
-// store's error creating the groups. New does not start goroutines; Run does.
+// negative timeout or limit, a duplicate or unusable profile, an invalid category
+// pattern (wrapping ErrInvalidRule), or the store's error creating the groups or
+// counting the pending requests. New does not start goroutines; Run does.
 func New(opt Options) (*Manager, error) {
 	if opt.Store == nil {
 		return nil, errors.New("gate: new: no store")
@@ -187,6 +203,10 @@ func New(opt Options) (*Manager, error) {
 	}
 	if opt.ApprovalTimeout < 0 {
 		return nil, fmt.Errorf("gate: new: approval timeout %s is negative", opt.ApprovalTimeout)
+	}
+	if opt.Limits.PendingPerCaller < 0 || opt.Limits.PendingTotal < 0 {
+		return nil, fmt.Errorf("gate: new: pending limits %d per caller, %d in total: negative",
+			opt.Limits.PendingPerCaller, opt.Limits.PendingTotal)
 	}
 	m := &Manager{
 		store:      opt.Store,
@@ -224,6 +244,9 @@ func New(opt Options) (*Manager, error) {
 	}
 	for _, g := range created {
 		m.log.Info("created the permission group a profile names", "group", g)
+	}
+	if err := m.pending.init(m.store, opt.Limits); err != nil {
+		return nil, fmt.Errorf("gate: new: %w", err)
 	}
 	m.batch.init()
 	m.notes.init(opt.Notifier, m.log)

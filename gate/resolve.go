@@ -22,9 +22,9 @@ type Resolution struct {
 	// BypassScope is the bypass's scope; "" means the request's category, else its MCP
 	// server, else its tool (SPEC §5).
 	BypassScope string
-	// Token names the agent token the resolver used, "" for admin and chat users. An
-	// agent token may never resolve (SPEC §12.2).
-	Token string
+	// Caller is who resolves through the API (store.Request.Caller); "" for chat
+	// users and the CLI. An agent token or the local caller may never resolve.
+	Caller string
 }
 
 // waiter is the callers of Wait on one request: ch is closed when the request leaves
@@ -99,6 +99,7 @@ func (m *Manager) wake(id uint64) {
 // (approval_resolved with its status, SPEC §12.21) and the notifier, which edits its
 // messages (SPEC §5).
 func (m *Manager) finished(r store.Request) {
+	m.pending.release(callerOf(r.Caller))
 	m.wake(r.ID)
 	m.bus.publish(Event{Name: EventApprovalResolved, Data: ApprovalResolved{
 		RequestID: r.ID, ToolCallID: r.ToolCallID, Status: r.Status}}, m.log)
@@ -108,10 +109,11 @@ func (m *Manager) finished(r store.Request) {
 // Resolve approves or rejects pending request id (SPEC §5): one compare-and-set in the
 // store, so exactly one of any number of concurrent resolutions wins. On success it
 // grants the asked bypass (in memory; the store's audit entry of the resolution records
-// it), wakes the waiters, publishes
+// it) for the calls of the request's caller, profile and agent id in its session,
+// wakes the waiters, publishes
 // approval_resolved and has the notifier update the request's messages; it returns the
 // resolved request. Errors, after which nothing changed:
-//   - ErrForbidden when r.Token is an agent token (SPEC §12.2);
+//   - ErrForbidden when r.Caller is an agent's (store.IsAgentCaller);
 //   - ErrInvalidBypass (BypassSecs negative or above MaxBypassSecs) or ErrInvalidScope;
 //   - ErrAlreadyResolved, with the stored request, in an error that says
 //     "already approved by NAME via VIA" (or rejected, cancelled, expired);
@@ -120,8 +122,9 @@ func (m *Manager) finished(r store.Request) {
 //
 // It does not block beyond the store's transaction.
 func (m *Manager) Resolve(ctx context.Context, id uint64, r Resolution) (store.Request, error) {
-	if r.Token != "" {
-		return store.Request{}, fmt.Errorf("gate: resolve %d: %w: an agent token may not resolve requests", id, ErrForbidden)
+	if store.IsAgentCaller(r.Caller) {
+		return store.Request{}, fmt.Errorf("gate: resolve %d: %w: an agent may not resolve requests",
+			id, ErrForbidden)
 	}
 	if err := ctx.Err(); err != nil {
 		return store.Request{}, fmt.Errorf("gate: resolve %d: %w", id, err)
@@ -145,7 +148,9 @@ func (m *Manager) Resolve(ctx context.Context, id uint64, r Resolution) (store.R
 	}
 	m.log.Info("request resolved", "request_id", id, "status", req.Status, "by", r.By, "via", r.Via)
 	if g := res.Bypass; g != nil {
-		m.grant(Bypass{SessionID: req.SessionID, Scope: g.Scope, ExpiresAt: expiry(res.At, g.Secs)})
+		m.grant(Bypass{SessionID: req.SessionID, Scope: g.Scope, Caller: callerOf(req.Caller),
+			RequestID: req.ID, Profile: req.Profile, AgentID: req.AgentID,
+			ExpiresAt: expiry(res.At, g.Secs)})
 	}
 	m.finished(req)
 	return req, nil
@@ -184,20 +189,22 @@ func (m *Manager) resolveErr(op string, id uint64, req store.Request, err error)
 	return fmt.Errorf("gate: %s %d: %w", op, id, err)
 }
 
-// CancelRequest cancels pending request id (SPEC §12.11), storing reason as the
-// resolution's note; it is allowed to an admin (token "") and to the agent token that
-// made the request. Like Resolve, it wakes waiters, publishes approval_resolved with
-// status cancelled and has the notifier update the messages. Errors: ErrForbidden
-// (another token), ErrNotFound, ErrAlreadyResolved (saying who resolved it), ErrExpired,
-// or the store's error; nothing changes then.
-func (m *Manager) CancelRequest(id uint64, reason string, by store.Actor, token string) (store.Request, error) {
-	if token != "" {
+// CancelRequest cancels pending request id, storing reason as the resolution's note;
+// caller is who asks ("" or CallerAdmin for the admin, who may cancel any request; an
+// agent's caller may cancel only its own). Like Resolve, it wakes waiters, publishes
+// approval_resolved with status cancelled and has the notifier update the messages.
+// Errors: ErrForbidden (another caller's request), ErrNotFound, ErrAlreadyResolved
+// (saying who resolved it), ErrExpired, or the store's error; nothing changes then.
+func (m *Manager) CancelRequest(id uint64, reason string, by store.Actor,
+	caller string) (store.Request, error) {
+	if caller != "" && caller != store.CallerAdmin {
 		r, err := m.store.Request(id)
 		if err != nil {
 			return store.Request{}, fmt.Errorf("gate: cancel %d: %w", id, err)
 		}
-		if r.Token != token {
-			return store.Request{}, fmt.Errorf("gate: cancel %d: %w: the request was made with another token", id, ErrForbidden)
+		if r.Caller != caller {
+			return store.Request{}, fmt.Errorf("gate: cancel %d: %w: %s", id, ErrForbidden,
+				"the request was made by another caller")
 		}
 	}
 	req, err := m.store.Resolve(id, store.Cancelled, store.Resolution{By: by.By, Via: by.Via, At: m.now(), Note: reason})

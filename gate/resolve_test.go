@@ -84,7 +84,7 @@ func TestWaitErrors(t *testing.T) {
 
 func TestResolveRefusals(t *testing.T) {
 	e := newEnv(t)
-	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Token: "ci-bot"})
+	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Caller: "agent-0123456789ab"})
 	before := e.state()
 	neg, zero, huge := int64(-5), int64(0), int64(math.MaxInt64)
 	for _, c := range []struct {
@@ -93,8 +93,12 @@ func TestResolveRefusals(t *testing.T) {
 		target error
 		says   string
 	}{
-		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Token: "ci-bot"}, gate.ErrForbidden, "an agent token may not resolve"},
-		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Token: "other"}, gate.ErrForbidden, "forbidden"},
+		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: "agent-0123456789ab"},
+			gate.ErrForbidden, "an agent may not resolve"},
+		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: "agent-bbbbbbbbbbbb"},
+			gate.ErrForbidden, "forbidden"},
+		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: store.CallerLocal},
+			gate.ErrForbidden, "an agent may not resolve"},
 		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &neg}, gate.ErrInvalidBypass, "-5 seconds is negative"},
 		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &huge}, gate.ErrInvalidBypass,
 			"gate: resolve " + itoa(r.ID) + ": invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days)"},
@@ -215,11 +219,13 @@ func TestResolveAfterExpiryBeforeSweep(t *testing.T) {
 
 func TestCancelRequest(t *testing.T) {
 	e := newEnv(t)
-	mine := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Token: "ci-bot"})
+	mine := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Caller: "ci-bot"})
 	before := e.state()
-	_, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "agent", Via: "api"}, "other-bot")
-	wantErr(t, err, gate.ErrForbidden, "made with another token")
-	_, err = e.m.CancelRequest(999, "", admin, "ci-bot")
+	for _, caller := range []string{"other-bot", store.CallerLocal} {
+		_, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "agent", Via: "api"}, caller)
+		wantErr(t, err, gate.ErrForbidden, "made by another caller")
+	}
+	_, err := e.m.CancelRequest(999, "", admin, "ci-bot")
 	wantErr(t, err, gate.ErrNotFound, "gate: cancel 999")
 	e.unchanged(before)
 
@@ -242,7 +248,7 @@ func TestCancelRequest(t *testing.T) {
 	wantErr(t, err, gate.ErrAlreadyResolved, "already cancelled by ci-bot via api")
 
 	// An admin may cancel any request.
-	theirs := e.require(gate.Call{ToolName: "Bash", SessionID: "s2", Token: "x"})
+	theirs := e.require(gate.Call{ToolName: "Bash", SessionID: "s2", Caller: "x"})
 	if got, err := e.m.CancelRequest(theirs.ID, "", admin, ""); err != nil || got.Status != store.Cancelled {
 		t.Errorf("admin cancel: %v %v", got.Status, err)
 	}
@@ -254,7 +260,7 @@ func TestCancelSession(t *testing.T) {
 	a := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
 	b := e.require(gate.Call{ToolName: "execute_cmd", SessionID: "s1"})
 	other := e.require(gate.Call{ToolName: "Bash", SessionID: "s2"})
-	if _, err := e.m.SetBypass("s1", "mcp:gmail", 0, admin); err != nil {
+	if _, err := e.m.SetBypass("s1", "mcp:gmail", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
 	waited := make(chan store.Status, 1)

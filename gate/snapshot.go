@@ -184,9 +184,9 @@ func validateCategories(cs []Category) error {
 	return nil
 }
 
-// category is a call's category (SPEC §12.4): the first entry matching its tool, else
-// the category it was sent with.
-func (m *Manager) category(snap *snapshot, tool, sent string) string {
+// category is a tool's category: the first entry of the configuration matching it,
+// else "" — never the one a caller sent (docs/design.md, "Bypasses").
+func (m *Manager) category(snap *snapshot, tool string) string {
 	for _, c := range m.categories {
 		for _, p := range c.Tools {
 			if snap.set.MatchTool(p, tool) {
@@ -194,5 +194,5 @@ func (m *Manager) category(snap *snapshot, tool, sent string) string {
 			}
 		}
 	}
-	return sent
+	return ""
 }

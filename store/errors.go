@@ -27,7 +27,8 @@ var (
 	// ErrExpired: the resolution came after the request's expires_at.
 	ErrExpired = errors.New("request expired")
 	// ErrToolCallReused: a (session, tool call id) already registered was sent again
-	// for another call (docs/design.md, "Idempotency"; see DB.CreateRequest).
+	// for a call that differs in any field, or by another caller (see
+	// DB.CreateRequest).
 	ErrToolCallReused = errors.New("tool_call_id reused for a different call")
 	// ErrLocked: another process holds the database file.
 	ErrLocked = errors.New("database is locked by another process (is another skald-bot running?)")

@@ -53,14 +53,14 @@ type Request struct {
 	// place: secrets", "path argument cannot be normalised", "rules unavailable:
 	// approval required". "" otherwise.
 	Reason string `json:"reason,omitempty"`
-	// Token names the agent token that made the request ("" for admin or no token),
-	// so that token may cancel it and never resolve it (SPEC §12.2). Never the secret.
-	Token string `json:"token,omitempty"`
 	// Caller is who made the call (docs/design.md, "Callers"): CallerAdmin,
-	// CallerLocal, CallerCron, or an agent token's name ("agent-" and 12 hex digits).
+	// CallerLocal, CallerCron, or an agent token's name ("agent-" and 12 hex digits),
+	// never the secret. Only that caller may read or cancel the request. A request
+	// stored before callers were recorded decodes with its agent token's name, else
+	// CallerAdmin.
 	Caller string `json:"caller,omitempty"`
-	// ClaimedCategory is the category the caller sent for a tool the configuration
-	// gives none: shown as claimed, never used for a bypass.
+	// ClaimedCategory is the category the caller sent when the configuration gives
+	// the tool none or another one: shown as claimed, never used for a bypass.
 	ClaimedCategory string      `json:"claimed_category,omitempty"`
 	CreatedAt       time.Time   `json:"created_at"`
 	ExpiresAt       time.Time   `json:"expires_at"`
@@ -76,6 +76,35 @@ const (
 	CallerLocal = "local" // the token-less agent routes on loopback
 	CallerCron  = "cron"  // a step of a scheduled job's run
 )
+
+// UnmarshalJSON decodes a request, including one stored in the older form that named
+// its agent token under "token" and had no caller.
+func (r *Request) UnmarshalJSON(b []byte) error {
+	type plain Request
+	var v struct {
+		plain
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = Request(v.plain)
+	switch {
+	case r.Caller != "":
+	case v.Token != "":
+		r.Caller = v.Token
+	default:
+		r.Caller = CallerAdmin
+	}
+	return nil
+}
+
+// IsAgentCaller reports whether caller is an agent's (an agent token's name or
+// CallerLocal): such a caller may read and cancel only its own requests, never
+// resolve one, and may not use a scheduled run's session.
+func IsAgentCaller(caller string) bool {
+	return caller != "" && caller != CallerAdmin && caller != CallerCron
+}
 
 // BypassScope is the scope a bypass granted on approving r covers when none is asked:
 // its category, else its MCP server ("mcp:notes"), else its tool ("tool:WebFetch").

@@ -31,19 +31,17 @@ const (
 // caller may tell anyone about the request once it returns: it is committed (SPEC §5
 // "persist before notify").
 //
-// Idempotency (SPEC §5, §12.5): when r.ToolCallID is not empty and (r.SessionID,
-// r.ToolCallID) is already registered, it stores nothing and returns the existing
-// request, whatever its status, with created=false — unless the repeat is another
-// call. SPEC §12.5 compares the tool name and the canonical arguments; we also compare
-// Cwd, GroupID and Profile (the same arguments under another working directory, group
-// or profile name other files or rules) and Token (one agent token must not read
-// another's outcome through the key). When one of them differs the error wraps
-// ErrToolCallReused and says which ("…: tool_call_id reused for a different call: not
-// the same cwd"); it comes with the existing request, except when the Token differs:
-// then with a zero Request and an error that names no request id. A repeated call is
-// answered from a read-only transaction and writes nothing; otherwise the lookup and
-// the insert are one write transaction, so concurrent callers with the same key get
-// one request.
+// Idempotency (docs/design.md, "Idempotency"): when r.ToolCallID is not empty and
+// (r.SessionID, r.ToolCallID) is already registered, it stores nothing and returns the
+// existing request, whatever its status, with created=false — if it is the same call:
+// the same caller, tool name, canonical arguments, cwd, group, profile, agent id,
+// source, context label and claimed category. Otherwise the error wraps
+// ErrToolCallReused and names the first field that differs ("…: tool_call_id reused
+// for a different call: not the same agent_id") and comes with the existing request —
+// except for another caller, which learns nothing: a zero Request and an error naming
+// no request id and no field. A repeated call is answered from a read-only transaction
+// and writes nothing; otherwise the lookup and the insert are one write transaction,
+// so concurrent callers with the same key get one request.
 //
 // Other errors (nothing is written): ErrInvalid (no tool name, arguments that are not
 // a JSON object or exceed MaxArgumentsSize, an id longer than MaxIDLen, a Cwd longer
@@ -96,8 +94,9 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 	switch {
 	case err != nil:
 		return Request{}, false, fmt.Errorf("store: create request: %w", err)
-	case reused == "token":
-		return Request{}, false, fmt.Errorf("store: create request: tool call %q of session %q: %w: made with another token",
+	case reused == "caller":
+		return Request{}, false, fmt.Errorf(
+			"store: create request: tool call %q of session %q: %w: made by another caller",
 			r.ToolCallID, r.SessionID, ErrToolCallReused)
 	case reused != "":
 		return req, false, fmt.Errorf("store: create request: tool call %q of session %q (request %d): %w: not the same %s",
@@ -107,9 +106,9 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 }
 
 // registered looks up the request already registered for r's (session, tool call id):
-// found is false when there is none (or r has no tool call id); reused names what
-// differs when it was made by another call ("token", "tool_name", "arguments", "cwd",
-// "group", "profile"; see CreateRequest), "" when it is the same call.
+// found is false when there is none (or r has no tool call id); reused names the first
+// field that differs when it was made by another call ("caller", "tool_name",
+// "arguments", …; see CreateRequest), "" when it is the same call.
 func registered(tx *bolt.Tx, r Request) (old Request, found bool, reused string, err error) {
 	if r.ToolCallID == "" {
 		return Request{}, false, "", nil
@@ -122,21 +121,34 @@ func registered(tx *bolt.Tx, r Request) (old Request, found bool, reused string,
 	if err != nil || !found {
 		return Request{}, false, "", err
 	}
+	return old, true, differs(old, r), nil
+}
+
+// differs names the first field of a call in which new differs from old, "" for none.
+// The caller comes first: nothing else of another caller's request is told.
+func differs(old, new Request) string {
 	switch {
-	case old.Token != r.Token: // first: nothing else of another token's request is told
-		reused = "token"
-	case old.ToolName != r.ToolName:
-		reused = "tool_name"
-	case !bytes.Equal(old.Arguments, r.Arguments):
-		reused = "arguments"
-	case old.Cwd != r.Cwd:
-		reused = "cwd"
-	case old.GroupID != r.GroupID:
-		reused = "group"
-	case old.Profile != r.Profile:
-		reused = "profile"
+	case old.Caller != new.Caller:
+		return "caller"
+	case old.ToolName != new.ToolName:
+		return "tool_name"
+	case !bytes.Equal(old.Arguments, new.Arguments):
+		return "arguments"
 	}
-	return old, true, reused, nil
+	for _, f := range [...]struct{ name, a, b string }{
+		{"cwd", old.Cwd, new.Cwd},
+		{"group", old.GroupID, new.GroupID},
+		{"profile", old.Profile, new.Profile},
+		{"agent_id", old.AgentID, new.AgentID},
+		{"source", old.Source, new.Source},
+		{"context_label", old.ContextLabel, new.ContextLabel},
+		{"category", old.ClaimedCategory, new.ClaimedCategory},
+	} {
+		if f.a != f.b {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // checkNewRequest validates r and brings it to the form it is stored in.
@@ -161,6 +173,9 @@ func checkNewRequest(r *Request) error {
 		return err
 	}
 	r.ID, r.Arguments, r.Status, r.Resolution, r.Messages = 0, args, Pending, nil, nil
+	if r.Caller == "" {
+		r.Caller = CallerAdmin
+	}
 	return nil
 }
 

@@ -3,12 +3,15 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // newRequest is a valid request of session s with tool call id tc.
@@ -119,7 +122,8 @@ func TestCreateRequestIdempotent(t *testing.T) {
 		t.Fatalf("prefix tool call id found %v, %v", none, err)
 	}
 
-	// Reused for another call: another tool name, arguments, cwd, group or profile — the same arguments elsewhere are another call.
+	// Reused for another call: any field of the call that differs makes it another
+	// call, and the error names the field.
 	before = fileBytes(t, d.Path())
 	for _, c := range []struct {
 		change func(*Request)
@@ -130,15 +134,22 @@ func TestCreateRequestIdempotent(t *testing.T) {
 		{func(r *Request) { r.Cwd = "/home/dev/project" }, "cwd"},
 		{func(r *Request) { r.GroupID = "ci" }, "group"},
 		{func(r *Request) { r.Profile = "ci" }, "profile"},
+		{func(r *Request) { r.AgentID = "reviewer" }, "agent_id"},
+		{func(r *Request) { r.Source = "slack" }, "source"},
+		{func(r *Request) { r.ContextLabel = "other task" }, "context_label"},
+		{func(r *Request) { r.ClaimedCategory = "shell" }, "category"},
 	} {
-		bad := in
-		c.change(&bad)
-		r, created, err := d.CreateRequest(bad)
-		wantErr(t, err, ErrToolCallReused,
-			`store: create request: tool call "tc1" of session "s1" (request 1): tool_call_id reused for a different call: not the same `+c.what)
-		if created || r.ID != first.ID {
-			t.Fatalf("reused (%s): created=%v id %d", c.what, created, r.ID)
-		}
+		t.Run(c.what, func(t *testing.T) {
+			bad := in
+			c.change(&bad)
+			r, created, err := d.CreateRequest(bad)
+			wantErr(t, err, ErrToolCallReused,
+				`store: create request: tool call "tc1" of session "s1" (request 1): `+
+					`tool_call_id reused for a different call: not the same `+c.what)
+			if created || r.ID != first.ID {
+				t.Fatalf("reused (%s): created=%v id %d", c.what, created, r.ID)
+			}
+		})
 	}
 	unchanged(t, d.Path(), before)
 }
@@ -174,33 +185,90 @@ func TestCreateRequestCwd(t *testing.T) {
 	unchanged(t, d.Path(), before)
 }
 
-// TestCreateRequestOtherToken: another agent token repeating a call learns nothing of
-// the request — not its outcome, not its id.
-func TestCreateRequestOtherToken(t *testing.T) {
+// TestCreateRequestOtherCaller: another caller repeating a call learns nothing of the
+// request — not its outcome, not its id.
+func TestCreateRequestOtherCaller(t *testing.T) {
 	d, _ := openTest(t)
 	in := newRequest("a", "a1")
-	in.Token = "agent-aaaaaaaaaaaa"
+	in.Caller = "agent-aaaaaaaaaaaa"
 	first, _, err := d.CreateRequest(in)
 	must(t, err)
 	_, err = d.Resolve(first.ID, Approved, Resolution{By: "alice", Via: "telegram"})
 	must(t, err)
 	before := fileBytes(t, d.Path())
-	for _, token := range []string{"agent-bbbbbbbbbbbb", ""} {
+	for _, caller := range []string{"agent-bbbbbbbbbbbb", "", CallerLocal, CallerCron} {
 		other := in
-		other.Token = token
+		other.Caller = caller
+		other.AgentID = "someone" // another field differs too: still nothing is named
 		r, created, err := d.CreateRequest(other)
 		wantErr(t, err, ErrToolCallReused,
-			`store: create request: tool call "a1" of session "a": tool_call_id reused for a different call: made with another token`)
-		if strings.Contains(err.Error(), "request 1") {
-			t.Errorf("the error names the other token's request: %v", err)
+			`store: create request: tool call "a1" of session "a": `+
+				`tool_call_id reused for a different call: made by another caller`)
+		if strings.Contains(err.Error(), "request 1") || strings.Contains(err.Error(), "agent_id") {
+			t.Errorf("the error tells of the other caller's request: %v", err)
 		}
 		if created || r.ID != 0 || r.Status != "" || r.Resolution != nil {
-			t.Fatalf("token %q: created=%v, got the other token's request %+v", token, created, r)
+			t.Fatalf("caller %q: created=%v, got the other caller's request %+v", caller, created, r)
 		}
 	}
 	unchanged(t, d.Path(), before)
 	if r, created, err := d.CreateRequest(in); err != nil || created || r.ID != first.ID || r.Status != Approved {
-		t.Fatalf("the same token again: created=%v %+v %v", created, r, err)
+		t.Fatalf("the same caller again: created=%v %+v %v", created, r, err)
+	}
+}
+
+// TestRequestOldForm: a request stored before callers were recorded names its agent
+// token under "token"; it decodes with that name as its caller, and one without a
+// token as the admin's. A replay by that caller finds it.
+func TestRequestOldForm(t *testing.T) {
+	d, _ := openTest(t)
+	in := newRequest("s1", "tc1")
+	in.Caller = "agent-aaaaaaaaaaaa"
+	agents, _, err := d.CreateRequest(in)
+	must(t, err)
+	admins, _, err := d.CreateRequest(newRequest("s1", "tc2"))
+	must(t, err)
+	// Rewrite both as the older version stored them: "token", no "caller".
+	err = d.bolt.Update(func(tx *bolt.Tx) error {
+		for id, token := range map[uint64]string{agents.ID: "agent-aaaaaaaaaaaa", admins.ID: ""} {
+			b := tx.Bucket(bucketRequests)
+			var m map[string]any
+			if err := json.Unmarshal(b.Get(u64(id)), &m); err != nil {
+				return err
+			}
+			delete(m, "caller")
+			if token != "" {
+				m["token"] = token
+			}
+			v, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(string(v), `"caller"`) {
+				return fmt.Errorf("still has a caller: %s", v)
+			}
+			if err := b.Put(u64(id), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	must(t, err)
+	for id, want := range map[uint64]string{agents.ID: "agent-aaaaaaaaaaaa", admins.ID: CallerAdmin} {
+		r, err := d.Request(id)
+		must(t, err)
+		if r.Caller != want {
+			t.Errorf("request %d: caller %q, want %q", id, r.Caller, want)
+		}
+	}
+	r, created, err := d.CreateRequest(in)
+	if err != nil || created || r.ID != agents.ID {
+		t.Fatalf("replay of the old request: created=%v id %d, %v", created, r.ID, err)
+	}
+	other := in
+	other.Caller = "agent-bbbbbbbbbbbb"
+	if _, _, err := d.CreateRequest(other); !errors.Is(err, ErrToolCallReused) {
+		t.Fatalf("another token replaying the old request: %v", err)
 	}
 }
 

@@ -9,10 +9,15 @@ import (
 // MaxToolNameLen is the longest tool name the catalog accepts, in bytes.
 const MaxToolNameLen = 256
 
-// AddTools adds tool names to the catalog of tools seen (GET /api/approval/tools), in one
-// transaction; names already known are skipped, and when all are known nothing is written.
-// The gate calls it from its background batcher. ErrInvalid, and nothing added, when a name
-// is empty or longer than MaxToolNameLen.
+// MaxTools is the most tool names the catalog keeps, so that callers inventing names
+// cannot grow the store without bound (docs/design.md, "Limits").
+const MaxTools = 10000
+
+// AddTools adds tool names to the catalog of tools seen (GET /api/approval/tools), in
+// one transaction; names already known are skipped, and when all are known nothing is
+// written. Once the catalog holds MaxTools names, new ones are skipped without an
+// error. ErrInvalid, and nothing added, when a name is empty or longer than
+// MaxToolNameLen.
 func (d *DB) AddTools(names []string) error {
 	for _, n := range names {
 		if n == "" || len(n) > MaxToolNameLen {
@@ -22,11 +27,13 @@ func (d *DB) AddTools(names []string) error {
 	err := d.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketTools)
 		added := false
-		for _, n := range names {
-			if b.Get([]byte(n)) != nil {
+		n := b.Stats().KeyN
+		for _, name := range names {
+			if b.Get([]byte(name)) != nil || n >= MaxTools {
 				continue
 			}
-			if err := b.Put([]byte(n), nil); err != nil {
+			n++
+			if err := b.Put([]byte(name), nil); err != nil {
 				return err
 			}
 			added = true

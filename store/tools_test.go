@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -25,4 +26,25 @@ func TestTools(t *testing.T) {
 	wantErr(t, d.AddTools([]string{"ok_tool", ""}), ErrInvalid, `store: add tools: invalid input: tool name "" must be 1 to 256 bytes`)
 	wantErr(t, d.AddTools([]string{strings.Repeat("t", 257)}), ErrInvalid, "must be 1 to 256 bytes")
 	unchanged(t, d.Path(), before)
+}
+
+// TestToolsCap: the catalog keeps at most MaxTools names; more are skipped without an
+// error, and names it holds are still known.
+func TestToolsCap(t *testing.T) {
+	d, _ := openTest(t)
+	names := make([]string, MaxTools-1)
+	for i := range names {
+		names[i] = fmt.Sprintf("mcp__s__t%05d", i)
+	}
+	must(t, d.AddTools(names))
+	must(t, d.AddTools([]string{"Bash", "Read", "mcp__s__t00000"}))
+	must(t, d.AddTools([]string{"Write"}))
+	tools, err := d.Tools()
+	must(t, err)
+	if len(tools) != MaxTools || !slices.Contains(tools, "Bash") || slices.Contains(tools, "Read") ||
+		slices.Contains(tools, "Write") {
+		t.Fatalf("catalog holds %d names (Bash %v, Read %v, Write %v), want %d with Bash only",
+			len(tools), slices.Contains(tools, "Bash"), slices.Contains(tools, "Read"),
+			slices.Contains(tools, "Write"), MaxTools)
+	}
 }

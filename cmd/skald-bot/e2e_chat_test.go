@@ -201,7 +201,9 @@ func TestE2EBypassWindow(t *testing.T) {
 	var res api.CheckResult
 	for i := 1; ; i++ {
 		res, err = e.api.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "abc123",
-			ToolCallID: "toolu_e2e_poll_" + strconv.Itoa(i), Arguments: map[string]any{"command": "npm run build"}, Source: "claude-code"}})
+			ToolCallID: "toolu_e2e_poll_" + strconv.Itoa(i),
+			Arguments:  map[string]any{"command": "npm run build"}, Source: "claude-code",
+			AgentID: "claude-code"}}) // the hook's agent id: the bypass is bound to it
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -140,7 +140,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 
 // gateOptions maps the configuration onto the gate's options: rules options with
 // data_dir and the config file protected (SPEC §12.25), the profiles, the tool
-// categories (nil keeps the gate's default) and the approval timeout.
+// categories (nil keeps the gate's default), the approval timeout and the limits.
 func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Options {
 	var cats []gate.Category
 	if cfg.Tools.Categories != nil {
@@ -149,12 +149,14 @@ func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Optio
 			cats[i] = gate.Category(c)
 		}
 	}
+	perCaller, total := cfg.Limits.Values()
 	return gate.Options{
 		Store:           db,
 		Rules:           cfg.RulesOptions(),
 		Profiles:        cfg.RulesProfiles(),
 		Categories:      cats,
 		ApprovalTimeout: cfg.ApprovalTimeout.Duration,
+		Limits:          gate.Limits{PendingPerCaller: perCaller, PendingTotal: total},
 		Logger:          log,
 	}
 }
