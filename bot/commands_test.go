@@ -83,7 +83,7 @@ func TestCommandsGood(t *testing.T) {
 	e.ok(slackBob, "whoami", "bob · id U0FAKEUSR01 · slack · approver")
 	e.ok(alice, "WHOAMI", "admin")
 
-	e.ok(jane, "pending", "2 pending:", fmt.Sprintf("#%d Bash · session s1", r1.ID), fmt.Sprintf("#%d mcp__gmail__send", r2.ID))
+	e.ok(jane, "pending", "2 pending:", fmt.Sprintf("#%d Bash · admin · session s1", r1.ID), fmt.Sprintf("#%d mcp__gmail__send", r2.ID))
 	e.ok(jane, fmt.Sprintf(`approve %d "looks fine" see #12`, r1.ID), fmt.Sprintf("Request %d (Bash) approved.", r1.ID))
 	if got := e.request(r1.ID); got.Resolution.Note != "looks fine see #12" || got.Resolution.By != "Jane Doe (100000001)" || got.Resolution.Via != "telegram" {
 		t.Errorf("approve stored %+v", got.Resolution)
