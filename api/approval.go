@@ -74,10 +74,14 @@ func (s *Server) ruleReason(id uint64) string {
 	return fmt.Sprintf("rule %d (%s)", id, what)
 }
 
-// restrict applies an agent token's limits to a call (SPEC §12.2): the token's profile
-// only (naming another group or profile is ErrForbidden), its agent_id when set, never
-// source cron. The admin's calls pass unchanged.
+// restrict applies an agent's limits to a call: an agent token's profile only (naming
+// another group or profile is ErrForbidden) and its agent_id when set; neither it nor
+// the local caller may claim source cron (ErrForbidden). The admin's calls pass
+// unchanged.
 func (s *Server) restrict(p principal, c *gate.Call) error {
+	if p.local && c.Source == "cron" {
+		return fmt.Errorf("%w: a call without a token may not claim source cron", ErrForbidden)
+	}
 	a := p.agent
 	if a == nil {
 		return nil
@@ -156,8 +160,8 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if p := principalOf(r); p.agent != nil && q.Token != p.token() {
-		return fmt.Errorf("%w: request %d was made with another token", ErrForbidden, id)
+	if p := principalOf(r); !p.admin() && q.Caller != p.caller() {
+		return fmt.Errorf("%w: request %d was made by another caller", ErrForbidden, id)
 	}
 	if q.Status == store.Pending && wait > 0 {
 		ctx, cancel := context.WithTimeout(r.Context(), wait)
@@ -184,6 +188,15 @@ func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
 	var body CancelRequest
 	if err := decode(w, r, &body, true); err != nil {
 		return err
+	}
+	if p := principalOf(r); !p.admin() {
+		q, err := s.gate.Request(id)
+		if err != nil {
+			return err
+		}
+		if q.Caller != p.caller() {
+			return fmt.Errorf("%w: request %d was made by another caller", ErrForbidden, id)
+		}
 	}
 	q, err := s.gate.CancelRequest(id, body.Reason, actor(r), principalOf(r).token())
 	if err != nil {
