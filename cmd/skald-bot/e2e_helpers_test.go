@@ -112,7 +112,7 @@ slack:
 func (e *e2e) start() {
 	e.t.Helper()
 	e.svc = startService(e.t, e.cfg)
-	e.api = api.NewClient(e.svc.url, "")
+	e.api = api.NewClient(e.svc.url, e.svc.token)
 	e.starts++
 	if err := e.sl.WaitConnections(e.ctx, e.starts); err != nil {
 		e.t.Fatalf("Slack Socket Mode: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))
