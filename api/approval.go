@@ -73,10 +73,14 @@ func (s *Server) ruleReason(id uint64) string {
 	return fmt.Sprintf("rule %d (%s)", id, what)
 }
 
-// restrict applies an agent token's limits to a call (SPEC §12.2): the token's profile
-// only (naming another group or profile is ErrForbidden), its agent_id when set, never
-// source cron. The admin's calls pass unchanged.
+// restrict applies an agent's limits to a call: an agent token's profile only (naming
+// another group or profile is ErrForbidden) and its agent_id when set; neither it nor
+// the local caller may claim source cron (ErrForbidden). The admin's calls pass
+// unchanged.
 func (s *Server) restrict(p principal, c *gate.Call) error {
+	if p.local && c.Source == "cron" {
+		return fmt.Errorf("%w: a call without a token may not claim source cron", ErrForbidden)
+	}
 	a := p.agent
 	if a == nil {
 		return nil

@@ -8,15 +8,23 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/skald-circle/skald-bot/store"
 )
 
+// MinTokenLen is the shortest admin or agent token New accepts, in characters.
+const MinTokenLen = 16
+
 // auth holds the API's tokens as SHA-256 digests, so that comparing a presented token
-// takes the same time whatever its length or content (SPEC §8). Read-only after newAuth.
+// takes the same time whatever its length or content. Read-only after newAuth.
 type auth struct {
-	admin  []byte // digest of the admin token; nil when the API is open
+	admin  []byte // digest of the admin token
 	agents []agent
+	// local: calls without a token may use the agent routes, as store.CallerLocal
+	// (no token configured at all, loopback only).
+	local bool
 }
 
 // agent is one agent token: its digest, its name (a fingerprint, never the secret),
@@ -28,34 +36,43 @@ type agent struct {
 	agentID string
 }
 
-// principal is who made a call: the admin (or anyone, when the API has no token), or
-// an agent token.
+// principal is who made a call: the admin, an agent token, or the token-less local
+// caller.
 type principal struct {
 	agent *agent
+	local bool
 }
 
-// caller returns the store.Request.Caller of the call: the agent token's name, else
-// store.CallerAdmin.
+// admin reports whether the call was made with the admin token.
+func (p principal) admin() bool { return p.agent == nil && !p.local }
+
+// caller returns the store.Request.Caller of the call: the agent token's name,
+// store.CallerLocal, or store.CallerAdmin.
 func (p principal) caller() string {
-	if p.agent == nil {
-		return store.CallerAdmin
+	switch {
+	case p.agent != nil:
+		return p.agent.name
+	case p.local:
+		return store.CallerLocal
 	}
-	return p.agent.name
+	return store.CallerAdmin
 }
 
-func newAuth(token string, agents []AgentToken) (auth, error) {
-	var a auth
-	if token == "" && len(agents) > 0 {
-		return a, fmt.Errorf("%w: agent tokens need an admin token (api.token)", ErrInvalid)
+func newAuth(token string, agents []AgentToken, local bool) (auth, error) {
+	if problem := tokenProblem(token); problem != "" {
+		return auth{}, fmt.Errorf("%w: the admin token %s", ErrInvalid, problem)
 	}
-	seen := map[string]bool{}
-	if token != "" {
-		a.admin = digest(token)
-		seen[token] = true
+	if local && len(agents) > 0 {
+		return auth{}, fmt.Errorf("%w: token-less local calls are for a configuration with no agent tokens", ErrInvalid)
 	}
+	a := auth{admin: digest(token), local: local}
+	seen := map[string]bool{token: true}
 	for i, t := range agents {
-		if t.Token == "" || seen[t.Token] {
-			return auth{}, fmt.Errorf("%w: agent token %d is empty or repeats another token", ErrInvalid, i+1)
+		if problem := tokenProblem(t.Token); problem != "" {
+			return auth{}, fmt.Errorf("%w: agent token %d %s", ErrInvalid, i+1, problem)
+		}
+		if seen[t.Token] {
+			return auth{}, fmt.Errorf("%w: agent token %d repeats another token", ErrInvalid, i+1)
 		}
 		if t.Profile == "" {
 			t.Profile = "default"
@@ -64,6 +81,20 @@ func newAuth(token string, agents []AgentToken) (auth, error) {
 		a.agents = append(a.agents, agent{digest: digest(t.Token), name: TokenName(t.Token), profile: t.Profile, agentID: t.AgentID})
 	}
 	return a, nil
+}
+
+// tokenProblem says what makes t unusable as a token ("" when nothing does): it is
+// compared exactly, so it must be long enough and carry nothing a header would lose.
+func tokenProblem(t string) string {
+	switch {
+	case t == "":
+		return "is required"
+	case utf8.RuneCountInString(t) < MinTokenLen:
+		return fmt.Sprintf("must be at least %d characters", MinTokenLen)
+	case strings.TrimSpace(t) != t || strings.ContainsFunc(t, unicode.IsControl):
+		return "must not begin or end with white space or hold control characters"
+	}
+	return ""
 }
 
 // TokenName returns the name under which the API records requests made with agent
@@ -78,21 +109,19 @@ func digest(s string) []byte {
 	return d[:]
 }
 
-// open reports whether the API takes calls without a token (single-user on loopback).
-func (a auth) open() bool { return a.admin == nil }
-
-// authenticate returns who presented r's bearer token, comparing it with every known
-// token in constant time. ok is false for a missing or unknown token.
-func (a auth) authenticate(r *http.Request) (p principal, ok bool) {
-	if a.open() {
-		return principal{}, true
+// authenticate returns who made r: the bearer token compared exactly, in constant
+// time, with every known token. A call without an Authorization header is the local
+// caller when a.local and localOK (an agent route). ok is false otherwise.
+func (a auth) authenticate(r *http.Request, localOK bool) (p principal, ok bool) {
+	h, present := r.Header["Authorization"]
+	if !present {
+		return principal{local: true}, a.local && localOK
 	}
-	h := r.Header.Get("Authorization")
-	scheme, tok, found := strings.Cut(h, " ")
-	if !found || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+	scheme, tok, found := strings.Cut(h[0], " ")
+	if len(h) != 1 || !found || !strings.EqualFold(scheme, "Bearer") || tok == "" {
 		return principal{}, false
 	}
-	d := digest(strings.TrimSpace(tok))
+	d := digest(tok)
 	admin := subtle.ConstantTimeCompare(d, a.admin) == 1
 	var match *agent
 	for i := range a.agents {
@@ -109,8 +138,8 @@ func (a auth) authenticate(r *http.Request) (p principal, ok bool) {
 	return principal{}, false
 }
 
-// agentRoutes are the endpoints an agent token may call (SPEC §12.2); the handlers
-// narrow them further (own requests only, the token's profile).
+// agentRoutes are the endpoints an agent token and the local caller may call; the
+// handlers narrow them further (own requests only, the token's profile).
 var agentRoutes = map[string]bool{
 	"POST /api/approval/check":                true,
 	"GET /api/approval/requests/{id}":         true,

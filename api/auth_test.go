@@ -49,13 +49,13 @@ func TestClientErrorsCarryStatusAndMessage(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.client("wrong").Inbox(context.Background())
 	var ae *api.Error
-	if !errors.As(err, &ae) || ae.Status != 401 || ae.Message != "unauthorized" {
+	if !errors.As(err, &ae) || ae.Status != 401 || ae.Message != "unauthorized: unknown token" {
 		t.Fatalf("err = %#v, want *api.Error 401 unauthorized", err)
 	}
 	if !errors.Is(err, api.ErrUnauthorized) || errors.Is(err, api.ErrNotFound) {
 		t.Fatalf("errors.Is mapping wrong for %v", err)
 	}
-	if err.Error() != "401: unauthorized" {
+	if err.Error() != "401: unauthorized: unknown token" {
 		t.Fatalf("Error() = %q", err.Error())
 	}
 	// A transport failure is not an *api.Error.
@@ -67,16 +67,58 @@ func TestClientErrorsCarryStatusAndMessage(t *testing.T) {
 
 func TestNewRefusesBadTokens(t *testing.T) {
 	e := newEnv(t)
-	for name, opt := range map[string]api.Options{
-		"agents without admin": {Gate: e.gate, Store: e.db, AgentTokens: []api.AgentToken{{Token: "a"}}},
-		"empty agent token":    {Gate: e.gate, Store: e.db, Token: "x", AgentTokens: []api.AgentToken{{Token: ""}}},
-		"agent token = admin":  {Gate: e.gate, Store: e.db, Token: "x", AgentTokens: []api.AgentToken{{Token: "x"}}},
-		"repeated agent token": {Gate: e.gate, Store: e.db, Token: "x", AgentTokens: []api.AgentToken{{Token: "a"}, {Token: "a"}}},
-		"no gate":              {Store: e.db},
-	} {
-		if _, err := api.New(opt); !errors.Is(err, api.ErrInvalid) {
-			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
+	const tok = "0123456789abcdef"
+	cases := []struct {
+		name string
+		opt  api.Options
+		msg  string
+	}{
+		{"no admin token", api.Options{AgentTokens: []api.AgentToken{{Token: agentToken}}}, "the admin token is required"},
+		{"one-character admin token", api.Options{Token: "T"}, "the admin token must be at least 16 characters"},
+		{"15 characters", api.Options{Token: tok[:15]}, "the admin token must be at least 16 characters"},
+		{"padded admin token", api.Options{Token: " " + tok}, "must not begin or end with white space"},
+		{"empty agent token", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: ""}}}, "agent token 1 is required"},
+		{"short agent token", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: "a"}}}, "agent token 1 must be at least 16"},
+		{"agent token = admin", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: tok}}}, "agent token 1 repeats another token"},
+		{"agent token = admin and a space", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: tok + " "}}}, "agent token 1 must not begin or end with white space"},
+		{"repeated agent token", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: agentToken}, {Token: agentToken}}}, "agent token 2 repeats another token"},
+		{"empty allowed host", api.Options{Token: tok, AllowedHosts: []api.AllowedHost{{Port: "80"}}}, "allowed host 1 has no host"},
+		{"no gate", api.Options{Token: tok}, "Gate and Store are required"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name != "no gate" {
+				c.opt.Gate, c.opt.Store = e.gate, e.db
+			}
+			if _, err := api.New(c.opt); !errors.Is(err, api.ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("err = %v, want ErrInvalid with %q", err, c.msg)
+			}
+		})
+	}
+}
+
+// TestTokensComparedExactly: no trimming or prefix match lets a near miss of a token
+// in; the token itself, as net/http delivers the header, is accepted.
+func TestTokensComparedExactly(t *testing.T) {
+	e := newEnv(t)
+	for _, h := range []string{"Bearer  " + adminToken, "Bearer " + adminToken + "x", "Bearer " + adminToken[:17],
+		"Bearer\t" + adminToken, "Basic " + adminToken, "Bearer", "Bearer ", adminToken, "Bearer " + adminToken + "\u00a0"} {
+		req, err := http.NewRequest("GET", e.url+"/api/inbox", nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		req.Header.Set("Authorization", h)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: %d, want 401", h, resp.StatusCode)
+		}
+	}
+	if _, err := e.client(adminToken).Inbox(context.Background()); err != nil {
+		t.Fatalf("the admin token: %v", err)
 	}
 }
 
@@ -183,12 +225,5 @@ func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
 		Arguments: map[string]any{"command": "rm -rf build"}}})
 	if err != nil || res.Decision != gate.DecisionApproved || res.RequestID != id {
 		t.Fatalf("the same token's repeat: %+v %v, want approved", res, err)
-	}
-}
-
-func TestOpenAPINeedsNoToken(t *testing.T) {
-	e := newEnv(t, func(o *api.Options) { o.Token, o.AgentTokens = "", nil })
-	if st, body := e.do("GET", "/api/inbox", "", nil); st != http.StatusOK {
-		t.Fatalf("open API: %d %s", st, body)
 	}
 }

@@ -211,7 +211,7 @@ func TestBackupGivesUpOnAStalledClient(t *testing.T) {
 	if err := conn.(*net.TCPConn).SetReadBuffer(4096); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(conn, "GET /api/backup HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n", adminToken)
+	fmt.Fprintf(conn, "GET /api/backup HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n", adminToken)
 	// Read nothing until the server gives up.
 	for msg := range logs {
 		if msg == "backup cut short" {

@@ -9,19 +9,30 @@
 // context ends, then shuts down cleanly: no new connections, long-polls and event
 // streams ended, in-flight calls given ShutdownTimeout to finish.
 //
-// Every /api/* call needs "Authorization: Bearer <token>" when an admin token is set,
-// compared in constant time (SHA-256 digests and crypto/subtle). Without any token the
-// API is single-user, and Serve refuses to listen beyond loopback. Agent tokens (SPEC
-// §12.2) may only check tool calls, read and cancel the requests they made, and ask what
-// is visible — always in their own profile, with their agent id, never as source cron.
-// A request records its caller: the name of the agent token that made it (TokenName: a
-// fingerprint, never the secret), or the admin; only that caller may read or cancel it.
+// Every /api/* call needs "Authorization: Bearer <token>", compared exactly and in
+// constant time (SHA-256 digests and crypto/subtle); tokens are at least MinTokenLen
+// characters. There is always an admin token (Options.Token). Agent tokens may only
+// check tool calls, read and cancel the requests they made, and ask what is visible —
+// always in their own profile, with their agent id, never as source cron. When the
+// admin token was generated and there are no agent tokens (Options.Generated), those
+// agent routes also take calls without a token, as the local caller, and Serve
+// refuses to listen beyond loopback (docs/design.md, "Authentication").
+//
+// Before anything runs, every route refuses what a web page could send: a Host that
+// is not a loopback IP, localhost or an AllowedHost (403), an Origin other than the
+// service's own (403), and under /api/ a POST, PUT or DELETE body that is not
+// application/json (415). Serve bounds headers, bodies, idle connections and answers
+// in time and caps the open connections (Options; docs/design.md, "Timeouts and
+// limits"): a slow body is answered 408 and its connection closed, a connection
+// beyond the cap is answered 503 and closed at once.
 //
 // Errors are JSON {"error": "..."}: 400 malformed JSON or an unknown action, 401 no or
-// a wrong token, 403 an agent token overstepping (or using a cron: session), 404
-// unknown, 409 already resolved, expired, tool_call_id reused, group exists or
-// protected, 413 a body over 1 MiB, 422 an invalid rule or pattern, unknown group or
-// profile, bad bypass scope or caller, 429 too many requests pending; anything else is
+// a wrong token, 403 an agent overstepping (or using a cron: session) or a foreign Host or
+// Origin, 404 unknown,
+// 408 a body too slow, 409 already resolved, expired, tool_call_id reused, group exists
+// or protected, 413 a body over 1 MiB, 415 a body that is not JSON, 422 an
+// invalid rule or pattern, unknown group or profile, bad bypass scope or caller, 429
+// too many requests pending; anything else is
 // 500 "internal error", with the whole error chain only in the log.
 //
 // A new rule (POST /api/approval/rules) without priority gets rules.DefaultPriority and

@@ -12,9 +12,12 @@ import (
 var (
 	// ErrBadRequest is 400: malformed JSON, an unknown action, a bad id or parameter.
 	ErrBadRequest = errors.New("bad request")
+	// ErrUnsupportedMediaType is 415: a body under /api/ that is not application/json.
+	ErrUnsupportedMediaType = errors.New("unsupported media type")
 	// ErrUnauthorized is 401: no bearer token, or a wrong one.
 	ErrUnauthorized = errors.New("unauthorized")
-	// ErrForbidden is 403: an agent token used beyond its role (SPEC §12.2).
+	// ErrForbidden is 403: an agent used beyond its role, or a call from a foreign Host
+	// or Origin.
 	ErrForbidden = errors.New("forbidden")
 	// ErrNotFound is 404: no such request, rule, group, job, run or route.
 	ErrNotFound = errors.New("not found")
@@ -23,6 +26,8 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrTooLarge is 413: a request body over MaxBodyBytes.
 	ErrTooLarge = errors.New("request body too large")
+	// ErrTimeout is 408: a request body that did not arrive within the body timeout.
+	ErrTimeout = errors.New("request timeout")
 	// ErrInvalid is 422: an invalid rule or pattern, an unknown group or profile, a bad
 	// bypass scope (SPEC §8, §12.1).
 	ErrInvalid = errors.New("invalid")
@@ -37,11 +42,13 @@ var (
 // statusSentinels maps HTTP statuses to the sentinel Error.Is reports.
 var statusSentinels = map[int]error{
 	http.StatusBadRequest:            ErrBadRequest,
+	http.StatusUnsupportedMediaType:  ErrUnsupportedMediaType,
 	http.StatusUnauthorized:          ErrUnauthorized,
 	http.StatusForbidden:             ErrForbidden,
 	http.StatusNotFound:              ErrNotFound,
 	http.StatusConflict:              ErrConflict,
 	http.StatusRequestEntityTooLarge: ErrTooLarge,
+	http.StatusRequestTimeout:        ErrTimeout,
 	http.StatusUnprocessableEntity:   ErrInvalid,
 	http.StatusTooManyRequests:       ErrTooMany,
 	http.StatusInternalServerError:   ErrInternal,

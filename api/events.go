@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -23,6 +24,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return fmt.Errorf("events: the response writer cannot flush")
 	}
+	// A client that stops reading is cut off after the write timeout, not held.
+	rc := http.NewResponseController(w)
+	w = deadlineWriter{w, rc, s.limits.write}
 	ch, release := s.gate.Subscribe(EventBuffer)
 	defer release()
 	h := w.Header()
@@ -58,4 +62,19 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 		}
 		fl.Flush()
 	}
+}
+
+// deadlineWriter gives each write of an event stream d to leave.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (w deadlineWriter) Write(p []byte) (int, error) {
+	err := w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	if err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return 0, err
+	}
+	return w.ResponseWriter.Write(p)
 }

@@ -21,13 +21,13 @@ func Example() {
 	db, _ := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
 	defer db.Close()
 	g, _ := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir}, Logger: quiet()})
-	srv, _ := api.New(api.Options{Gate: g, Store: db, Token: "s3cret", Logger: quiet()})
+	srv, _ := api.New(api.Options{Gate: g, Store: db, Token: "s3cret-0123456789abcdef", Logger: quiet()})
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- srv.Serve(ctx, ln) }()
 
-	c := api.NewClient("http://"+ln.Addr().String(), "s3cret")
+	c := api.NewClient("http://"+ln.Addr().String(), "s3cret-0123456789abcdef")
 	res, _ := c.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s1"}})
 	fmt.Println(res.Decision)
 	res, _ = c.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s1",

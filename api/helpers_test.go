@@ -128,8 +128,8 @@ func (e *env) client(token string) *api.Client {
 	return api.NewClient(e.url, token)
 }
 
-// do sends a raw request with the admin token (token "" sends none) and returns the
-// status and body.
+// do sends a raw request with token (token "" sends none), a body as JSON, and returns
+// the status and body.
 func (e *env) do(method, path, token string, body io.Reader) (int, string) {
 	e.t.Helper()
 	req, err := http.NewRequest(method, e.url+path, body)
@@ -138,6 +138,9 @@ func (e *env) do(method, path, token string, body io.Reader) (int, string) {
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

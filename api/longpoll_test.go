@@ -35,7 +35,9 @@ func newBare(t *testing.T) *bare {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.New(api.Options{Gate: g, Store: db, Logger: quiet()})
+	// httptest's requests are for example.com.
+	srv, err := api.New(api.Options{Gate: g, Store: db, Token: adminToken, Logger: quiet(),
+		AllowedHosts: []api.AllowedHost{{Host: "example.com"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,10 @@ func newBare(t *testing.T) *bare {
 func (b *bare) call(method, path, body string, out any) int {
 	b.t.Helper()
 	rec := httptest.NewRecorder()
-	b.srv.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Content-Type", "application/json")
+	b.srv.ServeHTTP(rec, req)
 	if out != nil {
 		if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
 			b.t.Fatalf("%s %s: %v in %s", method, path, err, rec.Body)

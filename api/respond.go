@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +51,8 @@ func statusOf(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, ErrTooMany), errors.Is(err, gate.ErrTooManyPending):
 		return http.StatusTooManyRequests
+	case errors.Is(err, ErrTimeout):
+		return http.StatusRequestTimeout
 	case errors.Is(err, ErrInvalid), errors.Is(err, rules.ErrInvalidRule),
 		errors.Is(err, gate.ErrUnknownGroup), errors.Is(err, gate.ErrUnknownProfile),
 		errors.Is(err, gate.ErrInvalidScope), errors.Is(err, gate.ErrInvalidBypass),
@@ -62,7 +65,9 @@ func statusOf(err error) int {
 // fail answers err as JSON with its status. A classified error's message is shown as
 // is; anything else is "internal error" to the client and the whole chain to the log.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if r.Context().Err() != nil {
+	// A body cut off by its timeout ends the call's context too; that client is
+	// still there to be told.
+	if r.Context().Err() != nil && !errors.Is(err, ErrTimeout) {
 		s.log.Debug("client went away", "method", r.Method, "path", r.URL.Path, "err", err)
 		return
 	}
@@ -77,14 +82,17 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, status, msg)
 }
 
-// decode reads r's JSON body into v: at most MaxBodyBytes (ErrTooLarge), one JSON
-// value, no unknown fields (ErrBadRequest). An empty body leaves v as is when optional.
+// decode reads r's JSON body into v: at most MaxBodyBytes (ErrTooLarge), within the
+// body timeout (ErrTimeout), one JSON value, no unknown fields (ErrBadRequest). An empty body leaves v as is when optional.
 func decode(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
 	body := http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	data, err := io.ReadAll(body)
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return fmt.Errorf("%w: the body is over %d bytes (1 MiB)", ErrTooLarge, MaxBodyBytes)
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("%w: the body did not arrive within the body timeout", ErrTimeout)
 		}
 		return fmt.Errorf("%w: read body: %v", ErrBadRequest, err)
 	}

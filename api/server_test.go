@@ -67,9 +67,9 @@ func (l *addrListener) Accept() (net.Conn, error) { return nil, net.ErrClosed }
 func (l *addrListener) Close() error              { l.closed = true; return nil }
 func (l *addrListener) Addr() net.Addr            { return l.addr }
 
-func TestServeRefusesBeyondLoopbackWithoutToken(t *testing.T) {
+func TestServeRefusesBeyondLoopbackWithAGeneratedToken(t *testing.T) {
 	e := newEnv(t)
-	open, err := api.New(api.Options{Gate: e.gate, Store: e.db, Logger: quiet()})
+	open, err := api.New(api.Options{Gate: e.gate, Store: e.db, Token: adminToken, Generated: true, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,9 @@ func TestEventsEndWhenTheClientLeaves(t *testing.T) {
 		rec := httptest.NewRecorder()
 		go func() {
 			defer close(done)
-			b.srv.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, "GET", "/api/events", nil))
+			req := httptest.NewRequestWithContext(ctx, "GET", "/api/events", nil)
+			req.Header.Set("Authorization", "Bearer "+adminToken)
+			b.srv.ServeHTTP(rec, req)
 		}()
 		synctest.Wait()
 		cancel()

@@ -27,6 +27,11 @@ const (
 	DBFile = "skald.db"
 	// DefaultProfile is the profile that always exists (SPEC §12.3).
 	DefaultProfile = "default"
+	// AdminTokenFile is the file under DataDir that holds the generated admin token
+	// when api.token is empty.
+	AdminTokenFile = "admin.token"
+	// MinTokenLen is the shortest api.token or agent token accepted, in characters.
+	MinTokenLen = 16
 )
 
 // Config is the whole configuration file (SPEC §10). Parse fills in the defaults and
@@ -128,20 +133,51 @@ func (c *Count) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// API configures the HTTP API (SPEC §8, §12.2).
+// API configures the HTTP API (docs/design.md, "HTTP API").
 type API struct {
 	// Listen is host:port. Default 127.0.0.1:8377. A host beyond loopback needs Token.
 	Listen string `yaml:"listen" json:"listen"`
-	// Token is the admin bearer token; empty means single-user mode on loopback.
+	// Token is the admin bearer token, at least MinTokenLen characters. Empty means
+	// serve generates one into AdminTokenFile under DataDir (loopback only).
 	Token Secret `yaml:"token" json:"token"`
-	// AgentTokens are the agents' tokens (SPEC §12.2); they need Token.
+	// AgentTokens are the agents' tokens, each at least MinTokenLen characters.
 	AgentTokens []AgentToken `yaml:"agent_tokens" json:"agent_tokens"`
+	// AllowedHosts are the Host names, besides loopback IPs and localhost, that the API
+	// answers to: "host[:port]", or "https://host[:port]" for a TLS proxy in front.
+	// Empty means loopback only.
+	AllowedHosts []string `yaml:"allowed_hosts" json:"allowed_hosts,omitempty"`
+}
+
+// NamesToken reports whether the configuration names any token: api.token or an
+// agent token. With none, the agent routes take calls without a token on loopback.
+func (a API) NamesToken() bool { return a.Token != "" || len(a.AgentTokens) > 0 }
+
+// AllowedHost is one parsed api.allowed_hosts entry.
+type AllowedHost struct {
+	// Host is the name or IP, lower case, without brackets.
+	Host string
+	// Port is the port as written; "" means any.
+	Port string
+	// HTTPS is set for an "https://" entry: its origin is https://Host[:Port].
+	HTTPS bool
+}
+
+// Hosts returns the parsed AllowedHosts; entries Parse would refuse are left out.
+func (a API) Hosts() []AllowedHost {
+	out := make([]AllowedHost, 0, len(a.AllowedHosts))
+	for _, s := range a.AllowedHosts {
+		if h, problem := parseAllowedHost(s); problem == "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // AgentToken is a bearer token an agent uses (SPEC §12.2): its calls are evaluated in
 // Profile (default "default") and get AgentID when it is set.
 type AgentToken struct {
-	// Token is the bearer token; required, unique, not api.token.
+	// Token is the bearer token; required, at least MinTokenLen characters, unique,
+	// not api.token.
 	Token Secret `yaml:"token" json:"token"`
 	// Profile names an existing profile; default "default".
 	Profile string `yaml:"profile" json:"profile"`

@@ -7,7 +7,7 @@ import (
 )
 
 func ExampleParse() {
-	env := map[string]string{"SKALD_API_TOKEN": "s3cret"}
+	env := map[string]string{"SKALD_API_TOKEN": "s3cret-0123456789abcdef"}
 	c, err := config.Parse([]byte(`
 api:
   token: ${SKALD_API_TOKEN}
@@ -30,9 +30,13 @@ jobs:
 
 	_, err = config.Parse([]byte("jobs:\n  - name: Nightly Backup\n    schedule: \"@daily\"\n    steps: [{tool: execute_cmd}]\n"), nil)
 	fmt.Println(err)
+
+	_, err = config.Parse([]byte("api: {token: ${SKALD_API_TOKEN}}\n"), func(string) string { return "" })
+	fmt.Println(err)
 	// Output:
 	// listen: 127.0.0.1:8377 token: [redacted]
 	// retention: 30d approval timeout: 24 hours
 	// nightly-backup skip failure default echo ${HOME}
 	// config: jobs[0].name "Nightly Backup": must match [a-z0-9_-]+
+	// config: api.token: ${SKALD_API_TOKEN} is empty or unset (set it, or leave api.token out)
 }

@@ -44,13 +44,15 @@ func Load(path string) (*Config, error) {
 // then the YAML is decoded strictly (an unknown key, a duplicate key or a value of
 // the wrong type is an error naming its line and key), the defaults are filled in,
 // the built-in "default" profile is added when absent, and every value is validated.
-// Paths are left as written (see Resolve). Errors wrap ErrSyntax, or join one
-// *FieldError (ErrInvalid) per problem. An empty file is a valid, all-default
+// A ${VAR} that expands to "" in api.token or an agent token is a *FieldError naming
+// the key and the variable. Paths are left as written (see Resolve). Errors wrap
+// ErrSyntax, or join one *FieldError (ErrInvalid) per problem. An empty file is a valid, all-default
 // configuration.
 func Parse(data []byte, getenv func(string) string) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	raw := data
 	data, err := expand(data, getenv)
 	if err != nil {
 		return nil, err
@@ -60,10 +62,82 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 		return nil, err
 	}
 	c.setDefaults()
-	if err := c.validate(); err != nil {
-		return nil, err
+	unset := unsetTokenVars(raw, getenv)
+	if err := c.validate(); err != nil || len(unset) > 0 {
+		return nil, joinProblems(unset, err)
 	}
 	return c, nil
+}
+
+// unsetMarker stands for a variable that expands to "" while unsetTokenVars looks for
+// it; it is a plain YAML word in any context.
+const unsetMarker = "__skald_unset_variable_"
+
+var unsetRE = regexp.MustCompile(unsetMarker + `([A-Za-z0-9_]+)__`)
+
+// unsetTokenVars returns a *FieldError for api.token and each agent token whose
+// ${VAR} expands to "": a token that vanishes with a missing variable must stop
+// start-up, not leave the API without it. A chat token may be empty (its channel is
+// off), so only these keys are looked at.
+func unsetTokenVars(raw []byte, getenv func(string) string) []error {
+	if !bytes.Contains(raw, []byte("${")) {
+		return nil
+	}
+	marked, err := expand(raw, func(name string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return unsetMarker + name + "__"
+	})
+	if err != nil {
+		return nil
+	}
+	var doc struct {
+		API struct {
+			Token       string `yaml:"token"`
+			AgentTokens []struct {
+				Token string `yaml:"token"`
+			} `yaml:"agent_tokens"`
+		} `yaml:"api"`
+	}
+	if yaml.Unmarshal(marked, &doc) != nil {
+		return nil // decode has reported the problem already
+	}
+	var out []error
+	check := func(key, v string) {
+		if m := unsetRE.FindStringSubmatch(v); m != nil {
+			out = append(out, &FieldError{Key: key, Problem: fmt.Sprintf(
+				"${%s} is empty or unset (set it, or leave %s out)", m[1], key)})
+		}
+	}
+	check("api.token", doc.API.Token)
+	for i, t := range doc.API.AgentTokens {
+		check(fmt.Sprintf("api.agent_tokens[%d].token", i), t.Token)
+	}
+	return out
+}
+
+// joinProblems joins first with the problems of err, leaving out those of err about
+// a key first already reports.
+func joinProblems(first []error, err error) error {
+	keys := map[string]bool{}
+	for _, e := range first {
+		keys[e.(*FieldError).Key] = true
+	}
+	all := append([]error(nil), first...)
+	var list []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
+	} else if err != nil {
+		list = []error{err}
+	}
+	for _, e := range list {
+		if fe, ok := e.(*FieldError); ok && keys[fe.Key] {
+			continue
+		}
+		all = append(all, e)
+	}
+	return errors.Join(all...)
 }
 
 // decode decodes the single YAML document in data into c, strictly.

@@ -122,7 +122,7 @@ jobs:
 
 // TestExpandInParse checks ${VAR} reaches the values and $$ stays a dollar.
 func TestExpandInParse(t *testing.T) {
-	env := map[string]string{"TG": "123:abc", "CHAT": "-1001", "ADM": "adm0"}
+	env := map[string]string{"TG": "123:abc", "CHAT": "-1001", "ADM": "adm0-0123456789abc"}
 	c, err := Parse([]byte(`
 api: {token: "${ADM}"}
 telegram:
@@ -137,7 +137,7 @@ jobs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.API.Token.Reveal() != "adm0" || c.Telegram.Token.Reveal() != "123:abc" {
+	if c.API.Token.Reveal() != "adm0-0123456789abc" || c.Telegram.Token.Reveal() != "123:abc" {
 		t.Errorf("tokens not expanded")
 	}
 	if !reflect.DeepEqual(c.Telegram.Chats, []int64{-1001}) || len(c.Telegram.Approvers) != 0 {
@@ -176,6 +176,39 @@ func TestExampleFile(t *testing.T) {
 	// The heartbeat must not fall under data_dir, which the gate protects (SPEC §12.25).
 	if rules.Under(filepath.Clean(s[0].Args["path"].(string)), filepath.Clean(c.DataDir)) {
 		t.Errorf("step path %v is under data_dir %s", s[0].Args["path"], c.DataDir)
+	}
+	// Nor may data_dir (the admin token's file) fall under the seeded allowed data/.
+	if rules.Under(filepath.Clean(c.DataDir), "data") || c.API.NamesToken() {
+		t.Errorf("data_dir %s is under data/, or the example names a token", c.DataDir)
+	}
+}
+
+// TestUnsetTokenVariable: a ${VAR} that expands to "" in api.token or an agent token
+// refuses the configuration, naming the key and the variable; an empty chat token
+// only turns its channel off.
+func TestUnsetTokenVariable(t *testing.T) {
+	env := map[string]string{"SET": "agent-0123456789abcdef"}
+	getenv := func(k string) string { return env[k] }
+	cases := []struct{ name, yaml, want string }{
+		{"admin", "api: {token: ${SKALD_API_TOKEN}}", `config: api.token: ${SKALD_API_TOKEN} is empty or unset (set it, or leave api.token out)`},
+		{"admin quoted", "api:\n  token: \"${EMPTY}\"\n", `config: api.token: ${EMPTY} is empty or unset`},
+		{"admin prefix", "api: {token: \"admin-0123456789abcdef${EMPTY}\"}", `config: api.token: ${EMPTY} is empty or unset`},
+		{"agent", "api: {agent_tokens: [{token: ${SET}}, {token: ${AGENT_TWO}}]}", `config: api.agent_tokens[1].token: ${AGENT_TWO} is empty or unset (set it, or leave api.agent_tokens[1].token out)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml), getenv)
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Parse(%q) = %v, want %q", c.yaml, err, c.want)
+			}
+			if strings.Contains(err.Error(), "required") || strings.Count(err.Error(), "\n") != 0 {
+				t.Errorf("more than the one problem: %v", err)
+			}
+		})
+	}
+	c, err := Parse([]byte("telegram: {token: ${EMPTY}}\napi: {agent_tokens: [{token: ${SET}}]}\n"), getenv)
+	if err != nil || c.Telegram.Enabled() || c.API.AgentTokens[0].Token.Reveal() != env["SET"] {
+		t.Fatalf("Parse with an empty chat token = %+v, %v", c, err)
 	}
 }
 

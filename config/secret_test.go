@@ -15,7 +15,7 @@ import (
 func secretConfig(t *testing.T) (*Config, []string) {
 	t.Helper()
 	secrets := map[string]string{
-		"ADMIN": "admin-tok-1", "AGENT": "agent-tok-2", "TG": "123456:tg-tok-3",
+		"ADMIN": "admin-tok-1-0123456", "AGENT": "agent-tok-2-0123456", "TG": "123456:tg-tok-3",
 		"HOOK": "hook-tok-4", "XOXB": "xoxb-tok-5", "XAPP": "xapp-tok-6", "SIGN": "sign-tok-7",
 	}
 	c, err := Parse([]byte(`

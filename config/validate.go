@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/skald-circle/skald-bot/rules"
 )
@@ -152,8 +154,8 @@ func (c *Config) validateAPI(p *problems) {
 	} else if a.Token == "" && !IsLoopback(a.Listen) {
 		p.add("api.listen", a.Listen, "listening beyond loopback needs api.token")
 	}
-	if len(a.AgentTokens) > 0 && a.Token == "" {
-		p.add("api.agent_tokens", "", "need api.token (the admin token) to be set")
+	if problem := tokenProblem(a.Token.Reveal()); a.Token != "" && problem != "" {
+		p.add("api.token", "", problem)
 	}
 	seen := map[Secret]int{}
 	for i, t := range a.AgentTokens {
@@ -161,6 +163,8 @@ func (c *Config) validateAPI(p *problems) {
 		switch j, dup := seen[t.Token]; {
 		case t.Token == "":
 			p.add(key+".token", "", "required")
+		case tokenProblem(t.Token.Reveal()) != "":
+			p.add(key+".token", "", tokenProblem(t.Token.Reveal()))
 		case t.Token == a.Token:
 			p.add(key+".token", "", "must differ from api.token")
 		case dup:
@@ -172,6 +176,87 @@ func (c *Config) validateAPI(p *problems) {
 			p.add(key+".profile", t.Profile, "no such profile")
 		}
 	}
+	for i, h := range a.AllowedHosts {
+		if _, problem := parseAllowedHost(h); problem != "" {
+			p.add(fmt.Sprintf("api.allowed_hosts[%d]", i), h, problem)
+		}
+	}
+}
+
+// tokenProblem says what is wrong with a non-empty token, "" when nothing is. A token
+// is compared exactly, so white space at either end (which an HTTP header cannot
+// carry) or a control character would make it one that no client can present.
+func tokenProblem(t string) string {
+	switch {
+	case utf8.RuneCountInString(t) < MinTokenLen:
+		return fmt.Sprintf("must be at least %d characters", MinTokenLen)
+	case strings.TrimSpace(t) != t:
+		return "must not begin or end with white space"
+	case strings.ContainsFunc(t, unicode.IsControl):
+		return "must not contain control characters"
+	}
+	return ""
+}
+
+// parseAllowedHost parses an api.allowed_hosts entry: "host[:port]" or
+// "https://host[:port]", host a DNS name or an IP ([…] for IPv6 with a port). The
+// problem is "" when the entry is valid.
+func parseAllowedHost(s string) (AllowedHost, string) {
+	const want = "must be host[:port] or https://host[:port]"
+	var h AllowedHost
+	rest := s
+	if scheme, after, ok := strings.Cut(s, "://"); ok {
+		if strings.ToLower(scheme) != "https" {
+			return h, want + " (for plain http write host[:port] without a scheme)"
+		}
+		h.HTTPS, rest = true, after
+	}
+	if rest == "" || strings.ContainsAny(rest, "/?#@ \t") {
+		return h, want
+	}
+	host, port := rest, ""
+	if hp, pt, err := net.SplitHostPort(rest); err == nil {
+		host, port = hp, pt
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != port {
+			return h, "port must be a number from 1 to 65535"
+		}
+	} else if inner, ok := strings.CutPrefix(rest, "["); ok {
+		inner, ok = strings.CutSuffix(inner, "]")
+		if ip := net.ParseIP(inner); !ok || ip == nil || ip.To4() != nil {
+			return h, want
+		}
+	} else if strings.Contains(rest, ":") {
+		if ip := net.ParseIP(rest); ip == nil || ip.To4() != nil {
+			return h, want
+		}
+	}
+	host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	if net.ParseIP(host) == nil && !validHostName(host) {
+		return h, want + " (a host name of letters, digits, - and .)"
+	}
+	h.Host, h.Port = host, port
+	return h, ""
+}
+
+// validHostName reports whether s is a DNS name: dot-separated labels of letters,
+// digits and -, not starting or ending with -.
+func validHostName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(s, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c == '-' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (c *Config) validateTelegram(p *problems) {

@@ -11,19 +11,23 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// apiComponent builds the HTTP API of cfg.API (SPEC §8) over the gate and the store,
-// to serve on ln — bound by serve before anything else, so that a port in use fails
-// start-up first — and returns the component, which serves until its context ends and
-// closes ln. jobs may be nil (no scheduler); metrics nil means the API's own. Errors:
-// bad tokens (api.New).
-func apiComponent(cfg *config.Config, ln net.Listener, gt *gate.Manager, db *store.DB, jobs api.Jobs, metrics *api.Metrics, log *slog.Logger) (component, error) {
+// apiComponent builds the HTTP API of cfg.API over the gate and the store, to serve on
+// ln — bound by serve before anything else, so that a port in use fails start-up
+// first — and returns the component, which serves until its context ends and closes
+// ln. adminToken is api.token or the generated one (generated set). jobs may be nil
+// (no scheduler); metrics nil means the API's own. Errors: bad tokens (api.New).
+func apiComponent(cfg *config.Config, ln net.Listener, adminToken string, generated bool, gt *gate.Manager, db *store.DB, jobs api.Jobs, metrics *api.Metrics, log *slog.Logger) (component, error) {
 	agents := make([]api.AgentToken, len(cfg.API.AgentTokens))
 	for i, t := range cfg.API.AgentTokens {
 		agents[i] = api.AgentToken{Token: t.Token.Reveal(), Profile: t.Profile, AgentID: t.AgentID}
 	}
+	var hosts []api.AllowedHost
+	for _, h := range cfg.API.Hosts() {
+		hosts = append(hosts, api.AllowedHost(h))
+	}
 	srv, err := api.New(api.Options{
 		Gate: gt, Store: db, Jobs: jobs, Metrics: metrics, Logger: log,
-		Token: cfg.API.Token.Reveal(), AgentTokens: agents,
+		Token: adminToken, Generated: generated, AgentTokens: agents, AllowedHosts: hosts,
 	})
 	if err != nil {
 		return component{}, err

@@ -246,12 +246,12 @@ func TestProcessBackupRestore(t *testing.T) {
 	cfg := filepath.Join(dir, "skald.yaml")
 	os.MkdirAll(filepath.Join(dir, "ws"), 0o755)
 	err := os.WriteFile(cfg, []byte("data_dir: "+data+"\nworkspace_root: "+filepath.Join(dir, "ws")+
-		"\napi:\n  listen: 127.0.0.1:0\n  token: admin-t\n  agent_tokens: [{token: agent-t}]\n"), 0o600)
+		"\napi:\n  listen: 127.0.0.1:0\n  token: admin-t-0123456789abcdef\n  agent_tokens: [{token: agent-t-0123456789abcdef}]\n"), 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc := startService(t, cfg)
-	admin, agent := []string{"SKALD_API_TOKEN=admin-t"}, []string{"SKALD_API_TOKEN=agent-t"}
+	admin, agent := []string{"SKALD_API_TOKEN=admin-t-0123456789abcdef"}, []string{"SKALD_API_TOKEN=agent-t-0123456789abcdef"}
 	code, out, errOut := cliIn(t, nil, admin, "check", "--tool", "Bash", "--arg", "command=make", "--wait", "0s", "--json", "--server", svc.url)
 	var res struct {
 		RequestID uint64 `json:"request_id"`

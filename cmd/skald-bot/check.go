@@ -78,7 +78,7 @@ func (o checkOptions) run(ctx context.Context, conn *connection) (api.CheckResul
 	if err != nil {
 		return api.CheckResult{}, err
 	}
-	c, err := conn.client()
+	c, err := conn.agentClient()
 	if err != nil {
 		return api.CheckResult{}, err
 	}

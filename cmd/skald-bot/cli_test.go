@@ -14,12 +14,13 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// runClient runs the command line in-process with env cleared of SKALD_* and returns
-// the exit code, stdout and stderr.
+// runClient runs the command line in-process with env cleared of SKALD_* but
+// SKALD_API_TOKEN, the admin token of startServer, and returns the exit code, stdout
+// and stderr.
 func runClient(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("SKALD_URL", "")
-	t.Setenv("SKALD_API_TOKEN", "")
+	t.Setenv("SKALD_API_TOKEN", adminToken)
 	t.Setenv("SKALD_CONFIG", "")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
@@ -336,26 +337,30 @@ func TestEveryCommandHasHelp(t *testing.T) {
 func TestConnection(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "c.yaml")
-	os.WriteFile(cfg, []byte("api:\n  listen: 0.0.0.0:9999\n  token: from-config\n"), 0o600)
+	os.WriteFile(cfg, []byte("api:\n  listen: 0.0.0.0:9999\n  token: from-config-0123456789\n"), 0o600)
 	env := map[string]string{}
 	conn := &connection{getenv: func(k string) string { return env[k] }}
 
-	check := func(wantURL, wantToken string) {
+	check := func(wantURL, wantToken, wantAgent string) {
 		t.Helper()
 		c, err := conn.client()
 		if err != nil || c.BaseURL != wantURL || c.Token != wantToken || c.Actor != "cli" {
 			t.Fatalf("client: %v %+v, want %s %s", err, c, wantURL, wantToken)
 		}
+		c, err = conn.agentClient()
+		if err != nil || c.BaseURL != wantURL || c.Token != wantAgent {
+			t.Fatalf("agent client: %v %+v, want %s %q", err, c, wantURL, wantAgent)
+		}
 	}
 	t.Chdir(dir)
-	check(defaultServer, "") // no config anywhere
+	check(defaultServer, "", "") // no config anywhere
 	conn.config = cfg
-	check("http://127.0.0.1:9999", "from-config")
+	check("http://127.0.0.1:9999", "from-config-0123456789", "") // an agent never sends api.token
 	env["SKALD_URL"] = "127.0.0.1:7000"
 	env["SKALD_API_TOKEN"] = "from-env"
-	check("http://127.0.0.1:7000", "from-env")
+	check("http://127.0.0.1:7000", "from-env", "from-env")
 	conn.server = "http://[::1]:8000/"
-	check("http://[::1]:8000", "from-env")
+	check("http://[::1]:8000", "from-env", "from-env")
 
 	// A named configuration that is missing or invalid is an error.
 	conn.server, env = "", map[string]string{"SKALD_CONFIG": filepath.Join(dir, "missing.yaml")}
@@ -368,8 +373,65 @@ func TestConnection(t *testing.T) {
 	if _, err := conn.client(); err == nil || !strings.Contains(err.Error(), "listne") {
 		t.Fatalf("invalid config: %v", err)
 	}
-	// ./skald.yaml is read when present.
-	os.WriteFile(filepath.Join(dir, "skald.yaml"), []byte("api:\n  listen: 127.0.0.1:1234\n"), 0o600)
+	// ./skald.yaml is read when present; with no api.token, the admin commands send the
+	// token file of its data_dir, the agent-side ones nothing.
+	os.WriteFile(filepath.Join(dir, "skald.yaml"), []byte("data_dir: state\napi:\n  listen: 127.0.0.1:1234\n"), 0o600)
 	conn.config, env = "", map[string]string{}
-	check("http://127.0.0.1:1234", "")
+	check("http://127.0.0.1:1234", "", "")
+	os.Mkdir(filepath.Join(dir, "state"), 0o700)
+	tok, created, err := ensureAdminToken(filepath.Join(dir, "state"))
+	if err != nil || !created || len(tok) < 43 {
+		t.Fatalf("ensureAdminToken: %d characters, %v %v", len(tok), created, err)
+	}
+	check("http://127.0.0.1:1234", tok, "")
+	// A token file open to others is refused, not sent.
+	os.Chmod(filepath.Join(dir, "state", "admin.token"), 0o644)
+	if _, err := conn.client(); err == nil || !strings.Contains(err.Error(), "is open to others (mode 0644); run chmod 600 on it") {
+		t.Fatalf("a token file open to others: %v", err)
+	}
+}
+
+// TestAdminTokenFile: the first start creates one line of 43 base64url characters
+// (32 random bytes), mode 0600, and later starts reuse it; a damaged file is an error
+// that leaves it as it is.
+func TestAdminTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	tok, created, err := ensureAdminToken(dir)
+	if err != nil || !created || len(tok) != 43 {
+		t.Fatalf("first: %q %v %v", tok, created, err)
+	}
+	path := filepath.Join(dir, "admin.token")
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v", fi, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || string(data) != tok+"\n" {
+		t.Fatalf("token file holds %q, %v", data, err)
+	}
+	again, created, err := ensureAdminToken(dir)
+	if err != nil || created || again != tok {
+		t.Fatalf("second: %v %v, want the same token", created, err)
+	}
+	other, _, err := ensureAdminToken(t.TempDir())
+	if err != nil || other == tok {
+		t.Fatalf("another data_dir: the same token (%v)", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("data_dir holds %v (%v), want the token file only", entries, err)
+	}
+	for name, content := range map[string]string{"empty": "", "short": "abc\n", "two lines": tok + "\n" + tok + "\n"} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := ensureAdminToken(dir); err == nil || !strings.Contains(err.Error(), "is not one token line; delete it") {
+				t.Fatalf("err = %v", err)
+			}
+			if got, err := os.ReadFile(path); err != nil || string(got) != content {
+				t.Fatalf("the file changed: %q %v", got, err)
+			}
+		})
+	}
 }

@@ -28,8 +28,10 @@ const (
 )
 
 // connection is how a client command reaches the running server: --server, else
-// $SKALD_URL, else the configuration's api.listen, else defaultServer; the token from
-// $SKALD_API_TOKEN, else the configuration's api.token.
+// $SKALD_URL, else the configuration's api.listen, else defaultServer. An admin
+// command sends $SKALD_API_TOKEN, else the configuration's api.token, else the admin
+// token file of its data_dir; an agent-side command (check, hook) sends
+// $SKALD_API_TOKEN or nothing.
 type connection struct {
 	server string
 	config string
@@ -50,25 +52,35 @@ func (c *connection) flags(cmd *cobra.Command, withJSON bool) {
 	}
 }
 
-// client returns the API client for this command line. Errors: a configuration named
-// by --config or $SKALD_CONFIG that is missing or invalid, or an invalid one at
-// ./skald.yaml.
-func (c *connection) client() (*api.Client, error) {
+// client returns the API client of an admin command. Errors: a configuration named
+// by --config or $SKALD_CONFIG that is missing or invalid, an invalid one at
+// ./skald.yaml, or a token file that is there but unusable.
+func (c *connection) client() (*api.Client, error) { return c.newClient(true) }
+
+// agentClient returns the API client of an agent-side command (check, hook): it never
+// reads api.token or the admin token file, which are not the agent's.
+func (c *connection) agentClient() (*api.Client, error) { return c.newClient(false) }
+
+func (c *connection) newClient(admin bool) (*api.Client, error) {
 	server, token := c.server, c.getenv(envToken)
 	if server == "" {
 		server = c.getenv(envURL)
 	}
-	if server == "" || token == "" {
+	if server == "" || (admin && token == "") {
 		cfg, err := c.loadConfig()
 		if err != nil {
 			return nil, err
 		}
-		if cfg != nil {
-			if server == "" {
-				server = listenURL(cfg.API.Listen)
-			}
+		if cfg != nil && server == "" {
+			server = listenURL(cfg.API.Listen)
+		}
+		if cfg != nil && admin && token == "" {
+			token = cfg.API.Token.Reveal()
 			if token == "" {
-				token = cfg.API.Token.Reveal()
+				token, err = readAdminToken(adminTokenPath(cfg.DataDir))
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, err
+				}
 			}
 		}
 	}

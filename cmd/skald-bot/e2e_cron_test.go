@@ -28,7 +28,7 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
       - {tool: write_file, args: {path: data/first.txt, content: one}}
       - {tool: execute_cmd, args: {cmd: "echo done > data/backup.txt"}}
 `)
-	code, out, errOut := cli(t, "jobs", "run", "nightly-backup", "--server", e.svc.url)
+	code, out, errOut := cli(t, "jobs", "run", "nightly-backup", "--server", e.svc.url, "--config", e.cfg)
 	if code != 0 || out != "run 1 of nightly-backup: running\n" {
 		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
 	}
@@ -67,7 +67,7 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(e.ws, "data/backup.txt")); err != nil || string(b) != "done\n" {
 		t.Errorf("the approved step's file: %q %v", b, err)
 	}
-	code, out, _ = cli(t, "jobs", "runs", "nightly-backup", "--server", e.svc.url, "--json")
+	code, out, _ = cli(t, "jobs", "runs", "nightly-backup", "--server", e.svc.url, "--json", "--config", e.cfg)
 	var runs []store.Run
 	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) != 1 {
 		t.Fatalf("jobs runs: exit %d %s", code, out)

@@ -58,7 +58,7 @@ type e2e struct {
 	api *api.Client
 	// starts counts the service's starts: the Slack connections to wait for.
 	starts int
-	// adminToken is the API's admin token, "" when it has none.
+	// adminToken is the API's configured admin token, "" when serve generates one.
 	adminToken string
 }
 
@@ -122,7 +122,11 @@ slack:
 func (e *e2e) start() {
 	e.t.Helper()
 	e.svc = startService(e.t, e.cfg)
-	e.api = api.NewClient(e.svc.url, e.adminToken)
+	tok := e.adminToken
+	if tok == "" { // the token serve generated
+		tok = e.svc.token
+	}
+	e.api = api.NewClient(e.svc.url, tok)
 	e.starts++
 	if err := e.sl.WaitConnections(e.ctx, e.starts); err != nil {
 		e.t.Fatalf("Slack Socket Mode: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))

@@ -38,11 +38,11 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 	if code, out, errOut := cli(t, "pending", "--config", cfg); code != 0 || !strings.Contains(out, "rm -rf build") {
 		t.Fatalf("pending: exit %d %s %s", code, out, errOut)
 	}
-	if code, out, errOut := cli(t, "approve", id, "--note", "go ahead", "--server", url); code != 0 || out != "request "+id+" approved\n" {
+	if code, out, errOut := cli(t, "approve", id, "--note", "go ahead", "--server", url, "--config", cfg); code != 0 || out != "request "+id+" approved\n" {
 		t.Fatalf("approve: exit %d %q %s", code, out, errOut)
 	}
 	// A second approval: 409, said on stderr in one line, exit 1.
-	if code, _, errOut := cli(t, "approve", id, "--server", url); code != 1 || !strings.Contains(errOut, "already approved by cli via") || strings.Count(errOut, "\n") != 1 {
+	if code, _, errOut := cli(t, "approve", id, "--server", url, "--config", cfg); code != 1 || !strings.Contains(errOut, "already approved by cli via") || strings.Count(errOut, "\n") != 1 {
 		t.Fatalf("second approve: exit %d %q", code, errOut)
 	}
 	code, out, _ = cli(t, check...)

@@ -26,7 +26,7 @@ type testServer struct {
 }
 
 // startServer serves the API with workspace root root (it need not exist unless jobs
-// run a tool) and no token; with jobs, a run engine serves them as `serve` wires it.
+// run a tool) and adminToken as a generated admin token; with jobs, a run engine serves them as `serve` wires it.
 func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "skald.db"), store.Options{})
@@ -50,7 +50,9 @@ func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 		}
 		aj = apiJobs{sched}
 	}
-	srv, err := api.New(api.Options{Gate: g, Store: db, Jobs: aj, Logger: log})
+	// As serve runs the example configuration: a generated admin token, which the
+	// client commands of runClient send, and the local caller.
+	srv, err := api.New(api.Options{Gate: g, Store: db, Jobs: aj, Logger: log, Token: adminToken, Generated: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ prompt takes over). It never answers allow on an error, and always exits 0.
 Set the hook's timeout in .claude/settings.json above --wait (600 s for 9m).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := conn.client()
+			c, err := conn.agentClient()
 			if err != nil {
 				// No server to ask: still one decision on stdout, never allow.
 				return writeHook(cmd.OutOrStdout(), ask("skald-bot: "+err.Error()))

@@ -175,7 +175,7 @@ func TestHookFixtures(t *testing.T) {
 			wantShape(t, "output_pretooluse_ask.json", d)
 			// The request was handed to the terminal: cancelled with reason terminal,
 			// by claude-code (the hook's X-Skald-Actor), as the audit says too.
-			in, err := api.NewClient(s.url, "").Inbox(ctx)
+			in, err := api.NewClient(s.url, adminToken).Inbox(ctx)
 			if err != nil || in.Total != 0 {
 				t.Fatalf("pending after the hook: %v %+v", err, in)
 			}

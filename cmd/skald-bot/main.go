@@ -11,6 +11,9 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/config"
 )
 
 // Exit codes of the binary (SPEC §9): a command may end with another code through an
@@ -61,7 +64,12 @@ func execute(ctx context.Context, root *cobra.Command, args []string, stdin io.R
 	}
 	var failed runError
 	if errors.As(err, &failed) {
-		fmt.Fprintln(stderr, "skald-bot: "+oneLine(failed.err.Error()))
+		msg := oneLine(failed.err.Error())
+		if errors.Is(err, api.ErrUnauthorized) {
+			msg += " (set " + envToken + ", or name the service's configuration with --config or $" +
+				config.EnvFile + " so that its data_dir/" + config.AdminTokenFile + " is read)"
+		}
+		fmt.Fprintln(stderr, "skald-bot: "+msg)
 		return exitCodeError
 	}
 	fmt.Fprintf(stderr, "skald-bot: %s (see %s --help)\n", oneLine(err.Error()), cmd.CommandPath())

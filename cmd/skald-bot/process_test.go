@@ -97,7 +97,8 @@ func startSkald(t *testing.T, dir string, env []string, args ...string) *skaldPr
 	t.Helper()
 	cmd := exec.Command(skaldBinary(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SKALD_CONFIG=", "SKALD_URL=", "SKALD_API_TOKEN=")
+	// TEST_ADMIN_TOKEN: the api.token of testConfig.
+	cmd.Env = append(os.Environ(), "SKALD_CONFIG=", "SKALD_URL=", "SKALD_API_TOKEN=", "TEST_ADMIN_TOKEN="+adminToken)
 	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -206,10 +207,13 @@ type service struct {
 	*skaldProcess
 	// url is the API's base URL, "http://127.0.0.1:PORT", from the serving line.
 	url string
+	// token is the generated admin token ("" when the configuration names one).
+	token string
 }
 
 // startService starts `serve --config cfg` in cfg's directory and returns once it
-// logs that it is serving, with the API's bound address.
+// logs that it is serving, with the API's bound address and the admin token it
+// generated, if any.
 func startService(t *testing.T, cfg string) *service {
 	t.Helper()
 	p := startSkald(t, filepath.Dir(cfg), nil, "serve", "--config", cfg)
@@ -218,7 +222,17 @@ func startService(t *testing.T, cfg string) *service {
 	if addr == "" {
 		t.Fatalf("the serving line names no API address: %s", line)
 	}
-	return &service{skaldProcess: p, url: "http://" + addr}
+	svc := &service{skaldProcess: p, url: "http://" + addr}
+	for _, l := range p.lines() { // logged before "serving"
+		if file := logValue(l, "file"); strings.Contains(l, `msg="admin token"`) && file != "" {
+			tok, err := readAdminToken(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.token = tok
+		}
+	}
+	return svc
 }
 
 // logValue returns the value of key in a text log line (key=value), "" when absent.

@@ -25,7 +25,7 @@ type sse struct {
 	events chan [2]string // name, data
 }
 
-func subscribe(t *testing.T, url string) *sse {
+func subscribe(t *testing.T, url, token string) *sse {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -33,6 +33,7 @@ func subscribe(t *testing.T, url string) *sse {
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -102,9 +103,9 @@ jobs:
 		t.Fatal(err)
 	}
 	svc := startService(t, cfg)
-	events := subscribe(t, url)
+	events := subscribe(t, url, svc.token)
 
-	code, out, errOut := cli(t, "jobs", "run", "nightly", "--server", url)
+	code, out, errOut := cli(t, "jobs", "run", "nightly", "--server", url, "--config", cfg)
 	if code != 0 || !strings.HasSuffix(out, " of nightly: running\n") {
 		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
 	}
@@ -118,13 +119,13 @@ jobs:
 	if _, err := os.Stat(filepath.Join(ws, "out/second.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the second step ran before approval: %v", err)
 	}
-	code, out, errOut = cli(t, "jobs", "run", "nightly", "--server", url)
+	code, out, errOut = cli(t, "jobs", "run", "nightly", "--server", url, "--config", cfg)
 	want := "nightly: trigger skipped: run " + u(w.RunID) + " is still waiting for approval (request " + u(w.RequestID) + ")\n"
 	if code != 3 || out != want || errOut != "" {
 		t.Errorf("a second trigger: exit %d %q %q, want 3 and %q", code, out, errOut, want)
 	}
 
-	if code, _, errOut := cli(t, "approve", u(w.RequestID), "--server", url); code != 0 {
+	if code, _, errOut := cli(t, "approve", u(w.RequestID), "--server", url, "--config", cfg); code != 0 {
 		t.Fatalf("approve: exit %d %s", code, errOut)
 	}
 	f := events.next(t, cron.EventRunFinished)
@@ -134,7 +135,7 @@ jobs:
 	if b, err := os.ReadFile(filepath.Join(ws, "out/second.txt")); err != nil || string(b) != "two" {
 		t.Errorf("the second step's file: %q %v", b, err)
 	}
-	code, out, _ = cli(t, "jobs", "runs", "nightly", "--server", url, "--json")
+	code, out, _ = cli(t, "jobs", "runs", "nightly", "--server", url, "--json", "--config", cfg)
 	var runs []struct {
 		Status          string
 		SkippedTriggers int `json:"skipped_triggers"`
@@ -143,7 +144,7 @@ jobs:
 		runs[0].Status != "succeeded" || runs[0].SkippedTriggers != 1 {
 		t.Errorf("jobs runs: exit %d %s", code, out)
 	}
-	code, out, _ = cli(t, "jobs", "list", "--server", url)
+	code, out, _ = cli(t, "jobs", "list", "--server", url, "--config", cfg)
 	if code != 0 || !strings.Contains(out, "nightly") || !strings.Contains(out, "CRON_TZ=Europe/Rome 30 2 * * *") {
 		t.Errorf("jobs list: exit %d %s", code, out)
 	}
@@ -230,7 +231,7 @@ func TestJobsRunNotStarted(t *testing.T) {
 	}
 
 	// The API answers 409 with the same line.
-	_, err := api.NewClient(s.url, "").RunJob(context.Background(), "skipper")
+	_, err := api.NewClient(s.url, adminToken).RunJob(context.Background(), "skipper")
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.Status != http.StatusConflict || ae.Message != want {
 		t.Errorf("API: %v, want 409 %q", err, want)

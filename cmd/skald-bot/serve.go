@@ -59,7 +59,9 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 // refuses start-up before anything is created), binds the API's address (a port in use
 // refuses start-up before anything is created: "api: listen tcp 127.0.0.1:8377: bind:
 // address already in use"), creates data_dir (0700), opens and seeds the store, builds
-// the gate, the scheduler, the chat channels and the API, logs "serving" with the
+// the gate, the scheduler, the chat channels and the API (with api.token, else the
+// admin token of data_dir/admin.token, created on first start and logged by file name
+// only), logs "serving" with the
 // API's bound address (api=127.0.0.1:PORT, also when api.listen asks for port 0), runs
 // the components (see runComponents), and when ctx is done stops them in reverse order,
 // closes the store last and logs "stopped". It returns nil after a clean stop; else the
@@ -125,7 +127,16 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 		return err
 	}
 	comps = append(comps, chat...)
-	apiComp, err := apiComponent(cfg, ln, gt, db, apiJobs{sched}, metrics, log)
+	adminToken, generated := cfg.API.Token.Reveal(), false
+	if adminToken == "" {
+		var created bool
+		if adminToken, created, err = ensureAdminToken(cfg.DataDir); err != nil {
+			return err
+		}
+		generated = true
+		svcLog.Info("admin token", "file", adminTokenPath(cfg.DataDir), "created", created)
+	}
+	apiComp, err := apiComponent(cfg, ln, adminToken, generated, gt, db, apiJobs{sched}, metrics, log)
 	if err != nil {
 		return err
 	}

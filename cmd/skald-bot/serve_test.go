@@ -128,6 +128,28 @@ func TestServeBadConfig(t *testing.T) {
 	}
 }
 
+// TestServeMissingTokenVariable: an api.token whose ${SKALD_API_TOKEN} is unset stops
+// serve with one line naming the key and the variable, instead of starting without
+// it; nothing is created.
+func TestServeMissingTokenVariable(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "skald.yaml")
+	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + dir +
+		"\napi: {listen: \"127.0.0.1:0\", token: ${SKALD_API_TOKEN}}\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startSkald(t, dir, nil, "serve", "--config", cfg)
+	code, lines := p.exit(t)
+	want := "skald-bot: config: api.token: ${SKALD_API_TOKEN} is empty or unset (set it, or leave api.token out)"
+	if code != 1 || len(lines) != 1 || lines[0] != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("data_dir created by a failed start: %v", err)
+	}
+}
+
 // TestServeBusyPort: when the API's port is taken, serve ends with exit 1 and one line
 // giving the reason, and nothing is created (the port is bound before the store).
 func TestServeBusyPort(t *testing.T) {

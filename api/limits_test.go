@@ -1,0 +1,119 @@
+package api_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+)
+
+// dialRaw opens a TCP connection to the env's server, closed at the end of the test.
+func (e *env) dialRaw() net.Conn {
+	e.t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestSlowBodies: 500 connections that send a check's headers and then trickle
+// nothing more of the body do not hold up a normal check, which answers within 1 s;
+// each of them is answered 408 and closed within the body timeout, and nothing of
+// their bodies is stored.
+func TestSlowBodies(t *testing.T) {
+	const bodyTimeout = 2 * time.Second
+	e := newEnv(t, func(o *api.Options) { o.BodyTimeout = bodyTimeout })
+	before := e.snapshot()
+	body := `{"tool_name":"Bash","session_id":"slow","arguments":{"command":"rm -rf /"}}`
+	start := time.Now()
+	conns := make([]net.Conn, 500)
+	for i := range conns {
+		conns[i] = e.dialRaw()
+		_, err := fmt.Fprintf(conns[i], "POST /api/approval/check HTTP/1.1\r\nHost: 127.0.0.1\r\n"+
+			"Authorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			adminToken, len(body), body[:20])
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}})
+	if err != nil || res.Decision != gate.DecisionAllow {
+		t.Fatalf("a normal check beside 500 slow bodies: %+v %v", res, err)
+	}
+	// Every slow connection is answered and closed before the body timeout (counted
+	// from the last one's start) and a margin have passed.
+	deadline := start.Add(bodyTimeout + 3*time.Second)
+	for i, c := range conns {
+		if err := c.SetReadDeadline(deadline); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("slow connection %d: %v", i, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "the body did not arrive within the body timeout") {
+			t.Fatalf("slow connection %d: %d %s %v", i, resp.StatusCode, b, err)
+		}
+		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+			t.Fatalf("slow connection %d is not closed: %v", i, err)
+		}
+	}
+	e.unchanged(before)
+}
+
+// TestConnectionCap: past MaxConns, a new connection is refused at once (503, then
+// closed), not held, while the ones within the cap stay open.
+func TestConnectionCap(t *testing.T) {
+	const max = 8
+	e := newEnv(t, func(o *api.Options) { o.MaxConns, o.ReadHeaderTimeout = max, time.Minute })
+	held := make([]net.Conn, max)
+	for i := range held {
+		held[i] = e.dialRaw()
+	}
+	// The server accepts in order, so the next connection comes after all of these.
+	extra := e.dialRaw()
+	if err := extra.SetReadDeadline(time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(extra)
+	if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 503 Service Unavailable") || !strings.Contains(string(b), "too many connections") {
+		t.Fatalf("the connection past the cap: %q %v, want 503 and closed within 1 s", b, err)
+	}
+	// A held one still works.
+	fmt.Fprintf(held[0], "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	if err := held[0].SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(held[0]), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("a connection within the cap: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// TestLongPollOutlivesTheWriteTimeout: a check that waits for a human is not cut off
+// by the write timeout (it has its own cap, MaxWaitSecs), while the write timeout
+// still bounds an ordinary answer's connection.
+func TestLongPollOutlivesTheWriteTimeout(t *testing.T) {
+	e := newEnv(t, func(o *api.Options) { o.WriteTimeout = 100 * time.Millisecond })
+	res, err := e.admin.Check(context.Background(), api.CheckRequest{WaitSecs: 1, Call: gate.Call{ToolName: "Bash",
+		SessionID: "s", Arguments: map[string]any{"command": "rm -rf build"}}})
+	if err != nil || res.Decision != gate.DecisionPending {
+		t.Fatalf("a 1 s long-poll with a 100 ms write timeout: %+v %v", res, err)
+	}
+}
