@@ -199,8 +199,9 @@ func TestE2EBypassWindow(t *testing.T) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var res api.CheckResult
+	local := api.NewClient(e.svc.url, "") // the hook's caller: the bypass is bound to it
 	for i := 1; ; i++ {
-		res, err = e.api.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "abc123",
+		res, err = local.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "abc123",
 			ToolCallID: "toolu_e2e_poll_" + strconv.Itoa(i),
 			Arguments:  map[string]any{"command": "npm run build"}, Source: "claude-code",
 			AgentID: "claude-code"}}) // the hook's agent id: the bypass is bound to it
