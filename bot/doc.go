@@ -102,4 +102,17 @@
 //     bots), unescape Slack's &amp; &lt; &gt;, call Command, and send Reply.Text as
 //     plain text cut with Cut to the channel's limit.
 //   - User ids are strings: Telegram ids in decimal, Slack ids as they are.
+//
+// # Plumbing the adapters share
+//
+// What both adapters need beside the chat logic is defined here, once: Workers, the
+// tracked goroutines and deliveries an adapter's Run waits for (Close gives them a
+// grace period, then cancels them); WaitRateLimits, the one bounded retry for rate
+// limits, which waits each *RateLimitError's RetryAfter at most MaxRateLimitWaits
+// times — the cap the Fanout and Notices apply too: a prompt still limited then is
+// given up on, its request stays pending, and the next start's Reconcile sends it;
+// LogTap, the one log line of a tap's outcome; Sleep, the default wait. They live in
+// bot and not in a package under channels/ because the Fanout shares the cap, and
+// bot cannot import a package that imports it (an adapter imports bot, never the
+// reverse).
 package bot

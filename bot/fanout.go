@@ -360,9 +360,9 @@ func (f *Fanout) giveUp(t *task, err error) {
 		op = "edit"
 	}
 	f.log.Error("giving up on a message", "op", op, "request_id", t.key.id, "channel", t.key.channel,
-		"chat", t.key.chat, "attempts", t.fails, "err", err)
+		"chat", t.key.chat, "attempts", t.fails+t.limits, "err", err)
 	if f.onFailure != nil {
-		f.onFailure(Failure{Op: op, Channel: t.key.channel, Target: t.key.chat, RequestID: t.key.id, Attempts: t.fails, Err: err})
+		f.onFailure(Failure{Op: op, Channel: t.key.channel, Target: t.key.chat, RequestID: t.key.id, Attempts: t.fails + t.limits, Err: err})
 	}
 	t.done(err)
 }

@@ -101,13 +101,12 @@ func NewNotices(opt NoticesOptions) (*Notices, error) {
 }
 
 // Run reads the gate's events until ctx is done and posts a notice for each
-// run_finished event that asks for one: to every (channel, target) at once, each on
-// its own goroutine, retried as the Fanout retries a prompt (a *RateLimitError waits
-// its RetryAfter, ErrPermanent or Retry.Attempts failures give up: logged and
-// reported to FanoutOptions.OnFailure with Op "notice"). When the gate drops the
-// subscription as slow, Run subscribes again (the runs finished in between get no
-// notice). It blocks, and returns nil once ctx is done and every notice in flight has
-// stopped; it returns an error only when called twice.
+// run_finished event that asks for one, to every (channel, target) at once, retried
+// as the Fanout retries a prompt; one given up on is logged and reported to
+// FanoutOptions.OnFailure with Op "notice". When the gate drops the subscription as
+// slow, Run subscribes again (the runs finished in between get no notice). It blocks,
+// and returns nil once ctx is done and every notice in flight has stopped; it returns
+// an error only when called twice.
 func (n *Notices) Run(ctx context.Context) error {
 	n.mu.Lock()
 	if n.running {
@@ -172,7 +171,7 @@ func (n *Notices) announce(ctx context.Context, wg *sync.WaitGroup, text string)
 // given up on, or ctx ends.
 func (n *Notices) notify(ctx context.Context, ch Channel, target, text string) {
 	retry := n.fan.retry
-	for fails := 0; ; {
+	for fails, limits := 0, 0; ; {
 		err := ch.Notify(ctx, target, text)
 		if err == nil {
 			n.log.Debug("notice sent", "channel", ch.Name(), "chat", target)
@@ -182,17 +181,22 @@ func (n *Notices) notify(ctx context.Context, ch Channel, target, text string) {
 			return
 		}
 		var wait time.Duration
-		if rl, ok := errors.AsType[*RateLimitError](err); ok {
+		rl, limited := errors.AsType[*RateLimitError](err)
+		switch {
+		case limited && limits < MaxRateLimitWaits:
+			limits++
 			wait = max(rl.RetryAfter, time.Millisecond)
-		} else {
+		case limited, errors.Is(err, ErrPermanent), fails+1 >= retry.Attempts:
 			fails++
-			if errors.Is(err, ErrPermanent) || fails >= retry.Attempts {
-				n.log.Error("giving up on a notice", "channel", ch.Name(), "chat", target, "attempts", fails, "err", err)
-				if n.fan.onFailure != nil {
-					n.fan.onFailure(Failure{Op: "notice", Channel: ch.Name(), Target: target, Attempts: fails, Err: err})
-				}
-				return
+			n.log.Error("giving up on a notice", "channel", ch.Name(), "chat", target,
+				"attempts", fails+limits, "err", err)
+			if n.fan.onFailure != nil {
+				n.fan.onFailure(Failure{Op: "notice", Channel: ch.Name(), Target: target,
+					Attempts: fails + limits, Err: err})
 			}
+			return
+		default:
+			fails++
 			wait = retry.delay(fails)
 		}
 		timer := time.NewTimer(wait)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -146,4 +147,25 @@ func finishedText(r store.Request) string {
 		return "This request was cancelled"
 	}
 	return "This request is already " + string(r.Status)
+}
+
+// LogTap logs the outcome of a HandleTap the adapter ran: Info when it resolved the
+// request or the request had already finished, Warn when it was refused (bad data,
+// not authorized, unknown, not bound), Error for ErrInternal. attrs are added.
+func LogTap(log *slog.Logger, t Tap, res TapResult, err error, attrs ...any) {
+	attrs = append(attrs, "user_id", t.UserID, "chat", t.ChatID, "message", t.MessageRef,
+		"toast", res.Toast)
+	if res.Request.ID != 0 {
+		attrs = append(attrs, "request_id", res.Request.ID, "status", string(res.Request.Status))
+	}
+	switch {
+	case err == nil:
+		log.Info("request resolved by a tap", attrs...)
+	case errors.Is(err, ErrInternal):
+		log.Error("tap failed", append(attrs, "err", err)...)
+	case res.Request.ID != 0: // already resolved, expired
+		log.Info("tap on a finished request", append(attrs, "err", err)...)
+	default:
+		log.Warn("tap refused", append(attrs, "err", err)...)
+	}
 }
