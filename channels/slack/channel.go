@@ -67,7 +67,7 @@ type Options struct {
 	Now func() time.Time
 	// Sleep waits d or until ctx is done, returning ctx.Err() then: the wait before
 	// retrying an ephemeral message Slack answered 429 with Retry-After, and between
-	// Socket Mode restarts. nil means a timer.
+	// Socket Mode restarts. nil means bot.Sleep.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// HTTPClient makes the Web API calls; nil means a client with a 30-second
 	// timeout.
@@ -92,7 +92,7 @@ type Channel struct {
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
 	log      *slog.Logger
-	work     workers
+	work     bot.Workers
 
 	mu      sync.Mutex // guards started, addr
 	started bool
@@ -140,7 +140,7 @@ func New(opt Options) (*Channel, error) {
 		c.now = time.Now
 	}
 	if c.sleep == nil {
-		c.sleep = sleepTimer
+		c.sleep = bot.Sleep
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -163,18 +163,6 @@ func New(opt Options) (*Channel, error) {
 	}
 	c.api = slackgo.New(opt.BotToken, apiOpts...)
 	return c, nil
-}
-
-// sleepTimer waits d on a timer, or until ctx is done.
-func sleepTimer(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Name returns ChannelName, "slack" (bot.Channel).

@@ -83,7 +83,7 @@ func (c *Channel) serveCommands(w http.ResponseWriter, r *http.Request) {
 // ack hands work to Run's workers and answers 200 with an empty body, or 503 when
 // Run is not taking work (Slack retries it).
 func (c *Channel) ack(w http.ResponseWriter, work func(ctx context.Context)) {
-	if !c.work.spawn(work) {
+	if !c.work.Go(work) {
 		c.log.Warn("refused a delivery: not running")
 		http.Error(w, "not running", http.StatusServiceUnavailable)
 		return

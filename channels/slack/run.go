@@ -23,7 +23,7 @@ var fatalAuth = map[string]bool{"invalid_auth": true, "not_authed": true, "accou
 
 // Run receives clicks and /skald commands until ctx is done, and blocks until
 // everything it started has stopped. It first checks the bot token with auth.test:
-// a token Slack refuses returns an error wrapping ErrAuth at once; a Slack it cannot
+// a token Slack refuses returns an error wrapping ErrUnauthorized at once; a Slack it cannot
 // reach is logged and Run carries on.
 //
 // In Socket Mode (Options.AppToken set) it acknowledges every envelope as soon as it
@@ -48,15 +48,14 @@ func (c *Channel) Run(ctx context.Context) error {
 	if err := c.checkAuth(ctx); err != nil {
 		return err
 	}
-	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
-	c.work.start(workCtx)
+	c.work.Open(context.WithoutCancel(ctx)) // the work outlives ctx by ShutdownGrace
 	var err error
 	if c.SocketMode() {
 		err = c.runSocket(ctx)
 	} else {
 		err = c.runHTTP(ctx)
 	}
-	c.work.stop(ShutdownGrace, cancelWork)
+	c.work.Close(ShutdownGrace)
 	c.log.Info("stopped")
 	return err
 }
@@ -75,7 +74,7 @@ func (c *Channel) checkAuth(ctx context.Context) error {
 		return nil
 	}
 	if se, ok := errors.AsType[slackgo.SlackErrorResponse](err); ok && fatalAuth[se.Err] {
-		return fmt.Errorf("slack: run: %w: auth.test: %s", ErrAuth, se.Err)
+		return fmt.Errorf("slack: run: %w: auth.test: %s", ErrUnauthorized, se.Err)
 	}
 	if ctx.Err() == nil {
 		c.log.Warn("auth.test failed; carrying on", "err", err)

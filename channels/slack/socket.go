@@ -105,7 +105,7 @@ func (c *Channel) take(ctx context.Context, sm *socketmode.Client, ev socketmode
 		return
 	}
 	id := ev.Request.EnvelopeID
-	if !c.work.spawn(func(ctx context.Context) { work(ctx, "slack:envelope:"+id) }) {
+	if !c.work.Go(func(ctx context.Context) { work(ctx, "slack:envelope:"+id) }) {
 		c.log.Warn("shutting down: envelope left unacknowledged for Slack to redeliver", "envelope_id", id)
 		return
 	}

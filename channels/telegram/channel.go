@@ -100,7 +100,7 @@ type Options struct {
 	// time.Now.
 	Now func() time.Time
 	// Sleep waits d or until ctx is done (then it returns ctx's error): the wait of a
-	// 429's retry_after, and between start-up attempts. nil means a timer.
+	// 429's retry_after, and between start-up attempts. nil means bot.Sleep.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Logger nil means slog.Default(); the Channel adds component=telegram.
 	Logger *slog.Logger
@@ -131,7 +131,7 @@ type Channel struct {
 	// before any update is handled.
 	mu       sync.Mutex // guards username
 	username string
-	work     tracker // the goroutines and webhook deliveries Run waits for
+	work     bot.Workers // the taps and webhook deliveries Run waits for
 }
 
 var _ bot.Channel = (*Channel)(nil)
@@ -202,7 +202,7 @@ func New(opt Options) (*Channel, error) {
 		c.now = time.Now
 	}
 	if c.sleep == nil {
-		c.sleep = sleep
+		c.sleep = bot.Sleep
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -285,16 +285,4 @@ func (c *Channel) botUsername() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.username
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

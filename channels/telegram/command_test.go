@@ -319,7 +319,7 @@ func TestReplyRateLimitedAndCut(t *testing.T) {
 	if got := e.sleeps.list(); !slices.Contains(got, 12*time.Second) {
 		t.Errorf("waits %v, want retry_after 12s", got)
 	}
-	if len(e.logs.find("rate limited by Telegram (429)", "op=sendMessage")) != 1 {
+	if len(e.logs.find("rate limited (429)", "op=sendMessage")) != 1 {
 		t.Errorf("not logged:\n%s", e.logs.all())
 	}
 

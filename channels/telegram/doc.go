@@ -80,8 +80,9 @@
 // # Rate limits
 //
 // Every 429 is honoured: Send and Edit hand the retry_after to the Fanout; answers
-// to taps and replies to commands wait it out here (Options.Sleep) and are sent
-// then, never dropped.
+// to taps and replies to commands wait it out here (Options.Sleep, through
+// bot.WaitRateLimits), bot.MaxRateLimitWaits times in a row at most, then are
+// dropped and logged.
 //
 // # Logs
 //

@@ -132,21 +132,16 @@ func isBadRequest(err error, what string) bool {
 	return errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), what)
 }
 
-// withRetryAfter runs call, and while it answers 429 waits the retry_after the Bot
-// API asked for and calls again: a rate-limited answer or reply is delayed, never
-// dropped. It
-// returns call's last error, or ctx's error when ctx ends during a wait.
+// withRetryAfter runs call through bot.WaitRateLimits: a 429 is waited out for its
+// retry_after, bot.MaxRateLimitWaits times at most. It returns call's last error, a
+// *bot.RateLimitError for a 429 past the cap, or ctx's error joined when ctx ends
+// during a wait.
 func (c *Channel) withRetryAfter(ctx context.Context, op string, call func(ctx context.Context) error) error {
-	for {
+	return bot.WaitRateLimits(ctx, c.log, op, c.sleep, func(ctx context.Context) error {
 		err := call(ctx)
-		var tooMany *tgbot.TooManyRequestsError
-		if !errors.As(err, &tooMany) {
-			return err
+		if tooMany, ok := errors.AsType[*tgbot.TooManyRequestsError](err); ok {
+			return &bot.RateLimitError{RetryAfter: retryAfter(tooMany), Err: err}
 		}
-		wait := retryAfter(tooMany)
-		c.log.Warn("rate limited by Telegram (429); waiting retry_after", "op", op, "retry_after", wait)
-		if err := c.sleep(ctx, wait); err != nil {
-			return fmt.Errorf("waiting retry_after %s: %w", wait, err)
-		}
-	}
+		return err
+	})
 }

@@ -27,7 +27,8 @@ func (c *Channel) Run(ctx context.Context) error {
 	if !c.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("telegram: run: %w", ErrRunning)
 	}
-	defer c.work.closeAndWait()
+	c.work.Open(ctx)
+	defer c.work.Close(0) // the work runs under its update's context, which ctx ends
 	err := c.startup(ctx, "getMe", func(ctx context.Context) error {
 		me, err := c.tg.GetMe(ctx)
 		if err == nil {

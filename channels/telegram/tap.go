@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -63,9 +62,9 @@ func tappedMessage(q *models.CallbackQuery) (chatID int64, msgID int, ok bool) {
 // ToastWorking when it takes longer than TapWait ("" when ctx ends first).
 func (c *Channel) resolveTap(ctx context.Context, tap bot.Tap) string {
 	done := make(chan string, 1)
-	started := c.work.goTracked(func() {
+	started := c.work.Go(func(context.Context) {
 		res, err := c.handler.HandleTap(ctx, tap)
-		c.logTap(tap, res, err)
+		bot.LogTap(c.log, tap, res, err)
 		done <- res.Toast
 	})
 	if !started {
@@ -85,31 +84,15 @@ func (c *Channel) resolveTap(ctx context.Context, tap bot.Tap) string {
 	}
 }
 
-func (c *Channel) logTap(tap bot.Tap, res bot.TapResult, err error) {
-	attrs := []any{"user_id", tap.UserID, "chat", tap.ChatID, "message_id", tap.MessageRef, "toast", res.Toast}
-	if res.Request.ID != 0 {
-		attrs = append(attrs, "request_id", res.Request.ID, "status", res.Request.Status)
-	}
-	switch {
-	case err == nil:
-		c.log.Info("request resolved by a tap", attrs...)
-	case errors.Is(err, bot.ErrInternal):
-		c.log.Error("tap failed", append(attrs, "err", err)...)
-	case res.Request.ID != 0: // already resolved, expired
-		c.log.Info("tap on a finished request", attrs...)
-	default:
-		c.log.Warn("tap refused", append(attrs, "err", err)...)
-	}
-}
-
-// answer answers callback query id with toast ("" for none), waiting out a 429. A
-// query already too old to answer is logged.
+// answer answers callback query id with toast ("" for none), waiting out 429s
+// (bot.WaitRateLimits). A failure, such as a query too old to answer, is logged.
 func (c *Channel) answer(ctx context.Context, id, toast string) {
 	if ctx.Err() != nil {
 		return
 	}
 	err := c.withRetryAfter(ctx, "answerCallbackQuery", func(ctx context.Context) error {
-		_, err := c.tg.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: toast})
+		_, err := c.tg.AnswerCallbackQuery(ctx,
+			&tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: toast})
 		return err
 	})
 	switch {

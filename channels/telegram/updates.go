@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -70,44 +69,3 @@ func displayName(u models.User) string {
 }
 
 func userID(u models.User) string { return strconv.FormatInt(u.ID, 10) }
-
-// tracker counts the goroutines and webhook deliveries Run must wait for. Once
-// closed it refuses new ones, so Wait never races an Add.
-type tracker struct {
-	mu     sync.Mutex // guards closed and the transitions of wg from zero
-	closed bool
-	wg     sync.WaitGroup
-}
-
-// enter counts one piece of work in; false once closed. The caller calls leave.
-func (t *tracker) enter() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return false
-	}
-	t.wg.Add(1)
-	return true
-}
-
-func (t *tracker) leave() { t.wg.Done() }
-
-// goTracked runs f on a counted goroutine; false (f not run) once closed.
-func (t *tracker) goTracked(f func()) bool {
-	if !t.enter() {
-		return false
-	}
-	go func() {
-		defer t.leave()
-		f()
-	}()
-	return true
-}
-
-// closeAndWait refuses new work and waits for the work counted in.
-func (t *tracker) closeAndWait() {
-	t.mu.Lock()
-	t.closed = true
-	t.mu.Unlock()
-	t.wg.Wait()
-}

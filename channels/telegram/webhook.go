@@ -71,11 +71,11 @@ func (c *Channel) webhookHandler(ctx context.Context) http.Handler {
 			http.Error(w, "not a Telegram update", http.StatusBadRequest)
 			return
 		}
-		if !c.work.enter() {
+		if _, ok := c.work.Enter(); !ok {
 			http.Error(w, "shutting down", http.StatusServiceUnavailable)
 			return
 		}
-		defer c.work.leave()
+		defer c.work.Leave()
 		c.handle(ctx, &u)
 	})
 }
