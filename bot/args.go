@@ -9,7 +9,7 @@ import (
 	"github.com/google/shlex"
 )
 
-// splitLine splits a command line into words with shell-like quoting (SPEC §6):
+// splitLine splits a command line into words with shell-like quoting:
 // 'single' and "double" quotes group words, a backslash escapes the next character.
 // Unlike a shell, # does not start a comment ("approve 7 see #12" keeps "#12"), and
 // the curly double quotes “ ” „ that phone keyboards type count as ". Unbalanced

@@ -39,10 +39,10 @@ type Reply struct {
 // MaxListed is how many lines pending, rules and runs list at most.
 const MaxListed = 50
 
-// command is one admin command of SPEC §6.
+// command is one admin command (docs/design.md, "Chat prompts").
 type command struct {
 	name  string
-	role  Role   // the least role that may run it (SPEC §12.9)
+	role  Role   // the least role that may run it
 	usage string // "approve <id> [note]"
 	help  string
 	run   func(b *Bot, ctx context.Context, c *call) (string, error)
@@ -117,14 +117,14 @@ func (c *call) usage(why string) error {
 	return fail(ErrUsage, "%s", msg)
 }
 
-// Command runs one admin command line typed by who (SPEC §6): "approve 42 looks
+// Command runs one admin command line typed by who: "approve 42 looks
 // fine", "allow mcp__gmail__* group=ops note=\"mail is fine\"". A leading "/" is
 // dropped, so "/pending" works too; a Telegram adapter must strip the "@BotName" of
 // "/cmd@BotName" itself (and ignore commands for other bots). Words are split as a
 // shell would (quotes, backslash), but # starts no comment.
 //
 // help and whoami answer anyone; the other commands need an approver, and the rule,
-// group, bypass and job commands an admin, of who.Channel (SPEC §12.9). A command is
+// group, bypass and job commands an admin, of who.Channel. A command is
 // a plain function of (who, words) → Reply; it blocks only for the store's
 // transactions (and Jobs.Trigger). Each error is one line in Reply.Text, with
 // Reply.Err set, and changes nothing.
@@ -413,15 +413,15 @@ func (b *Bot) precedence(r rules.Rule) string {
 
 // PrecedenceNote warns an admin who has just created or changed rule r that it
 // changes nothing for some calls, because an earlier rule with another action, without
-// agent, source or path filter, matches every tool r's tool pattern matches (SPEC §4.1:
-// first match wins):
+// agent, source or path filter, matches every tool r's tool pattern matches (first
+// match wins: docs/design.md, "Rule order"):
 //
 //   - in r's own group, one sorting before r (priority, then id): "Note: rule 2
 //     (require Bash, priority 10) comes first for Bash; use priority=9 to take
 //     precedence." — hint formats the priority to suggest ("priority=%d" in the chat,
 //     "--priority %d" on the command line);
 //   - when r is in the default group, one in another group's tier, which comes before
-//     default for that group's calls (SPEC §12.15): "Note: for calls in group ci,
+//     default for that group's calls: "Note: for calls in group ci,
 //     rule 9 (allow Bash) comes first."
 //
 // all are the rules as gate.Manager.Rules("") returns them, r among them. It returns ""
@@ -482,13 +482,13 @@ func firstCovering(all []rules.Rule, group string, r rules.Rule) (rules.Rule, bo
 	return best, found
 }
 
-// before reports whether rule a is tried before rule b of the same tier (SPEC §4.1).
+// before reports whether rule a is tried before rule b of the same tier.
 func before(a, b rules.Rule) bool {
 	return a.Priority < b.Priority || a.Priority == b.Priority && a.ID < b.ID
 }
 
 // coversTool reports whether tool pattern e matches every tool name that pattern p
-// matches (SPEC §4.3): "*" covers all, a pattern covers itself, "prefix*" covers the
+// matches: "*" covers all, a pattern covers itself, "prefix*" covers the
 // names and prefixes that start with prefix, @fs_any covers @fs_read and @fs_write.
 func coversTool(e, p string) bool {
 	switch {
@@ -658,7 +658,7 @@ func groupError(err error, id, src string) error {
 	return err
 }
 
-// parseWindow parses a bypass length (SPEC §12.10): "session" is 0 (the whole
+// parseWindow parses a bypass length: "session" is 0 (the whole
 // session); otherwise a duration such as 15m, 1h or 90s, whole seconds, at least 1 s.
 func parseWindow(s string) (int64, error) {
 	if s == "session" {

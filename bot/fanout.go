@@ -14,7 +14,7 @@ import (
 )
 
 // Outbox is what the Fanout needs of the store: the requests and their chat message
-// records (SPEC §12.6). *store.DB implements it. Errors are the store's sentinels.
+// records. *store.DB implements it. Errors are the store's sentinels.
 type Outbox interface {
 	Request(id uint64) (store.Request, error)
 	Pending() ([]store.Request, error)
@@ -31,7 +31,7 @@ type FanoutOptions struct {
 	// only shows pending requests.
 	Unfinalized func() ([]store.Request, error)
 	// BypassShort is bypass_short, for the ⏱ button's label; zero means
-	// DefaultBypassShort (SPEC §12.10).
+	// DefaultBypassShort.
 	BypassShort time.Duration
 	// Retry is the retry policy; the zero value means DefaultRetry.
 	Retry Retry
@@ -43,12 +43,11 @@ type FanoutOptions struct {
 }
 
 // Fanout shows approval requests on every chat of every Channel and keeps the outbox
-// of SPEC §12.6: each prompt message sent is recorded on its request (channel, chat,
-// message ref), so it can be edited to the outcome — also after a restart — and a tap
-// can be checked against it (SPEC §12.8). It implements gate.Notifier. One failing
-// channel or chat never holds up the others: each message is sent or edited on its
-// own goroutine, and failures are retried with backoff (Retry) on goroutines Run owns.
-// All methods are safe for concurrent use.
+// (docs/design.md, "Chat prompts"): each prompt message sent is recorded on its
+// request, so it can be edited to the outcome, also after a restart, and a tap can be
+// checked against it. It implements gate.Notifier. Each message is sent or edited on
+// its own goroutine; failures are retried (Retry) on goroutines Run owns. All methods
+// are safe for concurrent use.
 type Fanout struct {
 	store       Outbox
 	unfinalized func() ([]store.Request, error)
@@ -157,7 +156,7 @@ func (f *Fanout) Run(ctx context.Context) error {
 }
 
 // Show presents pending request r on every (channel, target) where it has no message
-// yet (gate.Notifier; SPEC §5, §6): one goroutine per message, each recorded with
+// yet (gate.Notifier): one goroutine per message, each recorded with
 // AddMessage as soon as it is sent. The request is re-read from the store before each
 // send, so a request shown twice at once (by the gate and by Reconcile) gets one
 // message per chat. It returns once every message had its first
@@ -216,7 +215,7 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 		f.log.Debug("prompt sent", "request_id", id, "channel", key.channel, "chat", target, "ref", ref)
 		// Resolved while we were sending? The resolution's Update may have read the
 		// messages before this one was recorded, or found them all final: edit this
-		// one, and any other still showing buttons, here (SPEC §5).
+		// one, and any other still showing buttons, here.
 		if cur, err := f.store.Request(id); err == nil && cur.Status != store.Pending {
 			msgs := []store.Message{msg}
 			for _, m := range cur.Messages {
@@ -234,7 +233,7 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 }
 
 // Update edits every message of r that is not final yet to show its outcome, with
-// the buttons removed (gate.Notifier; SPEC §5). It re-reads the request so that a
+// the buttons removed (gate.Notifier). It re-reads the request so that a
 // message recorded after r was read is edited too. Once every message was edited it
 // marks them final (MarkMessagesFinal). It returns after the first attempt of every
 // edit; failures are retried in the background. The error joins the first-attempt
@@ -384,7 +383,7 @@ func (f *Fanout) release(key msgKey) {
 	delete(f.inflight, key)
 }
 
-// Reconcile brings the chats in line with the store (SPEC §12.6), at start-up: it
+// Reconcile brings the chats in line with the store, at start-up: it
 // shows every pending request in every (channel, target) that has no message of it,
 // and, when FanoutOptions.Unfinalized is set, edits the messages of finished requests
 // that still show buttons. It blocks until every first attempt is made; failures are

@@ -14,7 +14,7 @@ import (
 )
 
 // EventRunFinished is the name of the event cron publishes on the gate's bus when a
-// scheduled run ends (SPEC §12.18, §12.21).
+// scheduled run ends.
 const EventRunFinished = "run_finished"
 
 // noticeBuffer is the capacity of the Notices' subscription to the gate's events.
@@ -29,13 +29,13 @@ type Events interface {
 }
 
 // RunFinished is the data of a run_finished event as Notices reads it: the fields of
-// its JSON form, which GET /api/events serves too (SPEC §12.21). cron publishes the
+// its JSON form, which GET /api/events serves too. cron publishes the
 // event; bot reads it through that JSON form, so that it need not import cron.
 type RunFinished struct {
 	RunID uint64 `json:"run_id"`
 	Job   string `json:"job"`
 	// Status is the run's final status: succeeded, failed, denied, rejected,
-	// expired, cancelled or interrupted (SPEC §7).
+	// expired, cancelled or interrupted.
 	Status string `json:"status"`
 	// Error says why the run did not succeed ("step 2 (execute_cmd): exit status 1");
 	// empty for a success.
@@ -67,7 +67,7 @@ type NoticesOptions struct {
 	Logger *slog.Logger
 }
 
-// Notices announces finished scheduled runs in the chats (SPEC §7 notify): for
+// Notices announces finished scheduled runs in the chats (the job's notify): for
 // every run_finished event whose Notify is set, it posts NoticeText to every target
 // of every channel of the Fanout with Channel.Notify. Only finished runs get a
 // notice: a run waiting for approval already shows up as the request's prompt.

@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultBypassShort is bypass_short when the configuration leaves it out: the window
-// of the ⏱ button (SPEC §12.10).
+// of the ⏱ button.
 const DefaultBypassShort = 15 * time.Minute
 
 // MaxFieldLen is the longest value, in characters (UTF-16 code units), a prompt field, the title's
@@ -227,7 +227,7 @@ func prettyJSON(raw json.RawMessage) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// Buttons returns the keyboard of a pending request (SPEC §1, §6): the first row
+// Buttons returns the keyboard of a pending request: the first row
 // "✅ Approve" (style primary) and "❌ Reject" (danger), the second "⏱ <bypassShort>"
 // and "🔄 Session". Each button's Data is its callback data for request id.
 // bypassShort zero means DefaultBypassShort.
@@ -241,7 +241,7 @@ func Buttons(id uint64, bypassShort time.Duration) [][]Button {
 	}
 }
 
-// DurationLabel writes a bypass window for people (SPEC §12.10): "15 min", "1 h",
+// DurationLabel writes a bypass window for people: "15 min", "1 h",
 // "30 min", "1 h 30 min", "45 s". Zero or less means DefaultBypassShort. Parts below
 // a second are dropped.
 func DurationLabel(d time.Duration) string {

@@ -42,7 +42,7 @@ type TapResult struct {
 	Request store.Request
 }
 
-// HandleTap resolves the request a button names (SPEC §5, §6, §12.8): it parses the
+// HandleTap resolves the request a button names: it parses the
 // callback data, checks that the user is an approver of that channel, that the
 // request exists and that (channel, chat, message) is one of its stored prompt
 // messages, then resolves it through the gate — ✅ approve, ❌ reject, ⏱ approve with
@@ -105,8 +105,7 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: tap: %w: %w", ErrInternal, err)
 }
 
-// bound reports whether the tapped message is one of the request's prompts (SPEC
-// §12.8).
+// bound reports whether the tapped message is one of the request's prompts.
 func bound(r store.Request, t Tap) bool {
 	for _, m := range r.Messages {
 		if m.Channel == t.Channel && m.ChatID == t.ChatID && m.Ref == t.MessageRef {
