@@ -6,8 +6,7 @@ import (
 	"strings"
 )
 
-// Action is what a prompt button asks for: the last part of its callback data
-//.
+// Action is what a prompt button asks for: the last part of its callback data.
 type Action string
 
 // The four buttons of a prompt.

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// Channel is one chat service the prompts go to: a Telegram bot or a Slack app
-//. The adapters in channels/telegram and channels/slack implement it and
-// check so at compile time with
+// Channel is one chat service the prompts go to: a Telegram bot or a Slack app. The
+// adapters in channels/telegram and channels/slack implement it and check so at
+// compile time with
 //
 //	var _ bot.Channel = (*Channel)(nil)
 //

@@ -62,7 +62,7 @@
 // another action already matches them (first match wins): "Note: rule 2
 // (require Bash, priority 10) comes first for Bash; use priority=9 to take
 // precedence.", or for a rule of default, "Note: for calls in group ci, rule 9 (allow
-// Bash) comes first.". PrecedenceNote computes it from the gate's rules;
+// Bash) comes first." PrecedenceNote computes it from the gate's rules;
 // the command line's rules add and rules set print the same note.
 //
 // # Notices of finished runs
@@ -79,7 +79,8 @@
 //
 //	fan := bot.NewFanout(bot.FanoutOptions{Store: db, BypassShort: short, Logger: log})
 //	g, _ := gate.New(gate.Options{Store: db, Notifier: fan, ...})
-//	b, _ := bot.New(bot.Options{Gate: g, Access: access, Jobs: jobs, BypassShort: short, Logger: log})
+//	b, _ := bot.New(bot.Options{Gate: g, Access: access, Jobs: jobs,
+//		BypassShort: short, Logger: log})
 //	tg := telegram.New(..., b)  // the adapter calls b.HandleTap and b.Command
 //	fan.Add(tg)
 //	go fan.Run(ctx)             // reconciles, then retries until ctx ends

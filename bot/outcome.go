@@ -12,8 +12,8 @@ import (
 // note.
 const TerminalReason = "terminal"
 
-// OutcomeText is the line a prompt message shows once its request left pending
-//, "" while it is pending:
+// OutcomeText is the line a prompt message shows once its request left pending, ""
+// while it is pending:
 //
 //	✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC · ⏱ 15 min bypass (category:shell)
 //	❌ Rejected by Jane Doe (100000001) · slack · 14:03 UTC
