@@ -117,17 +117,12 @@ func (c *call) usage(why string) error {
 	return fail(ErrUsage, "%s", msg)
 }
 
-// Command runs one admin command line typed by who: "approve 42 looks
-// fine", "allow mcp__gmail__* group=ops note=\"mail is fine\"". A leading "/" is
-// dropped, so "/pending" works too; a Telegram adapter must strip the "@BotName" of
-// "/cmd@BotName" itself (and ignore commands for other bots). Words are split as a
-// shell would (quotes, backslash), but # starts no comment.
-//
-// help and whoami answer anyone; the other commands need an approver, and the rule,
-// group, bypass and job commands an admin, of who.Channel. A command is
-// a plain function of (who, words) → Reply; it blocks only for the store's
-// transactions (and Jobs.Trigger). Each error is one line in Reply.Text, with
-// Reply.Err set, and changes nothing.
+// Command runs one admin command line typed by who, such as "approve 42 looks fine",
+// with words split as a shell would (quotes, backslash; # starts no comment) and a
+// leading "/" dropped. help and whoami answer anyone; the other commands need an
+// approver, and the rule, group, bypass and job commands an admin, of who.Channel.
+// It blocks only for the store's transactions and Jobs.Trigger. An error is one line
+// in Reply.Text, with Reply.Err set, and changes nothing.
 func (b *Bot) Command(ctx context.Context, who Who, line string) Reply {
 	words, err := splitLine(line)
 	if err != nil {

@@ -42,19 +42,14 @@ type TapResult struct {
 	Request store.Request
 }
 
-// HandleTap resolves the request a button names: it parses the
-// callback data, checks that the user is an approver of that channel, that the
-// request exists and that (channel, chat, message) is one of its stored prompt
-// messages, then resolves it through the gate — ✅ approve, ❌ reject, ⏱ approve with
-// a bypass of bypass_short, 🔄 approve with a bypass for the session, in the default
-// scope — with Via the channel and By "NAME (id)". The gate then has every message of
-// the request edited (Fanout.Update); HandleTap does not wait for that, so the
-// adapter can answer the tap at once.
-//
-// The TapResult always carries the toast to show. The error is nil when this tap
-// resolved the request; otherwise it wraps ErrBadCallback, ErrNotAuthorized,
-// gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved, gate.ErrExpired, or
-// ErrInternal (a store failure, logged). Nothing changes on an error.
+// HandleTap resolves the request a button names, for an approver of t.Channel and
+// only from one of the request's own stored prompt messages, with Via the channel and
+// By "NAME (id)". It does store work only: the messages are edited later, through
+// Fanout.Update. The TapResult always carries the toast to show. The error is nil
+// when this tap resolved the request; otherwise it wraps ErrBadCallback,
+// ErrNotAuthorized, gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved,
+// gate.ErrExpired, or ErrInternal (a store failure, logged). Nothing changes on an
+// error.
 func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	cb, err := ParseCallback(t.Data)
 	if err != nil {

@@ -20,17 +20,13 @@ const (
 	headerTimestamp = "X-Slack-Request-Timestamp"
 )
 
-// Verify checks the v0 signature of a request Slack sent to an HTTP-mode app (Slack,
-// "Verifying requests from Slack"): the X-Slack-Request-Timestamp header
-// must be Unix seconds no more than MaxRequestAge away from now, and the
-// X-Slack-Signature header must equal "v0=" and the hex HMAC-SHA256, keyed with
-// secret, of "v0:<timestamp>:<body>" over the raw body as received. The signatures
-// are compared in constant time. It returns nil when the request is genuine, an error
-// wrapping ErrStaleRequest for a timestamp outside the window, and one wrapping
-// ErrBadSignature for a missing or malformed header, an empty secret, or a signature
-// that does not match. It reads no clock of its own: now is the caller's (slack-go's
-// NewSecretsVerifier uses the wall clock, so it cannot be tested against fixed
-// vectors).
+// Verify checks the v0 signature of a request Slack sent to an HTTP-mode app: the
+// hex HMAC-SHA256, keyed with secret, of "v0:<timestamp>:<body>", compared in
+// constant time, with a timestamp within MaxRequestAge of now. It returns nil for a
+// genuine request, an error wrapping ErrStaleRequest for a timestamp outside the
+// window, and one wrapping ErrBadSignature for a missing or malformed header, an
+// empty secret, or a signature that does not match. now is the caller's clock, so
+// fixed test vectors work (slack-go's verifier reads the wall clock).
 func Verify(secret string, h http.Header, body []byte, now time.Time) error {
 	ts, sig := h.Get(headerTimestamp), h.Get(headerSignature)
 	if secret == "" {

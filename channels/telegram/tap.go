@@ -15,22 +15,6 @@ import (
 // button stops spinning, and the message itself shows the outcome once it is edited.
 const ToastWorking = "⏳ Working on it…"
 
-// Taps (docs/design.md, "Chat prompts"). Every callback query is answered, and promptly: a client
-// shows a spinner on the button until answerCallbackQuery, and the Bot API refuses a
-// late answer ("query is too old"). The design chosen:
-//
-//   - The resolution is tried first, bounded by TapWait (default 1 s). It is quick
-//     store work — bot.HandleTap reads the request and resolves it through the gate,
-//     one fsynced bbolt transaction of a few milliseconds — so the answer can say
-//     what happened: "Approved", "Already approved by Jane Doe (100000001)", "Not
-//     authorized".
-//   - The slow work never comes before the answer: editing every message of the
-//     request (the gate asks the Fanout to, on its own goroutines, after the
-//     resolution committed) and any retries of those edits.
-//   - Should the resolution take longer than TapWait (a stalled disk), the query is
-//     answered ToastWorking at TapWait, and the resolution goes on to its end on a
-//     goroutine that Run waits for.
-
 // onTap resolves a tapped button through the Handler and answers the callback query.
 func (c *Channel) onTap(ctx context.Context, q *models.CallbackQuery) {
 	tap := bot.Tap{Channel: Name, UserID: userID(q.From), UserName: displayName(q.From), Data: q.Data}
