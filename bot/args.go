@@ -70,7 +70,8 @@ func keyValues(words []string, allowed ...string) (map[string]string, error) {
 			return nil, fmt.Errorf("%w: %s is not key=value", ErrUsage, quoteShort(w))
 		}
 		if !slices.Contains(allowed, k) {
-			return nil, fmt.Errorf("%w: unknown key %s (want %s)", ErrUsage, quoteShort(k), strings.Join(allowed, ", "))
+			return nil, fmt.Errorf("%w: unknown key %s (want %s)",
+				ErrUsage, quoteShort(k), strings.Join(allowed, ", "))
 		}
 		if _, dup := kv[k]; dup {
 			return nil, fmt.Errorf("%w: key %s given twice", ErrUsage, quoteShort(k))

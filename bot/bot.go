@@ -50,7 +50,8 @@ func New(opt Options) (*Bot, error) {
 	if short <= 0 {
 		short = DefaultBypassShort
 	}
-	return &Bot{gate: opt.Gate, access: opt.Access, jobs: opt.Jobs, short: short, log: log.With("component", "bot")}, nil
+	return &Bot{gate: opt.Gate, access: opt.Access, jobs: opt.Jobs, short: short,
+		log: log.With("component", "bot")}, nil
 }
 
 // Role returns the role of user id on channel (Access.Role).

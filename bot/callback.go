@@ -52,7 +52,8 @@ func (c Callback) String() string {
 // wrapping ErrBadCallback that says what is wrong. It never panics.
 func ParseCallback(data string) (Callback, error) {
 	bad := func(why string) (Callback, error) {
-		return Callback{}, fmt.Errorf("bot: callback data %s: %w: %s", quoteShort(data), ErrBadCallback, why)
+		return Callback{}, fmt.Errorf("bot: callback data %s: %w: %s",
+			quoteShort(data), ErrBadCallback, why)
 	}
 	if len(data) > MaxCallbackData {
 		return bad(fmt.Sprintf("%d bytes, at most %d", len(data), MaxCallbackData))

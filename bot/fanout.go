@@ -210,7 +210,8 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 		}
 		msg := store.Message{Channel: key.channel, ChatID: target, Ref: ref}
 		if err := f.store.AddMessage(id, msg); err != nil {
-			return fmt.Errorf("bot: record message %s of request %d on %s %s: %w", ref, id, key.channel, target, err)
+			return fmt.Errorf("bot: record message %s of request %d on %s %s: %w",
+				ref, id, key.channel, target, err)
 		}
 		f.log.Debug("prompt sent", "request_id", id, "channel", key.channel, "chat", target, "ref", ref)
 		// Resolved while we were sending? The resolution's Update may have read the
@@ -224,7 +225,8 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 				}
 			}
 			if err := f.edit(ctx, cur, msgs); err != nil {
-				f.log.Warn("showing the outcome of a request resolved while its prompt was sent", "request_id", id, "err", err)
+				f.log.Warn("showing the outcome of a request resolved while its prompt was sent",
+					"request_id", id, "err", err)
 			}
 		}
 		return nil
@@ -293,9 +295,11 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 		t := &task{key: key, done: finish}
 		t.try = func(ctx context.Context) error {
 			if err := ch.Edit(ctx, m.ChatID, m.Ref, p); err != nil {
-				return fmt.Errorf("bot: edit message %s of request %d on %s %s: %w", m.Ref, r.ID, m.Channel, m.ChatID, err)
+				return fmt.Errorf("bot: edit message %s of request %d on %s %s: %w",
+					m.Ref, r.ID, m.Channel, m.ChatID, err)
 			}
-			f.log.Debug("outcome shown", "request_id", r.ID, "channel", m.Channel, "chat", m.ChatID, "ref", m.Ref, "status", r.Status)
+			f.log.Debug("outcome shown", "request_id", r.ID, "channel", m.Channel,
+				"chat", m.ChatID, "ref", m.Ref, "status", r.Status)
 			return nil
 		}
 		tasks = append(tasks, t)
@@ -326,8 +330,8 @@ func (f *Fanout) first(ctx context.Context, op string, tasks []*task) error {
 				}
 				return
 			}
-			f.log.Warn("will retry", "op", op, "request_id", t.key.id, "channel", t.key.channel, "chat", t.key.chat,
-				"in", t.wait, "err", err)
+			f.log.Warn("will retry", "op", op, "request_id", t.key.id,
+				"channel", t.key.channel, "chat", t.key.chat, "in", t.wait, "err", err)
 			f.later(t)
 		})
 	}
@@ -343,7 +347,8 @@ func (f *Fanout) later(t *task) {
 	switch {
 	case f.stopped:
 		delete(f.inflight, t.key)
-		f.log.Warn("shutting down: retry dropped until the next start", "request_id", t.key.id, "channel", t.key.channel, "chat", t.key.chat)
+		f.log.Warn("shutting down: retry dropped until the next start",
+			"request_id", t.key.id, "channel", t.key.channel, "chat", t.key.chat)
 	case f.runCtx == nil:
 		f.queued = append(f.queued, t)
 	default:
@@ -361,7 +366,8 @@ func (f *Fanout) giveUp(t *task, err error) {
 	f.log.Error("giving up on a message", "op", op, "request_id", t.key.id, "channel", t.key.channel,
 		"chat", t.key.chat, "attempts", t.fails+t.limits, "err", err)
 	if f.onFailure != nil {
-		f.onFailure(Failure{Op: op, Channel: t.key.channel, Target: t.key.chat, RequestID: t.key.id, Attempts: t.fails + t.limits, Err: err})
+		f.onFailure(Failure{Op: op, Channel: t.key.channel, Target: t.key.chat,
+			RequestID: t.key.id, Attempts: t.fails + t.limits, Err: err})
 	}
 	t.done(err)
 }

@@ -233,11 +233,15 @@ func prettyJSON(raw json.RawMessage) string {
 // bypassShort zero means DefaultBypassShort.
 func Buttons(id uint64, bypassShort time.Duration) [][]Button {
 	b := func(label string, a Action, style string) Button {
-		return Button{Label: label, Action: a, Data: Callback{RequestID: id, Action: a}.String(), Style: style}
+		data := Callback{RequestID: id, Action: a}.String()
+		return Button{Label: label, Action: a, Data: data, Style: style}
 	}
 	return [][]Button{
 		{b("✅ Approve", ActionApprove, "primary"), b("❌ Reject", ActionReject, "danger")},
-		{b("⏱ "+DurationLabel(bypassShort), ActionBypassShort, ""), b("🔄 Session", ActionBypassSession, "")},
+		{
+			b("⏱ "+DurationLabel(bypassShort), ActionBypassShort, ""),
+			b("🔄 Session", ActionBypassSession, ""),
+		},
 	}
 }
 

@@ -17,7 +17,8 @@ const MaxRateLimitWaits = 5
 // or the *RateLimitError that came after MaxRateLimitWaits waits. When ctx ends during
 // a wait it returns the *RateLimitError joined with sleep's error. It blocks.
 func WaitRateLimits(ctx context.Context, log *slog.Logger, op string,
-	sleep func(ctx context.Context, d time.Duration) error, call func(ctx context.Context) error) error {
+	sleep func(ctx context.Context, d time.Duration) error,
+	call func(ctx context.Context) error) error {
 	for waits := 0; ; waits++ {
 		err := call(ctx)
 		rl, ok := errors.AsType[*RateLimitError](err)

@@ -57,8 +57,10 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 		return TapResult{Toast: "Invalid button"}, fmt.Errorf("bot: tap: %w", err)
 	}
 	if b.access.Role(t.Channel, t.UserID) < RoleApprover {
-		b.log.Warn("tap by a user who is not an approver", "channel", t.Channel, "user_id", t.UserID, "request_id", cb.RequestID)
-		return TapResult{Toast: "Not authorized"}, fmt.Errorf("bot: tap on request %d by %s user %s: %w", cb.RequestID, t.Channel, t.UserID, ErrNotAuthorized)
+		b.log.Warn("tap by a user who is not an approver", "channel", t.Channel,
+			"user_id", t.UserID, "request_id", cb.RequestID)
+		return TapResult{Toast: "Not authorized"}, fmt.Errorf("bot: tap on request %d by %s user %s: %w",
+			cb.RequestID, t.Channel, t.UserID, ErrNotAuthorized)
 	}
 	req, err := b.gate.Request(cb.RequestID)
 	switch {
@@ -69,9 +71,11 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 		return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: tap: %w: %w", ErrInternal, err)
 	}
 	if !bound(req, t) {
-		b.log.Warn("tap on a message that is not a prompt of its request", "request_id", cb.RequestID,
-			"channel", t.Channel, "chat", t.ChatID, "ref", t.MessageRef, "user_id", t.UserID)
-		return TapResult{Toast: "Unknown request"}, fmt.Errorf("bot: tap on request %d from %s %s message %s: %w",
+		b.log.Warn("tap on a message that is not a prompt of its request",
+			"request_id", cb.RequestID, "channel", t.Channel, "chat", t.ChatID,
+			"ref", t.MessageRef, "user_id", t.UserID)
+		return TapResult{Toast: "Unknown request"}, fmt.Errorf(
+			"bot: tap on request %d from %s %s message %s: %w",
 			cb.RequestID, t.Channel, t.ChatID, t.MessageRef, ErrNotBound)
 	}
 	who := actor(t.Channel, t.UserName, t.UserID)
@@ -89,10 +93,12 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	case err == nil:
 		return TapResult{Toast: tapToast(cb.Action, b.short), Resolved: true, Request: out}, nil
 	case errors.Is(err, gate.ErrAlreadyResolved):
-		return TapResult{Toast: clip(finishedText(out), 200), Request: out}, fmt.Errorf("bot: tap: %w", err)
+		res := TapResult{Toast: clip(finishedText(out), 200), Request: out}
+		return res, fmt.Errorf("bot: tap: %w", err)
 	case errors.Is(err, gate.ErrExpired):
 		req.Status = store.Expired
-		return TapResult{Toast: "This request has expired", Request: req}, fmt.Errorf("bot: tap: %w", err)
+		res := TapResult{Toast: "This request has expired", Request: req}
+		return res, fmt.Errorf("bot: tap: %w", err)
 	case errors.Is(err, gate.ErrNotFound):
 		return TapResult{Toast: "Unknown request"}, fmt.Errorf("bot: tap: %w", err)
 	}
