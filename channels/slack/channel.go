@@ -122,7 +122,8 @@ func New(opt Options) (*Channel, error) {
 		missing = append(missing, "an app-level token (Socket Mode) or a signing secret (HTTP mode)")
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("slack: new: %w: missing %s", ErrInvalidOptions, strings.Join(missing, ", "))
+		return nil, fmt.Errorf("slack: new: %w: missing %s",
+			ErrInvalidOptions, strings.Join(missing, ", "))
 	}
 	c := &Channel{
 		bot:       opt.Bot,
@@ -189,7 +190,8 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 		slackgo.MsgOptionDisableLinkUnfurl(),
 		slackgo.MsgOptionDisableMediaUnfurl())
 	if err != nil {
-		return "", fmt.Errorf("slack: post the prompt of request %d to %s: %w", p.RequestID, target, classify(err))
+		return "", fmt.Errorf("slack: post the prompt of request %d to %s: %w",
+			p.RequestID, target, classify(err))
 	}
 	return ts, nil
 }
@@ -205,7 +207,8 @@ func (c *Channel) Edit(ctx context.Context, target, ref string, p bot.Prompt) er
 		slackgo.MsgOptionText(m.Text, false),
 		slackgo.MsgOptionBlocks(Blocks(m)...))
 	if err != nil {
-		return fmt.Errorf("slack: update message %s of request %d in %s: %w", ref, p.RequestID, target, classify(err))
+		return fmt.Errorf("slack: update message %s of request %d in %s: %w",
+			ref, p.RequestID, target, classify(err))
 	}
 	return nil
 }
@@ -232,7 +235,8 @@ func classify(err error) error {
 	if se, ok := errors.AsType[slackgo.SlackErrorResponse](err); ok && permanentErrors[se.Err] {
 		return fmt.Errorf("%w: %w", bot.ErrPermanent, err)
 	}
-	if sc, ok := errors.AsType[slackgo.StatusCodeError](err); ok && sc.Code < 500 && sc.Code != http.StatusTooManyRequests {
+	sc, ok := errors.AsType[slackgo.StatusCodeError](err)
+	if ok && sc.Code < 500 && sc.Code != http.StatusTooManyRequests {
 		return fmt.Errorf("%w: %w", bot.ErrPermanent, err)
 	}
 	return err

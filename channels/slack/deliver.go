@@ -14,7 +14,8 @@ import (
 // tap's toast as an ephemeral message — "Not authorized" included, when nothing
 // changed. Other interaction types are ignored. The prompt messages are updated by
 // the Fanout, not here.
-func (c *Channel) handleInteraction(ctx context.Context, key string, cb slackgo.InteractionCallback) {
+func (c *Channel) handleInteraction(ctx context.Context, key string,
+	cb slackgo.InteractionCallback) {
 	if cb.Type != slackgo.InteractionTypeBlockActions {
 		c.log.Debug("interaction ignored", "type", string(cb.Type))
 		return
@@ -54,7 +55,8 @@ func (c *Channel) handleCommand(ctx context.Context, key string, cmd slackgo.Sla
 	if strings.TrimSpace(line) == "" {
 		line = "help"
 	}
-	reply := c.bot.Command(ctx, bot.Who{ID: cmd.UserID, Name: cmd.UserName, Channel: ChannelName}, line)
+	who := bot.Who{ID: cmd.UserID, Name: cmd.UserName, Channel: ChannelName}
+	reply := c.bot.Command(ctx, who, line)
 	name := strings.Fields(line)[0]
 	if reply.Err != nil {
 		c.log.Info("command refused", "command", clipLog(name), "user_id", cmd.UserID, "err", reply.Err)

@@ -122,7 +122,8 @@ func (c *Channel) runHTTP(ctx context.Context) error {
 		return fmt.Errorf("slack: listen on %s: %w", c.listen, err)
 	}
 	c.doneListening(ln.Addr())
-	c.log.Info("listening", "addr", ln.Addr().String(), "paths", []string{PathInteractions, PathCommands})
+	c.log.Info("listening",
+		"addr", ln.Addr().String(), "paths", []string{PathInteractions, PathCommands})
 	srv := &http.Server{
 		Handler:           c.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

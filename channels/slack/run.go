@@ -19,7 +19,9 @@ const ShutdownGrace = 5 * time.Second
 const authTimeout = 15 * time.Second
 
 // fatalAuth are the auth.test errors that mean the bot token will never work.
-var fatalAuth = map[string]bool{"invalid_auth": true, "not_authed": true, "account_inactive": true, "token_revoked": true}
+var fatalAuth = map[string]bool{
+	"invalid_auth": true, "not_authed": true, "account_inactive": true, "token_revoked": true,
+}
 
 // Run receives clicks and /skald commands, over Socket Mode when Options.AppToken is
 // set, else by serving Handler on Options.HTTPListen, until ctx is done; then it gives
@@ -62,7 +64,8 @@ func (c *Channel) checkAuth(ctx context.Context) error {
 		if c.SocketMode() {
 			mode = "socket"
 		}
-		c.log.Info("connected to Slack", "team_id", res.TeamID, "bot_user_id", res.UserID, "mode", mode, "channels", len(c.targets))
+		c.log.Info("connected to Slack",
+			"team_id", res.TeamID, "bot_user_id", res.UserID, "mode", mode, "channels", len(c.targets))
 		return nil
 	}
 	if se, ok := errors.AsType[slackgo.SlackErrorResponse](err); ok && fatalAuth[se.Err] {

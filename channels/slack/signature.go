@@ -33,15 +33,19 @@ func Verify(secret string, h http.Header, body []byte, now time.Time) error {
 		return fmt.Errorf("slack: verify request: %w: no signing secret configured", ErrBadSignature)
 	}
 	if ts == "" || sig == "" {
-		return fmt.Errorf("slack: verify request: %w: missing %s or %s", ErrBadSignature, headerTimestamp, headerSignature)
+		return fmt.Errorf("slack: verify request: %w: missing %s or %s",
+			ErrBadSignature, headerTimestamp, headerSignature)
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || sec <= 0 {
-		return fmt.Errorf("slack: verify request: %w: timestamp %.20q is not Unix seconds", ErrBadSignature, ts)
+		return fmt.Errorf("slack: verify request: %w: timestamp %.20q is not Unix seconds",
+			ErrBadSignature, ts)
 	}
 	// Compare in seconds: a time.Duration overflows for timestamps centuries away.
-	if age := now.Unix() - sec; age > int64(MaxRequestAge/time.Second) || -age > int64(MaxRequestAge/time.Second) {
-		return fmt.Errorf("slack: verify request: %w: timestamp %d is %d s from now", ErrStaleRequest, sec, age)
+	maxAge := int64(MaxRequestAge / time.Second)
+	if age := now.Unix() - sec; age > maxAge || -age > maxAge {
+		return fmt.Errorf("slack: verify request: %w: timestamp %d is %d s from now",
+			ErrStaleRequest, sec, age)
 	}
 	if !hmac.Equal([]byte(sign(secret, ts, body)), []byte(sig)) {
 		return fmt.Errorf("slack: verify request: %w", ErrBadSignature)

@@ -157,7 +157,8 @@ func New(opt Options) (*Channel, error) {
 		return bad("no Store")
 	}
 	if opt.APIURL != "" {
-		if u, err := url.Parse(opt.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		u, err := url.Parse(opt.APIURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return bad("api_url %q: want an http or https URL", opt.APIURL)
 		}
 	}
@@ -192,7 +193,7 @@ func New(opt Options) (*Channel, error) {
 		if w.Listen == "" && w.Listener == nil {
 			return bad("webhook.listen: required with webhook.url")
 		}
-	} else if opt.Webhook.Listen != "" || opt.Webhook.SecretToken != "" || opt.Webhook.Listener != nil {
+	} else if w.Listen != "" || w.SecretToken != "" || w.Listener != nil {
 		return bad("webhook.listen and webhook.secret_token need webhook.url")
 	}
 	if c.tapWait <= 0 {
@@ -251,7 +252,9 @@ func validSecretToken(s string) bool {
 	}
 	for i := range len(s) {
 		b := s[i]
-		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_' || b == '-') {
+		ok := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' ||
+			b == '_' || b == '-'
+		if !ok {
 			return false
 		}
 	}

@@ -75,7 +75,8 @@ func (c *Channel) runPolling(ctx context.Context) error {
 // startup runs call until it succeeds, waiting between attempts (the 429's
 // retry_after, else a backoff). It gives up at once on ErrUnauthorized (a 401) and
 // on errors call marks with ErrWebhookRefused, and returns ctx's error when ctx ends.
-func (c *Channel) startup(ctx context.Context, op string, call func(ctx context.Context) error) error {
+func (c *Channel) startup(ctx context.Context, op string,
+	call func(ctx context.Context) error) error {
 	backoff := startBackoff
 	for {
 		err := c.withRetryAfter(ctx, op, call)

@@ -47,10 +47,13 @@ func (c *Channel) onLibraryError(err error) {
 	switch {
 	case errors.Is(err, context.Canceled), strings.Contains(err.Error(), "ctx done"):
 		c.log.Debug("polling stopped", "err", err)
-	case errors.Is(err, tgbot.ErrorConflict) && strings.Contains(strings.ToLower(err.Error()), "webhook"):
-		c.log.Warn("409 Conflict: a webhook was set on this bot meanwhile (another instance in webhook mode?); retrying with backoff", "err", err)
+	case errors.Is(err, tgbot.ErrorConflict) &&
+		strings.Contains(strings.ToLower(err.Error()), "webhook"):
+		c.log.Warn("409 Conflict: a webhook was set on this bot meanwhile "+
+			"(another instance in webhook mode?); retrying with backoff", "err", err)
 	case errors.Is(err, tgbot.ErrorConflict):
-		c.log.Warn("409 Conflict: another poller is using this bot token (a second skald-bot?); retrying with backoff", "err", err)
+		c.log.Warn("409 Conflict: another poller is using this bot token "+
+			"(a second skald-bot?); retrying with backoff", "err", err)
 	case errors.Is(err, tgbot.ErrorUnauthorized):
 		c.log.Error("the Bot API refused the token; retrying with backoff", "err", err)
 	default:

@@ -127,7 +127,8 @@ func (c *Channel) runWebhook(ctx context.Context) error {
 		return err
 	}
 	// The URL's path may hold a secret of its own: only its host is logged.
-	c.log.Info("receiving updates by webhook", "host", hookHost(c.webhook.URL), "listen", ln.Addr().String())
+	c.log.Info("receiving updates by webhook",
+		"host", hookHost(c.webhook.URL), "listen", ln.Addr().String())
 	select {
 	case <-ctx.Done():
 		stop()
