@@ -37,14 +37,15 @@
 //
 // Fanout implements gate.Notifier over every Channel: Show sends a new request's
 // prompt to every (channel, target) and records each message on the request
-// (store.Message); Update edits every message of a finished request to
-// show its outcome without buttons, then marks them final. Each message is sent or
-// edited on its own goroutine, so one failing chat never holds up another; failures
-// are retried with exponential backoff (Retry), a *RateLimitError waits its
-// retry_after, an ErrPermanent error stops at once, and a message given up on is
-// logged and reported to FanoutOptions.OnFailure. Run owns the retries and, at
-// start-up, calls Reconcile: pending requests are shown where they have no message
-// yet, and finished ones whose messages still show buttons are edited.
+// (store.Message); Update edits every message of a finished request to show its
+// outcome without buttons, then marks them final. Each message is sent or edited on
+// its own goroutine, so one failing chat never holds up another; failures are
+// retried with exponential backoff (Retry), a *RateLimitError waits its retry_after
+// (MaxRateLimitWaits times at most), an ErrPermanent error stops at once, and a
+// message given up on is logged and reported to FanoutOptions.OnFailure. Run owns
+// the retries and, at start-up, calls Reconcile: pending requests are shown where
+// they have no message yet, and finished ones whose messages still show buttons are
+// edited.
 //
 // # Taps and commands
 //
