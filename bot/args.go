@@ -9,7 +9,7 @@ import (
 	"github.com/google/shlex"
 )
 
-// splitLine splits a command line into words with shell-like quoting (SPEC §6):
+// splitLine splits a command line into words with shell-like quoting:
 // 'single' and "double" quotes group words, a backslash escapes the next character.
 // Unlike a shell, # does not start a comment ("approve 7 see #12" keeps "#12"), and
 // the curly double quotes “ ” „ that phone keyboards type count as ". Unbalanced
@@ -70,7 +70,8 @@ func keyValues(words []string, allowed ...string) (map[string]string, error) {
 			return nil, fmt.Errorf("%w: %s is not key=value", ErrUsage, quoteShort(w))
 		}
 		if !slices.Contains(allowed, k) {
-			return nil, fmt.Errorf("%w: unknown key %s (want %s)", ErrUsage, quoteShort(k), strings.Join(allowed, ", "))
+			return nil, fmt.Errorf("%w: unknown key %s (want %s)",
+				ErrUsage, quoteShort(k), strings.Join(allowed, ", "))
 		}
 		if _, dup := kv[k]; dup {
 			return nil, fmt.Errorf("%w: key %s given twice", ErrUsage, quoteShort(k))

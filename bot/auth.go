@@ -2,13 +2,13 @@ package bot
 
 import "slices"
 
-// Role is what a chat user may do (SPEC §6, §12.9). Roles are ordered: an admin is
+// Role is what a chat user may do. Roles are ordered: an admin is
 // also an approver.
 type Role int
 
 // The roles, weakest first.
 const (
-	// RoleNone may run only the open commands help and whoami (SPEC §12.9).
+	// RoleNone may run only the open commands help and whoami.
 	RoleNone Role = iota
 	// RoleApprover may also tap the buttons and run pending, approve and reject.
 	RoleApprover
@@ -29,7 +29,7 @@ func (r Role) String() string {
 }
 
 // Roles lists the user ids of one channel's approvers and admins, as configured
-// (telegram.approvers / telegram.admins, slack.approvers / slack.admins; SPEC §10).
+// (telegram.approvers / telegram.admins, slack.approvers / slack.admins).
 // Ids are strings: a Telegram user id in decimal ("100000001"), a Slack user id
 // ("U0FAKEUSR01"). Admins need not be listed again as approvers.
 type Roles struct {
@@ -38,7 +38,7 @@ type Roles struct {
 }
 
 // Access maps a channel name ("telegram", "slack" — Channel.Name) to its Roles. The
-// user id is what counts, never the chat: in a group chat anyone can tap (SPEC §6).
+// user id is what counts, never the chat: in a group chat anyone can tap.
 // A nil Access authorizes nobody.
 type Access map[string]Roles
 

@@ -14,13 +14,13 @@ import (
 type Options struct {
 	// Gate resolves requests and edits rules, groups and bypasses. Required.
 	Gate *gate.Manager
-	// Access says who is an approver or an admin on each channel (SPEC §6).
+	// Access says who is an approver or an admin on each channel.
 	Access Access
-	// Jobs lists and starts scheduled jobs (SPEC §12.18); nil means none are
+	// Jobs lists and starts scheduled jobs; nil means none are
 	// configured.
 	Jobs Jobs
 	// BypassShort is bypass_short: the window of the ⏱ button and of the bypass
-	// command without a length; zero means DefaultBypassShort (SPEC §12.10).
+	// command without a length; zero means DefaultBypassShort.
 	BypassShort time.Duration
 	// Logger nil means slog.Default(); the Bot adds component=bot.
 	Logger *slog.Logger
@@ -50,13 +50,14 @@ func New(opt Options) (*Bot, error) {
 	if short <= 0 {
 		short = DefaultBypassShort
 	}
-	return &Bot{gate: opt.Gate, access: opt.Access, jobs: opt.Jobs, short: short, log: log.With("component", "bot")}, nil
+	return &Bot{gate: opt.Gate, access: opt.Access, jobs: opt.Jobs, short: short,
+		log: log.With("component", "bot")}, nil
 }
 
 // Role returns the role of user id on channel (Access.Role).
 func (b *Bot) Role(channel, userID string) Role { return b.access.Role(channel, userID) }
 
-// actor is who a chat user is in resolutions and the audit log (SPEC §12.22): their
+// actor is who a chat user is in resolutions and the audit log: their
 // display name and id, "Jane Doe (100000001)", or the id alone when there is no name.
 func actor(channel, name, id string) store.Actor {
 	name = strings.Join(strings.Fields(name), " ")

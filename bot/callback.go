@@ -6,19 +6,18 @@ import (
 	"strings"
 )
 
-// Action is what a prompt button asks for: the last part of its callback data
-// (SPEC §6).
+// Action is what a prompt button asks for: the last part of its callback data.
 type Action string
 
-// The four buttons of a prompt (SPEC §1, §6).
+// The four buttons of a prompt.
 const (
 	// ActionApprove approves the request ("✅ Approve").
 	ActionApprove Action = "ok"
 	// ActionReject rejects it ("❌ Reject").
 	ActionReject Action = "no"
-	// ActionBypassShort approves it with a bypass of bypass_short ("⏱ 15 min";
-	// SPEC §12.10): the data says "short", the window is read from the configuration
-	// when the button is tapped.
+	// ActionBypassShort approves it with a bypass of bypass_short ("⏱ 15 min"): the
+	// data says "short", the window is read from the configuration when the button is
+	// tapped.
 	ActionBypassShort Action = "b15"
 	// ActionBypassSession approves it with a bypass for the whole session
 	// ("🔄 Session").
@@ -31,7 +30,7 @@ const (
 const MaxCallbackData = 64
 
 // Callback is the data carried by a prompt button: which request, which button.
-// Its String form is "a:<request_id>:<ok|no|b15|bs>" (SPEC §6); Slack buttons carry
+// Its String form is "a:<request_id>:<ok|no|b15|bs>"; Slack buttons carry
 // the same string as their value.
 type Callback struct {
 	RequestID uint64
@@ -53,7 +52,8 @@ func (c Callback) String() string {
 // wrapping ErrBadCallback that says what is wrong. It never panics.
 func ParseCallback(data string) (Callback, error) {
 	bad := func(why string) (Callback, error) {
-		return Callback{}, fmt.Errorf("bot: callback data %s: %w: %s", quoteShort(data), ErrBadCallback, why)
+		return Callback{}, fmt.Errorf("bot: callback data %s: %w: %s",
+			quoteShort(data), ErrBadCallback, why)
 	}
 	if len(data) > MaxCallbackData {
 		return bad(fmt.Sprintf("%d bytes, at most %d", len(data), MaxCallbackData))
@@ -75,7 +75,7 @@ func ParseCallback(data string) (Callback, error) {
 	return Callback{RequestID: id, Action: a}, nil
 }
 
-// parseID parses a request, rule or run id (SPEC §12.16): a decimal uint64 greater
+// parseID parses a request, rule or run id: a decimal uint64 greater
 // than zero, no sign, no leading zeros.
 func parseID(s string) (uint64, error) {
 	if s == "" {

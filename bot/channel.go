@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// Channel is one chat service the prompts go to: a Telegram bot or a Slack app
-// (SPEC §6). The adapters in channels/telegram and channels/slack implement it and
-// check so at compile time with
+// Channel is one chat service the prompts go to: a Telegram bot or a Slack app. The
+// adapters in channels/telegram and channels/slack implement it and check so at
+// compile time with
 //
 //	var _ bot.Channel = (*Channel)(nil)
 //
@@ -32,7 +32,7 @@ type Channel interface {
 	// modified") is a success. Errors as for Send.
 	Edit(ctx context.Context, target, ref string, p Prompt) error
 	// Notify posts text to target as a plain message without buttons — a notice,
-	// such as a finished scheduled run's (Notices; SPEC §7 notify): not markup, so
+	// such as a finished scheduled run's (Notices): not markup, so
 	// the channel escapes or sends it as plain text, cut to its limit. Errors as for
 	// Send; an empty text wraps ErrPermanent.
 	Notify(ctx context.Context, target, text string) error
@@ -40,8 +40,8 @@ type Channel interface {
 
 // RateLimitError is what a Channel returns when the chat service asked it to slow
 // down (Telegram 429 with parameters.retry_after, Slack 429 with Retry-After): the
-// Fanout waits RetryAfter before trying again, and the attempt does not count
-// against Retry.Attempts (SPEC §6: "HTTP 429 is retried after retry_after").
+// Fanout waits RetryAfter before trying again, MaxRateLimitWaits times at most, and
+// the attempt does not count against Retry.Attempts.
 type RateLimitError struct {
 	RetryAfter time.Duration
 	Err        error

@@ -39,10 +39,10 @@ type Reply struct {
 // MaxListed is how many lines pending, rules and runs list at most.
 const MaxListed = 50
 
-// command is one admin command of SPEC §6.
+// command is one admin command (docs/design.md, "Chat prompts").
 type command struct {
 	name  string
-	role  Role   // the least role that may run it (SPEC §12.9)
+	role  Role   // the least role that may run it
 	usage string // "approve <id> [note]"
 	help  string
 	run   func(b *Bot, ctx context.Context, c *call) (string, error)
@@ -58,6 +58,9 @@ type call struct {
 
 var commands []*command
 
+// ruleUsage is the usage of the optional keys of allow, deny and require.
+const ruleUsage = `[path=P] [agent=A] [source=S] [priority=N] [group=G] [note="..."]`
+
 func init() {
 	commands = []*command{
 		{"help", RoleNone, "help", "the commands you may use", (*Bot).help},
@@ -66,13 +69,18 @@ func init() {
 		{"approve", RoleApprover, "approve <id> [note]", "approve a request", (*Bot).resolve},
 		{"reject", RoleApprover, "reject <id> [note]", "reject a request", (*Bot).resolve},
 		{"rules", RoleAdmin, "rules [group]", "list the rules", (*Bot).rules},
-		{"allow", RoleAdmin, `allow <tool_pattern> [path=P] [agent=A] [source=S] [priority=N] [group=G] [note="..."]`, "add an allow rule", (*Bot).addRule},
-		{"deny", RoleAdmin, `deny <tool_pattern> [path=P] [agent=A] [source=S] [priority=N] [group=G] [note="..."]`, "add a deny rule", (*Bot).addRule},
-		{"require", RoleAdmin, `require <tool_pattern> [path=P] [agent=A] [source=S] [priority=N] [group=G] [note="..."]`, "add a rule that asks for approval", (*Bot).addRule},
+		{"allow", RoleAdmin, "allow <tool_pattern> " + ruleUsage, "add an allow rule", (*Bot).addRule},
+		{"deny", RoleAdmin, "deny <tool_pattern> " + ruleUsage, "add a deny rule", (*Bot).addRule},
+		{"require", RoleAdmin, "require <tool_pattern> " + ruleUsage,
+			"add a rule that asks for approval", (*Bot).addRule},
 		{"rmrule", RoleAdmin, "rmrule <id>", "delete a rule", (*Bot).rmRule},
-		{"setrule", RoleAdmin, "setrule <id> key=value... (keys: tool action path agent source priority group note)", "change a rule", (*Bot).setRule},
+		{"setrule", RoleAdmin,
+			"setrule <id> key=value... (keys: tool action path agent source priority group note)",
+			"change a rule", (*Bot).setRule},
 		{"groups", RoleAdmin, "groups", "list the permission groups", (*Bot).groups},
-		{"group", RoleAdmin, "group add <id> [name] · group dup <src> <new> [name] · group rm <id>", "add, copy or delete a permission group", (*Bot).group},
+		{"group", RoleAdmin,
+			"group add <id> [name] · group dup <src> <new> [name] · group rm <id>",
+			"add, copy or delete a permission group", (*Bot).group},
 		{"bypass", RoleAdmin,
 			"bypass <session> [15m|1h|session] [scope=all|category:X|mcp:Y] [caller=C]",
 			"let a session's calls through without asking", (*Bot).bypass},
@@ -117,24 +125,21 @@ func (c *call) usage(why string) error {
 	return fail(ErrUsage, "%s", msg)
 }
 
-// Command runs one admin command line typed by who (SPEC §6): "approve 42 looks
-// fine", "allow mcp__gmail__* group=ops note=\"mail is fine\"". A leading "/" is
-// dropped, so "/pending" works too; a Telegram adapter must strip the "@BotName" of
-// "/cmd@BotName" itself (and ignore commands for other bots). Words are split as a
-// shell would (quotes, backslash), but # starts no comment.
-//
-// help and whoami answer anyone; the other commands need an approver, and the rule,
-// group, bypass and job commands an admin, of who.Channel (SPEC §12.9). A command is
-// a plain function of (who, words) → Reply; it blocks only for the store's
-// transactions (and Jobs.Trigger). Each error is one line in Reply.Text, with
-// Reply.Err set, and changes nothing.
+// Command runs one admin command line typed by who, such as "approve 42 looks fine",
+// with words split as a shell would (quotes, backslash; # starts no comment) and a
+// leading "/" dropped. help and whoami answer anyone; the other commands need an
+// approver, and the rule, group, bypass and job commands an admin, of who.Channel.
+// It blocks only for the store's transactions and Jobs.Trigger. An error is one line
+// in Reply.Text, with Reply.Err set, and changes nothing.
 func (b *Bot) Command(ctx context.Context, who Who, line string) Reply {
 	words, err := splitLine(line)
 	if err != nil {
-		return Reply{Text: strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "), Err: fmt.Errorf("bot: command: %w", err)}
+		return Reply{Text: strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "),
+			Err: fmt.Errorf("bot: command: %w", err)}
 	}
 	if len(words) == 0 {
-		return Reply{Text: "no command; try help", Err: fmt.Errorf("bot: command: empty line: %w", ErrUnknownCommand)}
+		return Reply{Text: "no command; try help",
+			Err: fmt.Errorf("bot: command: empty line: %w", ErrUnknownCommand)}
 	}
 	name := strings.ToLower(strings.TrimPrefix(words[0], "/"))
 	cmd := lookup(name)
@@ -144,13 +149,15 @@ func (b *Bot) Command(ctx context.Context, who Who, line string) Reply {
 	}
 	c := &call{who: who, role: b.access.Role(who.Channel, who.ID), cmd: cmd, args: words[1:]}
 	if c.role < cmd.role {
-		b.log.Warn("command refused", "command", name, "channel", who.Channel, "user_id", who.ID, "role", c.role)
+		b.log.Warn("command refused", "command", name, "channel", who.Channel,
+			"user_id", who.ID, "role", c.role)
 		need := "an approver"
 		if cmd.role == RoleAdmin {
 			need = "an admin"
 		}
 		return Reply{Text: fmt.Sprintf("not authorized: %s needs %s", name, need),
-			Err: fmt.Errorf("bot: command %s by %s user %s: %w", name, who.Channel, who.ID, ErrNotAuthorized)}
+			Err: fmt.Errorf("bot: command %s by %s user %s: %w",
+				name, who.Channel, who.ID, ErrNotAuthorized)}
 	}
 	text, err := cmd.run(b, ctx, c)
 	if err == nil {
@@ -158,10 +165,13 @@ func (b *Bot) Command(ctx context.Context, who Who, line string) Reply {
 	}
 	var ue *userError
 	if !errors.As(err, &ue) {
-		b.log.Error("command failed", "command", name, "channel", who.Channel, "user_id", who.ID, "err", err)
-		return Reply{Text: name + ": internal error", Err: fmt.Errorf("bot: command %s: %w: %w", name, ErrInternal, err)}
+		b.log.Error("command failed", "command", name, "channel", who.Channel,
+			"user_id", who.ID, "err", err)
+		return Reply{Text: name + ": internal error",
+			Err: fmt.Errorf("bot: command %s: %w: %w", name, ErrInternal, err)}
 	}
-	return Reply{Text: name + ": " + oneLine(ue.msg), Err: fmt.Errorf("bot: command %s: %w", name, err)}
+	return Reply{Text: name + ": " + oneLine(ue.msg),
+		Err: fmt.Errorf("bot: command %s: %w", name, err)}
 }
 
 // oneLine folds s onto one line of at most 300 characters.
@@ -221,7 +231,8 @@ func (b *Bot) help(_ context.Context, c *call) (string, error) {
 		}
 	}
 	if c.role == RoleNone {
-		fmt.Fprintf(&s, "To approve requests, ask an admin to add your id %s to the %s approvers.\n", c.who.ID, c.who.Channel)
+		fmt.Fprintf(&s, "To approve requests, ask an admin to add your id %s to the %s approvers.\n",
+			c.who.ID, c.who.Channel)
 	}
 	return strings.TrimSuffix(s.String(), "\n"), nil
 }
@@ -279,7 +290,8 @@ func (b *Bot) resolve(ctx context.Context, c *call) (string, error) {
 		return "", err
 	}
 	who := c.actor()
-	res := gate.Resolution{Approve: c.cmd.name == "approve", Note: strings.Join(c.args[1:], " "), By: who.By, Via: who.Via}
+	res := gate.Resolution{Approve: c.cmd.name == "approve", Note: strings.Join(c.args[1:], " "),
+		By: who.By, Via: who.Via}
 	r, err := b.gate.Resolve(ctx, id, res)
 	switch {
 	case err == nil:
@@ -303,7 +315,8 @@ func (b *Bot) resolve(ctx context.Context, c *call) (string, error) {
 // path=secrets/* agent=a source=s — note".
 func formatRule(r rules.Rule) string {
 	s := fmt.Sprintf("#%d %s p%d %s %s", r.ID, r.GroupID, r.Priority, r.Action, r.ToolPattern)
-	for _, kv := range [][2]string{{"path", r.PathPattern}, {"agent", r.AgentID}, {"source", r.Source}} {
+	filters := [][2]string{{"path", r.PathPattern}, {"agent", r.AgentID}, {"source", r.Source}}
+	for _, kv := range filters {
 		if kv[1] != "" {
 			s += " " + kv[0] + "=" + clip(kv[1], 100)
 		}
@@ -387,7 +400,8 @@ func (b *Bot) addRule(_ context.Context, c *call) (string, error) {
 	if err != nil {
 		return "", fail(err, "%s", strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "))
 	}
-	r := rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: c.args[0], Action: rules.Action(c.cmd.name), Priority: rules.DefaultPriority}
+	r := rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: c.args[0],
+		Action: rules.Action(c.cmd.name), Priority: rules.DefaultPriority}
 	if err := applyKeys(&r, kv); err != nil {
 		return "", err
 	}
@@ -413,15 +427,15 @@ func (b *Bot) precedence(r rules.Rule) string {
 
 // PrecedenceNote warns an admin who has just created or changed rule r that it
 // changes nothing for some calls, because an earlier rule with another action, without
-// agent, source or path filter, matches every tool r's tool pattern matches (SPEC §4.1:
-// first match wins):
+// agent, source or path filter, matches every tool r's tool pattern matches (first
+// match wins: docs/design.md, "Rule order"):
 //
 //   - in r's own group, one sorting before r (priority, then id): "Note: rule 2
 //     (require Bash, priority 10) comes first for Bash; use priority=9 to take
 //     precedence." — hint formats the priority to suggest ("priority=%d" in the chat,
 //     "--priority %d" on the command line);
 //   - when r is in the default group, one in another group's tier, which comes before
-//     default for that group's calls (SPEC §12.15): "Note: for calls in group ci,
+//     default for that group's calls: "Note: for calls in group ci,
 //     rule 9 (allow Bash) comes first."
 //
 // all are the rules as gate.Manager.Rules("") returns them, r among them. It returns ""
@@ -482,13 +496,13 @@ func firstCovering(all []rules.Rule, group string, r rules.Rule) (rules.Rule, bo
 	return best, found
 }
 
-// before reports whether rule a is tried before rule b of the same tier (SPEC §4.1).
+// before reports whether rule a is tried before rule b of the same tier.
 func before(a, b rules.Rule) bool {
 	return a.Priority < b.Priority || a.Priority == b.Priority && a.ID < b.ID
 }
 
 // coversTool reports whether tool pattern e matches every tool name that pattern p
-// matches (SPEC §4.3): "*" covers all, a pattern covers itself, "prefix*" covers the
+// matches: "*" covers all, a pattern covers itself, "prefix*" covers the
 // names and prefixes that start with prefix, @fs_any covers @fs_read and @fs_write.
 func coversTool(e, p string) bool {
 	switch {
@@ -658,7 +672,7 @@ func groupError(err error, id, src string) error {
 	return err
 }
 
-// parseWindow parses a bypass length (SPEC §12.10): "session" is 0 (the whole
+// parseWindow parses a bypass length: "session" is 0 (the whole
 // session); otherwise a duration such as 15m, 1h or 90s, whole seconds, at least 1 s.
 func parseWindow(s string) (int64, error) {
 	if s == "session" {
@@ -666,7 +680,8 @@ func parseWindow(s string) (int64, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < time.Second || d%time.Second != 0 {
-		return 0, fail(ErrUsage, "bad length %s: want 15m, 1h, session or another whole number of seconds", quoteShort(s))
+		return 0, fail(ErrUsage,
+			"bad length %s: want 15m, 1h, session or another whole number of seconds", quoteShort(s))
 	}
 	return int64(d / time.Second), nil
 }
@@ -708,7 +723,8 @@ func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
 	bp, err := b.gate.SetBypass(session, scope, secs, caller, c.actor())
 	switch {
 	case errors.Is(err, gate.ErrInvalidScope):
-		return "", fail(err, "bad scope %s: want all, category:<name>, mcp:<server> or tool:<name>", quoteShort(scope))
+		return "", fail(err, "bad scope %s: want all, category:<name>, mcp:<server> or tool:<name>",
+			quoteShort(scope))
 	case errors.Is(err, gate.ErrNoSession), errors.Is(err, gate.ErrInvalidBypass):
 		return "", fail(err, "%s", "bad session or length")
 	case err != nil:
@@ -822,7 +838,8 @@ func formatRun(r store.Run) string {
 	if r.Trigger != "" {
 		s += " · " + r.Trigger
 	}
-	s += " · " + r.StartedAt.UTC().Format("2006-01-02 15:04 UTC") + fmt.Sprintf(" · %d steps", len(r.Steps))
+	s += " · " + r.StartedAt.UTC().Format("2006-01-02 15:04 UTC") +
+		fmt.Sprintf(" · %d steps", len(r.Steps))
 	if r.Status == store.RunWaitingApproval && r.RequestID != 0 {
 		s += fmt.Sprintf(" · waiting for request %d", r.RequestID)
 	}

@@ -167,7 +167,7 @@ func TestCommandsNoJobs(t *testing.T) {
 	}
 }
 
-// Every bad command gets one clear line and changes nothing (SPEC §6, §11).
+// Every bad command gets one clear line and changes nothing.
 func TestCommandsBad(t *testing.T) {
 	jobs := newJobs()
 	e := newEnv(t, envOptions{jobs: jobs})
@@ -198,7 +198,7 @@ func TestCommandsBad(t *testing.T) {
 		{alice, `allow "Bash`, ErrUsage, "unbalanced quotes"},
 		{alice, `allow 'Bash`, ErrUsage, "unbalanced quotes"},
 		{alice, `allow Bash\`, ErrUsage, "a backslash at the end of the line"},
-		// Roles (SPEC §12.9).
+		// Roles.
 		{stranger, "pending", ErrNotAuthorized, "not authorized: pending needs an approver"},
 		{stranger, fmt.Sprintf("approve %d", pend.ID), ErrNotAuthorized, "not authorized: approve needs an approver"},
 		{jane, "allow Bash", ErrNotAuthorized, "not authorized: allow needs an admin"},
@@ -331,7 +331,7 @@ func TestSplitLine(t *testing.T) {
 }
 
 // FuzzCommand checks that no command line makes Command panic, and that every error
-// reply is one line (seed corpus: every command of SPEC §6).
+// reply is one line (seed corpus: every admin command).
 func FuzzCommand(f *testing.F) {
 	for _, c := range commands {
 		f.Add(c.usage)

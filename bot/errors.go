@@ -8,17 +8,16 @@ import "errors"
 // text of a Reply or a TapResult, never the chain.
 var (
 	// ErrBadCallback: callback data (a Telegram callback_data, a Slack button value)
-	// that is not "a:<request id>:<ok|no|b15|bs>" as SPEC §6 defines — forged, from an
-	// older version, overlong or truncated.
+	// that is not "a:<request id>:<ok|no|b15|bs>" — forged, from an older version,
+	// overlong or truncated.
 	ErrBadCallback = errors.New("bad callback data")
 	// ErrNotAuthorized: the user is not an approver (or, for admin commands, not an
-	// admin) of the channel the tap or command came from (SPEC §6, §12.9).
+	// admin) of the channel the tap or command came from.
 	ErrNotAuthorized = errors.New("not authorized")
 	// ErrNotBound: a tap on a message that is not one of the request's stored prompt
-	// messages (SPEC §12.8), e.g. a message left over from a recreated database.
+	// messages, e.g. a message left over from a recreated database.
 	ErrNotBound = errors.New("message is not a prompt of this request")
-	// ErrUnknownCommand: the first word of a command line is no admin command of
-	// SPEC §6.
+	// ErrUnknownCommand: the first word of a command line is no admin command.
 	ErrUnknownCommand = errors.New("unknown command")
 	// ErrUsage: a command with missing or extra arguments, a bad id, number or
 	// duration, an unknown or repeated key, or unbalanced quotes.

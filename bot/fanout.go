@@ -14,7 +14,7 @@ import (
 )
 
 // Outbox is what the Fanout needs of the store: the requests and their chat message
-// records (SPEC §12.6). *store.DB implements it. Errors are the store's sentinels.
+// records. *store.DB implements it. Errors are the store's sentinels.
 type Outbox interface {
 	Request(id uint64) (store.Request, error)
 	Pending() ([]store.Request, error)
@@ -31,7 +31,7 @@ type FanoutOptions struct {
 	// only shows pending requests.
 	Unfinalized func() ([]store.Request, error)
 	// BypassShort is bypass_short, for the ⏱ button's label; zero means
-	// DefaultBypassShort (SPEC §12.10).
+	// DefaultBypassShort.
 	BypassShort time.Duration
 	// Retry is the retry policy; the zero value means DefaultRetry.
 	Retry Retry
@@ -43,12 +43,11 @@ type FanoutOptions struct {
 }
 
 // Fanout shows approval requests on every chat of every Channel and keeps the outbox
-// of SPEC §12.6: each prompt message sent is recorded on its request (channel, chat,
-// message ref), so it can be edited to the outcome — also after a restart — and a tap
-// can be checked against it (SPEC §12.8). It implements gate.Notifier. One failing
-// channel or chat never holds up the others: each message is sent or edited on its
-// own goroutine, and failures are retried with backoff (Retry) on goroutines Run owns.
-// All methods are safe for concurrent use.
+// (docs/design.md, "Chat prompts"): each prompt message sent is recorded on its
+// request, so it can be edited to the outcome, also after a restart, and a tap can be
+// checked against it. It implements gate.Notifier. Each message is sent or edited on
+// its own goroutine; failures are retried (Retry) on goroutines Run owns. All methods
+// are safe for concurrent use.
 type Fanout struct {
 	store       Outbox
 	unfinalized func() ([]store.Request, error)
@@ -157,7 +156,7 @@ func (f *Fanout) Run(ctx context.Context) error {
 }
 
 // Show presents pending request r on every (channel, target) where it has no message
-// yet (gate.Notifier; SPEC §5, §6): one goroutine per message, each recorded with
+// yet (gate.Notifier): one goroutine per message, each recorded with
 // AddMessage as soon as it is sent. The request is re-read from the store before each
 // send, so a request shown twice at once (by the gate and by Reconcile) gets one
 // message per chat. It returns once every message had its first
@@ -211,12 +210,13 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 		}
 		msg := store.Message{Channel: key.channel, ChatID: target, Ref: ref}
 		if err := f.store.AddMessage(id, msg); err != nil {
-			return fmt.Errorf("bot: record message %s of request %d on %s %s: %w", ref, id, key.channel, target, err)
+			return fmt.Errorf("bot: record message %s of request %d on %s %s: %w",
+				ref, id, key.channel, target, err)
 		}
 		f.log.Debug("prompt sent", "request_id", id, "channel", key.channel, "chat", target, "ref", ref)
 		// Resolved while we were sending? The resolution's Update may have read the
 		// messages before this one was recorded, or found them all final: edit this
-		// one, and any other still showing buttons, here (SPEC §5).
+		// one, and any other still showing buttons, here.
 		if cur, err := f.store.Request(id); err == nil && cur.Status != store.Pending {
 			msgs := []store.Message{msg}
 			for _, m := range cur.Messages {
@@ -225,7 +225,8 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 				}
 			}
 			if err := f.edit(ctx, cur, msgs); err != nil {
-				f.log.Warn("showing the outcome of a request resolved while its prompt was sent", "request_id", id, "err", err)
+				f.log.Warn("showing the outcome of a request resolved while its prompt was sent",
+					"request_id", id, "err", err)
 			}
 		}
 		return nil
@@ -234,7 +235,7 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 }
 
 // Update edits every message of r that is not final yet to show its outcome, with
-// the buttons removed (gate.Notifier; SPEC §5). It re-reads the request so that a
+// the buttons removed (gate.Notifier). It re-reads the request so that a
 // message recorded after r was read is edited too. Once every message was edited it
 // marks them final (MarkMessagesFinal). It returns after the first attempt of every
 // edit; failures are retried in the background. The error joins the first-attempt
@@ -294,9 +295,11 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 		t := &task{key: key, done: finish}
 		t.try = func(ctx context.Context) error {
 			if err := ch.Edit(ctx, m.ChatID, m.Ref, p); err != nil {
-				return fmt.Errorf("bot: edit message %s of request %d on %s %s: %w", m.Ref, r.ID, m.Channel, m.ChatID, err)
+				return fmt.Errorf("bot: edit message %s of request %d on %s %s: %w",
+					m.Ref, r.ID, m.Channel, m.ChatID, err)
 			}
-			f.log.Debug("outcome shown", "request_id", r.ID, "channel", m.Channel, "chat", m.ChatID, "ref", m.Ref, "status", r.Status)
+			f.log.Debug("outcome shown", "request_id", r.ID, "channel", m.Channel,
+				"chat", m.ChatID, "ref", m.Ref, "status", r.Status)
 			return nil
 		}
 		tasks = append(tasks, t)
@@ -327,8 +330,8 @@ func (f *Fanout) first(ctx context.Context, op string, tasks []*task) error {
 				}
 				return
 			}
-			f.log.Warn("will retry", "op", op, "request_id", t.key.id, "channel", t.key.channel, "chat", t.key.chat,
-				"in", t.wait, "err", err)
+			f.log.Warn("will retry", "op", op, "request_id", t.key.id,
+				"channel", t.key.channel, "chat", t.key.chat, "in", t.wait, "err", err)
 			f.later(t)
 		})
 	}
@@ -344,7 +347,8 @@ func (f *Fanout) later(t *task) {
 	switch {
 	case f.stopped:
 		delete(f.inflight, t.key)
-		f.log.Warn("shutting down: retry dropped until the next start", "request_id", t.key.id, "channel", t.key.channel, "chat", t.key.chat)
+		f.log.Warn("shutting down: retry dropped until the next start",
+			"request_id", t.key.id, "channel", t.key.channel, "chat", t.key.chat)
 	case f.runCtx == nil:
 		f.queued = append(f.queued, t)
 	default:
@@ -360,9 +364,10 @@ func (f *Fanout) giveUp(t *task, err error) {
 		op = "edit"
 	}
 	f.log.Error("giving up on a message", "op", op, "request_id", t.key.id, "channel", t.key.channel,
-		"chat", t.key.chat, "attempts", t.fails, "err", err)
+		"chat", t.key.chat, "attempts", t.fails+t.limits, "err", err)
 	if f.onFailure != nil {
-		f.onFailure(Failure{Op: op, Channel: t.key.channel, Target: t.key.chat, RequestID: t.key.id, Attempts: t.fails, Err: err})
+		f.onFailure(Failure{Op: op, Channel: t.key.channel, Target: t.key.chat,
+			RequestID: t.key.id, Attempts: t.fails + t.limits, Err: err})
 	}
 	t.done(err)
 }
@@ -384,7 +389,7 @@ func (f *Fanout) release(key msgKey) {
 	delete(f.inflight, key)
 }
 
-// Reconcile brings the chats in line with the store (SPEC §12.6), at start-up: it
+// Reconcile brings the chats in line with the store, at start-up: it
 // shows every pending request in every (channel, target) that has no message of it,
 // and, when FanoutOptions.Unfinalized is set, edits the messages of finished requests
 // that still show buttons. It blocks until every first attempt is made; failures are

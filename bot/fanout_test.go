@@ -360,7 +360,7 @@ func TestFanoutTwoTapsAtOnce(t *testing.T) {
 	})
 }
 
-// A restart between the prompt and the tap (SPEC §5, §12.6): the next start shows the
+// A restart between the prompt and the tap: the next start shows the
 // prompts that were never sent, edits the messages of requests finished while it was
 // down, and a tap on a message sent before the restart still resolves.
 func TestFanoutRestart(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Jobs is what the job commands (jobs, run, runs) need of the scheduler (SPEC §7,
-// §12.18). The cron package implements it and cmd/skald-bot wires it in; it uses only
-// store types, so cron need not import bot. Implementations must be safe for
+// Jobs is what the job commands (jobs, run, runs) need of the scheduler. The cron
+// package implements it and cmd/skald-bot wires it in; it uses only store types, so
+// cron need not import bot. Implementations must be safe for
 // concurrent use. The messages of the errors Trigger and Runs return are shown to the
 // admin as they are, so they must be short and hold no secret.
 type Jobs interface {

@@ -14,7 +14,7 @@ import (
 )
 
 // EventRunFinished is the name of the event cron publishes on the gate's bus when a
-// scheduled run ends (SPEC §12.18, §12.21).
+// scheduled run ends.
 const EventRunFinished = "run_finished"
 
 // noticeBuffer is the capacity of the Notices' subscription to the gate's events.
@@ -29,13 +29,13 @@ type Events interface {
 }
 
 // RunFinished is the data of a run_finished event as Notices reads it: the fields of
-// its JSON form, which GET /api/events serves too (SPEC §12.21). cron publishes the
+// its JSON form, which GET /api/events serves too. cron publishes the
 // event; bot reads it through that JSON form, so that it need not import cron.
 type RunFinished struct {
 	RunID uint64 `json:"run_id"`
 	Job   string `json:"job"`
 	// Status is the run's final status: succeeded, failed, denied, rejected,
-	// expired, cancelled or interrupted (SPEC §7).
+	// expired, cancelled or interrupted.
 	Status string `json:"status"`
 	// Error says why the run did not succeed ("step 2 (execute_cmd): exit status 1");
 	// empty for a success.
@@ -67,7 +67,7 @@ type NoticesOptions struct {
 	Logger *slog.Logger
 }
 
-// Notices announces finished scheduled runs in the chats (SPEC §7 notify): for
+// Notices announces finished scheduled runs in the chats (the job's notify): for
 // every run_finished event whose Notify is set, it posts NoticeText to every target
 // of every channel of the Fanout with Channel.Notify. Only finished runs get a
 // notice: a run waiting for approval already shows up as the request's prompt.
@@ -101,13 +101,12 @@ func NewNotices(opt NoticesOptions) (*Notices, error) {
 }
 
 // Run reads the gate's events until ctx is done and posts a notice for each
-// run_finished event that asks for one: to every (channel, target) at once, each on
-// its own goroutine, retried as the Fanout retries a prompt (a *RateLimitError waits
-// its RetryAfter, ErrPermanent or Retry.Attempts failures give up: logged and
-// reported to FanoutOptions.OnFailure with Op "notice"). When the gate drops the
-// subscription as slow, Run subscribes again (the runs finished in between get no
-// notice). It blocks, and returns nil once ctx is done and every notice in flight has
-// stopped; it returns an error only when called twice.
+// run_finished event that asks for one, to every (channel, target) at once, retried
+// as the Fanout retries a prompt; one given up on is logged and reported to
+// FanoutOptions.OnFailure with Op "notice". When the gate drops the subscription as
+// slow, Run subscribes again (the runs finished in between get no notice). It blocks,
+// and returns nil once ctx is done and every notice in flight has stopped; it returns
+// an error only when called twice.
 func (n *Notices) Run(ctx context.Context) error {
 	n.mu.Lock()
 	if n.running {
@@ -172,7 +171,7 @@ func (n *Notices) announce(ctx context.Context, wg *sync.WaitGroup, text string)
 // given up on, or ctx ends.
 func (n *Notices) notify(ctx context.Context, ch Channel, target, text string) {
 	retry := n.fan.retry
-	for fails := 0; ; {
+	for fails, limits := 0, 0; ; {
 		err := ch.Notify(ctx, target, text)
 		if err == nil {
 			n.log.Debug("notice sent", "channel", ch.Name(), "chat", target)
@@ -182,17 +181,22 @@ func (n *Notices) notify(ctx context.Context, ch Channel, target, text string) {
 			return
 		}
 		var wait time.Duration
-		if rl, ok := errors.AsType[*RateLimitError](err); ok {
+		rl, limited := errors.AsType[*RateLimitError](err)
+		switch {
+		case limited && limits < MaxRateLimitWaits:
+			limits++
 			wait = max(rl.RetryAfter, time.Millisecond)
-		} else {
+		case limited, errors.Is(err, ErrPermanent), fails+1 >= retry.Attempts:
 			fails++
-			if errors.Is(err, ErrPermanent) || fails >= retry.Attempts {
-				n.log.Error("giving up on a notice", "channel", ch.Name(), "chat", target, "attempts", fails, "err", err)
-				if n.fan.onFailure != nil {
-					n.fan.onFailure(Failure{Op: "notice", Channel: ch.Name(), Target: target, Attempts: fails, Err: err})
-				}
-				return
+			n.log.Error("giving up on a notice", "channel", ch.Name(), "chat", target,
+				"attempts", fails+limits, "err", err)
+			if n.fan.onFailure != nil {
+				n.fan.onFailure(Failure{Op: "notice", Channel: ch.Name(), Target: target,
+					Attempts: fails + limits, Err: err})
 			}
+			return
+		default:
+			fails++
 			wait = retry.delay(fails)
 		}
 		timer := time.NewTimer(wait)

@@ -8,12 +8,12 @@ import (
 )
 
 // TerminalReason is the cancel reason the Claude Code hook sends when the user
-// answers at the terminal instead (SPEC §12.11); it is stored as the resolution's
+// answers at the terminal instead; it is stored as the resolution's
 // note.
 const TerminalReason = "terminal"
 
-// OutcomeText is the line a prompt message shows once its request left pending
-// (SPEC §5, §6), "" while it is pending:
+// OutcomeText is the line a prompt message shows once its request left pending, ""
+// while it is pending:
 //
 //	✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC · ⏱ 15 min bypass (category:shell)
 //	❌ Rejected by Jane Doe (100000001) · slack · 14:03 UTC

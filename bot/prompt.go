@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultBypassShort is bypass_short when the configuration leaves it out: the window
-// of the ⏱ button (SPEC §12.10).
+// of the ⏱ button.
 const DefaultBypassShort = 15 * time.Minute
 
 // MaxFieldLen is the longest value, in characters (UTF-16 code units), a prompt field, the title's
@@ -227,21 +227,25 @@ func prettyJSON(raw json.RawMessage) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// Buttons returns the keyboard of a pending request (SPEC §1, §6): the first row
+// Buttons returns the keyboard of a pending request: the first row
 // "✅ Approve" (style primary) and "❌ Reject" (danger), the second "⏱ <bypassShort>"
 // and "🔄 Session". Each button's Data is its callback data for request id.
 // bypassShort zero means DefaultBypassShort.
 func Buttons(id uint64, bypassShort time.Duration) [][]Button {
 	b := func(label string, a Action, style string) Button {
-		return Button{Label: label, Action: a, Data: Callback{RequestID: id, Action: a}.String(), Style: style}
+		data := Callback{RequestID: id, Action: a}.String()
+		return Button{Label: label, Action: a, Data: data, Style: style}
 	}
 	return [][]Button{
 		{b("✅ Approve", ActionApprove, "primary"), b("❌ Reject", ActionReject, "danger")},
-		{b("⏱ "+DurationLabel(bypassShort), ActionBypassShort, ""), b("🔄 Session", ActionBypassSession, "")},
+		{
+			b("⏱ "+DurationLabel(bypassShort), ActionBypassShort, ""),
+			b("🔄 Session", ActionBypassSession, ""),
+		},
 	}
 }
 
-// DurationLabel writes a bypass window for people (SPEC §12.10): "15 min", "1 h",
+// DurationLabel writes a bypass window for people: "15 min", "1 h",
 // "30 min", "1 h 30 min", "45 s". Zero or less means DefaultBypassShort. Parts below
 // a second are dropped.
 func DurationLabel(d time.Duration) string {

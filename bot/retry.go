@@ -6,11 +6,12 @@ import (
 	"time"
 )
 
-// Retry says how a Fanout retries a send or an edit that failed (SPEC §6, §12.6). The
-// zero value is DefaultRetry. A failure wrapping ErrPermanent is not retried; a
-// *RateLimitError waits its RetryAfter instead of the backoff and does not count as an
-// attempt. A send or an edit given up on is logged and reported to
-// FanoutOptions.OnFailure; the next start-up's reconciliation tries it again.
+// Retry says how a Fanout retries a send or an edit that failed (docs/design.md, "Chat
+// prompts"). The zero value is DefaultRetry. A failure wrapping ErrPermanent is not
+// retried; a *RateLimitError waits its RetryAfter instead of the backoff and does not
+// count as an attempt, up to MaxRateLimitWaits times. A send or an edit given up on
+// is logged and reported to FanoutOptions.OnFailure; the next start-up's
+// reconciliation tries it again, the request staying pending meanwhile.
 type Retry struct {
 	// Attempts is how many times a send or edit is tried in all, the first included;
 	// zero means DefaultRetry.Attempts.
@@ -24,8 +25,7 @@ type Retry struct {
 }
 
 // DefaultRetry tries 8 times over about two minutes: waits of 1, 2, 4, 8, 16, 32
-// and 60 seconds. Waits for a rate limit come on top and are not bounded: a channel
-// that keeps answering 429 is retried until Run's context ends.
+// and 60 seconds. Waits for a rate limit come on top, MaxRateLimitWaits at most.
 var DefaultRetry = Retry{Attempts: 8, Backoff: time.Second, MaxBackoff: time.Minute}
 
 func (r Retry) withDefaults() Retry {
@@ -68,10 +68,11 @@ type Failure struct {
 // task is one send or edit of one message, tried until it succeeds, fails for good,
 // or its context ends.
 type task struct {
-	key   msgKey
-	try   func(ctx context.Context) error
-	fails int           // failed attempts so far
-	wait  time.Duration // before the next attempt
+	key    msgKey
+	try    func(ctx context.Context) error
+	fails  int           // failed attempts so far, rate limits not counted
+	limits int           // rate limits waited out so far
+	wait   time.Duration // before the next attempt
 	// done is called once, with nil on success or the last error when given up
 	// (not when the context ended first).
 	done func(err error)
@@ -89,6 +90,10 @@ func (f *Fanout) attempt(ctx context.Context, t *task) (finished bool, err error
 		return true, err
 	}
 	if rl, ok := errors.AsType[*RateLimitError](err); ok {
+		if t.limits++; t.limits > MaxRateLimitWaits {
+			f.giveUp(t, err)
+			return true, err
+		}
 		t.wait = max(rl.RetryAfter, time.Millisecond)
 		return false, err
 	}

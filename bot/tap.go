@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -41,19 +42,14 @@ type TapResult struct {
 	Request store.Request
 }
 
-// HandleTap resolves the request a button names (SPEC §5, §6, §12.8): it parses the
-// callback data, checks that the user is an approver of that channel, that the
-// request exists and that (channel, chat, message) is one of its stored prompt
-// messages, then resolves it through the gate — ✅ approve, ❌ reject, ⏱ approve with
-// a bypass of bypass_short, 🔄 approve with a bypass for the session, in the default
-// scope — with Via the channel and By "NAME (id)". The gate then has every message of
-// the request edited (Fanout.Update); HandleTap does not wait for that, so the
-// adapter can answer the tap at once.
-//
-// The TapResult always carries the toast to show. The error is nil when this tap
-// resolved the request; otherwise it wraps ErrBadCallback, ErrNotAuthorized,
-// gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved, gate.ErrExpired, or
-// ErrInternal (a store failure, logged). Nothing changes on an error.
+// HandleTap resolves the request a button names, for an approver of t.Channel and
+// only from one of the request's own stored prompt messages, with Via the channel and
+// By "NAME (id)". It does store work only: the messages are edited later, through
+// Fanout.Update. The TapResult always carries the toast to show. The error is nil
+// when this tap resolved the request; otherwise it wraps ErrBadCallback,
+// ErrNotAuthorized, gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved,
+// gate.ErrExpired, or ErrInternal (a store failure, logged). Nothing changes on an
+// error.
 func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	cb, err := ParseCallback(t.Data)
 	if err != nil {
@@ -61,8 +57,10 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 		return TapResult{Toast: "Invalid button"}, fmt.Errorf("bot: tap: %w", err)
 	}
 	if b.access.Role(t.Channel, t.UserID) < RoleApprover {
-		b.log.Warn("tap by a user who is not an approver", "channel", t.Channel, "user_id", t.UserID, "request_id", cb.RequestID)
-		return TapResult{Toast: "Not authorized"}, fmt.Errorf("bot: tap on request %d by %s user %s: %w", cb.RequestID, t.Channel, t.UserID, ErrNotAuthorized)
+		b.log.Warn("tap by a user who is not an approver", "channel", t.Channel,
+			"user_id", t.UserID, "request_id", cb.RequestID)
+		return TapResult{Toast: "Not authorized"}, fmt.Errorf("bot: tap on request %d by %s user %s: %w",
+			cb.RequestID, t.Channel, t.UserID, ErrNotAuthorized)
 	}
 	req, err := b.gate.Request(cb.RequestID)
 	switch {
@@ -73,9 +71,11 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 		return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: tap: %w: %w", ErrInternal, err)
 	}
 	if !bound(req, t) {
-		b.log.Warn("tap on a message that is not a prompt of its request", "request_id", cb.RequestID,
-			"channel", t.Channel, "chat", t.ChatID, "ref", t.MessageRef, "user_id", t.UserID)
-		return TapResult{Toast: "Unknown request"}, fmt.Errorf("bot: tap on request %d from %s %s message %s: %w",
+		b.log.Warn("tap on a message that is not a prompt of its request",
+			"request_id", cb.RequestID, "channel", t.Channel, "chat", t.ChatID,
+			"ref", t.MessageRef, "user_id", t.UserID)
+		return TapResult{Toast: "Unknown request"}, fmt.Errorf(
+			"bot: tap on request %d from %s %s message %s: %w",
 			cb.RequestID, t.Channel, t.ChatID, t.MessageRef, ErrNotBound)
 	}
 	who := actor(t.Channel, t.UserName, t.UserID)
@@ -93,10 +93,12 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	case err == nil:
 		return TapResult{Toast: tapToast(cb.Action, b.short), Resolved: true, Request: out}, nil
 	case errors.Is(err, gate.ErrAlreadyResolved):
-		return TapResult{Toast: clip(finishedText(out), 200), Request: out}, fmt.Errorf("bot: tap: %w", err)
+		res := TapResult{Toast: clip(finishedText(out), 200), Request: out}
+		return res, fmt.Errorf("bot: tap: %w", err)
 	case errors.Is(err, gate.ErrExpired):
 		req.Status = store.Expired
-		return TapResult{Toast: "This request has expired", Request: req}, fmt.Errorf("bot: tap: %w", err)
+		res := TapResult{Toast: "This request has expired", Request: req}
+		return res, fmt.Errorf("bot: tap: %w", err)
 	case errors.Is(err, gate.ErrNotFound):
 		return TapResult{Toast: "Unknown request"}, fmt.Errorf("bot: tap: %w", err)
 	}
@@ -104,8 +106,7 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: tap: %w: %w", ErrInternal, err)
 }
 
-// bound reports whether the tapped message is one of the request's prompts (SPEC
-// §12.8).
+// bound reports whether the tapped message is one of the request's prompts.
 func bound(r store.Request, t Tap) bool {
 	for _, m := range r.Messages {
 		if m.Channel == t.Channel && m.ChatID == t.ChatID && m.Ref == t.MessageRef {
@@ -146,4 +147,25 @@ func finishedText(r store.Request) string {
 		return "This request was cancelled"
 	}
 	return "This request is already " + string(r.Status)
+}
+
+// LogTap logs the outcome of a HandleTap the adapter ran: Info when it resolved the
+// request or the request had already finished, Warn when it was refused (bad data,
+// not authorized, unknown, not bound), Error for ErrInternal. attrs are added.
+func LogTap(log *slog.Logger, t Tap, res TapResult, err error, attrs ...any) {
+	attrs = append(attrs, "user_id", t.UserID, "chat", t.ChatID, "message", t.MessageRef,
+		"toast", res.Toast)
+	if res.Request.ID != 0 {
+		attrs = append(attrs, "request_id", res.Request.ID, "status", string(res.Request.Status))
+	}
+	switch {
+	case err == nil:
+		log.Info("request resolved by a tap", attrs...)
+	case errors.Is(err, ErrInternal):
+		log.Error("tap failed", append(attrs, "err", err)...)
+	case res.Request.ID != 0: // already resolved, expired
+		log.Info("tap on a finished request", append(attrs, "err", err)...)
+	default:
+		log.Warn("tap refused", append(attrs, "err", err)...)
+	}
 }

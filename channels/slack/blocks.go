@@ -67,16 +67,18 @@ func Blocks(m bot.SlackMessage) []slackgo.Block {
 		blocks = append(blocks,
 			slackgo.NewSectionBlock(nil, fields, nil, slackgo.SectionBlockOptionBlockID(id)))
 	}
-	blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Arguments, false, true),
-		nil, nil, slackgo.SectionBlockOptionBlockID(BlockArguments)))
+	args := slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Arguments, false, true)
+	blocks = append(blocks,
+		slackgo.NewSectionBlock(args, nil, nil, slackgo.SectionBlockOptionBlockID(BlockArguments)))
 	if m.Bypass != "" {
 		text := slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Bypass, false, true)
 		id := slackgo.SectionBlockOptionBlockID(BlockBypass)
 		blocks = append(blocks, slackgo.NewSectionBlock(text, nil, nil, id))
 	}
 	if m.Outcome != "" {
-		blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Outcome, false, true),
-			nil, nil, slackgo.SectionBlockOptionBlockID(BlockOutcome)))
+		text := slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Outcome, false, true)
+		id := slackgo.SectionBlockOptionBlockID(BlockOutcome)
+		blocks = append(blocks, slackgo.NewSectionBlock(text, nil, nil, id))
 	}
 	var buttons []slackgo.BlockElement
 	for _, row := range m.Buttons {
@@ -85,7 +87,8 @@ func Blocks(m bot.SlackMessage) []slackgo.Block {
 			if !ok {
 				id = "skald_" + string(b.Action)
 			}
-			e := slackgo.NewButtonBlockElement(id, b.Data, slackgo.NewTextBlockObject(slackgo.PlainTextType, b.Label, false, false))
+			label := slackgo.NewTextBlockObject(slackgo.PlainTextType, b.Label, false, false)
+			e := slackgo.NewButtonBlockElement(id, b.Data, label)
 			if b.Style != "" {
 				e = e.WithStyle(slackgo.Style(b.Style))
 			}

@@ -67,7 +67,7 @@ type Options struct {
 	Now func() time.Time
 	// Sleep waits d or until ctx is done, returning ctx.Err() then: the wait before
 	// retrying an ephemeral message Slack answered 429 with Retry-After, and between
-	// Socket Mode restarts. nil means a timer.
+	// Socket Mode restarts. nil means bot.Sleep.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// HTTPClient makes the Web API calls; nil means a client with a 30-second
 	// timeout.
@@ -92,7 +92,7 @@ type Channel struct {
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
 	log      *slog.Logger
-	work     workers
+	work     bot.Workers
 
 	mu      sync.Mutex // guards started, addr
 	started bool
@@ -122,7 +122,8 @@ func New(opt Options) (*Channel, error) {
 		missing = append(missing, "an app-level token (Socket Mode) or a signing secret (HTTP mode)")
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("slack: new: %w: missing %s", ErrInvalidOptions, strings.Join(missing, ", "))
+		return nil, fmt.Errorf("slack: new: %w: missing %s",
+			ErrInvalidOptions, strings.Join(missing, ", "))
 	}
 	c := &Channel{
 		bot:       opt.Bot,
@@ -140,7 +141,7 @@ func New(opt Options) (*Channel, error) {
 		c.now = time.Now
 	}
 	if c.sleep == nil {
-		c.sleep = sleepTimer
+		c.sleep = bot.Sleep
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -163,18 +164,6 @@ func New(opt Options) (*Channel, error) {
 	}
 	c.api = slackgo.New(opt.BotToken, apiOpts...)
 	return c, nil
-}
-
-// sleepTimer waits d on a timer, or until ctx is done.
-func sleepTimer(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Name returns ChannelName, "slack" (bot.Channel).
@@ -201,7 +190,8 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 		slackgo.MsgOptionDisableLinkUnfurl(),
 		slackgo.MsgOptionDisableMediaUnfurl())
 	if err != nil {
-		return "", fmt.Errorf("slack: post the prompt of request %d to %s: %w", p.RequestID, target, classify(err))
+		return "", fmt.Errorf("slack: post the prompt of request %d to %s: %w",
+			p.RequestID, target, classify(err))
 	}
 	return ts, nil
 }
@@ -217,7 +207,8 @@ func (c *Channel) Edit(ctx context.Context, target, ref string, p bot.Prompt) er
 		slackgo.MsgOptionText(m.Text, false),
 		slackgo.MsgOptionBlocks(Blocks(m)...))
 	if err != nil {
-		return fmt.Errorf("slack: update message %s of request %d in %s: %w", ref, p.RequestID, target, classify(err))
+		return fmt.Errorf("slack: update message %s of request %d in %s: %w",
+			ref, p.RequestID, target, classify(err))
 	}
 	return nil
 }
@@ -244,7 +235,8 @@ func classify(err error) error {
 	if se, ok := errors.AsType[slackgo.SlackErrorResponse](err); ok && permanentErrors[se.Err] {
 		return fmt.Errorf("%w: %w", bot.ErrPermanent, err)
 	}
-	if sc, ok := errors.AsType[slackgo.StatusCodeError](err); ok && sc.Code < 500 && sc.Code != http.StatusTooManyRequests {
+	sc, ok := errors.AsType[slackgo.StatusCodeError](err)
+	if ok && sc.Code < 500 && sc.Code != http.StatusTooManyRequests {
 		return fmt.Errorf("%w: %w", bot.ErrPermanent, err)
 	}
 	return err

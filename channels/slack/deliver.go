@@ -2,7 +2,6 @@ package slack
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	slackgo "github.com/slack-go/slack"
@@ -10,16 +9,13 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 )
 
-// maxRateLimitWaits is how many 429s in a row an ephemeral reply waits out before it
-// is given up on.
-const maxRateLimitWaits = 5
-
 // handleInteraction runs a block_actions delivery: each clicked button goes to
 // bot.HandleTap with the user, the channel and the message ts, and the user gets the
 // tap's toast as an ephemeral message — "Not authorized" included, when nothing
 // changed. Other interaction types are ignored. The prompt messages are updated by
 // the Fanout, not here.
-func (c *Channel) handleInteraction(ctx context.Context, key string, cb slackgo.InteractionCallback) {
+func (c *Channel) handleInteraction(ctx context.Context, key string,
+	cb slackgo.InteractionCallback) {
 	if cb.Type != slackgo.InteractionTypeBlockActions {
 		c.log.Debug("interaction ignored", "type", string(cb.Type))
 		return
@@ -37,15 +33,12 @@ func (c *Channel) handleInteraction(ctx context.Context, key string, cb slackgo.
 		return
 	}
 	for _, a := range cb.ActionCallback.BlockActions {
-		res, err := c.bot.HandleTap(ctx, bot.Tap{
+		tap := bot.Tap{
 			Channel: ChannelName, ChatID: channel, MessageRef: ts,
 			UserID: user, UserName: cb.User.Name, Data: a.Value,
-		})
-		if err != nil {
-			c.log.Info("tap changed nothing", "user_id", user, "channel", channel, "ts", ts, "action_id", a.ActionID, "err", err)
-		} else {
-			c.log.Info("tap resolved a request", "user_id", user, "request_id", res.Request.ID, "status", string(res.Request.Status))
 		}
+		res, err := c.bot.HandleTap(ctx, tap)
+		bot.LogTap(c.log, tap, res, err, "action_id", a.ActionID)
 		c.ephemeral(ctx, channel, user, res.Toast)
 	}
 }
@@ -62,7 +55,8 @@ func (c *Channel) handleCommand(ctx context.Context, key string, cmd slackgo.Sla
 	if strings.TrimSpace(line) == "" {
 		line = "help"
 	}
-	reply := c.bot.Command(ctx, bot.Who{ID: cmd.UserID, Name: cmd.UserName, Channel: ChannelName}, line)
+	who := bot.Who{ID: cmd.UserID, Name: cmd.UserName, Channel: ChannelName}
+	reply := c.bot.Command(ctx, who, line)
 	name := strings.Fields(line)[0]
 	if reply.Err != nil {
 		c.log.Info("command refused", "command", clipLog(name), "user_id", cmd.UserID, "err", reply.Err)
@@ -95,25 +89,17 @@ func (c *Channel) firstDelivery(ctx context.Context, key, channel, user string) 
 }
 
 // ephemeral shows text to user in channel (chat.postEphemeral), as plain text. A 429
-// is waited out (Retry-After, through Options.Sleep) up to maxRateLimitWaits times;
-// other failures are logged.
+// is waited out (Retry-After, through Options.Sleep) up to bot.MaxRateLimitWaits
+// times; a failure is logged.
 func (c *Channel) ephemeral(ctx context.Context, channel, user, text string) {
 	opts := replyOptions(text)
-	for waits := 0; ; waits++ {
-		_, err := c.api.PostEphemeralContext(ctx, channel, user, opts...)
-		if err == nil {
-			return
-		}
-		rl, ok := errors.AsType[*slackgo.RateLimitedError](err)
-		if !ok || waits == maxRateLimitWaits {
-			c.log.Warn("sending an ephemeral reply", "channel", channel, "user_id", user, "err", err)
-			return
-		}
-		c.log.Info("rate limited: waiting before replying", "retry_after", rl.RetryAfter, "channel", channel)
-		if err := c.sleep(ctx, rl.RetryAfter); err != nil {
-			c.log.Warn("reply dropped: shutting down", "channel", channel, "user_id", user)
-			return
-		}
+	err := bot.WaitRateLimits(ctx, c.log, "chat.postEphemeral", c.sleep,
+		func(ctx context.Context) error {
+			_, err := c.api.PostEphemeralContext(ctx, channel, user, opts...)
+			return classify(err)
+		})
+	if err != nil {
+		c.log.Warn("sending an ephemeral reply", "channel", channel, "user_id", user, "err", err)
 	}
 }
 

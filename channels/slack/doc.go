@@ -39,7 +39,8 @@
 //     jobs, run, runs), with Slack's &amp; &lt; &gt; unescaped; the reply is
 //     an ephemeral message in plain_text sections. Who may do what is bot.Access under
 //     "slack": slack.approvers and slack.admins, by Slack user id (U…).
-//   - Replies Slack answers 429 wait Retry-After (Options.Sleep) and are sent again.
+//   - Replies Slack answers 429 wait Retry-After (Options.Sleep, through
+//     bot.WaitRateLimits) and are sent again, bot.MaxRateLimitWaits times at most.
 //
 // # Socket Mode and HTTP
 //

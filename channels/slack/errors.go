@@ -23,7 +23,7 @@ var (
 	ErrNoListener = errors.New("not listening")
 	// ErrRunning: Run was called a second time.
 	ErrRunning = errors.New("already running")
-	// ErrAuth: Slack refused the bot token at start-up (auth.test answered
+	// ErrUnauthorized: Slack refused the bot token at start-up (auth.test answered
 	// invalid_auth, not_authed, account_inactive or token_revoked). Run returns it.
-	ErrAuth = errors.New("slack refused the bot token")
+	ErrUnauthorized = errors.New("slack refused the bot token")
 )

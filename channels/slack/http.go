@@ -25,16 +25,12 @@ const (
 	PathCommands     = "/slack/commands"
 )
 
-// Handler returns the HTTP-mode endpoints: POST /slack/interactions for
-// button clicks (block_actions) and POST /slack/commands for /skald. Each request's
-// body is read up to MaxBodyBytes (413 beyond) and its v0 signature checked with
-// Verify at Options.Now (401 and nothing changes when it fails); a body that is not a
-// Slack payload gets 400. A genuine request is acknowledged at once with an empty 200
-// and its work — the tap or the command, and the ephemeral reply through
-// chat.postEphemeral — runs afterwards on a goroutine Run owns; while Run is not
-// running the answer is 503, which Slack retries. Other methods get 405, other paths
-// 404. Run serves this handler on Options.HTTPListen; mount it elsewhere to share a
-// server.
+// Handler returns the HTTP-mode endpoints, POST /slack/interactions (button clicks)
+// and POST /slack/commands (/skald), which Run serves on Options.HTTPListen. A request
+// over MaxBodyBytes gets 413, a bad signature (Verify) 401, a body that is no Slack
+// payload 400, another method 405, another path 404; nothing changes then. A genuine
+// one gets an empty 200 at once and its work runs after, owned by Run; while Run is
+// not running the answer is 503, which Slack retries.
 func (c *Channel) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+PathInteractions, c.serveInteractions)
@@ -83,7 +79,7 @@ func (c *Channel) serveCommands(w http.ResponseWriter, r *http.Request) {
 // ack hands work to Run's workers and answers 200 with an empty body, or 503 when
 // Run is not taking work (Slack retries it).
 func (c *Channel) ack(w http.ResponseWriter, work func(ctx context.Context)) {
-	if !c.work.spawn(work) {
+	if !c.work.Go(work) {
 		c.log.Warn("refused a delivery: not running")
 		http.Error(w, "not running", http.StatusServiceUnavailable)
 		return
@@ -126,7 +122,8 @@ func (c *Channel) runHTTP(ctx context.Context) error {
 		return fmt.Errorf("slack: listen on %s: %w", c.listen, err)
 	}
 	c.doneListening(ln.Addr())
-	c.log.Info("listening", "addr", ln.Addr().String(), "paths", []string{PathInteractions, PathCommands})
+	c.log.Info("listening",
+		"addr", ln.Addr().String(), "paths", []string{PathInteractions, PathCommands})
 	srv := &http.Server{
 		Handler:           c.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -46,6 +46,7 @@ func TestPromptBlocks(t *testing.T) {
 			}
 			wantFields := []string{
 				"*Tool:*\n`Bash`",
+				"*Caller:*\nadmin",
 				"*Session:*\n`s1`",
 				"*Category:*\nshell",
 				"*Request:*\n#1",

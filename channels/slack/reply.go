@@ -28,7 +28,8 @@ func replyOptions(text string) []slackgo.MsgOption {
 		if strings.TrimSpace(chunk) == "" {
 			continue // Slack refuses an empty text object
 		}
-		blocks = append(blocks, slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.PlainTextType, chunk, false, false), nil, nil))
+		text := slackgo.NewTextBlockObject(slackgo.PlainTextType, chunk, false, false)
+		blocks = append(blocks, slackgo.NewSectionBlock(text, nil, nil))
 	}
 	first, _, _ := strings.Cut(text, "\n")
 	return []slackgo.MsgOption{

@@ -19,22 +19,16 @@ const ShutdownGrace = 5 * time.Second
 const authTimeout = 15 * time.Second
 
 // fatalAuth are the auth.test errors that mean the bot token will never work.
-var fatalAuth = map[string]bool{"invalid_auth": true, "not_authed": true, "account_inactive": true, "token_revoked": true}
+var fatalAuth = map[string]bool{
+	"invalid_auth": true, "not_authed": true, "account_inactive": true, "token_revoked": true,
+}
 
-// Run receives clicks and /skald commands until ctx is done, and blocks until
-// everything it started has stopped. It first checks the bot token with auth.test:
-// a token Slack refuses returns an error wrapping ErrAuth at once; a Slack it cannot
-// reach is logged and Run carries on.
-//
-// In Socket Mode (Options.AppToken set) it acknowledges every envelope as soon as it
-// is read and does the work afterwards; should slack-go's client stop altogether, Run
-// restarts it with backoff (1 s doubling to 5 min). In HTTP mode it serves Handler on
-// Options.HTTPListen (nowhere when that is empty). A delivery seen within DeliveryTTL
-// is acknowledged and not run again.
-//
-// When ctx is done Run stops taking deliveries, gives those in flight ShutdownGrace
-// to finish, and returns nil. It returns an error wrapping ErrRunning when called
-// twice, or the listener's error in HTTP mode.
+// Run receives clicks and /skald commands, over Socket Mode when Options.AppToken is
+// set, else by serving Handler on Options.HTTPListen, until ctx is done; then it gives
+// the work in flight ShutdownGrace to finish and returns nil once all it started has
+// stopped. It blocks. Errors: ErrUnauthorized at once when auth.test refuses the bot
+// token (a Slack it cannot reach is logged, and Run carries on), ErrRunning when
+// called twice, the listener's error in HTTP mode.
 func (c *Channel) Run(ctx context.Context) error {
 	c.mu.Lock()
 	if c.started {
@@ -48,15 +42,14 @@ func (c *Channel) Run(ctx context.Context) error {
 	if err := c.checkAuth(ctx); err != nil {
 		return err
 	}
-	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
-	c.work.start(workCtx)
+	c.work.Open(context.WithoutCancel(ctx)) // the work outlives ctx by ShutdownGrace
 	var err error
 	if c.SocketMode() {
 		err = c.runSocket(ctx)
 	} else {
 		err = c.runHTTP(ctx)
 	}
-	c.work.stop(ShutdownGrace, cancelWork)
+	c.work.Close(ShutdownGrace)
 	c.log.Info("stopped")
 	return err
 }
@@ -71,11 +64,12 @@ func (c *Channel) checkAuth(ctx context.Context) error {
 		if c.SocketMode() {
 			mode = "socket"
 		}
-		c.log.Info("connected to Slack", "team_id", res.TeamID, "bot_user_id", res.UserID, "mode", mode, "channels", len(c.targets))
+		c.log.Info("connected to Slack",
+			"team_id", res.TeamID, "bot_user_id", res.UserID, "mode", mode, "channels", len(c.targets))
 		return nil
 	}
 	if se, ok := errors.AsType[slackgo.SlackErrorResponse](err); ok && fatalAuth[se.Err] {
-		return fmt.Errorf("slack: run: %w: auth.test: %s", ErrAuth, se.Err)
+		return fmt.Errorf("slack: run: %w: auth.test: %s", ErrUnauthorized, se.Err)
 	}
 	if ctx.Err() == nil {
 		c.log.Warn("auth.test failed; carrying on", "err", err)

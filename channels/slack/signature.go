@@ -20,32 +20,32 @@ const (
 	headerTimestamp = "X-Slack-Request-Timestamp"
 )
 
-// Verify checks the v0 signature of a request Slack sent to an HTTP-mode app (Slack,
-// "Verifying requests from Slack"): the X-Slack-Request-Timestamp header
-// must be Unix seconds no more than MaxRequestAge away from now, and the
-// X-Slack-Signature header must equal "v0=" and the hex HMAC-SHA256, keyed with
-// secret, of "v0:<timestamp>:<body>" over the raw body as received. The signatures
-// are compared in constant time. It returns nil when the request is genuine, an error
-// wrapping ErrStaleRequest for a timestamp outside the window, and one wrapping
-// ErrBadSignature for a missing or malformed header, an empty secret, or a signature
-// that does not match. It reads no clock of its own: now is the caller's (slack-go's
-// NewSecretsVerifier uses the wall clock, so it cannot be tested against fixed
-// vectors).
+// Verify checks the v0 signature of a request Slack sent to an HTTP-mode app: the
+// hex HMAC-SHA256, keyed with secret, of "v0:<timestamp>:<body>", compared in
+// constant time, with a timestamp within MaxRequestAge of now. It returns nil for a
+// genuine request, an error wrapping ErrStaleRequest for a timestamp outside the
+// window, and one wrapping ErrBadSignature for a missing or malformed header, an
+// empty secret, or a signature that does not match. now is the caller's clock, so
+// fixed test vectors work (slack-go's verifier reads the wall clock).
 func Verify(secret string, h http.Header, body []byte, now time.Time) error {
 	ts, sig := h.Get(headerTimestamp), h.Get(headerSignature)
 	if secret == "" {
 		return fmt.Errorf("slack: verify request: %w: no signing secret configured", ErrBadSignature)
 	}
 	if ts == "" || sig == "" {
-		return fmt.Errorf("slack: verify request: %w: missing %s or %s", ErrBadSignature, headerTimestamp, headerSignature)
+		return fmt.Errorf("slack: verify request: %w: missing %s or %s",
+			ErrBadSignature, headerTimestamp, headerSignature)
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || sec <= 0 {
-		return fmt.Errorf("slack: verify request: %w: timestamp %.20q is not Unix seconds", ErrBadSignature, ts)
+		return fmt.Errorf("slack: verify request: %w: timestamp %.20q is not Unix seconds",
+			ErrBadSignature, ts)
 	}
 	// Compare in seconds: a time.Duration overflows for timestamps centuries away.
-	if age := now.Unix() - sec; age > int64(MaxRequestAge/time.Second) || -age > int64(MaxRequestAge/time.Second) {
-		return fmt.Errorf("slack: verify request: %w: timestamp %d is %d s from now", ErrStaleRequest, sec, age)
+	maxAge := int64(MaxRequestAge / time.Second)
+	if age := now.Unix() - sec; age > maxAge || -age > maxAge {
+		return fmt.Errorf("slack: verify request: %w: timestamp %d is %d s from now",
+			ErrStaleRequest, sec, age)
 	}
 	if !hmac.Equal([]byte(sign(secret, ts, body)), []byte(sig)) {
 		return fmt.Errorf("slack: verify request: %w", ErrBadSignature)

@@ -75,7 +75,8 @@ func (c *Channel) onSocketEvent(ctx context.Context, sm *socketmode.Client, ev s
 		c.log.Warn("Socket Mode connection failed; slack-go retries", "err", eventErr(ev))
 	case socketmode.EventTypeInvalidAuth:
 		c.log.Error("Socket Mode: Slack refused the app-level token")
-	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorBadMessage, socketmode.EventTypeErrorWriteFailed:
+	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorBadMessage,
+		socketmode.EventTypeErrorWriteFailed:
 		c.log.Warn("Socket Mode error", "type", string(ev.Type), "err", eventErr(ev))
 	case socketmode.EventTypeInteractive:
 		cb, ok := ev.Data.(slackgo.InteractionCallback)
@@ -99,14 +100,16 @@ func (c *Channel) onSocketEvent(ctx context.Context, sm *socketmode.Client, ev s
 // take hands an envelope's work to the workers, then acknowledges the envelope. When
 // Run is stopping it neither takes nor acknowledges it, so Slack delivers it again
 // after the restart.
-func (c *Channel) take(ctx context.Context, sm *socketmode.Client, ev socketmode.Event, work func(ctx context.Context, key string)) {
+func (c *Channel) take(ctx context.Context, sm *socketmode.Client, ev socketmode.Event,
+	work func(ctx context.Context, key string)) {
 	if ev.Request == nil || ev.Request.EnvelopeID == "" {
 		c.log.Warn("Socket Mode envelope without an envelope_id ignored", "type", string(ev.Type))
 		return
 	}
 	id := ev.Request.EnvelopeID
-	if !c.work.spawn(func(ctx context.Context) { work(ctx, "slack:envelope:"+id) }) {
-		c.log.Warn("shutting down: envelope left unacknowledged for Slack to redeliver", "envelope_id", id)
+	if !c.work.Go(func(ctx context.Context) { work(ctx, "slack:envelope:"+id) }) {
+		c.log.Warn("shutting down: envelope left unacknowledged for Slack to redeliver",
+			"envelope_id", id)
 		return
 	}
 	c.ackOnly(ctx, sm, ev)
@@ -119,10 +122,12 @@ func (c *Channel) ackOnly(ctx context.Context, sm *socketmode.Client, ev socketm
 		return
 	}
 	if err := sm.AckCtx(ctx, ev.Request.EnvelopeID, nil); err != nil {
-		c.log.Warn("acknowledging a Socket Mode envelope", "envelope_id", ev.Request.EnvelopeID, "type", string(ev.Type), "err", err)
+		c.log.Warn("acknowledging a Socket Mode envelope",
+			"envelope_id", ev.Request.EnvelopeID, "type", string(ev.Type), "err", err)
 		return
 	}
-	c.log.Debug("acknowledged", "envelope_id", ev.Request.EnvelopeID, "type", string(ev.Type), "retry", ev.Request.RetryAttempt)
+	c.log.Debug("acknowledged",
+		"envelope_id", ev.Request.EnvelopeID, "type", string(ev.Type), "retry", ev.Request.RetryAttempt)
 }
 
 // eventErr digs the error out of a socketmode event's data.

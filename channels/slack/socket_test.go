@@ -128,14 +128,14 @@ func TestAckBeforeWork(t *testing.T) {
 	}
 }
 
-// Run checks the bot token first: one Slack refuses ends Run with ErrAuth.
+// Run checks the bot token first: one Slack refuses ends Run with ErrUnauthorized.
 func TestRunBadToken(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			e := newEnv(t, m, envOptions{manual: true, srv: slacktest.Config{BotToken: "xoxb-0000000001-0000000002-OTHERbotTOKEN01"}})
 			err := e.ch.Run(ctxT(t))
-			if !errors.Is(err, slack.ErrAuth) || !strings.Contains(err.Error(), "invalid_auth") {
-				t.Fatalf("Run = %v, want ErrAuth (invalid_auth)", err)
+			if !errors.Is(err, slack.ErrUnauthorized) || !strings.Contains(err.Error(), "invalid_auth") {
+				t.Fatalf("Run = %v, want ErrUnauthorized (invalid_auth)", err)
 			}
 			if strings.Contains(err.Error(), slacktest.DefaultBotToken) {
 				t.Errorf("the error holds the token: %v", err)

@@ -100,7 +100,7 @@ type Options struct {
 	// time.Now.
 	Now func() time.Time
 	// Sleep waits d or until ctx is done (then it returns ctx's error): the wait of a
-	// 429's retry_after, and between start-up attempts. nil means a timer.
+	// 429's retry_after, and between start-up attempts. nil means bot.Sleep.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Logger nil means slog.Default(); the Channel adds component=telegram.
 	Logger *slog.Logger
@@ -131,7 +131,7 @@ type Channel struct {
 	// before any update is handled.
 	mu       sync.Mutex // guards username
 	username string
-	work     tracker // the goroutines and webhook deliveries Run waits for
+	work     bot.Workers // the taps and webhook deliveries Run waits for
 }
 
 var _ bot.Channel = (*Channel)(nil)
@@ -157,7 +157,8 @@ func New(opt Options) (*Channel, error) {
 		return bad("no Store")
 	}
 	if opt.APIURL != "" {
-		if u, err := url.Parse(opt.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		u, err := url.Parse(opt.APIURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return bad("api_url %q: want an http or https URL", opt.APIURL)
 		}
 	}
@@ -192,7 +193,7 @@ func New(opt Options) (*Channel, error) {
 		if w.Listen == "" && w.Listener == nil {
 			return bad("webhook.listen: required with webhook.url")
 		}
-	} else if opt.Webhook.Listen != "" || opt.Webhook.SecretToken != "" || opt.Webhook.Listener != nil {
+	} else if w.Listen != "" || w.SecretToken != "" || w.Listener != nil {
 		return bad("webhook.listen and webhook.secret_token need webhook.url")
 	}
 	if c.tapWait <= 0 {
@@ -202,7 +203,7 @@ func New(opt Options) (*Channel, error) {
 		c.now = time.Now
 	}
 	if c.sleep == nil {
-		c.sleep = sleep
+		c.sleep = bot.Sleep
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -251,7 +252,9 @@ func validSecretToken(s string) bool {
 	}
 	for i := range len(s) {
 		b := s[i]
-		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_' || b == '-') {
+		ok := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' ||
+			b == '_' || b == '-'
+		if !ok {
 			return false
 		}
 	}
@@ -285,16 +288,4 @@ func (c *Channel) botUsername() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.username
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

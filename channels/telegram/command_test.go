@@ -319,7 +319,7 @@ func TestReplyRateLimitedAndCut(t *testing.T) {
 	if got := e.sleeps.list(); !slices.Contains(got, 12*time.Second) {
 		t.Errorf("waits %v, want retry_after 12s", got)
 	}
-	if len(e.logs.find("rate limited by Telegram (429)", "op=sendMessage")) != 1 {
+	if len(e.logs.find("rate limited (429)", "op=sendMessage")) != 1 {
 		t.Errorf("not logged:\n%s", e.logs.all())
 	}
 
@@ -332,5 +332,37 @@ func TestReplyRateLimitedAndCut(t *testing.T) {
 	reply := e.say(alice, janeChat, "/groups")
 	if n := len([]rune(reply)); n > bot.TelegramMaxText || !strings.Contains(reply, "… (cut, ") {
 		t.Errorf("reply of %d characters, want cut to %d:\n…%s", n, bot.TelegramMaxText, reply[max(0, len(reply)-100):])
+	}
+}
+
+// A reply still answered 429 after bot.MaxRateLimitWaits waits is given up on and
+// logged; the next command is answered as usual.
+func TestReplyRateLimitCap(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	for range bot.MaxRateLimitWaits + 1 {
+		if err := e.srv.FailNext("sendMessage", telegramtest.TooManyRequests(12)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := len(e.srv.Calls("sendMessage"))
+	if _, err := e.srv.Inject(e.srv.MessageUpdate(jane, janeChat, "/whoami")); err != nil {
+		t.Fatal(err)
+	}
+	// Updates are handled in order: once this one is answered, the first is done.
+	if reply := e.say(jane, janeChat, "/whoami"); !strings.Contains(reply, "approver") {
+		t.Errorf("whoami: %q", reply)
+	}
+	if n := len(e.replies(janeChat.ID)); n != 1 {
+		t.Errorf("%d replies, want the second command's only", n)
+	}
+	if got := len(e.srv.Calls("sendMessage")) - calls; got != bot.MaxRateLimitWaits+2 {
+		t.Errorf("%d sendMessage calls, want %d", got, bot.MaxRateLimitWaits+2)
+	}
+	want := slices.Repeat([]time.Duration{12 * time.Second}, bot.MaxRateLimitWaits)
+	if got := e.sleeps.list(); !slices.Equal(got, want) {
+		t.Errorf("waits %v, want %v", got, want)
+	}
+	if len(e.logs.find("replying to a command", "retry after 12")) != 1 {
+		t.Errorf("the dropped reply is not logged:\n%s", e.logs.all())
 	}
 }

@@ -55,6 +55,9 @@
 // start; an offset older than the 24 hours Telegram keeps updates is not used. Every
 // update_id is also recorded before it is handled (Store.SeenDelivery, 25 hours), so
 // an update delivered twice — a webhook retry, a replay — acts once.
+// The library confirms a batch with its next getUpdates, once the worker took the
+// batch's last update, so a crash while an update is handled can lose that one
+// update (the user taps or types again); none is ever handled twice.
 //
 // # Taps
 //
@@ -80,8 +83,9 @@
 // # Rate limits
 //
 // Every 429 is honoured: Send and Edit hand the retry_after to the Fanout; answers
-// to taps and replies to commands wait it out here (Options.Sleep) and are sent
-// then, never dropped.
+// to taps and replies to commands wait it out here (Options.Sleep, through
+// bot.WaitRateLimits), bot.MaxRateLimitWaits times in a row at most, then are
+// dropped and logged.
 //
 // # Logs
 //

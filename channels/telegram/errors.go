@@ -13,7 +13,7 @@ var (
 	// message names the option.
 	ErrInvalidOptions = errors.New("invalid options")
 	// ErrRunning: Run was called a second time on the same Channel.
-	ErrRunning = errors.New("already run")
+	ErrRunning = errors.New("already running")
 	// ErrUnauthorized: the Bot API refused the token (401 Unauthorized) at start-up:
 	// the token is wrong or was revoked with BotFather. Run returns it at once.
 	ErrUnauthorized = errors.New("the Bot API refused the bot token")

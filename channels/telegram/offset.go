@@ -7,18 +7,6 @@ import (
 	"time"
 )
 
-// Replays (docs/design.md, "Chat prompts"). go-telegram/bot keeps its getUpdates offset in memory
-// only, so the Channel stores the last handled update_id itself after each update,
-// and passes it as the initial offset at the next start: a restart does not see
-// again what it already handled. Each update_id is also remembered as a delivery
-// (Store.SeenDelivery) before it is handled, so an update that comes twice anyway —
-// a webhook delivery Telegram retries, a replay past a lost offset — acts once.
-//
-// The library confirms updates to Telegram with its next getUpdates, which it makes
-// once the worker has taken the last update of a batch (the updates channel is
-// unbuffered). A crash in the middle of handling an update can therefore lose that
-// one update (the user taps or types again); none is ever handled twice.
-
 // updateRetention is how long the Bot API keeps an update nobody confirmed ("will
 // not be kept on the server for more than 24 hours"). A stored offset older than
 // that protects against no replay, and after a week without updates Telegram picks

@@ -37,7 +37,8 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 		ReplyMarkup:        keyboard(m.Buttons),
 	})
 	if err != nil {
-		return "", fmt.Errorf("telegram: send request %d to chat %d: %w", p.RequestID, chatID, classify(err))
+		return "", fmt.Errorf("telegram: send request %d to chat %d: %w",
+			p.RequestID, chatID, classify(err))
 	}
 	return strconv.Itoa(msg.ID), nil
 }
@@ -54,7 +55,8 @@ func (c *Channel) Edit(ctx context.Context, target, ref string, p bot.Prompt) er
 	}
 	msgID, err := strconv.Atoi(ref)
 	if err != nil || msgID <= 0 {
-		return fmt.Errorf("telegram: edit message %q of chat %d: %w: %w", ref, chatID, ErrBadTarget, bot.ErrPermanent)
+		return fmt.Errorf("telegram: edit message %q of chat %d: %w: %w",
+			ref, chatID, ErrBadTarget, bot.ErrPermanent)
 	}
 	m := p.Telegram()
 	_, err = c.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{
@@ -69,10 +71,12 @@ func (c *Channel) Edit(ctx context.Context, target, ref string, p bot.Prompt) er
 	case err == nil, isBadRequest(err, "message is not modified"):
 		return nil
 	case isBadRequest(err, "message to edit not found"):
-		c.log.Info("a prompt message to edit is gone (deleted in the chat)", "request_id", p.RequestID, "chat", chatID, "message_id", msgID)
+		c.log.Info("a prompt message to edit is gone (deleted in the chat)",
+			"request_id", p.RequestID, "chat", chatID, "message_id", msgID)
 		return nil
 	}
-	return fmt.Errorf("telegram: edit message %d of chat %d for request %d: %w", msgID, chatID, p.RequestID, classify(err))
+	return fmt.Errorf("telegram: edit message %d of chat %d for request %d: %w",
+		msgID, chatID, p.RequestID, classify(err))
 }
 
 var noPreview = &models.LinkPreviewOptions{IsDisabled: tgbot.True()}
@@ -114,7 +118,9 @@ func classify(err error) error {
 		return fmt.Errorf("%w: the group is now supergroup %d; put that id in telegram.chats: %w",
 			bot.ErrPermanent, migrated.MigrateToChatID, err)
 	}
-	for _, e := range []error{tgbot.ErrorBadRequest, tgbot.ErrorForbidden, tgbot.ErrorUnauthorized, tgbot.ErrorNotFound} {
+	permanent := []error{tgbot.ErrorBadRequest, tgbot.ErrorForbidden, tgbot.ErrorUnauthorized,
+		tgbot.ErrorNotFound}
+	for _, e := range permanent {
 		if errors.Is(err, e) {
 			return fmt.Errorf("%w: %w", bot.ErrPermanent, err)
 		}
@@ -132,21 +138,17 @@ func isBadRequest(err error, what string) bool {
 	return errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), what)
 }
 
-// withRetryAfter runs call, and while it answers 429 waits the retry_after the Bot
-// API asked for and calls again: a rate-limited answer or reply is delayed, never
-// dropped. It
-// returns call's last error, or ctx's error when ctx ends during a wait.
-func (c *Channel) withRetryAfter(ctx context.Context, op string, call func(ctx context.Context) error) error {
-	for {
+// withRetryAfter runs call through bot.WaitRateLimits: a 429 is waited out for its
+// retry_after, bot.MaxRateLimitWaits times at most. It returns call's last error, a
+// *bot.RateLimitError for a 429 past the cap, or ctx's error joined when ctx ends
+// during a wait.
+func (c *Channel) withRetryAfter(ctx context.Context, op string,
+	call func(ctx context.Context) error) error {
+	return bot.WaitRateLimits(ctx, c.log, op, c.sleep, func(ctx context.Context) error {
 		err := call(ctx)
-		var tooMany *tgbot.TooManyRequestsError
-		if !errors.As(err, &tooMany) {
-			return err
+		if tooMany, ok := errors.AsType[*tgbot.TooManyRequestsError](err); ok {
+			return &bot.RateLimitError{RetryAfter: retryAfter(tooMany), Err: err}
 		}
-		wait := retryAfter(tooMany)
-		c.log.Warn("rate limited by Telegram (429); waiting retry_after", "op", op, "retry_after", wait)
-		if err := c.sleep(ctx, wait); err != nil {
-			return fmt.Errorf("waiting retry_after %s: %w", wait, err)
-		}
-	}
+		return err
+	})
 }

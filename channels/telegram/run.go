@@ -27,7 +27,8 @@ func (c *Channel) Run(ctx context.Context) error {
 	if !c.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("telegram: run: %w", ErrRunning)
 	}
-	defer c.work.closeAndWait()
+	c.work.Open(ctx)
+	defer c.work.Close(0) // the work runs under its update's context, which ctx ends
 	err := c.startup(ctx, "getMe", func(ctx context.Context) error {
 		me, err := c.tg.GetMe(ctx)
 		if err == nil {
@@ -74,7 +75,8 @@ func (c *Channel) runPolling(ctx context.Context) error {
 // startup runs call until it succeeds, waiting between attempts (the 429's
 // retry_after, else a backoff). It gives up at once on ErrUnauthorized (a 401) and
 // on errors call marks with ErrWebhookRefused, and returns ctx's error when ctx ends.
-func (c *Channel) startup(ctx context.Context, op string, call func(ctx context.Context) error) error {
+func (c *Channel) startup(ctx context.Context, op string,
+	call func(ctx context.Context) error) error {
 	backoff := startBackoff
 	for {
 		err := c.withRetryAfter(ctx, op, call)

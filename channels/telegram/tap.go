@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -15,22 +14,6 @@ import (
 // ToastWorking answers a tap whose resolution took longer than Options.TapWait: the
 // button stops spinning, and the message itself shows the outcome once it is edited.
 const ToastWorking = "⏳ Working on it…"
-
-// Taps (docs/design.md, "Chat prompts"). Every callback query is answered, and promptly: a client
-// shows a spinner on the button until answerCallbackQuery, and the Bot API refuses a
-// late answer ("query is too old"). The design chosen:
-//
-//   - The resolution is tried first, bounded by TapWait (default 1 s). It is quick
-//     store work — bot.HandleTap reads the request and resolves it through the gate,
-//     one fsynced bbolt transaction of a few milliseconds — so the answer can say
-//     what happened: "Approved", "Already approved by Jane Doe (100000001)", "Not
-//     authorized".
-//   - The slow work never comes before the answer: editing every message of the
-//     request (the gate asks the Fanout to, on its own goroutines, after the
-//     resolution committed) and any retries of those edits.
-//   - Should the resolution take longer than TapWait (a stalled disk), the query is
-//     answered ToastWorking at TapWait, and the resolution goes on to its end on a
-//     goroutine that Run waits for.
 
 // onTap resolves a tapped button through the Handler and answers the callback query.
 func (c *Channel) onTap(ctx context.Context, q *models.CallbackQuery) {
@@ -63,9 +46,9 @@ func tappedMessage(q *models.CallbackQuery) (chatID int64, msgID int, ok bool) {
 // ToastWorking when it takes longer than TapWait ("" when ctx ends first).
 func (c *Channel) resolveTap(ctx context.Context, tap bot.Tap) string {
 	done := make(chan string, 1)
-	started := c.work.goTracked(func() {
+	started := c.work.Go(func(context.Context) {
 		res, err := c.handler.HandleTap(ctx, tap)
-		c.logTap(tap, res, err)
+		bot.LogTap(c.log, tap, res, err)
 		done <- res.Toast
 	})
 	if !started {
@@ -85,31 +68,15 @@ func (c *Channel) resolveTap(ctx context.Context, tap bot.Tap) string {
 	}
 }
 
-func (c *Channel) logTap(tap bot.Tap, res bot.TapResult, err error) {
-	attrs := []any{"user_id", tap.UserID, "chat", tap.ChatID, "message_id", tap.MessageRef, "toast", res.Toast}
-	if res.Request.ID != 0 {
-		attrs = append(attrs, "request_id", res.Request.ID, "status", res.Request.Status)
-	}
-	switch {
-	case err == nil:
-		c.log.Info("request resolved by a tap", attrs...)
-	case errors.Is(err, bot.ErrInternal):
-		c.log.Error("tap failed", append(attrs, "err", err)...)
-	case res.Request.ID != 0: // already resolved, expired
-		c.log.Info("tap on a finished request", attrs...)
-	default:
-		c.log.Warn("tap refused", append(attrs, "err", err)...)
-	}
-}
-
-// answer answers callback query id with toast ("" for none), waiting out a 429. A
-// query already too old to answer is logged.
+// answer answers callback query id with toast ("" for none), waiting out 429s
+// (bot.WaitRateLimits). A failure, such as a query too old to answer, is logged.
 func (c *Channel) answer(ctx context.Context, id, toast string) {
 	if ctx.Err() != nil {
 		return
 	}
 	err := c.withRetryAfter(ctx, "answerCallbackQuery", func(ctx context.Context) error {
-		_, err := c.tg.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: toast})
+		_, err := c.tg.AnswerCallbackQuery(ctx,
+			&tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: toast})
 		return err
 	})
 	switch {

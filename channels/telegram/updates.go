@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -48,10 +47,13 @@ func (c *Channel) onLibraryError(err error) {
 	switch {
 	case errors.Is(err, context.Canceled), strings.Contains(err.Error(), "ctx done"):
 		c.log.Debug("polling stopped", "err", err)
-	case errors.Is(err, tgbot.ErrorConflict) && strings.Contains(strings.ToLower(err.Error()), "webhook"):
-		c.log.Warn("409 Conflict: a webhook was set on this bot meanwhile (another instance in webhook mode?); retrying with backoff", "err", err)
+	case errors.Is(err, tgbot.ErrorConflict) &&
+		strings.Contains(strings.ToLower(err.Error()), "webhook"):
+		c.log.Warn("409 Conflict: a webhook was set on this bot meanwhile "+
+			"(another instance in webhook mode?); retrying with backoff", "err", err)
 	case errors.Is(err, tgbot.ErrorConflict):
-		c.log.Warn("409 Conflict: another poller is using this bot token (a second skald-bot?); retrying with backoff", "err", err)
+		c.log.Warn("409 Conflict: another poller is using this bot token "+
+			"(a second skald-bot?); retrying with backoff", "err", err)
 	case errors.Is(err, tgbot.ErrorUnauthorized):
 		c.log.Error("the Bot API refused the token; retrying with backoff", "err", err)
 	default:
@@ -70,44 +72,3 @@ func displayName(u models.User) string {
 }
 
 func userID(u models.User) string { return strconv.FormatInt(u.ID, 10) }
-
-// tracker counts the goroutines and webhook deliveries Run must wait for. Once
-// closed it refuses new ones, so Wait never races an Add.
-type tracker struct {
-	mu     sync.Mutex // guards closed and the transitions of wg from zero
-	closed bool
-	wg     sync.WaitGroup
-}
-
-// enter counts one piece of work in; false once closed. The caller calls leave.
-func (t *tracker) enter() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return false
-	}
-	t.wg.Add(1)
-	return true
-}
-
-func (t *tracker) leave() { t.wg.Done() }
-
-// goTracked runs f on a counted goroutine; false (f not run) once closed.
-func (t *tracker) goTracked(f func()) bool {
-	if !t.enter() {
-		return false
-	}
-	go func() {
-		defer t.leave()
-		f()
-	}()
-	return true
-}
-
-// closeAndWait refuses new work and waits for the work counted in.
-func (t *tracker) closeAndWait() {
-	t.mu.Lock()
-	t.closed = true
-	t.mu.Unlock()
-	t.wg.Wait()
-}

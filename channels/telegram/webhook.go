@@ -71,11 +71,11 @@ func (c *Channel) webhookHandler(ctx context.Context) http.Handler {
 			http.Error(w, "not a Telegram update", http.StatusBadRequest)
 			return
 		}
-		if !c.work.enter() {
+		if _, ok := c.work.Enter(); !ok {
 			http.Error(w, "shutting down", http.StatusServiceUnavailable)
 			return
 		}
-		defer c.work.leave()
+		defer c.work.Leave()
 		c.handle(ctx, &u)
 	})
 }
@@ -127,7 +127,8 @@ func (c *Channel) runWebhook(ctx context.Context) error {
 		return err
 	}
 	// The URL's path may hold a secret of its own: only its host is logged.
-	c.log.Info("receiving updates by webhook", "host", hookHost(c.webhook.URL), "listen", ln.Addr().String())
+	c.log.Info("receiving updates by webhook",
+		"host", hookHost(c.webhook.URL), "listen", ln.Addr().String())
 	select {
 	case <-ctx.Done():
 		stop()

@@ -89,8 +89,11 @@ func (s *Server) BlockActionPayload(a BlockAction) json.RawMessage {
 		a.TriggerID = newTriggerID()
 	}
 
-	p["user"] = map[string]any{"id": a.UserID, "username": a.UserName, "name": a.UserName, "team_id": TeamID}
-	p["api_app_id"], p["token"], p["trigger_id"], p["response_url"] = AppID, VerificationToken, a.TriggerID, hook
+	p["user"] = map[string]any{
+		"id": a.UserID, "username": a.UserName, "name": a.UserName, "team_id": TeamID,
+	}
+	p["api_app_id"], p["token"] = AppID, VerificationToken
+	p["trigger_id"], p["response_url"] = a.TriggerID, hook
 	p["team"].(map[string]any)["id"] = TeamID
 	container := p["container"].(map[string]any)
 	container["message_ts"], container["channel_id"] = a.MessageTS, a.Channel
@@ -114,7 +117,8 @@ func (s *Server) BlockActionPayload(a BlockAction) json.RawMessage {
 			action["block_id"] = blockID
 		}
 	}
-	for k, v := range map[string]string{"action_id": a.ActionID, "block_id": a.BlockID, "value": a.Value} {
+	fields := map[string]string{"action_id": a.ActionID, "block_id": a.BlockID, "value": a.Value}
+	for k, v := range fields {
 		if v != "" {
 			action[k] = v
 		}
@@ -197,9 +201,12 @@ func (s *Server) slashCommandFields(c SlashCommand) [][2]string {
 	}
 	mustUnmarshal(slashCommandsTemplate, &env)
 	f := env.Payload
-	f["token"], f["team_id"], f["team_domain"], f["api_app_id"] = VerificationToken, TeamID, "example-workspace", AppID
-	f["user_id"], f["user_name"], f["channel_id"] = or(c.UserID, DefaultUser), or(c.UserName, fixtureUserName), or(c.Channel, DefaultChannel)
-	f["command"], f["text"], f["trigger_id"] = or(c.Command, "/skald"), c.Text, or(c.TriggerID, newTriggerID())
+	f["token"], f["team_id"] = VerificationToken, TeamID
+	f["team_domain"], f["api_app_id"] = "example-workspace", AppID
+	f["user_id"], f["user_name"] = or(c.UserID, DefaultUser), or(c.UserName, fixtureUserName)
+	f["channel_id"] = or(c.Channel, DefaultChannel)
+	f["command"], f["text"] = or(c.Command, "/skald"), c.Text
+	f["trigger_id"] = or(c.TriggerID, newTriggerID())
 	s.mu.Lock()
 	f["response_url"] = s.hookURL("commands")
 	s.mu.Unlock()

@@ -29,7 +29,8 @@ func Sign(secret, timestamp string, body []byte) string {
 // seconds, and X-Slack-Signature = Sign(secret, timestamp, body). Pass an old sentAt
 // to test replay protection, a wrong secret to test a bad signature. It returns
 // http.NewRequestWithContext's error for a bad target.
-func NewSignedRequest(ctx context.Context, target, secret string, sentAt time.Time, body []byte) (*http.Request, error) {
+func NewSignedRequest(ctx context.Context, target, secret string, sentAt time.Time,
+	body []byte) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("slacktest: signed request: %w", err)

@@ -127,7 +127,8 @@ func (s *Server) ping(c *socketConn, stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeTimeout)); err != nil {
+			deadline := time.Now().Add(writeTimeout)
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, deadline); err != nil {
 				return
 			}
 		}
@@ -191,7 +192,8 @@ func (e Envelope) Retry(reason string) Envelope {
 func (s *Server) Push(e Envelope) (Envelope, error) {
 	var obj map[string]json.RawMessage
 	if e.Type == "" || json.Unmarshal(e.Payload, &obj) != nil || obj == nil {
-		return e, fmt.Errorf("slacktest: push %q: %w: needs a type and a JSON object payload", e.Type, ErrInvalidEnvelope)
+		return e, fmt.Errorf("slacktest: push %q: %w: needs a type and a JSON object payload",
+			e.Type, ErrInvalidEnvelope)
 	}
 	if e.EnvelopeID == "" {
 		e.EnvelopeID = newEnvelopeID()

@@ -148,7 +148,8 @@ func (s *Server) appsConnectionsOpen(w http.ResponseWriter, r *http.Request, _ u
 	s.mu.Lock()
 	s.tickets[ticket] = true
 	s.mu.Unlock()
-	u := "ws" + strings.TrimPrefix(s.http.URL, "http") + "/socket?ticket=" + ticket + "&app_id=" + AppID
+	u := "ws" + strings.TrimPrefix(s.http.URL, "http") +
+		"/socket?ticket=" + ticket + "&app_id=" + AppID
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "url": u})
 }
 
@@ -213,7 +214,9 @@ func (s *Server) chatPostMessage(w http.ResponseWriter, r *http.Request, args ur
 	s.current[msgKey{channel, m.TS}] = m
 	s.notify()
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "channel": channel, "ts": m.TS, "message": s.messageJSON(m)})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"ok": true, "channel": channel, "ts": m.TS, "message": s.messageJSON(m),
+	})
 }
 
 // chatUpdate serves chat.update: replaces the text of the message (channel, ts) and,
@@ -251,7 +254,9 @@ func (s *Server) chatUpdate(w http.ResponseWriter, r *http.Request, args url.Val
 	s.current[k] = cur
 	s.notify()
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "channel": channel, "ts": ts, "text": cur.Text, "message": s.messageJSON(cur)})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"ok": true, "channel": channel, "ts": ts, "text": cur.Text, "message": s.messageJSON(cur),
+	})
 }
 
 // chatPostEphemeral serves chat.postEphemeral: records the message shown to one user
@@ -332,9 +337,11 @@ func (s *Server) FailNext(method, code string) error {
 // or ErrInvalidFailure for a negative retryAfter; nothing is queued then.
 func (s *Server) RateLimitNext(method string, retryAfter int) error {
 	if retryAfter < 0 {
-		return fmt.Errorf("slacktest: rate limit next %s: %w: negative Retry-After %d", method, ErrInvalidFailure, retryAfter)
+		return fmt.Errorf("slacktest: rate limit next %s: %w: negative Retry-After %d",
+			method, ErrInvalidFailure, retryAfter)
 	}
-	return s.inject(method, failure{status: http.StatusTooManyRequests, retryAfter: retryAfter, code: "ratelimited"})
+	return s.inject(method,
+		failure{status: http.StatusTooManyRequests, retryAfter: retryAfter, code: "ratelimited"})
 }
 
 // inject queues f for method.

@@ -57,7 +57,8 @@ func (s *Server) Answers() []CallbackAnswer {
 // ErrClosed when they do not come.
 func (s *Server) WaitAnswers(ctx context.Context, n int) ([]CallbackAnswer, error) {
 	if err := s.Wait(ctx, func() bool { return len(s.Answers()) >= n }); err != nil {
-		return nil, fmt.Errorf("telegramtest: wait for %d callback answers (have %d): %w", n, len(s.Answers()), err)
+		return nil, fmt.Errorf("telegramtest: wait for %d callback answers (have %d): %w",
+			n, len(s.Answers()), err)
 	}
 	return s.Answers(), nil
 }

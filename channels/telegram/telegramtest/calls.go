@@ -32,7 +32,8 @@ func (s *Server) FailNext(method string, e APIError) error {
 		return fmt.Errorf("telegramtest: fail next %q: %w", method, ErrUnknownMethod)
 	}
 	if e.Code < 400 || e.Code > 599 || e.Description == "" {
-		return fmt.Errorf("telegramtest: fail next %q with %d %q: %w", method, e.Code, e.Description, ErrInvalidFailure)
+		return fmt.Errorf("telegramtest: fail next %q with %d %q: %w",
+			method, e.Code, e.Description, ErrInvalidFailure)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -74,7 +75,8 @@ func (s *Server) CallCount(method string) int {
 // when they do not come.
 func (s *Server) WaitCalls(ctx context.Context, method string, n int) ([]Call, error) {
 	if err := s.Wait(ctx, func() bool { return s.CallCount(method) >= n }); err != nil {
-		return nil, fmt.Errorf("telegramtest: wait for %d %s calls (have %d): %w", n, method, s.CallCount(method), err)
+		return nil, fmt.Errorf("telegramtest: wait for %d %s calls (have %d): %w",
+			n, method, s.CallCount(method), err)
 	}
 	return s.Calls(method), nil
 }

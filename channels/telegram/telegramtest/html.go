@@ -93,7 +93,8 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 				}
 				name := s[attrBegin:i]
 				if name == "" {
-					return "", nil, fmt.Errorf("Empty attribute name in the tag \"%s\" at byte offset %d", tag, begin)
+					return "", nil, fmt.Errorf("Empty attribute name in the tag \"%s\" at byte offset %d",
+						tag, begin)
 				}
 				for at(i) != 0 && isHTMLSpace(at(i)) {
 					i++
@@ -156,7 +157,8 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 				}
 			}
 			if tag == "span" && arg != "spoiler" {
-				return "", nil, fmt.Errorf("Tag \"span\" must have class \"tg-spoiler\" at byte offset %d", begin)
+				return "", nil, fmt.Errorf("Tag \"span\" must have class \"tg-spoiler\" at byte offset %d",
+					begin)
 			}
 			stack = append(stack, open{tag: tag, arg: arg, offset: utf16, begin: out.Len()})
 			continue
@@ -233,7 +235,8 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 		entities = append(entities, e)
 	}
 	if len(stack) > 0 {
-		return "", nil, fmt.Errorf("Can't find end tag corresponding to start tag %s", stack[len(stack)-1].tag)
+		return "", nil, fmt.Errorf("Can't find end tag corresponding to start tag %s",
+			stack[len(stack)-1].tag)
 	}
 
 	sort.SliceStable(entities, func(a, b int) bool {

@@ -262,7 +262,8 @@ func (s *Server) messageToEditLocked(p params) (*chatState, *storedMessage, *API
 // message shows (same text after parsing, same entities, same keyboard).
 func (s *Server) applyEditLocked(cs *chatState, m *storedMessage, v version) reply {
 	cur := m.current()
-	if cur.plain == v.plain && slices.Equal(cur.entities, v.entities) && bytes.Equal(cur.markup, v.markup) {
+	if cur.plain == v.plain && slices.Equal(cur.entities, v.entities) &&
+		bytes.Equal(cur.markup, v.markup) {
 		return fail(ErrNotModified)
 	}
 	m.versions = append(m.versions, v)

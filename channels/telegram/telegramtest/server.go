@@ -370,7 +370,8 @@ func parseParams(r *http.Request) (params, *APIError) {
 				p[k] = string(raw)
 			}
 		}
-	case strings.HasPrefix(ct, "multipart/form-data"), strings.HasPrefix(ct, "application/x-www-form-urlencoded"):
+	case strings.HasPrefix(ct, "multipart/form-data"),
+		strings.HasPrefix(ct, "application/x-www-form-urlencoded"):
 		r2 := r.Clone(r.Context())
 		r2.Body = io.NopCloser(strings.NewReader(string(body)))
 		r2.URL.RawQuery = ""

@@ -80,7 +80,9 @@ func (s *Server) enqueueLocked(u models.Update, raw json.RawMessage) {
 	s.nextUpdateID++
 	s.queue = append(s.queue, queuedUpdate{id: u.ID, raw: raw})
 	s.injected[u.ID] = raw
-	for _, m := range []*models.Message{u.Message, u.EditedMessage, u.ChannelPost, u.EditedChannelPost} {
+	for _, m := range []*models.Message{
+		u.Message, u.EditedMessage, u.ChannelPost, u.EditedChannelPost,
+	} {
 		if m != nil {
 			s.learnChatLocked(m.Chat, m.ID)
 		}
@@ -249,7 +251,9 @@ func (s *Server) MessageUpdate(from models.User, chat models.Chat, text string) 
 		cmd = text[:i]
 	}
 	if commandPattern.MatchString(cmd) {
-		m.Entities = []models.MessageEntity{{Type: models.MessageEntityTypeBotCommand, Offset: 0, Length: utf16Count(cmd)}}
+		m.Entities = []models.MessageEntity{
+			{Type: models.MessageEntityTypeBotCommand, Offset: 0, Length: utf16Count(cmd)},
+		}
 	}
 	s.notifyLocked()
 	return models.Update{Message: m}
@@ -261,7 +265,8 @@ func (s *Server) MessageUpdate(from models.User, chat models.Chat, text string) 
 // entities, keyboard); otherwise it carries an InaccessibleMessage (date 0, only the
 // chat and id), as Telegram does for deleted or old messages. The callback query id
 // is unique and becomes answerable once the update is injected.
-func (s *Server) CallbackQueryUpdate(from models.User, chatID int64, messageID int, data string) models.Update {
+func (s *Server) CallbackQueryUpdate(from models.User, chatID int64, messageID int,
+	data string) models.Update {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextCallbackID++
@@ -269,7 +274,8 @@ func (s *Server) CallbackQueryUpdate(from models.User, chatID int64, messageID i
 	cs, ok := s.chats[chatID]
 	if ok && cs.byID[messageID] != nil {
 		msg = models.MaybeInaccessibleMessage{
-			Type: models.MaybeInaccessibleMessageTypeMessage, Message: s.messageJSON(cs, cs.byID[messageID]),
+			Type:    models.MaybeInaccessibleMessageTypeMessage,
+			Message: s.messageJSON(cs, cs.byID[messageID]),
 		}
 	} else {
 		chat := withChatType(models.Chat{ID: chatID})

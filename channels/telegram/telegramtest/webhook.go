@@ -65,7 +65,8 @@ func (s *Server) setWebhook(p params) reply {
 	case !secretTokenPattern.MatchString(secret):
 		return bad("secret token contains unallowed characters")
 	}
-	w := Webhook{URL: raw, SecretToken: secret, MaxConnections: p.intParam("max_connections", defaultMaxConnections, 1, 100)}
+	maxConn := p.intParam("max_connections", defaultMaxConnections, 1, 100)
+	w := Webhook{URL: raw, SecretToken: secret, MaxConnections: maxConn}
 	if a := p["allowed_updates"]; a != "" {
 		if json.Unmarshal([]byte(a), &w.AllowedUpdates) != nil {
 			return bad("can't parse allowed_updates JSON object")
@@ -85,7 +86,7 @@ func (s *Server) setWebhook(p params) reply {
 	if u.Scheme != "https" {
 		return bad("bad webhook: HTTPS url must be provided for webhook")
 	}
-	if port := u.Port(); port != "" && port != "443" && port != "80" && port != "88" && port != "8443" {
+	if port := u.Port(); port != "" && !slices.Contains([]string{"443", "80", "88", "8443"}, port) {
 		return bad("bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443")
 	}
 	if drop {
@@ -133,7 +134,8 @@ func (s *Server) SetWebhook(webhookURL, secretToken string) {
 		s.webhook = Webhook{}
 	} else {
 		s.abortPollLocked(ErrTerminatedBySetWebhook)
-		s.webhook = Webhook{URL: webhookURL, SecretToken: secretToken, MaxConnections: defaultMaxConnections}
+		s.webhook = Webhook{URL: webhookURL, SecretToken: secretToken,
+			MaxConnections: defaultMaxConnections}
 	}
 	s.notifyLocked()
 }
