@@ -10,7 +10,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// check is POST /api/approval/check (SPEC §8): gate the call, then wait up to
+// check is POST /api/approval/check: gate the call, then wait up to
 // wait_secs for a human when it needs one. The wait ends the moment the request is
 // resolved, or when the client goes away. A negative wait_secs is a 400 before
 // anything is checked.
@@ -104,12 +104,22 @@ func (s *Server) restrict(p principal, c *gate.Call) error {
 	return nil
 }
 
-// ResultOf is the check answer (SPEC §8) that request q gives: pending while it waits
-// ("waiting for approval (request 7)", followed by why the gate asked a human when the
-// request records it: "…: path contains a protected or denied place: secrets"), else
-// its final status, with who resolved it and the note (for a cancelled request, the
-// reason it was cancelled). The hook and the CLI use it on a polled request.
-func ResultOf(q store.Request) CheckResult {
+// ResultOf is the check answer request q gives, q as a Client returns it or as stored:
+// pending while it waits ("waiting for approval (request 7)", plus the request's reason
+// when it has one), else its final status with who resolved it and the note (for a
+// cancelled request, why it was cancelled). The hook and the CLI use it on a polled
+// request.
+func ResultOf[R Request | store.Request](q R) CheckResult {
+	switch q := any(q).(type) {
+	case store.Request:
+		return resultOf(RequestOf(q))
+	case Request:
+		return resultOf(q)
+	}
+	panic("unreachable")
+}
+
+func resultOf(q Request) CheckResult {
 	res := CheckResult{Decision: gate.Decision(q.Status), RequestID: q.ID, RuleID: q.RuleID}
 	switch q.Status {
 	case store.Pending:
@@ -173,7 +183,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, q)
+	writeJSON(w, http.StatusOK, RequestOf(q))
 	return nil
 }
 
@@ -192,7 +202,7 @@ func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, q)
+	writeJSON(w, http.StatusOK, RequestOf(q))
 	return nil
 }
 
@@ -202,10 +212,8 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if pending == nil {
-		pending = []store.Request{}
-	}
-	writeJSON(w, http.StatusOK, Inbox{Total: len(pending), Approvals: pending, Clarifications: []any{}})
+	writeJSON(w, http.StatusOK, Inbox{Total: len(pending), Approvals: requestsOf(pending),
+		Clarifications: []any{}})
 	return nil
 }
 
@@ -268,6 +276,6 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, q)
+	writeJSON(w, http.StatusOK, RequestOf(q))
 	return nil
 }

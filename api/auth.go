@@ -98,7 +98,7 @@ func tokenProblem(t string) string {
 }
 
 // TokenName returns the name under which the API records requests made with agent
-// token t (SPEC §12.2): "agent-" and the first 12 hex digits of its SHA-256, never the
+// token t (docs/design.md, "Callers"): "agent-" and the first 12 hex digits of its SHA-256, never the
 // token itself.
 func TokenName(t string) string {
 	return "agent-" + hex.EncodeToString(digest(t)[:6])

@@ -18,7 +18,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Client calls a skald-bot server's API (SPEC §8). It is what the command line and the
+// Client calls a skald-bot server's API (docs/design.md, "HTTP API"). It is what the command line and the
 // Claude Code hook use. Methods block until the server answers or ctx ends; they are
 // safe for concurrent use. A server error comes back as an *Error (errors.Is it against
 // ErrNotFound, ErrConflict, …); a transport failure as the net/http error, wrapped.
@@ -26,10 +26,10 @@ type Client struct {
 	// BaseURL is the server's root, e.g. "http://127.0.0.1:8377".
 	BaseURL string
 	// Token is sent as "Authorization: Bearer <Token>" when not empty (admin or agent
-	// token, SPEC §12.2).
+	// token; docs/design.md, "Authentication").
 	Token string
 	// Actor is sent as the X-Skald-Actor header when not empty: who resolutions and
-	// changes are recorded as (SPEC §12.22). The command line sets "cli".
+	// changes are recorded as. The command line sets "cli".
 	Actor string
 	// HTTPClient nil means http.DefaultClient. Its Timeout, if any, must exceed the
 	// longest wait asked for (MaxWaitSecs).
@@ -53,23 +53,23 @@ func (c *Client) Check(ctx context.Context, req CheckRequest) (CheckResult, erro
 
 // Request returns approval request id (GET /api/approval/requests/{id}), waiting up to
 // waitSecs seconds (capped by the server) for it to leave pending. 404 when unknown.
-func (c *Client) Request(ctx context.Context, id uint64, waitSecs int) (store.Request, error) {
+func (c *Client) Request(ctx context.Context, id uint64, waitSecs int) (Request, error) {
 	var q url.Values
 	if waitSecs > 0 {
 		q = url.Values{"wait_secs": {strconv.Itoa(waitSecs)}}
 	}
-	var out store.Request
+	var out Request
 	err := c.do(ctx, http.MethodGet, "/api/approval/requests/"+u64(id), q, nil, &out)
 	return out, err
 }
 
 // Await polls request id until it leaves pending or ctx ends, asking the server to
-// wait up to MaxWaitSecs at a time (SPEC §12.12). When ctx ends first it returns the
+// wait up to MaxWaitSecs at a time. When ctx ends first it returns the
 // last request seen, still pending (only ID and Status set when none was seen), and
 // nil: the caller decides what pending means.
 // Errors are those of Request other than ctx's end.
-func (c *Client) Await(ctx context.Context, id uint64) (store.Request, error) {
-	var last store.Request
+func (c *Client) Await(ctx context.Context, id uint64) (Request, error) {
+	var last Request
 	for {
 		wait := MaxWaitSecs
 		if d, ok := ctx.Deadline(); ok {
@@ -81,7 +81,7 @@ func (c *Client) Await(ctx context.Context, id uint64) (store.Request, error) {
 				return r, err
 			}
 			if last.ID == 0 {
-				last = store.Request{ID: id, Status: store.Pending}
+				last = Request{ID: id, Status: store.Pending}
 			}
 			return last, nil
 		}
@@ -92,10 +92,10 @@ func (c *Client) Await(ctx context.Context, id uint64) (store.Request, error) {
 	}
 }
 
-// Cancel cancels pending request id (POST /api/approval/requests/{id}/cancel, SPEC
-// §12.11) with reason, and returns it. 409 when it is no longer pending.
-func (c *Client) Cancel(ctx context.Context, id uint64, reason string) (store.Request, error) {
-	var out store.Request
+// Cancel cancels pending request id (POST /api/approval/requests/{id}/cancel) with
+// reason, and returns it. 409 when it is no longer pending.
+func (c *Client) Cancel(ctx context.Context, id uint64, reason string) (Request, error) {
+	var out Request
 	err := c.do(ctx, http.MethodPost, "/api/approval/requests/"+u64(id)+"/cancel", nil, CancelRequest{Reason: reason}, &out)
 	return out, err
 }
@@ -110,8 +110,8 @@ func (c *Client) Inbox(ctx context.Context) (Inbox, error) {
 // Resolve approves or rejects request id (POST /api/inbox/approvals/{id}/resolve) and
 // returns it as stored. 409 when it was already resolved (the message says by whom) or
 // has expired; 404 when unknown; 422 for a bad bypass scope.
-func (c *Client) Resolve(ctx context.Context, id uint64, req ResolveRequest) (store.Request, error) {
-	var out store.Request
+func (c *Client) Resolve(ctx context.Context, id uint64, req ResolveRequest) (Request, error) {
+	var out Request
 	err := c.do(ctx, http.MethodPost, "/api/inbox/approvals/"+u64(id)+"/resolve", nil, req, &out)
 	return out, err
 }
@@ -223,8 +223,8 @@ func (c *Client) Tools(ctx context.Context) (gate.Catalog, error) {
 // session) covering caller's calls ("" = every caller's) (POST
 // /api/sessions/{id}/bypass). 422 for a bad scope or caller.
 func (c *Client) SetBypass(ctx context.Context, session, scope, caller string,
-	secs int64) (gate.Bypass, error) {
-	var out gate.Bypass
+	secs int64) (Bypass, error) {
+	var out Bypass
 	body := BypassRequest{Secs: &secs, Scope: scope, Caller: caller}
 	path := "/api/sessions/" + url.PathEscape(session) + "/bypass"
 	err := c.do(ctx, http.MethodPost, path, nil, body, &out)
@@ -238,7 +238,7 @@ func (c *Client) ClearBypass(ctx context.Context, session string) error {
 
 // CancelSession cancels every pending request of session and clears its bypasses (POST
 // /api/sessions/{id}/cancel); it returns the cancelled requests.
-func (c *Client) CancelSession(ctx context.Context, session string) ([]store.Request, error) {
+func (c *Client) CancelSession(ctx context.Context, session string) ([]Request, error) {
 	var out CancelSessionResult
 	err := c.do(ctx, http.MethodPost, "/api/sessions/"+url.PathEscape(session)+"/cancel", nil, nil, &out)
 	return out.Cancelled, err
@@ -253,34 +253,34 @@ func (c *Client) Jobs(ctx context.Context) ([]Job, error) {
 
 // RunJob starts a run of job name now (POST /api/jobs/{name}/run) and returns it as
 // first stored. 404 for an unknown job.
-func (c *Client) RunJob(ctx context.Context, name string) (store.Run, error) {
-	var out store.Run
+func (c *Client) RunJob(ctx context.Context, name string) (Run, error) {
+	var out Run
 	err := c.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(name)+"/run", nil, nil, &out)
 	return out, err
 }
 
 // Runs lists the runs of job name, newest first (GET /api/jobs/{name}/runs).
-func (c *Client) Runs(ctx context.Context, name string) ([]store.Run, error) {
-	var out []store.Run
+func (c *Client) Runs(ctx context.Context, name string) ([]Run, error) {
+	var out []Run
 	err := c.do(ctx, http.MethodGet, "/api/jobs/"+url.PathEscape(name)+"/runs", nil, nil, &out)
 	return out, err
 }
 
 // Run returns run id (GET /api/runs/{id}). 404 when unknown.
-func (c *Client) Run(ctx context.Context, id uint64) (store.Run, error) {
-	var out store.Run
+func (c *Client) Run(ctx context.Context, id uint64) (Run, error) {
+	var out Run
 	err := c.do(ctx, http.MethodGet, "/api/runs/"+u64(id), nil, nil, &out)
 	return out, err
 }
 
 // Audit returns at most limit audit entries, newest first (GET /api/audit); limit 0
 // means the server's default.
-func (c *Client) Audit(ctx context.Context, limit int) ([]store.AuditEntry, error) {
+func (c *Client) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
 	var q url.Values
 	if limit > 0 {
 		q = url.Values{"limit": {strconv.Itoa(limit)}}
 	}
-	var out []store.AuditEntry
+	var out []AuditEntry
 	err := c.do(ctx, http.MethodGet, "/api/audit", q, nil, &out)
 	return out, err
 }

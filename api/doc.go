@@ -1,5 +1,5 @@
-// Package api is skald-bot's HTTP API (SPEC §8) and the Go client the command line and
-// the Claude Code hook use.
+// Package api is skald-bot's HTTP API and the Go client the command line and the Claude
+// Code hook use. docs/design.md, "HTTP API", is its contract.
 //
 // # Server
 //
@@ -44,7 +44,7 @@
 // out (then still pending), or when the client goes away. GET /api/events streams the
 // gate's events as Server-Sent Events. GET /healthz and GET /metrics (Prometheus text
 // format, see Metrics) need no token. The X-Skald-Actor header says who a resolution or
-// change is recorded as (SPEC §12.22).
+// change is recorded as (docs/design.md, "Approval requests").
 //
 // GET /api/backup (admin only; our addition, for operators: the service holds the
 // database's lock) streams a consistent copy of the database, taken in one read
@@ -54,6 +54,10 @@
 // so it cannot hold the read transaction open.
 //
 // # Client
+//
+// The answers are the API's own types (Request, Run, AuditEntry, Bypass, …), mapped
+// from the store's and the gate's in answers.go, so the store's on-disk format and the
+// wire format can change apart.
 //
 // Client has one typed method per endpoint. A server error comes back as an *Error
 // carrying the status and message; errors.Is(err, ErrConflict) and the like test its

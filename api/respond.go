@@ -16,7 +16,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// errorBody is every error answer of the API (SPEC §8).
+// errorBody is every error answer of the API.
 type errorBody struct {
 	Error string `json:"error"`
 }
@@ -31,8 +31,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, errorBody{Error: msg})
 }
 
-// statusOf classifies err into the HTTP status SPEC §8 gives it; 500 when nothing
-// matches.
+// statusOf classifies err into its HTTP status (docs/design.md, "HTTP API"); 500 when
+// nothing matches.
 func statusOf(err error) int {
 	switch {
 	case errors.Is(err, ErrBadRequest), errors.Is(err, gate.ErrInvalidCall), errors.Is(err, gate.ErrNoSession):
@@ -147,7 +147,7 @@ func waitFor(n int) (time.Duration, error) {
 	return time.Duration(min(n, MaxWaitSecs)) * time.Second, nil
 }
 
-// actor is who r acts for (SPEC §12.22): the X-Skald-Actor header's value (printable,
+// actor is who r acts for: the X-Skald-Actor header's value (printable,
 // at most 64 bytes), else "api"; via is always "api".
 func actor(r *http.Request) store.Actor {
 	by := strings.TrimSpace(r.Header.Get(ActorHeader))

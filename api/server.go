@@ -15,7 +15,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// ActorHeader names who an API call acts for (SPEC §12.22): resolutions and changes
+// ActorHeader names who an API call acts for: resolutions and changes
 // are recorded with its value as `by`, "api" when it is absent. The CLI sends "cli".
 const ActorHeader = "X-Skald-Actor"
 
@@ -37,7 +37,7 @@ type Store interface {
 
 var _ Store = (*store.DB)(nil)
 
-// Jobs is what the API needs of the scheduler (SPEC §7, §8); cmd adapts cron to it.
+// Jobs is what the API needs of the scheduler; cmd adapts cron to it.
 // Errors for an unknown job or run wrap store.ErrNotFound (404). Implementations must
 // be safe for concurrent use.
 type Jobs interface {
@@ -52,7 +52,7 @@ type Jobs interface {
 	Run(id uint64) (store.Run, error)
 }
 
-// AgentToken is an agent's token (SPEC §12.2): calls made with it are limited to
+// AgentToken is an agent's token (docs/design.md, "Callers"): calls made with it are limited to
 // checking, reading and cancelling their own requests and visibility, evaluated in
 // Profile, with AgentID forced when not empty.
 type AgentToken struct {
@@ -108,7 +108,7 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Server is the HTTP API of SPEC §8. It is an http.Handler, safe for concurrent use;
+// Server is the HTTP API (docs/design.md, "HTTP API"). It is an http.Handler, safe for concurrent use;
 // Serve runs it on a listener.
 type Server struct {
 	gate      *gate.Manager
