@@ -97,9 +97,9 @@ func tokenProblem(t string) string {
 	return ""
 }
 
-// TokenName returns the name under which the API records requests made with agent
-// token t (docs/design.md, "Callers"): "agent-" and the first 12 hex digits of its SHA-256, never the
-// token itself.
+// TokenName returns the name under which the API records requests made with agent token t
+// (docs/design.md, "Callers"): "agent-" and the first 12 hex digits of its SHA-256, never
+// the token itself.
 func TokenName(t string) string {
 	return "agent-" + hex.EncodeToString(digest(t)[:6])
 }

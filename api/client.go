@@ -18,10 +18,11 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Client calls a skald-bot server's API (docs/design.md, "HTTP API"). It is what the command line and the
-// Claude Code hook use. Methods block until the server answers or ctx ends; they are
-// safe for concurrent use. A server error comes back as an *Error (errors.Is it against
-// ErrNotFound, ErrConflict, …); a transport failure as the net/http error, wrapped.
+// Client calls a skald-bot server's API (docs/design.md, "HTTP API"). It is what the
+// command line and the Claude Code hook use. Methods block until the server answers or
+// ctx ends; they are safe for concurrent use. A server error comes back as an *Error
+// (errors.Is it against ErrNotFound, ErrConflict, …); a transport failure as the net/http
+// error, wrapped.
 type Client struct {
 	// BaseURL is the server's root, e.g. "http://127.0.0.1:8377".
 	BaseURL string

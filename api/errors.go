@@ -7,8 +7,9 @@ import (
 )
 
 // Sentinel errors of the API. The server wraps a bad request in one of them to choose its
-// status (docs/design.md, "HTTP API"); the Client returns an *Error whose Is reports the sentinel of its
-// status, so a caller can write errors.Is(err, api.ErrNotFound) either side of the wire.
+// status (docs/design.md, "HTTP API"); the Client returns an *Error whose Is reports the
+// sentinel of its status, so a caller can write errors.Is(err, api.ErrNotFound) either
+// side of the wire.
 var (
 	// ErrBadRequest is 400: malformed JSON, an unknown action, a bad id or parameter.
 	ErrBadRequest = errors.New("bad request")

@@ -17,9 +17,9 @@ const EventBuffer = 64
 const heartbeat = 25 * time.Second
 
 // events is GET /api/events: the gate's bus as Server-Sent Events (docs/design.md,
-// "Approval requests"), one
-// "event: <name>\ndata: <json>\n\n" per event, flushed at once. The subscription is
-// released when the client leaves, the server stops, or the gate drops a slow client.
+// "Approval requests"), one "event: <name>\ndata: <json>\n\n" per event, flushed at once.
+// The subscription is released when the client leaves, the server stops, or the gate
+// drops a slow client.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	fl, ok := w.(http.Flusher)
 	if !ok {

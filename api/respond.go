@@ -82,8 +82,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, status, msg)
 }
 
-// decode reads r's JSON body into v: at most MaxBodyBytes (ErrTooLarge), within the
-// body timeout (ErrTimeout), one JSON value, no unknown fields (ErrBadRequest). An empty body leaves v as is when optional.
+// decode reads r's JSON body into v: at most MaxBodyBytes (ErrTooLarge), within the body
+// timeout (ErrTimeout), one JSON value, no unknown fields (ErrBadRequest). An empty body
+// leaves v as is when optional.
 func decode(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
 	body := http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	data, err := io.ReadAll(body)

@@ -52,9 +52,9 @@ type Jobs interface {
 	Run(id uint64) (store.Run, error)
 }
 
-// AgentToken is an agent's token (docs/design.md, "Callers"): calls made with it are limited to
-// checking, reading and cancelling their own requests and visibility, evaluated in
-// Profile, with AgentID forced when not empty.
+// AgentToken is an agent's token (docs/design.md, "Callers"): calls made with it are
+// limited to checking, reading and cancelling their own requests and visibility,
+// evaluated in Profile, with AgentID forced when not empty.
 type AgentToken struct {
 	Token   string
 	Profile string
@@ -108,8 +108,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Server is the HTTP API (docs/design.md, "HTTP API"). It is an http.Handler, safe for concurrent use;
-// Serve runs it on a listener.
+// Server is the HTTP API (docs/design.md, "HTTP API"). It is an http.Handler, safe for
+// concurrent use; Serve runs it on a listener.
 type Server struct {
 	gate      *gate.Manager
 	store     Store

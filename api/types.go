@@ -74,7 +74,8 @@ type Inbox struct {
 }
 
 // VisibleRequest is the body of POST /api/approval/visible: the group or profile to
-// evaluate in (docs/design.md, "Deciding a call"), optional agent and source filters, and the tool names.
+// evaluate in (docs/design.md, "Deciding a call"), optional agent and source filters, and
+// the tool names.
 type VisibleRequest struct {
 	Group   string   `json:"group,omitempty"`
 	Profile string   `json:"profile,omitempty"`

@@ -15,7 +15,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Input limits of CreateRequest (SPEC §11: arguments over 1 MiB are refused).
+// Input limits of CreateRequest (docs/design.md, "Limits").
 const (
 	// MaxArgumentsSize is the largest Arguments accepted, in bytes of JSON as sent.
 	MaxArgumentsSize = 1 << 20
@@ -28,8 +28,8 @@ const (
 // CreateRequest stores r as a new pending approval request and returns it as stored,
 // with created=true: the next request id, status Pending, no resolution or messages,
 // CreatedAt now when zero, and Arguments in canonical form (see canonicalArgs). The
-// caller may tell anyone about the request once it returns: it is committed (SPEC §5
-// "persist before notify").
+// caller may tell anyone about the request once it returns: it is committed
+// (docs/design.md, "Persistence").
 //
 // Idempotency (docs/design.md, "Idempotency"): when r.ToolCallID is not empty and
 // (r.SessionID, r.ToolCallID) is already registered, it stores nothing and returns the
@@ -180,10 +180,10 @@ func checkNewRequest(r *Request) error {
 }
 
 // canonicalArgs returns the canonical JSON of a call's arguments, so that two calls
-// compare equal byte for byte whatever their key order and spacing (SPEC §12.5): the
-// object decoded and encoded again by encoding/json (keys sorted, no space, numbers as
-// written). Empty or null arguments are {}. Errors wrap ErrInvalid: more than
-// MaxArgumentsSize bytes, not JSON, not an object, or data after the object.
+// compare equal byte for byte whatever their key order and spacing (docs/design.md,
+// "Idempotency"): the object decoded and encoded again by encoding/json (keys sorted, no
+// space, numbers as written). Empty or null arguments are {}. Errors wrap ErrInvalid:
+// more than MaxArgumentsSize bytes, not JSON, not an object, or data after the object.
 func canonicalArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) > MaxArgumentsSize {
 		return nil, fmt.Errorf("%w: arguments are %d bytes, more than %d", ErrInvalid, len(raw), MaxArgumentsSize)
@@ -266,8 +266,8 @@ func (d *DB) RequestByToolCall(sessionID, toolCallID string) (Request, error) {
 }
 
 // RequestsByToolCallID returns every request with that tool call id, across sessions,
-// oldest first (for POST /api/tools/{tool_call_id}/resolve, SPEC §8); none is an empty
-// result, not an error.
+// oldest first (for POST /api/tools/{tool_call_id}/resolve); none is an empty result,
+// not an error.
 func (d *DB) RequestsByToolCallID(toolCallID string) ([]Request, error) {
 	var out []Request
 	err := d.view(func(tx *bolt.Tx) error {
@@ -371,11 +371,11 @@ const (
 	resolveLate
 )
 
-// Resolve is the compare-and-set of SPEC §5, in one transaction: when request id is
-// pending and res.At (zero means now) is not after its ExpiresAt, it sets status
-// (Approved, Rejected or Cancelled) and res, appends the audit entry
-// ("request.approved", "request.rejected", "request.cancelled") by res.By via res.Via,
-// and returns the updated request. It is committed and fsynced when it returns.
+// Resolve is the compare-and-set of a resolution (docs/design.md, "Approval requests"),
+// in one transaction: when request id is pending and res.At (zero means now) is not after
+// its ExpiresAt, it sets status (Approved, Rejected or Cancelled) and res, appends the
+// audit entry ("request.approved", "request.rejected", "request.cancelled") by res.By via
+// res.Via, and returns the updated request. It is committed and fsynced when it returns.
 //
 // Errors, each changing nothing:
 //   - ErrAlreadyResolved when the request already left pending; the stored request is
@@ -390,7 +390,7 @@ const (
 // A resolution that cannot win (the request already resolved, late, unknown) is
 // answered from a read-only transaction and writes nothing; the others are committed
 // together through db.Batch, where a lost compare-and-set is a value, never an error
-// that would re-run the batch (SPEC §12.20).
+// that would re-run the batch (docs/design.md, "Persistence").
 func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) {
 	if res.At.IsZero() {
 		res.At = d.now()
@@ -487,8 +487,9 @@ func checkResolution(status Status, res Resolution) error {
 	return CheckBypassScope(res.Bypass.Scope)
 }
 
-// CheckBypassScope checks a bypass scope (SPEC §3): "all", "category:<c>",
-// "mcp:<server>" or "tool:<name>" with a non-empty name. Errors wrap ErrInvalid.
+// CheckBypassScope checks a bypass scope (docs/design.md, "Bypasses"): "all",
+// "category:<c>", "mcp:<server>" or "tool:<name>" with a non-empty name. Errors wrap
+// ErrInvalid.
 func CheckBypassScope(scope string) error {
 	if scope == "all" {
 		return nil
@@ -502,7 +503,7 @@ func CheckBypassScope(scope string) error {
 
 // ExpireDue marks Expired, with a resolution by "system" via "gate" at now and an
 // audit entry "request.expired" each, every pending request whose ExpiresAt is not
-// after now, and returns them oldest first (SPEC §5 "Expiry"). It first looks at the
+// after now, and returns them oldest first (docs/design.md, "Expiry"). It first looks at the
 // earliest entry of the pending index in a read-only transaction and opens a write
 // transaction only when something is due, so calling it every second on an idle
 // service writes nothing.
@@ -561,9 +562,9 @@ func wrapErr(op string, err error) error {
 }
 
 // CancelSession marks Cancelled, with res (a zero At means now) and an audit entry
-// "request.cancelled" each, every pending request of the session, in one transaction,
-// and returns them oldest first (SPEC §5 "cancel(session)"). None pending is an empty
-// result and writes nothing. ErrInvalid when res has no By or has a bypass.
+// "request.cancelled" each, every pending request of the session, in one transaction, and
+// returns them oldest first. None pending is an empty result and writes nothing. ErrInvalid
+// when res has no By or has a bypass.
 func (d *DB) CancelSession(sessionID string, res Resolution) ([]Request, error) {
 	if res.At.IsZero() {
 		res.At = d.now()
@@ -594,10 +595,11 @@ func (d *DB) CancelSession(sessionID string, res Resolution) ([]Request, error) 
 	return out, nil
 }
 
-// AddMessage records that request id is shown by chat message m (the outbox, SPEC
-// §12.6); a zero ShownAt is now. Adding a message already recorded (same channel, chat
-// and ref) writes nothing. Messages may be added to a finished request too.
-// Errors (nothing is written): ErrNotFound, ErrInvalid (empty channel, chat or ref).
+// AddMessage records that request id is shown by chat message m (the outbox,
+// docs/design.md, "Chat prompts"); a zero ShownAt is now. Adding a message already
+// recorded (same channel, chat and ref) writes nothing. Messages may be added to a
+// finished request too. Errors (nothing is written): ErrNotFound, ErrInvalid (empty
+// channel, chat or ref).
 func (d *DB) AddMessage(id uint64, m Message) error {
 	if m.Channel == "" || m.ChatID == "" || m.Ref == "" {
 		return fmt.Errorf("store: add message to request %d: %w: channel, chat_id and ref are required", id, ErrInvalid)
@@ -621,8 +623,8 @@ func (d *DB) AddMessage(id uint64, m Message) error {
 }
 
 // MarkMessagesFinal marks every message of request id as edited to show its outcome
-// (SPEC §12.6), so the outbox stops updating them. When all are already final it writes
-// nothing. ErrNotFound when the request does not exist.
+// (docs/design.md, "Chat prompts"), so the outbox stops updating them. When all are already
+// final it writes nothing. ErrNotFound when the request does not exist.
 func (d *DB) MarkMessagesFinal(id uint64) error {
 	err := d.updateRequest(id, func(r *Request) bool {
 		changed := false
@@ -672,7 +674,7 @@ func markUnfinal(tx *bolt.Tx, r Request) error {
 
 // Unfinalized returns every finished (not pending) request that still has a chat
 // message not edited to its outcome, oldest first: the messages the outbox must update
-// at start-up (SPEC §12.6). It reads only those requests, through the
+// at start-up (docs/design.md, "Chat prompts"). It reads only those requests, through the
 // requests_unfinal index.
 func (d *DB) Unfinalized() ([]Request, error) {
 	var out []Request
