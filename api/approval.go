@@ -32,7 +32,8 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res := CheckResult{Decision: out.Decision, RuleID: out.RuleID, Reason: out.Reason, Note: out.Note}
+	res := CheckResult{Decision: out.Decision, RuleID: out.RuleID, Reason: out.Reason,
+		Note: out.Note}
 	if out.Reason == rules.ReasonRule && out.RuleID != 0 {
 		res.Reason = s.ruleReason(out.RuleID)
 	}
@@ -65,7 +66,8 @@ func (s *Server) ruleReason(id uint64) string {
 		return fmt.Sprintf("rule %d", id)
 	}
 	what := string(r.Action) + " " + r.ToolPattern
-	for _, kv := range [][2]string{{"", r.PathPattern}, {"agent=", r.AgentID}, {"source=", r.Source}} {
+	filters := [][2]string{{"", r.PathPattern}, {"agent=", r.AgentID}, {"source=", r.Source}}
+	for _, kv := range filters {
 		if kv[1] != "" {
 			what += " " + kv[0] + kv[1]
 		}
@@ -91,7 +93,8 @@ func (s *Server) restrict(p principal, c *gate.Call) error {
 	if c.Group != "" {
 		prof, ok := s.gate.Profile(a.profile)
 		if !ok || c.Group != prof.SecurityGroup {
-			return fmt.Errorf("%w: this token is limited to the group of profile %q", ErrForbidden, a.profile)
+			return fmt.Errorf("%w: this token is limited to the group of profile %q",
+				ErrForbidden, a.profile)
 		}
 	}
 	if c.Source == "cron" {
@@ -110,13 +113,10 @@ func (s *Server) restrict(p principal, c *gate.Call) error {
 // cancelled request, why it was cancelled). The hook and the CLI use it on a polled
 // request.
 func ResultOf[R Request | store.Request](q R) CheckResult {
-	switch q := any(q).(type) {
-	case store.Request:
-		return resultOf(RequestOf(q))
-	case Request:
-		return resultOf(q)
+	if stored, ok := any(q).(store.Request); ok {
+		return resultOf(RequestOf(stored))
 	}
-	panic("unreachable")
+	return resultOf(any(q).(Request))
 }
 
 func resultOf(q Request) CheckResult {
@@ -128,14 +128,16 @@ func resultOf(q Request) CheckResult {
 			res.Reason += ": " + q.Reason
 		}
 	case store.Expired:
-		res.Reason = fmt.Sprintf("no one answered before %s (request %d expired)", q.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"), q.ID)
+		res.Reason = fmt.Sprintf("no one answered before %s (request %d expired)",
+			q.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"), q.ID)
 	default:
 		res.Reason = fmt.Sprintf("%s (request %d)", q.Status, q.ID)
 	}
 	if q.Resolution != nil && q.Status != store.Expired {
 		res.ResolvedBy = q.Resolution.By
 		res.Note = q.Resolution.Note
-		res.Reason = fmt.Sprintf("%s by %s via %s (request %d)", q.Status, q.Resolution.By, viaName(q.Resolution.Via), q.ID)
+		res.Reason = fmt.Sprintf("%s by %s via %s (request %d)",
+			q.Status, q.Resolution.By, viaName(q.Resolution.Via), q.ID)
 	}
 	return res
 }
@@ -246,7 +248,8 @@ func (s *Server) resolveToolCall(w http.ResponseWriter, r *http.Request) error {
 	case len(found) == 0:
 		return fmt.Errorf("%w: no request for tool call %q", ErrNotFound, tcid)
 	case len(found) > 1:
-		return fmt.Errorf("%w: tool call id %q is used by %d requests; add ?session_id=", ErrConflict, tcid, len(found))
+		return fmt.Errorf("%w: tool call id %q is used by %d requests; add ?session_id=",
+			ErrConflict, tcid, len(found))
 	}
 	return s.resolveID(w, r, found[0].ID)
 }
@@ -257,7 +260,8 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 		return err
 	}
 	by := actor(r)
-	res := gate.Resolution{Note: body.Note, By: by.By, Via: by.Via, Caller: principalOf(r).caller()}
+	res := gate.Resolution{Note: body.Note, By: by.By, Via: by.Via,
+		Caller: principalOf(r).caller()}
 	switch body.Action {
 	case ActionApprove:
 		res.Approve = true

@@ -97,7 +97,8 @@ func (c *Client) Await(ctx context.Context, id uint64) (Request, error) {
 // reason, and returns it. 409 when it is no longer pending.
 func (c *Client) Cancel(ctx context.Context, id uint64, reason string) (Request, error) {
 	var out Request
-	err := c.do(ctx, http.MethodPost, "/api/approval/requests/"+u64(id)+"/cancel", nil, CancelRequest{Reason: reason}, &out)
+	path := "/api/approval/requests/" + u64(id) + "/cancel"
+	err := c.do(ctx, http.MethodPost, path, nil, CancelRequest{Reason: reason}, &out)
 	return out, err
 }
 
@@ -161,8 +162,9 @@ type wholeRule struct {
 }
 
 func wholeRuleOf(r rules.Rule) wholeRule {
-	return wholeRule{ID: r.ID, GroupID: r.GroupID, AgentID: r.AgentID, Source: r.Source, ToolPattern: r.ToolPattern,
-		PathPattern: r.PathPattern, Action: r.Action, Note: r.Note, Priority: r.Priority}
+	return wholeRule{ID: r.ID, GroupID: r.GroupID, AgentID: r.AgentID, Source: r.Source,
+		ToolPattern: r.ToolPattern, PathPattern: r.PathPattern, Action: r.Action, Note: r.Note,
+		Priority: r.Priority}
 }
 
 // DeleteRule deletes rule id. 404 when unknown.
@@ -187,21 +189,24 @@ func (c *Client) CreateGroup(ctx context.Context, g rules.Group) (rules.Group, e
 // UpdateGroup changes the name and description of group g.ID. 404 when unknown.
 func (c *Client) UpdateGroup(ctx context.Context, g rules.Group) (rules.Group, error) {
 	var out rules.Group
-	err := c.do(ctx, http.MethodPut, "/api/tool-permission-groups/"+url.PathEscape(g.ID), nil, g, &out)
+	path := "/api/tool-permission-groups/" + url.PathEscape(g.ID)
+	err := c.do(ctx, http.MethodPut, path, nil, g, &out)
 	return out, err
 }
 
 // DeleteGroup deletes group id and its rules. 409 for default or a group a profile
 // uses, 404 when unknown.
 func (c *Client) DeleteGroup(ctx context.Context, id string) error {
-	return c.do(ctx, http.MethodDelete, "/api/tool-permission-groups/"+url.PathEscape(id), nil, nil, nil)
+	path := "/api/tool-permission-groups/" + url.PathEscape(id)
+	return c.do(ctx, http.MethodDelete, path, nil, nil, nil)
 }
 
 // DuplicateGroup copies group src with all its rules into a new group (id, name) and
 // returns the new rules. 404 (src), 409 (id taken), 422 (bad id).
 func (c *Client) DuplicateGroup(ctx context.Context, src, id, name string) ([]rules.Rule, error) {
 	var out []rules.Rule
-	err := c.do(ctx, http.MethodPost, "/api/tool-permission-groups/"+url.PathEscape(src)+"/duplicate", nil, DuplicateRequest{ID: id, Name: name}, &out)
+	path := "/api/tool-permission-groups/" + url.PathEscape(src) + "/duplicate"
+	err := c.do(ctx, http.MethodPost, path, nil, DuplicateRequest{ID: id, Name: name}, &out)
 	return out, err
 }
 
@@ -234,14 +239,16 @@ func (c *Client) SetBypass(ctx context.Context, session, scope, caller string,
 
 // ClearBypass removes every bypass of session (DELETE /api/sessions/{id}/bypass).
 func (c *Client) ClearBypass(ctx context.Context, session string) error {
-	return c.do(ctx, http.MethodDelete, "/api/sessions/"+url.PathEscape(session)+"/bypass", nil, nil, nil)
+	path := "/api/sessions/" + url.PathEscape(session) + "/bypass"
+	return c.do(ctx, http.MethodDelete, path, nil, nil, nil)
 }
 
 // CancelSession cancels every pending request of session and clears its bypasses (POST
 // /api/sessions/{id}/cancel); it returns the cancelled requests.
 func (c *Client) CancelSession(ctx context.Context, session string) ([]Request, error) {
 	var out CancelSessionResult
-	err := c.do(ctx, http.MethodPost, "/api/sessions/"+url.PathEscape(session)+"/cancel", nil, nil, &out)
+	path := "/api/sessions/" + url.PathEscape(session) + "/cancel"
+	err := c.do(ctx, http.MethodPost, path, nil, nil, &out)
 	return out.Cancelled, err
 }
 
@@ -302,7 +309,9 @@ func (c *Client) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	defer resp.Body.Close()
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, _ := mime.ParseMediaType(ct); mt != backupContentType {
-		return 0, fmt.Errorf("api: %s: the answer is %q, not a database file (is %s a skald-bot server?)", op, ct, c.BaseURL)
+		return 0, fmt.Errorf(
+			"api: %s: the answer is %q, not a database file (is %s a skald-bot server?)",
+			op, ct, c.BaseURL)
 	}
 	n, err := io.Copy(w, resp.Body)
 	if err != nil {
@@ -335,7 +344,8 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 
 // send sends one request with body (JSON, when not nil) and returns a 2xx answer,
 // whose body the caller must close. An error status becomes an *Error.
-func (c *Client) send(ctx context.Context, method, path string, q url.Values, body any) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, method, path string, q url.Values,
+	body any) (*http.Response, error) {
 	op := method + " " + path
 	u := strings.TrimRight(c.BaseURL, "/") + path
 	if len(q) > 0 {

@@ -35,7 +35,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // nothing matches.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, ErrBadRequest), errors.Is(err, gate.ErrInvalidCall), errors.Is(err, gate.ErrNoSession):
+	case errors.Is(err, ErrBadRequest), errors.Is(err, gate.ErrInvalidCall),
+		errors.Is(err, gate.ErrNoSession):
 		return http.StatusBadRequest
 	case errors.Is(err, ErrUnauthorized):
 		return http.StatusUnauthorized
@@ -77,7 +78,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg = "internal error"
 	} else {
-		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", status,
+			"err", err)
 	}
 	writeError(w, status, msg)
 }

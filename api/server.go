@@ -201,7 +201,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h, pattern := s.mux.Handler(r)
 	s.deadlines(w, r, pattern)
 	if ref := s.guard(r); ref != nil {
-		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", ref.status, "err", ref.msg)
+		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", ref.status,
+			"err", ref.msg)
 		writeError(w, ref.status, ref.msg)
 		return
 	}
@@ -222,7 +223,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !p.admin() && !agentRoutes[pattern] {
-		writeError(w, http.StatusForbidden, "forbidden: an agent may only check, read and cancel its own requests and ask what is visible")
+		writeError(w, http.StatusForbidden, "forbidden: an agent may only check, read and "+
+			"cancel its own requests and ask what is visible")
 		return
 	}
 	s.mux.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
@@ -272,7 +274,8 @@ func (b *bodyDeadline) Read(p []byte) (int, error) {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.generated && !isLoopback(ln.Addr()) {
 		ln.Close()
-		return fmt.Errorf("api: serve on %s: %w: listening beyond loopback needs api.token", ln.Addr(), ErrInvalid)
+		return fmt.Errorf("api: serve on %s: %w: listening beyond loopback needs api.token",
+			ln.Addr(), ErrInvalid)
 	}
 	base, stop := context.WithCancel(context.Background())
 	defer stop()
