@@ -26,14 +26,14 @@
 // limits"): a slow body is answered 408 and its connection closed, a connection
 // beyond the cap is answered 503 and closed at once.
 //
-// Errors are JSON {"error": "..."}: 400 malformed JSON or an unknown action, 401 no or
-// a wrong token, 403 an agent overstepping (or using a cron: session) or a foreign Host or
-// Origin, 404 unknown,
-// 408 a body too slow, 409 already resolved, expired, tool_call_id reused, group exists
-// or protected, 413 a body over 1 MiB, 415 a body that is not JSON, 422 an
-// invalid rule or pattern, unknown group or profile, bad bypass scope or caller, 429
-// too many requests pending; anything else is
-// 500 "internal error", with the whole error chain only in the log.
+// Errors are JSON {"error": "..."} with the statuses of docs/design.md, "HTTP API":
+// 400 malformed JSON or an unknown action, 401 no or a wrong token, 403 an agent
+// overstepping (or using a cron: session) or a foreign Host or Origin, 404 unknown, 408
+// a body too slow, 409 already resolved, expired, tool_call_id reused, group exists or
+// protected, 413 a body over 1 MiB, 415 a body that is not JSON, 422 an invalid rule or
+// pattern, unknown group or profile, bad bypass scope or caller, 429 too many requests
+// pending; anything else is 500 "internal error", with the whole error chain only in
+// the log.
 //
 // A new rule (POST /api/approval/rules) without priority gets rules.DefaultPriority and
 // without group_id goes to the default group; PUT /api/approval/rules/{id} merges its
