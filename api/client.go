@@ -64,11 +64,10 @@ func (c *Client) Request(ctx context.Context, id uint64, waitSecs int) (Request,
 	return out, err
 }
 
-// Await polls request id until it leaves pending or ctx ends, asking the server to
-// wait up to MaxWaitSecs at a time. When ctx ends first it returns the
-// last request seen, still pending (only ID and Status set when none was seen), and
-// nil: the caller decides what pending means.
-// Errors are those of Request other than ctx's end.
+// Await polls request id until it leaves pending or ctx ends, asking the server to wait
+// up to MaxWaitSecs at a time. When ctx ends first it returns the last request seen,
+// still pending (only ID and Status set when none was seen), and nil: the caller decides
+// what pending means. Errors are those of Request other than ctx's end.
 func (c *Client) Await(ctx context.Context, id uint64) (Request, error) {
 	var last Request
 	for {
