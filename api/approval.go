@@ -10,7 +10,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// check is POST /api/approval/check (SPEC §8): gate the call, then wait up to
+// check is POST /api/approval/check: gate the call, then wait up to
 // wait_secs for a human when it needs one. The wait ends the moment the request is
 // resolved, or when the client goes away. A negative wait_secs is a 400 before
 // anything is checked.
@@ -32,7 +32,8 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res := CheckResult{Decision: out.Decision, RuleID: out.RuleID, Reason: out.Reason, Note: out.Note}
+	res := CheckResult{Decision: out.Decision, RuleID: out.RuleID, Reason: out.Reason,
+		Note: out.Note}
 	if out.Reason == rules.ReasonRule && out.RuleID != 0 {
 		res.Reason = s.ruleReason(out.RuleID)
 	}
@@ -65,7 +66,8 @@ func (s *Server) ruleReason(id uint64) string {
 		return fmt.Sprintf("rule %d", id)
 	}
 	what := string(r.Action) + " " + r.ToolPattern
-	for _, kv := range [][2]string{{"", r.PathPattern}, {"agent=", r.AgentID}, {"source=", r.Source}} {
+	filters := [][2]string{{"", r.PathPattern}, {"agent=", r.AgentID}, {"source=", r.Source}}
+	for _, kv := range filters {
 		if kv[1] != "" {
 			what += " " + kv[0] + kv[1]
 		}
@@ -91,7 +93,8 @@ func (s *Server) restrict(p principal, c *gate.Call) error {
 	if c.Group != "" {
 		prof, ok := s.gate.Profile(a.profile)
 		if !ok || c.Group != prof.SecurityGroup {
-			return fmt.Errorf("%w: this token is limited to the group of profile %q", ErrForbidden, a.profile)
+			return fmt.Errorf("%w: this token is limited to the group of profile %q",
+				ErrForbidden, a.profile)
 		}
 	}
 	if c.Source == "cron" {
@@ -104,12 +107,19 @@ func (s *Server) restrict(p principal, c *gate.Call) error {
 	return nil
 }
 
-// ResultOf is the check answer (SPEC §8) that request q gives: pending while it waits
-// ("waiting for approval (request 7)", followed by why the gate asked a human when the
-// request records it: "…: path contains a protected or denied place: secrets"), else
-// its final status, with who resolved it and the note (for a cancelled request, the
-// reason it was cancelled). The hook and the CLI use it on a polled request.
-func ResultOf(q store.Request) CheckResult {
+// ResultOf is the check answer request q gives, q as a Client returns it or as stored:
+// pending while it waits ("waiting for approval (request 7)", plus the request's reason
+// when it has one), else its final status with who resolved it and the note (for a
+// cancelled request, why it was cancelled). The hook and the CLI use it on a polled
+// request.
+func ResultOf[R Request | store.Request](q R) CheckResult {
+	if stored, ok := any(q).(store.Request); ok {
+		return resultOf(RequestOf(stored))
+	}
+	return resultOf(any(q).(Request))
+}
+
+func resultOf(q Request) CheckResult {
 	res := CheckResult{Decision: gate.Decision(q.Status), RequestID: q.ID, RuleID: q.RuleID}
 	switch q.Status {
 	case store.Pending:
@@ -118,14 +128,16 @@ func ResultOf(q store.Request) CheckResult {
 			res.Reason += ": " + q.Reason
 		}
 	case store.Expired:
-		res.Reason = fmt.Sprintf("no one answered before %s (request %d expired)", q.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"), q.ID)
+		res.Reason = fmt.Sprintf("no one answered before %s (request %d expired)",
+			q.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"), q.ID)
 	default:
 		res.Reason = fmt.Sprintf("%s (request %d)", q.Status, q.ID)
 	}
 	if q.Resolution != nil && q.Status != store.Expired {
 		res.ResolvedBy = q.Resolution.By
 		res.Note = q.Resolution.Note
-		res.Reason = fmt.Sprintf("%s by %s via %s (request %d)", q.Status, q.Resolution.By, viaName(q.Resolution.Via), q.ID)
+		res.Reason = fmt.Sprintf("%s by %s via %s (request %d)",
+			q.Status, q.Resolution.By, viaName(q.Resolution.Via), q.ID)
 	}
 	return res
 }
@@ -173,7 +185,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, q)
+	writeJSON(w, http.StatusOK, RequestOf(q))
 	return nil
 }
 
@@ -192,7 +204,7 @@ func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, q)
+	writeJSON(w, http.StatusOK, RequestOf(q))
 	return nil
 }
 
@@ -202,10 +214,8 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if pending == nil {
-		pending = []store.Request{}
-	}
-	writeJSON(w, http.StatusOK, Inbox{Total: len(pending), Approvals: pending, Clarifications: []any{}})
+	writeJSON(w, http.StatusOK, Inbox{Total: len(pending), Approvals: requestsOf(pending),
+		Clarifications: []any{}})
 	return nil
 }
 
@@ -238,7 +248,8 @@ func (s *Server) resolveToolCall(w http.ResponseWriter, r *http.Request) error {
 	case len(found) == 0:
 		return fmt.Errorf("%w: no request for tool call %q", ErrNotFound, tcid)
 	case len(found) > 1:
-		return fmt.Errorf("%w: tool call id %q is used by %d requests; add ?session_id=", ErrConflict, tcid, len(found))
+		return fmt.Errorf("%w: tool call id %q is used by %d requests; add ?session_id=",
+			ErrConflict, tcid, len(found))
 	}
 	return s.resolveID(w, r, found[0].ID)
 }
@@ -249,7 +260,8 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 		return err
 	}
 	by := actor(r)
-	res := gate.Resolution{Note: body.Note, By: by.By, Via: by.Via, Caller: principalOf(r).caller()}
+	res := gate.Resolution{Note: body.Note, By: by.By, Via: by.Via,
+		Caller: principalOf(r).caller()}
 	switch body.Action {
 	case ActionApprove:
 		res.Approve = true
@@ -268,6 +280,6 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, q)
+	writeJSON(w, http.StatusOK, RequestOf(q))
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-
-	"github.com/skald-circle/skald-bot/store"
 )
 
 // DefaultAuditLimit and MaxAuditLimit bound GET /api/audit?limit=N.
@@ -28,9 +26,6 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	if es == nil {
-		es = []store.AuditEntry{}
-	}
-	writeJSON(w, http.StatusOK, es)
+	writeJSON(w, http.StatusOK, auditOf(es))
 	return nil
 }

@@ -63,7 +63,8 @@ func newAuth(token string, agents []AgentToken, local bool) (auth, error) {
 		return auth{}, fmt.Errorf("%w: the admin token %s", ErrInvalid, problem)
 	}
 	if local && len(agents) > 0 {
-		return auth{}, fmt.Errorf("%w: token-less local calls are for a configuration with no agent tokens", ErrInvalid)
+		return auth{}, fmt.Errorf(
+			"%w: token-less local calls are for a configuration with no agent tokens", ErrInvalid)
 	}
 	a := auth{admin: digest(token), local: local}
 	seen := map[string]bool{token: true}
@@ -78,7 +79,8 @@ func newAuth(token string, agents []AgentToken, local bool) (auth, error) {
 			t.Profile = "default"
 		}
 		seen[t.Token] = true
-		a.agents = append(a.agents, agent{digest: digest(t.Token), name: TokenName(t.Token), profile: t.Profile, agentID: t.AgentID})
+		a.agents = append(a.agents, agent{digest: digest(t.Token), name: TokenName(t.Token),
+			profile: t.Profile, agentID: t.AgentID})
 	}
 	return a, nil
 }
@@ -97,9 +99,9 @@ func tokenProblem(t string) string {
 	return ""
 }
 
-// TokenName returns the name under which the API records requests made with agent
-// token t (SPEC §12.2): "agent-" and the first 12 hex digits of its SHA-256, never the
-// token itself.
+// TokenName returns the name under which the API records requests made with agent token t
+// (docs/design.md, "Callers"): "agent-" and the first 12 hex digits of its SHA-256, never
+// the token itself.
 func TokenName(t string) string {
 	return "agent-" + hex.EncodeToString(digest(t)[:6])
 }

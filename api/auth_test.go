@@ -200,7 +200,7 @@ func TestAgentTokenRole(t *testing.T) {
 
 // TestAgentTokenCannotReadAnotherTokensOutcome: the idempotency key does not let one
 // agent token learn the outcome of another's request — the same call from another
-// token is 409, naming no request (our extension of SPEC §12.5, for §12.2).
+// token is 409, naming no request (docs/design.md, "Idempotency").
 func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()

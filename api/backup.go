@@ -37,13 +37,15 @@ func backupFileName(t time.Time) string {
 func (s *Server) backup(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", backupContentType)
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": backupFileName(s.now())}))
+	name := map[string]string{"filename": backupFileName(s.now())}
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", name))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if r.Method == http.MethodHead {
 		return nil
 	}
-	sw := &stallWriter{w: w, rc: http.NewResponseController(w), stall: time.Duration(backupStall.Load())}
+	sw := &stallWriter{w: w, rc: http.NewResponseController(w),
+		stall: time.Duration(backupStall.Load())}
 	defer sw.rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // best effort: the copy is done
 	n, err := s.store.WriteTo(sw)
 	switch {
@@ -70,7 +72,8 @@ type stallWriter struct {
 func (s *stallWriter) Write(p []byte) (int, error) {
 	s.started = true
 	// The network's deadline is wall-clock time, whatever the Server's clock says.
-	if err := s.rc.SetWriteDeadline(time.Now().Add(s.stall)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	err := s.rc.SetWriteDeadline(time.Now().Add(s.stall))
+	if err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return 0, err
 	}
 	return s.w.Write(p)

@@ -18,18 +18,19 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Client calls a skald-bot server's API (SPEC §8). It is what the command line and the
-// Claude Code hook use. Methods block until the server answers or ctx ends; they are
-// safe for concurrent use. A server error comes back as an *Error (errors.Is it against
-// ErrNotFound, ErrConflict, …); a transport failure as the net/http error, wrapped.
+// Client calls a skald-bot server's API (docs/design.md, "HTTP API"). It is what the
+// command line and the Claude Code hook use. Methods block until the server answers or
+// ctx ends; they are safe for concurrent use. A server error comes back as an *Error
+// (errors.Is it against ErrNotFound, ErrConflict, …); a transport failure as the net/http
+// error, wrapped.
 type Client struct {
 	// BaseURL is the server's root, e.g. "http://127.0.0.1:8377".
 	BaseURL string
 	// Token is sent as "Authorization: Bearer <Token>" when not empty (admin or agent
-	// token, SPEC §12.2).
+	// token; docs/design.md, "Authentication").
 	Token string
 	// Actor is sent as the X-Skald-Actor header when not empty: who resolutions and
-	// changes are recorded as (SPEC §12.22). The command line sets "cli".
+	// changes are recorded as. The command line sets "cli".
 	Actor string
 	// HTTPClient nil means http.DefaultClient. Its Timeout, if any, must exceed the
 	// longest wait asked for (MaxWaitSecs).
@@ -53,23 +54,22 @@ func (c *Client) Check(ctx context.Context, req CheckRequest) (CheckResult, erro
 
 // Request returns approval request id (GET /api/approval/requests/{id}), waiting up to
 // waitSecs seconds (capped by the server) for it to leave pending. 404 when unknown.
-func (c *Client) Request(ctx context.Context, id uint64, waitSecs int) (store.Request, error) {
+func (c *Client) Request(ctx context.Context, id uint64, waitSecs int) (Request, error) {
 	var q url.Values
 	if waitSecs > 0 {
 		q = url.Values{"wait_secs": {strconv.Itoa(waitSecs)}}
 	}
-	var out store.Request
+	var out Request
 	err := c.do(ctx, http.MethodGet, "/api/approval/requests/"+u64(id), q, nil, &out)
 	return out, err
 }
 
-// Await polls request id until it leaves pending or ctx ends, asking the server to
-// wait up to MaxWaitSecs at a time (SPEC §12.12). When ctx ends first it returns the
-// last request seen, still pending (only ID and Status set when none was seen), and
-// nil: the caller decides what pending means.
-// Errors are those of Request other than ctx's end.
-func (c *Client) Await(ctx context.Context, id uint64) (store.Request, error) {
-	var last store.Request
+// Await polls request id until it leaves pending or ctx ends, asking the server to wait
+// up to MaxWaitSecs at a time. When ctx ends first it returns the last request seen,
+// still pending (only ID and Status set when none was seen), and nil: the caller decides
+// what pending means. Errors are those of Request other than ctx's end.
+func (c *Client) Await(ctx context.Context, id uint64) (Request, error) {
+	var last Request
 	for {
 		wait := MaxWaitSecs
 		if d, ok := ctx.Deadline(); ok {
@@ -81,7 +81,7 @@ func (c *Client) Await(ctx context.Context, id uint64) (store.Request, error) {
 				return r, err
 			}
 			if last.ID == 0 {
-				last = store.Request{ID: id, Status: store.Pending}
+				last = Request{ID: id, Status: store.Pending}
 			}
 			return last, nil
 		}
@@ -92,11 +92,12 @@ func (c *Client) Await(ctx context.Context, id uint64) (store.Request, error) {
 	}
 }
 
-// Cancel cancels pending request id (POST /api/approval/requests/{id}/cancel, SPEC
-// §12.11) with reason, and returns it. 409 when it is no longer pending.
-func (c *Client) Cancel(ctx context.Context, id uint64, reason string) (store.Request, error) {
-	var out store.Request
-	err := c.do(ctx, http.MethodPost, "/api/approval/requests/"+u64(id)+"/cancel", nil, CancelRequest{Reason: reason}, &out)
+// Cancel cancels pending request id (POST /api/approval/requests/{id}/cancel) with
+// reason, and returns it. 409 when it is no longer pending.
+func (c *Client) Cancel(ctx context.Context, id uint64, reason string) (Request, error) {
+	var out Request
+	path := "/api/approval/requests/" + u64(id) + "/cancel"
+	err := c.do(ctx, http.MethodPost, path, nil, CancelRequest{Reason: reason}, &out)
 	return out, err
 }
 
@@ -110,8 +111,8 @@ func (c *Client) Inbox(ctx context.Context) (Inbox, error) {
 // Resolve approves or rejects request id (POST /api/inbox/approvals/{id}/resolve) and
 // returns it as stored. 409 when it was already resolved (the message says by whom) or
 // has expired; 404 when unknown; 422 for a bad bypass scope.
-func (c *Client) Resolve(ctx context.Context, id uint64, req ResolveRequest) (store.Request, error) {
-	var out store.Request
+func (c *Client) Resolve(ctx context.Context, id uint64, req ResolveRequest) (Request, error) {
+	var out Request
 	err := c.do(ctx, http.MethodPost, "/api/inbox/approvals/"+u64(id)+"/resolve", nil, req, &out)
 	return out, err
 }
@@ -160,8 +161,9 @@ type wholeRule struct {
 }
 
 func wholeRuleOf(r rules.Rule) wholeRule {
-	return wholeRule{ID: r.ID, GroupID: r.GroupID, AgentID: r.AgentID, Source: r.Source, ToolPattern: r.ToolPattern,
-		PathPattern: r.PathPattern, Action: r.Action, Note: r.Note, Priority: r.Priority}
+	return wholeRule{ID: r.ID, GroupID: r.GroupID, AgentID: r.AgentID, Source: r.Source,
+		ToolPattern: r.ToolPattern, PathPattern: r.PathPattern, Action: r.Action, Note: r.Note,
+		Priority: r.Priority}
 }
 
 // DeleteRule deletes rule id. 404 when unknown.
@@ -186,21 +188,24 @@ func (c *Client) CreateGroup(ctx context.Context, g rules.Group) (rules.Group, e
 // UpdateGroup changes the name and description of group g.ID. 404 when unknown.
 func (c *Client) UpdateGroup(ctx context.Context, g rules.Group) (rules.Group, error) {
 	var out rules.Group
-	err := c.do(ctx, http.MethodPut, "/api/tool-permission-groups/"+url.PathEscape(g.ID), nil, g, &out)
+	path := "/api/tool-permission-groups/" + url.PathEscape(g.ID)
+	err := c.do(ctx, http.MethodPut, path, nil, g, &out)
 	return out, err
 }
 
 // DeleteGroup deletes group id and its rules. 409 for default or a group a profile
 // uses, 404 when unknown.
 func (c *Client) DeleteGroup(ctx context.Context, id string) error {
-	return c.do(ctx, http.MethodDelete, "/api/tool-permission-groups/"+url.PathEscape(id), nil, nil, nil)
+	path := "/api/tool-permission-groups/" + url.PathEscape(id)
+	return c.do(ctx, http.MethodDelete, path, nil, nil, nil)
 }
 
 // DuplicateGroup copies group src with all its rules into a new group (id, name) and
 // returns the new rules. 404 (src), 409 (id taken), 422 (bad id).
 func (c *Client) DuplicateGroup(ctx context.Context, src, id, name string) ([]rules.Rule, error) {
 	var out []rules.Rule
-	err := c.do(ctx, http.MethodPost, "/api/tool-permission-groups/"+url.PathEscape(src)+"/duplicate", nil, DuplicateRequest{ID: id, Name: name}, &out)
+	path := "/api/tool-permission-groups/" + url.PathEscape(src) + "/duplicate"
+	err := c.do(ctx, http.MethodPost, path, nil, DuplicateRequest{ID: id, Name: name}, &out)
 	return out, err
 }
 
@@ -223,8 +228,8 @@ func (c *Client) Tools(ctx context.Context) (gate.Catalog, error) {
 // session) covering caller's calls ("" = every caller's) (POST
 // /api/sessions/{id}/bypass). 422 for a bad scope or caller.
 func (c *Client) SetBypass(ctx context.Context, session, scope, caller string,
-	secs int64) (gate.Bypass, error) {
-	var out gate.Bypass
+	secs int64) (Bypass, error) {
+	var out Bypass
 	body := BypassRequest{Secs: &secs, Scope: scope, Caller: caller}
 	path := "/api/sessions/" + url.PathEscape(session) + "/bypass"
 	err := c.do(ctx, http.MethodPost, path, nil, body, &out)
@@ -233,14 +238,16 @@ func (c *Client) SetBypass(ctx context.Context, session, scope, caller string,
 
 // ClearBypass removes every bypass of session (DELETE /api/sessions/{id}/bypass).
 func (c *Client) ClearBypass(ctx context.Context, session string) error {
-	return c.do(ctx, http.MethodDelete, "/api/sessions/"+url.PathEscape(session)+"/bypass", nil, nil, nil)
+	path := "/api/sessions/" + url.PathEscape(session) + "/bypass"
+	return c.do(ctx, http.MethodDelete, path, nil, nil, nil)
 }
 
 // CancelSession cancels every pending request of session and clears its bypasses (POST
 // /api/sessions/{id}/cancel); it returns the cancelled requests.
-func (c *Client) CancelSession(ctx context.Context, session string) ([]store.Request, error) {
+func (c *Client) CancelSession(ctx context.Context, session string) ([]Request, error) {
 	var out CancelSessionResult
-	err := c.do(ctx, http.MethodPost, "/api/sessions/"+url.PathEscape(session)+"/cancel", nil, nil, &out)
+	path := "/api/sessions/" + url.PathEscape(session) + "/cancel"
+	err := c.do(ctx, http.MethodPost, path, nil, nil, &out)
 	return out.Cancelled, err
 }
 
@@ -253,34 +260,34 @@ func (c *Client) Jobs(ctx context.Context) ([]Job, error) {
 
 // RunJob starts a run of job name now (POST /api/jobs/{name}/run) and returns it as
 // first stored. 404 for an unknown job.
-func (c *Client) RunJob(ctx context.Context, name string) (store.Run, error) {
-	var out store.Run
+func (c *Client) RunJob(ctx context.Context, name string) (Run, error) {
+	var out Run
 	err := c.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(name)+"/run", nil, nil, &out)
 	return out, err
 }
 
 // Runs lists the runs of job name, newest first (GET /api/jobs/{name}/runs).
-func (c *Client) Runs(ctx context.Context, name string) ([]store.Run, error) {
-	var out []store.Run
+func (c *Client) Runs(ctx context.Context, name string) ([]Run, error) {
+	var out []Run
 	err := c.do(ctx, http.MethodGet, "/api/jobs/"+url.PathEscape(name)+"/runs", nil, nil, &out)
 	return out, err
 }
 
 // Run returns run id (GET /api/runs/{id}). 404 when unknown.
-func (c *Client) Run(ctx context.Context, id uint64) (store.Run, error) {
-	var out store.Run
+func (c *Client) Run(ctx context.Context, id uint64) (Run, error) {
+	var out Run
 	err := c.do(ctx, http.MethodGet, "/api/runs/"+u64(id), nil, nil, &out)
 	return out, err
 }
 
 // Audit returns at most limit audit entries, newest first (GET /api/audit); limit 0
 // means the server's default.
-func (c *Client) Audit(ctx context.Context, limit int) ([]store.AuditEntry, error) {
+func (c *Client) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
 	var q url.Values
 	if limit > 0 {
 		q = url.Values{"limit": {strconv.Itoa(limit)}}
 	}
-	var out []store.AuditEntry
+	var out []AuditEntry
 	err := c.do(ctx, http.MethodGet, "/api/audit", q, nil, &out)
 	return out, err
 }
@@ -301,7 +308,9 @@ func (c *Client) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	defer resp.Body.Close()
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, _ := mime.ParseMediaType(ct); mt != backupContentType {
-		return 0, fmt.Errorf("api: %s: the answer is %q, not a database file (is %s a skald-bot server?)", op, ct, c.BaseURL)
+		return 0, fmt.Errorf(
+			"api: %s: the answer is %q, not a database file (is %s a skald-bot server?)",
+			op, ct, c.BaseURL)
 	}
 	n, err := io.Copy(w, resp.Body)
 	if err != nil {
@@ -334,7 +343,8 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 
 // send sends one request with body (JSON, when not nil) and returns a 2xx answer,
 // whose body the caller must close. An error status becomes an *Error.
-func (c *Client) send(ctx context.Context, method, path string, q url.Values, body any) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, method, path string, q url.Values,
+	body any) (*http.Response, error) {
 	op := method + " " + path
 	u := strings.TrimRight(c.BaseURL, "/") + path
 	if len(q) > 0 {

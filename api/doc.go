@@ -1,5 +1,5 @@
-// Package api is skald-bot's HTTP API (SPEC §8) and the Go client the command line and
-// the Claude Code hook use.
+// Package api is skald-bot's HTTP API and the Go client the command line and the Claude
+// Code hook use. docs/design.md, "HTTP API", is its contract.
 //
 // # Server
 //
@@ -26,14 +26,14 @@
 // limits"): a slow body is answered 408 and its connection closed, a connection
 // beyond the cap is answered 503 and closed at once.
 //
-// Errors are JSON {"error": "..."}: 400 malformed JSON or an unknown action, 401 no or
-// a wrong token, 403 an agent overstepping (or using a cron: session) or a foreign Host or
-// Origin, 404 unknown,
-// 408 a body too slow, 409 already resolved, expired, tool_call_id reused, group exists
-// or protected, 413 a body over 1 MiB, 415 a body that is not JSON, 422 an
-// invalid rule or pattern, unknown group or profile, bad bypass scope or caller, 429
-// too many requests pending; anything else is
-// 500 "internal error", with the whole error chain only in the log.
+// Errors are JSON {"error": "..."} with the statuses of docs/design.md, "HTTP API":
+// 400 malformed JSON or an unknown action, 401 no or a wrong token, 403 an agent
+// overstepping (or using a cron: session) or a foreign Host or Origin, 404 unknown, 408
+// a body too slow, 409 already resolved, expired, tool_call_id reused, group exists or
+// protected, 413 a body over 1 MiB, 415 a body that is not JSON, 422 an invalid rule or
+// pattern, unknown group or profile, bad bypass scope or caller, 429 too many requests
+// pending; anything else is 500 "internal error", with the whole error chain only in
+// the log.
 //
 // A new rule (POST /api/approval/rules) without priority gets rules.DefaultPriority and
 // without group_id goes to the default group; PUT /api/approval/rules/{id} merges its
@@ -44,7 +44,7 @@
 // out (then still pending), or when the client goes away. GET /api/events streams the
 // gate's events as Server-Sent Events. GET /healthz and GET /metrics (Prometheus text
 // format, see Metrics) need no token. The X-Skald-Actor header says who a resolution or
-// change is recorded as (SPEC §12.22).
+// change is recorded as (docs/design.md, "Approval requests").
 //
 // GET /api/backup (admin only; our addition, for operators: the service holds the
 // database's lock) streams a consistent copy of the database, taken in one read
@@ -54,6 +54,10 @@
 // so it cannot hold the read transaction open.
 //
 // # Client
+//
+// The answers are the API's own types (Request, Run, AuditEntry, Bypass, …), mapped
+// from the store's and the gate's in answers.go, so the store's on-disk format and the
+// wire format can change apart.
 //
 // Client has one typed method per endpoint. A server error comes back as an *Error
 // carrying the status and message; errors.Is(err, ErrConflict) and the like test its

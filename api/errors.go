@@ -7,8 +7,9 @@ import (
 )
 
 // Sentinel errors of the API. The server wraps a bad request in one of them to choose its
-// status (SPEC §8); the Client returns an *Error whose Is reports the sentinel of its
-// status, so a caller can write errors.Is(err, api.ErrNotFound) either side of the wire.
+// status (docs/design.md, "HTTP API"); the Client returns an *Error whose Is reports the
+// sentinel of its status, so a caller can write errors.Is(err, api.ErrNotFound) either
+// side of the wire.
 var (
 	// ErrBadRequest is 400: malformed JSON, an unknown action, a bad id or parameter.
 	ErrBadRequest = errors.New("bad request")
@@ -29,7 +30,7 @@ var (
 	// ErrTimeout is 408: a request body that did not arrive within the body timeout.
 	ErrTimeout = errors.New("request timeout")
 	// ErrInvalid is 422: an invalid rule or pattern, an unknown group or profile, a bad
-	// bypass scope (SPEC §8, §12.1).
+	// bypass scope.
 	ErrInvalid = errors.New("invalid")
 	// ErrTooMany is 429: a pending limit reached (gate.ErrTooManyPending); nothing
 	// was stored.

@@ -16,9 +16,10 @@ const EventBuffer = 64
 // clients see it is alive.
 const heartbeat = 25 * time.Second
 
-// events is GET /api/events: the gate's bus as Server-Sent Events (SPEC §12.21), one
-// "event: <name>\ndata: <json>\n\n" per event, flushed at once. The subscription is
-// released when the client leaves, the server stops, or the gate drops a slow client.
+// events is GET /api/events: the gate's bus as Server-Sent Events (docs/design.md,
+// "Approval requests"), one "event: <name>\ndata: <json>\n\n" per event, flushed at once.
+// The subscription is released when the client leaves, the server stops, or the gate
+// drops a slow client.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	fl, ok := w.(http.Flusher)
 	if !ok {

@@ -34,12 +34,14 @@ type refusal struct {
 func (s *Server) guard(r *http.Request) *refusal {
 	if !s.hostAllowed(r.Host) {
 		return &refusal{http.StatusForbidden, fmt.Sprintf(
-			"forbidden: host %s is not this service (a loopback address, localhost or api.allowed_hosts)", short(r.Host))}
+			"forbidden: host %s is not this service "+
+				"(a loopback address, localhost or api.allowed_hosts)", short(r.Host))}
 	}
 	if origins := r.Header.Values("Origin"); len(origins) > 0 {
 		if len(origins) > 1 || !s.originAllowed(origins[0], r.Host) {
 			return &refusal{http.StatusForbidden, fmt.Sprintf(
-				"forbidden: a call from origin %s is refused (only the service's own origin may call it)", short(origins[0]))}
+				"forbidden: a call from origin %s is refused "+
+					"(only the service's own origin may call it)", short(origins[0]))}
 		}
 	}
 	if !strings.HasPrefix(r.URL.Path, "/api/") {
@@ -56,7 +58,8 @@ func (s *Server) guard(r *http.Request) *refusal {
 	}
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		return &refusal{http.StatusUnsupportedMediaType, fmt.Sprintf(
-			"unsupported media type %s: send the body as Content-Type: application/json", short(ct))}
+			"unsupported media type %s: send the body as Content-Type: application/json",
+			short(ct))}
 	}
 	return nil
 }

@@ -3,8 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-
-	"github.com/skald-circle/skald-bot/store"
 )
 
 // listJobs is GET /api/jobs: empty without a scheduler.
@@ -31,7 +29,7 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, run)
+	writeJSON(w, http.StatusAccepted, runOf(run))
 	return nil
 }
 
@@ -45,10 +43,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if runs == nil {
-		runs = []store.Run{}
-	}
-	writeJSON(w, http.StatusOK, runs)
+	writeJSON(w, http.StatusOK, runsOf(runs))
 	return nil
 }
 
@@ -65,6 +60,6 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, run)
+	writeJSON(w, http.StatusOK, runOf(run))
 	return nil
 }

@@ -37,8 +37,9 @@ func NewMetrics() *Metrics {
 			Help: "Tool-call checks answered through the API, by decision.",
 		}, []string{"decision"}),
 		resolution: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "skald_resolution_seconds",
-			Help:    "Seconds from an approval request's creation to its outcome (approved, rejected, expired, cancelled).",
+			Name: "skald_resolution_seconds",
+			Help: "Seconds from an approval request's creation to its outcome " +
+				"(approved, rejected, expired, cancelled).",
 			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600},
 		}),
 		sendErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -47,7 +48,8 @@ func NewMetrics() *Metrics {
 		}, []string{"channel"}),
 	}
 	m.reg.MustRegister(m.checks, m.resolution, m.sendErrors,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
@@ -81,7 +83,8 @@ func (m *Metrics) watchPending(g *gate.Manager) error {
 // missed from that moment) until ctx ends; the events already queued then are still
 // recorded. When the gate drops the subscription as slow it subscribes again
 // (resolutions in between are not observed).
-func (m *Metrics) observeResolutions(ctx context.Context, g *gate.Manager, now func() time.Time, ch <-chan gate.Event, release func()) {
+func (m *Metrics) observeResolutions(ctx context.Context, g *gate.Manager,
+	now func() time.Time, ch <-chan gate.Event, release func()) {
 	for {
 		m.observe(ctx, g, now, ch)
 		release()
@@ -93,7 +96,8 @@ func (m *Metrics) observeResolutions(ctx context.Context, g *gate.Manager, now f
 }
 
 // observe records the events of ch until it is closed or ctx ends (then it drains ch).
-func (m *Metrics) observe(ctx context.Context, g *gate.Manager, now func() time.Time, ch <-chan gate.Event) {
+func (m *Metrics) observe(ctx context.Context, g *gate.Manager, now func() time.Time,
+	ch <-chan gate.Event) {
 	for {
 		select {
 		case e, ok := <-ch:

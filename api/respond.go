@@ -16,7 +16,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// errorBody is every error answer of the API (SPEC §8).
+// errorBody is every error answer of the API.
 type errorBody struct {
 	Error string `json:"error"`
 }
@@ -31,11 +31,12 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, errorBody{Error: msg})
 }
 
-// statusOf classifies err into the HTTP status SPEC §8 gives it; 500 when nothing
-// matches.
+// statusOf classifies err into its HTTP status (docs/design.md, "HTTP API"); 500 when
+// nothing matches.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, ErrBadRequest), errors.Is(err, gate.ErrInvalidCall), errors.Is(err, gate.ErrNoSession):
+	case errors.Is(err, ErrBadRequest), errors.Is(err, gate.ErrInvalidCall),
+		errors.Is(err, gate.ErrNoSession):
 		return http.StatusBadRequest
 	case errors.Is(err, ErrUnauthorized):
 		return http.StatusUnauthorized
@@ -77,13 +78,15 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg = "internal error"
 	} else {
-		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", status,
+			"err", err)
 	}
 	writeError(w, status, msg)
 }
 
-// decode reads r's JSON body into v: at most MaxBodyBytes (ErrTooLarge), within the
-// body timeout (ErrTimeout), one JSON value, no unknown fields (ErrBadRequest). An empty body leaves v as is when optional.
+// decode reads r's JSON body into v: at most MaxBodyBytes (ErrTooLarge), within the body
+// timeout (ErrTimeout), one JSON value, no unknown fields (ErrBadRequest). An empty body
+// leaves v as is when optional.
 func decode(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
 	body := http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	data, err := io.ReadAll(body)
@@ -147,7 +150,7 @@ func waitFor(n int) (time.Duration, error) {
 	return time.Duration(min(n, MaxWaitSecs)) * time.Second, nil
 }
 
-// actor is who r acts for (SPEC §12.22): the X-Skald-Actor header's value (printable,
+// actor is who r acts for: the X-Skald-Actor header's value (printable,
 // at most 64 bytes), else "api"; via is always "api".
 func actor(r *http.Request) store.Actor {
 	by := strings.TrimSpace(r.Header.Get(ActorHeader))

@@ -2,7 +2,7 @@ package api
 
 import "net/http"
 
-// routes registers every endpoint of SPEC §8 (and §12.11's cancel, and our backup).
+// routes registers every endpoint of the API.
 func (s *Server) routes() {
 	h := func(pattern string, f func(http.ResponseWriter, *http.Request) error) {
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {

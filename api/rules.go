@@ -167,7 +167,8 @@ func (s *Server) duplicateGroup(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &b, false); err != nil {
 		return err
 	}
-	rs, err := s.gate.DuplicateGroup(r.PathValue("id"), rules.Group{ID: b.ID, Name: b.Name}, actor(r))
+	dst := rules.Group{ID: b.ID, Name: b.Name}
+	rs, err := s.gate.DuplicateGroup(r.PathValue("id"), dst, actor(r))
 	if err != nil {
 		return err
 	}

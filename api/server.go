@@ -15,7 +15,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// ActorHeader names who an API call acts for (SPEC §12.22): resolutions and changes
+// ActorHeader names who an API call acts for: resolutions and changes
 // are recorded with its value as `by`, "api" when it is absent. The CLI sends "cli".
 const ActorHeader = "X-Skald-Actor"
 
@@ -37,7 +37,7 @@ type Store interface {
 
 var _ Store = (*store.DB)(nil)
 
-// Jobs is what the API needs of the scheduler (SPEC §7, §8); cmd adapts cron to it.
+// Jobs is what the API needs of the scheduler; cmd adapts cron to it.
 // Errors for an unknown job or run wrap store.ErrNotFound (404). Implementations must
 // be safe for concurrent use.
 type Jobs interface {
@@ -52,9 +52,9 @@ type Jobs interface {
 	Run(id uint64) (store.Run, error)
 }
 
-// AgentToken is an agent's token (SPEC §12.2): calls made with it are limited to
-// checking, reading and cancelling their own requests and visibility, evaluated in
-// Profile, with AgentID forced when not empty.
+// AgentToken is an agent's token (docs/design.md, "Callers"): calls made with it are
+// limited to checking, reading and cancelling their own requests and visibility,
+// evaluated in Profile, with AgentID forced when not empty.
 type AgentToken struct {
 	Token   string
 	Profile string
@@ -108,8 +108,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Server is the HTTP API of SPEC §8. It is an http.Handler, safe for concurrent use;
-// Serve runs it on a listener.
+// Server is the HTTP API (docs/design.md, "HTTP API"). It is an http.Handler, safe for
+// concurrent use; Serve runs it on a listener.
 type Server struct {
 	gate      *gate.Manager
 	store     Store
@@ -201,7 +201,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h, pattern := s.mux.Handler(r)
 	s.deadlines(w, r, pattern)
 	if ref := s.guard(r); ref != nil {
-		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", ref.status, "err", ref.msg)
+		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", ref.status,
+			"err", ref.msg)
 		writeError(w, ref.status, ref.msg)
 		return
 	}
@@ -222,7 +223,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !p.admin() && !agentRoutes[pattern] {
-		writeError(w, http.StatusForbidden, "forbidden: an agent may only check, read and cancel its own requests and ask what is visible")
+		writeError(w, http.StatusForbidden, "forbidden: an agent may only check, read and "+
+			"cancel its own requests and ask what is visible")
 		return
 	}
 	s.mux.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
@@ -272,7 +274,8 @@ func (b *bodyDeadline) Read(p []byte) (int, error) {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.generated && !isLoopback(ln.Addr()) {
 		ln.Close()
-		return fmt.Errorf("api: serve on %s: %w: listening beyond loopback needs api.token", ln.Addr(), ErrInvalid)
+		return fmt.Errorf("api: serve on %s: %w: listening beyond loopback needs api.token",
+			ln.Addr(), ErrInvalid)
 	}
 	base, stop := context.WithCancel(context.Background())
 	defer stop()

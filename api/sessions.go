@@ -3,18 +3,11 @@ package api
 import (
 	"fmt"
 	"net/http"
-
-	"github.com/skald-circle/skald-bot/gate"
-	"github.com/skald-circle/skald-bot/store"
 )
 
 // listBypasses is GET /api/sessions/{id}/bypass: the session's live bypasses.
 func (s *Server) listBypasses(w http.ResponseWriter, r *http.Request) error {
-	out := s.gate.Bypasses(r.PathValue("id"))
-	if out == nil {
-		out = []gate.Bypass{}
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, bypassesOf(s.gate.Bypasses(r.PathValue("id"))))
 	return nil
 }
 
@@ -39,7 +32,7 @@ func (s *Server) setBypass(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, got)
+	writeJSON(w, http.StatusOK, bypassOf(got))
 	return nil
 }
 
@@ -53,15 +46,12 @@ func (s *Server) clearBypass(w http.ResponseWriter, r *http.Request) error {
 }
 
 // cancelSession is POST /api/sessions/{id}/cancel: its pending requests become
-// cancelled and its bypasses are cleared (SPEC §5).
+// cancelled and its bypasses are cleared.
 func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request) error {
 	got, err := s.gate.CancelSession(r.PathValue("id"), actor(r))
 	if err != nil {
 		return err
 	}
-	if got == nil {
-		got = []store.Request{}
-	}
-	writeJSON(w, http.StatusOK, CancelSessionResult{Cancelled: got})
+	writeJSON(w, http.StatusOK, CancelSessionResult{Cancelled: requestsOf(got)})
 	return nil
 }

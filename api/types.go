@@ -4,19 +4,19 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
-	"github.com/skald-circle/skald-bot/store"
 )
 
-// The bodies of SPEC §8, shared by the server and the Client.
+// The bodies the API takes and the answers it builds itself, shared by the server and
+// the Client; answers that show a stored record are in answers.go.
 
-// MaxWaitSecs caps every wait_secs (SPEC §8): a longer wait is cut to 120 seconds, and a
-// client that wants longer polls again (SPEC §12.12).
+// MaxWaitSecs caps every wait_secs: a longer wait is cut to 120 seconds, and a client
+// that wants longer polls again (docs/design.md, "Timeouts and limits").
 const MaxWaitSecs = 120
 
-// MaxBodyBytes caps a request body at 1 MiB (SPEC §11); a larger one gets 413.
+// MaxBodyBytes caps a request body at 1 MiB; a larger one gets 413.
 const MaxBodyBytes = 1 << 20
 
-// CheckRequest is the body of POST /api/approval/check: a tool call (SPEC §3) and how
+// CheckRequest is the body of POST /api/approval/check: a tool call and how
 // long, in seconds, to wait for a human when it needs one (0: answer pending at once;
 // capped at MaxWaitSecs; negative: 400, as for GET /api/approval/requests/{id}).
 type CheckRequest struct {
@@ -24,7 +24,7 @@ type CheckRequest struct {
 	WaitSecs int `json:"wait_secs,omitempty"`
 }
 
-// CheckResult is the answer to a check (SPEC §8). Decision is allow, deny, approved,
+// CheckResult is the answer to a check. Decision is allow, deny, approved,
 // rejected, expired, cancelled, or pending (still waiting after wait_secs). RequestID is
 // set when the call needed approval; RuleID when a rule decided; ResolvedBy when a
 // person resolved the request. Reason says what decided in words: the rule ("rule 12
@@ -50,8 +50,8 @@ const (
 )
 
 // ResolveRequest is the body of the resolve endpoints. BypassSecs is nil for no bypass,
-// 0 for the whole session, N for N seconds (SPEC §12.17); BypassScope "" means the
-// default scope of SPEC §5. Bypass fields only count with approve.
+// 0 for the whole session, N for N seconds; BypassScope "" means the request's
+// default scope (docs/design.md, "Bypasses"). Bypass fields only count with approve.
 type ResolveRequest struct {
 	Action      string `json:"action"`
 	Note        string `json:"note,omitempty"`
@@ -59,22 +59,23 @@ type ResolveRequest struct {
 	BypassScope string `json:"bypass_scope,omitempty"`
 }
 
-// CancelRequest is the optional body of POST /api/approval/requests/{id}/cancel
-// (SPEC §12.11); Reason is stored on the resolution ("terminal" from the hook).
+// CancelRequest is the optional body of POST /api/approval/requests/{id}/cancel;
+// Reason is stored on the resolution ("terminal" from the hook).
 type CancelRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
 // Inbox is GET /api/inbox: the pending requests, oldest first. Clarifications is
-// always empty for now (SPEC §12.21).
+// always empty for now (clarifications are planned).
 type Inbox struct {
-	Total          int             `json:"total"`
-	Approvals      []store.Request `json:"approvals"`
-	Clarifications []any           `json:"clarifications"`
+	Total          int       `json:"total"`
+	Approvals      []Request `json:"approvals"`
+	Clarifications []any     `json:"clarifications"`
 }
 
 // VisibleRequest is the body of POST /api/approval/visible: the group or profile to
-// evaluate in (SPEC §12.1), optional agent and source filters, and the tool names.
+// evaluate in (docs/design.md, "Deciding a call"), optional agent and source filters, and
+// the tool names.
 type VisibleRequest struct {
 	Group   string   `json:"group,omitempty"`
 	Profile string   `json:"profile,omitempty"`
@@ -84,7 +85,7 @@ type VisibleRequest struct {
 }
 
 // VisibleResult splits the tools of a VisibleRequest: hidden ones are denied outright
-// by their first path-free rule (SPEC §4 Visibility).
+// by their first path-free rule.
 type VisibleResult struct {
 	Visible []string `json:"visible"`
 	Hidden  []string `json:"hidden"`
@@ -110,10 +111,10 @@ type BypassRequest struct {
 // CancelSessionResult is the answer to POST /api/sessions/{id}/cancel: the requests it
 // cancelled.
 type CancelSessionResult struct {
-	Cancelled []store.Request `json:"cancelled"`
+	Cancelled []Request `json:"cancelled"`
 }
 
-// Job is a scheduled job as GET /api/jobs lists it (SPEC §7).
+// Job is a scheduled job as GET /api/jobs lists it (docs/design.md, "Scheduled jobs").
 type Job struct {
 	Name         string    `json:"name"`
 	Schedule     string    `json:"schedule"`

@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// Status is the state of an approval request (SPEC §3). Pending is the only state a
-// request leaves; the others are final.
+// Status is the state of an approval request (docs/design.md, "Terms"). Pending is the only
+// state a request leaves; the others are final.
 type Status string
 
-// Request statuses (SPEC §3, §5).
+// Request statuses.
 const (
 	Pending   Status = "pending"
 	Approved  Status = "approved"
@@ -18,23 +18,25 @@ const (
 	Cancelled Status = "cancelled"
 )
 
-// Actor says who made a change and through what (SPEC §5 audit, §12.22): By is a
-// person or "api"/"cli"/"system", Via is the channel ("telegram", "slack", "api",
-// "cli", "config", "gate"). The store's own changes are by "system" via "seed"
-// (seeding), "gate" (expiry) or "retention" (Prune). By is required on every change.
+// Actor says who made a change and through what: By is a person or "api"/"cli"/"system",
+// Via is the channel ("telegram", "slack", "api", "cli", "config", "gate"). The store's
+// own changes are by "system" via "seed" (seeding), "gate" (expiry) or "retention"
+// (Prune). By is required on every change.
 type Actor struct {
 	By  string `json:"by"`
 	Via string `json:"via"`
 }
 
-// Request is an approval request (SPEC §3), persisted before anyone is told of it.
+// Request is an approval request (docs/design.md, "Terms") as it is stored, persisted
+// before anyone is told of it. Its JSON tags are the on-disk format only: the API has
+// its own types.
 type Request struct {
 	ID         uint64 `json:"request_id"`
 	SessionID  string `json:"session_id"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	ToolName   string `json:"tool_name"`
 	// Arguments is the call's arguments as canonical JSON (object keys sorted, no
-	// insignificant space), so two calls compare equal byte for byte (SPEC §12.5).
+	// insignificant space), so two calls compare equal byte for byte.
 	Arguments    json.RawMessage `json:"arguments"`
 	AgentID      string          `json:"agent_id,omitempty"`
 	Source       string          `json:"source,omitempty"`
@@ -44,7 +46,7 @@ type Request struct {
 	GroupID      string          `json:"group_id"`
 	Profile      string          `json:"profile,omitempty"`
 	// Cwd is the call's working directory as it was sent ("" when none), against which
-	// its relative paths were resolved (SPEC §3, §4.5). At most MaxCwdLen bytes.
+	// its relative paths were resolved. At most MaxCwdLen bytes.
 	Cwd string `json:"cwd,omitempty"`
 	// RuleID is the rule whose require made this request; 0 when no rule matched.
 	RuleID uint64 `json:"rule_id,omitempty"`
@@ -66,7 +68,7 @@ type Request struct {
 	ExpiresAt       time.Time   `json:"expires_at"`
 	Status          Status      `json:"status"`
 	Resolution      *Resolution `json:"resolution,omitempty"`
-	// Messages are the chat messages that show the request (the outbox, SPEC §12.6).
+	// Messages are the chat messages that show the request (the outbox).
 	Messages []Message `json:"messages,omitempty"`
 }
 
@@ -118,7 +120,7 @@ func (r Request) BypassScope() string {
 	return "tool:" + r.ToolName
 }
 
-// Resolution records how a request left Pending (SPEC §3).
+// Resolution records how a request left Pending.
 type Resolution struct {
 	By   string    `json:"by"`
 	Via  string    `json:"via"`
@@ -128,7 +130,7 @@ type Resolution struct {
 	Bypass *BypassGrant `json:"bypass,omitempty"`
 }
 
-// BypassGrant is a bypass granted on approval (SPEC §5, §12.17): Scope is "all",
+// BypassGrant is a bypass granted on approval (docs/design.md, "Bypasses"): Scope is "all",
 // "category:<c>", "mcp:<server>" or "tool:<name>"; Secs is its length in seconds,
 // 0 meaning the whole session.
 type BypassGrant struct {
@@ -136,7 +138,7 @@ type BypassGrant struct {
 	Secs  int64  `json:"secs"`
 }
 
-// Message is one chat message that shows a request (SPEC §12.6, §12.8).
+// Message is one chat message that shows a request (docs/design.md, "Chat prompts").
 type Message struct {
 	Channel string `json:"channel"` // "telegram" or "slack"
 	ChatID  string `json:"chat_id"`
@@ -147,7 +149,7 @@ type Message struct {
 	Final bool `json:"final,omitempty"`
 }
 
-// AuditEntry is one line of the audit log (SPEC §5, §8 GET /api/audit).
+// AuditEntry is one line of the audit log (docs/design.md, "Persistence").
 type AuditEntry struct {
 	ID        uint64    `json:"id"`
 	At        time.Time `json:"at"`
@@ -159,10 +161,10 @@ type AuditEntry struct {
 	Detail    string    `json:"detail,omitempty"`
 }
 
-// RunStatus is the state of a job run (SPEC §7).
+// RunStatus is the state of a job run (docs/design.md, "Scheduled jobs").
 type RunStatus string
 
-// Run statuses (SPEC §7). Running and WaitingApproval are the only non-final ones.
+// Run statuses. Running and WaitingApproval are the only non-final ones.
 const (
 	RunRunning         RunStatus = "running"
 	RunWaitingApproval RunStatus = "waiting_approval"
@@ -175,7 +177,7 @@ const (
 	RunInterrupted     RunStatus = "interrupted"
 )
 
-// Run is one execution of a scheduled job (SPEC §7). Its session is
+// Run is one execution of a scheduled job. Its session is
 // "cron:<job>:<id>". Step is the index of the step being run or waited on.
 type Run struct {
 	ID              uint64       `json:"id"`
@@ -192,7 +194,7 @@ type Run struct {
 	FinishedAt      time.Time    `json:"finished_at,omitzero"`
 }
 
-// StepResult is what one step of a run did (SPEC §7). Output holds at most the last
+// StepResult is what one step of a run did. Output holds at most the last
 // 16 KiB; DurationMS is in milliseconds.
 type StepResult struct {
 	Tool       string    `json:"tool"`

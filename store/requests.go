@@ -15,7 +15,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Input limits of CreateRequest (SPEC §11: arguments over 1 MiB are refused).
+// Input limits of CreateRequest (docs/design.md, "Limits").
 const (
 	// MaxArgumentsSize is the largest Arguments accepted, in bytes of JSON as sent.
 	MaxArgumentsSize = 1 << 20
@@ -27,26 +27,20 @@ const (
 
 // CreateRequest stores r as a new pending approval request and returns it as stored,
 // with created=true: the next request id, status Pending, no resolution or messages,
-// CreatedAt now when zero, and Arguments in canonical form (see canonicalArgs). The
-// caller may tell anyone about the request once it returns: it is committed (SPEC §5
-// "persist before notify").
+// CreatedAt now when zero, Arguments in canonical form (see canonicalArgs). It is
+// committed when it returns, so the caller may then tell anyone about it.
 //
-// Idempotency (docs/design.md, "Idempotency"): when r.ToolCallID is not empty and
-// (r.SessionID, r.ToolCallID) is already registered, it stores nothing and returns the
-// existing request, whatever its status, with created=false — if it is the same call:
-// the same caller, tool name, canonical arguments, cwd, group, profile, agent id,
-// source, context label and claimed category. Otherwise the error wraps
-// ErrToolCallReused and names the first field that differs ("…: tool_call_id reused
-// for a different call: not the same agent_id") and comes with the existing request —
-// except for another caller, which learns nothing: a zero Request and an error naming
-// no request id and no field. A repeated call is answered from a read-only transaction
-// and writes nothing; otherwise the lookup and the insert are one write transaction,
-// so concurrent callers with the same key get one request.
+// When r.ToolCallID is not empty and (r.SessionID, r.ToolCallID) is already registered,
+// it writes nothing: the same call (docs/design.md, "Idempotency") gets the existing
+// request, whatever its status, with created=false; a different one an error wrapping
+// ErrToolCallReused that names the first differing field ("…: not the same agent_id"),
+// with the existing request — unless it is another caller's, which learns nothing (a
+// zero Request, an error naming no id and no field).
 //
-// Other errors (nothing is written): ErrInvalid (no tool name, arguments that are not
-// a JSON object or exceed MaxArgumentsSize, an id longer than MaxIDLen, a Cwd longer
-// than MaxCwdLen, a zero ExpiresAt or one not after CreatedAt). Safe for concurrent
-// use; concurrent calls are committed together (one fsync) through db.Batch.
+// Other errors wrap ErrInvalid and write nothing: no tool name, arguments that are not a
+// JSON object or exceed MaxArgumentsSize, an id over MaxIDLen, a Cwd over MaxCwdLen, a
+// zero ExpiresAt or one not after CreatedAt. Safe for concurrent use (the package doc,
+// "Write costs").
 func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 	if r.CreatedAt.IsZero() {
 		r.CreatedAt = d.now()
@@ -80,7 +74,8 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 				return err
 			}
 			if n.ToolCallID != "" {
-				if err := tx.Bucket(bucketRequestsByTC).Put(toolCallKey(n.ToolCallID, n.SessionID), u64(n.ID)); err != nil {
+				key := toolCallKey(n.ToolCallID, n.SessionID)
+				if err := tx.Bucket(bucketRequestsByTC).Put(key, u64(n.ID)); err != nil {
 					return err
 				}
 			}
@@ -99,7 +94,8 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 			"store: create request: tool call %q of session %q: %w: made by another caller",
 			r.ToolCallID, r.SessionID, ErrToolCallReused)
 	case reused != "":
-		return req, false, fmt.Errorf("store: create request: tool call %q of session %q (request %d): %w: not the same %s",
+		return req, false, fmt.Errorf(
+			"store: create request: tool call %q of session %q (request %d): %w: not the same %s",
 			r.ToolCallID, r.SessionID, req.ID, ErrToolCallReused, reused)
 	}
 	return req, created, nil
@@ -180,13 +176,14 @@ func checkNewRequest(r *Request) error {
 }
 
 // canonicalArgs returns the canonical JSON of a call's arguments, so that two calls
-// compare equal byte for byte whatever their key order and spacing (SPEC §12.5): the
-// object decoded and encoded again by encoding/json (keys sorted, no space, numbers as
-// written). Empty or null arguments are {}. Errors wrap ErrInvalid: more than
-// MaxArgumentsSize bytes, not JSON, not an object, or data after the object.
+// compare equal byte for byte whatever their key order and spacing (docs/design.md,
+// "Idempotency"): the object decoded and encoded again by encoding/json (keys sorted, no
+// space, numbers as written). Empty or null arguments are {}. Errors wrap ErrInvalid:
+// more than MaxArgumentsSize bytes, not JSON, not an object, or data after the object.
 func canonicalArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) > MaxArgumentsSize {
-		return nil, fmt.Errorf("%w: arguments are %d bytes, more than %d", ErrInvalid, len(raw), MaxArgumentsSize)
+		return nil, fmt.Errorf("%w: arguments are %d bytes, more than %d",
+			ErrInvalid, len(raw), MaxArgumentsSize)
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return json.RawMessage("{}"), nil
@@ -260,14 +257,15 @@ func (d *DB) RequestByToolCall(sessionID, toolCallID string) (Request, error) {
 		return err
 	})
 	if err != nil {
-		return Request{}, fmt.Errorf("store: request of tool call %q in session %q: %w", toolCallID, sessionID, err)
+		return Request{}, fmt.Errorf("store: request of tool call %q in session %q: %w",
+			toolCallID, sessionID, err)
 	}
 	return r, nil
 }
 
 // RequestsByToolCallID returns every request with that tool call id, across sessions,
-// oldest first (for POST /api/tools/{tool_call_id}/resolve, SPEC §8); none is an empty
-// result, not an error.
+// oldest first (for POST /api/tools/{tool_call_id}/resolve); none is an empty result,
+// not an error.
 func (d *DB) RequestsByToolCallID(toolCallID string) ([]Request, error) {
 	var out []Request
 	err := d.view(func(tx *bolt.Tx) error {
@@ -335,7 +333,8 @@ func (d *DB) finish(tx *bolt.Tx, r *Request, status Status, res Resolution) erro
 	if err := putJSON(tx.Bucket(bucketRequests), u64(r.ID), r); err != nil {
 		return err
 	}
-	return d.audit(tx, Actor{By: res.By, Via: res.Via}, auditResolved(status), 0, r.ID, describeResolution(*r))
+	by := Actor{By: res.By, Via: res.Via}
+	return d.audit(tx, by, auditResolved(status), 0, r.ID, describeResolution(*r))
 }
 
 // describeResolution is the audit detail of a finished request.
@@ -371,11 +370,11 @@ const (
 	resolveLate
 )
 
-// Resolve is the compare-and-set of SPEC §5, in one transaction: when request id is
-// pending and res.At (zero means now) is not after its ExpiresAt, it sets status
-// (Approved, Rejected or Cancelled) and res, appends the audit entry
-// ("request.approved", "request.rejected", "request.cancelled") by res.By via res.Via,
-// and returns the updated request. It is committed and fsynced when it returns.
+// Resolve sets request id's status (Approved, Rejected or Cancelled) and res (a zero
+// res.At means now) in one compare-and-set transaction (docs/design.md, "Approval
+// requests"), appends its audit entry ("request.approved", "request.rejected",
+// "request.cancelled") by res.By via res.Via, and returns the updated request, committed
+// and fsynced.
 //
 // Errors, each changing nothing:
 //   - ErrAlreadyResolved when the request already left pending; the stored request is
@@ -386,11 +385,8 @@ const (
 //   - ErrInvalid for another status, an empty res.By, a bypass on anything but an
 //     approval, or a bypass with a bad scope or negative Secs.
 //
-// Safe for concurrent use: of any number of concurrent resolutions exactly one wins.
-// A resolution that cannot win (the request already resolved, late, unknown) is
-// answered from a read-only transaction and writes nothing; the others are committed
-// together through db.Batch, where a lost compare-and-set is a value, never an error
-// that would re-run the batch (SPEC §12.20).
+// Safe for concurrent use: of any number of concurrent resolutions exactly one wins, and
+// one that cannot win writes nothing (the package doc, "Write costs").
 func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) {
 	if res.At.IsZero() {
 		res.At = d.now()
@@ -423,9 +419,11 @@ func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) 
 	case outcome == resolveNotFound:
 		return Request{}, fmt.Errorf("store: resolve %d: %w", id, ErrNotFound)
 	case outcome == resolveLost:
-		return out, fmt.Errorf("store: resolve %d: %w (%s)", id, ErrAlreadyResolved, describeOutcome(out))
+		return out, fmt.Errorf("store: resolve %d: %w (%s)",
+			id, ErrAlreadyResolved, describeOutcome(out))
 	case outcome == resolveLate:
-		return out, fmt.Errorf("store: resolve %d: %w at %s", id, ErrExpired, out.ExpiresAt.Format(time.RFC3339))
+		return out, fmt.Errorf("store: resolve %d: %w at %s",
+			id, ErrExpired, out.ExpiresAt.Format(time.RFC3339))
 	}
 	return out, nil
 }
@@ -433,7 +431,8 @@ func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) 
 // compareAndSet is Resolve's transaction: it classifies request id and, when it is
 // pending and res is in time and write is set, finishes it. With write unset it only
 // reports resolveDone for a request it would resolve.
-func (d *DB) compareAndSet(tx *bolt.Tx, id uint64, status Status, res Resolution, write bool) (Request, resolveOutcome, error) {
+func (d *DB) compareAndSet(tx *bolt.Tx, id uint64, status Status, res Resolution,
+	write bool) (Request, resolveOutcome, error) {
 	r, ok, err := getRequest(tx, id)
 	switch {
 	case err != nil:
@@ -470,7 +469,8 @@ func checkResolution(status Status, res Resolution) error {
 	switch status {
 	case Approved, Rejected, Cancelled:
 	default:
-		return fmt.Errorf("%w: cannot resolve to status %q (approved, rejected or cancelled)", ErrInvalid, status)
+		return fmt.Errorf("%w: cannot resolve to status %q (approved, rejected or cancelled)",
+			ErrInvalid, status)
 	}
 	if res.By == "" {
 		return fmt.Errorf("%w: the resolution needs who (by)", ErrInvalid)
@@ -487,8 +487,9 @@ func checkResolution(status Status, res Resolution) error {
 	return CheckBypassScope(res.Bypass.Scope)
 }
 
-// CheckBypassScope checks a bypass scope (SPEC §3): "all", "category:<c>",
-// "mcp:<server>" or "tool:<name>" with a non-empty name. Errors wrap ErrInvalid.
+// CheckBypassScope checks a bypass scope (docs/design.md, "Bypasses"): "all",
+// "category:<c>", "mcp:<server>" or "tool:<name>" with a non-empty name. Errors wrap
+// ErrInvalid.
 func CheckBypassScope(scope string) error {
 	if scope == "all" {
 		return nil
@@ -497,15 +498,14 @@ func CheckBypassScope(scope string) error {
 	if ok && name != "" && (kind == "category" || kind == "mcp" || kind == "tool") {
 		return nil
 	}
-	return fmt.Errorf("%w: bypass scope %q (want all, category:<c>, mcp:<server> or tool:<name>)", ErrInvalid, scope)
+	return fmt.Errorf("%w: bypass scope %q (want all, category:<c>, mcp:<server> or tool:<name>)",
+		ErrInvalid, scope)
 }
 
 // ExpireDue marks Expired, with a resolution by "system" via "gate" at now and an
 // audit entry "request.expired" each, every pending request whose ExpiresAt is not
-// after now, and returns them oldest first (SPEC §5 "Expiry"). It first looks at the
-// earliest entry of the pending index in a read-only transaction and opens a write
-// transaction only when something is due, so calling it every second on an idle
-// service writes nothing.
+// after now, and returns them oldest first (docs/design.md, "Expiry"). When nothing is
+// due it writes nothing (it looks read-only first), so it may run every second.
 func (d *DB) ExpireDue(now time.Time) ([]Request, error) {
 	limit := timeNanos(now)
 	due := false
@@ -538,7 +538,8 @@ func (d *DB) ExpireDue(now time.Time) ([]Request, error) {
 				}
 				continue
 			}
-			if err := d.finish(tx, &r, Expired, Resolution{By: actorExpiry.By, Via: actorExpiry.Via, At: now}); err != nil {
+			res := Resolution{By: actorExpiry.By, Via: actorExpiry.Via, At: now}
+			if err := d.finish(tx, &r, Expired, res); err != nil {
 				return err
 			}
 			out = append(out, r)
@@ -561,9 +562,9 @@ func wrapErr(op string, err error) error {
 }
 
 // CancelSession marks Cancelled, with res (a zero At means now) and an audit entry
-// "request.cancelled" each, every pending request of the session, in one transaction,
-// and returns them oldest first (SPEC §5 "cancel(session)"). None pending is an empty
-// result and writes nothing. ErrInvalid when res has no By or has a bypass.
+// "request.cancelled" each, every pending request of the session, in one transaction, and
+// returns them oldest first. None pending is an empty result and writes nothing. ErrInvalid
+// when res has no By or has a bypass.
 func (d *DB) CancelSession(sessionID string, res Resolution) ([]Request, error) {
 	if res.At.IsZero() {
 		res.At = d.now()
@@ -594,13 +595,16 @@ func (d *DB) CancelSession(sessionID string, res Resolution) ([]Request, error) 
 	return out, nil
 }
 
-// AddMessage records that request id is shown by chat message m (the outbox, SPEC
-// §12.6); a zero ShownAt is now. Adding a message already recorded (same channel, chat
-// and ref) writes nothing. Messages may be added to a finished request too.
-// Errors (nothing is written): ErrNotFound, ErrInvalid (empty channel, chat or ref).
+// AddMessage records that request id is shown by chat message m (the outbox,
+// docs/design.md, "Chat prompts"); a zero ShownAt is now. Adding a message already
+// recorded (same channel, chat and ref) writes nothing. Messages may be added to a
+// finished request too. Errors (nothing is written): ErrNotFound, ErrInvalid (empty
+// channel, chat or ref).
 func (d *DB) AddMessage(id uint64, m Message) error {
 	if m.Channel == "" || m.ChatID == "" || m.Ref == "" {
-		return fmt.Errorf("store: add message to request %d: %w: channel, chat_id and ref are required", id, ErrInvalid)
+		return fmt.Errorf(
+			"store: add message to request %d: %w: channel, chat_id and ref are required",
+			id, ErrInvalid)
 	}
 	if m.ShownAt.IsZero() {
 		m.ShownAt = d.now()
@@ -621,8 +625,8 @@ func (d *DB) AddMessage(id uint64, m Message) error {
 }
 
 // MarkMessagesFinal marks every message of request id as edited to show its outcome
-// (SPEC §12.6), so the outbox stops updating them. When all are already final it writes
-// nothing. ErrNotFound when the request does not exist.
+// (docs/design.md, "Chat prompts"), so the outbox stops updating them. When all are already
+// final it writes nothing. ErrNotFound when the request does not exist.
 func (d *DB) MarkMessagesFinal(id uint64) error {
 	err := d.updateRequest(id, func(r *Request) bool {
 		changed := false
@@ -672,7 +676,7 @@ func markUnfinal(tx *bolt.Tx, r Request) error {
 
 // Unfinalized returns every finished (not pending) request that still has a chat
 // message not edited to its outcome, oldest first: the messages the outbox must update
-// at start-up (SPEC §12.6). It reads only those requests, through the
+// at start-up (docs/design.md, "Chat prompts"). It reads only those requests, through the
 // requests_unfinal index.
 func (d *DB) Unfinalized() ([]Request, error) {
 	var out []Request

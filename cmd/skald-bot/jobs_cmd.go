@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skald-circle/skald-bot/api"
-	"github.com/skald-circle/skald-bot/store"
 )
 
 func newJobsCmd(conn *connection) *cobra.Command {
@@ -127,7 +126,7 @@ func notStarted(err error) (outcome, msg string, ok bool) {
 	return "", "", false
 }
 
-func printRuns(cmd *cobra.Command, rs []store.Run) {
+func printRuns(cmd *cobra.Command, rs []api.Run) {
 	tw := newTable(cmd.OutOrStdout())
 	fmt.Fprintln(tw, "ID\tSTATUS\tSTEP\tREQUEST\tSTARTED\tERROR")
 	for _, r := range rs {

@@ -1,0 +1,47 @@
+package api
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// TestAnswersMapEveryField: a field added to an answer type and left out of its
+// mapping fails here.
+func TestAnswersMapEveryField(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	run := runOf(store.Run{ID: 1, Job: "backup", SessionID: "cron:backup:1",
+		Status: store.RunFailed, Trigger: "manual", Step: 1, RequestID: 3, Error: "exit 1",
+		SkippedTriggers: 2, StartedAt: at, FinishedAt: at.Add(time.Second),
+		Steps: []store.StepResult{{Tool: "execute_cmd", Decision: "approved", Status: "failed",
+			ExitCode: 1, Output: "boom", DurationMS: 5, RequestID: 3, StartedAt: at}}})
+	audit := auditOf([]store.AuditEntry{{ID: 1, At: at, By: "jane", Via: "api",
+		Action: "resolve", RequestID: 3, RuleID: 4, Detail: "approved"}})
+	bypass := bypassOf(gate.Bypass{SessionID: "s", Scope: "all", Caller: "local",
+		RequestID: 3, Profile: "agents", AgentID: "bot-1", ExpiresAt: at})
+	for _, v := range []any{run, run.Steps[0], audit[0], bypass} {
+		rv := reflect.ValueOf(v)
+		t.Run(rv.Type().Name(), func(t *testing.T) {
+			for i := range rv.NumField() {
+				if rv.Field(i).IsZero() {
+					t.Errorf("%s is not mapped", rv.Type().Field(i).Name)
+				}
+			}
+		})
+	}
+}
+
+// TestEmptyListsAreArrays: an empty list is [] on the wire, never null.
+func TestEmptyListsAreArrays(t *testing.T) {
+	for name, v := range map[string]any{"requests": requestsOf(nil),
+		"bypasses": bypassesOf(nil), "runs": runsOf(nil), "audit": auditOf(nil)} {
+		t.Run(name, func(t *testing.T) {
+			if rv := reflect.ValueOf(v); rv.IsNil() || rv.Len() != 0 {
+				t.Errorf("%s of nil = %#v, want an empty slice", name, v)
+			}
+		})
+	}
+}
