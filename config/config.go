@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -283,26 +284,6 @@ type Profile struct {
 	AllowFSWrites []string `yaml:"allow_fs_writes" json:"allow_fs_writes,omitempty"`
 }
 
-// Overlap says what a job's trigger does while a run of it is unfinished (SPEC §7).
-type Overlap string
-
-// Overlap policies; Parse sets OverlapSkip when the key is left out.
-const (
-	OverlapSkip  Overlap = "skip"
-	OverlapQueue Overlap = "queue"
-	OverlapAllow Overlap = "allow"
-)
-
-// Notify says which finished runs are announced in chat (SPEC §7).
-type Notify string
-
-// Notify policies; Parse sets NotifyFailure when the key is left out.
-const (
-	NotifyFailure Notify = "failure"
-	NotifyAlways  Notify = "always"
-	NotifyNever   Notify = "never"
-)
-
 // Job is a scheduled job (SPEC §7). Parse checks Schedule is not empty; the cron
 // package parses it.
 type Job struct {
@@ -317,13 +298,13 @@ type Job struct {
 	Profile string `yaml:"profile" json:"profile"`
 	// ContextLabel is shown in approval prompts, e.g. "CronJob: Nightly backup".
 	ContextLabel string `yaml:"context_label" json:"context_label,omitempty"`
-	// Overlap is skip (default), queue or allow.
-	Overlap Overlap `yaml:"overlap" json:"overlap"`
+	// Overlap is skip (default), queue or allow; cron defines what each does.
+	Overlap cron.Overlap `yaml:"overlap" json:"overlap"`
 	// ApprovalTimeout overrides Config.ApprovalTimeout for this job's requests; left
 	// out (zero) means the global one; a written 0 is refused.
 	ApprovalTimeout Duration `yaml:"approval_timeout" json:"approval_timeout"`
-	// Notify is failure (default), always or never.
-	Notify Notify `yaml:"notify" json:"notify"`
+	// Notify is failure (default), always or never; cron defines what each does.
+	Notify cron.Notify `yaml:"notify" json:"notify"`
 	// Steps run in order, each one gated; at least one.
 	Steps []Step `yaml:"steps" json:"steps"`
 }

@@ -278,7 +278,8 @@ func typeWord(goType string) string {
 	switch {
 	case goType == "config.Duration":
 		return "a duration (use 90s, 15m, 24h or 90d)"
-	case goType == "string", goType == "config.Secret", goType == "config.Overlap", goType == "config.Notify":
+	case goType == "string", goType == "config.Secret", goType == "cron.Overlap",
+		goType == "cron.Notify":
 		return "a string"
 	case strings.HasPrefix(goType, "[]"):
 		return "a list"

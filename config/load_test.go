@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -105,7 +106,7 @@ jobs:
 		t.Fatal(err)
 	}
 	j := c.Jobs[0]
-	if j.Profile != "default" || j.Overlap != OverlapSkip || j.Notify != NotifyFailure || j.ApprovalTimeout.Duration != 0 {
+	if j.Profile != "default" || j.Overlap != cron.OverlapSkip || j.Notify != cron.NotifyFailure || j.ApprovalTimeout.Duration != 0 {
 		t.Errorf("job defaults = %+v", j)
 	}
 	args := j.Steps[0].Args

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -60,10 +61,10 @@ func (c *Config) setDefaults() {
 		j := &c.Jobs[i]
 		def(&j.Profile, DefaultProfile)
 		if j.Overlap == "" {
-			j.Overlap = OverlapSkip
+			j.Overlap = cron.OverlapSkip
 		}
 		if j.Notify == "" {
-			j.Notify = NotifyFailure
+			j.Notify = cron.NotifyFailure
 		}
 	}
 }
@@ -437,15 +438,11 @@ func (c *Config) validateJobs(p *problems) {
 		if _, ok := c.Profile(j.Profile); !ok {
 			p.add(key+".profile", j.Profile, "no such profile")
 		}
-		switch j.Overlap {
-		case OverlapSkip, OverlapQueue, OverlapAllow:
-		default:
-			p.add(key+".overlap", string(j.Overlap), "must be skip, queue or allow")
+		if err := j.Overlap.Check(); err != nil {
+			p.add(key+".overlap", string(j.Overlap), err.Error())
 		}
-		switch j.Notify {
-		case NotifyFailure, NotifyAlways, NotifyNever:
-		default:
-			p.add(key+".notify", string(j.Notify), "must be failure, always or never")
+		if err := j.Notify.Check(); err != nil {
+			p.add(key+".notify", string(j.Notify), err.Error())
 		}
 		if len(j.Steps) == 0 {
 			p.add(key+".steps", "", "must list at least one step")

@@ -24,8 +24,8 @@ func cronJobs(cfg *config.Config) []cron.Job {
 		}
 		jobs[i] = cron.Job{
 			Name: j.Name, Schedule: j.Schedule, AgentID: j.AgentID, Profile: j.Profile,
-			ContextLabel: j.ContextLabel, Overlap: cron.Overlap(j.Overlap),
-			ApprovalTimeout: j.ApprovalTimeout.Duration, Notify: cron.Notify(j.Notify), Steps: steps,
+			ContextLabel: j.ContextLabel, Overlap: j.Overlap,
+			ApprovalTimeout: j.ApprovalTimeout.Duration, Notify: j.Notify, Steps: steps,
 		}
 	}
 	return jobs
