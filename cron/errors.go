@@ -41,6 +41,29 @@ var (
 	ErrTimeout = errors.New("timed out")
 )
 
+// BlockedError is the error of a trigger that started no run because a run of its job
+// is unfinished. It wraps Err: ErrSkipped (the trigger was counted on that run) or
+// ErrQueued (it took the job's queue slot). RunID, Status and RequestID are that run's
+// as the trigger found it: running, or waiting_approval for request RequestID.
+type BlockedError struct {
+	Job       string
+	RunID     uint64
+	Status    store.RunStatus
+	RequestID uint64
+	Err       error
+}
+
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("cron: trigger %q: run %d is unfinished: %v", e.Job, e.RunID, e.Err)
+}
+
+func (e *BlockedError) Unwrap() error { return e.Err }
+
+// blocked returns the BlockedError of a trigger of job that run r blocked with err.
+func blocked(job string, r store.Run, err error) *BlockedError {
+	return &BlockedError{Job: job, RunID: r.ID, Status: r.Status, RequestID: r.RequestID, Err: err}
+}
+
 // invalid is an error whose message is only its text and which wraps ErrInvalidJob, so
 // messages read `cron: job "x": schedule "…": <parser error>` without a sentinel's text
 // tacked on.
