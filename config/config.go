@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/skald-circle/skald-bot/channels/telegram"
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/rules"
 )
@@ -204,6 +205,18 @@ type Telegram struct {
 
 // Enabled reports whether the channel is on (its token is set).
 func (t Telegram) Enabled() bool { return t.Token != "" }
+
+// Options returns the telegram.Options these settings give: token, API URL, chats and
+// webhook. The caller adds the Handler, the Store and the rest.
+func (t Telegram) Options() telegram.Options {
+	return telegram.Options{
+		Token:  t.Token.Reveal(),
+		APIURL: t.APIURL,
+		Chats:  t.Chats,
+		Webhook: telegram.Webhook{URL: t.Webhook.URL, Listen: t.Webhook.Listen,
+			SecretToken: t.Webhook.SecretToken.Reveal()},
+	}
+}
 
 // Webhook makes Telegram deliver updates by webhook instead of long polling (SPEC §6):
 // on when URL is set, which then needs Listen and SecretToken.

@@ -50,16 +50,9 @@ func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot
 	}
 	comps := []component{{"fanout", fan.Run}, {"notices", notices.Run}}
 	if t := cfg.Telegram; t.Enabled() {
-		tg, err := telegram.New(telegram.Options{
-			Token:  t.Token.Reveal(),
-			APIURL: t.APIURL,
-			Chats:  t.Chats,
-			Webhook: telegram.Webhook{URL: t.Webhook.URL, Listen: t.Webhook.Listen,
-				SecretToken: t.Webhook.SecretToken.Reveal()},
-			Handler: b,
-			Store:   db,
-			Logger:  log,
-		})
+		opt := t.Options()
+		opt.Handler, opt.Store, opt.Logger = b, db, log
+		tg, err := telegram.New(opt)
 		if err != nil {
 			return nil, err
 		}
