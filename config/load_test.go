@@ -174,7 +174,7 @@ func TestExampleFile(t *testing.T) {
 	if s[0].Tool != "write_file" || !strings.HasPrefix(s[0].Args["path"].(string), "data/") || s[1].Tool != "execute_cmd" {
 		t.Errorf("steps = %+v", s)
 	}
-	// The heartbeat must not fall under data_dir, which the gate protects (SPEC §12.25).
+	// The heartbeat must not fall under data_dir, which the gate protects.
 	if rules.Under(filepath.Clean(s[0].Args["path"].(string)), filepath.Clean(c.DataDir)) {
 		t.Errorf("step path %v is under data_dir %s", s[0].Args["path"], c.DataDir)
 	}

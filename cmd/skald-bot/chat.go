@@ -15,9 +15,9 @@ import (
 )
 
 // newFanout returns the gate's notifier: it shows each approval request on every
-// configured chat and keeps the outbox of SPEC §12.6. A send or an edit it gives up
-// on counts in metrics' skald_channel_send_errors_total. With no chat channel
-// configured it has nothing to do.
+// configured chat and keeps the outbox (docs/design.md, "Chat prompts"). A send or an
+// edit it gives up on counts in metrics' skald_channel_send_errors_total. With no chat
+// channel configured it has nothing to do.
 func newFanout(cfg *config.Config, db *store.DB, metrics *api.Metrics, log *slog.Logger) *bot.Fanout {
 	return bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized,
 		BypassShort: cfg.BypassShort.Duration, Logger: log,

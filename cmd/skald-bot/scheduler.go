@@ -14,7 +14,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// cronJobs converts the configuration's jobs into the scheduler's (SPEC §7).
+// cronJobs converts the configuration's jobs into the scheduler's.
 func cronJobs(cfg *config.Config) []cron.Job {
 	jobs := make([]cron.Job, len(cfg.Jobs))
 	for i, j := range cfg.Jobs {
@@ -41,7 +41,7 @@ func newScheduler(cfg *config.Config, gt *gate.Manager, db *store.DB, log *slog.
 	})
 }
 
-// apiJobs adapts the run engine to the API's Jobs (SPEC §8): a trigger the overlap
+// apiJobs adapts the run engine to the API's Jobs: a trigger the overlap
 // policy skipped or queued is a 409 whose message says so and names the run it
 // yielded to (see Trigger).
 type apiJobs struct{ e *cron.Engine }
@@ -80,7 +80,7 @@ func (a apiJobs) Runs(name string) ([]store.Run, error) { return a.e.Runs(name, 
 
 func (a apiJobs) Run(id uint64) (store.Run, error) { return a.e.RunByID(id) }
 
-// chatJobs adapts the run engine to the chat's Jobs (bot.Jobs, SPEC §12.18): the chat's
+// chatJobs adapts the run engine to the chat's Jobs (bot.Jobs): the chat's
 // `run <job>` answers a trigger the overlap policy skipped or queued with the same line
 // as the API's 409.
 type chatJobs struct{ *cron.Engine }

@@ -20,7 +20,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// newServeCmd returns `skald-bot serve [--config FILE]` (SPEC §9).
+// newServeCmd returns `skald-bot serve [--config FILE]`.
 func newServeCmd() *cobra.Command {
 	var file string
 	cmd := &cobra.Command{
@@ -70,7 +70,7 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error) {
 	svcLog := log.With("component", "serve")
 	// Invalid jobs (a bad schedule, an unknown tool) refuse start-up before anything
-	// is created (SPEC §7).
+	// is created.
 	if err := cron.Validate(cronJobs(cfg), nil); err != nil {
 		return err
 	}
@@ -150,7 +150,8 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 }
 
 // gateOptions maps the configuration onto the gate's options: rules options with
-// data_dir and the config file protected (SPEC §12.25), the profiles, the tool
+// data_dir and the config file protected (docs/design.md, "Protected and guarded
+// places"), the profiles, the tool
 // categories (nil keeps the gate's default), the approval timeout and the limits.
 func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Options {
 	var cats []gate.Category
