@@ -17,9 +17,10 @@ import (
 // schedule; Trigger calls it for manual runs.
 //
 // When the job has an unfinished run its overlap policy applies (docs/design.md,
-// "Scheduled jobs"): a *BlockedError wrapping ErrSkipped when the trigger was counted on
-// that run, ErrQueued when it took the queue slot. Other errors: ErrNotFound (no such job), ErrNotRunning
-// (Run is not running), ctx's error, the store's error. An error means no run started.
+// "Scheduled jobs"): the error is a *BlockedError wrapping ErrSkipped when the trigger
+// was counted on that run, ErrQueued when it took the queue slot. Other errors:
+// ErrNotFound (no such job), ErrNotRunning (Run is not running), ctx's error, the
+// store's error. An error means no run started.
 func (e *Engine) Fire(ctx context.Context, name, trigger string) (store.Run, error) {
 	j := e.jobs[name]
 	if j == nil {

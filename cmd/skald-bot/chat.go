@@ -24,14 +24,12 @@ func newFanout(cfg *config.Config, db *store.DB, metrics *api.Metrics, log *slog
 		OnFailure: func(f bot.Failure) { metrics.ChannelSendError(f.Channel) }})
 }
 
-// chatComponents builds the chat logic (bot.Bot: taps and admin commands, with the
-// approvers and admins of each enabled channel) and each chat channel the
-// configuration enables — Telegram when telegram.token is set, Slack when
-// slack.bot_token is —, adds the channels to fan and returns the components to run:
-// the Fanout first, then the notices of finished runs (bot.Notices, subscribed to
-// gt's events here, before any component starts), then each channel, so the
-// channels stop before the Fanout. The chat's job commands go to sched (chatJobs).
-// Errors: a channel's invalid options.
+// chatComponents builds the chat logic (bot.Bot, with each enabled channel's approvers
+// and admins; its job commands go to sched) and the channels the configuration
+// enables, adds the channels to fan and returns the components in start order: the
+// Fanout, the notices of finished runs (subscribed to gt's events here, before anything
+// starts), then each channel, so the channels stop before the Fanout. Errors: a
+// channel's invalid options.
 func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot.Fanout, sched *cron.Engine, log *slog.Logger) ([]component, error) {
 	access := bot.Access{}
 	if t := cfg.Telegram; t.Enabled() {

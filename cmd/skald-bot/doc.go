@@ -20,6 +20,8 @@
 // reverse order once a signal arrives; the store is closed last (stop intake,
 // finish in-flight work, stop cron, close the store). One set of Prometheus
 // metrics is shared by the API (GET /metrics) and the fan-out (failed chat sends).
+// data_dir is created 0700; the admin token is api.token, else data_dir/admin.token,
+// created on first start and logged by file name only.
 // The "serving" log line names the API's bound address (api=127.0.0.1:PORT), so a
 // configuration with api.listen on port 0 can be found. Before anything is created,
 // serve checks the jobs and binds the API's address: an invalid job or a port in use

@@ -37,8 +37,8 @@ func main() {
 // standard streams and returns the process's exit code: 0 on success; for an error,
 // the code its exitCoder carries (printing nothing more), else 2 for a usage error
 // (cobra's, or a usageError: a bad argument), 1 for any other error a command
-// returned — each printed to stderr as one line "skald-bot: …". It blocks until the command is done; ctx cancels it (serve stops
-// cleanly when ctx is done).
+// returned — each printed to stderr as one line "skald-bot: …". It blocks until the
+// command is done; ctx cancels it (serve stops cleanly when ctx is done).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return execute(ctx, newRootCmd(), args, stdin, stdout, stderr)
 }
