@@ -21,10 +21,12 @@ var (
 	ErrNotFound = store.ErrNotFound
 	// ErrSkipped: a trigger was not run because a run of the job is unfinished (running
 	// or waiting for approval) and its overlap policy is skip, or queue with the slot
-	// already taken. It was counted on that run (skipped_triggers).
+	// already taken. It was counted on that run (skipped_triggers). It comes inside a
+	// *BlockedError naming that run.
 	ErrSkipped = errors.New("trigger skipped: the job has an unfinished run")
 	// ErrQueued: a trigger of a job with overlap queue found a run unfinished and took
-	// the job's one queue slot; the run starts when the unfinished one ends.
+	// the job's one queue slot; the run starts when the unfinished one ends. It comes
+	// inside a *BlockedError naming the unfinished run.
 	ErrQueued = errors.New("trigger queued: the job has an unfinished run")
 	// ErrNotRunning: a trigger arrived while the Engine is not running (before Run, or
 	// after it returned).
