@@ -8,10 +8,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/skald-circle/skald-bot/channels/telegram"
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
-// Defaults applied by Parse to keys left out (SPEC §5, §8, §12.10, §12.19, §12.23).
+// Defaults applied by Parse to keys left out.
 const (
 	DefaultDataDir          = "./data"
 	DefaultWorkspaceRoot    = "."
@@ -25,7 +27,7 @@ const (
 	DefaultPendingTotal     = 10000
 	// DBFile is the name of the bbolt file inside DataDir.
 	DBFile = "skald.db"
-	// DefaultProfile is the profile that always exists (SPEC §12.3).
+	// DefaultProfile is the profile that always exists (docs/design.md, "Terms").
 	DefaultProfile = "default"
 	// AdminTokenFile is the file under DataDir that holds the generated admin token
 	// when api.token is empty.
@@ -34,7 +36,7 @@ const (
 	MinTokenLen = 16
 )
 
-// Config is the whole configuration file (SPEC §10). Parse fills in the defaults and
+// Config is the whole configuration file. Parse fills in the defaults and
 // validates it; Load also resolves its paths. Secrets are of type Secret, so a Config
 // can be printed or logged without revealing them. It is read-only after Load.
 type Config struct {
@@ -42,18 +44,19 @@ type Config struct {
 	// process's working directory; Load makes it absolute. Default "./data".
 	DataDir string `yaml:"data_dir" json:"data_dir"`
 	// WorkspaceRoot is the directory relative tool-call paths resolve against
-	// (SPEC §4.5). Load makes it absolute and resolves its symlinks (SPEC §12.14);
-	// it must exist. Default ".".
+	// (docs/design.md, "Normalising paths"). Load makes it absolute and resolves
+	// its symlinks; it must exist. Default ".".
 	WorkspaceRoot string `yaml:"workspace_root" json:"workspace_root"`
 	// ApprovalTimeout is how long a request stays pending before it expires
-	// (SPEC §5). Default 24h; a written 0 is refused.
+	// (docs/design.md, "Expiry"). Default 24h; a written 0 is refused.
 	ApprovalTimeout Duration `yaml:"approval_timeout" json:"approval_timeout"`
 	// BypassShort is the window of the ⏱ button and of "15m" typed in a command
-	// (SPEC §12.10). Default 15m; less than 1s is refused (0 seconds would be a
+	// (docs/design.md, "Bypasses"). Default 15m; less than 1s is refused (0 seconds would be a
 	// bypass for the whole session).
 	BypassShort Duration `yaml:"bypass_short" json:"bypass_short"`
 	// Retention is how long finished requests, runs and audit entries are kept
-	// (SPEC §12.19). Default 90d; a written 0 keeps everything (nothing is pruned).
+	// (docs/design.md, "Persistence"). Default 90d; a written 0 keeps everything
+	// (nothing is pruned).
 	Retention Duration `yaml:"retention" json:"retention"`
 
 	// Log configures the service's log lines on stderr.
@@ -73,7 +76,8 @@ type Config struct {
 	Jobs []Job `yaml:"jobs" json:"jobs"`
 
 	// File is the absolute, symlink-resolved path of the file Load read; empty after
-	// Parse. The gate protects it (SPEC §12.25).
+	// Parse. The gate protects it
+	// (docs/design.md, "Protected and guarded places").
 	File string `yaml:"-" json:"file,omitempty"`
 }
 
@@ -173,8 +177,8 @@ func (a API) Hosts() []AllowedHost {
 	return out
 }
 
-// AgentToken is a bearer token an agent uses (SPEC §12.2): its calls are evaluated in
-// Profile (default "default") and get AgentID when it is set.
+// AgentToken is a bearer token an agent uses (docs/design.md, "Callers"): its calls
+// are evaluated in Profile (default "default") and get AgentID when it is set.
 type AgentToken struct {
 	// Token is the bearer token; required, at least MinTokenLen characters, unique,
 	// not api.token.
@@ -185,7 +189,7 @@ type AgentToken struct {
 	AgentID string `yaml:"agent_id" json:"agent_id,omitempty"`
 }
 
-// Telegram configures the Telegram channel (SPEC §6). An empty Token turns it off.
+// Telegram configures the Telegram channel. An empty Token turns it off.
 type Telegram struct {
 	// Token is the bot token from @BotFather; empty turns the channel off.
 	Token Secret `yaml:"token" json:"token"`
@@ -204,7 +208,19 @@ type Telegram struct {
 // Enabled reports whether the channel is on (its token is set).
 func (t Telegram) Enabled() bool { return t.Token != "" }
 
-// Webhook makes Telegram deliver updates by webhook instead of long polling (SPEC §6):
+// Options returns the telegram.Options these settings give: token, API URL, chats and
+// webhook. The caller adds the Handler, the Store and the rest.
+func (t Telegram) Options() telegram.Options {
+	return telegram.Options{
+		Token:  t.Token.Reveal(),
+		APIURL: t.APIURL,
+		Chats:  t.Chats,
+		Webhook: telegram.Webhook{URL: t.Webhook.URL, Listen: t.Webhook.Listen,
+			SecretToken: t.Webhook.SecretToken.Reveal()},
+	}
+}
+
+// Webhook makes Telegram deliver updates by webhook instead of long polling:
 // on when URL is set, which then needs Listen and SecretToken.
 type Webhook struct {
 	// URL is the public https URL Telegram posts updates to: https:// on port 443,
@@ -218,7 +234,7 @@ type Webhook struct {
 	SecretToken Secret `yaml:"secret_token" json:"secret_token"`
 }
 
-// Slack configures the Slack channel (SPEC §6). An empty BotToken turns it off.
+// Slack configures the Slack channel. An empty BotToken turns it off.
 type Slack struct {
 	// BotToken (xoxb-…) posts and edits messages.
 	BotToken Secret `yaml:"bot_token" json:"bot_token"`
@@ -242,8 +258,9 @@ type Slack struct {
 // Enabled reports whether the channel is on (its bot token is set).
 func (s Slack) Enabled() bool { return s.BotToken != "" }
 
-// Tools classifies tools (SPEC §4.3, §4.4, §12.4). A list left out (nil) means its
-// SPEC default; an explicit empty list means none.
+// Tools classifies tools (docs/design.md, "Tool patterns and file classes", "Path
+// arguments"). A list left out (nil) means the built-in default; an explicit empty
+// list means none.
 type Tools struct {
 	// Categories, in order: the first whose patterns match a tool gives its category.
 	// nil means shell = [execute_cmd, Bash], filesystem = [@fs_any].
@@ -253,13 +270,13 @@ type Tools struct {
 	FSWrite []string `yaml:"fs_write" json:"fs_write,omitempty"`
 	// PathArgs are the argument keys that hold a call's paths. Every one a call sends
 	// is evaluated, and the most restrictive answer wins (deny, then require, then
-	// allow; our reading of SPEC §4.4); a file tool (FSRead, FSWrite) that sends none
+	// allow; docs/design.md, "Path arguments"); a file tool (FSRead, FSWrite) that sends none
 	// is evaluated on its working directory (rules.Set.Evaluate).
 	PathArgs []string `yaml:"path_args" json:"path_args,omitempty"`
 }
 
-// Category names a set of tool patterns (SPEC §12.4). It has the shape of
-// gate.Category, which config may not import: convert each element.
+// Category names a set of tool patterns (docs/design.md, "Deciding a call"). It has
+// the shape of gate.Category: convert each element.
 type Category struct {
 	// Name matches [a-z0-9_-]+; a bypass scope names it as "category:<name>".
 	Name string `yaml:"name" json:"name"`
@@ -267,7 +284,7 @@ type Category struct {
 	Tools []string `yaml:"tools" json:"tools"`
 }
 
-// Profile is a run context (SPEC §3, §12.3). Parse adds the built-in "default"
+// Profile is a run context (docs/design.md, "Terms"). Parse adds the built-in "default"
 // profile when the file has none of that id.
 type Profile struct {
 	// ID matches [a-z0-9_-]+ and is unique; "default" may be redefined.
@@ -278,35 +295,16 @@ type Profile struct {
 	// means relative to it. Load makes it absolute.
 	WorkingDirectory string `yaml:"working_directory" json:"working_directory"`
 	// AllowFSReads and AllowFSWrites are files or directories the profile may read
-	// (or write) without approval (SPEC §4.9), as configured.
+	// (or write) without approval (docs/design.md, "Profile fast-path"), as
+	// configured.
 	AllowFSReads  []string `yaml:"allow_fs_reads" json:"allow_fs_reads,omitempty"`
 	AllowFSWrites []string `yaml:"allow_fs_writes" json:"allow_fs_writes,omitempty"`
 }
 
-// Overlap says what a job's trigger does while a run of it is unfinished (SPEC §7).
-type Overlap string
-
-// Overlap policies; Parse sets OverlapSkip when the key is left out.
-const (
-	OverlapSkip  Overlap = "skip"
-	OverlapQueue Overlap = "queue"
-	OverlapAllow Overlap = "allow"
-)
-
-// Notify says which finished runs are announced in chat (SPEC §7).
-type Notify string
-
-// Notify policies; Parse sets NotifyFailure when the key is left out.
-const (
-	NotifyFailure Notify = "failure"
-	NotifyAlways  Notify = "always"
-	NotifyNever   Notify = "never"
-)
-
-// Job is a scheduled job (SPEC §7). Parse checks Schedule is not empty; the cron
-// package parses it.
+// Job is a scheduled job (docs/design.md, "Scheduled jobs"). Parse checks Schedule is
+// not empty; the cron package parses it.
 type Job struct {
-	// Name matches [a-z0-9_-]+ and is unique (SPEC §12.16).
+	// Name matches [a-z0-9_-]+ and is unique.
 	Name string `yaml:"name" json:"name"`
 	// Schedule is a 5-field cron spec (optionally with CRON_TZ=) or a descriptor
 	// such as @daily or @every 1h.
@@ -317,18 +315,18 @@ type Job struct {
 	Profile string `yaml:"profile" json:"profile"`
 	// ContextLabel is shown in approval prompts, e.g. "CronJob: Nightly backup".
 	ContextLabel string `yaml:"context_label" json:"context_label,omitempty"`
-	// Overlap is skip (default), queue or allow.
-	Overlap Overlap `yaml:"overlap" json:"overlap"`
+	// Overlap is skip (default), queue or allow; cron defines what each does.
+	Overlap cron.Overlap `yaml:"overlap" json:"overlap"`
 	// ApprovalTimeout overrides Config.ApprovalTimeout for this job's requests; left
 	// out (zero) means the global one; a written 0 is refused.
 	ApprovalTimeout Duration `yaml:"approval_timeout" json:"approval_timeout"`
-	// Notify is failure (default), always or never.
-	Notify Notify `yaml:"notify" json:"notify"`
+	// Notify is failure (default), always or never; cron defines what each does.
+	Notify cron.Notify `yaml:"notify" json:"notify"`
 	// Steps run in order, each one gated; at least one.
 	Steps []Step `yaml:"steps" json:"steps"`
 }
 
-// Step is one tool call of a job (SPEC §7): a built-in tool and its arguments.
+// Step is one tool call of a job: a built-in tool and its arguments.
 type Step struct {
 	// Tool is the built-in tool to call (execute_cmd, read_file, …); required.
 	Tool string `yaml:"tool" json:"tool"`
@@ -364,8 +362,8 @@ func (c *Config) RulesProfiles() []rules.Profile {
 
 // RulesOptions returns the evaluation options the configuration implies: the tool
 // classes, path arguments, the workspace root, and as protected paths the data
-// directory and the configuration file (SPEC §12.25). Call it after Load (or
-// Resolve), so the paths are absolute.
+// directory and the configuration file (docs/design.md, "Protected and guarded
+// places"). Call it after Load (or Resolve), so the paths are absolute.
 func (c *Config) RulesOptions() rules.Options {
 	protected := []string{c.DataDir}
 	if c.File != "" {
@@ -381,7 +379,7 @@ func (c *Config) RulesOptions() rules.Options {
 }
 
 // SecurityGroups returns the permission groups the profiles name, once each, in
-// order (the groups SPEC §12.26 creates when absent).
+// order: the groups created at start-up when absent (docs/design.md, "Rule order").
 func (c *Config) SecurityGroups() []string {
 	var out []string
 	seen := map[string]bool{}

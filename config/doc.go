@@ -1,4 +1,5 @@
-// Package config loads skald-bot's YAML configuration file (SPEC §10, §12).
+// Package config loads skald-bot's YAML configuration file (the keys: README,
+// "Configuration"; how the gate uses them: docs/design.md).
 //
 // Load reads a file in three steps:
 //
@@ -15,7 +16,7 @@
 //     bypass_short under 1s are refused, retention 0 keeps everything.
 //
 // Then Resolve makes workspace_root, data_dir and the profiles' working directories
-// absolute and resolves their symlinks (SPEC §12.14).
+// absolute and resolves their symlinks (docs/design.md, "Normalising paths").
 //
 // Durations are Go durations or whole days ("90d"). Tokens are of type Secret, which
 // prints as "[redacted]" through fmt, log/slog and JSON, so a Config can be logged.

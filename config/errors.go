@@ -5,8 +5,7 @@ import "errors"
 // Sentinel errors of Load and Parse, always wrapped with the detail (file, line, key),
 // to be tested with errors.Is.
 var (
-	// ErrNotFound: the configuration file does not exist (SPEC §12.23: a file named
-	// explicitly but missing is an error).
+	// ErrNotFound: the configuration file does not exist.
 	ErrNotFound = errors.New("config file not found")
 	// ErrSyntax: the file is not valid YAML, holds an unknown key, a value of the wrong
 	// type, or a malformed ${VAR} reference.

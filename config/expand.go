@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// expand replaces every ${NAME} in data by getenv(NAME), before the YAML is parsed
-// (SPEC §10). NAME is [A-Za-z_][A-Za-z0-9_]*; an unset variable gives "". "$$" is a
+// expand replaces every ${NAME} in data by getenv(NAME), before the YAML is parsed.
+// NAME is [A-Za-z_][A-Za-z0-9_]*; an unset variable gives "". "$$" is a
 // literal "$" (so a job command can say "$${HOME}"); any other "$" is kept as is, so
 // "$HOME" in a command stays "$HOME". Errors wrap ErrSyntax and name the line: a "${"
 // with no "}" on its line, an invalid name, or a value holding a line break (which

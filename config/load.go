@@ -38,16 +38,12 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
-// Parse builds a Config from the bytes of a configuration file, with no I/O:
-// ${VAR} references are expanded with getenv (nil means os.Getenv) — "${NAME}" is
-// replaced by the variable's value, empty when unset, and "$$" by a single "$" —
-// then the YAML is decoded strictly (an unknown key, a duplicate key or a value of
-// the wrong type is an error naming its line and key), the defaults are filled in,
-// the built-in "default" profile is added when absent, and every value is validated.
-// A ${VAR} that expands to "" in api.token or an agent token is a *FieldError naming
-// the key and the variable. Paths are left as written (see Resolve). Errors wrap
-// ErrSyntax, or join one *FieldError (ErrInvalid) per problem. An empty file is a valid, all-default
-// configuration.
+// Parse builds a Config from the bytes of a configuration file, with no I/O, in the
+// steps the package doc tells: ${VAR} expansion with getenv (nil means os.Getenv),
+// strict decoding, defaults, validation. Paths are left as written (see Resolve). An
+// empty file is a valid, all-default configuration. Errors wrap ErrSyntax, or join
+// one *FieldError (ErrInvalid) per problem — among them an api.token or agent token
+// whose ${VAR} expands to "".
 func Parse(data []byte, getenv func(string) string) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -278,7 +274,8 @@ func typeWord(goType string) string {
 	switch {
 	case goType == "config.Duration":
 		return "a duration (use 90s, 15m, 24h or 90d)"
-	case goType == "string", goType == "config.Secret", goType == "config.Overlap", goType == "config.Notify":
+	case goType == "string", goType == "config.Secret", goType == "cron.Overlap",
+		goType == "cron.Notify":
 		return "a string"
 	case strings.HasPrefix(goType, "[]"):
 		return "a list"

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -105,7 +106,7 @@ jobs:
 		t.Fatal(err)
 	}
 	j := c.Jobs[0]
-	if j.Profile != "default" || j.Overlap != OverlapSkip || j.Notify != NotifyFailure || j.ApprovalTimeout.Duration != 0 {
+	if j.Profile != "default" || j.Overlap != cron.OverlapSkip || j.Notify != cron.NotifyFailure || j.ApprovalTimeout.Duration != 0 {
 		t.Errorf("job defaults = %+v", j)
 	}
 	args := j.Steps[0].Args
@@ -173,7 +174,7 @@ func TestExampleFile(t *testing.T) {
 	if s[0].Tool != "write_file" || !strings.HasPrefix(s[0].Args["path"].(string), "data/") || s[1].Tool != "execute_cmd" {
 		t.Errorf("steps = %+v", s)
 	}
-	// The heartbeat must not fall under data_dir, which the gate protects (SPEC §12.25).
+	// The heartbeat must not fall under data_dir, which the gate protects.
 	if rules.Under(filepath.Clean(s[0].Args["path"].(string)), filepath.Clean(c.DataDir)) {
 		t.Errorf("step path %v is under data_dir %s", s[0].Args["path"], c.DataDir)
 	}

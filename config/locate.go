@@ -2,7 +2,7 @@ package config
 
 import "os"
 
-// Where the configuration file is looked for (SPEC §9, §12.23).
+// Where the configuration file is looked for.
 const (
 	// EnvFile is the environment variable that names the configuration file when no
 	// --config flag does.
@@ -16,7 +16,7 @@ const (
 // value) when not empty, else the value of EnvFile read through getenv (nil means
 // os.Getenv), else DefaultFile. named reports whether the file was named by the flag
 // or the variable: a named file that is missing is an error (Load's ErrNotFound),
-// while a client command may go on without the default one (SPEC §12.23).
+// while a client command may go on without the default one.
 func Locate(flag string, getenv func(string) string) (path string, named bool) {
 	if flag != "" {
 		return flag, true

@@ -11,8 +11,8 @@ import (
 // Resolve makes the configuration's paths absolute, reading the file system but
 // writing nothing (Load calls it; call it yourself after Parse):
 //   - WorkspaceRoot is made absolute (relative to the process's working directory)
-//     and resolved through symlinks once (SPEC §12.14); it must be an existing
-//     directory;
+//     and resolved through symlinks once (docs/design.md, "Normalising paths"); it
+//     must be an existing directory;
 //   - DataDir is made absolute, its existing part resolved through symlinks (it may
 //     not exist yet: serve creates it);
 //   - each profile's WorkingDirectory is joined to WorkspaceRoot when relative (empty

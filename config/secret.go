@@ -11,7 +11,7 @@ import (
 // Secret is a token or signing secret read from the configuration (api.token,
 // telegram.token, slack.bot_token, …). Every way of printing it — String, fmt verbs
 // including %v, %+v, %#v and %q, slog, JSON, text and YAML marshalling — gives
-// "[redacted]" (or "" when it is empty), so a Config can be logged whole (SPEC §11).
+// "[redacted]" (or "" when it is empty), so a Config can be logged whole.
 // Reveal returns the real value, for the one place that sends it.
 type Secret string
 

@@ -11,10 +11,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skald-circle/skald-bot/channels/telegram"
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
-// setDefaults fills in every key left out (SPEC §12.23 and the field docs) and adds
+// setDefaults fills in every key left out (see the field docs) and adds
 // the built-in default profile when the file has none.
 func (c *Config) setDefaults() {
 	def := func(s *string, v string) {
@@ -60,10 +62,10 @@ func (c *Config) setDefaults() {
 		j := &c.Jobs[i]
 		def(&j.Profile, DefaultProfile)
 		if j.Overlap == "" {
-			j.Overlap = OverlapSkip
+			j.Overlap = cron.OverlapSkip
 		}
 		if j.Notify == "" {
-			j.Notify = NotifyFailure
+			j.Notify = cron.NotifyFailure
 		}
 	}
 }
@@ -102,7 +104,7 @@ func (c *Config) validatePaths(p *problems) {
 
 // validateDurations refuses a written zero where it would mean nothing sensible: a
 // request that expires at once, a ⏱ window of less than a second (a bypass of 0
-// seconds is the whole session, SPEC §12.17). A zero retention keeps everything.
+// seconds is the whole session, docs/design.md, "Bypasses"). A zero retention keeps everything.
 func (c *Config) validateDurations(p *problems) {
 	if c.ApprovalTimeout.Duration <= 0 {
 		p.add("approval_timeout", c.ApprovalTimeout.String(), "must be more than 0 (leave the key out for the default 24h)")
@@ -264,43 +266,34 @@ func (c *Config) validateTelegram(p *problems) {
 	if !t.Enabled() {
 		return
 	}
-	if problem := urlProblem(t.APIURL); problem != "" {
-		p.add("telegram.api_url", t.APIURL, problem)
-	}
-	for i, id := range t.Chats {
-		if id == 0 {
-			p.add(fmt.Sprintf("telegram.chats[%d]", i), "0", "must be a chat id")
-		}
-	}
+	p.addTelegram(t.Options().Check())
 	for _, l := range []struct {
 		key string
 		ids []int64
 	}{{"telegram.approvers", t.Approvers}, {"telegram.admins", t.Admins}} {
 		for i, id := range l.ids {
 			if id <= 0 {
-				p.add(fmt.Sprintf("%s[%d]", l.key, i), strconv.FormatInt(id, 10), "must be a user id (a positive number)")
+				p.add(fmt.Sprintf("%s[%d]", l.key, i), strconv.FormatInt(id, 10),
+					"must be a user id (a positive number)")
 			}
 		}
 	}
-	w := t.Webhook
-	if w.URL == "" {
-		if w.Listen != "" || w.SecretToken != "" {
-			p.add("telegram.webhook", "", "listen and secret_token need telegram.webhook.url")
+}
+
+// addTelegram adds the problems of telegram.Options.Check's err under telegram.
+func (p *problems) addTelegram(err error) {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, err := range errs {
+		var oe *telegram.OptionError
+		switch {
+		case errors.As(err, &oe):
+			p.add("telegram."+oe.Option, oe.Value, oe.Problem)
+		case err != nil:
+			*p = append(*p, fmt.Errorf("config: telegram: %w", err))
 		}
-		return
-	}
-	if problem := urlProblem(w.URL); problem != "" {
-		p.add("telegram.webhook.url", w.URL, problem)
-	} else if problem := webhookProblem(w.URL, t.APIURL); problem != "" {
-		p.add("telegram.webhook.url", w.URL, problem)
-	}
-	if w.Listen == "" {
-		p.add("telegram.webhook.listen", "", "required with telegram.webhook.url")
-	} else if problem := listenProblem(w.Listen); problem != "" {
-		p.add("telegram.webhook.listen", w.Listen, problem)
-	}
-	if !validSecretToken(w.SecretToken.Reveal()) {
-		p.add("telegram.webhook.secret_token", "", "required with telegram.webhook.url: 1 to 256 of A-Z a-z 0-9 _ -")
 	}
 }
 
@@ -437,15 +430,11 @@ func (c *Config) validateJobs(p *problems) {
 		if _, ok := c.Profile(j.Profile); !ok {
 			p.add(key+".profile", j.Profile, "no such profile")
 		}
-		switch j.Overlap {
-		case OverlapSkip, OverlapQueue, OverlapAllow:
-		default:
-			p.add(key+".overlap", string(j.Overlap), "must be skip, queue or allow")
+		if err := j.Overlap.Check(); err != nil {
+			p.add(key+".overlap", string(j.Overlap), err.Error())
 		}
-		switch j.Notify {
-		case NotifyFailure, NotifyAlways, NotifyNever:
-		default:
-			p.add(key+".notify", string(j.Notify), "must be failure, always or never")
+		if err := j.Notify.Check(); err != nil {
+			p.add(key+".notify", string(j.Notify), err.Error())
 		}
 		if len(j.Steps) == 0 {
 			p.add(key+".steps", "", "must list at least one step")
@@ -497,36 +486,7 @@ func urlProblem(s string) string {
 	return ""
 }
 
-// webhookPorts are the ports Telegram's Bot API delivers webhooks to
-// (https://core.telegram.org/bots/api#setwebhook).
-var webhookPorts = map[string]bool{"443": true, "80": true, "88": true, "8443": true}
-
-// webhookProblem says why Telegram would refuse the http(s) URL u as a webhook, ""
-// when it would not: the cloud Bot API wants https on port 443, 80, 88 or 8443. A
-// loopback host (tests, a reverse proxy on the machine) and a local Bot API server
-// (apiURL set to another host than api.telegram.org, which takes http and any port)
-// are exempt.
-func webhookProblem(u, apiURL string) string {
-	wu, err := url.Parse(u)
-	if err != nil {
-		return ""
-	}
-	if api, err := url.Parse(apiURL); apiURL != "" && err == nil && api.Hostname() != "api.telegram.org" {
-		return ""
-	}
-	if host := wu.Hostname(); host == "localhost" || net.ParseIP(host).IsLoopback() {
-		return ""
-	}
-	if wu.Scheme != "https" {
-		return "must be an https:// URL (Telegram delivers webhooks over HTTPS only)"
-	}
-	if port := wu.Port(); port != "" && !webhookPorts[port] {
-		return "port " + port + ": Telegram delivers webhooks to ports 443, 80, 88 and 8443 only"
-	}
-	return ""
-}
-
-// validID reports whether s matches [a-z0-9_-]+ (SPEC §12.16).
+// validID reports whether s matches [a-z0-9_-]+, the form of every id and name.
 func validID(s string) bool {
 	if s == "" {
 		return false
@@ -534,20 +494,6 @@ func validID(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// validSecretToken reports whether s is a valid Telegram webhook secret token.
-func validSecretToken(s string) bool {
-	if len(s) == 0 || len(s) > 256 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
 			return false
 		}
 	}

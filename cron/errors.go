@@ -21,10 +21,12 @@ var (
 	ErrNotFound = store.ErrNotFound
 	// ErrSkipped: a trigger was not run because a run of the job is unfinished (running
 	// or waiting for approval) and its overlap policy is skip, or queue with the slot
-	// already taken. It was counted on that run (skipped_triggers).
+	// already taken. It was counted on that run (skipped_triggers). It comes inside a
+	// *BlockedError naming that run.
 	ErrSkipped = errors.New("trigger skipped: the job has an unfinished run")
 	// ErrQueued: a trigger of a job with overlap queue found a run unfinished and took
-	// the job's one queue slot; the run starts when the unfinished one ends.
+	// the job's one queue slot; the run starts when the unfinished one ends. It comes
+	// inside a *BlockedError naming the unfinished run.
 	ErrQueued = errors.New("trigger queued: the job has an unfinished run")
 	// ErrNotRunning: a trigger arrived while the Engine is not running (before Run, or
 	// after it returned).
@@ -40,6 +42,29 @@ var (
 	// whole process group).
 	ErrTimeout = errors.New("timed out")
 )
+
+// BlockedError is the error of a trigger that started no run because a run of its job
+// is unfinished. It wraps Err: ErrSkipped (the trigger was counted on that run) or
+// ErrQueued (it took the job's queue slot). RunID, Status and RequestID are that run's
+// as the trigger found it: running, or waiting_approval for request RequestID.
+type BlockedError struct {
+	Job       string
+	RunID     uint64
+	Status    store.RunStatus
+	RequestID uint64
+	Err       error
+}
+
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("cron: trigger %q: run %d is unfinished: %v", e.Job, e.RunID, e.Err)
+}
+
+func (e *BlockedError) Unwrap() error { return e.Err }
+
+// blocked returns the BlockedError of a trigger of job that run r blocked with err.
+func blocked(job string, r store.Run, err error) *BlockedError {
+	return &BlockedError{Job: job, RunID: r.ID, Status: r.Status, RequestID: r.RequestID, Err: err}
+}
 
 // invalid is an error whose message is only its text and which wraps ErrInvalidJob, so
 // messages read `cron: job "x": schedule "…": <parser error>` without a sentinel's text

@@ -26,6 +26,16 @@ const (
 	OverlapAllow Overlap = "allow"
 )
 
+// Check returns nil for a policy or "" (the default, OverlapSkip), else an error saying
+// which values are allowed. config checks its jobs' overlap key with it.
+func (o Overlap) Check() error {
+	switch o {
+	case "", OverlapSkip, OverlapQueue, OverlapAllow:
+		return nil
+	}
+	return errors.New("must be skip, queue or allow")
+}
+
 // Notify says which run events ask for a chat notification.
 type Notify string
 
@@ -38,6 +48,16 @@ const (
 	// NotifyNever: none.
 	NotifyNever Notify = "never"
 )
+
+// Check returns nil for a policy or "" (the default, NotifyFailure), else an error
+// saying which values are allowed. config checks its jobs' notify key with it.
+func (n Notify) Check() error {
+	switch n {
+	case "", NotifyFailure, NotifyAlways, NotifyNever:
+		return nil
+	}
+	return errors.New("must be failure, always or never")
+}
 
 // Job is a scheduled job (docs/design.md, "Scheduled jobs"). cmd builds it from the
 // configuration's jobs.
@@ -98,15 +118,11 @@ func Validate(jobs []Job, tools map[string]Tool) error {
 		if _, err := Parse(j.Schedule); err != nil {
 			errs = append(errs, fmt.Errorf("cron: job %q: schedule %q: %w", j.Name, j.Schedule, err))
 		}
-		switch j.Overlap {
-		case "", OverlapSkip, OverlapQueue, OverlapAllow:
-		default:
-			bad(j.Name, "overlap %q must be skip, queue or allow", j.Overlap)
+		if err := j.Overlap.Check(); err != nil {
+			bad(j.Name, "overlap %q %v", j.Overlap, err)
 		}
-		switch j.Notify {
-		case "", NotifyFailure, NotifyAlways, NotifyNever:
-		default:
-			bad(j.Name, "notify %q must be failure, always or never", j.Notify)
+		if err := j.Notify.Check(); err != nil {
+			bad(j.Name, "notify %q %v", j.Notify, err)
 		}
 		if j.ApprovalTimeout < 0 {
 			bad(j.Name, "approval_timeout %s is negative", j.ApprovalTimeout)

@@ -17,9 +17,10 @@ import (
 // schedule; Trigger calls it for manual runs.
 //
 // When the job has an unfinished run its overlap policy applies (docs/design.md,
-// "Scheduled jobs"): ErrSkipped when the trigger was counted on that run, ErrQueued
-// when it took the queue slot. Other errors: ErrNotFound (no such job), ErrNotRunning
-// (Run is not running), ctx's error, the store's error. An error means no run started.
+// "Scheduled jobs"): the error is a *BlockedError wrapping ErrSkipped when the trigger
+// was counted on that run, ErrQueued when it took the queue slot. Other errors:
+// ErrNotFound (no such job), ErrNotRunning (Run is not running), ctx's error, the
+// store's error. An error means no run started.
 func (e *Engine) Fire(ctx context.Context, name, trigger string) (store.Run, error) {
 	j := e.jobs[name]
 	if j == nil {
@@ -35,20 +36,26 @@ func (e *Engine) Fire(ctx context.Context, name, trigger string) (store.Run, err
 	}
 	if busy := e.oldestActive(name); busy != 0 && j.Overlap != OverlapAllow {
 		if j.Overlap == OverlapQueue {
+			br, err := e.store.Run(busy)
+			if err != nil {
+				return store.Run{}, fmt.Errorf("cron: trigger %q: read run %d: %w", name, busy, err)
+			}
 			queued, err := e.takeSlotLocked(name, trigger)
 			if err != nil {
 				return store.Run{}, fmt.Errorf("cron: trigger %q: %w", name, err)
 			}
 			if queued {
 				e.log.Info("trigger queued", "job", name, "trigger", trigger, "unfinished_run", busy)
-				return store.Run{}, fmt.Errorf("cron: trigger %q: run %d is unfinished: %w", name, busy, ErrQueued)
+				return store.Run{}, blocked(name, br, ErrQueued)
 			}
 		}
-		if _, err := e.updateLocked(busy, func(r *store.Run) { r.SkippedTriggers++ }); err != nil {
-			return store.Run{}, fmt.Errorf("cron: trigger %q: count the skipped trigger on run %d: %w", name, busy, err)
+		br, err := e.updateLocked(busy, func(r *store.Run) { r.SkippedTriggers++ })
+		if err != nil {
+			return store.Run{}, fmt.Errorf("cron: trigger %q: count the skipped trigger on run %d: %w",
+				name, busy, err)
 		}
 		e.log.Info("trigger skipped", "job", name, "trigger", trigger, "unfinished_run", busy)
-		return store.Run{}, fmt.Errorf("cron: trigger %q: run %d is unfinished: %w", name, busy, ErrSkipped)
+		return store.Run{}, blocked(name, br, ErrSkipped)
 	}
 	r, err := e.startLocked(j, trigger)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,19 +135,16 @@ type Channel struct {
 
 var _ bot.Channel = (*Channel)(nil)
 
-var tokenPattern = regexp.MustCompile(`^[0-9]{1,20}:[A-Za-z0-9_-]{1,200}$`)
-
 // New returns a Channel for opt. It makes no Bot API call (Run does); it reads the
 // last handled update_id from opt.Store. Errors: ErrInvalidOptions naming the bad
-// option, or the store's error reading the offset.
+// option (an *OptionError for those Options.Check checks), or the store's error
+// reading the offset.
 func New(opt Options) (*Channel, error) {
 	bad := func(format string, args ...any) (*Channel, error) {
 		return nil, fmt.Errorf("telegram: new: %w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
 	}
-	idPart, _, _ := strings.Cut(opt.Token, ":")
-	botID, err := strconv.ParseInt(idPart, 10, 64)
-	if !tokenPattern.MatchString(opt.Token) || err != nil || botID <= 0 {
-		return bad("token: want the \"<bot id>:<secret>\" BotFather gave")
+	if err := opt.Check(); err != nil {
+		return nil, fmt.Errorf("telegram: new: %w", err)
 	}
 	if opt.Handler == nil {
 		return bad("no Handler")
@@ -156,17 +152,8 @@ func New(opt Options) (*Channel, error) {
 	if opt.Store == nil {
 		return bad("no Store")
 	}
-	if opt.APIURL != "" {
-		u, err := url.Parse(opt.APIURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return bad("api_url %q: want an http or https URL", opt.APIURL)
-		}
-	}
-	for i, id := range opt.Chats {
-		if id == 0 {
-			return bad("chats[%d]: 0 is not a chat id", i)
-		}
-	}
+	idPart, _, _ := strings.Cut(opt.Token, ":")
+	botID, _ := strconv.ParseInt(idPart, 10, 64) // Check parsed it
 	c := &Channel{
 		botID:   botID,
 		chats:   append([]int64(nil), opt.Chats...),
@@ -179,22 +166,11 @@ func New(opt Options) (*Channel, error) {
 		log:     opt.Logger,
 	}
 	if w := opt.Webhook; w.URL != "" {
-		u, err := url.Parse(w.URL)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return bad("webhook.url %q: want an https URL", w.URL)
-		}
+		u, _ := url.Parse(w.URL) // Check parsed it
 		c.hookPath = u.EscapedPath()
 		if c.hookPath == "" {
 			c.hookPath = "/"
 		}
-		if !validSecretToken(w.SecretToken) {
-			return bad("webhook.secret_token: want 1 to 256 of A-Z a-z 0-9 _ -")
-		}
-		if w.Listen == "" && w.Listener == nil {
-			return bad("webhook.listen: required with webhook.url")
-		}
-	} else if w.Listen != "" || w.SecretToken != "" || w.Listener != nil {
-		return bad("webhook.listen and webhook.secret_token need webhook.url")
 	}
 	if c.tapWait <= 0 {
 		c.tapWait = DefaultTapWait
@@ -242,23 +218,6 @@ func New(opt Options) (*Channel, error) {
 		return bad("token: %v", err)
 	}
 	return c, nil
-}
-
-// validSecretToken reports whether s may be a webhook's secret_token: 1 to 256 of
-// A-Z a-z 0-9 _ - (https://core.telegram.org/bots/api#setwebhook).
-func validSecretToken(s string) bool {
-	if len(s) == 0 || len(s) > 256 {
-		return false
-	}
-	for i := range len(s) {
-		b := s[i]
-		ok := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' ||
-			b == '_' || b == '-'
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // allowedUpdates are the update types the Channel asks for: new messages (commands)

@@ -9,8 +9,8 @@ import "errors"
 var (
 	// ErrInvalidOptions: New was given options it cannot work with — no or a
 	// malformed token, a chat id of 0, an API or webhook URL that does not parse, a
-	// webhook without a secret token or a listen address, no Handler or Store. The
-	// message names the option.
+	// webhook URL the Bot API would refuse, a webhook without a secret token or a
+	// listen address, no Handler or Store. The message names the option.
 	ErrInvalidOptions = errors.New("invalid options")
 	// ErrRunning: Run was called a second time on the same Channel.
 	ErrRunning = errors.New("already running")

@@ -32,7 +32,7 @@ func TestNewInvalidOptions(t *testing.T) {
 		{"no store", func(o *Options) { o.Store = nil }, "no Store"},
 		{"api url", func(o *Options) { o.APIURL = "ftp://x" }, `api_url "ftp://x"`},
 		{"api url no host", func(o *Options) { o.APIURL = "http://" }, "api_url"},
-		{"chat 0", func(o *Options) { o.Chats = []int64{5, 0} }, "chats[1]: 0 is not a chat id"},
+		{"chat 0", func(o *Options) { o.Chats = []int64{5, 0} }, `chats[1] "0": must be a chat id`},
 		{"webhook url", func(o *Options) { o.Webhook = hook; o.Webhook.URL = "bot.example.com/hook" }, "webhook.url"},
 		{"webhook no secret", func(o *Options) { o.Webhook = hook; o.Webhook.SecretToken = "" }, "webhook.secret_token"},
 		{"webhook bad secret", func(o *Options) { o.Webhook = hook; o.Webhook.SecretToken = "has space" }, "webhook.secret_token"},

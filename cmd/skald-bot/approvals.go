@@ -115,8 +115,8 @@ Exit status: 0 cancelled; 1 an error (no such request, or it is no longer pendin
 	return cmd
 }
 
-// bypassSecs reads --bypass: "session" is 0 (the whole session, SPEC §12.17), a
-// duration ("15m", SPEC §12.10) its length in seconds; anything else a usageError.
+// bypassSecs reads --bypass: "session" is 0 (the whole session), a duration
+// ("15m") its length in seconds; anything else a usageError.
 func bypassSecs(s string) (int64, error) {
 	if s == "session" {
 		return 0, nil

@@ -15,23 +15,21 @@ import (
 )
 
 // newFanout returns the gate's notifier: it shows each approval request on every
-// configured chat and keeps the outbox of SPEC §12.6. A send or an edit it gives up
-// on counts in metrics' skald_channel_send_errors_total. With no chat channel
-// configured it has nothing to do.
+// configured chat and keeps the outbox (docs/design.md, "Chat prompts"). A send or an
+// edit it gives up on counts in metrics' skald_channel_send_errors_total. With no chat
+// channel configured it has nothing to do.
 func newFanout(cfg *config.Config, db *store.DB, metrics *api.Metrics, log *slog.Logger) *bot.Fanout {
 	return bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized,
 		BypassShort: cfg.BypassShort.Duration, Logger: log,
 		OnFailure: func(f bot.Failure) { metrics.ChannelSendError(f.Channel) }})
 }
 
-// chatComponents builds the chat logic (bot.Bot: taps and admin commands, with the
-// approvers and admins of each enabled channel) and each chat channel the
-// configuration enables — Telegram when telegram.token is set, Slack when
-// slack.bot_token is —, adds the channels to fan and returns the components to run:
-// the Fanout first, then the notices of finished runs (bot.Notices, subscribed to
-// gt's events here, before any component starts), then each channel, so the
-// channels stop before the Fanout. The chat's job commands go to sched (chatJobs).
-// Errors: a channel's invalid options.
+// chatComponents builds the chat logic (bot.Bot, with each enabled channel's approvers
+// and admins; its job commands go to sched) and the channels the configuration
+// enables, adds the channels to fan and returns the components in start order: the
+// Fanout, the notices of finished runs (subscribed to gt's events here, before anything
+// starts), then each channel, so the channels stop before the Fanout. Errors: a
+// channel's invalid options.
 func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot.Fanout, sched *cron.Engine, log *slog.Logger) ([]component, error) {
 	access := bot.Access{}
 	if t := cfg.Telegram; t.Enabled() {
@@ -50,16 +48,9 @@ func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot
 	}
 	comps := []component{{"fanout", fan.Run}, {"notices", notices.Run}}
 	if t := cfg.Telegram; t.Enabled() {
-		tg, err := telegram.New(telegram.Options{
-			Token:  t.Token.Reveal(),
-			APIURL: t.APIURL,
-			Chats:  t.Chats,
-			Webhook: telegram.Webhook{URL: t.Webhook.URL, Listen: t.Webhook.Listen,
-				SecretToken: t.Webhook.SecretToken.Reveal()},
-			Handler: b,
-			Store:   db,
-			Logger:  log,
-		})
+		opt := t.Options()
+		opt.Handler, opt.Store, opt.Logger = b, db, log
+		tg, err := telegram.New(opt)
 		if err != nil {
 			return nil, err
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// checkOptions are the flags of `check` (SPEC §9, §12.13).
+// checkOptions are the flags of `check` (README, "Command line").
 type checkOptions struct {
 	call     gate.Call
 	args     []string
@@ -114,7 +114,7 @@ func (o checkOptions) toolCall() (gate.Call, error) {
 const answerGrace = 30 * time.Second
 
 // checkWait checks call and polls its request until it is resolved or wait runs out
-// (SPEC §12.12); it returns pending then, leaving the request pending.
+// (the server caps each wait); it returns pending then, leaving the request pending.
 func checkWait(ctx context.Context, c *api.Client, call gate.Call, wait time.Duration) (api.CheckResult, error) {
 	deadline := time.Now().Add(wait)
 	cctx, cancel := context.WithTimeout(ctx, min(wait, api.MaxWaitSecs*time.Second)+answerGrace)

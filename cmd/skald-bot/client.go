@@ -18,7 +18,7 @@ import (
 	"github.com/skald-circle/skald-bot/config"
 )
 
-// Where client commands find the server (SPEC §9, §12.23).
+// Where client commands find the server (README, "Command line").
 const (
 	envURL         = "SKALD_URL"
 	envToken       = "SKALD_API_TOKEN"
@@ -193,7 +193,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 // ExitCode returns the process's exit code.
 func (e exitError) ExitCode() int { return e.code }
 
-// Exit codes of check (SPEC §9): 0 allow or approved, exitDenied, exitFailure (an
+// Exit codes of check: 0 allow or approved, exitDenied, exitFailure (an
 // error), exitPending.
 const (
 	exitDenied  = 1
@@ -201,7 +201,7 @@ const (
 	exitPending = 3
 )
 
-// addClientCommands adds the client subcommands of SPEC §9, cancel (§12.11), the hook
+// addClientCommands adds the client subcommands, cancel, the hook
 // and backup to root.
 func addClientCommands(root *cobra.Command) {
 	conn := newConnection()

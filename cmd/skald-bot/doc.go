@@ -1,5 +1,6 @@
-// Command skald-bot is the approval gate's binary (SPEC §2, §9): it wires the config,
-// store, gate and api packages together and offers them as subcommands.
+// Command skald-bot is the approval gate's binary: it wires the config, store, gate
+// and api packages together and offers them as subcommands. docs/design.md tells how
+// the gate works; README.md how to run it.
 //
 //	skald-bot serve [--config FILE]   run the service until SIGINT or SIGTERM
 //	skald-bot check | pending | approve | reject | cancel | rules | groups | jobs | backup
@@ -16,9 +17,11 @@
 // serve is a list of components — the gate's background work, the retention pruner,
 // the scheduler, the chat fan-out and the notices of finished runs, the Telegram and
 // Slack channels when configured, and the HTTP API — started in order and stopped in
-// reverse order once a signal arrives; the store is closed last (STYLE.md: stop
-// intake, finish in-flight work, stop cron, close the store). One set of Prometheus
+// reverse order once a signal arrives; the store is closed last (stop intake,
+// finish in-flight work, stop cron, close the store). One set of Prometheus
 // metrics is shared by the API (GET /metrics) and the fan-out (failed chat sends).
+// data_dir is created 0700; the admin token is api.token, else data_dir/admin.token,
+// created on first start and logged by file name only.
 // The "serving" log line names the API's bound address (api=127.0.0.1:PORT), so a
 // configuration with api.listen on port 0 can be found. Before anything is created,
 // serve checks the jobs and binds the API's address: an invalid job or a port in use

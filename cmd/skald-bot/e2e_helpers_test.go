@@ -20,7 +20,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 )
 
-// The end-to-end suite (issue 7): the real binary, run as `skald-bot serve` with a
+// The end-to-end suite: the real binary, run as `skald-bot serve` with a
 // configuration of its own, against a Telegram Bot API server and a Slack Web API
 // and Socket Mode server started in the test (telegramtest, slacktest), driven the
 // way a user drives it — the Claude Code hook and the command line as child
@@ -31,7 +31,7 @@ import (
 // e2eDeadline bounds each end-to-end test's waits: a guard against a hang.
 const e2eDeadline = 90 * time.Second
 
-// The people of the suite: the fake ids of ../shared/fixtures.
+// The people of the suite: fake ids, as in the captured payloads in testdata.
 var (
 	jane  = models.User{ID: 100000001, FirstName: "Jane"}                     // Telegram approver; the prompts go to her private chat
 	alice = models.User{ID: 100000002, FirstName: "Alice", LastName: "Admin"} // Telegram admin
@@ -240,7 +240,7 @@ func (e *e2e) telegramPrompt(n int) (telegramtest.SentMessage, uint64) {
 }
 
 // promptsRecorded waits until the service logs that request id's prompt was sent and
-// recorded (the outbox, SPEC §12.6) on both channels.
+// recorded (the outbox) on both channels.
 func (e *e2e) promptsRecorded(id uint64) {
 	e.t.Helper()
 	for _, ch := range []string{"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel} {

@@ -13,7 +13,7 @@ import (
 	"github.com/skald-circle/skald-bot/gate"
 )
 
-// The must-show of issue 3: check → pending → approve → approved; SIGTERM; start
+// A restart keeps an approval: check → pending → approve → approved; SIGTERM; start
 // again; the same session and tool call id is approved, with no new request.
 func TestProcessApproveSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()

@@ -16,8 +16,8 @@ import (
 	"github.com/skald-circle/skald-bot/gate"
 )
 
-// defaultHookWait is how long the hook waits for a human (SPEC §12.12): under Claude
-// Code's 600 s default hook timeout.
+// defaultHookWait is how long the hook waits for a human: under Claude Code's
+// 600 s default hook timeout, which kills the hook.
 const defaultHookWait = 9 * time.Minute
 
 // maxHookInput caps what the hook reads from stdin, as the API caps a body.
@@ -123,7 +123,7 @@ func runHook(ctx context.Context, in io.Reader, c *api.Client, o hookOptions) ho
 	return hookDecisionOf(res, o.wait)
 }
 
-// hookCall maps a PreToolUse input to the tool call of SPEC §3 (issue 3, SPEC §12.13):
+// hookCall maps a PreToolUse input to a tool call (docs/design.md, "Callers"):
 // Claude's tool name, session, tool_use_id as tool_call_id, cwd, source claude-code,
 // tool_input as arguments (Bash's command also as cmd), Claude's agent_id else
 // o.agent.
@@ -171,10 +171,10 @@ func hookCall(data []byte, o hookOptions) (gate.Call, error) {
 }
 
 // checkAndWait checks call and, while it is pending, waits up to wait for a human,
-// polling the server (which caps each wait, SPEC §12.12). Still pending when wait runs
-// out, it cancels the request with reason "terminal" (SPEC §12.11), as c's Actor
-// (claude-code from the hook) — or, when someone resolved it meanwhile, returns that
-// outcome.
+// polling the server (which caps each wait, docs/design.md, "HTTP API"). Still
+// pending when wait runs out, it cancels the request with reason "terminal", as c's
+// Actor (claude-code from the hook) — or, when someone resolved it meanwhile, returns
+// that outcome.
 func checkAndWait(ctx context.Context, c *api.Client, call gate.Call, wait time.Duration) (api.CheckResult, error) {
 	res, err := checkWait(ctx, c, call, wait)
 	if err != nil || res.Final() {
@@ -212,10 +212,11 @@ func hookDecisionOf(r api.CheckResult, wait time.Duration) hookDecision {
 }
 
 // terminalReason is the reason the hook cancels a request with when the terminal
-// prompt takes over (SPEC §12.11).
+// prompt takes over.
 const terminalReason = "terminal"
 
-// hookActor is who the hook's API calls act for (X-Skald-Actor, SPEC §12.22): the
+// hookActor is who the hook's API calls act for (X-Skald-Actor, docs/design.md,
+// "Approval requests"): the
 // cancellation of a request handed to the terminal is recorded as by claude-code.
 const hookActor = "claude-code"
 

@@ -16,8 +16,8 @@ import (
 	"github.com/skald-circle/skald-bot/config"
 )
 
-// Exit codes of the binary (SPEC §9): a command may end with another code through an
-// error that implements exitCoder.
+// Exit codes of the binary (README, "Command line"): a command may end with another
+// code through an error that implements exitCoder.
 const (
 	exitCodeOK    = 0
 	exitCodeError = 1
@@ -37,8 +37,8 @@ func main() {
 // standard streams and returns the process's exit code: 0 on success; for an error,
 // the code its exitCoder carries (printing nothing more), else 2 for a usage error
 // (cobra's, or a usageError: a bad argument), 1 for any other error a command
-// returned — each printed to stderr as one line "skald-bot: …". It blocks until the command is done; ctx cancels it (serve stops
-// cleanly when ctx is done).
+// returned — each printed to stderr as one line "skald-bot: …". It blocks until the
+// command is done; ctx cancels it (serve stops cleanly when ctx is done).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return execute(ctx, newRootCmd(), args, stdin, stdout, stderr)
 }
@@ -93,8 +93,8 @@ func newRootCmd() *cobra.Command {
 	return root
 }
 
-// exitCoder is an error that sets the exit code itself (such as check's 1 and 3,
-// SPEC §9). run prints nothing for it: the command has already said what happened.
+// exitCoder is an error that sets the exit code itself (such as check's 1 and
+// 3). run prints nothing for it: the command has already said what happened.
 type exitCoder interface {
 	error
 	ExitCode() int
@@ -102,7 +102,7 @@ type exitCoder interface {
 
 // usageError is a bad argument a command found itself (an id that is not a positive
 // integer, a bad --bypass, nothing to change): it exits 2 and points at --help, as
-// the usage errors cobra finds do (SPEC §9: 2 is a usage error).
+// the usage errors cobra finds do.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }

@@ -16,7 +16,8 @@ type pruner interface {
 // retentionInterval is how often runRetention prunes.
 const retentionInterval = time.Hour
 
-// runRetention applies the retention of SPEC §12.19: at once, then every
+// runRetention applies the retention (docs/design.md, "Persistence"): at
+// once, then every
 // retentionInterval, it drops what finished more than keep before now(). A failed
 // round is logged and retried at the next. keep 0 (retention: 0 in the
 // configuration) keeps everything: nothing is ever pruned. It blocks until ctx is done

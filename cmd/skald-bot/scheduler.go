@@ -14,7 +14,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// cronJobs converts the configuration's jobs into the scheduler's (SPEC §7).
+// cronJobs converts the configuration's jobs into the scheduler's.
 func cronJobs(cfg *config.Config) []cron.Job {
 	jobs := make([]cron.Job, len(cfg.Jobs))
 	for i, j := range cfg.Jobs {
@@ -24,8 +24,8 @@ func cronJobs(cfg *config.Config) []cron.Job {
 		}
 		jobs[i] = cron.Job{
 			Name: j.Name, Schedule: j.Schedule, AgentID: j.AgentID, Profile: j.Profile,
-			ContextLabel: j.ContextLabel, Overlap: cron.Overlap(j.Overlap),
-			ApprovalTimeout: j.ApprovalTimeout.Duration, Notify: cron.Notify(j.Notify), Steps: steps,
+			ContextLabel: j.ContextLabel, Overlap: j.Overlap,
+			ApprovalTimeout: j.ApprovalTimeout.Duration, Notify: j.Notify, Steps: steps,
 		}
 	}
 	return jobs
@@ -41,7 +41,7 @@ func newScheduler(cfg *config.Config, gt *gate.Manager, db *store.DB, log *slog.
 	})
 }
 
-// apiJobs adapts the run engine to the API's Jobs (SPEC §8): a trigger the overlap
+// apiJobs adapts the run engine to the API's Jobs: a trigger the overlap
 // policy skipped or queued is a 409 whose message says so and names the run it
 // yielded to (see Trigger).
 type apiJobs struct{ e *cron.Engine }
@@ -70,7 +70,7 @@ const (
 // cron.ErrQueued, with the one plain line of notStartedLine as its message.
 func (a apiJobs) Trigger(ctx context.Context, name string) (store.Run, error) {
 	r, err := a.e.Trigger(ctx, name)
-	if msg, ok := notStartedLine(a.e, name, err); ok {
+	if msg, ok := notStartedLine(name, err); ok {
 		err = retold{msg, []error{err, api.ErrConflict}}
 	}
 	return r, err
@@ -80,7 +80,7 @@ func (a apiJobs) Runs(name string) ([]store.Run, error) { return a.e.Runs(name, 
 
 func (a apiJobs) Run(id uint64) (store.Run, error) { return a.e.RunByID(id) }
 
-// chatJobs adapts the run engine to the chat's Jobs (bot.Jobs, SPEC §12.18): the chat's
+// chatJobs adapts the run engine to the chat's Jobs (bot.Jobs): the chat's
 // `run <job>` answers a trigger the overlap policy skipped or queued with the same line
 // as the API's 409.
 type chatJobs struct{ *cron.Engine }
@@ -92,41 +92,36 @@ var _ bot.Jobs = chatJobs{}
 // plain line of notStartedLine as its message, which the chat shows.
 func (c chatJobs) Trigger(ctx context.Context, name string) (store.Run, error) {
 	r, err := c.Engine.Trigger(ctx, name)
-	if msg, ok := notStartedLine(c.Engine, name, err); ok {
+	if msg, ok := notStartedLine(name, err); ok {
 		err = retold{msg, []error{err}}
 	}
 	return r, err
 }
 
-// notStartedLine says in one plain line why e.Trigger(name), which returned err,
-// started no run when the overlap policy skipped or queued the trigger, naming the
-// run it yielded to: "heartbeat: trigger skipped: run 7 is still waiting for approval
+// notStartedLine says in one plain line why a trigger of job name, which returned err,
+// started no run when the overlap policy skipped or queued it, naming the run it
+// yielded to: "heartbeat: trigger skipped: run 7 is still waiting for approval
 // (request 13)", "heartbeat: trigger queued: run 7 is still running; this one starts
 // when it ends". ok is false for any other err, nil included.
-func notStartedLine(e *cron.Engine, name string, err error) (msg string, ok bool) {
-	switch {
-	case errors.Is(err, cron.ErrSkipped):
-		return fmt.Sprintf("%s: %s: %s", name, triggerSkipped, unfinished(e, name)), true
-	case errors.Is(err, cron.ErrQueued):
-		return fmt.Sprintf("%s: %s: %s; this one starts when it ends", name, triggerQueued, unfinished(e, name)), true
+func notStartedLine(name string, err error) (msg string, ok bool) {
+	var b *cron.BlockedError
+	if !errors.As(err, &b) {
+		return "", false
 	}
-	return "", false
+	if errors.Is(b.Err, cron.ErrQueued) {
+		return fmt.Sprintf("%s: %s: %s; this one starts when it ends", name, triggerQueued,
+			unfinished(b)), true
+	}
+	return fmt.Sprintf("%s: %s: %s", name, triggerSkipped, unfinished(b)), true
 }
 
-// unfinished says which run of job name a skipped or queued trigger yielded to: the
-// oldest unfinished one, "run 7 is still running" or "run 7 is still waiting for
-// approval (request 13)"; "a run is still unfinished" when it has just finished.
-func unfinished(e *cron.Engine, name string) string {
-	rs, _ := e.Runs(name, 0) // newest first
-	for i := len(rs) - 1; i >= 0; i-- {
-		switch r := rs[i]; r.Status {
-		case store.RunRunning:
-			return fmt.Sprintf("run %d is still running", r.ID)
-		case store.RunWaitingApproval:
-			return fmt.Sprintf("run %d is still waiting for approval (request %d)", r.ID, r.RequestID)
-		}
+// unfinished says which run a trigger yielded to: "run 7 is still running" or "run 7
+// is still waiting for approval (request 13)".
+func unfinished(b *cron.BlockedError) string {
+	if b.Status == store.RunWaitingApproval {
+		return fmt.Sprintf("run %d is still waiting for approval (request %d)", b.RunID, b.RequestID)
 	}
-	return "a run is still unfinished"
+	return fmt.Sprintf("run %d is still running", b.RunID)
 }
 
 // retold is an error told as msg that wraps errs.

@@ -20,7 +20,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// newServeCmd returns `skald-bot serve [--config FILE]` (SPEC §9).
+// newServeCmd returns `skald-bot serve [--config FILE]`.
 func newServeCmd() *cobra.Command {
 	var file string
 	cmd := &cobra.Command{
@@ -55,22 +55,15 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opt))
 }
 
-// serve runs the service of cfg until ctx is done: it checks the jobs (an invalid one
-// refuses start-up before anything is created), binds the API's address (a port in use
-// refuses start-up before anything is created: "api: listen tcp 127.0.0.1:8377: bind:
-// address already in use"), creates data_dir (0700), opens and seeds the store, builds
-// the gate, the scheduler, the chat channels and the API (with api.token, else the
-// admin token of data_dir/admin.token, created on first start and logged by file name
-// only), logs "serving" with the
-// API's bound address (api=127.0.0.1:PORT, also when api.listen asks for port 0), runs
-// the components (see runComponents), and when ctx is done stops them in reverse order,
-// closes the store last and logs "stopped". It returns nil after a clean stop; else the
-// first error (an invalid job, a busy port, a store that is locked by another process,
-// a component that failed, …) — and logs nothing when it never got to "serving".
+// serve runs the service of cfg until ctx is done, then stops its components in
+// reverse order, closes the store last and logs "stopped" (the package doc tells the
+// start-up). It returns nil after a clean stop, else the first error: an invalid job
+// or a busy port (then nothing was created or logged), a store locked by another
+// process, a component that failed.
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error) {
 	svcLog := log.With("component", "serve")
 	// Invalid jobs (a bad schedule, an unknown tool) refuse start-up before anything
-	// is created (SPEC §7).
+	// is created.
 	if err := cron.Validate(cronJobs(cfg), nil); err != nil {
 		return err
 	}
@@ -150,7 +143,8 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 }
 
 // gateOptions maps the configuration onto the gate's options: rules options with
-// data_dir and the config file protected (SPEC §12.25), the profiles, the tool
+// data_dir and the config file protected (docs/design.md, "Protected and guarded
+// places"), the profiles, the tool
 // categories (nil keeps the gate's default), the approval timeout and the limits.
 func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Options {
 	var cats []gate.Category
