@@ -1,6 +1,9 @@
 package rules
 
-import "cmp"
+import (
+	"cmp"
+	"strings"
+)
 
 // Evaluate decides one tool call for the permission group group (SPEC §4.1–4.7,
 // §12.15, §12.25):
@@ -51,45 +54,145 @@ import "cmp"
 // call without a path argument of a tool that is not a file tool allocates nothing. It
 // is safe for concurrent use.
 func (s *Set) Evaluate(group string, c Call) Decision {
-	t := s.tier(group)
-	var best Decision
-	n := 0
+	// With a base that cannot be resolved, no path of the call can be.
+	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
+	e := evaluation{s: s, group: group, bad: bad}
 	for _, k := range s.opt.PathArgs {
 		v, ok := c.Args[k]
 		if !ok || v == nil || v == "" {
 			continue
 		}
-		d := s.decidePath(t, &c, v)
-		if n == 0 || severity(d) > severity(best) {
-			best = d
+		switch v := v.(type) {
+		case string:
+			e.path(&c, v)
+		case []any:
+			for _, el := range v {
+				switch el := el.(type) {
+				case nil:
+				case string:
+					if el != "" {
+						e.path(&c, el)
+					}
+				default:
+					e.invalid(&c)
+				}
+			}
+		default:
+			e.invalid(&c)
 		}
-		n++
+	}
+	if key := globKey(c.Tool); key != "" {
+		e.glob(&c, c.Args[key])
 	}
 	switch {
-	case n > 0:
-		best.Paths = n
-		return best
+	case e.n > 0:
+		e.best.Paths = e.n
+		return e.best
 	case s.IsFSRead(c.Tool) || s.IsFSWrite(c.Tool):
-		return s.decidePath(t, &c, ".") // a directory tool without a path searches its cwd
+		return s.decidePath(e.tier(), &c, ".") // a directory tool without a path searches its cwd
+	case bad:
+		return s.decide(s.view.Load().tier(group), &c, "", PathInvalid)
 	}
-	return s.decide(t, &c, "", NoPath)
+	return s.decide(s.view.Load().tier(group), &c, "", NoPath)
 }
 
-// decidePath decides the call for the path argument v (see Evaluate, steps 1 and 2).
-func (s *Set) decidePath(t *tier, c *Call, v any) Decision {
-	path, st := "", PathInvalid
-	if p, ok := v.(string); ok {
-		if np, ok := s.normalize(c, p); ok {
-			path, st = np, PathOK
-		}
+// evaluation gathers the decisions of one call's paths (see Evaluate, step 3).
+type evaluation struct {
+	s     *Set
+	group string
+	t     *tier // the group's tier in the current view, once a path needs it
+	best  Decision
+	n     int
+	bad   bool // the call's base directory cannot be resolved
+}
+
+// tier returns the group's tier in a view whose patterns hold now (Set.current).
+func (e *evaluation) tier() *tier {
+	if e.t == nil {
+		e.t = e.s.current().tier(e.group)
 	}
-	return s.decide(t, c, path, st)
+	return e.t
+}
+
+func (e *evaluation) add(d Decision) {
+	if e.n == 0 || severity(d) > severity(e.best) {
+		e.best = d
+	}
+	e.n++
+}
+
+func (e *evaluation) path(c *Call, p string) {
+	if e.bad {
+		e.invalid(c)
+		return
+	}
+	e.add(e.s.decidePath(e.tier(), c, p))
+}
+
+func (e *evaluation) invalid(c *Call) { e.add(e.s.decide(e.tier(), c, "", PathInvalid)) }
+
+// glob adds the literal directory of a Glob pattern or Grep glob v, taken relative to
+// the call's "path" when that is a string (see Evaluate, step 1).
+func (e *evaluation) glob(c *Call, v any) {
+	switch v := v.(type) {
+	case nil:
+		return
+	case string:
+		if v == "" {
+			return
+		}
+		dir := globDir(v)
+		if base, ok := c.Args["path"].(string); ok && base != "" && dir[0] != '/' {
+			dir = base + "/" + dir
+		}
+		e.path(c, dir)
+	default:
+		e.invalid(c)
+	}
+}
+
+// globKey is the argument of tool that holds a glob whose literal directory is a path
+// of the call: Glob's "pattern", Grep's "glob"; "" for other tools.
+func globKey(tool string) string {
+	switch tool {
+	case "Glob":
+		return "pattern"
+	case "Grep":
+		return "glob"
+	}
+	return ""
+}
+
+// globDir is the literal directory of a glob: up to the last "/" before the first
+// wildcard or escape ("../secrets" of "../secrets/*", "." of "**/*.go", "/" of "/*"),
+// or the whole glob when it has none.
+func globDir(g string) string {
+	i := strings.IndexAny(g, "*?[{\\")
+	if i < 0 {
+		return g
+	}
+	j := strings.LastIndexByte(g[:i], '/')
+	switch {
+	case j < 0:
+		return "."
+	case j == 0:
+		return "/"
+	}
+	return g[:j]
+}
+
+// decidePath decides the call for the path p (see Evaluate, steps 1 and 2).
+func (s *Set) decidePath(t *tier, c *Call, p string) Decision {
+	if np, ok := s.normalize(c, p); ok {
+		return s.decide(t, c, np, PathOK)
+	}
+	return s.decide(t, c, "", PathInvalid)
 }
 
 // decide decides the call for one of its paths (path and st; st NoPath for a call
 // without one) in tier t: see Evaluate, step 2.
 func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
-	if st == PathOK && s.isProtected(path) {
+	if st == PathOK && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: ReasonProtected, Path: path, PathState: PathOK}
 	}
 	d := Decision{Path: path, PathState: st}
@@ -106,22 +209,35 @@ func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
 	if d.Action == Deny || st != PathOK {
 		return d
 	}
-	if g := s.containing(&t.guards, c, path); g != nil {
+	file := s.IsFSRead(c.Tool) || s.IsFSWrite(c.Tool)
+	g := (*guard)(nil)
+	reason := ""
+	if !file {
+		if g = s.inDenied(&t.guards, c, path); g != nil {
+			reason = g.reasonIn
+		}
+	}
+	if g == nil {
+		if g = s.containing(&t.guards, c, path, file); g != nil {
+			reason = g.reason
+		}
+	}
+	if g != nil {
 		if d.Action == Allow {
 			d.RuleID, d.Note = 0, ""
 		}
-		d.Action, d.Reason, d.Contains = Require, g.reason, g.name
+		d.Action, d.Reason, d.Contains = Require, reason, g.name
 	}
 	return d
 }
 
 // severity orders decisions from the least to the most restrictive: allow, require,
-// require that no bypass or fast-path may lift (Contains), deny (see Evaluate, step 3).
+// require that no bypass or fast-path may lift (Decision.Locked), deny (see Evaluate, step 3).
 func severity(d Decision) int {
 	switch {
 	case d.Action == Deny:
 		return 3
-	case d.Contains != "":
+	case d.Contains != "" || d.PathState == PathInvalid:
 		return 2
 	case d.Action == Require:
 		return 1
@@ -129,28 +245,17 @@ func severity(d Decision) int {
 	return 0
 }
 
-// tier returns the candidates of group: its own tier (its rules, then DefaultGroup's)
-// when it has rules, else DefaultGroup's (SPEC §4.1, §12.15).
-func (s *Set) tier(group string) *tier {
-	if group != DefaultGroup {
-		if t := s.groups[group]; t != nil {
-			return t
-		}
-	}
-	return s.def
-}
-
 // normalize normalises p as an argument of c (see Evaluate, step 1).
 func (s *Set) normalize(c *Call, p string) (string, bool) {
-	abs, problem := resolveAbs(p, cmp.Or(c.Cwd, c.WorkingDir), s.opt.WorkspaceRoot)
+	abs, problem := resolveAbs(p, cmp.Or(c.Cwd, c.WorkingDir), s.opt.WorkspaceRoot, nil)
 	if problem != "" {
 		return "", false
 	}
 	return relTo(abs, s.opt.WorkspaceRoot), true
 }
 
-func (s *Set) isProtected(path string) bool {
-	for _, p := range s.protected {
+func (t *tier) isProtected(path string) bool {
+	for _, p := range t.protected {
 		if Under(path, p) {
 			return true
 		}
@@ -166,6 +271,6 @@ func (s *Set) isProtected(path string) bool {
 // matches is visible. Safe for concurrent use; allocates nothing.
 func (s *Set) Visible(group, agentID, source, tool string) bool {
 	m := matcher{agent: agentID, source: source, pathState: NoPath, visibility: true}
-	r := s.tier(group).first(tool, &m)
+	r := s.view.Load().tier(group).first(tool, &m)
 	return r == nil || r.action != Deny
 }
