@@ -29,6 +29,9 @@ const (
 	settleAfterCoarse = 2 * time.Second
 )
 
+// clock is the wall clock change times are compared with; tests move it.
+var clock = time.Now
+
 // lookups collects the directories a resolution looked names up in.
 type lookups struct {
 	dirs map[string]struct{}
@@ -139,7 +142,7 @@ func (s *Set) resolveAll() (map[string]string, []dep, bool) {
 		first, dirs := s.resolveOnce()
 		deps = deps[:0]
 		settled := true
-		now := time.Now()
+		now := clock()
 		for _, d := range dirs {
 			id, ok := statID(d)
 			settled = settled && ok && id.settled(now)
