@@ -10,10 +10,10 @@ type Options struct {
 	// FSRead and FSWrite are the tool names of @fs_read and @fs_write; nil means
 	// DefaultFSRead / DefaultFSWrite.
 	FSRead, FSWrite []string
-	// PathArgs are the argument keys that hold a call's paths; nil means
-	// DefaultPathArgs. Every one of them that holds a value is evaluated (see
-	// Set.Evaluate), in this order; a file tool (FSRead, FSWrite) that holds none is
-	// evaluated on its working directory.
+	// PathArgs are the argument keys that hold a call's paths, each a string or an
+	// array of strings; nil means DefaultPathArgs. Every one that holds a value is
+	// evaluated (see Set.Evaluate), in this order; a file tool (FSRead, FSWrite) that
+	// holds none is evaluated on its working directory.
 	PathArgs []string
 	// MCPFilesystem are the MCP servers whose tools are file tools: under one of
 	// these server names, the reference filesystem server's read tools (MCPFSRead)
@@ -89,13 +89,12 @@ type Decision struct {
 	// WorkingDir, else the workspace root (see Set.Evaluate, step 4) — and Paths is 0.
 	Path      string
 	PathState PathState
-	// Contains is set when the path that decided is not denied but is a strict
-	// ancestor of a protected path or holds what a deny rule with a path filter denies
-	// for this call (see Set.Evaluate, step 2): the place, normalised ("secrets",
-	// "data/skald"), or the deny rule's prefix pattern ("data/log*"). Action is then
-	// require, Reason is ReasonContains followed by ": " and the place (built at
-	// Compile), and no session bypass or profile fast-path may turn the call into
-	// allow — a human decides.
+	// Contains is the guarded place that made a path require (see Set.Evaluate, step
+	// 2): one the path holds (a strict ancestor of a protected path, or of what a deny
+	// rule with a path filter denies: "secrets", "data/skald", or a prefix pattern
+	// "data/log*"), or, for a tool outside the file classes, the denied place it lies
+	// in. Action is then require, Reason ReasonContains or ReasonDenied followed by
+	// ": " and the place, and the decision is Locked.
 	Contains string
 	// Paths is how many paths the call names: each string, and each element of an
 	// array, under an Options.PathArgs key, other than null and "", plus the literal

@@ -5,54 +5,37 @@ import (
 	"strings"
 )
 
-// Evaluate decides one tool call for the permission group group (SPEC §4.1–4.7,
-// §12.15, §12.25):
+// Evaluate decides one tool call for the permission group group (docs/design.md,
+// "Deciding a call"):
 //
-//  1. Every path argument counts: each Options.PathArgs key of c.Args that holds a
-//     value other than null or "" is a path, normalised as Normalize does against
-//     c.Cwd, else c.WorkingDir, else the workspace root. A value that is not a string
-//     (a number, an object), or a string that cannot be normalised, is an invalid path:
-//     it matches no path rule.
+//  1. The call's paths are every Options.PathArgs key of c.Args holding a string or an
+//     array of strings (each element a path; null and "" are none), and the literal
+//     directory of Glob's "pattern" or Grep's "glob" (up to the last "/" before the
+//     first wildcard, relative to the call's "path"). Each is normalised as Normalize
+//     does against c.Cwd, else c.WorkingDir, else the workspace root. Any other value
+//     (a number, an object, an array holding one), a path Normalize refuses, one going
+//     through /proc/self, /proc/<pid> or /dev/fd, or a Cwd or WorkingDir holding a NUL
+//     byte, is unresolvable (PathInvalid): it matches no path rule.
 //  2. Each path is decided on its own: under an Options.Protected path it is denied
-//     before any rule, whatever the group (Reason ReasonProtected, RuleID 0, Path the
-//     protected path); otherwise the first matching rule of group, then of
-//     DefaultGroup, each in (priority, id) order, decides (Reason ReasonRule), and when
-//     none matches the answer is require (Reason ReasonNoRule). An invalid path is at
-//     least require: an allow becomes require with Reason ReasonBadPath and RuleID 0.
-//     A path that is not denied but contains a guarded place — it is a strict ancestor
-//     of an Options.Protected path, or of the subtree (or exact path) of a deny rule
-//     with a path filter that applies to this call (its tool pattern, agent and source
-//     filters; group tier or DefaultGroup's), or the directory of such a rule's prefix
-//     pattern — is require, whatever the rule said: Decision.Contains names the place,
-//     Reason is ReasonContains + ": " + the place, RuleID 0 when the rule allowed.
-//  3. The call's decision is the most restrictive of its paths' — deny, then require
-//     with Contains, then require, then allow — the earliest key in PathArgs order
-//     winning a tie; Decision.Path and PathState are those of the path that decided,
+//     (Reason ReasonProtected, RuleID 0); otherwise the first matching rule of group,
+//     then of DefaultGroup, in (priority, id) order decides (ReasonRule), else require
+//     (ReasonNoRule). Unless that is a deny: an unresolvable path is require
+//     (ReasonBadPath when a rule allowed); for a tool outside the file classes, a path
+//     that a deny rule with a path filter matches, whatever that rule's tool pattern,
+//     when its agent and source filters apply, is require with ReasonDenied; a path
+//     that is a strict ancestor of a protected path, or holds what a deny rule with a
+//     path filter denies (for a file tool, one whose tool pattern matches), is require
+//     with ReasonContains. Decision.Contains names the place in both.
+//  3. The call's decision is its strictest path's — deny, then a locked require
+//     (Decision.Locked), then require, then allow — the first path winning a tie.
 //     Decision.Paths counts the paths.
-//  4. A call without a path argument of a file tool (@fs_read or @fs_write: the
-//     Options.FSRead and FSWrite names) is decided as if its path were "." — the call's
-//     Cwd, else WorkingDir, else the workspace root, normalised as in step 1 — because
-//     Grep, Glob or LS without a path search that directory: Grep {"pattern":"token"}
-//     in the workspace root is require with Contains, LS {} with Cwd in the data
-//     directory is denied, and with no directory to resolve (no workspace root) it is an
-//     invalid path. Decision.Path and PathState are that directory's, Decision.Paths
-//     is 0. Any other call without a path is decided by the rules alone, as in step 2.
+//  4. A file tool (IsFSRead, IsFSWrite) without a path is decided on "." — its working
+//     directory; any other call without a path by the rules without a path filter.
 //
-// Steps 1 and 4 are our reading of SPEC §4.4 ("the path argument is the first non-empty
-// string among the keys"): a tool may act on any of the keys it is sent, so a harmless
-// first key must not vouch for a second one (a decoy "path" beside a "file_path" in
-// secrets/), and a file tool sent no key acts on its working directory, which must not
-// go unseen. The guarded places of step 2 extend SPEC §4 and §12.25, which match only
-// paths inside a place: Grep or LS on a parent folder (".", "data") reads secrets/ or
-// the data directory without naming them. An unknown group has no rules of its own.
-//
-// Session bypasses and the profile fast-path (SPEC §4.8, §4.9) are the gate's: it
-// applies them to the Decision, whose Path, PathState and Paths it can reuse, and never
-// to one whose Contains is set.
-//
-// Evaluate reads the file system only to normalise a path (os.Lstat, os.Readlink); a
-// call without a path argument of a tool that is not a file tool allocates nothing. It
-// is safe for concurrent use.
+// Path patterns are resolved as the file system is at the call (see Compile). Session
+// bypasses and the profile fast-path are the gate's, never for a locked decision. A
+// call without a path of a tool that is not a file tool reads no file and allocates
+// nothing. Safe for concurrent use.
 func (s *Set) Evaluate(group string, c Call) Decision {
 	// With a base that cannot be resolved, no path of the call can be.
 	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
