@@ -98,7 +98,8 @@ type Decision struct {
 	Contains string
 	// Paths is how many paths the call names: each string, and each element of an
 	// array, under an Options.PathArgs key, other than null and "", plus the literal
-	// directory of Glob's pattern or Grep's glob. The gate's profile fast-path applies
+	// directory of Glob's pattern or Grep's glob when it is not the call's "path"
+	// itself ("**/*.go" in "src" counts once). The gate's profile fast-path applies
 	// to a call with at most one — with none, a file tool is decided on its working
 	// directory (Paths 0), and the fast-path vouches for that directory.
 	Paths int

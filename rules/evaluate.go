@@ -126,6 +126,9 @@ func (e *evaluation) glob(c *Call, v any) {
 		}
 		dir := globDir(v)
 		if base, ok := c.Args["path"].(string); ok && base != "" && dir[0] != '/' {
+			if dir == "." {
+				return // the call's "path" itself, already decided
+			}
 			dir = base + "/" + dir
 		}
 		e.path(c, dir)
