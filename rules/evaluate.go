@@ -40,7 +40,7 @@ func (s *Set) Evaluate(group string, c Call) Decision {
 	// With a base that cannot be resolved, no path of the call can be.
 	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
 	e := evaluation{s: s, group: group, bad: bad}
-	for _, k := range s.opt.PathArgs {
+	for _, k := range s.pathKeysOf(c.Args) {
 		v, ok := c.Args[k]
 		if !ok || v == nil || v == "" {
 			continue
@@ -77,6 +77,20 @@ func (s *Set) Evaluate(group string, c Call) Decision {
 		return s.decide(s.view.Load().tier(group), &c, "", PathInvalid)
 	}
 	return s.decide(s.view.Load().tier(group), &c, "", NoPath)
+}
+
+// pathKeysOf returns the keys to read paths from: Options.PathArgs, or none when args
+// holds none of them — found with fewer map lookups when args has fewer keys.
+func (s *Set) pathKeysOf(args map[string]any) []string {
+	if len(args) >= len(s.opt.PathArgs) {
+		return s.opt.PathArgs
+	}
+	for k := range args {
+		if _, ok := s.pathKeys[k]; ok {
+			return s.opt.PathArgs
+		}
+	}
+	return nil
 }
 
 // evaluation gathers the decisions of one call's paths (see Evaluate, step 3).

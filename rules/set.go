@@ -19,11 +19,12 @@ type Set struct {
 	writes    []string // likewise for @fs_write
 	fsRead    map[string]struct{}
 	fsWrite   map[string]struct{}
-	protected []string           // Options.Protected, normalised
-	known     map[string]bool    // group ids, DefaultGroup included
-	rules     map[string][]crule // per group with rules: its rules in evaluation order, patterns unresolved
-	patterns  []string           // the distinct path patterns of rules, as written
-	mu        sync.Mutex         // serialises building a new view
+	pathKeys  map[string]struct{} // Options.PathArgs
+	protected []string            // Options.Protected, normalised
+	known     map[string]bool     // group ids, DefaultGroup included
+	rules     map[string][]crule  // per group with rules: its rules in evaluation order, patterns unresolved
+	patterns  []string            // the distinct path patterns of rules, as written
+	mu        sync.Mutex          // serialises building a new view
 	view      atomic.Pointer[view]
 }
 
@@ -57,13 +58,14 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 		}
 	}
 	s := &Set{
-		opt:     opt,
-		reads:   reads,
-		writes:  writes,
-		fsRead:  nameSet(reads),
-		fsWrite: nameSet(writes),
-		known:   map[string]bool{DefaultGroup: true},
-		rules:   map[string][]crule{},
+		opt:      opt,
+		reads:    reads,
+		writes:   writes,
+		fsRead:   nameSet(reads),
+		fsWrite:  nameSet(writes),
+		pathKeys: nameSet(opt.PathArgs),
+		known:    map[string]bool{DefaultGroup: true},
+		rules:    map[string][]crule{},
 	}
 	for _, g := range groups {
 		s.known[g.ID] = true
