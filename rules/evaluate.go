@@ -39,6 +39,25 @@ import (
 func (s *Set) Evaluate(group string, c Call) Decision {
 	// With a base that cannot be resolved, no path of the call can be.
 	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
+	for try := 0; ; try++ {
+		d, v := s.evaluate(group, &c, bad)
+		// The patterns must have held while the call's paths were resolved: else a
+		// swap in between could pair a path with a pattern of another moment.
+		if v == nil || s.unchanged(v) {
+			return d
+		}
+		if try == 2 { // the file system keeps changing under the call: a human decides
+			if d.Action == Deny {
+				return d
+			}
+			return Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid, Paths: d.Paths}
+		}
+	}
+}
+
+// evaluate is Evaluate on one view of the patterns, which it returns (nil when no path
+// needed one).
+func (s *Set) evaluate(group string, c *Call, bad bool) (Decision, *view) {
 	e := evaluation{s: s, group: group, bad: bad}
 	for _, k := range s.pathKeysOf(c.Args) {
 		v, ok := c.Args[k]
@@ -47,36 +66,36 @@ func (s *Set) Evaluate(group string, c Call) Decision {
 		}
 		switch v := v.(type) {
 		case string:
-			e.path(&c, v)
+			e.path(c, v)
 		case []any:
 			for _, el := range v {
 				switch el := el.(type) {
 				case nil:
 				case string:
 					if el != "" {
-						e.path(&c, el)
+						e.path(c, el)
 					}
 				default:
-					e.invalid(&c)
+					e.invalid(c)
 				}
 			}
 		default:
-			e.invalid(&c)
+			e.invalid(c)
 		}
 	}
 	if key := globKey(c.Tool); key != "" {
-		e.glob(&c, c.Args[key])
+		e.glob(c, c.Args[key])
 	}
 	switch {
 	case e.n > 0:
 		e.best.Paths = e.n
-		return e.best
+		return e.best, e.v
 	case s.IsFSRead(c.Tool) || s.IsFSWrite(c.Tool):
-		return s.decidePath(e.tier(), &c, ".") // a directory tool without a path searches its cwd
+		return s.decidePath(e.tier(), c, "."), e.v // a directory tool without a path searches its cwd
 	case bad:
-		return s.decide(s.view.Load().tier(group), &c, "", PathInvalid)
+		return s.decide(s.view.Load().tier(group), c, "", PathInvalid), nil
 	}
-	return s.decide(s.view.Load().tier(group), &c, "", NoPath)
+	return s.decide(s.view.Load().tier(group), c, "", NoPath), nil
 }
 
 // pathKeysOf returns the keys to read paths from: Options.PathArgs, or none when args
@@ -97,7 +116,8 @@ func (s *Set) pathKeysOf(args map[string]any) []string {
 type evaluation struct {
 	s     *Set
 	group string
-	t     *tier // the group's tier in the current view, once a path needs it
+	v     *view // the current view, once a path needs it
+	t     *tier // the group's tier in v
 	best  Decision
 	n     int
 	bad   bool // the call's base directory cannot be resolved
@@ -106,7 +126,8 @@ type evaluation struct {
 // tier returns the group's tier in a view whose patterns hold now (Set.current).
 func (e *evaluation) tier() *tier {
 	if e.t == nil {
-		e.t = e.s.current().tier(e.group)
+		e.v = e.s.current()
+		e.t = e.v.tier(e.group)
 	}
 	return e.t
 }

@@ -18,14 +18,18 @@ import (
 // patterns again, rebuilding the index only when a resolution changed, when one did
 // not hold. A change time within settleAfter of the clock cannot tell two changes made
 // in the same tick of the file system's clock apart; such a view is resolved again on
-// every call until its directories settle. A mount over a directory changes no change
-// time and is not seen; mounting needs root.
+// every call until its directories settle. A call checks its view again once it has
+// resolved its own paths, so that a path and the patterns are of one moment; when they
+// changed in between it tries again, and after three tries it is a require that
+// nothing lifts. A mount over a directory changes no change time and is not seen;
+// mounting needs root.
 
 // settleAfter is how old a directory's change time must be before a resolution that
-// depends on it is trusted until that time changes; settleAfterCoarse applies to a
-// file system that keeps whole seconds only.
+// depends on it is trusted until that time changes: longer than a tick of the kernel's
+// coarse clock, which stamps change times (at most 10 ms). settleAfterCoarse applies
+// to a file system that keeps whole seconds only.
 const (
-	settleAfter       = 100 * time.Millisecond
+	settleAfter       = 30 * time.Millisecond
 	settleAfterCoarse = 2 * time.Second
 )
 
@@ -86,6 +90,22 @@ func (v *view) holds() bool {
 	return true
 }
 
+// unchanged reports whether v's resolutions still hold now, as they did when a call
+// took v: the directories kept their identities and, when v has not settled, the
+// patterns resolve as they did.
+func (s *Set) unchanged(v *view) bool {
+	for i := range v.deps {
+		if id, ok := statID(v.deps[i].dir); !ok || id != v.deps[i].id {
+			return false
+		}
+	}
+	if v.settled {
+		return true
+	}
+	resolved, _ := s.resolveOnce()
+	return maps.Equal(resolved, v.resolved)
+}
+
 // current returns the Set's view for a call with a path: the last one when its
 // resolutions still hold, else a new one. Safe for concurrent use.
 func (s *Set) current() *view {
@@ -107,7 +127,11 @@ func (s *Set) current() *view {
 // give; it reuses old's tiers when no resolution changed. The caller holds s.mu, or
 // is Compile (old nil).
 func (s *Set) build(old *view) *view {
-	resolved, deps, settled := s.resolveAll()
+	var prev []dep
+	if old != nil {
+		prev = old.deps
+	}
+	resolved, deps, settled := s.resolveAll(prev)
 	if old != nil && maps.Equal(old.resolved, resolved) {
 		nv := *old
 		nv.deps, nv.settled = deps, settled
@@ -132,31 +156,47 @@ func (s *Set) build(old *view) *view {
 const protectedKey = "\x00"
 
 // resolveAll resolves every pattern and protected path, and returns them with the
-// directories they depend on and whether those have settled. It resolves twice, with
-// the directories' identities taken in between, so that a change while it runs shows
-// as a changed identity at the next call.
-func (s *Set) resolveAll() (map[string]string, []dep, bool) {
-	var resolved map[string]string
-	var deps []dep
-	for try := 0; ; try++ {
-		first, dirs := s.resolveOnce()
-		deps = deps[:0]
-		settled := true
-		now := clock()
-		for _, d := range dirs {
-			id, ok := statID(d)
-			settled = settled && ok && id.settled(now)
-			deps = append(deps, dep{dir: d, id: id})
+// directories they depend on and whether those have settled. The directories'
+// identities are taken before the resolution that counts, so that a change while it
+// runs shows as a changed identity at the next call: first those of prev, the
+// directories the last resolution depended on, which most often are the same again;
+// else it resolves twice, taking them in between.
+func (s *Set) resolveAll(prev []dep) (map[string]string, []dep, bool) {
+	if len(prev) > 0 {
+		before := make([]string, len(prev))
+		for i := range prev {
+			before[i] = prev[i].dir
 		}
-		again, dirs2 := s.resolveOnce()
-		resolved = again
-		if maps.Equal(first, again) && slices.Equal(dirs, dirs2) {
+		deps, settled := identify(before)
+		resolved, dirs := s.resolveOnce()
+		if slices.Equal(dirs, before) {
 			return resolved, deps, settled
 		}
+	}
+	for try := 0; ; try++ {
+		first, dirs := s.resolveOnce()
+		deps, settled := identify(dirs)
+		again, dirs2 := s.resolveOnce()
+		if maps.Equal(first, again) && slices.Equal(dirs, dirs2) {
+			return again, deps, settled
+		}
 		if try == 2 { // still changing: resolve again at the next call
-			return resolved, deps, false
+			return again, deps, false
 		}
 	}
+}
+
+// identify takes the identity of dirs and reports whether they have all settled.
+func identify(dirs []string) ([]dep, bool) {
+	deps := make([]dep, len(dirs))
+	settled := true
+	now := clock()
+	for i, d := range dirs {
+		id, ok := statID(d)
+		settled = settled && ok && id.settled(now)
+		deps[i] = dep{dir: d, id: id}
+	}
+	return deps, settled
 }
 
 // resolveOnce resolves every pattern and protected path, and returns them with the

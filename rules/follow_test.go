@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 )
@@ -103,5 +105,50 @@ func TestDeniedPlaceFollowsName(t *testing.T) {
 	d := s.Evaluate(DefaultGroup, Call{Tool: "mcp__notes__get", Args: map[string]any{"path": "docs/hidden/vault/key"}})
 	if !d.Locked() || d.Reason != ReasonDenied+": docs/hidden/vault" {
 		t.Errorf("mcp__notes__get in the moved secrets → %+v, want locked require", d)
+	}
+}
+
+// TestPatternFollowsNameConcurrently swaps secrets/ again and again while calls are
+// evaluated: Read secrets/key is denied at every moment, or, when the file system
+// changed under the call each time it was tried, a require nothing lifts.
+func TestPatternFollowsNameConcurrently(t *testing.T) {
+	root := workspace(t)
+	s := Compile(nil, seedRules(), seedOptions(root))
+	done := make(chan struct{})
+	errs := make(chan string, 4)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if d := s.Evaluate(DefaultGroup, read("secrets/key")); d.Action != Deny && !d.Locked() {
+					errs <- fmt.Sprintf("Read secrets/key → %+v during a swap", d)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 50 {
+		from, to := root+"/secrets", fmt.Sprintf("%s/.vault-%d", root, i)
+		if i > 0 {
+			if err := os.Remove(from); err != nil {
+				t.Fatal(err)
+			}
+			from = fmt.Sprintf("%s/.vault-%d", root, i-1)
+		}
+		mustRename(t, from, to)
+		mustSymlink(t, to[len(root)+1:], root+"/secrets")
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
