@@ -3,6 +3,7 @@ package rules
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -51,8 +52,9 @@ func (l *lookups) add(dir string) {
 // dep is a directory a view's resolutions depend on, with its identity when they were
 // made.
 type dep struct {
-	dir string
-	id  fileID
+	dir    string
+	id     fileID
+	inside bool // dir is the workspace root or lies under it
 }
 
 // view is a Set's rules with their path patterns resolved as the file system was at
@@ -91,15 +93,24 @@ func (v *view) holds() bool {
 }
 
 // unchanged reports whether v's resolutions still hold now, as they did when a call
-// took v: the directories kept their identities and, when v has not settled, the
-// patterns resolve as they did.
+// took v. A directory in the workspace, where an agent may swap names, must have kept
+// its identity: else the patterns may have changed and changed back while the call
+// resolved its paths. Then, when v has settled and every directory kept its identity,
+// they hold; else they must resolve as they did (a busy directory outside the
+// workspace, such as /tmp on the way to a protected path, changes often without
+// changing any resolution).
 func (s *Set) unchanged(v *view) bool {
+	all := true
 	for i := range v.deps {
-		if id, ok := statID(v.deps[i].dir); !ok || id != v.deps[i].id {
-			return false
+		d := &v.deps[i]
+		if id, ok := statID(d.dir); !ok || id != d.id {
+			if d.inside {
+				return false
+			}
+			all = false
 		}
 	}
-	if v.settled {
+	if v.settled && all {
 		return true
 	}
 	resolved, _ := s.resolveOnce()
@@ -167,7 +178,7 @@ func (s *Set) resolveAll(prev []dep) (map[string]string, []dep, bool) {
 		for i := range prev {
 			before[i] = prev[i].dir
 		}
-		deps, settled := identify(before)
+		deps, settled := s.identify(before)
 		resolved, dirs := s.resolveOnce()
 		if slices.Equal(dirs, before) {
 			return resolved, deps, settled
@@ -175,7 +186,7 @@ func (s *Set) resolveAll(prev []dep) (map[string]string, []dep, bool) {
 	}
 	for try := 0; ; try++ {
 		first, dirs := s.resolveOnce()
-		deps, settled := identify(dirs)
+		deps, settled := s.identify(dirs)
 		again, dirs2 := s.resolveOnce()
 		if maps.Equal(first, again) && slices.Equal(dirs, dirs2) {
 			return again, deps, settled
@@ -187,14 +198,16 @@ func (s *Set) resolveAll(prev []dep) (map[string]string, []dep, bool) {
 }
 
 // identify takes the identity of dirs and reports whether they have all settled.
-func identify(dirs []string) ([]dep, bool) {
+func (s *Set) identify(dirs []string) ([]dep, bool) {
 	deps := make([]dep, len(dirs))
 	settled := true
 	now := clock()
+	root := s.opt.WorkspaceRoot
 	for i, d := range dirs {
 		id, ok := statID(d)
 		settled = settled && ok && id.settled(now)
-		deps[i] = dep{dir: d, id: id}
+		inside := root != "" && (d == root || strings.HasPrefix(d, root+"/") || root == "/")
+		deps[i] = dep{dir: d, id: id, inside: inside}
 	}
 	return deps, settled
 }
