@@ -85,7 +85,7 @@ func (v *view) holds() bool {
 		return false
 	}
 	for i := range v.deps {
-		if id, ok := statID(v.deps[i].dir); !ok || id != v.deps[i].id {
+		if id, _ := statID(v.deps[i].dir); id != v.deps[i].id {
 			return false
 		}
 	}
@@ -103,7 +103,7 @@ func (s *Set) unchanged(v *view) bool {
 	all := true
 	for i := range v.deps {
 		d := &v.deps[i]
-		if id, ok := statID(d.dir); !ok || id != d.id {
+		if id, _ := statID(d.dir); id != d.id {
 			if d.inside {
 				return false
 			}
@@ -204,8 +204,8 @@ func (s *Set) identify(dirs []string) ([]dep, bool) {
 	now := clock()
 	root := s.opt.WorkspaceRoot
 	for i, d := range dirs {
-		id, ok := statID(d)
-		settled = settled && ok && id.settled(now)
+		id, _ := statID(d) // a directory that does not exist is the zero identity until it does
+		settled = settled && id.settled(now)
 		inside := root != "" && (d == root || strings.HasPrefix(d, root+"/") || root == "/")
 		deps[i] = dep{dir: d, id: id, inside: inside}
 	}

@@ -152,3 +152,14 @@ func TestPatternFollowsNameConcurrently(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestPatternsOfMissingRoot: a workspace root that does not exist (yet) resolves every
+// pattern as written, and a call is decided at once, not held as if it kept changing.
+func TestPatternsOfMissingRoot(t *testing.T) {
+	root := t.TempDir() + "/not-yet"
+	rs := []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_write", PathPattern: "src/*", Action: Allow}}
+	s := Compile(nil, rs, Options{WorkspaceRoot: root})
+	if d := s.Evaluate(DefaultGroup, Call{Tool: "Write", Args: map[string]any{"file_path": root + "/src/a.ts"}}); d.Action != Allow || d.RuleID != 1 {
+		t.Errorf("Write src/a.ts → %+v, want allow by rule 1", d)
+	}
+}

@@ -11,7 +11,8 @@ type fileID struct {
 	ctime    int64 // nanoseconds since the epoch
 }
 
-// statID returns the identity of path, not following a final symlink.
+// statID returns the identity of path, not following a final symlink, or the zero
+// fileID and false when it cannot be read (it does not exist).
 func statID(path string) (fileID, bool) {
 	var st syscall.Stat_t
 	if err := syscall.Lstat(path, &st); err != nil {
@@ -21,8 +22,11 @@ func statID(path string) (fileID, bool) {
 }
 
 // settled reports whether the change time is old enough at now to tell a later change
-// from it.
+// from it; a missing directory has settled.
 func (id fileID) settled(now time.Time) bool {
+	if id == (fileID{}) { // no directory: its creation changes the identity
+		return true
+	}
 	margin := settleAfter
 	if id.ctime%int64(time.Second) == 0 {
 		margin = settleAfterCoarse
