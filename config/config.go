@@ -273,6 +273,10 @@ type Tools struct {
 	// allow; docs/design.md, "Path arguments"); a file tool (FSRead, FSWrite) that sends none
 	// is evaluated on its working directory (rules.Set.Evaluate).
 	PathArgs []string `yaml:"path_args" json:"path_args,omitempty"`
+	// MCPFilesystem are the MCP servers that run the reference filesystem server: their
+	// tools (mcp__<server>__read_file, …) are file tools, under the same rules as
+	// Read and Write (rules.MCPFSRead, rules.MCPFSWrite). nil means [filesystem].
+	MCPFilesystem []string `yaml:"mcp_filesystem" json:"mcp_filesystem,omitempty"`
 }
 
 // Category names a set of tool patterns (docs/design.md, "Deciding a call"). It has
@@ -374,6 +378,7 @@ func (c *Config) RulesOptions() rules.Options {
 		FSRead:        c.Tools.FSRead,
 		FSWrite:       c.Tools.FSWrite,
 		PathArgs:      c.Tools.PathArgs,
+		MCPFilesystem: c.Tools.MCPFilesystem,
 		Protected:     protected,
 	}
 }

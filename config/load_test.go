@@ -229,6 +229,7 @@ data_dir: `+filepath.Join(dir, "ws", "state", "db")+`
 profiles:
   - {id: sub, working_directory: sub}
   - {id: abs, working_directory: /}
+tools: {mcp_filesystem: [fs, files]}
 `)
 	before := listDir(t, dir)
 	c, err := Load(file)
@@ -252,7 +253,8 @@ profiles:
 		t.Errorf("working directories = %v", wd)
 	}
 	o := c.RulesOptions()
-	if o.WorkspaceRoot != real || !reflect.DeepEqual(o.Protected, []string{c.DataDir, file}) {
+	if o.WorkspaceRoot != real || !reflect.DeepEqual(o.Protected, []string{c.DataDir, file}) ||
+		!reflect.DeepEqual(o.MCPFilesystem, []string{"fs", "files"}) {
 		t.Errorf("RulesOptions = %+v", o)
 	}
 	if rp := c.RulesProfiles(); len(rp) != 3 || rp[0].ID != "sub" || rp[0].WorkingDirectory != wd["sub"] {

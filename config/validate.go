@@ -367,6 +367,32 @@ func (c *Config) validateTools(p *problems) {
 			}
 		}
 	}
+	seen := map[string]bool{}
+	for i, n := range c.Tools.MCPFilesystem {
+		key := fmt.Sprintf("tools.mcp_filesystem[%d]", i)
+		switch {
+		case !mcpServerName(n):
+			p.add(key, n, "must be an MCP server name: letters, digits, - and _, without __")
+		case seen[n]:
+			p.add(key, n, "duplicate server")
+		}
+		seen[n] = true
+	}
+}
+
+// mcpServerName reports whether n can be the <server> of an MCP tool name
+// mcp__<server>__<tool>: letters, digits, "-" and "_", not starting or ending with "_"
+// and without "__", which would end the server name.
+func mcpServerName(n string) bool {
+	if n == "" || n[0] == '_' || n[len(n)-1] == '_' || strings.Contains(n, "__") {
+		return false
+	}
+	for _, r := range n {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // toolPatternProblem is the rules package's verdict on a tool pattern, "" when valid.

@@ -25,8 +25,9 @@ const (
 //     background batcher, and is never bypassed;
 //   - for a require, DecisionAllow when an unexpired session bypass covers the call
 //     (SPEC §4.8) or the profile fast-path applies (SPEC §4.9) — but never when the
-//     call's path holds a protected or denied place (rules.Decision.Contains: Grep or
-//     LS on a parent of secrets/ or of data_dir), which a human must approve. A file
+//     decision is locked (rules.Decision.Locked: a path holds a protected or denied
+//     place, lies in a denied place under a tool outside the file classes, or cannot
+//     be resolved), which a human must approve. A file
 //     tool sent no path argument (Grep {"pattern":"token"}, LS {}) is evaluated on its
 //     directory — the call's cwd, else the profile's working directory, else the
 //     workspace root (rules.Set.Evaluate, our reading of SPEC §4.4) — and takes the
@@ -82,7 +83,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	if snap.err != nil {
 		m.log.Error("rules unavailable: approval required", "tool", c.ToolName, "session_id", c.SessionID, "err", snap.err)
 		d.Reason = ReasonRulesUnavailable
-	} else if d.Contains == "" { // a path holding a protected or denied place needs a human
+	} else if !d.Locked() { // a guarded place or an unresolvable path needs a human
 		if m.bypassed(&c, p.ID, category, server) {
 			return Outcome{Decision: DecisionAllow, Reason: ReasonBypass}, nil
 		}

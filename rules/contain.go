@@ -21,7 +21,12 @@ type guard struct {
 	// or an exact path); otherwise place itself does too (the directory of a prefix
 	// pattern: "data" holds what data/log* matches).
 	strict bool
-	reason string // ReasonContains + ": " + place, built once at Compile
+	reason string // ReasonContains + ": " + name, built once at Compile
+	// rule: a deny rule's place, whose pattern pat tells what lies in it; reasonIn is
+	// ReasonDenied + ": " + name. A protected path has neither.
+	rule     bool
+	pat      pathPattern
+	reasonIn string
 	// The deny rule's filters; toolAny and no filters for a protected path.
 	toolKind      toolKind
 	tool          string
@@ -37,9 +42,9 @@ type guards struct {
 // newGuards builds the guards of a tier: the protected paths, for every tool, and the
 // places of the tier's deny rules with a path filter, for those rules' tools, agents
 // and sources. Duplicates are dropped.
-func (s *Set) newGuards(rules []crule) guards {
+func newGuards(rules []crule, protected []string) guards {
 	var all []guard
-	for _, p := range s.protected {
+	for _, p := range protected {
 		all = append(all, guard{place: p, strict: true, toolKind: toolAny})
 	}
 	for i := range rules {
@@ -47,7 +52,8 @@ func (s *Set) newGuards(rules []crule) guards {
 		if r.action != Deny || !r.hasPath {
 			continue
 		}
-		g := guard{toolKind: r.toolKind, tool: r.tool, agent: r.agent, source: r.source, strict: true, place: r.path.s}
+		g := guard{toolKind: r.toolKind, tool: r.tool, agent: r.agent, source: r.source,
+			strict: true, place: r.path.s, rule: true, pat: r.path}
 		if r.path.kind == pathPrefix {
 			g.place, g.name, g.strict = prefixDir(r.path.s), r.path.s+"*", false
 		}
@@ -64,6 +70,9 @@ func (s *Set) newGuards(rules []crule) guards {
 			g.name = g.place
 		}
 		g.reason = ReasonContains + ": " + g.name
+		if g.rule {
+			g.reasonIn = ReasonDenied + ": " + g.name
+		}
 		if strings.HasPrefix(g.place, "/") {
 			gs.abs = append(gs.abs, g)
 		} else {
@@ -90,31 +99,78 @@ func prefixDir(prefix string) string {
 }
 
 // containing returns the first guard of gs, in order of place, that applies to c and
-// that the normalised path contains, or nil.
-func (s *Set) containing(gs *guards, c *Call, path string) *guard {
+// that the normalised path contains, or nil. any: a guard applies whatever its tool
+// pattern (a tool outside the file classes).
+func (s *Set) containing(gs *guards, c *Call, path string, file bool) *guard {
 	if path == "" {
 		return nil
 	}
+	sc := guardScan{s: s, c: c, any: !file}
 	if path[0] != '/' {
-		return s.scanGuards(gs.rel, ".", c, path)
+		return sc.scan(gs.rel, ".", path)
 	}
-	if g := s.scanGuards(gs.abs, "/", c, path); g != nil {
+	if g := sc.scan(gs.abs, "/", path); g != nil {
 		return g
 	}
 	// An absolute path above the workspace root holds every relative place.
 	if root := s.opt.WorkspaceRoot; root != "" && len(gs.rel) > 0 && Under(root, path) {
-		return s.scanGuards(gs.rel, ".", c, ".")
+		return sc.scan(gs.rel, ".", ".")
 	}
 	return nil
 }
 
-// scanGuards returns the first guard of list (sorted by place, every place relative
-// when top is "." and absolute when top is "/") that applies to c and that path
+// inDenied returns a deny rule's guard of gs whose filters other than the tool pattern
+// apply to c and whose pattern matches the normalised path, or nil: what a tool
+// outside the file classes may not reach without a human.
+func (s *Set) inDenied(gs *guards, c *Call, path string) *guard {
+	if path == "" {
+		return nil
+	}
+	list, top := gs.rel, "."
+	if path[0] == '/' {
+		list, top = gs.abs, "/"
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	for dir := path; ; dir = parentDir(dir, top) {
+		i, _ := slices.BinarySearchFunc(list, dir, func(g guard, p string) int { return strings.Compare(g.place, p) })
+		for ; i < len(list) && list[i].place == dir; i++ {
+			if g := &list[i]; g.rule && g.pat.match(path) && g.filtersApply(c) {
+				return g
+			}
+		}
+		if dir == top {
+			return nil
+		}
+	}
+}
+
+// parentDir is the directory that holds the normalised path p: top ("." or "/") for a
+// path of one component.
+func parentDir(p, top string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return top
+	}
+	return p[:i]
+}
+
+// guardScan looks for the guards a path contains (see containing).
+type guardScan struct {
+	s   *Set
+	c   *Call
+	any bool
+}
+
+// scan returns the first guard of list (sorted by place, every place relative when
+// top is "." and absolute when top is "/") that applies to the call and that path
 // contains: a place strictly under path, or equal to it when the guard is not strict.
-func (s *Set) scanGuards(list []guard, top string, c *Call, path string) *guard {
+func (sc *guardScan) scan(list []guard, top string, path string) *guard {
+	s, c := sc.s, sc.c
 	if path == top { // every place is under the top
 		for i := range list {
-			if g := &list[i]; !(g.strict && g.place == top) && s.holds(g, c) {
+			if g := &list[i]; !(g.strict && g.place == top) && s.holds(g, c, sc.any) {
 				return g
 			}
 		}
@@ -122,13 +178,13 @@ func (s *Set) scanGuards(list []guard, top string, c *Call, path string) *guard 
 	}
 	i, _ := slices.BinarySearchFunc(list, path, func(g guard, p string) int { return strings.Compare(g.place, p) })
 	for ; i < len(list) && list[i].place == path; i++ {
-		if g := &list[i]; !g.strict && s.holds(g, c) {
+		if g := &list[i]; !g.strict && s.holds(g, c, sc.any) {
 			return g
 		}
 	}
 	i, _ = slices.BinarySearchFunc(list, path, func(g guard, p string) int { return cmpDirPrefix(g.place, p) })
 	for ; i < len(list) && underStrict(list[i].place, path); i++ {
-		if g := &list[i]; s.holds(g, c) {
+		if g := &list[i]; s.holds(g, c, sc.any) {
 			return g
 		}
 	}
@@ -156,8 +212,9 @@ func underStrict(place, dir string) bool {
 // folder can only hide from a directory tool what is in it, so a guarded place that
 // does not exist (no secrets/ in this workspace) guards nothing until it is created.
 // Only calls with a path get here, so the lstat adds to the ones normalising took.
-func (s *Set) holds(g *guard, c *Call) bool {
-	if !s.applies(g, c) {
+// anyTool: the guard's tool pattern is not looked at.
+func (s *Set) holds(g *guard, c *Call, anyTool bool) bool {
+	if !g.filtersApply(c) || !anyTool && !s.toolMatches(g.toolKind, g.tool, c.Tool) {
 		return false
 	}
 	place := g.place
@@ -168,9 +225,8 @@ func (s *Set) holds(g *guard, c *Call) bool {
 	return err == nil
 }
 
-// applies reports whether guard g holds for call c: its tool pattern matches c's tool
-// and its agent and source filters, when set, equal c's (SPEC §4.2).
-func (s *Set) applies(g *guard, c *Call) bool {
-	return (g.agent == "" || g.agent == c.AgentID) && (g.source == "" || g.source == c.Source) &&
-		s.toolMatches(g.toolKind, g.tool, c.Tool)
+// filtersApply reports whether the agent and source filters of guard g, when set,
+// equal call c's.
+func (g *guard) filtersApply(c *Call) bool {
+	return (g.agent == "" || g.agent == c.AgentID) && (g.source == "" || g.source == c.Source)
 }

@@ -10,11 +10,16 @@ type Options struct {
 	// FSRead and FSWrite are the tool names of @fs_read and @fs_write; nil means
 	// DefaultFSRead / DefaultFSWrite.
 	FSRead, FSWrite []string
-	// PathArgs are the argument keys that hold a call's paths; nil means
-	// DefaultPathArgs. Every one of them that holds a value is evaluated (see
-	// Set.Evaluate), in this order; a file tool (FSRead, FSWrite) that holds none is
-	// evaluated on its working directory.
+	// PathArgs are the argument keys that hold a call's paths, each a string or an
+	// array of strings; nil means DefaultPathArgs. Every one that holds a value is
+	// evaluated (see Set.Evaluate), in this order; a file tool (FSRead, FSWrite) that
+	// holds none is evaluated on its working directory.
 	PathArgs []string
+	// MCPFilesystem are the MCP servers whose tools are file tools: under one of
+	// these server names, the reference filesystem server's read tools (MCPFSRead)
+	// are @fs_read and its write tools (MCPFSWrite) @fs_write. nil means
+	// DefaultMCPFilesystem.
+	MCPFilesystem []string
 	// Protected are absolute paths (the data directory, the config file): a call whose
 	// normalised path is one of them or under one is denied before any rule (SPEC
 	// §12.25), and one whose path is a strict ancestor of one of them requires a human
@@ -27,7 +32,15 @@ type Options struct {
 var (
 	DefaultFSRead   = []string{"read_file", "grep_files", "list_files", "search_file", "get_ast_outline", "Read", "Grep", "Glob", "LS"}
 	DefaultFSWrite  = []string{"write_file", "edit_file", "insert_at_line", "replace_lines", "Write", "Edit", "MultiEdit", "NotebookEdit"}
-	DefaultPathArgs = []string{"path", "file_path", "notebook_path"}
+	DefaultPathArgs = []string{"path", "file_path", "notebook_path", "paths", "source",
+		"destination", "directory", "dir", "target"}
+	DefaultMCPFilesystem = []string{"filesystem"}
+	// MCPFSRead and MCPFSWrite are the tools of the reference MCP filesystem server,
+	// named mcp__<server>__<tool> under a server of Options.MCPFilesystem.
+	MCPFSRead = []string{"read_file", "read_text_file", "read_media_file",
+		"read_multiple_files", "list_directory", "list_directory_with_sizes",
+		"directory_tree", "search_files", "get_file_info"}
+	MCPFSWrite = []string{"write_file", "edit_file", "create_directory", "move_file"}
 )
 
 // Call is what evaluation looks at in a tool call.
@@ -47,7 +60,9 @@ type Call struct {
 type PathState uint8
 
 // Path states: no path argument; a path that normalised; one that could not be
-// normalised (not a string, NUL byte, symlink loop), which matches no path rule.
+// normalised (not a string or an array of strings, a NUL byte, a symlink loop, a
+// component the service cannot inspect, a way through /proc/self or /dev/fd), which
+// matches no path rule and makes the call require that nothing lifts (Decision.Locked).
 const (
 	NoPath PathState = iota
 	PathOK
@@ -60,8 +75,8 @@ const (
 type Decision struct {
 	Action Action
 	// RuleID is the matching rule, 0 when none matched (default require), when a
-	// protected path decided, or when an invalid path or a guarded place (Contains)
-	// turned the rule's allow into require.
+	// protected path decided, or when an unresolvable path or a guarded place
+	// (Contains) turned the rule's answer into require.
 	RuleID uint64
 	// Reason is one of the Reason constants (ReasonContains with its place appended),
 	// a short text for humans; Note is the matching rule's note.
@@ -74,19 +89,27 @@ type Decision struct {
 	// WorkingDir, else the workspace root (see Set.Evaluate, step 4) — and Paths is 0.
 	Path      string
 	PathState PathState
-	// Contains is set when the path that decided is not denied but is a strict
-	// ancestor of a protected path or holds what a deny rule with a path filter denies
-	// for this call (see Set.Evaluate, step 2): the place, normalised ("secrets",
-	// "data/skald"), or the deny rule's prefix pattern ("data/log*"). Action is then
-	// require, Reason is ReasonContains followed by ": " and the place (built at
-	// Compile), and no session bypass or profile fast-path may turn the call into
-	// allow — a human decides.
+	// Contains is the guarded place that made a path require (see Set.Evaluate, step
+	// 2): one the path holds (a strict ancestor of a protected path, or of what a deny
+	// rule with a path filter denies: "secrets", "data/skald", or a prefix pattern
+	// "data/log*"), or, for a tool outside the file classes, the denied place it lies
+	// in. Action is then require, Reason ReasonContains or ReasonDenied followed by
+	// ": " and the place, and the decision is Locked.
 	Contains string
-	// Paths is how many path arguments the call has: the Options.PathArgs keys that
-	// hold a value other than null or "". The gate's profile fast-path applies to a
-	// call with at most one — with none, a file tool is decided on its working
+	// Paths is how many paths the call names: each string, and each element of an
+	// array, under an Options.PathArgs key, other than null and "", plus the literal
+	// directory of Glob's pattern or Grep's glob when it is not the call's "path"
+	// itself ("**/*.go" in "src" counts once). The gate's profile fast-path applies
+	// to a call with at most one — with none, a file tool is decided on its working
 	// directory (Paths 0), and the fast-path vouches for that directory.
 	Paths int
+}
+
+// Locked reports whether the decision is a require that no session bypass or profile
+// fast-path may turn into allow: a path of the call holds a guarded place (Contains),
+// lies in a denied place under a tool outside the file classes, or cannot be resolved.
+func (d Decision) Locked() bool {
+	return d.Action == Require && (d.Contains != "" || d.PathState == PathInvalid)
 }
 
 // The reasons a Decision gives. They are constants, and the Reasons that name a place
@@ -95,8 +118,11 @@ const (
 	ReasonRule      = "rule"                               // a rule matched; Decision.RuleID names it
 	ReasonNoRule    = "no rule matched"                    // default-closed: require (SPEC §4.7)
 	ReasonProtected = "protected path"                     // the path lies under Options.Protected: deny (SPEC §12.25)
-	ReasonBadPath   = "path argument cannot be normalised" // an invalid path under a rule's allow: require
+	ReasonBadPath   = "path argument cannot be normalised" // an unresolvable path: locked require
 	// ReasonContains starts the Reason of a call whose path contains a protected or
 	// denied place (Decision.Contains); ": " and the place follow.
 	ReasonContains = "path contains a protected or denied place"
+	// ReasonDenied starts the Reason of a call of a tool outside the file classes
+	// whose path lies in a denied place (Decision.Contains); ": " and the place follow.
+	ReasonDenied = "path lies in a place a rule denies"
 )

@@ -1,95 +1,219 @@
 package rules
 
-import "cmp"
+import (
+	"cmp"
+	"strings"
+)
 
-// Evaluate decides one tool call for the permission group group (SPEC §4.1–4.7,
-// §12.15, §12.25):
+// Evaluate decides one tool call for the permission group group (docs/design.md,
+// "Deciding a call"):
 //
-//  1. Every path argument counts: each Options.PathArgs key of c.Args that holds a
-//     value other than null or "" is a path, normalised as Normalize does against
-//     c.Cwd, else c.WorkingDir, else the workspace root. A value that is not a string
-//     (a number, an object), or a string that cannot be normalised, is an invalid path:
-//     it matches no path rule.
+//  1. The call's paths are every Options.PathArgs key of c.Args holding a string or an
+//     array of strings (each element a path; null and "" are none), and the literal
+//     directory of Glob's "pattern" or Grep's "glob" (up to the last "/" before the
+//     first wildcard, relative to the call's "path"). Each is normalised as Normalize
+//     does against c.Cwd, else c.WorkingDir, else the workspace root. Any other value
+//     (a number, an object, an array holding one), a path Normalize refuses, one going
+//     through /proc/self, /proc/<pid> or /dev/fd, or a Cwd or WorkingDir holding a NUL
+//     byte, is unresolvable (PathInvalid): it matches no path rule.
 //  2. Each path is decided on its own: under an Options.Protected path it is denied
-//     before any rule, whatever the group (Reason ReasonProtected, RuleID 0, Path the
-//     protected path); otherwise the first matching rule of group, then of
-//     DefaultGroup, each in (priority, id) order, decides (Reason ReasonRule), and when
-//     none matches the answer is require (Reason ReasonNoRule). An invalid path is at
-//     least require: an allow becomes require with Reason ReasonBadPath and RuleID 0.
-//     A path that is not denied but contains a guarded place — it is a strict ancestor
-//     of an Options.Protected path, or of the subtree (or exact path) of a deny rule
-//     with a path filter that applies to this call (its tool pattern, agent and source
-//     filters; group tier or DefaultGroup's), or the directory of such a rule's prefix
-//     pattern — is require, whatever the rule said: Decision.Contains names the place,
-//     Reason is ReasonContains + ": " + the place, RuleID 0 when the rule allowed.
-//  3. The call's decision is the most restrictive of its paths' — deny, then require
-//     with Contains, then require, then allow — the earliest key in PathArgs order
-//     winning a tie; Decision.Path and PathState are those of the path that decided,
+//     (Reason ReasonProtected, RuleID 0); otherwise the first matching rule of group,
+//     then of DefaultGroup, in (priority, id) order decides (ReasonRule), else require
+//     (ReasonNoRule). Unless that is a deny: an unresolvable path is require
+//     (ReasonBadPath when a rule allowed); for a tool outside the file classes, a path
+//     that a deny rule with a path filter matches, whatever that rule's tool pattern,
+//     when its agent and source filters apply, is require with ReasonDenied; a path
+//     that is a strict ancestor of a protected path, or holds what a deny rule with a
+//     path filter denies (for a file tool, one whose tool pattern matches), is require
+//     with ReasonContains. Decision.Contains names the place in both.
+//  3. The call's decision is its strictest path's — deny, then a locked require
+//     (Decision.Locked), then require, then allow — the first path winning a tie.
 //     Decision.Paths counts the paths.
-//  4. A call without a path argument of a file tool (@fs_read or @fs_write: the
-//     Options.FSRead and FSWrite names) is decided as if its path were "." — the call's
-//     Cwd, else WorkingDir, else the workspace root, normalised as in step 1 — because
-//     Grep, Glob or LS without a path search that directory: Grep {"pattern":"token"}
-//     in the workspace root is require with Contains, LS {} with Cwd in the data
-//     directory is denied, and with no directory to resolve (no workspace root) it is an
-//     invalid path. Decision.Path and PathState are that directory's, Decision.Paths
-//     is 0. Any other call without a path is decided by the rules alone, as in step 2.
+//  4. A file tool (IsFSRead, IsFSWrite) without a path is decided on "." — its working
+//     directory; any other call without a path by the rules without a path filter.
 //
-// Steps 1 and 4 are our reading of SPEC §4.4 ("the path argument is the first non-empty
-// string among the keys"): a tool may act on any of the keys it is sent, so a harmless
-// first key must not vouch for a second one (a decoy "path" beside a "file_path" in
-// secrets/), and a file tool sent no key acts on its working directory, which must not
-// go unseen. The guarded places of step 2 extend SPEC §4 and §12.25, which match only
-// paths inside a place: Grep or LS on a parent folder (".", "data") reads secrets/ or
-// the data directory without naming them. An unknown group has no rules of its own.
-//
-// Session bypasses and the profile fast-path (SPEC §4.8, §4.9) are the gate's: it
-// applies them to the Decision, whose Path, PathState and Paths it can reuse, and never
-// to one whose Contains is set.
-//
-// Evaluate reads the file system only to normalise a path (os.Lstat, os.Readlink); a
-// call without a path argument of a tool that is not a file tool allocates nothing. It
-// is safe for concurrent use.
+// Path patterns are resolved as the file system is at the call (see Compile). Session
+// bypasses and the profile fast-path are the gate's, never for a locked decision. A
+// call without a path of a tool that is not a file tool reads no file and allocates
+// nothing. Safe for concurrent use.
 func (s *Set) Evaluate(group string, c Call) Decision {
-	t := s.tier(group)
-	var best Decision
-	n := 0
-	for _, k := range s.opt.PathArgs {
+	// With a base that cannot be resolved, no path of the call can be.
+	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
+	for try := 0; ; try++ {
+		d, v := s.evaluate(group, &c, bad)
+		// The patterns must have held while the call's paths were resolved: else a
+		// swap in between could pair a path with a pattern of another moment.
+		if v == nil || s.unchanged(v) {
+			return d
+		}
+		if try == 2 { // the file system keeps changing under the call: a human decides
+			if d.Action == Deny {
+				return d
+			}
+			return Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid, Paths: d.Paths}
+		}
+	}
+}
+
+// evaluate is Evaluate on one view of the patterns, which it returns (nil when no path
+// needed one).
+func (s *Set) evaluate(group string, c *Call, bad bool) (Decision, *view) {
+	e := evaluation{s: s, group: group, bad: bad}
+	for _, k := range s.pathKeysOf(c.Args) {
 		v, ok := c.Args[k]
 		if !ok || v == nil || v == "" {
 			continue
 		}
-		d := s.decidePath(t, &c, v)
-		if n == 0 || severity(d) > severity(best) {
-			best = d
+		switch v := v.(type) {
+		case string:
+			e.path(c, v)
+		case []any:
+			for _, el := range v {
+				switch el := el.(type) {
+				case nil:
+				case string:
+					if el != "" {
+						e.path(c, el)
+					}
+				default:
+					e.invalid(c)
+				}
+			}
+		default:
+			e.invalid(c)
 		}
-		n++
+	}
+	if key := globKey(c.Tool); key != "" {
+		e.glob(c, c.Args[key])
 	}
 	switch {
-	case n > 0:
-		best.Paths = n
-		return best
+	case e.n > 0:
+		e.best.Paths = e.n
+		return e.best, e.v
 	case s.IsFSRead(c.Tool) || s.IsFSWrite(c.Tool):
-		return s.decidePath(t, &c, ".") // a directory tool without a path searches its cwd
+		return s.decidePath(e.tier(), c, "."), e.v // a directory tool without a path searches its cwd
+	case bad:
+		return s.decide(s.view.Load().tier(group), c, "", PathInvalid), nil
 	}
-	return s.decide(t, &c, "", NoPath)
+	return s.decide(s.view.Load().tier(group), c, "", NoPath), nil
 }
 
-// decidePath decides the call for the path argument v (see Evaluate, steps 1 and 2).
-func (s *Set) decidePath(t *tier, c *Call, v any) Decision {
-	path, st := "", PathInvalid
-	if p, ok := v.(string); ok {
-		if np, ok := s.normalize(c, p); ok {
-			path, st = np, PathOK
+// pathKeysOf returns the keys to read paths from: Options.PathArgs, or none when args
+// holds none of them — found with fewer map lookups when args has fewer keys.
+func (s *Set) pathKeysOf(args map[string]any) []string {
+	if len(args) >= len(s.opt.PathArgs) {
+		return s.opt.PathArgs
+	}
+	for k := range args {
+		if _, ok := s.pathKeys[k]; ok {
+			return s.opt.PathArgs
 		}
 	}
-	return s.decide(t, c, path, st)
+	return nil
+}
+
+// evaluation gathers the decisions of one call's paths (see Evaluate, step 3).
+type evaluation struct {
+	s     *Set
+	group string
+	v     *view // the current view, once a path needs it
+	t     *tier // the group's tier in v
+	best  Decision
+	n     int
+	bad   bool // the call's base directory cannot be resolved
+}
+
+// tier returns the group's tier in a view whose patterns hold now (Set.current).
+func (e *evaluation) tier() *tier {
+	if e.t == nil {
+		e.v = e.s.current()
+		e.t = e.v.tier(e.group)
+	}
+	return e.t
+}
+
+func (e *evaluation) add(d Decision) {
+	if e.n == 0 || severity(d) > severity(e.best) {
+		e.best = d
+	}
+	e.n++
+}
+
+func (e *evaluation) path(c *Call, p string) {
+	if e.bad {
+		e.invalid(c)
+		return
+	}
+	e.add(e.s.decidePath(e.tier(), c, p))
+}
+
+func (e *evaluation) invalid(c *Call) { e.add(e.s.decide(e.tier(), c, "", PathInvalid)) }
+
+// glob adds the literal directory of a Glob pattern or Grep glob v, taken relative to
+// the call's "path" when that is a string (see Evaluate, step 1).
+func (e *evaluation) glob(c *Call, v any) {
+	switch v := v.(type) {
+	case nil:
+		return
+	case string:
+		if v == "" {
+			return
+		}
+		dir := globDir(v)
+		if base, ok := c.Args["path"].(string); ok && base != "" && dir[0] != '/' {
+			if dir == "." {
+				return // the call's "path" itself, already decided
+			}
+			dir = base + "/" + dir
+		}
+		e.path(c, dir)
+	default:
+		e.invalid(c)
+	}
+}
+
+// globKey is the argument of tool that holds a glob whose literal directory is a path
+// of the call: Glob's "pattern", Grep's "glob"; "" for other tools.
+func globKey(tool string) string {
+	switch tool {
+	case "Glob":
+		return "pattern"
+	case "Grep":
+		return "glob"
+	}
+	return ""
+}
+
+// globDir is the literal directory of a glob: up to the last "/" before the first
+// wildcard or escape ("../secrets" of "../secrets/*", "." of "**/*.go", "/" of "/*"),
+// or the whole glob when it has none.
+func globDir(g string) string {
+	i := strings.IndexAny(g, "*?[{\\")
+	if i < 0 {
+		return g
+	}
+	j := strings.LastIndexByte(g[:i], '/')
+	switch {
+	case j < 0:
+		return "."
+	case j == 0:
+		return "/"
+	}
+	return g[:j]
+}
+
+// decidePath decides the call for the path p (see Evaluate, steps 1 and 2).
+func (s *Set) decidePath(t *tier, c *Call, p string) Decision {
+	if np, ok := s.normalize(c, p); ok {
+		return s.decide(t, c, np, PathOK)
+	}
+	return s.decide(t, c, "", PathInvalid)
 }
 
 // decide decides the call for one of its paths (path and st; st NoPath for a call
 // without one) in tier t: see Evaluate, step 2.
 func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
-	if st == PathOK && s.isProtected(path) {
+	if st == PathOK && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: ReasonProtected, Path: path, PathState: PathOK}
 	}
 	d := Decision{Path: path, PathState: st}
@@ -106,22 +230,35 @@ func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
 	if d.Action == Deny || st != PathOK {
 		return d
 	}
-	if g := s.containing(&t.guards, c, path); g != nil {
+	file := s.IsFSRead(c.Tool) || s.IsFSWrite(c.Tool)
+	g := (*guard)(nil)
+	reason := ""
+	if !file {
+		if g = s.inDenied(&t.guards, c, path); g != nil {
+			reason = g.reasonIn
+		}
+	}
+	if g == nil {
+		if g = s.containing(&t.guards, c, path, file); g != nil {
+			reason = g.reason
+		}
+	}
+	if g != nil {
 		if d.Action == Allow {
 			d.RuleID, d.Note = 0, ""
 		}
-		d.Action, d.Reason, d.Contains = Require, g.reason, g.name
+		d.Action, d.Reason, d.Contains = Require, reason, g.name
 	}
 	return d
 }
 
 // severity orders decisions from the least to the most restrictive: allow, require,
-// require that no bypass or fast-path may lift (Contains), deny (see Evaluate, step 3).
+// require that no bypass or fast-path may lift (Decision.Locked), deny (see Evaluate, step 3).
 func severity(d Decision) int {
 	switch {
 	case d.Action == Deny:
 		return 3
-	case d.Contains != "":
+	case d.Contains != "" || d.PathState == PathInvalid:
 		return 2
 	case d.Action == Require:
 		return 1
@@ -129,28 +266,17 @@ func severity(d Decision) int {
 	return 0
 }
 
-// tier returns the candidates of group: its own tier (its rules, then DefaultGroup's)
-// when it has rules, else DefaultGroup's (SPEC §4.1, §12.15).
-func (s *Set) tier(group string) *tier {
-	if group != DefaultGroup {
-		if t := s.groups[group]; t != nil {
-			return t
-		}
-	}
-	return s.def
-}
-
 // normalize normalises p as an argument of c (see Evaluate, step 1).
 func (s *Set) normalize(c *Call, p string) (string, bool) {
-	abs, problem := resolveAbs(p, cmp.Or(c.Cwd, c.WorkingDir), s.opt.WorkspaceRoot)
+	abs, problem := resolveAbs(p, cmp.Or(c.Cwd, c.WorkingDir), s.opt.WorkspaceRoot, nil)
 	if problem != "" {
 		return "", false
 	}
 	return relTo(abs, s.opt.WorkspaceRoot), true
 }
 
-func (s *Set) isProtected(path string) bool {
-	for _, p := range s.protected {
+func (t *tier) isProtected(path string) bool {
+	for _, p := range t.protected {
 		if Under(path, p) {
 			return true
 		}
@@ -166,6 +292,6 @@ func (s *Set) isProtected(path string) bool {
 // matches is visible. Safe for concurrent use; allocates nothing.
 func (s *Set) Visible(group, agentID, source, tool string) bool {
 	m := matcher{agent: agentID, source: source, pathState: NoPath, visibility: true}
-	r := s.tier(group).first(tool, &m)
+	r := s.view.Load().tier(group).first(tool, &m)
 	return r == nil || r.action != Deny
 }

@@ -140,6 +140,12 @@ func FuzzEvaluate(f *testing.F) {
 			if !ok {
 				continue
 			}
+			if strings.IndexByte(call.Cwd, 0) >= 0 { // a cwd that cannot be resolved: no path can
+				if a.PathState != PathInvalid || a.Action == Allow {
+					t.Fatalf("%s %q alone with cwd %q: %+v, want unresolvable", k, v, call.Cwd, a)
+				}
+				continue
+			}
 			if a.Reason != ReasonProtected && (a.PathState != PathOK || a.Path != loc) { // a protected decision names the protected path
 				t.Fatalf("%s %q alone: decision %+v, but the OS puts it at %q", k, v, a, loc)
 			}
@@ -311,4 +317,115 @@ func restore(t testing.TB, root string, orig map[string]bool) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// fuzzArgTools are the tools FuzzEvaluateArgs picks from: file tools, MCP filesystem
+// tools, and tools outside the file classes.
+var fuzzArgTools = []string{"Read", "Write", "LS", "mcp__filesystem__read_multiple_files",
+	"mcp__filesystem__move_file", "mcp__notes__get", "WebFetch", "Bash"}
+
+// FuzzEvaluateArgs sends a fuzzed path under any key of the default path arguments,
+// as any JSON value (a string, in an array, beside a number, in an object, nested), to
+// file tools and others, in group default with the seeded rules and in group open whose
+// own rules allow everything. Where the OS puts the path (osLocate) decides what must
+// hold: under a protected place the call is denied; at a place that holds one ("." or
+// data/) it is denied or locked (Decision.Locked: no bypass or fast-path lifts it); in
+// group default, under secrets/ a file tool is denied and any other tool denied or
+// locked; and a value that is not a string or an array of strings is never allowed.
+func FuzzEvaluateArgs(f *testing.F) {
+	for _, seed := range []struct {
+		tool, key, shape uint8
+		path, cwd        string
+		open             bool
+	}{
+		{3, 3, 2, "state/skald.db", "", false},
+		{4, 4, 0, "secrets/key", "", false},
+		{5, 0, 0, "secrets/key", "", true},
+		{5, 8, 1, "data/link/../key", "", false},
+		{6, 6, 0, ".", "", true},
+		{7, 7, 0, "data", "", true},
+		{0, 1, 3, "memory/a", "", true},
+		{1, 2, 4, "memory/a", "", true},
+		{2, 5, 5, "memory/a", "", true},
+		{0, 0, 6, "", "", true},
+		{5, 3, 2, "@ROOT/skald.yaml", "", true},
+		{6, 0, 0, "../key", "data/link", false},
+		{3, 3, 1, "/proc/self/cwd/secrets/key", "", true},
+		{0, 0, 0, "key", "\x00", true},
+		{2, 4, 0, "data/state-link", "", true},
+	} {
+		f.Add(seed.tool, seed.key, seed.shape, seed.path, seed.cwd, seed.open)
+	}
+	base, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	root := base + "/ws"
+	if err := os.Mkdir(root, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	buildWorkspace(f, root)
+	orig := entries(f, root)
+	rs := seedRules()
+	for i, tp := range []string{"*", "@fs_any", "mcp__*"} {
+		rs = append(rs, Rule{ID: uint64(100 + i), GroupID: "open", ToolPattern: tp, Action: Allow, Priority: 0})
+	}
+	rs = append(rs, Rule{ID: 110, GroupID: "open", ToolPattern: "@fs_any", PathPattern: "./*", Action: Allow, Priority: 0})
+	s := Compile([]Group{{ID: "open"}}, rs, seedOptions(root))
+
+	f.Fuzz(func(t *testing.T, tool, key, shape uint8, path, cwd string, open bool) {
+		path, cwd = atRoot(path, root), atRoot(cwd, root)
+		var v any
+		var located []string // the strings of v that are paths
+		valid := true
+		switch shape % 7 {
+		case 0:
+			v, located = path, []string{path}
+		case 1:
+			v, located = []any{path}, []string{path}
+		case 2:
+			v, located = []any{"memory/a", path}, []string{"memory/a", path}
+		case 3:
+			v, located, valid = []any{path, 7.0}, []string{path}, false
+		case 4:
+			v, valid = map[string]any{"p": path}, false
+		case 5:
+			v, valid = []any{[]any{path}}, false
+		case 6:
+			v, valid = 3.0, false
+		}
+		call := Call{Tool: fuzzArgTools[int(tool)%len(fuzzArgTools)], Cwd: cwd,
+			Args: map[string]any{DefaultPathArgs[int(key)%len(DefaultPathArgs)]: v}}
+		group := DefaultGroup
+		if open {
+			group = "open"
+		}
+		d := s.Evaluate(group, call)
+		file := s.IsFSRead(call.Tool) || s.IsFSWrite(call.Tool)
+		held := d.Action == Deny || d.Locked()
+		if !valid && d.Action == Allow {
+			t.Fatalf("%s %+v: %+v, but the value is not a string or an array of strings", group, call, d)
+		}
+		for _, p := range located {
+			if p == "" {
+				continue
+			}
+			loc, ok := osLocate(t, root, p, cwd, func() {})
+			restore(t, root, orig)
+			if !ok || strings.IndexByte(cwd, 0) >= 0 {
+				continue
+			}
+			protected := Under(loc, "state") || Under(loc, "data/skald") || loc == "skald.yaml"
+			switch {
+			case protected && d.Action != Deny:
+				t.Fatalf("%s %+v: %+v, but %q lands in the protected %q", group, call, d, p, loc)
+			case (loc == "." || loc == "data") && !held:
+				t.Fatalf("%s %+v: %+v, but %q lands in %q, which holds protected places", group, call, d, p, loc)
+			case !open && Under(loc, "secrets") && file && d.Action != Deny:
+				t.Fatalf("%s %+v: %+v, but %q lands in %q: want deny", group, call, d, p, loc)
+			case !open && Under(loc, "secrets") && !held:
+				t.Fatalf("%s %+v: %+v, but %q lands in %q: want deny or locked", group, call, d, p, loc)
+			}
+		}
+	})
 }

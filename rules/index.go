@@ -22,6 +22,8 @@ type tier struct {
 	// guards are the places a call's path must not contain without a human: the
 	// protected paths and the places of the tier's deny rules with a path filter.
 	guards guards
+	// protected are Options.Protected, normalised.
+	protected []string
 }
 
 // index lists, for each way a tool name can match, the positions in tier.rules of the
@@ -33,9 +35,11 @@ type index struct {
 	star       []int32            // "*" rules
 }
 
-// newTier indexes rules, which are in evaluation order.
-func (s *Set) newTier(rules []crule) *tier {
-	t := &tier{rules: rules, byDir: map[string]*index{}, guards: s.newGuards(rules)}
+// newTier indexes rules, which are in evaluation order and whose path patterns are
+// resolved; protected are the normalised protected paths.
+func (s *Set) newTier(rules []crule, protected []string) *tier {
+	t := &tier{rules: rules, byDir: map[string]*index{}, guards: newGuards(rules, protected),
+		protected: protected}
 	for i := range rules {
 		r := &rules[i]
 		ix := &t.noPath
@@ -79,12 +83,12 @@ func (s *Set) add(ix *index, kind toolKind, name string, i int32) {
 		ix.prefix[name] = append(ix.prefix[name], i)
 	case toolFSRead, toolFSWrite, toolFSAny:
 		if kind != toolFSWrite {
-			for _, n := range s.opt.FSRead {
+			for _, n := range s.reads {
 				addExact(n)
 			}
 		}
 		if kind != toolFSRead {
-			for _, n := range s.opt.FSWrite {
+			for _, n := range s.writes {
 				addExact(n)
 			}
 		}

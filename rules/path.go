@@ -38,11 +38,13 @@ const maxSymlinks = 255
 //
 // The error wraps ErrBadPath when the path is empty, holds a NUL byte, is relative with
 // neither an absolute base nor a workspace root, runs through more than 255 symlinks (a
-// loop), or meets a file system error other than "does not exist" or "not a directory"
-// (a directory the service may not read: resolving around it could be bypassed).
+// loop), meets a file system error other than "does not exist" or "not a directory"
+// (a directory the service may not read: resolving around it could be bypassed), or
+// goes through /proc/self, /proc/thread-self, /proc/<pid> or /dev/fd, as written or
+// once resolved (they name another place for the agent than for the service).
 func Normalize(path, base, workspaceRoot string) (string, error) {
 	root := cleanRoot(workspaceRoot)
-	abs, problem := resolveAbs(path, base, root)
+	abs, problem := resolveAbs(path, base, root, nil)
 	if problem != "" {
 		return "", fmt.Errorf("rules: path %q: %s: %w", path, problem, ErrBadPath)
 	}
@@ -59,18 +61,24 @@ func Normalize(path, base, workspaceRoot string) (string, error) {
 //   - anything else is an exact path and is normalised whole.
 //
 // A part that cannot be normalised (NUL byte, symlink loop) is cleaned lexically
-// instead. Store the result beside the written pattern (Rule.ResolvedPathPattern).
+// instead. The result holds for the file system as it is now: a Set resolves its
+// rules' patterns again whenever a directory they go through changes.
 func ResolvePattern(pattern, workspaceRoot string) string {
-	root := cleanRoot(workspaceRoot)
+	return resolvePattern(pattern, cleanRoot(workspaceRoot), nil)
+}
+
+// resolvePattern is ResolvePattern with root clean, adding to rec the directories its
+// resolution looked names up in.
+func resolvePattern(pattern, root string, rec *lookups) string {
 	if pattern == "" || pattern == "*" {
 		return pattern
 	}
 	if !strings.HasSuffix(pattern, "*") {
-		return normOrClean(pattern, root)
+		return normOrClean(pattern, root, rec)
 	}
 	pre := pattern[:len(pattern)-1]
 	if strings.HasSuffix(pre, "/") {
-		dir := normOrClean(orRoot(pre[:len(pre)-1]), root)
+		dir := normOrClean(orRoot(pre[:len(pre)-1]), root, rec)
 		if dir == "/" {
 			return "/*"
 		}
@@ -80,7 +88,7 @@ func ResolvePattern(pattern, workspaceRoot string) string {
 	if i < 0 {
 		return pattern
 	}
-	dir, last := normOrClean(orRoot(pre[:i]), root), pre[i+1:]
+	dir, last := normOrClean(orRoot(pre[:i]), root, rec), pre[i+1:]
 	switch dir {
 	case ".":
 		return last + "*"
@@ -119,8 +127,8 @@ func cleanRoot(root string) string {
 	return filepath.Clean(root)
 }
 
-func normOrClean(p, root string) string {
-	abs, problem := resolveAbs(p, "", root)
+func normOrClean(p, root string, rec *lookups) string {
+	abs, problem := resolveAbs(p, "", root, rec)
 	if problem != "" {
 		return filepath.ToSlash(filepath.Clean(p))
 	}
@@ -143,8 +151,9 @@ func relTo(abs, root string) string {
 }
 
 // resolveAbs joins path to base (see Normalize) and resolves the result through
-// symlinks. It returns the absolute, clean, resolved path, or a short problem.
-func resolveAbs(path, base, root string) (string, string) {
+// symlinks. It returns the absolute, clean, resolved path, or a short problem. rec, when
+// not nil, gets every directory a name was looked up in.
+func resolveAbs(path, base, root string, rec *lookups) (string, string) {
 	if path == "" {
 		return "", "empty"
 	}
@@ -167,13 +176,13 @@ func resolveAbs(path, base, root string) (string, string) {
 		}
 		full = base + "/" + path
 	}
-	return resolve(full, root)
+	return resolve(full, root, rec)
 }
 
 // resolve walks the absolute path full component by component as the OS would (see
 // Normalize). root, when not "", is absolute, clean and resolved: a full that starts
 // with it starts the walk there without inspecting root's own components.
-func resolve(full, root string) (string, string) {
+func resolve(full, root string, rec *lookups) (string, string) {
 	buf := make([]byte, 1, len(full)+16)
 	buf[0] = '/'
 	rest := full
@@ -215,9 +224,15 @@ func resolve(full, root string) (string, string) {
 			buf = append(buf, '/')
 		}
 		buf = append(buf, name...)
+		if procSelf(buf) {
+			return "", "goes through /proc/self, /proc/<pid> or /dev/fd"
+		}
 		if virtual > 0 {
 			virtual++
 			continue
+		}
+		if rec != nil {
+			rec.add(string(buf[:max(dirLen, 1)]))
 		}
 		fi, err := os.Lstat(string(buf))
 		switch {
@@ -248,6 +263,31 @@ func resolve(full, root string) (string, string) {
 		}
 		rest = target + rest
 	}
+}
+
+// procSelf reports whether the resolved prefix b is /proc/self, /proc/thread-self,
+// /proc/<pid> or /dev/fd: what lies there differs for the service and for the agent's
+// process, so the service cannot resolve it for the agent.
+func procSelf(b []byte) bool {
+	if len(b) < 7 || b[0] != '/' {
+		return false
+	}
+	if string(b) == "/dev/fd" {
+		return true
+	}
+	if string(b[:6]) != "/proc/" {
+		return false
+	}
+	name := b[6:]
+	if string(name) == "self" || string(name) == "thread-self" {
+		return true
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < '0' || name[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func lastSlash(b []byte) int {

@@ -36,8 +36,9 @@ type Rule struct {
 	// PathPattern is optional (SPEC §4.6): "<dir>/*" is a subtree, "x*" a prefix,
 	// anything else exact. Written as the admin typed it.
 	PathPattern string `json:"path_pattern,omitempty"`
-	// ResolvedPathPattern is PathPattern with its existing prefix resolved through
-	// symlinks when the rule was created (SPEC §12.14); matching uses it when set.
+	// ResolvedPathPattern is PathPattern as it resolved through symlinks when the rule
+	// was created, shown for information: matching resolves PathPattern as the file
+	// system is at each call, so a moved or swapped directory is still covered.
 	ResolvedPathPattern string `json:"resolved_path_pattern,omitempty"`
 	Action              Action `json:"action"`
 	Note                string `json:"note,omitempty"`

@@ -4,19 +4,28 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
-// Set is an immutable, compiled snapshot of every permission group and rule, built by
-// Compile. Evaluation reads no store and takes no lock: a Set is safe for concurrent
-// use by any number of goroutines. To change the rules, compile a new Set.
+// Set is a compiled snapshot of every permission group and rule, built by Compile. Its
+// rules do not change; their path patterns are resolved again when the file system
+// under them changes (docs/design.md, "Path arguments"). Evaluation reads no store and
+// takes a lock only to resolve patterns again: a Set is safe for concurrent use by any
+// number of goroutines. To change the rules, compile a new Set.
 type Set struct {
 	opt       Options
+	reads     []string // the names of @fs_read: Options.FSRead and the MCP filesystem tools
+	writes    []string // likewise for @fs_write
 	fsRead    map[string]struct{}
 	fsWrite   map[string]struct{}
-	protected []string         // Options.Protected, normalised
-	known     map[string]bool  // group ids, DefaultGroup included
-	groups    map[string]*tier // per group with rules other than DefaultGroup: its rules, then DefaultGroup's
-	def       *tier            // the rules of DefaultGroup
+	pathKeys  map[string]struct{} // Options.PathArgs
+	protected []string            // Options.Protected, normalised
+	known     map[string]bool     // group ids, DefaultGroup included
+	rules     map[string][]crule  // per group with rules: its rules in evaluation order, patterns unresolved
+	patterns  []string            // the distinct path patterns of rules, as written
+	mu        sync.Mutex          // serialises building a new view
+	view      atomic.Pointer[view]
 }
 
 // Compile builds the immutable Set for the given groups and rules under opt.
@@ -24,9 +33,10 @@ type Set struct {
 // opt's zero fields get their defaults (DefaultFSRead, DefaultFSWrite,
 // DefaultPathArgs); opt.WorkspaceRoot is cleaned, and every opt.Protected path is
 // normalised as Normalize would (a protected directory reached through a symlink is
-// still protected). A rule's path pattern is its ResolvedPathPattern, or when that is
-// empty its PathPattern resolved now with ResolvePattern (SPEC §12.14). These are the
-// only file system reads (os.Lstat, os.Readlink); Compile writes nothing.
+// still protected). A rule's path pattern is its PathPattern resolved as ResolvePattern
+// does, now and again whenever a directory it goes through changes (the stored
+// ResolvedPathPattern is not used). Those are the only file system reads (lstat,
+// readlink); Compile writes nothing.
 //
 // DefaultGroup always exists. Rules are expected to be valid: a rule Validate refuses,
 // or one of a group not in groups (other than DefaultGroup), is left out. The slices
@@ -36,16 +46,26 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 	opt.FSRead = orDefault(opt.FSRead, DefaultFSRead)
 	opt.FSWrite = orDefault(opt.FSWrite, DefaultFSWrite)
 	opt.PathArgs = orDefault(opt.PathArgs, DefaultPathArgs)
+	opt.MCPFilesystem = orDefault(opt.MCPFilesystem, DefaultMCPFilesystem)
 	opt.Protected = slices.Clone(opt.Protected)
-	s := &Set{
-		opt:     opt,
-		fsRead:  nameSet(opt.FSRead),
-		fsWrite: nameSet(opt.FSWrite),
-		known:   map[string]bool{DefaultGroup: true},
-		groups:  map[string]*tier{},
+	reads, writes := slices.Clone(opt.FSRead), slices.Clone(opt.FSWrite)
+	for _, srv := range opt.MCPFilesystem {
+		for _, n := range MCPFSRead {
+			reads = append(reads, "mcp__"+srv+"__"+n)
+		}
+		for _, n := range MCPFSWrite {
+			writes = append(writes, "mcp__"+srv+"__"+n)
+		}
 	}
-	for _, p := range opt.Protected {
-		s.protected = append(s.protected, normOrClean(p, opt.WorkspaceRoot))
+	s := &Set{
+		opt:      opt,
+		reads:    reads,
+		writes:   writes,
+		fsRead:   nameSet(reads),
+		fsWrite:  nameSet(writes),
+		pathKeys: nameSet(opt.PathArgs),
+		known:    map[string]bool{DefaultGroup: true},
+		rules:    map[string][]crule{},
 	}
 	for _, g := range groups {
 		s.known[g.ID] = true
@@ -56,14 +76,18 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 			byGroup[r.GroupID] = append(byGroup[r.GroupID], r)
 		}
 	}
-	resolved := map[string]string{} // path_pattern → ResolvePattern, for this Compile
-	def := s.compileRules(byGroup[DefaultGroup], resolved)
-	s.def = s.newTier(def)
+	seen := map[string]bool{}
 	for id, grs := range byGroup {
-		if id != DefaultGroup {
-			s.groups[id] = s.newTier(append(s.compileRules(grs, resolved), def...))
+		s.rules[id] = compileRules(grs)
+		for _, r := range s.rules[id] {
+			if r.hasPath && !seen[r.written] {
+				seen[r.written] = true
+				s.patterns = append(s.patterns, r.written)
+			}
 		}
 	}
+	slices.Sort(s.patterns)
+	s.view.Store(s.build(nil))
 	return s
 }
 
@@ -93,12 +117,13 @@ type crule struct {
 	toolKind toolKind
 	tool     string // the exact name or prefix
 	hasPath  bool
-	path     pathPattern
+	written  string      // the path pattern as written
+	path     pathPattern // written, resolved by the view that holds the rule
 }
 
 // compileRules sorts one group's rules into evaluation order — priority, then id (SPEC
-// §4.1) — and compiles them. resolved memoises ResolvePattern.
-func (s *Set) compileRules(rs []Rule, resolved map[string]string) []crule {
+// §4.1) — and compiles them, their path patterns as written.
+func compileRules(rs []Rule) []crule {
 	slices.SortStableFunc(rs, func(a, b Rule) int {
 		return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.ID, b.ID))
 	})
@@ -107,15 +132,7 @@ func (s *Set) compileRules(rs []Rule, resolved map[string]string) []crule {
 		cr := crule{id: r.ID, agent: r.AgentID, source: r.Source, note: r.Note, action: r.Action}
 		cr.toolKind, cr.tool = parseTool(r.ToolPattern)
 		if r.PathPattern != "" {
-			pat := r.ResolvedPathPattern
-			if pat == "" {
-				var ok bool
-				if pat, ok = resolved[r.PathPattern]; !ok {
-					pat = ResolvePattern(r.PathPattern, s.opt.WorkspaceRoot)
-					resolved[r.PathPattern] = pat
-				}
-			}
-			cr.hasPath, cr.path = true, parsePath(pat)
+			cr.hasPath, cr.written = true, r.PathPattern
 		}
 		out[i] = cr
 	}
@@ -155,10 +172,12 @@ func (s *Set) toolMatches(kind toolKind, name, tool string) bool {
 	return false
 }
 
-// IsFSRead reports whether tool is a file-read tool (@fs_read, Options.FSRead).
+// IsFSRead reports whether tool is a file-read tool (@fs_read): one of Options.FSRead,
+// or a read tool of an MCP filesystem server (Options.MCPFilesystem, MCPFSRead).
 func (s *Set) IsFSRead(tool string) bool { _, ok := s.fsRead[tool]; return ok }
 
-// IsFSWrite reports whether tool is a file-write tool (@fs_write, Options.FSWrite).
+// IsFSWrite reports whether tool is a file-write tool (@fs_write): one of
+// Options.FSWrite, or a write tool of an MCP filesystem server (MCPFSWrite).
 func (s *Set) IsFSWrite(tool string) bool { _, ok := s.fsWrite[tool]; return ok }
 
 // Options returns the Set's options with their defaults filled in and WorkspaceRoot
@@ -168,6 +187,7 @@ func (s *Set) Options() Options {
 	o.FSRead = slices.Clone(o.FSRead)
 	o.FSWrite = slices.Clone(o.FSWrite)
 	o.PathArgs = slices.Clone(o.PathArgs)
+	o.MCPFilesystem = slices.Clone(o.MCPFilesystem)
 	o.Protected = slices.Clone(o.Protected)
 	return o
 }

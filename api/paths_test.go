@@ -1,0 +1,145 @@
+package api_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+// checkAs sends a call with the agent token in session "s" and returns the decision.
+func (e *env) checkAs(tool string, args map[string]any, cwd string) api.CheckResult {
+	e.t.Helper()
+	res, err := e.client(agentToken).Check(context.Background(), api.CheckRequest{Call: gate.Call{
+		ToolName: tool, SessionID: "s", Arguments: args, Cwd: cwd}})
+	if err != nil {
+		e.t.Fatalf("check %s %v: %v", tool, args, err)
+	}
+	return res
+}
+
+// addRule creates a rule through the API, in group agents when it names none.
+func (e *env) addRule(r rules.Rule) {
+	e.t.Helper()
+	if r.GroupID == "" {
+		r.GroupID = "agents"
+	}
+	if _, err := e.admin.CreateRule(context.Background(), r); err != nil {
+		e.t.Fatalf("create rule %+v: %v", r, err)
+	}
+}
+
+// wantDecision checks a call's decision; a denied call stores nothing.
+func (e *env) wantDecision(tool string, args map[string]any, cwd string, want gate.Decision) {
+	e.t.Helper()
+	before := e.snapshot()
+	if res := e.checkAs(tool, args, cwd); res.Decision != want {
+		e.t.Errorf("%s %v (cwd %q) = %+v, want %s", tool, args, cwd, res, want)
+	}
+	if want == gate.DecisionDeny {
+		e.unchanged(before)
+	}
+}
+
+// TestEveryPathArgument: under a plausible allow mcp__*, the MCP filesystem server's
+// tools reach secrets/ and the data directory through paths, source and path; a
+// notes tool's path in secrets/ and Glob's pattern out of its path are held back too.
+func TestEveryPathArgument(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Glob", Action: rules.Allow, Priority: 100})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(e.root, "secrets", "key")
+	e.wantDecision("mcp__filesystem__read_multiple_files", map[string]any{"paths": []any{"README.md", key}}, "", gate.DecisionDeny)
+	e.wantDecision("mcp__filesystem__move_file", map[string]any{"source": "secrets/key", "destination": "out"}, "", gate.DecisionDeny)
+	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "secrets/key"}, "", gate.DecisionDeny)
+	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "notes.txt"}, "", gate.DecisionAllow)
+	e.wantDecision("Glob", map[string]any{"pattern": "../secrets/*", "path": "docs"}, "", gate.DecisionDeny)
+	// Outside the file classes a denied place is for a human, whatever the bypass.
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "secrets/key"}, "", gate.DecisionPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "."}, "", gate.DecisionPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "docs/a"}, "", gate.DecisionAllow)
+}
+
+// TestPatternFollowsSwap: mv secrets .vault-1; ln -s .vault-1 secrets, with the service
+// running, then a second swap: Read by either name stays denied, never allowed by the
+// profile's fast-path (its working directory is the workspace root).
+func TestPatternFollowsSwap(t *testing.T) {
+	e := newEnv(t)
+	if err := os.WriteFile(filepath.Join(e.root, "secrets", "key"), []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("Read", map[string]any{"file_path": "notes.txt"}, "", gate.DecisionAllow) // the fast-path
+	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.DecisionDeny)
+	if err := os.Rename(filepath.Join(e.root, "secrets"), filepath.Join(e.root, ".vault-1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".vault-1", filepath.Join(e.root, "secrets")); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.DecisionDeny)
+	e.wantDecision("Read", map[string]any{"file_path": ".vault-1/key"}, "", gate.DecisionDeny)
+	if err := os.Remove(filepath.Join(e.root, "secrets")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(e.root, ".vault-1"), filepath.Join(e.root, ".vault-2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".vault-2", filepath.Join(e.root, "secrets")); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.DecisionDeny)
+	e.wantDecision("Read", map[string]any{"file_path": ".vault-2/key"}, "", gate.DecisionDeny)
+}
+
+// TestUnresolvableNotBypassed: paths the service cannot resolve — a loop, a NUL byte,
+// an object, a NUL in the cwd — are for a human even under a session bypass of all,
+// and still denied beside a path in secrets/.
+func TestUnresolvableNotBypassed(t *testing.T) {
+	e := newEnv(t)
+	if err := os.Symlink("loop2", filepath.Join(e.root, "loop1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop1", filepath.Join(e.root, "loop2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("Edit", map[string]any{"file_path": "docs/a"}, "", gate.DecisionAllow) // the bypass works
+	for _, args := range []map[string]any{
+		{"file_path": "loop1/x"},
+		{"file_path": "docs/a\x00"},
+		{"file_path": map[string]any{"p": "secrets/key"}},
+		{"paths": []any{"docs/a", 1}},
+	} {
+		e.wantDecision("Read", args, "", gate.DecisionPending)
+	}
+	e.wantDecision("Read", map[string]any{"file_path": "key"}, "secrets\x00", gate.DecisionPending)
+	e.wantDecision("Read", map[string]any{"path": "loop1", "file_path": "secrets/key"}, "", gate.DecisionDeny)
+}
+
+// TestProcSelfNotResolved: /proc/self/cwd and /dev/fd name the agent's own process, not
+// the service's: under allow @fs_read for the agent, and a bypass, a human decides.
+func TestProcSelfNotResolved(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{ToolPattern: "@fs_read", AgentID: "bot-1", Action: rules.Allow, Priority: 1})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/proc/self/cwd", filepath.Join(e.root, "me")); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("Read", map[string]any{"file_path": "/etc/hostname"}, "", gate.DecisionAllow) // the rule works
+	for _, p := range []string{"/proc/self/cwd/secrets/key", "/proc/thread-self/cwd/secrets/key",
+		"/proc/1/cwd/secrets/key", "/dev/fd/3", "/dev/stdin", "me/secrets/key"} {
+		e.wantDecision("Read", map[string]any{"file_path": p}, "", gate.DecisionPending)
+	}
+	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "/proc/self/cwd", gate.DecisionPending)
+}

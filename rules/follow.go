@@ -1,0 +1,239 @@
+package rules
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A rule's path pattern follows the name it was written with: "secrets/*" covers what
+// secrets is now, also after secrets was moved away and replaced by a symlink to where
+// it went. A Set therefore keeps its patterns as written and a view of them resolved as
+// the file system was when last looked at, together with every directory their
+// resolution looked a name up in, each with its identity (device, inode, change time).
+// Renaming, creating or removing a name in a directory, or changing its permissions,
+// changes that directory's change time, which no user can set back; so while every
+// such directory keeps its identity, every resolution still holds. A call with a path
+// checks them (one lstat each, most often the workspace root alone) and resolves the
+// patterns again, rebuilding the index only when a resolution changed, when one did
+// not hold. A change time within settleAfter of the clock cannot tell two changes made
+// in the same tick of the file system's clock apart; such a view is resolved again on
+// every call until its directories settle. A call checks its view again once it has
+// resolved its own paths, so that a path and the patterns are of one moment; when they
+// changed in between it tries again, and after three tries it is a require that
+// nothing lifts. A mount over a directory changes no change time and is not seen;
+// mounting needs root.
+
+// settleAfter is how old a directory's change time must be before a resolution that
+// depends on it is trusted until that time changes: longer than a tick of the kernel's
+// coarse clock, which stamps change times (at most 10 ms). settleAfterCoarse applies
+// to a file system that keeps whole seconds only.
+const (
+	settleAfter       = 30 * time.Millisecond
+	settleAfterCoarse = 2 * time.Second
+)
+
+// clock is the wall clock change times are compared with; tests move it.
+var clock = time.Now
+
+// lookups collects the directories a resolution looked names up in.
+type lookups struct {
+	dirs map[string]struct{}
+}
+
+func (l *lookups) add(dir string) {
+	if l.dirs == nil {
+		l.dirs = map[string]struct{}{}
+	}
+	l.dirs[dir] = struct{}{}
+}
+
+// dep is a directory a view's resolutions depend on, with its identity when they were
+// made.
+type dep struct {
+	dir    string
+	id     fileID
+	inside bool // dir is the workspace root or lies under it
+}
+
+// view is a Set's rules with their path patterns resolved as the file system was at
+// one time (see above): immutable once built.
+type view struct {
+	protected []string         // Options.Protected, normalised
+	groups    map[string]*tier // per group with rules other than DefaultGroup: its rules, then DefaultGroup's
+	def       *tier            // the rules of DefaultGroup
+	resolved  map[string]string
+	deps      []dep
+	settled   bool // every dep's change time is old enough to be trusted
+}
+
+// tier returns the candidates of group: its own tier (its rules, then DefaultGroup's)
+// when it has rules, else DefaultGroup's (SPEC §4.1, §12.15).
+func (v *view) tier(group string) *tier {
+	if group != DefaultGroup {
+		if t := v.groups[group]; t != nil {
+			return t
+		}
+	}
+	return v.def
+}
+
+// holds reports whether every resolution of v still holds (see above).
+func (v *view) holds() bool {
+	if !v.settled {
+		return false
+	}
+	for i := range v.deps {
+		if id, _ := statID(v.deps[i].dir); id != v.deps[i].id {
+			return false
+		}
+	}
+	return true
+}
+
+// unchanged reports whether v's resolutions still hold now, as they did when a call
+// took v. A directory in the workspace, where an agent may swap names, must have kept
+// its identity: else the patterns may have changed and changed back while the call
+// resolved its paths. Then, when v has settled and every directory kept its identity,
+// they hold; else they must resolve as they did (a busy directory outside the
+// workspace, such as /tmp on the way to a protected path, changes often without
+// changing any resolution).
+func (s *Set) unchanged(v *view) bool {
+	all := true
+	for i := range v.deps {
+		d := &v.deps[i]
+		if id, _ := statID(d.dir); id != d.id {
+			if d.inside {
+				return false
+			}
+			all = false
+		}
+	}
+	if v.settled && all {
+		return true
+	}
+	resolved, _ := s.resolveOnce()
+	return maps.Equal(resolved, v.resolved)
+}
+
+// current returns the Set's view for a call with a path: the last one when its
+// resolutions still hold, else a new one. Safe for concurrent use.
+func (s *Set) current() *view {
+	if v := s.view.Load(); v.holds() {
+		return v
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.view.Load()
+	if v.holds() {
+		return v
+	}
+	nv := s.build(v)
+	s.view.Store(nv)
+	return nv
+}
+
+// build resolves every pattern and protected path again and returns the view they
+// give; it reuses old's tiers when no resolution changed. The caller holds s.mu, or
+// is Compile (old nil).
+func (s *Set) build(old *view) *view {
+	var prev []dep
+	if old != nil {
+		prev = old.deps
+	}
+	resolved, deps, settled := s.resolveAll(prev)
+	if old != nil && maps.Equal(old.resolved, resolved) {
+		nv := *old
+		nv.deps, nv.settled = deps, settled
+		return &nv
+	}
+	v := &view{groups: map[string]*tier{}, resolved: resolved, deps: deps, settled: settled}
+	for _, p := range s.opt.Protected {
+		v.protected = append(v.protected, resolved[protectedKey+p])
+	}
+	def := s.withPaths(s.rules[DefaultGroup], resolved)
+	v.def = s.newTier(def, v.protected)
+	for id, rs := range s.rules {
+		if id != DefaultGroup {
+			v.groups[id] = s.newTier(append(s.withPaths(rs, resolved), def...), v.protected)
+		}
+	}
+	return v
+}
+
+// protectedKey marks a protected path among the resolved patterns: no path pattern
+// starts with a NUL byte.
+const protectedKey = "\x00"
+
+// resolveAll resolves every pattern and protected path, and returns them with the
+// directories they depend on and whether those have settled. The directories'
+// identities are taken before the resolution that counts, so that a change while it
+// runs shows as a changed identity at the next call: first those of prev, the
+// directories the last resolution depended on, which most often are the same again;
+// else it resolves twice, taking them in between.
+func (s *Set) resolveAll(prev []dep) (map[string]string, []dep, bool) {
+	if len(prev) > 0 {
+		before := make([]string, len(prev))
+		for i := range prev {
+			before[i] = prev[i].dir
+		}
+		deps, settled := s.identify(before)
+		resolved, dirs := s.resolveOnce()
+		if slices.Equal(dirs, before) {
+			return resolved, deps, settled
+		}
+	}
+	for try := 0; ; try++ {
+		first, dirs := s.resolveOnce()
+		deps, settled := s.identify(dirs)
+		again, dirs2 := s.resolveOnce()
+		if maps.Equal(first, again) && slices.Equal(dirs, dirs2) {
+			return again, deps, settled
+		}
+		if try == 2 { // still changing: resolve again at the next call
+			return again, deps, false
+		}
+	}
+}
+
+// identify takes the identity of dirs and reports whether they have all settled.
+func (s *Set) identify(dirs []string) ([]dep, bool) {
+	deps := make([]dep, len(dirs))
+	settled := true
+	now := clock()
+	root := s.opt.WorkspaceRoot
+	for i, d := range dirs {
+		id, _ := statID(d) // a directory that does not exist is the zero identity until it does
+		settled = settled && id.settled(now)
+		inside := root != "" && (d == root || strings.HasPrefix(d, root+"/") || root == "/")
+		deps[i] = dep{dir: d, id: id, inside: inside}
+	}
+	return deps, settled
+}
+
+// resolveOnce resolves every pattern and protected path, and returns them with the
+// sorted directories their resolution looked names up in.
+func (s *Set) resolveOnce() (map[string]string, []string) {
+	var rec lookups
+	root := s.opt.WorkspaceRoot
+	out := make(map[string]string, len(s.patterns)+len(s.opt.Protected))
+	for _, p := range s.patterns {
+		out[p] = resolvePattern(p, root, &rec)
+	}
+	for _, p := range s.opt.Protected {
+		out[protectedKey+p] = normOrClean(p, root, &rec)
+	}
+	return out, slices.Sorted(maps.Keys(rec.dirs))
+}
+
+// withPaths returns a copy of rules with their path patterns as resolved.
+func (s *Set) withPaths(rules []crule, resolved map[string]string) []crule {
+	out := slices.Clone(rules)
+	for i := range out {
+		if r := &out[i]; r.hasPath {
+			r.path = parsePath(resolved[r.written])
+		}
+	}
+	return out
+}

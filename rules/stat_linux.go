@@ -1,0 +1,35 @@
+package rules
+
+import (
+	"syscall"
+	"time"
+)
+
+// fileID identifies a directory and its last change (see follow.go).
+type fileID struct {
+	dev, ino uint64
+	ctime    int64 // nanoseconds since the epoch
+}
+
+// statID returns the identity of path, not following a final symlink, or the zero
+// fileID and false when it cannot be read (it does not exist).
+func statID(path string) (fileID, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return fileID{}, false
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino, ctime: st.Ctim.Nano()}, true
+}
+
+// settled reports whether the change time is old enough at now to tell a later change
+// from it; a missing directory has settled.
+func (id fileID) settled(now time.Time) bool {
+	if id == (fileID{}) { // no directory: its creation changes the identity
+		return true
+	}
+	margin := settleAfter
+	if id.ctime%int64(time.Second) == 0 {
+		margin = settleAfterCoarse
+	}
+	return now.UnixNano()-id.ctime > int64(margin)
+}
