@@ -290,7 +290,7 @@ func (b *Bot) resolve(ctx context.Context, c *call) (string, error) {
 		return "", err
 	}
 	who := c.actor()
-	res := gate.Resolution{Approve: c.cmd.name == "approve", Note: strings.Join(c.args[1:], " "),
+	res := gate.Answer{Approve: c.cmd.name == "approve", Note: strings.Join(c.args[1:], " "),
 		By: who.By, Via: who.Via}
 	r, err := b.gate.Resolve(ctx, id, res)
 	switch {

@@ -21,9 +21,9 @@ const (
 // Check gates one tool call (SPEC §4, §5). It picks the group (SPEC §12.1), evaluates
 // the call against the in-memory rule snapshot — reading no store on allow or deny
 // (SPEC §12.20) — and answers:
-//   - DecisionAllow or DecisionDeny at once; a deny is written to the audit log by the
+//   - VerdictAllow or VerdictDeny at once; a deny is written to the audit log by the
 //     background batcher, and is never bypassed;
-//   - for a require, DecisionAllow when an unexpired session bypass covers the call
+//   - for a require, VerdictAllow when an unexpired session bypass covers the call
 //     (SPEC §4.8) or the profile fast-path applies (SPEC §4.9) — but never when the
 //     decision is locked (rules.Decision.Locked: a path holds a protected or denied
 //     place, lies in a denied place under a tool outside the file classes, or cannot
@@ -34,7 +34,7 @@ const (
 //     fast-path on that directory;
 //   - else it registers an approval request — committed to the store before the
 //     notifier is asked to show it and approval_requested is published (SPEC §5) — and
-//     answers DecisionPending with Outcome.Request set. The request records why when a
+//     answers VerdictPending with Outcome.Request set. The request records why when a
 //     rule's or the default require was not all (store.Request.Reason: a guarded
 //     place, a path that cannot be normalised, the rules unavailable). A call whose (session,
 //     tool_call_id) is already registered gets that request and, when it has left
@@ -73,10 +73,10 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	})
 	switch d.Action {
 	case rules.Allow:
-		return Outcome{Decision: DecisionAllow, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
+		return Outcome{Decision: VerdictAllow, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
 	case rules.Deny:
 		m.auditDeny(c, group, d)
-		return Outcome{Decision: DecisionDeny, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
+		return Outcome{Decision: VerdictDeny, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
 	}
 	category := m.category(snap, c.ToolName)
 	server := mcpServer(c.ToolName)
@@ -85,10 +85,10 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		d.Reason = ReasonRulesUnavailable
 	} else if !d.Locked() { // a guarded place or an unresolvable path needs a human
 		if m.bypassed(&c, p.ID, category, server) {
-			return Outcome{Decision: DecisionAllow, Reason: ReasonBypass}, nil
+			return Outcome{Decision: VerdictAllow, Reason: ReasonBypass}, nil
 		}
 		if fastPath(snap.set, p, c.ToolName, d) {
-			return Outcome{Decision: DecisionAllow, Reason: ReasonFastPath}, nil
+			return Outcome{Decision: VerdictAllow, Reason: ReasonFastPath}, nil
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -232,16 +232,16 @@ func encodeArgs(args map[string]any) (json.RawMessage, error) {
 }
 
 // decisionOf maps a request's status to Check's decision.
-func decisionOf(s store.Status) Decision {
+func decisionOf(s store.Status) Verdict {
 	switch s {
 	case store.Approved:
-		return DecisionApproved
+		return VerdictApproved
 	case store.Rejected:
-		return DecisionRejected
+		return VerdictRejected
 	case store.Expired:
-		return DecisionExpired
+		return VerdictExpired
 	case store.Cancelled:
-		return DecisionCancelled
+		return VerdictCancelled
 	}
-	return DecisionPending
+	return VerdictPending
 }

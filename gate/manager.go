@@ -49,24 +49,24 @@ var DefaultCategories = []Category{
 	{Name: "filesystem", Tools: []string{"@fs_any"}},
 }
 
-// Decision is what Check answers (SPEC §8): allow and deny at once, pending while a
-// human decides, then the request's final status.
-type Decision string
+// Verdict is what Check answers: allow and deny at once, pending while a human
+// decides, then the request's final status (docs/design.md, "Approval requests").
+type Verdict string
 
-// Decisions of SPEC §8.
+// The verdicts; their strings are the API's "decision" values.
 const (
-	DecisionAllow     Decision = "allow"
-	DecisionDeny      Decision = "deny"
-	DecisionPending   Decision = "pending"
-	DecisionApproved  Decision = "approved"
-	DecisionRejected  Decision = "rejected"
-	DecisionExpired   Decision = "expired"
-	DecisionCancelled Decision = "cancelled"
+	VerdictAllow     Verdict = "allow"
+	VerdictDeny      Verdict = "deny"
+	VerdictPending   Verdict = "pending"
+	VerdictApproved  Verdict = "approved"
+	VerdictRejected  Verdict = "rejected"
+	VerdictExpired   Verdict = "expired"
+	VerdictCancelled Verdict = "cancelled"
 )
 
 // Outcome is the answer to a Check.
 type Outcome struct {
-	Decision Decision `json:"decision"`
+	Decision Verdict `json:"decision"`
 	// RuleID is the rule that decided (0 for none: default require, bypass, profile
 	// fast-path, protected path, or a path holding a protected or denied place over a
 	// rule's allow).

@@ -8,8 +8,8 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Resolution is a human's answer to a request (SPEC §5, §8 resolve bodies).
-type Resolution struct {
+// Answer is a human's answer to a request; Resolve records it as a store.Resolution.
+type Answer struct {
 	Approve bool
 	Note    string
 	// By and Via say who resolved and through what (SPEC §12.22): a chat user's
@@ -121,7 +121,7 @@ func (m *Manager) finished(r store.Request) {
 //     it expired at once); ErrNotFound; ctx's error; the store's error.
 //
 // It does not block beyond the store's transaction.
-func (m *Manager) Resolve(ctx context.Context, id uint64, r Resolution) (store.Request, error) {
+func (m *Manager) Resolve(ctx context.Context, id uint64, r Answer) (store.Request, error) {
 	if store.IsAgentCaller(r.Caller) {
 		return store.Request{}, fmt.Errorf("gate: resolve %d: %w: an agent may not resolve requests",
 			id, ErrForbidden)
