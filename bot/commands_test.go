@@ -407,23 +407,6 @@ func TestPrecedenceNote(t *testing.T) {
 		"comes first for mcp__gmail__*; change or remove rule", "for calls in group ci, rule")
 }
 
-func TestCoversTool(t *testing.T) {
-	for _, c := range []struct {
-		e, p string
-		want bool
-	}{
-		{"*", "Bash", true}, {"*", "*", true}, {"*", "@fs_read", true}, {"Bash", "Bash", true},
-		{"Ba*", "Bash", true}, {"mcp__*", "mcp__gmail__*", true}, {"mcp__gmail__*", "mcp__*", false},
-		{"Bash", "Bash*", false}, {"Ba*", "*", false}, {"@fs_any", "@fs_read", true},
-		{"@fs_any", "@fs_write", true}, {"@fs_read", "@fs_any", false}, {"@fs_read", "Read", false},
-		{"Read", "@fs_read", false}, {"@*", "@fs_read", false}, {"Bash", "bash", false},
-	} {
-		if got := coversTool(c.e, c.p); got != c.want {
-			t.Errorf("coversTool(%q, %q) = %v, want %v", c.e, c.p, got, c.want)
-		}
-	}
-}
-
 // The pending list shows who asked, and caller text escaped as the prompts show it.
 func TestPendingShowsCallerEscaped(t *testing.T) {
 	e := newEnv(t, envOptions{})

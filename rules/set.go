@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 	"sync"
@@ -121,12 +120,10 @@ type crule struct {
 	path     pathPattern // written, resolved by the view that holds the rule
 }
 
-// compileRules sorts one group's rules into evaluation order — priority, then id (SPEC
-// §4.1) — and compiles them, their path patterns as written.
+// compileRules sorts one group's rules into evaluation order (Compare) and compiles
+// them, their path patterns as written.
 func compileRules(rs []Rule) []crule {
-	slices.SortStableFunc(rs, func(a, b Rule) int {
-		return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortStableFunc(rs, Compare)
 	out := make([]crule, len(rs))
 	for i, r := range rs {
 		cr := crule{id: r.ID, agent: r.AgentID, source: r.Source, note: r.Note, action: r.Action}
