@@ -15,8 +15,8 @@ import (
 // open is never refused here; it matches filepath.EvalSymlinks.
 const maxSymlinks = 255
 
-// Normalize returns the normalised form of path as SPEC §4.5 defines it, the form rules
-// match against:
+// Normalize returns the normalised form of path (docs/design.md, "Normalising paths"),
+// the form rules match against:
 //
 //   - a relative path is taken relative to base, the directory a relative path resolves
 //     against (the call's cwd or the profile's working directory). base "" means
@@ -32,7 +32,7 @@ const maxSymlinks = 255
 //   - a result under workspaceRoot is made relative to it ("secrets/x", "." for the
 //     root itself), with "/" separators; any other result stays absolute.
 //
-// workspaceRoot must be absolute and already resolved through symlinks (SPEC §12.14); it
+// workspaceRoot must be absolute and already resolved through symlinks; it
 // is not checked, and its components are trusted. Normalize reads the file system with
 // os.Lstat and os.Readlink only, and writes nothing.
 //
@@ -52,7 +52,7 @@ func Normalize(path, base, workspaceRoot string) (string, error) {
 }
 
 // ResolvePattern returns a path_pattern with its existing prefix resolved as Normalize
-// resolves a path against workspaceRoot (SPEC §12.14), so that a rule on secrets/*
+// resolves a path against workspaceRoot, so that a rule on secrets/*
 // still holds when secrets is itself a symlink. The pattern's shape is kept:
 //   - "<dir>/*": <dir> is normalised and "/*" kept ("secrets/*" → "vault/*");
 //   - "<dir>/name*": <dir> is normalised, the partial last component "name*" is kept as

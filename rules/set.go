@@ -140,7 +140,7 @@ func compileRules(rs []Rule) []crule {
 // of the groups given to Compile.
 func (s *Set) HasGroup(id string) bool { return s.known[id] }
 
-// MatchTool reports whether the tool_pattern pattern matches the tool name (SPEC §4.3):
+// MatchTool reports whether the tool_pattern pattern matches the tool name:
 // "*" matches every name, "prefix*" the names that start with prefix, @fs_read,
 // @fs_write and @fs_any the names of this Set's file-tool lists, anything else only
 // itself. A pattern Validate refuses matches as its nearest reading (an unknown class
