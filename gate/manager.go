@@ -186,14 +186,11 @@ type Manager struct {
 }
 
 // New builds a Manager over opt.Store: it adds the "default" profile when the
-// configuration has none, creates — audited — the groups profiles name that
-// do not exist, checks the category patterns, and loads the
-// groups and rules into the first snapshot. A failure to load the rules does not fail
-// New: the gate then runs fail-closed, every Check answering require, until a
-// later load succeeds. Errors: a nil store, a workspace root that is not absolute, a
-// negative timeout or limit, a duplicate or unusable profile, an invalid category
-// pattern (wrapping ErrInvalidRule), or the store's error creating the groups or
-// counting the pending requests. New does not start goroutines; Run does.
+// configuration has none, creates (audited) the groups profiles name, and loads groups
+// and rules into the first snapshot; a failed load leaves the gate fail-closed until a
+// later one succeeds. Errors: a nil store, a relative workspace root, a negative timeout
+// or limit, a duplicate or unusable profile, an invalid category pattern (wrapping
+// ErrInvalidRule), or the store's error. New starts no goroutines; Run does.
 func New(opt Options) (*Manager, error) {
 	if opt.Store == nil {
 		return nil, errors.New("gate: new: no store")
@@ -255,15 +252,12 @@ func New(opt Options) (*Manager, error) {
 	return m, nil
 }
 
-// Run runs the gate's background work until ctx is done: the expiry sweeper (a pending
-// request past its expires_at is expired within sweepInterval, then its waiters are
-// woken, approval_resolved is published and the notifier updates its messages), the
-// batcher that writes denies to the audit log and new tool names to the catalog (lag
-// under a second; flushed once more on the way out), and the goroutines
-// that call the Notifier. It blocks, and returns nil only when all of them have
-// stopped. Notifications asked for before Run starts wait for it; after it returns
-// they are dropped (the chat layer's outbox shows them at the next start).
-// Calling Run twice returns ErrRunning.
+// Run runs the gate's background work until ctx is done: the expiry sweeper, the batcher
+// of deny audit entries and new tool names (flushed once more on the way out), and the
+// goroutines that call the Notifier. It blocks, and returns nil only when all of them
+// have stopped. Notifications asked for before Run starts wait for it; after it returns
+// they are dropped (the chat layer's outbox shows them at the next start). Calling Run
+// twice returns ErrRunning.
 func (m *Manager) Run(ctx context.Context) error {
 	if !m.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("gate: run: %w", ErrRunning)

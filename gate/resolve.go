@@ -106,21 +106,14 @@ func (m *Manager) finished(r store.Request) {
 	m.notes.update(r)
 }
 
-// Resolve approves or rejects pending request id: one compare-and-set in the
-// store, so exactly one of any number of concurrent resolutions wins. On success it
-// grants the asked bypass (in memory; the store's audit entry of the resolution records
-// it) for the calls of the request's caller, profile and agent id in its session,
-// wakes the waiters, publishes
-// approval_resolved and has the notifier update the request's messages; it returns the
-// resolved request. Errors, after which nothing changed:
-//   - ErrForbidden when r.Caller is an agent's (store.IsAgentCaller);
-//   - ErrInvalidBypass (BypassSecs negative or above MaxBypassSecs) or ErrInvalidScope;
-//   - ErrAlreadyResolved, with the stored request, in an error that says
-//     "already approved by NAME via VIA" (or rejected, cancelled, expired);
-//   - ErrExpired when it comes after the request's expires_at (the sweeper then marks
-//     it expired at once); ErrNotFound; ctx's error; the store's error.
-//
-// It does not block beyond the store's transaction.
+// Resolve approves or rejects pending request id; of concurrent resolutions exactly one
+// wins. On success it grants the asked bypass (in memory) for the calls of the request's
+// caller, profile and agent id in its session, wakes the waiters, publishes
+// approval_resolved, has the notifier update the messages, and returns the resolved
+// request. Errors, after which nothing changed: ErrForbidden (an agent's r.Caller),
+// ErrInvalidBypass, ErrInvalidScope, ErrAlreadyResolved with the stored request ("already
+// approved by NAME via VIA"), ErrExpired (past expires_at), ErrNotFound, ctx's error or
+// the store's. It blocks only for the store's transaction.
 func (m *Manager) Resolve(ctx context.Context, id uint64, r Answer) (store.Request, error) {
 	if store.IsAgentCaller(r.Caller) {
 		return store.Request{}, fmt.Errorf("gate: resolve %d: %w: an agent may not resolve requests",

@@ -65,8 +65,15 @@
 // Normalize resolves a path the way the OS will when the tool opens it: relative to the
 // call's working directory, walking it component by component and following every
 // symlink where it is met, so data/link/../key with link → ../secrets/x is secrets/key.
-// Results under the workspace root are relative to it ("secrets/key"). Under compares
-// normalised paths by whole components, so memory/* never matches memory-secrets/x.
+// Nothing is cleaned lexically first. Components that do not exist yet are taken as
+// written, and a ".." among them drops the last of them — as it would once they are
+// created as directories — after which resolution continues through what exists
+// (data/new-dir/../link/y is secrets/x/y, as mkdir -p and the OS would make it). A
+// directory the service may not read is an error, not a guess: resolving around it
+// could be bypassed; /proc/self and /dev/fd name another place for the agent than for
+// the service. Results under the workspace root are relative to it ("secrets/key").
+// Under compares normalised paths by whole components, so memory/* never matches
+// memory-secrets/x.
 //
 // A rule's path pattern follows the name it was written with: it is resolved the same
 // way, as the file system is now. A Set keeps the resolved patterns with the identity

@@ -27,19 +27,13 @@ type Set struct {
 	view      atomic.Pointer[view]
 }
 
-// Compile builds the immutable Set for the given groups and rules under opt.
-//
-// opt's zero fields get their defaults (DefaultFSRead, DefaultFSWrite,
-// DefaultPathArgs); opt.WorkspaceRoot is cleaned, and every opt.Protected path is
-// normalised as Normalize would (a protected directory reached through a symlink is
-// still protected). A rule's path pattern is its PathPattern resolved as ResolvePattern
-// does, now and again whenever a directory it goes through changes (the stored
-// ResolvedPathPattern is not used). Those are the only file system reads (lstat,
-// readlink); Compile writes nothing.
-//
-// DefaultGroup always exists. Rules are expected to be valid: a rule Validate refuses,
-// or one of a group not in groups (other than DefaultGroup), is left out. The slices
-// passed in are not kept.
+// Compile builds the immutable Set for the given groups and rules under opt. opt's
+// zero fields get their defaults, and its Protected paths are normalised. A rule's path
+// pattern is its PathPattern resolved as ResolvePattern does, now and whenever a
+// directory it goes through changes (ResolvedPathPattern is not used); those lstat and
+// readlink calls are Compile's only file system reads. DefaultGroup always exists. A
+// rule Validate refuses, or one of a group not in groups, is left out. The slices passed
+// in are not kept.
 func Compile(groups []Group, rs []Rule, opt Options) *Set {
 	opt.WorkspaceRoot = cleanRoot(opt.WorkspaceRoot)
 	opt.FSRead = orDefault(opt.FSRead, DefaultFSRead)
