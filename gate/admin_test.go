@@ -64,7 +64,7 @@ func TestRuleByID(t *testing.T) {
 
 func TestCreateRuleResolvesPathPattern(t *testing.T) {
 	e := newEnv(t)
-	// SPEC §12.14: a symlink to secrets/ is matched through its resolved form.
+	// A symlink to secrets/ is matched through its resolved form.
 	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_read", PathPattern: "docs/../memory/*",
 		Action: rules.Deny, Priority: 1}, admin)
 	if err != nil {

@@ -83,7 +83,7 @@ func TestCheckBadInput(t *testing.T) {
 }
 
 func TestCheckGroupChoice(t *testing.T) {
-	// SPEC §12.1: the call's group, else its profile's security group, else default.
+	// The call's group, else its profile's security group, else default.
 	e := newEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
@@ -171,7 +171,7 @@ func TestCheckIdempotent(t *testing.T) {
 		t.Errorf("shown %d times, want 2 (one per request)", n)
 	}
 
-	// SPEC §12.5: the same key for another call is refused and changes nothing.
+	// The same key for another call is refused and changes nothing.
 	stop() // so the batcher writes nothing while the store is compared
 	before := e.state()
 	for _, c := range []gate.Call{
@@ -305,7 +305,7 @@ func TestProfileFastPath(t *testing.T) {
 			t.Errorf("%s %s: reason %q, want the fast-path", c.tool, c.path, out.Reason)
 		}
 	}
-	// Every path argument counts (our reading of SPEC §4.4): a second path outside the
+	// Every path argument counts (docs/design.md, "Path arguments"): a second path outside the
 	// profile's directories keeps the call from the fast-path, whichever key holds it.
 	for _, args := range []map[string]any{
 		{"path": "../out/y", "file_path": "/etc/passwd"},
@@ -388,7 +388,7 @@ func TestFailClosedRecoversInRun(t *testing.T) {
 	})
 }
 
-// TestGuardedPlacesNeedAHuman covers our extension of SPEC §4 and §12.25: a file tool
+// TestGuardedPlacesNeedAHuman covers (docs/design.md, "Protected and guarded places"): a file tool
 // on a folder that holds a protected path or a denied place requires approval, and no
 // session bypass or profile fast-path lets it through; the places themselves stay
 // denied.
@@ -441,7 +441,7 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 	}
 }
 
-// TestFileToolWithoutPathOnItsCwd covers our reading of SPEC §4.4: a file tool sent no
+// TestFileToolWithoutPathOnItsCwd covers (docs/design.md, "Path arguments"): a file tool sent no
 // path argument (Grep {"pattern":"token"}, Glob, LS {}) searches the call's cwd, else
 // the profile's working directory, else the workspace root, and is gated as if that
 // were its path — so neither a session bypass nor an allow rule lets it read secrets/

@@ -21,7 +21,7 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 	root, _ := filepath.EvalSymlinks(dir)
-	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{}) // seeds the SPEC §4 rules
+	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{}) // seeds the default rules
 	if err != nil {
 		log.Fatal(err)
 	}
