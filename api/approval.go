@@ -39,7 +39,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	}
 	if out.Request != nil {
 		res = ResultOf(*out.Request)
-		if out.Decision == gate.DecisionPending && wait > 0 {
+		if out.Decision == gate.VerdictPending && wait > 0 {
 			ctx, cancel := context.WithTimeout(r.Context(), wait)
 			got, err := s.gate.Wait(ctx, out.Request.ID)
 			cancel()
@@ -120,7 +120,7 @@ func ResultOf[R Request | store.Request](q R) CheckResult {
 }
 
 func resultOf(q Request) CheckResult {
-	res := CheckResult{Decision: gate.Decision(q.Status), RequestID: q.ID, RuleID: q.RuleID}
+	res := CheckResult{Decision: gate.Verdict(q.Status), RequestID: q.ID, RuleID: q.RuleID}
 	switch q.Status {
 	case store.Pending:
 		res.Reason = fmt.Sprintf("waiting for approval (request %d)", q.ID)
@@ -260,7 +260,7 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 		return err
 	}
 	by := actor(r)
-	res := gate.Resolution{Note: body.Note, By: by.By, Via: by.Via,
+	res := gate.Answer{Note: body.Note, By: by.By, Via: by.Via,
 		Caller: principalOf(r).caller()}
 	switch body.Action {
 	case ActionApprove:

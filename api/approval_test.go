@@ -19,13 +19,13 @@ func TestCheckAllowAndDeny(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}})
-	if err != nil || res.Decision != gate.DecisionAllow || res.RuleID == 0 || res.RequestID != 0 ||
+	if err != nil || res.Decision != gate.VerdictAllow || res.RuleID == 0 || res.RequestID != 0 ||
 		res.Reason != "rule "+u(res.RuleID)+" (allow TodoWrite)" {
 		t.Fatalf("TodoWrite: %v %+v, want allow by a rule, named", err, res)
 	}
 	res, err = e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Read", SessionID: "s",
 		Arguments: map[string]any{"file_path": "secrets/prod.env"}}})
-	if err != nil || res.Decision != gate.DecisionDeny || res.RuleID == 0 || res.Reason != "rule "+u(res.RuleID)+" (deny @fs_any secrets/*)" {
+	if err != nil || res.Decision != gate.VerdictDeny || res.RuleID == 0 || res.Reason != "rule "+u(res.RuleID)+" (deny @fs_any secrets/*)" {
 		t.Fatalf("Read secrets/: %v %+v, want deny by the seeded rule, named", err, res)
 	}
 	// The reason names the rule that decided, with its filters; the note stays apart.
@@ -35,7 +35,7 @@ func TestCheckAllowAndDeny(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "mcp__gmail__send", SessionID: "s", AgentID: "bot-1", Source: "web"}})
-	if err != nil || res.Decision != gate.DecisionDeny || res.RuleID != r.ID || res.Note != "no mail" ||
+	if err != nil || res.Decision != gate.VerdictDeny || res.RuleID != r.ID || res.Note != "no mail" ||
 		res.Reason != "rule "+u(r.ID)+" (deny mcp__gmail__* agent=bot-1 source=web)" {
 		t.Fatalf("gmail: %v %+v", err, res)
 	}
@@ -88,7 +88,7 @@ func TestCheckIsIdempotent(t *testing.T) {
 	}
 	res, err := e.admin.Check(context.Background(), api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s",
 		ToolCallID: "t1", Arguments: map[string]any{"command": "rm -rf build"}}})
-	if err != nil || res.Decision != gate.DecisionApproved || res.RequestID != id || res.Note != "ok" || res.ResolvedBy != "api" {
+	if err != nil || res.Decision != gate.VerdictApproved || res.RequestID != id || res.Note != "ok" || res.ResolvedBy != "api" {
 		t.Fatalf("check after approval: %v %+v", err, res)
 	}
 	if ps, _ := e.db.Pending(); len(ps) != 0 {
@@ -130,7 +130,7 @@ func TestCheckWaitsForTheResolution(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("resolve: %v", err)
 	}
-	if res.Decision != gate.DecisionRejected || res.Note != "from the test" || res.ResolvedBy != "api" ||
+	if res.Decision != gate.VerdictRejected || res.Note != "from the test" || res.ResolvedBy != "api" ||
 		!strings.Contains(res.Reason, "rejected by api via the API (request ") {
 		t.Fatalf("check = %+v", res)
 	}
@@ -218,7 +218,7 @@ func TestResolve(t *testing.T) {
 	// The bypass lets the next Bash call of the session through.
 	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s",
 		Arguments: map[string]any{"command": "make"}}})
-	if err != nil || res.Decision != gate.DecisionAllow {
+	if err != nil || res.Decision != gate.VerdictAllow {
 		t.Fatalf("check under bypass: %v %+v", err, res)
 	}
 
@@ -262,7 +262,7 @@ func TestCancelRequest(t *testing.T) {
 		t.Fatalf("cancel: %d %s", st, body)
 	}
 	res := api.ResultOf(q)
-	if res.Decision != gate.DecisionCancelled {
+	if res.Decision != gate.VerdictCancelled {
 		t.Fatalf("ResultOf = %+v", res)
 	}
 	before := e.snapshot()
@@ -309,7 +309,7 @@ func TestCheckPendingSaysWhy(t *testing.T) {
 	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Grep", SessionID: "s",
 		Arguments: map[string]any{"pattern": "token", "path": "."}}})
 	want := "waiting for approval (request " + u(res.RequestID) + "): " + rules.ReasonContains + ": secrets"
-	if err != nil || res.Decision != gate.DecisionPending || res.Reason != want {
+	if err != nil || res.Decision != gate.VerdictPending || res.Reason != want {
 		t.Fatalf("Grep .: %v %+v, want pending, reason %q", err, res, want)
 	}
 	q, err := e.db.Request(res.RequestID)

@@ -223,7 +223,7 @@ func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
 	// The token that made it still gets its outcome.
 	res, err := agent.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "a", ToolCallID: "a1",
 		Arguments: map[string]any{"command": "rm -rf build"}}})
-	if err != nil || res.Decision != gate.DecisionApproved || res.RequestID != id {
+	if err != nil || res.Decision != gate.VerdictApproved || res.RequestID != id {
 		t.Fatalf("the same token's repeat: %+v %v, want approved", res, err)
 	}
 }

@@ -25,7 +25,7 @@ func BenchmarkCheckAllow(b *testing.B) {
 	req := api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "bench", AgentID: "bench",
 		Arguments: map[string]any{"todos": []any{map[string]any{"content": "write the benchmark", "status": "in_progress"}}}}}
 	ctx := context.Background()
-	if res, err := c.Check(ctx, req); err != nil || res.Decision != gate.DecisionAllow {
+	if res, err := c.Check(ctx, req); err != nil || res.Decision != gate.VerdictAllow {
 		b.Fatalf("check: %v %+v", err, res)
 	}
 	var (
@@ -40,7 +40,7 @@ func BenchmarkCheckAllow(b *testing.B) {
 			t0 := time.Now()
 			res, err := c.Check(ctx, req)
 			lat = append(lat, time.Since(t0))
-			if err != nil || res.Decision != gate.DecisionAllow {
+			if err != nil || res.Decision != gate.VerdictAllow {
 				b.Errorf("check: %v %+v", err, res)
 				return
 			}

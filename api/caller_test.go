@@ -46,7 +46,7 @@ func TestClaimedCategoryGrantsNoBypass(t *testing.T) {
 	agent := e.client(agentToken)
 	res := e.checkCall(agent, gate.Call{ToolName: "mcp__notes__list", SessionID: "s",
 		Category: "shell"})
-	if res.Decision != gate.DecisionPending {
+	if res.Decision != gate.VerdictPending {
 		t.Fatalf("mcp__notes__list: %+v, want pending", res)
 	}
 	q, err := e.db.Request(res.RequestID)
@@ -59,11 +59,11 @@ func TestClaimedCategoryGrantsNoBypass(t *testing.T) {
 	}
 	e.approve(res.RequestID, 900)
 	bash := gate.Call{ToolName: "Bash", SessionID: "s", Arguments: exfiltrate}
-	if got := e.checkCall(agent, bash); got.Decision != gate.DecisionPending {
+	if got := e.checkCall(agent, bash); got.Decision != gate.VerdictPending {
 		t.Errorf("Bash after approving a claimed shell category: %+v, want pending", got)
 	}
 	read := gate.Call{ToolName: "mcp__notes__read", SessionID: "s"}
-	if got := e.checkCall(agent, read); got.Decision != gate.DecisionAllow {
+	if got := e.checkCall(agent, read); got.Decision != gate.VerdictAllow {
 		t.Errorf("another tool of the approved MCP server: %+v, want allow", got)
 	}
 }
@@ -81,15 +81,15 @@ func TestBypassBoundToCaller(t *testing.T) {
 		name   string
 		client *api.Client
 		call   gate.Call
-		want   gate.Decision
+		want   gate.Verdict
 	}{
-		{"the same token", agent, gate.Call{}, gate.DecisionAllow},
-		{"another agent token", other, gate.Call{}, gate.DecisionPending},
+		{"the same token", agent, gate.Call{}, gate.VerdictAllow},
+		{"another agent token", other, gate.Call{}, gate.VerdictPending},
 		{"another token claiming the agent id", other, gate.Call{AgentID: "bot-1"},
-			gate.DecisionPending},
-		{"the admin", e.admin, gate.Call{}, gate.DecisionPending},
+			gate.VerdictPending},
+		{"the admin", e.admin, gate.Call{}, gate.VerdictPending},
 		{"the admin as the token's profile and agent", e.admin,
-			gate.Call{Profile: "agents", AgentID: "bot-1"}, gate.DecisionPending},
+			gate.Call{Profile: "agents", AgentID: "bot-1"}, gate.VerdictPending},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			call := c.call
@@ -107,17 +107,17 @@ func TestBypassBoundToCaller(t *testing.T) {
 		t.Fatalf("SetBypass for one caller: %+v %v", b, err)
 	}
 	bash := gate.Call{ToolName: "Bash", SessionID: "s2", Arguments: exfiltrate}
-	if got := e.checkCall(other, bash); got.Decision != gate.DecisionAllow {
+	if got := e.checkCall(other, bash); got.Decision != gate.VerdictAllow {
 		t.Errorf("the named caller: %+v, want allow", got)
 	}
-	if got := e.checkCall(agent, bash); got.Decision != gate.DecisionPending {
+	if got := e.checkCall(agent, bash); got.Decision != gate.VerdictPending {
 		t.Errorf("another caller: %+v, want pending", got)
 	}
 	// One naming none covers every caller.
 	if _, err := e.admin.SetBypass(ctx, "s2", "all", "", 60); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.checkCall(agent, bash); got.Decision != gate.DecisionAllow {
+	if got := e.checkCall(agent, bash); got.Decision != gate.VerdictAllow {
 		t.Errorf("every caller's bypass: %+v, want allow", got)
 	}
 	var listed []gate.Bypass
@@ -146,7 +146,7 @@ func TestBypassBoundToCaller(t *testing.T) {
 			t.Errorf("session %s cancelled, bypasses left: %+v", s, bs)
 		}
 	}
-	if got := e.checkCall(other, bash); got.Decision != gate.DecisionPending {
+	if got := e.checkCall(other, bash); got.Decision != gate.VerdictPending {
 		t.Errorf("after cancelling the session: %+v, want pending", got)
 	}
 }
@@ -164,7 +164,7 @@ func TestCronSessionRefusedToAgents(t *testing.T) {
 	}
 	e.unchanged(before)
 	call := gate.Call{ToolName: "Bash", SessionID: "cron:heartbeat:1"}
-	if got := e.checkCall(e.admin, call); got.Decision != gate.DecisionPending {
+	if got := e.checkCall(e.admin, call); got.Decision != gate.VerdictPending {
 		t.Errorf("the admin in a cron: session: %+v, want pending", got)
 	}
 }
@@ -178,7 +178,7 @@ func TestReplayComparesEveryField(t *testing.T) {
 		AgentID: "bot-2", Source: "claude-code", ContextLabel: "tidy up", Category: "ops"}
 	res := e.checkCall(other, call)
 	e.approve(res.RequestID, -1)
-	if got := e.checkCall(other, call); got.Decision != gate.DecisionApproved {
+	if got := e.checkCall(other, call); got.Decision != gate.VerdictApproved {
 		t.Fatalf("the same call again: %+v, want approved", got)
 	}
 	before := e.snapshot()
@@ -225,7 +225,7 @@ func TestPendingLimits(t *testing.T) {
 	replay := gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t1",
 		Arguments: map[string]any{"command": "rm -rf build"}}
 	got := e.checkCall(agent, replay)
-	if got.Decision != gate.DecisionPending || got.RequestID != first {
+	if got.Decision != gate.VerdictPending || got.RequestID != first {
 		t.Errorf("a replay at the limit: %+v, want request %d", got, first)
 	}
 	e.unchanged(before)

@@ -209,7 +209,7 @@ func (e *env) pending(c *api.Client, session, toolCallID string) uint64 {
 	if err != nil {
 		e.t.Fatalf("check: %v", err)
 	}
-	if res.Decision != gate.DecisionPending || res.RequestID == 0 {
+	if res.Decision != gate.VerdictPending || res.RequestID == 0 {
 		e.t.Fatalf("check = %+v, want pending with a request", res)
 	}
 	return res.RequestID

@@ -50,7 +50,7 @@ func TestSlowBodies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}})
-	if err != nil || res.Decision != gate.DecisionAllow {
+	if err != nil || res.Decision != gate.VerdictAllow {
 		t.Fatalf("a normal check beside 500 slow bodies: %+v %v", res, err)
 	}
 	// Every slow connection is answered and closed before the body timeout (counted
@@ -113,7 +113,7 @@ func TestLongPollOutlivesTheWriteTimeout(t *testing.T) {
 	e := newEnv(t, func(o *api.Options) { o.WriteTimeout = 100 * time.Millisecond })
 	res, err := e.admin.Check(context.Background(), api.CheckRequest{WaitSecs: 1, Call: gate.Call{ToolName: "Bash",
 		SessionID: "s", Arguments: map[string]any{"command": "rm -rf build"}}})
-	if err != nil || res.Decision != gate.DecisionPending {
+	if err != nil || res.Decision != gate.VerdictPending {
 		t.Fatalf("a 1 s long-poll with a 100 ms write timeout: %+v %v", res, err)
 	}
 }

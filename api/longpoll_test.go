@@ -110,7 +110,7 @@ func TestCheckLongPollWakesOnResolution(t *testing.T) {
 		}
 		b.call("POST", "/api/inbox/approvals/"+u(in.Approvals[0].ID)+"/resolve", `{"action":"reject","note":"not now"}`, nil)
 		res := <-got
-		if res.Decision != gate.DecisionRejected || res.Note != "not now" {
+		if res.Decision != gate.VerdictRejected || res.Note != "not now" {
 			t.Fatalf("check = %+v", res)
 		}
 	})
@@ -123,7 +123,7 @@ func TestLongPollIsCapped(t *testing.T) {
 		start := time.Now()
 		var res api.CheckResult
 		b.call("POST", "/api/approval/check", bashCall+`,"wait_secs":5}`, &res)
-		if res.Decision != gate.DecisionPending || time.Since(start) != 5*time.Second {
+		if res.Decision != gate.VerdictPending || time.Since(start) != 5*time.Second {
 			t.Fatalf("check = %+v after %s, want pending after 5s", res, time.Since(start))
 		}
 		start = time.Now()

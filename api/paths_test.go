@@ -34,13 +34,13 @@ func (e *env) addRule(r rules.Rule) {
 }
 
 // wantDecision checks a call's decision; a denied call stores nothing.
-func (e *env) wantDecision(tool string, args map[string]any, cwd string, want gate.Decision) {
+func (e *env) wantDecision(tool string, args map[string]any, cwd string, want gate.Verdict) {
 	e.t.Helper()
 	before := e.snapshot()
 	if res := e.checkAs(tool, args, cwd); res.Decision != want {
 		e.t.Errorf("%s %v (cwd %q) = %+v, want %s", tool, args, cwd, res, want)
 	}
-	if want == gate.DecisionDeny {
+	if want == gate.VerdictDeny {
 		e.unchanged(before)
 	}
 }
@@ -56,15 +56,15 @@ func TestEveryPathArgument(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := filepath.Join(e.root, "secrets", "key")
-	e.wantDecision("mcp__filesystem__read_multiple_files", map[string]any{"paths": []any{"README.md", key}}, "", gate.DecisionDeny)
-	e.wantDecision("mcp__filesystem__move_file", map[string]any{"source": "secrets/key", "destination": "out"}, "", gate.DecisionDeny)
-	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "secrets/key"}, "", gate.DecisionDeny)
-	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "notes.txt"}, "", gate.DecisionAllow)
-	e.wantDecision("Glob", map[string]any{"pattern": "../secrets/*", "path": "docs"}, "", gate.DecisionDeny)
+	e.wantDecision("mcp__filesystem__read_multiple_files", map[string]any{"paths": []any{"README.md", key}}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__filesystem__move_file", map[string]any{"source": "secrets/key", "destination": "out"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "secrets/key"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "notes.txt"}, "", gate.VerdictAllow)
+	e.wantDecision("Glob", map[string]any{"pattern": "../secrets/*", "path": "docs"}, "", gate.VerdictDeny)
 	// Outside the file classes a denied place is for a human, whatever the bypass.
-	e.wantDecision("mcp__notes__get", map[string]any{"path": "secrets/key"}, "", gate.DecisionPending)
-	e.wantDecision("mcp__notes__get", map[string]any{"path": "."}, "", gate.DecisionPending)
-	e.wantDecision("mcp__notes__get", map[string]any{"path": "docs/a"}, "", gate.DecisionAllow)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "secrets/key"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "."}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "docs/a"}, "", gate.VerdictAllow)
 }
 
 // TestPatternFollowsSwap: mv secrets .vault-1; ln -s .vault-1 secrets, with the service
@@ -75,16 +75,16 @@ func TestPatternFollowsSwap(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.root, "secrets", "key"), []byte("k"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("Read", map[string]any{"file_path": "notes.txt"}, "", gate.DecisionAllow) // the fast-path
-	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.DecisionDeny)
+	e.wantDecision("Read", map[string]any{"file_path": "notes.txt"}, "", gate.VerdictAllow) // the fast-path
+	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.VerdictDeny)
 	if err := os.Rename(filepath.Join(e.root, "secrets"), filepath.Join(e.root, ".vault-1")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(".vault-1", filepath.Join(e.root, "secrets")); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.DecisionDeny)
-	e.wantDecision("Read", map[string]any{"file_path": ".vault-1/key"}, "", gate.DecisionDeny)
+	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.VerdictDeny)
+	e.wantDecision("Read", map[string]any{"file_path": ".vault-1/key"}, "", gate.VerdictDeny)
 	if err := os.Remove(filepath.Join(e.root, "secrets")); err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +94,8 @@ func TestPatternFollowsSwap(t *testing.T) {
 	if err := os.Symlink(".vault-2", filepath.Join(e.root, "secrets")); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.DecisionDeny)
-	e.wantDecision("Read", map[string]any{"file_path": ".vault-2/key"}, "", gate.DecisionDeny)
+	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.VerdictDeny)
+	e.wantDecision("Read", map[string]any{"file_path": ".vault-2/key"}, "", gate.VerdictDeny)
 }
 
 // TestUnresolvableNotBypassed: paths the service cannot resolve — a loop, a NUL byte,
@@ -112,17 +112,17 @@ func TestUnresolvableNotBypassed(t *testing.T) {
 	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("Edit", map[string]any{"file_path": "docs/a"}, "", gate.DecisionAllow) // the bypass works
+	e.wantDecision("Edit", map[string]any{"file_path": "docs/a"}, "", gate.VerdictAllow) // the bypass works
 	for _, args := range []map[string]any{
 		{"file_path": "loop1/x"},
 		{"file_path": "docs/a\x00"},
 		{"file_path": map[string]any{"p": "secrets/key"}},
 		{"paths": []any{"docs/a", 1}},
 	} {
-		e.wantDecision("Read", args, "", gate.DecisionPending)
+		e.wantDecision("Read", args, "", gate.VerdictPending)
 	}
-	e.wantDecision("Read", map[string]any{"file_path": "key"}, "secrets\x00", gate.DecisionPending)
-	e.wantDecision("Read", map[string]any{"path": "loop1", "file_path": "secrets/key"}, "", gate.DecisionDeny)
+	e.wantDecision("Read", map[string]any{"file_path": "key"}, "secrets\x00", gate.VerdictPending)
+	e.wantDecision("Read", map[string]any{"path": "loop1", "file_path": "secrets/key"}, "", gate.VerdictDeny)
 }
 
 // TestProcSelfNotResolved: /proc/self/cwd and /dev/fd name the agent's own process, not
@@ -136,10 +136,10 @@ func TestProcSelfNotResolved(t *testing.T) {
 	if err := os.Symlink("/proc/self/cwd", filepath.Join(e.root, "me")); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("Read", map[string]any{"file_path": "/etc/hostname"}, "", gate.DecisionAllow) // the rule works
+	e.wantDecision("Read", map[string]any{"file_path": "/etc/hostname"}, "", gate.VerdictAllow) // the rule works
 	for _, p := range []string{"/proc/self/cwd/secrets/key", "/proc/thread-self/cwd/secrets/key",
 		"/proc/1/cwd/secrets/key", "/dev/fd/3", "/dev/stdin", "me/secrets/key"} {
-		e.wantDecision("Read", map[string]any{"file_path": p}, "", gate.DecisionPending)
+		e.wantDecision("Read", map[string]any{"file_path": p}, "", gate.VerdictPending)
 	}
-	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "/proc/self/cwd", gate.DecisionPending)
+	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "/proc/self/cwd", gate.VerdictPending)
 }

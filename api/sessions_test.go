@@ -18,7 +18,7 @@ func TestSessionBypassAndCancel(t *testing.T) {
 		t.Fatalf("bypass: %v %+v", err, b)
 	}
 	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s", Arguments: map[string]any{"command": "ls"}}})
-	if err != nil || res.Decision != gate.DecisionAllow {
+	if err != nil || res.Decision != gate.VerdictAllow {
 		t.Fatalf("check under bypass: %v %+v", err, res)
 	}
 	_, body := e.do("GET", "/api/sessions/s/bypass", adminToken, nil)

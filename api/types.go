@@ -31,16 +31,16 @@ type CheckRequest struct {
 // (deny Bash)", "rule 5 (deny @fs_any secrets/*)"), the gate ("session bypass",
 // "protected path", …) or the person ("approved by jane via Telegram (request 7)").
 type CheckResult struct {
-	Decision   gate.Decision `json:"decision"`
-	RequestID  uint64        `json:"request_id,omitempty"`
-	RuleID     uint64        `json:"rule_id,omitempty"`
-	Reason     string        `json:"reason"`
-	Note       string        `json:"note,omitempty"`
-	ResolvedBy string        `json:"resolved_by,omitempty"`
+	Decision   gate.Verdict `json:"decision"`
+	RequestID  uint64       `json:"request_id,omitempty"`
+	RuleID     uint64       `json:"rule_id,omitempty"`
+	Reason     string       `json:"reason"`
+	Note       string       `json:"note,omitempty"`
+	ResolvedBy string       `json:"resolved_by,omitempty"`
 }
 
 // Final reports whether the decision is an answer (anything but pending).
-func (r CheckResult) Final() bool { return r.Decision != gate.DecisionPending }
+func (r CheckResult) Final() bool { return r.Decision != gate.VerdictPending }
 
 // Resolve actions of POST /api/inbox/approvals/{id}/resolve and
 // POST /api/tools/{tool_call_id}/resolve.

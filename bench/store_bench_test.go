@@ -346,7 +346,7 @@ func BenchmarkStartup(b *testing.B) {
 			for b.Loop() {
 				db := openStore(b, path)
 				out, err := newGate(b, db).Check(ctx, firstCall)
-				if err != nil || out.Decision != gate.DecisionAllow {
+				if err != nil || out.Decision != gate.VerdictAllow {
 					b.Fatal(out.Decision, err)
 				}
 				if err := db.Close(); err != nil {

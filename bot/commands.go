@@ -290,7 +290,7 @@ func (b *Bot) resolve(ctx context.Context, c *call) (string, error) {
 		return "", err
 	}
 	who := c.actor()
-	res := gate.Resolution{Approve: c.cmd.name == "approve", Note: strings.Join(c.args[1:], " "),
+	res := gate.Answer{Approve: c.cmd.name == "approve", Note: strings.Join(c.args[1:], " "),
 		By: who.By, Via: who.Via}
 	r, err := b.gate.Resolve(ctx, id, res)
 	switch {
@@ -425,95 +425,34 @@ func (b *Bot) precedence(r rules.Rule) string {
 	return ""
 }
 
-// PrecedenceNote warns an admin who has just created or changed rule r that it
-// changes nothing for some calls, because an earlier rule with another action, without
-// agent, source or path filter, matches every tool r's tool pattern matches (first
-// match wins: docs/design.md, "Rule order"):
-//
-//   - in r's own group, one sorting before r (priority, then id): "Note: rule 2
-//     (require Bash, priority 10) comes first for Bash; use priority=9 to take
-//     precedence." — hint formats the priority to suggest ("priority=%d" in the chat,
-//     "--priority %d" on the command line);
-//   - when r is in the default group, one in another group's tier, which comes before
-//     default for that group's calls: "Note: for calls in group ci,
-//     rule 9 (allow Bash) comes first."
-//
-// all are the rules as gate.Manager.Rules("") returns them, r among them. It returns ""
-// when no such rule exists. Tool classes are compared by name only (@fs_any covers
-// @fs_read and @fs_write), since their members are configured elsewhere; a note may
-// therefore be missing, never wrong.
+// PrecedenceNote formats rules.Shadowing(all, r) for an admin who has just created or
+// changed rule r, "" when nothing shadows r: "Note: rule 2 (require Bash, priority 10)
+// comes first for Bash; use priority=9 to take precedence.", then for a rule of default
+// "Note: for calls in group ci, rule 9 (allow Bash) comes first." hint formats the
+// priority to suggest ("priority=%d" in the chat, "--priority %d" on the command line).
 func PrecedenceNote(all []rules.Rule, r rules.Rule, hint string) string {
+	sh := rules.Shadowing(all, r)
 	var notes []string
-	if e, ok := firstCovering(all, r.GroupID, r); ok && e.Action != r.Action {
+	if e := sh.First; e != nil {
 		n := fmt.Sprintf("Note: rule %d (%s %s, priority %d) comes first for %s; ", e.ID, e.Action, e.ToolPattern, e.Priority, r.ToolPattern)
-		if e.Priority > 0 {
-			n += "use " + fmt.Sprintf(hint, e.Priority-1) + " to take precedence."
+		if sh.Priority >= 0 {
+			n += "use " + fmt.Sprintf(hint, sh.Priority) + " to take precedence."
 		} else {
 			n += fmt.Sprintf("change or remove rule %d instead.", e.ID)
 		}
 		notes = append(notes, n)
 	}
-	if r.GroupID == rules.DefaultGroup {
-		var groups []string
-		seen := map[string]bool{rules.DefaultGroup: true}
-		for _, g := range all {
-			if seen[g.GroupID] {
-				continue
-			}
-			seen[g.GroupID] = true
-			if e, ok := firstCovering(all, g.GroupID, r); ok && e.Action != r.Action {
-				groups = append(groups, fmt.Sprintf("for calls in group %s, rule %d (%s %s) comes first", g.GroupID, e.ID, e.Action, e.ToolPattern))
-			}
-		}
-		if len(groups) > 3 {
-			groups = append(groups[:3], fmt.Sprintf("and in %d more groups", len(groups)-3))
-		}
-		if len(groups) > 0 {
-			notes = append(notes, "Note: "+strings.Join(groups, "; ")+".")
-		}
+	var groups []string
+	for _, e := range sh.Groups {
+		groups = append(groups, fmt.Sprintf("for calls in group %s, rule %d (%s %s) comes first", e.GroupID, e.ID, e.Action, e.ToolPattern))
+	}
+	if len(groups) > 3 {
+		groups = append(groups[:3], fmt.Sprintf("and in %d more groups", len(groups)-3))
+	}
+	if len(groups) > 0 {
+		notes = append(notes, "Note: "+strings.Join(groups, "; ")+".")
 	}
 	return strings.Join(notes, "\n")
-}
-
-// firstCovering returns the first rule of group, in evaluation order, that decides
-// every call r can match: no agent, source or path filter and a tool pattern covering
-// r's. In r's own group only the rules sorting before r count.
-func firstCovering(all []rules.Rule, group string, r rules.Rule) (rules.Rule, bool) {
-	var best rules.Rule
-	found := false
-	for _, e := range all {
-		if e.GroupID != group || e.ID == r.ID || e.AgentID != "" || e.Source != "" || e.PathPattern != "" ||
-			!coversTool(e.ToolPattern, r.ToolPattern) {
-			continue
-		}
-		if group == r.GroupID && !before(e, r) {
-			continue
-		}
-		if !found || before(e, best) {
-			best, found = e, true
-		}
-	}
-	return best, found
-}
-
-// before reports whether rule a is tried before rule b of the same tier.
-func before(a, b rules.Rule) bool {
-	return a.Priority < b.Priority || a.Priority == b.Priority && a.ID < b.ID
-}
-
-// coversTool reports whether tool pattern e matches every tool name that pattern p
-// matches: "*" covers all, a pattern covers itself, "prefix*" covers the
-// names and prefixes that start with prefix, @fs_any covers @fs_read and @fs_write.
-func coversTool(e, p string) bool {
-	switch {
-	case e == "*" || e == p:
-		return true
-	case strings.HasPrefix(e, "@"):
-		return e == "@fs_any" && (p == "@fs_read" || p == "@fs_write")
-	case strings.HasSuffix(e, "*"):
-		return !strings.HasPrefix(p, "@") && p != "*" && strings.HasPrefix(strings.TrimSuffix(p, "*"), strings.TrimSuffix(e, "*"))
-	}
-	return false
 }
 
 func (b *Bot) findRule(id uint64) (rules.Rule, error) {

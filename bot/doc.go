@@ -63,7 +63,7 @@
 // another action already matches them (first match wins): "Note: rule 2
 // (require Bash, priority 10) comes first for Bash; use priority=9 to take
 // precedence.", or for a rule of default, "Note: for calls in group ci, rule 9 (allow
-// Bash) comes first." PrecedenceNote computes it from the gate's rules;
+// Bash) comes first." rules.Shadowing finds the rules, PrecedenceNote words it;
 // the command line's rules add and rules set print the same note.
 //
 // # Notices of finished runs

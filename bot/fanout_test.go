@@ -90,7 +90,7 @@ func TestFanoutShowAndUpdate(t *testing.T) {
 		}
 		e.wantMessages(r.ID, false, tg, sl)
 
-		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Resolution{Approve: true, By: "api", Via: "api"}); err != nil {
+		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Answer{Approve: true, By: "api", Via: "api"}); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -229,7 +229,7 @@ func TestFanoutEditRetry(t *testing.T) {
 		synctest.Wait() // Run's start-up Reconcile
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
-		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Resolution{Approve: false, By: "cli", Via: "cli", Note: "not today"}); err != nil {
+		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Answer{Approve: false, By: "cli", Via: "cli", Note: "not today"}); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -249,7 +249,7 @@ func TestFanoutEditRetry(t *testing.T) {
 		tg.set(func(c *fakeChannel) { c.failEdits = 100 })
 		r2 := e.require("s2", "Bash", bash)
 		synctest.Wait()
-		if _, err := e.g.Resolve(context.Background(), r2.ID, gate.Resolution{Approve: true, By: "cli", Via: "cli"}); err != nil {
+		if _, err := e.g.Resolve(context.Background(), r2.ID, gate.Answer{Approve: true, By: "cli", Via: "cli"}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Hour)
@@ -273,7 +273,7 @@ func TestFanoutResolvedWhileSending(t *testing.T) {
 		synctest.Wait() // Run's start-up Reconcile
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
-		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Resolution{Approve: true, By: "api", Via: "api"}); err != nil {
+		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Answer{Approve: true, By: "api", Via: "api"}); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -286,7 +286,7 @@ func TestFanoutResolvedWhileSending(t *testing.T) {
 		tg.set(func(c *fakeChannel) { c.gate, c.failSends = nil, 1 })
 		r2 := e.require("s2", "Bash", bash)
 		synctest.Wait()
-		if _, err := e.g.Resolve(context.Background(), r2.ID, gate.Resolution{Approve: false, By: "api", Via: "api"}); err != nil {
+		if _, err := e.g.Resolve(context.Background(), r2.ID, gate.Answer{Approve: false, By: "api", Via: "api"}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Minute)

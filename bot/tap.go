@@ -79,7 +79,7 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 			cb.RequestID, t.Channel, t.ChatID, t.MessageRef, ErrNotBound)
 	}
 	who := actor(t.Channel, t.UserName, t.UserID)
-	res := gate.Resolution{Approve: cb.Action != ActionReject, By: who.By, Via: who.Via}
+	res := gate.Answer{Approve: cb.Action != ActionReject, By: who.By, Via: who.Via}
 	switch cb.Action {
 	case ActionBypassShort:
 		secs := int64(b.short.Seconds())

@@ -79,15 +79,15 @@ func TestTapBypassCoversTheCategory(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, err := e.g.Check(ctx, gate.Call{ToolName: "execute_cmd", Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
-		if err != nil || out.Decision != gate.DecisionAllow {
+		if err != nil || out.Decision != gate.VerdictAllow {
 			t.Errorf("%s: next shell call = %+v, %v; want allow", a, out, err)
 		}
 		out, err = e.g.Check(ctx, gate.Call{ToolName: "mcp__gmail__send", Arguments: map[string]any{}, SessionID: session})
-		if err != nil || out.Decision != gate.DecisionPending {
+		if err != nil || out.Decision != gate.VerdictPending {
 			t.Errorf("%s: MCP call = %+v, %v; want pending", a, out.Decision, err)
 		}
 		out, err = e.g.Check(ctx, gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}, SessionID: "other"})
-		if err != nil || out.Decision != gate.DecisionPending {
+		if err != nil || out.Decision != gate.VerdictPending {
 			t.Errorf("%s: another session = %+v, %v; want pending", a, out.Decision, err)
 		}
 	}

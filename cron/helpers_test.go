@@ -181,7 +181,7 @@ func (e *env) run(id uint64) store.Run {
 // resolve approves or rejects request id as alice.
 func (e *env) resolve(id uint64, approve bool, note string) {
 	e.t.Helper()
-	if _, err := e.gate.Resolve(context.Background(), id, gate.Resolution{Approve: approve, Note: note, By: "alice", Via: "telegram"}); err != nil {
+	if _, err := e.gate.Resolve(context.Background(), id, gate.Answer{Approve: approve, Note: note, By: "alice", Via: "telegram"}); err != nil {
 		e.t.Fatalf("Resolve(%d): %v", id, err)
 	}
 }

@@ -114,7 +114,7 @@ func (e *Engine) drive(ctx context.Context, j *job, id uint64, session string, f
 			e.finish(j.Name, id, store.RunInterrupted, fmt.Sprintf("interrupted: the service stopped before step %d", i+1), nil)
 			return
 		}
-		decision, reqID := gate.DecisionApproved, uint64(0)
+		decision, reqID := gate.VerdictApproved, uint64(0)
 		if !approved || i != from {
 			out, err := e.gate.Check(ctx, e.call(j, session, i))
 			if err != nil {
@@ -130,8 +130,8 @@ func (e *Engine) drive(ctx context.Context, j *job, id uint64, session string, f
 				reqID = out.Request.ID
 			}
 			switch decision {
-			case gate.DecisionAllow, gate.DecisionApproved:
-			case gate.DecisionPending:
+			case gate.VerdictAllow, gate.VerdictApproved:
+			case gate.VerdictPending:
 				e.park(j, id, i, reqID)
 				return
 			default: // deny, or a request of this step already rejected, expired or cancelled
@@ -151,13 +151,13 @@ func (e *Engine) drive(ctx context.Context, j *job, id uint64, session string, f
 }
 
 // endStatus is the run status a final decision on a step ends the run in.
-func endStatus(d gate.Decision) store.RunStatus {
+func endStatus(d gate.Verdict) store.RunStatus {
 	switch d {
-	case gate.DecisionRejected:
+	case gate.VerdictRejected:
 		return store.RunRejected
-	case gate.DecisionExpired:
+	case gate.VerdictExpired:
 		return store.RunExpired
-	case gate.DecisionCancelled:
+	case gate.VerdictCancelled:
 		return store.RunCancelled
 	}
 	return store.RunDenied
@@ -176,7 +176,7 @@ func (e *Engine) call(j *job, session string, i int) gate.Call {
 
 // runStep executes step i of run id, storing it as running and then its result. It
 // reports whether the run goes on; when the step failed it has ended the run.
-func (e *Engine) runStep(ctx context.Context, j *job, id uint64, i int, decision gate.Decision, reqID uint64) bool {
+func (e *Engine) runStep(ctx context.Context, j *job, id uint64, i int, decision gate.Verdict, reqID uint64) bool {
 	tool := j.Steps[i].Tool
 	start := e.now()
 	_, err := e.update(id, func(r *store.Run) {
@@ -239,7 +239,7 @@ func (e *Engine) park(j *job, id uint64, i int, reqID uint64) {
 	e.mu.Lock()
 	r, err := e.updateLocked(id, func(r *store.Run) {
 		r.Status, r.Step, r.RequestID = store.RunWaitingApproval, i, reqID
-		setStep(r, i, store.StepResult{Tool: j.Steps[i].Tool, Decision: string(gate.DecisionPending),
+		setStep(r, i, store.StepResult{Tool: j.Steps[i].Tool, Decision: string(gate.VerdictPending),
 			Status: string(store.RunWaitingApproval), RequestID: reqID})
 	})
 	if err == nil {
@@ -302,7 +302,7 @@ func (e *Engine) requestResolved(reqID uint64) {
 			r, err = e.updateLocked(r.ID, func(r *store.Run) {
 				r.Status = store.RunRunning
 				if i < len(r.Steps) {
-					r.Steps[i].Decision, r.Steps[i].Status = string(gate.DecisionApproved), string(store.RunRunning)
+					r.Steps[i].Decision, r.Steps[i].Status = string(gate.VerdictApproved), string(store.RunRunning)
 				}
 			})
 			if err != nil {
@@ -314,7 +314,7 @@ func (e *Engine) requestResolved(reqID uint64) {
 		}
 		return
 	}
-	status := endStatus(gate.Decision(req.Status))
+	status := endStatus(gate.Verdict(req.Status))
 	msg := fmt.Sprintf("step %d: approval request %d %s", i+1, reqID, req.Status)
 	if res := req.Resolution; res != nil {
 		msg += " by " + res.By + " via " + res.Via

@@ -144,7 +144,7 @@ func TestApprovedWhileDownResumesAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Resolve(context.Background(), r.RequestID, gate.Resolution{Approve: true, By: "cli", Via: "cli"}); err != nil {
+	if _, err := g.Resolve(context.Background(), r.RequestID, gate.Answer{Approve: true, By: "cli", Via: "cli"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.run(r.ID); got.Status != store.RunWaitingApproval {
@@ -375,7 +375,7 @@ func TestRunEndsItsBypasses(t *testing.T) {
 	ev := e.next(cron.EventRunWaiting, r.ID)
 	session := e.run(r.ID).SessionID
 	zero := int64(0)
-	if _, err := e.gate.Resolve(context.Background(), ev.RequestID, gate.Resolution{Approve: true,
+	if _, err := e.gate.Resolve(context.Background(), ev.RequestID, gate.Answer{Approve: true,
 		By: "alice", Via: "telegram", BypassSecs: &zero}); err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +391,7 @@ func TestRunEndsItsBypasses(t *testing.T) {
 		AgentID: "ops", Source: cron.SourceCron, Caller: store.CallerCron,
 		Arguments: map[string]any{"path": "out/c.txt", "content": "c"}}
 	out, err := e.gate.Check(context.Background(), late)
-	if err != nil || out.Decision != gate.DecisionPending {
+	if err != nil || out.Decision != gate.VerdictPending {
 		t.Errorf("a call in the finished run's session: %+v %v, want pending", out, err)
 	}
 }

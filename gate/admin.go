@@ -55,8 +55,8 @@ func (m *Manager) Groups() ([]rules.Group, error) {
 	return append([]rules.Group(nil), snap.groups...), nil
 }
 
-// prepare validates r (SPEC §4.3, priority range) and resolves its path pattern's
-// existing prefix through symlinks (SPEC §12.14), before the store sees it.
+// prepare validates r (priority range) and resolves its path pattern's
+// existing prefix through symlinks, before the store sees it.
 func (m *Manager) prepare(r rules.Rule) (rules.Rule, error) {
 	if err := rules.Validate(r); err != nil {
 		return rules.Rule{}, err
@@ -80,7 +80,7 @@ func (m *Manager) change(f func() error) error {
 	return nil
 }
 
-// CreateRule validates r, resolves its path pattern (SPEC §12.14), stores it with the
+// CreateRule validates r, resolves its path pattern, stores it with the
 // next id (audited by the store) and rebuilds the snapshot, so the next Check sees it.
 // r.ID is ignored. It returns the stored rule. Errors, after which nothing changed:
 // ErrInvalidRule (bad pattern, action or priority; a second catch-all, whose message is
@@ -144,8 +144,8 @@ func (m *Manager) UpdateGroup(g rules.Group, by store.Actor) error {
 }
 
 // DeleteGroup deletes group id and its rules in one transaction (audited) and rebuilds
-// the snapshot. Errors: ErrProtected for "default" and for a group a profile uses
-// (SPEC §12.16), ErrNotFound, or the store's error.
+// the snapshot. Errors: ErrProtected for "default" and for a group a profile uses,
+// ErrNotFound, or the store's error.
 func (m *Manager) DeleteGroup(id string, by store.Actor) error {
 	if err := m.change(func() error { return m.store.DeleteGroup(id, m.inUse, by) }); err != nil {
 		return fmt.Errorf("gate: delete group %q: %w", id, err)
@@ -165,11 +165,10 @@ func (m *Manager) DuplicateGroup(src string, g rules.Group, by store.Actor) ([]r
 	return out, nil
 }
 
-// Visible splits tools into those an agent may see and those hidden from it (SPEC §4
-// visibility; POST /api/approval/visible), in the group group names, else profile's
-// (SPEC §12.1), with the agent and source filters applied when given. Errors:
-// ErrUnknownProfile, ErrUnknownGroup, or the load error while the gate runs
-// fail-closed.
+// Visible splits tools into those an agent may see and those hidden from it (POST
+// /api/approval/visible), in the group group names, else profile's, with the agent and
+// source filters applied when given. Errors: ErrUnknownProfile, ErrUnknownGroup, or the
+// load error while the gate runs fail-closed.
 func (m *Manager) Visible(group, profile, agentID, source string, tools []string) (visible, hidden []string, err error) {
 	snap := m.snap.Load()
 	if snap.err != nil {

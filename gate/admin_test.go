@@ -12,27 +12,27 @@ import (
 func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
 	e := newEnv(t)
 	call := gate.Call{ToolName: "mcp__gmail__send", SessionID: "s"}
-	if out := e.check(call); out.Decision != gate.DecisionPending {
+	if out := e.check(call); out.Decision != gate.VerdictPending {
 		t.Fatalf("before any rule: %s", out.Decision)
 	}
 	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "mcp__gmail__*", Action: rules.Allow, Priority: 50, Note: "mail ok"}, admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(call); out.Decision != gate.DecisionAllow || out.RuleID != r.ID || out.Note != "mail ok" {
+	if out := e.check(call); out.Decision != gate.VerdictAllow || out.RuleID != r.ID || out.Note != "mail ok" {
 		t.Errorf("after CreateRule: %+v", out)
 	}
 	r.Action = rules.Deny
 	if _, err := e.m.UpdateRule(r, admin); err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(call); out.Decision != gate.DecisionDeny {
+	if out := e.check(call); out.Decision != gate.VerdictDeny {
 		t.Errorf("after UpdateRule: %s", out.Decision)
 	}
 	if err := e.m.DeleteRule(r.ID, admin); err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(gate.Call{ToolName: "mcp__gmail__send", SessionID: "s2"}); out.Decision != gate.DecisionPending {
+	if out := e.check(gate.Call{ToolName: "mcp__gmail__send", SessionID: "s2"}); out.Decision != gate.VerdictPending {
 		t.Errorf("after DeleteRule: %s", out.Decision)
 	}
 	acts := auditActions(t, e.db)
@@ -64,7 +64,7 @@ func TestRuleByID(t *testing.T) {
 
 func TestCreateRuleResolvesPathPattern(t *testing.T) {
 	e := newEnv(t)
-	// SPEC §12.14: a symlink to secrets/ is matched through its resolved form.
+	// A symlink to secrets/ is matched through its resolved form.
 	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_read", PathPattern: "docs/../memory/*",
 		Action: rules.Deny, Priority: 1}, admin)
 	if err != nil {
@@ -73,7 +73,7 @@ func TestCreateRuleResolvesPathPattern(t *testing.T) {
 	if r.PathPattern != "docs/../memory/*" || r.ResolvedPathPattern != "memory/*" {
 		t.Errorf("stored patterns %q → %q", r.PathPattern, r.ResolvedPathPattern)
 	}
-	if out := e.check(gate.Call{ToolName: "read_file", SessionID: "s", Arguments: map[string]any{"path": "memory/x"}}); out.Decision != gate.DecisionDeny {
+	if out := e.check(gate.Call{ToolName: "read_file", SessionID: "s", Arguments: map[string]any{"path": "memory/x"}}); out.Decision != gate.VerdictDeny {
 		t.Errorf("read_file memory/x: %s", out.Decision)
 	}
 }
@@ -140,7 +140,7 @@ func TestGroups(t *testing.T) {
 	if err != nil || len(copies) != 1 || copies[0].GroupID != "ops2" || copies[0].ToolPattern != "Bash" {
 		t.Fatalf("DuplicateGroup = %+v, %v", copies, err)
 	}
-	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: "ops2"}); out.Decision != gate.DecisionAllow {
+	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: "ops2"}); out.Decision != gate.VerdictAllow {
 		t.Errorf("Bash in the copied group: %s", out.Decision)
 	}
 	if err := e.m.UpdateGroup(rules.Group{ID: "ops2", Name: "Second ops"}, admin); err != nil {

@@ -12,8 +12,8 @@ import (
 )
 
 // batcher collects the writes a check may cause — audit entries of denies and new tool
-// names for the catalog — for Run's batch loop, so a check never waits for the disk
-// (SPEC §12.20). Each wake-up writes everything collected so far in at most two
+// names for the catalog — for Run's batch loop, so a check never waits for the disk.
+// Each wake-up writes everything collected so far in at most two
 // transactions; under load, entries arriving during a write go in the next one.
 type batcher struct {
 	mu      sync.Mutex // guards entries and tools
@@ -134,7 +134,7 @@ func (c *catalog) see(tool string, b *batcher) {
 	}
 }
 
-// Catalog is every tool name seen so far, grouped (SPEC §8 GET /api/approval/tools):
+// Catalog is every tool name seen so far, grouped (GET /api/approval/tools):
 // MCP tools are those named mcp__<server>__<tool>; MCPServers lists their servers.
 // Each list is sorted.
 type Catalog struct {

@@ -102,14 +102,14 @@ func BenchmarkCheck(b *testing.B) {
 			b.Run(fmt.Sprintf("rules=%d/%s", n, cs.name), func(b *testing.B) {
 				ctx := context.Background()
 				for _, c := range cs.calls { // every call is allowed, and its tool seen
-					if out := e.check(c); out.Decision != gate.DecisionAllow {
+					if out := e.check(c); out.Decision != gate.VerdictAllow {
 						b.Fatalf("%s: %s, want allow", c.ToolName, out.Decision)
 					}
 				}
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
 					out, err := e.m.Check(ctx, cs.calls[i%len(cs.calls)])
-					if err != nil || out.Decision != gate.DecisionAllow {
+					if err != nil || out.Decision != gate.VerdictAllow {
 						b.Fatal(out.Decision, err)
 					}
 				}
@@ -127,7 +127,7 @@ func BenchmarkRegisterResolve(b *testing.B) {
 		id := seq.Add(1)
 		out, err := e.m.Check(ctx, gate.Call{ToolName: "Bash", SessionID: "bench",
 			ToolCallID: fmt.Sprintf("tc-%d", id), Arguments: map[string]any{"command": "make"}})
-		if err != nil || out.Decision != gate.DecisionPending {
+		if err != nil || out.Decision != gate.VerdictPending {
 			b.Fatal(out.Decision, err)
 		}
 		if _, err := e.m.Resolve(ctx, out.Request.ID, approve("alice")); err != nil {
@@ -169,7 +169,7 @@ func TestCheckAllowAllocs(t *testing.T) {
 	})
 	ctx := context.Background()
 	for _, c := range plain {
-		if out := e.check(c); out.Decision != gate.DecisionAllow { // the tool is now seen
+		if out := e.check(c); out.Decision != gate.VerdictAllow { // the tool is now seen
 			t.Fatalf("%s: %s, want allow", c.ToolName, out.Decision)
 		}
 		if n := testing.AllocsPerRun(100, func() { _, _ = e.m.Check(ctx, c) }); n != 0 {

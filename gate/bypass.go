@@ -8,7 +8,7 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Audit actions the gate writes (SPEC §5); the store writes those of requests, rules
+// Audit actions the gate writes; the store writes those of requests, rules
 // and groups itself.
 const (
 	AuditDenied           = "tool.denied"
@@ -43,7 +43,7 @@ type Bypass struct {
 // way to ask for more.
 const MaxBypassSecs = 366 * 24 * 60 * 60
 
-// checkSecs validates a bypass length in seconds (SPEC §12.17): 0 (the session) up to
+// checkSecs validates a bypass length in seconds: 0 (the session) up to
 // MaxBypassSecs.
 func checkSecs(secs int64) error {
 	switch {
@@ -93,7 +93,7 @@ func (b Bypass) sameKey(a Bypass) bool {
 // live reports whether b has not expired at now.
 func (b Bypass) live(now time.Time) bool { return b.ExpiresAt.IsZero() || now.Before(b.ExpiresAt) }
 
-// checkScope validates a bypass scope (SPEC §3): all, category:<c>, mcp:<server> or
+// checkScope validates a bypass scope: all, category:<c>, mcp:<server> or
 // tool:<name>, the name not empty — the store's rule, with the gate's sentinel.
 func checkScope(scope string) error {
 	if store.CheckBypassScope(scope) != nil {

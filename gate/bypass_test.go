@@ -18,7 +18,7 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 		defer stop()
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
 		secs := int64(15 * 60)
-		res, err := e.m.Resolve(context.Background(), r.ID, gate.Resolution{Approve: true, By: "alice", Via: "telegram", BypassSecs: &secs})
+		res, err := e.m.Resolve(context.Background(), r.ID, gate.Answer{Approve: true, By: "alice", Via: "telegram", BypassSecs: &secs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,33 +33,33 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 
 		calls := []struct {
 			call gate.Call
-			want gate.Decision // during the window
+			want gate.Verdict // during the window
 		}{
-			{gate.Call{ToolName: "Bash", SessionID: "s1"}, gate.DecisionAllow},
+			{gate.Call{ToolName: "Bash", SessionID: "s1"}, gate.VerdictAllow},
 			// The same category.
-			{gate.Call{ToolName: "execute_cmd", SessionID: "s1"}, gate.DecisionAllow},
+			{gate.Call{ToolName: "execute_cmd", SessionID: "s1"}, gate.VerdictAllow},
 			// A sent category is only claimed.
 			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "s1", Category: "shell"},
-				gate.DecisionPending},
+				gate.VerdictPending},
 			{gate.Call{ToolName: "write_file", SessionID: "s1", Category: "shell",
-				Arguments: map[string]any{"path": "src/a"}}, gate.DecisionPending}, // filesystem: the config's category wins
-			{gate.Call{ToolName: "Bash", SessionID: "s2"}, gate.DecisionPending}, // another session
+				Arguments: map[string]any{"path": "src/a"}}, gate.VerdictPending},
+			{gate.Call{ToolName: "Bash", SessionID: "s2"}, gate.VerdictPending},
 		}
 		for _, c := range calls {
 			out := e.check(c.call)
 			if out.Decision != c.want {
 				t.Errorf("%s in %s during the window: %s, want %s", c.call.ToolName, c.call.SessionID, out.Decision, c.want)
 			}
-			if c.want == gate.DecisionAllow && out.Reason != gate.ReasonBypass {
+			if c.want == gate.VerdictAllow && out.Reason != gate.ReasonBypass {
 				t.Errorf("%s: reason %q", c.call.ToolName, out.Reason)
 			}
 		}
 		time.Sleep(15*time.Minute - time.Second)
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.DecisionAllow {
+		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.VerdictAllow {
 			t.Errorf("Bash a second before the window ends: %s", out.Decision)
 		}
 		time.Sleep(time.Second)
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.DecisionPending {
+		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.VerdictPending {
 			t.Errorf("Bash after 15 min: %s, want pending", out.Decision)
 		}
 		if bs := e.m.Bypasses("s1"); bs != nil {
@@ -84,7 +84,7 @@ func TestBypassScopesAndSession(t *testing.T) {
 		} {
 			r := e.require(c.call)
 			zero := int64(0)
-			if _, err := e.m.Resolve(ctx, r.ID, gate.Resolution{Approve: true, By: "alice", Via: "slack", BypassSecs: &zero}); err != nil {
+			if _, err := e.m.Resolve(ctx, r.ID, gate.Answer{Approve: true, By: "alice", Via: "slack", BypassSecs: &zero}); err != nil {
 				t.Fatal(err)
 			}
 			bs := e.m.Bypasses(c.call.SessionID)
@@ -95,14 +95,14 @@ func TestBypassScopesAndSession(t *testing.T) {
 		time.Sleep(1000 * time.Hour) // a session bypass does not expire
 		for _, c := range []struct {
 			call gate.Call
-			want gate.Decision
+			want gate.Verdict
 		}{
-			{gate.Call{ToolName: "mcp__gmail__read", SessionID: "a"}, gate.DecisionAllow},
-			{gate.Call{ToolName: "mcp__gmailx__read", SessionID: "a"}, gate.DecisionPending},
-			{gate.Call{ToolName: "frobnicate", SessionID: "b"}, gate.DecisionAllow},
-			{gate.Call{ToolName: "frobnicate2", SessionID: "b"}, gate.DecisionPending},
-			{gate.Call{ToolName: "other", SessionID: "c", Category: "misc"}, gate.DecisionPending},
-			{gate.Call{ToolName: "frobnicate", SessionID: "c"}, gate.DecisionAllow},
+			{gate.Call{ToolName: "mcp__gmail__read", SessionID: "a"}, gate.VerdictAllow},
+			{gate.Call{ToolName: "mcp__gmailx__read", SessionID: "a"}, gate.VerdictPending},
+			{gate.Call{ToolName: "frobnicate", SessionID: "b"}, gate.VerdictAllow},
+			{gate.Call{ToolName: "frobnicate2", SessionID: "b"}, gate.VerdictPending},
+			{gate.Call{ToolName: "other", SessionID: "c", Category: "misc"}, gate.VerdictPending},
+			{gate.Call{ToolName: "frobnicate", SessionID: "c"}, gate.VerdictAllow},
 		} {
 			if out := e.check(c.call); out.Decision != c.want {
 				t.Errorf("%s in %s: %s, want %s", c.call.ToolName, c.call.SessionID, out.Decision, c.want)
@@ -111,15 +111,15 @@ func TestBypassScopesAndSession(t *testing.T) {
 		// An explicit scope on approval.
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "d"})
 		secs := int64(60)
-		if _, err := e.m.Resolve(ctx, r.ID, gate.Resolution{Approve: true, By: "alice", Via: "slack", BypassSecs: &secs, BypassScope: "all"}); err != nil {
+		if _, err := e.m.Resolve(ctx, r.ID, gate.Answer{Approve: true, By: "alice", Via: "slack", BypassSecs: &secs, BypassScope: "all"}); err != nil {
 			t.Fatal(err)
 		}
-		if out := e.check(gate.Call{ToolName: "anything", SessionID: "d"}); out.Decision != gate.DecisionAllow {
+		if out := e.check(gate.Call{ToolName: "anything", SessionID: "d"}); out.Decision != gate.VerdictAllow {
 			t.Errorf("scope all: %s", out.Decision)
 		}
 		// A rejection grants nothing.
 		r = e.require(gate.Call{ToolName: "Bash", SessionID: "e"})
-		if _, err := e.m.Resolve(ctx, r.ID, gate.Resolution{By: "alice", Via: "slack", BypassSecs: &secs}); err != nil {
+		if _, err := e.m.Resolve(ctx, r.ID, gate.Answer{By: "alice", Via: "slack", BypassSecs: &secs}); err != nil {
 			t.Fatal(err)
 		}
 		if bs := e.m.Bypasses("e"); bs != nil {
@@ -133,12 +133,12 @@ func TestDenyNeverBypassed(t *testing.T) {
 	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.DecisionAllow {
+	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.VerdictAllow {
 		t.Errorf("Bash with bypass all: %s", out.Decision)
 	}
 	for _, path := range []string{"secrets/key", "memory/../secrets/key", e.dir + "/state/x"} {
 		out := e.check(gate.Call{ToolName: "read_file", SessionID: "s1", Arguments: map[string]any{"path": path}})
-		if out.Decision != gate.DecisionDeny {
+		if out.Decision != gate.VerdictDeny {
 			t.Errorf("read_file %s with bypass all: %s, want deny", path, out.Decision)
 		}
 	}
@@ -203,7 +203,7 @@ func TestSetAndClearBypass(t *testing.T) {
 		if bs := e.m.Bypasses("s1"); bs != nil {
 			t.Errorf("after clearing: %v", bs)
 		}
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.DecisionPending {
+		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.VerdictPending {
 			t.Errorf("Bash after clearing: %s", out.Decision)
 		}
 		es, err := e.db.Audit(0)

@@ -18,40 +18,14 @@ const (
 	ReasonExisting         = "request already registered for this tool call"
 )
 
-// Check gates one tool call (SPEC §4, §5). It picks the group (SPEC §12.1), evaluates
-// the call against the in-memory rule snapshot — reading no store on allow or deny
-// (SPEC §12.20) — and answers:
-//   - DecisionAllow or DecisionDeny at once; a deny is written to the audit log by the
-//     background batcher, and is never bypassed;
-//   - for a require, DecisionAllow when an unexpired session bypass covers the call
-//     (SPEC §4.8) or the profile fast-path applies (SPEC §4.9) — but never when the
-//     decision is locked (rules.Decision.Locked: a path holds a protected or denied
-//     place, lies in a denied place under a tool outside the file classes, or cannot
-//     be resolved), which a human must approve. A file
-//     tool sent no path argument (Grep {"pattern":"token"}, LS {}) is evaluated on its
-//     directory — the call's cwd, else the profile's working directory, else the
-//     workspace root (rules.Set.Evaluate, our reading of SPEC §4.4) — and takes the
-//     fast-path on that directory;
-//   - else it registers an approval request — committed to the store before the
-//     notifier is asked to show it and approval_requested is published (SPEC §5) — and
-//     answers DecisionPending with Outcome.Request set. The request records why when a
-//     rule's or the default require was not all (store.Request.Reason: a guarded
-//     place, a path that cannot be normalised, the rules unavailable). A call whose (session,
-//     tool_call_id) is already registered gets that request and, when it has left
-//     pending, its final decision (approved, rejected, expired, cancelled), and nothing
-//     is shown again — if it is the same call in every field and of the same caller
-//     (store.DB.CreateRequest); otherwise ErrToolCallReused, and another caller
-//     learns nothing of the request.
-//
-// When the rules could not be loaded every call requires approval (fail-closed). The
-// tool name is added to the catalog in the background. A session bypass covers only
-// the calls its grant binds to (Bypass). Check never waits for a human (see Wait).
-// Errors, after which nothing is stored: ErrInvalidCall (no tool name, arguments not
-// encodable), ErrForbidden (an agent's caller using a session id beginning "cron:",
-// which belongs to scheduled runs), ErrUnknownProfile, ErrUnknownGroup,
-// ErrToolCallReused, ErrTooManyPending (a new request past Limits; a replay still
-// gets its request), ctx's error when it is done before a request is registered, or
-// the store's error registering it.
+// Check gates one tool call (docs/design.md, "Deciding a call"): VerdictAllow or
+// VerdictDeny at once; VerdictAllow for a require a session bypass or the profile
+// fast-path lifts (never a locked one); else VerdictPending with Outcome.Request, the
+// request registered — or, for a (session, tool_call_id) already registered by the same
+// call, that request, with its final verdict once it left pending. It never waits for a
+// human (see Wait). Errors, after which nothing is stored: ErrInvalidCall, ErrForbidden,
+// ErrUnknownProfile, ErrUnknownGroup, ErrToolCallReused, ErrTooManyPending, ctx's error
+// before registration, or the store's.
 func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	if c.ToolName == "" {
 		return Outcome{}, fmt.Errorf("gate: check: %w: tool_name is required", ErrInvalidCall)
@@ -73,10 +47,10 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	})
 	switch d.Action {
 	case rules.Allow:
-		return Outcome{Decision: DecisionAllow, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
+		return Outcome{Decision: VerdictAllow, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
 	case rules.Deny:
 		m.auditDeny(c, group, d)
-		return Outcome{Decision: DecisionDeny, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
+		return Outcome{Decision: VerdictDeny, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
 	}
 	category := m.category(snap, c.ToolName)
 	server := mcpServer(c.ToolName)
@@ -85,10 +59,10 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		d.Reason = ReasonRulesUnavailable
 	} else if !d.Locked() { // a guarded place or an unresolvable path needs a human
 		if m.bypassed(&c, p.ID, category, server) {
-			return Outcome{Decision: DecisionAllow, Reason: ReasonBypass}, nil
+			return Outcome{Decision: VerdictAllow, Reason: ReasonBypass}, nil
 		}
 		if fastPath(snap.set, p, c.ToolName, d) {
-			return Outcome{Decision: DecisionAllow, Reason: ReasonFastPath}, nil
+			return Outcome{Decision: VerdictAllow, Reason: ReasonFastPath}, nil
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -155,14 +129,12 @@ func (m *Manager) reserve(c *Call) (bool, error) {
 	return false, err
 }
 
-// fastPath reports whether the profile fast-path turns a require into an allow (SPEC
-// §4.9): a file-read tool whose path lies in the profile's working directory,
-// allow_fs_reads or allow_fs_writes, or a file-write tool whose path lies in
-// allow_fs_writes. A call with more than one path argument never takes it — the
-// decision names only one of its paths. A file tool sent no path (rules.Decision.Paths
-// 0) takes it on its working directory, the path it works on: Grep with no path inside
-// the workspace is as harmless as Grep on ".", and a guarded place in it has already
-// made the decision require with Contains set, which the caller checks first.
+// fastPath reports whether the profile fast-path turns a require into an allow
+// (docs/design.md, "Profile fast-path"): a file-read tool whose path lies in the
+// profile's working directory, allow_fs_reads or allow_fs_writes, or a file-write tool
+// whose path lies in allow_fs_writes. A call with more than one path argument never
+// takes it: the decision names only one of its paths (d.Path is the working directory
+// when none).
 func fastPath(set *rules.Set, p *profile, tool string, d rules.Decision) bool {
 	if d.PathState != rules.PathOK || d.Paths > 1 {
 		return false
@@ -192,7 +164,7 @@ func requestReason(reason string) string {
 	return reason
 }
 
-// auditDeny queues the audit entry of a denied call for the batcher (SPEC §12.20).
+// auditDeny queues the audit entry of a denied call for the batcher.
 func (m *Manager) auditDeny(c Call, group string, d rules.Decision) {
 	by := c.AgentID
 	if by == "" {
@@ -223,7 +195,7 @@ func mcpServer(tool string) string {
 }
 
 // encodeArgs encodes a call's arguments as JSON for the store, which keeps them in
-// canonical form (SPEC §12.5). Nil arguments are {}.
+// canonical form. Nil arguments are {}.
 func encodeArgs(args map[string]any) (json.RawMessage, error) {
 	if args == nil {
 		return json.RawMessage("{}"), nil
@@ -232,16 +204,16 @@ func encodeArgs(args map[string]any) (json.RawMessage, error) {
 }
 
 // decisionOf maps a request's status to Check's decision.
-func decisionOf(s store.Status) Decision {
+func decisionOf(s store.Status) Verdict {
 	switch s {
 	case store.Approved:
-		return DecisionApproved
+		return VerdictApproved
 	case store.Rejected:
-		return DecisionRejected
+		return VerdictRejected
 	case store.Expired:
-		return DecisionExpired
+		return VerdictExpired
 	case store.Cancelled:
-		return DecisionCancelled
+		return VerdictCancelled
 	}
-	return DecisionPending
+	return VerdictPending
 }

@@ -19,17 +19,17 @@ func TestCheckAllowAndDenyReadNoStoreAndRegisterNothing(t *testing.T) {
 	e := newEnv(t)
 	stop := e.run()
 	out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s1"})
-	if out.Decision != gate.DecisionAllow || out.RuleID == 0 || out.Request != nil {
+	if out.Decision != gate.VerdictAllow || out.RuleID == 0 || out.Request != nil {
 		t.Errorf("write_todos: %+v, want allow by a seeded rule", out)
 	}
 	out = e.check(gate.Call{ToolName: "read_file", SessionID: "s1", AgentID: "coder", Source: "web",
 		Arguments: map[string]any{"path": "docs/../secrets/key"}})
-	if out.Decision != gate.DecisionDeny || out.RuleID == 0 {
+	if out.Decision != gate.VerdictDeny || out.RuleID == 0 {
 		t.Errorf("read_file secrets/key: %+v, want deny", out)
 	}
 	out = e.check(gate.Call{ToolName: "read_file", SessionID: "s1",
 		Arguments: map[string]any{"path": e.dir + "/state/skald.db"}})
-	if out.Decision != gate.DecisionDeny || out.Reason != rules.ReasonProtected {
+	if out.Decision != gate.VerdictDeny || out.Reason != rules.ReasonProtected {
 		t.Errorf("read_file of the protected data dir: %+v, want deny (protected)", out)
 	}
 	stop() // flushes the batcher
@@ -83,7 +83,7 @@ func TestCheckBadInput(t *testing.T) {
 }
 
 func TestCheckGroupChoice(t *testing.T) {
-	// SPEC §12.1: the call's group, else its profile's security group, else default.
+	// The call's group, else its profile's security group, else default.
 	e := newEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
@@ -98,12 +98,12 @@ func TestCheckGroupChoice(t *testing.T) {
 	}
 	for _, c := range []struct {
 		group, profile string
-		want           gate.Decision
+		want           gate.Verdict
 	}{
-		{"", "dev", gate.DecisionAllow},
-		{"ops", "dev", gate.DecisionDeny},
-		{"ops", "", gate.DecisionDeny},
-		{"", "", gate.DecisionPending},
+		{"", "dev", gate.VerdictAllow},
+		{"ops", "dev", gate.VerdictDeny},
+		{"ops", "", gate.VerdictDeny},
+		{"", "", gate.VerdictPending},
 	} {
 		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: c.group, Profile: c.profile})
 		if out.Decision != c.want {
@@ -151,7 +151,7 @@ func TestCheckIdempotent(t *testing.T) {
 	first := e.require(call)
 	e.notes.next(t)
 	again := e.check(call)
-	if again.Decision != gate.DecisionPending || again.Request.ID != first.ID || again.Reason != gate.ReasonExisting {
+	if again.Decision != gate.VerdictPending || again.Request.ID != first.ID || again.Reason != gate.ReasonExisting {
 		t.Errorf("second check %+v, want the same pending request %d", again, first.ID)
 	}
 	// Another session may use the same tool call id.
@@ -160,18 +160,18 @@ func TestCheckIdempotent(t *testing.T) {
 		t.Errorf("another session got the same request")
 	}
 	e.notes.next(t)
-	if _, err := e.m.Resolve(context.Background(), first.ID, gate.Resolution{Approve: true, By: "alice", Via: "telegram"}); err != nil {
+	if _, err := e.m.Resolve(context.Background(), first.ID, gate.Answer{Approve: true, By: "alice", Via: "telegram"}); err != nil {
 		t.Fatal(err)
 	}
 	after := e.check(call)
-	if after.Decision != gate.DecisionApproved || after.Request.ID != first.ID || after.Request.Resolution.By != "alice" {
+	if after.Decision != gate.VerdictApproved || after.Request.ID != first.ID || after.Request.Resolution.By != "alice" {
 		t.Errorf("check after approval %+v, want approved by alice", after)
 	}
 	if n := e.notes.shows(); n != 2 {
 		t.Errorf("shown %d times, want 2 (one per request)", n)
 	}
 
-	// SPEC §12.5: the same key for another call is refused and changes nothing.
+	// The same key for another call is refused and changes nothing.
 	stop() // so the batcher writes nothing while the store is compared
 	before := e.state()
 	for _, c := range []gate.Call{
@@ -201,11 +201,11 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 	if r.Cwd != e.root+"/docs" {
 		t.Errorf("stored cwd %q, want the call's", r.Cwd)
 	}
-	if _, err := e.m.Resolve(context.Background(), r.ID, gate.Resolution{Approve: true, By: "alice", Via: "telegram"}); err != nil {
+	if _, err := e.m.Resolve(context.Background(), r.ID, gate.Answer{Approve: true, By: "alice", Via: "telegram"}); err != nil {
 		t.Fatal(err)
 	}
 	e.notes.next(t)
-	if out := e.check(call); out.Decision != gate.DecisionApproved || out.Request.ID != r.ID {
+	if out := e.check(call); out.Decision != gate.VerdictApproved || out.Request.ID != r.ID {
 		t.Fatalf("the same call again: %+v, want approved", out)
 	}
 	before := e.state()
@@ -281,31 +281,31 @@ func TestProfileFastPath(t *testing.T) {
 	}
 	for _, c := range []struct {
 		tool, path string
-		want       gate.Decision
+		want       gate.Verdict
 	}{
-		{"read_file", "a.go", gate.DecisionAllow}, // relative to the working directory src
-		{"Read", e.root + "/src/b/c.go", gate.DecisionAllow},
-		{"read_file", "../docs/x.md", gate.DecisionAllow},
-		{"read_file", "../out/y", gate.DecisionAllow},
-		{"write_file", "../out/y", gate.DecisionAllow},
-		{"write_file", "../notes.txt", gate.DecisionAllow},
-		{"write_file", "a.go", gate.DecisionPending},             // reads only in the working directory
-		{"write_file", "../notes.txt.bak", gate.DecisionPending}, // an exact file, not a prefix
-		{"read_file", "../src-x/a", gate.DecisionPending},        // a sibling, not the subtree
-		{"read_file", "/etc/passwd", gate.DecisionPending},
-		{"read_file", "../secrets/k", gate.DecisionDeny}, // never over a deny
-		{"write_file", "../out/private/k", gate.DecisionDeny},
-		{"Bash", "a.go", gate.DecisionPending}, // not a file tool
+		{"read_file", "a.go", gate.VerdictAllow},
+		{"Read", e.root + "/src/b/c.go", gate.VerdictAllow},
+		{"read_file", "../docs/x.md", gate.VerdictAllow},
+		{"read_file", "../out/y", gate.VerdictAllow},
+		{"write_file", "../out/y", gate.VerdictAllow},
+		{"write_file", "../notes.txt", gate.VerdictAllow},
+		{"write_file", "a.go", gate.VerdictPending},
+		{"write_file", "../notes.txt.bak", gate.VerdictPending},
+		{"read_file", "../src-x/a", gate.VerdictPending},
+		{"read_file", "/etc/passwd", gate.VerdictPending},
+		{"read_file", "../secrets/k", gate.VerdictDeny},
+		{"write_file", "../out/private/k", gate.VerdictDeny},
+		{"Bash", "a.go", gate.VerdictPending},
 	} {
 		out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: "dev", Arguments: map[string]any{"path": c.path}})
 		if out.Decision != c.want {
 			t.Errorf("%s %s: %s (%s), want %s", c.tool, c.path, out.Decision, out.Reason, c.want)
 		}
-		if c.want == gate.DecisionAllow && out.Reason != gate.ReasonFastPath {
+		if c.want == gate.VerdictAllow && out.Reason != gate.ReasonFastPath {
 			t.Errorf("%s %s: reason %q, want the fast-path", c.tool, c.path, out.Reason)
 		}
 	}
-	// Every path argument counts (our reading of SPEC §4.4): a second path outside the
+	// Every path argument counts (docs/design.md, "Path arguments"): a second path outside the
 	// profile's directories keeps the call from the fast-path, whichever key holds it.
 	for _, args := range []map[string]any{
 		{"path": "../out/y", "file_path": "/etc/passwd"},
@@ -313,12 +313,12 @@ func TestProfileFastPath(t *testing.T) {
 		{"path": "../out/y", "file_path": "../secrets/k"},
 	} {
 		out := e.check(gate.Call{ToolName: "write_file", SessionID: "s", Profile: "dev", Arguments: args})
-		if out.Decision == gate.DecisionAllow {
+		if out.Decision == gate.VerdictAllow {
 			t.Errorf("write_file %v: %s (%s), want no fast-path", args, out.Decision, out.Reason)
 		}
 	}
 	// The default profile's working directory is the workspace root.
-	if out := e.check(gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}); out.Decision != gate.DecisionAllow {
+	if out := e.check(gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}); out.Decision != gate.VerdictAllow {
 		t.Errorf("Grep src in the default profile: %s", out.Decision)
 	}
 }
@@ -344,16 +344,16 @@ func TestFailClosed(t *testing.T) {
 		o.Store = bs
 	})
 	out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"})
-	if out.Decision != gate.DecisionPending || out.Reason != gate.ReasonRulesUnavailable {
+	if out.Decision != gate.VerdictPending || out.Reason != gate.ReasonRulesUnavailable {
 		t.Errorf("write_todos with the rules unavailable: %+v, want pending", out)
 	}
 	if _, err := e.m.SetBypass("s", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.DecisionPending {
+	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.VerdictPending {
 		t.Errorf("a bypass let a call through while the rules are unavailable: %+v", out)
 	}
-	if out := e.check(gate.Call{ToolName: "read_file", SessionID: "s", Arguments: map[string]any{"path": e.dir + "/state/x"}}); out.Decision != gate.DecisionDeny {
+	if out := e.check(gate.Call{ToolName: "read_file", SessionID: "s", Arguments: map[string]any{"path": e.dir + "/state/x"}}); out.Decision != gate.VerdictDeny {
 		t.Errorf("a protected path while the rules are unavailable: %+v, want deny", out)
 	}
 	_, err := e.m.Rules("")
@@ -365,7 +365,7 @@ func TestFailClosed(t *testing.T) {
 	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "x", Action: rules.Allow, Priority: 1}, admin); err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s2"}); out.Decision != gate.DecisionAllow {
+	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s2"}); out.Decision != gate.VerdictAllow {
 		t.Errorf("write_todos after the rules loaded again: %+v", out)
 	}
 }
@@ -382,13 +382,13 @@ func TestFailClosedRecoversInRun(t *testing.T) {
 		defer stop()
 		bs.broken.Store(false)
 		time.Sleep(2 * time.Second) // the sweeper retries the load every second
-		if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.DecisionAllow {
+		if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.VerdictAllow {
 			t.Errorf("write_todos once the store recovered: %+v, want allow", out)
 		}
 	})
 }
 
-// TestGuardedPlacesNeedAHuman covers our extension of SPEC §4 and §12.25: a file tool
+// TestGuardedPlacesNeedAHuman covers (docs/design.md, "Protected and guarded places"): a file tool
 // on a folder that holds a protected path or a denied place requires approval, and no
 // session bypass or profile fast-path lets it through; the places themselves stay
 // denied.
@@ -409,23 +409,23 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		call    gate.Call
-		want    gate.Decision
+		want    gate.Verdict
 		contain string
 	}{
 		{"Grep the workspace: no fast-path", gate.Call{ToolName: "Grep", SessionID: "s",
-			Arguments: map[string]any{"pattern": "token", "path": "."}}, gate.DecisionPending, "data/skald"},
+			Arguments: map[string]any{"pattern": "token", "path": "."}}, gate.VerdictPending, "data/skald"},
 		{"Grep the workspace: no bypass", gate.Call{ToolName: "Grep", SessionID: "bypassed",
-			Arguments: map[string]any{"pattern": "token", "path": "."}}, gate.DecisionPending, "data/skald"},
+			Arguments: map[string]any{"pattern": "token", "path": "."}}, gate.VerdictPending, "data/skald"},
 		{"LS the folder of data_dir: not the seeded data/* allow", gate.Call{ToolName: "LS", SessionID: "bypassed",
-			Arguments: map[string]any{"path": e.root + "/data"}}, gate.DecisionPending, "data/skald"},
+			Arguments: map[string]any{"path": e.root + "/data"}}, gate.VerdictPending, "data/skald"},
 		{"LS above the workspace, the state dir below it", gate.Call{ToolName: "LS", SessionID: "bypassed", Profile: "dev",
-			Arguments: map[string]any{"path": e.dir}}, gate.DecisionPending, e.dir + "/state"},
+			Arguments: map[string]any{"path": e.dir}}, gate.VerdictPending, e.dir + "/state"},
 		{"a write tool on the workspace in a profile that writes everywhere", gate.Call{ToolName: "Write", SessionID: "s", Profile: "dev",
-			Arguments: map[string]any{"file_path": "."}}, gate.DecisionPending, "data/skald"},
-		{"secrets itself", gate.Call{ToolName: "LS", SessionID: "bypassed", Arguments: map[string]any{"path": "secrets"}}, gate.DecisionDeny, ""},
-		{"data_dir itself", gate.Call{ToolName: "LS", SessionID: "bypassed", Arguments: map[string]any{"path": "data/skald"}}, gate.DecisionDeny, ""},
-		{"a folder that holds neither: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}, gate.DecisionAllow, ""},
-		{"a folder that holds neither: the bypass", gate.Call{ToolName: "Grep", SessionID: "bypassed", Arguments: map[string]any{"path": "/usr"}}, gate.DecisionAllow, ""},
+			Arguments: map[string]any{"file_path": "."}}, gate.VerdictPending, "data/skald"},
+		{"secrets itself", gate.Call{ToolName: "LS", SessionID: "bypassed", Arguments: map[string]any{"path": "secrets"}}, gate.VerdictDeny, ""},
+		{"data_dir itself", gate.Call{ToolName: "LS", SessionID: "bypassed", Arguments: map[string]any{"path": "data/skald"}}, gate.VerdictDeny, ""},
+		{"a folder that holds neither: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}, gate.VerdictAllow, ""},
+		{"a folder that holds neither: the bypass", gate.Call{ToolName: "Grep", SessionID: "bypassed", Arguments: map[string]any{"path": "/usr"}}, gate.VerdictAllow, ""},
 	} {
 		out := e.check(c.call)
 		if out.Decision != c.want {
@@ -435,13 +435,13 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 		if c.contain != "" && out.Reason != rules.ReasonContains+": "+c.contain {
 			t.Errorf("%s: reason %q, want it to name %s", c.name, out.Reason, c.contain)
 		}
-		if c.want == gate.DecisionPending && (out.Request == nil || out.Request.RuleID != out.RuleID) {
+		if c.want == gate.VerdictPending && (out.Request == nil || out.Request.RuleID != out.RuleID) {
 			t.Errorf("%s: %+v, want a registered request", c.name, out)
 		}
 	}
 }
 
-// TestFileToolWithoutPathOnItsCwd covers our reading of SPEC §4.4: a file tool sent no
+// TestFileToolWithoutPathOnItsCwd covers (docs/design.md, "Path arguments"): a file tool sent no
 // path argument (Grep {"pattern":"token"}, Glob, LS {}) searches the call's cwd, else
 // the profile's working directory, else the workspace root, and is gated as if that
 // were its path — so neither a session bypass nor an allow rule lets it read secrets/
@@ -465,7 +465,7 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 	grep := map[string]any{"pattern": "token"}
 	contains := rules.ReasonContains + ": secrets"
 	type want struct {
-		decision gate.Decision
+		decision gate.Verdict
 		reason   string
 	}
 	cases := []struct {
@@ -473,18 +473,18 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 		call gate.Call
 		want
 	}{
-		{"Grep in the workspace root: no bypass all", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep}, want{gate.DecisionPending, contains}},
+		{"Grep in the workspace root: no bypass all", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep}, want{gate.VerdictPending, contains}},
 		{"Glob in the workspace root: no bypass of its category", gate.Call{ToolName: "Glob", SessionID: "fs",
-			Arguments: map[string]any{"pattern": "**/*"}}, want{gate.DecisionPending, contains}},
-		{"LS {} in the profile's working directory, the workspace", gate.Call{ToolName: "LS", SessionID: "all", Profile: "top"}, want{gate.DecisionPending, contains}},
-		{"LS {} in the data directory", gate.Call{ToolName: "LS", SessionID: "all", Cwd: e.dir + "/state"}, want{gate.DecisionDeny, rules.ReasonProtected}},
-		{"Grep in secrets/", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "secrets"}, want{gate.DecisionDeny, rules.ReasonRule}},
-		{"Grep in a folder that holds nothing guarded: the bypass", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "src"}, want{gate.DecisionAllow, gate.ReasonBypass}},
+			Arguments: map[string]any{"pattern": "**/*"}}, want{gate.VerdictPending, contains}},
+		{"LS {} in the profile's working directory, the workspace", gate.Call{ToolName: "LS", SessionID: "all", Profile: "top"}, want{gate.VerdictPending, contains}},
+		{"LS {} in the data directory", gate.Call{ToolName: "LS", SessionID: "all", Cwd: e.dir + "/state"}, want{gate.VerdictDeny, rules.ReasonProtected}},
+		{"Grep in secrets/", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "secrets"}, want{gate.VerdictDeny, rules.ReasonRule}},
+		{"Grep in a folder that holds nothing guarded: the bypass", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "src"}, want{gate.VerdictAllow, gate.ReasonBypass}},
 		// The fast-path takes a call on its cwd like one on a named path.
-		{"LS {} in the profile's working directory src: the fast-path", gate.Call{ToolName: "LS", SessionID: "s", Profile: "src"}, want{gate.DecisionAllow, gate.ReasonFastPath}},
-		{"Grep with no path, cwd src in the default profile: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: grep, Cwd: "src"}, want{gate.DecisionAllow, gate.ReasonFastPath}},
-		{"Write with no path, cwd src: no fast-path for a write outside allow_fs_writes", gate.Call{ToolName: "Write", SessionID: "s", Cwd: "src"}, want{gate.DecisionPending, rules.ReasonRule}},
-		{"not a file tool", gate.Call{ToolName: "mcp__files__search", SessionID: "all", Arguments: grep}, want{gate.DecisionAllow, gate.ReasonBypass}},
+		{"LS {} in the profile's working directory src: the fast-path", gate.Call{ToolName: "LS", SessionID: "s", Profile: "src"}, want{gate.VerdictAllow, gate.ReasonFastPath}},
+		{"Grep with no path, cwd src in the default profile: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: grep, Cwd: "src"}, want{gate.VerdictAllow, gate.ReasonFastPath}},
+		{"Write with no path, cwd src: no fast-path for a write outside allow_fs_writes", gate.Call{ToolName: "Write", SessionID: "s", Cwd: "src"}, want{gate.VerdictPending, rules.ReasonRule}},
+		{"not a file tool", gate.Call{ToolName: "mcp__files__search", SessionID: "all", Arguments: grep}, want{gate.VerdictAllow, gate.ReasonBypass}},
 	}
 	run := func(stage string) {
 		t.Helper()
@@ -503,9 +503,9 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 	}
 	for i, c := range cases {
 		switch {
-		case c.reason == gate.ReasonFastPath, c.decision == gate.DecisionAllow && c.call.ToolName != "mcp__files__search",
+		case c.reason == gate.ReasonFastPath, c.decision == gate.VerdictAllow && c.call.ToolName != "mcp__files__search",
 			c.call.ToolName == "Write":
-			cases[i].want = want{gate.DecisionAllow, rules.ReasonRule} // the rule decides before bypass and fast-path
+			cases[i].want = want{gate.VerdictAllow, rules.ReasonRule} // the rule decides before bypass and fast-path
 		}
 	}
 	run("allow rule")

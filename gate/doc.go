@@ -1,25 +1,25 @@
-// Package gate is skald-bot's approval manager (SPEC §5): every tool call an agent or a
-// scheduled job wants to make goes through Manager.Check, and the calls that need a
-// human go through register → wait → resolve.
+// Package gate is skald-bot's approval manager: every tool call an agent or a scheduled
+// job wants to make goes through Manager.Check, and the calls that need a human go
+// through register → wait → resolve. docs/design.md tells the whole design ("Deciding a
+// call", "Approval requests", "Bypasses"); this comment says how the package does it.
 //
 // # Checking
 //
 // Check picks the call's permission group (its group, else its profile's security
-// group, else default; SPEC §12.1) and evaluates it with the rules package against an
-// immutable snapshot of every rule, held in an atomic pointer. A check therefore reads
-// no disk and, for a tool already seen, allocates nothing. Allow and deny are answered
-// at once; a deny is written to the audit log by a background batcher. A require becomes
-// an allow when the session holds a bypass covering the call (SPEC §4.8: all, a
-// category, an MCP server or one tool; deny is never bypassed) or when the profile
-// fast-path applies (SPEC §4.9) — never for a call whose path holds a protected path or
-// a place a deny rule denies (Grep or LS on a parent of secrets/ or of the data
-// directory: rules.Decision.Contains), which a human must approve. A file tool sent no
-// path argument is checked on the directory it searches (the call's cwd, else the
-// profile's working directory, else the workspace root), so Grep {"pattern":"token"} in
-// the workspace root is such a call too. Otherwise the call
-// is registered as an approval request: committed to the store first, then shown by
-// the Notifier (the chat channels) and announced on the event bus. Registration is idempotent on (session, tool_call_id).
-// If the rules cannot be loaded the gate is fail-closed: every check requires approval.
+// group, else default) and evaluates it with the rules package against an immutable
+// snapshot of every rule, held in an atomic pointer. A check therefore reads no disk
+// and, for a tool already seen, allocates nothing. Allow and deny are answered at once;
+// a deny is written to the audit log by a background batcher. A require becomes an
+// allow when the session holds a bypass covering the call (all, a category, an MCP
+// server or one tool; deny is never bypassed) or when the profile fast-path applies —
+// never for a locked decision (rules.Decision.Locked), which a human must approve. The
+// fast-path takes a call with one path argument, or a file tool's working directory
+// when it sent none. Otherwise the call is registered as an approval request:
+// committed to the store first, then shown by the Notifier (the chat channels) and
+// announced on the event bus. Registration is idempotent on (session, tool_call_id):
+// the same call of the same caller gets its request back, anything else
+// ErrToolCallReused. If the rules cannot be loaded the gate is fail-closed: every check
+// requires approval.
 //
 // Every change of a rule or group goes through the Manager (CreateRule, DeleteGroup,
 // …): it is validated, written to the store, and the snapshot is rebuilt from the
@@ -51,10 +51,10 @@
 //
 // Run owns every goroutine the gate starts: the expiry sweeper (a request pending past
 // its expires_at is expired within a second), the batcher that writes deny audit
-// entries and new tool names (SPEC §12.20), and the goroutines that call the Notifier
-// (never under a lock). Events (approval_requested, approval_resolved, and cron's run
-// events through Publish) go to subscribers without blocking; a subscriber that falls
-// behind is dropped.
+// entries and new tool names, and the goroutines that call the Notifier (never under a
+// lock). Events (approval_requested, approval_resolved, and cron's run events through
+// Publish) go to subscribers without blocking; a subscriber that falls behind is
+// dropped.
 //
 // The gate depends on persistence only through the Store interface, which *store.DB
 // implements; the clock is injected through Options.Now.

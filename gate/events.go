@@ -7,8 +7,8 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Event names the gate publishes (SPEC §12.21). cron publishes run_started,
-// run_waiting and run_finished through Publish (SPEC §12.18).
+// Event names the gate publishes. cron publishes run_started,
+// run_waiting and run_finished through Publish.
 const (
 	EventApprovalRequested = "approval_requested"
 	EventApprovalResolved  = "approval_resolved"
@@ -17,14 +17,14 @@ const (
 // DefaultEventBuffer is a subscriber's buffer when Subscribe is given none.
 const DefaultEventBuffer = 64
 
-// Event is one message on the in-process bus, served as Server-Sent Events (SPEC §5,
-// §12.21): Name is the SSE event name, Data marshals to its JSON data.
+// Event is one message on the in-process bus, served as Server-Sent Events: Name is the
+// SSE event name, Data marshals to its JSON data.
 type Event struct {
 	Name string `json:"name"`
 	Data any    `json:"data"`
 }
 
-// ApprovalRequested is the data of approval_requested (SPEC §5).
+// ApprovalRequested is the data of approval_requested.
 type ApprovalRequested struct {
 	RequestID  uint64 `json:"request_id"`
 	ToolCallID string `json:"tool_call_id"`
@@ -32,7 +32,7 @@ type ApprovalRequested struct {
 }
 
 // ApprovalResolved is the data of approval_resolved, also sent for expired and
-// cancelled requests with that status (SPEC §5, §12.21).
+// cancelled requests with that status.
 type ApprovalResolved struct {
 	RequestID  uint64       `json:"request_id"`
 	ToolCallID string       `json:"tool_call_id"`
@@ -73,8 +73,8 @@ func (m *Manager) Subscribe(buffer int) (<-chan Event, func()) {
 	}
 }
 
-// Publish sends e to every subscriber without blocking (cron's run events, SPEC
-// §12.18). Safe for concurrent use.
+// Publish sends e to every subscriber without blocking (cron's run events). Safe for
+// concurrent use.
 func (m *Manager) Publish(e Event) { m.bus.publish(e, m.log) }
 
 func (b *bus) publish(e Event, log *slog.Logger) {

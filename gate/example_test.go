@@ -21,7 +21,7 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 	root, _ := filepath.EvalSymlinks(dir)
-	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{}) // seeds the SPEC §4 rules
+	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{}) // seeds the default rules
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -51,13 +51,13 @@ func Example() {
 		resolved <- r
 	}()
 	bypass := int64(15 * 60)
-	if _, err := m.Resolve(ctx, id, gate.Resolution{Approve: true, By: "alice", Via: "telegram", BypassSecs: &bypass}); err != nil {
+	if _, err := m.Resolve(ctx, id, gate.Answer{Approve: true, By: "alice", Via: "telegram", BypassSecs: &bypass}); err != nil {
 		log.Fatal(err)
 	}
 	r := <-resolved
 	fmt.Println("request:", r.Status, "by", r.Resolution.By)
 
-	_, err = m.Resolve(ctx, id, gate.Resolution{Approve: false, By: "bob", Via: "slack"})
+	_, err = m.Resolve(ctx, id, gate.Answer{Approve: false, By: "bob", Via: "slack"})
 	fmt.Println(err)
 
 	out, _ = m.Check(ctx, gate.Call{ToolName: "execute_cmd", SessionID: "s1"})

@@ -111,7 +111,7 @@ func (e *env) check(c gate.Call) gate.Outcome {
 func (e *env) require(c gate.Call) store.Request {
 	e.t.Helper()
 	out := e.check(c)
-	if out.Decision != gate.DecisionPending || out.Request == nil {
+	if out.Decision != gate.VerdictPending || out.Request == nil {
 		e.t.Fatalf("Check(%s) = %+v, want pending with a request", c.ToolName, out)
 	}
 	return *out.Request

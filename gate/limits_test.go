@@ -93,7 +93,7 @@ func TestPendingLimitsAcrossRestart(t *testing.T) {
 	if _, err := m.Check(ctx, third); err != nil {
 		t.Fatalf("after a cancellation: %v", err)
 	}
-	approve := gate.Resolution{Approve: true, By: "alice", Via: "api"}
+	approve := gate.Answer{Approve: true, By: "alice", Via: "api"}
 	if _, err := m.Resolve(ctx, b.ID, approve); err != nil {
 		t.Fatal(err)
 	}
@@ -156,10 +156,10 @@ func TestBypassCallers(t *testing.T) {
 	}
 	for _, c := range []struct {
 		caller string
-		want   gate.Decision
+		want   gate.Verdict
 	}{
-		{store.CallerLocal, gate.DecisionAllow}, {agentA, gate.DecisionPending},
-		{"", gate.DecisionPending},
+		{store.CallerLocal, gate.VerdictAllow}, {agentA, gate.VerdictPending},
+		{"", gate.VerdictPending},
 	} {
 		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Caller: c.caller})
 		if out.Decision != c.want {

@@ -14,8 +14,8 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Call is a tool call as an agent submits it (SPEC §3). Arguments is a decoded JSON
-// object. Group or Profile pick the permission group (SPEC §12.1).
+// Call is a tool call as an agent submits it. Arguments is a decoded JSON
+// object. Group or Profile pick the permission group.
 type Call struct {
 	ToolName     string         `json:"tool_name"`
 	Arguments    map[string]any `json:"arguments"`
@@ -29,44 +29,44 @@ type Call struct {
 	Profile      string         `json:"profile,omitempty"`
 	Cwd          string         `json:"cwd,omitempty"`
 	// ApprovalTimeout overrides Options.ApprovalTimeout for the request this call may
-	// register (a job's approval_timeout, SPEC §7); zero means the Manager's.
+	// register (a job's approval_timeout); zero means the Manager's.
 	ApprovalTimeout time.Duration `json:"-"`
 	// Caller is who made the call (store.Request.Caller); set by the API or the
 	// scheduler, never by the agent. "" means store.CallerAdmin.
 	Caller string `json:"-"`
 }
 
-// Category maps tool patterns to a category name (SPEC §12.4); the first entry whose
+// Category maps tool patterns to a category name; the first entry whose
 // patterns match a tool gives its category.
 type Category struct {
 	Name  string   `json:"name" yaml:"name"`
 	Tools []string `json:"tools" yaml:"tools"`
 }
 
-// DefaultCategories is SPEC §12.4's default for tools.categories.
+// DefaultCategories is the default of the configuration's tools.categories.
 var DefaultCategories = []Category{
 	{Name: "shell", Tools: []string{"execute_cmd", "Bash"}},
 	{Name: "filesystem", Tools: []string{"@fs_any"}},
 }
 
-// Decision is what Check answers (SPEC §8): allow and deny at once, pending while a
-// human decides, then the request's final status.
-type Decision string
+// Verdict is what Check answers: allow and deny at once, pending while a human
+// decides, then the request's final status (docs/design.md, "Approval requests").
+type Verdict string
 
-// Decisions of SPEC §8.
+// The verdicts; their strings are the API's "decision" values.
 const (
-	DecisionAllow     Decision = "allow"
-	DecisionDeny      Decision = "deny"
-	DecisionPending   Decision = "pending"
-	DecisionApproved  Decision = "approved"
-	DecisionRejected  Decision = "rejected"
-	DecisionExpired   Decision = "expired"
-	DecisionCancelled Decision = "cancelled"
+	VerdictAllow     Verdict = "allow"
+	VerdictDeny      Verdict = "deny"
+	VerdictPending   Verdict = "pending"
+	VerdictApproved  Verdict = "approved"
+	VerdictRejected  Verdict = "rejected"
+	VerdictExpired   Verdict = "expired"
+	VerdictCancelled Verdict = "cancelled"
 )
 
 // Outcome is the answer to a Check.
 type Outcome struct {
-	Decision Decision `json:"decision"`
+	Decision Verdict `json:"decision"`
 	// RuleID is the rule that decided (0 for none: default require, bypass, profile
 	// fast-path, protected path, or a path holding a protected or denied place over a
 	// rule's allow).
@@ -78,7 +78,7 @@ type Outcome struct {
 	Request *store.Request `json:"-"`
 }
 
-// Notifier is what a chat layer implements to show requests (SPEC §5, §6). The gate
+// Notifier is what a chat layer implements to show requests. The gate
 // calls it from its own goroutines, after the request is committed, never while
 // holding a lock; implementations must be safe for concurrent use and return when
 // ctx is done. Errors are logged by the gate; retrying is the notifier's job.
@@ -97,15 +97,15 @@ type Options struct {
 	Store Store
 	// Rules configures tool classes, path arguments, the workspace root (absolute and
 	// resolved through symlinks; required) and the protected paths (data_dir, config
-	// file; SPEC §12.25).
+	// file).
 	Rules rules.Options
 	// Profiles from the configuration; a "default" profile (group default, working
-	// directory the workspace root) is added when absent (SPEC §12.3).
+	// directory the workspace root) is added when absent.
 	Profiles []rules.Profile
 	// Categories nil means DefaultCategories.
 	Categories []Category
 	// ApprovalTimeout is how long a request stays pending; zero means
-	// DefaultApprovalTimeout (24h, SPEC §5).
+	// DefaultApprovalTimeout (24h).
 	ApprovalTimeout time.Duration
 	// Notifier may be nil (no chat channel).
 	Notifier Notifier
@@ -133,17 +133,17 @@ const (
 )
 
 // DefaultApprovalTimeout is how long a request stays pending when
-// Options.ApprovalTimeout is zero (SPEC §5).
+// Options.ApprovalTimeout is zero.
 const DefaultApprovalTimeout = 24 * time.Hour
 
 // sweepInterval is the expiry sweeper's tick: a request pending past its expires_at is
-// expired within this much (SPEC §5 asks for 2 s).
+// expired within this much (the API promises 2 s).
 const sweepInterval = time.Second
 
-// configActor is who creates the groups the configuration names (SPEC §12.26).
+// configActor is who creates the groups the configuration names.
 var configActor = store.Actor{By: "system", Via: "config"}
 
-// Manager is the approval gate (SPEC §5): it checks tool calls against an in-memory
+// Manager is the approval gate: it checks tool calls against an in-memory
 // snapshot of the rules, registers the calls that require approval, lets callers wait
 // for them, resolves them exactly once, expires them, and keeps session bypasses, the
 // event bus and the catalog of tool names seen. Create it with New and start its
@@ -153,7 +153,7 @@ type Manager struct {
 	ropt       rules.Options
 	profiles   map[string]*profile
 	defProfile *profile
-	inUse      []string // groups a profile uses: never deleted (SPEC §12.16)
+	inUse      []string // groups a profile uses: never deleted
 	categories []Category
 	timeout    time.Duration
 	now        func() time.Time
@@ -186,14 +186,11 @@ type Manager struct {
 }
 
 // New builds a Manager over opt.Store: it adds the "default" profile when the
-// configuration has none (SPEC §12.3), creates — audited — the groups profiles name that
-// do not exist (SPEC §12.26), checks the category patterns (SPEC §12.4), and loads the
-// groups and rules into the first snapshot. A failure to load the rules does not fail
-// New: the gate then runs fail-closed, every Check answering require (SPEC §4.7), until a
-// later load succeeds. Errors: a nil store, a workspace root that is not absolute, a
-// negative timeout or limit, a duplicate or unusable profile, an invalid category
-// pattern (wrapping ErrInvalidRule), or the store's error creating the groups or
-// counting the pending requests. New does not start goroutines; Run does.
+// configuration has none, creates (audited) the groups profiles name, and loads groups
+// and rules into the first snapshot; a failed load leaves the gate fail-closed until a
+// later one succeeds. Errors: a nil store, a relative workspace root, a negative timeout
+// or limit, a duplicate or unusable profile, an invalid category pattern (wrapping
+// ErrInvalidRule), or the store's error. New starts no goroutines; Run does.
 func New(opt Options) (*Manager, error) {
 	if opt.Store == nil {
 		return nil, errors.New("gate: new: no store")
@@ -255,15 +252,12 @@ func New(opt Options) (*Manager, error) {
 	return m, nil
 }
 
-// Run runs the gate's background work until ctx is done: the expiry sweeper (a pending
-// request past its expires_at is expired within sweepInterval, then its waiters are
-// woken, approval_resolved is published and the notifier updates its messages), the
-// batcher that writes denies to the audit log and new tool names to the catalog (lag
-// under a second, SPEC §12.20; flushed once more on the way out), and the goroutines
-// that call the Notifier. It blocks, and returns nil only when all of them have
-// stopped. Notifications asked for before Run starts wait for it; after it returns
-// they are dropped (the chat layer's outbox shows them at the next start, SPEC §12.6).
-// Calling Run twice returns ErrRunning.
+// Run runs the gate's background work until ctx is done: the expiry sweeper, the batcher
+// of deny audit entries and new tool names (flushed once more on the way out), and the
+// goroutines that call the Notifier. It blocks, and returns nil only when all of them
+// have stopped. Notifications asked for before Run starts wait for it; after it returns
+// they are dropped (the chat layer's outbox shows them at the next start). Calling Run
+// twice returns ErrRunning.
 func (m *Manager) Run(ctx context.Context) error {
 	if !m.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("gate: run: %w", ErrRunning)
@@ -301,7 +295,7 @@ func (m *Manager) sweepLoop(ctx context.Context) {
 	}
 }
 
-// expireDue marks expired every pending request past its expires_at (SPEC §5).
+// expireDue marks expired every pending request past its expires_at.
 func (m *Manager) expireDue() {
 	reqs, err := m.store.ExpireDue(m.now())
 	if err != nil {

@@ -23,7 +23,7 @@ func TestNewProfilesAndGroups(t *testing.T) {
 	if _, ok := e.m.Profile("nope"); ok {
 		t.Errorf("Profile(nope) found")
 	}
-	// SPEC §12.26: the group a profile names is created once, audited.
+	// The group a profile names is created once, audited.
 	es, err := e.db.Audit(0)
 	if err != nil {
 		t.Fatal(err)

@@ -9,9 +9,9 @@ import (
 )
 
 // notifier runs the Notifier's calls on goroutines Run owns, never under a gate lock.
-// Callers ask only after the store committed the change (SPEC §5: persist before
-// notify). An Update waits for the Show of the same request still in flight, so a
-// request resolved at once is never shown after its outcome.
+// Callers ask only after the store committed the change. An Update waits for the Show
+// of the same request still in flight, so a request resolved at once is never shown
+// after its outcome.
 type notifier struct {
 	n   Notifier // nil: no chat channel, every call is a no-op
 	log *slog.Logger

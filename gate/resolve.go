@@ -8,19 +8,19 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// Resolution is a human's answer to a request (SPEC §5, §8 resolve bodies).
-type Resolution struct {
+// Answer is a human's answer to a request; Resolve records it as a store.Resolution.
+type Answer struct {
 	Approve bool
 	Note    string
-	// By and Via say who resolved and through what (SPEC §12.22): a chat user's
+	// By and Via say who resolved and through what: a chat user's
 	// display name and id and "telegram"/"slack", or "api"/"cli".
 	By, Via string
-	// BypassSecs asks, with an approval, for a session bypass (SPEC §12.17): nil for
+	// BypassSecs asks, with an approval, for a session bypass: nil for
 	// none, 0 for the whole session, N for N seconds, at most MaxBypassSecs. Ignored on
 	// a rejection.
 	BypassSecs *int64
 	// BypassScope is the bypass's scope; "" means the request's category, else its MCP
-	// server, else its tool (SPEC §5).
+	// server, else its tool.
 	BypassScope string
 	// Caller is who resolves through the API (store.Request.Caller); "" for chat
 	// users and the CLI. An agent token or the local caller may never resolve.
@@ -36,7 +36,7 @@ type waiter struct {
 
 // Wait blocks until request id leaves pending or ctx is done, and returns the request
 // as stored. When ctx ends first it returns the still-pending request and ctx.Err().
-// It does not poll: resolution, expiry and cancellation wake it (SPEC §5; a restart
+// It does not poll: resolution, expiry and cancellation wake it (a restart
 // keeps requests pending, so a Wait after a restart is woken by a resolution made
 // then). Errors: ErrNotFound, ctx's error, or the store's error.
 func (m *Manager) Wait(ctx context.Context, id uint64) (store.Request, error) {
@@ -96,8 +96,8 @@ func (m *Manager) wake(id uint64) {
 }
 
 // finished tells everyone that r left pending: its waiters, the event bus
-// (approval_resolved with its status, SPEC §12.21) and the notifier, which edits its
-// messages (SPEC §5).
+// (approval_resolved with its status) and the notifier, which edits its
+// messages.
 func (m *Manager) finished(r store.Request) {
 	m.pending.release(callerOf(r.Caller))
 	m.wake(r.ID)
@@ -106,22 +106,15 @@ func (m *Manager) finished(r store.Request) {
 	m.notes.update(r)
 }
 
-// Resolve approves or rejects pending request id (SPEC §5): one compare-and-set in the
-// store, so exactly one of any number of concurrent resolutions wins. On success it
-// grants the asked bypass (in memory; the store's audit entry of the resolution records
-// it) for the calls of the request's caller, profile and agent id in its session,
-// wakes the waiters, publishes
-// approval_resolved and has the notifier update the request's messages; it returns the
-// resolved request. Errors, after which nothing changed:
-//   - ErrForbidden when r.Caller is an agent's (store.IsAgentCaller);
-//   - ErrInvalidBypass (BypassSecs negative or above MaxBypassSecs) or ErrInvalidScope;
-//   - ErrAlreadyResolved, with the stored request, in an error that says
-//     "already approved by NAME via VIA" (or rejected, cancelled, expired);
-//   - ErrExpired when it comes after the request's expires_at (the sweeper then marks
-//     it expired at once); ErrNotFound; ctx's error; the store's error.
-//
-// It does not block beyond the store's transaction.
-func (m *Manager) Resolve(ctx context.Context, id uint64, r Resolution) (store.Request, error) {
+// Resolve approves or rejects pending request id; of concurrent resolutions exactly one
+// wins. On success it grants the asked bypass (in memory) for the calls of the request's
+// caller, profile and agent id in its session, wakes the waiters, publishes
+// approval_resolved, has the notifier update the messages, and returns the resolved
+// request. Errors, after which nothing changed: ErrForbidden (an agent's r.Caller),
+// ErrInvalidBypass, ErrInvalidScope, ErrAlreadyResolved with the stored request ("already
+// approved by NAME via VIA"), ErrExpired (past expires_at), ErrNotFound, ctx's error or
+// the store's. It blocks only for the store's transaction.
+func (m *Manager) Resolve(ctx context.Context, id uint64, r Answer) (store.Request, error) {
 	if store.IsAgentCaller(r.Caller) {
 		return store.Request{}, fmt.Errorf("gate: resolve %d: %w: an agent may not resolve requests",
 			id, ErrForbidden)
@@ -157,7 +150,7 @@ func (m *Manager) Resolve(ctx context.Context, id uint64, r Resolution) (store.R
 }
 
 // bypassGrant checks the bypass asked with an approval of request id and fills in its
-// default scope, which needs the request (SPEC §5).
+// default scope, which needs the request.
 func (m *Manager) bypassGrant(id uint64, secs int64, scope string) (*store.BypassGrant, error) {
 	if err := checkSecs(secs); err != nil {
 		return nil, err
@@ -216,7 +209,7 @@ func (m *Manager) CancelRequest(id uint64, reason string, by store.Actor,
 	return req, nil
 }
 
-// CancelSession cancels the session (SPEC §5): its pending requests become cancelled
+// CancelSession cancels the session: its pending requests become cancelled
 // (each audited by the store), its bypasses are cleared, and one audit entry records
 // the cancellation. Waiters are woken, approval_resolved is published and the notifier
 // updates each request. It returns the requests it cancelled. Errors: ErrNoSession,

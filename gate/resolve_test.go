@@ -14,8 +14,8 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-func approve(by string) gate.Resolution {
-	return gate.Resolution{Approve: true, By: by, Via: "telegram"}
+func approve(by string) gate.Answer {
+	return gate.Answer{Approve: true, By: by, Via: "telegram"}
 }
 
 func TestResolveWakesWaitersAndNotifies(t *testing.T) {
@@ -38,7 +38,7 @@ func TestResolveWakesWaitersAndNotifies(t *testing.T) {
 			got <- req
 		}()
 	}
-	res, err := e.m.Resolve(context.Background(), r.ID, gate.Resolution{Approve: false, Note: "not today", By: "bob (42)", Via: "slack"})
+	res, err := e.m.Resolve(context.Background(), r.ID, gate.Answer{Approve: false, Note: "not today", By: "bob (42)", Via: "slack"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,24 +89,24 @@ func TestResolveRefusals(t *testing.T) {
 	neg, zero, huge := int64(-5), int64(0), int64(math.MaxInt64)
 	for _, c := range []struct {
 		id     uint64
-		res    gate.Resolution
+		res    gate.Answer
 		target error
 		says   string
 	}{
-		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: "agent-0123456789ab"},
+		{r.ID, gate.Answer{Approve: true, By: "agent", Via: "api", Caller: "agent-0123456789ab"},
 			gate.ErrForbidden, "an agent may not resolve"},
-		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: "agent-bbbbbbbbbbbb"},
+		{r.ID, gate.Answer{Approve: true, By: "agent", Via: "api", Caller: "agent-bbbbbbbbbbbb"},
 			gate.ErrForbidden, "forbidden"},
-		{r.ID, gate.Resolution{Approve: true, By: "agent", Via: "api", Caller: store.CallerLocal},
+		{r.ID, gate.Answer{Approve: true, By: "agent", Via: "api", Caller: store.CallerLocal},
 			gate.ErrForbidden, "an agent may not resolve"},
-		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &neg}, gate.ErrInvalidBypass, "-5 seconds is negative"},
-		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &huge}, gate.ErrInvalidBypass,
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &neg}, gate.ErrInvalidBypass, "-5 seconds is negative"},
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &huge}, gate.ErrInvalidBypass,
 			"gate: resolve " + itoa(r.ID) + ": invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days)"},
-		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &huge, BypassScope: "all"}, gate.ErrInvalidBypass, "more than 31622400"},
-		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "everything"}, gate.ErrInvalidScope, `"everything"`},
-		{r.ID, gate.Resolution{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "category:"}, gate.ErrInvalidScope, `"category:"`},
-		{r.ID, gate.Resolution{Approve: true, Via: "api"}, store.ErrInvalid, "needs who"},
-		{999, gate.Resolution{Approve: true, By: "a", BypassSecs: &zero}, gate.ErrNotFound, "gate: resolve 999"},
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &huge, BypassScope: "all"}, gate.ErrInvalidBypass, "more than 31622400"},
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "everything"}, gate.ErrInvalidScope, `"everything"`},
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "category:"}, gate.ErrInvalidScope, `"category:"`},
+		{r.ID, gate.Answer{Approve: true, Via: "api"}, store.ErrInvalid, "needs who"},
+		{999, gate.Answer{Approve: true, By: "a", BypassSecs: &zero}, gate.ErrNotFound, "gate: resolve 999"},
 	} {
 		_, err := e.m.Resolve(context.Background(), c.id, c.res)
 		wantErr(t, err, c.target, c.says)
@@ -193,7 +193,7 @@ func TestExpiry(t *testing.T) {
 		if got := e.notes.next(t); got != "update "+itoa(r.ID)+" expired" {
 			t.Errorf("notifier saw %q", got)
 		}
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc"}); out.Decision != gate.DecisionExpired {
+		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc"}); out.Decision != gate.VerdictExpired {
 			t.Errorf("check again after expiry: %s, want expired", out.Decision)
 		}
 		_, err = e.m.Resolve(context.Background(), r.ID, approve("alice"))
@@ -327,7 +327,7 @@ func TestRestart(t *testing.T) {
 	if w := <-waited; w.Status != store.Approved {
 		t.Errorf("Wait after restart returned %s", w.Status)
 	}
-	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"}); out.Decision != gate.DecisionApproved || out.Request.ID != r.ID {
+	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"}); out.Decision != gate.VerdictApproved || out.Request.ID != r.ID {
 		t.Errorf("check again after restart: %+v", out)
 	}
 

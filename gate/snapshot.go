@@ -9,7 +9,7 @@ import (
 )
 
 // snapshot is one immutable view of the rules: every Check reads the current one
-// without a lock and without touching the store (SPEC §12.20), and every rule or group
+// without a lock and without touching the store, and every rule or group
 // change replaces it whole.
 type snapshot struct {
 	set    *rules.Set
@@ -18,7 +18,7 @@ type snapshot struct {
 	// byID indexes rules by rule id.
 	byID map[uint64]int
 	// err is set when the rules could not be loaded: set then holds no rule, and every
-	// Check answers require (fail-closed, SPEC §4.7).
+	// Check answers require (fail-closed).
 	err error
 }
 
@@ -45,12 +45,12 @@ func (m *Manager) load() *snapshot {
 // rulesMu.
 func (m *Manager) rebuild() { m.snap.Store(m.load()) }
 
-// profile is a configured profile (SPEC §3, §12.3) prepared for checks.
+// profile is a configured profile prepared for checks.
 type profile struct {
 	rules.Profile
 	// workDir is the absolute working directory relative paths resolve against.
 	workDir string
-	// reads and writes are the directories and files of the fast-path (SPEC §4.9),
+	// reads and writes are the directories and files of the fast-path,
 	// normalised as call paths are: reads holds the working directory, allow_fs_reads
 	// and allow_fs_writes; writes holds allow_fs_writes.
 	reads, writes []string
@@ -134,11 +134,11 @@ func (m *Manager) prepareProfile(p rules.Profile) (*profile, error) {
 	return pp, nil
 }
 
-// DefaultProfile is the profile that always exists (SPEC §3, §12.3): group default,
+// DefaultProfile is the profile that always exists: group default,
 // working directory the workspace root, unless the configuration defines it.
 const DefaultProfile = "default"
 
-// Profile returns the configured profile id (SPEC §12.3), "default" included, and
+// Profile returns the configured profile id, "default" included, and
 // whether it exists. It reads no store.
 func (m *Manager) Profile(id string) (rules.Profile, bool) {
 	p := m.profiles[id]
@@ -148,7 +148,7 @@ func (m *Manager) Profile(id string) (rules.Profile, bool) {
 	return p.Profile, true
 }
 
-// route picks the profile and the permission group of a call (SPEC §12.1): the call's
+// route picks the profile and the permission group of a call: the call's
 // group, else its profile's security group, else default; the profile is the call's,
 // else "default". It does not allocate.
 func (m *Manager) route(snap *snapshot, group, profileID string) (*profile, string, error) {
@@ -167,8 +167,7 @@ func (m *Manager) route(snap *snapshot, group, profileID string) (*profile, stri
 	return p, group, nil
 }
 
-// validateCategories checks every category has a name and valid tool patterns
-// (SPEC §12.4).
+// validateCategories checks every category has a name and valid tool patterns.
 func validateCategories(cs []Category) error {
 	for i, c := range cs {
 		if c.Name == "" {

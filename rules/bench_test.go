@@ -136,7 +136,7 @@ func BenchmarkCompile(b *testing.B) {
 }
 
 // TestEvaluateNoPathAllocs checks that a call without a path argument of a tool that is
-// not a file tool, and Visible, allocate nothing (issue 2: no allocation on that path).
+// not a file tool, and Visible, allocate nothing.
 func TestEvaluateNoPathAllocs(t *testing.T) {
 	rs := mixRules(1000)
 	s := Compile([]Group{{ID: "dev"}}, rs, Options{WorkspaceRoot: t.TempDir()})

@@ -8,12 +8,13 @@ import (
 	"strings"
 )
 
-// A guard is a place a call's path must not contain unless a human agrees (an extension
-// of SPEC §4 and §12.25): a protected path, or what a deny rule with a path filter
-// denies. A directory tool (Grep, LS, Glob) given a strict ancestor of such a place
-// reads inside it although no rule matches the place itself, so Evaluate turns the
-// call's allow into require and marks the Decision (Decision.Contains) so that no
-// session bypass or profile fast-path turns it back into allow.
+// A guard is a place a call's path must not contain unless a human agrees
+// (docs/design.md, "Protected and guarded places"): a protected path, or what a deny
+// rule with a path filter denies. A directory tool (Grep, LS, Glob) given a strict
+// ancestor of such a place reads inside it although no rule matches the place itself,
+// so Evaluate turns the call's allow into require and marks the Decision
+// (Decision.Contains) so that no session bypass or profile fast-path turns it back into
+// allow.
 type guard struct {
 	place string // normalised: relative to the workspace root, or absolute
 	name  string // what Decision.Contains shows: place, or the prefix pattern ("data/log*")

@@ -2,6 +2,8 @@
 // require a human's approval. It is the pure core of skald-bot: it imports only the
 // standard library, keeps no state between calls but the resolution of its path
 // patterns, and touches the file system only to resolve paths (lstat, readlink).
+// docs/design.md tells the design ("Deciding a call" and its subsections); this comment
+// says how the package does it.
 //
 // # The model
 //
@@ -16,19 +18,38 @@
 //
 // Compile turns every group and rule into a Set, indexed by tool name, that many
 // goroutines evaluate at once. Set.Evaluate decides a call (docs/design.md, "Deciding
-// a call"): every path argument of the call — each string, or element of an array,
-// under a key of Options.PathArgs, and the literal folder of Glob's pattern and Grep's
-// glob — is normalised and decided on its own, the strictest answer winning. A path
-// under a protected place (the data directory, the config file) is denied before any
-// rule; otherwise the first matching rule of the call's group, then of "default",
-// decides, and nothing matching is require. Three kinds of require are locked
-// (Decision.Locked: no bypass or fast-path lifts them): a path holding a protected or
-// denied place (Grep or LS on a parent of secrets/), a path inside or holding a denied
-// place under a tool outside the file classes (an MCP notes tool reading secrets/key),
-// and a path the service cannot resolve for the agent (not a string, a NUL byte, a
-// loop, a folder it may not search, /proc/self or /dev/fd, which name the agent's own
-// process). The reference MCP filesystem server's tools, under the servers of
-// Options.MCPFilesystem, are file tools like Read and Write.
+// a call") in four steps:
+//
+//  1. The call's paths are every Options.PathArgs key of its arguments holding a
+//     string or an array of strings (each element a path; null and "" are none), and
+//     the literal directory of Glob's "pattern" or Grep's "glob" (up to the last "/"
+//     before the first wildcard, relative to the call's "path"). Each is normalised as
+//     Normalize does against the call's Cwd, else its WorkingDir, else the workspace
+//     root. Any other value (a number, an object, an array holding one), a path
+//     Normalize refuses, one going through /proc/self, /proc/<pid> or /dev/fd, or a Cwd
+//     or WorkingDir holding a NUL byte, is unresolvable (PathInvalid): it matches no
+//     path rule.
+//  2. Each path is decided on its own: under an Options.Protected path (the data
+//     directory, the config file) it is denied before any rule (ReasonProtected);
+//     otherwise the first matching rule of the call's group, then of DefaultGroup, in
+//     Compare order decides (ReasonRule), else require (ReasonNoRule). Unless that is a
+//     deny, three kinds of require are locked (Decision.Locked: no bypass or fast-path
+//     lifts them): an unresolvable path (ReasonBadPath when a rule allowed); for a tool
+//     outside the file classes, a path a deny rule with a path filter matches, whatever
+//     its tool pattern (ReasonDenied: an MCP notes tool reading secrets/key); and a path
+//     that is a strict ancestor of a protected path or holds what a deny rule with a
+//     path filter denies (ReasonContains: Grep or LS on a parent of secrets/).
+//     Decision.Contains names the place in both.
+//  3. The call's decision is its strictest path's — deny, then a locked require, then
+//     require, then allow — the first path winning a tie; Decision.Paths counts them.
+//  4. A file tool (IsFSRead, IsFSWrite) without a path is decided on "." — its working
+//     directory, so Grep {"pattern":"token"} in the workspace root is guarded like Grep
+//     on "."; any other call without a path by the rules without a path filter.
+//
+// The reference MCP filesystem server's tools, under the servers of
+// Options.MCPFilesystem, are file tools like Read and Write. Evaluate retries when the
+// file system changes under a call while its paths are resolved, and gives up with a
+// locked require after three tries.
 //
 // A call without a path argument of a tool that is not a file tool allocates nothing
 // and reads only rules that can match its tool name: exact names (with the @fs classes
@@ -36,13 +57,23 @@
 // is scanned only up to the best match so far. Rules with a path filter are further
 // split by the first directory of their resolved pattern.
 //
+// Shadowing tells an admin which earlier unfiltered rule already decides every call a
+// new rule matches (first match wins), and Compare is the one (priority, id) order.
+//
 // # Paths
 //
 // Normalize resolves a path the way the OS will when the tool opens it: relative to the
 // call's working directory, walking it component by component and following every
 // symlink where it is met, so data/link/../key with link → ../secrets/x is secrets/key.
-// Results under the workspace root are relative to it ("secrets/key"). Under compares
-// normalised paths by whole components, so memory/* never matches memory-secrets/x.
+// Nothing is cleaned lexically first. Components that do not exist yet are taken as
+// written, and a ".." among them drops the last of them — as it would once they are
+// created as directories — after which resolution continues through what exists
+// (data/new-dir/../link/y is secrets/x/y, as mkdir -p and the OS would make it). A
+// directory the service may not read is an error, not a guess: resolving around it
+// could be bypassed; /proc/self and /dev/fd name another place for the agent than for
+// the service. Results under the workspace root are relative to it ("secrets/key").
+// Under compares normalised paths by whole components, so memory/* never matches
+// memory-secrets/x.
 //
 // A rule's path pattern follows the name it was written with: it is resolved the same
 // way, as the file system is now. A Set keeps the resolved patterns with the identity

@@ -1,9 +1,9 @@
 package rules
 
-// Options say how tools and paths are classified (SPEC §4.3–4.5, §12.14, §12.25). The
-// zero value of a list means its SPEC default.
+// Options say how tools and paths are classified. The zero value of a list means its
+// default.
 type Options struct {
-	// WorkspaceRoot is absolute and already resolved through symlinks (SPEC §12.14);
+	// WorkspaceRoot is absolute and already resolved through symlinks;
 	// Compile cleans it but does not resolve it. Empty means none: a relative path with
 	// no absolute Cwd or WorkingDir is then invalid, and paths stay absolute.
 	WorkspaceRoot string
@@ -21,14 +21,13 @@ type Options struct {
 	// DefaultMCPFilesystem.
 	MCPFilesystem []string
 	// Protected are absolute paths (the data directory, the config file): a call whose
-	// normalised path is one of them or under one is denied before any rule (SPEC
-	// §12.25), and one whose path is a strict ancestor of one of them requires a human
-	// (see Set.Evaluate). Compile normalises them, so one reached through a symlink is
-	// still protected.
+	// normalised path is one of them or under one is denied before any rule, and one whose
+	// path is a strict ancestor of one of them requires a human (see Set.Evaluate).
+	// Compile normalises them, so one reached through a symlink is still protected.
 	Protected []string
 }
 
-// SPEC §4.3 and §4.4 defaults.
+// The defaults of Options' lists (docs/design.md, "Path arguments").
 var (
 	DefaultFSRead   = []string{"read_file", "grep_files", "list_files", "search_file", "get_ast_outline", "Read", "Grep", "Glob", "LS"}
 	DefaultFSWrite  = []string{"write_file", "edit_file", "insert_at_line", "replace_lines", "Write", "Edit", "MultiEdit", "NotebookEdit"}
@@ -51,7 +50,7 @@ type Call struct {
 	// Args are the call's arguments as decoded JSON (map[string]any).
 	Args map[string]any
 	// Cwd is the call's working directory, WorkingDir the profile's; relative paths
-	// resolve against Cwd, else WorkingDir, else Options.WorkspaceRoot (SPEC §4.5). A
+	// resolve against Cwd, else WorkingDir, else Options.WorkspaceRoot. A
 	// relative Cwd or WorkingDir is itself relative to Options.WorkspaceRoot.
 	Cwd, WorkingDir string
 }
@@ -84,17 +83,16 @@ type Decision struct {
 	Note   string
 	// Path is the normalised path that decided (relative to the workspace root with /
 	// separators when under it, else absolute) when PathState is PathOK. When Reason is
-	// ReasonProtected it is the protected path the call named. For a file tool sent no
-	// path argument it is the directory the tool acts on — the call's Cwd, else
-	// WorkingDir, else the workspace root (see Set.Evaluate, step 4) — and Paths is 0.
+	// ReasonProtected it is the protected path the call named. For a file tool without
+	// a path argument it is the directory the tool acts on, and Paths is 0.
 	Path      string
 	PathState PathState
-	// Contains is the guarded place that made a path require (see Set.Evaluate, step
-	// 2): one the path holds (a strict ancestor of a protected path, or of what a deny
-	// rule with a path filter denies: "secrets", "data/skald", or a prefix pattern
-	// "data/log*"), or, for a tool outside the file classes, the denied place it lies
-	// in. Action is then require, Reason ReasonContains or ReasonDenied followed by
-	// ": " and the place, and the decision is Locked.
+	// Contains is the guarded place that made a path require: one the path holds (a strict
+	// ancestor of a protected path, or of what a deny rule with a path filter denies:
+	// "secrets", "data/skald", or a prefix pattern "data/log*"), or, for a tool outside
+	// the file classes, the denied place it lies in. Action is then require, Reason
+	// ReasonContains or ReasonDenied followed by ": " and the place, and the decision is
+	// Locked.
 	Contains string
 	// Paths is how many paths the call names: each string, and each element of an
 	// array, under an Options.PathArgs key, other than null and "", plus the literal
@@ -116,8 +114,8 @@ func (d Decision) Locked() bool {
 // are built at Compile, so that evaluation allocates nothing.
 const (
 	ReasonRule      = "rule"                               // a rule matched; Decision.RuleID names it
-	ReasonNoRule    = "no rule matched"                    // default-closed: require (SPEC §4.7)
-	ReasonProtected = "protected path"                     // the path lies under Options.Protected: deny (SPEC §12.25)
+	ReasonNoRule    = "no rule matched"                    // default-closed: require
+	ReasonProtected = "protected path"                     // the path lies under Options.Protected: deny
 	ReasonBadPath   = "path argument cannot be normalised" // an unresolvable path: locked require
 	// ReasonContains starts the Reason of a call whose path contains a protected or
 	// denied place (Decision.Contains); ": " and the place follow.

@@ -9,18 +9,18 @@ import (
 // Sentinel errors of the rules package. Test for them with errors.Is.
 var (
 	// ErrInvalidRule is wrapped by every error Validate and CheckCatchAll return
-	// (SPEC §4.3, §11: a bad pattern, action, priority or group id).
+	// (§11: a bad pattern, action, priority or group id).
 	ErrInvalidRule = errors.New("invalid rule")
 
 	// ErrCatchAll is returned (as a *CatchAllError) when a rule would give its group a
-	// second unfiltered "*" rule with a different action (SPEC §4, seeding). It also
+	// second unfiltered "*" rule with a different action (seeding). It also
 	// matches ErrInvalidRule.
 	ErrCatchAll = fmt.Errorf("%w: second catch-all", ErrInvalidRule)
 
 	// ErrBadPath is wrapped by Normalize when a path cannot be normalised: it is empty,
 	// holds a NUL byte, is relative with no absolute base, runs into a symlink loop, or
 	// meets a file system error other than "does not exist" and "not a directory"
-	// (SPEC §4.5).
+	//.
 	ErrBadPath = errors.New("path cannot be normalised")
 )
 
@@ -48,7 +48,7 @@ func (e *FieldError) Unwrap() error { return ErrInvalidRule }
 
 // CatchAllError is the error CheckCatchAll returns: Group already has the unfiltered
 // "*" rule RuleID with another action. Its message is exactly
-// `group G already has a catch-all (rule N); edit that one` (SPEC §4). It matches both
+// `group G already has a catch-all (rule N); edit that one`. It matches both
 // ErrCatchAll and ErrInvalidRule.
 type CatchAllError struct {
 	Group  string

@@ -6,36 +6,12 @@ import (
 )
 
 // Evaluate decides one tool call for the permission group group (docs/design.md,
-// "Deciding a call"):
-//
-//  1. The call's paths are every Options.PathArgs key of c.Args holding a string or an
-//     array of strings (each element a path; null and "" are none), and the literal
-//     directory of Glob's "pattern" or Grep's "glob" (up to the last "/" before the
-//     first wildcard, relative to the call's "path"). Each is normalised as Normalize
-//     does against c.Cwd, else c.WorkingDir, else the workspace root. Any other value
-//     (a number, an object, an array holding one), a path Normalize refuses, one going
-//     through /proc/self, /proc/<pid> or /dev/fd, or a Cwd or WorkingDir holding a NUL
-//     byte, is unresolvable (PathInvalid): it matches no path rule.
-//  2. Each path is decided on its own: under an Options.Protected path it is denied
-//     (Reason ReasonProtected, RuleID 0); otherwise the first matching rule of group,
-//     then of DefaultGroup, in (priority, id) order decides (ReasonRule), else require
-//     (ReasonNoRule). Unless that is a deny: an unresolvable path is require
-//     (ReasonBadPath when a rule allowed); for a tool outside the file classes, a path
-//     that a deny rule with a path filter matches, whatever that rule's tool pattern,
-//     when its agent and source filters apply, is require with ReasonDenied; a path
-//     that is a strict ancestor of a protected path, or holds what a deny rule with a
-//     path filter denies (for a file tool, one whose tool pattern matches), is require
-//     with ReasonContains. Decision.Contains names the place in both.
-//  3. The call's decision is its strictest path's — deny, then a locked require
-//     (Decision.Locked), then require, then allow — the first path winning a tie.
-//     Decision.Paths counts the paths.
-//  4. A file tool (IsFSRead, IsFSWrite) without a path is decided on "." — its working
-//     directory; any other call without a path by the rules without a path filter.
-//
-// Path patterns are resolved as the file system is at the call (see Compile). Session
-// bypasses and the profile fast-path are the gate's, never for a locked decision. A
-// call without a path of a tool that is not a file tool reads no file and allocates
-// nothing. Safe for concurrent use.
+// "Deciding a call"; the package doc tells how). The Decision is its strictest path's —
+// deny, then a locked require, then require, then allow — or, without a path argument,
+// the rules without a path filter's (a file tool is decided on its working directory).
+// Path patterns are resolved as the file system is at the call. Safe for concurrent use;
+// a call without a path of a tool outside the file classes reads no file and allocates
+// nothing.
 func (s *Set) Evaluate(group string, c Call) Decision {
 	// With a base that cannot be resolved, no path of the call can be.
 	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
@@ -112,7 +88,7 @@ func (s *Set) pathKeysOf(args map[string]any) []string {
 	return nil
 }
 
-// evaluation gathers the decisions of one call's paths (see Evaluate, step 3).
+// evaluation gathers the decisions of one call's paths (package doc, step 3).
 type evaluation struct {
 	s     *Set
 	group string
@@ -150,7 +126,7 @@ func (e *evaluation) path(c *Call, p string) {
 func (e *evaluation) invalid(c *Call) { e.add(e.s.decide(e.tier(), c, "", PathInvalid)) }
 
 // glob adds the literal directory of a Glob pattern or Grep glob v, taken relative to
-// the call's "path" when that is a string (see Evaluate, step 1).
+// the call's "path" when that is a string (package doc, step 1).
 func (e *evaluation) glob(c *Call, v any) {
 	switch v := v.(type) {
 	case nil:
@@ -202,7 +178,7 @@ func globDir(g string) string {
 	return g[:j]
 }
 
-// decidePath decides the call for the path p (see Evaluate, steps 1 and 2).
+// decidePath decides the call for the path p (package doc, steps 1 and 2).
 func (s *Set) decidePath(t *tier, c *Call, p string) Decision {
 	if np, ok := s.normalize(c, p); ok {
 		return s.decide(t, c, np, PathOK)
@@ -211,7 +187,7 @@ func (s *Set) decidePath(t *tier, c *Call, p string) Decision {
 }
 
 // decide decides the call for one of its paths (path and st; st NoPath for a call
-// without one) in tier t: see Evaluate, step 2.
+// without one) in tier t: package doc, step 2.
 func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
 	if st == PathOK && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: ReasonProtected, Path: path, PathState: PathOK}
@@ -253,7 +229,7 @@ func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
 }
 
 // severity orders decisions from the least to the most restrictive: allow, require,
-// require that no bypass or fast-path may lift (Decision.Locked), deny (see Evaluate, step 3).
+// require that no bypass or fast-path may lift (Decision.Locked), deny (package doc, step 3).
 func severity(d Decision) int {
 	switch {
 	case d.Action == Deny:
@@ -266,7 +242,7 @@ func severity(d Decision) int {
 	return 0
 }
 
-// normalize normalises p as an argument of c (see Evaluate, step 1).
+// normalize normalises p as an argument of c (package doc, step 1).
 func (s *Set) normalize(c *Call, p string) (string, bool) {
 	abs, problem := resolveAbs(p, cmp.Or(c.Cwd, c.WorkingDir), s.opt.WorkspaceRoot, nil)
 	if problem != "" {
@@ -284,7 +260,7 @@ func (t *tier) isProtected(path string) bool {
 	return false
 }
 
-// Visible reports whether tool is shown to an agent in group (SPEC §4, visibility): it
+// Visible reports whether tool is shown to an agent in group (visibility): it
 // is hidden when the first rule without a path_pattern whose tool_pattern matches it —
 // group tier, then DefaultGroup, in (priority, id) order — is a deny. The agent and
 // source filters are applied only when agentID / source is not empty: with an empty

@@ -64,7 +64,8 @@ func withState(d Decision, st PathState) Decision { d.PathState = st; return d }
 
 func withPath(d Decision, path string) Decision { d.Path, d.PathState = path, PathOK; return d }
 
-// TestEvaluateSeeded covers SPEC §4.2–4.7 with the seeded rules of group default.
+// TestEvaluateSeeded covers matching, paths and default require with the seeded rules
+// of group default.
 func TestEvaluateSeeded(t *testing.T) {
 	root := workspace(t)
 	s := Compile(nil, seedRules(), seedOptions(root))
@@ -121,7 +122,7 @@ func TestEvaluateSeeded(t *testing.T) {
 	})
 }
 
-// TestEvaluateEveryPathKey covers our reading of SPEC §4.4: every path argument key is
+// TestEvaluateEveryPathKey covers (docs/design.md, "Path arguments"): every path argument key is
 // evaluated and the most restrictive outcome wins, so a decoy key cannot vouch for
 // another one.
 func TestEvaluateEveryPathKey(t *testing.T) {
@@ -146,7 +147,7 @@ func TestEvaluateEveryPathKey(t *testing.T) {
 	})
 }
 
-// TestEvaluateOrder covers SPEC §4.1, §4.2, §4.3 and §12.15: tiers, ordering, filters.
+// TestEvaluateOrder covers (docs/design.md, "Rule order"): tiers, ordering, filters.
 func TestEvaluateOrder(t *testing.T) {
 	root := workspace(t)
 	rs := append(seedRules(),
@@ -201,7 +202,7 @@ func TestEvaluateSameIDOrder(t *testing.T) {
 	}
 }
 
-// TestEvaluateDefaultClosed covers SPEC §4.7: no rule → require.
+// TestEvaluateDefaultClosed covers default require: no rule → require.
 func TestEvaluateDefaultClosed(t *testing.T) {
 	s := Compile(nil, nil, Options{WorkspaceRoot: t.TempDir()})
 	want := Decision{Action: Require, Reason: ReasonNoRule}
@@ -214,8 +215,8 @@ func TestEvaluateDefaultClosed(t *testing.T) {
 	}
 }
 
-// TestEvaluateClasses covers the @fs classes with configured tool lists (SPEC §4.3) and
-// configured path argument keys (SPEC §4.4).
+// TestEvaluateClasses covers the @fs classes with configured tool lists and
+// configured path argument keys.
 func TestEvaluateClasses(t *testing.T) {
 	root := workspace(t)
 	rs := []Rule{
@@ -240,9 +241,9 @@ func TestEvaluateClasses(t *testing.T) {
 	}
 }
 
-// TestEvaluatePatternSymlink covers SPEC §12.14: a secrets directory that is itself a
-// symlink still matches secrets/*, whether the rule carries its resolved pattern or
-// Compile resolves it.
+// TestEvaluatePatternSymlink covers a pattern following its name: a secrets directory
+// that is itself a symlink still matches secrets/*, whether the rule carries its
+// resolved pattern or Compile resolves it.
 func TestEvaluatePatternSymlink(t *testing.T) {
 	root := workspace(t)
 	mustRename(t, root+"/secrets", root+"/vault")
@@ -261,7 +262,7 @@ func TestEvaluatePatternSymlink(t *testing.T) {
 	}
 }
 
-// TestVisible covers SPEC §4, visibility.
+// TestVisible covers which tools an agent sees.
 func TestVisible(t *testing.T) {
 	rs := append(seedRules(),
 		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "rm_rf", Action: Deny, Priority: 1},
@@ -337,7 +338,7 @@ func TestCompile(t *testing.T) {
 	}
 }
 
-// TestMatchTool covers SPEC §4.3 pattern matching as the gate uses it.
+// TestMatchTool covers tool pattern matching as the gate uses it.
 func TestMatchTool(t *testing.T) {
 	s := Compile(nil, nil, Options{})
 	for _, tc := range []struct {
@@ -390,7 +391,7 @@ func TestEvaluateConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// linear is the reference the index is checked against: SPEC §4.1–4.2 read
+// linear is the reference the index is checked against: "Rule order" read
 // literally, one rule after another.
 type linear struct {
 	s     *Set
@@ -513,7 +514,7 @@ func (l *linear) inDenied(group string, c Call, path string) bool {
 }
 
 // TestIndexMatchesLinear checks the tool-name and directory indexes against the literal
-// reading of SPEC §4 over many calls on a realistic mix of rules.
+// reading of docs/design.md, "Deciding a call", over many calls on a realistic mix of rules.
 func TestIndexMatchesLinear(t *testing.T) {
 	root := workspace(t)
 	rs := append(mixRules(600),
@@ -595,7 +596,7 @@ func TestIndexMatchesLinear(t *testing.T) {
 }
 
 // TestEvaluateGuarded covers the places a call's path must not contain without a human
-// (our extension of SPEC §4 and §12.25): a path that is a strict ancestor of a
+// (docs/design.md, "Protected and guarded places"): a path that is a strict ancestor of a
 // protected path, or of what a deny rule with a path filter denies for this call, is
 // require with Contains set, whatever the rule said; the place itself is still denied.
 func TestEvaluateGuarded(t *testing.T) {
@@ -674,7 +675,7 @@ func TestEvaluateGuardedPrefixRoot(t *testing.T) {
 	}
 }
 
-// TestEvaluateFileToolWithoutPath covers our reading of SPEC §4.4 for a file tool sent
+// TestEvaluateFileToolWithoutPath covers (docs/design.md, "Path arguments") a file tool sent
 // no path argument: Grep, Glob and LS then search their working directory, so the call
 // is decided as if its path were the call's cwd, else the profile's working directory,
 // else the workspace root — protected places, deny rules and guarded places included.

@@ -69,7 +69,7 @@ type view struct {
 }
 
 // tier returns the candidates of group: its own tier (its rules, then DefaultGroup's)
-// when it has rules, else DefaultGroup's (SPEC §4.1, §12.15).
+// when it has rules, else DefaultGroup's.
 func (v *view) tier(group string) *tier {
 	if group != DefaultGroup {
 		if t := v.groups[group]; t != nil {

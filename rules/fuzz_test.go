@@ -15,7 +15,7 @@ import (
 var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "list_files", "NotebookEdit", "grep_files"}
 
 // FuzzEvaluate evaluates file tool calls with fuzzed paths and working directories in
-// group default with the seeded rules (SPEC §4, §12.15, §12.25), in a workspace with
+// group default with the seeded rules, in a workspace with
 // symlinks into secrets/ and into the data directory state/, and a loop. A leading
 // "@ROOT" in the path, cwd or other (a second path, under file_path) stands for the
 // workspace root. It checks that Evaluate never panics, and compares every decision
@@ -26,7 +26,7 @@ var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "li
 // denied, one that holds them (the workspace, data/) must be left to a human
 // (Decision.Contains) and no other may be, and an allow needs every location in
 // memory/ or data/ — whichever key holds it, since a tool may act on any. The call's
-// decision must be the most restrictive of its keys' alone (our reading of SPEC §4.4);
+// decision must be the most restrictive of its keys' alone (docs/design.md, "Path arguments");
 // a call with no path key acts on its cwd, and must be decided as the path "." is.
 func FuzzEvaluate(f *testing.F) {
 	for _, seed := range []struct {

@@ -56,7 +56,7 @@ func buildWorkspace(tb testing.TB, root string) {
 	}
 }
 
-// seedRules are the rules SPEC §4 seeds in group default, with the ids a fresh store
+// seedRules are the rules the store seeds in group default, with the ids a fresh store
 // gives them.
 func seedRules() []Rule {
 	rs := []Rule{

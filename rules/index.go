@@ -6,7 +6,7 @@ import (
 )
 
 // tier is the candidates of one permission group in evaluation order — the group's
-// rules, then those of DefaultGroup (SPEC §4.1, §12.15), so that one search covers both
+// rules, then those of DefaultGroup, so that one search covers both
 // — indexed so that a search reads only the rules that can match:
 //   - noPath holds the rules without a path filter, by tool name; a call without a path
 //     (and Visible) searches only these, so no path rule can slow it;
@@ -138,13 +138,13 @@ func (p pathPattern) firstDir() (string, bool) {
 	return firstDir(p.s), true
 }
 
-// matcher holds what a rule's filters are compared with (SPEC §4.2).
+// matcher holds what a rule's filters are compared with.
 type matcher struct {
 	agent, source string
 	path          string
 	pathState     PathState
 	// visibility: an empty agent or source names no one, so rules filtered on one are
-	// not excluded by it (SPEC §4, visibility).
+	// not excluded by it (visibility).
 	visibility bool
 }
 

@@ -15,33 +15,15 @@ import (
 // open is never refused here; it matches filepath.EvalSymlinks.
 const maxSymlinks = 255
 
-// Normalize returns the normalised form of path as SPEC §4.5 defines it, the form rules
-// match against:
-//
-//   - a relative path is taken relative to base, the directory a relative path resolves
-//     against (the call's cwd or the profile's working directory). base "" means
-//     workspaceRoot; a relative base is itself relative to workspaceRoot.
-//   - the result is resolved as the OS would resolve it: component by component,
-//     following every symlink where it is met — also a symlink whose target does not
-//     exist yet — so that a ".." after a symlink steps out of the link's target
-//     (data/link/../key with link → ../secrets/x is secrets/key). Nothing is cleaned
-//     lexically first. Components that do not exist yet are taken as they are written,
-//     and a ".." among them drops the last of them — as it would once they are created
-//     as directories — after which resolution continues through what exists
-//     (data/new-dir/../link/y is secrets/x/y, as mkdir -p and the OS would make it).
-//   - a result under workspaceRoot is made relative to it ("secrets/x", "." for the
-//     root itself), with "/" separators; any other result stays absolute.
-//
-// workspaceRoot must be absolute and already resolved through symlinks (SPEC §12.14); it
-// is not checked, and its components are trusted. Normalize reads the file system with
-// os.Lstat and os.Readlink only, and writes nothing.
-//
-// The error wraps ErrBadPath when the path is empty, holds a NUL byte, is relative with
-// neither an absolute base nor a workspace root, runs through more than 255 symlinks (a
-// loop), meets a file system error other than "does not exist" or "not a directory"
-// (a directory the service may not read: resolving around it could be bypassed), or
-// goes through /proc/self, /proc/thread-self, /proc/<pid> or /dev/fd, as written or
-// once resolved (they name another place for the agent than for the service).
+// Normalize returns path as the OS will resolve it when a tool opens it
+// (docs/design.md, "Normalising paths"; the package doc tells how): relative to base
+// (the call's cwd or working directory; "" means workspaceRoot, a relative base is under
+// it), following every symlink where it is met. A result under workspaceRoot is relative
+// to it with "/" separators ("." for the root), any other absolute. workspaceRoot must be
+// absolute and resolved; it is trusted. It only lstats and reads links. The error wraps
+// ErrBadPath: an empty path or a NUL byte, no absolute base, over 255 symlinks, a file
+// system error other than "does not exist" or "not a directory", or a path through
+// /proc/self, /proc/thread-self, /proc/<pid> or /dev/fd.
 func Normalize(path, base, workspaceRoot string) (string, error) {
 	root := cleanRoot(workspaceRoot)
 	abs, problem := resolveAbs(path, base, root, nil)
@@ -52,7 +34,7 @@ func Normalize(path, base, workspaceRoot string) (string, error) {
 }
 
 // ResolvePattern returns a path_pattern with its existing prefix resolved as Normalize
-// resolves a path against workspaceRoot (SPEC §12.14), so that a rule on secrets/*
+// resolves a path against workspaceRoot, so that a rule on secrets/*
 // still holds when secrets is itself a symlink. The pattern's shape is kept:
 //   - "<dir>/*": <dir> is normalised and "/*" kept ("secrets/*" → "vault/*");
 //   - "<dir>/name*": <dir> is normalised, the partial last component "name*" is kept as

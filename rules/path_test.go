@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestNormalize covers SPEC §4.5 on the test workspace (see workspace).
+// TestNormalize covers (docs/design.md, "Normalising paths") the test workspace (see workspace).
 func TestNormalize(t *testing.T) {
 	root := workspace(t)
 	mustSymlink(t, root+"/secrets", root+"/docs/abs-link") // an absolute symlink
@@ -172,7 +172,7 @@ func TestUnder(t *testing.T) {
 	}
 }
 
-// TestPathPatterns covers SPEC §4.6 through evaluation: subtree, prefix, exact.
+// TestPathPatterns covers path pattern shapes through evaluation: subtree, prefix, exact.
 func TestPathPatterns(t *testing.T) {
 	root := workspace(t)
 	rs := []Rule{

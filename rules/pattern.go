@@ -2,7 +2,7 @@ package rules
 
 import "strings"
 
-// toolKind is the shape of a tool_pattern (SPEC §4.3).
+// toolKind is the shape of a tool_pattern.
 type toolKind uint8
 
 const (
@@ -40,7 +40,7 @@ func parseTool(p string) (toolKind, string) {
 	return toolExact, p
 }
 
-// pathKind is the shape of a path_pattern (SPEC §4.6).
+// pathKind is the shape of a path_pattern.
 type pathKind uint8
 
 const (

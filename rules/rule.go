@@ -1,16 +1,16 @@
 package rules
 
-// Action is what a rule decides for a tool call (SPEC §3, §4).
+// Action is what a rule decides for a tool call.
 type Action string
 
-// The three actions of SPEC §4. Deny is never bypassed; Require asks a human.
+// The three actions. Deny is never bypassed; Require asks a human.
 const (
 	Allow   Action = "allow"
 	Deny    Action = "deny"
 	Require Action = "require"
 )
 
-// Priority bounds (SPEC §3, issue 2): a rule's priority lies in [MinPriority, MaxPriority];
+// Priority bounds: a rule's priority lies in [MinPriority, MaxPriority];
 // DefaultPriority is used when a rule is created without one.
 const (
 	MinPriority     = 0
@@ -18,11 +18,11 @@ const (
 	DefaultPriority = 100
 )
 
-// DefaultGroup is the permission group that always exists and cannot be deleted (SPEC §3).
+// DefaultGroup is the permission group that always exists and cannot be deleted.
 const DefaultGroup = "default"
 
-// Rule is one line of policy (SPEC §3). A rule matches a tool call when every non-empty
-// filter holds (SPEC §4.2). ID is assigned by the store; rules of one group are tried in
+// Rule is one line of policy. A rule matches a tool call when every non-empty
+// filter holds. ID is assigned by the store; rules of one group are tried in
 // (Priority, ID) order, first match wins.
 type Rule struct {
 	ID      uint64 `json:"id"`
@@ -31,9 +31,9 @@ type Rule struct {
 	AgentID string `json:"agent_id,omitempty"`
 	Source  string `json:"source,omitempty"`
 	// ToolPattern is "*", an exact tool name, "prefix*", or one of the classes
-	// @fs_read, @fs_write, @fs_any (SPEC §4.3).
+	// @fs_read, @fs_write, @fs_any.
 	ToolPattern string `json:"tool_pattern"`
-	// PathPattern is optional (SPEC §4.6): "<dir>/*" is a subtree, "x*" a prefix,
+	// PathPattern is optional: "<dir>/*" is a subtree, "x*" a prefix,
 	// anything else exact. Written as the admin typed it.
 	PathPattern string `json:"path_pattern,omitempty"`
 	// ResolvedPathPattern is PathPattern as it resolved through symlinks when the rule
@@ -45,7 +45,7 @@ type Rule struct {
 	Priority            int    `json:"priority"`
 }
 
-// Group is a permission group (SPEC §3). ID matches [a-z0-9_-]+ (SPEC §12.16); Name
+// Group is a permission group. ID matches [a-z0-9_-]+; Name
 // and Description are free text without control characters (the store refuses a
 // newline, a tab or a NUL byte in them).
 type Group struct {
@@ -54,7 +54,7 @@ type Group struct {
 	Description string `json:"description,omitempty"`
 }
 
-// Profile is a run context (SPEC §3, §12.3). Profiles come from the configuration
+// Profile is a run context. Profiles come from the configuration
 // only. Paths are as configured; relative ones are relative to the workspace root.
 type Profile struct {
 	ID               string   `json:"id"`

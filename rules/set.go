@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 	"sync"
@@ -28,19 +27,13 @@ type Set struct {
 	view      atomic.Pointer[view]
 }
 
-// Compile builds the immutable Set for the given groups and rules under opt.
-//
-// opt's zero fields get their defaults (DefaultFSRead, DefaultFSWrite,
-// DefaultPathArgs); opt.WorkspaceRoot is cleaned, and every opt.Protected path is
-// normalised as Normalize would (a protected directory reached through a symlink is
-// still protected). A rule's path pattern is its PathPattern resolved as ResolvePattern
-// does, now and again whenever a directory it goes through changes (the stored
-// ResolvedPathPattern is not used). Those are the only file system reads (lstat,
-// readlink); Compile writes nothing.
-//
-// DefaultGroup always exists. Rules are expected to be valid: a rule Validate refuses,
-// or one of a group not in groups (other than DefaultGroup), is left out. The slices
-// passed in are not kept.
+// Compile builds the immutable Set for the given groups and rules under opt. opt's
+// zero fields get their defaults, and its Protected paths are normalised. A rule's path
+// pattern is its PathPattern resolved as ResolvePattern does, now and whenever a
+// directory it goes through changes (ResolvedPathPattern is not used); those lstat and
+// readlink calls are Compile's only file system reads. DefaultGroup always exists. A
+// rule Validate refuses, or one of a group not in groups, is left out. The slices passed
+// in are not kept.
 func Compile(groups []Group, rs []Rule, opt Options) *Set {
 	opt.WorkspaceRoot = cleanRoot(opt.WorkspaceRoot)
 	opt.FSRead = orDefault(opt.FSRead, DefaultFSRead)
@@ -121,12 +114,10 @@ type crule struct {
 	path     pathPattern // written, resolved by the view that holds the rule
 }
 
-// compileRules sorts one group's rules into evaluation order — priority, then id (SPEC
-// §4.1) — and compiles them, their path patterns as written.
+// compileRules sorts one group's rules into evaluation order (Compare) and compiles
+// them, their path patterns as written.
 func compileRules(rs []Rule) []crule {
-	slices.SortStableFunc(rs, func(a, b Rule) int {
-		return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortStableFunc(rs, Compare)
 	out := make([]crule, len(rs))
 	for i, r := range rs {
 		cr := crule{id: r.ID, agent: r.AgentID, source: r.Source, note: r.Note, action: r.Action}
@@ -143,7 +134,7 @@ func compileRules(rs []Rule) []crule {
 // of the groups given to Compile.
 func (s *Set) HasGroup(id string) bool { return s.known[id] }
 
-// MatchTool reports whether the tool_pattern pattern matches the tool name (SPEC §4.3):
+// MatchTool reports whether the tool_pattern pattern matches the tool name:
 // "*" matches every name, "prefix*" the names that start with prefix, @fs_read,
 // @fs_write and @fs_any the names of this Set's file-tool lists, anything else only
 // itself. A pattern Validate refuses matches as its nearest reading (an unknown class

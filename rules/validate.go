@@ -5,14 +5,14 @@ import (
 	"strings"
 )
 
-// The file-tool classes a tool_pattern may name (SPEC §4.3).
+// The file-tool classes a tool_pattern may name.
 const (
 	ClassFSRead  = "@fs_read"
 	ClassFSWrite = "@fs_write"
 	ClassFSAny   = "@fs_any"
 )
 
-// Validate checks one rule's syntax (SPEC §3, §4.3, §4.6, §12.16) and returns nil or a
+// Validate checks one rule's syntax and returns nil or a
 // *FieldError wrapping ErrInvalidRule that names the field and its value:
 //   - GroupID matches [a-z0-9_-]+ (whether the group exists is the caller's business);
 //   - ToolPattern is "*", an exact name, "prefix*" with one trailing star, or one of
@@ -54,7 +54,7 @@ func Validate(r Rule) error {
 }
 
 // IsCatchAll reports whether r is an unfiltered "*" rule: tool_pattern "*" and no path,
-// agent or source filter (SPEC §4, seeding).
+// agent or source filter (seeding).
 func IsCatchAll(r Rule) bool {
 	return r.ToolPattern == "*" && r.PathPattern == "" && r.ResolvedPathPattern == "" &&
 		r.AgentID == "" && r.Source == ""
@@ -64,7 +64,7 @@ func IsCatchAll(r Rule) bool {
 // stored so far; rules of another group than r.GroupID are ignored — already holds a
 // catch-all with a different action, other than r itself (same ID, so an update of the
 // catch-all is accepted). It returns nil or a *CatchAllError naming the existing rule,
-// which matches ErrCatchAll and ErrInvalidRule (SPEC §4: "group G already has a
+// which matches ErrCatchAll and ErrInvalidRule ("group G already has a
 // catch-all (rule N); edit that one"). A second catch-all with the same action is
 // accepted.
 func CheckCatchAll(group []Rule, r Rule) error {

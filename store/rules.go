@@ -46,7 +46,7 @@ func (d *DB) Rules() ([]rules.Rule, error) {
 		return nil, fmt.Errorf("store: rules: %w", err)
 	}
 	slices.SortFunc(out, func(a, b rules.Rule) int {
-		return cmp.Or(cmp.Compare(a.GroupID, b.GroupID), cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(cmp.Compare(a.GroupID, b.GroupID), rules.Compare(a, b))
 	})
 	return out, nil
 }

@@ -315,7 +315,7 @@ func (e *env) require(session, tool string, args map[string]any) (store.Request,
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if out.Decision != gate.DecisionPending || out.Request == nil {
+	if out.Decision != gate.VerdictPending || out.Request == nil {
 		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
 	}
 	select {

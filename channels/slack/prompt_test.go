@@ -187,11 +187,11 @@ func TestResolvedElsewhere(t *testing.T) {
 				outcome string
 			}{
 				{"telegram", func(id uint64) error {
-					_, err := e.g.Resolve(ctx, id, gate.Resolution{Approve: false, By: "Jane Doe (100000001)", Via: "telegram", Note: "not now"})
+					_, err := e.g.Resolve(ctx, id, gate.Answer{Approve: false, By: "Jane Doe (100000001)", Via: "telegram", Note: "not now"})
 					return err
 				}, "*❌ Rejected by Jane Doe (100000001) · telegram · "},
 				{"api", func(id uint64) error {
-					_, err := e.g.Resolve(ctx, id, gate.Resolution{Approve: true, By: "api", Via: "api"})
+					_, err := e.g.Resolve(ctx, id, gate.Answer{Approve: true, By: "api", Via: "api"})
 					return err
 				}, "*✅ Approved by api · api · "},
 				{"terminal", func(id uint64) error {

@@ -215,7 +215,7 @@ func (e *env) require(session, tool string, args map[string]any) store.Request {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if out.Decision != gate.DecisionPending || out.Request == nil {
+	if out.Decision != gate.VerdictPending || out.Request == nil {
 		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
 	}
 	e.note.sig.wait(e.t, e.ctx, fmt.Sprintf("show %d", out.Request.ID))

@@ -129,7 +129,7 @@ func TestBypassButtons(t *testing.T) {
 		}
 		sent := len(e.srv.Messages(janeChat.ID))
 		out, err := e.g.Check(e.ctx, gate.Call{ToolName: "execute_cmd", Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
-		if err != nil || out.Decision != gate.DecisionAllow {
+		if err != nil || out.Decision != gate.VerdictAllow {
 			t.Errorf("%s: same category: %+v, %v; want allow", tc.action, out, err)
 		}
 		other := e.require(session, "write_file", map[string]any{"path": "notes.txt", "content": "x"})
@@ -167,7 +167,7 @@ func TestConcurrentResolutions(t *testing.T) {
 		r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			_, _ = e.g.Resolve(context.Background(), r.ID, gate.Resolution{Approve: false, By: "api", Via: "api"})
+			_, _ = e.g.Resolve(context.Background(), r.ID, gate.Answer{Approve: false, By: "api", Via: "api"})
 		})
 		q := e.tap(jane, groupChat.ID, r.ID, bot.ActionApprove)
 		wg.Wait()

@@ -45,9 +45,9 @@ pending when --wait ran out; 2 an error.`,
 				return err
 			}
 			switch res.Decision {
-			case gate.DecisionAllow, gate.DecisionApproved:
+			case gate.VerdictAllow, gate.VerdictApproved:
 				return nil
-			case gate.DecisionPending:
+			case gate.VerdictPending:
 				return exitError{exitPending}
 			}
 			return exitError{exitDenied}

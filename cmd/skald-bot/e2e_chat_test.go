@@ -208,7 +208,7 @@ func TestE2EBypassWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Decision != gate.DecisionAllow {
+		if res.Decision != gate.VerdictAllow {
 			break
 		}
 		select {
@@ -217,7 +217,7 @@ func TestE2EBypassWindow(t *testing.T) {
 		case <-tick.C:
 		}
 	}
-	if at := time.Now(); res.Decision != gate.DecisionPending || at.Before(q.Resolution.At.Add(window)) {
+	if at := time.Now(); res.Decision != gate.VerdictPending || at.Before(q.Resolution.At.Add(window)) {
 		t.Fatalf("after the window: %+v at %s, approved at %s", res, at.Format(time.StampMilli), q.Resolution.At.Format(time.StampMilli))
 	}
 	again, againID := e.telegramPrompt(2)

@@ -31,7 +31,7 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 	svc := startService(t, cfg)
 	code, out, errOut := cli(t, check...)
 	var res api.CheckResult
-	if json.Unmarshal([]byte(out), &res); code != exitPending || res.Decision != gate.DecisionPending || res.RequestID == 0 {
+	if json.Unmarshal([]byte(out), &res); code != exitPending || res.Decision != gate.VerdictPending || res.RequestID == 0 {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
 	id := u(res.RequestID)
@@ -46,14 +46,14 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 		t.Fatalf("second approve: exit %d %q", code, errOut)
 	}
 	code, out, _ = cli(t, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.DecisionApproved || u(res.RequestID) != id {
+	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved || u(res.RequestID) != id {
 		t.Fatalf("check after approval: exit %d %s", code, out)
 	}
 	svc.stop(t)
 
 	svc = startService(t, cfg)
 	code, out, errOut = cli(t, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.DecisionApproved || u(res.RequestID) != id || res.Note != "go ahead" {
+	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved || u(res.RequestID) != id || res.Note != "go ahead" {
 		t.Fatalf("check after restart: exit %d %s %s", code, out, errOut)
 	}
 	c := api.NewClient(url, "")

@@ -91,7 +91,7 @@ func (s *testServer) answer(t *testing.T, approve bool, note, via string) <-chan
 		defer release()
 		for e := range events {
 			if d, ok := e.Data.(gate.ApprovalRequested); ok {
-				if _, err := s.gate.Resolve(context.Background(), d.RequestID, gate.Resolution{Approve: approve, Note: note, By: "jane", Via: via}); err != nil {
+				if _, err := s.gate.Resolve(context.Background(), d.RequestID, gate.Answer{Approve: approve, Note: note, By: "jane", Via: via}); err != nil {
 					t.Errorf("resolve: %v", err)
 				}
 				ids <- d.RequestID

@@ -199,11 +199,11 @@ func checkAndWait(ctx context.Context, c *api.Client, call gate.Call, wait time.
 // approved, ask for pending or cancelled-at-the-terminal, deny for everything else.
 func hookDecisionOf(r api.CheckResult, wait time.Duration) hookDecision {
 	switch r.Decision {
-	case gate.DecisionAllow, gate.DecisionApproved:
+	case gate.VerdictAllow, gate.VerdictApproved:
 		return decision("allow", describe(r))
-	case gate.DecisionPending:
+	case gate.VerdictPending:
 		return ask(unanswered(wait, r.RequestID))
-	case gate.DecisionCancelled:
+	case gate.VerdictCancelled:
 		if r.Note == terminalReason {
 			return ask(unanswered(wait, r.RequestID))
 		}
@@ -240,9 +240,9 @@ func shortDuration(d time.Duration) string {
 func describe(r api.CheckResult) string {
 	var s string
 	switch r.Decision {
-	case gate.DecisionAllow, gate.DecisionDeny:
+	case gate.VerdictAllow, gate.VerdictDeny:
 		verb := "Allowed"
-		if r.Decision == gate.DecisionDeny {
+		if r.Decision == gate.VerdictDeny {
 			verb = "Denied"
 		}
 		s = verb + " by skald-bot"

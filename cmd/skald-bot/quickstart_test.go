@@ -75,7 +75,7 @@ func TestProcessQuickStart(t *testing.T) {
 		"--tool-call-id", "t1", "--wait", "0s", "--json"}
 	code, out, errOut := cliAt(t, dir, env, check...)
 	var res api.CheckResult
-	if json.Unmarshal([]byte(out), &res); code != exitPending || res.Decision != gate.DecisionPending {
+	if json.Unmarshal([]byte(out), &res); code != exitPending || res.Decision != gate.VerdictPending {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
 	id := u(res.RequestID)
@@ -91,7 +91,7 @@ func TestProcessQuickStart(t *testing.T) {
 		t.Fatalf("approve: exit %d %q %s", code, out, errOut)
 	}
 	code, out, errOut = cliAt(t, dir, env, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.DecisionApproved || u(res.RequestID) != id {
+	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved || u(res.RequestID) != id {
 		t.Fatalf("check after approval: exit %d %s %s", code, out, errOut)
 	}
 	// The local caller cannot approve, even its own request.
