@@ -77,7 +77,8 @@ func TestAllowedHostsNeedConfiguredToken(t *testing.T) {
 	e := newEnv(t)
 	_, err := api.New(api.Options{Gate: e.gate, Store: e.db, Token: adminToken, Generated: true,
 		AllowedHosts: []api.AllowedHost{{Host: "skald.example", HTTPS: true}}})
-	if !errors.Is(err, api.ErrInvalid) || !strings.Contains(err.Error(), "allowed hosts need a configured token") {
+	want := "allowed hosts need a configured token"
+	if !errors.Is(err, api.ErrInvalid) || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want ErrInvalid naming allowed hosts", err)
 	}
 }

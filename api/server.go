@@ -15,8 +15,9 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// ActorHeader names who an API call acts for: resolutions and changes
-// are recorded with its value as `by`, "api" when it is absent. The CLI sends "cli".
+// ActorHeader names who an admin's API call acts for: resolutions and changes are
+// recorded with its value as `by`, "api" when it is absent. The CLI sends "cli". For
+// an agent token or the local caller it is ignored: the caller's name is recorded.
 const ActorHeader = "X-Skald-Actor"
 
 // ShutdownTimeout is how long Serve lets in-flight requests finish once its context

@@ -94,8 +94,9 @@ func TestCLIEscapesServerText(t *testing.T) {
 		t.Fatalf("pending %d → %d (%v) after a refused check", len(before), len(after), err)
 	}
 	admin := api.NewClient(s.url, adminToken)
-	if _, err := admin.CreateRule(context.Background(), rules.Rule{GroupID: "default",
-		Action: rules.Allow, ToolPattern: "TodoWrite", Note: "fine\x1b[2K\r\u202eallow all"}); err != nil {
+	rule := rules.Rule{GroupID: "default", Action: rules.Allow, ToolPattern: "TodoWrite",
+		Note: "fine\x1b[2K\r\u202eallow all"}
+	if _, err := admin.CreateRule(context.Background(), rule); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut = runClient(t, "rules", "list", "--server", s.url)

@@ -186,7 +186,8 @@ func TestHookFixtures(t *testing.T) {
 				t.Fatalf("no request id in %q", d.PermissionDecisionReason)
 			}
 			q, err := s.db.Request(id)
-			if err != nil || q.Status != store.Cancelled || q.Resolution == nil || q.Resolution.By != store.CallerLocal ||
+			if err != nil || q.Status != store.Cancelled || q.Resolution == nil ||
+				q.Resolution.By != store.CallerLocal ||
 				q.Resolution.Via != "api" || q.Resolution.Note != "terminal" {
 				t.Fatalf("request %d: %v %+v %+v", id, err, q, q.Resolution)
 			}
