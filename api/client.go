@@ -29,8 +29,9 @@ type Client struct {
 	// Token is sent as "Authorization: Bearer <Token>" when not empty (admin or agent
 	// token; docs/design.md, "Authentication").
 	Token string
-	// Actor is sent as the X-Skald-Actor header when not empty: who resolutions and
-	// changes are recorded as. The command line sets "cli".
+	// Actor is sent as the X-Skald-Actor header when not empty: who the admin's
+	// resolutions and changes are recorded as (an agent token's or the local caller's
+	// are recorded under its own name). The command line sets "cli".
 	Actor string
 	// HTTPClient nil means http.DefaultClient. Its Timeout, if any, must exceed the
 	// longest wait asked for (MaxWaitSecs).

@@ -43,8 +43,9 @@
 // at MaxWaitSecs): they answer the moment the request is resolved, or when the wait runs
 // out (then still pending), or when the client goes away. GET /api/events streams the
 // gate's events as Server-Sent Events. GET /healthz and GET /metrics (Prometheus text
-// format, see Metrics) need no token. The X-Skald-Actor header says who a resolution or
-// change is recorded as (docs/design.md, "Approval requests").
+// format, see Metrics) need no token. The X-Skald-Actor header says who an admin's
+// resolution or change is recorded as; for an agent token or the local caller it is
+// ignored and the caller's name is recorded (docs/design.md, "Authentication").
 //
 // GET /api/backup (admin only; our addition, for operators: the service holds the
 // database's lock) streams a consistent copy of the database, taken in one read

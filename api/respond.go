@@ -150,9 +150,14 @@ func waitFor(n int) (time.Duration, error) {
 	return time.Duration(min(n, MaxWaitSecs)) * time.Second, nil
 }
 
-// actor is who r acts for: the X-Skald-Actor header's value (printable,
-// at most 64 bytes), else "api"; via is always "api".
+// actor is who r acts for, with via "api". For the admin: the X-Skald-Actor header's
+// value (printable, at most 64 bytes), else "api". For any other caller (an agent
+// token, the local caller) the header is ignored and the caller's name is recorded,
+// so an agent cannot act in a person's name.
 func actor(r *http.Request) store.Actor {
+	if p := principalOf(r); !p.admin() {
+		return store.Actor{By: p.caller(), Via: "api"}
+	}
 	by := strings.TrimSpace(r.Header.Get(ActorHeader))
 	if len(by) > 64 {
 		by = by[:64]

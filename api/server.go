@@ -15,8 +15,9 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-// ActorHeader names who an API call acts for: resolutions and changes
-// are recorded with its value as `by`, "api" when it is absent. The CLI sends "cli".
+// ActorHeader names who an admin's API call acts for: resolutions and changes are
+// recorded with its value as `by`, "api" when it is absent. The CLI sends "cli". For
+// an agent token or the local caller it is ignored: the caller's name is recorded.
 const ActorHeader = "X-Skald-Actor"
 
 // ShutdownTimeout is how long Serve lets in-flight requests finish once its context
@@ -84,8 +85,9 @@ type Options struct {
 	// exactly.
 	Token string
 	// Generated says Token was generated rather than configured: Serve then refuses a
-	// listener beyond loopback, and with no AgentTokens a call without a token may use
-	// the agent routes as store.CallerLocal (docs/design.md, "Authentication").
+	// listener beyond loopback, New refuses AllowedHosts, and with no AgentTokens a call
+	// without a token may use the agent routes as store.CallerLocal (docs/design.md,
+	// "Authentication").
 	Generated bool
 	// AgentTokens are the agents' tokens; each as Token, different from the others and
 	// from Token.
@@ -132,10 +134,15 @@ type limits struct {
 
 // New returns a Server for opt. Errors (wrapping ErrInvalid): no Gate or Store, no
 // admin token, a token too short, with white space at an end or repeated, an empty
-// AllowedHost. The Server registers its pending-requests gauge on opt.Metrics.
+// AllowedHost, AllowedHosts with a Generated token. The Server registers its
+// pending-requests gauge on opt.Metrics.
 func New(opt Options) (*Server, error) {
 	if opt.Gate == nil || opt.Store == nil {
 		return nil, fmt.Errorf("api: new: %w: Gate and Store are required", ErrInvalid)
+	}
+	if opt.Generated && len(opt.AllowedHosts) > 0 {
+		return nil, fmt.Errorf("api: new: %w: allowed hosts need a configured token",
+			ErrInvalid)
 	}
 	a, err := newAuth(opt.Token, opt.AgentTokens, opt.Generated && len(opt.AgentTokens) == 0)
 	if err != nil {

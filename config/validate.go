@@ -178,6 +178,10 @@ func (c *Config) validateAPI(p *problems) {
 			p.add(key+".profile", t.Profile, "no such profile")
 		}
 	}
+	if len(a.AllowedHosts) > 0 && a.Token == "" {
+		p.add("api.allowed_hosts", strings.Join(a.AllowedHosts, ","),
+			"needs api.token (a generated token is for loopback only)")
+	}
 	for i, h := range a.AllowedHosts {
 		if _, problem := parseAllowedHost(h); problem != "" {
 			p.add(fmt.Sprintf("api.allowed_hosts[%d]", i), h, problem)

@@ -27,10 +27,12 @@ func newPendingCmd(conn *connection) *cobra.Command {
 			}
 			return conn.print(cmd.OutOrStdout(), in, func() {
 				tw := newTable(cmd.OutOrStdout())
-				fmt.Fprintln(tw, "ID\tTOOL\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS")
+				fmt.Fprintln(tw, "ID\tTOOL\tCALLER\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS")
 				for _, q := range in.Approvals {
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, q.ToolName, q.AgentID, q.Source,
-						q.SessionID, q.ExpiresAt.Local().Format(time.DateTime), cut(string(unescapeHTML(q.Arguments)), 60))
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, shownName(q.ToolName),
+						shownName(q.Caller), shownName(q.AgentID), shownName(q.Source), shown(q.SessionID),
+						q.ExpiresAt.Local().Format(time.DateTime),
+						shown(cut(string(unescapeHTML(q.Arguments)), 60)))
 				}
 				tw.Flush()
 			})
@@ -68,7 +70,7 @@ func newResolveCmd(conn *connection, action string) *cobra.Command {
 				return err
 			}
 			return conn.print(cmd.OutOrStdout(), q, func() {
-				fmt.Fprintf(cmd.OutOrStdout(), "request %d %s\n", q.ID, q.Status)
+				fmt.Fprintf(cmd.OutOrStdout(), "request %d %s\n", q.ID, shown(string(q.Status)))
 			})
 		},
 	}
@@ -106,7 +108,7 @@ Exit status: 0 cancelled; 1 an error (no such request, or it is no longer pendin
 				return err
 			}
 			return conn.print(cmd.OutOrStdout(), q, func() {
-				fmt.Fprintf(cmd.OutOrStdout(), "request %d %s\n", q.ID, q.Status)
+				fmt.Fprintf(cmd.OutOrStdout(), "request %d %s\n", q.ID, shown(string(q.Status)))
 			})
 		},
 	}

@@ -40,7 +40,8 @@ pending when --wait ran out; 2 an error.`,
 				return exitError{exitFailure}
 			}
 			if err := conn.print(cmd.OutOrStdout(), res, func() {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", res.Decision, describe(res))
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", shown(string(res.Decision)),
+					shown(describe(res)))
 			}); err != nil {
 				return err
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/config"
 )
 
@@ -134,7 +135,8 @@ func listenURL(listen string) string {
 
 // print writes v as indented JSON when --json is set, else calls text. The JSON is
 // for people too: <, > and & are written as themselves, not \u003c (see
-// unescapeHTML).
+// unescapeHTML), and the control and bidi characters the prompts escape as JSON
+// escapes (bot.Escape), so a terminal shows them and the JSON means the same.
 func (c *connection) print(w io.Writer, v any, text func()) error {
 	if !c.json {
 		text()
@@ -147,7 +149,7 @@ func (c *connection) print(w io.Writer, v any, text func()) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(unescapeHTML(b.Bytes()))
+	_, err := io.WriteString(w, bot.Escape(string(unescapeHTML(b.Bytes()))))
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/gate"
 )
 
@@ -79,7 +80,7 @@ Set the hook's timeout in .claude/settings.json above --wait (600 s for 9m).`,
 				// No server to ask: still one decision on stdout, never allow.
 				return writeHook(cmd.OutOrStdout(), ask("skald-bot: "+err.Error()))
 			}
-			c.Actor = hookActor // the audit says the terminal took over, not "cli"
+			c.Actor = hookActor // for the admin token: not "cli"
 			return writeHook(cmd.OutOrStdout(), runHook(cmd.Context(), cmd.InOrStdin(), c, o))
 		},
 	}
@@ -215,9 +216,9 @@ func hookDecisionOf(r api.CheckResult, wait time.Duration) hookDecision {
 // prompt takes over.
 const terminalReason = "terminal"
 
-// hookActor is who the hook's API calls act for (X-Skald-Actor, docs/design.md,
-// "Approval requests"): the
-// cancellation of a request handed to the terminal is recorded as by claude-code.
+// hookActor is the X-Skald-Actor the hook sends. The API keeps it only for the admin
+// token; an agent token's or the local caller's cancellation of a request handed to the
+// terminal is recorded under the caller's own name (docs/design.md, "Authentication").
 const hookActor = "claude-code"
 
 func unanswered(wait time.Duration, id uint64) string {
@@ -270,12 +271,13 @@ func decision(d, reason string) hookDecision {
 
 func ask(reason string) hookDecision { return decision("ask", reason) }
 
-// writeHook prints d as the single JSON object Claude Code reads.
+// writeHook prints d as the single JSON object Claude Code reads; the control and bidi
+// characters the prompts escape are written as JSON escapes, as print does.
 func writeHook(w io.Writer, d hookDecision) error {
 	b, err := json.Marshal(hookOutput{HookSpecificOutput: d})
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", bot.Escape(string(b)))
 	return err
 }

@@ -174,7 +174,8 @@ func TestHookFixtures(t *testing.T) {
 			}
 			wantShape(t, "output_pretooluse_ask.json", d)
 			// The request was handed to the terminal: cancelled with reason terminal,
-			// by claude-code (the hook's X-Skald-Actor), as the audit says too.
+			// by the hook's caller, local (its X-Skald-Actor is not an agent's to
+			// choose), as the audit says too.
 			in, err := api.NewClient(s.url, adminToken).Inbox(ctx)
 			if err != nil || in.Total != 0 {
 				t.Fatalf("pending after the hook: %v %+v", err, in)
@@ -185,15 +186,16 @@ func TestHookFixtures(t *testing.T) {
 				t.Fatalf("no request id in %q", d.PermissionDecisionReason)
 			}
 			q, err := s.db.Request(id)
-			if err != nil || q.Status != store.Cancelled || q.Resolution == nil || q.Resolution.By != "claude-code" ||
+			if err != nil || q.Status != store.Cancelled || q.Resolution == nil ||
+				q.Resolution.By != store.CallerLocal ||
 				q.Resolution.Via != "api" || q.Resolution.Note != "terminal" {
 				t.Fatalf("request %d: %v %+v %+v", id, err, q, q.Resolution)
 			}
 			audit, err := s.db.Audit(10)
 			if err != nil || !slices.ContainsFunc(audit, func(a store.AuditEntry) bool {
-				return a.RequestID == id && a.By == "claude-code" && a.Via == "api"
+				return a.RequestID == id && a.By == store.CallerLocal && a.Via == "api"
 			}) {
-				t.Fatalf("no audit entry of request %d by claude-code via api: %v %+v", id, err, audit)
+				t.Fatalf("no audit entry of request %d by local via api: %v %+v", id, err, audit)
 			}
 		})
 	}

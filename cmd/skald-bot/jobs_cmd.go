@@ -40,7 +40,8 @@ func newJobsCmd(conn *connection) *cobra.Command {
 					if !j.Next.IsZero() {
 						next = j.Next.Local().Format(time.DateTime)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", j.Name, j.Schedule, j.Steps, next)
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", shownName(j.Name), shown(j.Schedule),
+						j.Steps, next)
 				}
 				tw.Flush()
 			})
@@ -69,7 +70,7 @@ usage error.`,
 			r, err := c.RunJob(cmd.Context(), args[0])
 			if outcome, msg, ok := notStarted(err); ok {
 				perr := conn.print(cmd.OutOrStdout(), map[string]string{"job": args[0], "trigger": outcome, "message": msg}, func() {
-					fmt.Fprintln(cmd.OutOrStdout(), msg)
+					fmt.Fprintln(cmd.OutOrStdout(), shown(msg))
 				})
 				if perr != nil {
 					return perr
@@ -80,7 +81,8 @@ usage error.`,
 				return err
 			}
 			return conn.print(cmd.OutOrStdout(), r, func() {
-				fmt.Fprintf(cmd.OutOrStdout(), "run %d of %s: %s\n", r.ID, r.Job, r.Status)
+				fmt.Fprintf(cmd.OutOrStdout(), "run %d of %s: %s\n", r.ID, shownName(r.Job),
+					shown(string(r.Status)))
 			})
 		},
 	}
@@ -134,8 +136,8 @@ func printRuns(cmd *cobra.Command, rs []api.Run) {
 		if r.RequestID != 0 {
 			req = fmt.Sprint(r.RequestID)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, r.Status, r.Step+1, len(r.Steps), req,
-			r.StartedAt.Local().Format(time.DateTime), r.Error)
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, shown(string(r.Status)), r.Step+1,
+			len(r.Steps), req, r.StartedAt.Local().Format(time.DateTime), shown(r.Error))
 	}
 	tw.Flush()
 }

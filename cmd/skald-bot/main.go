@@ -136,7 +136,8 @@ func markRunErrors(c *cobra.Command) {
 	}
 }
 
-// oneLine joins the lines of a multi-line message (errors.Join) with "; ".
+// oneLine joins the lines of a multi-line message (errors.Join) with "; " and escapes
+// the rest as shown does: an error may echo what a caller or the server sent.
 func oneLine(s string) string {
-	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
+	return shown(strings.ReplaceAll(strings.TrimSpace(s), "\n", "; "))
 }

@@ -59,8 +59,9 @@ func newRulesCmd(conn *connection) *cobra.Command {
 				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tAGENT\tSOURCE\tNOTE")
 				for _, r := range rs {
-					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.GroupID, r.Priority,
-						r.Action, r.ToolPattern, r.PathPattern, r.AgentID, r.Source, r.Note)
+					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, shownName(r.GroupID),
+						r.Priority, shown(string(r.Action)), shownName(r.ToolPattern), shown(r.PathPattern),
+						shownName(r.AgentID), shownName(r.Source), shown(r.Note))
 				}
 				tw.Flush()
 			})
@@ -172,7 +173,7 @@ func newRulesCmd(conn *connection) *cobra.Command {
 // already decides every call r matches, and the --priority that would put r first.
 func printPrecedence(cmd *cobra.Command, all []rules.Rule, r rules.Rule) {
 	if note := bot.PrecedenceNote(all, r, "--priority %d"); note != "" {
-		fmt.Fprintln(cmd.OutOrStdout(), note)
+		fmt.Fprintln(cmd.OutOrStdout(), shown(note))
 	}
 }
 
@@ -229,7 +230,7 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "ID\tNAME\tDESCRIPTION")
 				for _, g := range gs {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", g.ID, g.Name, g.Description)
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", shownName(g.ID), shown(g.Name), shown(g.Description))
 				}
 				tw.Flush()
 			})
