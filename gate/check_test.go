@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -59,7 +62,7 @@ func TestCheckBadInput(t *testing.T) {
 	e := newEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		call   gate.Call
 		target error
@@ -71,12 +74,12 @@ func TestCheckBadInput(t *testing.T) {
 		{gate.Call{ToolName: "Bash", Arguments: map[string]any{"x": make(chan int)}}, gate.ErrInvalidCall, "arguments"},
 	} {
 		out, err := e.m.Check(context.Background(), c.call)
-		wantErr(t, err, c.target, "gate: check", c.says)
+		testkit.WantErr(t, err, c.target, "gate: check", c.says)
 		if out.Decision != "" {
 			t.Errorf("Check(%+v) answered %q with its error", c.call, out.Decision)
 		}
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if e.notes.shows() != 0 {
 		t.Errorf("a refused call was shown")
 	}
@@ -119,7 +122,7 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 	e.run()
 	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", AgentID: "coder",
 		Source: "claude-code", ContextLabel: "CronJob: x", Arguments: map[string]any{"command": "ls -l", "a": 1}})
-	if got := e.notes.next(t); got != "show "+itoa(r.ID)+" readable" {
+	if got := e.notes.next(t); got != "show "+strconv.FormatUint(r.ID, 10)+" readable" {
 		t.Errorf("notifier saw %q, want the request shown once readable from the store", got)
 	}
 	stored, err := e.m.Request(r.ID)
@@ -135,7 +138,7 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 	if ev.Name != gate.EventApprovalRequested {
 		t.Fatalf("event %q, want approval_requested", ev.Name)
 	}
-	if got, want := js(ev.Data), `{"request_id":`+itoa(r.ID)+`,"tool_call_id":"tc1","tool_name":"Bash"}`; got != want {
+	if got, want := testkit.JSON(ev.Data), `{"request_id":`+strconv.FormatUint(r.ID, 10)+`,"tool_call_id":"tc1","tool_name":"Bash"}`; got != want {
 		t.Errorf("event data %s, want %s", got, want)
 	}
 	p, err := e.m.Pending()
@@ -173,15 +176,15 @@ func TestCheckIdempotent(t *testing.T) {
 
 	// SPEC §12.5: the same key for another call is refused and changes nothing.
 	stop() // so the batcher writes nothing while the store is compared
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []gate.Call{
 		{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "rm -rf /"}},
 		{ToolName: "execute_cmd", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "make"}},
 	} {
 		_, err := e.m.Check(context.Background(), c)
-		wantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call")
+		testkit.WantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call")
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 // TestCheckIdempotentSameCallOnly: a repeat of a (session, tool_call_id) gets the
@@ -208,7 +211,7 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 	if out := e.check(call); out.Decision != gate.DecisionApproved || out.Request.ID != r.ID {
 		t.Fatalf("the same call again: %+v, want approved", out)
 	}
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		name, says string
 		change     func(*gate.Call)
@@ -231,16 +234,16 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 			again := call
 			c.change(&again)
 			out, err := e.m.Check(context.Background(), again)
-			wantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call: "+c.says)
+			testkit.WantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call: "+c.says)
 			if out.Decision != "" || out.Request != nil {
 				t.Errorf("%s: %+v came with the error", c.name, out)
 			}
-			if strings.Contains(c.says, "caller") && strings.Contains(err.Error(), "request "+itoa(r.ID)) {
+			if strings.Contains(c.says, "caller") && strings.Contains(err.Error(), "request "+strconv.FormatUint(r.ID, 10)) {
 				t.Errorf("%s: the error names the request: %v", c.name, err)
 			}
 		})
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if n := e.notes.shows(); n != 1 {
 		t.Errorf("shown %d times, want once", n)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -92,3 +93,7 @@ func Context(t testing.TB, limit time.Duration) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// Logger returns a logger that discards everything, for components whose logs the
+// test does not read.
+func Logger() *slog.Logger { return slog.New(slog.DiscardHandler) }
