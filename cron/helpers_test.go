@@ -13,6 +13,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -67,12 +68,7 @@ func newEnv(t testing.TB, jobs ...cron.Job) *env {
 // open opens the store; it is closed at the end of the test.
 func (e *env) open() {
 	e.t.Helper()
-	db, err := store.Open(e.path, store.Options{})
-	if err != nil {
-		e.t.Fatalf("store.Open: %v", err)
-	}
-	e.db = db
-	e.t.Cleanup(func() { _ = db.Close() })
+	e.db = teststore.OpenAt(e.t, e.path, store.Options{})
 }
 
 // start builds a gate and an engine over the store and runs both until stop.
