@@ -11,6 +11,8 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -27,7 +29,7 @@ func TestHTTPRefused(t *testing.T) {
 	body := e.srv.BlockActionBody(click)
 	cmdBody := e.srv.SlashCommandBody(slacktest.SlashCommand{UserID: admin, Text: "allow Read"})
 	now := e.clock.Now()
-	ctx := ctxT(t)
+	ctx := testkit.Context(t, 30*time.Second)
 	signed := func(path, secret string, at time.Time, body []byte) *http.Request {
 		r, err := slacktest.NewSignedRequest(ctx, e.base+path, secret, at, body)
 		if err != nil {
@@ -79,11 +81,11 @@ func TestHTTPRefused(t *testing.T) {
 		}, 405},
 		{"another path", func() *http.Request { return signed("/slack/events", secret, now, body) }, 404},
 	} {
-		before := e.state()
+		before := teststore.Snapshot(t, e.db)
 		if got := e.do(c.req()); got != c.want {
 			t.Errorf("%s: status %d, want %d", c.name, got, c.want)
 		}
-		e.unchanged(c.name, before)
+		teststore.Unchanged(t, e.db, before)
 	}
 	if got := e.request(req.ID); got.Status != store.Pending {
 		t.Fatalf("request %s after refused requests", got.Status)
@@ -121,7 +123,7 @@ func TestHTTPFixtureRequest(t *testing.T) {
 	readJSON(t, "block_actions_signed_request.json", &f)
 	body := readFile(t, "block_actions_form_body.txt")
 	send := func() int {
-		r, err := http.NewRequestWithContext(ctxT(t), http.MethodPost, e.base+slack.PathInteractions, bytes.NewReader(body))
+		r, err := http.NewRequestWithContext(testkit.Context(t, 30*time.Second), http.MethodPost, e.base+slack.PathInteractions, bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +155,7 @@ func TestHandlerMounted(t *testing.T) {
 	cmd := delivery{path: slack.PathCommands, body: e.srv.SlashCommandBody(slacktest.SlashCommand{UserID: approver, Text: "whoami"})}
 	post := func(want int) {
 		t.Helper()
-		req, err := slacktest.NewSignedRequest(ctxT(t), mounted.URL+cmd.path, secret, time.Now(), cmd.body)
+		req, err := slacktest.NewSignedRequest(testkit.Context(t, 30*time.Second), mounted.URL+cmd.path, secret, time.Now(), cmd.body)
 		if err != nil {
 			t.Fatal(err)
 		}

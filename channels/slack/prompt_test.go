@@ -13,6 +13,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -84,7 +85,7 @@ func TestPromptBlocks(t *testing.T) {
 				{"⏱ 1 h", "", "a:1:b15", "bypass_short"},
 				{"🔄 Session", "", "a:1:bs", "bypass_session"},
 			}
-			if js(t, buttons) != js(t, want) {
+			if testkit.JSON(buttons) != testkit.JSON(want) {
 				t.Errorf("buttons\n%+v\nwant\n%+v", buttons, want)
 			}
 		})
@@ -112,7 +113,7 @@ func TestPromptLongArguments(t *testing.T) {
 // called directly; Send and Edit map Slack's errors for the Fanout.
 func TestSendEditErrors(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{manual: true, srv: slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}}})
-	ctx := ctxT(t)
+	ctx := testkit.Context(t, 30*time.Second)
 	r := store.Request{ID: 7, SessionID: "s1", ToolName: "Bash", Arguments: json.RawMessage(`{"command":"ls"}`),
 		Status: store.Pending, ExpiresAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	ts, err := e.ch.Send(ctx, slacktest.DefaultChannel, bot.NewPrompt(r, 0))
@@ -180,7 +181,7 @@ func TestResolvedElsewhere(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			e := newEnv(t, m, envOptions{})
-			ctx := ctxT(t)
+			ctx := testkit.Context(t, 30*time.Second)
 			for _, c := range []struct {
 				name    string
 				resolve func(id uint64) error
@@ -222,7 +223,7 @@ func TestResolvedElsewhere(t *testing.T) {
 // with Retry-After, which the Fanout waits out (0 s here) instead of dropping it.
 func TestRateLimitedSend(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{manual: true})
-	ctx := ctxT(t)
+	ctx := testkit.Context(t, 30*time.Second)
 	r := store.Request{ID: 3, SessionID: "s1", ToolName: "Bash", Status: store.Pending}
 	if err := e.srv.RateLimitNext("chat.postMessage", 30); err != nil {
 		t.Fatal(err)
@@ -262,7 +263,7 @@ func TestAPIURLWithoutSlash(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken, AppToken: slacktest.DefaultAppToken,
-		APIURL: strings.TrimSuffix(e.srv.URL(), "/"), Bot: b, Deliveries: e.db, Logger: quietLogger()})
+		APIURL: strings.TrimSuffix(e.srv.URL(), "/"), Bot: b, Deliveries: e.db, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

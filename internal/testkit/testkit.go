@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +95,12 @@ func Context(t testing.TB, limit time.Duration) context.Context {
 	return ctx
 }
 
-// Logger returns a logger that discards everything, for components whose logs the
-// test does not read.
-func Logger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+// Logger returns a logger for components whose logs the test does not read: it
+// discards everything, unless the tests run with -v and SKALD_TEST_LOG set, when it
+// writes debug logs to stderr.
+func Logger() *slog.Logger {
+	if testing.Verbose() && os.Getenv("SKALD_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
