@@ -12,6 +12,7 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -117,7 +118,7 @@ func TestSendAndEditErrors(t *testing.T) {
 			if strings.Contains(err.Error(), e.srv.Token()) {
 				t.Errorf("the token is in the error: %v", err)
 			}
-			if after := e.srv.Messages(groupChat.ID); js(after) != js(before) {
+			if after := e.srv.Messages(groupChat.ID); testkit.JSON(after) != testkit.JSON(before) {
 				t.Errorf("%s %s: the chat changed", method, tc.name)
 			}
 		}

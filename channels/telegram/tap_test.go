@@ -15,6 +15,7 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -45,7 +46,7 @@ func TestPromptAndApproverTap(t *testing.T) {
 			}
 			labels = append(labels, l)
 		}
-		if js(labels) != js(wantLabels) || !slices.Equal(m.CallbackData(), wantData) {
+		if testkit.JSON(labels) != testkit.JSON(wantLabels) || !slices.Equal(m.CallbackData(), wantData) {
 			t.Errorf("chat %d: keyboard %v %v, want %v %v", chat, labels, m.CallbackData(), wantLabels, wantData)
 		}
 	}
@@ -90,8 +91,8 @@ func TestStrangerTapRefused(t *testing.T) {
 	if got := e.request(r.ID); got.Status != store.Pending || got.Resolution != nil {
 		t.Errorf("request is %s %+v", got.Status, got.Resolution)
 	}
-	if after, _ := e.db.Audit(0); js(after) != js(audit) {
-		t.Errorf("audit log changed: %s", js(after))
+	if after, _ := e.db.Audit(0); testkit.JSON(after) != testkit.JSON(audit) {
+		t.Errorf("audit log changed: %s", testkit.JSON(after))
 	}
 	if n := len(e.g.Bypasses("sess-1")); n != 0 {
 		t.Errorf("%d bypasses", n)
@@ -195,7 +196,7 @@ func (e *env) checkOneOutcome(id uint64, taps []string) {
 		}
 	}
 	if n != 1 {
-		e.t.Errorf("%d resolutions in the audit log: %s", n, js(audit))
+		e.t.Errorf("%d resolutions in the audit log: %s", n, testkit.JSON(audit))
 	}
 	outcome := bot.OutcomeText(r)
 	e.stop()
@@ -397,7 +398,7 @@ func (e *env) post(u models.Update) {
 
 func (e *env) postRaw(u models.Update, secret string) int {
 	e.t.Helper()
-	raw := []byte(js(u))
+	raw := []byte(testkit.JSON(u))
 	code, err := telegramtest.PostWebhook(e.ctx, e.hook, secret, raw)
 	if err != nil {
 		e.t.Error(err)

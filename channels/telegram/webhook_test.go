@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // In webhook mode Run sets the webhook with its secret token and serves deliveries;
@@ -70,7 +71,7 @@ func TestWebhookRefusals(t *testing.T) {
 			t.Errorf("%s %s without the secret: %d, want 401", tc.method, tc.path, resp.StatusCode)
 		}
 	}
-	body := []byte(js(u))
+	body := []byte(testkit.JSON(u))
 	for _, tc := range []struct {
 		name, method, path string
 		body               []byte
