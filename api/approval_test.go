@@ -11,6 +11,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -46,7 +47,7 @@ func TestCheckAllowAndDeny(t *testing.T) {
 
 func TestCheckErrors(t *testing.T) {
 	e := newEnv(t)
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		body   string
 		status int
@@ -66,15 +67,15 @@ func TestCheckErrors(t *testing.T) {
 	// Over 1 MiB: 413 with a clear message.
 	big := `{"tool_name":"Bash","session_id":"s","arguments":{"cmd":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}}`
 	e.wantError("POST", "/api/approval/check", adminToken, big, http.StatusRequestEntityTooLarge, "over 1048576 bytes (1 MiB)")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 
 	// The same tool_call_id for another call: 409, the first request untouched.
 	e.pending(e.admin, "s", "t1")
-	before = e.snapshot()
+	before = teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/approval/check", adminToken,
 		`{"tool_name":"Bash","session_id":"s","tool_call_id":"t1","arguments":{"command":"ls"}}`,
 		http.StatusConflict, "tool_call_id reused for a different call")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestCheckIsIdempotent(t *testing.T) {
@@ -168,12 +169,12 @@ func TestRequestLongPoll(t *testing.T) {
 func TestNegativeWait(t *testing.T) {
 	e := newEnv(t)
 	id := e.pending(e.admin, "s", "t0")
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	const msg = "bad request: wait_secs -3 is not a non-negative integer"
 	e.wantError("GET", "/api/approval/requests/"+strconv.FormatUint(id, 10)+"?wait_secs=-3", adminToken, "", 400, msg)
 	e.wantError("POST", "/api/approval/check", adminToken,
 		`{"tool_name":"Bash","session_id":"s","tool_call_id":"t1","arguments":{"command":"ls"},"wait_secs":-3}`, 400, msg)
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestAwaitStopsAtTheDeadline(t *testing.T) {
@@ -191,7 +192,7 @@ func TestResolve(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	id := e.pending(e.admin, "s", "")
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		body, msg string
 		status    int
@@ -206,7 +207,7 @@ func TestResolve(t *testing.T) {
 		e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken, c.body, c.status, c.msg)
 	}
 	e.wantError("POST", "/api/inbox/approvals/424242/resolve", adminToken, `{"action":"approve"}`, 404, "not found")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 
 	alice := e.client(adminToken)
 	alice.Actor = "alice"
@@ -223,11 +224,11 @@ func TestResolve(t *testing.T) {
 	}
 
 	// A second resolution: 409 saying who won, nothing changed.
-	before = e.snapshot()
+	before = teststore.Snapshot(t, e.db)
 	stored, _ := e.db.Request(id)
 	e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken, `{"action":"reject"}`,
 		http.StatusConflict, "already approved by alice via api")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if again, _ := e.db.Request(id); again.Status != store.Approved || !again.Resolution.At.Equal(stored.Resolution.At) {
 		t.Fatalf("request changed: %+v", again)
 	}
@@ -237,11 +238,11 @@ func TestResolveByToolCallID(t *testing.T) {
 	e := newEnv(t)
 	a := e.pending(e.admin, "s1", "call-1")
 	b := e.pending(e.admin, "s2", "call-1")
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/tools/call-1/resolve", adminToken, `{"action":"approve"}`, 409, "used by 2 requests")
 	e.wantError("POST", "/api/tools/nope/resolve", adminToken, `{"action":"approve"}`, 404, `no request for tool call "nope"`)
 	e.wantError("POST", "/api/tools/call-1/resolve?session_id=s9", adminToken, `{"action":"approve"}`, 404, "no request")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if st, body := e.do("POST", "/api/tools/call-1/resolve?session_id=s2", adminToken, strings.NewReader(`{"action":"reject","note":"no"}`)); st != 200 {
 		t.Fatalf("resolve by tool call id: %d %s", st, body)
 	}
@@ -265,10 +266,10 @@ func TestCancelRequest(t *testing.T) {
 	if res.Decision != gate.DecisionCancelled {
 		t.Fatalf("ResultOf = %+v", res)
 	}
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/approval/requests/"+u(id)+"/cancel", adminToken, `{"reason":"x"}`, 409, "already cancelled by api via api")
 	e.wantError("POST", "/api/approval/requests/777/cancel", adminToken, ``, 404, "not found")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestInbox(t *testing.T) {
