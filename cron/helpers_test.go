@@ -3,16 +3,15 @@ package cron_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -40,8 +39,6 @@ type env struct {
 }
 
 var admin = store.Actor{By: "alice", Via: "telegram"}
-
-func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 func newEnv(t testing.TB, jobs ...cron.Job) *env {
 	t.Helper()
@@ -75,14 +72,14 @@ func (e *env) open() {
 func (e *env) start() {
 	e.t.Helper()
 	var err error
-	e.gate, err = gate.New(gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: e.root}, Logger: quiet()})
+	e.gate, err = gate.New(gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: e.root}, Logger: testkit.Logger()})
 	if err != nil {
 		e.t.Fatalf("gate.New: %v", err)
 	}
 	events, unsubscribe := e.gate.Subscribe(1000)
 	e.events = events
 	opt := cron.Options{Store: e.db, Gate: e.gate, Jobs: e.jobs, Tools: e.tools,
-		WorkspaceRoot: e.root, Location: time.UTC, Logger: quiet()}
+		WorkspaceRoot: e.root, Location: time.UTC, Logger: testkit.Logger()}
 	if e.edit != nil {
 		e.edit(&opt)
 	}
@@ -214,21 +211,6 @@ func backup(name string, overlap cron.Overlap) cron.Job {
 		},
 	}
 }
-
-// wantErr fails unless err wraps target and its message holds each of parts.
-func wantErr(t testing.TB, err, target error, parts ...string) {
-	t.Helper()
-	if !errors.Is(err, target) {
-		t.Fatalf("error %v, want one wrapping %v", err, target)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("error %q does not say %q", err, p)
-		}
-	}
-}
-
-func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 func ruleAllow(tool string) rules.Rule {
 	return rules.Rule{GroupID: rules.DefaultGroup, AgentID: "ops", ToolPattern: tool, Action: rules.Allow, Priority: 1}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // workspace makes a workspace root with data/, secrets/key, a symlink data/vault →
@@ -73,9 +74,9 @@ func TestExecuteCmd(t *testing.T) {
 		t.Errorf("long output: %d bytes, ends %q, %v", len(res.Output), res.Output[max(0, len(res.Output)-8):], err)
 	}
 	_, err = runTool(t, env, "execute_cmd", map[string]any{"cmd": "true", "cwd": "vault"})
-	wantErr(t, err, cron.ErrSecrets, `cwd: path "vault": a secrets directory is never listed, read or written`)
+	testkit.WantErr(t, err, cron.ErrSecrets, `cwd: path "vault": a secrets directory is never listed, read or written`)
 	_, err = runTool(t, env, "execute_cmd", map[string]any{"cmd": "true", "timeout": "-1s"})
-	wantErr(t, err, cron.ErrBadArgs, "timeout -1s must be positive")
+	testkit.WantErr(t, err, cron.ErrBadArgs, "timeout -1s must be positive")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -105,7 +106,7 @@ func TestFileToolsAndTheSecretsRule(t *testing.T) {
 	}
 	for _, c := range refused {
 		res, err := runTool(t, env, c.tool, c.args)
-		wantErr(t, err, cron.ErrSecrets, fmt.Sprintf("path %q: a secrets directory is never listed, read or written", c.args["path"]))
+		testkit.WantErr(t, err, cron.ErrSecrets, fmt.Sprintf("path %q: a secrets directory is never listed, read or written", c.args["path"]))
 		if res.Output != "" || res.ExitCode != 1 {
 			t.Errorf("%s %v: %+v", c.tool, c.args, res)
 		}
@@ -157,7 +158,7 @@ func TestFileToolsAndTheSecretsRule(t *testing.T) {
 		t.Errorf("reading a directory: %v", err)
 	}
 	_, err = runTool(t, env, "read_file", map[string]any{"path": "a\x00b"})
-	wantErr(t, err, cron.ErrBadArgs, "NUL")
+	testkit.WantErr(t, err, cron.ErrBadArgs, "NUL")
 }
 
 func TestHTTPRequest(t *testing.T) {
@@ -192,10 +193,10 @@ func TestHTTPRequest(t *testing.T) {
 		t.Errorf("500: %+v %v", res, err)
 	}
 	res, err = runTool(t, env, "http_request", map[string]any{"method": "GET", "url": srv.URL + "/slow?token=sekret", "timeout": "200ms"})
-	wantErr(t, err, cron.ErrTimeout, "GET "+srv.URL+"/slow: timed out after 200ms")
+	testkit.WantErr(t, err, cron.ErrTimeout, "GET "+srv.URL+"/slow: timed out after 200ms")
 	if strings.Contains(err.Error(), "sekret") || res.ExitCode != 1 {
 		t.Errorf("timeout: %+v %v", res, err)
 	}
 	_, err = runTool(t, env, "http_request", map[string]any{"url": srv.URL})
-	wantErr(t, err, cron.ErrBadArgs, "method is required")
+	testkit.WantErr(t, err, cron.ErrBadArgs, "method is required")
 }
