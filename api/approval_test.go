@@ -11,6 +11,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -40,8 +41,8 @@ func TestCheckAllowAndDeny(t *testing.T) {
 		res.Reason != "rule "+u(r.ID)+" (deny mcp__gmail__* agent=bot-1 source=web)" {
 		t.Fatalf("gmail: %v %+v", err, res)
 	}
-	if ps, _ := e.db.Pending(); len(ps) != 0 {
-		t.Fatalf("%d pending requests after allow and deny", len(ps))
+	if ps, err := e.db.Pending(); err != nil || len(ps) != 0 {
+		t.Fatalf("%d pending requests after allow and deny (err %v)", len(ps), err)
 	}
 }
 
@@ -92,8 +93,8 @@ func TestCheckIsIdempotent(t *testing.T) {
 	if err != nil || res.Decision != gate.DecisionApproved || res.RequestID != id || res.Note != "ok" || res.ResolvedBy != "api" {
 		t.Fatalf("check after approval: %v %+v", err, res)
 	}
-	if ps, _ := e.db.Pending(); len(ps) != 0 {
-		t.Fatalf("%d pending", len(ps))
+	if ps, err := e.db.Pending(); err != nil || len(ps) != 0 {
+		t.Fatalf("%d pending (err %v)", len(ps), err)
 	}
 }
 
@@ -225,12 +226,13 @@ func TestResolve(t *testing.T) {
 
 	// A second resolution: 409 saying who won, nothing changed.
 	before = teststore.Snapshot(t, e.db)
-	stored, _ := e.db.Request(id)
+	stored, err := e.db.Request(id)
+	testkit.Must(t, err)
 	e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken, `{"action":"reject"}`,
 		http.StatusConflict, "already approved by alice via api")
 	teststore.Unchanged(t, e.db, before)
-	if again, _ := e.db.Request(id); again.Status != store.Approved || !again.Resolution.At.Equal(stored.Resolution.At) {
-		t.Fatalf("request changed: %+v", again)
+	if again, err := e.db.Request(id); err != nil || again.Status != store.Approved || !again.Resolution.At.Equal(stored.Resolution.At) {
+		t.Fatalf("request changed: %+v (err %v)", again, err)
 	}
 }
 
@@ -246,8 +248,10 @@ func TestResolveByToolCallID(t *testing.T) {
 	if st, body := e.do("POST", "/api/tools/call-1/resolve?session_id=s2", adminToken, strings.NewReader(`{"action":"reject","note":"no"}`)); st != 200 {
 		t.Fatalf("resolve by tool call id: %d %s", st, body)
 	}
-	qa, _ := e.db.Request(a)
-	qb, _ := e.db.Request(b)
+	qa, err := e.db.Request(a)
+	testkit.Must(t, err)
+	qb, err := e.db.Request(b)
+	testkit.Must(t, err)
 	if qa.Status != store.Pending || qb.Status != store.Rejected || qb.Resolution.Note != "no" {
 		t.Fatalf("statuses %s %s", qa.Status, qb.Status)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -22,7 +23,8 @@ func TestAuthNeedsTheToken(t *testing.T) {
 		e.wantError("POST", "/api/approval/check", tok, `{"tool_name":"Bash","session_id":"s"}`, http.StatusUnauthorized, "unauthorized")
 	}
 	// A scheme other than Bearer is refused too.
-	req, _ := http.NewRequest("GET", e.url+"/api/inbox", nil)
+	req, err := http.NewRequest("GET", e.url+"/api/inbox", nil)
+	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Basic "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -184,8 +186,8 @@ func TestAgentTokenRole(t *testing.T) {
 	if _, err := agent.Resolve(ctx, id, api.ResolveRequest{Action: "approve"}); !errors.Is(err, api.ErrForbidden) {
 		t.Fatalf("an agent approving its own request: %v, want 403", err)
 	}
-	if q2, _ := e.db.Request(id); q2.Status != store.Pending {
-		t.Fatalf("status = %s after refused calls", q2.Status)
+	if q2, err := e.db.Request(id); err != nil || q2.Status != store.Pending {
+		t.Fatalf("status = %s after refused calls (err %v)", q2.Status, err)
 	}
 
 	// It cancels its own request.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -36,7 +37,8 @@ func TestBackup(t *testing.T) {
 	want := teststore.Snapshot(t, e.db)
 
 	// The headers of the raw answer.
-	req, _ := http.NewRequest("GET", e.url+"/api/backup", nil)
+	req, err := http.NewRequest("GET", e.url+"/api/backup", nil)
+	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -74,7 +76,8 @@ func TestBackup(t *testing.T) {
 	}
 
 	// HEAD: the headers, no copy.
-	req, _ = http.NewRequest("HEAD", e.url+"/api/backup", nil)
+	req, err = http.NewRequest("HEAD", e.url+"/api/backup", nil)
+	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 || resp.ContentLength > 0 {
 		t.Fatalf("HEAD: %v %+v", err, resp)

@@ -146,7 +146,8 @@ func (e *env) do(method, path, token string, body io.Reader) (int, string) {
 		e.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	testkit.Must(e.t, err)
 	return resp.StatusCode, string(b)
 }
 

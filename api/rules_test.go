@@ -97,8 +97,8 @@ func TestGroups(t *testing.T) {
 	if err := e.admin.DeleteGroup(ctx, "ci-2"); err != nil {
 		t.Fatal(err)
 	}
-	if rs, _ := e.admin.Rules(ctx, ""); len(filterGroup(rs, "ci-2")) != 0 {
-		t.Fatal("rules of a deleted group remain")
+	if rs, err := e.admin.Rules(ctx, ""); err != nil || len(filterGroup(rs, "ci-2")) != 0 {
+		t.Fatal("rules of a deleted group remain", err)
 	}
 
 	before := teststore.Snapshot(t, e.db)

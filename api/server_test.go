@@ -84,7 +84,8 @@ func TestServeRefusesBeyondLoopbackWithAGeneratedToken(t *testing.T) {
 // Serve ends event streams and long-polls when its context ends, and returns nil.
 func TestServeStopsStreams(t *testing.T) {
 	e := newEnv(t)
-	req, _ := http.NewRequest("GET", e.url+"/api/events", nil)
+	req, err := http.NewRequest("GET", e.url+"/api/events", nil)
+	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

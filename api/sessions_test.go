@@ -56,8 +56,8 @@ func TestSessionBypassAndCancel(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].ID != id || got[0].Status != store.Cancelled {
 		t.Fatalf("cancel: %v %+v", err, got)
 	}
-	if q, _ := e.db.Request(other); q.Status != store.Pending {
-		t.Fatal("another session's request was cancelled")
+	if q, err := e.db.Request(other); err != nil || q.Status != store.Pending {
+		t.Fatal("another session's request was cancelled", err)
 	}
 	if bs := e.gate.Bypasses("s"); len(bs) != 0 {
 		t.Fatalf("bypasses after cancel: %+v", bs)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -179,7 +180,8 @@ func TestCommandsBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	catchAll := uint64(0)
-	rs, _ := e.g.Rules("default")
+	rs, err := e.g.Rules("default")
+	testkit.Must(t, err)
 	for _, r := range rs {
 		if rules.IsCatchAll(r) {
 			catchAll = r.ID

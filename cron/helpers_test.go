@@ -194,7 +194,7 @@ func (e *env) file(rel string) (string, bool) {
 
 // lines counts the lines of a workspace file (0 when absent).
 func (e *env) lines(rel string) int {
-	s, _ := e.file(rel)
+	s, _ := e.file(rel) // absent: ""
 	return strings.Count(s, "\n")
 }
 

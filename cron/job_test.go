@@ -48,8 +48,8 @@ func TestInvalidScheduleRefusesStartUpNamingTheJob(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Error("a refused start-up changed the store")
 	}
-	if runs, _ := e.db.Runs("good", 0); len(runs) != 0 {
-		t.Error("a refused start-up stored runs")
+	if runs, err := e.db.Runs("good", 0); err != nil || len(runs) != 0 {
+		t.Error("a refused start-up stored runs", err)
 	}
 }
 
@@ -168,8 +168,8 @@ func TestEngineErrors(t *testing.T) {
 	if !errors.Is(err, gate.ErrNotFound) {
 		t.Error("ErrNotFound is not the gate's (the API answers 404 for it)")
 	}
-	if runs, _ := e.db.Runs("backup", 0); len(runs) != 0 {
-		t.Errorf("refused triggers stored %d runs", len(runs))
+	if runs, err := e.db.Runs("backup", 0); err != nil || len(runs) != 0 {
+		t.Errorf("refused triggers stored %d runs (err %v)", len(runs), err)
 	}
 
 	done := make(chan error, 1)

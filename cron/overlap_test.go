@@ -23,8 +23,8 @@ func TestOverlapSkipCountsTheTriggerOnTheWaitingRun(t *testing.T) {
 			t.Fatalf("after %d skipped triggers the run is %+v", i+1, got)
 		}
 	}
-	if runs, _ := e.eng.Runs("backup", 0); len(runs) != 1 {
-		t.Fatalf("%d runs, want the skipped triggers not stored as runs", len(runs))
+	if runs, err := e.eng.Runs("backup", 0); err != nil || len(runs) != 1 {
+		t.Fatalf("%d runs, want the skipped triggers not stored as runs (err %v)", len(runs), err)
 	}
 	if e.lines("data/step1.log") != 1 {
 		t.Error("a skipped trigger ran a step")
@@ -75,11 +75,11 @@ func TestOverlapQueueKeepsOneTriggerAndCountsTheRest(t *testing.T) {
 		t.Fatalf("queued run's run_started %+v", ev)
 	}
 	e.next(cron.EventRunWaiting, ev.RunID)
-	if slot, _ := e.db.GetMeta("cron.queue.nightly"); slot != nil {
-		t.Errorf("queue slot %s still taken after the queued run started", slot)
+	if slot, err := e.db.GetMeta("cron.queue.nightly"); err != nil || slot != nil {
+		t.Errorf("queue slot %s still taken after the queued run started (err %v)", slot, err)
 	}
-	if runs, _ := e.eng.Runs("nightly", 0); len(runs) != 2 {
-		t.Errorf("%d runs, want the first and the queued one", len(runs))
+	if runs, err := e.eng.Runs("nightly", 0); err != nil || len(runs) != 2 {
+		t.Errorf("%d runs, want the first and the queued one (err %v)", len(runs), err)
 	}
 }
 

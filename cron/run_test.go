@@ -130,8 +130,8 @@ func TestRestartWhileWaitingThenApprove(t *testing.T) {
 	if e.lines("data/step1.log") != 1 {
 		t.Errorf("step 1 ran %d times, want once", e.lines("data/step1.log"))
 	}
-	if s, _ := e.file("out/report.txt"); s != "done" || e.lines("data/step3.log") != 1 {
-		t.Errorf("steps 2 and 3 did not run once each")
+	if s, ok := e.file("out/report.txt"); !ok || s != "done" || e.lines("data/step3.log") != 1 {
+		t.Errorf("steps 2 and 3 did not run once each (report %q, found %v)", s, ok)
 	}
 }
 

@@ -111,8 +111,8 @@ func TestFileToolsAndTheSecretsRule(t *testing.T) {
 			t.Errorf("%s %v: %+v", c.tool, c.args, res)
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(env.Root, "secrets/key")); string(b) != "hunter2" {
-		t.Error("a refused write changed secrets/key")
+	if b, err := os.ReadFile(filepath.Join(env.Root, "secrets/key")); err != nil || string(b) != "hunter2" {
+		t.Error("a refused write changed secrets/key", err)
 	}
 	if _, err := os.Stat(filepath.Join(env.Root, "secrets/new")); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a refused write created a file in secrets/")
@@ -166,7 +166,8 @@ func TestHTTPRequest(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/echo":
-			body, _ := io.ReadAll(r.Body)
+			body, err := io.ReadAll(r.Body)
+			testkit.Must(t, err)
 			w.Header().Set("X-Seen", r.Header.Get("X-Token"))
 			fmt.Fprintf(w, "%s %s", r.Method, body)
 		case "/fail":

@@ -36,8 +36,8 @@ func TestCheckAllowAndDenyReadNoStoreAndRegisterNothing(t *testing.T) {
 		t.Errorf("read_file of the protected data dir: %+v, want deny (protected)", out)
 	}
 	stop() // flushes the batcher
-	if p, _ := e.m.Pending(); len(p) != 0 {
-		t.Errorf("pending after allow and deny: %v", p)
+	if p, err := e.m.Pending(); err != nil || len(p) != 0 {
+		t.Errorf("pending after allow and deny: %v (err %v)", p, err)
 	}
 	es, err := e.db.Audit(0)
 	if err != nil {

@@ -201,8 +201,8 @@ func TestExpiry(t *testing.T) {
 		}
 		_, err = e.m.Resolve(context.Background(), r.ID, approve("alice"))
 		testkit.WantErr(t, err, gate.ErrAlreadyResolved, "already expired by system via gate")
-		if p, _ := e.m.Pending(); len(p) != 1 || p[0].ID != long.ID {
-			t.Errorf("pending %v, want only the hour-long request", p)
+		if p, err := e.m.Pending(); err != nil || len(p) != 1 || p[0].ID != long.ID {
+			t.Errorf("pending %v, want only the hour-long request (err %v)", p, err)
 		}
 	})
 }
@@ -268,7 +268,8 @@ func TestCancelSession(t *testing.T) {
 	}
 	waited := make(chan store.Status, 1)
 	go func() {
-		r, _ := e.m.Wait(context.Background(), a.ID)
+		r, err := e.m.Wait(context.Background(), a.ID)
+		testkit.Must(t, err)
 		waited <- r.Status
 	}()
 	got, err := e.m.CancelSession("s1", admin)
@@ -284,8 +285,8 @@ func TestCancelSession(t *testing.T) {
 	if bs := e.m.Bypasses("s1"); bs != nil {
 		t.Errorf("bypasses after cancel: %v", bs)
 	}
-	if r, _ := e.m.Request(other.ID); r.Status != store.Pending {
-		t.Errorf("another session's request is %s", r.Status)
+	if r, err := e.m.Request(other.ID); err != nil || r.Status != store.Pending {
+		t.Errorf("another session's request is %s (err %v)", r.Status, err)
 	}
 	acts := auditActions(t, e.db)
 	if count(acts, "request.cancelled") != 2 || acts[len(acts)-1] != gate.AuditSessionCancelled {
@@ -313,8 +314,8 @@ func TestRestart(t *testing.T) {
 	}
 	e.m = m
 	e.run()
-	if p, _ := m.Pending(); len(p) != 1 || p[0].ID != r.ID {
-		t.Fatalf("pending after restart: %v", p)
+	if p, err := m.Pending(); err != nil || len(p) != 1 || p[0].ID != r.ID {
+		t.Fatalf("pending after restart: %v (err %v)", p, err)
 	}
 	waited := make(chan store.Request, 1)
 	go func() {

@@ -22,16 +22,16 @@ func TestMeta(t *testing.T) {
 		t.Fatalf("GetMeta = %q", v)
 	}
 	testkit.Must(t, d.PutMeta("empty", []byte{}))
-	if v, _ := d.GetMeta("empty"); v == nil || len(v) != 0 {
-		t.Fatalf("empty value read as %#v", v)
+	if v, err := d.GetMeta("empty"); err != nil || v == nil || len(v) != 0 {
+		t.Fatalf("empty value read as %#v (err %v)", v, err)
 	}
 	testkit.Must(t, d.PutMeta("telegram.offset", nil))
-	if v, _ := d.GetMeta("telegram.offset"); v != nil {
-		t.Fatalf("deleted key = %q", v)
+	if v, err := d.GetMeta("telegram.offset"); err != nil || v != nil {
+		t.Fatalf("deleted key = %q (err %v)", v, err)
 	}
 	// The schema's own meta is out of reach.
-	if v, _ := d.GetMeta("magic"); v != nil {
-		t.Fatalf("magic visible: %q", v)
+	if v, err := d.GetMeta("magic"); err != nil || v != nil {
+		t.Fatalf("magic visible: %q (err %v)", v, err)
 	}
 
 	before := fileBytes(t, d.Path())

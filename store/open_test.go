@@ -209,7 +209,7 @@ func TestRestart(t *testing.T) {
 	if len(es) != 1 || es[0].Action != "request.approved" || es[0].RequestID != req.ID || es[0].By != "alice" {
 		t.Fatalf("last audit entry = %+v", es)
 	}
-	if p, _ := d.Pending(); len(p) != 0 {
-		t.Fatalf("still pending: %+v", p)
+	if p, err := d.Pending(); err != nil || len(p) != 0 {
+		t.Fatalf("still pending: %+v (err %v)", p, err)
 	}
 }

@@ -297,8 +297,8 @@ func TestCreateRequestConcurrentSameToolCall(t *testing.T) {
 	if c := len(slices.DeleteFunc(created, func(b bool) bool { return !b })); c != 1 {
 		t.Fatalf("%d callers created it", c)
 	}
-	if p, _ := d.Pending(); len(p) != 1 {
-		t.Fatalf("%d pending", len(p))
+	if p, err := d.Pending(); err != nil || len(p) != 1 {
+		t.Fatalf("%d pending (err %v)", len(p), err)
 	}
 }
 
@@ -337,8 +337,8 @@ func TestCreateRequestInvalid(t *testing.T) {
 		})
 	}
 	unchanged(t, d.Path(), before)
-	if p, _ := d.Pending(); len(p) != 0 {
-		t.Fatalf("pending: %+v", p)
+	if p, err := d.Pending(); err != nil || len(p) != 0 {
+		t.Fatalf("pending: %+v (err %v)", p, err)
 	}
 }
 
@@ -381,8 +381,8 @@ func TestResolve(t *testing.T) {
 	if stored.Status != Approved || stored.Resolution.Note != "fine" {
 		t.Fatalf("stored %+v", stored)
 	}
-	if p, _ := d.Pending(); len(p) != 0 {
-		t.Fatalf("still pending: %+v", p)
+	if p, err := d.Pending(); err != nil || len(p) != 0 {
+		t.Fatalf("still pending: %+v (err %v)", p, err)
 	}
 	es, err := d.Audit(1)
 	testkit.Must(t, err)
@@ -412,7 +412,8 @@ func TestResolveRejectAndCancel(t *testing.T) {
 		if got.Status != st {
 			t.Fatalf("status %s", got.Status)
 		}
-		es, _ := d.Audit(1)
+		es, err := d.Audit(1)
+		testkit.Must(t, err)
 		if es[0].Action != "request."+string(st) || es[0].Detail != `Bash session=s note="terminal"` {
 			t.Fatalf("audit %+v", es[0])
 		}
@@ -455,8 +456,8 @@ func TestResolveErrors(t *testing.T) {
 		})
 	}
 	unchanged(t, d.Path(), before)
-	if got, _ := d.Request(r.ID); got.Status != Pending {
-		t.Fatalf("status %s", got.Status)
+	if got, err := d.Request(r.ID); err != nil || got.Status != Pending {
+		t.Fatalf("status %s (err %v)", got.Status, err)
 	}
 	// At its expiry exactly, it can still be resolved.
 	_, err = d.Resolve(r.ID, Approved, Resolution{By: "a", At: testkit.T0.Add(time.Hour)})
@@ -560,7 +561,8 @@ func TestExpireDue(t *testing.T) {
 		if r.Status != Expired || r.Resolution.By != "system" || r.Resolution.Via != "gate" || !r.Resolution.At.Equal(now) {
 			t.Fatalf("expired %+v %+v", r, r.Resolution)
 		}
-		stored, _ := d.Request(r.ID)
+		stored, err := d.Request(r.ID)
+		testkit.Must(t, err)
 		if stored.Status != Expired {
 			t.Fatalf("stored %s", stored.Status)
 		}
@@ -568,7 +570,8 @@ func TestExpireDue(t *testing.T) {
 	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:], []string{"request.expired", "request.expired"}) {
 		t.Fatalf("audit %q", a[len(a)-2:])
 	}
-	p, _ := d.Pending()
+	p, err := d.Pending()
+	testkit.Must(t, err)
 	if len(p) != 1 || p[0].ID != ids[0] {
 		t.Fatalf("pending %+v", p)
 	}
@@ -607,12 +610,13 @@ func TestCancelSession(t *testing.T) {
 		got[0].Resolution.Note != "session ended" || !got[0].Resolution.At.Equal(testkit.T0) {
 		t.Fatalf("cancelled %+v", got)
 	}
-	p, _ := d.Pending()
+	p, err := d.Pending()
+	testkit.Must(t, err)
 	if len(p) != 1 || p[0].ID != b1.ID {
 		t.Fatalf("pending %+v", p)
 	}
-	if s, _ := d.Request(a3.ID); s.Status != Approved {
-		t.Fatalf("resolved request touched: %s", s.Status)
+	if s, err := d.Request(a3.ID); err != nil || s.Status != Approved {
+		t.Fatalf("resolved request touched: %s (err %v)", s.Status, err)
 	}
 	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:], []string{"request.cancelled", "request.cancelled"}) {
 		t.Fatalf("audit %q", a[len(a)-2:])
@@ -651,13 +655,15 @@ func TestMessages(t *testing.T) {
 	testkit.WantErr(t, d.MarkMessagesFinal(99), ErrNotFound, "store: mark messages of request 99 final: not found")
 	unchanged(t, d.Path(), before)
 
-	got, _ := d.Request(r.ID)
+	got, err := d.Request(r.ID)
+	testkit.Must(t, err)
 	if len(got.Messages) != 2 || !got.Messages[0].ShownAt.Equal(testkit.T0) || !got.Messages[1].ShownAt.Equal(testkit.T0.Add(time.Second)) ||
 		got.Messages[1].Ref != sl.Ref || got.Messages[0].Final {
 		t.Fatalf("messages %+v", got.Messages)
 	}
 	testkit.Must(t, d.MarkMessagesFinal(r.ID))
-	got, _ = d.Request(r.ID)
+	got, err = d.Request(r.ID)
+	testkit.Must(t, err)
 	for _, m := range got.Messages {
 		if !m.Final {
 			t.Fatalf("not final: %+v", m)

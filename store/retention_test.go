@@ -78,11 +78,11 @@ func TestPrune(t *testing.T) {
 	if _, err := d.RunByRequest(old.ID); err == nil {
 		t.Error("finished run still indexed by request")
 	}
-	if rs, _ := d.Runs("j", 0); len(rs) != 2 {
-		t.Errorf("runs of j: %d, want 2", len(rs))
+	if rs, err := d.Runs("j", 0); err != nil || len(rs) != 2 {
+		t.Errorf("runs of j: %d, want 2 (err %v)", len(rs), err)
 	}
-	if rs, _ := d.RunsByStatus(RunSucceeded); len(rs) != 0 {
-		t.Errorf("succeeded runs still indexed: %+v", rs)
+	if rs, err := d.RunsByStatus(RunSucceeded); err != nil || len(rs) != 0 {
+		t.Errorf("succeeded runs still indexed: %+v (err %v)", rs, err)
 	}
 	for _, id := range []uint64{pend.ID, late.ID, fresh.ID} {
 		if _, err := d.Request(id); err != nil {
@@ -94,8 +94,8 @@ func TestPrune(t *testing.T) {
 			t.Errorf("run %d: %v", id, err)
 		}
 	}
-	if p, _ := d.Pending(); len(p) != 1 || p[0].ID != pend.ID {
-		t.Errorf("pending %+v", p)
+	if p, err := d.Pending(); err != nil || len(p) != 1 || p[0].ID != pend.ID {
+		t.Errorf("pending %+v (err %v)", p, err)
 	}
 	es, err := d.Audit(0)
 	testkit.Must(t, err)

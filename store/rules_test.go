@@ -88,8 +88,8 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 				t.Fatalf("update: error = %v, want %v", err, tc.target)
 			}
 			unchanged(t, path, before)
-			if got, _ := d.Rule(bash.ID); got != bash {
-				t.Fatalf("rule %d changed: %+v", bash.ID, got)
+			if got, err := d.Rule(bash.ID); err != nil || got != bash {
+				t.Fatalf("rule %d changed: %+v (err %v)", bash.ID, got, err)
 			}
 		})
 	}
@@ -99,8 +99,8 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 		testkit.WantErr(t, err, ErrInvalid, "store: create rule: invalid input: the actor (by) is required")
 		unchanged(t, path, before)
 	})
-	if got, _ := d.Rule(catchAll.ID); got != catchAll {
-		t.Fatalf("catch-all changed: %+v", got)
+	if got, err := d.Rule(catchAll.ID); err != nil || got != catchAll {
+		t.Fatalf("catch-all changed: %+v (err %v)", got, err)
 	}
 }
 

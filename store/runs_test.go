@@ -64,8 +64,8 @@ func TestUpdateRun(t *testing.T) {
 	if len(waiting) != 1 || waiting[0].ID != r.ID {
 		t.Fatalf("waiting %+v", waiting)
 	}
-	if running, _ := d.RunsByStatus(RunRunning); len(running) != 0 {
-		t.Fatalf("still indexed as running: %+v", running)
+	if running, err := d.RunsByStatus(RunRunning); err != nil || len(running) != 0 {
+		t.Fatalf("still indexed as running: %+v (err %v)", running, err)
 	}
 
 	// Approved: the run resumes and finishes; the request still finds it.

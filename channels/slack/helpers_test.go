@@ -403,7 +403,8 @@ func (e *env) do(req *http.Request) int {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
+	testkit.Must(e.t, err)
 	_ = resp.Body.Close()
 	if resp.StatusCode == http.StatusOK && len(body) != 0 {
 		e.t.Errorf("200 with a body %q: the ack must be empty", body)

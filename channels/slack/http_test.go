@@ -62,7 +62,8 @@ func TestHTTPRefused(t *testing.T) {
 		{"a tampered body", func() *http.Request {
 			r := signed(slack.PathInteractions, secret, now, body)
 			forged := bytes.Replace(body, []byte(approver), []byte(stranger), 1)
-			r2, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.URL.String(), bytes.NewReader(forged))
+			r2, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL.String(), bytes.NewReader(forged))
+			testkit.Must(t, err)
 			r2.Header = r.Header
 			return r2
 		}, 401},
@@ -76,7 +77,8 @@ func TestHTTPRefused(t *testing.T) {
 			return signed(slack.PathCommands, secret, now, []byte("command=%2Fskald&text=pending"))
 		}, 400},
 		{"GET", func() *http.Request {
-			r, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.base+slack.PathInteractions, nil)
+			r, err := http.NewRequestWithContext(ctx, http.MethodGet, e.base+slack.PathInteractions, nil)
+			testkit.Must(t, err)
 			return r
 		}, 405},
 		{"another path", func() *http.Request { return signed("/slack/events", secret, now, body) }, 404},

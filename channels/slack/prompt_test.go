@@ -97,7 +97,10 @@ func TestPromptBlocks(t *testing.T) {
 func TestPromptLongArguments(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{})
 	_, ts := e.require("s1", "Write", map[string]any{"file_path": "/tmp/x", "content": strings.Repeat("<&>", 4000)})
-	msg, _ := e.srv.Current(slacktest.DefaultChannel, ts)
+	msg, ok := e.srv.Current(slacktest.DefaultChannel, ts)
+	if !ok {
+		t.Fatal("no such message")
+	}
 	args := text(rawBlocks(t, msg)[2])
 	if n := utf8.RuneCountInString(args); n > 3000 {
 		t.Errorf("arguments are %d characters, more than 3000", n)
@@ -206,7 +209,10 @@ func TestResolvedElsewhere(t *testing.T) {
 				}
 				e.waitFinal(req.ID)
 				e.checkUpdates(ts)
-				cur, _ := e.srv.Current(slacktest.DefaultChannel, ts)
+				cur, ok := e.srv.Current(slacktest.DefaultChannel, ts)
+				if !ok {
+					t.Fatal("no such message")
+				}
 				bs := rawBlocks(t, cur)
 				if got := text(bs[len(bs)-1]); !strings.HasPrefix(got, c.outcome) {
 					t.Errorf("%s: outcome %q, want it to start with %q", c.name, got, c.outcome)

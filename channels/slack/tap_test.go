@@ -30,7 +30,10 @@ func TestApproverClickApproves(t *testing.T) {
 				t.Fatalf("request after the click: %+v %+v", got, got.Resolution)
 			}
 			e.checkUpdates(ts)
-			cur, _ := e.srv.Current(slacktest.DefaultChannel, ts)
+			cur, ok := e.srv.Current(slacktest.DefaultChannel, ts)
+			if !ok {
+				t.Fatal("no such message")
+			}
 			bs := rawBlocks(t, cur)
 			if outcome := text(bs[len(bs)-1]); !strings.HasPrefix(outcome, "*✅ Approved by jane.approver (U0FAKEUSR01) · slack · ") ||
 				!strings.HasSuffix(outcome, " · ⏱ 30 min bypass (category:shell)*") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -105,7 +106,8 @@ func TestAdminCommands(t *testing.T) {
 	pend := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 	other := e.require("sess-2", "Bash", map[string]any{"command": "make test"})
 	catchAll := ""
-	rs, _ := e.db.Rules()
+	rs, err := e.db.Rules()
+	testkit.Must(t, err)
 	for _, r := range rs {
 		if rules.IsCatchAll(r) {
 			catchAll = fmt.Sprint(r.ID)
@@ -149,7 +151,8 @@ func TestAdminCommands(t *testing.T) {
 	if got := e.request(pend.ID); got.Status != store.Approved || got.Resolution.Note != "looks fine" || got.Resolution.By != "Jane Doe (100000001)" {
 		t.Errorf("approve: %s %+v", got.Status, got.Resolution)
 	}
-	created, _ := e.db.Rules()
+	created, err := e.db.Rules()
+	testkit.Must(t, err)
 	var newRule string
 	for _, r := range created {
 		if r.ToolPattern == "rm_rf" {

@@ -142,8 +142,8 @@ func TestEditEdgeCases(t *testing.T) {
 			t.Errorf("edit %d: %v", i+1, err)
 		}
 	}
-	if m, _ := e.srv.Message(janeChat.ID, mustAtoi(t, ref)); len(m.History) != 2 || m.Keyboard != nil {
-		t.Errorf("%d versions, keyboard %v", len(m.History), m.Keyboard)
+	if m, ok := e.srv.Message(janeChat.ID, mustAtoi(t, ref)); !ok || len(m.History) != 2 || m.Keyboard != nil {
+		t.Errorf("%d versions, keyboard %v (found %v)", len(m.History), m.Keyboard, ok)
 	}
 	if err := e.ch.Edit(ctx, chat, "999", done); err != nil {
 		t.Errorf("edit of a deleted message: %v", err)

@@ -91,8 +91,8 @@ func TestStrangerTapRefused(t *testing.T) {
 	if got := e.request(r.ID); got.Status != store.Pending || got.Resolution != nil {
 		t.Errorf("request is %s %+v", got.Status, got.Resolution)
 	}
-	if after, _ := e.db.Audit(0); testkit.JSON(after) != testkit.JSON(audit) {
-		t.Errorf("audit log changed: %s", testkit.JSON(after))
+	if after, err := e.db.Audit(0); err != nil || testkit.JSON(after) != testkit.JSON(audit) {
+		t.Errorf("audit log changed: %s (err %v)", testkit.JSON(after), err)
 	}
 	if n := len(e.g.Bypasses("sess-1")); n != 0 {
 		t.Errorf("%d bypasses", n)

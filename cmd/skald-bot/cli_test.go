@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -51,7 +52,8 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 
 	// Errors: exit 2, one line on stderr, nothing stored.
-	before, _ := s.db.Pending()
+	before, err := s.db.Pending()
+	testkit.Must(t, err)
 	for _, c := range []struct {
 		args []string
 		msg  string
@@ -68,8 +70,8 @@ func TestCheckExitCodes(t *testing.T) {
 			t.Errorf("check %v: exit %d %q %q, want 2 and %q", c.args, code, out, errOut, c.msg)
 		}
 	}
-	if after, _ := s.db.Pending(); len(after) != len(before) {
-		t.Fatalf("pending %d → %d after refused checks", len(before), len(after))
+	if after, err := s.db.Pending(); err != nil || len(after) != len(before) {
+		t.Fatalf("pending %d → %d after refused checks (err %v)", len(before), len(after), err)
 	}
 	// A usage error is 2 as well.
 	if code, _, errOut := runClient(t, "check", "--server", s.url); code != 2 || !strings.Contains(errOut, `"tool" not set`) {
@@ -90,7 +92,8 @@ func TestApproveRejectPending(t *testing.T) {
 	if code, out, _ := runClient(t, "pending", "--server", s.url); code != 0 || !strings.Contains(out, id+"  ") || !strings.Contains(out, `{"cmd":"ls","command":"ls"}`) && !strings.Contains(out, `{"command":"ls"}`) {
 		t.Fatalf("pending: %d %q", code, out)
 	}
-	before, _ := s.db.Request(res.RequestID)
+	before, err := s.db.Request(res.RequestID)
+	testkit.Must(t, err)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -107,13 +110,14 @@ func TestApproveRejectPending(t *testing.T) {
 			t.Errorf("%v: exit %d %q, want %d %q", c.args, code, errOut, c.code, c.msg)
 		}
 	}
-	if after, _ := s.db.Request(res.RequestID); after.Status != before.Status {
-		t.Fatal("a refused command changed the request")
+	if after, err := s.db.Request(res.RequestID); err != nil || after.Status != before.Status {
+		t.Fatal("a refused command changed the request", err)
 	}
 	if code, out, errOut := runClient(t, "approve", id, "--bypass", "15m", "--note", "ok", "--server", s.url); code != 0 || out != "request "+id+" approved\n" {
 		t.Fatalf("approve: %d %q %q", code, out, errOut)
 	}
-	q, _ := s.db.Request(res.RequestID)
+	q, err := s.db.Request(res.RequestID)
+	testkit.Must(t, err)
 	if q.Resolution.By != "cli" || q.Resolution.Note != "ok" || q.Resolution.Bypass == nil || q.Resolution.Bypass.Secs != 900 {
 		t.Fatalf("resolution %+v", q.Resolution)
 	}
@@ -162,7 +166,8 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 			t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
 		}
 	}
-	rs, _ := s.gate.Rules("ci")
+	rs, err := s.gate.Rules("ci")
+	testkit.Must(t, err)
 	if len(rs) != 1 || rs[0].Note != "builds" || rs[0].Priority != rules.DefaultPriority {
 		t.Fatalf("rules of ci: %+v", rs)
 	}
@@ -173,7 +178,8 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "5", "--action", "deny", "--server", s.url); code != 0 || out != "rule "+id+" changed\n" {
 		t.Fatalf("set: %d %q", code, out)
 	}
-	rs, _ = s.gate.Rules("ci")
+	rs, err = s.gate.Rules("ci")
+	testkit.Must(t, err)
 	if rs[0].Priority != 5 || rs[0].Action != rules.Deny || rs[0].ToolPattern != "Bash" || rs[0].Note != "builds" {
 		t.Fatalf("after set: %+v", rs[0])
 	}
@@ -194,7 +200,8 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 func TestRulesAddNote(t *testing.T) {
 	s := startServer(t, "/w")
 	var seeded uint64
-	rs, _ := s.gate.Rules("default")
+	rs, err := s.gate.Rules("default")
+	testkit.Must(t, err)
 	for _, r := range rs {
 		if r.ToolPattern == "Bash" && r.Action == rules.Require {
 			seeded = r.ID
