@@ -423,9 +423,11 @@ func TestCoversTool(t *testing.T) {
 		{"@fs_any", "@fs_write", true}, {"@fs_read", "@fs_any", false}, {"@fs_read", "Read", false},
 		{"Read", "@fs_read", false}, {"@*", "@fs_read", false}, {"Bash", "bash", false},
 	} {
-		if got := coversTool(c.e, c.p); got != c.want {
-			t.Errorf("coversTool(%q, %q) = %v, want %v", c.e, c.p, got, c.want)
-		}
+		t.Run(c.e, func(t *testing.T) {
+			if got := coversTool(c.e, c.p); got != c.want {
+				t.Errorf("coversTool(%q, %q) = %v, want %v", c.e, c.p, got, c.want)
+			}
+		})
 	}
 }
 

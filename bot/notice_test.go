@@ -40,9 +40,11 @@ func TestNoticeText(t *testing.T) {
 		{RunFinished{RunID: 4, Job: "report", Status: "rejected", Error: "step 1: approval request 9 rejected by Jane (1) via telegram"},
 			"🗓 report run 4: rejected — step 1: approval request 9 rejected by Jane (1) via telegram"},
 	} {
-		if got := NoticeText(c.r); got != c.want {
-			t.Errorf("NoticeText(%+v) = %q, want %q", c.r, got, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			if got := NoticeText(c.r); got != c.want {
+				t.Errorf("NoticeText(%+v) = %q, want %q", c.r, got, c.want)
+			}
+		})
 	}
 }
 

@@ -105,11 +105,13 @@ func TestFileToolsAndTheSecretsRule(t *testing.T) {
 		{"write_file", map[string]any{"path": "data/key", "content": "x"}},
 	}
 	for _, c := range refused {
-		res, err := runTool(t, env, c.tool, c.args)
-		testkit.WantErr(t, err, cron.ErrSecrets, fmt.Sprintf("path %q: a secrets directory is never listed, read or written", c.args["path"]))
-		if res.Output != "" || res.ExitCode != 1 {
-			t.Errorf("%s %v: %+v", c.tool, c.args, res)
-		}
+		t.Run(c.tool, func(t *testing.T) {
+			res, err := runTool(t, env, c.tool, c.args)
+			testkit.WantErr(t, err, cron.ErrSecrets, fmt.Sprintf("path %q: a secrets directory is never listed, read or written", c.args["path"]))
+			if res.Output != "" || res.ExitCode != 1 {
+				t.Errorf("%s %v: %+v", c.tool, c.args, res)
+			}
+		})
 	}
 	if b, err := os.ReadFile(filepath.Join(env.Root, "secrets/key")); err != nil || string(b) != "hunter2" {
 		t.Error("a refused write changed secrets/key", err)

@@ -219,10 +219,12 @@ func TestVisible(t *testing.T) {
 		{"", "dev", "coder", `["rm_rf","mcp__bank__pay","read_file"]`, `[]`},
 		{"default", "dev", "coder", `["mcp__bank__pay","read_file"]`, `["rm_rf"]`},
 	} {
-		v, h, err := e.m.Visible(c.group, c.profile, c.agent, "", tools)
-		if err != nil || testkit.JSON(v) != c.visible || testkit.JSON(h) != c.hidden {
-			t.Errorf("Visible(%q, %q, %q) = %s %s %v, want %s %s", c.group, c.profile, c.agent, testkit.JSON(v), testkit.JSON(h), err, c.visible, c.hidden)
-		}
+		t.Run(c.group, func(t *testing.T) {
+			v, h, err := e.m.Visible(c.group, c.profile, c.agent, "", tools)
+			if err != nil || testkit.JSON(v) != c.visible || testkit.JSON(h) != c.hidden {
+				t.Errorf("Visible(%q, %q, %q) = %s %s %v, want %s %s", c.group, c.profile, c.agent, testkit.JSON(v), testkit.JSON(h), err, c.visible, c.hidden)
+			}
+		})
 	}
 	_, _, err := e.m.Visible("nope", "", "", "", tools)
 	testkit.WantErr(t, err, gate.ErrUnknownGroup, "gate: visible")

@@ -73,11 +73,13 @@ func TestCheckBadInput(t *testing.T) {
 		{gate.Call{ToolName: "Bash", Profile: "nope"}, gate.ErrUnknownProfile, `profile "nope"`},
 		{gate.Call{ToolName: "Bash", Arguments: map[string]any{"x": make(chan int)}}, gate.ErrInvalidCall, "arguments"},
 	} {
-		out, err := e.m.Check(context.Background(), c.call)
-		testkit.WantErr(t, err, c.target, "gate: check", c.says)
-		if out.Decision != "" {
-			t.Errorf("Check(%+v) answered %q with its error", c.call, out.Decision)
-		}
+		t.Run(c.says, func(t *testing.T) {
+			out, err := e.m.Check(context.Background(), c.call)
+			testkit.WantErr(t, err, c.target, "gate: check", c.says)
+			if out.Decision != "" {
+				t.Errorf("Check(%+v) answered %q with its error", c.call, out.Decision)
+			}
+		})
 	}
 	teststore.Unchanged(t, e.db, before)
 	if e.notes.shows() != 0 {
@@ -108,10 +110,12 @@ func TestCheckGroupChoice(t *testing.T) {
 		{"ops", "", gate.DecisionDeny},
 		{"", "", gate.DecisionPending},
 	} {
-		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: c.group, Profile: c.profile})
-		if out.Decision != c.want {
-			t.Errorf("group %q profile %q: %s, want %s", c.group, c.profile, out.Decision, c.want)
-		}
+		t.Run(c.group, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: c.group, Profile: c.profile})
+			if out.Decision != c.want {
+				t.Errorf("group %q profile %q: %s, want %s", c.group, c.profile, out.Decision, c.want)
+			}
+		})
 	}
 }
 
@@ -300,13 +304,15 @@ func TestProfileFastPath(t *testing.T) {
 		{"write_file", "../out/private/k", gate.DecisionDeny},
 		{"Bash", "a.go", gate.DecisionPending}, // not a file tool
 	} {
-		out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: "dev", Arguments: map[string]any{"path": c.path}})
-		if out.Decision != c.want {
-			t.Errorf("%s %s: %s (%s), want %s", c.tool, c.path, out.Decision, out.Reason, c.want)
-		}
-		if c.want == gate.DecisionAllow && out.Reason != gate.ReasonFastPath {
-			t.Errorf("%s %s: reason %q, want the fast-path", c.tool, c.path, out.Reason)
-		}
+		t.Run(c.path, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: "dev", Arguments: map[string]any{"path": c.path}})
+			if out.Decision != c.want {
+				t.Errorf("%s %s: %s (%s), want %s", c.tool, c.path, out.Decision, out.Reason, c.want)
+			}
+			if c.want == gate.DecisionAllow && out.Reason != gate.ReasonFastPath {
+				t.Errorf("%s %s: reason %q, want the fast-path", c.tool, c.path, out.Reason)
+			}
+		})
 	}
 	// Every path argument counts (our reading of SPEC §4.4): a second path outside the
 	// profile's directories keeps the call from the fast-path, whichever key holds it.
@@ -430,17 +436,19 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 		{"a folder that holds neither: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}, gate.DecisionAllow, ""},
 		{"a folder that holds neither: the bypass", gate.Call{ToolName: "Grep", SessionID: "bypassed", Arguments: map[string]any{"path": "/usr"}}, gate.DecisionAllow, ""},
 	} {
-		out := e.check(c.call)
-		if out.Decision != c.want {
-			t.Errorf("%s: %s (%s), want %s", c.name, out.Decision, out.Reason, c.want)
-			continue
-		}
-		if c.contain != "" && out.Reason != rules.ReasonContains+": "+c.contain {
-			t.Errorf("%s: reason %q, want it to name %s", c.name, out.Reason, c.contain)
-		}
-		if c.want == gate.DecisionPending && (out.Request == nil || out.Request.RuleID != out.RuleID) {
-			t.Errorf("%s: %+v, want a registered request", c.name, out)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			out := e.check(c.call)
+			if out.Decision != c.want {
+				t.Errorf("%s: %s (%s), want %s", c.name, out.Decision, out.Reason, c.want)
+				return
+			}
+			if c.contain != "" && out.Reason != rules.ReasonContains+": "+c.contain {
+				t.Errorf("%s: reason %q, want it to name %s", c.name, out.Reason, c.contain)
+			}
+			if c.want == gate.DecisionPending && (out.Request == nil || out.Request.RuleID != out.RuleID) {
+				t.Errorf("%s: %+v, want a registered request", c.name, out)
+			}
+		})
 	}
 }
 
@@ -492,10 +500,12 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 	run := func(stage string) {
 		t.Helper()
 		for _, c := range cases {
-			out := e.check(c.call)
-			if out.Decision != c.decision || out.Reason != c.reason {
-				t.Errorf("%s: %s: %s (%s), want %s (%s)", stage, c.name, out.Decision, out.Reason, c.decision, c.reason)
-			}
+			t.Run(c.name, func(t *testing.T) {
+				out := e.check(c.call)
+				if out.Decision != c.decision || out.Reason != c.reason {
+					t.Errorf("%s: %s: %s (%s), want %s (%s)", stage, c.name, out.Decision, out.Reason, c.decision, c.reason)
+				}
+			})
 		}
 	}
 	run("bypasses")
@@ -532,15 +542,17 @@ func TestRequestRecordsWhy(t *testing.T) {
 		{"a rule's require", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}}, ""},
 		{"the default require", gate.Call{ToolName: "mcp__x__y"}, ""},
 	} {
-		c.call.SessionID = "s"
-		r := e.require(c.call)
-		stored, err := e.m.Request(r.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Reason != c.want || stored.Reason != c.want {
-			t.Errorf("%s: reason %q, stored %q; want %q", c.name, r.Reason, stored.Reason, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			c.call.SessionID = "s"
+			r := e.require(c.call)
+			stored, err := e.m.Request(r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Reason != c.want || stored.Reason != c.want {
+				t.Errorf("%s: reason %q, stored %q; want %q", c.name, r.Reason, stored.Reason, c.want)
+			}
+		})
 	}
 	broken := newEnv(t, func(o *gate.Options) {
 		bs := &brokenStore{DB: o.Store.(*store.DB)}

@@ -164,10 +164,12 @@ func TestBypassCallers(t *testing.T) {
 		{store.CallerLocal, gate.DecisionAllow}, {agentA, gate.DecisionPending},
 		{"", gate.DecisionPending},
 	} {
-		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Caller: c.caller})
-		if out.Decision != c.want {
-			t.Errorf("caller %q: %s, want %s", c.caller, out.Decision, c.want)
-		}
+		t.Run(c.caller, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Caller: c.caller})
+			if out.Decision != c.want {
+				t.Errorf("caller %q: %s, want %s", c.caller, out.Decision, c.want)
+			}
+		})
 	}
 	if n := e.m.EndSession("s"); n != 1 || e.m.Bypasses("s") != nil {
 		t.Errorf("EndSession dropped %d, left %+v", n, e.m.Bypasses("s"))

@@ -62,16 +62,18 @@ func TestNewRefusals(t *testing.T) {
 		{func(o *gate.Options) { o.Categories = []gate.Category{{Name: "x", Tools: []string{"a*b"}}} }, `category "x": rules: tool_pattern "a*b"`},
 		{func(o *gate.Options) { o.Categories = []gate.Category{{Tools: []string{"Bash"}}} }, "category 0 has no name"},
 	} {
-		opt := e.opt
-		c.edit(&opt)
-		m, err := gate.New(opt)
-		if err == nil || m != nil {
-			t.Errorf("New accepted options that should say %q", c.says)
-			continue
-		}
-		if got := err.Error(); !strings.Contains(got, "gate: new: ") || !strings.Contains(got, c.says) {
-			t.Errorf("New error %q, want it to say %q", got, c.says)
-		}
+		t.Run(c.says, func(t *testing.T) {
+			opt := e.opt
+			c.edit(&opt)
+			m, err := gate.New(opt)
+			if err == nil || m != nil {
+				t.Errorf("New accepted options that should say %q", c.says)
+				return
+			}
+			if got := err.Error(); !strings.Contains(got, "gate: new: ") || !strings.Contains(got, c.says) {
+				t.Errorf("New error %q, want it to say %q", got, c.says)
+			}
+		})
 	}
 	teststore.Unchanged(t, e.db, before)
 }

@@ -118,11 +118,13 @@ func TestRunsNewestFirst(t *testing.T) {
 		{"c", 0, nil},
 		{"", 0, nil},
 	} {
-		rs, err := d.Runs(tc.job, tc.limit)
-		testkit.Must(t, err)
-		if !slices.Equal(ids(rs), tc.want) {
-			t.Errorf("Runs(%q, %d) = %v, want %v", tc.job, tc.limit, ids(rs), tc.want)
-		}
+		t.Run(tc.job, func(t *testing.T) {
+			rs, err := d.Runs(tc.job, tc.limit)
+			testkit.Must(t, err)
+			if !slices.Equal(ids(rs), tc.want) {
+				t.Errorf("Runs(%q, %d) = %v, want %v", tc.job, tc.limit, ids(rs), tc.want)
+			}
+		})
 	}
 }
 

@@ -83,11 +83,13 @@ func TestHTTPRefused(t *testing.T) {
 		}, 405},
 		{"another path", func() *http.Request { return signed("/slack/events", secret, now, body) }, 404},
 	} {
-		before := teststore.Snapshot(t, e.db)
-		if got := e.do(c.req()); got != c.want {
-			t.Errorf("%s: status %d, want %d", c.name, got, c.want)
-		}
-		teststore.Unchanged(t, e.db, before)
+		t.Run(c.name, func(t *testing.T) {
+			before := teststore.Snapshot(t, e.db)
+			if got := e.do(c.req()); got != c.want {
+				t.Errorf("%s: status %d, want %d", c.name, got, c.want)
+			}
+			teststore.Unchanged(t, e.db, before)
+		})
 	}
 	if got := e.request(req.ID); got.Status != store.Pending {
 		t.Fatalf("request %s after refused requests", got.Status)

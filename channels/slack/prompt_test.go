@@ -161,10 +161,12 @@ func TestSendEditErrors(t *testing.T) {
 			return e.ch.Edit(ctx, slacktest.DefaultChannel, "1.000001", bot.NewPrompt(r, 0))
 		}},
 	} {
-		err := c.call()
-		if !errors.Is(err, bot.ErrPermanent) {
-			t.Errorf("%s: %v, want bot.ErrPermanent", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			err := c.call()
+			if !errors.Is(err, bot.ErrPermanent) {
+				t.Errorf("%s: %v, want bot.ErrPermanent", c.name, err)
+			}
+		})
 	}
 	if err := e.srv.FailNext("chat.update", "internal_error"); err != nil {
 		t.Fatal(err)
@@ -203,20 +205,22 @@ func TestResolvedElsewhere(t *testing.T) {
 					return err
 				}, "*🚫 Cancelled (handled at the terminal)*"},
 			} {
-				req, ts := e.require("s-"+c.name, "Bash", map[string]any{"command": "ls"})
-				if err := c.resolve(req.ID); err != nil {
-					t.Fatalf("%s: %v", c.name, err)
-				}
-				e.waitFinal(req.ID)
-				e.checkUpdates(ts)
-				cur, ok := e.srv.Current(slacktest.DefaultChannel, ts)
-				if !ok {
-					t.Fatal("no such message")
-				}
-				bs := rawBlocks(t, cur)
-				if got := text(bs[len(bs)-1]); !strings.HasPrefix(got, c.outcome) {
-					t.Errorf("%s: outcome %q, want it to start with %q", c.name, got, c.outcome)
-				}
+				t.Run(c.name, func(t *testing.T) {
+					req, ts := e.require("s-"+c.name, "Bash", map[string]any{"command": "ls"})
+					if err := c.resolve(req.ID); err != nil {
+						t.Fatalf("%s: %v", c.name, err)
+					}
+					e.waitFinal(req.ID)
+					e.checkUpdates(ts)
+					cur, ok := e.srv.Current(slacktest.DefaultChannel, ts)
+					if !ok {
+						t.Fatal("no such message")
+					}
+					bs := rawBlocks(t, cur)
+					if got := text(bs[len(bs)-1]); !strings.HasPrefix(got, c.outcome) {
+						t.Errorf("%s: outcome %q, want it to start with %q", c.name, got, c.outcome)
+					}
+				})
 			}
 			if len(e.srv.Ephemerals()) != 0 {
 				t.Errorf("ephemerals sent: %+v", e.srv.Ephemerals())

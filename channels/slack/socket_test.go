@@ -186,10 +186,12 @@ func TestNewInvalid(t *testing.T) {
 		{"no store", slack.Options{BotToken: slacktest.DefaultBotToken, AppToken: slacktest.DefaultAppToken, Bot: b}, "missing a delivery log"},
 		{"no mode", slack.Options{BotToken: slacktest.DefaultBotToken, Bot: b, Deliveries: e.db}, "missing an app-level token"},
 	} {
-		ch, err := slack.New(c.opt)
-		if ch != nil || !errors.Is(err, slack.ErrInvalidOptions) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: New = %v, %v; want ErrInvalidOptions saying %q", c.name, ch, err, c.msg)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			ch, err := slack.New(c.opt)
+			if ch != nil || !errors.Is(err, slack.ErrInvalidOptions) || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s: New = %v, %v; want ErrInvalidOptions saying %q", c.name, ch, err, c.msg)
+			}
+		})
 	}
 	ch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken, SigningSecret: secret, Bot: b, Deliveries: e.db,
 		Channels: []string{"C1", "C2"}})

@@ -69,13 +69,15 @@ func TestClickRefused(t *testing.T) {
 				{"a forged value", slacktest.BlockAction{UserID: approver, MessageTS: ts, ActionID: "approve", Value: "a:1:yes"}, "Invalid button"},
 				{"an unknown request", slacktest.BlockAction{UserID: approver, MessageTS: ts, Value: "a:99:ok"}, "Unknown request"},
 			} {
-				before := teststore.Snapshot(t, e.db)
-				e.clickAction(c.click)
-				eph, toast := e.nextEphemeral()
-				if toast != c.toast || eph.User != c.click.UserID {
-					t.Errorf("%s: toast %q to %s, want %q to %s", c.name, toast, eph.User, c.toast, c.click.UserID)
-				}
-				teststore.Unchanged(t, e.db, before)
+				t.Run(c.name, func(t *testing.T) {
+					before := teststore.Snapshot(t, e.db)
+					e.clickAction(c.click)
+					eph, toast := e.nextEphemeral()
+					if toast != c.toast || eph.User != c.click.UserID {
+						t.Errorf("%s: toast %q to %s, want %q to %s", c.name, toast, eph.User, c.toast, c.click.UserID)
+					}
+					teststore.Unchanged(t, e.db, before)
+				})
 			}
 			if got := e.request(req.ID); got.Status != store.Pending {
 				t.Errorf("request %s after refused clicks", got.Status)

@@ -44,10 +44,12 @@ func TestCommandLine(t *testing.T) {
 		{" /rules", "", false},
 		{"", "", false},
 	} {
-		got, ok := commandLine(tc.text, me)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("commandLine(%q) = %q, %v; want %q, %v", tc.text, got, ok, tc.want, tc.ok)
-		}
+		t.Run(tc.text, func(t *testing.T) {
+			got, ok := commandLine(tc.text, me)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("commandLine(%q) = %q, %v; want %q, %v", tc.text, got, ok, tc.want, tc.ok)
+			}
+		})
 	}
 	// Before getMe answered, a command addressed to a bot by name is not taken.
 	if _, ok := commandLine("/rules@fake_approval_bot", ""); ok {
@@ -143,10 +145,12 @@ func TestAdminCommands(t *testing.T) {
 		{alice, janeChat, "/runs nightly-backup", "#5 failed · manual"},
 	}
 	for _, tc := range good {
-		reply := e.say(tc.user, tc.chat, tc.text)
-		if !strings.Contains(reply, tc.want) {
-			t.Errorf("%s by %s: reply %q, want %q", tc.text, tc.user.FirstName, reply, tc.want)
-		}
+		t.Run(tc.text, func(t *testing.T) {
+			reply := e.say(tc.user, tc.chat, tc.text)
+			if !strings.Contains(reply, tc.want) {
+				t.Errorf("%s by %s: reply %q, want %q", tc.text, tc.user.FirstName, reply, tc.want)
+			}
+		})
 	}
 	if got := e.request(pend.ID); got.Status != store.Approved || got.Resolution.Note != "looks fine" || got.Resolution.By != "Jane Doe (100000001)" {
 		t.Errorf("approve: %s %+v", got.Status, got.Resolution)
@@ -197,14 +201,16 @@ func TestAdminCommands(t *testing.T) {
 		{alice, janeChat, "/runs", "runs: missing arguments"},
 	}
 	for _, tc := range bad {
-		before := e.snapshot()
-		reply := e.say(tc.user, tc.chat, tc.text)
-		if !strings.Contains(reply, tc.want) || strings.Contains(reply, "\n") {
-			t.Errorf("%s by %s: reply %q, want one line with %q", tc.text, tc.user.FirstName, reply, tc.want)
-		}
-		if after := e.snapshot(); after != before {
-			t.Errorf("%s changed the store:\nbefore %s\nafter  %s", tc.text, before, after)
-		}
+		t.Run(tc.text, func(t *testing.T) {
+			before := e.snapshot()
+			reply := e.say(tc.user, tc.chat, tc.text)
+			if !strings.Contains(reply, tc.want) || strings.Contains(reply, "\n") {
+				t.Errorf("%s by %s: reply %q, want one line with %q", tc.text, tc.user.FirstName, reply, tc.want)
+			}
+			if after := e.snapshot(); after != before {
+				t.Errorf("%s changed the store:\nbefore %s\nafter  %s", tc.text, before, after)
+			}
+		})
 	}
 
 	// Each reply answers its command: sent as a reply to it, as plain text.
@@ -247,14 +253,16 @@ func TestCommandAddressing(t *testing.T) {
 		{"update_message_command_supergroup.json", -1001000000001, "not authorized: rules needs an admin"},
 		{"update_message_docs_example_start.json", 1111111, "Commands for you (not authorized on telegram)"},
 	} {
-		reply := e.deliver(tc.chat, func() {
-			if _, err := e.srv.InjectJSON(fixture(t, tc.file)); err != nil {
-				t.Fatal(err)
+		t.Run(tc.file, func(t *testing.T) {
+			reply := e.deliver(tc.chat, func() {
+				if _, err := e.srv.InjectJSON(fixture(t, tc.file)); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if !strings.Contains(reply, tc.want) {
+				t.Errorf("%s: reply %q, want %q", tc.file, reply, tc.want)
 			}
 		})
-		if !strings.Contains(reply, tc.want) {
-			t.Errorf("%s: reply %q, want %q", tc.file, reply, tc.want)
-		}
 	}
 }
 

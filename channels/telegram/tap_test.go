@@ -119,27 +119,29 @@ func TestBypassButtons(t *testing.T) {
 		{bot.ActionBypassShort, "Approved · ⏱ 15 min bypass", 900},
 		{bot.ActionBypassSession, "Approved · 🔄 session bypass", 0},
 	} {
-		session := "sess-" + string(tc.action)
-		r := e.require(session, "Bash", map[string]any{"command": "make"})
-		if a := e.answer(e.tap(jane, janeChat.ID, r.ID, tc.action)); a.Text != tc.toast {
-			t.Errorf("%s: toast %q", tc.action, a.Text)
-		}
-		got := e.request(r.ID)
-		if got.Status != store.Approved || got.Resolution.Bypass == nil || got.Resolution.Bypass.Secs != tc.secs || got.Resolution.Bypass.Scope != "category:shell" {
-			t.Fatalf("%s: %s %+v", tc.action, got.Status, got.Resolution)
-		}
-		sent := len(e.srv.Messages(janeChat.ID))
-		out, err := e.g.Check(e.ctx, gate.Call{ToolName: "execute_cmd", Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
-		if err != nil || out.Decision != gate.DecisionAllow {
-			t.Errorf("%s: same category: %+v, %v; want allow", tc.action, out, err)
-		}
-		other := e.require(session, "write_file", map[string]any{"path": "notes.txt", "content": "x"})
-		if other.Status != store.Pending {
-			t.Errorf("%s: other category: %s", tc.action, other.Status)
-		}
-		if n := len(e.srv.Messages(janeChat.ID)); n != sent+1 {
-			t.Errorf("%s: %d new messages, want the one prompt of write_file", tc.action, n-sent)
-		}
+		t.Run(tc.toast, func(t *testing.T) {
+			session := "sess-" + string(tc.action)
+			r := e.require(session, "Bash", map[string]any{"command": "make"})
+			if a := e.answer(e.tap(jane, janeChat.ID, r.ID, tc.action)); a.Text != tc.toast {
+				t.Errorf("%s: toast %q", tc.action, a.Text)
+			}
+			got := e.request(r.ID)
+			if got.Status != store.Approved || got.Resolution.Bypass == nil || got.Resolution.Bypass.Secs != tc.secs || got.Resolution.Bypass.Scope != "category:shell" {
+				t.Fatalf("%s: %s %+v", tc.action, got.Status, got.Resolution)
+			}
+			sent := len(e.srv.Messages(janeChat.ID))
+			out, err := e.g.Check(e.ctx, gate.Call{ToolName: "execute_cmd", Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
+			if err != nil || out.Decision != gate.DecisionAllow {
+				t.Errorf("%s: same category: %+v, %v; want allow", tc.action, out, err)
+			}
+			other := e.require(session, "write_file", map[string]any{"path": "notes.txt", "content": "x"})
+			if other.Status != store.Pending {
+				t.Errorf("%s: other category: %s", tc.action, other.Status)
+			}
+			if n := len(e.srv.Messages(janeChat.ID)); n != sent+1 {
+				t.Errorf("%s: %d new messages, want the one prompt of write_file", tc.action, n-sent)
+			}
+		})
 	}
 }
 

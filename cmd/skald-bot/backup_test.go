@@ -215,10 +215,12 @@ func TestCancelCommand(t *testing.T) {
 		{[]string{"cancel", "x"}, 2, `id "x": want a positive integer`},
 		{[]string{"cancel"}, 2, "accepts 1 arg(s), received 0"},
 	} {
-		code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
-		if code != c.code || out != "" || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
-			t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.msg)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
+			if code != c.code || out != "" || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.msg)
+			}
+		})
 	}
 	if q2, err := s.db.Request(q.ID); err != nil || q2.Resolution.Note != "wrong branch" || q2.Resolution.At != q.Resolution.At {
 		t.Fatal("a refused cancel changed the request", err)

@@ -39,10 +39,12 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"--tool", "Read", "--arg", "path=secrets/k"}, 1, "deny: Denied by skald-bot rule "},
 		{[]string{"--tool", "Bash", "--args-json", `{"command":"make"}`, "--wait", "0s"}, 3, "pending: Waiting for approval (request "},
 	} {
-		code, out, errOut := runClient(t, append([]string{"check", "--server", s.url}, c.args...)...)
-		if code != c.code || !strings.HasPrefix(out, c.out) || errOut != "" {
-			t.Errorf("check %v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
-		}
+		t.Run(c.out, func(t *testing.T) {
+			code, out, errOut := runClient(t, append([]string{"check", "--server", s.url}, c.args...)...)
+			if code != c.code || !strings.HasPrefix(out, c.out) || errOut != "" {
+				t.Errorf("check %v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
+			}
+		})
 	}
 	// Rejected while waiting: 1.
 	ids := s.answer(t, false, "no", "telegram")
@@ -64,11 +66,13 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"--tool", "Bash", "--wait", "-1s"}, "--wait -1s: must not be negative"},
 		{[]string{"--tool", "Bash", "--server", closedPort(t)}, "connection refused"},
 	} {
-		args := append([]string{"check", "--server", s.url}, c.args...)
-		code, out, errOut := runClient(t, args...)
-		if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
-			t.Errorf("check %v: exit %d %q %q, want 2 and %q", c.args, code, out, errOut, c.msg)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			args := append([]string{"check", "--server", s.url}, c.args...)
+			code, out, errOut := runClient(t, args...)
+			if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("check %v: exit %d %q %q, want 2 and %q", c.args, code, out, errOut, c.msg)
+			}
+		})
 	}
 	if after, err := s.db.Pending(); err != nil || len(after) != len(before) {
 		t.Fatalf("pending %d → %d after refused checks (err %v)", len(before), len(after), err)
@@ -105,10 +109,12 @@ func TestApproveRejectPending(t *testing.T) {
 		{[]string{"approve"}, 2, "accepts 1 arg(s)"},
 		{[]string{"reject", id, "--bypass", "15m"}, 2, "unknown flag: --bypass"},
 	} {
-		code, _, errOut := runClient(t, append(c.args, "--server", s.url)...)
-		if code != c.code || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
-			t.Errorf("%v: exit %d %q, want %d %q", c.args, code, errOut, c.code, c.msg)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			code, _, errOut := runClient(t, append(c.args, "--server", s.url)...)
+			if code != c.code || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v: exit %d %q, want %d %q", c.args, code, errOut, c.code, c.msg)
+			}
+		})
 	}
 	if after, err := s.db.Request(res.RequestID); err != nil || after.Status != before.Status {
 		t.Fatal("a refused command changed the request", err)
@@ -161,10 +167,12 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 		{[]string{"jobs", "runs", "nightly"}, 1, ""},
 	}
 	for _, c := range steps {
-		code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
-		if code != c.code || !strings.HasPrefix(out, c.out) {
-			t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
-		}
+		t.Run(c.out, func(t *testing.T) {
+			code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
+			if code != c.code || !strings.HasPrefix(out, c.out) {
+				t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
+			}
+		})
 	}
 	rs, err := s.gate.Rules("ci")
 	testkit.Must(t, err)
@@ -260,14 +268,16 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"check", "--tool", "Bash", "--wait", "-1s"}, "--wait -1s: must not be negative"},
 		{[]string{"nope"}, `unknown command "nope" for "skald-bot"`},
 	} {
-		code, out, errOut := runClient(t, append(c.args, "--server", server)...)
-		if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) ||
-			strings.Count(errOut, "\n") != 1 {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errOut, c.msg)
-		}
-		if c.args[0] != "check" && !strings.Contains(errOut, "--help)") {
-			t.Errorf("%v: stderr %q does not point at --help", c.args, errOut)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			code, out, errOut := runClient(t, append(c.args, "--server", server)...)
+			if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) ||
+				strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errOut, c.msg)
+			}
+			if c.args[0] != "check" && !strings.Contains(errOut, "--help)") {
+				t.Errorf("%v: stderr %q does not point at --help", c.args, errOut)
+			}
+		})
 	}
 }
 

@@ -51,13 +51,15 @@ func TestHookCallMapping(t *testing.T) {
 			AgentID: "claude-code", Source: "claude-code", Group: "g", Profile: "p", Cwd: `C:\project`,
 			Arguments: map[string]any{"file_path": `C:\project\src\index.ts`, "content": "..."}}},
 	} {
-		got, err := hookCall(fixture(t, c.file), o)
-		if err != nil {
-			t.Fatalf("%s: %v", c.file, err)
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s:\n got %#v\nwant %#v", c.file, got, c.want)
-		}
+		t.Run(c.file, func(t *testing.T) {
+			got, err := hookCall(fixture(t, c.file), o)
+			if err != nil {
+				t.Fatalf("%s: %v", c.file, err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%s:\n got %#v\nwant %#v", c.file, got, c.want)
+			}
+		})
 	}
 }
 

@@ -263,19 +263,21 @@ func TestChatRunNotStarted(t *testing.T) {
 		{"skipper", "skipped", cron.ErrSkipped, ""},
 		{"queuer", "queued", cron.ErrQueued, "; this one starts when it ends"},
 	} {
-		if r := b.Command(ctx, admin, "run "+c.job); r.Err != nil || !strings.HasPrefix(r.Text, "Started run ") {
-			t.Fatalf("run %s: %+v", c.job, r)
-		}
-		var w cron.RunEvent
-		for ev := range events {
-			if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting && d.Job == c.job {
-				w = d
-				break
+		t.Run(c.job, func(t *testing.T) {
+			if r := b.Command(ctx, admin, "run "+c.job); r.Err != nil || !strings.HasPrefix(r.Text, "Started run ") {
+				t.Fatalf("run %s: %+v", c.job, r)
 			}
-		}
-		want := "run: " + c.job + ": trigger " + c.how + ": run " + u(w.RunID) + " is still waiting for approval (request " + u(w.RequestID) + ")" + c.tail
-		if r := b.Command(ctx, admin, "run "+c.job); r.Text != want || !errors.Is(r.Err, c.sentinel) {
-			t.Errorf("run %s again: %q (%v), want %q wrapping %v", c.job, r.Text, r.Err, want, c.sentinel)
-		}
+			var w cron.RunEvent
+			for ev := range events {
+				if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting && d.Job == c.job {
+					w = d
+					break
+				}
+			}
+			want := "run: " + c.job + ": trigger " + c.how + ": run " + u(w.RunID) + " is still waiting for approval (request " + u(w.RequestID) + ")" + c.tail
+			if r := b.Command(ctx, admin, "run "+c.job); r.Text != want || !errors.Is(r.Err, c.sentinel) {
+				t.Errorf("run %s again: %q (%v), want %q wrapping %v", c.job, r.Text, r.Err, want, c.sentinel)
+			}
+		})
 	}
 }

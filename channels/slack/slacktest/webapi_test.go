@@ -457,9 +457,11 @@ func TestInjectBadInput(t *testing.T) {
 		{"negative retry", srv.RateLimitNext("chat.postMessage", -1), slacktest.ErrInvalidFailure, "slacktest: rate limit next chat.postMessage: invalid injected failure: negative Retry-After -1"},
 		{"rate limit unknown method", srv.RateLimitNext("chat.delete", 1), slacktest.ErrUnknownMethod, `slacktest: inject failure: unknown Web API method: "chat.delete"`},
 	} {
-		if !errors.Is(tc.err, tc.want) || tc.err.Error() != tc.msg {
-			t.Errorf("%s: %v, want %q", tc.name, tc.err, tc.msg)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if !errors.Is(tc.err, tc.want) || tc.err.Error() != tc.msg {
+				t.Errorf("%s: %v, want %q", tc.name, tc.err, tc.msg)
+			}
+		})
 	}
 	if _, _, err := newAPI(srv, slacktest.DefaultBotToken).PostMessageContext(testCtx(t), slacktest.DefaultChannel, slack.MsgOptionText("x", false)); err != nil {
 		t.Fatalf("a rejected injection was queued: %v", err)
@@ -478,10 +480,12 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"twice", slacktest.Config{Channels: []string{"C1"}, ForeignChannels: []string{"C1"}}, "slacktest: new: invalid config: channel C1 listed twice"},
 		{"ping", slacktest.Config{PingInterval: -time.Second}, "slacktest: new: invalid config: negative ping interval -1s"},
 	} {
-		srv, err := slacktest.New(tc.cfg)
-		if srv != nil || !errors.Is(err, slacktest.ErrInvalidConfig) || err.Error() != tc.msg {
-			t.Errorf("%s: New = %v, %v; want %q", tc.name, srv, err, tc.msg)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			srv, err := slacktest.New(tc.cfg)
+			if srv != nil || !errors.Is(err, slacktest.ErrInvalidConfig) || err.Error() != tc.msg {
+				t.Errorf("%s: New = %v, %v; want %q", tc.name, srv, err, tc.msg)
+			}
+		})
 	}
 }
 
