@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +16,7 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // sse reads the service's Server-Sent Events (GET /api/events) until the test ends.
@@ -248,7 +247,7 @@ func TestChatRunNotStarted(t *testing.T) {
 		cron.Job{Name: "queuer", Schedule: "@yearly", Overlap: cron.OverlapQueue, Steps: []cron.Step{step}})
 	admin := bot.Who{ID: "1", Name: "alice", Channel: "telegram"}
 	b, err := bot.New(bot.Options{Gate: s.gate, Access: bot.Access{"telegram": bot.Roles{Admins: []string{"1"}}},
-		Jobs: chatJobs{s.sched}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Jobs: chatJobs{s.sched}, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
