@@ -11,6 +11,8 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -39,14 +41,14 @@ func TestCheckAllowAndDeny(t *testing.T) {
 		res.Reason != "rule "+u(r.ID)+" (deny mcp__gmail__* agent=bot-1 source=web)" {
 		t.Fatalf("gmail: %v %+v", err, res)
 	}
-	if ps, _ := e.db.Pending(); len(ps) != 0 {
-		t.Fatalf("%d pending requests after allow and deny", len(ps))
+	if ps, err := e.db.Pending(); err != nil || len(ps) != 0 {
+		t.Fatalf("%d pending requests after allow and deny (err %v)", len(ps), err)
 	}
 }
 
 func TestCheckErrors(t *testing.T) {
 	e := newEnv(t)
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		body   string
 		status int
@@ -66,15 +68,15 @@ func TestCheckErrors(t *testing.T) {
 	// Over 1 MiB: 413 with a clear message.
 	big := `{"tool_name":"Bash","session_id":"s","arguments":{"cmd":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}}`
 	e.wantError("POST", "/api/approval/check", adminToken, big, http.StatusRequestEntityTooLarge, "over 1048576 bytes (1 MiB)")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 
 	// The same tool_call_id for another call: 409, the first request untouched.
 	e.pending(e.admin, "s", "t1")
-	before = e.snapshot()
+	before = teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/approval/check", adminToken,
 		`{"tool_name":"Bash","session_id":"s","tool_call_id":"t1","arguments":{"command":"ls"}}`,
 		http.StatusConflict, "tool_call_id reused for a different call")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestCheckIsIdempotent(t *testing.T) {
@@ -91,8 +93,8 @@ func TestCheckIsIdempotent(t *testing.T) {
 	if err != nil || res.Decision != gate.VerdictApproved || res.RequestID != id || res.Note != "ok" || res.ResolvedBy != "api" {
 		t.Fatalf("check after approval: %v %+v", err, res)
 	}
-	if ps, _ := e.db.Pending(); len(ps) != 0 {
-		t.Fatalf("%d pending", len(ps))
+	if ps, err := e.db.Pending(); err != nil || len(ps) != 0 {
+		t.Fatalf("%d pending (err %v)", len(ps), err)
 	}
 }
 
@@ -168,12 +170,12 @@ func TestRequestLongPoll(t *testing.T) {
 func TestNegativeWait(t *testing.T) {
 	e := newEnv(t)
 	id := e.pending(e.admin, "s", "t0")
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	const msg = "bad request: wait_secs -3 is not a non-negative integer"
 	e.wantError("GET", "/api/approval/requests/"+strconv.FormatUint(id, 10)+"?wait_secs=-3", adminToken, "", 400, msg)
 	e.wantError("POST", "/api/approval/check", adminToken,
 		`{"tool_name":"Bash","session_id":"s","tool_call_id":"t1","arguments":{"command":"ls"},"wait_secs":-3}`, 400, msg)
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestAwaitStopsAtTheDeadline(t *testing.T) {
@@ -191,7 +193,7 @@ func TestResolve(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	id := e.pending(e.admin, "s", "")
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		body, msg string
 		status    int
@@ -206,7 +208,7 @@ func TestResolve(t *testing.T) {
 		e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken, c.body, c.status, c.msg)
 	}
 	e.wantError("POST", "/api/inbox/approvals/424242/resolve", adminToken, `{"action":"approve"}`, 404, "not found")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 
 	alice := e.client(adminToken)
 	alice.Actor = "alice"
@@ -223,13 +225,14 @@ func TestResolve(t *testing.T) {
 	}
 
 	// A second resolution: 409 saying who won, nothing changed.
-	before = e.snapshot()
-	stored, _ := e.db.Request(id)
+	before = teststore.Snapshot(t, e.db)
+	stored, err := e.db.Request(id)
+	testkit.Must(t, err)
 	e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken, `{"action":"reject"}`,
 		http.StatusConflict, "already approved by alice via api")
-	e.unchanged(before)
-	if again, _ := e.db.Request(id); again.Status != store.Approved || !again.Resolution.At.Equal(stored.Resolution.At) {
-		t.Fatalf("request changed: %+v", again)
+	teststore.Unchanged(t, e.db, before)
+	if again, err := e.db.Request(id); err != nil || again.Status != store.Approved || !again.Resolution.At.Equal(stored.Resolution.At) {
+		t.Fatalf("request changed: %+v (err %v)", again, err)
 	}
 }
 
@@ -237,16 +240,18 @@ func TestResolveByToolCallID(t *testing.T) {
 	e := newEnv(t)
 	a := e.pending(e.admin, "s1", "call-1")
 	b := e.pending(e.admin, "s2", "call-1")
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/tools/call-1/resolve", adminToken, `{"action":"approve"}`, 409, "used by 2 requests")
 	e.wantError("POST", "/api/tools/nope/resolve", adminToken, `{"action":"approve"}`, 404, `no request for tool call "nope"`)
 	e.wantError("POST", "/api/tools/call-1/resolve?session_id=s9", adminToken, `{"action":"approve"}`, 404, "no request")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if st, body := e.do("POST", "/api/tools/call-1/resolve?session_id=s2", adminToken, strings.NewReader(`{"action":"reject","note":"no"}`)); st != 200 {
 		t.Fatalf("resolve by tool call id: %d %s", st, body)
 	}
-	qa, _ := e.db.Request(a)
-	qb, _ := e.db.Request(b)
+	qa, err := e.db.Request(a)
+	testkit.Must(t, err)
+	qb, err := e.db.Request(b)
+	testkit.Must(t, err)
 	if qa.Status != store.Pending || qb.Status != store.Rejected || qb.Resolution.Note != "no" {
 		t.Fatalf("statuses %s %s", qa.Status, qb.Status)
 	}
@@ -265,10 +270,10 @@ func TestCancelRequest(t *testing.T) {
 	if res.Decision != gate.VerdictCancelled {
 		t.Fatalf("ResultOf = %+v", res)
 	}
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/approval/requests/"+u(id)+"/cancel", adminToken, `{"reason":"x"}`, 409, "already cancelled by api via api")
 	e.wantError("POST", "/api/approval/requests/777/cancel", adminToken, ``, 404, "not found")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestInbox(t *testing.T) {

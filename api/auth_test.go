@@ -10,18 +10,21 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
 func TestAuthNeedsTheToken(t *testing.T) {
 	e := newEnv(t)
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, tok := range []string{"", "wrong", adminToken + "x", "admin-secret-toke"} {
 		e.wantError("GET", "/api/inbox", tok, "", http.StatusUnauthorized, "unauthorized")
 		e.wantError("POST", "/api/approval/check", tok, `{"tool_name":"Bash","session_id":"s"}`, http.StatusUnauthorized, "unauthorized")
 	}
 	// A scheme other than Bearer is refused too.
-	req, _ := http.NewRequest("GET", e.url+"/api/inbox", nil)
+	req, err := http.NewRequest("GET", e.url+"/api/inbox", nil)
+	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Basic "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -31,7 +34,7 @@ func TestAuthNeedsTheToken(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("Basic auth: %d, want 401", resp.StatusCode)
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 
 	if st, _ := e.do("GET", "/api/inbox", adminToken, nil); st != http.StatusOK {
 		t.Fatalf("admin token: %d", st)
@@ -126,7 +129,7 @@ func TestAgentTokenRole(t *testing.T) {
 	e := newEnv(t)
 	agent := e.client(agentToken)
 	ctx := context.Background()
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 
 	// Beyond its role: 403, nothing changes.
 	for _, c := range []struct{ method, path, body string }{
@@ -147,7 +150,7 @@ func TestAgentTokenRole(t *testing.T) {
 	} {
 		e.wantError(c.method, c.path, agentToken, c.body, http.StatusForbidden, "")
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 
 	// Its own check: evaluated in its profile, with its agent id, recorded with the
 	// token's name and never the token.
@@ -183,8 +186,8 @@ func TestAgentTokenRole(t *testing.T) {
 	if _, err := agent.Resolve(ctx, id, api.ResolveRequest{Action: "approve"}); !errors.Is(err, api.ErrForbidden) {
 		t.Fatalf("an agent approving its own request: %v, want 403", err)
 	}
-	if q2, _ := e.db.Request(id); q2.Status != store.Pending {
-		t.Fatalf("status = %s after refused calls", q2.Status)
+	if q2, err := e.db.Request(id); err != nil || q2.Status != store.Pending {
+		t.Fatalf("status = %s after refused calls (err %v)", q2.Status, err)
 	}
 
 	// It cancels its own request.
@@ -209,7 +212,7 @@ func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
 	if _, err := e.admin.Resolve(ctx, id, api.ResolveRequest{Action: "approve"}); err != nil {
 		t.Fatal(err)
 	}
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	body := `{"tool_name":"Bash","session_id":"a","tool_call_id":"a1","arguments":{"command":"rm -rf build"}}`
 	e.wantError("POST", "/api/approval/check", otherAgent, body, http.StatusConflict,
 		`tool call "a1" of session "a": tool_call_id reused for a different call: `+
@@ -219,7 +222,7 @@ func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
 	if !errors.Is(err, api.ErrConflict) || strings.Contains(err.Error(), fmt.Sprintf("request %d", id)) || strings.Contains(err.Error(), "approved") {
 		t.Fatalf("another token's repeat: %v, want 409 naming no request", err)
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	// The token that made it still gets its outcome.
 	res, err := agent.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "a", ToolCallID: "a1",
 		Arguments: map[string]any{"command": "rm -rf build"}}})

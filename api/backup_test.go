@@ -19,28 +19,11 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
-
-// dbState is what a copy must hold like the env's store: rules, groups, pending.
-func dbState(t *testing.T, db *store.DB) string {
-	t.Helper()
-	rs, err := db.Rules()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs, err := db.Groups()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := db.Pending()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal([]any{rs, gs, ps})
-	return string(b)
-}
 
 func TestBackup(t *testing.T) {
 	at := time.Date(2026, 11, 29, 3, 0, 0, 0, time.FixedZone("CET", 3600))
@@ -51,10 +34,11 @@ func TestBackup(t *testing.T) {
 	}
 	e.pending(e.admin, "s1", "t1")
 	e.pending(e.admin, "s1", "t2")
-	want := dbState(t, e.db)
+	want := teststore.Snapshot(t, e.db)
 
 	// The headers of the raw answer.
-	req, _ := http.NewRequest("GET", e.url+"/api/backup", nil)
+	req, err := http.NewRequest("GET", e.url+"/api/backup", nil)
+	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -87,12 +71,13 @@ func TestBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if got := dbState(t, c); got != want {
+	if got := teststore.Snapshot(t, c); got != want {
 		t.Fatalf("the copy differs:\ncopy   %s\nsource %s", got, want)
 	}
 
 	// HEAD: the headers, no copy.
-	req, _ = http.NewRequest("HEAD", e.url+"/api/backup", nil)
+	req, err = http.NewRequest("HEAD", e.url+"/api/backup", nil)
+	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 || resp.ContentLength > 0 {
 		t.Fatalf("HEAD: %v %+v", err, resp)
@@ -147,9 +132,9 @@ func TestBackupFailure(t *testing.T) {
 		return func(o *api.Options) { o.Store = failingStore{DB: o.Store.(*store.DB), limit: limit} }
 	}
 	e := newEnv(t, fail(0))
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	e.wantError("GET", "/api/backup", adminToken, "", http.StatusInternalServerError, "internal error")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 
 	e = newEnv(t, fail(1<<30))
 	var buf bytes.Buffer

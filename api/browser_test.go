@@ -10,6 +10,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 )
 
 // raw sends one request with the given headers (Host too) through a real client and
@@ -53,7 +54,7 @@ func (e *env) raw(method, path, body string, headers map[string]string) (int, st
 func TestBrowserAttacksRefused(t *testing.T) {
 	e := newEnv(t)
 	id := e.pending(e.admin, "s", "t1")
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	bearer := "Bearer " + adminToken
 	const (
 		origin  = "forbidden: a call from origin \"https://evil.example\" is refused"
@@ -101,7 +102,7 @@ func TestBrowserAttacksRefused(t *testing.T) {
 			if st != c.status || !strings.Contains(msg, c.msg) {
 				t.Fatalf("%s %s = %d %q, want %d with %q", c.method, c.path, st, msg, c.status, c.msg)
 			}
-			e.unchanged(before)
+			teststore.Unchanged(t, e.db, before)
 		})
 	}
 	// The service's own origin, localhost and a JSON type with parameters are fine.
@@ -165,7 +166,7 @@ func TestLocalCaller(t *testing.T) {
 		t.Fatalf("the local caller's own request: %+v %v", q, err)
 	}
 	adminID := e.pending(e.admin, "s2", "t2")
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct{ method, path, body string }{
 		{"POST", "/api/inbox/approvals/" + u(id) + "/resolve", `{"action":"approve"}`},
 		{"POST", "/api/inbox/approvals/" + u(id) + "/resolve", `{"action":"reject"}`},
@@ -179,13 +180,13 @@ func TestLocalCaller(t *testing.T) {
 		{"GET", "/api/events", ""},
 	} {
 		e.wantError(c.method, c.path, "", c.body, http.StatusUnauthorized, "unauthorized: this call needs the admin token")
-		e.unchanged(before)
+		teststore.Unchanged(t, e.db, before)
 	}
 	e.wantError("GET", "/api/approval/requests/"+u(adminID), "", "", http.StatusForbidden, "made by another caller")
 	e.wantError("POST", "/api/approval/requests/"+u(adminID)+"/cancel", "", "", http.StatusForbidden, "made by another caller")
 	e.wantError("POST", "/api/approval/check", "", `{"tool_name":"Bash","session_id":"s","source":"cron","arguments":{"command":"ls"}}`,
 		http.StatusForbidden, "may not claim source cron")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if _, err := local.Cancel(ctx, id, "terminal"); err != nil {
 		t.Fatalf("the local caller cancels its own request: %v", err)
 	}
@@ -202,10 +203,10 @@ func TestNoLocalCallerWithTokens(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, edit)
-			before := e.snapshot()
+			before := teststore.Snapshot(t, e.db)
 			e.wantError("POST", "/api/approval/check", "", `{"tool_name":"Bash","session_id":"s","arguments":{"command":"ls"}}`,
 				http.StatusUnauthorized, "needs the admin token")
-			e.unchanged(before)
+			teststore.Unchanged(t, e.db, before)
 			if _, err := e.admin.Check(context.Background(), api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}}); err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -127,7 +128,7 @@ func TestBypassBoundToCaller(t *testing.T) {
 		t.Errorf("GET bypass = %d %s, want both, the first naming %s", status, body, otherName)
 	}
 
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, bad := range []string{"agent-XYZ", "root", "agent-0123456789abc"} {
 		e.wantError("POST", "/api/sessions/s3/bypass", adminToken,
 			fmt.Sprintf(`{"secs":0,"caller":%q}`, bad), http.StatusUnprocessableEntity,
@@ -136,7 +137,7 @@ func TestBypassBoundToCaller(t *testing.T) {
 			t.Errorf("a bad caller %q granted %+v", bad, bs)
 		}
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 
 	for _, s := range []string{"s", "s2"} {
 		if _, err := e.admin.CancelSession(ctx, s); err != nil {
@@ -155,14 +156,14 @@ func TestBypassBoundToCaller(t *testing.T) {
 // id; nothing is stored. The admin may.
 func TestCronSessionRefusedToAgents(t *testing.T) {
 	e := newEnv(t)
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, tok := range []string{agentToken, otherAgent} {
 		e.wantError("POST", "/api/approval/check", tok,
 			`{"tool_name":"Bash","session_id":"cron:heartbeat:1","tool_call_id":"step-2",`+
 				`"arguments":{"command":"rm -rf /"}}`,
 			http.StatusForbidden, "session ids beginning with cron: belong to scheduled runs")
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	call := gate.Call{ToolName: "Bash", SessionID: "cron:heartbeat:1"}
 	if got := e.checkCall(e.admin, call); got.Decision != gate.VerdictPending {
 		t.Errorf("the admin in a cron: session: %+v, want pending", got)
@@ -181,7 +182,7 @@ func TestReplayComparesEveryField(t *testing.T) {
 	if got := e.checkCall(other, call); got.Decision != gate.VerdictApproved {
 		t.Fatalf("the same call again: %+v, want approved", got)
 	}
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		field  string
 		change func(*gate.Call)
@@ -203,7 +204,7 @@ func TestReplayComparesEveryField(t *testing.T) {
 				"tool_call_id reused for a different call: not the same "+c.field)
 		})
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 // TestPendingLimits: pending requests are limited per caller and in total; beyond is
@@ -215,26 +216,26 @@ func TestPendingLimits(t *testing.T) {
 	agent, other := e.client(agentToken), e.client(otherAgent)
 	first := e.pending(agent, "s", "t1")
 	e.pending(agent, "s", "t2")
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	bash := `{"tool_name":"Bash","session_id":"s","tool_call_id":"%s",` +
 		`"arguments":{"command":"rm -rf build"}}`
 	e.wantError("POST", "/api/approval/check", agentToken, fmt.Sprintf(bash, "t3"),
 		http.StatusTooManyRequests,
 		"too many pending requests: this caller already has 2 waiting for a human")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	replay := gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t1",
 		Arguments: map[string]any{"command": "rm -rf build"}}
 	got := e.checkCall(agent, replay)
 	if got.Decision != gate.VerdictPending || got.RequestID != first {
 		t.Errorf("a replay at the limit: %+v, want request %d", got, first)
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	e.pending(other, "o", "t1")
-	before = e.snapshot()
+	before = teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/approval/check", otherAgent, fmt.Sprintf(bash, "u2"),
 		http.StatusTooManyRequests,
 		"too many pending requests: 3 are waiting for a human")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	var apiErr *api.Error
 	_, err := agent.Check(context.Background(), api.CheckRequest{Call: gate.Call{ToolName: "Bash",
 		SessionID: "s", ToolCallID: "t4"}})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // readEvent reads one Server-Sent Event (name and data), skipping comments.
@@ -34,7 +35,8 @@ func TestEvents(t *testing.T) {
 	e := newEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/api/events", nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/api/events", nil)
+	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

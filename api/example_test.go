@@ -9,6 +9,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -20,8 +21,8 @@ func Example() {
 	defer os.RemoveAll(dir)
 	db, _ := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
 	defer db.Close()
-	g, _ := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir}, Logger: quiet()})
-	srv, _ := api.New(api.Options{Gate: g, Store: db, Token: "s3cret-0123456789abcdef", Logger: quiet()})
+	g, _ := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir}, Logger: testkit.Logger()})
+	srv, _ := api.New(api.Options{Gate: g, Store: db, Token: "s3cret-0123456789abcdef", Logger: testkit.Logger()})
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error)

@@ -1,11 +1,9 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -69,7 +68,7 @@ func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Optio
 		Store:    db,
 		Rules:    rules.Options{WorkspaceRoot: root},
 		Profiles: []rules.Profile{{ID: "agents", SecurityGroup: "agents", WorkingDirectory: root}},
-		Logger:   quiet(),
+		Logger:   testkit.Logger(),
 	}
 	if gedit != nil {
 		gedit(&gopt)
@@ -84,7 +83,7 @@ func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Optio
 
 	e := &env{t: t, root: root, db: db, gate: g, metrics: api.NewMetrics()}
 	opt := api.Options{
-		Gate: g, Store: db, Token: adminToken, Metrics: e.metrics, Logger: quiet(),
+		Gate: g, Store: db, Token: adminToken, Metrics: e.metrics, Logger: testkit.Logger(),
 		AgentTokens: []api.AgentToken{
 			{Token: agentToken, Profile: "agents", AgentID: "bot-1"},
 			{Token: otherAgent, Profile: "agents"},
@@ -147,7 +146,8 @@ func (e *env) do(method, path, token string, body io.Reader) (int, string) {
 		e.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	testkit.Must(e.t, err)
 	return resp.StatusCode, string(b)
 }
 
@@ -170,34 +170,6 @@ func (e *env) wantError(method, path, token, body string, status int, msg string
 	}
 }
 
-// snapshot is the part of the store tests compare before and after a refused call.
-func (e *env) snapshot() string {
-	e.t.Helper()
-	var b bytes.Buffer
-	rs, err := e.db.Rules()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	gs, err := e.db.Groups()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ps, err := e.db.Pending()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	json.NewEncoder(&b).Encode([]any{rs, gs, ps})
-	return b.String()
-}
-
-// unchanged fails the test when the store moved since before.
-func (e *env) unchanged(before string) {
-	e.t.Helper()
-	if after := e.snapshot(); after != before {
-		e.t.Fatalf("the store changed:\nbefore %s\nafter  %s", before, after)
-	}
-}
-
 // pending checks a Bash call that the seed rules send for approval, without waiting,
 // and returns its request id.
 func (e *env) pending(c *api.Client, session, toolCallID string) uint64 {
@@ -214,5 +186,3 @@ func (e *env) pending(c *api.Client, session, toolCallID string) uint64 {
 	}
 	return res.RequestID
 }
-
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 )
 
 // dialRaw opens a TCP connection to the env's server, closed at the end of the test.
@@ -34,7 +35,7 @@ func (e *env) dialRaw() net.Conn {
 func TestSlowBodies(t *testing.T) {
 	const bodyTimeout = 2 * time.Second
 	e := newEnv(t, func(o *api.Options) { o.BodyTimeout = bodyTimeout })
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	body := `{"tool_name":"Bash","session_id":"slow","arguments":{"command":"rm -rf /"}}`
 	start := time.Now()
 	conns := make([]net.Conn, 500)
@@ -73,7 +74,7 @@ func TestSlowBodies(t *testing.T) {
 			t.Fatalf("slow connection %d is not closed: %v", i, err)
 		}
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 // TestConnectionCap: past MaxConns, a new connection is refused at once (503, then

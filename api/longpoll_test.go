@@ -12,6 +12,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -31,12 +32,12 @@ func newBare(t *testing.T) *bare {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir}, Logger: quiet()})
+	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir}, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// httptest's requests are for example.com.
-	srv, err := api.New(api.Options{Gate: g, Store: db, Token: adminToken, Logger: quiet(),
+	srv, err := api.New(api.Options{Gate: g, Store: db, Token: adminToken, Logger: testkit.Logger(),
 		AllowedHosts: []api.AllowedHost{{Host: "example.com"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -33,15 +34,21 @@ func (e *env) addRule(r rules.Rule) {
 	}
 }
 
-// wantDecision checks a call's decision; a denied call stores nothing.
+// wantDecision checks a call's decision; a denied call stores no request (its audit
+// entry is written in the background, so the audit log is not compared).
 func (e *env) wantDecision(tool string, args map[string]any, cwd string, want gate.Verdict) {
 	e.t.Helper()
-	before := e.snapshot()
+	pending := func() string {
+		ps, err := e.db.Pending()
+		testkit.Must(e.t, err)
+		return testkit.JSON(ps)
+	}
+	before := pending()
 	if res := e.checkAs(tool, args, cwd); res.Decision != want {
 		e.t.Errorf("%s %v (cwd %q) = %+v, want %s", tool, args, cwd, res, want)
 	}
-	if want == gate.VerdictDeny {
-		e.unchanged(before)
+	if after := pending(); want == gate.VerdictDeny && after != before {
+		e.t.Errorf("a denied %s stored a request:\nbefore %s\nafter  %s", tool, before, after)
 	}
 }
 

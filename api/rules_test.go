@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -23,8 +26,8 @@ func TestRules(t *testing.T) {
 		t.Fatalf("create: %v %+v", err, r)
 	}
 	// No priority in the body means the default.
-	st, body := e.do("POST", "/api/approval/rules", adminToken, stringsReader(`{"group_id":"agents","tool_pattern":"Read","action":"allow"}`))
-	if st != http.StatusCreated || !contains(body, `"priority":100`) {
+	st, body := e.do("POST", "/api/approval/rules", adminToken, strings.NewReader(`{"group_id":"agents","tool_pattern":"Read","action":"allow"}`))
+	if st != http.StatusCreated || !strings.Contains(body, `"priority":100`) {
 		t.Fatalf("create without a priority: %d %s", st, body)
 	}
 	only, err := e.admin.Rules(ctx, "agents")
@@ -46,7 +49,7 @@ func TestRules(t *testing.T) {
 
 func TestRuleErrors(t *testing.T) {
 	e := newEnv(t)
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		method, path, body string
 		status             int
@@ -68,7 +71,7 @@ func TestRuleErrors(t *testing.T) {
 	} {
 		e.wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestGroups(t *testing.T) {
@@ -94,11 +97,11 @@ func TestGroups(t *testing.T) {
 	if err := e.admin.DeleteGroup(ctx, "ci-2"); err != nil {
 		t.Fatal(err)
 	}
-	if rs, _ := e.admin.Rules(ctx, ""); len(filterGroup(rs, "ci-2")) != 0 {
-		t.Fatal("rules of a deleted group remain")
+	if rs, err := e.admin.Rules(ctx, ""); err != nil || len(filterGroup(rs, "ci-2")) != 0 {
+		t.Fatal("rules of a deleted group remain", err)
 	}
 
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		method, path, body string
 		status             int
@@ -117,7 +120,7 @@ func TestGroups(t *testing.T) {
 	} {
 		e.wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestVisibleAndTools(t *testing.T) {
@@ -143,7 +146,7 @@ func TestVisibleAndTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat, err := e.admin.Tools(ctx)
-	if err != nil || !has(cat.BuiltIn, "Bash") || !has(cat.MCP, "mcp__github__create_issue") || !has(cat.MCPServers, "github") {
+	if err != nil || !slices.Contains(cat.BuiltIn, "Bash") || !slices.Contains(cat.MCP, "mcp__github__create_issue") || !slices.Contains(cat.MCPServers, "github") {
 		t.Fatalf("tools: %v %+v", err, cat)
 	}
 }
@@ -153,18 +156,18 @@ func TestVisibleAndTools(t *testing.T) {
 // wrong with it, not for the group.
 func TestRuleDefaultGroup(t *testing.T) {
 	e := newEnv(t)
-	st, body := e.do("POST", "/api/approval/rules", adminToken, stringsReader(`{"tool_pattern":"Read","action":"allow"}`))
-	if st != http.StatusCreated || !contains(body, `"group_id":"default"`) {
+	st, body := e.do("POST", "/api/approval/rules", adminToken, strings.NewReader(`{"tool_pattern":"Read","action":"allow"}`))
+	if st != http.StatusCreated || !strings.Contains(body, `"group_id":"default"`) {
 		t.Fatalf("create without group_id: %d %s", st, body)
 	}
 	r, err := e.admin.CreateRule(context.Background(), rules.Rule{ToolPattern: "Glob", Action: rules.Allow, Priority: 5})
 	if err != nil || r.GroupID != rules.DefaultGroup {
 		t.Fatalf("client create with no group: %v %+v", err, r)
 	}
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/approval/rules", adminToken, `{"tool_pattern":"a*b","action":"deny"}`, 422, `tool_pattern "a*b"`)
 	e.wantError("POST", "/api/approval/rules", adminToken, `{"tool_pattern":"Bash","action":"maybe"}`, 422, `action "maybe"`)
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 // TestRuleUpdateMerges checks PUT merges a partial body onto the stored rule, that an
@@ -179,7 +182,7 @@ func TestRuleUpdateMerges(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := "/api/approval/rules/" + strconv.FormatUint(r.ID, 10)
-	st, body := e.do("PUT", path, adminToken, stringsReader(`{"action":"deny"}`))
+	st, body := e.do("PUT", path, adminToken, strings.NewReader(`{"action":"deny"}`))
 	if st != http.StatusOK {
 		t.Fatalf("partial PUT: %d %s", st, body)
 	}
@@ -189,7 +192,7 @@ func TestRuleUpdateMerges(t *testing.T) {
 	if got != want {
 		t.Fatalf("after {\"action\":\"deny\"}:\n got %+v\nwant %+v", got, want)
 	}
-	if st, body := e.do("PUT", path, adminToken, stringsReader(`{"note":"","priority":0}`)); st != http.StatusOK {
+	if st, body := e.do("PUT", path, adminToken, strings.NewReader(`{"note":"","priority":0}`)); st != http.StatusOK {
 		t.Fatalf("clearing PUT: %d %s", st, body)
 	}
 	want.Note, want.Priority = "", 0
@@ -206,7 +209,7 @@ func TestRuleUpdateMerges(t *testing.T) {
 		t.Fatalf("after the client's update: %+v", got)
 	}
 
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		body   string
 		status int
@@ -223,7 +226,7 @@ func TestRuleUpdateMerges(t *testing.T) {
 		e.wantError("PUT", path, adminToken, c.body, c.status, c.msg)
 	}
 	e.wantError("PUT", "/api/approval/rules/99999", adminToken, `{"action":"deny"}`, 404, "update rule 99999: not found")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 // ruleByID returns rule id as stored.

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 func TestRoutingErrorsAreJSON(t *testing.T) {
@@ -69,7 +70,7 @@ func (l *addrListener) Addr() net.Addr            { return l.addr }
 
 func TestServeRefusesBeyondLoopbackWithAGeneratedToken(t *testing.T) {
 	e := newEnv(t)
-	open, err := api.New(api.Options{Gate: e.gate, Store: e.db, Token: adminToken, Generated: true, Logger: quiet()})
+	open, err := api.New(api.Options{Gate: e.gate, Store: e.db, Token: adminToken, Generated: true, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,8 @@ func TestServeRefusesBeyondLoopbackWithAGeneratedToken(t *testing.T) {
 // Serve ends event streams and long-polls when its context ends, and returns nil.
 func TestServeStopsStreams(t *testing.T) {
 	e := newEnv(t)
-	req, _ := http.NewRequest("GET", e.url+"/api/events", nil)
+	req, err := http.NewRequest("GET", e.url+"/api/events", nil)
+	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -3,10 +3,12 @@ package api_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -22,7 +24,7 @@ func TestSessionBypassAndCancel(t *testing.T) {
 		t.Fatalf("check under bypass: %v %+v", err, res)
 	}
 	_, body := e.do("GET", "/api/sessions/s/bypass", adminToken, nil)
-	if !contains(body, `"scope":"category:shell"`) {
+	if !strings.Contains(body, `"scope":"category:shell"`) {
 		t.Fatalf("bypasses: %s", body)
 	}
 	if err := e.admin.ClearBypass(ctx, "s"); err != nil {
@@ -32,14 +34,14 @@ func TestSessionBypassAndCancel(t *testing.T) {
 		t.Fatalf("bypasses after clear: %s", body)
 	}
 
-	before := e.snapshot()
+	before := teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":60,"scope":"planet:mars"}`, 422, "invalid bypass scope")
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"scope":"all"}`, 400, "secs is required")
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":-1}`, 422, "secs must be 0")
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":9223372036854775807,"scope":"all"}`, 422,
 		"invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days); use 0 for the whole session")
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":`, 400, "malformed JSON")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if bs := e.gate.Bypasses("s"); len(bs) != 0 {
 		t.Fatalf("bypasses after refused calls: %+v", bs)
 	}
@@ -54,8 +56,8 @@ func TestSessionBypassAndCancel(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].ID != id || got[0].Status != store.Cancelled {
 		t.Fatalf("cancel: %v %+v", err, got)
 	}
-	if q, _ := e.db.Request(other); q.Status != store.Pending {
-		t.Fatal("another session's request was cancelled")
+	if q, err := e.db.Request(other); err != nil || q.Status != store.Pending {
+		t.Fatal("another session's request was cancelled", err)
 	}
 	if bs := e.gate.Bypasses("s"); len(bs) != 0 {
 		t.Fatalf("bypasses after cancel: %+v", bs)

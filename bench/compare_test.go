@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -52,7 +53,8 @@ func TestDecisionsVary(t *testing.T) {
 			if full := o.set.Evaluate(c.Group, o.Input(c)); full.Contains != "" {
 				t.Fatalf("%s: call %s names a folder holding %s", mix, c, full.Contains)
 			}
-			d, _ := o.Decide(context.Background(), c)
+			d, err := o.Decide(context.Background(), c)
+			testkit.Must(t, err)
 			actions[d.Action]++
 			if d.RuleID == 0 {
 				noRule++
@@ -90,8 +92,10 @@ func TestOrderFreeIsOrderFree(t *testing.T) {
 		a, b := NewOurs(p, t.TempDir()), NewOurs(rev, t.TempDir())
 		changed := 0
 		for _, c := range Calls(p, checkCalls, 2) {
-			da, _ := a.Decide(context.Background(), c)
-			db, _ := b.Decide(context.Background(), c)
+			da, err := a.Decide(context.Background(), c)
+			testkit.Must(t, err)
+			db, err := b.Decide(context.Background(), c)
+			testkit.Must(t, err)
 			if da.Action != db.Action {
 				changed++
 			}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 	bolt "go.etcd.io/bbolt"
@@ -319,7 +319,7 @@ func newGate(tb testing.TB, db *store.DB) *gate.Manager {
 		tb.Fatal(err)
 	}
 	m, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: workspace},
-		Logger: slog.New(slog.DiscardHandler)})
+		Logger: testkit.Logger()})
 	if err != nil {
 		tb.Fatal(err)
 	}

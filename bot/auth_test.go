@@ -22,9 +22,11 @@ func TestAccessRole(t *testing.T) {
 		{"irc", "100000001", RoleNone},
 	}
 	for _, tc := range cases {
-		if got := a.Role(tc.channel, tc.user); got != tc.want {
-			t.Errorf("Role(%q, %q) = %v, want %v", tc.channel, tc.user, got, tc.want)
-		}
+		t.Run(tc.channel, func(t *testing.T) {
+			if got := a.Role(tc.channel, tc.user); got != tc.want {
+				t.Errorf("Role(%q, %q) = %v, want %v", tc.channel, tc.user, got, tc.want)
+			}
+		})
 	}
 	if got := Access(nil).Role("telegram", "100000001"); got != RoleNone {
 		t.Errorf("nil Access: %v", got)

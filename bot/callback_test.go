@@ -18,13 +18,15 @@ func TestParseCallback(t *testing.T) {
 		{"a:18446744073709551615:bs", Callback{18446744073709551615, ActionBypassSession}},
 	}
 	for _, tc := range good {
-		got, err := ParseCallback(tc.data)
-		if err != nil || got != tc.want {
-			t.Errorf("ParseCallback(%q) = %v, %v; want %v", tc.data, got, err, tc.want)
-		}
-		if got.String() != tc.data {
-			t.Errorf("%v.String() = %q, want %q", got, got.String(), tc.data)
-		}
+		t.Run(tc.data, func(t *testing.T) {
+			got, err := ParseCallback(tc.data)
+			if err != nil || got != tc.want {
+				t.Errorf("ParseCallback(%q) = %v, %v; want %v", tc.data, got, err, tc.want)
+			}
+			if got.String() != tc.data {
+				t.Errorf("%v.String() = %q, want %q", got, got.String(), tc.data)
+			}
+		})
 	}
 	bad := []struct{ data, why string }{
 		{"", "want a:<request id>"},
@@ -48,14 +50,15 @@ func TestParseCallback(t *testing.T) {
 		{`{"action":"approve","id":42}`, "want a:<request id>"},
 	}
 	for _, tc := range bad {
-		_, err := ParseCallback(tc.data)
-		if !errors.Is(err, ErrBadCallback) {
-			t.Errorf("ParseCallback(%q) error = %v, want ErrBadCallback", tc.data, err)
-			continue
-		}
-		if !strings.Contains(err.Error(), tc.why) {
-			t.Errorf("ParseCallback(%q) error = %q, want it to say %q", tc.data, err, tc.why)
-		}
+		t.Run(tc.data, func(t *testing.T) {
+			_, err := ParseCallback(tc.data)
+			if !errors.Is(err, ErrBadCallback) {
+				t.Fatalf("ParseCallback(%q) error = %v, want ErrBadCallback", tc.data, err)
+			}
+			if !strings.Contains(err.Error(), tc.why) {
+				t.Errorf("ParseCallback(%q) error = %q, want it to say %q", tc.data, err, tc.why)
+			}
+		})
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -178,7 +180,8 @@ func TestCommandsBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	catchAll := uint64(0)
-	rs, _ := e.g.Rules("default")
+	rs, err := e.g.Rules("default")
+	testkit.Must(t, err)
 	for _, r := range rs {
 		if rules.IsCatchAll(r) {
 			catchAll = r.ID
@@ -275,24 +278,26 @@ func TestCommandsBad(t *testing.T) {
 		{alice, "runs a b", ErrUsage, "too many arguments"},
 	}
 	for _, tc := range cases {
-		before := e.state()
-		bypasses := len(e.g.Bypasses("s1")) + len(e.g.Bypasses("s3"))
-		r := e.cmd(tc.who, tc.line)
-		if !errors.Is(r.Err, tc.target) {
-			t.Errorf("%q by %s: error %v, want %v", tc.line, tc.who.Name, r.Err, tc.target)
-		}
-		if !strings.Contains(r.Text, tc.text) || strings.Contains(r.Text, "\n") {
-			t.Errorf("%q: reply %q, want one line saying %q", tc.line, r.Text, tc.text)
-		}
-		for _, internal := range []string{"gate: ", "store: ", " rules: "} {
-			if strings.Contains(r.Text, internal) {
-				t.Errorf("%q: reply %q shows the error chain", tc.line, r.Text)
+		t.Run(tc.line, func(t *testing.T) {
+			before := teststore.Snapshot(t, e.db)
+			bypasses := len(e.g.Bypasses("s1")) + len(e.g.Bypasses("s3"))
+			r := e.cmd(tc.who, tc.line)
+			if !errors.Is(r.Err, tc.target) {
+				t.Errorf("%q by %s: error %v, want %v", tc.line, tc.who.Name, r.Err, tc.target)
 			}
-		}
-		e.unchanged(tc.line, before)
-		if n := len(e.g.Bypasses("s1")) + len(e.g.Bypasses("s3")); n != bypasses {
-			t.Errorf("%q: bypasses changed", tc.line)
-		}
+			if !strings.Contains(r.Text, tc.text) || strings.Contains(r.Text, "\n") {
+				t.Errorf("%q: reply %q, want one line saying %q", tc.line, r.Text, tc.text)
+			}
+			for _, internal := range []string{"gate: ", "store: ", " rules: "} {
+				if strings.Contains(r.Text, internal) {
+					t.Errorf("%q: reply %q shows the error chain", tc.line, r.Text)
+				}
+			}
+			teststore.Unchanged(t, e.db, before)
+			if n := len(e.g.Bypasses("s1")) + len(e.g.Bypasses("s3")); n != bypasses {
+				t.Errorf("%q: bypasses changed", tc.line)
+			}
+		})
 	}
 	if len(jobs.triggered) != 0 {
 		t.Errorf("a bad command triggered %v", jobs.triggered)

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -55,7 +56,7 @@ func TestFanoutRecordRetry(t *testing.T) {
 		defer db.Close()
 		out := &flakyOutbox{DB: db, failAdds: 2}
 		tg := newFake("telegram", "-100")
-		fan := NewFanout(FanoutOptions{Store: out, Logger: quietLogger(), Retry: Retry{Backoff: time.Second}})
+		fan := NewFanout(FanoutOptions{Store: out, Logger: testkit.Logger(), Retry: Retry{Backoff: time.Second}})
 		if err := fan.Add(tg); err != nil {
 			t.Fatal(err)
 		}

@@ -1,13 +1,8 @@
 package bot
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,11 +11,11 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
-
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // The users of the tests: ids as the adapters pass them.
 var (
@@ -41,7 +36,7 @@ type env struct {
 	t     testing.TB
 	dir   string
 	path  string
-	clock *clock
+	clock *testkit.Clock
 	db    *store.DB
 	g     *gate.Manager
 	fan   *Fanout
@@ -57,7 +52,7 @@ type envOptions struct {
 	bypassShort time.Duration
 	retry       Retry
 	jobs        Jobs
-	clock       *clock
+	clock       *testkit.Clock
 	// path reopens an existing store file instead of a new one.
 	path string
 }
@@ -74,12 +69,12 @@ func newEnv(t testing.TB, opt envOptions) *env {
 	e := &env{t: t, dir: dir, path: path, clock: opt.clock,
 		chans: map[string]*fakeChannel{}, failures: make(chan Failure, 100)}
 	if e.clock == nil {
-		e.clock = &clock{}
+		e.clock = &testkit.Clock{}
 	}
 	e.open()
 	if opt.fanout {
 		e.fan = NewFanout(FanoutOptions{Store: e.db, Unfinalized: e.unfinalized, BypassShort: opt.bypassShort,
-			Retry: opt.retry, Logger: quietLogger(), OnFailure: func(f Failure) { e.failures <- f }})
+			Retry: opt.retry, Logger: testkit.Logger(), OnFailure: func(f Failure) { e.failures <- f }})
 		for _, c := range opt.channels {
 			e.chans[c.name] = c
 			if err := e.fan.Add(c); err != nil {
@@ -91,14 +86,14 @@ func newEnv(t testing.TB, opt envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gopt := gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: root}, Now: e.clock.Now, Logger: quietLogger()}
+	gopt := gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: root}, Now: e.clock.Now, Logger: testkit.Logger()}
 	if e.fan != nil {
 		gopt.Notifier = e.fan
 	}
 	if e.g, err = gate.New(gopt); err != nil {
 		t.Fatal(err)
 	}
-	if e.bot, err = New(Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs, BypassShort: opt.bypassShort, Logger: quietLogger()}); err != nil {
+	if e.bot, err = New(Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs, BypassShort: opt.bypassShort, Logger: testkit.Logger()}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -106,12 +101,7 @@ func newEnv(t testing.TB, opt envOptions) *env {
 
 func (e *env) open() {
 	e.t.Helper()
-	db, err := store.Open(e.path, store.Options{Now: e.clock.Now})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.db = db
-	e.t.Cleanup(func() { _ = db.Close() })
+	e.db = teststore.OpenAt(e.t, e.path, store.Options{Now: e.clock.Now})
 }
 
 // run starts the gate (and the Fanout) and returns a function that stops them and
@@ -173,85 +163,6 @@ func (e *env) request(id uint64) store.Request {
 		e.t.Fatal(err)
 	}
 	return r
-}
-
-// state is what must not change when a command or a tap is refused.
-type state struct {
-	file    []byte
-	rules   []rules.Rule
-	groups  []rules.Group
-	pending []store.Request
-	audit   []store.AuditEntry
-}
-
-func (e *env) state() state {
-	e.t.Helper()
-	var s state
-	var err error
-	if s.file, err = os.ReadFile(e.path); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.rules, err = e.db.Rules(); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.groups, err = e.db.Groups(); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.pending, err = e.db.Pending(); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.audit, err = e.db.Audit(0); err != nil {
-		e.t.Fatal(err)
-	}
-	return s
-}
-
-// unchanged fails the test when the store's records or its file differ from before.
-func (e *env) unchanged(what string, before state) {
-	e.t.Helper()
-	after := e.state()
-	for _, c := range []struct {
-		name string
-		a, b any
-	}{{"rules", before.rules, after.rules}, {"groups", before.groups, after.groups},
-		{"pending requests", before.pending, after.pending}, {"audit log", before.audit, after.audit}} {
-		if js(c.a) != js(c.b) {
-			e.t.Errorf("%s: the store's %s changed:\nbefore %s\nafter  %s", what, c.name, js(c.a), js(c.b))
-		}
-	}
-	if !bytes.Equal(before.file, after.file) {
-		e.t.Errorf("%s: the store file changed", what)
-	}
-}
-
-func js(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err.Error()
-	}
-	return string(b)
-}
-
-// clock is a settable clock; zero means time.Now (the fake one inside a synctest
-// bubble).
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.now.IsZero() {
-		return time.Now()
-	}
-	return c.now
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
 }
 
 // fakeChannel is a hand-written Channel: it records every send and edit, and fails

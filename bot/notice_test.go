@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -39,9 +40,11 @@ func TestNoticeText(t *testing.T) {
 		{RunFinished{RunID: 4, Job: "report", Status: "rejected", Error: "step 1: approval request 9 rejected by Jane (1) via telegram"},
 			"🗓 report run 4: rejected — step 1: approval request 9 rejected by Jane (1) via telegram"},
 	} {
-		if got := NoticeText(c.r); got != c.want {
-			t.Errorf("NoticeText(%+v) = %q, want %q", c.r, got, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			if got := NoticeText(c.r); got != c.want {
+				t.Errorf("NoticeText(%+v) = %q, want %q", c.r, got, c.want)
+			}
+		})
 	}
 }
 
@@ -74,7 +77,7 @@ func TestNoticesAnnounceFinishedRuns(t *testing.T) {
 		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1", "C0FAKECHAN2")
 		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
 		defer e.run()()
-		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: quietLogger()})
+		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: testkit.Logger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +124,7 @@ func TestNoticesRetryAndGiveUp(t *testing.T) {
 		sl.failNotices, sl.failErr = 1, fmt.Errorf("channel_not_found: %w", ErrPermanent)
 		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, retry: Retry{Attempts: 3, Backoff: time.Second}})
 		defer e.run()()
-		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: quietLogger()})
+		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: testkit.Logger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +183,7 @@ func TestNoticesResubscribe(t *testing.T) {
 		tg := newFake("telegram", "-100")
 		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
 		defer e.run()()
-		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: quietLogger()})
+		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: testkit.Logger()})
 		if err != nil {
 			t.Fatal(err)
 		}

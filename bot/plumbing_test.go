@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -38,7 +39,7 @@ func TestWaitRateLimits(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				calls := 0
 				start := time.Now()
-				err := WaitRateLimits(t.Context(), quietLogger(), "op", Sleep,
+				err := WaitRateLimits(t.Context(), testkit.Logger(), "op", Sleep,
 					func(context.Context) error {
 						a := tc.answers[min(calls, len(tc.answers)-1)]
 						calls++
@@ -64,7 +65,7 @@ func TestWaitRateLimitsCancelled(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(3*time.Second, cancel)
 		calls := 0
-		err := WaitRateLimits(ctx, quietLogger(), "op", Sleep, func(context.Context) error {
+		err := WaitRateLimits(ctx, testkit.Logger(), "op", Sleep, func(context.Context) error {
 			calls++
 			return &RateLimitError{RetryAfter: time.Minute, Err: errors.New("429")}
 		})

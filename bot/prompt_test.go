@@ -528,9 +528,11 @@ func TestOutcomeText(t *testing.T) {
 			"🚫 Cancelled by cli · cli · 13:03 UTC"},
 	}
 	for _, tc := range cases {
-		if got := OutcomeText(tc.r); got != tc.want {
-			t.Errorf("OutcomeText(%s) = %q, want %q", tc.r.Status, got, tc.want)
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			if got := OutcomeText(tc.r); got != tc.want {
+				t.Errorf("OutcomeText(%s) = %q, want %q", tc.r.Status, got, tc.want)
+			}
+		})
 	}
 	p := NewPrompt(cases[3].r, 0)
 	if p.Note != "no" {

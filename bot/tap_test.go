@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -58,7 +60,7 @@ func TestTapResolves(t *testing.T) {
 		}
 		got := e.request(r.ID)
 		if got.Status != tc.status || got.Resolution.Via != tc.who.Channel ||
-			got.Resolution.By != tc.who.Name+" ("+tc.who.ID+")" || js(got.Resolution.Bypass) != js(tc.bypass) {
+			got.Resolution.By != tc.who.Name+" ("+tc.who.ID+")" || testkit.JSON(got.Resolution.Bypass) != testkit.JSON(tc.bypass) {
 			t.Errorf("%s: stored %s %+v", tc.action, got.Status, got.Resolution)
 		}
 		if res.Request.Status != tc.status {
@@ -115,12 +117,14 @@ func TestTapRefused(t *testing.T) {
 		{"the slack message's ids on telegram", func() Tap { t := good; t.ChatID, t.MessageRef = "C0FAKECHAN1", "1.5"; return t }(), ErrNotBound, "Unknown request"},
 	}
 	for _, tc := range cases {
-		before := e.state()
-		res, err := e.bot.HandleTap(ctx, tc.tap)
-		if !errors.Is(err, tc.target) || res.Toast != tc.toast || res.Resolved {
-			t.Errorf("%s: %+v, %v; want %v and toast %q", tc.name, res, err, tc.target, tc.toast)
-		}
-		e.unchanged(tc.name, before)
+		t.Run(tc.name, func(t *testing.T) {
+			before := teststore.Snapshot(t, e.db)
+			res, err := e.bot.HandleTap(ctx, tc.tap)
+			if !errors.Is(err, tc.target) || res.Toast != tc.toast || res.Resolved {
+				t.Errorf("%+v, %v; want %v and toast %q", res, err, tc.target, tc.toast)
+			}
+			teststore.Unchanged(t, e.db, before)
+		})
 	}
 	if got := e.request(r.ID); got.Status != store.Pending {
 		t.Fatalf("request is %s after refused taps", got.Status)
@@ -128,15 +132,14 @@ func TestTapRefused(t *testing.T) {
 }
 
 func TestTapAfterTheOutcome(t *testing.T) {
-	c := &clock{}
-	c.Set(time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC))
+	c := testkit.NewClock(time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC))
 	e := newEnv(t, envOptions{clock: c})
 	ctx := context.Background()
 	r := e.shown("s1")
 	if _, err := e.bot.HandleTap(ctx, tapOn(r, jane, ActionApprove)); err != nil {
 		t.Fatal(err)
 	}
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	res, err := e.bot.HandleTap(ctx, tapOn(r, slackBob, ActionReject))
 	if !errors.Is(err, gate.ErrAlreadyResolved) || res.Toast != "Already approved by Jane Doe (100000001)" || res.Resolved {
 		t.Errorf("late tap: %+v, %v", res, err)
@@ -144,11 +147,19 @@ func TestTapAfterTheOutcome(t *testing.T) {
 	if res.Request.Status != store.Approved {
 		t.Errorf("late tap sees %s", res.Request.Status)
 	}
-	e.unchanged("late tap", before)
+	teststore.Unchanged(t, e.db, before)
 
 	r2 := e.shown("s2")
 	c.Set(r2.ExpiresAt.Add(time.Second))
-	before = e.state()
+	lastAudit := func() store.AuditEntry {
+		t.Helper()
+		es, err := e.db.Audit(1)
+		if err != nil || len(es) != 1 {
+			t.Fatalf("Audit(1) = %+v, %v", es, err)
+		}
+		return es[0]
+	}
+	lastBefore := lastAudit()
 	res, err = e.bot.HandleTap(ctx, tapOn(r2, jane, ActionApprove))
 	if !errors.Is(err, gate.ErrExpired) || res.Toast != "This request has expired" {
 		t.Errorf("tap after expiry: %+v, %v", res, err)
@@ -156,8 +167,8 @@ func TestTapAfterTheOutcome(t *testing.T) {
 	if got := e.request(r2.ID); got.Status != store.Pending && got.Status != store.Expired {
 		t.Errorf("request is %s after a tap past its expiry", got.Status)
 	}
-	if before.audit[0].Action != e.state().audit[0].Action {
-		t.Errorf("a tap past the expiry wrote %+v", e.state().audit[0])
+	if last := lastAudit(); last.Action != lastBefore.Action {
+		t.Errorf("a tap past the expiry wrote %+v", last)
 	}
 	// Once the sweeper marked it expired, the same answer.
 	if _, err := e.db.ExpireDue(c.Now()); err != nil {

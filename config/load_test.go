@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -274,7 +275,8 @@ func TestLoadRelative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real, _ := filepath.EvalSymlinks(dir)
+	real, err := filepath.EvalSymlinks(dir)
+	testkit.Must(t, err)
 	if c.WorkspaceRoot != real || c.DataDir != filepath.Join(real, "data") || c.File != filepath.Join(real, "skald.yaml") {
 		t.Errorf("paths = %q %q %q", c.WorkspaceRoot, c.DataDir, c.File)
 	}

@@ -224,12 +224,14 @@ func TestZeroDurations(t *testing.T) {
 		{"retention:\napproval_timeout: ~", DefaultRetention, DefaultApprovalTimeout},
 		{"{}", DefaultRetention, DefaultApprovalTimeout},
 	} {
-		cfg, err := Parse([]byte(c.yaml), noEnv)
-		if err != nil {
-			t.Fatalf("Parse(%q): %v", c.yaml, err)
-		}
-		if cfg.Retention.Duration != c.retention || cfg.ApprovalTimeout.Duration != c.approval || cfg.BypassShort.Duration != DefaultBypassShort {
-			t.Errorf("Parse(%q): retention %s, approval_timeout %s, bypass_short %s", c.yaml, cfg.Retention, cfg.ApprovalTimeout, cfg.BypassShort)
-		}
+		t.Run(c.yaml, func(t *testing.T) {
+			cfg, err := Parse([]byte(c.yaml), noEnv)
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", c.yaml, err)
+			}
+			if cfg.Retention.Duration != c.retention || cfg.ApprovalTimeout.Duration != c.approval || cfg.BypassShort.Duration != DefaultBypassShort {
+				t.Errorf("Parse(%q): retention %s, approval_timeout %s, bypass_short %s", c.yaml, cfg.Retention, cfg.ApprovalTimeout, cfg.BypassShort)
+			}
+		})
 	}
 }

@@ -3,16 +3,16 @@ package cron_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -40,8 +40,6 @@ type env struct {
 
 var admin = store.Actor{By: "alice", Via: "telegram"}
 
-func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
-
 func newEnv(t testing.TB, jobs ...cron.Job) *env {
 	t.Helper()
 	dir := t.TempDir()
@@ -67,26 +65,21 @@ func newEnv(t testing.TB, jobs ...cron.Job) *env {
 // open opens the store; it is closed at the end of the test.
 func (e *env) open() {
 	e.t.Helper()
-	db, err := store.Open(e.path, store.Options{})
-	if err != nil {
-		e.t.Fatalf("store.Open: %v", err)
-	}
-	e.db = db
-	e.t.Cleanup(func() { _ = db.Close() })
+	e.db = teststore.OpenAt(e.t, e.path, store.Options{})
 }
 
 // start builds a gate and an engine over the store and runs both until stop.
 func (e *env) start() {
 	e.t.Helper()
 	var err error
-	e.gate, err = gate.New(gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: e.root}, Logger: quiet()})
+	e.gate, err = gate.New(gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: e.root}, Logger: testkit.Logger()})
 	if err != nil {
 		e.t.Fatalf("gate.New: %v", err)
 	}
 	events, unsubscribe := e.gate.Subscribe(1000)
 	e.events = events
 	opt := cron.Options{Store: e.db, Gate: e.gate, Jobs: e.jobs, Tools: e.tools,
-		WorkspaceRoot: e.root, Location: time.UTC, Logger: quiet()}
+		WorkspaceRoot: e.root, Location: time.UTC, Logger: testkit.Logger()}
 	if e.edit != nil {
 		e.edit(&opt)
 	}
@@ -201,7 +194,7 @@ func (e *env) file(rel string) (string, bool) {
 
 // lines counts the lines of a workspace file (0 when absent).
 func (e *env) lines(rel string) int {
-	s, _ := e.file(rel)
+	s, _ := e.file(rel) // absent: ""
 	return strings.Count(s, "\n")
 }
 
@@ -218,21 +211,6 @@ func backup(name string, overlap cron.Overlap) cron.Job {
 		},
 	}
 }
-
-// wantErr fails unless err wraps target and its message holds each of parts.
-func wantErr(t testing.TB, err, target error, parts ...string) {
-	t.Helper()
-	if !errors.Is(err, target) {
-		t.Fatalf("error %v, want one wrapping %v", err, target)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("error %q does not say %q", err, p)
-		}
-	}
-}
-
-func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 func ruleAllow(tool string) rules.Rule {
 	return rules.Rule{GroupID: rules.DefaultGroup, AgentID: "ops", ToolPattern: tool, Action: rules.Allow, Priority: 1}

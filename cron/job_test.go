@@ -11,6 +11,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -21,18 +22,18 @@ func TestInvalidScheduleRefusesStartUpNamingTheJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: quiet()})
+	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	good := backup("good", "")
 	bad := backup("nightly", "")
 	bad.Schedule = "61 * * * *"
-	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: []cron.Job{good, bad}, WorkspaceRoot: e.root, Logger: quiet()})
+	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: []cron.Job{good, bad}, WorkspaceRoot: e.root, Logger: testkit.Logger()})
 	if eng != nil {
 		t.Error("New returned an engine with an error")
 	}
-	wantErr(t, err, cron.ErrInvalidJob)
+	testkit.WantErr(t, err, cron.ErrInvalidJob)
 	if want := `cron: job "nightly": schedule "61 * * * *": end of range (61) above maximum (59): 61`; err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
@@ -47,8 +48,8 @@ func TestInvalidScheduleRefusesStartUpNamingTheJob(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Error("a refused start-up changed the store")
 	}
-	if runs, _ := e.db.Runs("good", 0); len(runs) != 0 {
-		t.Error("a refused start-up stored runs")
+	if runs, err := e.db.Runs("good", 0); err != nil || len(runs) != 0 {
+		t.Error("a refused start-up stored runs", err)
 	}
 }
 
@@ -102,11 +103,11 @@ func TestValidate(t *testing.T) {
 			if err == nil {
 				t.Fatal("accepted")
 			}
-			wantErr(t, err, cron.ErrInvalidJob, tt.want)
+			testkit.WantErr(t, err, cron.ErrInvalidJob, tt.want)
 		})
 	}
 	err := cron.Validate([]cron.Job{ok(), ok()}, nil)
-	wantErr(t, err, cron.ErrInvalidJob, `cron: job "j": defined twice`)
+	testkit.WantErr(t, err, cron.ErrInvalidJob, `cron: job "j": defined twice`)
 	// Every problem is reported, one a line.
 	a, b := ok(), ok()
 	b.Name, a.Overlap, b.Schedule = "k", "x", "x"
@@ -118,7 +119,7 @@ func TestValidate(t *testing.T) {
 
 func TestNewRefusesBadOptions(t *testing.T) {
 	e := newEnv(t)
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: quiet()})
+	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,45 +144,45 @@ func TestNewRefusesBadOptions(t *testing.T) {
 
 func TestEngineErrors(t *testing.T) {
 	e := newEnv(t, backup("backup", ""))
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: quiet()})
+	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: quiet()})
+	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	_, err = eng.Trigger(ctx, "backup")
-	wantErr(t, err, cron.ErrNotRunning, `cron: trigger "backup": the scheduler is not running`)
+	testkit.WantErr(t, err, cron.ErrNotRunning, `cron: trigger "backup": the scheduler is not running`)
 	_, err = eng.Trigger(ctx, "nope")
-	wantErr(t, err, cron.ErrNotFound, `cron: trigger "nope": no such job`)
+	testkit.WantErr(t, err, cron.ErrNotFound, `cron: trigger "nope": no such job`)
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err = eng.Trigger(cancelled, "backup")
-	wantErr(t, err, context.Canceled)
+	testkit.WantErr(t, err, context.Canceled)
 	_, err = eng.Runs("nope", 10)
-	wantErr(t, err, cron.ErrNotFound, `cron: runs of "nope": no such job`)
+	testkit.WantErr(t, err, cron.ErrNotFound, `cron: runs of "nope": no such job`)
 	_, err = eng.RunByID(99)
-	wantErr(t, err, cron.ErrNotFound, "cron: store: run 99: not found")
+	testkit.WantErr(t, err, cron.ErrNotFound, "cron: store: run 99: not found")
 	if !errors.Is(err, gate.ErrNotFound) {
 		t.Error("ErrNotFound is not the gate's (the API answers 404 for it)")
 	}
-	if runs, _ := e.db.Runs("backup", 0); len(runs) != 0 {
-		t.Errorf("refused triggers stored %d runs", len(runs))
+	if runs, err := e.db.Runs("backup", 0); err != nil || len(runs) != 0 {
+		t.Errorf("refused triggers stored %d runs (err %v)", len(runs), err)
 	}
 
 	done := make(chan error, 1)
 	runCtx, stop := context.WithCancel(ctx)
 	go func() { done <- eng.Run(runCtx) }()
 	<-eng.Ready()
-	wantErr(t, eng.Run(ctx), cron.ErrRunning, "cron: run: already running")
+	testkit.WantErr(t, eng.Run(ctx), cron.ErrRunning, "cron: run: already running")
 	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	_, err = eng.Trigger(ctx, "backup")
-	wantErr(t, err, cron.ErrNotRunning)
+	testkit.WantErr(t, err, cron.ErrNotRunning)
 }
 
 func TestJobsListing(t *testing.T) {
@@ -190,13 +191,13 @@ func TestJobsListing(t *testing.T) {
 	b.ApprovalTimeout = time.Hour
 	a := cron.Job{Name: "alpha", Schedule: "CRON_TZ=Europe/Rome 30 2 * * *", Steps: []cron.Step{{Tool: "list_files", Args: map[string]any{"path": "."}}}}
 	e := newEnv(t, b, a)
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: quiet(),
+	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger(),
 		Profiles: []rules.Profile{{ID: "reader", WorkingDirectory: "data"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := at(t, "2026-03-28T12:00:00Z")
-	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: quiet(),
+	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: testkit.Logger(),
 		Location: time.UTC, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
@@ -227,11 +228,11 @@ func TestJobsListing(t *testing.T) {
 
 func TestRunFailsWhenTheStoreCannotBeRead(t *testing.T) {
 	e := newEnv(t, backup("backup", ""))
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: quiet()})
+	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: quiet()})
+	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,12 +240,12 @@ func TestRunFailsWhenTheStoreCannotBeRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = eng.Run(context.Background())
-	wantErr(t, err, store.ErrClosed, "cron: run: store: runs by status")
+	testkit.WantErr(t, err, store.ErrClosed, "cron: run: store: runs by status")
 	select {
 	case <-eng.Ready():
 		t.Error("Ready closed after a failed start")
 	default:
 	}
 	_, err = eng.Trigger(context.Background(), "backup")
-	wantErr(t, err, cron.ErrNotRunning)
+	testkit.WantErr(t, err, cron.ErrNotRunning)
 }

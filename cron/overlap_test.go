@@ -3,9 +3,11 @@ package cron_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -16,13 +18,13 @@ func TestOverlapSkipCountsTheTriggerOnTheWaitingRun(t *testing.T) {
 
 	for i, trigger := range []string{cron.TriggerManual, cron.TriggerSchedule} {
 		_, err := e.eng.Fire(context.Background(), "backup", trigger)
-		wantErr(t, err, cron.ErrSkipped, `cron: trigger "backup": run `+itoa(r.ID)+" is unfinished")
+		testkit.WantErr(t, err, cron.ErrSkipped, `cron: trigger "backup": run `+strconv.FormatUint(r.ID, 10)+" is unfinished")
 		if got := e.run(r.ID); got.SkippedTriggers != i+1 || got.Status != store.RunWaitingApproval {
 			t.Fatalf("after %d skipped triggers the run is %+v", i+1, got)
 		}
 	}
-	if runs, _ := e.eng.Runs("backup", 0); len(runs) != 1 {
-		t.Fatalf("%d runs, want the skipped triggers not stored as runs", len(runs))
+	if runs, err := e.eng.Runs("backup", 0); err != nil || len(runs) != 1 {
+		t.Fatalf("%d runs, want the skipped triggers not stored as runs (err %v)", len(runs), err)
 	}
 	if e.lines("data/step1.log") != 1 {
 		t.Error("a skipped trigger ran a step")
@@ -45,7 +47,7 @@ func TestOverlapQueueKeepsOneTriggerAndCountsTheRest(t *testing.T) {
 	r := waitingAtStep2(t, e, "nightly")
 
 	_, err := e.eng.Fire(context.Background(), "nightly", cron.TriggerSchedule)
-	wantErr(t, err, cron.ErrQueued, `cron: trigger "nightly": run `+itoa(r.ID)+" is unfinished")
+	testkit.WantErr(t, err, cron.ErrQueued, `cron: trigger "nightly": run `+strconv.FormatUint(r.ID, 10)+" is unfinished")
 	slot, err := e.db.GetMeta("cron.queue.nightly")
 	if err != nil || slot == nil {
 		t.Fatalf("queue slot %q %v, want it stored", slot, err)
@@ -59,7 +61,7 @@ func TestOverlapQueueKeepsOneTriggerAndCountsTheRest(t *testing.T) {
 	}
 	// The slot is full: the next trigger is dropped and counted on the waiting run.
 	_, err = e.eng.Fire(context.Background(), "nightly", cron.TriggerManual)
-	wantErr(t, err, cron.ErrSkipped)
+	testkit.WantErr(t, err, cron.ErrSkipped)
 	if got := e.run(r.ID); got.SkippedTriggers != 1 {
 		t.Errorf("skipped_triggers %d, want 1", got.SkippedTriggers)
 	}
@@ -73,11 +75,11 @@ func TestOverlapQueueKeepsOneTriggerAndCountsTheRest(t *testing.T) {
 		t.Fatalf("queued run's run_started %+v", ev)
 	}
 	e.next(cron.EventRunWaiting, ev.RunID)
-	if slot, _ := e.db.GetMeta("cron.queue.nightly"); slot != nil {
-		t.Errorf("queue slot %s still taken after the queued run started", slot)
+	if slot, err := e.db.GetMeta("cron.queue.nightly"); err != nil || slot != nil {
+		t.Errorf("queue slot %s still taken after the queued run started (err %v)", slot, err)
 	}
-	if runs, _ := e.eng.Runs("nightly", 0); len(runs) != 2 {
-		t.Errorf("%d runs, want the first and the queued one", len(runs))
+	if runs, err := e.eng.Runs("nightly", 0); err != nil || len(runs) != 2 {
+		t.Errorf("%d runs, want the first and the queued one (err %v)", len(runs), err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // TestExecuteCmdTimeoutKillsTheProcessGroup runs a shell that starts a child and waits:
@@ -20,7 +21,7 @@ func TestExecuteCmdTimeoutKillsTheProcessGroup(t *testing.T) {
 	env := workspace(t)
 	res, err := runTool(t, env, "execute_cmd", map[string]any{
 		"cmd": "echo started; sleep 60 & echo $! > data/child.pid; wait", "timeout": "300ms"})
-	wantErr(t, err, cron.ErrTimeout, "timed out after 300ms: the process group was killed")
+	testkit.WantErr(t, err, cron.ErrTimeout, "timed out after 300ms: the process group was killed")
 	if res.ExitCode != -1 || res.Output != "started\n" {
 		t.Errorf("result %+v", res)
 	}

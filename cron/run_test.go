@@ -2,11 +2,13 @@ package cron_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -15,7 +17,7 @@ import (
 func waitingAtStep2(t *testing.T, e *env, name string) store.Run {
 	t.Helper()
 	r := e.trigger(name)
-	if r.Status != store.RunRunning || r.SessionID != "cron:"+name+":"+itoa(r.ID) || r.Trigger != cron.TriggerManual {
+	if r.Status != store.RunRunning || r.SessionID != "cron:"+name+":"+strconv.FormatUint(r.ID, 10) || r.Trigger != cron.TriggerManual {
 		t.Fatalf("Trigger returned %+v", r)
 	}
 	if ev := e.next(cron.EventRunStarted, r.ID); ev.Job != name || ev.Notify {
@@ -97,7 +99,7 @@ func TestRejectEndsTheRunAndTheStepNeverRuns(t *testing.T) {
 	if r.Status != store.RunRejected || ev.Status != store.RunRejected || !ev.Notify || ev.RequestID != r.RequestID {
 		t.Fatalf("run %+v, event %+v", r, ev)
 	}
-	if want := "step 2: approval request " + itoa(r.RequestID) + " rejected by alice via telegram: not tonight"; r.Error != want {
+	if want := "step 2: approval request " + strconv.FormatUint(r.RequestID, 10) + " rejected by alice via telegram: not tonight"; r.Error != want {
 		t.Errorf("error %q, want %q", r.Error, want)
 	}
 	if len(r.Steps) != 2 || r.Steps[1].Status != "rejected" || r.Steps[1].Decision != "rejected" || r.Steps[1].Output != "" {
@@ -128,8 +130,8 @@ func TestRestartWhileWaitingThenApprove(t *testing.T) {
 	if e.lines("data/step1.log") != 1 {
 		t.Errorf("step 1 ran %d times, want once", e.lines("data/step1.log"))
 	}
-	if s, _ := e.file("out/report.txt"); s != "done" || e.lines("data/step3.log") != 1 {
-		t.Errorf("steps 2 and 3 did not run once each")
+	if s, ok := e.file("out/report.txt"); !ok || s != "done" || e.lines("data/step3.log") != 1 {
+		t.Errorf("steps 2 and 3 did not run once each (report %q, found %v)", s, ok)
 	}
 }
 
@@ -140,7 +142,7 @@ func TestApprovedWhileDownResumesAtStart(t *testing.T) {
 	e.stop()
 
 	// The service is down; the request is approved (by the CLI through another gate).
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: quiet()})
+	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +164,7 @@ func TestRejectedWhileDownFinishesAtStart(t *testing.T) {
 	e.start()
 	r := waitingAtStep2(t, e, "backup")
 	e.stop()
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: quiet()})
+	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 func readJSON(t *testing.T, name string, v any) {
@@ -147,7 +148,7 @@ func TestParseFixtures(t *testing.T) {
 			t.Errorf("Parse(%q) succeeded, want an error", c.Spec)
 			continue
 		}
-		wantErr(t, err, cron.ErrInvalidJob)
+		testkit.WantErr(t, err, cron.ErrInvalidJob)
 		if c.ErrorContains != nil && !strings.Contains(err.Error(), *c.ErrorContains) {
 			t.Errorf("Parse(%q): %q does not say %q", c.Spec, err, *c.ErrorContains)
 		}

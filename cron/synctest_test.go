@@ -3,6 +3,7 @@ package cron_test
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -36,7 +37,7 @@ func TestApprovalTimeoutExpiresTheRun(t *testing.T) {
 		ev := e.next(cron.EventRunFinished, r.ID)
 		got := e.run(r.ID)
 		if got.Status != store.RunExpired || ev.Status != store.RunExpired || !ev.Notify ||
-			got.Error != "step 2: approval request "+itoa(r.RequestID)+" expired by system via gate" {
+			got.Error != "step 2: approval request "+strconv.FormatUint(r.RequestID, 10)+" expired by system via gate" {
 			t.Fatalf("run %+v, event %+v", got, ev)
 		}
 		if late := got.FinishedAt.Sub(req.ExpiresAt); late < 0 || late > 2*time.Second {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // workspace makes a workspace root with data/, secrets/key, a symlink data/vault →
@@ -73,9 +74,9 @@ func TestExecuteCmd(t *testing.T) {
 		t.Errorf("long output: %d bytes, ends %q, %v", len(res.Output), res.Output[max(0, len(res.Output)-8):], err)
 	}
 	_, err = runTool(t, env, "execute_cmd", map[string]any{"cmd": "true", "cwd": "vault"})
-	wantErr(t, err, cron.ErrSecrets, `cwd: path "vault": a secrets directory is never listed, read or written`)
+	testkit.WantErr(t, err, cron.ErrSecrets, `cwd: path "vault": a secrets directory is never listed, read or written`)
 	_, err = runTool(t, env, "execute_cmd", map[string]any{"cmd": "true", "timeout": "-1s"})
-	wantErr(t, err, cron.ErrBadArgs, "timeout -1s must be positive")
+	testkit.WantErr(t, err, cron.ErrBadArgs, "timeout -1s must be positive")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -104,14 +105,16 @@ func TestFileToolsAndTheSecretsRule(t *testing.T) {
 		{"write_file", map[string]any{"path": "data/key", "content": "x"}},
 	}
 	for _, c := range refused {
-		res, err := runTool(t, env, c.tool, c.args)
-		wantErr(t, err, cron.ErrSecrets, fmt.Sprintf("path %q: a secrets directory is never listed, read or written", c.args["path"]))
-		if res.Output != "" || res.ExitCode != 1 {
-			t.Errorf("%s %v: %+v", c.tool, c.args, res)
-		}
+		t.Run(c.tool, func(t *testing.T) {
+			res, err := runTool(t, env, c.tool, c.args)
+			testkit.WantErr(t, err, cron.ErrSecrets, fmt.Sprintf("path %q: a secrets directory is never listed, read or written", c.args["path"]))
+			if res.Output != "" || res.ExitCode != 1 {
+				t.Errorf("%s %v: %+v", c.tool, c.args, res)
+			}
+		})
 	}
-	if b, _ := os.ReadFile(filepath.Join(env.Root, "secrets/key")); string(b) != "hunter2" {
-		t.Error("a refused write changed secrets/key")
+	if b, err := os.ReadFile(filepath.Join(env.Root, "secrets/key")); err != nil || string(b) != "hunter2" {
+		t.Error("a refused write changed secrets/key", err)
 	}
 	if _, err := os.Stat(filepath.Join(env.Root, "secrets/new")); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a refused write created a file in secrets/")
@@ -157,7 +160,7 @@ func TestFileToolsAndTheSecretsRule(t *testing.T) {
 		t.Errorf("reading a directory: %v", err)
 	}
 	_, err = runTool(t, env, "read_file", map[string]any{"path": "a\x00b"})
-	wantErr(t, err, cron.ErrBadArgs, "NUL")
+	testkit.WantErr(t, err, cron.ErrBadArgs, "NUL")
 }
 
 func TestHTTPRequest(t *testing.T) {
@@ -165,7 +168,8 @@ func TestHTTPRequest(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/echo":
-			body, _ := io.ReadAll(r.Body)
+			body, err := io.ReadAll(r.Body)
+			testkit.Must(t, err)
 			w.Header().Set("X-Seen", r.Header.Get("X-Token"))
 			fmt.Fprintf(w, "%s %s", r.Method, body)
 		case "/fail":
@@ -192,10 +196,10 @@ func TestHTTPRequest(t *testing.T) {
 		t.Errorf("500: %+v %v", res, err)
 	}
 	res, err = runTool(t, env, "http_request", map[string]any{"method": "GET", "url": srv.URL + "/slow?token=sekret", "timeout": "200ms"})
-	wantErr(t, err, cron.ErrTimeout, "GET "+srv.URL+"/slow: timed out after 200ms")
+	testkit.WantErr(t, err, cron.ErrTimeout, "GET "+srv.URL+"/slow: timed out after 200ms")
 	if strings.Contains(err.Error(), "sekret") || res.ExitCode != 1 {
 		t.Errorf("timeout: %+v %v", res, err)
 	}
 	_, err = runTool(t, env, "http_request", map[string]any{"url": srv.URL})
-	wantErr(t, err, cron.ErrBadArgs, "method is required")
+	testkit.WantErr(t, err, cron.ErrBadArgs, "method is required")
 }

@@ -3,9 +3,12 @@ package gate_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -90,7 +93,7 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 			catchAll = r.ID
 		}
 	}
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	ok := rules.Rule{GroupID: "default", ToolPattern: "x", Action: rules.Allow, Priority: 100}
 	with := func(f func(*rules.Rule)) rules.Rule { r := ok; f(&r); return r }
 	for _, c := range []struct {
@@ -108,20 +111,20 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 		{with(func(r *rules.Rule) { r.GroupID = "nope" }), gate.ErrUnknownGroup, "nope"},
 		{with(func(r *rules.Rule) { r.GroupID = "Bad Id" }), gate.ErrInvalidRule, "group_id"},
 		{with(func(r *rules.Rule) { r.ToolPattern, r.Action = "*", rules.Allow }), gate.ErrInvalidRule,
-			"group default already has a catch-all (rule " + itoa(catchAll) + "); edit that one"},
+			"group default already has a catch-all (rule " + strconv.FormatUint(catchAll, 10) + "); edit that one"},
 	} {
 		_, err := e.m.CreateRule(c.rule, admin)
-		wantErr(t, err, c.target, "gate: create rule", c.says)
+		testkit.WantErr(t, err, c.target, "gate: create rule", c.says)
 	}
 	bad := with(func(r *rules.Rule) { r.ID, r.Priority = catchAll, -1 })
 	_, err = e.m.UpdateRule(bad, admin)
-	wantErr(t, err, gate.ErrInvalidRule, "gate: update rule "+itoa(catchAll), "priority -1")
+	testkit.WantErr(t, err, gate.ErrInvalidRule, "gate: update rule "+strconv.FormatUint(catchAll, 10), "priority -1")
 	_, err = e.m.UpdateRule(with(func(r *rules.Rule) { r.ID = 99999 }), admin)
-	wantErr(t, err, gate.ErrNotFound, "gate: update rule 99999")
-	wantErr(t, e.m.DeleteRule(99999, admin), gate.ErrNotFound, "gate: delete rule 99999")
-	e.unchanged(before)
+	testkit.WantErr(t, err, gate.ErrNotFound, "gate: update rule 99999")
+	testkit.WantErr(t, e.m.DeleteRule(99999, admin), gate.ErrNotFound, "gate: delete rule 99999")
+	teststore.Unchanged(t, e.db, before)
 	after, err := e.m.Rules("")
-	if err != nil || !jsonEqual(snapshot, after) {
+	if err != nil || testkit.JSON(snapshot) != testkit.JSON(after) {
 		t.Errorf("the snapshot changed after refused changes")
 	}
 }
@@ -157,37 +160,37 @@ func TestGroups(t *testing.T) {
 			t.Errorf("ops2 name %q", g.Name)
 		}
 	}
-	if js(ids) != `["default","devs","ops","ops2"]` {
+	if testkit.JSON(ids) != `["default","devs","ops","ops2"]` {
 		t.Errorf("groups %v", ids)
 	}
 	if rs, err := e.m.Rules("ops2"); err != nil || len(rs) != 1 {
 		t.Errorf("Rules(ops2) = %v, %v", rs, err)
 	}
 
-	before := e.state()
-	wantErr(t, e.m.DeleteGroup("default", admin), gate.ErrProtected, `gate: delete group "default"`)
-	wantErr(t, e.m.DeleteGroup("devs", admin), gate.ErrProtected, `"devs"`)
-	wantErr(t, e.m.DeleteGroup("nope", admin), gate.ErrNotFound, `"nope"`)
-	wantErr(t, e.m.CreateGroup(rules.Group{ID: "ops", Name: "again"}, admin), gate.ErrExists, `gate: create group "ops"`)
-	wantErr(t, e.m.CreateGroup(rules.Group{ID: "Bad!", Name: "x"}, admin), gate.ErrInvalid, `"Bad!"`)
-	wantErr(t, e.m.CreateGroup(rules.Group{ID: "g1", Name: "a\u0000b\nc<b>x</b>"}, admin), gate.ErrInvalid,
+	before := teststore.Snapshot(t, e.db)
+	testkit.WantErr(t, e.m.DeleteGroup("default", admin), gate.ErrProtected, `gate: delete group "default"`)
+	testkit.WantErr(t, e.m.DeleteGroup("devs", admin), gate.ErrProtected, `"devs"`)
+	testkit.WantErr(t, e.m.DeleteGroup("nope", admin), gate.ErrNotFound, `"nope"`)
+	testkit.WantErr(t, e.m.CreateGroup(rules.Group{ID: "ops", Name: "again"}, admin), gate.ErrExists, `gate: create group "ops"`)
+	testkit.WantErr(t, e.m.CreateGroup(rules.Group{ID: "Bad!", Name: "x"}, admin), gate.ErrInvalid, `"Bad!"`)
+	testkit.WantErr(t, e.m.CreateGroup(rules.Group{ID: "g1", Name: "a\u0000b\nc<b>x</b>"}, admin), gate.ErrInvalid,
 		`gate: create group "g1"`, "must not hold control characters")
-	wantErr(t, e.m.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "a\nb"}, admin), gate.ErrInvalid,
+	testkit.WantErr(t, e.m.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "a\nb"}, admin), gate.ErrInvalid,
 		`gate: update group "ops"`, `group description "a\nb"`)
-	wantErr(t, e.m.UpdateGroup(rules.Group{ID: "nope", Name: "x"}, admin), gate.ErrNotFound, `gate: update group "nope"`)
+	testkit.WantErr(t, e.m.UpdateGroup(rules.Group{ID: "nope", Name: "x"}, admin), gate.ErrNotFound, `gate: update group "nope"`)
 	_, err = e.m.DuplicateGroup("nope", rules.Group{ID: "x", Name: "x"}, admin)
-	wantErr(t, err, gate.ErrNotFound, `gate: duplicate group "nope" as "x"`)
+	testkit.WantErr(t, err, gate.ErrNotFound, `gate: duplicate group "nope" as "x"`)
 	_, err = e.m.DuplicateGroup("ops", rules.Group{ID: "ops2", Name: "x"}, admin)
-	wantErr(t, err, gate.ErrExists)
+	testkit.WantErr(t, err, gate.ErrExists)
 	_, err = e.m.Rules("nope")
-	wantErr(t, err, gate.ErrUnknownGroup, `gate: rules: group "nope"`)
-	e.unchanged(before)
+	testkit.WantErr(t, err, gate.ErrUnknownGroup, `gate: rules: group "nope"`)
+	teststore.Unchanged(t, e.db, before)
 
 	if err := e.m.DeleteGroup("ops2", admin); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.m.Check(t.Context(), gate.Call{ToolName: "Bash", Group: "ops2"})
-	wantErr(t, err, gate.ErrUnknownGroup, `group "ops2"`)
+	testkit.WantErr(t, err, gate.ErrUnknownGroup, `group "ops2"`)
 }
 
 func TestVisible(t *testing.T) {
@@ -216,13 +219,15 @@ func TestVisible(t *testing.T) {
 		{"", "dev", "coder", `["rm_rf","mcp__bank__pay","read_file"]`, `[]`},
 		{"default", "dev", "coder", `["mcp__bank__pay","read_file"]`, `["rm_rf"]`},
 	} {
-		v, h, err := e.m.Visible(c.group, c.profile, c.agent, "", tools)
-		if err != nil || js(v) != c.visible || js(h) != c.hidden {
-			t.Errorf("Visible(%q, %q, %q) = %s %s %v, want %s %s", c.group, c.profile, c.agent, js(v), js(h), err, c.visible, c.hidden)
-		}
+		t.Run(c.group, func(t *testing.T) {
+			v, h, err := e.m.Visible(c.group, c.profile, c.agent, "", tools)
+			if err != nil || testkit.JSON(v) != c.visible || testkit.JSON(h) != c.hidden {
+				t.Errorf("Visible(%q, %q, %q) = %s %s %v, want %s %s", c.group, c.profile, c.agent, testkit.JSON(v), testkit.JSON(h), err, c.visible, c.hidden)
+			}
+		})
 	}
 	_, _, err := e.m.Visible("nope", "", "", "", tools)
-	wantErr(t, err, gate.ErrUnknownGroup, "gate: visible")
+	testkit.WantErr(t, err, gate.ErrUnknownGroup, "gate: visible")
 	_, _, err = e.m.Visible("", "nope", "", "", tools)
-	wantErr(t, err, gate.ErrUnknownProfile, "gate: visible")
+	testkit.WantErr(t, err, gate.ErrUnknownProfile, "gate: visible")
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -27,7 +29,7 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 		}
 		want := []gate.Bypass{{SessionID: "s1", Scope: "category:shell", Caller: store.CallerAdmin,
 			RequestID: r.ID, Profile: "default", ExpiresAt: time.Now().Add(15 * time.Minute)}}
-		if got := e.m.Bypasses("s1"); !jsonEqual(got, want) {
+		if got := e.m.Bypasses("s1"); testkit.JSON(got) != testkit.JSON(want) {
 			t.Errorf("Bypasses = %v, want %v", got, want)
 		}
 
@@ -147,7 +149,7 @@ func TestDenyNeverBypassed(t *testing.T) {
 func TestSetAndClearBypass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t)
-		before := e.state()
+		before := teststore.Snapshot(t, e.db)
 		for _, c := range []struct {
 			session, scope string
 			secs           int64
@@ -164,13 +166,13 @@ func TestSetAndClearBypass(t *testing.T) {
 			{"s1", "path:secrets", 0, gate.ErrInvalidScope, `"path:secrets"`},
 		} {
 			_, err := e.m.SetBypass(c.session, c.scope, c.secs, "", admin)
-			wantErr(t, err, c.target, "gate: set bypass", c.says)
+			testkit.WantErr(t, err, c.target, "gate: set bypass", c.says)
 		}
-		wantErr(t, e.m.ClearBypass("", admin), gate.ErrNoSession, "gate: clear bypass")
+		testkit.WantErr(t, e.m.ClearBypass("", admin), gate.ErrNoSession, "gate: clear bypass")
 		if err := e.m.ClearBypass("s1", admin); err != nil { // nothing to clear: writes nothing
 			t.Fatal(err)
 		}
-		e.unchanged(before)
+		teststore.Unchanged(t, e.db, before)
 		if bs := e.m.Bypasses("s1"); bs != nil {
 			t.Errorf("refused bypasses granted %v", bs)
 		}
@@ -231,7 +233,7 @@ func (failingAudit) AppendAudit(...store.AuditEntry) error { return store.ErrClo
 func TestBypassNotGrantedWhenAuditFails(t *testing.T) {
 	e := newEnv(t, func(o *gate.Options) { o.Store = failingAudit{o.Store.(*store.DB)} })
 	_, err := e.m.SetBypass("s1", "all", 0, "", admin)
-	wantErr(t, err, store.ErrClosed, "gate: set bypass s1")
+	testkit.WantErr(t, err, store.ErrClosed, "gate: set bypass s1")
 	if bs := e.m.Bypasses("s1"); bs != nil {
 		t.Errorf("granted %v without an audit entry", bs)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -33,8 +36,8 @@ func TestCheckAllowAndDenyReadNoStoreAndRegisterNothing(t *testing.T) {
 		t.Errorf("read_file of the protected data dir: %+v, want deny (protected)", out)
 	}
 	stop() // flushes the batcher
-	if p, _ := e.m.Pending(); len(p) != 0 {
-		t.Errorf("pending after allow and deny: %v", p)
+	if p, err := e.m.Pending(); err != nil || len(p) != 0 {
+		t.Errorf("pending after allow and deny: %v (err %v)", p, err)
 	}
 	es, err := e.db.Audit(0)
 	if err != nil {
@@ -59,7 +62,7 @@ func TestCheckBadInput(t *testing.T) {
 	e := newEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		call   gate.Call
 		target error
@@ -70,13 +73,15 @@ func TestCheckBadInput(t *testing.T) {
 		{gate.Call{ToolName: "Bash", Profile: "nope"}, gate.ErrUnknownProfile, `profile "nope"`},
 		{gate.Call{ToolName: "Bash", Arguments: map[string]any{"x": make(chan int)}}, gate.ErrInvalidCall, "arguments"},
 	} {
-		out, err := e.m.Check(context.Background(), c.call)
-		wantErr(t, err, c.target, "gate: check", c.says)
-		if out.Decision != "" {
-			t.Errorf("Check(%+v) answered %q with its error", c.call, out.Decision)
-		}
+		t.Run(c.says, func(t *testing.T) {
+			out, err := e.m.Check(context.Background(), c.call)
+			testkit.WantErr(t, err, c.target, "gate: check", c.says)
+			if out.Decision != "" {
+				t.Errorf("Check(%+v) answered %q with its error", c.call, out.Decision)
+			}
+		})
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if e.notes.shows() != 0 {
 		t.Errorf("a refused call was shown")
 	}
@@ -105,10 +110,12 @@ func TestCheckGroupChoice(t *testing.T) {
 		{"ops", "", gate.VerdictDeny},
 		{"", "", gate.VerdictPending},
 	} {
-		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: c.group, Profile: c.profile})
-		if out.Decision != c.want {
-			t.Errorf("group %q profile %q: %s, want %s", c.group, c.profile, out.Decision, c.want)
-		}
+		t.Run(c.group, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: c.group, Profile: c.profile})
+			if out.Decision != c.want {
+				t.Errorf("group %q profile %q: %s, want %s", c.group, c.profile, out.Decision, c.want)
+			}
+		})
 	}
 }
 
@@ -119,7 +126,7 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 	e.run()
 	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", AgentID: "coder",
 		Source: "claude-code", ContextLabel: "CronJob: x", Arguments: map[string]any{"command": "ls -l", "a": 1}})
-	if got := e.notes.next(t); got != "show "+itoa(r.ID)+" readable" {
+	if got := e.notes.next(t); got != "show "+strconv.FormatUint(r.ID, 10)+" readable" {
 		t.Errorf("notifier saw %q, want the request shown once readable from the store", got)
 	}
 	stored, err := e.m.Request(r.ID)
@@ -135,7 +142,7 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 	if ev.Name != gate.EventApprovalRequested {
 		t.Fatalf("event %q, want approval_requested", ev.Name)
 	}
-	if got, want := js(ev.Data), `{"request_id":`+itoa(r.ID)+`,"tool_call_id":"tc1","tool_name":"Bash"}`; got != want {
+	if got, want := testkit.JSON(ev.Data), `{"request_id":`+strconv.FormatUint(r.ID, 10)+`,"tool_call_id":"tc1","tool_name":"Bash"}`; got != want {
 		t.Errorf("event data %s, want %s", got, want)
 	}
 	p, err := e.m.Pending()
@@ -173,15 +180,15 @@ func TestCheckIdempotent(t *testing.T) {
 
 	// The same key for another call is refused and changes nothing.
 	stop() // so the batcher writes nothing while the store is compared
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []gate.Call{
 		{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "rm -rf /"}},
 		{ToolName: "execute_cmd", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "make"}},
 	} {
 		_, err := e.m.Check(context.Background(), c)
-		wantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call")
+		testkit.WantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call")
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 // TestCheckIdempotentSameCallOnly: a repeat of a (session, tool_call_id) gets the
@@ -208,7 +215,7 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 	if out := e.check(call); out.Decision != gate.VerdictApproved || out.Request.ID != r.ID {
 		t.Fatalf("the same call again: %+v, want approved", out)
 	}
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		name, says string
 		change     func(*gate.Call)
@@ -231,16 +238,16 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 			again := call
 			c.change(&again)
 			out, err := e.m.Check(context.Background(), again)
-			wantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call: "+c.says)
+			testkit.WantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call: "+c.says)
 			if out.Decision != "" || out.Request != nil {
 				t.Errorf("%s: %+v came with the error", c.name, out)
 			}
-			if strings.Contains(c.says, "caller") && strings.Contains(err.Error(), "request "+itoa(r.ID)) {
+			if strings.Contains(c.says, "caller") && strings.Contains(err.Error(), "request "+strconv.FormatUint(r.ID, 10)) {
 				t.Errorf("%s: the error names the request: %v", c.name, err)
 			}
 		})
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if n := e.notes.shows(); n != 1 {
 		t.Errorf("shown %d times, want once", n)
 	}
@@ -297,13 +304,15 @@ func TestProfileFastPath(t *testing.T) {
 		{"write_file", "../out/private/k", gate.VerdictDeny},
 		{"Bash", "a.go", gate.VerdictPending},
 	} {
-		out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: "dev", Arguments: map[string]any{"path": c.path}})
-		if out.Decision != c.want {
-			t.Errorf("%s %s: %s (%s), want %s", c.tool, c.path, out.Decision, out.Reason, c.want)
-		}
-		if c.want == gate.VerdictAllow && out.Reason != gate.ReasonFastPath {
-			t.Errorf("%s %s: reason %q, want the fast-path", c.tool, c.path, out.Reason)
-		}
+		t.Run(c.path, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: "dev", Arguments: map[string]any{"path": c.path}})
+			if out.Decision != c.want {
+				t.Errorf("%s %s: %s (%s), want %s", c.tool, c.path, out.Decision, out.Reason, c.want)
+			}
+			if c.want == gate.VerdictAllow && out.Reason != gate.ReasonFastPath {
+				t.Errorf("%s %s: reason %q, want the fast-path", c.tool, c.path, out.Reason)
+			}
+		})
 	}
 	// Every path argument counts (docs/design.md, "Path arguments"): a second path outside the
 	// profile's directories keeps the call from the fast-path, whichever key holds it.
@@ -427,17 +436,19 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 		{"a folder that holds neither: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}, gate.VerdictAllow, ""},
 		{"a folder that holds neither: the bypass", gate.Call{ToolName: "Grep", SessionID: "bypassed", Arguments: map[string]any{"path": "/usr"}}, gate.VerdictAllow, ""},
 	} {
-		out := e.check(c.call)
-		if out.Decision != c.want {
-			t.Errorf("%s: %s (%s), want %s", c.name, out.Decision, out.Reason, c.want)
-			continue
-		}
-		if c.contain != "" && out.Reason != rules.ReasonContains+": "+c.contain {
-			t.Errorf("%s: reason %q, want it to name %s", c.name, out.Reason, c.contain)
-		}
-		if c.want == gate.VerdictPending && (out.Request == nil || out.Request.RuleID != out.RuleID) {
-			t.Errorf("%s: %+v, want a registered request", c.name, out)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			out := e.check(c.call)
+			if out.Decision != c.want {
+				t.Errorf("%s: %s (%s), want %s", c.name, out.Decision, out.Reason, c.want)
+				return
+			}
+			if c.contain != "" && out.Reason != rules.ReasonContains+": "+c.contain {
+				t.Errorf("%s: reason %q, want it to name %s", c.name, out.Reason, c.contain)
+			}
+			if c.want == gate.VerdictPending && (out.Request == nil || out.Request.RuleID != out.RuleID) {
+				t.Errorf("%s: %+v, want a registered request", c.name, out)
+			}
+		})
 	}
 }
 
@@ -489,10 +500,12 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 	run := func(stage string) {
 		t.Helper()
 		for _, c := range cases {
-			out := e.check(c.call)
-			if out.Decision != c.decision || out.Reason != c.reason {
-				t.Errorf("%s: %s: %s (%s), want %s (%s)", stage, c.name, out.Decision, out.Reason, c.decision, c.reason)
-			}
+			t.Run(c.name, func(t *testing.T) {
+				out := e.check(c.call)
+				if out.Decision != c.decision || out.Reason != c.reason {
+					t.Errorf("%s: %s: %s (%s), want %s (%s)", stage, c.name, out.Decision, out.Reason, c.decision, c.reason)
+				}
+			})
 		}
 	}
 	run("bypasses")
@@ -529,15 +542,17 @@ func TestRequestRecordsWhy(t *testing.T) {
 		{"a rule's require", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}}, ""},
 		{"the default require", gate.Call{ToolName: "mcp__x__y"}, ""},
 	} {
-		c.call.SessionID = "s"
-		r := e.require(c.call)
-		stored, err := e.m.Request(r.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Reason != c.want || stored.Reason != c.want {
-			t.Errorf("%s: reason %q, stored %q; want %q", c.name, r.Reason, stored.Reason, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			c.call.SessionID = "s"
+			r := e.require(c.call)
+			stored, err := e.m.Request(r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Reason != c.want || stored.Reason != c.want {
+				t.Errorf("%s: reason %q, stored %q; want %q", c.name, r.Reason, stored.Reason, c.want)
+			}
+		})
 	}
 	broken := newEnv(t, func(o *gate.Options) {
 		bs := &brokenStore{DB: o.Store.(*store.DB)}

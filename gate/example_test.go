@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -26,7 +27,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer db.Close()
-	m, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Logger: quietLogger()})
+	m, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Logger: testkit.Logger()})
 	if err != nil {
 		log.Fatal(err)
 	}

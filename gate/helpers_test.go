@@ -1,19 +1,16 @@
 package gate_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -54,7 +51,7 @@ func newEnv(t testing.TB, edit ...func(*gate.Options)) *env {
 		Store:    e.db,
 		Rules:    rules.Options{WorkspaceRoot: root, Protected: []string{dir + "/state"}},
 		Notifier: e.notes,
-		Logger:   quietLogger(),
+		Logger:   testkit.Logger(),
 	}
 	for _, f := range edit {
 		f(&e.opt)
@@ -69,12 +66,7 @@ func newEnv(t testing.TB, edit ...func(*gate.Options)) *env {
 // open opens (or reopens) the store and closes it at the end of the test.
 func (e *env) open() {
 	e.t.Helper()
-	db, err := store.Open(e.path, store.Options{})
-	if err != nil {
-		e.t.Fatalf("store.Open: %v", err)
-	}
-	e.db = db
-	e.t.Cleanup(func() { _ = db.Close() })
+	e.db = teststore.OpenAt(e.t, e.path, store.Options{})
 }
 
 // run starts e.m.Run and returns a function that stops it and waits for it; it is
@@ -117,79 +109,6 @@ func (e *env) require(c gate.Call) store.Request {
 	return *out.Request
 }
 
-// state is what the tests compare before and after a refused change.
-type state struct {
-	file    []byte
-	rules   []rules.Rule
-	groups  []rules.Group
-	pending []store.Request
-	audit   []store.AuditEntry
-}
-
-func (e *env) state() state {
-	e.t.Helper()
-	var s state
-	var err error
-	if s.file, err = os.ReadFile(e.path); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.rules, err = e.db.Rules(); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.groups, err = e.db.Groups(); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.pending, err = e.db.Pending(); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.audit, err = e.db.Audit(0); err != nil {
-		e.t.Fatal(err)
-	}
-	return s
-}
-
-// unchanged fails the test when the store differs from before: its file byte for
-// byte, and (to say what changed) its rules, groups, pending requests and audit log.
-func (e *env) unchanged(before state) {
-	e.t.Helper()
-	after := e.state()
-	if !bytes.Equal(before.file, after.file) {
-		e.t.Errorf("the store file changed")
-	}
-	for _, c := range []struct {
-		name string
-		a, b any
-	}{{"rules", before.rules, after.rules}, {"groups", before.groups, after.groups},
-		{"pending", before.pending, after.pending}, {"audit", before.audit, after.audit}} {
-		if !jsonEqual(c.a, c.b) {
-			e.t.Errorf("store %s changed:\nbefore %s\nafter  %s", c.name, js(c.a), js(c.b))
-		}
-	}
-}
-
-// wantErr fails the test unless err wraps target and its message holds each of parts.
-func wantErr(t testing.TB, err, target error, parts ...string) {
-	t.Helper()
-	if !errors.Is(err, target) {
-		t.Fatalf("error %v, want one wrapping %v", err, target)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("error %q does not say %q", err, p)
-		}
-	}
-}
-
-func js(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err.Error()
-	}
-	return string(b)
-}
-
-func jsonEqual(a, b any) bool { return js(a) == js(b) }
-
 // auditActions returns the actions of the audit log, oldest first.
 func auditActions(t testing.TB, db *store.DB) []string {
 	t.Helper()
@@ -214,8 +133,6 @@ func count(list []string, s string) int {
 	return n
 }
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
 // recorder is a hand-written Notifier: it records what it was asked to show and
 // update, and whether each request was already readable from the store at Show time.
 type recorder struct {
@@ -233,7 +150,7 @@ func (r *recorder) Show(ctx context.Context, req store.Request) error {
 	r.mu.Lock()
 	r.shown = append(r.shown, req.ID)
 	r.mu.Unlock()
-	r.send(ctx, "show "+itoa(req.ID)+" "+map[bool]string{true: "readable", false: "unreadable"}[readable])
+	r.send(ctx, "show "+strconv.FormatUint(req.ID, 10)+" "+map[bool]string{true: "readable", false: "unreadable"}[readable])
 	return nil
 }
 
@@ -241,7 +158,7 @@ func (r *recorder) Update(ctx context.Context, req store.Request) error {
 	r.mu.Lock()
 	r.updated = append(r.updated, req)
 	r.mu.Unlock()
-	r.send(ctx, "update "+itoa(req.ID)+" "+string(req.Status))
+	r.send(ctx, "update "+strconv.FormatUint(req.ID, 10)+" "+string(req.Status))
 	return nil
 }
 
@@ -263,7 +180,3 @@ func (r *recorder) shows() int {
 	defer r.mu.Unlock()
 	return len(r.shown)
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
-func itoa(n uint64) string { return strings.TrimSpace(js(n)) }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -51,12 +54,12 @@ func TestPendingLimitsConcurrent(t *testing.T) {
 		e.require(gate.Call{ToolName: "Bash", SessionID: "b", ToolCallID: fmt.Sprint("b", i),
 			Caller: agentB})
 	}
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	cronStep := gate.Call{ToolName: "Bash", SessionID: "c", Caller: store.CallerCron}
 	_, err = e.m.Check(context.Background(), cronStep)
-	wantErr(t, err, gate.ErrTooManyPending,
+	testkit.WantErr(t, err, gate.ErrTooManyPending,
 		"gate: check Bash: too many pending requests: 8 are waiting for a human")
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 // TestPendingLimitsAcrossRestart: a new Manager counts the requests already pending
@@ -71,11 +74,11 @@ func TestPendingLimitsAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	third := gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t3", Caller: agentA}
 	_, err = m.Check(ctx, third)
-	wantErr(t, err, gate.ErrTooManyPending, "this caller already has 2 waiting for a human")
-	e.unchanged(before)
+	testkit.WantErr(t, err, gate.ErrTooManyPending, "this caller already has 2 waiting for a human")
+	teststore.Unchanged(t, e.db, before)
 	// A replay still gets its request; another caller is not held to A's limit.
 	bash := func(session, tc, caller string) gate.Call {
 		return gate.Call{ToolName: "Bash", SessionID: session, ToolCallID: tc, Caller: caller}
@@ -101,7 +104,7 @@ func TestPendingLimitsAcrossRestart(t *testing.T) {
 		t.Fatalf("after a resolution: %v", err)
 	}
 	_, err = m.Check(ctx, bash("s", "t5", agentA))
-	wantErr(t, err, gate.ErrTooManyPending)
+	testkit.WantErr(t, err, gate.ErrTooManyPending)
 	if _, err := m.CancelSession("s", admin); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +117,7 @@ func TestNewRefusesNegativeLimits(t *testing.T) {
 	e := newEnv(t)
 	opt := e.opt
 	opt.Limits.PendingTotal = -1
-	if _, err := gate.New(opt); err == nil || !contains(err.Error(), "negative") {
+	if _, err := gate.New(opt); err == nil || !strings.Contains(err.Error(), "negative") {
 		t.Fatalf("New with a negative limit: %v", err)
 	}
 }
@@ -123,16 +126,16 @@ func TestNewRefusesNegativeLimits(t *testing.T) {
 // id, whatever the call; the admin and the scheduler may.
 func TestCronSessionForAgents(t *testing.T) {
 	e := newEnv(t)
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, caller := range []string{agentA, store.CallerLocal} {
 		for _, tool := range []string{"Bash", "Read"} {
 			call := gate.Call{ToolName: tool, SessionID: "cron:heartbeat:1", Caller: caller,
 				Arguments: map[string]any{"command": "rm -rf /", "file_path": "data/x"}}
 			_, err := e.m.Check(context.Background(), call)
-			wantErr(t, err, gate.ErrForbidden, "session ids beginning with cron: belong to scheduled runs")
+			testkit.WantErr(t, err, gate.ErrForbidden, "session ids beginning with cron: belong to scheduled runs")
 		}
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	for _, caller := range []string{"", store.CallerAdmin, store.CallerCron} {
 		e.require(gate.Call{ToolName: "Bash", SessionID: "cron:heartbeat:1", Caller: caller})
 	}
@@ -142,12 +145,12 @@ func TestCronSessionForAgents(t *testing.T) {
 // only; a malformed caller is refused and grants nothing; EndSession drops them all.
 func TestBypassCallers(t *testing.T) {
 	e := newEnv(t)
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, bad := range []string{"agent-AAAAAAAAAAAA", "agent-", "admin ", "robot"} {
 		_, err := e.m.SetBypass("s", "all", 0, bad, admin)
-		wantErr(t, err, gate.ErrInvalidBypass, "want admin, local, cron or an agent token's name")
+		testkit.WantErr(t, err, gate.ErrInvalidBypass, "want admin, local, cron or an agent token's name")
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 	if bs := e.m.Bypasses("s"); bs != nil {
 		t.Fatalf("refused bypasses granted %+v", bs)
 	}
@@ -161,10 +164,12 @@ func TestBypassCallers(t *testing.T) {
 		{store.CallerLocal, gate.VerdictAllow}, {agentA, gate.VerdictPending},
 		{"", gate.VerdictPending},
 	} {
-		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Caller: c.caller})
-		if out.Decision != c.want {
-			t.Errorf("caller %q: %s, want %s", c.caller, out.Decision, c.want)
-		}
+		t.Run(c.caller, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Caller: c.caller})
+			if out.Decision != c.want {
+				t.Errorf("caller %q: %s, want %s", c.caller, out.Decision, c.want)
+			}
+		})
 	}
 	if n := e.m.EndSession("s"); n != 1 || e.m.Bypasses("s") != nil {
 		t.Errorf("EndSession dropped %d, left %+v", n, e.m.Bypasses("s"))

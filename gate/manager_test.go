@@ -2,9 +2,12 @@ package gate_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -35,16 +38,16 @@ func TestNewProfilesAndGroups(t *testing.T) {
 		t.Errorf("%d group creations audited", n)
 	}
 	// A second New over the same store creates nothing more.
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	if _, err := gate.New(e.opt); err != nil {
 		t.Fatal(err)
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestNewRefusals(t *testing.T) {
 	e := newEnv(t)
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		edit func(*gate.Options)
 		says string
@@ -59,18 +62,20 @@ func TestNewRefusals(t *testing.T) {
 		{func(o *gate.Options) { o.Categories = []gate.Category{{Name: "x", Tools: []string{"a*b"}}} }, `category "x": rules: tool_pattern "a*b"`},
 		{func(o *gate.Options) { o.Categories = []gate.Category{{Tools: []string{"Bash"}}} }, "category 0 has no name"},
 	} {
-		opt := e.opt
-		c.edit(&opt)
-		m, err := gate.New(opt)
-		if err == nil || m != nil {
-			t.Errorf("New accepted options that should say %q", c.says)
-			continue
-		}
-		if got := err.Error(); !contains(got, "gate: new: ") || !contains(got, c.says) {
-			t.Errorf("New error %q, want it to say %q", got, c.says)
-		}
+		t.Run(c.says, func(t *testing.T) {
+			opt := e.opt
+			c.edit(&opt)
+			m, err := gate.New(opt)
+			if err == nil || m != nil {
+				t.Errorf("New accepted options that should say %q", c.says)
+				return
+			}
+			if got := err.Error(); !strings.Contains(got, "gate: new: ") || !strings.Contains(got, c.says) {
+				t.Errorf("New error %q, want it to say %q", got, c.says)
+			}
+		})
 	}
-	e.unchanged(before)
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestRunTwiceAndStop(t *testing.T) {
@@ -80,7 +85,7 @@ func TestRunTwiceAndStop(t *testing.T) {
 	e.require(gate.Call{ToolName: "Bash", SessionID: "s"})
 	e.notes.next(t)
 	err := e.m.Run(context.Background())
-	wantErr(t, err, gate.ErrRunning, "gate: run")
+	testkit.WantErr(t, err, gate.ErrRunning, "gate: run")
 	stop() // returns only when every goroutine Run started has stopped
 }
 
@@ -93,12 +98,12 @@ func TestToolCatalog(t *testing.T) {
 	e.check(gate.Call{ToolName: string(make([]byte, store.MaxToolNameLen+1)), SessionID: "s"})
 	want := `{"built_in":["Bash","write_todos"],"mcp":["mcp__gmail__read","mcp__gmail__send","mcp__slack__post"],"mcp_servers":["gmail","slack"]}`
 	c, err := e.m.Tools()
-	if err != nil || js(c) != want {
-		t.Errorf("Tools() = %s %v, want %s", js(c), err, want)
+	if err != nil || testkit.JSON(c) != want {
+		t.Errorf("Tools() = %s %v, want %s", testkit.JSON(c), err, want)
 	}
 	stop() // flushes the batcher
 	names, err := e.db.Tools()
-	if err != nil || js(names) != `["Bash","mcp__gmail__read","mcp__gmail__send","mcp__slack__post","write_todos"]` {
+	if err != nil || testkit.JSON(names) != `["Bash","mcp__gmail__read","mcp__gmail__send","mcp__slack__post","write_todos"]` {
 		t.Errorf("store tools %v %v", names, err)
 	}
 	// A new Manager knows them from the store.
@@ -106,8 +111,8 @@ func TestToolCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, err := m.Tools(); err != nil || js(c) != want {
-		t.Errorf("Tools() of a new Manager = %s %v", js(c), err)
+	if c, err := m.Tools(); err != nil || testkit.JSON(c) != want {
+		t.Errorf("Tools() of a new Manager = %s %v", testkit.JSON(c), err)
 	}
 }
 
@@ -135,7 +140,7 @@ func TestEvents(t *testing.T) {
 		t.Errorf("channel open after unsubscribe")
 	}
 	e.m.Publish(gate.Event{Name: "run_waiting"}) // nobody listens: does not block
-	if js(gate.Event{Name: "x", Data: gate.ApprovalResolved{RequestID: 7, Status: store.Expired}}) !=
+	if testkit.JSON(gate.Event{Name: "x", Data: gate.ApprovalResolved{RequestID: 7, Status: store.Expired}}) !=
 		`{"name":"x","data":{"request_id":7,"tool_call_id":"","status":"expired"}}` {
 		t.Errorf("event JSON shape changed")
 	}

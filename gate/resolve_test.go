@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -51,10 +54,10 @@ func TestResolveWakesWaitersAndNotifies(t *testing.T) {
 		}
 	}
 	ev := <-events
-	if want := `{"request_id":` + itoa(r.ID) + `,"tool_call_id":"tc1","status":"rejected"}`; ev.Name != gate.EventApprovalResolved || js(ev.Data) != want {
-		t.Errorf("event %s %s, want approval_resolved %s", ev.Name, js(ev.Data), want)
+	if want := `{"request_id":` + strconv.FormatUint(r.ID, 10) + `,"tool_call_id":"tc1","status":"rejected"}`; ev.Name != gate.EventApprovalResolved || testkit.JSON(ev.Data) != want {
+		t.Errorf("event %s %s, want approval_resolved %s", ev.Name, testkit.JSON(ev.Data), want)
 	}
-	if got := e.notes.next(t); got != "update "+itoa(r.ID)+" rejected" {
+	if got := e.notes.next(t); got != "update "+strconv.FormatUint(r.ID, 10)+" rejected" {
 		t.Errorf("notifier saw %q, want the update", got)
 	}
 	// A Wait on a finished request returns at once.
@@ -66,7 +69,7 @@ func TestResolveWakesWaitersAndNotifies(t *testing.T) {
 func TestWaitErrors(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.m.Wait(context.Background(), 999)
-	wantErr(t, err, gate.ErrNotFound, "gate: wait 999")
+	testkit.WantErr(t, err, gate.ErrNotFound, "gate: wait 999")
 
 	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -85,7 +88,7 @@ func TestWaitErrors(t *testing.T) {
 func TestResolveRefusals(t *testing.T) {
 	e := newEnv(t)
 	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Caller: "agent-0123456789ab"})
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	neg, zero, huge := int64(-5), int64(0), int64(math.MaxInt64)
 	for _, c := range []struct {
 		id     uint64
@@ -101,7 +104,7 @@ func TestResolveRefusals(t *testing.T) {
 			gate.ErrForbidden, "an agent may not resolve"},
 		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &neg}, gate.ErrInvalidBypass, "-5 seconds is negative"},
 		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &huge}, gate.ErrInvalidBypass,
-			"gate: resolve " + itoa(r.ID) + ": invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days)"},
+			"gate: resolve " + strconv.FormatUint(r.ID, 10) + ": invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days)"},
 		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &huge, BypassScope: "all"}, gate.ErrInvalidBypass, "more than 31622400"},
 		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "everything"}, gate.ErrInvalidScope, `"everything"`},
 		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "category:"}, gate.ErrInvalidScope, `"category:"`},
@@ -109,17 +112,17 @@ func TestResolveRefusals(t *testing.T) {
 		{999, gate.Answer{Approve: true, By: "a", BypassSecs: &zero}, gate.ErrNotFound, "gate: resolve 999"},
 	} {
 		_, err := e.m.Resolve(context.Background(), c.id, c.res)
-		wantErr(t, err, c.target, c.says)
+		testkit.WantErr(t, err, c.target, c.says)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := e.m.Resolve(ctx, r.ID, approve("alice"))
-	wantErr(t, err, context.Canceled)
-	e.unchanged(before)
+	testkit.WantErr(t, err, context.Canceled)
+	teststore.Unchanged(t, e.db, before)
 	// Not found by the store's compare-and-set itself.
 	_, err = e.m.Resolve(context.Background(), 999, approve("alice"))
-	wantErr(t, err, gate.ErrNotFound, "gate: resolve 999")
-	e.unchanged(before)
+	testkit.WantErr(t, err, gate.ErrNotFound, "gate: resolve 999")
+	teststore.Unchanged(t, e.db, before)
 	if bs := e.m.Bypasses("s1"); bs != nil {
 		t.Errorf("a refused resolution granted %v", bs)
 	}
@@ -155,7 +158,7 @@ func TestResolveRaceExactlyOnce(t *testing.T) {
 	}
 	for i, err := range errs {
 		if i != winner {
-			wantErr(t, err, gate.ErrAlreadyResolved, fmt.Sprintf("already approved by user-%d via telegram", winner))
+			testkit.WantErr(t, err, gate.ErrAlreadyResolved, fmt.Sprintf("already approved by user-%d via telegram", winner))
 		}
 	}
 	if got := count(auditActions(t, e.db), "request.approved"); got != 1 {
@@ -187,19 +190,19 @@ func TestExpiry(t *testing.T) {
 		if late := time.Since(r.ExpiresAt); req.Status != store.Expired || late < 0 || late > 2*time.Second {
 			t.Errorf("request %s %s after its expiry, want expired within 2 s", req.Status, late)
 		}
-		if ev := <-events; js(ev.Data) != `{"request_id":`+itoa(r.ID)+`,"tool_call_id":"tc","status":"expired"}` {
-			t.Errorf("event %s %s", ev.Name, js(ev.Data))
+		if ev := <-events; testkit.JSON(ev.Data) != `{"request_id":`+strconv.FormatUint(r.ID, 10)+`,"tool_call_id":"tc","status":"expired"}` {
+			t.Errorf("event %s %s", ev.Name, testkit.JSON(ev.Data))
 		}
-		if got := e.notes.next(t); got != "update "+itoa(r.ID)+" expired" {
+		if got := e.notes.next(t); got != "update "+strconv.FormatUint(r.ID, 10)+" expired" {
 			t.Errorf("notifier saw %q", got)
 		}
 		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc"}); out.Decision != gate.VerdictExpired {
 			t.Errorf("check again after expiry: %s, want expired", out.Decision)
 		}
 		_, err = e.m.Resolve(context.Background(), r.ID, approve("alice"))
-		wantErr(t, err, gate.ErrAlreadyResolved, "already expired by system via gate")
-		if p, _ := e.m.Pending(); len(p) != 1 || p[0].ID != long.ID {
-			t.Errorf("pending %v, want only the hour-long request", p)
+		testkit.WantErr(t, err, gate.ErrAlreadyResolved, "already expired by system via gate")
+		if p, err := e.m.Pending(); err != nil || len(p) != 1 || p[0].ID != long.ID {
+			t.Errorf("pending %v, want only the hour-long request (err %v)", p, err)
 		}
 	})
 }
@@ -210,27 +213,27 @@ func TestResolveAfterExpiryBeforeSweep(t *testing.T) {
 		e := newEnv(t, func(o *gate.Options) { o.ApprovalTimeout = time.Minute })
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
 		time.Sleep(time.Minute + time.Second)
-		before := e.state()
+		before := teststore.Snapshot(t, e.db)
 		_, err := e.m.Resolve(context.Background(), r.ID, approve("alice"))
-		wantErr(t, err, gate.ErrExpired, "gate: resolve "+itoa(r.ID))
-		e.unchanged(before)
+		testkit.WantErr(t, err, gate.ErrExpired, "gate: resolve "+strconv.FormatUint(r.ID, 10))
+		teststore.Unchanged(t, e.db, before)
 	})
 }
 
 func TestCancelRequest(t *testing.T) {
 	e := newEnv(t)
 	mine := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Caller: "ci-bot"})
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, caller := range []string{"other-bot", store.CallerLocal} {
 		_, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "agent", Via: "api"}, caller)
-		wantErr(t, err, gate.ErrForbidden, "made by another caller")
+		testkit.WantErr(t, err, gate.ErrForbidden, "made by another caller")
 	}
 	_, err := e.m.CancelRequest(999, "", admin, "ci-bot")
-	wantErr(t, err, gate.ErrNotFound, "gate: cancel 999")
-	e.unchanged(before)
+	testkit.WantErr(t, err, gate.ErrNotFound, "gate: cancel 999")
+	teststore.Unchanged(t, e.db, before)
 
 	e.run() // shows the request queued before Run started
-	if n := e.notes.next(t); n != "show "+itoa(mine.ID)+" readable" {
+	if n := e.notes.next(t); n != "show "+strconv.FormatUint(mine.ID, 10)+" readable" {
 		t.Errorf("notifier saw %q", n)
 	}
 
@@ -241,11 +244,11 @@ func TestCancelRequest(t *testing.T) {
 	if got.Status != store.Cancelled || got.Resolution.Note != "terminal" {
 		t.Errorf("cancelled request %+v", got)
 	}
-	if n := e.notes.next(t); n != "update "+itoa(mine.ID)+" cancelled" {
+	if n := e.notes.next(t); n != "update "+strconv.FormatUint(mine.ID, 10)+" cancelled" {
 		t.Errorf("notifier saw %q", n)
 	}
 	_, err = e.m.CancelRequest(mine.ID, "again", admin, "")
-	wantErr(t, err, gate.ErrAlreadyResolved, "already cancelled by ci-bot via api")
+	testkit.WantErr(t, err, gate.ErrAlreadyResolved, "already cancelled by ci-bot via api")
 
 	// An admin may cancel any request.
 	theirs := e.require(gate.Call{ToolName: "Bash", SessionID: "s2", Caller: "x"})
@@ -265,7 +268,8 @@ func TestCancelSession(t *testing.T) {
 	}
 	waited := make(chan store.Status, 1)
 	go func() {
-		r, _ := e.m.Wait(context.Background(), a.ID)
+		r, err := e.m.Wait(context.Background(), a.ID)
+		testkit.Must(t, err)
 		waited <- r.Status
 	}()
 	got, err := e.m.CancelSession("s1", admin)
@@ -281,18 +285,18 @@ func TestCancelSession(t *testing.T) {
 	if bs := e.m.Bypasses("s1"); bs != nil {
 		t.Errorf("bypasses after cancel: %v", bs)
 	}
-	if r, _ := e.m.Request(other.ID); r.Status != store.Pending {
-		t.Errorf("another session's request is %s", r.Status)
+	if r, err := e.m.Request(other.ID); err != nil || r.Status != store.Pending {
+		t.Errorf("another session's request is %s (err %v)", r.Status, err)
 	}
 	acts := auditActions(t, e.db)
 	if count(acts, "request.cancelled") != 2 || acts[len(acts)-1] != gate.AuditSessionCancelled {
 		t.Errorf("audit %v", acts)
 	}
 	stop() // so the batcher writes nothing while the store is compared
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	_, err = e.m.CancelSession("", admin)
-	wantErr(t, err, gate.ErrNoSession, "session id is required")
-	e.unchanged(before)
+	testkit.WantErr(t, err, gate.ErrNoSession, "session id is required")
+	teststore.Unchanged(t, e.db, before)
 }
 
 func TestRestart(t *testing.T) {
@@ -310,8 +314,8 @@ func TestRestart(t *testing.T) {
 	}
 	e.m = m
 	e.run()
-	if p, _ := m.Pending(); len(p) != 1 || p[0].ID != r.ID {
-		t.Fatalf("pending after restart: %v", p)
+	if p, err := m.Pending(); err != nil || len(p) != 1 || p[0].ID != r.ID {
+		t.Fatalf("pending after restart: %v (err %v)", p, err)
 	}
 	waited := make(chan store.Request, 1)
 	go func() {
@@ -395,7 +399,7 @@ func TestUpdateWaitsForShow(t *testing.T) {
 		}
 		close(n.release)
 		synctest.Wait()
-		if got := js(n.seen()); got != `["show","update approved"]` {
+		if got := testkit.JSON(n.seen()); got != `["show","update approved"]` {
 			t.Errorf("notifier calls %s, want show then update", got)
 		}
 	})

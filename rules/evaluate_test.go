@@ -293,9 +293,11 @@ func TestVisible(t *testing.T) {
 		{"ops", "", "", "TodoWrite", true},
 		{"unknown", "", "", "rm_rf", false},
 	} {
-		if got := s.Visible(tc.group, tc.agent, tc.source, tc.tool); got != tc.want {
-			t.Errorf("Visible(%q, %q, %q, %q) = %v, want %v", tc.group, tc.agent, tc.source, tc.tool, got, tc.want)
-		}
+		t.Run(tc.tool, func(t *testing.T) {
+			if got := s.Visible(tc.group, tc.agent, tc.source, tc.tool); got != tc.want {
+				t.Errorf("Visible(%q, %q, %q, %q) = %v, want %v", tc.group, tc.agent, tc.source, tc.tool, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -363,9 +365,11 @@ func TestMatchTool(t *testing.T) {
 		{"@fs_bogus", "Read", false},
 		{"", "", false},
 	} {
-		if got := s.MatchTool(tc.pattern, tc.tool); got != tc.want {
-			t.Errorf("MatchTool(%q, %q) = %v, want %v", tc.pattern, tc.tool, got, tc.want)
-		}
+		t.Run(tc.tool, func(t *testing.T) {
+			if got := s.MatchTool(tc.pattern, tc.tool); got != tc.want {
+				t.Errorf("MatchTool(%q, %q) = %v, want %v", tc.pattern, tc.tool, got, tc.want)
+			}
+		})
 	}
 }
 

@@ -49,10 +49,12 @@ func TestNormalize(t *testing.T) {
 		{"../../../../../../../../..", "", "/"},
 		{"notyet/../../x", "", filepath.Dir(root) + "/x"},
 	} {
-		got, err := Normalize(tc.path, tc.base, root)
-		if err != nil || got != tc.want {
-			t.Errorf("Normalize(%q, %q) = %q, %v; want %q", tc.path, tc.base, got, err, tc.want)
-		}
+		t.Run(tc.path, func(t *testing.T) {
+			got, err := Normalize(tc.path, tc.base, root)
+			if err != nil || got != tc.want {
+				t.Errorf("Normalize(%q, %q) = %q, %v; want %q", tc.path, tc.base, got, err, tc.want)
+			}
+		})
 	}
 	// The file system is only read.
 	if _, err := os.Lstat(root + "/data/nodir"); !errors.Is(err, os.ErrNotExist) {
@@ -93,14 +95,16 @@ func TestNormalizeErrors(t *testing.T) {
 		{"x", "rel", "", `rules: path "x": relative with no base directory: path cannot be normalised`},
 		{strings.Repeat("n", 300), "", root, `rules: path "` + strings.Repeat("n", 300) + `": cannot be inspected: file name too long: path cannot be normalised`},
 	} {
-		got, err := Normalize(tc.path, tc.base, tc.root)
-		if err == nil {
-			t.Errorf("Normalize(%q) = %q, want an error", tc.path, got)
-			continue
-		}
-		if !errors.Is(err, ErrBadPath) || err.Error() != tc.want || got != "" {
-			t.Errorf("Normalize(%q) = %q, %v\n want error %s wrapping ErrBadPath", tc.path, got, err, tc.want)
-		}
+		t.Run(tc.path, func(t *testing.T) {
+			got, err := Normalize(tc.path, tc.base, tc.root)
+			if err == nil {
+				t.Errorf("Normalize(%q) = %q, want an error", tc.path, got)
+				return
+			}
+			if !errors.Is(err, ErrBadPath) || err.Error() != tc.want || got != "" {
+				t.Errorf("Normalize(%q) = %q, %v\n want error %s wrapping ErrBadPath", tc.path, got, err, tc.want)
+			}
+		})
 	}
 	// The same path of the code with an error root gets too: permission denied.
 	if os.Geteuid() != 0 { // root reads every directory
@@ -166,9 +170,11 @@ func TestUnder(t *testing.T) {
 		{"rel", "/", false},
 		{"", "x", false},
 	} {
-		if got := Under(tc.path, tc.dir); got != tc.want {
-			t.Errorf("Under(%q, %q) = %v, want %v", tc.path, tc.dir, got, tc.want)
-		}
+		t.Run(tc.path, func(t *testing.T) {
+			if got := Under(tc.path, tc.dir); got != tc.want {
+				t.Errorf("Under(%q, %q) = %v, want %v", tc.path, tc.dir, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -217,9 +223,11 @@ func TestPathPatterns(t *testing.T) {
 		{"v", "/usr", 10},
 		{"v", "usr", 0},
 	} {
-		d := s.Evaluate(DefaultGroup, Call{Tool: tc.tool, Args: map[string]any{"path": tc.path}})
-		if d.RuleID != tc.want {
-			t.Errorf("%s %q: rule %d (%+v), want %d", tc.tool, tc.path, d.RuleID, d, tc.want)
-		}
+		t.Run(tc.path, func(t *testing.T) {
+			d := s.Evaluate(DefaultGroup, Call{Tool: tc.tool, Args: map[string]any{"path": tc.path}})
+			if d.RuleID != tc.want {
+				t.Errorf("%s %q: rule %d (%+v), want %d", tc.tool, tc.path, d.RuleID, d, tc.want)
+			}
+		})
 	}
 }

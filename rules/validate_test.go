@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -63,27 +64,29 @@ func TestValidateRefuses(t *testing.T) {
 		{func(r *Rule) { r.PathPattern, r.ResolvedPathPattern = "x/*", "*/x" }, `rules: resolved_path_pattern "*/x": a star is only allowed as "<dir>/*" or at the end`},
 		{func(r *Rule) { r.ResolvedPathPattern = "x/*" }, `rules: resolved_path_pattern "x/*": set without a path_pattern`},
 	} {
-		r := validRule()
-		tc.edit(&r)
-		before := r
-		err := Validate(r)
-		if err == nil {
-			t.Errorf("Validate(%+v) = nil, want %q", r, tc.want)
-			continue
-		}
-		if !errors.Is(err, ErrInvalidRule) {
-			t.Errorf("Validate(%+v) = %v, does not wrap ErrInvalidRule", r, err)
-		}
-		var fe *FieldError
-		if !errors.As(err, &fe) {
-			t.Errorf("Validate(%+v) = %T, want *FieldError", r, err)
-		}
-		if err.Error() != tc.want {
-			t.Errorf("Validate(%+v)\n got  %s\n want %s", r, err, tc.want)
-		}
-		if r != before {
-			t.Errorf("Validate changed its argument")
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			r := validRule()
+			tc.edit(&r)
+			before := r
+			err := Validate(r)
+			if err == nil {
+				t.Errorf("Validate(%+v) = nil, want %q", r, tc.want)
+				return
+			}
+			if !errors.Is(err, ErrInvalidRule) {
+				t.Errorf("Validate(%+v) = %v, does not wrap ErrInvalidRule", r, err)
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Errorf("Validate(%+v) = %T, want *FieldError", r, err)
+			}
+			if err.Error() != tc.want {
+				t.Errorf("Validate(%+v)\n got  %s\n want %s", r, err, tc.want)
+			}
+			if r != before {
+				t.Errorf("Validate changed its argument")
+			}
+		})
 	}
 }
 
@@ -149,9 +152,11 @@ func TestIsCatchAll(t *testing.T) {
 		{Rule{ToolPattern: "*", PathPattern: "*"}, false},
 		{Rule{ToolPattern: "x*"}, false},
 	} {
-		if got := IsCatchAll(tc.r); got != tc.want {
-			t.Errorf("IsCatchAll(%+v) = %v, want %v", tc.r, got, tc.want)
-		}
+		t.Run(fmt.Sprint(tc.r), func(t *testing.T) {
+			if got := IsCatchAll(tc.r); got != tc.want {
+				t.Errorf("IsCatchAll(%+v) = %v, want %v", tc.r, got, tc.want)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -18,7 +19,7 @@ func TestBatchRerunIsSafe(t *testing.T) {
 	d.writers.Add(1) // as if another writer were always busy: every call goes through db.Batch
 	defer d.writers.Add(-1)
 	auditBefore, err := d.Audit(0)
-	must(t, err)
+	testkit.Must(t, err)
 
 	const n = 40
 	ids := make([]uint64, n)
@@ -52,13 +53,13 @@ func TestBatchRerunIsSafe(t *testing.T) {
 		}
 		seen[id] = true
 		r, err := d.RequestByToolCall("s", "tc"+strconv.Itoa(i))
-		must(t, err)
+		testkit.Must(t, err)
 		if r.ID != id || r.Status != Approved || r.Resolution.By != "u"+strconv.Itoa(i) {
 			t.Fatalf("call %d: stored %+v %+v", i, r, r.Resolution)
 		}
 	}
 	var count int
-	must(t, d.view(func(tx *bolt.Tx) error {
+	testkit.Must(t, d.view(func(tx *bolt.Tx) error {
 		count = tx.Bucket(bucketRequests).Stats().KeyN
 		return nil
 	}))
@@ -66,7 +67,7 @@ func TestBatchRerunIsSafe(t *testing.T) {
 		t.Fatalf("%d requests stored, want %d", count, n)
 	}
 	es, err := d.Audit(0)
-	must(t, err)
+	testkit.Must(t, err)
 	if len(es)-len(auditBefore) != n {
 		t.Fatalf("%d new audit entries, want %d", len(es)-len(auditBefore), n)
 	}

@@ -6,20 +6,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
 func TestCreateGroup(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.CreateGroup(rules.Group{ID: "ops", Description: "night shift"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops", Description: "night shift"}, alice))
 	g, err := d.Group("ops")
-	must(t, err)
+	testkit.Must(t, err)
 	if g != (rules.Group{ID: "ops", Name: "ops", Description: "night shift"}) {
 		t.Fatalf("Group = %+v", g)
 	}
-	must(t, d.CreateGroup(rules.Group{ID: "a_1-x", Name: "Alpha"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "a_1-x", Name: "Alpha"}, alice))
 	gs, err := d.Groups()
-	must(t, err)
+	testkit.Must(t, err)
 	var ids []string
 	for _, g := range gs {
 		ids = append(ids, g.ID)
@@ -28,7 +29,7 @@ func TestCreateGroup(t *testing.T) {
 		t.Fatalf("Groups = %v", ids)
 	}
 	es, err := d.Audit(1)
-	must(t, err)
+	testkit.Must(t, err)
 	if es[0].Action != "group.create" || es[0].Detail != `a_1-x "Alpha"` || es[0].By != "alice" {
 		t.Fatalf("audit = %+v", es[0])
 	}
@@ -36,7 +37,7 @@ func TestCreateGroup(t *testing.T) {
 
 func TestCreateGroupErrors(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
 	before := fileBytes(t, d.Path())
 	cases := []struct {
 		g      rules.Group
@@ -59,41 +60,41 @@ func TestCreateGroupErrors(t *testing.T) {
 		{rules.Group{ID: "g1", Name: "bad \xff"}, alice, ErrInvalid, `group name "bad \xff" is not valid UTF-8`},
 	}
 	for _, tc := range cases {
-		wantErr(t, d.CreateGroup(tc.g, tc.by), tc.target, tc.says)
+		testkit.WantErr(t, d.CreateGroup(tc.g, tc.by), tc.target, tc.says)
 	}
 	unchanged(t, d.Path(), before)
 	if _, err := d.Group("missing"); err == nil {
 		t.Fatal("Group(missing) found something")
 	} else {
-		wantErr(t, err, ErrNotFound, `store: group "missing": not found`)
+		testkit.WantErr(t, err, ErrNotFound, `store: group "missing": not found`)
 	}
 }
 
 func TestUpdateGroup(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
-	must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "night"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	testkit.Must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "night"}, alice))
 	g, err := d.Group("ops")
-	must(t, err)
+	testkit.Must(t, err)
 	if g.Name != "Ops" || g.Description != "night" {
 		t.Fatalf("Group = %+v", g)
 	}
 	es, err := d.Audit(1)
-	must(t, err)
+	testkit.Must(t, err)
 	if es[0].Action != "group.update" || es[0].Detail != `ops → ops "Ops"` {
 		t.Fatalf("audit = %+v", es[0])
 	}
 
 	before := fileBytes(t, d.Path())
-	must(t, d.UpdateGroup(g, alice)) // no change: nothing written
-	wantErr(t, d.UpdateGroup(rules.Group{ID: "nope"}, alice), ErrNotFound, `store: update group "nope": not found`)
-	wantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "x"}, Actor{}), ErrInvalid, "actor")
-	wantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "a\u0000b\nc"}, alice), ErrInvalid,
+	testkit.Must(t, d.UpdateGroup(g, alice)) // no change: nothing written
+	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "nope"}, alice), ErrNotFound, `store: update group "nope": not found`)
+	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "x"}, Actor{}), ErrInvalid, "actor")
+	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "a\u0000b\nc"}, alice), ErrInvalid,
 		`store: update group "ops": invalid input: group name "a\x00b\nc" must not hold control characters`)
-	wantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "x\ny"}, alice), ErrInvalid, `group description "x\ny"`)
+	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "x\ny"}, alice), ErrInvalid, `group description "x\ny"`)
 	unchanged(t, d.Path(), before)
 	// HTML is only text: the channels escape it.
-	must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "<b>Ops</b> & co", Description: "night «shift»"}, alice))
+	testkit.Must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "<b>Ops</b> & co", Description: "night «shift»"}, alice))
 	if g, err := d.Group("ops"); err != nil || g.Name != "<b>Ops</b> & co" {
 		t.Fatalf("Group = %+v, %v", g, err)
 	}
@@ -101,18 +102,18 @@ func TestUpdateGroup(t *testing.T) {
 
 func TestDeleteGroupDeletesItsRules(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
-	must(t, d.CreateGroup(rules.Group{ID: "opsx"}, alice)) // a longer id with the same prefix
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "opsx"}, alice)) // a longer id with the same prefix
 	var mine []uint64
 	for _, tool := range []string{"Bash", "Read"} {
 		r, err := d.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: tool, Action: rules.Allow}, alice)
-		must(t, err)
+		testkit.Must(t, err)
 		mine = append(mine, r.ID)
 	}
 	other, err := d.CreateRule(rules.Rule{GroupID: "opsx", ToolPattern: "Bash", Action: rules.Deny}, alice)
-	must(t, err)
+	testkit.Must(t, err)
 
-	must(t, d.DeleteGroup("ops", []string{"default", "opsx"}, alice))
+	testkit.Must(t, d.DeleteGroup("ops", []string{"default", "opsx"}, alice))
 	if _, err := d.Group("ops"); err == nil {
 		t.Fatal("group ops still there")
 	}
@@ -125,7 +126,7 @@ func TestDeleteGroupDeletesItsRules(t *testing.T) {
 		t.Fatalf("rule of opsx: %v", err)
 	}
 	es, err := d.Audit(1)
-	must(t, err)
+	testkit.Must(t, err)
 	if es[0].Action != "group.delete" || es[0].Detail != "ops with 2 rules (#13 #14)" {
 		t.Fatalf("audit = %+v", es[0])
 	}
@@ -133,24 +134,24 @@ func TestDeleteGroupDeletesItsRules(t *testing.T) {
 
 func TestDeleteGroupRefused(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
 	_, err := d.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Allow}, alice)
-	must(t, err)
+	testkit.Must(t, err)
 	before := fileBytes(t, d.Path())
-	wantErr(t, d.DeleteGroup("default", nil, alice), ErrProtected,
+	testkit.WantErr(t, d.DeleteGroup("default", nil, alice), ErrProtected,
 		`store: delete group "default": group is protected: the default group cannot be deleted`)
-	wantErr(t, d.DeleteGroup("ops", []string{"ops"}, alice), ErrProtected, "a profile uses it")
-	wantErr(t, d.DeleteGroup("nope", nil, alice), ErrNotFound, `store: delete group "nope": not found`)
-	wantErr(t, d.DeleteGroup("ops", nil, Actor{}), ErrInvalid, "actor")
+	testkit.WantErr(t, d.DeleteGroup("ops", []string{"ops"}, alice), ErrProtected, "a profile uses it")
+	testkit.WantErr(t, d.DeleteGroup("nope", nil, alice), ErrNotFound, `store: delete group "nope": not found`)
+	testkit.WantErr(t, d.DeleteGroup("ops", nil, Actor{}), ErrInvalid, "actor")
 	unchanged(t, d.Path(), before)
 }
 
 func TestDuplicateGroup(t *testing.T) {
 	d, _ := openTest(t)
 	src, err := d.Rules()
-	must(t, err)
+	testkit.Must(t, err)
 	copies, err := d.DuplicateGroup("default", rules.Group{ID: "strict", Description: "copy"}, alice)
-	must(t, err)
+	testkit.Must(t, err)
 	if len(copies) != len(src) {
 		t.Fatalf("%d copies of %d rules", len(copies), len(src))
 	}
@@ -163,7 +164,7 @@ func TestDuplicateGroup(t *testing.T) {
 			t.Fatalf("copy %d = %+v", i, c)
 		}
 		stored, err := d.Rule(c.ID)
-		must(t, err)
+		testkit.Must(t, err)
 		if stored != c {
 			t.Fatalf("stored %+v, returned %+v", stored, c)
 		}
@@ -184,12 +185,12 @@ func TestDuplicateGroup(t *testing.T) {
 		t.Fatalf("copies differ:\n%q\n%q", a, b)
 	}
 	g, err := d.Group("strict")
-	must(t, err)
+	testkit.Must(t, err)
 	if g.Name != "strict" || g.Description != "copy" {
 		t.Fatalf("group = %+v", g)
 	}
 	es, err := d.Audit(1)
-	must(t, err)
+	testkit.Must(t, err)
 	if es[0].Action != "group.duplicate" || es[0].Detail != "strict from group default with 12 rules" {
 		t.Fatalf("audit = %+v", es[0])
 	}
@@ -197,7 +198,7 @@ func TestDuplicateGroup(t *testing.T) {
 	ca := findRule(t, d, func(r rules.Rule) bool { return r.GroupID == "strict" && rules.IsCatchAll(r) })
 	ca.Action = rules.Deny
 	_, err = d.UpdateRule(ca, alice)
-	must(t, err)
+	testkit.Must(t, err)
 	if orig := findRule(t, d, func(r rules.Rule) bool { return r.GroupID == "default" && rules.IsCatchAll(r) }); orig.Action != rules.Require {
 		t.Fatalf("default catch-all = %+v", orig)
 	}
@@ -205,18 +206,18 @@ func TestDuplicateGroup(t *testing.T) {
 
 func TestDuplicateGroupErrors(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
 	before := fileBytes(t, d.Path())
 	_, err := d.DuplicateGroup("nope", rules.Group{ID: "new"}, alice)
-	wantErr(t, err, ErrNotFound, `store: duplicate group "nope" as "new": group "nope": not found`)
+	testkit.WantErr(t, err, ErrNotFound, `store: duplicate group "nope" as "new": group "nope": not found`)
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "ops"}, alice)
-	wantErr(t, err, ErrExists, `group "ops": already exists`)
+	testkit.WantErr(t, err, ErrExists, `group "ops": already exists`)
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "Bad Id"}, alice)
-	wantErr(t, err, ErrInvalid, `group id "Bad Id"`)
+	testkit.WantErr(t, err, ErrInvalid, `group id "Bad Id"`)
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "new"}, Actor{})
-	wantErr(t, err, ErrInvalid, "actor")
+	testkit.WantErr(t, err, ErrInvalid, "actor")
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "new", Name: "a\nb"}, alice)
-	wantErr(t, err, ErrInvalid, `store: duplicate group "default" as "new": invalid input: group name "a\nb" must not hold control characters`)
+	testkit.WantErr(t, err, ErrInvalid, `store: duplicate group "default" as "new": invalid input: group name "a\nb" must not hold control characters`)
 	unchanged(t, d.Path(), before)
 }
 
@@ -224,12 +225,12 @@ func TestEnsureGroups(t *testing.T) {
 	d, _ := openTest(t)
 	cfg := Actor{By: "system", Via: "config"}
 	created, err := d.EnsureGroups([]string{"ops", "default", "dev", "ops"}, cfg)
-	must(t, err)
+	testkit.Must(t, err)
 	if !slices.Equal(created, []string{"ops", "dev"}) {
 		t.Fatalf("created %v", created)
 	}
 	es, err := d.Audit(2)
-	must(t, err)
+	testkit.Must(t, err)
 	if es[0].Detail != "dev (named by the configuration)" || es[1].Detail != "ops (named by the configuration)" ||
 		es[0].Via != "config" {
 		t.Fatalf("audit = %+v", es)
@@ -237,13 +238,13 @@ func TestEnsureGroups(t *testing.T) {
 
 	before := fileBytes(t, d.Path())
 	created, err = d.EnsureGroups([]string{"ops", "dev"}, cfg)
-	must(t, err)
+	testkit.Must(t, err)
 	if len(created) != 0 {
 		t.Fatalf("created again: %v", created)
 	}
 	_, err = d.EnsureGroups([]string{"fine", "Not Fine"}, cfg)
-	wantErr(t, err, ErrInvalid, `store: ensure groups: invalid input: group id "Not Fine"`)
+	testkit.WantErr(t, err, ErrInvalid, `store: ensure groups: invalid input: group id "Not Fine"`)
 	_, err = d.EnsureGroups([]string{"fine"}, Actor{})
-	wantErr(t, err, ErrInvalid, "actor")
+	testkit.WantErr(t, err, ErrInvalid, "actor")
 	unchanged(t, d.Path(), before)
 }

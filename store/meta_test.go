@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -14,30 +15,30 @@ func TestMeta(t *testing.T) {
 	if err != nil || v != nil {
 		t.Fatalf("absent: %q, %v", v, err)
 	}
-	must(t, d.PutMeta("telegram.offset", []byte("12345")))
+	testkit.Must(t, d.PutMeta("telegram.offset", []byte("12345")))
 	v, err = d.GetMeta("telegram.offset")
-	must(t, err)
+	testkit.Must(t, err)
 	if string(v) != "12345" {
 		t.Fatalf("GetMeta = %q", v)
 	}
-	must(t, d.PutMeta("empty", []byte{}))
-	if v, _ := d.GetMeta("empty"); v == nil || len(v) != 0 {
-		t.Fatalf("empty value read as %#v", v)
+	testkit.Must(t, d.PutMeta("empty", []byte{}))
+	if v, err := d.GetMeta("empty"); err != nil || v == nil || len(v) != 0 {
+		t.Fatalf("empty value read as %#v (err %v)", v, err)
 	}
-	must(t, d.PutMeta("telegram.offset", nil))
-	if v, _ := d.GetMeta("telegram.offset"); v != nil {
-		t.Fatalf("deleted key = %q", v)
+	testkit.Must(t, d.PutMeta("telegram.offset", nil))
+	if v, err := d.GetMeta("telegram.offset"); err != nil || v != nil {
+		t.Fatalf("deleted key = %q (err %v)", v, err)
 	}
 	// The schema's own meta is out of reach.
-	if v, _ := d.GetMeta("magic"); v != nil {
-		t.Fatalf("magic visible: %q", v)
+	if v, err := d.GetMeta("magic"); err != nil || v != nil {
+		t.Fatalf("magic visible: %q (err %v)", v, err)
 	}
 
 	before := fileBytes(t, d.Path())
-	wantErr(t, d.PutMeta("", []byte("x")), ErrInvalid, `store: put meta "": invalid input: meta key must be 1 to 1024 bytes`)
-	wantErr(t, d.PutMeta(strings.Repeat("k", 1025), []byte("x")), ErrInvalid, "meta key must be 1 to 1024 bytes")
+	testkit.WantErr(t, d.PutMeta("", []byte("x")), ErrInvalid, `store: put meta "": invalid input: meta key must be 1 to 1024 bytes`)
+	testkit.WantErr(t, d.PutMeta(strings.Repeat("k", 1025), []byte("x")), ErrInvalid, "meta key must be 1 to 1024 bytes")
 	_, err = d.GetMeta("")
-	wantErr(t, err, ErrInvalid, `store: get meta ""`)
+	testkit.WantErr(t, err, ErrInvalid, `store: get meta ""`)
 	unchanged(t, d.Path(), before)
 }
 
@@ -46,8 +47,8 @@ func TestSeenDelivery(t *testing.T) {
 	const ttl = 10 * time.Minute
 	seen := func(id string, at time.Duration) bool {
 		t.Helper()
-		s, err := d.SeenDelivery(id, t0.Add(at), ttl)
-		must(t, err)
+		s, err := d.SeenDelivery(id, testkit.T0.Add(at), ttl)
+		testkit.Must(t, err)
 		return s
 	}
 	if seen("env-1", 0) {
@@ -74,7 +75,7 @@ func TestSeenDelivery(t *testing.T) {
 	// Pruning happens on every call: far later, only the new id remains.
 	seen("env-3", 24*time.Hour)
 	var n int
-	must(t, d.view(func(tx *bolt.Tx) error {
+	testkit.Must(t, d.view(func(tx *bolt.Tx) error {
 		n = tx.Bucket(bucketDeliveries).Stats().KeyN + tx.Bucket(bucketDeliveriesAt).Stats().KeyN
 		return nil
 	}))
@@ -83,9 +84,9 @@ func TestSeenDelivery(t *testing.T) {
 	}
 
 	before = fileBytes(t, d.Path())
-	_, err := d.SeenDelivery("", t0, ttl)
-	wantErr(t, err, ErrInvalid, "delivery id must be 1 to 1024 bytes")
-	_, err = d.SeenDelivery("x", t0, 0)
-	wantErr(t, err, ErrInvalid, `store: seen delivery "x": invalid input: ttl 0s is not positive`)
+	_, err := d.SeenDelivery("", testkit.T0, ttl)
+	testkit.WantErr(t, err, ErrInvalid, "delivery id must be 1 to 1024 bytes")
+	_, err = d.SeenDelivery("x", testkit.T0, 0)
+	testkit.WantErr(t, err, ErrInvalid, `store: seen delivery "x": invalid input: ttl 0s is not positive`)
 	unchanged(t, d.Path(), before)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -25,23 +26,23 @@ func TestOpenNewFileHasMetaAndBuckets(t *testing.T) {
 		}
 		return nil
 	})
-	must(t, err)
+	testkit.Must(t, err)
 }
 
 func TestReopenWritesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "skald.db")
 	d, _ := openAt(t, path)
-	must(t, d.Close())
+	testkit.Must(t, d.Close())
 	before := fileBytes(t, path)
 	d2, err := Open(path, Options{})
-	must(t, err)
-	must(t, d2.Close())
+	testkit.Must(t, err)
+	testkit.Must(t, d2.Close())
 	unchanged(t, path, before)
 }
 
 func TestOpenEmptyFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "skald.db")
-	must(t, os.WriteFile(path, nil, 0o600))
+	testkit.Must(t, os.WriteFile(path, nil, 0o600))
 	d, _ := openAt(t, path)
 	if _, err := d.Group("default"); err != nil {
 		t.Fatal(err)
@@ -63,10 +64,10 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 		says   string
 	}{
 		{"random bytes", func(t *testing.T, path string) {
-			must(t, os.WriteFile(path, random, 0o600))
+			testkit.Must(t, os.WriteFile(path, random, 0o600))
 		}, ErrNotOurs, "not a skald-bot database"},
 		{"short text file", func(t *testing.T, path string) {
-			must(t, os.WriteFile(path, []byte("hello\n"), 0o600))
+			testkit.Must(t, os.WriteFile(path, []byte("hello\n"), 0o600))
 		}, ErrNotOurs, "not a skald-bot database"},
 		{"bbolt file without our meta", func(t *testing.T, path string) {
 			boltFile(t, path, func(tx *bolt.Tx) error {
@@ -91,8 +92,8 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 		}, ErrNotOurs, "wrong magic"},
 		{"newer schema version", func(t *testing.T, path string) {
 			d, err := Open(path, Options{})
-			must(t, err)
-			must(t, d.Close())
+			testkit.Must(t, err)
+			testkit.Must(t, d.Close())
 			boltFile(t, path, func(tx *bolt.Tx) error {
 				return tx.Bucket(bucketMeta).Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion+1))
 			})
@@ -107,7 +108,7 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 			if err == nil {
 				d.Close()
 			}
-			wantErr(t, err, tc.target, tc.says, path)
+			testkit.WantErr(t, err, tc.target, tc.says, path)
 			unchanged(t, path, before)
 		})
 	}
@@ -117,15 +118,15 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 func boltFile(t *testing.T, path string, fn func(*bolt.Tx) error) {
 	t.Helper()
 	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	must(t, err)
-	must(t, b.Update(fn))
-	must(t, b.Close())
+	testkit.Must(t, err)
+	testkit.Must(t, b.Update(fn))
+	testkit.Must(t, b.Close())
 }
 
 func TestOpenDirectory(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Open(dir, Options{})
-	wantErr(t, err, ErrNotOurs, "is a directory")
+	testkit.WantErr(t, err, ErrNotOurs, "is a directory")
 }
 
 func TestOpenMissingDirectory(t *testing.T) {
@@ -149,66 +150,66 @@ func TestOpenLocked(t *testing.T) {
 		if err == nil {
 			d2.Close()
 		}
-		wantErr(t, err, ErrLocked, path, "locked by another process")
+		testkit.WantErr(t, err, ErrLocked, path, "locked by another process")
 		t.Logf("timeout %v: refused after %v", timeout, time.Since(start))
 	}
 	unchanged(t, path, before)
 
 	// Once the holder closes, the file opens.
-	must(t, d.Close())
+	testkit.Must(t, d.Close())
 	d3, err := Open(path, Options{Timeout: 50 * time.Millisecond})
-	must(t, err)
-	must(t, d3.Close())
+	testkit.Must(t, err)
+	testkit.Must(t, d3.Close())
 }
 
 func TestUseAfterClose(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.Close())
-	must(t, d.Close())
+	testkit.Must(t, d.Close())
+	testkit.Must(t, d.Close())
 	_, err := d.Groups()
-	wantErr(t, err, ErrClosed, "store: groups")
-	_, _, err = d.CreateRequest(Request{ToolName: "Bash", ExpiresAt: t0.Add(time.Hour)})
-	wantErr(t, err, ErrClosed)
+	testkit.WantErr(t, err, ErrClosed, "store: groups")
+	_, _, err = d.CreateRequest(Request{ToolName: "Bash", ExpiresAt: testkit.T0.Add(time.Hour)})
+	testkit.WantErr(t, err, ErrClosed)
 }
 
 // TestRestart: a request registered before a restart is resolved after it; its status
 // and audit entry persist across another restart.
 func TestRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "skald.db")
-	d, err := Open(path, Options{Now: func() time.Time { return t0 }})
-	must(t, err)
+	d, err := Open(path, Options{Now: func() time.Time { return testkit.T0 }})
+	testkit.Must(t, err)
 	req, _, err := d.CreateRequest(Request{SessionID: "s1", ToolCallID: "tc1", ToolName: "Bash",
-		Arguments: []byte(`{"command":"rm -rf build"}`), ExpiresAt: t0.Add(time.Hour)})
-	must(t, err)
-	must(t, d.Close())
+		Arguments: []byte(`{"command":"rm -rf build"}`), ExpiresAt: testkit.T0.Add(time.Hour)})
+	testkit.Must(t, err)
+	testkit.Must(t, d.Close())
 
-	d, err = Open(path, Options{Now: func() time.Time { return t0.Add(time.Minute) }})
-	must(t, err)
+	d, err = Open(path, Options{Now: func() time.Time { return testkit.T0.Add(time.Minute) }})
+	testkit.Must(t, err)
 	pending, err := d.Pending()
-	must(t, err)
+	testkit.Must(t, err)
 	if len(pending) != 1 || pending[0].ID != req.ID {
 		t.Fatalf("pending after restart = %+v", pending)
 	}
 	if _, err := d.Resolve(req.ID, Approved, Resolution{By: "alice", Via: "telegram", Note: "ok"}); err != nil {
 		t.Fatal(err)
 	}
-	must(t, d.Close())
+	testkit.Must(t, d.Close())
 
 	d, err = Open(path, Options{})
-	must(t, err)
+	testkit.Must(t, err)
 	defer d.Close()
 	got, err := d.RequestByToolCall("s1", "tc1")
-	must(t, err)
+	testkit.Must(t, err)
 	if got.Status != Approved || got.Resolution == nil || got.Resolution.By != "alice" ||
-		!got.Resolution.At.Equal(t0.Add(time.Minute)) {
+		!got.Resolution.At.Equal(testkit.T0.Add(time.Minute)) {
 		t.Fatalf("after restart: %+v %+v", got, got.Resolution)
 	}
 	es, err := d.Audit(1)
-	must(t, err)
+	testkit.Must(t, err)
 	if len(es) != 1 || es[0].Action != "request.approved" || es[0].RequestID != req.ID || es[0].By != "alice" {
 		t.Fatalf("last audit entry = %+v", es)
 	}
-	if p, _ := d.Pending(); len(p) != 0 {
-		t.Fatalf("still pending: %+v", p)
+	if p, err := d.Pending(); err != nil || len(p) != 0 {
+		t.Fatalf("still pending: %+v (err %v)", p, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -18,7 +19,7 @@ import (
 func newRequest(s, tc string) Request {
 	return Request{SessionID: s, ToolCallID: tc, ToolName: "Bash", Arguments: json.RawMessage(`{"command":"ls"}`),
 		AgentID: "claude-code", Source: "claude-code", Category: "shell", GroupID: "default",
-		ExpiresAt: t0.Add(time.Hour)}
+		ExpiresAt: testkit.T0.Add(time.Hour)}
 }
 
 // hookRequest is the request a Claude Code PreToolUse hook call makes
@@ -26,16 +27,16 @@ func newRequest(s, tc string) Request {
 func hookRequest(t *testing.T) Request {
 	t.Helper()
 	data, err := os.ReadFile("testdata/pretooluse_write.json")
-	must(t, err)
+	testkit.Must(t, err)
 	var h struct {
 		SessionID string          `json:"session_id"`
 		ToolName  string          `json:"tool_name"`
 		ToolInput json.RawMessage `json:"tool_input"`
 		ToolUseID string          `json:"tool_use_id"`
 	}
-	must(t, json.Unmarshal(data, &h))
+	testkit.Must(t, json.Unmarshal(data, &h))
 	return Request{SessionID: h.SessionID, ToolCallID: h.ToolUseID, ToolName: h.ToolName, Arguments: h.ToolInput,
-		Source: "claude-code", Category: "filesystem", GroupID: "default", ExpiresAt: t0.Add(24 * time.Hour)}
+		Source: "claude-code", Category: "filesystem", GroupID: "default", ExpiresAt: testkit.T0.Add(24 * time.Hour)}
 }
 
 func TestCreateRequest(t *testing.T) {
@@ -45,8 +46,8 @@ func TestCreateRequest(t *testing.T) {
 	in.Resolution = &Resolution{By: "mallory"}
 	in.Messages = []Message{{Channel: "telegram", ChatID: "1", Ref: "2"}}
 	r, created, err := d.CreateRequest(in)
-	must(t, err)
-	if !created || r.ID != 1 || r.Status != Pending || r.Resolution != nil || r.Messages != nil || !r.CreatedAt.Equal(t0) {
+	testkit.Must(t, err)
+	if !created || r.ID != 1 || r.Status != Pending || r.Resolution != nil || r.Messages != nil || !r.CreatedAt.Equal(testkit.T0) {
 		t.Fatalf("created=%v %+v", created, r)
 	}
 	want := `{"content":"export const retries = 3;\n","file_path":"/home/user/my-project/src/config.ts"}`
@@ -54,25 +55,25 @@ func TestCreateRequest(t *testing.T) {
 		t.Fatalf("arguments %s\nwant      %s", r.Arguments, want)
 	}
 	got, err := d.Request(r.ID)
-	must(t, err)
+	testkit.Must(t, err)
 	if string(got.Arguments) != want || got.ToolCallID != "toolu_01WRITE0000000000000001" || got.SessionID != "abc123" ||
 		got.Status != Pending || !got.ExpiresAt.Equal(in.ExpiresAt) {
 		t.Fatalf("stored %+v", got)
 	}
 	byTC, err := d.RequestByToolCall("abc123", "toolu_01WRITE0000000000000001")
-	must(t, err)
+	testkit.Must(t, err)
 	if byTC.ID != r.ID {
 		t.Fatalf("RequestByToolCall = %d", byTC.ID)
 	}
 	r2, created, err := d.CreateRequest(newRequest("abc123", "")) // no tool call id: always new
-	must(t, err)
+	testkit.Must(t, err)
 	r3, _, err := d.CreateRequest(newRequest("abc123", ""))
-	must(t, err)
+	testkit.Must(t, err)
 	if !created || r2.ID != 2 || r3.ID != 3 {
 		t.Fatalf("ids %d %d", r2.ID, r3.ID)
 	}
 	_, err = d.RequestByToolCall("abc123", "")
-	wantErr(t, err, ErrNotFound, `store: request of tool call "" in session "abc123": not found`)
+	testkit.WantErr(t, err, ErrNotFound, `store: request of tool call "" in session "abc123": not found`)
 }
 
 // TestCreateRequestIdempotent: the same (session, tool call id) with the same call —
@@ -83,16 +84,16 @@ func TestCreateRequestIdempotent(t *testing.T) {
 	in := newRequest("s1", "tc1")
 	in.Arguments = json.RawMessage(`{"command":"echo <a> & b","opts":{"z":1,"a":[1,2.50,12345678901234567890]}}`)
 	first, created, err := d.CreateRequest(in)
-	must(t, err)
+	testkit.Must(t, err)
 	if !created {
 		t.Fatal("not created")
 	}
 	again := in
 	again.Arguments = json.RawMessage(" {\n \"opts\": {\"a\": [1, 2.50, 12345678901234567890], \"z\": 1},\n \"command\": \"echo \\u003ca> & b\"}\n")
-	again.ExpiresAt = t0.Add(2 * time.Hour) // other fields do not count
+	again.ExpiresAt = testkit.T0.Add(2 * time.Hour) // other fields do not count
 	before := fileBytes(t, d.Path())
 	r, created, err := d.CreateRequest(again)
-	must(t, err)
+	testkit.Must(t, err)
 	if created || r.ID != first.ID || string(r.Arguments) != string(first.Arguments) {
 		t.Fatalf("created=%v %+v", created, r)
 	}
@@ -100,21 +101,21 @@ func TestCreateRequestIdempotent(t *testing.T) {
 
 	// Resolved, it still answers with the request and its outcome.
 	_, err = d.Resolve(first.ID, Rejected, Resolution{By: "bob", Via: "slack"})
-	must(t, err)
+	testkit.Must(t, err)
 	r, created, err = d.CreateRequest(again)
-	must(t, err)
+	testkit.Must(t, err)
 	if created || r.Status != Rejected || r.Resolution.By != "bob" {
 		t.Fatalf("after resolve: created=%v %+v", created, r)
 	}
 
 	// The same tool call id in another session is another request.
 	other, created, err := d.CreateRequest(newRequest("s2", "tc1"))
-	must(t, err)
+	testkit.Must(t, err)
 	if !created || other.ID == first.ID {
 		t.Fatalf("other session: created=%v id %d", created, other.ID)
 	}
 	all, err := d.RequestsByToolCallID("tc1")
-	must(t, err)
+	testkit.Must(t, err)
 	if len(all) != 2 || all[0].ID != first.ID || all[1].ID != other.ID {
 		t.Fatalf("RequestsByToolCallID = %+v", all)
 	}
@@ -143,7 +144,7 @@ func TestCreateRequestIdempotent(t *testing.T) {
 			bad := in
 			c.change(&bad)
 			r, created, err := d.CreateRequest(bad)
-			wantErr(t, err, ErrToolCallReused,
+			testkit.WantErr(t, err, ErrToolCallReused,
 				`store: create request: tool call "tc1" of session "s1" (request 1): `+
 					`tool_call_id reused for a different call: not the same `+c.what)
 			if created || r.ID != first.ID {
@@ -161,14 +162,14 @@ func TestCreateRequestCwd(t *testing.T) {
 	in := newRequest("s1", "tc1")
 	in.ToolName, in.Arguments, in.Cwd = "Write", json.RawMessage(`{"file_path":"notes.txt"}`), "/ws/docs"
 	first, created, err := d.CreateRequest(in)
-	must(t, err)
+	testkit.Must(t, err)
 	stored, err := d.Request(first.ID)
-	must(t, err)
+	testkit.Must(t, err)
 	if !created || stored.Cwd != "/ws/docs" {
 		t.Fatalf("created=%v stored cwd %q", created, stored.Cwd)
 	}
 	_, err = d.Resolve(first.ID, Approved, Resolution{By: "alice", Via: "telegram"})
-	must(t, err)
+	testkit.Must(t, err)
 	if r, created, err := d.CreateRequest(in); err != nil || created || r.Status != Approved {
 		t.Fatalf("the same call again: created=%v %+v %v", created, r, err)
 	}
@@ -177,7 +178,7 @@ func TestCreateRequestCwd(t *testing.T) {
 		other := in
 		other.Cwd = cwd
 		r, created, err := d.CreateRequest(other)
-		wantErr(t, err, ErrToolCallReused, "tool_call_id reused for a different call: not the same cwd")
+		testkit.WantErr(t, err, ErrToolCallReused, "tool_call_id reused for a different call: not the same cwd")
 		if created || r.Status != Approved || r.ID != first.ID {
 			t.Fatalf("cwd %q: created=%v %+v", cwd, created, r)
 		}
@@ -192,16 +193,16 @@ func TestCreateRequestOtherCaller(t *testing.T) {
 	in := newRequest("a", "a1")
 	in.Caller = "agent-aaaaaaaaaaaa"
 	first, _, err := d.CreateRequest(in)
-	must(t, err)
+	testkit.Must(t, err)
 	_, err = d.Resolve(first.ID, Approved, Resolution{By: "alice", Via: "telegram"})
-	must(t, err)
+	testkit.Must(t, err)
 	before := fileBytes(t, d.Path())
 	for _, caller := range []string{"agent-bbbbbbbbbbbb", "", CallerLocal, CallerCron} {
 		other := in
 		other.Caller = caller
 		other.AgentID = "someone" // another field differs too: still nothing is named
 		r, created, err := d.CreateRequest(other)
-		wantErr(t, err, ErrToolCallReused,
+		testkit.WantErr(t, err, ErrToolCallReused,
 			`store: create request: tool call "a1" of session "a": `+
 				`tool_call_id reused for a different call: made by another caller`)
 		if strings.Contains(err.Error(), "request 1") || strings.Contains(err.Error(), "agent_id") {
@@ -225,9 +226,9 @@ func TestRequestOldForm(t *testing.T) {
 	in := newRequest("s1", "tc1")
 	in.Caller = "agent-aaaaaaaaaaaa"
 	agents, _, err := d.CreateRequest(in)
-	must(t, err)
+	testkit.Must(t, err)
 	admins, _, err := d.CreateRequest(newRequest("s1", "tc2"))
-	must(t, err)
+	testkit.Must(t, err)
 	// Rewrite both as the older version stored them: "token", no "caller".
 	err = d.bolt.Update(func(tx *bolt.Tx) error {
 		for id, token := range map[uint64]string{agents.ID: "agent-aaaaaaaaaaaa", admins.ID: ""} {
@@ -253,10 +254,10 @@ func TestRequestOldForm(t *testing.T) {
 		}
 		return nil
 	})
-	must(t, err)
+	testkit.Must(t, err)
 	for id, want := range map[uint64]string{agents.ID: "agent-aaaaaaaaaaaa", admins.ID: CallerAdmin} {
 		r, err := d.Request(id)
-		must(t, err)
+		testkit.Must(t, err)
 		if r.Caller != want {
 			t.Errorf("request %d: caller %q, want %q", id, r.Caller, want)
 		}
@@ -296,8 +297,8 @@ func TestCreateRequestConcurrentSameToolCall(t *testing.T) {
 	if c := len(slices.DeleteFunc(created, func(b bool) bool { return !b })); c != 1 {
 		t.Fatalf("%d callers created it", c)
 	}
-	if p, _ := d.Pending(); len(p) != 1 {
-		t.Fatalf("%d pending", len(p))
+	if p, err := d.Pending(); err != nil || len(p) != 1 {
+		t.Fatalf("%d pending (err %v)", len(p), err)
 	}
 }
 
@@ -312,7 +313,7 @@ func TestCreateRequestInvalid(t *testing.T) {
 	}{
 		{"no tool", func(r *Request) { r.ToolName = "" }, "tool_name is required"},
 		{"no expiry", func(r *Request) { r.ExpiresAt = time.Time{} }, "expires_at is required"},
-		{"expiry before creation", func(r *Request) { r.ExpiresAt = t0.Add(-time.Second) },
+		{"expiry before creation", func(r *Request) { r.ExpiresAt = testkit.T0.Add(-time.Second) },
 			"expires_at 2026-03-01T11:59:59Z is not after created_at 2026-03-01T12:00:00Z"},
 		{"malformed JSON", func(r *Request) { r.Arguments = json.RawMessage(`{"a":`) }, "arguments are not valid JSON"},
 		{"array", func(r *Request) { r.Arguments = json.RawMessage(`[1,2]`) }, "arguments must be a JSON object"},
@@ -329,15 +330,15 @@ func TestCreateRequestInvalid(t *testing.T) {
 			r := ok
 			tc.change(&r)
 			_, created, err := d.CreateRequest(r)
-			wantErr(t, err, ErrInvalid, "store: create request: invalid input: "+tc.says)
+			testkit.WantErr(t, err, ErrInvalid, "store: create request: invalid input: "+tc.says)
 			if created {
 				t.Fatal("created")
 			}
 		})
 	}
 	unchanged(t, d.Path(), before)
-	if p, _ := d.Pending(); len(p) != 0 {
-		t.Fatalf("pending: %+v", p)
+	if p, err := d.Pending(); err != nil || len(p) != 0 {
+		t.Fatalf("pending: %+v (err %v)", p, err)
 	}
 }
 
@@ -347,7 +348,7 @@ func TestCreateRequestEmptyArguments(t *testing.T) {
 		r := newRequest("s", "")
 		r.Arguments = json.RawMessage(raw)
 		got, _, err := d.CreateRequest(r)
-		must(t, err)
+		testkit.Must(t, err)
 		if string(got.Arguments) != "{}" {
 			t.Errorf("%q stored as %s", raw, got.Arguments)
 		}
@@ -357,35 +358,35 @@ func TestCreateRequestEmptyArguments(t *testing.T) {
 func TestRequestNotFound(t *testing.T) {
 	d, _ := openTest(t)
 	_, err := d.Request(9)
-	wantErr(t, err, ErrNotFound, "store: request 9: not found")
+	testkit.WantErr(t, err, ErrNotFound, "store: request 9: not found")
 	_, err = d.RequestByToolCall("s", "tc")
-	wantErr(t, err, ErrNotFound, `store: request of tool call "tc" in session "s": not found`)
+	testkit.WantErr(t, err, ErrNotFound, `store: request of tool call "tc" in session "s": not found`)
 }
 
 func TestResolve(t *testing.T) {
 	d, c := openTest(t)
 	r, _, err := d.CreateRequest(newRequest("s", "tc"))
-	must(t, err)
-	c.Set(t0.Add(time.Minute))
+	testkit.Must(t, err)
+	c.Set(testkit.T0.Add(time.Minute))
 	res := Resolution{By: "alice (42)", Via: "telegram", Note: "fine", Bypass: &BypassGrant{Scope: "category:shell", Secs: 900}}
 	got, err := d.Resolve(r.ID, Approved, res)
-	must(t, err)
-	res.At = t0.Add(time.Minute)
+	testkit.Must(t, err)
+	res.At = testkit.T0.Add(time.Minute)
 	if got.Status != Approved || *got.Resolution.Bypass != *res.Bypass || got.Resolution.By != res.By ||
 		!got.Resolution.At.Equal(res.At) {
 		t.Fatalf("Resolve = %+v %+v", got, got.Resolution)
 	}
 	stored, err := d.Request(r.ID)
-	must(t, err)
+	testkit.Must(t, err)
 	if stored.Status != Approved || stored.Resolution.Note != "fine" {
 		t.Fatalf("stored %+v", stored)
 	}
-	if p, _ := d.Pending(); len(p) != 0 {
-		t.Fatalf("still pending: %+v", p)
+	if p, err := d.Pending(); err != nil || len(p) != 0 {
+		t.Fatalf("still pending: %+v (err %v)", p, err)
 	}
 	es, err := d.Audit(1)
-	must(t, err)
-	want := AuditEntry{ID: es[0].ID, At: t0.Add(time.Minute), By: "alice (42)", Via: "telegram", Action: "request.approved",
+	testkit.Must(t, err)
+	want := AuditEntry{ID: es[0].ID, At: testkit.T0.Add(time.Minute), By: "alice (42)", Via: "telegram", Action: "request.approved",
 		RequestID: r.ID, Detail: `Bash session=s note="fine" bypass=category:shell for 900s`}
 	if es[0] != want {
 		t.Fatalf("audit %+v\nwant  %+v", es[0], want)
@@ -394,7 +395,7 @@ func TestResolve(t *testing.T) {
 	// A second resolution changes nothing and says who won.
 	before := fileBytes(t, d.Path())
 	late, err := d.Resolve(r.ID, Rejected, Resolution{By: "bob", Via: "slack"})
-	wantErr(t, err, ErrAlreadyResolved, "store: resolve 1: request already resolved (approved by alice (42) via telegram)")
+	testkit.WantErr(t, err, ErrAlreadyResolved, "store: resolve 1: request already resolved (approved by alice (42) via telegram)")
 	if late.Status != Approved || late.Resolution.By != "alice (42)" {
 		t.Fatalf("late resolver got %+v", late)
 	}
@@ -405,13 +406,14 @@ func TestResolveRejectAndCancel(t *testing.T) {
 	d, _ := openTest(t)
 	for _, st := range []Status{Rejected, Cancelled} {
 		r, _, err := d.CreateRequest(newRequest("s", string(st)))
-		must(t, err)
+		testkit.Must(t, err)
 		got, err := d.Resolve(r.ID, st, Resolution{By: "api", Via: "api", Note: "terminal"})
-		must(t, err)
+		testkit.Must(t, err)
 		if got.Status != st {
 			t.Fatalf("status %s", got.Status)
 		}
-		es, _ := d.Audit(1)
+		es, err := d.Audit(1)
+		testkit.Must(t, err)
 		if es[0].Action != "request."+string(st) || es[0].Detail != `Bash session=s note="terminal"` {
 			t.Fatalf("audit %+v", es[0])
 		}
@@ -421,7 +423,7 @@ func TestResolveRejectAndCancel(t *testing.T) {
 func TestResolveErrors(t *testing.T) {
 	d, _ := openTest(t)
 	r, _, err := d.CreateRequest(newRequest("s", "tc"))
-	must(t, err)
+	testkit.Must(t, err)
 	before := fileBytes(t, d.Path())
 	ok := Resolution{By: "alice", Via: "telegram"}
 	cases := []struct {
@@ -444,22 +446,22 @@ func TestResolveErrors(t *testing.T) {
 			`bypass scope "mcp:"`},
 		{"negative secs", r.ID, Approved, Resolution{By: "a", Bypass: &BypassGrant{Scope: "all", Secs: -1}}, ErrInvalid,
 			"bypass length -1 s is negative"},
-		{"after expiry", r.ID, Approved, Resolution{By: "a", At: t0.Add(time.Hour + time.Nanosecond)}, ErrExpired,
+		{"after expiry", r.ID, Approved, Resolution{By: "a", At: testkit.T0.Add(time.Hour + time.Nanosecond)}, ErrExpired,
 			"store: resolve 1: request expired at 2026-03-01T13:00:00Z"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := d.Resolve(tc.id, tc.status, tc.res)
-			wantErr(t, err, tc.target, tc.says)
+			testkit.WantErr(t, err, tc.target, tc.says)
 		})
 	}
 	unchanged(t, d.Path(), before)
-	if got, _ := d.Request(r.ID); got.Status != Pending {
-		t.Fatalf("status %s", got.Status)
+	if got, err := d.Request(r.ID); err != nil || got.Status != Pending {
+		t.Fatalf("status %s (err %v)", got.Status, err)
 	}
 	// At its expiry exactly, it can still be resolved.
-	_, err = d.Resolve(r.ID, Approved, Resolution{By: "a", At: t0.Add(time.Hour)})
-	must(t, err)
+	_, err = d.Resolve(r.ID, Approved, Resolution{By: "a", At: testkit.T0.Add(time.Hour)})
+	testkit.Must(t, err)
 }
 
 // TestResolveRace: 50 goroutines resolve one request; exactly one wins, the others get
@@ -468,7 +470,7 @@ func TestResolveErrors(t *testing.T) {
 func TestResolveRace(t *testing.T) {
 	d, _ := openTest(t)
 	r, _, err := d.CreateRequest(newRequest("s", "tc"))
-	must(t, err)
+	testkit.Must(t, err)
 	const n = 50
 	type result struct {
 		req Request
@@ -518,7 +520,7 @@ func TestResolveRace(t *testing.T) {
 		}
 	}
 	es, err := d.Audit(0)
-	must(t, err)
+	testkit.Must(t, err)
 	count := 0
 	for _, e := range es {
 		if e.RequestID == r.ID {
@@ -535,23 +537,23 @@ func TestExpireDue(t *testing.T) {
 	var ids []uint64
 	for i, after := range []time.Duration{3 * time.Hour, time.Hour, 2 * time.Hour} {
 		r := newRequest("s", string(rune('a'+i)))
-		r.ExpiresAt = t0.Add(after)
+		r.ExpiresAt = testkit.T0.Add(after)
 		got, _, err := d.CreateRequest(r)
-		must(t, err)
+		testkit.Must(t, err)
 		ids = append(ids, got.ID)
 	}
 	// Nothing due: no write at all (an idle sweeper must not fsync every second).
 	before := fileBytes(t, d.Path())
-	due, err := d.ExpireDue(t0.Add(time.Hour - time.Nanosecond))
-	must(t, err)
+	due, err := d.ExpireDue(testkit.T0.Add(time.Hour - time.Nanosecond))
+	testkit.Must(t, err)
 	if len(due) != 0 {
 		t.Fatalf("due %+v", due)
 	}
 	unchanged(t, d.Path(), before)
 
-	now := t0.Add(2 * time.Hour)
+	now := testkit.T0.Add(2 * time.Hour)
 	due, err = d.ExpireDue(now)
-	must(t, err)
+	testkit.Must(t, err)
 	if len(due) != 2 || due[0].ID != ids[1] || due[1].ID != ids[2] {
 		t.Fatalf("expired %+v", due)
 	}
@@ -559,7 +561,8 @@ func TestExpireDue(t *testing.T) {
 		if r.Status != Expired || r.Resolution.By != "system" || r.Resolution.Via != "gate" || !r.Resolution.At.Equal(now) {
 			t.Fatalf("expired %+v %+v", r, r.Resolution)
 		}
-		stored, _ := d.Request(r.ID)
+		stored, err := d.Request(r.ID)
+		testkit.Must(t, err)
 		if stored.Status != Expired {
 			t.Fatalf("stored %s", stored.Status)
 		}
@@ -567,25 +570,26 @@ func TestExpireDue(t *testing.T) {
 	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:], []string{"request.expired", "request.expired"}) {
 		t.Fatalf("audit %q", a[len(a)-2:])
 	}
-	p, _ := d.Pending()
+	p, err := d.Pending()
+	testkit.Must(t, err)
 	if len(p) != 1 || p[0].ID != ids[0] {
 		t.Fatalf("pending %+v", p)
 	}
 	// An expired request cannot be resolved any more.
 	_, err = d.Resolve(ids[1], Approved, Resolution{By: "late"})
-	wantErr(t, err, ErrAlreadyResolved, "(expired by system via gate)")
+	testkit.WantErr(t, err, ErrAlreadyResolved, "(expired by system via gate)")
 }
 
 func TestPendingOrder(t *testing.T) {
 	d, _ := openTest(t)
 	for i, after := range []time.Duration{3 * time.Hour, time.Hour, 2 * time.Hour} {
 		r := newRequest("s", string(rune('a'+i)))
-		r.ExpiresAt = t0.Add(after)
+		r.ExpiresAt = testkit.T0.Add(after)
 		_, _, err := d.CreateRequest(r)
-		must(t, err)
+		testkit.Must(t, err)
 	}
 	p, err := d.Pending()
-	must(t, err)
+	testkit.Must(t, err)
 	if len(p) != 3 || p[0].ID != 1 || p[1].ID != 2 || p[2].ID != 3 {
 		t.Fatalf("pending %+v", p)
 	}
@@ -598,20 +602,21 @@ func TestCancelSession(t *testing.T) {
 	a2, _, _ := d.CreateRequest(newRequest("a", "2"))
 	a3, _, _ := d.CreateRequest(newRequest("a", "3"))
 	_, err := d.Resolve(a3.ID, Approved, Resolution{By: "x"})
-	must(t, err)
+	testkit.Must(t, err)
 
 	got, err := d.CancelSession("a", Resolution{By: "api", Via: "api", Note: "session ended"})
-	must(t, err)
+	testkit.Must(t, err)
 	if len(got) != 2 || got[0].ID != a1.ID || got[1].ID != a2.ID || got[0].Status != Cancelled ||
-		got[0].Resolution.Note != "session ended" || !got[0].Resolution.At.Equal(t0) {
+		got[0].Resolution.Note != "session ended" || !got[0].Resolution.At.Equal(testkit.T0) {
 		t.Fatalf("cancelled %+v", got)
 	}
-	p, _ := d.Pending()
+	p, err := d.Pending()
+	testkit.Must(t, err)
 	if len(p) != 1 || p[0].ID != b1.ID {
 		t.Fatalf("pending %+v", p)
 	}
-	if s, _ := d.Request(a3.ID); s.Status != Approved {
-		t.Fatalf("resolved request touched: %s", s.Status)
+	if s, err := d.Request(a3.ID); err != nil || s.Status != Approved {
+		t.Fatalf("resolved request touched: %s (err %v)", s.Status, err)
 	}
 	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:], []string{"request.cancelled", "request.cancelled"}) {
 		t.Fatalf("audit %q", a[len(a)-2:])
@@ -619,51 +624,53 @@ func TestCancelSession(t *testing.T) {
 
 	before := fileBytes(t, d.Path())
 	got, err = d.CancelSession("a", Resolution{By: "api"})
-	must(t, err)
+	testkit.Must(t, err)
 	if len(got) != 0 {
 		t.Fatalf("cancelled again %+v", got)
 	}
 	_, err = d.CancelSession("b", Resolution{})
-	wantErr(t, err, ErrInvalid, `store: cancel session "b": invalid input: the resolution needs who (by)`)
+	testkit.WantErr(t, err, ErrInvalid, `store: cancel session "b": invalid input: the resolution needs who (by)`)
 	_, err = d.CancelSession("b", Resolution{By: "x", Bypass: &BypassGrant{Scope: "all"}})
-	wantErr(t, err, ErrInvalid, "only an approval grants a bypass")
+	testkit.WantErr(t, err, ErrInvalid, "only an approval grants a bypass")
 	unchanged(t, d.Path(), before)
 }
 
 func TestMessages(t *testing.T) {
 	d, c := openTest(t)
 	r, _, err := d.CreateRequest(newRequest("s", "tc"))
-	must(t, err)
+	testkit.Must(t, err)
 	tg := Message{Channel: "telegram", ChatID: "-100123", Ref: "55"}
-	must(t, d.AddMessage(r.ID, tg))
-	c.Set(t0.Add(time.Second))
+	testkit.Must(t, d.AddMessage(r.ID, tg))
+	c.Set(testkit.T0.Add(time.Second))
 	sl := Message{Channel: "slack", ChatID: "C0123", Ref: "1712345678.000100"}
-	must(t, d.AddMessage(r.ID, sl))
+	testkit.Must(t, d.AddMessage(r.ID, sl))
 
 	before := fileBytes(t, d.Path())
 	dup := tg
-	dup.ShownAt = t0.Add(time.Hour)
-	must(t, d.AddMessage(r.ID, dup)) // already recorded: nothing written
-	wantErr(t, d.AddMessage(99, tg), ErrNotFound, "store: add message to request 99: not found")
-	wantErr(t, d.AddMessage(r.ID, Message{Channel: "slack", ChatID: "C1"}), ErrInvalid,
+	dup.ShownAt = testkit.T0.Add(time.Hour)
+	testkit.Must(t, d.AddMessage(r.ID, dup)) // already recorded: nothing written
+	testkit.WantErr(t, d.AddMessage(99, tg), ErrNotFound, "store: add message to request 99: not found")
+	testkit.WantErr(t, d.AddMessage(r.ID, Message{Channel: "slack", ChatID: "C1"}), ErrInvalid,
 		"channel, chat_id and ref are required")
-	wantErr(t, d.MarkMessagesFinal(99), ErrNotFound, "store: mark messages of request 99 final: not found")
+	testkit.WantErr(t, d.MarkMessagesFinal(99), ErrNotFound, "store: mark messages of request 99 final: not found")
 	unchanged(t, d.Path(), before)
 
-	got, _ := d.Request(r.ID)
-	if len(got.Messages) != 2 || !got.Messages[0].ShownAt.Equal(t0) || !got.Messages[1].ShownAt.Equal(t0.Add(time.Second)) ||
+	got, err := d.Request(r.ID)
+	testkit.Must(t, err)
+	if len(got.Messages) != 2 || !got.Messages[0].ShownAt.Equal(testkit.T0) || !got.Messages[1].ShownAt.Equal(testkit.T0.Add(time.Second)) ||
 		got.Messages[1].Ref != sl.Ref || got.Messages[0].Final {
 		t.Fatalf("messages %+v", got.Messages)
 	}
-	must(t, d.MarkMessagesFinal(r.ID))
-	got, _ = d.Request(r.ID)
+	testkit.Must(t, d.MarkMessagesFinal(r.ID))
+	got, err = d.Request(r.ID)
+	testkit.Must(t, err)
 	for _, m := range got.Messages {
 		if !m.Final {
 			t.Fatalf("not final: %+v", m)
 		}
 	}
 	before = fileBytes(t, d.Path())
-	must(t, d.MarkMessagesFinal(r.ID))
+	testkit.Must(t, d.MarkMessagesFinal(r.ID))
 	unchanged(t, d.Path(), before)
 }
 
@@ -672,7 +679,7 @@ func TestUnfinalized(t *testing.T) {
 	ids := func() []uint64 {
 		t.Helper()
 		rs, err := d.Unfinalized()
-		must(t, err)
+		testkit.Must(t, err)
 		var out []uint64
 		for _, r := range rs {
 			out = append(out, r.ID)
@@ -680,30 +687,30 @@ func TestUnfinalized(t *testing.T) {
 		return out
 	}
 	shown, _, err := d.CreateRequest(newRequest("s", "shown"))
-	must(t, err)
+	testkit.Must(t, err)
 	quiet, _, err := d.CreateRequest(newRequest("s", "quiet"))
-	must(t, err)
+	testkit.Must(t, err)
 	done, _, err := d.CreateRequest(newRequest("s", "done"))
-	must(t, err)
+	testkit.Must(t, err)
 	for _, id := range []uint64{shown.ID, done.ID} {
-		must(t, d.AddMessage(id, Message{Channel: "telegram", ChatID: "1", Ref: "7"}))
+		testkit.Must(t, d.AddMessage(id, Message{Channel: "telegram", ChatID: "1", Ref: "7"}))
 	}
 	if got := ids(); len(got) != 0 {
 		t.Fatalf("pending requests listed as unfinalized: %v", got)
 	}
 	for _, id := range []uint64{shown.ID, quiet.ID, done.ID} {
-		_, err := d.Resolve(id, Approved, Resolution{By: "alice", Via: "api", At: t0})
-		must(t, err)
+		_, err := d.Resolve(id, Approved, Resolution{By: "alice", Via: "api", At: testkit.T0})
+		testkit.Must(t, err)
 	}
 	if got := ids(); !slices.Equal(got, []uint64{shown.ID, done.ID}) {
 		t.Fatalf("unfinalized %v, want [%d %d]", got, shown.ID, done.ID)
 	}
-	must(t, d.MarkMessagesFinal(done.ID))
+	testkit.Must(t, d.MarkMessagesFinal(done.ID))
 	if got := ids(); !slices.Equal(got, []uint64{shown.ID}) {
 		t.Fatalf("after final: %v, want [%d]", got, shown.ID)
 	}
 	// A message added after the outcome was shown elsewhere is not final yet.
-	must(t, d.AddMessage(done.ID, Message{Channel: "slack", ChatID: "C1", Ref: "1.2"}))
+	testkit.Must(t, d.AddMessage(done.ID, Message{Channel: "slack", ChatID: "C1", Ref: "1.2"}))
 	if got := ids(); !slices.Equal(got, []uint64{shown.ID, done.ID}) {
 		t.Fatalf("after a late message: %v", got)
 	}

@@ -4,63 +4,65 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 func TestPrune(t *testing.T) {
-	d, c := openTest(t) // seeds audited at t0
+	d, c := openTest(t) // seeds audited at testkit.T0
 	day := 24 * time.Hour
 
 	// Day 0: a request resolved on day 0, one left pending, one resolved on day 5; a
 	// finished run, a run still waiting, and a run finished on day 5.
 	old, _, err := d.CreateRequest(newRequest("s", "old"))
-	must(t, err)
+	testkit.Must(t, err)
 	_, err = d.Resolve(old.ID, Approved, Resolution{By: "a"})
-	must(t, err)
+	testkit.Must(t, err)
 	pending := newRequest("s", "pending")
-	pending.ExpiresAt = t0.Add(30 * day)
+	pending.ExpiresAt = testkit.T0.Add(30 * day)
 	pend, _, err := d.CreateRequest(pending)
-	must(t, err)
+	testkit.Must(t, err)
 	lateReq := newRequest("s", "late")
-	lateReq.ExpiresAt = t0.Add(30 * day)
+	lateReq.ExpiresAt = testkit.T0.Add(30 * day)
 	late, _, err := d.CreateRequest(lateReq)
-	must(t, err)
-	_, err = d.Resolve(late.ID, Rejected, Resolution{By: "a", At: t0.Add(5 * day)})
-	must(t, err)
+	testkit.Must(t, err)
+	_, err = d.Resolve(late.ID, Rejected, Resolution{By: "a", At: testkit.T0.Add(5 * day)})
+	testkit.Must(t, err)
 
-	doneRun, err := d.CreateRun(Run{Job: "j", Status: RunSucceeded, RequestID: old.ID, FinishedAt: t0.Add(time.Hour)})
-	must(t, err)
+	doneRun, err := d.CreateRun(Run{Job: "j", Status: RunSucceeded, RequestID: old.ID, FinishedAt: testkit.T0.Add(time.Hour)})
+	testkit.Must(t, err)
 	waitRun, err := d.CreateRun(Run{Job: "j", Status: RunWaitingApproval, RequestID: pend.ID})
-	must(t, err)
-	lateRun, err := d.CreateRun(Run{Job: "j", Status: RunFailed, FinishedAt: t0.Add(5 * day)})
-	must(t, err)
+	testkit.Must(t, err)
+	lateRun, err := d.CreateRun(Run{Job: "j", Status: RunFailed, FinishedAt: testkit.T0.Add(5 * day)})
+	testkit.Must(t, err)
 
 	// Day 10: a new request.
-	c.Set(t0.Add(10 * day))
-	fresh, _, err := d.CreateRequest(Request{ToolName: "Bash", ExpiresAt: t0.Add(11 * day)})
-	must(t, err)
+	c.Set(testkit.T0.Add(10 * day))
+	fresh, _, err := d.CreateRequest(Request{ToolName: "Bash", ExpiresAt: testkit.T0.Add(11 * day)})
+	testkit.Must(t, err)
 	_, err = d.Resolve(fresh.ID, Approved, Resolution{By: "a"})
-	must(t, err)
+	testkit.Must(t, err)
 
-	// Nothing before t0: nothing written.
+	// Nothing before testkit.T0: nothing written.
 	before := fileBytes(t, d.Path())
-	n, err := d.Prune(t0)
-	must(t, err)
+	n, err := d.Prune(testkit.T0)
+	testkit.Must(t, err)
 	if n != 0 {
-		t.Fatalf("Prune(t0) = %d", n)
+		t.Fatalf("Prune(testkit.T0) = %d", n)
 	}
 	unchanged(t, d.Path(), before)
 
 	auditBefore, err := d.Audit(0)
-	must(t, err)
+	testkit.Must(t, err)
 	oldAudit := 0
 	for _, e := range auditBefore {
-		if e.At.Before(t0.Add(day)) {
+		if e.At.Before(testkit.T0.Add(day)) {
 			oldAudit++
 		}
 	}
 
-	n, err = d.Prune(t0.Add(day))
-	must(t, err)
+	n, err = d.Prune(testkit.T0.Add(day))
+	testkit.Must(t, err)
 	if want := 1 + 1 + oldAudit; n != want { // one request, one run, the day-0 audit
 		t.Fatalf("Prune = %d, want %d", n, want)
 	}
@@ -76,11 +78,11 @@ func TestPrune(t *testing.T) {
 	if _, err := d.RunByRequest(old.ID); err == nil {
 		t.Error("finished run still indexed by request")
 	}
-	if rs, _ := d.Runs("j", 0); len(rs) != 2 {
-		t.Errorf("runs of j: %d, want 2", len(rs))
+	if rs, err := d.Runs("j", 0); err != nil || len(rs) != 2 {
+		t.Errorf("runs of j: %d, want 2 (err %v)", len(rs), err)
 	}
-	if rs, _ := d.RunsByStatus(RunSucceeded); len(rs) != 0 {
-		t.Errorf("succeeded runs still indexed: %+v", rs)
+	if rs, err := d.RunsByStatus(RunSucceeded); err != nil || len(rs) != 0 {
+		t.Errorf("succeeded runs still indexed: %+v (err %v)", rs, err)
 	}
 	for _, id := range []uint64{pend.ID, late.ID, fresh.ID} {
 		if _, err := d.Request(id); err != nil {
@@ -92,16 +94,16 @@ func TestPrune(t *testing.T) {
 			t.Errorf("run %d: %v", id, err)
 		}
 	}
-	if p, _ := d.Pending(); len(p) != 1 || p[0].ID != pend.ID {
-		t.Errorf("pending %+v", p)
+	if p, err := d.Pending(); err != nil || len(p) != 1 || p[0].ID != pend.ID {
+		t.Errorf("pending %+v (err %v)", p, err)
 	}
 	es, err := d.Audit(0)
-	must(t, err)
+	testkit.Must(t, err)
 	if len(es) != len(auditBefore)-oldAudit+1 {
 		t.Fatalf("%d audit entries left", len(es))
 	}
 	for _, e := range es[1:] {
-		if e.At.Before(t0.Add(day)) {
+		if e.At.Before(testkit.T0.Add(day)) {
 			t.Errorf("old audit entry kept: %+v", e)
 		}
 	}

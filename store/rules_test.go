@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -12,38 +13,38 @@ func TestCreateRule(t *testing.T) {
 	d, _ := openTest(t)
 	r, err := d.CreateRule(rules.Rule{ID: 99, ToolPattern: "mcp__gmail__*", Action: rules.Deny,
 		AgentID: "mailer", Source: "cron", Priority: 50, Note: "no mail from cron"}, alice)
-	must(t, err)
+	testkit.Must(t, err)
 	if r.ID != 13 || r.GroupID != "default" { // 12 seeds before it; ID 99 ignored
 		t.Fatalf("created %+v", r)
 	}
 	got, err := d.Rule(r.ID)
-	must(t, err)
+	testkit.Must(t, err)
 	if got != r {
 		t.Fatalf("Rule(%d) = %+v, want %+v", r.ID, got, r)
 	}
 	es, err := d.Audit(1)
-	must(t, err)
-	want := AuditEntry{ID: 14, At: t0, By: "alice", Via: "telegram", Action: "rule.create", RuleID: 13,
+	testkit.Must(t, err)
+	want := AuditEntry{ID: 14, At: testkit.T0, By: "alice", Via: "telegram", Action: "rule.create", RuleID: 13,
 		Detail: `#13 deny mcp__gmail__* agent=mailer source=cron priority=50 group=default note="no mail from cron"`}
 	if es[0] != want {
 		t.Fatalf("audit = %+v\nwant    %+v", es[0], want)
 	}
 	// A second catch-all with the same action is accepted.
 	_, err = d.CreateRule(rules.Rule{ToolPattern: "*", Action: rules.Require, Priority: 5000}, alice)
-	must(t, err)
+	testkit.Must(t, err)
 }
 
 func TestRuleNotFound(t *testing.T) {
 	d, _ := openTest(t)
 	_, err := d.Rule(404)
-	wantErr(t, err, ErrNotFound, "store: rule 404: not found")
+	testkit.WantErr(t, err, ErrNotFound, "store: rule 404: not found")
 }
 
 // TestInvalidRulesChangeNothing: every kind of invalid rule gets a clear error and
 // leaves the file byte for byte as it was.
 func TestInvalidRulesChangeNothing(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
 	catchAll := findRule(t, d, func(r rules.Rule) bool { return rules.IsCatchAll(r) })
 	bash := findRule(t, d, func(r rules.Rule) bool { return r.ToolPattern == "Bash" })
 	path := d.Path()
@@ -76,7 +77,7 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := fileBytes(t, path)
 			_, err := d.CreateRule(tc.rule, alice)
-			wantErr(t, err, tc.target, tc.says)
+			testkit.WantErr(t, err, tc.target, tc.says)
 			unchanged(t, path, before)
 
 			// The same rule as an update of an existing one is refused the same way.
@@ -87,19 +88,19 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 				t.Fatalf("update: error = %v, want %v", err, tc.target)
 			}
 			unchanged(t, path, before)
-			if got, _ := d.Rule(bash.ID); got != bash {
-				t.Fatalf("rule %d changed: %+v", bash.ID, got)
+			if got, err := d.Rule(bash.ID); err != nil || got != bash {
+				t.Fatalf("rule %d changed: %+v (err %v)", bash.ID, got, err)
 			}
 		})
 	}
 	t.Run("no actor", func(t *testing.T) {
 		before := fileBytes(t, path)
 		_, err := d.CreateRule(rules.Rule{ToolPattern: "Bash", Action: rules.Allow}, Actor{Via: "api"})
-		wantErr(t, err, ErrInvalid, "store: create rule: invalid input: the actor (by) is required")
+		testkit.WantErr(t, err, ErrInvalid, "store: create rule: invalid input: the actor (by) is required")
 		unchanged(t, path, before)
 	})
-	if got, _ := d.Rule(catchAll.ID); got != catchAll {
-		t.Fatalf("catch-all changed: %+v", got)
+	if got, err := d.Rule(catchAll.ID); err != nil || got != catchAll {
+		t.Fatalf("catch-all changed: %+v (err %v)", got, err)
 	}
 }
 
@@ -107,7 +108,7 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 func findRule(t *testing.T, d *DB, keep func(rules.Rule) bool) rules.Rule {
 	t.Helper()
 	rs, err := d.Rules()
-	must(t, err)
+	testkit.Must(t, err)
 	i := slices.IndexFunc(rs, keep)
 	if i < 0 {
 		t.Fatal("no such rule")
@@ -117,43 +118,43 @@ func findRule(t *testing.T, d *DB, keep func(rules.Rule) bool) rules.Rule {
 
 func TestUpdateRule(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
 	bash := findRule(t, d, func(r rules.Rule) bool { return r.ToolPattern == "Bash" })
 
 	// Move Bash to group ops as allow.
 	up := bash
 	up.GroupID, up.Action, up.Note = "ops", rules.Allow, "ops may"
 	got, err := d.UpdateRule(up, alice)
-	must(t, err)
+	testkit.Must(t, err)
 	if got != up {
 		t.Fatalf("UpdateRule = %+v", got)
 	}
 	stored, err := d.Rule(bash.ID)
-	must(t, err)
+	testkit.Must(t, err)
 	if stored != up {
 		t.Fatalf("stored %+v", stored)
 	}
 	es, err := d.Audit(1)
-	must(t, err)
+	testkit.Must(t, err)
 	if es[0].Action != "rule.update" || es[0].RuleID != bash.ID ||
 		es[0].Detail != `#2 require Bash priority=10 group=default → #2 allow Bash priority=10 group=ops note="ops may"` {
 		t.Fatalf("audit = %+v", es[0])
 	}
 	// The group index follows the move: deleting ops deletes the rule.
-	must(t, d.DeleteGroup("ops", nil, alice))
+	testkit.Must(t, d.DeleteGroup("ops", nil, alice))
 	_, err = d.Rule(bash.ID)
-	wantErr(t, err, ErrNotFound)
+	testkit.WantErr(t, err, ErrNotFound)
 
 	// The catch-all may change its own action.
 	ca := findRule(t, d, rules.IsCatchAll)
 	ca.Action = rules.Deny
 	_, err = d.UpdateRule(ca, alice)
-	must(t, err)
+	testkit.Must(t, err)
 
 	// An update that changes nothing writes nothing.
 	before := fileBytes(t, d.Path())
 	_, err = d.UpdateRule(ca, alice)
-	must(t, err)
+	testkit.Must(t, err)
 	unchanged(t, d.Path(), before)
 }
 
@@ -161,39 +162,39 @@ func TestUpdateRuleNotFound(t *testing.T) {
 	d, _ := openTest(t)
 	before := fileBytes(t, d.Path())
 	_, err := d.UpdateRule(rules.Rule{ID: 404, ToolPattern: "Bash", Action: rules.Allow}, alice)
-	wantErr(t, err, ErrNotFound, "store: update rule 404: not found")
+	testkit.WantErr(t, err, ErrNotFound, "store: update rule 404: not found")
 	unchanged(t, d.Path(), before)
 }
 
 func TestDeleteRule(t *testing.T) {
 	d, _ := openTest(t)
 	bash := findRule(t, d, func(r rules.Rule) bool { return r.ToolPattern == "Bash" })
-	must(t, d.DeleteRule(bash.ID, alice))
+	testkit.Must(t, d.DeleteRule(bash.ID, alice))
 	_, err := d.Rule(bash.ID)
-	wantErr(t, err, ErrNotFound)
+	testkit.WantErr(t, err, ErrNotFound)
 	es, err := d.Audit(1)
-	must(t, err)
+	testkit.Must(t, err)
 	if es[0].Action != "rule.delete" || es[0].RuleID != bash.ID || es[0].By != "alice" {
 		t.Fatalf("audit = %+v", es[0])
 	}
 
 	before := fileBytes(t, d.Path())
 	err = d.DeleteRule(bash.ID, alice)
-	wantErr(t, err, ErrNotFound, "store: delete rule 2: not found")
+	testkit.WantErr(t, err, ErrNotFound, "store: delete rule 2: not found")
 	err = d.DeleteRule(1, Actor{})
-	wantErr(t, err, ErrInvalid, "the actor (by) is required")
+	testkit.WantErr(t, err, ErrInvalid, "the actor (by) is required")
 	unchanged(t, d.Path(), before)
 }
 
 func TestRulesOrder(t *testing.T) {
 	d, _ := openTest(t)
-	must(t, d.CreateGroup(rules.Group{ID: "a-team"}, alice))
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "a-team"}, alice))
 	for _, p := range []int{30, 10, 30} {
 		_, err := d.CreateRule(rules.Rule{GroupID: "a-team", ToolPattern: "x", Action: rules.Allow, Priority: p}, alice)
-		must(t, err)
+		testkit.Must(t, err)
 	}
 	rs, err := d.Rules()
-	must(t, err)
+	testkit.Must(t, err)
 	var ids []uint64
 	for _, r := range rs[:3] {
 		ids = append(ids, r.ID)

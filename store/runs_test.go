@@ -4,27 +4,29 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 func TestCreateRun(t *testing.T) {
 	d, _ := openTest(t)
 	r, err := d.CreateRun(Run{Job: "nightly-backup", Trigger: "schedule"})
-	must(t, err)
-	if r.ID != 1 || r.SessionID != "cron:nightly-backup:1" || r.Status != RunRunning || !r.StartedAt.Equal(t0) {
+	testkit.Must(t, err)
+	if r.ID != 1 || r.SessionID != "cron:nightly-backup:1" || r.Status != RunRunning || !r.StartedAt.Equal(testkit.T0) {
 		t.Fatalf("CreateRun = %+v", r)
 	}
 	got, err := d.Run(r.ID)
-	must(t, err)
+	testkit.Must(t, err)
 	if got.SessionID != r.SessionID || got.Job != "nightly-backup" || got.Trigger != "schedule" {
 		t.Fatalf("Run = %+v", got)
 	}
 	own, err := d.CreateRun(Run{Job: "x", SessionID: "mine", Status: RunWaitingApproval, RequestID: 7})
-	must(t, err)
+	testkit.Must(t, err)
 	if own.SessionID != "mine" {
 		t.Fatalf("session %q", own.SessionID)
 	}
 	byReq, err := d.RunByRequest(7)
-	must(t, err)
+	testkit.Must(t, err)
 	if byReq.ID != own.ID {
 		t.Fatalf("RunByRequest = %+v", byReq)
 	}
@@ -34,45 +36,45 @@ func TestCreateRunInvalid(t *testing.T) {
 	d, _ := openTest(t)
 	before := fileBytes(t, d.Path())
 	_, err := d.CreateRun(Run{Job: "Nightly Backup"})
-	wantErr(t, err, ErrInvalid, `store: create run of job "Nightly Backup": invalid input: job name "Nightly Backup" must match`)
+	testkit.WantErr(t, err, ErrInvalid, `store: create run of job "Nightly Backup": invalid input: job name "Nightly Backup" must match`)
 	_, err = d.CreateRun(Run{Job: "ok", Status: "sleeping"})
-	wantErr(t, err, ErrInvalid, `unknown run status "sleeping"`)
+	testkit.WantErr(t, err, ErrInvalid, `unknown run status "sleeping"`)
 	unchanged(t, d.Path(), before)
 	_, err = d.Run(1)
-	wantErr(t, err, ErrNotFound, "store: run 1: not found")
+	testkit.WantErr(t, err, ErrNotFound, "store: run 1: not found")
 	_, err = d.RunByRequest(5)
-	wantErr(t, err, ErrNotFound, "store: run of request 5: not found")
+	testkit.WantErr(t, err, ErrNotFound, "store: run of request 5: not found")
 }
 
 func TestUpdateRun(t *testing.T) {
 	d, _ := openTest(t)
 	r, err := d.CreateRun(Run{Job: "backup"})
-	must(t, err)
+	testkit.Must(t, err)
 	r.Status, r.Step, r.RequestID = RunWaitingApproval, 1, 42
 	r.Steps = []StepResult{{Tool: "execute_cmd", Decision: "allow", Status: "succeeded", DurationMS: 1200}}
 	r.SessionID = "" // keeps the stored one
-	must(t, d.UpdateRun(r))
+	testkit.Must(t, d.UpdateRun(r))
 	got, err := d.Run(r.ID)
-	must(t, err)
+	testkit.Must(t, err)
 	if got.Status != RunWaitingApproval || got.SessionID != "cron:backup:1" || len(got.Steps) != 1 || got.Steps[0].DurationMS != 1200 {
 		t.Fatalf("Run = %+v", got)
 	}
 	waiting, err := d.RunsByStatus(RunWaitingApproval)
-	must(t, err)
+	testkit.Must(t, err)
 	if len(waiting) != 1 || waiting[0].ID != r.ID {
 		t.Fatalf("waiting %+v", waiting)
 	}
-	if running, _ := d.RunsByStatus(RunRunning); len(running) != 0 {
-		t.Fatalf("still indexed as running: %+v", running)
+	if running, err := d.RunsByStatus(RunRunning); err != nil || len(running) != 0 {
+		t.Fatalf("still indexed as running: %+v (err %v)", running, err)
 	}
 
 	// Approved: the run resumes and finishes; the request still finds it.
 	r = got
-	r.Status, r.Step, r.RequestID, r.FinishedAt = RunSucceeded, 2, 0, t0.Add(time.Minute)
+	r.Status, r.Step, r.RequestID, r.FinishedAt = RunSucceeded, 2, 0, testkit.T0.Add(time.Minute)
 	r.Steps = append(r.Steps, StepResult{Tool: "write_file", Decision: "approved", Status: "succeeded", RequestID: 42})
-	must(t, d.UpdateRun(r))
+	testkit.Must(t, d.UpdateRun(r))
 	byReq, err := d.RunByRequest(42)
-	must(t, err)
+	testkit.Must(t, err)
 	if byReq.ID != r.ID || byReq.Status != RunSucceeded {
 		t.Fatalf("RunByRequest = %+v", byReq)
 	}
@@ -80,13 +82,13 @@ func TestUpdateRun(t *testing.T) {
 	before := fileBytes(t, d.Path())
 	bad := r
 	bad.Job = "other"
-	wantErr(t, d.UpdateRun(bad), ErrInvalid, `store: update run 1: invalid input: run 1 belongs to job "backup", not "other"`)
+	testkit.WantErr(t, d.UpdateRun(bad), ErrInvalid, `store: update run 1: invalid input: run 1 belongs to job "backup", not "other"`)
 	bad = r
 	bad.Status = "weird"
-	wantErr(t, d.UpdateRun(bad), ErrInvalid, `unknown run status "weird"`)
+	testkit.WantErr(t, d.UpdateRun(bad), ErrInvalid, `unknown run status "weird"`)
 	bad = r
 	bad.ID = 9
-	wantErr(t, d.UpdateRun(bad), ErrNotFound, "store: update run 9: not found")
+	testkit.WantErr(t, d.UpdateRun(bad), ErrNotFound, "store: update run 9: not found")
 	unchanged(t, d.Path(), before)
 }
 
@@ -95,7 +97,7 @@ func TestRunsNewestFirst(t *testing.T) {
 	// Interleave jobs whose names are prefixes of each other.
 	for _, job := range []string{"a", "ab", "a", "b", "a", "ab"} {
 		_, err := d.CreateRun(Run{Job: job})
-		must(t, err)
+		testkit.Must(t, err)
 	}
 	ids := func(rs []Run) []uint64 {
 		var out []uint64
@@ -116,11 +118,13 @@ func TestRunsNewestFirst(t *testing.T) {
 		{"c", 0, nil},
 		{"", 0, nil},
 	} {
-		rs, err := d.Runs(tc.job, tc.limit)
-		must(t, err)
-		if !slices.Equal(ids(rs), tc.want) {
-			t.Errorf("Runs(%q, %d) = %v, want %v", tc.job, tc.limit, ids(rs), tc.want)
-		}
+		t.Run(tc.job, func(t *testing.T) {
+			rs, err := d.Runs(tc.job, tc.limit)
+			testkit.Must(t, err)
+			if !slices.Equal(ids(rs), tc.want) {
+				t.Errorf("Runs(%q, %d) = %v, want %v", tc.job, tc.limit, ids(rs), tc.want)
+			}
+		})
 	}
 }
 
@@ -128,10 +132,10 @@ func TestRunsByStatus(t *testing.T) {
 	d, _ := openTest(t)
 	for _, st := range []RunStatus{RunRunning, RunWaitingApproval, RunFailed, RunRunning} {
 		_, err := d.CreateRun(Run{Job: "j", Status: st})
-		must(t, err)
+		testkit.Must(t, err)
 	}
 	rs, err := d.RunsByStatus(RunWaitingApproval, RunRunning, RunRunning)
-	must(t, err)
+	testkit.Must(t, err)
 	var ids []uint64
 	for _, r := range rs {
 		ids = append(ids, r.ID)
@@ -143,5 +147,5 @@ func TestRunsByStatus(t *testing.T) {
 		t.Fatalf("no statuses: %v %v", rs, err)
 	}
 	_, err = d.RunsByStatus(RunRunning, "zombie")
-	wantErr(t, err, ErrInvalid, `store: runs by status: invalid input: unknown run status "zombie"`)
+	testkit.WantErr(t, err, ErrInvalid, `store: runs by status: invalid input: unknown run status "zombie"`)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -18,7 +19,7 @@ func ruleLine(r rules.Rule) string {
 func ruleLines(t *testing.T, d *DB) []string {
 	t.Helper()
 	rs, err := d.Rules()
-	must(t, err)
+	testkit.Must(t, err)
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = ruleLine(r)
@@ -48,17 +49,17 @@ func TestSeedNewDatabase(t *testing.T) {
 		t.Fatalf("seeded rules:\n%q\nwant\n%q", got, seeded)
 	}
 	gs, err := d.Groups()
-	must(t, err)
+	testkit.Must(t, err)
 	if len(gs) != 1 || gs[0].ID != "default" {
 		t.Fatalf("groups = %+v", gs)
 	}
 	es, err := d.Audit(0)
-	must(t, err)
+	testkit.Must(t, err)
 	if len(es) != 13 { // the group and 12 rules
 		t.Fatalf("%d audit entries, want 13", len(es))
 	}
 	for _, e := range es {
-		if e.By != "system" || e.Via != "seed" || e.At != t0 {
+		if e.By != "system" || e.Via != "seed" || e.At != testkit.T0 {
 			t.Errorf("seed audit entry %+v", e)
 		}
 	}
@@ -71,7 +72,7 @@ func TestSeedIsIdempotentAndKeepsAdminChanges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "skald.db")
 	d, _ := openAt(t, path)
 	rs, err := d.Rules()
-	must(t, err)
+	testkit.Must(t, err)
 	byLine := map[string]rules.Rule{}
 	for _, r := range rs {
 		byLine[r.ToolPattern+" "+r.PathPattern] = r
@@ -81,14 +82,14 @@ func TestSeedIsIdempotentAndKeepsAdminChanges(t *testing.T) {
 	catchAll := byLine["* "]
 	catchAll.Action = rules.Allow
 	_, err = d.UpdateRule(catchAll, alice)
-	must(t, err)
+	testkit.Must(t, err)
 	secrets := byLine["@fs_any secrets/*"]
 	secrets.Action = rules.Require
 	_, err = d.UpdateRule(secrets, alice)
-	must(t, err)
-	must(t, d.DeleteRule(byLine["@fs_any memory/*"].ID, alice))
-	must(t, d.DeleteRule(byLine["Bash "].ID, alice))
-	must(t, d.Close())
+	testkit.Must(t, err)
+	testkit.Must(t, d.DeleteRule(byLine["@fs_any memory/*"].ID, alice))
+	testkit.Must(t, d.DeleteRule(byLine["Bash "].ID, alice))
+	testkit.Must(t, d.Close())
 
 	d, _ = openAt(t, path)
 	got := ruleLines(t, d)
@@ -111,12 +112,12 @@ func TestSeedIsIdempotentAndKeepsAdminChanges(t *testing.T) {
 	if a := auditActions(t, d); a[len(a)-1] != "rule.create" {
 		t.Errorf("reseed not audited: %q", a[len(a)-3:])
 	}
-	must(t, d.Close())
+	testkit.Must(t, d.Close())
 
 	// A third open finds everything and writes nothing.
 	before := fileBytes(t, path)
 	d, _ = openAt(t, path)
-	must(t, d.Close())
+	testkit.Must(t, d.Close())
 	unchanged(t, path, before)
 }
 
@@ -126,13 +127,13 @@ func TestSeedFirstRulesOnlyWhenNoRules(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "skald.db")
 	d, _ := openAt(t, path)
 	rs, err := d.Rules()
-	must(t, err)
+	testkit.Must(t, err)
 	for _, r := range rs {
-		must(t, d.DeleteRule(r.ID, alice))
+		testkit.Must(t, d.DeleteRule(r.ID, alice))
 	}
 	_, err = d.CreateRule(rules.Rule{ToolPattern: "*", AgentID: "ops", Action: rules.Allow, Priority: 1}, alice)
-	must(t, err)
-	must(t, d.Close())
+	testkit.Must(t, err)
+	testkit.Must(t, d.Close())
 
 	d, _ = openAt(t, path)
 	want := []string{
@@ -145,16 +146,16 @@ func TestSeedFirstRulesOnlyWhenNoRules(t *testing.T) {
 	if got := ruleLines(t, d); !slices.Equal(got, want) {
 		t.Fatalf("after reopen:\n%q\nwant\n%q", got, want)
 	}
-	must(t, d.Close())
+	testkit.Must(t, d.Close())
 
 	// No rules at all: everything is seeded again.
 	d, _ = openAt(t, path)
 	rs, err = d.Rules()
-	must(t, err)
+	testkit.Must(t, err)
 	for _, r := range rs {
-		must(t, d.DeleteRule(r.ID, alice))
+		testkit.Must(t, d.DeleteRule(r.ID, alice))
 	}
-	must(t, d.Close())
+	testkit.Must(t, d.Close())
 	d, _ = openAt(t, path)
 	if got := ruleLines(t, d); !slices.Equal(got, seeded) {
 		t.Fatalf("after deleting everything:\n%q\nwant\n%q", got, seeded)

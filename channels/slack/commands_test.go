@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 )
 
 // Every admin command through /skald, in both modes, as typed by a
@@ -88,7 +89,7 @@ func TestCommands(t *testing.T) {
 				{user: admin, text: lit("frobnicate now"), want: `unknown command "frobnicate"; try help`, bad: true},
 			} {
 				text := s.text()
-				before := e.state()
+				before := teststore.Snapshot(t, e.db)
 				e.command(s.user, text)
 				eph, reply := e.nextEphemeral()
 				if eph.User != s.user || eph.Channel != slacktest.DefaultChannel {
@@ -101,7 +102,7 @@ func TestCommands(t *testing.T) {
 					if strings.Contains(reply, "\n") {
 						t.Errorf("step %d %q: the error is not one line: %q", i, text, reply)
 					}
-					e.unchanged(text, before)
+					teststore.Unchanged(t, e.db, before)
 				}
 				if s.then != nil {
 					s.then(reply)

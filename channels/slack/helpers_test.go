@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -52,43 +52,6 @@ const (
 )
 
 var access = bot.Access{slack.ChannelName: {Approvers: []string{approver}, Admins: []string{admin}}}
-
-func quietLogger() *slog.Logger {
-	if testing.Verbose() && os.Getenv("SLACK_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
-
-// ctxT is a context for waits that ends with the test (or after 30 s, so a hang
-// fails instead of stalling the suite).
-func ctxT(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// clock is a settable clock; zero means time.Now.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.now.IsZero() {
-		return time.Now()
-	}
-	return c.now
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // outbox is the real store as the Fanout's outbox, telling the test when a prompt
 // message was recorded and when a request's messages were marked final.
@@ -162,7 +125,7 @@ type env struct {
 	fan   *bot.Fanout
 	jobs  *jobs
 	ch    *slack.Channel
-	clock *clock
+	clock *testkit.Clock
 	base  string // HTTP mode: "http://127.0.0.1:PORT"
 	http  *http.Client
 
@@ -196,19 +159,19 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	e := &env{t: t, mode: m, srv: srv, db: db, clock: &clock{}, http: &http.Client{Timeout: 10 * time.Second}}
+	e := &env{t: t, mode: m, srv: srv, db: db, clock: &testkit.Clock{}, http: &http.Client{Timeout: 10 * time.Second}}
 	e.box = &outbox{DB: db, added: make(chan store.Message, 100), final: make(chan uint64, 100)}
 	e.fan = bot.NewFanout(bot.FanoutOptions{Store: e.box, BypassShort: opt.bypassShort,
-		Retry: bot.Retry{Attempts: 3, Backoff: time.Millisecond}, Logger: quietLogger()})
+		Retry: bot.Retry{Attempts: 3, Backoff: time.Millisecond}, Logger: testkit.Logger()})
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Notifier: e.fan, Logger: quietLogger()}); err != nil {
+	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Notifier: e.fan, Logger: testkit.Logger()}); err != nil {
 		t.Fatal(err)
 	}
 	e.jobs = &jobs{}
-	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: e.jobs, BypassShort: opt.bypassShort, Logger: quietLogger()})
+	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: e.jobs, BypassShort: opt.bypassShort, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +183,7 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 		Deliveries: db,
 		Now:        e.clock.Now,
 		Sleep:      e.sleep,
-		Logger:     quietLogger(),
+		Logger:     testkit.Logger(),
 	}
 	if m == socketMode {
 		o.AppToken = slacktest.DefaultAppToken
@@ -283,7 +246,7 @@ func (e *env) start() {
 	})
 	e.stopFn = func() { cancel(); wg.Wait() }
 	e.t.Cleanup(e.stop)
-	wctx := ctxT(e.t)
+	wctx := testkit.Context(e.t, 30*time.Second)
 	if e.mode == socketMode {
 		if err := e.srv.WaitConnections(wctx, 1); err != nil {
 			e.t.Fatal(err)
@@ -324,7 +287,7 @@ func (e *env) require(session, tool string, args map[string]any) (store.Request,
 			e.t.Fatalf("recorded message %+v, want one in slack %s", m, slacktest.DefaultChannel)
 		}
 		return e.request(out.Request.ID), m.Ref
-	case <-ctxT(e.t).Done():
+	case <-testkit.Context(e.t, 30*time.Second).Done():
 		e.t.Fatal("the prompt was never recorded")
 	}
 	return store.Request{}, ""
@@ -349,7 +312,7 @@ func (e *env) waitFinal(id uint64) {
 			if got == id {
 				return
 			}
-		case <-ctxT(e.t).Done():
+		case <-testkit.Context(e.t, 30*time.Second).Done():
 			e.t.Fatalf("the messages of request %d were never marked final", id)
 		}
 	}
@@ -417,7 +380,7 @@ func (e *env) redeliver(d delivery, n int) {
 
 func (e *env) waitAck(id string, n int) {
 	e.t.Helper()
-	if _, err := e.srv.WaitAcks(ctxT(e.t), id, n); err != nil {
+	if _, err := e.srv.WaitAcks(testkit.Context(e.t, 30*time.Second), id, n); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -425,7 +388,7 @@ func (e *env) waitAck(id string, n int) {
 // post sends an HTTP-mode delivery signed now and checks the status.
 func (e *env) post(d delivery, want int) {
 	e.t.Helper()
-	req, err := slacktest.NewSignedRequest(ctxT(e.t), e.base+d.path, secret, e.clock.Now(), d.body)
+	req, err := slacktest.NewSignedRequest(testkit.Context(e.t, 30*time.Second), e.base+d.path, secret, e.clock.Now(), d.body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -440,7 +403,8 @@ func (e *env) do(req *http.Request) int {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
+	testkit.Must(e.t, err)
 	_ = resp.Body.Close()
 	if resp.StatusCode == http.StatusOK && len(body) != 0 {
 		e.t.Errorf("200 with a body %q: the ack must be empty", body)
@@ -452,7 +416,7 @@ func (e *env) do(req *http.Request) int {
 // (the plain text of its sections).
 func (e *env) nextEphemeral() (slacktest.Message, string) {
 	e.t.Helper()
-	all, err := e.srv.WaitEphemerals(ctxT(e.t), e.ephemerals+1)
+	all, err := e.srv.WaitEphemerals(testkit.Context(e.t, 30*time.Second), e.ephemerals+1)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -473,49 +437,6 @@ func replyText(t *testing.T, m slacktest.Message) string {
 		parts = append(parts, s.Text.Text)
 	}
 	return strings.Join(parts, "\n")
-}
-
-// state is what must not change when a delivery is refused. The store file itself
-// changes, as the delivery log records each delivery.
-type state struct {
-	rules, groups, pending, audit string
-}
-
-func (e *env) state() state {
-	e.t.Helper()
-	rs, err := e.db.Rules()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	gs, err := e.db.Groups()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ps, err := e.db.Pending()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	as, err := e.db.Audit(0)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return state{js(e.t, rs), js(e.t, gs), js(e.t, ps), js(e.t, as)}
-}
-
-func (e *env) unchanged(what string, before state) {
-	e.t.Helper()
-	if after := e.state(); after != before {
-		e.t.Errorf("%s changed the store:\nbefore %+v\nafter  %+v", what, before, after)
-	}
-}
-
-func js(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // rawBlocks decodes a recorded blocks argument into generic JSON.

@@ -11,6 +11,8 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -27,7 +29,7 @@ func TestHTTPRefused(t *testing.T) {
 	body := e.srv.BlockActionBody(click)
 	cmdBody := e.srv.SlashCommandBody(slacktest.SlashCommand{UserID: admin, Text: "allow Read"})
 	now := e.clock.Now()
-	ctx := ctxT(t)
+	ctx := testkit.Context(t, 30*time.Second)
 	signed := func(path, secret string, at time.Time, body []byte) *http.Request {
 		r, err := slacktest.NewSignedRequest(ctx, e.base+path, secret, at, body)
 		if err != nil {
@@ -60,7 +62,8 @@ func TestHTTPRefused(t *testing.T) {
 		{"a tampered body", func() *http.Request {
 			r := signed(slack.PathInteractions, secret, now, body)
 			forged := bytes.Replace(body, []byte(approver), []byte(stranger), 1)
-			r2, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.URL.String(), bytes.NewReader(forged))
+			r2, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL.String(), bytes.NewReader(forged))
+			testkit.Must(t, err)
 			r2.Header = r.Header
 			return r2
 		}, 401},
@@ -74,16 +77,19 @@ func TestHTTPRefused(t *testing.T) {
 			return signed(slack.PathCommands, secret, now, []byte("command=%2Fskald&text=pending"))
 		}, 400},
 		{"GET", func() *http.Request {
-			r, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.base+slack.PathInteractions, nil)
+			r, err := http.NewRequestWithContext(ctx, http.MethodGet, e.base+slack.PathInteractions, nil)
+			testkit.Must(t, err)
 			return r
 		}, 405},
 		{"another path", func() *http.Request { return signed("/slack/events", secret, now, body) }, 404},
 	} {
-		before := e.state()
-		if got := e.do(c.req()); got != c.want {
-			t.Errorf("%s: status %d, want %d", c.name, got, c.want)
-		}
-		e.unchanged(c.name, before)
+		t.Run(c.name, func(t *testing.T) {
+			before := teststore.Snapshot(t, e.db)
+			if got := e.do(c.req()); got != c.want {
+				t.Errorf("%s: status %d, want %d", c.name, got, c.want)
+			}
+			teststore.Unchanged(t, e.db, before)
+		})
 	}
 	if got := e.request(req.ID); got.Status != store.Pending {
 		t.Fatalf("request %s after refused requests", got.Status)
@@ -121,7 +127,7 @@ func TestHTTPFixtureRequest(t *testing.T) {
 	readJSON(t, "block_actions_signed_request.json", &f)
 	body := readFile(t, "block_actions_form_body.txt")
 	send := func() int {
-		r, err := http.NewRequestWithContext(ctxT(t), http.MethodPost, e.base+slack.PathInteractions, bytes.NewReader(body))
+		r, err := http.NewRequestWithContext(testkit.Context(t, 30*time.Second), http.MethodPost, e.base+slack.PathInteractions, bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +159,7 @@ func TestHandlerMounted(t *testing.T) {
 	cmd := delivery{path: slack.PathCommands, body: e.srv.SlashCommandBody(slacktest.SlashCommand{UserID: approver, Text: "whoami"})}
 	post := func(want int) {
 		t.Helper()
-		req, err := slacktest.NewSignedRequest(ctxT(t), mounted.URL+cmd.path, secret, time.Now(), cmd.body)
+		req, err := slacktest.NewSignedRequest(testkit.Context(t, 30*time.Second), mounted.URL+cmd.path, secret, time.Now(), cmd.body)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // Notify posts a plain message — mrkdwn's &, <, > escaped, no blocks — cut to
@@ -15,7 +16,7 @@ import (
 // without a call.
 func TestNotify(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{manual: true, srv: slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}}})
-	ctx := ctxT(t)
+	ctx := testkit.Context(t, 30*time.Second)
 	line := "🗓 nightly-backup run 12: failed — step 2 (execute_cmd): <exit> & 1"
 	if err := e.ch.Notify(ctx, slacktest.DefaultChannel, line); err != nil {
 		t.Fatal(err)

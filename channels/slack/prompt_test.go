@@ -13,6 +13,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -84,7 +85,7 @@ func TestPromptBlocks(t *testing.T) {
 				{"⏱ 1 h", "", "a:1:b15", "bypass_short"},
 				{"🔄 Session", "", "a:1:bs", "bypass_session"},
 			}
-			if js(t, buttons) != js(t, want) {
+			if testkit.JSON(buttons) != testkit.JSON(want) {
 				t.Errorf("buttons\n%+v\nwant\n%+v", buttons, want)
 			}
 		})
@@ -96,7 +97,10 @@ func TestPromptBlocks(t *testing.T) {
 func TestPromptLongArguments(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{})
 	_, ts := e.require("s1", "Write", map[string]any{"file_path": "/tmp/x", "content": strings.Repeat("<&>", 4000)})
-	msg, _ := e.srv.Current(slacktest.DefaultChannel, ts)
+	msg, ok := e.srv.Current(slacktest.DefaultChannel, ts)
+	if !ok {
+		t.Fatal("no such message")
+	}
 	args := text(rawBlocks(t, msg)[2])
 	if n := utf8.RuneCountInString(args); n > 3000 {
 		t.Errorf("arguments are %d characters, more than 3000", n)
@@ -112,7 +116,7 @@ func TestPromptLongArguments(t *testing.T) {
 // called directly; Send and Edit map Slack's errors for the Fanout.
 func TestSendEditErrors(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{manual: true, srv: slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}}})
-	ctx := ctxT(t)
+	ctx := testkit.Context(t, 30*time.Second)
 	r := store.Request{ID: 7, SessionID: "s1", ToolName: "Bash", Arguments: json.RawMessage(`{"command":"ls"}`),
 		Status: store.Pending, ExpiresAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	ts, err := e.ch.Send(ctx, slacktest.DefaultChannel, bot.NewPrompt(r, 0))
@@ -157,10 +161,12 @@ func TestSendEditErrors(t *testing.T) {
 			return e.ch.Edit(ctx, slacktest.DefaultChannel, "1.000001", bot.NewPrompt(r, 0))
 		}},
 	} {
-		err := c.call()
-		if !errors.Is(err, bot.ErrPermanent) {
-			t.Errorf("%s: %v, want bot.ErrPermanent", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			err := c.call()
+			if !errors.Is(err, bot.ErrPermanent) {
+				t.Errorf("%s: %v, want bot.ErrPermanent", c.name, err)
+			}
+		})
 	}
 	if err := e.srv.FailNext("chat.update", "internal_error"); err != nil {
 		t.Fatal(err)
@@ -180,7 +186,7 @@ func TestResolvedElsewhere(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			e := newEnv(t, m, envOptions{})
-			ctx := ctxT(t)
+			ctx := testkit.Context(t, 30*time.Second)
 			for _, c := range []struct {
 				name    string
 				resolve func(id uint64) error
@@ -199,17 +205,22 @@ func TestResolvedElsewhere(t *testing.T) {
 					return err
 				}, "*🚫 Cancelled (handled at the terminal)*"},
 			} {
-				req, ts := e.require("s-"+c.name, "Bash", map[string]any{"command": "ls"})
-				if err := c.resolve(req.ID); err != nil {
-					t.Fatalf("%s: %v", c.name, err)
-				}
-				e.waitFinal(req.ID)
-				e.checkUpdates(ts)
-				cur, _ := e.srv.Current(slacktest.DefaultChannel, ts)
-				bs := rawBlocks(t, cur)
-				if got := text(bs[len(bs)-1]); !strings.HasPrefix(got, c.outcome) {
-					t.Errorf("%s: outcome %q, want it to start with %q", c.name, got, c.outcome)
-				}
+				t.Run(c.name, func(t *testing.T) {
+					req, ts := e.require("s-"+c.name, "Bash", map[string]any{"command": "ls"})
+					if err := c.resolve(req.ID); err != nil {
+						t.Fatalf("%s: %v", c.name, err)
+					}
+					e.waitFinal(req.ID)
+					e.checkUpdates(ts)
+					cur, ok := e.srv.Current(slacktest.DefaultChannel, ts)
+					if !ok {
+						t.Fatal("no such message")
+					}
+					bs := rawBlocks(t, cur)
+					if got := text(bs[len(bs)-1]); !strings.HasPrefix(got, c.outcome) {
+						t.Errorf("%s: outcome %q, want it to start with %q", c.name, got, c.outcome)
+					}
+				})
 			}
 			if len(e.srv.Ephemerals()) != 0 {
 				t.Errorf("ephemerals sent: %+v", e.srv.Ephemerals())
@@ -222,7 +233,7 @@ func TestResolvedElsewhere(t *testing.T) {
 // with Retry-After, which the Fanout waits out (0 s here) instead of dropping it.
 func TestRateLimitedSend(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{manual: true})
-	ctx := ctxT(t)
+	ctx := testkit.Context(t, 30*time.Second)
 	r := store.Request{ID: 3, SessionID: "s1", ToolName: "Bash", Status: store.Pending}
 	if err := e.srv.RateLimitNext("chat.postMessage", 30); err != nil {
 		t.Fatal(err)
@@ -262,7 +273,7 @@ func TestAPIURLWithoutSlash(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken, AppToken: slacktest.DefaultAppToken,
-		APIURL: strings.TrimSuffix(e.srv.URL(), "/"), Bot: b, Deliveries: e.db, Logger: quietLogger()})
+		APIURL: strings.TrimSuffix(e.srv.URL(), "/"), Bot: b, Deliveries: e.db, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,14 +22,16 @@ func TestChunks(t *testing.T) {
 		{"too many pieces", strings.Repeat(line+"\n", 9) + line, 40, 3, []string{line, line, "… (cut, 8 more lines)"}},
 		{"astral runes count twice", "😀😀😀\nz", 6, 3, []string{"😀😀😀", "z"}},
 	} {
-		got := chunks(c.text, c.max, c.n)
-		if strings.Join(got, "|") != strings.Join(c.want, "|") {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
-		}
-		for _, p := range got {
-			if units(p) > c.max {
-				t.Errorf("%s: piece of %d units, more than %d", c.name, units(p), c.max)
+		t.Run(c.name, func(t *testing.T) {
+			got := chunks(c.text, c.max, c.n)
+			if strings.Join(got, "|") != strings.Join(c.want, "|") {
+				t.Errorf("%s: %q, want %q", c.name, got, c.want)
 			}
-		}
+			for _, p := range got {
+				if units(p) > c.max {
+					t.Errorf("%s: piece of %d units, more than %d", c.name, units(p), c.max)
+				}
+			}
+		})
 	}
 }

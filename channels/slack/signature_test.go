@@ -70,22 +70,24 @@ func TestVerify(t *testing.T) {
 		{"a timestamp far away", docs.Secret, header("99999999999999999", docs.Expected), docs.Body, at(docs, 0), slack.ErrStaleRequest, ""},
 		{"no secret configured", "", header(docs.Timestamp, docs.Expected), docs.Body, at(docs, 0), slack.ErrBadSignature, "no signing secret"},
 	} {
-		err := slack.Verify(c.secret, c.h, []byte(c.body), c.now)
-		if c.want == nil {
-			if err != nil {
-				t.Errorf("%s: %v", c.name, err)
+		t.Run(c.name, func(t *testing.T) {
+			err := slack.Verify(c.secret, c.h, []byte(c.body), c.now)
+			if c.want == nil {
+				if err != nil {
+					t.Errorf("%s: %v", c.name, err)
+				}
+				return
 			}
-			continue
-		}
-		if !errors.Is(err, c.want) {
-			t.Errorf("%s: %v, want %v", c.name, err, c.want)
-			continue
-		}
-		if !strings.HasPrefix(err.Error(), "slack: verify request: ") || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: message %q, want it to say %q", c.name, err, c.msg)
-		}
-		if strings.Contains(err.Error(), docs.Secret) || strings.Contains(err.Error(), sg.Secret) {
-			t.Errorf("%s: the error holds the secret: %v", c.name, err)
-		}
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: %v, want %v", c.name, err, c.want)
+				return
+			}
+			if !strings.HasPrefix(err.Error(), "slack: verify request: ") || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s: message %q, want it to say %q", c.name, err, c.msg)
+			}
+			if strings.Contains(err.Error(), docs.Secret) || strings.Contains(err.Error(), sg.Secret) {
+				t.Errorf("%s: the error holds the secret: %v", c.name, err)
+			}
+		})
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -18,7 +20,7 @@ import (
 // through apps.connections.open and the next click and command work.
 func TestSocketReconnect(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{})
-	ctx := ctxT(t)
+	ctx := testkit.Context(t, 30*time.Second)
 	req, ts := e.require("s1", "Bash", map[string]any{"command": "ls"})
 	if err := e.srv.Drop(); err != nil {
 		t.Fatal(err)
@@ -63,7 +65,7 @@ func TestSocketRestart(t *testing.T) {
 			t.Fatalf("%d calls of apps.connections.open before restart %d", got, i+1)
 		}
 	}
-	if _, err := e.ch.Send(ctxT(t), slacktest.DefaultChannel, bot.NewPrompt(store.Request{ID: 1, ToolName: "Bash", Status: store.Pending}, 0)); err != nil {
+	if _, err := e.ch.Send(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, bot.NewPrompt(store.Request{ID: 1, ToolName: "Bash", Status: store.Pending}, 0)); err != nil {
 		t.Errorf("Send while Socket Mode is down: %v", err)
 	}
 	cancel()
@@ -83,7 +85,7 @@ func TestSocketRestart(t *testing.T) {
 // API event, a shortcut), which change nothing.
 func TestSocketOtherEnvelopes(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{})
-	before := e.state()
+	before := teststore.Snapshot(t, e.db)
 	for _, name := range []string{"socket_mode_events_api_app_mention.json", "socket_mode_interactive_shortcut.json"} {
 		var f struct {
 			Type    string          `json:"type"`
@@ -97,7 +99,7 @@ func TestSocketOtherEnvelopes(t *testing.T) {
 		e.waitAck(env.EnvelopeID, 1)
 	}
 	e.stop()
-	e.unchanged("envelopes of no use", before)
+	teststore.Unchanged(t, e.db, before)
 	if n := len(e.srv.Ephemerals()); n != 0 {
 		t.Errorf("%d ephemerals", n)
 	}
@@ -133,14 +135,14 @@ func TestRunBadToken(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			e := newEnv(t, m, envOptions{manual: true, srv: slacktest.Config{BotToken: "xoxb-0000000001-0000000002-OTHERbotTOKEN01"}})
-			err := e.ch.Run(ctxT(t))
+			err := e.ch.Run(testkit.Context(t, 30*time.Second))
 			if !errors.Is(err, slack.ErrUnauthorized) || !strings.Contains(err.Error(), "invalid_auth") {
 				t.Fatalf("Run = %v, want ErrUnauthorized (invalid_auth)", err)
 			}
 			if strings.Contains(err.Error(), slacktest.DefaultBotToken) {
 				t.Errorf("the error holds the token: %v", err)
 			}
-			if _, err := e.ch.Addr(ctxT(t)); !errors.Is(err, slack.ErrNoListener) {
+			if _, err := e.ch.Addr(testkit.Context(t, 30*time.Second)); !errors.Is(err, slack.ErrNoListener) {
 				t.Errorf("Addr after a failed Run: %v, want ErrNoListener", err)
 			}
 			if e.srv.Connections() != 0 {
@@ -184,10 +186,12 @@ func TestNewInvalid(t *testing.T) {
 		{"no store", slack.Options{BotToken: slacktest.DefaultBotToken, AppToken: slacktest.DefaultAppToken, Bot: b}, "missing a delivery log"},
 		{"no mode", slack.Options{BotToken: slacktest.DefaultBotToken, Bot: b, Deliveries: e.db}, "missing an app-level token"},
 	} {
-		ch, err := slack.New(c.opt)
-		if ch != nil || !errors.Is(err, slack.ErrInvalidOptions) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: New = %v, %v; want ErrInvalidOptions saying %q", c.name, ch, err, c.msg)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			ch, err := slack.New(c.opt)
+			if ch != nil || !errors.Is(err, slack.ErrInvalidOptions) || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s: New = %v, %v; want ErrInvalidOptions saying %q", c.name, ch, err, c.msg)
+			}
+		})
 	}
 	ch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken, SigningSecret: secret, Bot: b, Deliveries: e.db,
 		Channels: []string{"C1", "C2"}})
@@ -205,12 +209,12 @@ func TestDeliveryLogFails(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			e := newEnv(t, m, envOptions{manual: true})
-			b, err := bot.New(bot.Options{Gate: e.g, Access: access, Logger: quietLogger()})
+			b, err := bot.New(bot.Options{Gate: e.g, Access: access, Logger: testkit.Logger()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			o := slack.Options{BotToken: slacktest.DefaultBotToken, APIURL: e.srv.URL(), Bot: b,
-				Deliveries: failingLog{}, Logger: quietLogger()}
+				Deliveries: failingLog{}, Logger: testkit.Logger()}
 			if m == socketMode {
 				o.AppToken = slacktest.DefaultAppToken
 			} else {
@@ -220,12 +224,12 @@ func TestDeliveryLogFails(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.start()
-			before := e.state()
+			before := teststore.Snapshot(t, e.db)
 			e.command(admin, "allow Read")
 			if _, reply := e.nextEphemeral(); reply != "Internal error" {
 				t.Errorf("reply %q", reply)
 			}
-			e.unchanged("a command whose delivery could not be recorded", before)
+			teststore.Unchanged(t, e.db, before)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -29,7 +30,10 @@ func TestApproverClickApproves(t *testing.T) {
 				t.Fatalf("request after the click: %+v %+v", got, got.Resolution)
 			}
 			e.checkUpdates(ts)
-			cur, _ := e.srv.Current(slacktest.DefaultChannel, ts)
+			cur, ok := e.srv.Current(slacktest.DefaultChannel, ts)
+			if !ok {
+				t.Fatal("no such message")
+			}
 			bs := rawBlocks(t, cur)
 			if outcome := text(bs[len(bs)-1]); !strings.HasPrefix(outcome, "*✅ Approved by jane.approver (U0FAKEUSR01) · slack · ") ||
 				!strings.HasSuffix(outcome, " · ⏱ 30 min bypass (category:shell)*") {
@@ -37,12 +41,12 @@ func TestApproverClickApproves(t *testing.T) {
 			}
 
 			// A second click, on the finished message, changes nothing and says so.
-			before := e.state()
+			before := teststore.Snapshot(t, e.db)
 			e.click(admin, ts, req.ID, bot.ActionReject)
 			if _, toast := e.nextEphemeral(); toast != "Already approved by jane.approver (U0FAKEUSR01)" {
 				t.Errorf("late toast %q", toast)
 			}
-			e.unchanged("a late click", before)
+			teststore.Unchanged(t, e.db, before)
 		})
 	}
 }
@@ -65,13 +69,15 @@ func TestClickRefused(t *testing.T) {
 				{"a forged value", slacktest.BlockAction{UserID: approver, MessageTS: ts, ActionID: "approve", Value: "a:1:yes"}, "Invalid button"},
 				{"an unknown request", slacktest.BlockAction{UserID: approver, MessageTS: ts, Value: "a:99:ok"}, "Unknown request"},
 			} {
-				before := e.state()
-				e.clickAction(c.click)
-				eph, toast := e.nextEphemeral()
-				if toast != c.toast || eph.User != c.click.UserID {
-					t.Errorf("%s: toast %q to %s, want %q to %s", c.name, toast, eph.User, c.toast, c.click.UserID)
-				}
-				e.unchanged(c.name, before)
+				t.Run(c.name, func(t *testing.T) {
+					before := teststore.Snapshot(t, e.db)
+					e.clickAction(c.click)
+					eph, toast := e.nextEphemeral()
+					if toast != c.toast || eph.User != c.click.UserID {
+						t.Errorf("%s: toast %q to %s, want %q to %s", c.name, toast, eph.User, c.toast, c.click.UserID)
+					}
+					teststore.Unchanged(t, e.db, before)
+				})
 			}
 			if got := e.request(req.ID); got.Status != store.Pending {
 				t.Errorf("request %s after refused clicks", got.Status)

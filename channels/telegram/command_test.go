@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -41,10 +44,12 @@ func TestCommandLine(t *testing.T) {
 		{" /rules", "", false},
 		{"", "", false},
 	} {
-		got, ok := commandLine(tc.text, me)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("commandLine(%q) = %q, %v; want %q, %v", tc.text, got, ok, tc.want, tc.ok)
-		}
+		t.Run(tc.text, func(t *testing.T) {
+			got, ok := commandLine(tc.text, me)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("commandLine(%q) = %q, %v; want %q, %v", tc.text, got, ok, tc.want, tc.ok)
+			}
+		})
 	}
 	// Before getMe answered, a command addressed to a bot by name is not taken.
 	if _, ok := commandLine("/rules@fake_approval_bot", ""); ok {
@@ -87,32 +92,12 @@ func (fakeJobs) Runs(name string, limit int) ([]store.Run, error) {
 }
 
 // snapshot is what a refused command must leave as it was.
-type snapshot struct {
-	Rules    []rules.Rule
-	Groups   []rules.Group
-	Pending  []store.Request
-	Audit    []store.AuditEntry
-	Bypasses int
-}
-
+// snapshot is the store as teststore.Snapshot reads it, and the number of bypasses
+// the tests' sessions hold.
 func (e *env) snapshot() string {
 	e.t.Helper()
-	var s snapshot
-	var err error
-	if s.Rules, err = e.db.Rules(); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.Groups, err = e.db.Groups(); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.Pending, err = e.db.Pending(); err != nil {
-		e.t.Fatal(err)
-	}
-	if s.Audit, err = e.db.Audit(0); err != nil {
-		e.t.Fatal(err)
-	}
-	s.Bypasses = len(e.g.Bypasses("s9")) + len(e.g.Bypasses("sess-1"))
-	return js(s)
+	n := len(e.g.Bypasses("s9")) + len(e.g.Bypasses("sess-1"))
+	return teststore.Snapshot(e.t, e.db) + " bypasses=" + strconv.Itoa(n)
 }
 
 // Every admin command through Telegram, with good and bad input, in a
@@ -123,7 +108,8 @@ func TestAdminCommands(t *testing.T) {
 	pend := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 	other := e.require("sess-2", "Bash", map[string]any{"command": "make test"})
 	catchAll := ""
-	rs, _ := e.db.Rules()
+	rs, err := e.db.Rules()
+	testkit.Must(t, err)
 	for _, r := range rs {
 		if rules.IsCatchAll(r) {
 			catchAll = fmt.Sprint(r.ID)
@@ -159,15 +145,18 @@ func TestAdminCommands(t *testing.T) {
 		{alice, janeChat, "/runs nightly-backup", "#5 failed · manual"},
 	}
 	for _, tc := range good {
-		reply := e.say(tc.user, tc.chat, tc.text)
-		if !strings.Contains(reply, tc.want) {
-			t.Errorf("%s by %s: reply %q, want %q", tc.text, tc.user.FirstName, reply, tc.want)
-		}
+		t.Run(tc.text, func(t *testing.T) {
+			reply := e.say(tc.user, tc.chat, tc.text)
+			if !strings.Contains(reply, tc.want) {
+				t.Errorf("%s by %s: reply %q, want %q", tc.text, tc.user.FirstName, reply, tc.want)
+			}
+		})
 	}
 	if got := e.request(pend.ID); got.Status != store.Approved || got.Resolution.Note != "looks fine" || got.Resolution.By != "Jane Doe (100000001)" {
 		t.Errorf("approve: %s %+v", got.Status, got.Resolution)
 	}
-	created, _ := e.db.Rules()
+	created, err := e.db.Rules()
+	testkit.Must(t, err)
 	var newRule string
 	for _, r := range created {
 		if r.ToolPattern == "rm_rf" {
@@ -212,14 +201,16 @@ func TestAdminCommands(t *testing.T) {
 		{alice, janeChat, "/runs", "runs: missing arguments"},
 	}
 	for _, tc := range bad {
-		before := e.snapshot()
-		reply := e.say(tc.user, tc.chat, tc.text)
-		if !strings.Contains(reply, tc.want) || strings.Contains(reply, "\n") {
-			t.Errorf("%s by %s: reply %q, want one line with %q", tc.text, tc.user.FirstName, reply, tc.want)
-		}
-		if after := e.snapshot(); after != before {
-			t.Errorf("%s changed the store:\nbefore %s\nafter  %s", tc.text, before, after)
-		}
+		t.Run(tc.text, func(t *testing.T) {
+			before := e.snapshot()
+			reply := e.say(tc.user, tc.chat, tc.text)
+			if !strings.Contains(reply, tc.want) || strings.Contains(reply, "\n") {
+				t.Errorf("%s by %s: reply %q, want one line with %q", tc.text, tc.user.FirstName, reply, tc.want)
+			}
+			if after := e.snapshot(); after != before {
+				t.Errorf("%s changed the store:\nbefore %s\nafter  %s", tc.text, before, after)
+			}
+		})
 	}
 
 	// Each reply answers its command: sent as a reply to it, as plain text.
@@ -262,14 +253,16 @@ func TestCommandAddressing(t *testing.T) {
 		{"update_message_command_supergroup.json", -1001000000001, "not authorized: rules needs an admin"},
 		{"update_message_docs_example_start.json", 1111111, "Commands for you (not authorized on telegram)"},
 	} {
-		reply := e.deliver(tc.chat, func() {
-			if _, err := e.srv.InjectJSON(fixture(t, tc.file)); err != nil {
-				t.Fatal(err)
+		t.Run(tc.file, func(t *testing.T) {
+			reply := e.deliver(tc.chat, func() {
+				if _, err := e.srv.InjectJSON(fixture(t, tc.file)); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if !strings.Contains(reply, tc.want) {
+				t.Errorf("%s: reply %q, want %q", tc.file, reply, tc.want)
 			}
 		})
-		if !strings.Contains(reply, tc.want) {
-			t.Errorf("%s: reply %q, want %q", tc.file, reply, tc.want)
-		}
 	}
 }
 

@@ -41,15 +41,17 @@ func TestNewInvalidOptions(t *testing.T) {
 		{"listen without url", func(o *Options) { o.Webhook = Webhook{Listen: ":8443"} }, "need webhook.url"},
 		{"secret without url", func(o *Options) { o.Webhook = Webhook{SecretToken: "x"} }, "need webhook.url"},
 	} {
-		opt := good()
-		tc.change(&opt)
-		ch, err := New(opt)
-		if ch != nil || !errors.Is(err, ErrInvalidOptions) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want ErrInvalidOptions naming %q", tc.name, err, tc.want)
-		}
-		if err != nil && opt.Token != "" && strings.Contains(err.Error(), opt.Token) {
-			t.Errorf("%s: the token is in the error: %v", tc.name, err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			opt := good()
+			tc.change(&opt)
+			ch, err := New(opt)
+			if ch != nil || !errors.Is(err, ErrInvalidOptions) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: %v, want ErrInvalidOptions naming %q", tc.name, err, tc.want)
+			}
+			if err != nil && opt.Token != "" && strings.Contains(err.Error(), opt.Token) {
+				t.Errorf("%s: the token is in the error: %v", tc.name, err)
+			}
+		})
 	}
 	if n := e.srv.CallCount(""); n != 0 {
 		t.Errorf("%d Bot API calls", n)

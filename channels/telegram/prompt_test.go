@@ -12,6 +12,7 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -93,34 +94,36 @@ func TestSendAndEditErrors(t *testing.T) {
 		{"migrated", migrated, true, 0, "now supergroup -1001000000002; put that id in telegram.chats"},
 		{"502", telegramtest.ServerError(502), false, 0, "502 Bad Gateway"},
 	} {
-		for _, method := range []string{"sendMessage", "editMessageText"} {
-			ref, err := e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
-			if err != nil {
-				t.Fatal(err)
+		t.Run(tc.name, func(t *testing.T) {
+			for _, method := range []string{"sendMessage", "editMessageText"} {
+				ref, err := e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := e.srv.Messages(groupChat.ID)
+				if err := e.srv.FailNext(method, tc.fail); err != nil {
+					t.Fatal(err)
+				}
+				if method == "sendMessage" {
+					_, err = e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
+				} else {
+					err = e.ch.Edit(ctx, chat, ref, testPrompt(1, store.Approved))
+				}
+				if err == nil || !strings.Contains(err.Error(), tc.text) || errors.Is(err, bot.ErrPermanent) != tc.permanent {
+					t.Errorf("%s %s: %v; want permanent=%v and %q", method, tc.name, err, tc.permanent, tc.text)
+				}
+				var rl *bot.RateLimitError
+				if errors.As(err, &rl) != (tc.retry > 0) || (rl != nil && rl.RetryAfter != tc.retry) {
+					t.Errorf("%s %s: rate limit %+v, want retry after %v", method, tc.name, rl, tc.retry)
+				}
+				if strings.Contains(err.Error(), e.srv.Token()) {
+					t.Errorf("the token is in the error: %v", err)
+				}
+				if after := e.srv.Messages(groupChat.ID); testkit.JSON(after) != testkit.JSON(before) {
+					t.Errorf("%s %s: the chat changed", method, tc.name)
+				}
 			}
-			before := e.srv.Messages(groupChat.ID)
-			if err := e.srv.FailNext(method, tc.fail); err != nil {
-				t.Fatal(err)
-			}
-			if method == "sendMessage" {
-				_, err = e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
-			} else {
-				err = e.ch.Edit(ctx, chat, ref, testPrompt(1, store.Approved))
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.text) || errors.Is(err, bot.ErrPermanent) != tc.permanent {
-				t.Errorf("%s %s: %v; want permanent=%v and %q", method, tc.name, err, tc.permanent, tc.text)
-			}
-			var rl *bot.RateLimitError
-			if errors.As(err, &rl) != (tc.retry > 0) || (rl != nil && rl.RetryAfter != tc.retry) {
-				t.Errorf("%s %s: rate limit %+v, want retry after %v", method, tc.name, rl, tc.retry)
-			}
-			if strings.Contains(err.Error(), e.srv.Token()) {
-				t.Errorf("the token is in the error: %v", err)
-			}
-			if after := e.srv.Messages(groupChat.ID); js(after) != js(before) {
-				t.Errorf("%s %s: the chat changed", method, tc.name)
-			}
-		}
+		})
 	}
 }
 
@@ -141,8 +144,8 @@ func TestEditEdgeCases(t *testing.T) {
 			t.Errorf("edit %d: %v", i+1, err)
 		}
 	}
-	if m, _ := e.srv.Message(janeChat.ID, mustAtoi(t, ref)); len(m.History) != 2 || m.Keyboard != nil {
-		t.Errorf("%d versions, keyboard %v", len(m.History), m.Keyboard)
+	if m, ok := e.srv.Message(janeChat.ID, mustAtoi(t, ref)); !ok || len(m.History) != 2 || m.Keyboard != nil {
+		t.Errorf("%d versions, keyboard %v (found %v)", len(m.History), m.Keyboard, ok)
 	}
 	if err := e.ch.Edit(ctx, chat, "999", done); err != nil {
 		t.Errorf("edit of a deleted message: %v", err)

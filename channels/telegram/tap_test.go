@@ -15,6 +15,7 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -45,7 +46,7 @@ func TestPromptAndApproverTap(t *testing.T) {
 			}
 			labels = append(labels, l)
 		}
-		if js(labels) != js(wantLabels) || !slices.Equal(m.CallbackData(), wantData) {
+		if testkit.JSON(labels) != testkit.JSON(wantLabels) || !slices.Equal(m.CallbackData(), wantData) {
 			t.Errorf("chat %d: keyboard %v %v, want %v %v", chat, labels, m.CallbackData(), wantLabels, wantData)
 		}
 	}
@@ -90,8 +91,8 @@ func TestStrangerTapRefused(t *testing.T) {
 	if got := e.request(r.ID); got.Status != store.Pending || got.Resolution != nil {
 		t.Errorf("request is %s %+v", got.Status, got.Resolution)
 	}
-	if after, _ := e.db.Audit(0); js(after) != js(audit) {
-		t.Errorf("audit log changed: %s", js(after))
+	if after, err := e.db.Audit(0); err != nil || testkit.JSON(after) != testkit.JSON(audit) {
+		t.Errorf("audit log changed: %s (err %v)", testkit.JSON(after), err)
 	}
 	if n := len(e.g.Bypasses("sess-1")); n != 0 {
 		t.Errorf("%d bypasses", n)
@@ -118,27 +119,29 @@ func TestBypassButtons(t *testing.T) {
 		{bot.ActionBypassShort, "Approved · ⏱ 15 min bypass", 900},
 		{bot.ActionBypassSession, "Approved · 🔄 session bypass", 0},
 	} {
-		session := "sess-" + string(tc.action)
-		r := e.require(session, "Bash", map[string]any{"command": "make"})
-		if a := e.answer(e.tap(jane, janeChat.ID, r.ID, tc.action)); a.Text != tc.toast {
-			t.Errorf("%s: toast %q", tc.action, a.Text)
-		}
-		got := e.request(r.ID)
-		if got.Status != store.Approved || got.Resolution.Bypass == nil || got.Resolution.Bypass.Secs != tc.secs || got.Resolution.Bypass.Scope != "category:shell" {
-			t.Fatalf("%s: %s %+v", tc.action, got.Status, got.Resolution)
-		}
-		sent := len(e.srv.Messages(janeChat.ID))
-		out, err := e.g.Check(e.ctx, gate.Call{ToolName: "execute_cmd", Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
-		if err != nil || out.Decision != gate.VerdictAllow {
-			t.Errorf("%s: same category: %+v, %v; want allow", tc.action, out, err)
-		}
-		other := e.require(session, "write_file", map[string]any{"path": "notes.txt", "content": "x"})
-		if other.Status != store.Pending {
-			t.Errorf("%s: other category: %s", tc.action, other.Status)
-		}
-		if n := len(e.srv.Messages(janeChat.ID)); n != sent+1 {
-			t.Errorf("%s: %d new messages, want the one prompt of write_file", tc.action, n-sent)
-		}
+		t.Run(tc.toast, func(t *testing.T) {
+			session := "sess-" + string(tc.action)
+			r := e.require(session, "Bash", map[string]any{"command": "make"})
+			if a := e.answer(e.tap(jane, janeChat.ID, r.ID, tc.action)); a.Text != tc.toast {
+				t.Errorf("%s: toast %q", tc.action, a.Text)
+			}
+			got := e.request(r.ID)
+			if got.Status != store.Approved || got.Resolution.Bypass == nil || got.Resolution.Bypass.Secs != tc.secs || got.Resolution.Bypass.Scope != "category:shell" {
+				t.Fatalf("%s: %s %+v", tc.action, got.Status, got.Resolution)
+			}
+			sent := len(e.srv.Messages(janeChat.ID))
+			out, err := e.g.Check(e.ctx, gate.Call{ToolName: "execute_cmd", Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
+			if err != nil || out.Decision != gate.VerdictAllow {
+				t.Errorf("%s: same category: %+v, %v; want allow", tc.action, out, err)
+			}
+			other := e.require(session, "write_file", map[string]any{"path": "notes.txt", "content": "x"})
+			if other.Status != store.Pending {
+				t.Errorf("%s: other category: %s", tc.action, other.Status)
+			}
+			if n := len(e.srv.Messages(janeChat.ID)); n != sent+1 {
+				t.Errorf("%s: %d new messages, want the one prompt of write_file", tc.action, n-sent)
+			}
+		})
 	}
 }
 
@@ -195,7 +198,7 @@ func (e *env) checkOneOutcome(id uint64, taps []string) {
 		}
 	}
 	if n != 1 {
-		e.t.Errorf("%d resolutions in the audit log: %s", n, js(audit))
+		e.t.Errorf("%d resolutions in the audit log: %s", n, testkit.JSON(audit))
 	}
 	outcome := bot.OutcomeText(r)
 	e.stop()
@@ -397,7 +400,7 @@ func (e *env) post(u models.Update) {
 
 func (e *env) postRaw(u models.Update, secret string) int {
 	e.t.Helper()
-	raw := []byte(js(u))
+	raw := []byte(testkit.JSON(u))
 	code, err := telegramtest.PostWebhook(e.ctx, e.hook, secret, raw)
 	if err != nil {
 		e.t.Error(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // In webhook mode Run sets the webhook with its secret token and serves deliveries;
@@ -57,20 +58,22 @@ func TestWebhookRefusals(t *testing.T) {
 	}
 	// Without the secret, another path and another method get 401 too.
 	for _, tc := range []struct{ method, path string }{{"POST", "/other"}, {"GET", "/telegram/hook"}} {
-		req, err := http.NewRequestWithContext(e.ctx, tc.method, strings.TrimSuffix(e.hook, "/telegram/hook")+tc.path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("%s %s without the secret: %d, want 401", tc.method, tc.path, resp.StatusCode)
-		}
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(e.ctx, tc.method, strings.TrimSuffix(e.hook, "/telegram/hook")+tc.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s %s without the secret: %d, want 401", tc.method, tc.path, resp.StatusCode)
+			}
+		})
 	}
-	body := []byte(js(u))
+	body := []byte(testkit.JSON(u))
 	for _, tc := range []struct {
 		name, method, path string
 		body               []byte
@@ -82,19 +85,21 @@ func TestWebhookRefusals(t *testing.T) {
 		{"no update_id", "POST", "/telegram/hook", []byte(`{"message":{"text":"/allow Bash"}}`), http.StatusBadRequest},
 		{"too large", "POST", "/telegram/hook", bytes.Repeat([]byte(" "), maxUpdateBytes+1), http.StatusRequestEntityTooLarge},
 	} {
-		req, err := http.NewRequestWithContext(e.ctx, tc.method, strings.TrimSuffix(e.hook, "/telegram/hook")+tc.path, bytes.NewReader(tc.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set(SecretTokenHeader, secretToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != tc.want {
-			t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(e.ctx, tc.method, strings.TrimSuffix(e.hook, "/telegram/hook")+tc.path, bytes.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set(SecretTokenHeader, secretToken)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.want)
+			}
+		})
 	}
 	if after := e.snapshot(); after != before {
 		t.Errorf("refused deliveries changed the store:\nbefore %s\nafter  %s", before, after)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -97,14 +98,15 @@ func TestBackupCommand(t *testing.T) {
 	}
 
 	// An existing FILE is kept: exit 2, nothing written, the server not asked.
-	before, _ := os.ReadFile(file)
+	before, err := os.ReadFile(file)
+	testkit.Must(t, err)
 	pendingCheck(t, s, "t2")
 	code, out, errOut = runClient(t, "backup", file, "--server", s.url)
 	if code != 2 || out != "" || errOut != "skald-bot: "+file+" exists: give --force to replace it (see skald-bot backup --help)\n" {
 		t.Fatalf("backup onto an existing file: exit %d %q %q", code, out, errOut)
 	}
-	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
-		t.Fatal("the existing file changed")
+	if after, err := os.ReadFile(file); err != nil || !bytes.Equal(before, after) {
+		t.Fatal("the existing file changed", err)
 	}
 	if names := dirEntries(t, dir); len(names) != 1 {
 		t.Fatalf("the directory holds %v after a refused backup", names)
@@ -116,7 +118,8 @@ func TestBackupCommand(t *testing.T) {
 		File  string `json:"file"`
 		Bytes int64  `json:"bytes"`
 	}
-	fi, _ = os.Stat(file)
+	fi, err = os.Stat(file)
+	testkit.Must(t, err)
 	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || res.File != file || res.Bytes != fi.Size() {
 		t.Fatalf("backup --force --json: exit %d %q %q", code, out, errOut)
 	}
@@ -174,8 +177,8 @@ func TestBackupCommandWritesNothingOnError(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "b.db.tmp exists: another backup is writing it, or one was interrupted") {
 		t.Errorf("FILE.tmp exists: exit %d %q", code, errOut)
 	}
-	if b, _ := os.ReadFile(file + ".tmp"); string(b) != "another backup's" {
-		t.Error("FILE.tmp was touched")
+	if b, err := os.ReadFile(file + ".tmp"); err != nil || string(b) != "another backup's" {
+		t.Error("FILE.tmp was touched", err)
 	}
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Errorf("FILE: %v, want none", err)
@@ -212,13 +215,15 @@ func TestCancelCommand(t *testing.T) {
 		{[]string{"cancel", "x"}, 2, `id "x": want a positive integer`},
 		{[]string{"cancel"}, 2, "accepts 1 arg(s), received 0"},
 	} {
-		code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
-		if code != c.code || out != "" || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
-			t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.msg)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
+			if code != c.code || out != "" || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.msg)
+			}
+		})
 	}
-	if q2, _ := s.db.Request(q.ID); q2.Resolution.Note != "wrong branch" || q2.Resolution.At != q.Resolution.At {
-		t.Fatal("a refused cancel changed the request")
+	if q2, err := s.db.Request(q.ID); err != nil || q2.Resolution.Note != "wrong branch" || q2.Resolution.At != q.Resolution.At {
+		t.Fatal("a refused cancel changed the request", err)
 	}
 	id2 := pendingCheck(t, s, "t2")
 	code, out, _ = runClient(t, "cancel", id2, "--json", "--server", s.url)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -38,10 +39,12 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"--tool", "Read", "--arg", "path=secrets/k"}, 1, "deny: Denied by skald-bot rule "},
 		{[]string{"--tool", "Bash", "--args-json", `{"command":"make"}`, "--wait", "0s"}, 3, "pending: Waiting for approval (request "},
 	} {
-		code, out, errOut := runClient(t, append([]string{"check", "--server", s.url}, c.args...)...)
-		if code != c.code || !strings.HasPrefix(out, c.out) || errOut != "" {
-			t.Errorf("check %v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
-		}
+		t.Run(c.out, func(t *testing.T) {
+			code, out, errOut := runClient(t, append([]string{"check", "--server", s.url}, c.args...)...)
+			if code != c.code || !strings.HasPrefix(out, c.out) || errOut != "" {
+				t.Errorf("check %v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
+			}
+		})
 	}
 	// Rejected while waiting: 1.
 	ids := s.answer(t, false, "no", "telegram")
@@ -51,7 +54,8 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 
 	// Errors: exit 2, one line on stderr, nothing stored.
-	before, _ := s.db.Pending()
+	before, err := s.db.Pending()
+	testkit.Must(t, err)
 	for _, c := range []struct {
 		args []string
 		msg  string
@@ -62,14 +66,16 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"--tool", "Bash", "--wait", "-1s"}, "--wait -1s: must not be negative"},
 		{[]string{"--tool", "Bash", "--server", closedPort(t)}, "connection refused"},
 	} {
-		args := append([]string{"check", "--server", s.url}, c.args...)
-		code, out, errOut := runClient(t, args...)
-		if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
-			t.Errorf("check %v: exit %d %q %q, want 2 and %q", c.args, code, out, errOut, c.msg)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			args := append([]string{"check", "--server", s.url}, c.args...)
+			code, out, errOut := runClient(t, args...)
+			if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("check %v: exit %d %q %q, want 2 and %q", c.args, code, out, errOut, c.msg)
+			}
+		})
 	}
-	if after, _ := s.db.Pending(); len(after) != len(before) {
-		t.Fatalf("pending %d → %d after refused checks", len(before), len(after))
+	if after, err := s.db.Pending(); err != nil || len(after) != len(before) {
+		t.Fatalf("pending %d → %d after refused checks (err %v)", len(before), len(after), err)
 	}
 	// A usage error is 2 as well.
 	if code, _, errOut := runClient(t, "check", "--server", s.url); code != 2 || !strings.Contains(errOut, `"tool" not set`) {
@@ -90,7 +96,8 @@ func TestApproveRejectPending(t *testing.T) {
 	if code, out, _ := runClient(t, "pending", "--server", s.url); code != 0 || !strings.Contains(out, id+"  ") || !strings.Contains(out, `{"cmd":"ls","command":"ls"}`) && !strings.Contains(out, `{"command":"ls"}`) {
 		t.Fatalf("pending: %d %q", code, out)
 	}
-	before, _ := s.db.Request(res.RequestID)
+	before, err := s.db.Request(res.RequestID)
+	testkit.Must(t, err)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -102,18 +109,21 @@ func TestApproveRejectPending(t *testing.T) {
 		{[]string{"approve"}, 2, "accepts 1 arg(s)"},
 		{[]string{"reject", id, "--bypass", "15m"}, 2, "unknown flag: --bypass"},
 	} {
-		code, _, errOut := runClient(t, append(c.args, "--server", s.url)...)
-		if code != c.code || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
-			t.Errorf("%v: exit %d %q, want %d %q", c.args, code, errOut, c.code, c.msg)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			code, _, errOut := runClient(t, append(c.args, "--server", s.url)...)
+			if code != c.code || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v: exit %d %q, want %d %q", c.args, code, errOut, c.code, c.msg)
+			}
+		})
 	}
-	if after, _ := s.db.Request(res.RequestID); after.Status != before.Status {
-		t.Fatal("a refused command changed the request")
+	if after, err := s.db.Request(res.RequestID); err != nil || after.Status != before.Status {
+		t.Fatal("a refused command changed the request", err)
 	}
 	if code, out, errOut := runClient(t, "approve", id, "--bypass", "15m", "--note", "ok", "--server", s.url); code != 0 || out != "request "+id+" approved\n" {
 		t.Fatalf("approve: %d %q %q", code, out, errOut)
 	}
-	q, _ := s.db.Request(res.RequestID)
+	q, err := s.db.Request(res.RequestID)
+	testkit.Must(t, err)
 	if q.Resolution.By != "cli" || q.Resolution.Note != "ok" || q.Resolution.Bypass == nil || q.Resolution.Bypass.Secs != 900 {
 		t.Fatalf("resolution %+v", q.Resolution)
 	}
@@ -157,12 +167,15 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 		{[]string{"jobs", "runs", "nightly"}, 1, ""},
 	}
 	for _, c := range steps {
-		code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
-		if code != c.code || !strings.HasPrefix(out, c.out) {
-			t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
-		}
+		t.Run(c.out, func(t *testing.T) {
+			code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
+			if code != c.code || !strings.HasPrefix(out, c.out) {
+				t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
+			}
+		})
 	}
-	rs, _ := s.gate.Rules("ci")
+	rs, err := s.gate.Rules("ci")
+	testkit.Must(t, err)
 	if len(rs) != 1 || rs[0].Note != "builds" || rs[0].Priority != rules.DefaultPriority {
 		t.Fatalf("rules of ci: %+v", rs)
 	}
@@ -173,7 +186,8 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "5", "--action", "deny", "--server", s.url); code != 0 || out != "rule "+id+" changed\n" {
 		t.Fatalf("set: %d %q", code, out)
 	}
-	rs, _ = s.gate.Rules("ci")
+	rs, err = s.gate.Rules("ci")
+	testkit.Must(t, err)
 	if rs[0].Priority != 5 || rs[0].Action != rules.Deny || rs[0].ToolPattern != "Bash" || rs[0].Note != "builds" {
 		t.Fatalf("after set: %+v", rs[0])
 	}
@@ -194,7 +208,8 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 func TestRulesAddNote(t *testing.T) {
 	s := startServer(t, "/w")
 	var seeded uint64
-	rs, _ := s.gate.Rules("default")
+	rs, err := s.gate.Rules("default")
+	testkit.Must(t, err)
 	for _, r := range rs {
 		if r.ToolPattern == "Bash" && r.Action == rules.Require {
 			seeded = r.ID
@@ -253,14 +268,16 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"check", "--tool", "Bash", "--wait", "-1s"}, "--wait -1s: must not be negative"},
 		{[]string{"nope"}, `unknown command "nope" for "skald-bot"`},
 	} {
-		code, out, errOut := runClient(t, append(c.args, "--server", server)...)
-		if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) ||
-			strings.Count(errOut, "\n") != 1 {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errOut, c.msg)
-		}
-		if c.args[0] != "check" && !strings.Contains(errOut, "--help)") {
-			t.Errorf("%v: stderr %q does not point at --help", c.args, errOut)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			code, out, errOut := runClient(t, append(c.args, "--server", server)...)
+			if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) ||
+				strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errOut, c.msg)
+			}
+			if c.args[0] != "check" && !strings.Contains(errOut, "--help)") {
+				t.Errorf("%v: stderr %q does not point at --help", c.args, errOut)
+			}
+		})
 	}
 }
 

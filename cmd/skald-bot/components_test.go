@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"reflect"
 	"sync"
 	"testing"
-)
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+	"github.com/skald-circle/skald-bot/internal/testkit"
+)
 
 // recorder notes the order in which components start and stop.
 type recorder struct {
@@ -46,7 +44,7 @@ func TestComponentsStopInReverseOrder(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		done <- runComponents(ctx, quiet, []component{
+		done <- runComponents(ctx, testkit.Logger(), []component{
 			blocking(r, "gate", started, nil), blocking(r, "cron", started, nil), blocking(r, "api", started, nil),
 		})
 	}()
@@ -72,7 +70,7 @@ func TestComponentFailureStopsTheRest(t *testing.T) {
 	}}
 	done := make(chan error)
 	go func() {
-		done <- runComponents(context.Background(), quiet, []component{
+		done <- runComponents(context.Background(), testkit.Logger(), []component{
 			blocking(r, "gate", started, nil), blocking(r, "cron", started, errors.New("run 7 left running")), failing,
 		})
 	}()
@@ -91,7 +89,7 @@ func TestComponentFailureStopsTheRest(t *testing.T) {
 }
 
 func TestComponentEndingEarlyIsAnError(t *testing.T) {
-	err := runComponents(context.Background(), quiet, []component{
+	err := runComponents(context.Background(), testkit.Logger(), []component{
 		{"channel", func(context.Context) error { return nil }},
 	})
 	if err == nil || err.Error() != "channel: stopped unexpectedly" {

@@ -118,8 +118,8 @@ func TestE2EDenyRuleFromTelegram(t *testing.T) {
 	if msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, 1); err != nil || !strings.Contains(msgs[0].Text, "not authorized") {
 		t.Fatalf("reply to an approver's /deny: %v %+v", err, msgs)
 	}
-	if after, _ := e.api.Rules(e.ctx, ""); len(after) != len(before) {
-		t.Fatalf("an approver's /deny changed the rules: %d → %d", len(before), len(after))
+	if after, err := e.api.Rules(e.ctx, ""); err != nil || len(after) != len(before) {
+		t.Fatalf("an approver's /deny changed the rules: %d → %d (err %v)", len(before), len(after), err)
 	}
 
 	cmd := `/deny Bash priority=5 note="no shell for agents"`

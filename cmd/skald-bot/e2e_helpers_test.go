@@ -268,13 +268,16 @@ func (e *e2e) tap(m telegramtest.SentMessage, data string) string {
 func (e *e2e) waitTelegramEdited(m telegramtest.SentMessage) telegramtest.SentMessage {
 	e.t.Helper()
 	err := e.tg.Wait(e.ctx, func() bool {
-		cur, _ := e.tg.Message(jane.ID, m.MessageID)
+		cur, _ := e.tg.Message(jane.ID, m.MessageID) // absent: no history, not edited
 		return len(cur.History) >= 2
 	})
 	if err != nil {
 		e.t.Fatalf("Telegram prompt %d not edited: %v", m.MessageID, err)
 	}
-	cur, _ := e.tg.Message(jane.ID, m.MessageID)
+	cur, ok := e.tg.Message(jane.ID, m.MessageID)
+	if !ok {
+		e.t.Fatal("no such message")
+	}
 	return cur
 }
 

@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -29,12 +28,8 @@ type testServer struct {
 // run a tool) and adminToken as a generated admin token; with jobs, a run engine serves them as `serve` wires it.
 func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "skald.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db := teststore.Open(t, store.Options{})
+	log := testkit.Logger()
 	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Logger: log})
 	if err != nil {
 		t.Fatal(err)

@@ -51,13 +51,15 @@ func TestHookCallMapping(t *testing.T) {
 			AgentID: "claude-code", Source: "claude-code", Group: "g", Profile: "p", Cwd: `C:\project`,
 			Arguments: map[string]any{"file_path": `C:\project\src\index.ts`, "content": "..."}}},
 	} {
-		got, err := hookCall(fixture(t, c.file), o)
-		if err != nil {
-			t.Fatalf("%s: %v", c.file, err)
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s:\n got %#v\nwant %#v", c.file, got, c.want)
-		}
+		t.Run(c.file, func(t *testing.T) {
+			got, err := hookCall(fixture(t, c.file), o)
+			if err != nil {
+				t.Fatalf("%s: %v", c.file, err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%s:\n got %#v\nwant %#v", c.file, got, c.want)
+			}
+		})
 	}
 }
 
@@ -147,8 +149,8 @@ func TestHookFixtures(t *testing.T) {
 			t.Fatalf("got %+v, want %+v", d, want)
 		}
 		wantShape(t, "output_pretooluse_deny.json", d)
-		if q, _ := s.db.Request(id); q.AgentID != "a1b2c3d4-0000-4000-8000-000000000001" || q.Source != "claude-code" {
-			t.Fatalf("request agent %q source %q", q.AgentID, q.Source)
+		if q, err := s.db.Request(id); err != nil || q.AgentID != "a1b2c3d4-0000-4000-8000-000000000001" || q.Source != "claude-code" {
+			t.Fatalf("request agent %q source %q (err %v)", q.AgentID, q.Source, err)
 		}
 	})
 	t.Run("read of secrets denied by rule", func(t *testing.T) {

@@ -64,8 +64,8 @@ func TestCommandLineErrors(t *testing.T) {
 			}
 		})
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
-		t.Errorf("failed commands left files behind: %v", entries)
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 2 {
+		t.Errorf("failed commands left files behind: %v (err %v)", entries, err)
 	}
 }
 

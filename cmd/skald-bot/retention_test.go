@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // fakePruner records the cut-off of each Prune call and fails when told to.
@@ -41,7 +43,7 @@ func TestRetention(t *testing.T) {
 		start := time.Now()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
-		go func() { done <- runRetention(ctx, p, keep, time.Now, quiet) }()
+		go func() { done <- runRetention(ctx, p, keep, time.Now, testkit.Logger()) }()
 
 		synctest.Wait()
 		if got := p.calls(); len(got) != 1 || !got[0].Equal(start.Add(-keep)) {
@@ -72,7 +74,7 @@ func TestRetentionZeroKeepsEverything(t *testing.T) {
 		p := &fakePruner{}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
-		go func() { done <- runRetention(ctx, p, 0, time.Now, quiet) }()
+		go func() { done <- runRetention(ctx, p, 0, time.Now, testkit.Logger()) }()
 		synctest.Wait()
 		time.Sleep(3 * retentionInterval) // fake time
 		synctest.Wait()

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +16,7 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // sse reads the service's Server-Sent Events (GET /api/events) until the test ends.
@@ -248,7 +247,7 @@ func TestChatRunNotStarted(t *testing.T) {
 		cron.Job{Name: "queuer", Schedule: "@yearly", Overlap: cron.OverlapQueue, Steps: []cron.Step{step}})
 	admin := bot.Who{ID: "1", Name: "alice", Channel: "telegram"}
 	b, err := bot.New(bot.Options{Gate: s.gate, Access: bot.Access{"telegram": bot.Roles{Admins: []string{"1"}}},
-		Jobs: chatJobs{s.sched}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Jobs: chatJobs{s.sched}, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,19 +262,21 @@ func TestChatRunNotStarted(t *testing.T) {
 		{"skipper", "skipped", cron.ErrSkipped, ""},
 		{"queuer", "queued", cron.ErrQueued, "; this one starts when it ends"},
 	} {
-		if r := b.Command(ctx, admin, "run "+c.job); r.Err != nil || !strings.HasPrefix(r.Text, "Started run ") {
-			t.Fatalf("run %s: %+v", c.job, r)
-		}
-		var w cron.RunEvent
-		for ev := range events {
-			if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting && d.Job == c.job {
-				w = d
-				break
+		t.Run(c.job, func(t *testing.T) {
+			if r := b.Command(ctx, admin, "run "+c.job); r.Err != nil || !strings.HasPrefix(r.Text, "Started run ") {
+				t.Fatalf("run %s: %+v", c.job, r)
 			}
-		}
-		want := "run: " + c.job + ": trigger " + c.how + ": run " + u(w.RunID) + " is still waiting for approval (request " + u(w.RequestID) + ")" + c.tail
-		if r := b.Command(ctx, admin, "run "+c.job); r.Text != want || !errors.Is(r.Err, c.sentinel) {
-			t.Errorf("run %s again: %q (%v), want %q wrapping %v", c.job, r.Text, r.Err, want, c.sentinel)
-		}
+			var w cron.RunEvent
+			for ev := range events {
+				if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting && d.Job == c.job {
+					w = d
+					break
+				}
+			}
+			want := "run: " + c.job + ": trigger " + c.how + ": run " + u(w.RunID) + " is still waiting for approval (request " + u(w.RequestID) + ")" + c.tail
+			if r := b.Command(ctx, admin, "run "+c.job); r.Text != want || !errors.Is(r.Err, c.sentinel) {
+				t.Errorf("run %s again: %q (%v), want %q wrapping %v", c.job, r.Text, r.Err, want, c.sentinel)
+			}
+		})
 	}
 }

@@ -73,14 +73,17 @@ func TestProcessTelegram(t *testing.T) {
 		t.Fatalf("approve: exit %d %s %s", code, out, errOut)
 	}
 	err = srv.Wait(ctx, func() bool {
-		m, _ := srv.Message(100000001, prompt.MessageID)
+		m, ok := srv.Message(100000001, prompt.MessageID)
+		if !ok {
+			t.Fatal("no such message")
+		}
 		return len(m.History) == 2
 	})
 	if err != nil {
 		t.Fatalf("prompt not edited: %v", err)
 	}
-	if m, _ := srv.Message(100000001, prompt.MessageID); m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by cli · ") {
-		t.Errorf("edited prompt (keyboard %v):\n%s", m.Keyboard, m.PlainText)
+	if m, ok := srv.Message(100000001, prompt.MessageID); !ok || m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by cli · ") {
+		t.Errorf("edited prompt (keyboard %v):\n%s (found %v)", m.Keyboard, m.PlainText, ok)
 	}
 	svc.stop(t)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -91,4 +93,14 @@ func Context(t testing.TB, limit time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// Logger returns a logger for components whose logs the test does not read: it
+// discards everything, unless the tests run with -v and SKALD_TEST_LOG set, when it
+// writes debug logs to stderr.
+func Logger() *slog.Logger {
+	if testing.Verbose() && os.Getenv("SKALD_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.DiscardHandler)
 }

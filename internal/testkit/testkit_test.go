@@ -3,6 +3,7 @@ package testkit_test
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -34,5 +35,11 @@ func TestJSON(t *testing.T) {
 	}
 	if got := testkit.JSON(func() {}); got == "" {
 		t.Fatal("JSON of a func gave no error text")
+	}
+}
+
+func TestLoggerDiscards(t *testing.T) {
+	if testkit.Logger().Enabled(t.Context(), slog.LevelError) {
+		t.Fatal("the quiet logger is enabled for errors")
 	}
 }

@@ -42,16 +42,18 @@ func TestCheckBlocks(t *testing.T) {
 			[]string{"[ERROR] must be less than 151 characters [json-pointer:/blocks/0/text/text]", "[ERROR] missing required field: type [json-pointer:/blocks/1]"}},
 		{"slack-go cannot decode", `[{"type":"section","text":"not an object"}]`, "invalid_blocks", nil},
 	} {
-		raw, e := checkBlocks(tc.blocks)
-		switch {
-		case tc.code == "" && (e != nil || string(raw) != tc.blocks):
-			t.Errorf("%s: %+v, %s; want accepted as sent", tc.name, e, raw)
-		case tc.code != "" && (e == nil || e.code != tc.code || raw != nil):
-			t.Errorf("%s: %+v, %s; want %s", tc.name, e, raw, tc.code)
-		case tc.messages != nil && !slices.Equal(e.messages, tc.messages):
-			t.Errorf("%s: messages %q, want %q", tc.name, e.messages, tc.messages)
-		case tc.name == "slack-go cannot decode" && (len(e.messages) != 1 || !strings.HasPrefix(e.messages[0], "[ERROR] json: cannot unmarshal")):
-			t.Errorf("%s: messages %q", tc.name, e.messages)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			raw, e := checkBlocks(tc.blocks)
+			switch {
+			case tc.code == "" && (e != nil || string(raw) != tc.blocks):
+				t.Errorf("%s: %+v, %s; want accepted as sent", tc.name, e, raw)
+			case tc.code != "" && (e == nil || e.code != tc.code || raw != nil):
+				t.Errorf("%s: %+v, %s; want %s", tc.name, e, raw, tc.code)
+			case tc.messages != nil && !slices.Equal(e.messages, tc.messages):
+				t.Errorf("%s: messages %q, want %q", tc.name, e.messages, tc.messages)
+			case tc.name == "slack-go cannot decode" && (len(e.messages) != 1 || !strings.HasPrefix(e.messages[0], "[ERROR] json: cannot unmarshal")):
+				t.Errorf("%s: messages %q", tc.name, e.messages)
+			}
+		})
 	}
 }

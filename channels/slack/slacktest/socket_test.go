@@ -243,9 +243,11 @@ func TestSocketControlsNeedAConnection(t *testing.T) {
 		{srv.Drop(), "slacktest: drop: no Socket Mode connection"},
 		{srv.Disconnect("warning"), "slacktest: disconnect: no Socket Mode connection"},
 	} {
-		if !errors.Is(tc.err, slacktest.ErrNotConnected) || tc.err.Error() != tc.msg {
-			t.Errorf("%v, want %q", tc.err, tc.msg)
-		}
+		t.Run(tc.msg, func(t *testing.T) {
+			if !errors.Is(tc.err, slacktest.ErrNotConnected) || tc.err.Error() != tc.msg {
+				t.Errorf("%v, want %q", tc.err, tc.msg)
+			}
+		})
 	}
 }
 

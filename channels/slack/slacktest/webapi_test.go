@@ -16,6 +16,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 func TestURLHasTrailingSlash(t *testing.T) {
@@ -108,7 +109,10 @@ func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 	if ups[1].HasBlocks() || ups[1].RawBlocks != nil || len(ups[1].Blocks.BlockSet) != 0 {
 		t.Fatalf("update without blocks recorded with blocks: %+v", ups[1])
 	}
-	cur, _ = srv.Current(ch, ts)
+	cur, ok = srv.Current(ch, ts)
+	if !ok {
+		t.Fatal("no such message")
+	}
 	if cur.Text != "text only" || len(cur.Blocks.BlockSet) != 1 {
 		t.Fatalf("Current after text-only update = %+v, want the previous blocks kept", cur)
 	}
@@ -260,8 +264,8 @@ func TestChatErrorsChangeNothing(t *testing.T) {
 	if got := srv.Updates(ch, ts); len(got) != 0 {
 		t.Errorf("Updates = %+v, want none", got)
 	}
-	if cur, _ := srv.Current(ch, ts); cur.Text != "prompt" || len(cur.Blocks.BlockSet) != 3 {
-		t.Errorf("Current changed: %+v", cur)
+	if cur, ok := srv.Current(ch, ts); !ok || cur.Text != "prompt" || len(cur.Blocks.BlockSet) != 3 {
+		t.Errorf("Current changed: %+v (found %v)", cur, ok)
 	}
 	if got := srv.Ephemerals(); len(got) != 0 {
 		t.Errorf("Ephemerals = %+v, want none", got)
@@ -396,7 +400,8 @@ func TestRateLimitMatchesFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantBody, _ := io.ReadAll(want.Body)
+	wantBody, err := io.ReadAll(want.Body)
+	testkit.Must(t, err)
 	if err := srv.RateLimitNext("chat.update", 30); err != nil {
 		t.Fatal(err)
 	}
@@ -452,9 +457,11 @@ func TestInjectBadInput(t *testing.T) {
 		{"negative retry", srv.RateLimitNext("chat.postMessage", -1), slacktest.ErrInvalidFailure, "slacktest: rate limit next chat.postMessage: invalid injected failure: negative Retry-After -1"},
 		{"rate limit unknown method", srv.RateLimitNext("chat.delete", 1), slacktest.ErrUnknownMethod, `slacktest: inject failure: unknown Web API method: "chat.delete"`},
 	} {
-		if !errors.Is(tc.err, tc.want) || tc.err.Error() != tc.msg {
-			t.Errorf("%s: %v, want %q", tc.name, tc.err, tc.msg)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if !errors.Is(tc.err, tc.want) || tc.err.Error() != tc.msg {
+				t.Errorf("%s: %v, want %q", tc.name, tc.err, tc.msg)
+			}
+		})
 	}
 	if _, _, err := newAPI(srv, slacktest.DefaultBotToken).PostMessageContext(testCtx(t), slacktest.DefaultChannel, slack.MsgOptionText("x", false)); err != nil {
 		t.Fatalf("a rejected injection was queued: %v", err)
@@ -473,10 +480,12 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"twice", slacktest.Config{Channels: []string{"C1"}, ForeignChannels: []string{"C1"}}, "slacktest: new: invalid config: channel C1 listed twice"},
 		{"ping", slacktest.Config{PingInterval: -time.Second}, "slacktest: new: invalid config: negative ping interval -1s"},
 	} {
-		srv, err := slacktest.New(tc.cfg)
-		if srv != nil || !errors.Is(err, slacktest.ErrInvalidConfig) || err.Error() != tc.msg {
-			t.Errorf("%s: New = %v, %v; want %q", tc.name, srv, err, tc.msg)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			srv, err := slacktest.New(tc.cfg)
+			if srv != nil || !errors.Is(err, slacktest.ErrInvalidConfig) || err.Error() != tc.msg {
+				t.Errorf("%s: New = %v, %v; want %q", tc.name, srv, err, tc.msg)
+			}
+		})
 	}
 }
 

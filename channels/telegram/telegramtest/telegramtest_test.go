@@ -538,8 +538,8 @@ func TestEditMessage(t *testing.T) {
 	wantBadRequest(t, err, telegramtest.ErrNotModified)
 	_, err = edit("<strong>Request #42</strong>", approvalKeyboard)
 	wantBadRequest(t, err, telegramtest.ErrNotModified)
-	if m, _ := srv.Message(janeChat.ID, sent.ID); len(m.History) != 1 {
-		t.Fatalf("a refused edit changed the history: %+v", m.History)
+	if m, ok := srv.Message(janeChat.ID, sent.ID); !ok || len(m.History) != 1 {
+		t.Fatalf("a refused edit changed the history: %+v (found %v)", m.History, ok)
 	}
 
 	// The outcome, without reply_markup: the buttons go, as on Telegram.
@@ -577,8 +577,8 @@ func TestEditMessage(t *testing.T) {
 	wantBadRequest(t, err, telegramtest.ErrMessageIDMissing)
 	_, err = b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: int64(42), MessageID: sent.ID, Text: "x"})
 	wantBadRequest(t, err, telegramtest.ErrChatNotFound)
-	if m2, _ := srv.Message(janeChat.ID, sent.ID); len(m2.History) != 3 {
-		t.Errorf("refused edits changed the history: %d versions", len(m2.History))
+	if m2, ok := srv.Message(janeChat.ID, sent.ID); !ok || len(m2.History) != 3 {
+		t.Errorf("refused edits changed the history: %d versions (found %v)", len(m2.History), ok)
 	}
 }
 

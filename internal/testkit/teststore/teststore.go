@@ -32,12 +32,13 @@ func OpenAt(t testing.TB, path string, opt store.Options) *store.DB {
 	return db
 }
 
-// Snapshot returns everything a client of the store can read — groups, rules, every
-// request, the audit log, runs and the tool catalog — as JSON, for Unchanged.
+// Snapshot returns what a client of the store can read — groups, rules, every request,
+// the audit log and runs — as JSON, for Unchanged. The tool catalog is left out: a
+// running gate writes it in the background, so it changes without a request changing.
 func Snapshot(t testing.TB, db *store.DB) string {
 	t.Helper()
 	var s struct {
-		Groups, Rules, Requests, Audit, Runs, Tools any
+		Groups, Rules, Requests, Audit, Runs any
 	}
 	var err error
 	if s.Groups, err = db.Groups(); err != nil {
@@ -64,9 +65,6 @@ func Snapshot(t testing.TB, db *store.DB) string {
 		t.Fatal(err)
 	}
 	if s.Runs, err = db.Runs("", 0); err != nil {
-		t.Fatal(err)
-	}
-	if s.Tools, err = db.Tools(); err != nil {
 		t.Fatal(err)
 	}
 	return testkit.JSON(s)
