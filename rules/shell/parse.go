@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -38,6 +39,12 @@ func unknownScript(script string, err error) Script {
 	}
 }
 
+// parsers holds bash parsers for reuse: a Parser is not safe for concurrent use,
+// and making one costs more than parsing a short script.
+var parsers = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}}
+
 // walker collects the commands of a script in the order they appear.
 type walker struct {
 	cmds      []Command
@@ -50,7 +57,9 @@ type walker struct {
 }
 
 func (w *walker) script(src string, depth int, delegated bool) error {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
 	if err != nil {
 		return fmt.Errorf("shell: script does not parse: %w", err)
 	}
@@ -162,6 +171,9 @@ func (w *walker) opaque(node syntax.Node, why string) {
 // substs walks the command substitutions and process substitutions inside node:
 // they run in a subshell, without the redirects of the command holding them.
 func (w *walker) substs(node syntax.Node) {
+	if word, ok := node.(*syntax.Word); ok && plainWord(word) {
+		return
+	}
 	syntax.Walk(node, func(n syntax.Node) bool {
 		var list []*syntax.Stmt
 		switch n := n.(type) {
@@ -266,30 +278,31 @@ func (w *walker) call(c *syntax.CallExpr) {
 	for _, a := range c.Args {
 		w.substs(a)
 	}
-	cmd := Command{Literal: true, args: c.Args[1:], progWord: c.Args[0]}
-	var lits []bool
+	cmd := Command{Literal: true, args: c.Args[1:], progWord: c.Args[0],
+		Words: make([]string, 0, len(c.Args))}
+	lits := make([]bool, 0, len(c.Args))
 	for i, word := range c.Args {
 		lit := isLiteral(word)
-		fields := []string{printNode(word)}
+		n := len(cmd.Words)
 		if lit {
-			f, err := wordFields(word)
+			var err error
+			cmd.Words, err = appendFields(cmd.Words, word)
 			if err != nil {
 				lit = false
-				cmd.unknown("word " + fields[0] + " does not expand: " + err.Error())
-			} else {
-				fields = f
+				cmd.Words = cmd.Words[:n]
+				cmd.unknown("word " + printNode(word) + " does not expand: " + err.Error())
 			}
 		}
 		if !lit {
 			cmd.Literal = false
+			cmd.Words = append(cmd.Words, printNode(word))
 		}
-		if i == 0 && len(fields) != 1 {
+		if i == 0 && len(cmd.Words) != 1 {
 			cmd.progWord = nil // {a,b} as a program: the first field is the program
 		}
-		for range fields {
+		for range len(cmd.Words) - n {
 			lits = append(lits, lit)
 		}
-		cmd.Words = append(cmd.Words, fields...)
 	}
 	if len(cmd.Words) == 0 {
 		return
@@ -421,6 +434,9 @@ func isDigits(s string) bool {
 // isLiteral reports whether node holds no parameter expansion, substitution or
 // arithmetic.
 func isLiteral(node syntax.Node) bool {
+	if word, ok := node.(*syntax.Word); ok && plainWord(word) {
+		return true
+	}
 	lit := true
 	syntax.Walk(node, func(n syntax.Node) bool {
 		switch n.(type) {
@@ -430,6 +446,24 @@ func isLiteral(node syntax.Node) bool {
 		return lit
 	})
 	return lit
+}
+
+// plainWord reports whether word is made of literal text and quotes only.
+func plainWord(word *syntax.Word) bool {
+	for _, p := range word.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // wordEnv keeps ~ as written: Words show what was written, and Parse reads no file.
@@ -445,7 +479,26 @@ var wordEnv = expand.FuncEnviron(func(name string) string {
 
 // wordFields returns a literal word after brace expansion and quote removal.
 func wordFields(word *syntax.Word) ([]string, error) {
-	return expand.Fields(&expand.Config{Env: wordEnv}, word)
+	return appendFields(nil, word)
+}
+
+// appendFields appends the fields of wordFields to dst.
+func appendFields(dst []string, word *syntax.Word) ([]string, error) {
+	if len(word.Parts) == 1 {
+		// The common words need no expansion machinery.
+		switch p := word.Parts[0].(type) {
+		case *syntax.Lit:
+			if !strings.ContainsAny(p.Value, "\\{") {
+				return append(dst, p.Value), nil
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return append(dst, p.Value), nil
+			}
+		}
+	}
+	fields, err := expand.Fields(&expand.Config{Env: wordEnv}, word)
+	return append(dst, fields...), err
 }
 
 func printNode(node syntax.Node) string {
