@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/skald-circle/skald-bot/rules/shell"
 )
 
 // Set is an immutable, compiled snapshot of every permission group and rule, built by
@@ -36,6 +38,10 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 	opt.FSRead = orDefault(opt.FSRead, DefaultFSRead)
 	opt.FSWrite = orDefault(opt.FSWrite, DefaultFSWrite)
 	opt.PathArgs = orDefault(opt.PathArgs, DefaultPathArgs)
+	if opt.Shell == nil {
+		opt.Shell = DefaultShell
+	}
+	opt.Shell = slices.Clone(opt.Shell)
 	opt.Protected = slices.Clone(opt.Protected)
 	s := &Set{
 		opt:     opt,
@@ -94,6 +100,8 @@ type crule struct {
 	tool     string // the exact name or prefix
 	hasPath  bool
 	path     pathPattern
+	hasCmd   bool          // the rule has a command_pattern: see matcher.command
+	cmd      shell.Pattern // valid when hasCmd
 }
 
 // compileRules sorts one group's rules into evaluation order — priority, then id (SPEC
@@ -116,6 +124,9 @@ func (s *Set) compileRules(rs []Rule, resolved map[string]string) []crule {
 				}
 			}
 			cr.hasPath, cr.path = true, parsePath(pat)
+		}
+		if r.CommandPattern != "" {
+			cr.hasCmd, cr.cmd = true, shell.MustCompile(r.CommandPattern) // Validate passed
 		}
 		out[i] = cr
 	}
@@ -169,5 +180,6 @@ func (s *Set) Options() Options {
 	o.FSWrite = slices.Clone(o.FSWrite)
 	o.PathArgs = slices.Clone(o.PathArgs)
 	o.Protected = slices.Clone(o.Protected)
+	o.Shell = slices.Clone(o.Shell)
 	return o
 }
