@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -181,14 +182,81 @@ func commandText(c *shell.Command) string {
 	return ""
 }
 
-// shellRedirects decides the redirect targets of sc as file calls — a write by
-// fsWrite, a read by fsRead, the tool names Options.FSWrite[0] and FSRead[0] — and
-// returns the strictest decision, or a require when Paths could not list every
-// path; ok is false when the script names no redirect and Paths had no error. base
-// is the absolute directory the script starts in, home the user's home.
-func (s *Set) shellRedirects(group string, c *Call, sc *shell.Script,
-	base, home string) (d Decision, ok bool) {
-	paths, err := sc.Paths(base, home)
+// EvaluateShell decides a call to a shell tool of Options.Shell whose script
+// argument is a string; ok is false for any other call, which Evaluate decides. The
+// Decision is the strictest of the script's commands (see decideScript) and of the
+// paths it names, each decided on its own: a redirect target as a file write or read
+// by the file rules with their full action; a literal argument, a cd target or the
+// tool's cwd argument that lies under a protected place denies the call, and one
+// inside a place the rules deny, holding such a place or not normalisable makes it
+// require with Contains set, which nothing lifts. A script whose paths cannot all be
+// listed (too many glob matches, an unknown directory, a redirect target that is
+// not literal) is at least require. The ScriptDecision lists every command.
+//
+// It reads the directories globs name and normalises paths; it is safe for
+// concurrent use.
+func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision, ok bool) {
+	st, ok := s.ShellTool(c.Tool)
+	if !ok {
+		return Decision{}, ScriptDecision{}, false
+	}
+	script, ok := c.Args[st.Arg].(string)
+	if !ok {
+		return Decision{}, ScriptDecision{}, false
+	}
+	sc := shell.Parse(script)
+	sd = s.decideScript(s.tier(group), &c, &sc)
+	d = Decision{Action: sd.Action, RuleID: sd.RuleID, Reason: sd.Reason}
+	if d.Action == Deny {
+		return d, sd, true
+	}
+	start := cmp.Or(c.Cwd, c.WorkingDir)
+	var extra []shell.Path
+	if st.CwdArg != "" {
+		if v, has := c.Args[st.CwdArg]; has && v != nil && v != "" {
+			dir, isString := v.(string)
+			if !isString {
+				return Decision{Action: Require, Reason: st.CwdArg + " is not a string",
+					PathState: PathInvalid}, sd, true
+			}
+			extra = append(extra, shell.Path{Name: dir, Dir: s.absDir(start), Command: -1})
+			start = joinDir(start, dir)
+		}
+	}
+	paths, err := sc.Paths(s.absDir(start), s.opt.Home)
+	paths = append(extra, paths...)
+	pd, found := s.shellPaths(group, &c, &sc, paths, err)
+	if found && severity(pd) > severity(d) {
+		d = pd
+	}
+	d.Paths = len(paths)
+	return d, sd, true
+}
+
+// joinDir returns dir relative to start, or dir when it is absolute or start empty.
+func joinDir(start, dir string) string {
+	if start == "" || filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join(start, dir)
+}
+
+// absDir returns dir made absolute against the workspace root, or "" when it is
+// relative and there is no root.
+func (s *Set) absDir(dir string) string {
+	switch {
+	case filepath.IsAbs(dir):
+		return filepath.Clean(dir)
+	case s.opt.WorkspaceRoot == "":
+		return ""
+	}
+	return filepath.Join(s.opt.WorkspaceRoot, dir)
+}
+
+// shellPaths decides the paths of sc (see EvaluateShell) and returns the strictest
+// decision; found is false when none of them, nor err, changes anything.
+func (s *Set) shellPaths(group string, c *Call, sc *shell.Script, paths []shell.Path,
+	err error) (d Decision, found bool) {
 	if err != nil {
 		reason := "paths of the script cannot all be listed"
 		switch {
@@ -199,22 +267,52 @@ func (s *Set) shellRedirects(group string, c *Call, sc *shell.Script,
 		case errors.Is(err, shell.ErrUnknownPath):
 			reason = "a redirect target is not literal"
 		}
-		d, ok = Decision{Action: Require, Reason: reason}, true
+		d, found = Decision{Action: Require, Reason: reason}, true
 	}
 	for _, p := range paths {
-		if p.Access == shell.Arg {
-			continue
-		}
-		tool := s.opt.FSRead[0]
-		if p.Access == shell.Write {
-			tool = s.opt.FSWrite[0]
-		}
-		fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source,
-			Args: map[string]any{s.opt.PathArgs[0]: filepath.FromSlash(p.Abs())}}
-		pd := s.Evaluate(group, fc)
-		if !ok || severity(pd) > severity(d) {
-			d, ok = pd, true
+		pd, ok := s.shellPath(group, c, sc, p)
+		if ok && (!found || severity(pd) > severity(d)) {
+			d, found = pd, true
 		}
 	}
-	return d, ok
+	return d, found
+}
+
+// shellPath decides one path of a script: a redirect target as the file call it is,
+// an argument by the guards only. ok is false when the path changes nothing.
+func (s *Set) shellPath(group string, c *Call, sc *shell.Script, p shell.Path) (Decision, bool) {
+	tool := s.opt.FSRead[0]
+	if p.Access == shell.Write {
+		tool = s.opt.FSWrite[0]
+	}
+	fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source,
+		Args: map[string]any{s.opt.PathArgs[0]: filepath.FromSlash(p.Abs())}}
+	fd := s.Evaluate(group, fc)
+	what := "the tool's working directory"
+	if p.Command >= 0 && p.Command < len(sc.Commands) {
+		what = fmt.Sprintf("%s %q of command %q", p.Access, p.Name,
+			commandText(&sc.Commands[p.Command]))
+	}
+	if p.Access != shell.Arg {
+		if fd.Action == Allow {
+			return fd, true
+		}
+		fd.Reason = what + ": " + fd.Reason
+		return fd, true
+	}
+	switch {
+	case fd.Reason == ReasonProtected:
+		fd.Reason = what + " is a protected path"
+		return fd, true
+	case fd.PathState == PathInvalid:
+		return Decision{Action: Require, Reason: what + ": " + ReasonBadPath,
+			PathState: PathInvalid, Contains: p.Name}, true
+	case fd.Contains != "":
+		fd.Action, fd.RuleID, fd.Reason = Require, 0, what+" holds "+fd.Contains
+		return fd, true
+	case fd.Action == Deny:
+		return Decision{Action: Require, Reason: what + " is inside a denied place",
+			Path: fd.Path, PathState: fd.PathState, Contains: fd.Path}, true
+	}
+	return Decision{}, false
 }

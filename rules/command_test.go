@@ -236,41 +236,75 @@ func TestCheckShellRule(t *testing.T) {
 	}
 }
 
-func TestShellRedirects(t *testing.T) {
+func TestEvaluateShell(t *testing.T) {
 	root := t.TempDir()
-	for _, d := range []string{"data", "secrets"} {
-		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+	for _, f := range []string{"data/x", "secrets/key", "state/db", "src/main.go"} {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	groups, rs := shellRules()
-	s := Compile(groups, rs, Options{WorkspaceRoot: root})
+	rs = append(rs, Rule{ID: 40, GroupID: DefaultGroup, ToolPattern: "*", Action: Require,
+		Priority: 999999})
+	s := Compile(groups, rs, Options{WorkspaceRoot: root, Home: "/home/u",
+		Protected: []string{filepath.Join(root, "state")}})
+	bash := func(script string) Call {
+		return Call{Tool: "Bash", Args: map[string]any{"command": script}}
+	}
+	exec := func(script string, cwd any) Call {
+		return Call{Tool: "execute_cmd", Args: map[string]any{"cmd": script, "cwd": cwd}}
+	}
 	tests := []struct {
-		name, script string
-		ok           bool
-		want         Action
-		rule         uint64
-		reason       string
+		name     string
+		call     Call
+		want     Action
+		rule     uint64
+		reason   string // a part of the Reason
+		contains string
 	}{
-		{"write denied", "echo hi > secrets/x", true, Deny, 12, ReasonRule},
-		{"write allowed", "echo hi > data/x", true, Allow, 11, ReasonRule},
-		{"read denied", "cat < secrets/key", true, Deny, 12, ReasonRule},
-		{"after cd", "cd secrets && echo hi > x", true, Deny, 12, ReasonRule},
-		{"dev null", "git status > /dev/null 2>&1", false, "", 0, ""},
-		{"not literal", `echo hi > "$F"`, true, Require, 0, "a redirect target is not literal"},
-		{"unknown directory", "cd $D; echo > x", true, Require, 0,
-			"a command runs in a directory the script does not name"},
+		{"allowed", bash("git status"), Allow, 3, "allowed by rule 3", ""},
+		{"write denied", bash("echo hi > secrets/x"), Deny, 12, `write "secrets/x"`, ""},
+		{"write allowed", bash("echo hi > data/x"), Allow, 5, "", ""},
+		{"write elsewhere needs a human", bash("echo hi > src/x"), Require, 40, "write", ""},
+		{"read denied", bash("cat < secrets/key"), Deny, 12, "", ""},
+		{"argument in a denied place", bash("cat secrets/key"), Require, 0,
+			`argument "secrets/key" of command "cat secrets/key" is inside a denied place`,
+			"secrets/key"},
+		{"directory in a denied place", bash("ls secrets"), Require, 0, "", "secrets"},
+		{"glob into a denied place", bash("cat secre*/key"), Require, 0, "", "secrets/key"},
+		{"argument holding a denied place", bash("cat . data"), Require, 0, "holds", "secrets"},
+		{"protected", bash("cat state/db"), Deny, 0, "is a protected path", ""},
+		{"dev null", bash("git status > /dev/null 2>&1"), Allow, 3, "", ""},
+		{"redirect not literal", bash(`echo hi > "$F"`), Require, 0,
+			"a redirect target is not literal", ""},
+		{"cd into a denied place", bash("cd secrets && cat key"), Require, 0, "", "secrets"},
+		{"command deny wins", bash("cat secrets/key; rm -rf /"), Deny, 4, "", ""},
+		{"cwd argument", exec("cat key", "secrets"), Require, 0, "working directory",
+			"secrets"},
+		{"cwd elsewhere", exec("cat x", "data"), Allow, 9, "", ""},
+		{"cwd not a string", exec("cat x", 3), Require, 0, "cwd is not a string", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := shell.Parse(tt.script)
-			c := Call{Tool: "Bash"}
-			d, ok := s.shellRedirects(DefaultGroup, &c, &sc, root, "/home/u")
-			if ok != tt.ok || d.Action != tt.want || d.RuleID != tt.rule ||
-				!strings.HasPrefix(d.Reason, tt.reason) {
-				t.Errorf("shellRedirects(%q) = %+v, %v; want %s by rule %d (%q), %v",
-					tt.script, d, ok, tt.want, tt.rule, tt.reason, tt.ok)
+			d, sd, ok := s.EvaluateShell(DefaultGroup, tt.call)
+			if !ok {
+				t.Fatal("EvaluateShell: not a shell call")
+			}
+			if d.Action != tt.want || d.RuleID != tt.rule || !strings.Contains(d.Reason, tt.reason) ||
+				d.Contains != tt.contains {
+				t.Errorf("EvaluateShell = %+v\nwant %s by rule %d, reason with %q, contains %q; %+v",
+					d, tt.want, tt.rule, tt.reason, tt.contains, sd.Commands)
 			}
 		})
+	}
+	for _, c := range []Call{{Tool: "Read", Args: map[string]any{"path": "x"}},
+		{Tool: "Bash", Args: map[string]any{"command": 3}}, {Tool: "Bash"}} {
+		if _, _, ok := s.EvaluateShell(DefaultGroup, c); ok {
+			t.Errorf("EvaluateShell(%+v): ok, want not a shell call", c)
+		}
 	}
 }

@@ -24,6 +24,9 @@ type Options struct {
 	// Shell are the tools whose argument holds a shell script, decided command by
 	// command; nil means DefaultShell.
 	Shell []ShellTool
+	// Home is the absolute directory ~ stands for in shell scripts; empty leaves ~
+	// unexpanded.
+	Home string
 }
 
 // ShellTool is a tool that runs a shell script: the script is its argument Arg, and
