@@ -269,7 +269,17 @@ func (s *Set) shellPaths(group string, c *Call, sc *shell.Script, paths []shell.
 		}
 		d, found = Decision{Action: Require, Reason: reason}, true
 	}
+	type seen struct {
+		abs    string
+		access shell.Access
+	}
+	done := make(map[seen]bool, len(paths))
 	for _, p := range paths {
+		k := seen{p.Abs(), p.Access}
+		if done[k] {
+			continue
+		}
+		done[k] = true
 		pd, ok := s.shellPath(group, c, sc, p)
 		if ok && (!found || severity(pd) > severity(d)) {
 			d, found = pd, true

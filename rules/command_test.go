@@ -208,7 +208,8 @@ func TestCheckShellRule(t *testing.T) {
 		{"Bash", def, Rule{ToolPattern: "Bash", CommandPattern: "ls *"}, ""},
 		{"execute_cmd", def, Rule{ToolPattern: "execute_cmd", CommandPattern: "ls *"}, ""},
 		{"not a shell tool", def, Rule{ToolPattern: "Read", CommandPattern: "ls *"},
-			`rules: command_pattern "ls *": only applies to the shell tools (Bash, execute_cmd), not "Read"`},
+			`rules: command_pattern "ls *": only applies to the shell tools ` +
+				`(Bash, execute_cmd), not "Read"`},
 		{"custom shell tool", custom, Rule{ToolPattern: "run", CommandPattern: "ls *"}, ""},
 		{"default tool under custom", custom, Rule{ToolPattern: "Bash", CommandPattern: "ls *"},
 			`only applies to the shell tools (run), not "Bash"`},
@@ -294,9 +295,10 @@ func TestEvaluateShell(t *testing.T) {
 			if !ok {
 				t.Fatal("EvaluateShell: not a shell call")
 			}
-			if d.Action != tt.want || d.RuleID != tt.rule || !strings.Contains(d.Reason, tt.reason) ||
-				d.Contains != tt.contains {
-				t.Errorf("EvaluateShell = %+v\nwant %s by rule %d, reason with %q, contains %q; %+v",
+			if d.Action != tt.want || d.RuleID != tt.rule ||
+				!strings.Contains(d.Reason, tt.reason) || d.Contains != tt.contains {
+				t.Errorf("EvaluateShell = %+v\nwant %s by rule %d, reason with %q, "+
+					"contains %q; %+v",
 					d, tt.want, tt.rule, tt.reason, tt.contains, sd.Commands)
 			}
 		})

@@ -57,6 +57,7 @@
 // 2>&1). Words are expanded as bash would — braces, ~, globs against the directory
 // the command runs in — with at most MaxMatches matches. A literal cd DIR moves the
 // directory later commands run in; since a cd may fail, a command after it is
-// given both directories. A cd that is not literal, cd -, pushd, popd, or a cd in a
-// loop or function body makes the directory unknown.
+// given both directories, unless it runs only when the cd succeeded (cd DIR && …).
+// A cd that is not literal, cd -, pushd, popd, or a cd in a loop or function body
+// makes the directory unknown.
 package shell

@@ -54,6 +54,7 @@ type walker struct {
 	redirs    []Redirect // redirects of the enclosing compound statements
 	dirs      []string   // where the next command may run, relative to the start
 	dirKnown  bool
+	moved     []string // where the last literal cd may have arrived
 }
 
 func (w *walker) script(src string, depth int, delegated bool) error {
@@ -100,8 +101,23 @@ func (w *walker) command(c syntax.Command) {
 	case *syntax.Subshell:
 		w.stmts(c.Stmts)
 	case *syntax.BinaryCmd:
+		w.moved = nil
 		w.stmt(c.X)
+		_, simple := c.X.Cmd.(*syntax.CallExpr)
+		if c.Op != syntax.AndStmt || !simple || w.moved == nil {
+			w.stmt(c.Y)
+			break
+		}
+		// cd DIR && Y: Y runs only where the cd arrived.
+		union := w.dirs
+		w.dirs = w.moved
 		w.stmt(c.Y)
+		for _, d := range w.dirs {
+			if !containsString(union, d) {
+				union = append(union, d)
+			}
+		}
+		w.dirs = union
 	case *syntax.IfClause:
 		for ; c != nil; c = c.Else {
 			w.stmts(c.Cond)
@@ -394,10 +410,14 @@ func (w *walker) cd(words []string, lits []bool) {
 		}
 	}
 	next := append([]string(nil), w.dirs...)
+	var moved []string
 	for _, d := range w.dirs {
 		nd := target
 		if !path.IsAbs(target) && !strings.HasPrefix(target, "~") {
 			nd = path.Join(d, target)
+		}
+		if !containsString(moved, nd) {
+			moved = append(moved, nd)
 		}
 		if !containsString(next, nd) {
 			next = append(next, nd)
@@ -407,7 +427,7 @@ func (w *walker) cd(words []string, lits []bool) {
 		w.dirKnown = false
 		return
 	}
-	w.dirs = next
+	w.dirs, w.moved = next, moved
 }
 
 func containsString(list []string, s string) bool {

@@ -174,6 +174,12 @@ type expander struct {
 var errStop = errors.New("stop")
 
 func (x *expander) fields(dir string, word *syntax.Word) ([]string, error) {
+	if len(word.Parts) == 1 {
+		lit, ok := word.Parts[0].(*syntax.Lit)
+		if ok && !strings.ContainsAny(lit.Value, "*?[{\\~") {
+			return []string{lit.Value}, nil // nothing to expand
+		}
+	}
 	env := []string{"HOME=" + x.home}
 	if dir != "" {
 		env = append(env, "PWD="+dir)
