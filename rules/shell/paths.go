@@ -91,8 +91,14 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					paths = append(paths, Path{Name: name, Dir: dir, Access: a, Command: ci})
 				}
 			}
-			if c.progWord != nil && strings.Contains(c.Words[0], "/") {
-				add(c.Words[0], Arg)
+			if c.progWord != nil && strings.Contains(c.Words[0], "/") && isLiteral(c.progWord) {
+				if fields, err := x.fields(dir, c.progWord); err != nil {
+					note(err)
+				} else {
+					for _, f := range fields {
+						add(f, Arg)
+					}
+				}
 			}
 			for _, word := range c.args {
 				if !isLiteral(word) {

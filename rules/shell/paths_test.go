@@ -44,6 +44,7 @@ func TestPaths(t *testing.T) {
 		{"cd home", "cd; cat x", []string{"argument:w/x", "argument:home/x"}},
 		{"program path", "./data/x run", []string{"argument:w/data/x", "argument:w/run"}},
 		{"bin program", "/bin/ls", []string{"argument:/bin/ls"}},
+		{"home program", "~/bin/x", []string{"argument:home/bin/x"}},
 		{"substitution", "echo $(cat data/x)", []string{"argument:w/data/x"}},
 		{"sh -c", "bash -c 'cat data/x'", []string{"argument:w/data/x"}},
 		{"test clause", "[[ -f data/x ]]", []string{"argument:w/data/x"}},
