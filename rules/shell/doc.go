@@ -32,10 +32,11 @@
 // sh, bash, zsh and dash -c SCRIPT parse SCRIPT again (at most MaxDepth deep): its
 // commands follow the wrapper, which is Delegated (its script's commands decide it);
 // under sudo it is the other way round, the sudo form decides and the inner
-// commands are Delegated. eval's arguments are parsed the same way for deny.
+// commands are Delegated. The arguments of eval, and the command of trap, are
+// parsed the same way, for deny only.
 //
 // A command is Unknown, and no allow pattern may allow it, when its program is not
-// literal, a word is not literal, it is eval, source or ., it runs a script the gate
+// literal, a word is not literal, it is eval, trap, source or ., it runs a script the gate
 // cannot read (sh without -c), a wrapper option is not known, or it is xargs or find
 // with -exec (whose inner command is kept as one more form, for deny). A script
 // that does not parse or is longer than MaxScript is one unknown command with no

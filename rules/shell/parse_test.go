@@ -190,6 +190,8 @@ func TestParseTable(t *testing.T) {
 		{"eval", `eval "rm -rf /"`, "deny", []string{"?eval rm -rf /", "~+rm -rf /"}},
 		{"eval harmless", `eval "git status"`, "require", nil},
 		{"source", "source ./env.sh", "require", nil},
+		{"trap", "trap 'rm -rf /' EXIT", "deny", []string{"?trap rm -rf / EXIT", "~+rm -rf /"}},
+		{"trap reset", "trap - EXIT", "require", []string{"+trap - EXIT"}},
 		{"dot", ". ./env.sh", "require", nil},
 		{"assignment dropped", "FOO=1 git status", "allow", []string{"+git status"}},
 		{"assignment substitution", "X=$(cat secrets/key) git status", "require",

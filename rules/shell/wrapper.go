@@ -209,6 +209,10 @@ func (w *walker) analyse(cmd *Command, lits []bool) {
 		case prog == "eval":
 			cmd.unknown("eval")
 			script, runsScript, scriptDelegated = strings.Join(cur[1:], " "), true, true
+		case prog == "trap" && len(cur) >= 3 && cur[1] != "" && cur[1] != "-" &&
+			!strings.HasPrefix(cur[1], "-"):
+			cmd.unknown("trap runs a command later")
+			script, runsScript, scriptDelegated = cur[1], true, true
 		case prog == "source" || prog == ".":
 			cmd.unknown(prog + " runs a script the gate cannot read")
 		case prog == "xargs":
