@@ -46,7 +46,10 @@ func TestPaths(t *testing.T) {
 		{"bin program", "/bin/ls", []string{"argument:/bin/ls"}},
 		{"home program", "~/bin/x", []string{"argument:home/bin/x"}},
 		{"substitution", "echo $(cat data/x)", []string{"argument:w/data/x"}},
-		{"sh -c", "bash -c 'cat data/x'", []string{"argument:w/data/x"}},
+		{"sh -c", "bash -c 'cat data/x' sh data/y", []string{"argument:w/-c",
+			"argument:w/cat data/x", "argument:w/sh", "argument:w/data/y",
+			"argument:w/data/x"}},
+		{"eval", "eval 'cat data/x'", []string{"argument:w/data/x"}},
 		{"test clause", "[[ -f data/x ]]", []string{"argument:w/data/x"}},
 		{"not literal skipped", "cat $X data/y", []string{"argument:w/data/y"}},
 	}

@@ -230,8 +230,8 @@ func (w *walker) analyse(cmd *Command, lits []bool) {
 		}
 		break
 	}
-	if runsScript {
-		cmd.args = nil // the script's own commands name its paths
+	if runsScript && scriptDelegated && sudoAt < 0 {
+		cmd.args = nil // eval and trap: the script's own commands name its paths
 	}
 	if !cmd.Unknown {
 		switch {
