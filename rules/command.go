@@ -70,7 +70,7 @@ func (m *matcher) command(r *crule) bool {
 		return false
 	}
 	if r.action == Allow {
-		return r.cmd.Allows(m.cmd)
+		return m.allowable && r.cmd.Match(m.allowText)
 	}
 	return r.cmd.Denies(m.cmd)
 }
@@ -115,6 +115,7 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 	for i := range sc.Commands {
 		cmd := &sc.Commands[i]
 		m := matcher{agent: c.AgentID, source: c.Source, cmd: cmd}
+		m.allowText, m.allowable = cmd.AllowText()
 		cd := CommandDecision{Text: commandText(cmd), Action: Require,
 			Delegated: cmd.Delegated}
 		if cmd.Unknown {

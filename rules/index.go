@@ -145,8 +145,10 @@ type matcher struct {
 	// not excluded by it (SPEC §4, visibility).
 	visibility bool
 	// cmd is the shell command being decided; rules with a command pattern match
-	// nothing without one.
-	cmd *shell.Command
+	// nothing without one. allowText is its shell.Command.AllowText.
+	cmd       *shell.Command
+	allowText string
+	allowable bool
 }
 
 func (m *matcher) match(r *crule) bool {

@@ -121,13 +121,20 @@ func (p Pattern) Denies(c *Command) bool {
 // Allows reports whether p matches the form of c that allow patterns decide. It is
 // false for an unknown or delegated command.
 func (p Pattern) Allows(c *Command) bool {
+	text, ok := c.AllowText()
+	return ok && p.Match(text)
+}
+
+// AllowText returns the text of the form allow patterns decide, and false when no
+// pattern may allow c (it is unknown, or delegated to other commands).
+func (c *Command) AllowText() (string, bool) {
 	if c.Unknown {
-		return false
+		return "", false
 	}
 	for i := range c.Forms {
 		if c.Forms[i].Allow {
-			return p.Match(c.Forms[i].Text)
+			return c.Forms[i].Text, true
 		}
 	}
-	return false
+	return "", false
 }
