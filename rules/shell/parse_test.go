@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -306,5 +305,4 @@ func TestParseErr(t *testing.T) {
 	if s := Parse("git status"); s.Err != nil || s.Unknown() {
 		t.Errorf("Parse(git status): Err %v, Unknown %v", s.Err, s.Unknown())
 	}
-	_ = errors.New
 }
