@@ -26,7 +26,25 @@ type Options struct {
 	// (see Set.Evaluate). Compile normalises them, so one reached through a symlink is
 	// still protected.
 	Protected []string
+	// Shell are the tools whose argument holds a shell script, decided command by
+	// command; nil means DefaultShell.
+	Shell []ShellTool
+	// Home is the absolute directory ~ stands for in shell scripts; empty leaves ~
+	// unexpanded.
+	Home string
 }
+
+// ShellTool is a tool that runs a shell script: the script is its argument Arg, and
+// CwdArg, when set, names the argument holding the directory it starts in.
+type ShellTool struct {
+	Tool   string `json:"tool" yaml:"tool"`
+	Arg    string `json:"arg" yaml:"arg"`
+	CwdArg string `json:"cwd_arg,omitempty" yaml:"cwd_arg,omitempty"`
+}
+
+// DefaultShell are the shell tools when Options.Shell is nil.
+var DefaultShell = []ShellTool{{Tool: "Bash", Arg: "command"},
+	{Tool: "execute_cmd", Arg: "cmd", CwdArg: "cwd"}}
 
 // SPEC §4.3 and §4.4 defaults.
 var (
