@@ -82,6 +82,9 @@ type CommandDecision struct {
 	RuleID    uint64 // the rule that matched, 0 when none did
 	Delegated bool   // decided by other commands unless denied (shell.Command.Delegated)
 	Why       string // why no command pattern may allow it, when that is so
+	// Reason is why it got Action: ReasonRule, ReasonNoRule (with Why appended), or
+	// what one of its paths made of it.
+	Reason string
 }
 
 // ScriptDecision is how a shell script was decided: deny if any command is denied,
@@ -126,6 +129,13 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 		}
 		if cmd.Delegated && cd.Action != Deny {
 			cd.Action = Allow
+		}
+		cd.Reason = ReasonNoRule
+		if cd.RuleID != 0 {
+			cd.Reason = ReasonRule
+		}
+		if cd.Why != "" && cd.Action == Require {
+			cd.Reason += " (" + cd.Why + ")"
 		}
 		out.Commands[i] = cd
 		switch {
@@ -184,15 +194,19 @@ func commandText(c *shell.Command) string {
 }
 
 // EvaluateShell decides a call to a shell tool of Options.Shell whose script
-// argument is a string; ok is false for any other call, which Evaluate decides. The
-// Decision is the strictest of the script's commands (see decideScript) and of the
-// paths it names, each decided on its own: a redirect target as a file write or read
-// by the file rules with their full action; a literal argument, a cd target or the
-// tool's cwd argument that lies under a protected place denies the call, and one
-// inside a place the rules deny, holding such a place or not normalisable makes it
-// require with Contains set, which nothing lifts. A script whose paths cannot all be
-// listed (too many glob matches, an unknown directory, a redirect target that is
-// not literal) is at least require. The ScriptDecision lists every command.
+// argument is a string; ok is false for any other call. Evaluate decides shell calls
+// through it; the ScriptDecision lists every command (docs/design.md, "Shell
+// commands"). The Decision is the strictest of the script's commands (see
+// decideScript) and of the paths it names, each decided on its own: a redirect
+// target as a file write or read by the file rules with their full action; a
+// literal argument, a cd target or the tool's cwd argument under a protected place
+// denies the call, and one inside a place a deny rule with a path filter denies
+// (whatever its tool pattern, when its agent and source filters apply), holding such
+// a place, or not normalisable makes it require with Contains or PathInvalid set,
+// which nothing lifts. A script whose paths cannot all be listed (too many glob
+// matches, an unknown directory, a redirect target that is not literal) is at least
+// require. The ScriptDecision, also in Decision.Script, lists every command, each
+// path's decision folded into its command's.
 //
 // It reads the directories globs name and normalises paths; it is safe for
 // concurrent use.
@@ -206,10 +220,39 @@ func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision
 		return Decision{}, ScriptDecision{}, false
 	}
 	sc := shell.Parse(script)
-	sd = s.decideScript(s.view.Load().tier(group), &c, &sc)
+	for try := 0; ; try++ {
+		v := s.current()
+		d, sd = s.evaluateShell(v.tier(group), &c, st, &sc)
+		// As in Evaluate: the patterns must have held while the paths were resolved.
+		if s.unchanged(v) {
+			return d, sd, true
+		}
+		if try == 2 {
+			if d.Action != Deny {
+				d = Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid,
+					Paths: d.Paths, Script: d.Script}
+			}
+			return d, sd, true
+		}
+	}
+}
+
+// evaluateShell is EvaluateShell on tier t.
+func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script) (d Decision,
+	sd ScriptDecision) {
+	sd = s.decideScript(t, c, sc)
 	d = Decision{Action: sd.Action, RuleID: sd.RuleID, Reason: sd.Reason}
+	cmds := make([]CommandDecision, len(sd.Commands))
+	copy(cmds, sd.Commands)
+	defer func() {
+		sd.Commands = cmds
+		d.Script = &sd
+	}()
 	if d.Action == Deny {
-		return d, sd, true
+		return d, sd
+	}
+	if strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0 {
+		return Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}, sd
 	}
 	start := cmp.Or(c.Cwd, c.WorkingDir)
 	var extra []shell.Path
@@ -218,7 +261,7 @@ func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision
 			dir, isString := v.(string)
 			if !isString {
 				return Decision{Action: Require, Reason: st.CwdArg + " is not a string",
-					PathState: PathInvalid}, sd, true
+					PathState: PathInvalid}, sd
 			}
 			extra = append(extra, shell.Path{Name: dir, Dir: s.absDir(start), Command: -1})
 			start = joinDir(start, dir)
@@ -226,12 +269,12 @@ func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision
 	}
 	paths, err := sc.Paths(s.absDir(start), s.opt.Home)
 	paths = append(extra, paths...)
-	pd, found := s.shellPaths(group, &c, &sc, paths, err)
+	pd, found := s.shellPaths(t, c, sc, paths, err, cmds)
 	if found && severity(pd) > severity(d) {
 		d = pd
 	}
 	d.Paths = len(paths)
-	return d, sd, true
+	return d, sd
 }
 
 // joinDir returns dir relative to start, or dir when it is absolute or start empty.
@@ -254,10 +297,11 @@ func (s *Set) absDir(dir string) string {
 	return filepath.Join(s.opt.WorkspaceRoot, dir)
 }
 
-// shellPaths decides the paths of sc (see EvaluateShell) and returns the strictest
-// decision; found is false when none of them, nor err, changes anything.
-func (s *Set) shellPaths(group string, c *Call, sc *shell.Script, paths []shell.Path,
-	err error) (d Decision, found bool) {
+// shellPaths decides the paths of sc (see EvaluateShell) in tier t and returns the
+// strictest decision; found is false when none of them, nor err, changes anything. A
+// path's decision stricter than its command's replaces that command's in cmds.
+func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
+	err error, cmds []CommandDecision) (d Decision, found bool) {
 	if err != nil {
 		reason := "paths of the script cannot all be listed"
 		switch {
@@ -281,49 +325,75 @@ func (s *Set) shellPaths(group string, c *Call, sc *shell.Script, paths []shell.
 			continue
 		}
 		done[k] = true
-		pd, ok := s.shellPath(group, c, sc, p)
-		if ok && (!found || severity(pd) > severity(d)) {
+		pd, ok := s.shellPath(t, c, sc, p)
+		if !ok {
+			continue
+		}
+		if !found || severity(pd) > severity(d) {
 			d, found = pd, true
+		}
+		if p.Command >= 0 && p.Command < len(cmds) {
+			cd := &cmds[p.Command]
+			if severity(pd) > cmdSeverity(cd) {
+				cd.Action, cd.RuleID, cd.Reason = pd.Action, pd.RuleID, pd.Reason
+			}
 		}
 	}
 	return d, found
 }
 
-// shellPath decides one path of a script: a redirect target as the file call it is,
-// an argument by the guards only. ok is false when the path changes nothing.
-func (s *Set) shellPath(group string, c *Call, sc *shell.Script, p shell.Path) (Decision, bool) {
-	tool := s.opt.FSRead[0]
-	if p.Access == shell.Write {
-		tool = s.opt.FSWrite[0]
+// cmdSeverity orders a command's decision as severity orders a call's.
+func cmdSeverity(cd *CommandDecision) int {
+	switch cd.Action {
+	case Deny:
+		return 3
+	case Require:
+		return 1
 	}
-	fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source,
-		Args: map[string]any{s.opt.PathArgs[0]: filepath.FromSlash(p.Abs())}}
-	fd := s.Evaluate(group, fc)
+	return 0
+}
+
+// shellPath decides one path of a script in tier t: a redirect target as the file
+// call it is, an argument by the guards only. ok is false when the path changes
+// nothing.
+func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path) (Decision, bool) {
 	what := "the tool's working directory"
 	if p.Command >= 0 && p.Command < len(sc.Commands) {
 		what = fmt.Sprintf("%s %q of command %q", p.Access, p.Name,
 			commandText(&sc.Commands[p.Command]))
 	}
-	if p.Access != shell.Arg {
-		if fd.Action == Allow {
-			return fd, true
-		}
-		fd.Reason = what + ": " + fd.Reason
-		return fd, true
-	}
-	switch {
-	case fd.Reason == ReasonProtected:
-		fd.Reason = what + " is a protected path"
-		return fd, true
-	case fd.PathState == PathInvalid:
+	abs, problem := resolveAbs(filepath.FromSlash(p.Abs()), "", s.opt.WorkspaceRoot, nil)
+	if problem != "" {
 		return Decision{Action: Require, Reason: what + ": " + ReasonBadPath,
-			PathState: PathInvalid, Contains: p.Name}, true
-	case fd.Contains != "":
-		fd.Action, fd.RuleID, fd.Reason = Require, 0, what+" holds "+fd.Contains
-		return fd, true
-	case fd.Action == Deny:
-		return Decision{Action: Require, Reason: what + " is inside a denied place",
-			Path: fd.Path, PathState: fd.PathState, Contains: fd.Path}, true
+			PathState: PathInvalid}, true
 	}
-	return Decision{}, false
+	path := relTo(abs, s.opt.WorkspaceRoot)
+	if p.Access != shell.Arg {
+		tool := s.opt.FSRead[0]
+		if p.Access == shell.Write {
+			tool = s.opt.FSWrite[0]
+		}
+		fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source}
+		fd := s.decide(t, &fc, path, PathOK)
+		if fd.Action != Allow {
+			fd.Reason = what + ": " + fd.Reason
+		}
+		return fd, true
+	}
+	if t.isProtected(path) {
+		return Decision{Action: Deny, Reason: what + " is a protected path", Path: path,
+			PathState: PathOK}, true
+	}
+	g := s.inDenied(&t.guards, c, path)
+	reason := ""
+	if g != nil {
+		reason = what + " is inside a denied place: " + g.name
+	} else if g = s.containing(&t.guards, c, path, false); g != nil {
+		reason = what + " holds " + g.name
+	}
+	if g == nil {
+		return Decision{}, false
+	}
+	return Decision{Action: Require, Reason: reason, Path: path, PathState: PathOK,
+		Contains: g.name}, true
 }

@@ -132,14 +132,22 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// TestEvaluateIgnoresCommandRules: a call decided without its script (Evaluate)
-// never meets a command rule, so "allow git status *" cannot allow all of Bash.
-func TestEvaluateIgnoresCommandRules(t *testing.T) {
+// TestEvaluateDecidesScripts: Evaluate decides a shell call command by command, and
+// a shell call without a script string by the rules without a command pattern, so
+// "allow git status *" cannot allow all of Bash.
+func TestEvaluateDecidesScripts(t *testing.T) {
 	groups, rs := shellRules()
 	s := Compile(groups, rs, Options{WorkspaceRoot: "/w"})
 	d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Args: map[string]any{"command": "git status"}})
-	if d.Action != Require || d.RuleID != 2 {
-		t.Errorf("Evaluate = %+v, want require by rule 2", d)
+	if d.Action != Allow || d.RuleID != 3 || d.Script == nil || len(d.Script.Commands) != 1 ||
+		d.Script.Commands[0].Text != "git status" {
+		t.Errorf("Evaluate = %+v, want allow by rule 3 with its command", d)
+	}
+	for _, args := range []map[string]any{nil, {"command": 3}, {"cmd": "git status"}} {
+		d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Args: args})
+		if d.Action != Require || d.RuleID != 2 || d.Script != nil {
+			t.Errorf("Evaluate(Bash %v) = %+v, want require by rule 2", args, d)
+		}
 	}
 	if s.Visible(DefaultGroup, "", "", "Bash") != true {
 		t.Error("Bash is hidden: a command deny rule must not hide the tool")
@@ -274,9 +282,9 @@ func TestEvaluateShell(t *testing.T) {
 		{"read denied", bash("cat < secrets/key"), Deny, 12, "", ""},
 		{"argument in a denied place", bash("cat secrets/key"), Require, 0,
 			`argument "secrets/key" of command "cat secrets/key" is inside a denied place`,
-			"secrets/key"},
+			"secrets"},
 		{"directory in a denied place", bash("ls secrets"), Require, 0, "", "secrets"},
-		{"glob into a denied place", bash("cat secre*/key"), Require, 0, "", "secrets/key"},
+		{"glob into a denied place", bash("cat secre*/key"), Require, 0, "", "secrets"},
 		{"argument holding a denied place", bash("cat . data"), Require, 0, "holds", "secrets"},
 		{"protected", bash("cat state/db"), Deny, 0, "is a protected path", ""},
 		{"dev null", bash("git status > /dev/null 2>&1"), Allow, 3, "", ""},

@@ -121,6 +121,10 @@ type Decision struct {
 	// to a call with at most one — with none, a file tool is decided on its working
 	// directory (Paths 0), and the fast-path vouches for that directory.
 	Paths int
+	// Script is, for a shell tool's call (Options.Shell), how each simple command of
+	// its script was decided, its paths included (see Set.EvaluateShell); nil for any
+	// other call. It is not to be modified.
+	Script *ScriptDecision
 }
 
 // Locked reports whether the decision is a require that no session bypass or profile

@@ -31,12 +31,18 @@ import (
 //     Decision.Paths counts the paths.
 //  4. A file tool (IsFSRead, IsFSWrite) without a path is decided on "." — its working
 //     directory; any other call without a path by the rules without a path filter.
+//  5. A call of a shell tool (Options.Shell) whose script argument is a string is
+//     decided command by command, with the paths its script names (EvaluateShell);
+//     Decision.Script tells how. Rules with a command pattern match nothing else.
 //
 // Path patterns are resolved as the file system is at the call (see Compile). Session
 // bypasses and the profile fast-path are the gate's, never for a locked decision. A
 // call without a path of a tool that is not a file tool reads no file and allocates
 // nothing. Safe for concurrent use.
 func (s *Set) Evaluate(group string, c Call) Decision {
+	if d, _, ok := s.EvaluateShell(group, c); ok {
+		return d
+	}
 	// With a base that cannot be resolved, no path of the call can be.
 	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
 	for try := 0; ; try++ {
