@@ -36,15 +36,21 @@ func commandPatternError(r Rule) error {
 // CheckShellRule returns nil when r has no command pattern or its tool pattern names
 // one of the Set's shell tools (Options.Shell), else a *FieldError wrapping
 // ErrInvalidRule that names the shell tools. It assumes Validate passed.
-func (s *Set) CheckShellRule(r Rule) error {
+func (s *Set) CheckShellRule(r Rule) error { return CheckShellRule(r, s.opt.Shell) }
+
+// CheckShellRule is Set.CheckShellRule for the shell tools tools (nil: DefaultShell).
+func CheckShellRule(r Rule, tools []ShellTool) error {
 	if r.CommandPattern == "" {
 		return nil
 	}
-	if _, ok := s.ShellTool(r.ToolPattern); ok {
-		return nil
+	if tools == nil {
+		tools = DefaultShell
 	}
-	names := make([]string, len(s.opt.Shell))
-	for i, st := range s.opt.Shell {
+	names := make([]string, len(tools))
+	for i, st := range tools {
+		if st.Tool == r.ToolPattern {
+			return nil
+		}
 		names[i] = st.Tool
 	}
 	return &FieldError{Field: "command_pattern", Value: r.CommandPattern,

@@ -31,14 +31,14 @@ var seeded = []string{
 	`default allow @fs_any path="memory/*" agent="" source="" 5`,
 	`default allow @fs_any path="data/*" agent="" source="" 5`,
 	`default deny @fs_any path="secrets/*" agent="" source="" 5`,
-	`default require execute_cmd path="" agent="" source="" 10`,
-	`default require Bash path="" agent="" source="" 10`,
 	`default allow write_todos path="" agent="" source="" 10`,
 	`default allow notify path="" agent="" source="" 10`,
 	`default allow activate_tools path="" agent="" source="" 10`,
 	`default allow show_file_to_user path="" agent="" source="" 10`,
 	`default allow image_generate path="" agent="" source="" 10`,
 	`default allow TodoWrite path="" agent="" source="" 10`,
+	`default require execute_cmd path="" agent="" source="" 1000`,
+	`default require Bash path="" agent="" source="" 1000`,
 	`default require * path="" agent="" source="" 999999`,
 }
 
@@ -96,13 +96,13 @@ func TestSeedIsIdempotentAndKeepsAdminChanges(t *testing.T) {
 		`default allow @fs_any path="data/*" agent="" source="" 5`,
 		`default require @fs_any path="secrets/*" agent="" source="" 5`, // kept as changed
 		`default allow @fs_any path="memory/*" agent="" source="" 5`,    // seeded again, new id
-		`default require execute_cmd path="" agent="" source="" 10`,
 		`default allow write_todos path="" agent="" source="" 10`,
 		`default allow notify path="" agent="" source="" 10`,
 		`default allow activate_tools path="" agent="" source="" 10`,
 		`default allow show_file_to_user path="" agent="" source="" 10`,
 		`default allow image_generate path="" agent="" source="" 10`,
 		`default allow TodoWrite path="" agent="" source="" 10`,
+		`default require execute_cmd path="" agent="" source="" 1000`,
 		`default allow * path="" agent="" source="" 999999`, // never overwritten
 	}
 	if !slices.Equal(got, want) {
