@@ -118,7 +118,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		SessionID: c.SessionID, ToolCallID: c.ToolCallID, ToolName: c.ToolName, Arguments: args,
 		AgentID: c.AgentID, Source: c.Source, ContextLabel: c.ContextLabel, Category: category,
 		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID,
-		Reason: requestReason(d.Reason), Caller: c.Caller, ClaimedCategory: claimed,
+		Reason: requestReason(d), Caller: c.Caller, ClaimedCategory: claimed,
 		Commands: cmds, CreatedAt: now, ExpiresAt: now.Add(timeout), Status: store.Pending,
 	})
 	switch {
@@ -201,13 +201,15 @@ func commandsOf(sd *rules.ScriptDecision) []store.CommandDecision {
 }
 
 // requestReason is what a new request records of why a human must decide
-// (store.Request.Reason): reason, unless a rule's require or the default require
-// decided, which the request's RuleID already tells.
-func requestReason(reason string) string {
-	if reason == rules.ReasonRule || reason == rules.ReasonNoRule {
+// (store.Request.Reason): d's reason, unless a rule's require or the default require
+// decided — of the call, or of a shell script's command — which the request's RuleID
+// and Commands already tell.
+func requestReason(d rules.Decision) string {
+	if d.Reason == rules.ReasonRule || d.Reason == rules.ReasonNoRule ||
+		d.Script != nil && d.Reason == d.Script.Reason {
 		return ""
 	}
-	return reason
+	return d.Reason
 }
 
 // auditDeny queues the audit entry of a denied call for the batcher (SPEC §12.20).

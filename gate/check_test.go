@@ -527,8 +527,9 @@ func TestRequestRecordsWhy(t *testing.T) {
 		{"a file tool on its cwd", gate.Call{ToolName: "Grep", Arguments: map[string]any{"pattern": "x"}}, rules.ReasonContains + ": secrets"},
 		{"a path that cannot be normalised", gate.Call{ToolName: "list_files", Arguments: map[string]any{"path": 42}}, rules.ReasonBadPath},
 		{"a rule's require", gate.Call{ToolName: "Bash", Arguments: map[string]any{"input": "ls"}}, ""},
-		{"a shell command", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}},
-			`command "ls" needs a human by rule 2`},
+		{"a shell command's rule", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}}, ""},
+		{"a shell command's path", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "cat secrets/x"}},
+			`argument "secrets/x" of command "cat secrets/x" is inside a denied place: secrets`},
 		{"the default require", gate.Call{ToolName: "mcp__x__y"}, ""},
 	} {
 		c.call.SessionID = "s"
