@@ -325,13 +325,14 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 		access shell.Access
 	}
 	done := make(map[seen]bool, len(paths))
+	cache := lstatCache{}
 	for _, p := range paths {
 		k := seen{p.Abs(), p.Access}
 		if done[k] {
 			continue
 		}
 		done[k] = true
-		pd, ok := s.shellPath(t, c, sc, p)
+		pd, ok := s.shellPath(t, c, sc, p, cache)
 		if !ok {
 			continue
 		}
@@ -362,13 +363,20 @@ func cmdSeverity(cd *CommandDecision) int {
 // shellPath decides one path of a script in tier t: a redirect target as the file
 // call it is, an argument by the guards only. ok is false when the path changes
 // nothing.
-func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path) (Decision, bool) {
+func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
+	cache lstatCache) (Decision, bool) {
 	what := "the tool's working directory"
 	if p.Command >= 0 && p.Command < len(sc.Commands) {
 		what = fmt.Sprintf("%s %q of command %q", p.Access, p.Name,
 			commandText(&sc.Commands[p.Command]))
 	}
-	abs, problem := resolveAbs(filepath.FromSlash(p.Abs()), "", s.opt.WorkspaceRoot, nil)
+	abs, problem := "", "empty"
+	if full := filepath.FromSlash(p.Abs()); filepath.IsAbs(full) &&
+		strings.IndexByte(full, 0) < 0 {
+		abs, problem = resolveWith(full, s.opt.WorkspaceRoot, nil, cache)
+	} else {
+		abs, problem = resolveAbs(full, "", s.opt.WorkspaceRoot, nil)
+	}
 	if problem != "" {
 		return Decision{Action: Require, Reason: what + ": " + ReasonBadPath,
 			PathState: PathInvalid}, true
