@@ -144,6 +144,7 @@ func TestShellScripts(t *testing.T) {
 		{bash("grep --file=secrets/key x"), R, true, "secrets"},
 		{bash("cd secrets && cat key"), R, true, "secrets"},
 		{bash("cd docs && ls"), A, false, ""},
+		{bash("cd $D && ls"), R, false, ""},
 		{bash("git status > /dev/null"), A, false, ""},
 		{bash("git status > /dev/null 2>&1"), A, false, ""},
 		{bash("cat state/skald.db"), D, false, "protected"},

@@ -231,6 +231,12 @@ func TestRulesCommandPattern(t *testing.T) {
 		t.Fatalf("rules add --command: exit %d %q %q", code, out, errOut)
 	}
 	id := strings.Fields(out)[1]
+	code, out, errOut = runClient(t, "check", "--tool", "Bash", "--arg", "command=git status --short",
+		"--server", s.url)
+	if want := `allow: Allowed by skald-bot: command "git status --short" allowed by rule ` + id; code != 0 ||
+		!strings.HasPrefix(out, want) {
+		t.Errorf("check: exit %d %q %q, want %q", code, out, errOut, want)
+	}
 	if code, out, _ := runClient(t, "rules", "list", "--server", s.url); code != 0 ||
 		!strings.Contains(out, "COMMAND") || !strings.Contains(out, "git status *") {
 		t.Errorf("rules list: exit %d %q, want the command pattern", code, out)
