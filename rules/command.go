@@ -100,8 +100,9 @@ type ScriptDecision struct {
 	// RuleID is the rule of the command that decided (the first denied, else the
 	// first not allowed, else the first allowed); 0 when no rule matched it.
 	RuleID uint64
-	// Reason names the command that decided and its rule.
+	// Reason names the command that decided and its rule; Note is that rule's note.
 	Reason   string
+	Note     string
 	Commands []CommandDecision
 }
 
@@ -115,11 +116,13 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 		m := matcher{agent: c.AgentID, source: c.Source}
 		d := ScriptDecision{Action: Require, Reason: "empty script: " + ReasonNoRule}
 		if r := t.first(c.Tool, &m); r != nil {
-			d.Action, d.RuleID, d.Reason = r.action, r.id, "empty script: "+ReasonRule
+			d.Action, d.RuleID, d.Reason, d.Note = r.action, r.id, "empty script: "+ReasonRule,
+				r.note
 		}
 		return d
 	}
 	out := ScriptDecision{Commands: make([]CommandDecision, len(sc.Commands))}
+	notes := make([]string, len(sc.Commands))
 	deny, req, allow := -1, -1, -1
 	for i := range sc.Commands {
 		cmd := &sc.Commands[i]
@@ -131,7 +134,7 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 			cd.Why = cmd.Why
 		}
 		if r := t.first(c.Tool, &m); r != nil {
-			cd.Action, cd.RuleID = r.action, r.id
+			cd.Action, cd.RuleID, notes[i] = r.action, r.id, r.note
 		}
 		if cmd.Delegated && cd.Action != Deny {
 			cd.Action = Allow
@@ -166,7 +169,7 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 		at = 0
 	}
 	cd := out.Commands[at]
-	out.RuleID = cd.RuleID
+	out.RuleID, out.Note = cd.RuleID, notes[at]
 	verb := map[Action]string{Allow: "allowed", Deny: "denied", Require: "needs a human"}[cd.Action]
 	switch {
 	case cd.RuleID != 0:
@@ -247,7 +250,7 @@ func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision
 func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script) (d Decision,
 	sd ScriptDecision) {
 	sd = s.decideScript(t, c, sc)
-	d = Decision{Action: sd.Action, RuleID: sd.RuleID, Reason: sd.Reason}
+	d = Decision{Action: sd.Action, RuleID: sd.RuleID, Reason: sd.Reason, Note: sd.Note}
 	cmds := make([]CommandDecision, len(sd.Commands))
 	copy(cmds, sd.Commands)
 	defer func() {

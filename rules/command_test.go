@@ -318,3 +318,22 @@ func TestEvaluateShell(t *testing.T) {
 		}
 	}
 }
+
+// TestShellDecisionNote: a script's decision carries the note of the deciding
+// command's rule.
+func TestShellDecisionNote(t *testing.T) {
+	s := Compile(nil, []Rule{
+		{ID: 1, GroupID: DefaultGroup, ToolPattern: "Bash", Action: Require, Priority: 1000},
+		{ID: 2, GroupID: DefaultGroup, ToolPattern: "Bash", CommandPattern: "curl *",
+			Action: Deny, Note: "no network"},
+		{ID: 3, GroupID: DefaultGroup, ToolPattern: "Bash", CommandPattern: "ls *",
+			Action: Allow, Note: "listing is fine"},
+	}, Options{WorkspaceRoot: "/w"})
+	for script, want := range map[string]string{"ls; curl x": "no network", "ls": "listing is fine",
+		"make": ""} {
+		d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Args: map[string]any{"command": script}})
+		if d.Note != want {
+			t.Errorf("Evaluate(%q) = %+v, want note %q", script, d, want)
+		}
+	}
+}

@@ -160,3 +160,35 @@ func TestSeedFirstRulesOnlyWhenNoRules(t *testing.T) {
 		t.Fatalf("after deleting everything:\n%q\nwant\n%q", got, seeded)
 	}
 }
+
+// TestSeedKeepsOldShellPriority: a store seeded when the shell requires sat at
+// priority 10 keeps them there when it is opened again.
+func TestSeedKeepsOldShellPriority(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "skald.db")
+	d, _ := openAt(t, path)
+	rs, err := d.Rules()
+	must(t, err)
+	for _, r := range rs {
+		if r.ToolPattern == "Bash" || r.ToolPattern == "execute_cmd" {
+			r.Priority = 10
+			_, err := d.UpdateRule(r, alice)
+			must(t, err)
+		}
+	}
+	must(t, d.Close())
+	d, _ = openAt(t, path)
+	rs, err = d.Rules()
+	must(t, err)
+	n := 0
+	for _, r := range rs {
+		if r.ToolPattern == "Bash" || r.ToolPattern == "execute_cmd" {
+			n++
+			if r.Priority != 10 {
+				t.Errorf("after reopening: %+v, want priority 10 kept", r)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d shell requires after reopening, want 2", n)
+	}
+}
