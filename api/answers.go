@@ -34,14 +34,25 @@ type Request struct {
 	// Reason is why the gate asked a human beyond a rule's or the default require.
 	Reason string `json:"reason,omitempty"`
 	// Caller is who made the call (docs/design.md, "Callers"), never a secret.
-	Caller          string       `json:"caller,omitempty"`
-	ClaimedCategory string       `json:"claimed_category,omitempty"`
-	CreatedAt       time.Time    `json:"created_at"`
-	ExpiresAt       time.Time    `json:"expires_at"`
-	Status          store.Status `json:"status"`
-	Resolution      *Resolution  `json:"resolution,omitempty"`
+	Caller          string `json:"caller,omitempty"`
+	ClaimedCategory string `json:"claimed_category,omitempty"`
+	// Commands are, for a shell tool's call, how each command of its script was
+	// decided (docs/design.md, "Shell commands").
+	Commands   []CommandDecision `json:"commands,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	ExpiresAt  time.Time         `json:"expires_at"`
+	Status     store.Status      `json:"status"`
+	Resolution *Resolution       `json:"resolution,omitempty"`
 	// Messages are the chat messages that show the request.
 	Messages []Message `json:"messages,omitempty"`
+}
+
+// CommandDecision is how one simple command of a shell call's script was decided.
+type CommandDecision struct {
+	Command string `json:"command"` // its words joined by one space, as matched
+	Action  string `json:"action"`  // allow, deny or require
+	RuleID  uint64 `json:"rule_id,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Resolution is how a request left pending: who, through what channel, when.
@@ -135,6 +146,7 @@ func RequestOf(q store.Request) Request {
 		Reason: q.Reason, Caller: q.Caller, ClaimedCategory: q.ClaimedCategory,
 		CreatedAt: q.CreatedAt, ExpiresAt: q.ExpiresAt, Status: q.Status,
 	}
+	out.Commands = commandsOf(q.Commands)
 	if res := q.Resolution; res != nil {
 		out.Resolution = &Resolution{By: res.By, Via: res.Via, At: res.At, Note: res.Note}
 		if b := res.Bypass; b != nil {
@@ -147,6 +159,18 @@ func RequestOf(q store.Request) Request {
 			out.Messages[i] = Message{Channel: m.Channel, ChatID: m.ChatID, Ref: m.Ref,
 				ShownAt: m.ShownAt, Final: m.Final}
 		}
+	}
+	return out
+}
+
+// commandsOf is cs as the API shows them; nil for nil.
+func commandsOf(cs []store.CommandDecision) []CommandDecision {
+	if cs == nil {
+		return nil
+	}
+	out := make([]CommandDecision, len(cs))
+	for i, c := range cs {
+		out[i] = CommandDecision(c)
 	}
 	return out
 }

@@ -20,6 +20,8 @@ func fullRequest() store.Request {
 		ContextLabel: "nightly", Category: "notes", MCPServer: "notes", GroupID: "agents",
 		Profile: "agents", Cwd: "/ws", RuleID: 12, Reason: "protected path",
 		Caller: "agent-0123456789ab", ClaimedCategory: "safe",
+		Commands: []store.CommandDecision{{Command: "ls", Action: "allow", RuleID: 3,
+			Reason: "rule"}},
 		CreatedAt: at, ExpiresAt: at.Add(time.Hour), Status: store.Approved,
 		Resolution: &store.Resolution{By: "jane", Via: "telegram", At: at.Add(time.Minute),
 			Note: "ok", Bypass: &store.BypassGrant{Scope: "all", Secs: 900}},
@@ -41,7 +43,9 @@ func TestRequestWireFormat(t *testing.T) {
 		`"context_label":"nightly"`, `"tool_category":"notes"`, `"mcp_server":"notes"`,
 		`"group_id":"agents"`, `"profile":"agents"`, `"cwd":"/ws"`, `"rule_id":12`,
 		`"reason":"protected path"`, `"caller":"agent-0123456789ab"`,
-		`"claimed_category":"safe"`, `"created_at":"2026-03-01T12:00:00Z"`,
+		`"claimed_category":"safe"`,
+		`"commands":[{"command":"ls","action":"allow","rule_id":3,"reason":"rule"}]`,
+		`"created_at":"2026-03-01T12:00:00Z"`,
 		`"expires_at":"2026-03-01T13:00:00Z"`, `"status":"approved"`,
 		`"resolution":{"by":"jane","via":"telegram","at":"2026-03-01T12:01:00Z","note":"ok",` +
 			`"bypass":{"scope":"all","secs":900}}`,
@@ -56,7 +60,8 @@ func TestRequestWireFormat(t *testing.T) {
 // (or of fullRequest) fails here.
 func TestRequestOfMapsEveryField(t *testing.T) {
 	q := api.RequestOf(fullRequest())
-	for _, v := range []any{q, *q.Resolution, *q.Resolution.Bypass, q.Messages[0]} {
+	for _, v := range []any{q, *q.Resolution, *q.Resolution.Bypass, q.Messages[0],
+		q.Commands[0]} {
 		rv := reflect.ValueOf(v)
 		for i := range rv.NumField() {
 			if rv.Field(i).IsZero() {

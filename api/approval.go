@@ -33,7 +33,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	res := CheckResult{Decision: out.Decision, RuleID: out.RuleID, Reason: out.Reason,
-		Note: out.Note}
+		Note: out.Note, Commands: commandsOf(out.Commands)}
 	if out.Reason == rules.ReasonRule && out.RuleID != 0 {
 		res.Reason = s.ruleReason(out.RuleID)
 	}
@@ -120,7 +120,8 @@ func ResultOf[R Request | store.Request](q R) CheckResult {
 }
 
 func resultOf(q Request) CheckResult {
-	res := CheckResult{Decision: gate.Verdict(q.Status), RequestID: q.ID, RuleID: q.RuleID}
+	res := CheckResult{Decision: gate.Verdict(q.Status), RequestID: q.ID, RuleID: q.RuleID,
+		Commands: q.Commands}
 	switch q.Status {
 	case store.Pending:
 		res.Reason = fmt.Sprintf("waiting for approval (request %d)", q.ID)

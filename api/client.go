@@ -159,12 +159,14 @@ type wholeRule struct {
 	Action      rules.Action `json:"action"`
 	Note        string       `json:"note"`
 	Priority    int          `json:"priority"`
+	// CommandPattern is sent even when empty, so that an update can clear it.
+	CommandPattern string `json:"command_pattern"`
 }
 
 func wholeRuleOf(r rules.Rule) wholeRule {
 	return wholeRule{ID: r.ID, GroupID: r.GroupID, AgentID: r.AgentID, Source: r.Source,
 		ToolPattern: r.ToolPattern, PathPattern: r.PathPattern, Action: r.Action, Note: r.Note,
-		Priority: r.Priority}
+		Priority: r.Priority, CommandPattern: r.CommandPattern}
 }
 
 // DeleteRule deletes rule id. 404 when unknown.

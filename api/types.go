@@ -37,6 +37,9 @@ type CheckResult struct {
 	Reason     string       `json:"reason"`
 	Note       string       `json:"note,omitempty"`
 	ResolvedBy string       `json:"resolved_by,omitempty"`
+	// Commands are, for a shell tool's call, how each command of its script was
+	// decided: its words, action, rule and reason.
+	Commands []CommandDecision `json:"commands,omitempty"`
 }
 
 // Final reports whether the decision is an answer (anything but pending).

@@ -59,7 +59,7 @@ type call struct {
 var commands []*command
 
 // ruleUsage is the usage of the optional keys of allow, deny and require.
-const ruleUsage = `[path=P] [agent=A] [source=S] [priority=N] [group=G] [note="..."]`
+const ruleUsage = `[path=P] [command="git status *"] [agent=A] [source=S] [priority=N] [group=G] [note="..."]`
 
 func init() {
 	commands = []*command{
@@ -75,7 +75,7 @@ func init() {
 			"add a rule that asks for approval", (*Bot).addRule},
 		{"rmrule", RoleAdmin, "rmrule <id>", "delete a rule", (*Bot).rmRule},
 		{"setrule", RoleAdmin,
-			"setrule <id> key=value... (keys: tool action path agent source priority group note)",
+			"setrule <id> key=value... (keys: tool action path command agent source priority group note)",
 			"change a rule", (*Bot).setRule},
 		{"groups", RoleAdmin, "groups", "list the permission groups", (*Bot).groups},
 		{"group", RoleAdmin,
@@ -312,13 +312,16 @@ func (b *Bot) resolve(ctx context.Context, c *call) (string, error) {
 }
 
 // formatRule is one line of the rules list: "#12 default p10 require Bash
-// path=secrets/* agent=a source=s — note".
+// path=secrets/* command="git status *" agent=a source=s — note".
 func formatRule(r rules.Rule) string {
 	s := fmt.Sprintf("#%d %s p%d %s %s", r.ID, r.GroupID, r.Priority, r.Action, r.ToolPattern)
 	filters := [][2]string{{"path", r.PathPattern}, {"agent", r.AgentID}, {"source", r.Source}}
 	for _, kv := range filters {
 		if kv[1] != "" {
 			s += " " + kv[0] + "=" + clip(kv[1], 100)
+		}
+		if kv[0] == "path" && r.CommandPattern != "" {
+			s += ` command="` + clip(r.CommandPattern, 100) + `"`
 		}
 	}
 	if r.Note != "" {
@@ -355,8 +358,9 @@ func (b *Bot) rules(_ context.Context, c *call) (string, error) {
 
 // ruleKeys are the keys of allow/deny/require, ruleSetKeys those of setrule.
 var (
-	ruleKeys    = []string{"path", "agent", "source", "priority", "group", "note"}
-	ruleSetKeys = []string{"tool", "action", "path", "agent", "source", "priority", "group", "note"}
+	ruleKeys    = []string{"path", "command", "agent", "source", "priority", "group", "note"}
+	ruleSetKeys = []string{"tool", "action", "path", "command", "agent", "source", "priority",
+		"group", "note"}
 )
 
 // applyKeys sets the fields of r that kv names.
@@ -369,6 +373,8 @@ func applyKeys(r *rules.Rule, kv map[string]string) error {
 			r.Action = rules.Action(v)
 		case "path":
 			r.PathPattern = v
+		case "command":
+			r.CommandPattern = v
 		case "agent":
 			r.AgentID = v
 		case "source":

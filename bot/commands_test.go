@@ -225,13 +225,17 @@ func TestCommandsBad(t *testing.T) {
 		{alice, "allow path=x", ErrUsage, "missing tool pattern"},
 		{alice, "allow a*b", gate.ErrInvalidRule, `allow: tool_pattern "a*b": `},
 		{alice, "deny *x*", gate.ErrInvalidRule, `tool_pattern "*x*"`},
-		{alice, "allow Bash colour=red", ErrUsage, `allow: unknown key "colour" (want path, agent, source, priority, group, note)`},
+		{alice, "allow Bash colour=red", ErrUsage, `allow: unknown key "colour" (want path, command, agent, source, priority, group, note)`},
 		{alice, "allow Bash path=a path=b", ErrUsage, `key "path" given twice`},
 		{alice, "allow Bash stray", ErrUsage, `"stray" is not key=value`},
 		{alice, "allow Bash priority=high", ErrUsage, `priority "high" is not a whole number`},
 		{alice, "allow Bash priority=-1", gate.ErrInvalidRule, "priority -1: must be between 0 and 999999"},
 		{alice, "allow Bash priority=1000000", gate.ErrInvalidRule, "priority 1000000"},
 		{alice, "allow Bash path=a*b", gate.ErrInvalidRule, `path_pattern "a*b"`},
+		{alice, `allow Read command="ls *"`, gate.ErrInvalidRule,
+			`command_pattern "ls *": only applies to the shell tools (Bash, execute_cmd), not "Read"`},
+		{alice, fmt.Sprintf(`setrule %d command="ls *"`, catchAll), gate.ErrInvalidRule,
+			`command_pattern "ls *": needs a tool_pattern naming a shell tool, not "*"`},
 		{alice, "allow Bash group=nosuch", gate.ErrUnknownGroup, `allow: unknown group "nosuch"`},
 		{alice, "allow * group=default", rules.ErrCatchAll, fmt.Sprintf("allow: group default already has a catch-all (rule %d); edit that one", catchAll)},
 		{alice, "rmrule", ErrUsage, "rmrule: missing arguments"},
@@ -374,6 +378,18 @@ func TestPrecedenceNote(t *testing.T) {
 		return rules.Rule{}
 	}
 	seeded := ruleFor(rules.DefaultGroup, "Bash", rules.Require)
+	// New stores seed it at 1000, after command rules at the default priority; a
+	// store seeded earlier has it at 10.
+	if seeded.Priority != 1000 {
+		t.Fatalf("seeded %+v, want priority 1000", seeded)
+	}
+	if txt := e.ok(alice, `allow Bash command="git status *"`,
+		`default p100 allow Bash command="git status *"`); strings.Contains(txt, "Note:") {
+		t.Errorf("a command rule before the seeded require got a note: %q", txt)
+	}
+	e.ok(alice, fmt.Sprintf("setrule %d priority=10", seeded.ID))
+	e.ok(alice, `allow Bash command="go test *"`, `default p100 allow Bash command="go test *"`,
+		fmt.Sprintf("Note: rule %d (require Bash, priority 10) comes first for Bash; use priority=9", seeded.ID))
 	note := fmt.Sprintf("Note: rule %d (require Bash, priority 10) comes first for Bash; use priority=9 to take precedence.", seeded.ID)
 
 	txt := e.ok(alice, "deny Bash", "Created rule #", "default p100 deny Bash\n"+note)

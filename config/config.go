@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"go.yaml.in/yaml/v3"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -277,6 +279,11 @@ type Tools struct {
 	// tools (mcp__<server>__read_file, …) are file tools, under the same rules as
 	// Read and Write (rules.MCPFSRead, rules.MCPFSWrite). nil means [filesystem].
 	MCPFilesystem []string `yaml:"mcp_filesystem" json:"mcp_filesystem,omitempty"`
+	// Shell are the tools that run a shell script, decided command by command
+	// (docs/design.md, "Shell commands"): the script is argument Arg, and CwdArg,
+	// when set, names the directory it starts in. nil means Bash (command) and
+	// execute_cmd (cmd, cwd_arg cwd).
+	Shell []rules.ShellTool `yaml:"shell" json:"shell,omitempty"`
 }
 
 // Category names a set of tool patterns (docs/design.md, "Deciding a call"). It has
@@ -365,11 +372,16 @@ func (c *Config) RulesProfiles() []rules.Profile {
 }
 
 // RulesOptions returns the evaluation options the configuration implies: the tool
-// classes, path arguments, the workspace root, and as protected paths the data
+// classes, path arguments, shell tools, the service's home directory for ~ in
+// scripts (none when it is unknown), the workspace root, and as protected paths the data
 // directory and the configuration file (docs/design.md, "Protected and guarded
 // places"). Call it after Load (or Resolve), so the paths are absolute.
 func (c *Config) RulesOptions() rules.Options {
 	protected := []string{c.DataDir}
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) {
+		home = "" // ~ in a shell script is then a path no one can name
+	}
 	if c.File != "" {
 		protected = append(protected, c.File)
 	}
@@ -380,6 +392,8 @@ func (c *Config) RulesOptions() rules.Options {
 		PathArgs:      c.Tools.PathArgs,
 		MCPFilesystem: c.Tools.MCPFilesystem,
 		Protected:     protected,
+		Shell:         c.Tools.Shell,
+		Home:          home,
 	}
 }
 

@@ -371,6 +371,25 @@ func (c *Config) validateTools(p *problems) {
 			}
 		}
 	}
+	shellTools := map[string]bool{}
+	for i, st := range c.Tools.Shell {
+		key := fmt.Sprintf("tools.shell[%d]", i)
+		for _, f := range []struct{ key, v string }{{".tool", st.Tool}, {".arg", st.Arg}} {
+			if !plainName(f.v) {
+				p.add(key+f.key, f.v, "must be a name without spaces or stars")
+			}
+		}
+		switch {
+		case st.CwdArg != "" && !plainName(st.CwdArg):
+			p.add(key+".cwd_arg", st.CwdArg, "must be a name without spaces or stars")
+		case st.CwdArg != "" && st.CwdArg == st.Arg:
+			p.add(key+".cwd_arg", st.CwdArg, "must differ from arg")
+		}
+		if shellTools[st.Tool] {
+			p.add(key+".tool", st.Tool, "duplicate shell tool")
+		}
+		shellTools[st.Tool] = true
+	}
 	seen := map[string]bool{}
 	for i, n := range c.Tools.MCPFilesystem {
 		key := fmt.Sprintf("tools.mcp_filesystem[%d]", i)
@@ -382,6 +401,12 @@ func (c *Config) validateTools(p *problems) {
 		}
 		seen[n] = true
 	}
+}
+
+// plainName reports whether n is a tool or argument name: not empty, without spaces,
+// control characters or stars.
+func plainName(n string) bool {
+	return n != "" && !strings.ContainsFunc(n, func(r rune) bool { return r <= ' ' || r == '*' })
 }
 
 // mcpServerName reports whether n can be the <server> of an MCP tool name

@@ -61,6 +61,9 @@ func (m *Manager) prepare(r rules.Rule) (rules.Rule, error) {
 	if err := rules.Validate(r); err != nil {
 		return rules.Rule{}, err
 	}
+	if err := rules.CheckShellRule(r, m.ropt.Shell); err != nil {
+		return rules.Rule{}, err
+	}
 	r.ResolvedPathPattern = ""
 	if r.PathPattern != "" {
 		r.ResolvedPathPattern = rules.ResolvePattern(r.PathPattern, m.ropt.WorkspaceRoot)

@@ -177,3 +177,38 @@ func TestCheckAllowAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckShell gates a 5-command Bash script at 1,000 rules: 900 of the
+// realistic mix and 100 command rules, 5 of which allow the script's commands.
+func BenchmarkCheckShell(b *testing.B) {
+	rs, _, _ := benchRules(900)
+	for i := range 95 {
+		rs = append(rs, rules.Rule{ID: uint64(200000 + i), GroupID: "bench", ToolPattern: "Bash",
+			CommandPattern: fmt.Sprintf("tool%d sub%d *", i, i), Action: rules.Allow,
+			Priority: rules.DefaultPriority})
+	}
+	for i, p := range []string{"git status *", "grep *", "go test *", "tail *", "cd *"} {
+		rs = append(rs, rules.Rule{ID: uint64(300000 + i), GroupID: "bench", ToolPattern: "Bash",
+			CommandPattern: p, Action: rules.Allow, Priority: rules.DefaultPriority})
+	}
+	e := newEnv(b, func(o *gate.Options) {
+		o.Store = benchStore{DB: o.Store.(*store.DB), rules: rs}
+		o.Notifier = nil
+	})
+	if err := os.MkdirAll(filepath.Join(e.root, "docs"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	c := gate.Call{SessionID: "bench", Group: "bench", ToolName: "Bash",
+		Arguments: map[string]any{"command": "cd docs && git status --short | " +
+			"grep -v vendor > /dev/null; go test ./... 2>&1 | tail -n 20"}}
+	if out := e.check(c); out.Decision != gate.VerdictAllow || len(out.Commands) != 5 {
+		b.Fatalf("%+v, want allow of 5 commands", out)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if out, err := e.m.Check(ctx, c); err != nil || out.Decision != gate.VerdictAllow {
+			b.Fatal(out.Decision, err)
+		}
+	}
+}

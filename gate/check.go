@@ -45,12 +45,15 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		Tool: c.ToolName, AgentID: c.AgentID, Source: c.Source, Args: c.Arguments,
 		Cwd: c.Cwd, WorkingDir: p.workDir,
 	})
+	cmds := commandsOf(d.Script)
 	switch d.Action {
 	case rules.Allow:
-		return Outcome{Decision: VerdictAllow, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
+		return Outcome{Decision: VerdictAllow, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note,
+			Commands: cmds}, nil
 	case rules.Deny:
 		m.auditDeny(c, group, d)
-		return Outcome{Decision: VerdictDeny, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note}, nil
+		return Outcome{Decision: VerdictDeny, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note,
+			Commands: cmds}, nil
 	}
 	category := m.category(snap, c.ToolName)
 	server := mcpServer(c.ToolName)
@@ -59,10 +62,10 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		d.Reason = ReasonRulesUnavailable
 	} else if !d.Locked() { // a guarded place or an unresolvable path needs a human
 		if m.bypassed(&c, p.ID, category, server) {
-			return Outcome{Decision: VerdictAllow, Reason: ReasonBypass}, nil
+			return Outcome{Decision: VerdictAllow, Reason: ReasonBypass, Commands: cmds}, nil
 		}
 		if fastPath(snap.set, p, c.ToolName, d) {
-			return Outcome{Decision: VerdictAllow, Reason: ReasonFastPath}, nil
+			return Outcome{Decision: VerdictAllow, Reason: ReasonFastPath, Commands: cmds}, nil
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -89,8 +92,8 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		SessionID: c.SessionID, ToolCallID: c.ToolCallID, ToolName: c.ToolName, Arguments: args,
 		AgentID: c.AgentID, Source: c.Source, ContextLabel: c.ContextLabel, Category: category,
 		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID,
-		Reason: requestReason(d.Reason), Caller: c.Caller, ClaimedCategory: claimed,
-		CreatedAt: now, ExpiresAt: now.Add(timeout), Status: store.Pending,
+		Reason: requestReason(d), Caller: c.Caller, ClaimedCategory: claimed,
+		Commands: cmds, CreatedAt: now, ExpiresAt: now.Add(timeout), Status: store.Pending,
 	})
 	switch {
 	case reserved && !created:
@@ -101,7 +104,8 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("gate: check %s: %w", c.ToolName, err)
 	}
-	out := Outcome{Decision: decisionOf(req.Status), RuleID: d.RuleID, Reason: d.Reason, Note: d.Note, Request: &req}
+	out := Outcome{Decision: decisionOf(req.Status), RuleID: d.RuleID, Reason: d.Reason, Note: d.Note,
+		Commands: cmds, Request: &req}
 	if !created {
 		out.Reason = ReasonExisting
 		return out, nil
@@ -154,14 +158,30 @@ func fastPath(set *rules.Set, p *profile, tool string, d rules.Decision) bool {
 	return false
 }
 
+// commandsOf is how the commands of a shell call's script were decided, as a request
+// records them; nil when sd is.
+func commandsOf(sd *rules.ScriptDecision) []store.CommandDecision {
+	if sd == nil {
+		return nil
+	}
+	out := make([]store.CommandDecision, len(sd.Commands))
+	for i, c := range sd.Commands {
+		out[i] = store.CommandDecision{Command: c.Text, Action: string(c.Action),
+			RuleID: c.RuleID, Reason: c.Reason}
+	}
+	return out
+}
+
 // requestReason is what a new request records of why a human must decide
-// (store.Request.Reason): reason, unless a rule's require or the default require
-// decided, which the request's RuleID already tells.
-func requestReason(reason string) string {
-	if reason == rules.ReasonRule || reason == rules.ReasonNoRule {
+// (store.Request.Reason): d's reason, unless a rule's require or the default require
+// decided — of the call, or of a shell script's command — which the request's RuleID
+// and Commands already tell.
+func requestReason(d rules.Decision) string {
+	if d.Reason == rules.ReasonRule || d.Reason == rules.ReasonNoRule ||
+		d.Script != nil && d.Reason == d.Script.Reason {
 		return ""
 	}
-	return reason
+	return d.Reason
 }
 
 // auditDeny queues the audit entry of a denied call for the batcher.

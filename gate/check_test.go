@@ -539,7 +539,10 @@ func TestRequestRecordsWhy(t *testing.T) {
 		{"a guarded place", gate.Call{ToolName: "Grep", Arguments: map[string]any{"path": "."}}, rules.ReasonContains + ": secrets"},
 		{"a file tool on its cwd", gate.Call{ToolName: "Grep", Arguments: map[string]any{"pattern": "x"}}, rules.ReasonContains + ": secrets"},
 		{"a path that cannot be normalised", gate.Call{ToolName: "list_files", Arguments: map[string]any{"path": 42}}, rules.ReasonBadPath},
-		{"a rule's require", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}}, ""},
+		{"a rule's require", gate.Call{ToolName: "Bash", Arguments: map[string]any{"input": "ls"}}, ""},
+		{"a shell command's rule", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}}, ""},
+		{"a shell command's path", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "cat secrets/x"}},
+			`argument "secrets/x" of command "cat secrets/x" is inside a denied place: secrets`},
 		{"the default require", gate.Call{ToolName: "mcp__x__y"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -73,6 +73,9 @@ type Outcome struct {
 	RuleID uint64 `json:"rule_id,omitempty"`
 	Reason string `json:"reason"`
 	Note   string `json:"note,omitempty"`
+	// Commands are, for a shell tool's call, how each command of its script was
+	// decided (rules.Decision.Script); nil for other tools.
+	Commands []store.CommandDecision `json:"commands,omitempty"`
 	// Request is set when the call required approval: the registered (or existing)
 	// request as stored.
 	Request *store.Request `json:"-"`

@@ -60,6 +60,16 @@
 // Shadowing tells an admin which earlier unfiltered rule already decides every call a
 // new rule matches (first match wins), and Compare is the one (priority, id) order.
 //
+// # Shell commands
+//
+// A call of a shell tool (Options.Shell) whose script argument is a string is parsed
+// (package rules/shell) and each simple command decided by the rules of its tool —
+// those with a CommandPattern only match commands — the call being deny if any
+// command is denied, allow only if every one is allowed, else require. Redirect
+// targets are decided as file writes and reads by the file rules, other literal
+// arguments by the guards above; Decision.Script lists every command (docs/design.md,
+// "Shell commands").
+//
 // # Paths
 //
 // Normalize resolves a path the way the OS will when the tool opens it: relative to the

@@ -25,7 +25,25 @@ type Options struct {
 	// path is a strict ancestor of one of them requires a human (see Set.Evaluate).
 	// Compile normalises them, so one reached through a symlink is still protected.
 	Protected []string
+	// Shell are the tools whose argument holds a shell script, decided command by
+	// command; nil means DefaultShell.
+	Shell []ShellTool
+	// Home is the absolute directory ~ stands for in shell scripts; empty leaves ~
+	// unexpanded.
+	Home string
 }
+
+// ShellTool is a tool that runs a shell script: the script is its argument Arg, and
+// CwdArg, when set, names the argument holding the directory it starts in.
+type ShellTool struct {
+	Tool   string `json:"tool" yaml:"tool"`
+	Arg    string `json:"arg" yaml:"arg"`
+	CwdArg string `json:"cwd_arg,omitempty" yaml:"cwd_arg,omitempty"`
+}
+
+// DefaultShell are the shell tools when Options.Shell is nil.
+var DefaultShell = []ShellTool{{Tool: "Bash", Arg: "command"},
+	{Tool: "execute_cmd", Arg: "cmd", CwdArg: "cwd"}}
 
 // The defaults of Options' lists (docs/design.md, "Path arguments").
 var (
@@ -101,6 +119,10 @@ type Decision struct {
 	// to a call with at most one — with none, a file tool is decided on its working
 	// directory (Paths 0), and the fast-path vouches for that directory.
 	Paths int
+	// Script is, for a shell tool's call (Options.Shell), how each simple command of
+	// its script was decided, its paths included (see Set.EvaluateShell); nil for any
+	// other call. It is not to be modified.
+	Script *ScriptDecision
 }
 
 // Locked reports whether the decision is a require that no session bypass or profile

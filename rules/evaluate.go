@@ -11,8 +11,12 @@ import (
 // the rules without a path filter's (a file tool is decided on its working directory).
 // Path patterns are resolved as the file system is at the call. Safe for concurrent use;
 // a call without a path of a tool outside the file classes reads no file and allocates
-// nothing.
+// nothing. A shell tool's call is decided command by command (EvaluateShell; package
+// doc, "Shell commands").
 func (s *Set) Evaluate(group string, c Call) Decision {
+	if d, _, ok := s.EvaluateShell(group, c); ok {
+		return d
+	}
 	// With a base that cannot be resolved, no path of the call can be.
 	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
 	for try := 0; ; try++ {

@@ -72,7 +72,7 @@ func TestEvaluateSeeded(t *testing.T) {
 	catchAll := ruled(Require, 12, "")
 	runEvalCases(t, s, []evalCase{
 		// §4.3: exact names and the catch-all.
-		{"exact require", "", Call{Tool: "Bash", Args: map[string]any{"command": "ls"}}, ruled(Require, 2, "")},
+		{"exact require", "", Call{Tool: "Bash", Args: map[string]any{"input": "ls"}}, ruled(Require, 2, "")},
 		{"exact allow", "", Call{Tool: "TodoWrite"}, ruled(Allow, 8, "")},
 		{"unknown tool meets the catch-all", "", Call{Tool: "mcp__gmail__send"}, catchAll},
 		// §4.5, §4.6: paths.
@@ -716,7 +716,7 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 		{"empty and null path keys are no path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": nil}, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
 		{"a cwd that cannot be normalised", "", Call{Tool: "LS", Cwd: "data/loop1"}, withState(catchAll, PathInvalid)},
 		{"not a file tool: the rules alone", "", Call{Tool: "TodoWrite", Cwd: "state"}, ruled(Allow, 8, "")},
-		{"not a file tool: Bash", "", Call{Tool: "Bash", Args: map[string]any{"command": "cat secrets/key"}, Cwd: "secrets"}, ruled(Require, 2, "")},
+		{"not a file tool: Bash", "", Call{Tool: "Bash", Args: map[string]any{"input": "cat secrets/key"}, Cwd: "secrets"}, ruled(Require, 2, "")},
 	})
 
 	// The file tools are the Set's: a custom class changes which tools search their cwd.

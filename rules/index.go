@@ -3,6 +3,8 @@ package rules
 import (
 	"slices"
 	"strings"
+
+	"github.com/skald-circle/skald-bot/rules/shell"
 )
 
 // tier is the candidates of one permission group in evaluation order — the group's
@@ -146,6 +148,11 @@ type matcher struct {
 	// visibility: an empty agent or source names no one, so rules filtered on one are
 	// not excluded by it (visibility).
 	visibility bool
+	// cmd is the shell command being decided; rules with a command pattern match
+	// nothing without one. allowText is its shell.Command.AllowText.
+	cmd       *shell.Command
+	allowText string
+	allowable bool
 }
 
 func (m *matcher) match(r *crule) bool {
@@ -153,6 +160,9 @@ func (m *matcher) match(r *crule) bool {
 		return false
 	}
 	if r.source != "" && r.source != m.source && !(m.visibility && m.source == "") {
+		return false
+	}
+	if r.hasCmd && !m.command(r) {
 		return false
 	}
 	return !r.hasPath || m.pathState == PathOK && r.path.match(m.path)

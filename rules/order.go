@@ -60,7 +60,8 @@ func firstCovering(all []Rule, group string, r Rule) (Rule, bool) {
 	found := false
 	for _, e := range all {
 		if e.GroupID != group || e.ID == r.ID || e.AgentID != "" || e.Source != "" ||
-			e.PathPattern != "" || !coversTool(e.ToolPattern, r.ToolPattern) {
+			e.PathPattern != "" || e.CommandPattern != "" ||
+			!coversTool(e.ToolPattern, r.ToolPattern) {
 			continue
 		}
 		if group == r.GroupID && Compare(e, r) >= 0 {

@@ -165,6 +165,33 @@ func resolveAbs(path, base, root string, rec *lookups) (string, string) {
 // Normalize). root, when not "", is absolute, clean and resolved: a full that starts
 // with it starts the walk there without inspecting root's own components.
 func resolve(full, root string, rec *lookups) (string, string) {
+	return resolveWith(full, root, rec, nil)
+}
+
+// lstatCache keeps the lstat answers of one call's resolutions, by path: a shell
+// script names many paths in the same few directories. Only a call's own
+// resolutions share one, so what it answers is as current as the call.
+type lstatCache map[string]lstatResult
+
+type lstatResult struct {
+	fi  fs.FileInfo
+	err error
+}
+
+func (c lstatCache) lstat(name string) (fs.FileInfo, error) {
+	if c == nil {
+		return os.Lstat(name)
+	}
+	if r, ok := c[name]; ok {
+		return r.fi, r.err
+	}
+	fi, err := os.Lstat(name)
+	c[name] = lstatResult{fi, err}
+	return fi, err
+}
+
+// resolveWith is resolve with its lstat answers kept in cache, when not nil.
+func resolveWith(full, root string, rec *lookups, cache lstatCache) (string, string) {
 	buf := make([]byte, 1, len(full)+16)
 	buf[0] = '/'
 	rest := full
@@ -216,7 +243,7 @@ func resolve(full, root string, rec *lookups) (string, string) {
 		if rec != nil {
 			rec.add(string(buf[:max(dirLen, 1)]))
 		}
-		fi, err := os.Lstat(string(buf))
+		fi, err := cache.lstat(string(buf))
 		switch {
 		case err == nil:
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):

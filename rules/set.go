@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/skald-circle/skald-bot/rules/shell"
 )
 
 // Set is a compiled snapshot of every permission group and rule, built by Compile. Its
@@ -40,6 +42,10 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 	opt.FSWrite = orDefault(opt.FSWrite, DefaultFSWrite)
 	opt.PathArgs = orDefault(opt.PathArgs, DefaultPathArgs)
 	opt.MCPFilesystem = orDefault(opt.MCPFilesystem, DefaultMCPFilesystem)
+	if opt.Shell == nil {
+		opt.Shell = DefaultShell
+	}
+	opt.Shell = slices.Clone(opt.Shell)
 	opt.Protected = slices.Clone(opt.Protected)
 	reads, writes := slices.Clone(opt.FSRead), slices.Clone(opt.FSWrite)
 	for _, srv := range opt.MCPFilesystem {
@@ -110,8 +116,10 @@ type crule struct {
 	toolKind toolKind
 	tool     string // the exact name or prefix
 	hasPath  bool
-	written  string      // the path pattern as written
-	path     pathPattern // written, resolved by the view that holds the rule
+	written  string        // the path pattern as written
+	path     pathPattern   // written, resolved by the view that holds the rule
+	hasCmd   bool          // the rule has a command_pattern: see matcher.command
+	cmd      shell.Pattern // valid when hasCmd
 }
 
 // compileRules sorts one group's rules into evaluation order (Compare) and compiles
@@ -124,6 +132,9 @@ func compileRules(rs []Rule) []crule {
 		cr.toolKind, cr.tool = parseTool(r.ToolPattern)
 		if r.PathPattern != "" {
 			cr.hasPath, cr.written = true, r.PathPattern
+		}
+		if r.CommandPattern != "" {
+			cr.hasCmd, cr.cmd = true, shell.MustCompile(r.CommandPattern) // Validate passed
 		}
 		out[i] = cr
 	}
@@ -180,5 +191,6 @@ func (s *Set) Options() Options {
 	o.PathArgs = slices.Clone(o.PathArgs)
 	o.MCPFilesystem = slices.Clone(o.MCPFilesystem)
 	o.Protected = slices.Clone(o.Protected)
+	o.Shell = slices.Clone(o.Shell)
 	return o
 }

@@ -21,7 +21,10 @@ const (
 //   - PathPattern and ResolvedPathPattern are empty or hold a star only as their last
 //     character ("<dir>/*" or "prefix*"), and no NUL byte;
 //   - Action is allow, deny or require;
-//   - Priority lies in [MinPriority, MaxPriority].
+//   - Priority lies in [MinPriority, MaxPriority];
+//   - CommandPattern is empty or a valid command pattern, on a rule with an exact
+//     tool name and no path filter (whether that tool is a shell tool is
+//     Set.CheckShellRule's business).
 //
 // AgentID, Source and Note are free text. Validate does no I/O.
 func Validate(r Rule) error {
@@ -40,6 +43,11 @@ func Validate(r Rule) error {
 	if r.ResolvedPathPattern != "" && r.PathPattern == "" {
 		return &FieldError{Field: "resolved_path_pattern", Value: r.ResolvedPathPattern,
 			Problem: "set without a path_pattern", quote: true}
+	}
+	if r.CommandPattern != "" {
+		if err := commandPatternError(r); err != nil {
+			return err
+		}
 	}
 	switch r.Action {
 	case Allow, Deny, Require:

@@ -63,13 +63,24 @@ type Request struct {
 	Caller string `json:"caller,omitempty"`
 	// ClaimedCategory is the category the caller sent when the configuration gives
 	// the tool none or another one: shown as claimed, never used for a bypass.
-	ClaimedCategory string      `json:"claimed_category,omitempty"`
-	CreatedAt       time.Time   `json:"created_at"`
-	ExpiresAt       time.Time   `json:"expires_at"`
-	Status          Status      `json:"status"`
-	Resolution      *Resolution `json:"resolution,omitempty"`
+	ClaimedCategory string `json:"claimed_category,omitempty"`
+	// Commands are, for a shell tool's call, how each simple command of its script
+	// was decided (docs/design.md, "Shell commands"); nil for other tools.
+	Commands   []CommandDecision `json:"commands,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	ExpiresAt  time.Time         `json:"expires_at"`
+	Status     Status            `json:"status"`
+	Resolution *Resolution       `json:"resolution,omitempty"`
 	// Messages are the chat messages that show the request (the outbox).
 	Messages []Message `json:"messages,omitempty"`
+}
+
+// CommandDecision is how one simple command of a shell call's script was decided.
+type CommandDecision struct {
+	Command string `json:"command"` // its words joined by one space, as matched
+	Action  string `json:"action"`  // allow, deny or require
+	RuleID  uint64 `json:"rule_id,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Callers that are not agent tokens (Request.Caller).

@@ -232,6 +232,9 @@ func describeRule(r rules.Rule) string {
 		if kv[1] != "" {
 			b.WriteString(" " + kv[0] + "=" + kv[1])
 		}
+		if kv[0] == "path" && r.CommandPattern != "" {
+			b.WriteString(" command=" + strconv.Quote(r.CommandPattern))
+		}
 	}
 	b.WriteString(" priority=" + strconv.Itoa(r.Priority) + " group=" + r.GroupID)
 	if r.Note != "" {

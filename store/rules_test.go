@@ -137,7 +137,7 @@ func TestUpdateRule(t *testing.T) {
 	es, err := d.Audit(1)
 	testkit.Must(t, err)
 	if es[0].Action != "rule.update" || es[0].RuleID != bash.ID ||
-		es[0].Detail != `#2 require Bash priority=10 group=default → #2 allow Bash priority=10 group=ops note="ops may"` {
+		es[0].Detail != `#2 require Bash priority=1000 group=default → #2 allow Bash priority=1000 group=ops note="ops may"` {
 		t.Fatalf("audit = %+v", es[0])
 	}
 	// The group index follows the move: deleting ops deletes the rule.

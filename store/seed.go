@@ -16,8 +16,10 @@ var (
 
 	// seedFirstRules are stored only when there are no rules at all.
 	seedFirstRules = []rules.Rule{
-		{ToolPattern: "execute_cmd", Action: rules.Require, Priority: 10},
-		{ToolPattern: "Bash", Action: rules.Require, Priority: 10},
+		// The shell requires come after command rules at the default priority
+		// (docs/design.md, "Shell commands"); stores seeded earlier keep theirs at 10.
+		{ToolPattern: "execute_cmd", Action: rules.Require, Priority: 1000},
+		{ToolPattern: "Bash", Action: rules.Require, Priority: 1000},
 		{ToolPattern: "write_todos", Action: rules.Allow, Priority: 10},
 		{ToolPattern: "notify", Action: rules.Allow, Priority: 10},
 		{ToolPattern: "activate_tools", Action: rules.Allow, Priority: 10},

@@ -32,14 +32,14 @@ var seeded = []string{
 	`default allow @fs_any path="memory/*" agent="" source="" 5`,
 	`default allow @fs_any path="data/*" agent="" source="" 5`,
 	`default deny @fs_any path="secrets/*" agent="" source="" 5`,
-	`default require execute_cmd path="" agent="" source="" 10`,
-	`default require Bash path="" agent="" source="" 10`,
 	`default allow write_todos path="" agent="" source="" 10`,
 	`default allow notify path="" agent="" source="" 10`,
 	`default allow activate_tools path="" agent="" source="" 10`,
 	`default allow show_file_to_user path="" agent="" source="" 10`,
 	`default allow image_generate path="" agent="" source="" 10`,
 	`default allow TodoWrite path="" agent="" source="" 10`,
+	`default require execute_cmd path="" agent="" source="" 1000`,
+	`default require Bash path="" agent="" source="" 1000`,
 	`default require * path="" agent="" source="" 999999`,
 }
 
@@ -97,13 +97,13 @@ func TestSeedIsIdempotentAndKeepsAdminChanges(t *testing.T) {
 		`default allow @fs_any path="data/*" agent="" source="" 5`,
 		`default require @fs_any path="secrets/*" agent="" source="" 5`, // kept as changed
 		`default allow @fs_any path="memory/*" agent="" source="" 5`,    // seeded again, new id
-		`default require execute_cmd path="" agent="" source="" 10`,
 		`default allow write_todos path="" agent="" source="" 10`,
 		`default allow notify path="" agent="" source="" 10`,
 		`default allow activate_tools path="" agent="" source="" 10`,
 		`default allow show_file_to_user path="" agent="" source="" 10`,
 		`default allow image_generate path="" agent="" source="" 10`,
 		`default allow TodoWrite path="" agent="" source="" 10`,
+		`default require execute_cmd path="" agent="" source="" 1000`,
 		`default allow * path="" agent="" source="" 999999`, // never overwritten
 	}
 	if !slices.Equal(got, want) {
@@ -159,5 +159,37 @@ func TestSeedFirstRulesOnlyWhenNoRules(t *testing.T) {
 	d, _ = openAt(t, path)
 	if got := ruleLines(t, d); !slices.Equal(got, seeded) {
 		t.Fatalf("after deleting everything:\n%q\nwant\n%q", got, seeded)
+	}
+}
+
+// TestSeedKeepsOldShellPriority: a store seeded when the shell requires sat at
+// priority 10 keeps them there when it is opened again.
+func TestSeedKeepsOldShellPriority(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "skald.db")
+	d, _ := openAt(t, path)
+	rs, err := d.Rules()
+	testkit.Must(t, err)
+	for _, r := range rs {
+		if r.ToolPattern == "Bash" || r.ToolPattern == "execute_cmd" {
+			r.Priority = 10
+			_, err := d.UpdateRule(r, alice)
+			testkit.Must(t, err)
+		}
+	}
+	testkit.Must(t, d.Close())
+	d, _ = openAt(t, path)
+	rs, err = d.Rules()
+	testkit.Must(t, err)
+	n := 0
+	for _, r := range rs {
+		if r.ToolPattern == "Bash" || r.ToolPattern == "execute_cmd" {
+			n++
+			if r.Priority != 10 {
+				t.Errorf("after reopening: %+v, want priority 10 kept", r)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d shell requires after reopening, want 2", n)
 	}
 }

@@ -215,6 +215,10 @@ func TestRulesAddNote(t *testing.T) {
 			seeded = r.ID
 		}
 	}
+	// A store seeded before command rules has the Bash require at priority 10.
+	if code, _, errOut := runClient(t, "rules", "set", u(seeded), "--priority", "10", "--server", s.url); code != 0 {
+		t.Fatalf("rules set %d --priority 10: exit %d %q", seeded, code, errOut)
+	}
 	code, out, errOut := runClient(t, "rules", "add", "deny", "Bash", "--server", s.url)
 	want := "Note: rule " + u(seeded) + " (require Bash, priority 10) comes first for Bash; use --priority 9 to take precedence.\n"
 	if code != 0 || !strings.HasPrefix(out, "rule ") || !strings.HasSuffix(out, " added\n"+want) {
@@ -229,6 +233,45 @@ func TestRulesAddNote(t *testing.T) {
 	}
 	if code, out, _ := runClient(t, "rules", "add", "deny", "Bash", "--priority", "5", "--json", "--server", s.url); code != 0 || strings.Contains(out, "Note") {
 		t.Errorf("--json: exit %d %q, want the rule only", code, out)
+	}
+}
+
+// TestRulesCommandPattern: rules add and rules set take --command, rules list shows
+// it, and a command pattern on a tool that is not a shell tool is refused.
+func TestRulesCommandPattern(t *testing.T) {
+	s := startServer(t, "/w")
+	code, out, errOut := runClient(t, "rules", "add", "allow", "Bash", "--command", "git status *",
+		"--server", s.url)
+	if code != 0 || !strings.HasPrefix(out, "rule ") || strings.Contains(out, "Note") {
+		t.Fatalf("rules add --command: exit %d %q %q", code, out, errOut)
+	}
+	id := strings.Fields(out)[1]
+	code, out, errOut = runClient(t, "check", "--tool", "Bash", "--arg", "command=git status --short",
+		"--server", s.url)
+	if want := `allow: Allowed by skald-bot: command "git status --short" allowed by rule ` + id; code != 0 ||
+		!strings.HasPrefix(out, want) {
+		t.Errorf("check: exit %d %q %q, want %q", code, out, errOut, want)
+	}
+	if code, out, _ := runClient(t, "rules", "list", "--server", s.url); code != 0 ||
+		!strings.Contains(out, "COMMAND") || !strings.Contains(out, "git status *") {
+		t.Errorf("rules list: exit %d %q, want the command pattern", code, out)
+	}
+	if code, out, errOut := runClient(t, "rules", "set", id, "--command", "git diff *", "--server", s.url); code != 0 || !strings.Contains(out, "changed") {
+		t.Fatalf("rules set --command: exit %d %q %q", code, out, errOut)
+	}
+	before, _ := s.gate.Rules("")
+	code, _, errOut = runClient(t, "rules", "add", "allow", "Read", "--command", "ls *", "--server", s.url)
+	if code != 1 || !strings.Contains(errOut, `only applies to the shell tools (Bash, execute_cmd), not "Read"`) {
+		t.Errorf("rules add allow Read --command: exit %d %q", code, errOut)
+	}
+	after, _ := s.gate.Rules("")
+	if len(after) != len(before) {
+		t.Errorf("a refused rule changed the rules: %d → %d", len(before), len(after))
+	}
+	for _, r := range after {
+		if u(r.ID) == id && r.CommandPattern != "git diff *" {
+			t.Errorf("after set: %+v", r)
+		}
 	}
 }
 

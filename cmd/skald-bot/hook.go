@@ -237,7 +237,8 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// describe is the reason shown with a decision: who or what decided, and the note.
+// describe is the reason shown with a decision: who or what decided (for a shell
+// script, the command and its rule), and the note.
 func describe(r api.CheckResult) string {
 	var s string
 	switch r.Decision {
@@ -247,7 +248,9 @@ func describe(r api.CheckResult) string {
 			verb = "Denied"
 		}
 		s = verb + " by skald-bot"
-		if r.RuleID != 0 {
+		if len(r.Commands) > 0 && r.Reason != "" { // names the command that decided
+			s += ": " + r.Reason
+		} else if r.RuleID != 0 {
 			s += fmt.Sprintf(" rule %d", r.RuleID)
 		} else if r.Reason != "" {
 			s += " (" + r.Reason + ")"

@@ -27,6 +27,8 @@ func (f *ruleFlags) add(fs *pflag.FlagSet, forSet bool) {
 		fs.StringVar(&f.rule.ToolPattern, "tool", "", "tool pattern: *, a name, prefix*, @fs_read, @fs_write or @fs_any")
 	}
 	fs.StringVar(&f.rule.PathPattern, "path", "", "path pattern: dir/* (subtree), prefix*, or exact")
+	fs.StringVar(&f.rule.CommandPattern, "command", "",
+		`shell command pattern, for a shell tool only: "git status *"`)
 	fs.StringVar(&f.rule.AgentID, "agent", "", "only for this agent id")
 	fs.StringVar(&f.rule.Source, "source", "", "only for this source")
 	fs.IntVar(&f.rule.Priority, "priority", priority, "priority: lower is tried first")
@@ -57,11 +59,11 @@ func newRulesCmd(conn *connection) *cobra.Command {
 			}
 			return conn.print(cmd.OutOrStdout(), rs, func() {
 				tw := newTable(cmd.OutOrStdout())
-				fmt.Fprintln(tw, "ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tAGENT\tSOURCE\tNOTE")
+				fmt.Fprintln(tw, "ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tCOMMAND\tAGENT\tSOURCE\tNOTE")
 				for _, r := range rs {
-					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, shownName(r.GroupID),
+					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, shownName(r.GroupID),
 						r.Priority, shown(string(r.Action)), shownName(r.ToolPattern), shown(r.PathPattern),
-						shownName(r.AgentID), shownName(r.Source), shown(r.Note))
+						shown(r.CommandPattern), shownName(r.AgentID), shownName(r.Source), shown(r.Note))
 				}
 				tw.Flush()
 			})
@@ -132,7 +134,7 @@ func newRulesCmd(conn *connection) *cobra.Command {
 				return err
 			}
 			if sf.apply(cmd.Flags(), &rules.Rule{}) == 0 {
-				return usagef("rules set %d: nothing to change: give at least one of --action, --tool, --path, --agent, --source, --priority, --group, --note", id)
+				return usagef("rules set %d: nothing to change: give at least one of --action, --tool, --path, --command, --agent, --source, --priority, --group, --note", id)
 			}
 			c, err := conn.client()
 			if err != nil {
@@ -189,6 +191,8 @@ func (f *ruleFlags) apply(fs *pflag.FlagSet, r *rules.Rule) int {
 			r.ToolPattern = f.rule.ToolPattern
 		case "path":
 			r.PathPattern = f.rule.PathPattern
+		case "command":
+			r.CommandPattern = f.rule.CommandPattern
 		case "agent":
 			r.AgentID = f.rule.AgentID
 		case "source":

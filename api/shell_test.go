@@ -1,0 +1,72 @@
+package api_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+// TestShellCommandRule: a command rule added at the default priority decides before
+// the seeded Bash require, so the same call goes from pending to allow; the answer
+// lists every command with its decision and rule, and a request records them.
+func TestShellCommandRule(t *testing.T) {
+	e := newEnv(t)
+	if err := os.MkdirAll(filepath.Join(e.root, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	call := map[string]any{"command": "git status --short"}
+	before := e.checkAs("Bash", call, "")
+	if before.Decision != gate.VerdictPending || before.RequestID == 0 {
+		t.Fatalf("before the rule: %+v, want pending", before)
+	}
+	r, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash",
+		CommandPattern: "git status *", Action: rules.Allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CommandPattern != "git status *" {
+		t.Fatalf("stored rule %+v lost its command pattern", r)
+	}
+	got := e.checkAs("Bash", map[string]any{"command": "git status --short"}, "")
+	want := []api.CommandDecision{{Command: "git status --short", Action: "allow", RuleID: r.ID,
+		Reason: rules.ReasonRule}}
+	if got.Decision != gate.VerdictAllow || got.RuleID != r.ID ||
+		!strings.Contains(got.Reason, `command "git status --short" allowed by rule`) ||
+		!slices.Equal(got.Commands, want) {
+		t.Fatalf("after the rule: %+v, want allow by rule %d with %+v", got, r.ID, want)
+	}
+	// Another command of the script still needs a human, and says which.
+	res, err := e.client(agentToken).Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash",
+		SessionID: "s2", Arguments: map[string]any{"command": "git status && cat secrets/key"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Decision != gate.VerdictPending || len(res.Commands) != 2 ||
+		res.Commands[0].Action != "allow" || res.Commands[1].Action != "require" ||
+		!strings.Contains(res.Commands[1].Reason, "denied place: secrets") {
+		t.Fatalf("mixed script: %+v", res)
+	}
+	q, err := e.admin.Request(ctx, res.RequestID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(q.Commands, res.Commands) {
+		t.Errorf("request commands %+v, want %+v", q.Commands, res.Commands)
+	}
+	// A deny pattern anywhere in the script denies it.
+	if _, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash",
+		CommandPattern: "rm *", Action: rules.Deny}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("Bash", map[string]any{"command": "git status $(rm -rf ~)"}, "", gate.VerdictDeny)
+	e.wantDecision("Bash", map[string]any{"command": `bash -c "git status; env rm -rf data"`}, "",
+		gate.VerdictDeny)
+}

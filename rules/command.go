@@ -1,0 +1,416 @@
+package rules
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/skald-circle/skald-bot/rules/shell"
+)
+
+// commandPatternError returns the *FieldError for a rule whose command_pattern does
+// not compile, or sits on a rule without an exact tool name or with a path filter.
+func commandPatternError(r Rule) error {
+	if _, err := shell.Compile(r.CommandPattern); err != nil {
+		problem := err.Error()
+		if i := strings.Index(problem, "\": "); i >= 0 {
+			problem = problem[i+3:]
+		}
+		return &FieldError{Field: "command_pattern", Value: r.CommandPattern,
+			Problem: problem, quote: true}
+	}
+	if kind, _ := parseTool(r.ToolPattern); kind != toolExact {
+		return &FieldError{Field: "command_pattern", Value: r.CommandPattern,
+			Problem: fmt.Sprintf("needs a tool_pattern naming a shell tool, not %q",
+				r.ToolPattern), quote: true}
+	}
+	if r.PathPattern != "" {
+		return &FieldError{Field: "command_pattern", Value: r.CommandPattern,
+			Problem: "cannot be combined with a path_pattern", quote: true}
+	}
+	return nil
+}
+
+// CheckShellRule returns nil when r has no command pattern or its tool pattern names
+// one of the Set's shell tools (Options.Shell), else a *FieldError wrapping
+// ErrInvalidRule that names the shell tools. It assumes Validate passed.
+func (s *Set) CheckShellRule(r Rule) error { return CheckShellRule(r, s.opt.Shell) }
+
+// CheckShellRule is Set.CheckShellRule for the shell tools tools (nil: DefaultShell).
+func CheckShellRule(r Rule, tools []ShellTool) error {
+	if r.CommandPattern == "" {
+		return nil
+	}
+	if tools == nil {
+		tools = DefaultShell
+	}
+	names := make([]string, len(tools))
+	for i, st := range tools {
+		if st.Tool == r.ToolPattern {
+			return nil
+		}
+		names[i] = st.Tool
+	}
+	return &FieldError{Field: "command_pattern", Value: r.CommandPattern,
+		Problem: fmt.Sprintf("only applies to the shell tools (%s), not %q",
+			strings.Join(names, ", "), r.ToolPattern), quote: true}
+}
+
+// ShellTool returns the shell tool of Options.Shell named tool, and whether there
+// is one.
+func (s *Set) ShellTool(tool string) (ShellTool, bool) {
+	for _, st := range s.opt.Shell {
+		if st.Tool == tool {
+			return st, true
+		}
+	}
+	return ShellTool{}, false
+}
+
+// command reports whether the command pattern of r matches m.cmd: a deny or require
+// rule any form of it, an allow rule the form allow patterns decide.
+func (m *matcher) command(r *crule) bool {
+	if m.cmd == nil {
+		return false
+	}
+	if r.action == Allow {
+		return m.allowable && r.cmd.Match(m.allowText)
+	}
+	return r.cmd.Denies(m.cmd)
+}
+
+// CommandDecision is how one command of a script was decided.
+type CommandDecision struct {
+	Text      string // the command's full form; the script when it does not parse
+	Action    Action
+	RuleID    uint64 // the rule that matched, 0 when none did
+	Delegated bool   // decided by other commands unless denied (shell.Command.Delegated)
+	Why       string // why no command pattern may allow it, when that is so
+	// Reason is why it got Action: ReasonRule, ReasonNoRule (with Why appended), or
+	// what one of its paths made of it.
+	Reason string
+}
+
+// ScriptDecision is how a shell script was decided: deny if any command is denied,
+// allow only if every command is allowed, else require.
+type ScriptDecision struct {
+	Action Action
+	// RuleID is the rule of the command that decided (the first denied, else the
+	// first not allowed, else the first allowed); 0 when no rule matched it.
+	RuleID uint64
+	// Reason names the command that decided and its rule; Note is that rule's note.
+	Reason   string
+	Note     string
+	Commands []CommandDecision
+}
+
+// decideScript decides the commands of sc, a script sent to the shell tool c.Tool,
+// in tier t: each command by the first rule, in the usual order, whose filters
+// match it (a rule without a command pattern matches every command). A delegated
+// command counts only when denied. A script without commands is decided by the
+// rules without a command pattern alone. It reads no file.
+func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
+	if len(sc.Commands) == 0 {
+		m := matcher{agent: c.AgentID, source: c.Source}
+		d := ScriptDecision{Action: Require, Reason: "empty script: " + ReasonNoRule}
+		if r := t.first(c.Tool, &m); r != nil {
+			d.Action, d.RuleID, d.Reason, d.Note = r.action, r.id, "empty script: "+ReasonRule,
+				r.note
+		}
+		return d
+	}
+	out := ScriptDecision{Commands: make([]CommandDecision, len(sc.Commands))}
+	notes := make([]string, len(sc.Commands))
+	deny, req, allow := -1, -1, -1
+	for i := range sc.Commands {
+		cmd := &sc.Commands[i]
+		m := matcher{agent: c.AgentID, source: c.Source, cmd: cmd}
+		m.allowText, m.allowable = cmd.AllowText()
+		cd := CommandDecision{Text: commandText(cmd), Action: Require,
+			Delegated: cmd.Delegated}
+		if cmd.Unknown {
+			cd.Why = cmd.Why
+		}
+		if r := t.first(c.Tool, &m); r != nil {
+			cd.Action, cd.RuleID, notes[i] = r.action, r.id, r.note
+		}
+		if cmd.Delegated && cd.Action != Deny {
+			cd.Action = Allow
+		}
+		cd.Reason = ReasonNoRule
+		if cd.RuleID != 0 {
+			cd.Reason = ReasonRule
+		}
+		if cd.Why != "" && cd.Action == Require {
+			cd.Reason += " (" + cd.Why + ")"
+		}
+		out.Commands[i] = cd
+		switch {
+		case cd.Action == Deny && deny < 0:
+			deny = i
+		case cd.Action == Require && req < 0:
+			req = i
+		case cd.Action == Allow && allow < 0 && !cd.Delegated:
+			allow = i
+		}
+	}
+	at := allow
+	switch {
+	case deny >= 0:
+		out.Action, at = Deny, deny
+	case req >= 0:
+		out.Action, at = Require, req
+	default:
+		out.Action = Allow
+	}
+	if at < 0 {
+		at = 0
+	}
+	cd := out.Commands[at]
+	out.RuleID, out.Note = cd.RuleID, notes[at]
+	verb := map[Action]string{Allow: "allowed", Deny: "denied", Require: "needs a human"}[cd.Action]
+	switch {
+	case cd.RuleID != 0:
+		out.Reason = fmt.Sprintf("command %q %s by rule %d", cd.Text, verb, cd.RuleID)
+	default:
+		out.Reason = fmt.Sprintf("command %q: %s", cd.Text, ReasonNoRule)
+	}
+	if out.Action == Allow && len(out.Commands) > 1 {
+		out.Reason = fmt.Sprintf("all %d commands allowed; first %s", len(out.Commands),
+			out.Reason)
+	}
+	if out.Action != Allow && cd.Why != "" && cd.Action == Require {
+		out.Reason += " (" + cd.Why + ")"
+	}
+	return out
+}
+
+// commandText is how a decision names a command: its full form, or its words when
+// it has none (a script that does not parse, a redirect alone).
+func commandText(c *shell.Command) string {
+	if len(c.Forms) > 0 {
+		return c.Forms[0].Text
+	}
+	if len(c.Words) > 0 {
+		return strings.Join(c.Words, " ")
+	}
+	if len(c.Redirects) > 0 {
+		return c.Redirects[0].Op + " " + c.Redirects[0].Target
+	}
+	return ""
+}
+
+// EvaluateShell decides a call to a shell tool of Options.Shell whose script
+// argument is a string; ok is false for any other call. Evaluate decides shell calls
+// through it; the ScriptDecision lists every command (docs/design.md, "Shell
+// commands"). The Decision is the strictest of the script's commands (see
+// decideScript) and of the paths it names, each decided on its own: a redirect
+// target as a file write or read by the file rules with their full action; a
+// literal argument, a cd target or the tool's cwd argument under a protected place
+// denies the call, and one inside a place a deny rule with a path filter denies
+// (whatever its tool pattern, when its agent and source filters apply), holding such
+// a place, or not normalisable makes it require with Contains or PathInvalid set,
+// which nothing lifts. A script whose paths cannot all be listed (too many glob
+// matches, an unknown directory, a redirect target that is not literal) is at least
+// require. The ScriptDecision, also in Decision.Script, lists every command, each
+// path's decision folded into its command's.
+//
+// It reads the directories globs name and normalises paths; it is safe for
+// concurrent use.
+func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision, ok bool) {
+	st, ok := s.ShellTool(c.Tool)
+	if !ok {
+		return Decision{}, ScriptDecision{}, false
+	}
+	script, ok := c.Args[st.Arg].(string)
+	if !ok {
+		return Decision{}, ScriptDecision{}, false
+	}
+	sc := shell.Parse(script)
+	for try := 0; ; try++ {
+		v := s.current()
+		d, sd = s.evaluateShell(v.tier(group), &c, st, &sc)
+		// As in Evaluate: the patterns must have held while the paths were resolved.
+		if s.unchanged(v) {
+			return d, sd, true
+		}
+		if try == 2 {
+			if d.Action != Deny {
+				d = Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid,
+					Paths: d.Paths, Script: d.Script}
+			}
+			return d, sd, true
+		}
+	}
+}
+
+// evaluateShell is EvaluateShell on tier t.
+func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script) (d Decision,
+	sd ScriptDecision) {
+	sd = s.decideScript(t, c, sc)
+	d = Decision{Action: sd.Action, RuleID: sd.RuleID, Reason: sd.Reason, Note: sd.Note}
+	cmds := make([]CommandDecision, len(sd.Commands))
+	copy(cmds, sd.Commands)
+	defer func() {
+		sd.Commands = cmds
+		d.Script = &sd
+	}()
+	if d.Action == Deny {
+		return d, sd
+	}
+	if strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0 {
+		return Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}, sd
+	}
+	start := cmp.Or(c.Cwd, c.WorkingDir)
+	var extra []shell.Path
+	if st.CwdArg != "" {
+		if v, has := c.Args[st.CwdArg]; has && v != nil && v != "" {
+			dir, isString := v.(string)
+			if !isString {
+				return Decision{Action: Require, Reason: st.CwdArg + " is not a string",
+					PathState: PathInvalid}, sd
+			}
+			extra = append(extra, shell.Path{Name: dir, Dir: s.absDir(start), Command: -1})
+			start = joinDir(start, dir)
+		}
+	}
+	paths, err := sc.Paths(s.absDir(start), s.opt.Home)
+	paths = append(extra, paths...)
+	pd, found := s.shellPaths(t, c, sc, paths, err, cmds)
+	if found && severity(pd) > severity(d) {
+		d = pd
+	}
+	d.Paths = len(paths)
+	return d, sd
+}
+
+// joinDir returns dir relative to start, or dir when it is absolute or start empty.
+func joinDir(start, dir string) string {
+	if start == "" || filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join(start, dir)
+}
+
+// absDir returns dir made absolute against the workspace root, or "" when it is
+// relative and there is no root.
+func (s *Set) absDir(dir string) string {
+	switch {
+	case filepath.IsAbs(dir):
+		return filepath.Clean(dir)
+	case s.opt.WorkspaceRoot == "":
+		return ""
+	}
+	return filepath.Join(s.opt.WorkspaceRoot, dir)
+}
+
+// shellPaths decides the paths of sc (see EvaluateShell) in tier t and returns the
+// strictest decision; found is false when none of them, nor err, changes anything. A
+// path's decision stricter than its command's replaces that command's in cmds.
+func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
+	err error, cmds []CommandDecision) (d Decision, found bool) {
+	if err != nil {
+		reason := "paths of the script cannot all be listed"
+		switch {
+		case errors.Is(err, shell.ErrTooManyMatches):
+			reason = "globs of the script match too many paths"
+		case errors.Is(err, shell.ErrUnknownDir):
+			reason = "a command runs in a directory the script does not name"
+		case errors.Is(err, shell.ErrUnknownPath):
+			reason = "a redirect target is not literal"
+		}
+		d, found = Decision{Action: Require, Reason: reason}, true
+	}
+	type seen struct {
+		abs    string
+		access shell.Access
+	}
+	done := make(map[seen]bool, len(paths))
+	cache := lstatCache{}
+	for _, p := range paths {
+		k := seen{p.Abs(), p.Access}
+		if done[k] {
+			continue
+		}
+		done[k] = true
+		pd, ok := s.shellPath(t, c, sc, p, cache)
+		if !ok {
+			continue
+		}
+		if !found || severity(pd) > severity(d) {
+			d, found = pd, true
+		}
+		if p.Command >= 0 && p.Command < len(cmds) {
+			cd := &cmds[p.Command]
+			if severity(pd) > cmdSeverity(cd) {
+				cd.Action, cd.RuleID, cd.Reason = pd.Action, pd.RuleID, pd.Reason
+			}
+		}
+	}
+	return d, found
+}
+
+// cmdSeverity orders a command's decision as severity orders a call's.
+func cmdSeverity(cd *CommandDecision) int {
+	switch cd.Action {
+	case Deny:
+		return 3
+	case Require:
+		return 1
+	}
+	return 0
+}
+
+// shellPath decides one path of a script in tier t: a redirect target as the file
+// call it is, an argument by the guards only. ok is false when the path changes
+// nothing.
+func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
+	cache lstatCache) (Decision, bool) {
+	what := "the tool's working directory"
+	if p.Command >= 0 && p.Command < len(sc.Commands) {
+		what = fmt.Sprintf("%s %q of command %q", p.Access, p.Name,
+			commandText(&sc.Commands[p.Command]))
+	}
+	abs, problem := "", "empty"
+	if full := filepath.FromSlash(p.Abs()); filepath.IsAbs(full) &&
+		strings.IndexByte(full, 0) < 0 {
+		abs, problem = resolveWith(full, s.opt.WorkspaceRoot, nil, cache)
+	} else {
+		abs, problem = resolveAbs(full, "", s.opt.WorkspaceRoot, nil)
+	}
+	if problem != "" {
+		return Decision{Action: Require, Reason: what + ": " + ReasonBadPath,
+			PathState: PathInvalid}, true
+	}
+	path := relTo(abs, s.opt.WorkspaceRoot)
+	if p.Access != shell.Arg {
+		tool := s.opt.FSRead[0]
+		if p.Access == shell.Write {
+			tool = s.opt.FSWrite[0]
+		}
+		fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source}
+		fd := s.decide(t, &fc, path, PathOK)
+		if fd.Action != Allow {
+			fd.Reason = what + ": " + fd.Reason
+		}
+		return fd, true
+	}
+	if t.isProtected(path) {
+		return Decision{Action: Deny, Reason: what + " is a protected path", Path: path,
+			PathState: PathOK}, true
+	}
+	g := s.inDenied(&t.guards, c, path)
+	reason := ""
+	if g != nil {
+		reason = what + " is inside a denied place: " + g.name
+	} else if g = s.containing(&t.guards, c, path, false); g != nil {
+		reason = what + " holds " + g.name
+	}
+	if g == nil {
+		return Decision{}, false
+	}
+	return Decision{Action: Require, Reason: reason, Path: path, PathState: PathOK,
+		Contains: g.name}, true
+}

@@ -1,0 +1,64 @@
+// Package shell reads a shell script the way bash would run it, so that rules can
+// decide each command it runs (docs/design.md, "Shell commands"). It is pure logic
+// on top of mvdan.cc/sh/v3/syntax; only Script.Paths reads the file system, to
+// expand globs.
+//
+// # Commands
+//
+// Parse splits a script (bash dialect) into its simple commands, in the order they
+// appear: through ; && || | & and newlines, ( ) and { }, the conditions and bodies
+// of if, while, until, for and case, function bodies, and the insides of $( ),
+// backticks, <( ), >( ), here-documents, [[ ]] and arithmetic. Leading assignments
+// are dropped, but their substitutions are commands too (X=$(cat key) git status is
+// two commands). An assignment that changes which program runs or makes one run
+// other code (PATH, LD_PRELOAD, BASH_ENV, GIT_*, …) makes its command unknown.
+//
+// A command's words are taken after brace expansion and quote removal; a word with
+// a parameter expansion, substitution or arithmetic is kept as written and makes the
+// command not literal. The program is named by its base name when it is a bare
+// name or lies in /bin, /usr/bin, /usr/local/bin, /sbin or /usr/sbin, else by its
+// written form (./data/git stays ./data/git).
+//
+// # Forms and wrappers
+//
+// A command has one or more forms, the texts patterns match. A wrapper (env, nice,
+// nohup, timeout, time, command, builtin, exec, stdbuf, ionice, sudo, doas) adds the
+// form of the command it runs: env rm -rf / has the forms "env rm -rf /" and
+// "rm -rf /". A deny pattern denies a command when it matches any form; an allow
+// pattern allows it when it matches the form marked Allow: the innermost one, or,
+// under sudo or doas, the form that starts at sudo. A wrapper option the parser does
+// not know stops the unwrapping there.
+//
+// sh, bash, zsh and dash -c SCRIPT parse SCRIPT again (at most MaxDepth deep): its
+// commands follow the wrapper, which is Delegated (its script's commands decide it);
+// under sudo it is the other way round, the sudo form decides and the inner
+// commands are Delegated. The arguments of eval, and the command of trap, are
+// parsed the same way, for deny only.
+//
+// A command is Unknown, and no allow pattern may allow it, when its program is not
+// literal, a word is not literal, it is eval, trap, source or ., it runs a script the gate
+// cannot read (sh without -c), a wrapper option is not known, or it is xargs or find
+// with -exec (whose inner command is kept as one more form, for deny). A script
+// that does not parse or is longer than MaxScript is one unknown command with no
+// forms: no pattern matches it.
+//
+// # Patterns
+//
+// A command pattern is matched against a form: words joined by one space, the
+// program by its name as above. * matches any run of characters; a pattern ending
+// in " *" or ":*" (the colon standing for the space) also matches the form with
+// nothing after it; the match is anchored at both ends. Patterns match literally:
+// "rm -rf *" does not match "rm -fr /".
+//
+// # Paths
+//
+// Script.Paths lists what the commands name: every literal argument (and VALUE of
+// --opt=VALUE), the program when written as a path, and every redirect target as a
+// read or a write (/dev/null and /dev/std{in,out,err} left out, as are dups such as
+// 2>&1). Words are expanded as bash would — braces, ~, globs against the directory
+// the command runs in — with at most MaxMatches matches. A literal cd DIR moves the
+// directory later commands run in; since a cd may fail, a command after it is
+// given both directories, unless it runs only when the cd succeeded (cd DIR && …).
+// A cd that is not literal, cd -, pushd, popd, or a cd in a loop or function body
+// makes the directory unknown.
+package shell

@@ -1,0 +1,65 @@
+package shell
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// denyTemplates hide "rm -rf /x" in the places a script can run it.
+var denyTemplates = []string{
+	"git status; rm -rf /x\n%s",
+	"git status | rm -rf /x\n%s",
+	"git status && rm -rf /x\n%s",
+	"echo $(rm -rf /x)\n%s",
+	"echo `rm -rf /x`\n%s",
+	"cat <(rm -rf /x)\n%s",
+	"X=$(rm -rf /x) git status\n%s",
+	"bash -c 'rm -rf /x'\n%s",
+	"sh -c \"git status; rm -rf /x\"\n%s",
+	"f() { rm -rf /x; }\n%s",
+	"if true; then rm -rf /x; fi\n%s",
+	"env nice timeout 5 rm -rf /x\n%s",
+	"sudo rm -rf /x\n%s",
+	"/bin/rm -rf /x\n%s",
+	"eval 'rm -rf /x'\n%s",
+	"for i in a; do rm -rf /x; done\n%s",
+	"case a in a) rm -rf /x;; esac\n%s",
+	"echo \"$(bash -c 'rm -rf /x')\"\n%s",
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"", "git status", "'", "cd data; ls *", "a=$(b) c <d >e",
+		"sh -c 'sh -c \"sh -c x\"'", "{a,b}{c,d}", "cat <<EOF\nx\nEOF", "f() { g; }",
+		"[[ $(x) ]]", "$((1+2))", "sudo -u x env -i y", "find . -exec a {} +", "#"} {
+		f.Add(s)
+	}
+	deny := MustCompile("rm -rf *")
+	base := f.TempDir()
+	f.Fuzz(func(t *testing.T, frag string) {
+		s := Parse(frag)
+		if s.Err != nil && strings.Contains(s.Err.Error(), "parser failed") {
+			t.Fatalf("Parse(%q) panicked: %v", frag, s.Err)
+		}
+		if len(frag) < 256 {
+			_, _ = s.Paths(base, base)
+		}
+		for _, tmpl := range denyTemplates {
+			script := fmt.Sprintf(tmpl, frag)
+			s := Parse(script)
+			if s.Unknown() {
+				continue
+			}
+			found := false
+			for i := range s.Commands {
+				if deny.Denies(&s.Commands[i]) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Fatalf("%q: no command is denied by %q and none is unknown", script, deny)
+			}
+		}
+	})
+}

@@ -1,0 +1,112 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestPaths(t *testing.T) {
+	base, home := workspace(t)
+	rel := func(p string) string {
+		if r, err := filepath.Rel(filepath.Dir(base), p); err == nil && r[0] != '.' {
+			return r
+		}
+		return p
+	}
+	tests := []struct {
+		name, script string
+		want         []string // access:path relative to the workspace's parent
+	}{
+		{"argument", "cat data/x", []string{"argument:w/data/x"}},
+		{"option value", "grep --file=data/x -n y",
+			[]string{"argument:w/--file=data/x", "argument:w/data/x", "argument:w/-n",
+				"argument:w/y"}},
+		{"glob", "cat data/*", []string{"argument:w/data/x", "argument:w/data/y"}},
+		{"glob no match", "cat nope*", []string{"argument:w/nope*"}},
+		{"quoted glob", `cat "data/*"`, []string{"argument:w/data/*"}},
+		{"braces", "cat {data,src}/x", []string{"argument:w/data/x", "argument:w/src/x"}},
+		{"tilde", "cat ~/.ssh/id_rsa", []string{"argument:home/.ssh/id_rsa"}},
+		{"quoted tilde", "cat '~/x'", []string{"argument:w/~/x"}},
+		{"redirects", "sort < data/x > data/y 2>> data/z",
+			[]string{"read:w/data/x", "write:w/data/y", "write:w/data/z"}},
+		{"exempt redirects", "echo > /dev/null 2>&1 <&0", nil},
+		{"cd and", "cd data && cat x", []string{"argument:w/data", "argument:w/data/x"}},
+		{"cd may fail", "cd data; cat x",
+			[]string{"argument:w/data", "argument:w/x", "argument:w/data/x"}},
+		{"cd and then more", "cd data && cat x; cat y", []string{"argument:w/data",
+			"argument:w/data/x", "argument:w/y", "argument:w/data/y"}},
+		{"cd absolute", "cd /tmp; cat x", []string{"argument:/tmp", "argument:w/x",
+			"argument:/tmp/x"}},
+		{"cd home", "cd; cat x", []string{"argument:w/x", "argument:home/x"}},
+		{"program path", "./data/x run", []string{"argument:w/data/x", "argument:w/run"}},
+		{"bin program", "/bin/ls", []string{"argument:/bin/ls"}},
+		{"home program", "~/bin/x", []string{"argument:home/bin/x"}},
+		{"substitution", "echo $(cat data/x)", []string{"argument:w/data/x"}},
+		{"sh -c", "bash -c 'cat data/x' sh data/y", []string{"argument:w/-c",
+			"argument:w/cat data/x", "argument:w/sh", "argument:w/data/y",
+			"argument:w/data/x"}},
+		{"eval", "eval 'cat data/x'", []string{"argument:w/data/x"}},
+		{"test clause", "[[ -f data/x ]]", []string{"argument:w/data/x"}},
+		{"not literal skipped", "cat $X data/y", []string{"argument:w/data/y"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Parse(tt.script)
+			paths, err := s.Paths(base, home)
+			if err != nil {
+				t.Fatalf("Paths: %v", err)
+			}
+			var got []string
+			for _, p := range paths {
+				got = append(got, fmt.Sprintf("%s:%s", p.Access, rel(p.Abs())))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Paths(%q)\n got %q\nwant %q", tt.script, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPathsErr(t *testing.T) {
+	base, home := workspace(t)
+	many := filepath.Join(base, "many")
+	if err := os.Mkdir(many, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxMatches + 1 {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprint(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, script string
+		want         error
+		some         string // a path still returned, relative to base
+	}{
+		{"too many matches", "cat data/x many/*", ErrTooManyMatches, "data/x"},
+		{"brace explosion", "echo {1..100}{1..100}{1..100}", ErrTooManyMatches, ""},
+		{"cd not literal", "cd $D; cat data/x", ErrUnknownDir, ""},
+		{"cd dash", "cd -; cat x", ErrUnknownDir, ""},
+		{"pushd", "pushd data; cat x", ErrUnknownDir, ""},
+		{"cd in function", "f() { cd data; }; f; cat x", ErrUnknownDir, ""},
+		{"redirect not literal", `echo hi > "$F"; cat data/x`, ErrUnknownPath, "data/x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Parse(tt.script)
+			paths, err := s.Paths(base, home)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Paths(%q) error = %v, want %v", tt.script, err, tt.want)
+			}
+			if tt.some != "" && !slices.ContainsFunc(paths, func(p Path) bool {
+				return p.Abs() == filepath.Join(base, tt.some)
+			}) {
+				t.Errorf("paths %v lack %s", paths, tt.some)
+			}
+		})
+	}
+}

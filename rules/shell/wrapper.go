@@ -1,0 +1,345 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+)
+
+// optSpec describes the options of a wrapper program that the parser knows.
+type optSpec struct {
+	short    string   // letters taking no argument
+	shortArg string   // letters taking an argument, attached or as the next word
+	long     []string // long options without an argument
+	longArg  []string // long options taking one (--x=v or --x v)
+	longOpt  []string // long options whose =value is optional
+	assigns  bool     // NAME=VALUE words may follow the options
+}
+
+// skip returns the index of the first word of the wrapped command in words (a
+// wrapper's words, its name first), and false when an option is not known or
+// lacks its argument.
+func (o *optSpec) skip(words []string) (int, bool) {
+	i := 1
+	for i < len(words) {
+		w := words[i]
+		if w == "--" {
+			i++
+			break
+		}
+		if name, ok := strings.CutPrefix(w, "--"); ok {
+			name, _, hasVal := strings.Cut(name, "=")
+			switch {
+			case contains(o.long, name) && !hasVal, contains(o.longOpt, name):
+				i++
+			case contains(o.longArg, name) && hasVal:
+				i++
+			case contains(o.longArg, name):
+				i += 2
+			default:
+				return i, false
+			}
+			continue
+		}
+		if len(w) < 2 || w[0] != '-' {
+			break
+		}
+		next := i + 1
+		for j := 1; j < len(w); j++ {
+			c := w[j]
+			if strings.IndexByte(o.short, c) >= 0 {
+				continue
+			}
+			if strings.IndexByte(o.shortArg, c) >= 0 {
+				if j+1 == len(w) {
+					next++
+				}
+				break
+			}
+			return i, false
+		}
+		i = next
+	}
+	if i > len(words) {
+		return len(words), false
+	}
+	if o.assigns {
+		for i < len(words) && isAssignWord(words[i]) {
+			i++
+		}
+	}
+	return i, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isAssignWord reports whether w has the form NAME=VALUE.
+func isAssignWord(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		letter := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// The options of the neutral wrappers, of sudo and doas.
+var (
+	envOpts = optSpec{short: "i0v", shortArg: "u", assigns: true,
+		long: []string{"ignore-environment", "null", "debug"}, longArg: []string{"unset"}}
+	niceOpts    = optSpec{short: "0123456789", shortArg: "n", longArg: []string{"adjustment"}}
+	nohupOpts   = optSpec{}
+	timeoutOpts = optSpec{short: "v", shortArg: "sk",
+		long:    []string{"preserve-status", "foreground", "verbose"},
+		longArg: []string{"signal", "kill-after"}}
+	timeOpts    = optSpec{short: "pvq", long: []string{"portability", "verbose", "quiet"}}
+	commandOpts = optSpec{short: "pvV"}
+	builtinOpts = optSpec{}
+	execOpts    = optSpec{short: "cl", shortArg: "a"}
+	stdbufOpts  = optSpec{shortArg: "ioe", longArg: []string{"input", "output", "error"}}
+	ioniceOpts  = optSpec{short: "t", shortArg: "cn", long: []string{"ignore"},
+		longArg: []string{"class", "classdata"}}
+	sudoOpts = optSpec{short: "AbEHknPSB", shortArg: "ugChprtTU", assigns: true,
+		long: []string{"askpass", "background", "set-home", "non-interactive",
+			"preserve-groups", "stdin", "bell", "reset-timestamp"},
+		longArg: []string{"user", "group", "close-from", "host", "prompt", "role", "type",
+			"command-timeout", "other-user"},
+		longOpt: []string{"preserve-env"}}
+	doasOpts  = optSpec{short: "n", shortArg: "u"}
+	xargsOpts = optSpec{short: "0rtpx", shortArg: "IdEaLnPs",
+		long: []string{"null", "no-run-if-empty", "verbose", "interactive", "exit",
+			"open-tty"},
+		longArg: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars",
+			"max-lines", "replace", "eof", "process-slot-var"}}
+)
+
+var wrappers = map[string]*optSpec{
+	"env": &envOpts, "nice": &niceOpts, "nohup": &nohupOpts, "timeout": &timeoutOpts,
+	"time": &timeOpts, "command": &commandOpts, "builtin": &builtinOpts, "exec": &execOpts,
+	"stdbuf": &stdbufOpts, "ionice": &ioniceOpts, "sudo": &sudoOpts, "doas": &doasOpts,
+}
+
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true}
+
+// maxWrappers is how many wrappers may nest in one command before it is unknown.
+const maxWrappers = 16
+
+// analyse fills in the program and forms of a simple command from its words, unwraps
+// its wrappers, records a cd and parses sh -c scripts, then emits it.
+func (w *walker) analyse(cmd *Command, lits []bool) {
+	if !cmd.Literal {
+		cmd.unknown("a word is not literal")
+	}
+	words := cmd.Words
+	if lits[0] {
+		cmd.Program = ProgramName(words[0])
+	} else {
+		cmd.unknown("the program is not literal")
+	}
+	sudoAt := -1
+	var script string
+	var scriptDelegated, runsScript bool
+	var cdWords []string // the words of a cd, pushd or popd, applied once cmd is emitted
+	var cdLits []bool
+	start := 0
+	for n := 0; ; n++ {
+		cur, curLits := words[start:], lits[start:]
+		cmd.Forms = append(cmd.Forms, Form{Text: formText(cur)})
+		if !curLits[0] {
+			cmd.unknown("the program is not literal")
+			break
+		}
+		if n == maxWrappers {
+			cmd.unknown("too many wrappers")
+			break
+		}
+		prog := ProgramName(cur[0])
+		if spec := wrappers[prog]; spec != nil {
+			if prog == "sudo" || prog == "doas" {
+				if sudoAt < 0 {
+					sudoAt = len(cmd.Forms) - 1
+				}
+			}
+			i, ok := spec.skip(cur)
+			if ok && prog == "env" && w.riskyAssigns(cur[1:i], cmd) {
+				break
+			}
+			if ok && prog == "command" && slices.ContainsFunc(cur[1:i], func(o string) bool {
+				return o != "--" && strings.ContainsAny(o, "vV")
+			}) {
+				break // command -v NAME only looks NAME up
+			}
+			if ok && prog == "timeout" {
+				i++ // the duration
+				ok = i <= len(cur)
+			}
+			if !ok {
+				cmd.unknown("an option of " + prog + " is not known")
+				break
+			}
+			if i >= len(cur) {
+				break // no wrapped command
+			}
+			start += i
+			continue
+		}
+		switch {
+		case shells[prog]:
+			s, ok, isC := shellScript(cur, curLits)
+			switch {
+			case !isC:
+				cmd.unknown(prog + " runs a script the gate cannot read")
+			case !ok:
+				cmd.unknown("the -c script of " + prog + " is not known")
+			default:
+				script, runsScript = s, true
+			}
+		case prog == "eval":
+			cmd.unknown("eval")
+			script, runsScript, scriptDelegated = strings.Join(cur[1:], " "), true, true
+		case prog == "trap" && len(cur) >= 3 && cur[1] != "" && cur[1] != "-" &&
+			!strings.HasPrefix(cur[1], "-"):
+			cmd.unknown("trap runs a command later")
+			script, runsScript, scriptDelegated = cur[1], true, true
+		case prog == "source" || prog == ".":
+			cmd.unknown(prog + " runs a script the gate cannot read")
+		case prog == "xargs":
+			cmd.unknown("xargs runs a command whose arguments are not known")
+			if i, ok := xargsOpts.skip(cur); ok && i < len(cur) {
+				cmd.Forms = append(cmd.Forms, Form{Text: formText(cur[i:])})
+			}
+		case prog == "find":
+			for _, inner := range findExecs(cur) {
+				cmd.unknown("find -exec runs a command whose arguments are not known")
+				cmd.Forms = append(cmd.Forms, Form{Text: formText(inner)})
+			}
+		case prog == "cd" || prog == "pushd" || prog == "popd":
+			cdWords, cdLits = cur, curLits
+		}
+		break
+	}
+	if runsScript && scriptDelegated && sudoAt < 0 {
+		cmd.args = nil // eval and trap: the script's own commands name its paths
+	}
+	if !cmd.Unknown {
+		switch {
+		case sudoAt >= 0:
+			cmd.Forms[sudoAt].Allow = true
+			scriptDelegated = true
+		case runsScript:
+			cmd.Delegated = true
+		default:
+			cmd.Forms[len(cmd.Forms)-1].Allow = true
+		}
+	} else if sudoAt >= 0 {
+		scriptDelegated = true
+	}
+	w.emit(*cmd)
+	switch {
+	case cdWords == nil:
+	case ProgramName(cdWords[0]) == "cd":
+		w.cd(cdWords, cdLits)
+	default:
+		w.dirKnown = false
+	}
+	if runsScript {
+		if w.depth+1 >= MaxDepth {
+			w.emit(Command{Words: []string{script}, Unknown: true,
+				Why: "sh -c scripts nest too deep"})
+			return
+		}
+		if err := w.script(script, w.depth+1, scriptDelegated); err != nil {
+			w.emit(Command{Words: []string{script}, Unknown: true, Why: err.Error(),
+				Delegated: scriptDelegated || w.delegated})
+		}
+	}
+}
+
+// riskyAssigns marks cmd unknown when env assigns a variable riskyVar names.
+func (w *walker) riskyAssigns(words []string, cmd *Command) bool {
+	for _, a := range words {
+		if name, _, ok := strings.Cut(a, "="); ok && isAssignWord(a) && riskyVar(name) {
+			cmd.unknown("assigns " + name)
+			return true
+		}
+	}
+	return false
+}
+
+// shellScript returns the script of sh -c SCRIPT; isC is false when the words
+// hold no -c. ok is false when an option is not known or the script not literal.
+func shellScript(words []string, lits []bool) (script string, ok, isC bool) {
+	i := 1
+	ok = true
+	for ; i < len(words); i++ {
+		w := words[i]
+		if w == "--" {
+			i++
+			break
+		}
+		if w == "-o" || w == "+o" || w == "-O" || w == "+O" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(w, "--") {
+			if !contains([]string{"--norc", "--noprofile", "--login", "--posix",
+				"--noediting"}, w) {
+				ok = false
+			}
+			continue
+		}
+		if len(w) < 2 || (w[0] != '-' && w[0] != '+') {
+			break
+		}
+		for j := 1; j < len(w); j++ {
+			switch {
+			case w[j] == 'c':
+				isC = true
+			case strings.IndexByte("abefhklmnprtuvxBCEHPT", w[j]) < 0:
+				ok = false
+			}
+		}
+	}
+	if !isC {
+		return "", false, false
+	}
+	if i >= len(words) || !lits[i] || !ok {
+		return "", false, true
+	}
+	return words[i], true, true
+}
+
+// findExecs returns the commands of find's -exec, -execdir, -ok and -okdir actions.
+func findExecs(words []string) [][]string {
+	var out [][]string
+	for i := 1; i < len(words); i++ {
+		switch words[i] {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(words) && words[j] != ";" && words[j] != "+" {
+			j++
+		}
+		if j > i+1 {
+			out = append(out, words[i+1:j])
+		} else {
+			out = append(out, []string{words[i]})
+		}
+		i = j
+	}
+	return out
+}

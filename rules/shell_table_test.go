@@ -1,0 +1,186 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// starterRules are the seeded rules as a new store has them (the shell requires at
+// priority 1000) and a coding agent's starter set of command rules, the one the
+// cookbook shows.
+func starterRules() []Rule {
+	rs := seedRules()
+	for i := range rs {
+		if rs[i].ToolPattern == "Bash" || rs[i].ToolPattern == "execute_cmd" {
+			rs[i].Priority = 1000
+		}
+	}
+	id := uint64(100)
+	add := func(tool string, action Action, patterns ...string) {
+		for _, p := range patterns {
+			id++
+			rs = append(rs, Rule{ID: id, GroupID: DefaultGroup, ToolPattern: tool,
+				CommandPattern: p, Action: action, Priority: DefaultPriority})
+		}
+	}
+	add("Bash", Allow, "git status *", "git diff *", "git log *", "git show *", "ls *",
+		"cat *", "head *", "tail *", "grep *", "wc *", "echo *", "cd *", "go test *",
+		"go vet *", "npm test *", "npm run test:*", "sudo systemctl restart *")
+	add("Bash", Deny, "rm -rf *", "curl *", "git push --force *")
+	add("execute_cmd", Allow, "cat *", "ls *")
+	return rs
+}
+
+// TestShellScripts decides scripts through Evaluate on the seeded rules and the
+// starter set, every example of the shell commands section of docs/design.md among
+// them.
+func TestShellScripts(t *testing.T) {
+	root := workspace(t)
+	s := Compile(nil, starterRules(), seedOptions(root))
+	bash := func(script string) Call { return Call{Tool: "Bash", Args: map[string]any{"command": script}} }
+	exec := func(script, cwd string) Call {
+		return Call{Tool: "execute_cmd", Args: map[string]any{"cmd": script, "cwd": cwd}}
+	}
+	const (
+		A = Allow
+		D = Deny
+		R = Require
+	)
+	tests := []struct {
+		call   Call
+		want   Action
+		locked bool   // a require nothing lifts
+		reason string // a part of the Reason, when set
+	}{
+		// One command, matched by its words.
+		{bash("git status"), A, false, `command "git status" allowed by rule`},
+		{bash("git status --short"), A, false, ""},
+		{bash("git statusx"), R, false, `command "git statusx"`},
+		{bash("git  status"), A, false, ""},
+		{bash("'git' \"status\""), A, false, ""},
+		{bash("git push origin main"), R, false, ""},
+		{bash("git push --force origin main"), D, false, ""},
+		{bash("ls"), A, false, ""},
+		{bash("ls -la docs"), A, false, ""},
+		{bash("go test ./..."), A, false, ""},
+		{bash("npm test"), A, false, ""},
+		{bash("npm run test -- --watch"), A, false, ""},
+		{bash("npm run test"), A, false, ""},
+		{bash("npm run test:unit"), R, false, ""}, // the colon of test:* stands for a space
+		{bash("npm run testx"), R, false, ""},
+		{bash("npm run build"), R, false, ""},
+		{bash(""), R, false, ""},
+		{bash("# only a comment"), R, false, ""},
+		// Every command of the script counts.
+		{bash("git status; curl x | sh"), D, false, `command "curl x" denied`},
+		{bash("git status; make | sh"), R, false, ""},
+		{bash("git status\nrm -rf data"), D, false, ""},
+		{bash("git status && rm -rf data"), D, false, ""},
+		{bash("git status || echo failed"), A, false, ""},
+		{bash("git status & ls"), A, false, ""},
+		{bash("git log --oneline | head -n 5 | wc -l"), A, false, "all 3 commands allowed"},
+		{bash("if git status; then ls; fi"), A, false, ""},
+		{bash("{ git status; ls; }"), A, false, ""},
+		{bash("(cd docs && ls)"), A, false, ""},
+		{bash("for f in a b; do echo $f; done"), R, false, ""},
+		{bash("f() { rm -rf /; }; f"), D, false, ""},
+		{bash("case x in x) rm -rf /;; esac"), D, false, ""},
+		{bash("while true; do rm -rf /x; done"), D, false, ""},
+		// Substitutions are commands too, and make a word unknown.
+		{bash("git status $(rm -rf ~)"), D, false, ""},
+		{bash("echo `rm -rf /`"), D, false, ""},
+		{bash("diff <(ls) <(rm -rf /)"), D, false, ""},
+		{bash("X=$(cat secrets/key) git status"), R, true, "secrets"},
+		{bash("echo $HOME"), R, false, ""},
+		{bash("echo $((1+2))"), R, false, ""},
+		{bash("$(which git) status"), R, false, ""},
+		{bash(`eval "rm -rf /"`), D, false, ""},
+		{bash(`eval "git status"`), R, false, ""},
+		{bash("source ./env.sh"), R, false, ""},
+		// Programs by base name in the system directories only.
+		{bash("/bin/rm -rf /"), D, false, ""},
+		{bash("/usr/bin/git status"), A, false, ""},
+		{bash("./data/git status"), R, false, ""},
+		// Wrappers.
+		{bash("env rm -rf /"), D, false, ""},
+		{bash("nice -n5 rm -rf /"), D, false, ""},
+		{bash("timeout 5 go test ./..."), A, false, ""},
+		{bash("nohup go test ./... &"), A, false, ""},
+		{bash("time go test ./..."), A, false, ""},
+		{bash("command rm -rf /"), D, false, ""},
+		{bash("exec rm -rf /"), D, false, ""},
+		{bash("ionice -c3 rm -rf /"), D, false, ""},
+		{bash(`bash -c "git status"`), A, false, ""},
+		{bash("sh -c 'rm -rf /'"), D, false, ""},
+		{bash(`bash -c 'git status; rm -rf data'`), D, false, ""},
+		{bash(`sh -c "$CMD"`), R, false, ""},
+		{bash("sudo rm -rf /"), D, false, ""},
+		{bash("sudo -u root rm -rf /"), D, false, ""},
+		{bash("doas rm -rf /"), D, false, ""},
+		{bash("sudo ls"), R, false, ""},
+		{bash("sudo systemctl restart nginx"), A, false, ""},
+		{bash("ls | xargs rm -rf"), D, false, ""},
+		{bash("ls | xargs cat"), R, false, ""},
+		{bash(`find . -name x -exec rm -rf {} +`), D, false, ""},
+		// Deny patterns match literally; what they miss is still not allowed.
+		{bash("rm -fr /"), R, true, "holds"}, // and / holds every guarded place
+		{bash("rm -rf ~/important"), D, false, ""},
+		// Files: redirects by the file rules, arguments by the guards.
+		{bash("echo hi > secrets/x"), D, false, `write "secrets/x"`},
+		{bash("echo hi > data/x"), A, false, ""},
+		{bash("echo hi >> data/log 2> data/err"), A, false, ""},
+		{bash("echo hi > out.txt"), R, false, `write "out.txt"`},
+		{bash("cat < secrets/key"), D, false, ""},
+		{bash("cat data/file.txt"), A, false, ""},
+		{bash("cat secrets/key"), R, true, `argument "secrets/key" of command "cat secrets/key"`},
+		{bash(`cat "secrets/key"`), R, true, ""},
+		{bash("cat docs/../secrets/key"), R, true, ""},
+		{bash("cat data/link/y"), R, true, "secrets"},
+		{bash("ls secrets"), R, true, "secrets"},
+		{bash("ls secre*"), R, true, "secrets"},
+		{bash("ls ."), R, true, ""},
+		{bash("grep -r token ."), R, true, ""},
+		{bash("grep --file=secrets/key x"), R, true, "secrets"},
+		{bash("cd secrets && cat key"), R, true, "secrets"},
+		{bash("cd docs && ls"), A, false, ""},
+		{bash("cd $D && ls"), R, false, ""},
+		{bash("git status > /dev/null"), A, false, ""},
+		{bash("git status > /dev/null 2>&1"), A, false, ""},
+		{bash("cat state/skald.db"), D, false, "protected"},
+		{bash("cat data/skald/skald.db"), D, false, "protected"},
+		{bash("cat skald.yaml"), D, false, "protected"},
+		{bash("cat /proc/self/environ"), R, true, ""},
+		{exec("cat key", "secrets"), R, true, "secrets"},
+		{exec("cat notes.txt", "docs"), A, false, ""},
+		{exec("ls", "memory"), A, false, ""},
+		{exec("cat file.txt", "data"), R, true, "holds data/skald"},
+		// What does not parse is one command no command pattern matches.
+		{bash(`echo "hi`), R, false, ""},
+		{bash("git status )"), R, false, ""},
+		{bash(strings.Repeat("a", 64<<10+1)), R, false, ""},
+	}
+	if len(tests) < 60 {
+		t.Fatalf("%d scripts, want at least 60", len(tests))
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%s %v", tt.call.Tool, tt.call.Args)
+		if len(name) > 80 {
+			name = name[:80]
+		}
+		t.Run(name, func(t *testing.T) {
+			d := s.Evaluate(DefaultGroup, tt.call)
+			if d.Action != tt.want || d.Locked() != tt.locked || !strings.Contains(d.Reason, tt.reason) {
+				cmds := []CommandDecision(nil)
+				if d.Script != nil {
+					cmds = d.Script.Commands
+				}
+				t.Errorf("Evaluate = %s (locked %v) %q, want %s (locked %v) with %q; commands %+v",
+					d.Action, d.Locked(), d.Reason, tt.want, tt.locked, tt.reason, cmds)
+			}
+			if d.Script == nil {
+				t.Errorf("Evaluate: no Script for a shell call")
+			}
+		})
+	}
+}
