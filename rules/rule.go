@@ -43,6 +43,11 @@ type Rule struct {
 	Action              Action `json:"action"`
 	Note                string `json:"note,omitempty"`
 	Priority            int    `json:"priority"`
+
+	// CommandPattern is optional, only on a rule whose tool pattern names a shell
+	// tool: the rule then matches each command of the call's script that the pattern
+	// matches (docs/design.md, "Shell commands").
+	CommandPattern string `json:"command_pattern,omitempty"`
 }
 
 // Group is a permission group (SPEC §3). ID matches [a-z0-9_-]+ (SPEC §12.16); Name

@@ -55,6 +55,9 @@ type Request struct {
 	// place: secrets", "path argument cannot be normalised", "rules unavailable:
 	// approval required". "" otherwise.
 	Reason string `json:"reason,omitempty"`
+	// Commands lists how each simple command of a shell call's script was decided;
+	// nil for other tools.
+	Commands []CommandDecision `json:"commands,omitempty"`
 	// Caller is who made the call (docs/design.md, "Callers"): CallerAdmin,
 	// CallerLocal, CallerCron, or an agent token's name ("agent-" and 12 hex digits),
 	// never the secret. Only that caller may read or cancel the request. A request
@@ -70,6 +73,14 @@ type Request struct {
 	Resolution      *Resolution `json:"resolution,omitempty"`
 	// Messages are the chat messages that show the request (the outbox).
 	Messages []Message `json:"messages,omitempty"`
+}
+
+// CommandDecision is how one simple command of a shell call's script was decided.
+type CommandDecision struct {
+	Command string `json:"command"` // its words joined by one space, as matched
+	Action  string `json:"action"`  // allow, deny or require
+	RuleID  uint64 `json:"rule_id,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Callers that are not agent tokens (Request.Caller).
