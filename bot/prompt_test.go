@@ -112,7 +112,29 @@ func goldenCases() map[string]Prompt {
 	markup.Caller, markup.ContextLabel = store.CallerLocal, "*bold* _it_ ~st~ <!here>"
 	markup.Arguments = mustJSON(map[string]string{
 		"command": "echo '<b>x</b> & *y* _z_ ~w~ <!here>'"})
+	script := sampleRequest()
+	script.Caller = "agent-1a2b3c4d5e6f"
+	script.Arguments = mustJSON(map[string]string{
+		"command": "git status && cat secrets/key | grep <x> & rm -rf data"})
+	script.Reason = `command "cat secrets/key" needs a human`
+	script.Commands = []store.CommandDecision{
+		{Command: "git status", Action: "allow", RuleID: 7},
+		{Command: "cat secrets/key", Action: "require",
+			Reason: "secrets/key: inside a denied place"},
+		{Command: "grep <x> *bold* `tick`", Action: "allow", RuleID: 8},
+		{Command: "rm -rf data" + strings.Repeat(" x", 200), Action: "require", RuleID: 3},
+	}
+	many := sampleRequest()
+	many.Caller = store.CallerAdmin
+	for i := range 60 {
+		many.Commands = append(many.Commands, store.CommandDecision{
+			Command: fmt.Sprintf("echo %d %s", i, strings.Repeat("y", 40)), Action: "require"})
+	}
 	return map[string]Prompt{
+		"commands":      NewPrompt(script, 0),
+		"commands_many": NewPrompt(many, 0),
+		"commands_approved": NewPrompt(resolved(script, store.Approved, store.Resolution{
+			By: "Jane Doe (100000001)", Via: "telegram", At: t0.Add(time.Minute)}), 0),
 		"caller_agent_token": NewPrompt(agent, 0),
 		"caller_admin":       NewPrompt(admin, time.Hour),
 		"caller_local":       NewPrompt(local, 0),

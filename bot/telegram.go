@@ -34,8 +34,8 @@ type htmlText struct {
 func (h *htmlText) tag(s string)  { h.b.WriteString(s) }
 func (h *htmlText) text(s string) { h.b.WriteString(EscapeHTML(s)); h.n += units(s) }
 
-// Telegram renders p: the title in bold, one "Label: value" line per field, the
-// arguments as a JSON code block, escaped (Escape), their middle cut to
+// Telegram renders p: the title in bold, one "Label: value" line per field, a
+// shell call's commands one per line with their marks, the arguments as a JSON code block, escaped (Escape), their middle cut to
 // "…[N characters cut]…" when the whole would pass TelegramMaxText, then while
 // pending what the bypass buttons cover, once finished the outcome and the note.
 func (p Prompt) Telegram() TelegramMessage {
@@ -57,6 +57,28 @@ func (p Prompt) Telegram() TelegramMessage {
 			head.text(f.Value)
 		}
 		head.text("\n")
+	}
+	if len(p.Commands) > 0 {
+		head.tag("<b>")
+		head.text("Commands:")
+		head.tag("</b>")
+		head.text("\n")
+		for _, l := range p.Commands {
+			head.text(l.Mark + " ")
+			head.tag("<code>")
+			head.text(l.Text)
+			head.tag("</code>")
+			if l.Reason != "" {
+				head.text(" — ")
+				head.tag("<i>")
+				head.text(l.Reason)
+				head.tag("</i>")
+			}
+			head.text("\n")
+		}
+		if p.MoreCommands > 0 {
+			head.text(moreCommands(p.MoreCommands) + "\n")
+		}
 	}
 	head.text("\n")
 	if p.Bypass.Label != "" {
