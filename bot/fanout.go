@@ -38,8 +38,19 @@ type FanoutOptions struct {
 	// OnFailure, when set, is called for every send, edit or notice (Notices) given
 	// up on (a metric hook). It is called from the Fanout's goroutines and must not block.
 	OnFailure func(Failure)
+	// Meta stores the "➕ Always" offers (store.DB's GetMeta and PutMeta); nil
+	// means none are made.
+	Meta Meta
+	// Now is the clock of the offers' expiry; nil means time.Now.
+	Now func() time.Time
 	// Logger nil means slog.Default(); the Fanout adds component=bot.
 	Logger *slog.Logger
+}
+
+// Meta is the store's small-value map (*store.DB implements it).
+type Meta interface {
+	GetMeta(key string) ([]byte, error)
+	PutMeta(key string, v []byte) error
 }
 
 // Fanout shows approval requests on every chat of every Channel and keeps the outbox
@@ -55,6 +66,9 @@ type Fanout struct {
 	retry       Retry
 	onFailure   func(Failure)
 	log         *slog.Logger
+	meta        Meta
+	clock       func() time.Time
+	offMu       sync.Mutex // serialises the offers' read-modify-write of the store
 
 	mu       sync.Mutex // guards channels, inflight, runCtx, queued, running, stopped
 	channels []Channel
@@ -99,6 +113,8 @@ func NewFanout(opt FanoutOptions) *Fanout {
 		onFailure:   opt.OnFailure,
 		log:         log.With("component", "bot"),
 		inflight:    make(map[msgKey]bool),
+		meta:        opt.Meta,
+		clock:       opt.Now,
 	}
 }
 
@@ -142,6 +158,7 @@ func (f *Fanout) Run(ctx context.Context) error {
 		f.wg.Go(func() { f.retryLoop(ctx, t) })
 	}
 	f.queued = nil
+	f.wg.Go(func() { f.sweepLoop(ctx) })
 	f.mu.Unlock()
 
 	if err := f.Reconcile(ctx); err != nil && ctx.Err() == nil {
@@ -413,6 +430,7 @@ func (f *Fanout) Reconcile(ctx context.Context) error {
 			errs = append(errs, f.Update(ctx, r))
 		}
 	}
+	errs = append(errs, f.SweepOffers())
 	return errors.Join(errs...)
 }
 
