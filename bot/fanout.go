@@ -41,6 +41,10 @@ type FanoutOptions struct {
 	// Meta stores the "➕ Always" offers (store.DB's GetMeta and PutMeta); nil
 	// means none are made.
 	Meta Meta
+	// OnOffer, when set, is called once an offer's follow-up was sent and recorded
+	// ("sent") and once it was closed ("closed"), from the Fanout's goroutines; it
+	// must not block.
+	OnOffer func(o Offer, event string)
 	// Now is the clock of the offers' expiry; nil means time.Now.
 	Now func() time.Time
 	// Logger nil means slog.Default(); the Fanout adds component=bot.
@@ -68,6 +72,7 @@ type Fanout struct {
 	log         *slog.Logger
 	meta        Meta
 	clock       func() time.Time
+	onOffer     func(Offer, string)
 	offMu       sync.Mutex // serialises the offers' read-modify-write of the store
 
 	mu       sync.Mutex // guards channels, inflight, runCtx, queued, running, stopped
@@ -115,6 +120,7 @@ func NewFanout(opt FanoutOptions) *Fanout {
 		inflight:    make(map[msgKey]bool),
 		meta:        opt.Meta,
 		clock:       opt.Now,
+		onOffer:     opt.OnOffer,
 	}
 }
 

@@ -222,6 +222,7 @@ func (f *Fanout) offerStep(ctx context.Context, rp Replier, o Offer) error {
 		}
 		f.log.Debug("offer sent", "request_id", o.RequestID, "channel", o.Channel,
 			"chat", o.ChatID, "ref", ref)
+		f.offerEvent(cur, "sent")
 	}
 	if cur.Closing == "" && !cur.Used && !f.now().Before(cur.ExpiresAt) {
 		cur.Closing = cur.followUp().Text + "\n\n⌛ Offer expired; nothing was added."
@@ -239,8 +240,17 @@ func (f *Fanout) offerStep(ctx context.Context, rp Replier, o Offer) error {
 		return fmt.Errorf("bot: close the offer of request %d on %s %s: %w",
 			o.RequestID, o.Channel, o.ChatID, err)
 	}
-	_, _, err = f.changeOffer(o, func(*Offer) (bool, error) { return false, nil })
-	return err
+	if _, _, err = f.changeOffer(o, func(*Offer) (bool, error) { return false, nil }); err != nil {
+		return err
+	}
+	f.offerEvent(cur, "closed")
+	return nil
+}
+
+func (f *Fanout) offerEvent(o Offer, event string) {
+	if f.onOffer != nil {
+		f.onOffer(o, event)
+	}
 }
 
 // soon runs t's first attempt now on a goroutine Run owns, then retries it as a

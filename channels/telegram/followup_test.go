@@ -1,0 +1,239 @@
+package telegram
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+// clock is a settable clock for the offers' expiry.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Now()} }
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+const mcpTool = "mcp__notes__list"
+
+// followUp waits for the "➕ Always" follow-up of request id in chat.
+func (e *env) followUp(chat int64, id uint64) telegramtest.SentMessage {
+	e.t.Helper()
+	want := fmt.Sprintf("r:%d", id)
+	var got telegramtest.SentMessage
+	err := e.srv.Wait(e.ctx, func() bool {
+		for _, m := range e.srv.Messages(chat) {
+			if d := m.History[0].CallbackData(); len(d) == 1 && d[0] == want {
+				got = m
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		e.t.Fatalf("no follow-up of request %d in chat %d: %v", id, chat, err)
+	}
+	// The message is recorded on its offer just after it is sent.
+	e.note.sig.wait(e.t, e.ctx, fmt.Sprintf("offer sent %d", id))
+	return got
+}
+
+// tapFollowUp taps the button of follow-up m as user and returns the toast.
+func (e *env) tapFollowUp(user models.User, m telegramtest.SentMessage, id uint64) string {
+	e.t.Helper()
+	u := e.srv.CallbackQueryUpdate(user, m.ChatID, m.MessageID, fmt.Sprintf("r:%d", id))
+	if _, err := e.srv.Inject(u); err != nil {
+		e.t.Fatal(err)
+	}
+	return e.answer(u.CallbackQuery.ID).Text
+}
+
+func (e *env) rules() []rules.Rule {
+	e.t.Helper()
+	rs, err := e.db.Rules()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return rs
+}
+
+// An admin's approval gets a follow-up replying to the prompt with "➕ Always";
+// an approver's tap on it is refused and adds nothing, the admin's adds the rule
+// (audited), edits the follow-up without its button, and the same call is then
+// allowed; a second tap is refused.
+func TestAlwaysAllowFollowUp(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	if a := e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove)); a.Text != "Approved" {
+		t.Fatalf("toast %q", a.Text)
+	}
+	m := e.followUp(groupChat.ID, r.ID)
+	if m.Keyboard.InlineKeyboard[0][0].Text != "➕ Always: "+mcpTool {
+		t.Errorf("button %q", m.Keyboard.InlineKeyboard[0][0].Text)
+	}
+	if !strings.Contains(m.PlainText, "allow "+mcpTool) {
+		t.Errorf("follow-up text:\n%s", m.PlainText)
+	}
+	prompt := e.prompt(groupChat.ID, r.ID)
+	var reply string
+	for _, c := range e.srv.Calls("sendMessage") {
+		if strings.Contains(c.Params["reply_markup"], fmt.Sprintf(`"r:%d"`, r.ID)) {
+			reply = c.Params["reply_parameters"]
+		}
+	}
+	var rp models.ReplyParameters
+	if err := json.Unmarshal([]byte(reply), &rp); err != nil || rp.MessageID != prompt.MessageID {
+		t.Errorf("reply_parameters %q (%v), want message %d", reply, err, prompt.MessageID)
+	}
+	if n := len(e.srv.Messages(janeChat.ID)); n != 1 {
+		t.Errorf("%d messages in the other chat, want the prompt alone", n)
+	}
+
+	before := e.rules()
+	audit, err := e.db.Audit(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if toast := e.tapFollowUp(jane, m, r.ID); !strings.Contains(toast, "Not authorized") {
+		t.Errorf("approver's toast %q", toast)
+	}
+	if got := e.rules(); len(got) != len(before) {
+		t.Errorf("an approver's tap added rules: %v", got)
+	}
+	if got, _ := e.db.Audit(0); len(got) != len(audit) {
+		t.Errorf("an approver's tap was audited: %d entries, had %d", len(got), len(audit))
+	}
+
+	toast := e.tapFollowUp(alice, m, r.ID)
+	rs := e.rules()
+	if len(rs) != len(before)+1 {
+		t.Fatalf("rules %v", rs)
+	}
+	added := rs[len(rs)-1]
+	for _, x := range rs {
+		if x.ID > added.ID {
+			added = x
+		}
+	}
+	want := fmt.Sprintf("Added rule %d: allow %s", added.ID, mcpTool)
+	if toast != want {
+		t.Errorf("toast %q, want %q", toast, want)
+	}
+	if added.ToolPattern != mcpTool || added.Action != rules.Allow || added.GroupID != rules.DefaultGroup ||
+		added.Priority != rules.DefaultPriority {
+		t.Errorf("added %+v", added)
+	}
+	if got, _ := e.db.Audit(0); len(got) <= len(audit) {
+		t.Errorf("the added rule was not audited")
+	}
+	err = e.srv.Wait(e.ctx, func() bool {
+		cur, _ := e.srv.Message(groupChat.ID, m.MessageID)
+		return cur.Keyboard == nil && strings.Contains(cur.PlainText, want)
+	})
+	if err != nil {
+		cur, _ := e.srv.Message(groupChat.ID, m.MessageID)
+		t.Errorf("follow-up not closed: %v\n%s", cur.Keyboard, cur.PlainText)
+	}
+	if toast := e.tapFollowUp(alice, m, r.ID); toast == want || strings.HasPrefix(toast, "Added") {
+		t.Errorf("second tap: %q", toast)
+	}
+	if got := e.rules(); len(got) != len(rs) {
+		t.Errorf("a second tap added a rule")
+	}
+	out, err := e.g.Check(e.ctx, gate.Call{ToolName: mcpTool, Arguments: map[string]any{},
+		SessionID: "sess-2"})
+	if err != nil || out.Decision != gate.DecisionAllow {
+		t.Errorf("the same call after the rule: %+v, %v", out, err)
+	}
+}
+
+// An approver's approval, and an admin's rejection, get no follow-up: no offer is
+// stored.
+func TestAlwaysOnlyForAdminApprovals(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	e.answer(e.tap(jane, groupChat.ID, r.ID, bot.ActionApprove))
+	r2 := e.require("sess-1", mcpTool, map[string]any{"n": 2})
+	e.answer(e.tap(alice, groupChat.ID, r2.ID, bot.ActionReject))
+	e.waitUpdated(r.ID)
+	e.waitUpdated(r2.ID)
+	if v, err := e.db.GetMeta("bot/offers"); err != nil || v != nil {
+		t.Errorf("offers stored: %s, %v", v, err)
+	}
+	for _, m := range e.srv.Messages(groupChat.ID) {
+		for _, d := range m.History[0].CallbackData() {
+			if strings.HasPrefix(d, "r:") {
+				t.Errorf("follow-up sent: %q", m.PlainText)
+			}
+		}
+	}
+}
+
+// The offer survives a restart: its tap still works on the new process; and an
+// hour later, across a restart, the sweep removes the button and a tap is refused.
+func TestAlwaysSurvivesRestartAndExpires(t *testing.T) {
+	clk := newClock()
+	e := newEnv(t, envOptions{now: clk.now}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	m := e.followUp(groupChat.ID, r.ID)
+	r2 := e.require("sess-1", "mcp__notes__read", map[string]any{})
+	e.answer(e.tap(alice, groupChat.ID, r2.ID, bot.ActionApprove))
+	m2 := e.followUp(groupChat.ID, r2.ID)
+	e.close()
+
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.now}).start()
+	before := len(e.rules())
+	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule") {
+		t.Errorf("tap after a restart: %q", toast)
+	}
+	if got := len(e.rules()); got != before+1 {
+		t.Errorf("%d rules, want %d", got, before+1)
+	}
+	clk.add(bot.OfferTTL)
+	if toast := e.tapFollowUp(alice, m2, r2.ID); toast != "This offer has expired" {
+		t.Errorf("tap after an hour: %q", toast)
+	}
+	e.close()
+
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.now}).start()
+	err := e.srv.Wait(e.ctx, func() bool {
+		cur, _ := e.srv.Message(groupChat.ID, m2.MessageID)
+		return cur.Keyboard == nil && strings.Contains(cur.PlainText, "expired")
+	})
+	if err != nil {
+		t.Fatalf("expired follow-up keeps its button: %v", err)
+	}
+	e.note.sig.wait(t, e.ctx, fmt.Sprintf("offer closed %d", r2.ID))
+	if v, err := e.db.GetMeta("bot/offers"); err != nil || v != nil {
+		t.Errorf("closed offers still stored: %s, %v", v, err)
+	}
+	if got := len(e.rules()); got != before+1 {
+		t.Errorf("%d rules after expiry, want %d", got, before+1)
+	}
+	if toast := e.tapFollowUp(alice, m2, r2.ID); toast != "Unknown request" {
+		t.Errorf("tap on the closed offer: %q", toast)
+	}
+}
