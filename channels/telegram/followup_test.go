@@ -14,6 +14,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
 )
 
 // clock is a settable clock for the offers' expiry.
@@ -235,5 +236,68 @@ func TestAlwaysSurvivesRestartAndExpires(t *testing.T) {
 	}
 	if toast := e.tapFollowUp(alice, m2, r2.ID); toast != "Unknown request" {
 		t.Errorf("tap on the closed offer: %q", toast)
+	}
+}
+
+// A shell request that carries its commands shows them in the prompt, marked; an
+// admin's approval by command offers one command rule per command that needed the
+// human, and the tap adds them in the request's group, before the seeded require.
+func TestAlwaysShellCommands(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	r, _, err := e.db.CreateRequest(store.Request{
+		SessionID: "sess-1", ToolName: "Bash", GroupID: rules.DefaultGroup,
+		Arguments: json.RawMessage(`{"command":"git status --short && go test ./... && ls"}`),
+		ExpiresAt: time.Now().Add(time.Hour), Status: store.Pending, Caller: store.CallerAdmin,
+		Commands: []store.CommandDecision{
+			{Command: "git status --short", Action: "require"},
+			{Command: "go test ./...", Action: "require"},
+			{Command: "ls", Action: "allow", RuleID: 1},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fan.Show(e.ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	p := e.prompt(groupChat.ID, r.ID)
+	if !strings.Contains(p.PlainText, "Commands:\n❓ git status --short\n❓ go test ./...\n✓ ls\n") {
+		t.Errorf("prompt:\n%s", p.PlainText)
+	}
+	if got := e.say(alice, groupChat, fmt.Sprintf("/approve %d", r.ID)); !strings.Contains(got, "approved") {
+		t.Fatalf("reply %q", got)
+	}
+	m := e.followUp(groupChat.ID, r.ID)
+	if b := m.Keyboard.InlineKeyboard[0][0].Text; b != "➕ Always: git status *, go test *" {
+		t.Errorf("button %q", b)
+	}
+	seeded := e.rules()
+	toast := e.tapFollowUp(alice, m, r.ID)
+	rs := e.rules()
+	if len(rs) != len(seeded)+2 {
+		t.Fatalf("rules %+v", rs)
+	}
+	want := map[string]bool{"git status *": true, "go test *": true}
+	old := map[uint64]bool{}
+	for _, s := range seeded {
+		old[s.ID] = true
+	}
+	for _, x := range rs {
+		if old[x.ID] {
+			continue
+		}
+		if !want[x.CommandPattern] || x.ToolPattern != "Bash" || x.Action != rules.Allow ||
+			x.GroupID != rules.DefaultGroup {
+			t.Errorf("added %+v", x)
+		}
+		for _, s := range seeded {
+			if s.ToolPattern == "Bash" && s.Action == rules.Require && s.CommandPattern == "" &&
+				(x.Priority > s.Priority || x.Priority == s.Priority && x.ID > s.ID) {
+				t.Errorf("rule %+v comes after the require %+v", x, s)
+			}
+		}
+		if !strings.Contains(toast, fmt.Sprintf("Added rule %d: allow Bash %s", x.ID, x.CommandPattern)) {
+			t.Errorf("toast %q does not name rule %d", toast, x.ID)
+		}
 	}
 }
