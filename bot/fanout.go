@@ -75,17 +75,20 @@ type Fanout struct {
 	onOffer     func(Offer, string)
 	offMu       sync.Mutex // serialises the offers' read-modify-write of the store
 
-	mu       sync.Mutex // guards channels, inflight, runCtx, queued, running, stopped
+	mu       sync.Mutex // guards channels, inflight, offerAgain, runCtx, queued, running, stopped
 	channels []Channel
 	// inflight holds the sends and edits being tried, so that a Show and a Reconcile
 	// of the same request, or two Updates, never send or edit one message twice at
 	// once.
 	inflight map[msgKey]bool
-	runCtx   context.Context // Run's; nil until Run starts
-	queued   []*task         // retries asked for before Run started
-	running  bool
-	stopped  bool
-	wg       sync.WaitGroup // the retry goroutines
+	// offerAgain marks the offers whose step must run again once the one in flight
+	// ends.
+	offerAgain map[msgKey]bool
+	runCtx     context.Context // Run's; nil until Run starts
+	queued     []*task         // retries asked for before Run started
+	running    bool
+	stopped    bool
+	wg         sync.WaitGroup // the retry goroutines
 }
 
 // msgKey names one send (ref "") or one edit of a message.
@@ -118,6 +121,7 @@ func NewFanout(opt FanoutOptions) *Fanout {
 		onFailure:   opt.OnFailure,
 		log:         log.With("component", "bot"),
 		inflight:    make(map[msgKey]bool),
+		offerAgain:  make(map[msgKey]bool),
 		meta:        opt.Meta,
 		clock:       opt.Now,
 		onOffer:     opt.OnOffer,

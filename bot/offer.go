@@ -189,10 +189,24 @@ func (f *Fanout) offerTask(o Offer) {
 	}
 	key := msgKey{id: o.RequestID, channel: o.Channel, chat: o.ChatID, ref: "offer"}
 	if !f.claim(key) {
+		// A step of this offer is running: it runs another once it is done, which
+		// sees the stored offer as it is then.
+		f.mu.Lock()
+		f.offerAgain[key] = true
+		f.mu.Unlock()
 		return
 	}
 	t := &task{key: key, done: func(error) {}}
 	t.try = func(ctx context.Context) error { return f.offerStep(ctx, rp, o) }
+	t.after = func() {
+		f.mu.Lock()
+		again := f.offerAgain[key]
+		delete(f.offerAgain, key)
+		f.mu.Unlock()
+		if again {
+			f.offerTask(o)
+		}
+	}
 	f.soon(t)
 }
 
@@ -267,7 +281,7 @@ func (f *Fanout) soon(t *task) {
 		ctx := f.runCtx
 		f.wg.Go(func() {
 			if finished, _ := f.attempt(ctx, t); finished {
-				f.release(t.key)
+				f.finish(t)
 				return
 			}
 			f.retryLoop(ctx, t)
