@@ -47,7 +47,8 @@ func TestAlwaysRules(t *testing.T) {
 		{"shell call without commands", store.Request{ToolName: "Bash"}, nil},
 		{"empty command", shell(cmd("", "require", "")), nil},
 		{"mcp tool", store.Request{ToolName: "mcp__notes__list"}, []string{"mcp__notes__list"}},
-		{"guarded file tool", store.Request{ToolName: "Read", Reason: "path contains a protected place"}, nil},
+		{"guarded file tool",
+			store.Request{ToolName: "Read", Reason: "path contains a protected place"}, nil},
 		{"tool with a star", store.Request{ToolName: "mcp__x*"}, nil},
 		{"non-ASCII tool", store.Request{ToolName: "mcp__nоtes"}, nil},
 	}

@@ -137,7 +137,8 @@ func (f *Fanout) saveOffers(os []Offer) error {
 // changeOffer applies fn to the stored offer like o, under the offers lock, and
 // stores the result (fn returning false drops it). It returns the offer as
 // changed, and false when there is none.
-func (f *Fanout) changeOffer(o Offer, fn func(*Offer) (keep bool, err error)) (Offer, bool, error) {
+func (f *Fanout) changeOffer(o Offer,
+	fn func(*Offer) (keep bool, err error)) (Offer, bool, error) {
 	f.offMu.Lock()
 	defer f.offMu.Unlock()
 	os, err := f.loadOffers()

@@ -35,7 +35,8 @@ func (h *htmlText) tag(s string)  { h.b.WriteString(s) }
 func (h *htmlText) text(s string) { h.b.WriteString(EscapeHTML(s)); h.n += units(s) }
 
 // Telegram renders p: the title in bold, one "Label: value" line per field, a
-// shell call's commands one per line with their marks, the arguments as a JSON code block, escaped (Escape), their middle cut to
+// shell call's commands one per line with their marks, the arguments as a JSON
+// code block, escaped (Escape), their middle cut to
 // "…[N characters cut]…" when the whole would pass TelegramMaxText, then while
 // pending what the bypass buttons cover, once finished the outcome and the note.
 func (p Prompt) Telegram() TelegramMessage {

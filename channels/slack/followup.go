@@ -46,7 +46,8 @@ func followUpBlocks(m bot.FollowUp) (string, []slackgo.Block) {
 // Reply posts follow-up m to channel target in the thread of message replyTo (the
 // channel itself when ""), and returns its ts (bot.Replier). It blocks for one
 // chat.postMessage call. Errors as for Send.
-func (c *Channel) Reply(ctx context.Context, target, replyTo string, m bot.FollowUp) (string, error) {
+func (c *Channel) Reply(ctx context.Context, target, replyTo string,
+	m bot.FollowUp) (string, error) {
 	if strings.TrimSpace(m.Text) == "" {
 		return "", fmt.Errorf("slack: reply in %s: empty text: %w", target, bot.ErrPermanent)
 	}

@@ -18,7 +18,8 @@ var _ bot.Replier = (*Channel)(nil)
 // Telegram's 4096 characters, with its buttons, as a reply to message replyTo (none
 // when ""; sent anyway when that message is gone), and returns its message_id
 // (bot.Replier). It blocks for one sendMessage call. Errors as for Send.
-func (c *Channel) Reply(ctx context.Context, target, replyTo string, m bot.FollowUp) (string, error) {
+func (c *Channel) Reply(ctx context.Context, target, replyTo string,
+	m bot.FollowUp) (string, error) {
 	chatID, err := parseChatID(target)
 	if err != nil {
 		return "", fmt.Errorf("telegram: reply in %q: %w", target, err)

@@ -301,3 +301,58 @@ func TestAlwaysShellCommands(t *testing.T) {
 		}
 	}
 }
+
+// A tap with bad data is refused; when the rule cannot be added (its group is gone)
+// the tap says why, nothing is added, and the offer stays open for another tap.
+func TestAlwaysTapErrors(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	admin := store.Actor{By: "test", Via: "cli"}
+	if err := e.g.CreateGroup(rules.Group{ID: "dev", Name: "Dev"}, admin); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := e.db.CreateRequest(store.Request{
+		SessionID: "sess-1", ToolName: mcpTool, GroupID: "dev", Arguments: json.RawMessage(`{}`),
+		ExpiresAt: time.Now().Add(time.Hour), Status: store.Pending, Caller: store.CallerAdmin,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fan.Show(e.ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	m := e.followUp(groupChat.ID, r.ID)
+	before := e.rules()
+	offers, err := e.db.GetMeta("bot/offers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{"r:x", "r:0", fmt.Sprintf("r:%d:ok", r.ID)} {
+		u := e.srv.CallbackQueryUpdate(alice, m.ChatID, m.MessageID, data)
+		if _, err := e.srv.Inject(u); err != nil {
+			t.Fatal(err)
+		}
+		if a := e.answer(u.CallbackQuery.ID); a.Text != "Invalid button" {
+			t.Errorf("data %q: toast %q", data, a.Text)
+		}
+	}
+	if err := e.g.DeleteGroup("dev", admin); err != nil {
+		t.Fatal(err)
+	}
+	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Could not add the rule: ") ||
+		!strings.Contains(toast, "dev") {
+		t.Errorf("toast %q", toast)
+	}
+	if got := e.rules(); len(got) != len(before) {
+		t.Errorf("rules changed: %+v", got)
+	}
+	if got, err := e.db.GetMeta("bot/offers"); err != nil || string(got) != string(offers) {
+		t.Errorf("offers changed: %s, %v", got, err)
+	}
+	if err := e.g.CreateGroup(rules.Group{ID: "dev", Name: "Dev"}, admin); err != nil {
+		t.Fatal(err)
+	}
+	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule ") {
+		t.Errorf("tap once the group is back: %q", toast)
+	}
+}
