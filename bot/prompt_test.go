@@ -626,3 +626,36 @@ func TestSlackFieldsAllShown(t *testing.T) {
 		}
 	}
 }
+
+// A prompt whose every caller field is at its longest, with a long script, stays
+// within Telegram's limit and Slack's, keeps room for the arguments, and counts
+// the commands it leaves out.
+func TestPromptCommandsFit(t *testing.T) {
+	long := strings.Repeat("&", 400)
+	r := sampleRequest()
+	r.ToolName, r.AgentID, r.Source, r.ContextLabel = "Bash"+long, long, long, long
+	r.SessionID, r.Cwd, r.Category, r.MCPServer, r.Reason = long, long, long, long, long
+	r.Caller, r.Profile, r.ClaimedCategory = "agent-1a2b3c4d5e6f", long, long
+	r.Arguments = mustJSON(map[string]string{"command": strings.Repeat("echo hi; ", 500)})
+	for i := range 200 {
+		r.Commands = append(r.Commands, store.CommandDecision{
+			Command: fmt.Sprintf("echo %d %s", i, long), Action: "require", Reason: long})
+	}
+	p := NewPrompt(r, 0)
+	tg := p.Telegram()
+	checkTelegramHTML(t, tg.HTML)
+	plain := tagRE.ReplaceAllString(tg.HTML, "")
+	plain = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(plain)
+	if n := units(plain); n > TelegramMaxText {
+		t.Errorf("Telegram text is %d units, over %d", n, TelegramMaxText)
+	}
+	if !strings.Contains(plain, "more commands") || !strings.Contains(plain, "echo hi; echo") {
+		t.Errorf("Telegram prompt lacks the count of the commands left out or the arguments")
+	}
+	sl := p.Slack()
+	checkSlack(t, sl)
+	if len(sl.Commands) > SlackMaxText || !strings.Contains(sl.Commands, "more commands") {
+		t.Errorf("Slack commands: %d bytes, count shown: %v", len(sl.Commands),
+			strings.Contains(sl.Commands, "more commands"))
+	}
+}

@@ -129,18 +129,20 @@ func (p Prompt) Slack() SlackMessage {
 // slackCommands is the Commands section of p, cut to SlackMaxText.
 func slackCommands(p Prompt) string {
 	s := "*Commands:*"
-	for _, l := range p.Commands {
+	more := p.MoreCommands
+	for i, l := range p.Commands {
 		line := "\n" + l.Mark + " " + inert(l.Text, true)
 		if l.Reason != "" {
 			line += " — " + inert(l.Reason, false)
 		}
 		if units(s)+units(line) > SlackMaxText-40 {
-			return s + "\n…"
+			more += len(p.Commands) - i
+			break
 		}
 		s += line
 	}
-	if p.MoreCommands > 0 {
-		s += "\n" + moreCommands(p.MoreCommands)
+	if more > 0 {
+		s += "\n" + moreCommands(more)
 	}
 	return s
 }
