@@ -482,5 +482,5 @@ func (b *Bot) handleOfferTap(ctx context.Context, t Tap) (TapResult, error) {
 	if err := b.followUps.CloseOffer(o, text); err != nil {
 		b.log.Error("closing an offer", "request_id", id, "err", err)
 	}
-	return TapResult{Toast: clip(strings.Join(added, "; "), 200), Resolved: true}, nil
+	return TapResult{Toast: clip(strings.Join(added, "; "), 200)}, nil
 }

@@ -45,15 +45,15 @@ type TapResult struct {
 
 // HandleTap resolves the request a button names, for an approver of t.Channel and
 // only from one of the request's own stored prompt messages, with Via the channel and
-// By "NAME (id)". An admin's approval of a call a rule could have allowed also
-// posts the "➕ Always" follow-up (Options.FollowUps); a tap on its button, data
+// By "NAME (id)". It does store work only: the messages are edited later, through
+// Fanout.Update. An admin's approval of a call a rule could have allowed also queues
+// the "➕ Always" follow-up (Options.FollowUps); a tap on its button, data
 // "r:<request id>", adds the offered rules instead (admins only, from that
-// follow-up only, once). It does store work only: the messages are edited later, through
-// Fanout.Update. The TapResult always carries the toast to show. The error is nil
-// when this tap resolved the request; otherwise it wraps ErrBadCallback,
-// ErrNotAuthorized, gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved,
-// gate.ErrExpired, or ErrInternal (a store failure, logged). Nothing changes on an
-// error.
+// follow-up only, once; errors ErrOfferUsed, ErrOfferExpired). The TapResult always
+// carries the toast to show. The error is nil when this tap resolved the request or
+// added the offered rules; otherwise it wraps ErrBadCallback, ErrNotAuthorized,
+// gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved, gate.ErrExpired, or
+// ErrInternal (a store failure, logged). Nothing changes on an error.
 func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	if strings.HasPrefix(t.Data, "r:") {
 		return b.handleOfferTap(ctx, t)
@@ -169,6 +169,8 @@ func LogTap(log *slog.Logger, t Tap, res TapResult, err error, attrs ...any) {
 		attrs = append(attrs, "request_id", res.Request.ID, "status", string(res.Request.Status))
 	}
 	switch {
+	case err == nil && strings.HasPrefix(t.Data, "r:"):
+		log.Info("offered rule added by a tap", attrs...)
 	case err == nil:
 		log.Info("request resolved by a tap", attrs...)
 	case errors.Is(err, ErrInternal):
