@@ -186,6 +186,14 @@ func (f *Fanout) offerTask(o Offer) {
 	ch := f.channel(o.Channel)
 	rp, ok := ch.(Replier)
 	if !ok {
+		// The channel is gone from the configuration: forget the offer once it
+		// would have expired.
+		if !f.now().Before(o.ExpiresAt) {
+			_, _, err := f.changeOffer(o, func(*Offer) (bool, error) { return false, nil })
+			if err != nil {
+				f.log.Error("dropping an offer", "request_id", o.RequestID, "err", err)
+			}
+		}
 		return
 	}
 	key := msgKey{id: o.RequestID, channel: o.Channel, chat: o.ChatID, ref: "offer"}
@@ -239,8 +247,12 @@ func (f *Fanout) offerStep(ctx context.Context, rp Replier, o Offer) error {
 			"chat", o.ChatID, "ref", ref)
 		f.offerEvent(cur, "sent")
 	}
-	if cur.Closing == "" && !cur.Used && !f.now().Before(cur.ExpiresAt) {
+	if cur.Closing == "" && !f.now().Before(cur.ExpiresAt.Add(usedGrace(cur))) {
 		cur.Closing = cur.followUp().Text + "\n\n⌛ Offer expired; nothing was added."
+		if cur.Used {
+			// Claimed, then never closed (the process stopped in between).
+			cur.Closing = cur.followUp().Text + "\n\nClosed."
+		}
 		if _, _, err := f.changeOffer(o, func(s *Offer) (bool, error) {
 			s.Closing = cur.Closing
 			return true, nil
@@ -266,6 +278,15 @@ func (f *Fanout) offerEvent(o Offer, event string) {
 	if f.onOffer != nil {
 		f.onOffer(o, event)
 	}
+}
+
+// usedGrace is how long after its expiry a claimed offer waits for its tap to close
+// it, before the sweep does.
+func usedGrace(o Offer) time.Duration {
+	if o.Used {
+		return OfferSweepEvery
+	}
+	return 0
 }
 
 // soon runs t's first attempt now on a goroutine Run owns, then retries it as a

@@ -356,3 +356,46 @@ func TestAlwaysTapErrors(t *testing.T) {
 		t.Errorf("tap once the group is back: %q", toast)
 	}
 }
+
+// An offer claimed by a tap whose process stopped before closing it is closed by
+// the sweep of the next start, once past its hour.
+func TestAlwaysClaimedThenStopped(t *testing.T) {
+	clk := newClock()
+	e := newEnv(t, envOptions{now: clk.now}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	m := e.followUp(groupChat.ID, r.ID)
+	e.close()
+	db, err := store.Open(e.path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := db.GetMeta("bot/offers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offers []bot.Offer
+	if err := json.Unmarshal(v, &offers); err != nil || len(offers) != 1 {
+		t.Fatalf("offers %s: %v", v, err)
+	}
+	offers[0].Used = true
+	if v, err = json.Marshal(offers); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutMeta("bot/offers", v); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(bot.OfferTTL + bot.OfferSweepEvery)
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.now}).start()
+	e.note.sig.wait(t, e.ctx, fmt.Sprintf("offer closed %d", r.ID))
+	cur, _ := e.srv.Message(groupChat.ID, m.MessageID)
+	if cur.Keyboard != nil || !strings.HasSuffix(cur.PlainText, "Closed.") {
+		t.Errorf("follow-up %v:\n%s", cur.Keyboard, cur.PlainText)
+	}
+	if v, err := e.db.GetMeta("bot/offers"); err != nil || v != nil {
+		t.Errorf("offers left: %s, %v", v, err)
+	}
+}
