@@ -55,9 +55,6 @@ type Request struct {
 	// place: secrets", "path argument cannot be normalised", "rules unavailable:
 	// approval required". "" otherwise.
 	Reason string `json:"reason,omitempty"`
-	// Commands lists how each simple command of a shell call's script was decided;
-	// nil for other tools.
-	Commands []CommandDecision `json:"commands,omitempty"`
 	// Caller is who made the call (docs/design.md, "Callers"): CallerAdmin,
 	// CallerLocal, CallerCron, or an agent token's name ("agent-" and 12 hex digits),
 	// never the secret. Only that caller may read or cancel the request. A request
@@ -66,11 +63,14 @@ type Request struct {
 	Caller string `json:"caller,omitempty"`
 	// ClaimedCategory is the category the caller sent when the configuration gives
 	// the tool none or another one: shown as claimed, never used for a bypass.
-	ClaimedCategory string      `json:"claimed_category,omitempty"`
-	CreatedAt       time.Time   `json:"created_at"`
-	ExpiresAt       time.Time   `json:"expires_at"`
-	Status          Status      `json:"status"`
-	Resolution      *Resolution `json:"resolution,omitempty"`
+	ClaimedCategory string `json:"claimed_category,omitempty"`
+	// Commands are, for a shell tool's call, how each simple command of its script
+	// was decided (docs/design.md, "Shell commands"); nil for other tools.
+	Commands   []CommandDecision `json:"commands,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	ExpiresAt  time.Time         `json:"expires_at"`
+	Status     Status            `json:"status"`
+	Resolution *Resolution       `json:"resolution,omitempty"`
 	// Messages are the chat messages that show the request (the outbox).
 	Messages []Message `json:"messages,omitempty"`
 }
