@@ -22,6 +22,9 @@ type Options struct {
 	// BypassShort is bypass_short: the window of the ⏱ button and of the bypass
 	// command without a length; zero means DefaultBypassShort.
 	BypassShort time.Duration
+	// FollowUps posts the "➕ Always" offers after an admin's approval (the Fanout
+	// that shows the prompts, with FanoutOptions.Meta); nil means none are made.
+	FollowUps *Fanout
 	// Logger nil means slog.Default(); the Bot adds component=bot.
 	Logger *slog.Logger
 }
@@ -35,6 +38,8 @@ type Bot struct {
 	jobs   Jobs
 	short  time.Duration
 	log    *slog.Logger
+
+	followUps *Fanout
 }
 
 // New returns a Bot. Error: opt.Gate is nil.
@@ -51,7 +56,7 @@ func New(opt Options) (*Bot, error) {
 		short = DefaultBypassShort
 	}
 	return &Bot{gate: opt.Gate, access: opt.Access, jobs: opt.Jobs, short: short,
-		log: log.With("component", "bot")}, nil
+		log: log.With("component", "bot"), followUps: opt.FollowUps}, nil
 }
 
 // Role returns the role of user id on channel (Access.Role).

@@ -22,6 +22,9 @@ type Who struct {
 	Name string
 	// Channel is the adapter's Channel.Name(): "telegram" or "slack".
 	Channel string
+	// ChatID is the chat the command was typed in (a Telegram chat id, a Slack
+	// channel id): where an approval's "➕ Always" follow-up goes; "" for none.
+	ChatID string
 }
 
 // Reply is the answer to a command: plain text, which the adapter escapes for its
@@ -295,6 +298,10 @@ func (b *Bot) resolve(ctx context.Context, c *call) (string, error) {
 	r, err := b.gate.Resolve(ctx, id, res)
 	switch {
 	case err == nil:
+		if res.Approve {
+			b.offer(r, c.role, c.who.Channel, c.who.ChatID,
+				promptIn(r, c.who.Channel, c.who.ChatID))
+		}
 		tool := shownValue(r.ToolName, true, 60)
 		return fmt.Sprintf("Request %d (%s) %s.", id, tool, r.Status), nil
 	case errors.Is(err, gate.ErrNotFound):

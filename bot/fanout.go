@@ -38,8 +38,23 @@ type FanoutOptions struct {
 	// OnFailure, when set, is called for every send, edit or notice (Notices) given
 	// up on (a metric hook). It is called from the Fanout's goroutines and must not block.
 	OnFailure func(Failure)
+	// Meta stores the "➕ Always" offers (store.DB's GetMeta and PutMeta); nil
+	// means none are made.
+	Meta Meta
+	// OnOffer, when set, is called once an offer's follow-up was sent and recorded
+	// ("sent") and once it was closed ("closed"), from the Fanout's goroutines; it
+	// must not block.
+	OnOffer func(o Offer, event string)
+	// Now is the clock of the offers' expiry; nil means time.Now.
+	Now func() time.Time
 	// Logger nil means slog.Default(); the Fanout adds component=bot.
 	Logger *slog.Logger
+}
+
+// Meta is the store's small-value map (*store.DB implements it).
+type Meta interface {
+	GetMeta(key string) ([]byte, error)
+	PutMeta(key string, v []byte) error
 }
 
 // Fanout shows approval requests on every chat of every Channel and keeps the outbox
@@ -55,18 +70,25 @@ type Fanout struct {
 	retry       Retry
 	onFailure   func(Failure)
 	log         *slog.Logger
+	meta        Meta
+	clock       func() time.Time
+	onOffer     func(Offer, string)
+	offMu       sync.Mutex // serialises the offers' read-modify-write of the store
 
-	mu       sync.Mutex // guards channels, inflight, runCtx, queued, running, stopped
+	mu       sync.Mutex // guards channels, inflight, offerAgain, runCtx, queued, running, stopped
 	channels []Channel
 	// inflight holds the sends and edits being tried, so that a Show and a Reconcile
 	// of the same request, or two Updates, never send or edit one message twice at
 	// once.
 	inflight map[msgKey]bool
-	runCtx   context.Context // Run's; nil until Run starts
-	queued   []*task         // retries asked for before Run started
-	running  bool
-	stopped  bool
-	wg       sync.WaitGroup // the retry goroutines
+	// offerAgain marks the offers whose step must run again once the one in flight
+	// ends.
+	offerAgain map[msgKey]bool
+	runCtx     context.Context // Run's; nil until Run starts
+	queued     []*task         // retries asked for before Run started
+	running    bool
+	stopped    bool
+	wg         sync.WaitGroup // the retry goroutines
 }
 
 // msgKey names one send (ref "") or one edit of a message.
@@ -99,6 +121,10 @@ func NewFanout(opt FanoutOptions) *Fanout {
 		onFailure:   opt.OnFailure,
 		log:         log.With("component", "bot"),
 		inflight:    make(map[msgKey]bool),
+		offerAgain:  make(map[msgKey]bool),
+		meta:        opt.Meta,
+		clock:       opt.Now,
+		onOffer:     opt.OnOffer,
 	}
 }
 
@@ -142,6 +168,7 @@ func (f *Fanout) Run(ctx context.Context) error {
 		f.wg.Go(func() { f.retryLoop(ctx, t) })
 	}
 	f.queued = nil
+	f.wg.Go(func() { f.sweepLoop(ctx) })
 	f.mu.Unlock()
 
 	if err := f.Reconcile(ctx); err != nil && ctx.Err() == nil {
@@ -413,6 +440,7 @@ func (f *Fanout) Reconcile(ctx context.Context) error {
 			errs = append(errs, f.Update(ctx, r))
 		}
 	}
+	errs = append(errs, f.SweepOffers())
 	return errors.Join(errs...)
 }
 

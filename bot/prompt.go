@@ -59,6 +59,11 @@ type Prompt struct {
 	// Title is plain text: "🔐 Approval needed: <tool>", the tool escaped as a name.
 	Title  string
 	Fields []Field
+	// Commands is a shell call's script split into its commands, in script order
+	// (store.Request.Commands); nil for other tools. MoreCommands counts the commands
+	// left out to keep the prompt short.
+	Commands     []CommandLine
+	MoreCommands int
 	// Arguments is the call's arguments as indented JSON, whole and not escaped; the
 	// renderers escape it (Escape) and cut its middle to fit their channel.
 	Arguments string
@@ -115,6 +120,7 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 	if !r.ExpiresAt.IsZero() {
 		add("Expires", r.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC"), false)
 	}
+	p.Commands, p.MoreCommands = commandLines(r.Commands)
 	if res := r.Resolution; res != nil && res.Note != "" && !cancelledAtTerminal(r) {
 		p.Note = text(res.Note)
 	}

@@ -112,7 +112,29 @@ func goldenCases() map[string]Prompt {
 	markup.Caller, markup.ContextLabel = store.CallerLocal, "*bold* _it_ ~st~ <!here>"
 	markup.Arguments = mustJSON(map[string]string{
 		"command": "echo '<b>x</b> & *y* _z_ ~w~ <!here>'"})
+	script := sampleRequest()
+	script.Caller = "agent-1a2b3c4d5e6f"
+	script.Arguments = mustJSON(map[string]string{
+		"command": "git status && cat secrets/key | grep <x> & rm -rf data"})
+	script.Reason = `command "cat secrets/key" needs a human`
+	script.Commands = []store.CommandDecision{
+		{Command: "git status", Action: "allow", RuleID: 7},
+		{Command: "cat secrets/key", Action: "require",
+			Reason: "secrets/key: inside a denied place"},
+		{Command: "grep <x> *bold* `tick`", Action: "allow", RuleID: 8},
+		{Command: "rm -rf data" + strings.Repeat(" x", 200), Action: "require", RuleID: 3},
+	}
+	many := sampleRequest()
+	many.Caller = store.CallerAdmin
+	for i := range 60 {
+		many.Commands = append(many.Commands, store.CommandDecision{
+			Command: fmt.Sprintf("echo %d %s", i, strings.Repeat("y", 40)), Action: "require"})
+	}
 	return map[string]Prompt{
+		"commands":      NewPrompt(script, 0),
+		"commands_many": NewPrompt(many, 0),
+		"commands_approved": NewPrompt(resolved(script, store.Approved, store.Resolution{
+			By: "Jane Doe (100000001)", Via: "telegram", At: t0.Add(time.Minute)}), 0),
 		"caller_agent_token": NewPrompt(agent, 0),
 		"caller_admin":       NewPrompt(admin, time.Hour),
 		"caller_local":       NewPrompt(local, 0),
@@ -604,5 +626,38 @@ func TestSlackFieldsAllShown(t *testing.T) {
 		if !strings.HasPrefix(m.Fields[i], "*"+f.Label+":*\n") {
 			t.Errorf("field %d is %q, want %s", i, m.Fields[i], f.Label)
 		}
+	}
+}
+
+// A prompt whose every caller field is at its longest, with a long script, stays
+// within Telegram's limit and Slack's, keeps room for the arguments, and counts
+// the commands it leaves out.
+func TestPromptCommandsFit(t *testing.T) {
+	long := strings.Repeat("&", 400)
+	r := sampleRequest()
+	r.ToolName, r.AgentID, r.Source, r.ContextLabel = "Bash"+long, long, long, long
+	r.SessionID, r.Cwd, r.Category, r.MCPServer, r.Reason = long, long, long, long, long
+	r.Caller, r.Profile, r.ClaimedCategory = "agent-1a2b3c4d5e6f", long, long
+	r.Arguments = mustJSON(map[string]string{"command": strings.Repeat("echo hi; ", 500)})
+	for i := range 200 {
+		r.Commands = append(r.Commands, store.CommandDecision{
+			Command: fmt.Sprintf("echo %d %s", i, long), Action: "require", Reason: long})
+	}
+	p := NewPrompt(r, 0)
+	tg := p.Telegram()
+	checkTelegramHTML(t, tg.HTML)
+	plain := tagRE.ReplaceAllString(tg.HTML, "")
+	plain = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(plain)
+	if n := units(plain); n > TelegramMaxText {
+		t.Errorf("Telegram text is %d units, over %d", n, TelegramMaxText)
+	}
+	if !strings.Contains(plain, "more commands") || !strings.Contains(plain, "echo hi; echo") {
+		t.Errorf("Telegram prompt lacks the count of the commands left out or the arguments")
+	}
+	sl := p.Slack()
+	checkSlack(t, sl)
+	if len(sl.Commands) > SlackMaxText || !strings.Contains(sl.Commands, "more commands") {
+		t.Errorf("Slack commands: %d bytes, count shown: %v", len(sl.Commands),
+			strings.Contains(sl.Commands, "more commands"))
 	}
 }

@@ -76,6 +76,16 @@ type task struct {
 	// done is called once, with nil on success or the last error when given up
 	// (not when the context ended first).
 	done func(err error)
+	// after, when set, runs once t is released (see finish).
+	after func()
+}
+
+// finish releases t's key, then runs t.after.
+func (f *Fanout) finish(t *task) {
+	f.release(t.key)
+	if t.after != nil {
+		t.after()
+	}
 }
 
 // attempt runs one attempt and says what next: finished (success or given up) or
@@ -108,7 +118,7 @@ func (f *Fanout) attempt(ctx context.Context, t *task) (finished bool, err error
 
 // retryLoop retries t until it finishes or ctx ends, then releases its key.
 func (f *Fanout) retryLoop(ctx context.Context, t *task) {
-	defer f.release(t.key)
+	defer f.finish(t)
 	for {
 		timer := time.NewTimer(t.wait)
 		select {

@@ -27,6 +27,10 @@ type SlackMessage struct {
 	// Fields are mrkdwn section fields ("*Tool:*\n`Bash`"), escaped, at most
 	// SlackMaxField each; there may be more than a section's 10.
 	Fields []string
+	// Commands is mrkdwn for one section, a shell call's commands one per line with
+	// their marks ("*Commands:*\n✓ `git status`\n❓ `rm -rf data`"), at most
+	// SlackMaxText; "" for other tools.
+	Commands string
 	// Arguments is mrkdwn for one section: the arguments in a ``` code block,
 	// escaped (Escape), their middle cut to "…[N characters cut]…" when the whole
 	// would pass SlackMaxText.
@@ -92,6 +96,9 @@ func (p Prompt) Slack() SlackMessage {
 		}
 		m.Fields = append(m.Fields, "*"+EscapeMrkdwn(f.Label)+":*\n"+inert(f.Value, f.Code))
 	}
+	if len(p.Commands) > 0 {
+		m.Commands = slackCommands(p)
+	}
 	if p.Bypass.Label != "" {
 		m.Bypass = "*" + EscapeMrkdwn(p.Bypass.Label) + ":* " + inert(p.Bypass.Value, false)
 	}
@@ -117,4 +124,25 @@ func (p Prompt) Slack() SlackMessage {
 	args, _ := cutMiddle(ps, SlackMaxText-len(open)-len(close), mrkdwnUnits)
 	m.Arguments = open + EscapeMrkdwn(args) + close
 	return m
+}
+
+// slackCommands is the Commands section of p, cut to SlackMaxText.
+func slackCommands(p Prompt) string {
+	s := "*Commands:*"
+	more := p.MoreCommands
+	for i, l := range p.Commands {
+		line := "\n" + l.Mark + " " + inert(l.Text, true)
+		if l.Reason != "" {
+			line += " — " + inert(l.Reason, false)
+		}
+		if units(s)+units(line) > SlackMaxText-40 {
+			more += len(p.Commands) - i
+			break
+		}
+		s += line
+	}
+	if more > 0 {
+		s += "\n" + moreCommands(more)
+	}
+	return s
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -45,12 +46,18 @@ type TapResult struct {
 // HandleTap resolves the request a button names, for an approver of t.Channel and
 // only from one of the request's own stored prompt messages, with Via the channel and
 // By "NAME (id)". It does store work only: the messages are edited later, through
-// Fanout.Update. The TapResult always carries the toast to show. The error is nil
-// when this tap resolved the request; otherwise it wraps ErrBadCallback,
-// ErrNotAuthorized, gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved,
-// gate.ErrExpired, or ErrInternal (a store failure, logged). Nothing changes on an
-// error.
+// Fanout.Update. An admin's approval of a call a rule could have allowed also queues
+// the "➕ Always" follow-up (Options.FollowUps); a tap on its button, data
+// "r:<request id>", adds the offered rules instead (admins only, from that
+// follow-up only, once; errors ErrOfferUsed, ErrOfferExpired). The TapResult always
+// carries the toast to show. The error is nil when this tap resolved the request or
+// added the offered rules; otherwise it wraps ErrBadCallback, ErrNotAuthorized,
+// gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved, gate.ErrExpired, or
+// ErrInternal (a store failure, logged). Nothing changes on an error.
 func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
+	if strings.HasPrefix(t.Data, "r:") {
+		return b.handleOfferTap(ctx, t)
+	}
 	cb, err := ParseCallback(t.Data)
 	if err != nil {
 		b.log.Warn("tap with bad callback data", "channel", t.Channel, "user_id", t.UserID, "err", err)
@@ -91,6 +98,9 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	out, err := b.gate.Resolve(ctx, cb.RequestID, res)
 	switch {
 	case err == nil:
+		if res.Approve {
+			b.offer(out, b.access.Role(t.Channel, t.UserID), t.Channel, t.ChatID, t.MessageRef)
+		}
 		return TapResult{Toast: tapToast(cb.Action, b.short), Resolved: true, Request: out}, nil
 	case errors.Is(err, gate.ErrAlreadyResolved):
 		res := TapResult{Toast: clip(finishedText(out), 200), Request: out}
@@ -159,6 +169,8 @@ func LogTap(log *slog.Logger, t Tap, res TapResult, err error, attrs ...any) {
 		attrs = append(attrs, "request_id", res.Request.ID, "status", string(res.Request.Status))
 	}
 	switch {
+	case err == nil && strings.HasPrefix(t.Data, "r:"):
+		log.Info("offered rule added by a tap", attrs...)
 	case err == nil:
 		log.Info("request resolved by a tap", attrs...)
 	case errors.Is(err, ErrInternal):

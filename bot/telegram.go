@@ -34,8 +34,9 @@ type htmlText struct {
 func (h *htmlText) tag(s string)  { h.b.WriteString(s) }
 func (h *htmlText) text(s string) { h.b.WriteString(EscapeHTML(s)); h.n += units(s) }
 
-// Telegram renders p: the title in bold, one "Label: value" line per field, the
-// arguments as a JSON code block, escaped (Escape), their middle cut to
+// Telegram renders p: the title in bold, one "Label: value" line per field, a
+// shell call's commands one per line with their marks, the arguments as a JSON
+// code block, escaped (Escape), their middle cut to
 // "…[N characters cut]…" when the whole would pass TelegramMaxText, then while
 // pending what the bypass buttons cover, once finished the outcome and the note.
 func (p Prompt) Telegram() TelegramMessage {
@@ -58,7 +59,6 @@ func (p Prompt) Telegram() TelegramMessage {
 		}
 		head.text("\n")
 	}
-	head.text("\n")
 	if p.Bypass.Label != "" {
 		tail.text("\n\n")
 		tail.tag("<b>")
@@ -78,6 +78,8 @@ func (p Prompt) Telegram() TelegramMessage {
 		tail.text("Note: " + p.Note)
 		tail.tag("</i>")
 	}
+	telegramCommands(&head, p, TelegramMaxText-tail.n-minArgsShown)
+	head.text("\n")
 	ps, _ := pieces(p.Arguments, escText)
 	args, _ := cutMiddle(ps, TelegramMaxText-head.n-tail.n, runeUnits)
 	head.tag(`<pre><code class="language-json">`)
@@ -97,4 +99,41 @@ func Cut(s string, max int) string {
 	}
 	shown, cut := fit(s, max-1, runeUnits)
 	return shown + "\n" + cutMarker(cut)
+}
+
+// minArgsShown is how much of the arguments a Telegram prompt keeps room for, in
+// UTF-16 code units, however many commands the script has.
+const minArgsShown = 600
+
+// telegramCommands writes p's commands to head, one per line, while head stays
+// within budget; the lines left out are counted in a last one.
+func telegramCommands(head *htmlText, p Prompt, budget int) {
+	if len(p.Commands) == 0 {
+		return
+	}
+	head.tag("<b>")
+	head.text("Commands:")
+	head.tag("</b>")
+	head.text("\n")
+	more := p.MoreCommands
+	for i, l := range p.Commands {
+		if head.n+units(l.String())+2+units(moreCommands(len(p.Commands))) > budget {
+			more += len(p.Commands) - i
+			break
+		}
+		head.text(l.Mark + " ")
+		head.tag("<code>")
+		head.text(l.Text)
+		head.tag("</code>")
+		if l.Reason != "" {
+			head.text(" — ")
+			head.tag("<i>")
+			head.text(l.Reason)
+			head.tag("</i>")
+		}
+		head.text("\n")
+	}
+	if more > 0 {
+		head.text(moreCommands(more) + "\n")
+	}
 }

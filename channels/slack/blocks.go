@@ -13,6 +13,7 @@ import (
 const (
 	BlockHeader    = "header"
 	BlockFields    = "fields"
+	BlockCommands  = "commands"
 	BlockArguments = "arguments"
 	BlockBypass    = "bypass"
 	BlockOutcome   = "outcome"
@@ -36,6 +37,8 @@ var actionIDs = map[bot.Action]string{
 //   - a header block (block_id "header"): "🔐 Approval needed: <tool>", plain text;
 //   - sections of at most 10 fields ("fields", then "fields_2"): tool, caller, agent,
 //     source, context, session, category or MCP server, request id, expiry, in mrkdwn;
+//   - for a shell call, a section with its commands one per line, each marked ✓
+//     (allowed) or ❓ (needs the human) ("commands");
 //   - a section with the arguments in a ``` code block ("arguments"), at most 3000
 //     characters, their middle cut to "…[N characters cut]…" when longer;
 //   - while pending, a section saying what ⏱ and 🔄 would cover ("bypass");
@@ -66,6 +69,11 @@ func Blocks(m bot.SlackMessage) []slackgo.Block {
 		}
 		blocks = append(blocks,
 			slackgo.NewSectionBlock(nil, fields, nil, slackgo.SectionBlockOptionBlockID(id)))
+	}
+	if m.Commands != "" {
+		text := slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Commands, false, true)
+		id := slackgo.SectionBlockOptionBlockID(BlockCommands)
+		blocks = append(blocks, slackgo.NewSectionBlock(text, nil, nil, id))
 	}
 	args := slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Arguments, false, true)
 	blocks = append(blocks,

@@ -55,7 +55,8 @@ func (c *Channel) handleCommand(ctx context.Context, key string, cmd slackgo.Sla
 	if strings.TrimSpace(line) == "" {
 		line = "help"
 	}
-	who := bot.Who{ID: cmd.UserID, Name: cmd.UserName, Channel: ChannelName}
+	who := bot.Who{ID: cmd.UserID, Name: cmd.UserName, Channel: ChannelName,
+		ChatID: cmd.ChannelID}
 	reply := c.bot.Command(ctx, who, line)
 	name := strings.Fields(line)[0]
 	if reply.Err != nil {

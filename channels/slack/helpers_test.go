@@ -162,7 +162,8 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 	e := &env{t: t, mode: m, srv: srv, db: db, clock: &testkit.Clock{}, http: &http.Client{Timeout: 10 * time.Second}}
 	e.box = &outbox{DB: db, added: make(chan store.Message, 100), final: make(chan uint64, 100)}
 	e.fan = bot.NewFanout(bot.FanoutOptions{Store: e.box, BypassShort: opt.bypassShort,
-		Retry: bot.Retry{Attempts: 3, Backoff: time.Millisecond}, Logger: testkit.Logger()})
+		Retry: bot.Retry{Attempts: 3, Backoff: time.Millisecond}, Logger: testkit.Logger(),
+		Meta: db, Now: e.clock.Now})
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +172,8 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 		t.Fatal(err)
 	}
 	e.jobs = &jobs{}
-	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: e.jobs, BypassShort: opt.bypassShort, Logger: testkit.Logger()})
+	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: e.jobs, BypassShort: opt.bypassShort,
+		Logger: testkit.Logger(), FollowUps: e.fan})
 	if err != nil {
 		t.Fatal(err)
 	}

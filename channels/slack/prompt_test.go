@@ -38,8 +38,16 @@ func TestPromptBlocks(t *testing.T) {
 				t.Errorf("text %q, want %q", msg.Text, want)
 			}
 			bs := rawBlocks(t, msg)
-			if got, want := blockIDs(bs), "header,fields,arguments,bypass,actions"; got != want {
-				t.Fatalf("blocks %s, want %s:\n%s", got, want, msg.RawBlocks)
+			wantIDs := "header,fields,arguments,bypass,actions"
+			if len(req.Commands) > 0 {
+				// The gate split the script: its commands come after the fields.
+				wantIDs = "header,fields,commands,arguments,bypass,actions"
+			}
+			if got := blockIDs(bs); got != wantIDs {
+				t.Fatalf("blocks %s, want %s:\n%s", got, wantIDs, msg.RawBlocks)
+			}
+			if len(req.Commands) > 0 {
+				bs = append(bs[:2:2], bs[3:]...)
 			}
 			header := bs[0]
 			if header["type"] != "header" || text(header) != "🔐 Approval needed: Bash" || textType(header) != "plain_text" {

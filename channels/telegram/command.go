@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -23,7 +24,8 @@ func (c *Channel) onMessage(ctx context.Context, m *models.Message) {
 	if !ok {
 		return
 	}
-	who := bot.Who{ID: userID(*m.From), Name: displayName(*m.From), Channel: Name}
+	who := bot.Who{ID: userID(*m.From), Name: displayName(*m.From), Channel: Name,
+		ChatID: strconv.FormatInt(m.Chat.ID, 10)}
 	reply := c.handler.Command(ctx, who, line)
 	name, _, _ := strings.Cut(line, " ")
 	attrs := []any{"command", name, "user_id", who.ID, "chat", m.Chat.ID}

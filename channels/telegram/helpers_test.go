@@ -84,6 +84,8 @@ type envOptions struct {
 	offset []byte
 	// store wraps the store given to the Channel.
 	store func(Store) Store
+	// now is the clock of the offers' expiry; nil means time.Now.
+	now func() time.Time
 }
 
 func newServer(t *testing.T) *telegramtest.Server {
@@ -129,7 +131,8 @@ func newEnv(t *testing.T, opt envOptions) *env {
 		return db.Unfinalized()
 	}
 	e.fan = bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: unfinalized, Logger: log,
-		Retry: bot.Retry{Attempts: 2, Backoff: time.Millisecond}})
+		Retry: bot.Retry{Attempts: 2, Backoff: time.Millisecond}, Meta: db, Now: opt.now,
+		OnOffer: func(o bot.Offer, ev string) { sig.done(fmt.Sprintf("offer %s %d", ev, o.RequestID)) }})
 	e.note = &notifier{Fanout: e.fan, sig: sig}
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -138,7 +141,8 @@ func newEnv(t *testing.T, opt envOptions) *env {
 	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Notifier: e.note, Logger: log}); err != nil {
 		t.Fatal(err)
 	}
-	if e.bot, err = bot.New(bot.Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs, Logger: log}); err != nil {
+	if e.bot, err = bot.New(bot.Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs, Logger: log,
+		FollowUps: e.fan}); err != nil {
 		t.Fatal(err)
 	}
 	var h Handler = e.bot

@@ -20,7 +20,7 @@ import (
 // channel configured it has nothing to do.
 func newFanout(cfg *config.Config, db *store.DB, metrics *api.Metrics, log *slog.Logger) *bot.Fanout {
 	return bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized,
-		BypassShort: cfg.BypassShort.Duration, Logger: log,
+		BypassShort: cfg.BypassShort.Duration, Logger: log, Meta: db,
 		OnFailure: func(f bot.Failure) { metrics.ChannelSendError(f.Channel) }})
 }
 
@@ -38,7 +38,8 @@ func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot
 	if s := cfg.Slack; s.Enabled() {
 		access[slack.ChannelName] = bot.Roles{Approvers: s.Approvers, Admins: s.Admins}
 	}
-	b, err := bot.New(bot.Options{Gate: gt, Access: access, Jobs: chatJobs{sched}, BypassShort: cfg.BypassShort.Duration, Logger: log})
+	b, err := bot.New(bot.Options{Gate: gt, Access: access, Jobs: chatJobs{sched},
+		BypassShort: cfg.BypassShort.Duration, Logger: log, FollowUps: fan})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,146 @@
+package bot
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// ShellTools are the tools whose calls carry a script: their offers are command rules,
+// never the tool-name rule, which would allow every script.
+var ShellTools = []string{"Bash", "execute_cmd"}
+
+// unpatterned are programs a command pattern can never allow on their own: they run
+// another command, or text, that the pattern would not see (docs/design.md, "Shell
+// commands").
+var unpatterned = map[string]bool{
+	"env": true, "nice": true, "nohup": true, "timeout": true, "time": true,
+	"command": true, "builtin": true, "exec": true, "stdbuf": true, "ionice": true,
+	"sh": true, "bash": true, "zsh": true, "dash": true, "sudo": true, "doas": true,
+	"xargs": true, "find": true, "eval": true, "source": true, "parallel": true,
+	"watch": true, "strace": true, "chroot": true, "su": true, "busybox": true,
+}
+
+// MaxPatternWords is how many literal words after the program an offered command
+// pattern keeps ("git status *", "npm run test *").
+const MaxPatternWords = 2
+
+// alwaysRules returns the allow rules that would have let r through, for the
+// "➕ Always" follow-up, without ID or priority: one command rule per command of a
+// shell call that needed the human, or the tool-name rule for any other tool. It
+// returns nil when there is nothing to offer: a shell call without its commands, or
+// with one that no pattern may allow (a guard, an unknown or wrapped command, a
+// substitution), or a call the gate asked about for a reason no rule lifts.
+func alwaysRules(r store.Request) []rules.Rule {
+	group := r.GroupID
+	if group == "" {
+		group = rules.DefaultGroup
+	}
+	if !slices.Contains(ShellTools, r.ToolName) && len(r.Commands) == 0 {
+		if r.Reason != "" || !literalTool(r.ToolName) {
+			return nil
+		}
+		return []rules.Rule{{GroupID: group, ToolPattern: r.ToolName, Action: rules.Allow}}
+	}
+	if !literalTool(r.ToolName) {
+		return nil
+	}
+	var out []rules.Rule
+	for _, c := range r.Commands {
+		if c.Action == string(rules.Allow) {
+			continue
+		}
+		pat, ok := commandPattern(c)
+		if !ok {
+			return nil
+		}
+		if !slices.ContainsFunc(out, func(x rules.Rule) bool { return x.CommandPattern == pat }) {
+			out = append(out, rules.Rule{GroupID: group, ToolPattern: r.ToolName,
+				CommandPattern: pat, Action: rules.Allow})
+		}
+	}
+	return out
+}
+
+// commandPattern is the pattern offered for command c: its program and up to
+// MaxPatternWords literal words that follow it, then " *" — "git status *" for
+// "git status --short". ok is false when no pattern may allow c.
+func commandPattern(c store.CommandDecision) (string, bool) {
+	words := strings.Fields(c.Command)
+	if len(words) == 0 || c.Reason != "" || c.Action != string(rules.Require) {
+		return "", false
+	}
+	for _, w := range words {
+		if strings.ContainsAny(w, "$`") {
+			return "", false
+		}
+	}
+	if !plainWord(words[0]) || unpatterned[words[0]] {
+		return "", false
+	}
+	pat := words[0]
+	for i := 1; i < len(words) && i <= MaxPatternWords && plainWord(words[i]); i++ {
+		pat += " " + words[i]
+	}
+	return pat + " *", true
+}
+
+// plainWord reports whether w is a literal word a pattern may copy: letters,
+// digits and _ . + : @ % - only, not starting with - or . (an option, a path).
+func plainWord(w string) bool {
+	if w == "" || w[0] == '-' || w[0] == '.' || len(w) > 64 {
+		return false
+	}
+	for _, r := range w {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("_.+:@%-", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// literalTool reports whether name can be a rule's exact tool pattern.
+func literalTool(name string) bool {
+	return name != "" && len(name) <= 200 && !strings.ContainsAny(name, "*@ \t\n") &&
+		printableASCII(name)
+}
+
+// printableASCII reports whether s is printable ASCII.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// alwaysPriority is the priority for an offered rule in group: the default
+// priority, or just below the first require of the tool without filters when that
+// comes first (the seeded shell require).
+func alwaysPriority(tool string, group []rules.Rule) int {
+	p := rules.DefaultPriority
+	for _, r := range group {
+		plain := r.PathPattern == "" && r.CommandPattern == "" && r.AgentID == "" &&
+			r.Source == ""
+		if r.Action == rules.Require && plain && (r.ToolPattern == tool || r.ToolPattern == "*") &&
+			r.Priority <= p {
+			p = max(r.Priority-1, rules.MinPriority)
+		}
+	}
+	return p
+}
+
+// ruleText is how the follow-up names a rule: "allow Bash git status *".
+func ruleText(r rules.Rule) string {
+	s := string(r.Action) + " " + r.ToolPattern
+	if r.CommandPattern != "" {
+		s += " " + r.CommandPattern
+	}
+	return s
+}

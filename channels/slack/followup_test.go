@@ -1,0 +1,98 @@
+package slack_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/slack"
+	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+// An admin's approval posts the "➕ Always" follow-up; an approver's click on it is
+// refused and adds nothing; the admin's adds the rule and updates the follow-up
+// without its button; a second click adds nothing.
+func TestAlwaysAllowFollowUp(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			e := newEnv(t, m, envOptions{})
+			req, ts := e.require("s1", "mcp__notes__list", map[string]any{})
+			e.click(admin, ts, req.ID, bot.ActionApprove)
+			if _, toast := e.nextEphemeral(); toast != "Approved" {
+				t.Fatalf("toast %q", toast)
+			}
+			msgs, err := e.srv.WaitMessages(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := msgs[1]
+			bs := rawBlocks(t, f)
+			if got := blockIDs(bs); got != slack.BlockFollowUp+","+slack.BlockActions {
+				t.Errorf("follow-up blocks %s", got)
+			}
+			data := fmt.Sprintf("r:%d", req.ID)
+			if !strings.Contains(string(f.RawBlocks), `"value":"`+data+`"`) ||
+				!strings.Contains(string(f.RawBlocks), "➕ Always: mcp__notes__list") {
+				t.Errorf("follow-up %s", f.RawBlocks)
+			}
+			rules0 := count(t, e)
+			e.clickAction(slacktest.BlockAction{UserID: approver, MessageTS: f.TS, Value: data})
+			if _, toast := e.nextEphemeral(); !strings.Contains(toast, "Not authorized") {
+				t.Errorf("approver's toast %q", toast)
+			}
+			if n := count(t, e); n != rules0 {
+				t.Errorf("an approver's click added a rule")
+			}
+			e.clickAction(slacktest.BlockAction{UserID: admin, MessageTS: ts, Value: data})
+			if _, toast := e.nextEphemeral(); toast != "Unknown request" {
+				t.Errorf("click on the prompt instead of the follow-up: %q", toast)
+			}
+			e.clickAction(slacktest.BlockAction{UserID: admin, MessageTS: f.TS, Value: data})
+			if _, toast := e.nextEphemeral(); !strings.HasPrefix(toast, "Added rule ") ||
+				!strings.HasSuffix(toast, ": allow mcp__notes__list") {
+				t.Errorf("admin's toast %q", toast)
+			}
+			rs, err := e.db.Rules()
+			if err != nil || len(rs) != rules0+1 {
+				t.Fatalf("rules %v, %v", rs, err)
+			}
+			last := rs[0]
+			for _, r := range rs {
+				if r.ID > last.ID {
+					last = r
+				}
+			}
+			if last.ToolPattern != "mcp__notes__list" || last.Action != rules.Allow {
+				t.Errorf("added %+v", last)
+			}
+			up, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, f.TS, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := blockIDs(rawBlocks(t, up[0])); got != slack.BlockFollowUp ||
+				!strings.Contains(string(up[0].RawBlocks), "Added rule") {
+				t.Errorf("closed follow-up %s", up[0].RawBlocks)
+			}
+			e.clickAction(slacktest.BlockAction{UserID: admin, MessageTS: f.TS, Value: data})
+			if _, toast := e.nextEphemeral(); strings.HasPrefix(toast, "Added") {
+				t.Errorf("second click: %q", toast)
+			}
+			if n := count(t, e); n != rules0+1 {
+				t.Errorf("a second click added a rule")
+			}
+		})
+	}
+}
+
+func count(t *testing.T, e *env) int {
+	t.Helper()
+	rs, err := e.db.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(rs)
+}

@@ -1,0 +1,401 @@
+package telegram
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// clock is a settable clock for the offers' expiry.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Now()} }
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+const mcpTool = "mcp__notes__list"
+
+// followUp waits for the "➕ Always" follow-up of request id in chat.
+func (e *env) followUp(chat int64, id uint64) telegramtest.SentMessage {
+	e.t.Helper()
+	want := fmt.Sprintf("r:%d", id)
+	var got telegramtest.SentMessage
+	err := e.srv.Wait(e.ctx, func() bool {
+		for _, m := range e.srv.Messages(chat) {
+			if d := m.History[0].CallbackData(); len(d) == 1 && d[0] == want {
+				got = m
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		e.t.Fatalf("no follow-up of request %d in chat %d: %v", id, chat, err)
+	}
+	// The message is recorded on its offer just after it is sent.
+	e.note.sig.wait(e.t, e.ctx, fmt.Sprintf("offer sent %d", id))
+	return got
+}
+
+// tapFollowUp taps the button of follow-up m as user and returns the toast.
+func (e *env) tapFollowUp(user models.User, m telegramtest.SentMessage, id uint64) string {
+	e.t.Helper()
+	u := e.srv.CallbackQueryUpdate(user, m.ChatID, m.MessageID, fmt.Sprintf("r:%d", id))
+	if _, err := e.srv.Inject(u); err != nil {
+		e.t.Fatal(err)
+	}
+	return e.answer(u.CallbackQuery.ID).Text
+}
+
+func (e *env) rules() []rules.Rule {
+	e.t.Helper()
+	rs, err := e.db.Rules()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return rs
+}
+
+// An admin's approval gets a follow-up replying to the prompt with "➕ Always";
+// an approver's tap on it is refused and adds nothing, the admin's adds the rule
+// (audited), edits the follow-up without its button, and the same call is then
+// allowed; a second tap is refused.
+func TestAlwaysAllowFollowUp(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	if a := e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove)); a.Text != "Approved" {
+		t.Fatalf("toast %q", a.Text)
+	}
+	m := e.followUp(groupChat.ID, r.ID)
+	if m.Keyboard.InlineKeyboard[0][0].Text != "➕ Always: "+mcpTool {
+		t.Errorf("button %q", m.Keyboard.InlineKeyboard[0][0].Text)
+	}
+	if !strings.Contains(m.PlainText, "allow "+mcpTool) {
+		t.Errorf("follow-up text:\n%s", m.PlainText)
+	}
+	prompt := e.prompt(groupChat.ID, r.ID)
+	var reply string
+	for _, c := range e.srv.Calls("sendMessage") {
+		if strings.Contains(c.Params["reply_markup"], fmt.Sprintf(`"r:%d"`, r.ID)) {
+			reply = c.Params["reply_parameters"]
+		}
+	}
+	var rp models.ReplyParameters
+	if err := json.Unmarshal([]byte(reply), &rp); err != nil || rp.MessageID != prompt.MessageID {
+		t.Errorf("reply_parameters %q (%v), want message %d", reply, err, prompt.MessageID)
+	}
+	if n := len(e.srv.Messages(janeChat.ID)); n != 1 {
+		t.Errorf("%d messages in the other chat, want the prompt alone", n)
+	}
+
+	before := e.rules()
+	audit, err := e.db.Audit(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if toast := e.tapFollowUp(jane, m, r.ID); !strings.Contains(toast, "Not authorized") {
+		t.Errorf("approver's toast %q", toast)
+	}
+	if got := e.rules(); len(got) != len(before) {
+		t.Errorf("an approver's tap added rules: %v", got)
+	}
+	if got, _ := e.db.Audit(0); len(got) != len(audit) {
+		t.Errorf("an approver's tap was audited: %d entries, had %d", len(got), len(audit))
+	}
+
+	toast := e.tapFollowUp(alice, m, r.ID)
+	rs := e.rules()
+	if len(rs) != len(before)+1 {
+		t.Fatalf("rules %v", rs)
+	}
+	added := rs[len(rs)-1]
+	for _, x := range rs {
+		if x.ID > added.ID {
+			added = x
+		}
+	}
+	want := fmt.Sprintf("Added rule %d: allow %s", added.ID, mcpTool)
+	if toast != want {
+		t.Errorf("toast %q, want %q", toast, want)
+	}
+	if added.ToolPattern != mcpTool || added.Action != rules.Allow || added.GroupID != rules.DefaultGroup ||
+		added.Priority != rules.DefaultPriority {
+		t.Errorf("added %+v", added)
+	}
+	if got, _ := e.db.Audit(0); len(got) <= len(audit) {
+		t.Errorf("the added rule was not audited")
+	}
+	err = e.srv.Wait(e.ctx, func() bool {
+		cur, _ := e.srv.Message(groupChat.ID, m.MessageID)
+		return cur.Keyboard == nil && strings.Contains(cur.PlainText, want)
+	})
+	if err != nil {
+		cur, _ := e.srv.Message(groupChat.ID, m.MessageID)
+		t.Errorf("follow-up not closed: %v\n%s", cur.Keyboard, cur.PlainText)
+	}
+	if toast := e.tapFollowUp(alice, m, r.ID); toast == want || strings.HasPrefix(toast, "Added") {
+		t.Errorf("second tap: %q", toast)
+	}
+	if got := e.rules(); len(got) != len(rs) {
+		t.Errorf("a second tap added a rule")
+	}
+	out, err := e.g.Check(e.ctx, gate.Call{ToolName: mcpTool, Arguments: map[string]any{},
+		SessionID: "sess-2"})
+	if err != nil || out.Decision != gate.VerdictAllow {
+		t.Errorf("the same call after the rule: %+v, %v", out, err)
+	}
+}
+
+// An approver's approval, and an admin's rejection, get no follow-up: no offer is
+// stored.
+func TestAlwaysOnlyForAdminApprovals(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	e.answer(e.tap(jane, groupChat.ID, r.ID, bot.ActionApprove))
+	r2 := e.require("sess-1", mcpTool, map[string]any{"n": 2})
+	e.answer(e.tap(alice, groupChat.ID, r2.ID, bot.ActionReject))
+	e.waitUpdated(r.ID)
+	e.waitUpdated(r2.ID)
+	if v, err := e.db.GetMeta("bot/offers"); err != nil || v != nil {
+		t.Errorf("offers stored: %s, %v", v, err)
+	}
+	for _, m := range e.srv.Messages(groupChat.ID) {
+		for _, d := range m.History[0].CallbackData() {
+			if strings.HasPrefix(d, "r:") {
+				t.Errorf("follow-up sent: %q", m.PlainText)
+			}
+		}
+	}
+}
+
+// The offer survives a restart: its tap still works on the new process; and an
+// hour later, across a restart, the sweep removes the button and a tap is refused.
+func TestAlwaysSurvivesRestartAndExpires(t *testing.T) {
+	clk := newClock()
+	e := newEnv(t, envOptions{now: clk.now}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	m := e.followUp(groupChat.ID, r.ID)
+	r2 := e.require("sess-1", "mcp__notes__read", map[string]any{})
+	e.answer(e.tap(alice, groupChat.ID, r2.ID, bot.ActionApprove))
+	m2 := e.followUp(groupChat.ID, r2.ID)
+	e.close()
+
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.now}).start()
+	before := len(e.rules())
+	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule") {
+		t.Errorf("tap after a restart: %q", toast)
+	}
+	if got := len(e.rules()); got != before+1 {
+		t.Errorf("%d rules, want %d", got, before+1)
+	}
+	clk.add(bot.OfferTTL)
+	if toast := e.tapFollowUp(alice, m2, r2.ID); toast != "This offer has expired" {
+		t.Errorf("tap after an hour: %q", toast)
+	}
+	e.close()
+
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.now}).start()
+	err := e.srv.Wait(e.ctx, func() bool {
+		cur, _ := e.srv.Message(groupChat.ID, m2.MessageID)
+		return cur.Keyboard == nil && strings.Contains(cur.PlainText, "expired")
+	})
+	if err != nil {
+		t.Fatalf("expired follow-up keeps its button: %v", err)
+	}
+	e.note.sig.wait(t, e.ctx, fmt.Sprintf("offer closed %d", r2.ID))
+	if v, err := e.db.GetMeta("bot/offers"); err != nil || v != nil {
+		t.Errorf("closed offers still stored: %s, %v", v, err)
+	}
+	if got := len(e.rules()); got != before+1 {
+		t.Errorf("%d rules after expiry, want %d", got, before+1)
+	}
+	if toast := e.tapFollowUp(alice, m2, r2.ID); toast != "Unknown request" {
+		t.Errorf("tap on the closed offer: %q", toast)
+	}
+}
+
+// A shell request that carries its commands shows them in the prompt, marked; an
+// admin's approval by command offers one command rule per command that needed the
+// human, and the tap adds them in the request's group, before the seeded require.
+func TestAlwaysShellCommands(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	r, _, err := e.db.CreateRequest(store.Request{
+		SessionID: "sess-1", ToolName: "Bash", GroupID: rules.DefaultGroup,
+		Arguments: json.RawMessage(`{"command":"git status --short && go test ./... && ls"}`),
+		ExpiresAt: time.Now().Add(time.Hour), Status: store.Pending, Caller: store.CallerAdmin,
+		Commands: []store.CommandDecision{
+			{Command: "git status --short", Action: "require"},
+			{Command: "go test ./...", Action: "require"},
+			{Command: "ls", Action: "allow", RuleID: 1},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fan.Show(e.ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	p := e.prompt(groupChat.ID, r.ID)
+	if !strings.Contains(p.PlainText, "Commands:\n❓ git status --short\n❓ go test ./...\n✓ ls\n") {
+		t.Errorf("prompt:\n%s", p.PlainText)
+	}
+	if got := e.say(alice, groupChat, fmt.Sprintf("/approve %d", r.ID)); !strings.Contains(got, "approved") {
+		t.Fatalf("reply %q", got)
+	}
+	m := e.followUp(groupChat.ID, r.ID)
+	if b := m.Keyboard.InlineKeyboard[0][0].Text; b != "➕ Always: git status *, go test *" {
+		t.Errorf("button %q", b)
+	}
+	seeded := e.rules()
+	toast := e.tapFollowUp(alice, m, r.ID)
+	rs := e.rules()
+	if len(rs) != len(seeded)+2 {
+		t.Fatalf("rules %+v", rs)
+	}
+	want := map[string]bool{"git status *": true, "go test *": true}
+	old := map[uint64]bool{}
+	for _, s := range seeded {
+		old[s.ID] = true
+	}
+	for _, x := range rs {
+		if old[x.ID] {
+			continue
+		}
+		if !want[x.CommandPattern] || x.ToolPattern != "Bash" || x.Action != rules.Allow ||
+			x.GroupID != rules.DefaultGroup {
+			t.Errorf("added %+v", x)
+		}
+		for _, s := range seeded {
+			if s.ToolPattern == "Bash" && s.Action == rules.Require && s.CommandPattern == "" &&
+				(x.Priority > s.Priority || x.Priority == s.Priority && x.ID > s.ID) {
+				t.Errorf("rule %+v comes after the require %+v", x, s)
+			}
+		}
+		if !strings.Contains(toast, fmt.Sprintf("Added rule %d: allow Bash %s", x.ID, x.CommandPattern)) {
+			t.Errorf("toast %q does not name rule %d", toast, x.ID)
+		}
+	}
+}
+
+// A tap with bad data is refused; when the rule cannot be added (its group is gone)
+// the tap says why, nothing is added, and the offer stays open for another tap.
+func TestAlwaysTapErrors(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	admin := store.Actor{By: "test", Via: "cli"}
+	if err := e.g.CreateGroup(rules.Group{ID: "dev", Name: "Dev"}, admin); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := e.db.CreateRequest(store.Request{
+		SessionID: "sess-1", ToolName: mcpTool, GroupID: "dev", Arguments: json.RawMessage(`{}`),
+		ExpiresAt: time.Now().Add(time.Hour), Status: store.Pending, Caller: store.CallerAdmin,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fan.Show(e.ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	m := e.followUp(groupChat.ID, r.ID)
+	before := e.rules()
+	offers, err := e.db.GetMeta("bot/offers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{"r:x", "r:0", fmt.Sprintf("r:%d:ok", r.ID)} {
+		u := e.srv.CallbackQueryUpdate(alice, m.ChatID, m.MessageID, data)
+		if _, err := e.srv.Inject(u); err != nil {
+			t.Fatal(err)
+		}
+		if a := e.answer(u.CallbackQuery.ID); a.Text != "Invalid button" {
+			t.Errorf("data %q: toast %q", data, a.Text)
+		}
+	}
+	if err := e.g.DeleteGroup("dev", admin); err != nil {
+		t.Fatal(err)
+	}
+	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Could not add the rule: ") ||
+		!strings.Contains(toast, "dev") {
+		t.Errorf("toast %q", toast)
+	}
+	if got := e.rules(); len(got) != len(before) {
+		t.Errorf("rules changed: %+v", got)
+	}
+	if got, err := e.db.GetMeta("bot/offers"); err != nil || string(got) != string(offers) {
+		t.Errorf("offers changed: %s, %v", got, err)
+	}
+	if err := e.g.CreateGroup(rules.Group{ID: "dev", Name: "Dev"}, admin); err != nil {
+		t.Fatal(err)
+	}
+	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule ") {
+		t.Errorf("tap once the group is back: %q", toast)
+	}
+}
+
+// An offer claimed by a tap whose process stopped before closing it is closed by
+// the sweep of the next start, once past its hour.
+func TestAlwaysClaimedThenStopped(t *testing.T) {
+	clk := newClock()
+	e := newEnv(t, envOptions{now: clk.now}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	m := e.followUp(groupChat.ID, r.ID)
+	e.close()
+	db, err := store.Open(e.path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := db.GetMeta("bot/offers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offers []bot.Offer
+	if err := json.Unmarshal(v, &offers); err != nil || len(offers) != 1 {
+		t.Fatalf("offers %s: %v", v, err)
+	}
+	offers[0].Used = true
+	if v, err = json.Marshal(offers); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutMeta("bot/offers", v); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(bot.OfferTTL + bot.OfferSweepEvery)
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.now}).start()
+	e.note.sig.wait(t, e.ctx, fmt.Sprintf("offer closed %d", r.ID))
+	cur, _ := e.srv.Message(groupChat.ID, m.MessageID)
+	if cur.Keyboard != nil || !strings.HasSuffix(cur.PlainText, "Closed.") {
+		t.Errorf("follow-up %v:\n%s", cur.Keyboard, cur.PlainText)
+	}
+	if v, err := e.db.GetMeta("bot/offers"); err != nil || v != nil {
+		t.Errorf("offers left: %s, %v", v, err)
+	}
+}
