@@ -9,7 +9,7 @@ import (
 // Sentinel errors of the rules package. Test for them with errors.Is.
 var (
 	// ErrInvalidRule is wrapped by every error Validate and CheckCatchAll return
-	// (§11: a bad pattern, action, priority or group id).
+	// (a bad pattern, action, priority or group id).
 	ErrInvalidRule = errors.New("invalid rule")
 
 	// ErrCatchAll is returned (as a *CatchAllError) when a rule would give its group a

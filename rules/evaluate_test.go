@@ -71,11 +71,11 @@ func TestEvaluateSeeded(t *testing.T) {
 	s := Compile(nil, seedRules(), seedOptions(root))
 	catchAll := ruled(Require, 12, "")
 	runEvalCases(t, s, []evalCase{
-		// §4.3: exact names and the catch-all.
+		// Exact names and the catch-all.
 		{"exact require", "", Call{Tool: "Bash", Args: map[string]any{"input": "ls"}}, ruled(Require, 2, "")},
 		{"exact allow", "", Call{Tool: "TodoWrite"}, ruled(Allow, 8, "")},
 		{"unknown tool meets the catch-all", "", Call{Tool: "mcp__gmail__send"}, catchAll},
-		// §4.5, §4.6: paths.
+		// Paths.
 		{"memory subtree", "", read("memory/a/b"), ruled(Allow, 9, "memory/a/b")},
 		{"memory itself", "", read("memory"), ruled(Allow, 9, "memory")},
 		{"sibling memory-secrets is not memory/*", "", read("memory-secrets/x"), withPath(catchAll, "memory-secrets/x")},
@@ -93,14 +93,14 @@ func TestEvaluateSeeded(t *testing.T) {
 		{"path not a string", "", Call{Tool: "read_file", Args: map[string]any{"path": 42}}, withState(catchAll, PathInvalid)},
 		{"path an object", "", Call{Tool: "read_file", Args: map[string]any{"path": map[string]any{"p": "secrets/x"}}}, withState(catchAll, PathInvalid)},
 		{"a non-string path gives way to a string", "", Call{Tool: "read_file", Args: map[string]any{"path": 42, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
-		// §4.4: which argument is the path.
+		// Which argument is the path.
 		{"empty path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
 		{"null path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": nil, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
 		{"file_path before notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"file_path": "secrets/key", "notebook_path": "memory/n.ipynb"}}, ruled(Deny, 11, "secrets/key")},
 		{"notebook_path alone", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb"}}, ruled(Allow, 9, "memory/n.ipynb")},
 		{"other keys are no path: the cwd is", "", Call{Tool: "read_file", Args: map[string]any{"url": "secrets/key"}, Cwd: "docs"}, withPath(catchAll, "docs")},
 		{"no path: path rules do not match", "", Call{Tool: "mcp__files__read", Args: map[string]any{"url": "memory/a"}}, catchAll},
-		// §4.5: the base of a relative path.
+		// The base of a relative path.
 		{"relative to cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory", WorkingDir: root + "/secrets"}, ruled(Allow, 9, "memory/a")},
 		{"relative cwd is relative to the root", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, Cwd: "secrets"}, ruled(Deny, 11, "secrets/key")},
 		{"cwd through a symlink", "", Call{Tool: "read_file", Args: map[string]any{"path": "../key"}, Cwd: root + "/data/link"}, ruled(Deny, 11, "secrets/key")},
@@ -108,7 +108,7 @@ func TestEvaluateSeeded(t *testing.T) {
 		{"relative to the workspace root", "", read("secrets/key"), ruled(Deny, 11, "secrets/key")},
 		{"absolute under the root", "", read(root + "/memory/a"), ruled(Allow, 9, "memory/a")},
 		{"absolute outside the root stays absolute", "", read("/etc/../etc/passwd"), withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "/etc/passwd"}, PathOK)},
-		// §12.25: protected paths come first, for every tool.
+		// Protected paths come first, for every tool.
 		{"data directory", "", read("state/skald.db"), Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
 		{"data directory itself", "", Call{Tool: "list_files", Args: map[string]any{"path": "state"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
 		{"data directory through a symlink", "", Call{Tool: "write_file", Args: map[string]any{"path": "data/state-link/skald.db"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
@@ -160,7 +160,7 @@ func TestEvaluateOrder(t *testing.T) {
 		Rule{ID: 25, GroupID: DefaultGroup, ToolPattern: "order", Action: Require, Priority: 59},
 		Rule{ID: 26, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 46},
 		Rule{ID: 27, GroupID: DefaultGroup, ToolPattern: "mcp__gmail__send", Action: Require, Priority: 45},
-		// group dev: its allow overrides the default deny of secrets/ (§12.15)
+		// group dev: its allow overrides the default deny of secrets/ (its tier comes first)
 		Rule{ID: 30, GroupID: "dev", ToolPattern: "@fs_read", PathPattern: "secrets/*", Action: Allow, Priority: 100},
 		Rule{ID: 31, GroupID: "dev", ToolPattern: "Bash", Action: Allow, Priority: 999},
 		Rule{ID: 32, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "state/*", Action: Allow, Priority: 0},
