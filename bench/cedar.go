@@ -17,6 +17,7 @@ const (
 	cedarTool   = "Tool"      // resource: the tool name
 	cedarClass  = "ToolClass" // a parent of the file tools: fs_read, fs_write
 	cedarAction = "call"      // Action::"call"
+	cedarFile   = "file"      // ToolClass::"file": a parent of every tool of fileTools
 )
 
 // CedarPolicies returns p as a Cedar policy set, one policy per rule in order (cedar-go
@@ -26,6 +27,12 @@ const (
 // constraint, a prefix a like pattern on context.tool, an @fs class membership of
 // ToolClass::"fs_read" or "fs_write" (CedarEntities); the agent a principal
 // constraint; group, source and path conditions on the context.
+//
+// Each deny rule with a path filter is also a forbid annotated @guard("<id>") for the
+// tools outside the file classes (not in ToolClass::"file"), with the rule's agent,
+// group, source and path conditions but not its tool: Cedar has no effect but permit
+// and forbid, so Cedar.Eval reads a Deny that only guards caused as require
+// (docs/design.md, "Protected and guarded places"). They follow the rules' policies.
 //
 // Cedar has no rule order — a forbid overrides every permit — so only an OrderFree
 // policy can be expressed. Errors, wrapping ErrNotOrderFree: an Ordered policy, or a
@@ -65,32 +72,50 @@ func CedarPolicies(p Policy) (string, error) {
 				resource = "resource == " + cedarUID(cedarTool, r.ToolPattern)
 			}
 		}
-		if r.GroupID != rules.DefaultGroup {
-			when = append(when, "context.group == "+cedarString(r.GroupID))
-		}
-		if r.Source != "" {
-			when = append(when, "context.source == "+cedarString(r.Source))
-		}
-		if pat := cmp.Or(r.ResolvedPathPattern, r.PathPattern); pat != "" {
-			var cond string
-			switch {
-			case strings.HasSuffix(pat, "/*"):
-				dir := strings.TrimSuffix(pat, "/*")
-				cond = "(context.path == " + cedarString(dir) + " || context.path like " + cedarLike(dir+"/", "*") + ")"
-			case strings.HasSuffix(pat, "*"):
-				cond = "context.path like " + cedarLike(strings.TrimSuffix(pat, "*"), "*")
-			default:
-				cond = "context.path == " + cedarString(pat)
-			}
-			when = append(when, "context.has_path && "+cond)
-		}
+		when = append(when, cedarFilters(r)...)
 		fmt.Fprintf(&b, "// rule %d\n%s (%s, action == %s, %s)", r.ID, effect, principal, cedarUID("Action", cedarAction), resource)
 		if len(when) > 0 {
 			b.WriteString("\nwhen { " + strings.Join(when, " && ") + " }")
 		}
 		b.WriteString(";\n\n")
 	}
+	for _, r := range guardRules(p) {
+		principal := "principal"
+		if r.AgentID != "" {
+			principal = "principal == " + cedarUID(cedarAgent, r.AgentID)
+		}
+		when := []string{"!(resource in " + cedarUID(cedarClass, cedarFile) + ")"}
+		when = append(when, cedarFilters(r)...)
+		fmt.Fprintf(&b, "// the place rule %d denies, for the other tools\n@guard(\"%d\")\n", r.ID, r.ID)
+		fmt.Fprintf(&b, "forbid (%s, action == %s, resource)\nwhen { %s };\n\n",
+			principal, cedarUID("Action", cedarAction), strings.Join(when, " && "))
+	}
 	return b.String(), nil
+}
+
+// cedarFilters returns rule r's group, source and path conditions on the context.
+func cedarFilters(r rules.Rule) []string {
+	var when []string
+	if r.GroupID != rules.DefaultGroup {
+		when = append(when, "context.group == "+cedarString(r.GroupID))
+	}
+	if r.Source != "" {
+		when = append(when, "context.source == "+cedarString(r.Source))
+	}
+	if pat := cmp.Or(r.ResolvedPathPattern, r.PathPattern); pat != "" {
+		var cond string
+		switch {
+		case strings.HasSuffix(pat, "/*"):
+			dir := strings.TrimSuffix(pat, "/*")
+			cond = "(context.path == " + cedarString(dir) + " || context.path like " + cedarLike(dir+"/", "*") + ")"
+		case strings.HasSuffix(pat, "*"):
+			cond = "context.path like " + cedarLike(strings.TrimSuffix(pat, "*"), "*")
+		default:
+			cond = "context.path == " + cedarString(pat)
+		}
+		when = append(when, "context.has_path && "+cond)
+	}
+	return when
 }
 
 // cedarString quotes s as a Cedar string literal.
@@ -111,7 +136,8 @@ func cedarLike(literal, wild string) string {
 
 // CedarEntities returns the entities the policies read: every file tool of
 // rules.DefaultFSRead and rules.DefaultFSWrite as Tool::"<name>" with parent
-// ToolClass::"fs_read" or "fs_write".
+// ToolClass::"fs_read" or "fs_write", and every tool of fileTools with parent
+// ToolClass::"file".
 func CedarEntities() cedar.EntityMap {
 	m := cedar.EntityMap{}
 	add := func(names []string, class string) {
@@ -129,6 +155,7 @@ func CedarEntities() cedar.EntityMap {
 	}
 	add(rules.DefaultFSRead, "fs_read")
 	add(rules.DefaultFSWrite, "fs_write")
+	add(fileTools(), cedarFile)
 	return m
 }
 
@@ -136,7 +163,7 @@ func CedarEntities() cedar.EntityMap {
 type Cedar struct {
 	policies *cedar.PolicySet
 	entities cedar.EntityMap
-	// ruleOf maps a policy id to the rule it encodes.
+	// ruleOf maps a policy id to the rule it encodes; guard policies are not in it.
 	ruleOf map[cedar.PolicyID]uint64
 }
 
@@ -179,10 +206,11 @@ func (e *Cedar) Input(c Call) cedar.Request {
 	}
 }
 
-// Eval authorizes req: Allow is allow, Deny with a forbid that matched is deny, Deny
-// with no policy matching — Cedar's default — is our default, require. The
-// rule id is one of the rules that matched (any: in an OrderFree policy they agree), 0
-// for require. Errors: an evaluation error Cedar reports, wrapping ErrEngine.
+// Eval authorizes req: Allow is allow, Deny with a rule's forbid among the reasons is
+// deny, Deny with no policy matching — Cedar's default — or with guard forbids only
+// (see CedarPolicies) is require. The rule id is one of the rules that matched (any:
+// in an OrderFree policy they agree), 0 for require. Errors: an evaluation error Cedar
+// reports, wrapping ErrEngine.
 func (e *Cedar) Eval(req cedar.Request) (Decision, error) {
 	ok, diag := cedar.Authorize(e.policies, e.entities, req)
 	if len(diag.Errors) > 0 {
@@ -191,8 +219,11 @@ func (e *Cedar) Eval(req cedar.Request) (Decision, error) {
 	switch {
 	case ok == cedar.Allow:
 		return Decision{Action: rules.Allow, RuleID: e.ruleOf[diag.Reasons[0].PolicyID]}, nil
-	case len(diag.Reasons) > 0:
-		return Decision{Action: rules.Deny, RuleID: e.ruleOf[diag.Reasons[0].PolicyID]}, nil
+	}
+	for _, r := range diag.Reasons {
+		if id, ok := e.ruleOf[r.PolicyID]; ok {
+			return Decision{Action: rules.Deny, RuleID: id}, nil
+		}
 	}
 	return Decision{Action: rules.Require}, nil
 }

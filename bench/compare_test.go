@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,20 +40,32 @@ func TestEnginesAgree(t *testing.T) {
 }
 
 // TestDecisionsVary guards the check itself: the generated calls reach every action,
-// rules of both groups, and the default require, so agreement means something; and
-// none names a folder holding a place a deny rule protects, which only ours guards.
+// rules of both groups, and the default require, and some are guarded by a denied
+// place, so agreement means something; and none names a folder holding a place a deny
+// rule protects, which only ours guards.
 func TestDecisionsVary(t *testing.T) {
 	for _, mix := range []Mix{Ordered, OrderFree} {
 		p := Generate(mix, 1000)
-		o := NewOurs(p, t.TempDir())
+		root := t.TempDir()
+		calls := Calls(p, checkCalls, 1)
+		for _, c := range calls { // a held place counts only while it exists
+			if c.HasPath() {
+				testkit.Must(t, os.MkdirAll(filepath.Join(root, filepath.Dir(c.Path)), 0o755))
+			}
+		}
+		o := NewOurs(p, root)
 		byGroup := map[string]uint64{}
 		actions := map[rules.Action]int{}
-		noRule := 0
-		for _, c := range Calls(p, checkCalls, 1) {
+		noRule, guarded := 0, 0
+		for _, c := range calls {
 			// The Rego and Cedar encodings do not model the guard on folders that hold
-			// a denied place (Decision.Contains): no generated call may reach it.
-			if full := o.set.Evaluate(c.Group, o.Input(c)); full.Contains != "" {
+			// a denied place (ReasonContains): no generated call may reach it.
+			full := o.set.Evaluate(c.Group, o.Input(c))
+			if strings.HasPrefix(full.Reason, rules.ReasonContains) {
 				t.Fatalf("%s: call %s names a folder holding %s", mix, c, full.Contains)
+			}
+			if strings.HasPrefix(full.Reason, rules.ReasonDenied) {
+				guarded++
 			}
 			d, err := o.Decide(context.Background(), c)
 			testkit.Must(t, err)
@@ -62,7 +76,10 @@ func TestDecisionsVary(t *testing.T) {
 			}
 			byGroup[p.Rules[d.RuleID-1].GroupID]++
 		}
-		t.Logf("%s: actions %v, rules by group %v, no rule %d", mix, actions, byGroup, noRule)
+		t.Logf("%s: actions %v, rules by group %v, no rule %d, guarded %d", mix, actions, byGroup, noRule, guarded)
+		if guarded < checkCalls/100 {
+			t.Errorf("%s: only %d calls lie in a denied place", mix, guarded)
+		}
 		for _, a := range []rules.Action{rules.Allow, rules.Deny, rules.Require} {
 			if actions[a] < checkCalls/20 {
 				t.Errorf("%s: only %d of %d calls decide %s", mix, actions[a], checkCalls, a)

@@ -21,6 +21,12 @@
 //     can match the same call always agree. No matching policy (Cedar's default deny with
 //     no reason) reads as our default: require.
 //
+// A tool outside the file classes whose path lies in a place a deny rule with a path
+// filter denies is require unless a rule denies it (docs/design.md, "Protected and
+// guarded places"): Rego and Cedar encode that guard with one extra rule per such deny
+// rule. A folder that holds such a place is guarded by ours only while the place exists
+// on disk, which the other two cannot see; the generated calls never name one.
+//
 // Paths are passed already normalised to all three. Normalisation (docs/design.md,
 // "Normalising paths") is our OS-level work: Evaluate still runs it on every call with a
 // path (os.Lstat), which the other two skip; BenchmarkNormalize measures that share apart.

@@ -11,7 +11,8 @@ import (
 // handRules is a small policy written by hand to pin the rule semantics in every
 // engine, independently of the generator: group tier before default, priority then id,
 // exact, prefix, @fs classes, path subtrees (the directory itself, never a sibling),
-// an absolute path, a path prefix, agent and source filters, the catch-all.
+// an absolute path, a path prefix, agent and source filters, the catch-all, and the
+// places deny rules with a path filter deny, which guard every other tool.
 func handRules() []rules.Rule {
 	d, g := rules.DefaultGroup, Group
 	return []rules.Rule{
@@ -25,12 +26,16 @@ func handRules() []rules.Rule {
 		{ID: 8, GroupID: d, ToolPattern: "Read", AgentID: "coder", PathPattern: "docs/*", Action: rules.Allow, Priority: 1},
 		{ID: 9, GroupID: d, ToolPattern: "tool_x", Source: "cron", Action: rules.Deny, Priority: 20},
 		{ID: 10, GroupID: d, ToolPattern: rules.ClassFSRead, PathPattern: "logs/app*", Action: rules.Allow, Priority: 30},
+		{ID: 11, GroupID: d, ToolPattern: "mcp__notes__*", Action: rules.Allow, Priority: 40},
+		{ID: 12, GroupID: d, ToolPattern: "Write", AgentID: "intern", PathPattern: "drafts/*", Action: rules.Deny, Priority: 2},
+		{ID: 13, GroupID: g, ToolPattern: "Edit", PathPattern: "ops/*", Action: rules.Deny, Priority: 2},
 	}
 }
 
 // orderFreeHand are the ids of handRules that form an OrderFree policy (allow and deny
 // only, no two that can match one call).
-var orderFreeHand = map[uint64]bool{2: true, 6: true, 7: true, 8: true, 9: true, 10: true}
+var orderFreeHand = map[uint64]bool{2: true, 6: true, 7: true, 8: true, 9: true, 10: true,
+	11: true, 12: true, 13: true}
 
 func handPolicy(mix Mix) Policy {
 	p := Policy{Mix: mix, Groups: []rules.Group{{ID: Group}}}
@@ -67,6 +72,19 @@ func TestEnginesOnHandwrittenPolicy(t *testing.T) {
 		{Call{Group: "default", Tool: "tool_x", Source: "web"}, 1, 0},
 		{Call{Group: "default", Tool: "Grep", Path: "logs/app-1.txt"}, 10, 10},
 		{Call{Group: "default", Tool: "Grep", Path: "logs/other.txt"}, 1, 0},
+		// A tool outside the file classes inside a place a deny rule denies, whatever
+		// that rule's tool pattern: require, which no rule names when one allowed.
+		{Call{Group: "default", Tool: "mcp__notes__get", Path: "docs/a.md"}, 11, 11},
+		{Call{Group: "default", Tool: "mcp__notes__get", Path: "secrets/key"}, 0, 0},
+		{Call{Group: "default", Tool: "mcp__notes__get", Path: "secrets"}, 0, 0},
+		{Call{Group: "default", Tool: "mcp__notes__get", Path: "secrets-old/key"}, 11, 11},
+		{Call{Group: "default", Tool: "mcp__notes__get", Path: "/srv-skald-none/db"}, 0, 0},
+		{Call{Group: "default", Tool: "mcp__gmail__list", Path: "secrets/key"}, 4, 0}, // a require keeps its rule
+		{Call{Group: "default", Tool: "mcp__notes__get", Agent: "intern", Path: "drafts/a"}, 0, 0},
+		{Call{Group: "default", Tool: "mcp__notes__get", Agent: "coder", Path: "drafts/a"}, 11, 11},
+		{Call{Group: Group, Tool: "mcp__notes__get", Path: "ops/run.sh"}, 0, 0},
+		{Call{Group: "default", Tool: "mcp__notes__get", Path: "ops/run.sh"}, 11, 11},     // another group's place
+		{Call{Group: "default", Tool: "Read", Agent: "coder", Path: "secrets/key"}, 6, 6}, // a file tool: the rules decide
 	}
 	actionOf := map[uint64]rules.Action{0: rules.Require}
 	for _, r := range handRules() {

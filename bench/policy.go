@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/skald-circle/skald-bot/rules"
@@ -130,6 +131,31 @@ func orderFreeAction(key string) rules.Action {
 		return rules.Deny
 	}
 	return rules.Allow
+}
+
+// guardRules returns the deny rules of p that have a path filter: those whose place
+// guards the calls of every tool outside the file classes (docs/design.md, "Protected
+// and guarded places").
+func guardRules(p Policy) []rules.Rule {
+	var out []rules.Rule
+	for _, r := range p.Rules {
+		if r.Action == rules.Deny && r.PathPattern != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fileTools returns the tools of the file classes under rules' default options: the
+// @fs_read and @fs_write tools and those of the default MCP filesystem servers.
+func fileTools() []string {
+	out := append(slices.Clone(rules.DefaultFSRead), rules.DefaultFSWrite...)
+	for _, srv := range rules.DefaultMCPFilesystem {
+		for _, n := range append(slices.Clone(rules.MCPFSRead), rules.MCPFSWrite...) {
+			out = append(out, "mcp__"+srv+"__"+n)
+		}
+	}
+	return out
 }
 
 func toolName(i int) string             { return "tool_" + strconv.Itoa(i) }

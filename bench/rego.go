@@ -25,9 +25,27 @@ const regoHeader = `package skald
 
 default decision := {"action": "require", "rule": 0}
 
-decision := {"action": m[3], "rule": m[2]} if {
-	m := min(matches)
+first := min(matches)
+
+decision := {"action": first[3], "rule": first[2]} if not guarded
+
+# A guarded call (see guarded) is require unless a rule denies it; an allow loses its rule.
+decision := {"action": "deny", "rule": first[2]} if {
+	guarded
+	first[3] == "deny"
 }
+
+decision := {"action": "require", "rule": first[2]} if {
+	guarded
+	first[3] == "require"
+}
+
+decision := {"action": "require", "rule": 0} if {
+	guarded
+	first[3] == "allow"
+}
+
+default guarded := false
 
 # under is the dir/* subtree: the directory itself or anything below it.
 under(p, dir) if p == dir
@@ -57,12 +75,30 @@ matches contains m if {
 matches contains m if {
 	some m in by_path[input.tool][first_dir]
 }
-
+`
+	regoFirstDir = `
 # first_dir is the first component of the call's path: "proj3" of "proj3/src/x",
 # "/etc" of "/etc/passwd".
 first_dir := split(input.path, "/")[0] if not startswith(input.path, "/")
 
 first_dir := concat("", ["/", split(input.path, "/")[1]]) if startswith(input.path, "/")
+`
+	// A tool outside the file classes whose path lies where a deny rule with a path
+	// filter denies, whatever that rule's tool pattern, is guarded (docs/design.md,
+	// "Protected and guarded places"): guard_in[dir] holds the ids of such rules, filed
+	// by their first directory, whose other filters match the call; guard_any those
+	// whose pattern has none.
+	regoGuardIn = `
+guarded if {
+	not file_tools[input.tool]
+	some _ in guard_in[first_dir]
+}
+`
+	regoGuardAny = `
+guarded if {
+	not file_tools[input.tool]
+	some _ in guard_any
+}
 `
 	regoAnyTool = `
 matches contains m if {
@@ -80,7 +116,11 @@ matches contains m if {
 // tree where a call looks it up (see regoHead): by_path[name][first directory] when it has
 // a path pattern under a directory, else by_tool[name]; a prefix under by_prefix[prefix];
 // "*" in any_tool. Its group, agent, source and path filters become the rule's body;
-// strings are quoted as JSON, which Rego reads.
+// strings are quoted as JSON, which Rego reads. Each deny rule with a path filter also
+// becomes a guard_in[first directory] (or guard_any) rule with the same body: a call of
+// a tool outside the file classes (fileTools) that one matches, whatever its tool
+// pattern, is require unless a rule denies it, and an allow then names no rule
+// (docs/design.md, "Protected and guarded places").
 func RegoModule(p Policy) string {
 	var b strings.Builder
 	b.WriteString(regoHeader)
@@ -98,11 +138,36 @@ func RegoModule(p Policy) string {
 	if len(kinds) == 0 {
 		b.WriteString("\nmatches := set()\n")
 	}
+	guards := guardRules(p)
+	guardKinds := map[bool]bool{} // by first directory or not
+	for _, r := range guards {
+		_, byDir := patternDir(cmp.Or(r.ResolvedPathPattern, r.PathPattern))
+		guardKinds[byDir] = true
+	}
 	if kinds["by_tool"] {
 		b.WriteString(regoByTool)
 	}
 	if kinds["by_path"] {
 		b.WriteString(regoByPath)
+	}
+	if kinds["by_path"] || guardKinds[true] {
+		b.WriteString(regoFirstDir)
+	}
+	if guardKinds[true] {
+		b.WriteString(regoGuardIn)
+	}
+	if guardKinds[false] {
+		b.WriteString(regoGuardAny)
+	}
+	if len(guards) > 0 {
+		b.WriteString("\nfile_tools := {")
+		for i, n := range fileTools() {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(regoString(n))
+		}
+		b.WriteString("}\n")
 	}
 	if kinds["any_tool"] {
 		b.WriteString(regoAnyTool)
@@ -129,6 +194,14 @@ func RegoModule(p Policy) string {
 			}
 			b.WriteString("\n")
 		}
+	}
+	for _, r := range guards {
+		head := "guard_any"
+		if dir, ok := patternDir(cmp.Or(r.ResolvedPathPattern, r.PathPattern)); ok {
+			head = "guard_in[" + regoString(dir) + "]"
+		}
+		// The body always holds the path filter.
+		fmt.Fprintf(&b, "\n%s contains %d if {\n%s}\n", head, r.ID, regoBody(r))
 	}
 	return b.String()
 }
