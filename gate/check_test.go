@@ -283,12 +283,16 @@ func TestProfileFastPath(t *testing.T) {
 		tool, path string
 		want       gate.Decision
 	}{
-		{"read_file", "a.go", gate.DecisionAllow}, // relative to the working directory src
+		// A relative path is read against the working directory src and the workspace
+		// root (a tool may use either): two places, which the fast-path never vouches for.
+		{"read_file", "a.go", gate.DecisionPending},
+		{"read_file", "../docs/x.md", gate.DecisionPending},
 		{"Read", e.root + "/src/b/c.go", gate.DecisionAllow},
-		{"read_file", "../docs/x.md", gate.DecisionAllow},
-		{"read_file", "../out/y", gate.DecisionAllow},
-		{"write_file", "../out/y", gate.DecisionAllow},
-		{"write_file", "../notes.txt", gate.DecisionAllow},
+		{"read_file", e.root + "/src/a.go", gate.DecisionAllow},
+		{"read_file", e.root + "/docs/x.md", gate.DecisionAllow},
+		{"read_file", e.root + "/out/y", gate.DecisionAllow},
+		{"write_file", e.root + "/out/y", gate.DecisionAllow},
+		{"write_file", e.root + "/notes.txt", gate.DecisionAllow},
 		{"write_file", "a.go", gate.DecisionPending},             // reads only in the working directory
 		{"write_file", "../notes.txt.bak", gate.DecisionPending}, // an exact file, not a prefix
 		{"read_file", "../src-x/a", gate.DecisionPending},        // a sibling, not the subtree

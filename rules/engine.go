@@ -125,4 +125,8 @@ const (
 	// ReasonDenied starts the Reason of a call of a tool outside the file classes
 	// whose path lies in a denied place (Decision.Contains); ": " and the place follow.
 	ReasonDenied = "path lies in a place a rule denies"
+	// ReasonInProtected starts the Reason of a call with an argument, other than its
+	// path arguments, that lies in a protected place (Decision.Contains); ": " and the
+	// place follow.
+	ReasonInProtected = "argument lies in a protected place"
 )

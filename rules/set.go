@@ -2,6 +2,8 @@ package rules
 
 import (
 	"cmp"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +26,7 @@ type Set struct {
 	known     map[string]bool     // group ids, DefaultGroup included
 	rules     map[string][]crule  // per group with rules: its rules in evaluation order, patterns unresolved
 	patterns  []string            // the distinct path patterns of rules, as written
+	home      string              // the service's home directory, "~" expanded; "" if none
 	mu        sync.Mutex          // serialises building a new view
 	view      atomic.Pointer[view]
 }
@@ -57,7 +60,12 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 			writes = append(writes, "mcp__"+srv+"__"+n)
 		}
 	}
+	home, _ := os.UserHomeDir()
+	if !filepath.IsAbs(home) {
+		home = ""
+	}
 	s := &Set{
+		home:     cleanRoot(home),
 		opt:      opt,
 		reads:    reads,
 		writes:   writes,
