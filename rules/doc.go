@@ -17,8 +17,11 @@
 // Compile turns every group and rule into a Set, indexed by tool name, that many
 // goroutines evaluate at once. Set.Evaluate decides a call (docs/design.md, "Deciding
 // a call"): every path argument of the call — each string, or element of an array,
-// under a key of Options.PathArgs, and the literal folder of Glob's pattern and Grep's
-// glob — is normalised and decided on its own, the strictest answer winning. A path
+// under a key of Options.PathArgs, and the literal folder of each alternative of
+// Glob's pattern and Grep's glob — is normalised in every form a tool may open (every
+// base, ".." as the OS and as a lexical cleaner takes it, "~" expanded) and decided on
+// its own, the strictest answer winning; other strings that look like paths lock the
+// call when they lie in a protected or denied place. A path
 // under a protected place (the data directory, the config file) is denied before any
 // rule; otherwise the first matching rule of the call's group, then of "default",
 // decides, and nothing matching is require. Three kinds of require are locked

@@ -11,13 +11,17 @@ import (
 // "Deciding a call"):
 //
 //  1. The call's paths are every Options.PathArgs key of c.Args holding a string or an
-//     array of strings (each element a path; null and "" are none), and the literal
-//     directory of Glob's "pattern" or Grep's "glob" (up to the last "/" before the
-//     first wildcard, relative to the call's "path"). Each is normalised as Normalize
-//     does against c.Cwd, else c.WorkingDir, else the workspace root. Any other value
-//     (a number, an object, an array holding one), a path Normalize refuses, one going
-//     through /proc/self, /proc/<pid> or /dev/fd, or a Cwd or WorkingDir holding a NUL
-//     byte, is unresolvable (PathInvalid): it matches no path rule.
+//     array of strings (each element a path; null and "" are none; a file: URI is its
+//     path), and the literal directory of each alternative of Glob's "pattern" or
+//     Grep's "glob" once its braces are expanded (up to the last "/" before the first
+//     wildcard, relative to the call's "path"). Each path is decided in every form a
+//     tool may open (docs/design.md, "Normalising paths"): joined to c.Cwd, to
+//     c.WorkingDir and to the workspace root, with "~" also as the home directory, each
+//     normalised as Normalize does and also once cleaned of ".." lexically first. Any
+//     other value (a number, an object, an array holding one), a form Normalize
+//     refuses, one going through /proc/self, /proc/<pid> or /dev/fd, "~user", a glob
+//     with a ".." after a wildcard or too many alternatives, or a Cwd or WorkingDir
+//     holding a NUL byte, is unresolvable (PathInvalid): it matches no path rule.
 //  2. Each path is decided on its own: under an Options.Protected path it is denied
 //     (Reason ReasonProtected, RuleID 0); otherwise the first matching rule of group,
 //     then of DefaultGroup, in (priority, id) order decides (ReasonRule), else require
@@ -28,16 +32,23 @@ import (
 //     that is a strict ancestor of a protected path, or holds what a deny rule with a
 //     path filter denies (for a file tool, one whose tool pattern matches), is require
 //     with ReasonContains. Decision.Contains names the place in both.
-//  3. The call's decision is its strictest path's — deny, then a locked require
-//     (Decision.Locked), then require, then allow — the first path winning a tie.
-//     Decision.Paths counts the paths.
+//  3. The call's decision is its strictest form's — deny, then a locked require
+//     (Decision.Locked), then require, then allow — the first winning a tie.
+//     Decision.Paths counts the distinct forms.
 //  4. A file tool (IsFSRead, IsFSWrite) without a path is decided on "." — its working
 //     directory; any other call without a path by the rules without a path filter.
+//  5. Every other string of c.Args, nested in objects and arrays too, that looks like a
+//     path (it holds a "/", starts with "~" or ".", or is a file: URI) is normalised
+//     in the same forms; one inside a protected place, or inside what a deny rule with
+//     a path filter denies when its agent and source filters apply, makes a call that
+//     step 3 or 4 did not deny a locked require (ReasonInProtected or ReasonDenied,
+//     Contains the place). Deeper than 16 levels or more than 1024 strings is
+//     unresolvable; a string that cannot be normalised is ignored.
 //
 // Path patterns are resolved as the file system is at the call (see Compile). Session
 // bypasses and the profile fast-path are the gate's, never for a locked decision. A
-// call without a path of a tool that is not a file tool reads no file and allocates
-// nothing. Safe for concurrent use.
+// call of a tool that is not a file tool with no path and no string that looks like
+// one reads no file and allocates nothing. Safe for concurrent use.
 func (s *Set) Evaluate(group string, c Call) Decision {
 	// With a base that cannot be resolved, no path of the call can be.
 	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
@@ -123,7 +134,7 @@ const (
 // (see Evaluate, step 5), else the zero Decision.
 func (e *evaluation) scanArgs(c *Call, globKey string) Decision {
 	n := 0
-	if !pathLike(c.Args, 0, &n) {
+	if len(c.Args) == 0 || !pathLike(c.Args, 0, &n) {
 		return Decision{} // most calls: nothing to resolve, nothing allocated
 	}
 	return e.scanSlow(*c, globKey)

@@ -39,7 +39,8 @@ type Set struct {
 // still protected). A rule's path pattern is its PathPattern resolved as ResolvePattern
 // does, now and again whenever a directory it goes through changes (the stored
 // ResolvedPathPattern is not used). Those are the only file system reads (lstat,
-// readlink); Compile writes nothing.
+// readlink); Compile writes nothing. The home directory "~" stands for in a path is
+// os.UserHomeDir's at Compile.
 //
 // DefaultGroup always exists. Rules are expected to be valid: a rule Validate refuses,
 // or one of a group not in groups (other than DefaultGroup), is left out. The slices
