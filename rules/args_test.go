@@ -164,7 +164,9 @@ func TestEvaluateUnresolvable(t *testing.T) {
 		{"/dev/stdin leads to /proc/self", "", rev("/dev/stdin"), badAllow},
 		{"a link in the workspace to /proc/self", "", rev("data/me/secrets/key"), badAllow},
 		{"a link to /dev/stdin", "", rev("data/in"), badAllow},
-		{"a cwd through /proc/self", "", Call{Tool: "Read", AgentID: "reviewer", Args: map[string]any{"file_path": "secrets/key"}, Cwd: "/proc/self/cwd"}, badAllow},
+		{"a cwd through /proc/self", "", Call{Tool: "Read", AgentID: "reviewer", Args: map[string]any{"file_path": "docs/x"}, Cwd: "/proc/self/cwd"}, forms(badAllow, 2)},
+		// The workspace root is a base too, and there the path is in secrets/.
+		{"a cwd through /proc/self, secrets/ from the root", "", Call{Tool: "Read", AgentID: "reviewer", Args: map[string]any{"file_path": "secrets/key"}, Cwd: "/proc/self/cwd"}, forms(ruled(Deny, 11, "secrets/key"), 2)},
 		{"/proc itself is a path", "", rev("/proc/cpuinfo"), n1(ruled(Allow, 20, "/proc/cpuinfo"))},
 		{"/proc/selfish is not /proc/self", "", rev("/proc/selfish"), n1(ruled(Allow, 20, "/proc/selfish"))},
 		{"a NUL byte", "", rev("memory/a\x00"), badAllow},

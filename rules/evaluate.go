@@ -243,10 +243,7 @@ func (sc *argScan) str(v string) bool {
 	}
 	t := sc.e.tier()
 	var buf [8]string
-	fs, ok := sc.e.s.forms(sc.c, v, buf[:0])
-	if !ok {
-		return false // not a path the service can resolve: the scan is defence in depth
-	}
+	fs, _ := sc.e.s.forms(sc.c, v, buf[:0]) // a form that cannot be resolved is ignored
 	for _, np := range fs {
 		if g := sc.e.s.inGuard(&t.guards, sc.c, np); g != nil {
 			sc.d = Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
@@ -307,12 +304,11 @@ func (e *evaluation) path(c *Call, p string) {
 	t := e.tier() // the view is taken before the paths are resolved (see Evaluate)
 	var buf [8]string
 	fs, ok := e.s.forms(c, p, buf[:0])
-	if !ok {
-		e.invalid(c)
-		return
-	}
 	for _, np := range fs {
 		e.add(e.s.decide(t, c, np, PathOK))
+	}
+	if !ok {
+		e.invalid(c)
 	}
 }
 
@@ -534,7 +530,8 @@ func severity(d Decision) int {
 }
 
 // forms appends to out the normalised forms of the path argument p of c (see Evaluate,
-// step 1), each once, and reports false when one of them cannot be resolved.
+// step 1), each once, and reports false when one of them cannot be resolved; the
+// others are still appended.
 func (s *Set) forms(c *Call, p string, out []string) ([]string, bool) {
 	if isFileURI(p) {
 		q, ok := fileURIPath(p)
@@ -546,55 +543,58 @@ func (s *Set) forms(c *Call, p string, out []string) ([]string, bool) {
 	if p == "" || strings.IndexByte(p, 0) >= 0 {
 		return out, false
 	}
+	ok := true
 	written := [2]string{p}
 	n := 1
 	if p[0] == '~' {
 		if len(p) > 1 && p[1] != '/' || s.home == "" {
-			return out, false // ~user, or no home to expand ~ to
+			ok = false // ~user, or no home to expand ~ to
+		} else {
+			written[1], n = s.home+p[1:], 2
 		}
-		written[1], n = s.home+p[1:], 2
 	}
 	root := s.opt.WorkspaceRoot
 	for _, w := range written[:n] {
-		before := len(out)
 		bases := [3]string{c.Cwd, c.WorkingDir, root}
 		nb := 3
 		if w[0] == '/' {
 			nb = 1
 		}
+		joined := false
 		for i, base := range bases[:nb] {
 			if nb > 1 && (base == "" || slicesIndex(bases[:i], base)) {
 				continue
 			}
-			if nb > 1 && base[0] != '/' && root == "" {
-				return out, false
-			}
+			joined = true
 			full := w
 			if w[0] != '/' {
 				full = base + "/" + w
 				if base[0] != '/' {
+					if root == "" {
+						ok = false
+						continue
+					}
 					full = root + "/" + full
 				}
 			}
-			abs, problem := resolve(full, root, nil)
-			if problem != "" {
-				return out, false
-			}
-			out = appendNew(out, relTo(abs, root))
-			if strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
-				abs, problem = resolve(filepath.Clean(full), root, nil)
-				if problem != "" {
-					return out, false
-				}
+			if abs, problem := resolve(full, root, nil); problem == "" {
 				out = appendNew(out, relTo(abs, root))
+			} else {
+				ok = false
 			}
-			before = -1
+			if strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
+				if abs, problem := resolve(filepath.Clean(full), root, nil); problem == "" {
+					out = appendNew(out, relTo(abs, root))
+				} else {
+					ok = false
+				}
+			}
 		}
-		if before >= 0 { // relative, with no base at all
-			return out, false
+		if !joined { // relative, with no base at all
+			ok = false
 		}
 	}
-	return out, true
+	return out, ok
 }
 
 func slicesIndex(list []string, s string) bool {

@@ -40,7 +40,7 @@ func TestEvaluateEveryForm(t *testing.T) {
 		{"~ expanded", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~/../../secrets/key"}}, forms(ruled(Deny, 11, "secrets/key"), 2)},
 		{"~ alone", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~"}}, forms(ruled(Allow, 21, "~"), 2)},
 		{"~ expanded, allowed", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~/b"}}, forms(ruled(Allow, 21, "~/b"), 2)},
-		{"~user cannot be resolved", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~root/x"}}, locked(0, ReasonBadPath, 1)},
+		{"~user cannot be resolved", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~root/x"}}, locked(0, ReasonBadPath, 2)},
 		// file: URIs are decoded.
 		{"file URI", "", mcpRead(map[string]any{"path": "file://" + root + "/secrets/key"}), forms(ruled(Deny, 11, "secrets/key"), 1)},
 		{"file URI, percent-encoded", "", mcpRead(map[string]any{"path": "file://localhost" + root + "/secr%65ts/key"}), forms(ruled(Deny, 11, "secrets/key"), 1)},
