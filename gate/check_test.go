@@ -290,12 +290,16 @@ func TestProfileFastPath(t *testing.T) {
 		tool, path string
 		want       gate.Verdict
 	}{
-		{"read_file", "a.go", gate.VerdictAllow},
+		// A relative path is read against the working directory src and the workspace
+		// root (a tool may use either): two places, which the fast-path never vouches for.
+		{"read_file", "a.go", gate.VerdictPending},
+		{"read_file", "../docs/x.md", gate.VerdictPending},
 		{"Read", e.root + "/src/b/c.go", gate.VerdictAllow},
-		{"read_file", "../docs/x.md", gate.VerdictAllow},
-		{"read_file", "../out/y", gate.VerdictAllow},
-		{"write_file", "../out/y", gate.VerdictAllow},
-		{"write_file", "../notes.txt", gate.VerdictAllow},
+		{"read_file", e.root + "/src/a.go", gate.VerdictAllow},
+		{"read_file", e.root + "/docs/x.md", gate.VerdictAllow},
+		{"read_file", e.root + "/out/y", gate.VerdictAllow},
+		{"write_file", e.root + "/out/y", gate.VerdictAllow},
+		{"write_file", e.root + "/notes.txt", gate.VerdictAllow},
 		{"write_file", "a.go", gate.VerdictPending},
 		{"write_file", "../notes.txt.bak", gate.VerdictPending},
 		{"read_file", "../src-x/a", gate.VerdictPending},

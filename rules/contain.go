@@ -73,6 +73,8 @@ func newGuards(rules []crule, protected []string) guards {
 		g.reason = ReasonContains + ": " + g.name
 		if g.rule {
 			g.reasonIn = ReasonDenied + ": " + g.name
+		} else {
+			g.reasonIn = ReasonInProtected + ": " + g.name
 		}
 		if strings.HasPrefix(g.place, "/") {
 			gs.abs = append(gs.abs, g)
@@ -134,10 +136,34 @@ func (s *Set) inDenied(gs *guards, c *Call, path string) *guard {
 	if len(list) == 0 {
 		return nil
 	}
+	return s.inPlace(list, top, c, path, false)
+}
+
+// inGuard is inDenied for the strings of a call's arguments: a protected place counts
+// as well, and a guard of gs whose place the normalised path lies in is returned.
+func (s *Set) inGuard(gs *guards, c *Call, path string) *guard {
+	if path == "" {
+		return nil
+	}
+	list, top := gs.rel, "."
+	if path[0] == '/' {
+		list, top = gs.abs, "/"
+	}
+	return s.inPlace(list, top, c, path, true)
+}
+
+// inPlace returns a guard of list whose place path lies in: a deny rule's whose
+// pattern matches path and whose filters other than the tool pattern apply to c, or,
+// when protected, a protected path's.
+func (s *Set) inPlace(list []guard, top string, c *Call, path string, protected bool) *guard {
+	if len(list) == 0 {
+		return nil
+	}
 	for dir := path; ; dir = parentDir(dir, top) {
 		i, _ := slices.BinarySearchFunc(list, dir, func(g guard, p string) int { return strings.Compare(g.place, p) })
 		for ; i < len(list) && list[i].place == dir; i++ {
-			if g := &list[i]; g.rule && g.pat.match(path) && g.filtersApply(c) {
+			g := &list[i]
+			if g.rule && g.pat.match(path) && g.filtersApply(c) || protected && !g.rule {
 				return g
 			}
 		}

@@ -18,15 +18,19 @@
 //
 // Compile turns every group and rule into a Set, indexed by tool name, that many
 // goroutines evaluate at once. Set.Evaluate decides a call (docs/design.md, "Deciding
-// a call") in four steps:
+// a call") in five steps:
 //
 //  1. The call's paths are every Options.PathArgs key of its arguments holding a
-//     string or an array of strings (each element a path; null and "" are none), and
-//     the literal directory of Glob's "pattern" or Grep's "glob" (up to the last "/"
-//     before the first wildcard, relative to the call's "path"). Each is normalised as
-//     Normalize does against the call's Cwd, else its WorkingDir, else the workspace
-//     root. Any other value (a number, an object, an array holding one), a path
-//     Normalize refuses, one going through /proc/self, /proc/<pid> or /dev/fd, or a Cwd
+//     string or an array of strings (each element a path; null and "" are none; a
+//     file: URI is its path), and the literal directory of each alternative of Glob's
+//     "pattern" or Grep's "glob" once its braces are expanded (up to the last "/"
+//     before the first wildcard, relative to the call's "path"). Each path is decided
+//     in every form a tool may open (docs/design.md, "Normalising paths"): joined to
+//     the call's Cwd, to its WorkingDir and to the workspace root, with "~" also as the
+//     home directory, each normalised as Normalize does and also once cleaned of ".."
+//     lexically first. Any other value (a number, an object, an array holding one), a
+//     form Normalize refuses, one going through /proc/self, /proc/<pid> or /dev/fd,
+//     "~user", a glob with a ".." after a wildcard or too many alternatives, or a Cwd
 //     or WorkingDir holding a NUL byte, is unresolvable (PathInvalid): it matches no
 //     path rule.
 //  2. Each path is decided on its own: under an Options.Protected path (the data
@@ -40,11 +44,18 @@
 //     that is a strict ancestor of a protected path or holds what a deny rule with a
 //     path filter denies (ReasonContains: Grep or LS on a parent of secrets/).
 //     Decision.Contains names the place in both.
-//  3. The call's decision is its strictest path's — deny, then a locked require, then
-//     require, then allow — the first path winning a tie; Decision.Paths counts them.
+//  3. The call's decision is its strictest form's — deny, then a locked require, then
+//     require, then allow — the first winning a tie; Decision.Paths counts the
+//     distinct forms.
 //  4. A file tool (IsFSRead, IsFSWrite) without a path is decided on "." — its working
 //     directory, so Grep {"pattern":"token"} in the workspace root is guarded like Grep
 //     on "."; any other call without a path by the rules without a path filter.
+//  5. Every other string of the arguments, nested in objects and arrays too, that
+//     looks like a path (it holds a "/", starts with "~" or ".", or is a file: URI) is
+//     normalised in the same forms; one inside a protected place, or inside what a deny
+//     rule with a path filter denies when its agent and source filters apply, makes a
+//     call that steps 3 and 4 did not deny a locked require (ReasonInProtected or
+//     ReasonDenied). Deeper than 16 levels or more than 1024 strings is unresolvable.
 //
 // The reference MCP filesystem server's tools, under the servers of
 // Options.MCPFilesystem, are file tools like Read and Write. Evaluate retries when the

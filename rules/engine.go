@@ -67,8 +67,8 @@ type Call struct {
 	Source  string
 	// Args are the call's arguments as decoded JSON (map[string]any).
 	Args map[string]any
-	// Cwd is the call's working directory, WorkingDir the profile's; relative paths
-	// resolve against Cwd, else WorkingDir, else Options.WorkspaceRoot. A
+	// Cwd is the call's working directory, WorkingDir the profile's; a relative path
+	// is decided against each of them and Options.WorkspaceRoot (see Set.Evaluate). A
 	// relative Cwd or WorkingDir is itself relative to Options.WorkspaceRoot.
 	Cwd, WorkingDir string
 }
@@ -112,12 +112,13 @@ type Decision struct {
 	// ReasonContains or ReasonDenied followed by ": " and the place, and the decision is
 	// Locked.
 	Contains string
-	// Paths is how many paths the call names: each string, and each element of an
-	// array, under an Options.PathArgs key, other than null and "", plus the literal
-	// directory of Glob's pattern or Grep's glob when it is not the call's "path"
-	// itself ("**/*.go" in "src" counts once). The gate's profile fast-path applies
-	// to a call with at most one — with none, a file tool is decided on its working
-	// directory (Paths 0), and the fast-path vouches for that directory.
+	// Paths is how many places the call's paths name: the distinct forms (see
+	// Set.Evaluate, step 1) of each string, and each element of an array, under an
+	// Options.PathArgs key, other than null and "", and of the literal directory of
+	// each alternative of Glob's pattern or Grep's glob when it is not the call's
+	// "path" itself ("**/*.go" in "src" counts once). The gate's profile fast-path
+	// applies to a call with at most one — with none, a file tool is decided on its
+	// working directory (Paths 0), and the fast-path vouches for that directory.
 	Paths int
 	// Script is, for a shell tool's call (Options.Shell), how each simple command of
 	// its script was decided, its paths included (see Set.EvaluateShell); nil for any
@@ -145,4 +146,8 @@ const (
 	// ReasonDenied starts the Reason of a call of a tool outside the file classes
 	// whose path lies in a denied place (Decision.Contains); ": " and the place follow.
 	ReasonDenied = "path lies in a place a rule denies"
+	// ReasonInProtected starts the Reason of a call with an argument, other than its
+	// path arguments, that lies in a protected place (Decision.Contains); ": " and the
+	// place follow.
+	ReasonInProtected = "argument lies in a protected place"
 )

@@ -2,17 +2,23 @@ package rules
 
 import (
 	"cmp"
+	"net/url"
+	"path/filepath"
 	"strings"
 )
 
 // Evaluate decides one tool call for the permission group group (docs/design.md,
-// "Deciding a call"; the package doc tells how). The Decision is its strictest path's —
-// deny, then a locked require, then require, then allow — or, without a path argument,
-// the rules without a path filter's (a file tool is decided on its working directory).
-// Path patterns are resolved as the file system is at the call. Safe for concurrent use;
-// a call without a path of a tool outside the file classes reads no file and allocates
-// nothing. A shell tool's call is decided command by command (EvaluateShell; package
-// doc, "Shell commands").
+// "Deciding a call"; the package doc tells how). Each path is decided in every form a
+// tool may open — joined to the call's cwd, the profile's working directory and the
+// workspace root, ".." taken as the OS and as a lexical cleaner would, "~" expanded —
+// and other strings of the arguments that look like paths lock the call when they lie
+// in a protected or denied place. The Decision is its strictest form's — deny, then a
+// locked require, then require, then allow — or, without a path argument, the rules
+// without a path filter's (a file tool is decided on its working directory). Path
+// patterns are resolved as the file system is at the call. Safe for concurrent use; a
+// call of a tool outside the file classes with no path and no string that looks like
+// one reads no file and allocates nothing. A shell tool's call is decided command by
+// command (EvaluateShell; package doc, "Shell commands").
 func (s *Set) Evaluate(group string, c Call) Decision {
 	if d, _, ok := s.EvaluateShell(group, c); ok {
 		return d
@@ -63,19 +69,162 @@ func (s *Set) evaluate(group string, c *Call, bad bool) (Decision, *view) {
 			e.invalid(c)
 		}
 	}
-	if key := globKey(c.Tool); key != "" {
+	key := globKey(c.Tool)
+	if key != "" {
 		e.glob(c, c.Args[key])
 	}
+	scan := e.scanArgs(c, key)
+	var d Decision
 	switch {
 	case e.n > 0:
 		e.best.Paths = e.n
-		return e.best, e.v
+		d = e.best
 	case s.IsFSRead(c.Tool) || s.IsFSWrite(c.Tool):
-		return s.decidePath(e.tier(), c, "."), e.v // a directory tool without a path searches its cwd
+		d = s.decidePath(e.tier(), c, ".") // a directory tool without a path searches its cwd
 	case bad:
-		return s.decide(s.view.Load().tier(group), c, "", PathInvalid), nil
+		d = s.decide(s.view.Load().tier(group), c, "", PathInvalid)
+	default:
+		d = s.decide(s.view.Load().tier(group), c, "", NoPath)
 	}
-	return s.decide(s.view.Load().tier(group), c, "", NoPath), nil
+	if scan.Action == Require && severity(scan) > severity(d) {
+		scan.Paths = d.Paths
+		d = scan
+	}
+	return d, e.v
+}
+
+// Bounds of the scan of a call's arguments (see Evaluate, step 5): deeper or more
+// strings make the call unresolvable; a longer string cannot be a path the OS opens.
+const (
+	maxScanDepth   = 16
+	maxScanStrings = 1024
+	maxScanLen     = 4096
+)
+
+// scanArgs looks at every string anywhere in c.Args, other than the paths already
+// decided (the strings of a PathArgs key, the glob of glob key), and returns the
+// decision of the first that looks like a path and lies in a protected or denied place
+// (see Evaluate, step 5), else the zero Decision.
+func (e *evaluation) scanArgs(c *Call, globKey string) Decision {
+	n := 0
+	if len(c.Args) == 0 || !pathLike(c.Args, 0, &n) {
+		return Decision{} // most calls: nothing to resolve, nothing allocated
+	}
+	return e.scanSlow(*c, globKey)
+}
+
+// scanSlow is scanArgs for a call with a string to decide. It works on copies, which
+// may move to the heap, so that calls without one allocate nothing.
+func (e *evaluation) scanSlow(call Call, globKey string) Decision {
+	ev := *e
+	defer func() { e.v, e.t = ev.v, ev.t }()
+	c := &call
+	sc := argScan{e: &ev, c: c}
+	for k, v := range c.Args {
+		if k == globKey {
+			continue
+		}
+		if _, ok := ev.s.pathKeys[k]; ok {
+			switch v.(type) {
+			case string:
+				continue
+			case []any: // its strings are decided; objects in it are not paths
+			}
+		}
+		if sc.value(v, 0) {
+			break
+		}
+	}
+	return sc.d
+}
+
+// pathLike reports whether v holds a string the scan decides (see argScan.str), or
+// exceeds the scan's bounds; n counts the strings seen.
+func pathLike(v any, depth int, n *int) bool {
+	if depth > maxScanDepth {
+		return true
+	}
+	switch v := v.(type) {
+	case string:
+		*n++
+		return *n > maxScanStrings || looksLikePath(v)
+	case []any:
+		for _, el := range v {
+			if pathLike(el, depth+1, n) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, el := range v {
+			if pathLike(el, depth+1, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// looksLikePath reports whether the scan decides the string v: it holds a "/", starts
+// with "~" or ".", or is a file: URI, and could be a path the OS opens.
+func looksLikePath(v string) bool {
+	return v != "" && len(v) <= maxScanLen && strings.IndexByte(v, 0) < 0 &&
+		(v[0] == '~' || v[0] == '.' || strings.IndexByte(v, '/') >= 0 || isFileURI(v))
+}
+
+// argScan is one scan of a call's arguments.
+type argScan struct {
+	e *evaluation
+	c *Call
+	n int
+	d Decision
+}
+
+// value scans v at depth and reports whether the scan has its answer.
+func (sc *argScan) value(v any, depth int) bool {
+	if depth > maxScanDepth {
+		sc.d = Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
+		return true
+	}
+	switch v := v.(type) {
+	case string:
+		if sc.n++; sc.n > maxScanStrings {
+			sc.d = Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
+			return true
+		}
+		return sc.str(v)
+	case []any:
+		for _, el := range v {
+			if sc.value(el, depth+1) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, el := range v {
+			if sc.value(el, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// str decides the string v when it looks like a path (looksLikePath). Protected and
+// denied places count; holding one does not.
+func (sc *argScan) str(v string) bool {
+	if !looksLikePath(v) || sc.e.bad {
+		return false
+	}
+	t := sc.e.tier()
+	var buf [8]string
+	fs, _ := sc.e.s.forms(sc.c, v, buf[:0]) // a form that cannot be resolved is ignored
+	for _, np := range fs {
+		if g := sc.e.s.inGuard(&t.guards, sc.c, np); g != nil {
+			sc.d = Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
+				Path: np, PathState: PathOK}
+			return true
+		}
+	}
+	return false
 }
 
 // pathKeysOf returns the keys to read paths from: Options.PathArgs, or none when args
@@ -119,18 +268,27 @@ func (e *evaluation) add(d Decision) {
 	e.n++
 }
 
+// path adds the decisions of every form of the path argument p (see forms).
 func (e *evaluation) path(c *Call, p string) {
 	if e.bad {
 		e.invalid(c)
 		return
 	}
-	e.add(e.s.decidePath(e.tier(), c, p))
+	t := e.tier() // the view is taken before the paths are resolved (see Evaluate)
+	var buf [8]string
+	fs, ok := e.s.forms(c, p, buf[:0])
+	for _, np := range fs {
+		e.add(e.s.decide(t, c, np, PathOK))
+	}
+	if !ok {
+		e.invalid(c)
+	}
 }
 
 func (e *evaluation) invalid(c *Call) { e.add(e.s.decide(e.tier(), c, "", PathInvalid)) }
 
-// glob adds the literal directory of a Glob pattern or Grep glob v, taken relative to
-// the call's "path" when that is a string (package doc, step 1).
+// glob adds the literal directory of each alternative of a Glob pattern or Grep glob
+// v, taken relative to the call's "path" when that is a string (package doc, step 1).
 func (e *evaluation) glob(c *Call, v any) {
 	switch v := v.(type) {
 	case nil:
@@ -139,17 +297,115 @@ func (e *evaluation) glob(c *Call, v any) {
 		if v == "" {
 			return
 		}
-		dir := globDir(v)
-		if base, ok := c.Args["path"].(string); ok && base != "" && dir[0] != '/' {
-			if dir == "." {
-				return // the call's "path" itself, already decided
-			}
-			dir = base + "/" + dir
+		alts, ok := expandBraces(v, nil)
+		if !ok {
+			e.invalid(c)
+			return
 		}
-		e.path(c, dir)
+		for _, alt := range alts {
+			if dotsAfterWildcard(alt) {
+				e.invalid(c)
+				continue
+			}
+			dir := globDir(alt)
+			if base, ok := c.Args["path"].(string); ok && base != "" && dir[0] != '/' {
+				if dir == "." {
+					continue // the call's "path" itself, already decided
+				}
+				dir = base + "/" + dir
+			}
+			e.path(c, dir)
+		}
 	default:
 		e.invalid(c)
 	}
+}
+
+// maxAlternatives bounds the alternatives a glob's braces expand into; a glob with
+// more is unresolvable.
+const maxAlternatives = 64
+
+// expandBraces appends to out the alternatives of the glob g's braces, nested ones
+// included ("{a,b}/{c,d}" is four; "{x}" is "x"); an unbalanced brace is literal. It
+// reports false beyond maxAlternatives.
+func expandBraces(g string, out []string) ([]string, bool) {
+	open := -1
+	for i := 0; i < len(g); i++ {
+		if g[i] == '\\' {
+			i++
+			continue
+		}
+		if g[i] == '{' {
+			open = i
+			break
+		}
+	}
+	if open < 0 {
+		if len(out) >= maxAlternatives {
+			return out, false
+		}
+		return append(out, g), true
+	}
+	depth, start := 0, open+1
+	var parts []string
+	for i := open; i < len(g); i++ {
+		switch g[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case ',':
+			if depth == 1 {
+				parts = append(parts, g[start:i])
+				start = i + 1
+			}
+		case '}':
+			if depth--; depth == 0 {
+				parts = append(parts, g[start:i])
+				ok := true
+				for _, p := range parts {
+					if out, ok = expandBraces(g[:open]+p+g[i+1:], out); !ok {
+						return out, false
+					}
+				}
+				return out, true
+			}
+		}
+	}
+	// Unbalanced: the first brace is literal; later ones may still expand.
+	rest, ok := expandBraces(g[open+1:], nil)
+	if !ok {
+		return out, false
+	}
+	for _, r := range rest {
+		if len(out) >= maxAlternatives {
+			return out, false
+		}
+		out = append(out, g[:open+1]+r)
+	}
+	return out, true
+}
+
+// dotsAfterWildcard reports whether a ".." component follows a component holding a
+// wildcard in the glob g ("*/../../secrets/*"): the glob can then reach any directory
+// above its literal one.
+func dotsAfterWildcard(g string) bool {
+	wild := false
+	for g != "" {
+		c := g
+		if j := strings.IndexByte(g, '/'); j >= 0 {
+			c, g = g[:j], g[j+1:]
+		} else {
+			g = ""
+		}
+		switch {
+		case wild && c == "..":
+			return true
+		case strings.ContainsAny(c, "*?["):
+			wild = true
+		}
+	}
+	return false
 }
 
 // globKey is the argument of tool that holds a glob whose literal directory is a path
@@ -246,7 +502,105 @@ func severity(d Decision) int {
 	return 0
 }
 
-// normalize normalises p as an argument of c (package doc, step 1).
+// forms appends to out the normalised forms of the path argument p of c (package doc,
+// step 1), each once, and reports false when one of them cannot be resolved; the
+// others are still appended.
+func (s *Set) forms(c *Call, p string, out []string) ([]string, bool) {
+	if isFileURI(p) {
+		q, ok := fileURIPath(p)
+		if !ok {
+			return out, false
+		}
+		p = q
+	}
+	if p == "" || strings.IndexByte(p, 0) >= 0 {
+		return out, false
+	}
+	ok := true
+	written := [2]string{p}
+	n := 1
+	if p[0] == '~' {
+		if len(p) > 1 && p[1] != '/' || s.home == "" {
+			ok = false // ~user, or no home to expand ~ to
+		} else {
+			written[1], n = s.home+p[1:], 2
+		}
+	}
+	root := s.opt.WorkspaceRoot
+	for _, w := range written[:n] {
+		bases := [3]string{c.Cwd, c.WorkingDir, root}
+		nb := 3
+		if w[0] == '/' {
+			nb = 1
+		}
+		joined := false
+		for i, base := range bases[:nb] {
+			if nb > 1 && (base == "" || slicesIndex(bases[:i], base)) {
+				continue
+			}
+			joined = true
+			full := w
+			if w[0] != '/' {
+				full = base + "/" + w
+				if base[0] != '/' {
+					if root == "" {
+						ok = false
+						continue
+					}
+					full = root + "/" + full
+				}
+			}
+			if abs, problem := resolve(full, root, nil); problem == "" {
+				out = appendNew(out, relTo(abs, root))
+			} else {
+				ok = false
+			}
+			if strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
+				if abs, problem := resolve(filepath.Clean(full), root, nil); problem == "" {
+					out = appendNew(out, relTo(abs, root))
+				} else {
+					ok = false
+				}
+			}
+		}
+		if !joined { // relative, with no base at all
+			ok = false
+		}
+	}
+	return out, ok
+}
+
+func slicesIndex(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func appendNew(list []string, s string) []string {
+	if slicesIndex(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// isFileURI reports whether s starts with the scheme "file:", in any case.
+func isFileURI(s string) bool { return len(s) >= 5 && strings.EqualFold(s[:5], "file:") }
+
+// fileURIPath is the absolute, percent-decoded path of a file: URI with no host or
+// the host localhost ("file:///ws/a%20b" is "/ws/a b"); false for any other.
+func fileURIPath(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || u.Opaque != "" || u.Path == "" || u.Path[0] != '/' ||
+		u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
+		return "", false
+	}
+	return u.Path, true
+}
+
+// normalize normalises p as an argument of c against one base: Cwd, else WorkingDir.
 func (s *Set) normalize(c *Call, p string) (string, bool) {
 	abs, problem := resolveAbs(p, cmp.Or(c.Cwd, c.WorkingDir), s.opt.WorkspaceRoot, nil)
 	if problem != "" {

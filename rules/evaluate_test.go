@@ -60,6 +60,14 @@ func ruled(a Action, id uint64, path string) Decision {
 	return d
 }
 
+// forms is d decided on n forms of its paths (Decision.Paths).
+func forms(d Decision, n int) Decision { d.Paths = n; return d }
+
+// inPlace is the locked require of a call with an argument string in a guarded place.
+func inPlace(reason, place, path string) Decision {
+	return Decision{Action: Require, Reason: reason + ": " + place, Contains: place, Path: path, PathState: PathOK}
+}
+
 func withState(d Decision, st PathState) Decision { d.PathState = st; return d }
 
 func withPath(d Decision, path string) Decision { d.Path, d.PathState = path, PathOK; return d }
@@ -82,7 +90,7 @@ func TestEvaluateSeeded(t *testing.T) {
 		{"docs/../secrets/x", "", read("docs/../secrets/x"), ruled(Deny, 11, "secrets/x")},
 		{"symlink into secrets", "", read("data/link"), ruled(Deny, 11, "secrets/x")},
 		{"below a symlink into secrets", "", read("data/link/y"), ruled(Deny, 11, "secrets/x/y")},
-		{"dotdot after a symlink leaves its target", "", read("data/link/../key"), ruled(Deny, 11, "secrets/key")},
+		{"dotdot after a symlink leaves its target", "", read("data/link/../key"), forms(ruled(Deny, 11, "secrets/key"), 2)},
 		{"symlink whose target does not exist yet", "", read("data/new"), ruled(Deny, 11, "secrets/newx")},
 		{"dotdot out of a new directory meets a symlink", "", read("data/newdir/../link/y"), ruled(Deny, 11, "secrets/x/y")},
 		{"data file", "", read("data/file.txt"), ruled(Allow, 10, "data/file.txt")},
@@ -98,13 +106,17 @@ func TestEvaluateSeeded(t *testing.T) {
 		{"null path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": nil, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
 		{"file_path before notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"file_path": "secrets/key", "notebook_path": "memory/n.ipynb"}}, ruled(Deny, 11, "secrets/key")},
 		{"notebook_path alone", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb"}}, ruled(Allow, 9, "memory/n.ipynb")},
-		{"other keys are no path: the cwd is", "", Call{Tool: "read_file", Args: map[string]any{"url": "secrets/key"}, Cwd: "docs"}, withPath(catchAll, "docs")},
+		{"other keys are no path: the cwd is", "", Call{Tool: "read_file", Args: map[string]any{"url": "memory/a"}, Cwd: "docs"}, withPath(catchAll, "docs")},
+		{"other keys are scanned: a denied place locks", "", Call{Tool: "read_file", Args: map[string]any{"url": "secrets/key"}, Cwd: "docs"}, inPlace(ReasonDenied, "secrets", "secrets/key")},
 		{"no path: path rules do not match", "", Call{Tool: "mcp__files__read", Args: map[string]any{"url": "memory/a"}}, catchAll},
 		// The base of a relative path.
-		{"relative to cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory", WorkingDir: root + "/secrets"}, ruled(Allow, 9, "memory/a")},
-		{"relative cwd is relative to the root", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, Cwd: "secrets"}, ruled(Deny, 11, "secrets/key")},
-		{"cwd through a symlink", "", Call{Tool: "read_file", Args: map[string]any{"path": "../key"}, Cwd: root + "/data/link"}, ruled(Deny, 11, "secrets/key")},
-		{"relative to the working directory", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, WorkingDir: root + "/secrets"}, ruled(Deny, 11, "secrets/key")},
+		{"relative to cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "memory/a"}, Cwd: root, WorkingDir: root}, ruled(Allow, 9, "memory/a")},
+		{"relative: the root counts beside cwd and the working directory", "", Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory", WorkingDir: root + "/memory"}, forms(withPath(catchAll, "a"), 2)},
+		{"relative: the working directory counts beside cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory", WorkingDir: root + "/secrets"}, forms(ruled(Deny, 11, "secrets/a"), 3)},
+		{"relative: the root counts beside cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "secrets/key"}, Cwd: root + "/memory"}, forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"relative cwd is relative to the root", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, Cwd: "secrets"}, forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"cwd through a symlink", "", Call{Tool: "read_file", Args: map[string]any{"path": "../key"}, Cwd: root + "/data/link"}, forms(ruled(Deny, 11, "secrets/key"), 3)},
+		{"relative to the working directory", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, WorkingDir: root + "/secrets"}, forms(ruled(Deny, 11, "secrets/key"), 2)},
 		{"relative to the workspace root", "", read("secrets/key"), ruled(Deny, 11, "secrets/key")},
 		{"absolute under the root", "", read(root + "/memory/a"), ruled(Allow, 9, "memory/a")},
 		{"absolute outside the root stays absolute", "", read("/etc/../etc/passwd"), withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "/etc/passwd"}, PathOK)},
@@ -135,7 +147,7 @@ func TestEvaluateEveryPathKey(t *testing.T) {
 		{"a decoy path beside a file_path in secrets", "", Call{Tool: "Edit", Args: map[string]any{
 			"path": "memory/x", "file_path": "secrets/key", "old_string": "a", "new_string": "b"}}, two(ruled(Deny, 11, "secrets/key"))},
 		{"the deny first", "", Call{Tool: "Edit", Args: map[string]any{"path": "secrets/key", "file_path": "memory/x"}}, two(ruled(Deny, 11, "secrets/key"))},
-		{"a decoy notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb", "file_path": "data/link/../key"}}, two(ruled(Deny, 11, "secrets/key"))},
+		{"a decoy notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb", "file_path": "data/link/../key"}}, forms(ruled(Deny, 11, "secrets/key"), 3)},
 		{"two allows: the first key decides", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "data/file.txt"}}, two(ruled(Allow, 9, "memory/a"))},
 		{"an allow and a require: require", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "notebook_path": "docs/x"}}, two(withPath(catchAll, "docs/x"))},
 		{"a non-string beside an allow: require", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": 42}}, two(withState(catchAll, PathInvalid))},
@@ -234,7 +246,8 @@ func TestEvaluateClasses(t *testing.T) {
 		{"@fs_any without a path: on its cwd, which holds the write deny's docs/", "", call("tee", nil), Decision{Action: Require, RuleID: 3,
 			Reason: ReasonContains + ": docs", Path: ".", PathState: PathOK, Contains: "docs"}},
 		{"every configured key counts", "", call("cat", map[string]any{"path": "x", "target": "docs/b"}), ruled(Require, 3, "x")},
-		{"a default key is no longer one: the call is on its cwd", "", call("cat", map[string]any{"file_path": "docs/b"}), ruled(Require, 3, ".")},
+		{"a default key is no longer one: the call is on its cwd", "", call("cat", map[string]any{"file_path": "memo"}), ruled(Require, 3, ".")},
+		{"a default key is no longer one: scanned, a denied place locks", "", call("cat", map[string]any{"file_path": "docs/b"}), inPlace(ReasonDenied, "docs", "docs/b")},
 	})
 	if !s.IsFSRead("both") || !s.IsFSWrite("both") || s.IsFSRead("tee") || s.IsFSWrite("cat") || s.IsFSRead("read_file") {
 		t.Error("IsFSRead/IsFSWrite disagree with the configured lists")
@@ -707,7 +720,7 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 		{"LS {} in the data directory", "", Call{Tool: "LS", Args: map[string]any{}, Cwd: root + "/state"}, protected("state")},
 		{"Grep in the data directory through a symlink", "", Call{Tool: "Grep", Args: grep, Cwd: "data/state-link"}, protected("state")},
 		{"Grep in secrets/", "", Call{Tool: "Grep", Args: grep, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
-		{"Glob in a symlink into secrets/", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "*"}, Cwd: "data/link"}, one(ruled(Deny, 11, "secrets/x"))},
+		{"Glob in a symlink into secrets/", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "*"}, Cwd: "data/link"}, forms(ruled(Deny, 11, "secrets/x"), 2)},
 		{"a write tool in secrets/", "", Call{Tool: "Write", Args: map[string]any{"content": "x"}, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
 		{"the profile's working directory", "", Call{Tool: "LS", WorkingDir: root + "/memory"}, ruled(Allow, 9, "memory")},
 		{"the cwd before the working directory", "", Call{Tool: "LS", Cwd: "memory", WorkingDir: root + "/secrets"}, ruled(Allow, 9, "memory")},
@@ -716,7 +729,9 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 		{"empty and null path keys are no path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": nil}, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
 		{"a cwd that cannot be normalised", "", Call{Tool: "LS", Cwd: "data/loop1"}, withState(catchAll, PathInvalid)},
 		{"not a file tool: the rules alone", "", Call{Tool: "TodoWrite", Cwd: "state"}, ruled(Allow, 8, "")},
-		{"not a file tool: Bash", "", Call{Tool: "Bash", Args: map[string]any{"input": "cat secrets/key"}, Cwd: "secrets"}, ruled(Require, 2, "")},
+		{"not a file tool", "", Call{Tool: "Task", Args: map[string]any{"input": "ls -l"}, Cwd: "secrets"}, catchAll},
+		// A string with a "/" is scanned as a path against every base: cwd is secrets/.
+		{"not a file tool, a string scanned", "", Call{Tool: "Task", Args: map[string]any{"input": "cat x/key"}, Cwd: "secrets"}, inPlace(ReasonDenied, "secrets", "secrets/cat x/key")},
 	})
 
 	// The file tools are the Set's: a custom class changes which tools search their cwd.

@@ -133,7 +133,11 @@ func FuzzEvaluate(f *testing.F) {
 		var alone []Decision
 		for _, kv := range keys {
 			k, v := kv[0], kv[1]
-			a := s.Evaluate(DefaultGroup, Call{Tool: call.Tool, Args: map[string]any{k: v}, Cwd: call.Cwd})
+			args := map[string]any{k: v}
+			if implied { // on its cwd alone: the tool's own directory, no other base
+				args = nil
+			}
+			a := s.Evaluate(DefaultGroup, Call{Tool: call.Tool, Args: args, Cwd: call.Cwd})
 			alone = append(alone, a)
 			loc, ok := osLocate(t, root, v, call.Cwd, func() {})
 			restore(t, root, orig)
@@ -146,7 +150,12 @@ func FuzzEvaluate(f *testing.F) {
 				}
 				continue
 			}
-			if a.Reason != ReasonProtected && (a.PathState != PathOK || a.Path != loc) { // a protected decision names the protected path
+			// The decision names the strictest of the path's forms (every base, the
+			// OS's resolution and the lexically cleaned one); the OS's is one of them.
+			c := Call{Cwd: call.Cwd}
+			fs, fok := s.forms(&c, v, nil)
+			unresolvable := a.PathState == PathInvalid && !fok // another form cannot be resolved
+			if a.Reason != ReasonProtected && !unresolvable && (a.PathState != PathOK || !slices.Contains(fs, loc)) {
 				t.Fatalf("%s %q alone: decision %+v, but the OS puts it at %q", k, v, a, loc)
 			}
 			if sensitive(loc) && (a.Action != Deny || d.Action != Deny) {
@@ -161,7 +170,7 @@ func FuzzEvaluate(f *testing.F) {
 			if holds && (a.Action != Deny && a.Contains == "" || strictness(d) < strictness(a)) {
 				t.Fatalf("%+v: %+v (%s alone %+v), but %s lands in %q, which holds guarded places", call, d, k, a, k, loc)
 			}
-			if !holds && a.Contains != "" {
+			if !holds && a.Contains != "" && a.Paths <= 1 {
 				t.Fatalf("%s %q alone: %+v, but it lands in %q, which holds no guarded place", k, v, a, loc)
 			}
 		}
@@ -173,7 +182,10 @@ func FuzzEvaluate(f *testing.F) {
 				want = a
 			}
 		}
-		want.Paths = len(alone)
+		want.Paths = 0
+		for _, a := range alone {
+			want.Paths += a.Paths
+		}
 		if implied {
 			want.Paths = 0
 		}
@@ -186,7 +198,7 @@ func FuzzEvaluate(f *testing.F) {
 // strictness ranks decisions as FuzzEvaluate expects Evaluate to combine them: deny,
 // then a require no bypass may lift (Contains), then require, then allow.
 func strictness(d Decision) int {
-	if d.Action == Require && d.Contains != "" {
+	if d.Locked() {
 		return 2
 	}
 	return map[Action]int{Allow: 0, Require: 1, Deny: 3}[d.Action]
@@ -324,14 +336,22 @@ func restore(t testing.TB, root string, orig map[string]bool) {
 var fuzzArgTools = []string{"Read", "Write", "LS", "mcp__filesystem__read_multiple_files",
 	"mcp__filesystem__move_file", "mcp__notes__get", "WebFetch", "Bash"}
 
-// FuzzEvaluateArgs sends a fuzzed path under any key of the default path arguments,
-// as any JSON value (a string, in an array, beside a number, in an object, nested), to
-// file tools and others, in group default with the seeded rules and in group open whose
-// own rules allow everything. Where the OS puts the path (osLocate) decides what must
-// hold: under a protected place the call is denied; at a place that holds one ("." or
-// data/) it is denied or locked (Decision.Locked: no bypass or fast-path lifts it); in
-// group default, under secrets/ a file tool is denied and any other tool denied or
-// locked; and a value that is not a string or an array of strings is never allowed.
+// fuzzArgKeys are the keys FuzzEvaluateArgs puts its value under: the default path
+// arguments, then keys whose strings are only scanned.
+var fuzzArgKeys = append(slices.Clone(DefaultPathArgs), "file", "uri", "opts")
+
+// FuzzEvaluateArgs sends a fuzzed path under any key of the default path arguments or
+// another key, as any JSON value (a string, in an array, beside a number, in an object,
+// nested), to file tools and others, in group default with the seeded rules and in
+// group open whose own rules allow everything. Where a tool may open the path decides
+// what must hold: where the OS puts it against the call's cwd or the workspace root,
+// and where it lands once ".." is cleaned lexically first (osLocate). Under a path key:
+// under a protected place the call is denied; at a place that holds one ("." or data/)
+// it is denied or locked (Decision.Locked: no bypass or fast-path lifts it); in group
+// default, under secrets/ a file tool is denied and any other tool denied or locked;
+// and a value that is not a string or an array of strings is never allowed. Under
+// another key, a string that looks like a path inside a protected place, or inside
+// secrets/ in group default, is denied or locked.
 func FuzzEvaluateArgs(f *testing.F) {
 	for _, seed := range []struct {
 		tool, key, shape uint8
@@ -353,6 +373,11 @@ func FuzzEvaluateArgs(f *testing.F) {
 		{3, 3, 1, "/proc/self/cwd/secrets/key", "", true},
 		{0, 0, 0, "key", "\x00", true},
 		{2, 4, 0, "data/state-link", "", true},
+		{3, 0, 0, "memory/a/../../secrets/key", "memory", false},
+		{6, 9, 0, "data/link/../../state/skald.db", "", true},
+		{7, 10, 0, "file://@ROOT/secrets/key", "", false},
+		{6, 11, 4, "secrets/key", "docs", false},
+		{0, 0, 0, "secrets/key", "memory", false},
 	} {
 		f.Add(seed.tool, seed.key, seed.shape, seed.path, seed.cwd, seed.open)
 	}
@@ -394,8 +419,13 @@ func FuzzEvaluateArgs(f *testing.F) {
 		case 6:
 			v, valid = 3.0, false
 		}
+		k := fuzzArgKeys[int(key)%len(fuzzArgKeys)]
+		pathKey := slices.Contains(DefaultPathArgs, k)
+		if !pathKey {
+			valid = true // not a path argument: any value is fine
+		}
 		call := Call{Tool: fuzzArgTools[int(tool)%len(fuzzArgTools)], Cwd: cwd,
-			Args: map[string]any{DefaultPathArgs[int(key)%len(DefaultPathArgs)]: v}}
+			Args: map[string]any{k: v}}
 		group := DefaultGroup
 		if open {
 			group = "open"
@@ -406,26 +436,80 @@ func FuzzEvaluateArgs(f *testing.F) {
 		if !valid && d.Action == Allow {
 			t.Fatalf("%s %+v: %+v, but the value is not a string or an array of strings", group, call, d)
 		}
+		if !pathKey {
+			if p, ok := v.(map[string]any); ok {
+				located = []string{p["p"].(string)}
+			}
+			if sh := shape % 7; sh == 3 || sh == 5 {
+				located = []string{path}
+			}
+		}
 		for _, p := range located {
-			if p == "" {
+			if p == "" || strings.IndexByte(cwd, 0) >= 0 {
 				continue
 			}
-			loc, ok := osLocate(t, root, p, cwd, func() {})
-			restore(t, root, orig)
-			if !ok || strings.IndexByte(cwd, 0) >= 0 {
-				continue
-			}
-			protected := Under(loc, "state") || Under(loc, "data/skald") || loc == "skald.yaml"
-			switch {
-			case protected && d.Action != Deny:
-				t.Fatalf("%s %+v: %+v, but %q lands in the protected %q", group, call, d, p, loc)
-			case (loc == "." || loc == "data") && !held:
-				t.Fatalf("%s %+v: %+v, but %q lands in %q, which holds protected places", group, call, d, p, loc)
-			case !open && Under(loc, "secrets") && file && d.Action != Deny:
-				t.Fatalf("%s %+v: %+v, but %q lands in %q: want deny", group, call, d, p, loc)
-			case !open && Under(loc, "secrets") && !held:
-				t.Fatalf("%s %+v: %+v, but %q lands in %q: want deny or locked", group, call, d, p, loc)
+			for _, loc := range toolLocations(t, root, orig, p, cwd) {
+				protected := Under(loc, "state") || Under(loc, "data/skald") || loc == "skald.yaml"
+				if !pathKey {
+					if (protected || !open && Under(loc, "secrets")) && looksLikePath(p) && !held {
+						t.Fatalf("%s %+v: %+v, but %q lands in %q", group, call, d, p, loc)
+					}
+					continue
+				}
+				fuzzCheckPath(t, group, call, d, p, loc, protected, open, file, held)
 			}
 		}
 	})
+}
+
+// toolLocations is where a tool may open the path p sent with cwd: as the OS resolves
+// it against cwd and against the workspace root, and once ".." is cleaned lexically.
+func toolLocations(t *testing.T, root string, orig map[string]bool, p, cwd string) []string {
+	var out []string
+	if q, ok := fileURIPath(p); ok && isFileURI(p) {
+		p = q
+	} else if isFileURI(p) {
+		return nil
+	}
+	add := func(p, cwd string) {
+		loc, ok := osLocate(t, root, p, cwd, func() {})
+		restore(t, root, orig)
+		if ok && !slices.Contains(out, loc) {
+			out = append(out, loc)
+		}
+	}
+	add(p, cwd)
+	if !strings.HasPrefix(p, "/") {
+		add(p, "")
+	}
+	full := p
+	if !strings.HasPrefix(p, "/") {
+		base := root
+		if cwd != "" {
+			base = cwd
+			if !strings.HasPrefix(cwd, "/") {
+				base = root + "/" + cwd
+			}
+		}
+		full = base + "/" + p
+	}
+	if clean := filepath.Clean(full); strings.HasPrefix(clean, root+"/") || clean == root {
+		add(clean, "")
+	}
+	return out
+}
+
+// fuzzCheckPath checks what must hold of a call whose path argument p lands in loc.
+func fuzzCheckPath(t *testing.T, group string, call Call, d Decision, p, loc string, protected, open, file, held bool) {
+	t.Helper()
+	switch {
+	case protected && d.Action != Deny:
+		t.Fatalf("%s %+v: %+v, but %q lands in the protected %q", group, call, d, p, loc)
+	case (loc == "." || loc == "data") && !held:
+		t.Fatalf("%s %+v: %+v, but %q lands in %q, which holds protected places", group, call, d, p, loc)
+	case !open && Under(loc, "secrets") && file && d.Action != Deny:
+		t.Fatalf("%s %+v: %+v, but %q lands in %q: want deny", group, call, d, p, loc)
+	case !open && Under(loc, "secrets") && !held:
+		t.Fatalf("%s %+v: %+v, but %q lands in %q: want deny or locked", group, call, d, p, loc)
+	}
 }

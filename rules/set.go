@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +27,7 @@ type Set struct {
 	known     map[string]bool     // group ids, DefaultGroup included
 	rules     map[string][]crule  // per group with rules: its rules in evaluation order, patterns unresolved
 	patterns  []string            // the distinct path patterns of rules, as written
+	home      string              // the service's home directory, "~" expanded; "" if none
 	mu        sync.Mutex          // serialises building a new view
 	view      atomic.Pointer[view]
 }
@@ -35,7 +38,8 @@ type Set struct {
 // directory it goes through changes (ResolvedPathPattern is not used); those lstat and
 // readlink calls are Compile's only file system reads. DefaultGroup always exists. A
 // rule Validate refuses, or one of a group not in groups, is left out. The slices passed
-// in are not kept.
+// in are not kept. The home directory "~" stands for in a path is os.UserHomeDir's at
+// Compile.
 func Compile(groups []Group, rs []Rule, opt Options) *Set {
 	opt.WorkspaceRoot = cleanRoot(opt.WorkspaceRoot)
 	opt.FSRead = orDefault(opt.FSRead, DefaultFSRead)
@@ -56,7 +60,12 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 			writes = append(writes, "mcp__"+srv+"__"+n)
 		}
 	}
+	home, _ := os.UserHomeDir()
+	if !filepath.IsAbs(home) {
+		home = ""
+	}
 	s := &Set{
+		home:     cleanRoot(home),
 		opt:      opt,
 		reads:    reads,
 		writes:   writes,

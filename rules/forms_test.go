@@ -1,0 +1,134 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// formsSet is the test workspace with lnk → memory/a, the seeded rules, and a plausible
+// allow of mcp__* and @fs_read after the seeded deny; "~" is memory/a.
+func formsSet(t *testing.T) (*Set, string) {
+	root := workspace(t)
+	mustSymlink(t, "memory/a", root+"/lnk")
+	t.Setenv("HOME", root+"/memory/a")
+	rs := append(seedRules(),
+		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 100},
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow, Priority: 100})
+	return Compile(nil, rs, seedOptions(root)), root
+}
+
+// TestEvaluateEveryForm: a path is decided in every form a tool may open — the OS's
+// resolution and the lexically cleaned one, against every base, with ~ expanded —
+// and a glob in every alternative of its braces.
+func TestEvaluateEveryForm(t *testing.T) {
+	s, root := formsSet(t)
+	protected := Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}
+	mcpRead := func(args map[string]any) Call { return Call{Tool: "mcp__filesystem__read_file", Args: args} }
+	runEvalCases(t, s, []evalCase{
+		// A symlink, then "..": the OS leaves the link's target, a tool that cleans
+		// ".." first does not.
+		{"symlink then ..: the cleaned form is secrets/", "", mcpRead(map[string]any{"path": root + "/lnk/../secrets/key"}), forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"symlink then ..: the cleaned form is protected", "", Call{Tool: "Read", Args: map[string]any{"file_path": "lnk/../state/skald.db"}}, forms(protected, 2)},
+		{"symlink then ..: both forms allowed", "", Call{Tool: "Read", Args: map[string]any{"file_path": "lnk/../b"}}, forms(ruled(Allow, 9, "memory/b"), 2)},
+		// A relative path against every base a tool may use.
+		{"relative: the root beside the working directory", "", Call{Tool: "mcp__filesystem__read_file", Args: map[string]any{"path": "secrets/key"}, WorkingDir: "memory"}, forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"relative: the root beside cwd", "", Call{Tool: "mcp__filesystem__read_file", Args: map[string]any{"path": "key"}, Cwd: "secrets", WorkingDir: "memory"}, forms(ruled(Deny, 11, "secrets/key"), 3)},
+		{"relative: every base allowed", "", Call{Tool: "Read", Args: map[string]any{"file_path": "a"}, Cwd: "memory"}, forms(ruled(Allow, 9, "memory/a"), 2)},
+		// ~ as the tool expands it, and as a name.
+		{"~ expanded", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~/../../secrets/key"}}, forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"~ alone", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~"}}, forms(ruled(Allow, 21, "~"), 2)},
+		{"~ expanded, allowed", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~/b"}}, forms(ruled(Allow, 21, "~/b"), 2)},
+		{"~user cannot be resolved", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~root/x"}}, locked(0, ReasonBadPath, 2)},
+		// file: URIs are decoded.
+		{"file URI", "", mcpRead(map[string]any{"path": "file://" + root + "/secrets/key"}), forms(ruled(Deny, 11, "secrets/key"), 1)},
+		{"file URI, percent-encoded", "", mcpRead(map[string]any{"path": "file://localhost" + root + "/secr%65ts/key"}), forms(ruled(Deny, 11, "secrets/key"), 1)},
+		{"file URI of another host", "", mcpRead(map[string]any{"path": "file://h" + root + "/x"}), locked(0, ReasonBadPath, 1)},
+		{"file URI, relative", "", mcpRead(map[string]any{"path": "file:x"}), locked(0, ReasonBadPath, 1)},
+		// Globs: every alternative of the braces; ".." after a wildcard reaches anywhere.
+		{"a brace before ..", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "{../secrets,x}/*", "path": "memory"}}, forms(ruled(Deny, 11, "secrets"), 3)},
+		{"nested braces", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/{a,{b,../secrets}}/*"}}, forms(ruled(Deny, 11, "secrets"), 3)},
+		{"a wildcard before ..", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "*/../../secrets/*"}}, locked(0, ReasonBadPath, 1)},
+		{"Grep: ** before ..", "", Call{Tool: "Grep", Args: map[string]any{"glob": "**/../x"}}, locked(0, ReasonBadPath, 1)},
+		{"too many alternatives", "", Call{Tool: "Glob", Args: map[string]any{"pattern": strings.Repeat("{a,b}", 7) + "/*"}}, locked(0, ReasonBadPath, 1)},
+		{"braces, every alternative allowed", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/{a,b}/*.go"}}, forms(ruled(Allow, 9, "memory/a"), 2)},
+		{"an unbalanced brace is literal", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/{a/*"}}, forms(ruled(Allow, 9, "memory"), 1)},
+		{".. before the wildcard is a path", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/../docs/*"}}, forms(ruled(Allow, 21, "docs"), 1)},
+	})
+}
+
+// TestEvaluateScannedStrings: outside the path arguments, a string anywhere in the
+// arguments that looks like a path and lies in a protected or denied place locks the
+// call; holding one does not.
+func TestEvaluateScannedStrings(t *testing.T) {
+	s, root := formsSet(t)
+	denied := inPlace(ReasonDenied, "secrets", "secrets/key")
+	notes := func(args map[string]any) Call { return Call{Tool: "mcp__notes__read", Args: args} }
+	cases := []evalCase{
+		{"nested object", "", notes(map[string]any{"opts": map[string]any{"path": "secrets/key"}}), denied},
+		{"objects in an array", "", notes(map[string]any{"files": []any{map[string]any{"path": "secrets/key"}}}), denied},
+		{"a file URI", "", Call{Tool: "WebFetch", Args: map[string]any{"url": "file://" + root + "/secrets/key"}}, denied},
+		{"a file URI in a path key", "", notes(map[string]any{"path": "file://" + root + "/secrets/key"}), forms(denied, 1)},
+		{"the cleaned form", "", notes(map[string]any{"file": "lnk/../secrets/key"}), denied},
+		{"~ expanded", "", notes(map[string]any{"file": "~/../../secrets/key"}), denied},
+		{"a protected place", "", notes(map[string]any{"file": root + "/state/skald.db"}), inPlace(ReasonInProtected, "state", "state/skald.db")},
+		{"a file tool's other key", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": "./secrets/key"}}, forms(denied, 1)},
+		{"not holding: .", "", notes(map[string]any{"q": "."}), ruled(Allow, 20, "")},
+		{"not holding: /", "", notes(map[string]any{"q": "/"}), ruled(Allow, 20, "")},
+		{"a name without a slash", "", notes(map[string]any{"q": "secrets"}), ruled(Allow, 20, "")},
+		{"elsewhere", "", notes(map[string]any{"file": "memory/a", "n": 3.0, "ok": true}), ruled(Allow, 20, "")},
+		{"too deep", "", notes(deep(maxScanDepth + 2)), Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}},
+	}
+	for _, k := range []string{"file", "filename", "uri", "src", "from", "to"} {
+		cases = append(cases, evalCase{"key " + k, "", notes(map[string]any{k: "secrets/key"}), denied})
+	}
+	runEvalCases(t, s, cases)
+}
+
+// deep is an object nested n levels deep.
+func deep(n int) map[string]any {
+	m := map[string]any{"q": "x"}
+	for range n {
+		m = map[string]any{"o": m}
+	}
+	return m
+}
+
+// TestExpandBraces covers the alternatives of a glob's braces.
+func TestExpandBraces(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		ok   bool
+	}{
+		{"a", []string{"a"}, true},
+		{"{a,b}/c", []string{"a/c", "b/c"}, true},
+		{"{a,{b,c}}", []string{"a", "b", "c"}, true},
+		{"x{}y", []string{"xy"}, true},
+		{`\{a,b}`, []string{`\{a,b}`}, true},
+		{"{a", []string{"{a"}, true},
+		{"{a{b,c}", []string{"{ab", "{ac"}, true},
+		{strings.Repeat("{a,b}", 7), nil, false},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, ok := expandBraces(tc.in, nil)
+			if ok != tc.ok || ok && strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("expandBraces(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestNoHome: without a home directory, a path starting with ~/ cannot be resolved.
+func TestNoHome(t *testing.T) {
+	root := workspace(t)
+	t.Setenv("HOME", "")
+	s := Compile(nil, append(seedRules(), Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow, Priority: 100}), seedOptions(root))
+	if d := s.Evaluate(DefaultGroup, Call{Tool: "Read", Args: map[string]any{"file_path": "~/x"}}); !d.Locked() {
+		t.Errorf("Read ~/x without a home → %+v, want locked", d)
+	}
+	if _, err := os.Stat(filepath.Join(root, "secrets")); err != nil {
+		t.Fatal(err)
+	}
+}
