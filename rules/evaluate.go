@@ -20,8 +20,10 @@ import (
 // one reads no file and allocates nothing. A shell tool's call is decided command by
 // command (EvaluateShell; package doc, "Shell commands").
 func (s *Set) Evaluate(group string, c Call) Decision {
-	if d, _, ok := s.EvaluateShell(group, c); ok {
-		return d
+	if _, shellTool := s.ShellTool(c.Tool); shellTool { // first: most calls are not
+		if d, _, ok := s.EvaluateShell(group, c); ok {
+			return d
+		}
 	}
 	// With a base that cannot be resolved, no path of the call can be.
 	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
