@@ -274,7 +274,15 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // clearing SKALD_*), and returns its exit code and output.
 func cliIn(t *testing.T, stdin []byte, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return cliRun(t, "", stdin, env, args...)
+}
+
+// cliRun is cliIn in dir ("" for the test's working directory).
+func cliRun(t *testing.T, dir string, stdin []byte, env []string, args ...string) (code int,
+	stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(skaldBinary(t), args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SKALD_URL=", "SKALD_API_TOKEN=", "SKALD_CONFIG=")
 	cmd.Env = append(cmd.Env, env...)
 	if stdin != nil {

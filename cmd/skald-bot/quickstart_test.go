@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,21 +15,7 @@ import (
 // and returns its exit code and output.
 func cliAt(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	cmd := exec.Command(skaldBinary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SKALD_URL=", "SKALD_API_TOKEN=", "SKALD_CONFIG=")
-	cmd.Env = append(cmd.Env, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return code, out.String(), errb.String()
+	return cliRun(t, dir, nil, env, args...)
 }
 
 // TestProcessQuickStart follows the README's quick start with the repository's
