@@ -64,7 +64,7 @@ func execute(ctx context.Context, root *cobra.Command, args []string, stdin io.R
 	}
 	var failed runError
 	if errors.As(err, &failed) {
-		msg := oneLine(failed.err.Error())
+		msg := oneLine(serverHint(failed.err))
 		if errors.Is(err, api.ErrUnauthorized) {
 			msg += " (set " + envToken + ", or name the service's configuration with --config or $" +
 				config.EnvFile + " so that its data_dir/" + config.AdminTokenFile + " is read)"
