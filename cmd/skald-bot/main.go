@@ -72,7 +72,14 @@ func execute(ctx context.Context, root *cobra.Command, args []string, stdin io.R
 		fmt.Fprintln(stderr, "skald-bot: "+msg)
 		return exitCodeError
 	}
-	fmt.Fprintf(stderr, "skald-bot: %s (see %s --help)\n", oneLine(err.Error()), cmd.CommandPath())
+	msg, suggest, _ := strings.Cut(err.Error(), "\n\nDid you mean this?\n")
+	fmt.Fprintf(stderr, "skald-bot: %s (see %s --help)\n", oneLine(msg), cmd.CommandPath())
+	if suggest != "" { // cobra's suggestions, each on its own line
+		fmt.Fprintln(stderr, "Did you mean this?")
+		for _, s := range strings.Fields(suggest) {
+			fmt.Fprintln(stderr, "\t"+shown(s))
+		}
+	}
 	return exitCodeUsage
 }
 
