@@ -219,6 +219,9 @@ func addClientCommands(root *cobra.Command) {
 		newJobsCmd(conn),
 		newHookCmd(conn),
 		newBackupCmd(conn),
+		newAuditCmd(conn),
+		newBypassCmd(conn),
+		newExplainCmd(conn),
 	)
 }
 

@@ -94,7 +94,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newServeCmd(), newVersionCmd())
+	root.AddCommand(newServeCmd(), newVersionCmd(), newInitCmd(), newConfigCmd())
 	addClientCommands(root)
 	markRunErrors(root)
 	return root
