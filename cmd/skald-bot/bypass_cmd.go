@@ -63,7 +63,8 @@ of --caller (admin, local, an agent token's name) or, by default, of every calle
 		},
 	}
 	add.Flags().StringVar(&forArg, "for", "15m", "how long: a duration (15m), or session")
-	add.Flags().StringVar(&scope, "scope", "", "what it covers: all, category:NAME, mcp:SERVER, tool:NAME (default all)")
+	add.Flags().StringVar(&scope, "scope", "",
+		"what it covers: all, category:NAME, mcp:SERVER, tool:NAME (default all)")
 	add.Flags().StringVar(&caller, "caller", "", "whose calls it covers (default every caller's)")
 
 	rm := &cobra.Command{

@@ -12,7 +12,7 @@ import (
 	"github.com/skald-circle/skald-bot/gate"
 )
 
-// checkOptions are the flags of `check` (README, "Command line").
+// checkOptions are the flags of `check` (docs/cli.md).
 type checkOptions struct {
 	call     gate.Call
 	args     []string

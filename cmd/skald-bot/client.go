@@ -20,7 +20,7 @@ import (
 	"github.com/skald-circle/skald-bot/config"
 )
 
-// Where client commands find the server (README, "Command line").
+// Where client commands find the server (docs/cli.md).
 const (
 	envURL         = "SKALD_URL"
 	envToken       = "SKALD_API_TOKEN"

@@ -68,7 +68,8 @@ bypasses are not looked at; the profile fast-path is.`,
 	f := cmd.Flags()
 	f.StringVar(&o.call.ToolName, "tool", "", "tool name (required)")
 	f.StringArrayVar(&o.args, "arg", nil, "argument key=value (a string; repeatable)")
-	f.StringVar(&o.argsJSON, "args-json", "", "arguments as a JSON object (--arg values are added to it)")
+	f.StringVar(&o.argsJSON, "args-json", "",
+		"arguments as a JSON object (--arg values are added to it)")
 	f.StringVar(&o.call.AgentID, "agent", "", "agent id")
 	f.StringVar(&o.call.Source, "source", "cli", "source of the call")
 	f.StringVar(&o.call.Cwd, "cwd", "", "working directory relative paths resolve against")

@@ -15,7 +15,8 @@ import (
 
 // starterConfig is what `skald-bot init` writes: a configuration that serves at once,
 // with the chat channels ready to be turned on by environment variables.
-const starterConfig = `# skald-bot configuration, written by "skald-bot init". Every key: docs/configuration.md.
+const starterConfig = `# skald-bot configuration, written by "skald-bot init".
+# Every key is in docs/configuration.md of the skald-bot repository.
 # Start the service:   skald-bot serve            (reads ./skald.yaml)
 # Check this file:     skald-bot config check
 #
@@ -92,7 +93,7 @@ func newInitCmd() *cobra.Command {
 			fmt.Fprintln(w, "  skald-bot serve             # run the gate (Ctrl-C stops it)")
 			fmt.Fprintln(w, "  skald-bot hook install      # gate Claude Code in this project")
 			fmt.Fprintln(w, "For prompts on your phone, set SKALD_TELEGRAM_TOKEN, "+
-				"SKALD_TELEGRAM_CHAT and SKALD_TELEGRAM_USER first (README, Telegram).")
+				"SKALD_TELEGRAM_CHAT and SKALD_TELEGRAM_USER first (README, \"The phone prompt\").")
 			return nil
 		},
 	}

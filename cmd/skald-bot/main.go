@@ -16,7 +16,7 @@ import (
 	"github.com/skald-circle/skald-bot/config"
 )
 
-// Exit codes of the binary (README, "Command line"): a command may end with another
+// Exit codes of the binary (docs/cli.md): a command may end with another
 // code through an error that implements exitCoder.
 const (
 	exitCodeOK    = 0

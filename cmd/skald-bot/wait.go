@@ -118,7 +118,8 @@ poll:
 // server), as is the server's own error. An attempt under way when ctx ends goes on
 // until its answer or until the hard deadline, so that the caller learns of the
 // request it made and can cancel it.
-func checkRetry(ctx context.Context, c *api.Client, call gate.Call, hard time.Time) (api.CheckResult, error) {
+func checkRetry(ctx context.Context, c *api.Client, call gate.Call,
+	hard time.Time) (api.CheckResult, error) {
 	back := retryMin
 	for try := 0; ; try++ {
 		end := time.Now().Add(checkTimeout)
