@@ -184,3 +184,12 @@ func TestProcessAuditAndBypass(t *testing.T) {
 		t.Fatalf("bypass list after rm: exit %d %q", code, out)
 	}
 }
+
+func TestProcessSuggestionOnItsOwnLines(t *testing.T) {
+	code, out, errOut := cli(t, "aprove", "1")
+	want := "skald-bot: unknown command \"aprove\" for \"skald-bot\" (see skald-bot --help)\n" +
+		"Did you mean this?\n\tapprove\n"
+	if code != 2 || out != "" || errOut != want {
+		t.Fatalf("aprove 1: exit %d %q %q, want 2 %q", code, out, errOut, want)
+	}
+}
