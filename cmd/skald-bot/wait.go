@@ -24,11 +24,12 @@ const (
 )
 
 // Bounds of a client's wait: answerGrace is how far past its wait a client waits
-// for a server that accepts but does not answer; checkTimeout bounds one check
-// (sent with wait_secs 0, so a server answers at once); retryMax caps the backoff
-// between attempts after a lost connection.
+// for a server that accepts but does not answer, and how long it gives the
+// cancellation of its request; checkTimeout bounds one check (sent with wait_secs 0,
+// so a server answers at once); retryMax caps the backoff between attempts after a
+// lost connection.
 const (
-	answerGrace  = 5 * time.Second
+	answerGrace  = 3 * time.Second
 	checkTimeout = 10 * time.Second
 	retryMin     = 100 * time.Millisecond
 	retryMax     = 2 * time.Second
@@ -56,9 +57,10 @@ type waited struct {
 
 // awaitCall checks call and waits up to o.wait for its request's answer, polling the
 // server (docs/design.md, "Waiting for an answer"). It blocks at most o.wait plus a
-// few seconds, however the server behaves; ctx's end (a signal) ends the wait at once.
-// A connection lost after the first one was accepted is retried with backoff within
-// the wait (the check with the same tool_call_id, so a replay finds the request).
+// few seconds (twice answerGrace), however the server behaves; ctx's end (a signal)
+// ends the wait at once, and the request is cancelled then too. A connection lost
+// after the first one was accepted is retried with backoff within the wait (the check
+// with the same tool_call_id, so a replay finds the request).
 // Errors: the server's *api.Error; a refused first connection (isRefused); a
 // transport error when the wait ran out before any check was answered.
 func awaitCall(ctx context.Context, c *api.Client, call gate.Call, o waitOptions) (waited, error) {
@@ -147,7 +149,7 @@ func checkRetry(ctx context.Context, c *api.Client, call gate.Call,
 // outcome: the cancellation, or the answer someone gave meanwhile, or res still
 // pending when the server cannot be reached.
 func cancelRequest(ctx context.Context, c *api.Client, res api.CheckResult, reason string) waited {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerGrace)
 	defer cancel()
 	q, err := c.Cancel(cctx, res.RequestID, reason)
 	if errors.Is(err, api.ErrConflict) { // resolved meanwhile: that answer stands
