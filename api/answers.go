@@ -96,7 +96,8 @@ type Bypass struct {
 }
 
 // Run is one execution of a scheduled job (docs/design.md, "Scheduled jobs"); Step
-// is the index of the step being run or waited on.
+// is the number, from 1, of the step being run or waited on (or last run), as every
+// listing, log line and message numbers steps.
 type Run struct {
 	ID              uint64          `json:"id"`
 	Job             string          `json:"job"`
@@ -112,12 +113,14 @@ type Run struct {
 	FinishedAt      time.Time       `json:"finished_at,omitzero"`
 }
 
-// StepResult is what one step of a run did; DurationMS is in milliseconds.
+// StepResult is what one step of a run did; DurationMS is in milliseconds. ExitCode
+// is nil for a step that did not run to an end (denied, rejected, still running or
+// waiting).
 type StepResult struct {
 	Tool       string    `json:"tool"`
 	Decision   string    `json:"decision"`
 	Status     string    `json:"status"`
-	ExitCode   int       `json:"exit_code"`
+	ExitCode   *int      `json:"exit_code,omitempty"`
 	Output     string    `json:"output,omitempty"`
 	DurationMS int64     `json:"duration_ms"`
 	RequestID  uint64    `json:"request_id,omitempty"`
@@ -206,17 +209,27 @@ func runsOf(rs []store.Run) []Run {
 
 func runOf(r store.Run) Run {
 	out := Run{ID: r.ID, Job: r.Job, SessionID: r.SessionID, Status: r.Status,
-		Trigger: r.Trigger, Step: r.Step, RequestID: r.RequestID, Error: r.Error,
+		Trigger: r.Trigger, Step: r.Step + 1, RequestID: r.RequestID, Error: r.Error,
 		SkippedTriggers: r.SkippedTriggers, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	if r.Steps != nil { // nil stays null on the wire, as the store has it
 		out.Steps = make([]StepResult, len(r.Steps))
 		for i, s := range r.Steps {
 			out.Steps[i] = StepResult{Tool: s.Tool, Decision: s.Decision, Status: s.Status,
-				ExitCode: s.ExitCode, Output: s.Output, DurationMS: s.DurationMS,
+				Output: s.Output, DurationMS: s.DurationMS,
 				RequestID: s.RequestID, StartedAt: s.StartedAt}
+			if ran(s) {
+				out.Steps[i].ExitCode = &s.ExitCode
+			}
 		}
 	}
 	return out
+}
+
+// ran reports whether step s ran to an end: it started, and is no longer running or
+// waiting for approval.
+func ran(s store.StepResult) bool {
+	return !s.StartedAt.IsZero() && s.Status != string(store.RunRunning) &&
+		s.Status != string(store.RunWaitingApproval)
 }
 
 func auditOf(es []store.AuditEntry) []AuditEntry {

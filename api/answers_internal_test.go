@@ -45,3 +45,24 @@ func TestEmptyListsAreArrays(t *testing.T) {
 		})
 	}
 }
+
+// TestRunSteps: a run's step is numbered from 1, and only a step that ran to an end
+// has an exit code.
+func TestRunSteps(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	run := runOf(store.Run{Step: 2, Steps: []store.StepResult{
+		{Tool: "write_file", Decision: "allow", Status: "succeeded", StartedAt: at},
+		{Tool: "execute_cmd", Decision: "approved", Status: "failed", ExitCode: 2, StartedAt: at},
+		{Tool: "execute_cmd", Decision: "rejected", Status: "rejected"},
+		{Tool: "execute_cmd", Decision: "allow", Status: string(store.RunRunning), StartedAt: at},
+	}})
+	if run.Step != 3 {
+		t.Errorf("step %d, want 3", run.Step)
+	}
+	for i, want := range []*int{new(0), new(2), nil, nil} {
+		got := run.Steps[i].ExitCode
+		if (got == nil) != (want == nil) || got != nil && *got != *want {
+			t.Errorf("step %d: exit code %v, want %v", i+1, got, want)
+		}
+	}
+}

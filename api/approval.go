@@ -51,6 +51,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
+	res.NoChannel = s.noChannel && res.Decision == gate.VerdictPending
 	s.metrics.checks.WithLabelValues(string(res.Decision)).Inc()
 	writeJSON(w, http.StatusOK, res)
 	return nil

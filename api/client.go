@@ -400,3 +400,19 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values,
 }
 
 func u64(id uint64) string { return strconv.FormatUint(id, 10) }
+
+// Bypasses lists the live bypasses of session (GET /api/sessions/{id}/bypass).
+func (c *Client) Bypasses(ctx context.Context, session string) ([]Bypass, error) {
+	var out []Bypass
+	path := "/api/sessions/" + url.PathEscape(session) + "/bypass"
+	err := c.do(ctx, http.MethodGet, path, nil, nil, &out)
+	return out, err
+}
+
+// Explain returns the decision trace of call (POST /api/approval/explain, admin only):
+// nothing is registered. 422 for an unknown group or profile.
+func (c *Client) Explain(ctx context.Context, call gate.Call) (ExplainResult, error) {
+	var out ExplainResult
+	err := c.do(ctx, http.MethodPost, "/api/approval/explain", nil, call, &out)
+	return out, err
+}

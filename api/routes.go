@@ -34,6 +34,7 @@ func (s *Server) routes() {
 
 	h("POST /api/approval/visible", s.visible)
 	h("GET /api/approval/tools", s.tools)
+	h("POST /api/approval/explain", s.explain)
 
 	h("GET /api/sessions/{id}/bypass", s.listBypasses)
 	h("POST /api/sessions/{id}/bypass", s.setBypass)

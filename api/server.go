@@ -108,6 +108,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (time to resolution); nil means time.Now.
 	Now func() time.Time
+	// Channels names the chat channels that prompt approvers ("telegram", "slack").
+	// With none, a pending check's answer says so (CheckResult.NoChannel), and the
+	// Claude Code hook hands the call to the terminal at once.
+	Channels []string
 }
 
 // Server is the HTTP API (docs/design.md, "HTTP API"). It is an http.Handler, safe for
@@ -124,6 +128,7 @@ type Server struct {
 	log       *slog.Logger
 	now       func() time.Time
 	mux       *http.ServeMux
+	noChannel bool // Options.Channels is empty
 }
 
 // limits are the Options' timeouts and cap, defaults filled in.
@@ -180,6 +185,8 @@ func New(opt Options) (*Server, error) {
 		log:     opt.Logger,
 		now:     opt.Now,
 		mux:     http.NewServeMux(),
+
+		noChannel: len(opt.Channels) == 0,
 	}
 	if s.limits.maxConns <= 0 {
 		s.limits.maxConns = DefaultMaxConns

@@ -40,6 +40,9 @@ type CheckResult struct {
 	// Commands are, for a shell tool's call, how each command of its script was
 	// decided: its words, action, rule and reason.
 	Commands []CommandDecision `json:"commands,omitempty"`
+	// NoChannel is set on a pending answer when no chat channel prompts approvers:
+	// only the command line or the web inbox can answer it.
+	NoChannel bool `json:"no_channel,omitempty"`
 }
 
 // Final reports whether the decision is an answer (anything but pending).

@@ -1,4 +1,4 @@
-// Package config loads skald-bot's YAML configuration file (the keys: README,
+// Package config loads skald-bot's YAML configuration file (the keys: docs/configuration.md,
 // "Configuration"; how the gate uses them: docs/design.md).
 //
 // Load reads a file in three steps:

@@ -14,7 +14,7 @@
 // descriptors (@daily, @every 1h) and a CRON_TZ=Area/City prefix — and refuses what
 // v3.0.1 gets wrong (a bare CRON_TZ= panics inside it; "@every 0s" runs every second).
 // The zone database is embedded (time/tzdata). Daylight saving time follows
-// robfig/cron (see the README).
+// robfig/cron (see docs/jobs.md).
 //
 // # Runs
 //

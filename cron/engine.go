@@ -198,7 +198,7 @@ func (e *Engine) scheduled(name string) {
 	r, err := e.Fire(context.Background(), name, TriggerSchedule)
 	switch {
 	case errors.Is(err, ErrSkipped), errors.Is(err, ErrQueued):
-		e.log.Info("scheduled trigger not started", "job", name, "err", err)
+		// Fire logged it ("trigger skipped", "trigger queued"): once is enough.
 	case err != nil:
 		e.log.Error("scheduled trigger failed", "job", name, "err", err)
 	default:

@@ -3,7 +3,10 @@ package cron
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/skald-circle/skald-bot/store"
@@ -134,7 +137,8 @@ func Validate(jobs []Job, tools map[string]Tool) error {
 			t, ok := tools[s.Tool]
 			switch {
 			case !ok:
-				bad(j.Name, "step %d: unknown tool %q", i+1, s.Tool)
+				bad(j.Name, "step %d: unknown tool %q (known: %s)", i+1, s.Tool,
+					strings.Join(slices.Sorted(maps.Keys(tools)), ", "))
 			case t.Check != nil:
 				if err := t.Check(s.Args); err != nil {
 					bad(j.Name, "step %d (%s): %v", i+1, s.Tool, err)

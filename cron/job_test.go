@@ -83,7 +83,7 @@ func TestValidate(t *testing.T) {
 		{"notify", func(j *cron.Job) { j.Notify = "sometimes" }, `notify "sometimes" must be failure, always or never`},
 		{"negative timeout", func(j *cron.Job) { j.ApprovalTimeout = -time.Second }, "approval_timeout -1s is negative"},
 		{"no steps", func(j *cron.Job) { j.Steps = nil }, `cron: job "j": no steps`},
-		{"unknown tool", func(j *cron.Job) { j.Steps[0].Tool = "rm_rf" }, `step 1: unknown tool "rm_rf"`},
+		{"unknown tool", func(j *cron.Job) { j.Steps[0].Tool = "rm_rf" }, `step 1: unknown tool "rm_rf" (known: `},
 		{"no cmd", func(j *cron.Job) { j.Steps[0].Args = map[string]any{} }, "step 1 (execute_cmd): bad step arguments: cmd is required"},
 		{"cmd not a string", func(j *cron.Job) { j.Steps[0].Args = map[string]any{"cmd": 3} }, "cmd must be a string, not int"},
 		{"bad timeout", func(j *cron.Job) { j.Steps[0].Args["timeout"] = "soon" }, `timeout "soon" is not a duration`},

@@ -29,7 +29,7 @@ type Schedule = robfig.Schedule
 //
 // Daylight saving time follows robfig/cron: a time that a spring-forward gap skips
 // does not fire that day, and a time that a fall-back overlap repeats fires twice (see
-// the README's jobs section).
+// docs/jobs.md).
 //
 // Parse refuses, beyond robfig's own errors, what v3.0.1 gets wrong: a CRON_TZ=/TZ=
 // prefix with nothing after it (robfig panics), and an "@every" shorter than one

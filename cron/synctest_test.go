@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -115,6 +116,42 @@ func TestRunWaitsForRobfigsGoroutine(t *testing.T) {
 		synctest.Wait()
 		if probe.late.Load() {
 			t.Fatal("robfig/cron's goroutine logged its stop after Engine.Run returned")
+		}
+	})
+}
+
+// skipCounter is a slog.Handler that counts the records about a trigger that started
+// no run.
+type skipCounter struct{ n atomic.Int32 }
+
+func (c *skipCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (c *skipCounter) WithAttrs([]slog.Attr) slog.Handler       { return c }
+func (c *skipCounter) WithGroup(string) slog.Handler            { return c }
+func (c *skipCounter) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "skipped") || strings.Contains(r.Message, "not started") {
+		c.n.Add(1)
+	}
+	return nil
+}
+
+// TestSkippedScheduledTriggerLogsOnce: a scheduled trigger that the overlap policy
+// skips is logged once, not once by the engine and again by the schedule.
+func TestSkippedScheduledTriggerLogsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		j := backup("backup", cron.OverlapSkip)
+		j.Schedule = "@every 1m"
+		counter := &skipCounter{}
+		e := newEnv(t, j)
+		e.edit = func(o *cron.Options) { o.Logger = slog.New(counter) }
+		e.start()
+		r := waitingAtStep2(t, e, "backup")
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := e.run(r.ID); got.SkippedTriggers != 1 {
+			t.Fatalf("run %d counts %d skipped triggers, want 1", r.ID, got.SkippedTriggers)
+		}
+		if n := counter.n.Load(); n != 1 {
+			t.Errorf("%d log lines about the skipped trigger, want 1", n)
 		}
 	})
 }

@@ -25,7 +25,14 @@ func apiComponent(cfg *config.Config, ln net.Listener, adminToken string, genera
 	for _, h := range cfg.API.Hosts() {
 		hosts = append(hosts, api.AllowedHost(h))
 	}
-	srv, err := api.New(api.Options{
+	var channels []string
+	if cfg.Telegram.Enabled() {
+		channels = append(channels, "telegram")
+	}
+	if cfg.Slack.Enabled() {
+		channels = append(channels, "slack")
+	}
+	srv, err := api.New(api.Options{Channels: channels,
 		Gate: gt, Store: db, Jobs: jobs, Metrics: metrics, Logger: log,
 		Token: adminToken, Generated: generated, AgentTokens: agents, AllowedHosts: hosts,
 	})

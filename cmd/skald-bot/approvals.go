@@ -26,12 +26,16 @@ func newPendingCmd(conn *connection) *cobra.Command {
 				return err
 			}
 			return conn.print(cmd.OutOrStdout(), in, func() {
+				if len(in.Approvals) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "no pending requests")
+					return
+				}
 				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "ID\tTOOL\tCALLER\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS")
 				for _, q := range in.Approvals {
 					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, shownName(q.ToolName),
 						shownName(q.Caller), shownName(q.AgentID), shownName(q.Source), shown(q.SessionID),
-						q.ExpiresAt.Local().Format(time.DateTime),
+						q.ExpiresAt.Local().Format(timeLayout),
 						shown(cut(string(unescapeHTML(q.Arguments)), 60)))
 				}
 				tw.Flush()

@@ -18,7 +18,7 @@ import (
 func pendingCheck(t *testing.T, s *testServer, toolCallID string) string {
 	t.Helper()
 	code, out, errOut := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=make",
-		"--tool-call-id", toolCallID, "--wait", "0s", "--json")
+		"--tool-call-id", toolCallID, "--wait", "0s", "--keep", "--json")
 	var res struct {
 		RequestID uint64 `json:"request_id"`
 	}
@@ -257,7 +257,7 @@ func TestProcessBackupRestore(t *testing.T) {
 	}
 	svc := startService(t, cfg)
 	admin, agent := []string{"SKALD_API_TOKEN=admin-t-0123456789abcdef"}, []string{"SKALD_API_TOKEN=agent-t-0123456789abcdef"}
-	code, out, errOut := cliIn(t, nil, admin, "check", "--tool", "Bash", "--arg", "command=make", "--wait", "0s", "--json", "--server", svc.url)
+	code, out, errOut := cliIn(t, nil, admin, "check", "--tool", "Bash", "--arg", "command=make", "--wait", "0s", "--keep", "--json", "--server", svc.url)
 	var res struct {
 		RequestID uint64 `json:"request_id"`
 	}

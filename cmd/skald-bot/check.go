@@ -9,41 +9,51 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
-	"github.com/skald-circle/skald-bot/store"
 )
 
-// checkOptions are the flags of `check` (README, "Command line").
+// checkOptions are the flags of `check` (docs/cli.md).
 type checkOptions struct {
 	call     gate.Call
 	args     []string
 	argsJSON string
 	wait     time.Duration
+	keep     bool
 }
 
 func newCheckCmd(conn *connection) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
 		Use:   "check --tool NAME [--arg k=v]... [--args-json JSON] [flags]",
-		Short: "Gate one tool call; exit 0 allow/approved, 1 deny/rejected/expired/cancelled, 3 pending, 2 error",
+		Short: "Gate one tool call; exit 0 allow/approved, 1 deny/rejected/expired/cancelled, 3 unanswered, 2 error",
 		Long: `Checks one tool call with the skald-bot server and prints the decision. When the call
-needs a human, waits up to --wait for one (0: answer pending at once).
+needs a human, waits up to --wait for one (0: do not wait). A request still unanswered
+when --wait runs out, or when check gets SIGINT or SIGTERM, is cancelled (reason
+timeout or interrupted), unless --keep leaves it pending for a later answer.
 
-Exit status: 0 allow or approved; 1 deny, rejected, expired or cancelled; 3 still
-pending when --wait ran out; 2 an error.`,
+Exit status: 0 allow or approved; 1 deny, rejected, expired or cancelled; 3 no answer
+within --wait; 2 an error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := o.run(cmd.Context(), conn)
+			got, err := o.run(cmd.Context(), conn)
 			if err != nil { // exit 2, as 1 means denied
-				fmt.Fprintln(cmd.ErrOrStderr(), "skald-bot: "+oneLine(err.Error()))
+				fmt.Fprintln(cmd.ErrOrStderr(), "skald-bot: "+oneLine(serverHint(err)))
 				return exitError{exitFailure}
 			}
+			res := got.res
 			if err := conn.print(cmd.OutOrStdout(), res, func() {
+				text := describe(res)
+				if got.unanswered && res.Decision == gate.VerdictCancelled {
+					text = fmt.Sprintf("No answer within %s; request %d cancelled (%s)",
+						shortDuration(o.wait), res.RequestID, res.Note)
+				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", shown(string(res.Decision)),
-					shown(describe(res)))
+					shown(text))
 			}); err != nil {
 				return err
+			}
+			if got.unanswered {
+				return exitError{exitPending}
 			}
 			switch res.Decision {
 			case gate.VerdictAllow, gate.VerdictApproved:
@@ -68,22 +78,28 @@ pending when --wait ran out; 2 an error.`,
 	f.StringVar(&o.call.Group, "group", "", "permission group to check in")
 	f.StringVar(&o.call.Profile, "profile", "", "profile to check in")
 	f.DurationVar(&o.wait, "wait", 30*time.Second, "how long to wait for a human (0: answer pending at once)")
+	f.BoolVar(&o.keep, "keep", false, "leave the request pending when --wait runs out or check is interrupted (else it is cancelled)")
 	cmd.MarkFlagRequired("tool")
 	conn.flags(cmd, true)
 	return cmd
 }
 
-// run checks the call the flags describe, waiting as --wait says.
-func (o checkOptions) run(ctx context.Context, conn *connection) (api.CheckResult, error) {
+// run checks the call the flags describe, waiting as --wait says; unanswered, the
+// request is cancelled (reason timeout, or interrupted on a signal) unless --keep.
+func (o checkOptions) run(ctx context.Context, conn *connection) (waited, error) {
 	call, err := o.toolCall()
 	if err != nil {
-		return api.CheckResult{}, err
+		return waited{}, err
 	}
 	c, err := conn.agentClient()
 	if err != nil {
-		return api.CheckResult{}, err
+		return waited{}, err
 	}
-	return checkWait(ctx, c, call, o.wait)
+	if call.ToolCallID == "" {
+		call.ToolCallID = newToolCallID() // a retried check must find its request
+	}
+	return awaitCall(ctx, c, call, waitOptions{wait: o.wait, endReason: timeoutReason,
+		keep: o.keep})
 }
 
 // toolCall builds the call from the flags: --args-json, then each --arg k=v on top.
@@ -108,30 +124,4 @@ func (o checkOptions) toolCall() (gate.Call, error) {
 		return call, fmt.Errorf("--wait %s: must not be negative", o.wait)
 	}
 	return call, nil
-}
-
-// answerGrace is how long past the wait it asked for a client gives the server to
-// answer a check before giving up on it.
-const answerGrace = 30 * time.Second
-
-// checkWait checks call and polls its request until it is resolved or wait runs out
-// (the server caps each wait); it returns pending then, leaving the request pending.
-func checkWait(ctx context.Context, c *api.Client, call gate.Call, wait time.Duration) (api.CheckResult, error) {
-	deadline := time.Now().Add(wait)
-	cctx, cancel := context.WithTimeout(ctx, min(wait, api.MaxWaitSecs*time.Second)+answerGrace)
-	res, err := c.Check(cctx, api.CheckRequest{Call: call, WaitSecs: int(wait / time.Second)})
-	cancel()
-	if err != nil || res.Final() {
-		return res, err
-	}
-	wctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	q, err := c.Await(wctx, res.RequestID)
-	if err != nil {
-		return res, err
-	}
-	if q.Status == store.Pending {
-		return res, nil
-	}
-	return api.ResultOf(q), nil
 }

@@ -37,7 +37,8 @@ func TestCheckExitCodes(t *testing.T) {
 	}{
 		{[]string{"--tool", "TodoWrite"}, 0, "allow: Allowed by skald-bot rule "},
 		{[]string{"--tool", "Read", "--arg", "path=secrets/k"}, 1, "deny: Denied by skald-bot rule "},
-		{[]string{"--tool", "Bash", "--args-json", `{"command":"make"}`, "--wait", "0s"}, 3, "pending: Waiting for approval (request "},
+		{[]string{"--tool", "Bash", "--args-json", `{"command":"make"}`, "--wait", "0s", "--keep"}, 3, "pending: Waiting for approval (request "},
+		{[]string{"--tool", "Bash", "--args-json", `{"command":"make -j"}`, "--wait", "0s"}, 3, "cancelled: No answer within 0s; request "},
 	} {
 		t.Run(c.out, func(t *testing.T) {
 			code, out, errOut := runClient(t, append([]string{"check", "--server", s.url}, c.args...)...)
@@ -85,7 +86,7 @@ func TestCheckExitCodes(t *testing.T) {
 
 func TestApproveRejectPending(t *testing.T) {
 	s := startServer(t, "/w")
-	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=ls", "--session", "s9", "--wait", "0s", "--json")
+	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=ls", "--session", "s9", "--wait", "0s", "--keep", "--json")
 	var res struct {
 		RequestID uint64 `json:"request_id"`
 	}
@@ -328,7 +329,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 // in arguments as themselves, not as encoding/json's HTML escapes.
 func TestPendingShowsArgumentsAsWritten(t *testing.T) {
 	s := startServer(t, "/w")
-	if code, _, errOut := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=ls > out && cat <in", "--wait", "0s"); code != 3 {
+	if code, _, errOut := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=ls > out && cat <in", "--wait", "0s", "--keep"); code != 3 {
 		t.Fatalf("check: exit %d %q", code, errOut)
 	}
 	code, out, _ := runClient(t, "pending", "--server", s.url)

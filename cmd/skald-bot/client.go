@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -19,7 +20,7 @@ import (
 	"github.com/skald-circle/skald-bot/config"
 )
 
-// Where client commands find the server (README, "Command line").
+// Where client commands find the server (docs/cli.md).
 const (
 	envURL         = "SKALD_URL"
 	envToken       = "SKALD_API_TOKEN"
@@ -218,6 +219,9 @@ func addClientCommands(root *cobra.Command) {
 		newJobsCmd(conn),
 		newHookCmd(conn),
 		newBackupCmd(conn),
+		newAuditCmd(conn),
+		newBypassCmd(conn),
+		newExplainCmd(conn),
 	)
 }
 
@@ -225,4 +229,20 @@ func addClientCommands(root *cobra.Command) {
 // between columns); the caller flushes it.
 func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+}
+
+// serverHint is err's message; for a refused connection, one that asks whether the
+// server runs and names the URL tried.
+func serverHint(err error) string {
+	if !isRefused(err) {
+		return err.Error()
+	}
+	tried := "the server's URL"
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			tried = u.Scheme + "://" + u.Host
+		}
+	}
+	return "connection refused: is `skald-bot serve` running? (tried " + tried + ")"
 }

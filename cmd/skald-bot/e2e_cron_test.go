@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -68,13 +69,14 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
 		t.Errorf("the approved step's file: %q %v", b, err)
 	}
 	code, out, _ = cli(t, "jobs", "runs", "nightly-backup", "--server", e.svc.url, "--json", "--config", e.cfg)
-	var runs []store.Run
+	var runs []api.Run
 	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) != 1 {
 		t.Fatalf("jobs runs: exit %d %s", code, out)
 	}
 	r := runs[0]
 	if r.Status != store.RunSucceeded || len(r.Steps) != 2 || r.Steps[0].Decision != "allow" ||
-		r.Steps[1].Decision != "approved" || r.Steps[1].RequestID != id || r.Steps[1].ExitCode != 0 {
+		r.Steps[1].Decision != "approved" || r.Steps[1].RequestID != id || r.Steps[1].ExitCode == nil || *r.Steps[1].ExitCode != 0 ||
+		r.Step != 2 {
 		t.Errorf("run %+v", r)
 	}
 	if m := e.waitTelegramEdited(prompt); m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane (100000001) · telegram · ") {

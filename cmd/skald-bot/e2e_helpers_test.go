@@ -154,6 +154,13 @@ type hookRun struct {
 // ends should it still run.
 func (e *e2e) hookAsync(input []byte, args ...string) <-chan hookRun {
 	e.t.Helper()
+	_, ch := e.startHook(input, args...)
+	return ch
+}
+
+// startHook is hookAsync that also returns the process, to signal it.
+func (e *e2e) startHook(input []byte, args ...string) (*exec.Cmd, <-chan hookRun) {
+	e.t.Helper()
 	cmd := exec.Command(skaldBinary(e.t), append([]string{"hook", "claude-code"}, args...)...)
 	cmd.Env = append(os.Environ(), "SKALD_API_TOKEN=", "SKALD_CONFIG=", "SKALD_URL="+e.svc.url)
 	cmd.Stdin = bytes.NewReader(input)
@@ -177,7 +184,7 @@ func (e *e2e) hookAsync(input []byte, args ...string) <-chan hookRun {
 		_ = cmd.Process.Kill()
 		<-done
 	})
-	return ch
+	return cmd, ch
 }
 
 // await returns the decision of a hook started with hookAsync, after checking that

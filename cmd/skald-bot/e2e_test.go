@@ -26,7 +26,7 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	check := []string{"check", "--tool", "Bash", "--arg", "command=rm -rf build", "--session", "s1",
-		"--tool-call-id", "t1", "--wait", "0s", "--json", "--config", cfg}
+		"--tool-call-id", "t1", "--wait", "0s", "--keep", "--json", "--config", cfg}
 
 	svc := startService(t, cfg)
 	code, out, errOut := cli(t, check...)

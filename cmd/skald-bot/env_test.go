@@ -47,7 +47,8 @@ func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 	}
 	// As serve runs the example configuration: a generated admin token, which the
 	// client commands of runClient send, and the local caller.
-	srv, err := api.New(api.Options{Gate: g, Store: db, Jobs: aj, Logger: log, Token: adminToken, Generated: true})
+	srv, err := api.New(api.Options{Gate: g, Store: db, Jobs: aj, Logger: log, Token: adminToken, Generated: true,
+		Channels: []string{"telegram"}})
 	if err != nil {
 		t.Fatal(err)
 	}

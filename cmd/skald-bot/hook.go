@@ -54,6 +54,7 @@ type hookOptions struct {
 	group   string
 	profile string
 	agent   string
+	waitSet bool // --wait was given
 }
 
 func newHookCmd(conn *connection) *cobra.Command {
@@ -69,8 +70,12 @@ func newHookCmd(conn *connection) *cobra.Command {
 skald-bot server (waiting up to --wait for a human), and prints one JSON object with
 hookSpecificOutput.permissionDecision: allow (allowed or approved), deny (denied,
 rejected, expired or cancelled, with the reason and the reviewer's note), or ask
-(still pending when --wait ran out, the server unreachable, or bad input: the terminal
+(still pending when --wait ran out, the server not running, or bad input: the terminal
 prompt takes over). It never answers allow on an error, and always exits 0.
+
+When the server has no chat channel (Telegram, Slack) and --wait is not given, a call
+that needs a human is handed to the terminal at once. A request the hook hands over,
+or leaves on SIGINT or SIGTERM, is cancelled (reason terminal or interrupted).
 
 Set the hook's timeout in .claude/settings.json above --wait (600 s for 9m).`,
 		Args: cobra.NoArgs,
@@ -81,6 +86,7 @@ Set the hook's timeout in .claude/settings.json above --wait (600 s for 9m).`,
 				return writeHook(cmd.OutOrStdout(), ask("skald-bot: "+err.Error()))
 			}
 			c.Actor = hookActor // for the admin token: not "cli"
+			o.waitSet = cmd.Flags().Changed("wait")
 			return writeHook(cmd.OutOrStdout(), runHook(cmd.Context(), cmd.InOrStdin(), c, o))
 		},
 	}
@@ -117,11 +123,17 @@ func runHook(ctx context.Context, in io.Reader, c *api.Client, o hookOptions) ho
 	if err != nil {
 		return ask("skald-bot: " + err.Error())
 	}
-	res, err := checkAndWait(ctx, c, call, o.wait)
+	got, err := awaitCall(ctx, c, call, waitOptions{wait: o.wait, handOff: !o.waitSet,
+		endReason: terminalReason})
 	if err != nil {
-		return ask(fmt.Sprintf("skald-bot could not check this call (%v); asking in the terminal", err))
+		return ask(fmt.Sprintf("skald-bot could not check this call (%s); asking in the terminal",
+			serverHint(err)))
 	}
-	return hookDecisionOf(res, o.wait)
+	if got.res.NoChannel && got.unanswered && !o.waitSet {
+		return ask(fmt.Sprintf("No chat channel is configured to ask an approver; asking in "+
+			"the terminal (request %d)", got.res.RequestID))
+	}
+	return hookDecisionOf(got.res, o.wait)
 }
 
 // hookCall maps a PreToolUse input to a tool call (docs/design.md, "Callers"):
@@ -171,31 +183,6 @@ func hookCall(data []byte, o hookOptions) (gate.Call, error) {
 	}, nil
 }
 
-// checkAndWait checks call and, while it is pending, waits up to wait for a human,
-// polling the server (which caps each wait, docs/design.md, "HTTP API"). Still
-// pending when wait runs out, it cancels the request with reason "terminal", as c's
-// Actor (claude-code from the hook) — or, when someone resolved it meanwhile, returns
-// that outcome.
-func checkAndWait(ctx context.Context, c *api.Client, call gate.Call, wait time.Duration) (api.CheckResult, error) {
-	res, err := checkWait(ctx, c, call, wait)
-	if err != nil || res.Final() {
-		return res, err
-	}
-	// Still pending: hand the call to the terminal prompt, and say so on the chats.
-	cctx, cancelCancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancelCancel()
-	q, err := c.Cancel(cctx, res.RequestID, terminalReason)
-	if errors.Is(err, api.ErrConflict) { // resolved meanwhile: that answer stands
-		if q, err = c.Request(cctx, res.RequestID, 0); err == nil {
-			return api.ResultOf(q), nil
-		}
-	}
-	if err != nil { // the request stays pending on the chats; the terminal decides
-		return res, nil
-	}
-	return api.ResultOf(q), nil
-}
-
 // hookDecisionOf turns a check result into the hook's answer: allow for allow and
 // approved, ask for pending or cancelled-at-the-terminal, deny for everything else.
 func hookDecisionOf(r api.CheckResult, wait time.Duration) hookDecision {
@@ -205,16 +192,12 @@ func hookDecisionOf(r api.CheckResult, wait time.Duration) hookDecision {
 	case gate.VerdictPending:
 		return ask(unanswered(wait, r.RequestID))
 	case gate.VerdictCancelled:
-		if r.Note == terminalReason {
+		if r.Note == terminalReason || r.Note == interruptedReason {
 			return ask(unanswered(wait, r.RequestID))
 		}
 	}
 	return decision("deny", describe(r))
 }
-
-// terminalReason is the reason the hook cancels a request with when the terminal
-// prompt takes over.
-const terminalReason = "terminal"
 
 // hookActor is the X-Skald-Actor the hook sends. The API keeps it only for the admin
 // token; an agent token's or the local caller's cancellation of a request handed to the

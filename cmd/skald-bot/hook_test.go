@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -269,5 +270,35 @@ func TestShortDuration(t *testing.T) {
 		if got := shortDuration(d); got != want {
 			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// TestHookServerThatNeverAnswers: a server that accepts the connection and never
+// answers does not hold the hook beyond its wait and a few seconds: it asks.
+func TestHookServerThatNeverAnswers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan net.Conn, 16) // closed by the accepting goroutine when it ends
+	go func() {
+		defer close(held)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held <- c // never read, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		for c := range held {
+			c.Close()
+		}
+	})
+	d := runFixture(t, "http://"+ln.Addr().String(), fixture(t, "pretooluse_bash.json"), "--wait", "1s")
+	if d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, "could not check this call") {
+		t.Fatalf("got %+v", d)
 	}
 }

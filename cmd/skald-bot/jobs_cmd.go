@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -38,7 +37,7 @@ func newJobsCmd(conn *connection) *cobra.Command {
 				for _, j := range js {
 					next := ""
 					if !j.Next.IsZero() {
-						next = j.Next.Local().Format(time.DateTime)
+						next = j.Next.Local().Format(timeLayout)
 					}
 					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", shownName(j.Name), shown(j.Schedule),
 						j.Steps, next)
@@ -136,8 +135,8 @@ func printRuns(cmd *cobra.Command, rs []api.Run) {
 		if r.RequestID != 0 {
 			req = fmt.Sprint(r.RequestID)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, shown(string(r.Status)), r.Step+1,
-			len(r.Steps), req, r.StartedAt.Local().Format(time.DateTime), shown(r.Error))
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, shown(string(r.Status)), r.Step,
+			len(r.Steps), req, r.StartedAt.Local().Format(timeLayout), shown(r.Error))
 	}
 	tw.Flush()
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/skald-circle/skald-bot/config"
 )
 
-// Exit codes of the binary (README, "Command line"): a command may end with another
+// Exit codes of the binary (docs/cli.md): a command may end with another
 // code through an error that implements exitCoder.
 const (
 	exitCodeOK    = 0
@@ -64,7 +64,7 @@ func execute(ctx context.Context, root *cobra.Command, args []string, stdin io.R
 	}
 	var failed runError
 	if errors.As(err, &failed) {
-		msg := oneLine(failed.err.Error())
+		msg := oneLine(serverHint(failed.err))
 		if errors.Is(err, api.ErrUnauthorized) {
 			msg += " (set " + envToken + ", or name the service's configuration with --config or $" +
 				config.EnvFile + " so that its data_dir/" + config.AdminTokenFile + " is read)"
@@ -72,7 +72,14 @@ func execute(ctx context.Context, root *cobra.Command, args []string, stdin io.R
 		fmt.Fprintln(stderr, "skald-bot: "+msg)
 		return exitCodeError
 	}
-	fmt.Fprintf(stderr, "skald-bot: %s (see %s --help)\n", oneLine(err.Error()), cmd.CommandPath())
+	msg, suggest, _ := strings.Cut(err.Error(), "\n\nDid you mean this?\n")
+	fmt.Fprintf(stderr, "skald-bot: %s (see %s --help)\n", oneLine(msg), cmd.CommandPath())
+	if suggest != "" { // cobra's suggestions, each on its own line
+		fmt.Fprintln(stderr, "Did you mean this?")
+		for _, s := range strings.Fields(suggest) {
+			fmt.Fprintln(stderr, "\t"+shown(s))
+		}
+	}
 	return exitCodeUsage
 }
 
@@ -87,7 +94,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newServeCmd(), newVersionCmd())
+	root.AddCommand(newServeCmd(), newVersionCmd(), newInitCmd(), newConfigCmd())
 	addClientCommands(root)
 	markRunErrors(root)
 	return root

@@ -47,6 +47,7 @@ func TestCommandLineErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown command", []string{"bogus"}, 2, `skald-bot: unknown command "bogus" for "skald-bot" (see skald-bot --help)`},
+		{"suggestion", []string{"aprove", "1"}, 2, "skald-bot: unknown command \"aprove\" for \"skald-bot\" (see skald-bot --help)\nDid you mean this?\n\tapprove"},
 		{"unknown flag", []string{"serve", "--bogus"}, 2, `skald-bot: unknown flag: --bogus (see skald-bot serve --help)`},
 		{"flag without value", []string{"serve", "--config"}, 2, `skald-bot: flag needs an argument: --config (see skald-bot serve --help)`},
 		{"extra argument", []string{"serve", "now"}, 2, `skald-bot: unknown command "now" for "skald-bot serve" (see skald-bot serve --help)`},

@@ -55,7 +55,7 @@ func TestProcessQuickStart(t *testing.T) {
 
 	env := []string{"SKALD_CONFIG=config.example.yaml"}
 	check := []string{"check", "--tool", "Bash", "--arg", "command=rm -rf build", "--session", "qs",
-		"--tool-call-id", "t1", "--wait", "0s", "--json"}
+		"--tool-call-id", "t1", "--wait", "0s", "--keep", "--json"}
 	code, out, errOut := cliAt(t, dir, env, check...)
 	var res api.CheckResult
 	if json.Unmarshal([]byte(out), &res); code != exitPending || res.Decision != gate.VerdictPending {
@@ -78,7 +78,7 @@ func TestProcessQuickStart(t *testing.T) {
 		t.Fatalf("check after approval: exit %d %s %s", code, out, errOut)
 	}
 	// The local caller cannot approve, even its own request.
-	code, out, _ = cliAt(t, dir, env, "check", "--tool", "Bash", "--arg", "command=rm -rf dist", "--session", "qs", "--wait", "0s", "--json")
+	code, out, _ = cliAt(t, dir, env, "check", "--tool", "Bash", "--arg", "command=rm -rf dist", "--session", "qs", "--wait", "0s", "--keep", "--json")
 	if json.Unmarshal([]byte(out), &res); code != exitPending {
 		t.Fatalf("second check: exit %d %s", code, out)
 	}

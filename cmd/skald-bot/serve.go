@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,6 +71,10 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 	// So does a busy port: the listener is the API's from here on (its Serve closes
 	// it); closing it again at the end is harmless and covers a failed start.
 	ln, err := net.Listen("tcp", cfg.API.Listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("api: %w (is another skald-bot serve running? stop it, or set "+
+			"api.listen to a free port)", err)
+	}
 	if err != nil {
 		return fmt.Errorf("api: %w", err)
 	}

@@ -166,7 +166,8 @@ func TestServeBusyPort(t *testing.T) {
 	}
 	p := startSkald(t, dir, nil, "serve", "--config", cfg)
 	code, lines := p.exit(t)
-	want := "skald-bot: api: listen tcp " + busy.Addr().String() + ": bind: address already in use"
+	want := "skald-bot: api: listen tcp " + busy.Addr().String() + ": bind: address already in use" +
+		" (is another skald-bot serve running? stop it, or set api.listen to a free port)"
 	if code != 1 || len(lines) != 1 || lines[0] != want {
 		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
 	}

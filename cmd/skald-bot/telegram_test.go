@@ -55,7 +55,7 @@ func TestProcessTelegram(t *testing.T) {
 	}
 
 	code, out, errOut := cli(t, "check", "--tool", "Bash", "--arg", "command=make deploy", "--session", "s1",
-		"--wait", "0s", "--json", "--config", cfg)
+		"--wait", "0s", "--keep", "--json", "--config", cfg)
 	var res api.CheckResult
 	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)

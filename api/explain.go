@@ -1,0 +1,85 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/rules"
+)
+
+// ExplainResult is the answer to POST /api/approval/explain: how the rules decide a
+// call (docs/design.md, "Deciding a call"). Decision is allow, deny or require, as
+// the rules alone give it; FastPath says the profile fast-path would turn a require
+// into allow. Steps are the rules tried, in evaluation order, up to the one that
+// decided.
+type ExplainResult struct {
+	Decision rules.Action  `json:"decision"`
+	RuleID   uint64        `json:"rule_id,omitempty"`
+	Reason   string        `json:"reason"`
+	Note     string        `json:"note,omitempty"`
+	Group    string        `json:"group"`
+	Profile  string        `json:"profile"`
+	FastPath bool          `json:"fast_path,omitempty"`
+	Paths    []string      `json:"paths,omitempty"`
+	Commands []string      `json:"commands,omitempty"`
+	Steps    []ExplainStep `json:"steps"`
+}
+
+// ExplainStep is one rule of an ExplainResult: Rule is the rule as "deny @fs_any
+// secrets/*" (with its agent=, source= and command filters); Why says why it did not
+// match, or, matched, what decided instead of it.
+type ExplainStep struct {
+	RuleID   uint64       `json:"rule_id"`
+	Group    string       `json:"group"`
+	Priority int          `json:"priority"`
+	Action   rules.Action `json:"action"`
+	Rule     string       `json:"rule"`
+	Matched  bool         `json:"matched"`
+	Decided  bool         `json:"decided,omitempty"`
+	Why      string       `json:"why,omitempty"`
+}
+
+// explain is POST /api/approval/explain (admin): the decision trace of a call, with
+// nothing registered.
+func (s *Server) explain(w http.ResponseWriter, r *http.Request) error {
+	var c gate.Call
+	if err := decode(w, r, &c, false); err != nil {
+		return err
+	}
+	ex, err := s.gate.Explain(c)
+	if err != nil {
+		return err
+	}
+	d := ex.Trace.Decision
+	out := ExplainResult{Decision: d.Action, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note,
+		Group: ex.Group, Profile: ex.Profile, FastPath: ex.FastPath, Paths: ex.Trace.Paths,
+		Commands: ex.Trace.Commands, Steps: []ExplainStep{}}
+	if d.Reason == rules.ReasonRule && d.RuleID != 0 {
+		out.Reason = s.ruleReason(d.RuleID)
+	}
+	for _, st := range ex.Trace.Steps {
+		es := ExplainStep{RuleID: st.RuleID, Group: st.Group, Action: st.Action,
+			Matched: st.Matched, Decided: st.Decided, Why: st.Why}
+		if rule, err := s.gate.Rule(st.RuleID); err == nil {
+			es.Priority = rule.Priority
+			es.Rule = ruleText(rule)
+		}
+		out.Steps = append(out.Steps, es)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// ruleText is rule r in words: "deny @fs_any secrets/*", "allow Bash cmd=git status *
+// agent=a1".
+func ruleText(r rules.Rule) string {
+	what := string(r.Action) + " " + r.ToolPattern
+	filters := [][2]string{{"", r.PathPattern}, {"cmd=", r.CommandPattern},
+		{"agent=", r.AgentID}, {"source=", r.Source}}
+	for _, kv := range filters {
+		if kv[1] != "" {
+			what += " " + kv[0] + kv[1]
+		}
+	}
+	return what
+}

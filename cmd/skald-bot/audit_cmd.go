@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skald-circle/skald-bot/api"
+)
+
+// timeLayout is how the command line shows a time: local, with its zone.
+const timeLayout = "2006-01-02 15:04:05 MST"
+
+func newAuditCmd(conn *connection) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "audit [--limit N]",
+		Short: "Show the audit log, newest first: resolutions, rule and bypass changes",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 || limit > api.MaxAuditLimit {
+				return usagef("--limit %d: want 1 to %d", limit, api.MaxAuditLimit)
+			}
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			es, err := c.Audit(cmd.Context(), limit)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), es, func() {
+				if len(es) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "no audit entries")
+					return
+				}
+				tw := newTable(cmd.OutOrStdout())
+				fmt.Fprintln(tw, "ID\tAT\tBY\tVIA\tACTION\tREQUEST\tRULE\tDETAIL")
+				for _, e := range es {
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID,
+						e.At.Local().Format(timeLayout), shownName(e.By), shown(e.Via),
+						shown(e.Action), idOrEmpty(e.RequestID), idOrEmpty(e.RuleID),
+						shown(cut(e.Detail, 80)))
+				}
+				tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", api.DefaultAuditLimit, "most entries to show")
+	conn.flags(cmd, true)
+	return cmd
+}
+
+// idOrEmpty is id in a table cell, "" for 0 (none).
+func idOrEmpty(id uint64) string {
+	if id == 0 {
+		return ""
+	}
+	return fmt.Sprint(id)
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skald-circle/skald-bot/api"
+)
+
+func newBypassCmd(conn *connection) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bypass",
+		Short: "List, give or clear a session's bypasses (calls let through without a prompt)",
+		Long: `A bypass lets a session's calls that would need approval through without a prompt,
+for a while or for the whole session (docs/design.md, "Bypasses"). Denied calls and
+calls into guarded places are never bypassed.`,
+	}
+	conn.flags(cmd, true)
+
+	list := &cobra.Command{
+		Use:   "list SESSION",
+		Short: "List the live bypasses of SESSION",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			bs, err := c.Bypasses(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), bs, func() { printBypasses(cmd, args[0], bs) })
+		},
+	}
+
+	var forArg, scope, caller string
+	add := &cobra.Command{
+		Use:   "add SESSION [--for 15m|session] [--scope S] [--caller C]",
+		Short: "Give SESSION a bypass",
+		Long: `Gives SESSION a bypass: for --for (a duration, or session for the whole session), of
+--scope (all, category:NAME, mcp:SERVER or tool:NAME; default all), covering the calls
+of --caller (admin, local, an agent token's name) or, by default, of every caller.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			secs, err := bypassSecs(forArg)
+			if err != nil {
+				return usagef("--for %q: want a duration such as 15m, or session", forArg)
+			}
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			b, err := c.SetBypass(cmd.Context(), args[0], scope, caller, secs)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), b, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "session %s: bypass %s %s\n", shown(b.SessionID),
+					shown(b.Scope), until(b))
+			})
+		},
+	}
+	add.Flags().StringVar(&forArg, "for", "15m", "how long: a duration (15m), or session")
+	add.Flags().StringVar(&scope, "scope", "",
+		"what it covers: all, category:NAME, mcp:SERVER, tool:NAME (default all)")
+	add.Flags().StringVar(&caller, "caller", "", "whose calls it covers (default every caller's)")
+
+	rm := &cobra.Command{
+		Use:   "rm SESSION",
+		Short: "Clear every bypass of SESSION",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			if err := c.ClearBypass(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), map[string]string{"session_id": args[0],
+				"bypasses": "cleared"}, func() {
+				fmt.Fprintf(cmd.OutOrStdout(), "session %s: bypasses cleared\n", shown(args[0]))
+			})
+		},
+	}
+	cmd.AddCommand(list, add, rm)
+	return cmd
+}
+
+func printBypasses(cmd *cobra.Command, session string, bs []api.Bypass) {
+	if len(bs) == 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "session %s has no bypasses\n", shown(session))
+		return
+	}
+	tw := newTable(cmd.OutOrStdout())
+	fmt.Fprintln(tw, "SCOPE\tCALLER\tUNTIL\tREQUEST")
+	for _, b := range bs {
+		caller := b.Caller
+		if caller == "" {
+			caller = "every caller"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", shown(b.Scope), shownName(caller), until(b),
+			idOrEmpty(b.RequestID))
+	}
+	tw.Flush()
+}
+
+// until says how long bypass b lasts.
+func until(b api.Bypass) string {
+	if b.ExpiresAt.IsZero() {
+		return "for the session"
+	}
+	return "until " + b.ExpiresAt.Local().Format(timeLayout)
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newExplainCmd(conn *connection) *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "explain --tool NAME [--arg k=v]... [--profile P] [--cwd DIR]",
+		Short: "Show which rule decides a tool call, and why each rule before it did not match",
+		Long: `Asks the running server how its rules decide a tool call, registering nothing: the
+rule that decided and, for every rule tried before it in evaluation order, which
+filter did not match (tool pattern, agent, source, path pattern, command pattern).
+The server must be running: it holds the rules, the profiles and the workspace. Session
+bypasses are not looked at; the profile fast-path is.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			call, err := o.toolCall()
+			if err != nil {
+				return usageError{err}
+			}
+			c, err := conn.client()
+			if err != nil {
+				return err
+			}
+			ex, err := c.Explain(cmd.Context(), call)
+			if err != nil {
+				return err
+			}
+			return conn.print(cmd.OutOrStdout(), ex, func() {
+				w := cmd.OutOrStdout()
+				verdict := string(ex.Decision)
+				if ex.FastPath {
+					verdict += ", then allow by the profile fast-path"
+				}
+				fmt.Fprintf(w, "%s in group %s (profile %s): %s — %s\n", shownName(call.ToolName),
+					shownName(ex.Group), shownName(ex.Profile), verdict, shown(ex.Reason))
+				if ex.Note != "" {
+					fmt.Fprintf(w, "note: %s\n", shown(ex.Note))
+				}
+				if len(ex.Paths) > 0 {
+					fmt.Fprintf(w, "paths: %s\n", shown(strings.Join(ex.Paths, ", ")))
+				}
+				if len(ex.Commands) > 0 {
+					fmt.Fprintf(w, "commands: %s\n", shown(strings.Join(ex.Commands, "; ")))
+				}
+				tw := newTable(w)
+				fmt.Fprintln(tw, "RULE\tGROUP\tPRIORITY\tRULE TEXT\tRESULT")
+				for _, s := range ex.Steps {
+					result := "no: " + s.Why
+					switch {
+					case s.Decided:
+						result = "decided"
+					case s.Matched:
+						result = s.Why
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\n", s.RuleID, shownName(s.Group),
+						s.Priority, shown(s.Rule), shown(result))
+				}
+				tw.Flush()
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.call.ToolName, "tool", "", "tool name (required)")
+	f.StringArrayVar(&o.args, "arg", nil, "argument key=value (a string; repeatable)")
+	f.StringVar(&o.argsJSON, "args-json", "",
+		"arguments as a JSON object (--arg values are added to it)")
+	f.StringVar(&o.call.AgentID, "agent", "", "agent id")
+	f.StringVar(&o.call.Source, "source", "cli", "source of the call")
+	f.StringVar(&o.call.Cwd, "cwd", "", "working directory relative paths resolve against")
+	f.StringVar(&o.call.Group, "group", "", "permission group to evaluate in")
+	f.StringVar(&o.call.Profile, "profile", "", "profile to evaluate in")
+	cmd.MarkFlagRequired("tool")
+	conn.flags(cmd, true)
+	return cmd
+}
