@@ -108,6 +108,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (time to resolution); nil means time.Now.
 	Now func() time.Time
+	// Web nil means no web inbox. Else it answers every path outside /api/ that no API
+	// route serves, after the Host and Origin checks and without the API's token: it
+	// authenticates its own routes (docs/design.md, "Web inbox").
+	Web http.Handler
 }
 
 // Server is the HTTP API (docs/design.md, "HTTP API"). It is an http.Handler, safe for
@@ -124,6 +128,7 @@ type Server struct {
 	log       *slog.Logger
 	now       func() time.Time
 	mux       *http.ServeMux
+	web       http.Handler
 }
 
 // limits are the Options' timeouts and cap, defaults filled in.
@@ -180,6 +185,7 @@ func New(opt Options) (*Server, error) {
 		log:     opt.Logger,
 		now:     opt.Now,
 		mux:     http.NewServeMux(),
+		web:     opt.Web,
 	}
 	if s.limits.maxConns <= 0 {
 		s.limits.maxConns = DefaultMaxConns
@@ -211,6 +217,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", ref.status,
 			"err", ref.msg)
 		writeError(w, ref.status, ref.msg)
+		return
+	}
+	if pattern == "" && s.web != nil && !strings.HasPrefix(r.URL.Path, "/api/") &&
+		r.URL.Path != "/healthz" && r.URL.Path != "/metrics" {
+		s.web.ServeHTTP(w, r)
 		return
 	}
 	var p principal
