@@ -169,7 +169,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Security-Policy", CSP)
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Referrer-Policy", "same-origin") // no-referrer makes Chromium send Origin: null
 	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
 	hd.Set("Cache-Control", "no-store")
 	if r.Method == http.MethodPost {
