@@ -132,7 +132,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /signin", h.signinPage)
 	h.mux.HandleFunc("POST /signin", h.signin)
 
-	s := func(pattern string, f func(http.ResponseWriter, *http.Request, session) error) {
+	s := func(pattern string, f pageFunc) {
 		h.mux.HandleFunc(pattern, h.authed(f))
 	}
 	s("POST /signout", h.signout)
@@ -163,6 +163,10 @@ func (h *Handler) routes() {
 	s("GET /runs/{id}", h.run)
 }
 
+// pageFunc is a page handler that needs a session; an error it returns is answered by
+// fail.
+type pageFunc func(http.ResponseWriter, *http.Request, session) error
+
 // ServeHTTP answers one browser request with the security headers of every page.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
@@ -181,7 +185,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // authed wraps a page that needs a session: without one a GET is sent to the sign-in
 // page and anything else refused (401); a POST without its session's CSRF token is
 // refused (403) before f runs.
-func (h *Handler) authed(f func(http.ResponseWriter, *http.Request, session) error) http.HandlerFunc {
+func (h *Handler) authed(f pageFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sess, ok := h.sessions.get(r)
 		if !ok {
