@@ -17,8 +17,8 @@ import (
 
 // The web inbox in a real headless Chromium against the real service: sign in, a
 // request appearing live, ⏱ from the page (the request approved with its bypass, the
-// Telegram prompt edited, the hook answered), a request resolved through the API
-// leaving the open page without a reload, hostile arguments shown inert, a File
+// Telegram prompt edited, the hook answered), requests resolved through the API and
+// in Telegram leaving the open page without a reload, hostile arguments shown inert, a File
 // System row added and removed, a second catch-all refused on the page, and a
 // screenshot at a phone's 390×844.
 
@@ -159,6 +159,17 @@ func TestE2EWebInbox(t *testing.T) {
 	do("gone without a reload", chromedp.WaitNotPresent(css("#req-"+u(ids[0]))))
 	if title := value(t, b, chromedp.Title()); !strings.HasPrefix(title, "(1) Inbox") {
 		t.Errorf("title after the API's resolution %q", title)
+	}
+	// One rejected in Telegram leaves it too.
+	hostilePrompt, hid := e.telegramPrompt(3)
+	if hid != ids[1] {
+		t.Fatalf("third Telegram prompt is request %d, want %d", hid, ids[1])
+	}
+	e.tap(hostilePrompt, "a:"+u(hid)+":no")
+	do("gone after a tap", chromedp.WaitNotPresent(css("#req-"+u(hid))),
+		chromedp.WaitVisible(css("#empty")))
+	if title := value(t, b, chromedp.Title()); !strings.HasPrefix(title, "Inbox") {
+		t.Errorf("title with nothing pending %q", title)
 	}
 
 	// The File System panel: a row added, then removed.
