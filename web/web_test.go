@@ -464,3 +464,27 @@ func TestGroups(t *testing.T) {
 		t.Errorf("groups %s", got)
 	}
 }
+
+// With the web inbox mounted, the API's own answers stay: JSON 404 for an unknown
+// /api/ route, /healthz, and the mux's 405 for a wrong method on an API route.
+func TestAPIUnchangedBeside(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser()
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		ctype        string
+	}{
+		{"GET", "/api/nope", http.StatusNotFound, "application/json"},
+		{"GET", "/healthz", http.StatusOK, "application/json"},
+		{"PATCH", "/api/inbox", http.StatusMethodNotAllowed, "application/json"},
+		{"GET", "/nope", http.StatusNotFound, "text/plain"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			resp, body := b.do(tc.method, tc.path, nil, "Authorization", "Bearer "+adminToken)
+			if resp.StatusCode != tc.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.ctype) {
+				t.Fatalf("%d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			}
+		})
+	}
+}

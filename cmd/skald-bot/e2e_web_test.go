@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -88,6 +89,7 @@ func TestE2EWebInbox(t *testing.T) {
 	// A hook's call appears on the open page, from its event stream.
 	answer := e.hookAsync(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
 	tgPrompt, id := e.telegramPrompt(1)
+	slPrompt := e.slackPrompt(1)
 	item := "#req-" + u(id)
 	do("the request appears", chromedp.WaitVisible(css(item)))
 	fields, title := text(item+" dl"), value(t, b, chromedp.Title())
@@ -125,6 +127,10 @@ func TestE2EWebInbox(t *testing.T) {
 	if m := e.waitTelegramEdited(tgPrompt); m.Keyboard != nil ||
 		!strings.Contains(m.PlainText, "Approved by admin") {
 		t.Errorf("Telegram prompt after ⏱ (keyboard %v):\n%s", m.Keyboard, m.PlainText)
+	}
+	ups, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, slPrompt.TS, 1)
+	if err != nil || hasActions(ups[0]) || !strings.Contains(ups[0].Text, "Approved by admin") {
+		t.Errorf("Slack prompt after ⏱ (%v): %+v", err, ups)
 	}
 	if d := e.await(answer); d.PermissionDecision != "allow" {
 		t.Errorf("hook printed %+v", d)
