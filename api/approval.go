@@ -153,6 +153,8 @@ func viaName(via string) string {
 		return "Slack"
 	case "api":
 		return "the API"
+	case "web":
+		return "the web inbox"
 	}
 	return via
 }
@@ -261,22 +263,9 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 	if err := decode(w, r, &body, false); err != nil {
 		return err
 	}
-	by := actor(r)
-	res := gate.Answer{Note: body.Note, By: by.By, Via: by.Via,
-		Caller: principalOf(r).caller()}
-	switch body.Action {
-	case ActionApprove:
-		res.Approve = true
-		res.BypassSecs, res.BypassScope = body.BypassSecs, body.BypassScope
-	case ActionReject:
-		if body.BypassSecs != nil || body.BypassScope != "" {
-			return fmt.Errorf("%w: a bypass goes only with approve", ErrBadRequest)
-		}
-	default:
-		return fmt.Errorf("%w: unknown action %q (approve or reject)", ErrBadRequest, body.Action)
-	}
-	if res.BypassSecs != nil && *res.BypassSecs < 0 {
-		return fmt.Errorf("%w: bypass_secs must be 0 (the session) or more", ErrInvalid)
+	res, err := NewAnswer(body, actor(r), principalOf(r).caller())
+	if err != nil {
+		return err
 	}
 	q, err := s.gate.Resolve(r.Context(), id, res)
 	if err != nil {
@@ -284,4 +273,29 @@ func (s *Server) resolveID(w http.ResponseWriter, r *http.Request, id uint64) er
 	}
 	writeJSON(w, http.StatusOK, RequestOf(q))
 	return nil
+}
+
+// NewAnswer is body as the gate's answer, given by and on behalf of caller
+// (store.Request.Caller): what the resolve endpoints and the web inbox pass to
+// gate.Manager.Resolve. Errors: an unknown action or a bypass with a rejection
+// (ErrBadRequest), a negative bypass_secs (ErrInvalid).
+func NewAnswer(body ResolveRequest, by store.Actor, caller string) (gate.Answer, error) {
+	res := gate.Answer{Note: body.Note, By: by.By, Via: by.Via, Caller: caller}
+	switch body.Action {
+	case ActionApprove:
+		res.Approve = true
+		res.BypassSecs, res.BypassScope = body.BypassSecs, body.BypassScope
+	case ActionReject:
+		if body.BypassSecs != nil || body.BypassScope != "" {
+			return gate.Answer{}, fmt.Errorf("%w: a bypass goes only with approve", ErrBadRequest)
+		}
+	default:
+		return gate.Answer{}, fmt.Errorf("%w: unknown action %q (approve or reject)",
+			ErrBadRequest, body.Action)
+	}
+	if res.BypassSecs != nil && *res.BypassSecs < 0 {
+		return gate.Answer{}, fmt.Errorf("%w: bypass_secs must be 0 (the session) or more",
+			ErrInvalid)
+	}
+	return res, nil
 }

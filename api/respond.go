@@ -216,3 +216,14 @@ func message(err error) string {
 	}
 	return strings.Join(out, ": ")
 }
+
+// ErrorOf is how the API answers err: its HTTP status and the message a client is
+// shown — "internal error" for anything unclassified (status 500), whose chain only
+// the log may carry. The web inbox shows gate errors with it.
+func ErrorOf(err error) (status int, msg string) {
+	status = statusOf(err)
+	if status == http.StatusInternalServerError {
+		return status, "internal error"
+	}
+	return status, message(err)
+}

@@ -112,6 +112,10 @@ type Options struct {
 	// With none, a pending check's answer says so (CheckResult.NoChannel), and the
 	// Claude Code hook hands the call to the terminal at once.
 	Channels []string
+	// Web nil means no web inbox. Else it answers every path outside /api/ that no API
+	// route serves, after the Host and Origin checks and without the API's token: it
+	// authenticates its own routes (docs/design.md, "Web inbox").
+	Web http.Handler
 }
 
 // Server is the HTTP API (docs/design.md, "HTTP API"). It is an http.Handler, safe for
@@ -129,6 +133,7 @@ type Server struct {
 	now       func() time.Time
 	mux       *http.ServeMux
 	noChannel bool // Options.Channels is empty
+	web       http.Handler
 }
 
 // limits are the Options' timeouts and cap, defaults filled in.
@@ -187,6 +192,7 @@ func New(opt Options) (*Server, error) {
 		mux:     http.NewServeMux(),
 
 		noChannel: len(opt.Channels) == 0,
+		web:       opt.Web,
 	}
 	if s.limits.maxConns <= 0 {
 		s.limits.maxConns = DefaultMaxConns
@@ -218,6 +224,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", ref.status,
 			"err", ref.msg)
 		writeError(w, ref.status, ref.msg)
+		return
+	}
+	if pattern == "" && s.web != nil && !strings.HasPrefix(r.URL.Path, "/api/") &&
+		r.URL.Path != "/healthz" && r.URL.Path != "/metrics" {
+		s.web.ServeHTTP(w, r)
 		return
 	}
 	var p principal

@@ -191,3 +191,7 @@ func (m *Manager) Visible(group, profile, agentID, source string, tools []string
 	}
 	return visible, hidden, nil
 }
+
+// Category returns tool's category as the configuration's tools.categories give it,
+// "" when none matches (docs/design.md, "Bypasses"); it reads no store.
+func (m *Manager) Category(tool string) string { return m.category(m.snap.Load(), tool) }

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// The web inbox in a real headless Chromium against the real service: sign in, a
+// request appearing live, ⏱ from the page (the request approved with its bypass, the
+// Telegram prompt edited, the hook answered), requests resolved through the API and
+// in Telegram leaving the open page without a reload, hostile arguments shown inert, a File
+// System row added and removed, a second catch-all refused on the page, and a
+// screenshot at a phone's 390×844.
+
+// screenshotDir is where the browser suite writes its screenshots, git-ignored.
+var screenshotDir = filepath.Join("..", "..", "test-artifacts")
+
+// chromium returns the Chromium to drive: skipped where none is installed, a failure
+// under CI=true, where .ci/run installs it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium installed (chromium, chromium-browser or google-chrome in PATH); " +
+			".ci/run installs Debian's chromium")
+	}
+	t.Skip("no Chromium installed: the browser tests of the web inbox need `apt-get install chromium`")
+	return ""
+}
+
+// newBrowser starts a headless Chromium at a phone's size, closed when the test ends.
+func newBrowser(t *testing.T, ctx context.Context) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.Headless,
+		chromedp.DisableGPU, chromedp.WindowSize(390, 844),
+		chromedp.Flag("disable-dev-shm-usage", true))
+	actx, cancelA := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelB := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelB()
+		cancelA()
+	})
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return bctx
+}
+
+func TestE2EWebInbox(t *testing.T) {
+	t.Parallel()
+	chromium(t)
+	e := newE2E(t, "")
+	b := newBrowser(t, e.ctx)
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(b, steps...); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, strings.Join(e.svc.lines(), "\n"))
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		return value(t, b, chromedp.Text(chromedp.CSS(sel)))
+	}
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	do("sign in",
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(e.svc.url+"/"),
+		chromedp.WaitVisible(css("#token")),
+		chromedp.SendKeys(css("#token"), e.svc.token),
+		chromedp.Click(css("#signin")),
+		chromedp.WaitVisible(css("#approvals-section")))
+
+	// A hook's call appears on the open page, from its event stream.
+	answer := e.hookAsync(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
+	tgPrompt, id := e.telegramPrompt(1)
+	slPrompt := e.slackPrompt(1)
+	item := "#req-" + u(id)
+	do("the request appears", chromedp.WaitVisible(css(item)))
+	fields, title := text(item+" dl"), value(t, b, chromedp.Title())
+	if !strings.Contains(fields, "abc123") || !strings.HasPrefix(title, "(1) Inbox") {
+		t.Errorf("fields %q, title %q", fields, title)
+	}
+	png := value(t, b, chromedp.FullScreenshot(100))
+	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := filepath.Abs(filepath.Join(screenshotDir, "web-inbox-390x844.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of the inbox at 390×844: %s", shot)
+	if value(t, b, chromedp.Evaluate[bool](
+		`document.documentElement.scrollWidth > window.innerWidth`)) {
+		t.Error("the inbox is wider than a 390 px screen")
+	}
+
+	// ⏱ from the page: approved with the bypass, via web; Telegram edited; the hook
+	// answered allow.
+	do("⏱ 15 min", chromedp.Click(css(item+" button.short")), chromedp.WaitVisible(css(".flash")))
+	if flash := text(".flash"); !strings.Contains(flash, "Request "+u(id)+" approved, with a 15 min bypass") {
+		t.Errorf("flash %q", flash)
+	}
+	got, err := e.api.Request(e.ctx, id, 0)
+	if err != nil || got.Status != store.Approved || got.Resolution == nil ||
+		got.Resolution.Via != "web" || got.Resolution.Bypass == nil || got.Resolution.Bypass.Secs != 900 {
+		t.Fatalf("request %d after ⏱: %+v (%v)", id, got, err)
+	}
+	if m := e.waitTelegramEdited(tgPrompt); m.Keyboard != nil ||
+		!strings.Contains(m.PlainText, "Approved by admin") {
+		t.Errorf("Telegram prompt after ⏱ (keyboard %v):\n%s", m.Keyboard, m.PlainText)
+	}
+	ups, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, slPrompt.TS, 1)
+	if err != nil || hasActions(ups[0]) || !strings.Contains(ups[0].Text, "Approved by admin") {
+		t.Errorf("Slack prompt after ⏱ (%v): %+v", err, ups)
+	}
+	if d := e.await(answer); d.PermissionDecision != "allow" {
+		t.Errorf("hook printed %+v", d)
+	}
+
+	// A request resolved from the API leaves the open page without a reload; one
+	// with hostile arguments is shown inert.
+	hostile := `<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> 'q' "qq" ` +
+		"safe\u202Etxt.exe"
+	ids := make([]uint64, 2)
+	for i, args := range []map[string]any{{"env": "prod"}, {"note": hostile}} {
+		res, err := e.api.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "deploy",
+			SessionID: "web-" + u(uint64(i)), Arguments: args}})
+		if err != nil || res.RequestID == 0 {
+			t.Fatalf("check: %+v, %v", res, err)
+		}
+		ids[i] = res.RequestID
+	}
+	do("both appear", chromedp.WaitVisible(css("#req-"+u(ids[0]))),
+		chromedp.WaitVisible(css("#req-"+u(ids[1]))))
+	args := text("#req-" + u(ids[1]) + " pre.args")
+	pwned := value(t, b, chromedp.Evaluate[int](`window.pwned || 0`))
+	scripts := value(t, b, chromedp.Evaluate[int](`document.scripts.length`))
+	if !strings.Contains(args, `<script>window.pwned=1</script>`) ||
+		!strings.Contains(args, `safe\u202Etxt.exe`) || strings.Contains(args, "\u202E") ||
+		!strings.Contains(args, `'q'`) || pwned != 0 || scripts != 1 {
+		t.Errorf("hostile arguments shown as %q (pwned %d, %d scripts)", args, pwned, scripts)
+	}
+	if _, err := e.api.Resolve(e.ctx, ids[0], api.ResolveRequest{Action: api.ActionReject}); err != nil {
+		t.Fatal(err)
+	}
+	do("gone without a reload", chromedp.WaitNotPresent(css("#req-"+u(ids[0]))))
+	if title := value(t, b, chromedp.Title()); !strings.HasPrefix(title, "(1) Inbox") {
+		t.Errorf("title after the API's resolution %q", title)
+	}
+	// One rejected in Telegram leaves it too.
+	hostilePrompt, hid := e.telegramPrompt(3)
+	if hid != ids[1] {
+		t.Fatalf("third Telegram prompt is request %d, want %d", hid, ids[1])
+	}
+	e.tap(hostilePrompt, "a:"+u(hid)+":no")
+	do("gone after a tap", chromedp.WaitNotPresent(css("#req-"+u(hid))),
+		chromedp.WaitVisible(css("#empty")))
+	if title := value(t, b, chromedp.Title()); !strings.HasPrefix(title, "Inbox") {
+		t.Errorf("title with nothing pending %q", title)
+	}
+
+	// The File System panel: a row added, then removed.
+	row := `tr[data-path="data/reports/*"]`
+	do("fs row added", chromedp.Navigate(e.svc.url+"/rules"),
+		chromedp.WaitVisible(css("#fs-add")),
+		chromedp.SendKeys(css(`#fs-add input[name="path"]`), "data/reports/*"),
+		chromedp.SetValue(css(`#fs-add select[name="mode"]`), "deny"),
+		chromedp.Click(css(`#fs-add button`)),
+		chromedp.WaitVisible(css(row)))
+	rs, err := e.api.Rules(e.ctx, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rs {
+		if r.PathPattern == "data/reports/*" {
+			found = r.ToolPattern == "@fs_any" && r.Action == "deny" && r.Priority == 4
+		}
+	}
+	if !found {
+		t.Errorf("no deny rule for data/reports/* at priority 4: %+v", rs)
+	}
+	do("fs row removed", chromedp.Click(css(row+" button.delete")),
+		chromedp.WaitVisible(css(".flash")), chromedp.WaitNotPresent(css(row)))
+
+	// A second catch-all is refused with the guard's message in its panel.
+	do("second catch-all", chromedp.Click(css("#low details summary")),
+		chromedp.SendKeys(css(`#add-low input[name="tool_pattern"]`), "*"),
+		chromedp.SetValue(css(`#add-low select[name="action"]`), "deny"),
+		chromedp.Click(css(`#add-low button`)),
+		chromedp.WaitVisible(css("#error-low")))
+	if msg := text("#error-low"); !strings.Contains(msg, "group default already has a catch-all") {
+		t.Errorf("catch-all refusal %q", msg)
+	}
+	if rs2, err := e.api.Rules(e.ctx, "default"); err != nil || len(rs2) != len(rs)-1 {
+		t.Errorf("rules after the refusal: %d, want %d (%v)", len(rs2), len(rs)-1, err)
+	}
+	e.svc.stop(t)
+}
+
+// value runs action a in browser b and returns its value, failing the test on error.
+func value[T any](t *testing.T, b context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(b, a)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	return v
+}

@@ -1,0 +1,177 @@
+package web_test
+
+import (
+	"context"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+	"github.com/skald-circle/skald-bot/web"
+)
+
+const (
+	adminToken = "admin-secret-token-0123"
+	agentToken = "agent-secret-token-0123"
+)
+
+// env is a real store, a gate, and the API server with the web inbox mounted, on a
+// loopback port until the test ends.
+type env struct {
+	t     *testing.T
+	db    *store.DB
+	gate  *gate.Manager
+	url   string
+	clock *testkit.Clock
+}
+
+// newEnv starts the env; edit may change the web and API options.
+func newEnv(t *testing.T, edit ...func(*web.Options, *api.Options)) *env {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	testkit.Must(t, err)
+	testkit.Must(t, os.MkdirAll(filepath.Join(root, "data"), 0o755))
+	db := teststore.Open(t, store.Options{})
+	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
+		Logger: testkit.Logger()})
+	testkit.Must(t, err)
+	e := &env{t: t, db: db, gate: g, clock: testkit.NewClock(time.Now())}
+	wopt := web.Options{Gate: g, Store: db, Token: adminToken, AgentTokens: []string{agentToken},
+		Profiles: []rules.Profile{{ID: "dev", SecurityGroup: "default", WorkingDirectory: root}},
+		Logger:   testkit.Logger(), Now: e.clock.Now}
+	aopt := api.Options{Gate: g, Store: db, Token: adminToken, Logger: testkit.Logger(),
+		AgentTokens: []api.AgentToken{{Token: agentToken}}}
+	for _, f := range edit {
+		f(&wopt, &aopt)
+	}
+	h, err := web.New(wopt)
+	testkit.Must(t, err)
+	aopt.Web = h
+	srv, err := api.New(aopt)
+	testkit.Must(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	testkit.Must(t, err)
+	e.url = "http://" + ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	gdone, sdone := make(chan error, 1), make(chan error, 1)
+	go func() { gdone <- g.Run(ctx) }()
+	go func() { sdone <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-sdone; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		if err := <-gdone; err != nil {
+			t.Errorf("gate Run: %v", err)
+		}
+	})
+	return e
+}
+
+// pending registers a call that the seeded catch-all requires and returns its id.
+func (e *env) pending(args map[string]any) uint64 {
+	e.t.Helper()
+	out, err := e.gate.Check(context.Background(), gate.Call{ToolName: "deploy",
+		SessionID: "s1", Arguments: args})
+	testkit.Must(e.t, err)
+	if out.Request == nil {
+		e.t.Fatalf("check: %+v, want a request", out)
+	}
+	return out.Request.ID
+}
+
+// browser is an HTTP client with a cookie jar that does not follow redirects.
+type browser struct {
+	t    *testing.T
+	e    *env
+	c    *http.Client
+	csrf string // the session's CSRF token, from the last page read
+}
+
+func (e *env) browser() *browser {
+	jar, err := cookiejar.New(nil)
+	testkit.Must(e.t, err)
+	return &browser{t: e.t, e: e, c: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// do sends a request and returns the response with its body read.
+func (b *browser) do(method, path string, form url.Values, hdr ...string) (*http.Response, string) {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, b.e.url+path, body)
+	testkit.Must(b.t, err)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+			continue
+		}
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := b.c.Do(req)
+	testkit.Must(b.t, err)
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	testkit.Must(b.t, err)
+	if m := csrfField.FindStringSubmatch(string(data)); m != nil {
+		b.csrf = m[1]
+	}
+	return resp, string(data)
+}
+
+// shows reports whether page body shows text want (html/template escapes quotes).
+func shows(body, want string) bool {
+	return strings.Contains(html.UnescapeString(body), want)
+}
+
+// signIn signs in with token and returns the answer to the form's POST.
+func (b *browser) signIn(token string) (*http.Response, string) {
+	b.t.Helper()
+	b.do("GET", "/signin", nil)
+	return b.do("POST", "/signin", url.Values{"token": {token}, "csrf": {b.csrf}})
+}
+
+// signedIn is a browser signed in as the admin, its CSRF token read from the inbox.
+func (e *env) signedIn() *browser {
+	e.t.Helper()
+	b := e.browser()
+	if resp, body := b.signIn(adminToken); resp.StatusCode != http.StatusSeeOther {
+		e.t.Fatalf("sign-in: %d\n%s", resp.StatusCode, body)
+	}
+	if resp, body := b.do("GET", "/", nil); resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("inbox: %d\n%s", resp.StatusCode, body)
+	}
+	return b
+}
+
+// post sends a form with the session's CSRF token.
+func (b *browser) post(path string, form url.Values) (*http.Response, string) {
+	b.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	form.Set("csrf", b.csrf)
+	return b.do("POST", path, form)
+}
