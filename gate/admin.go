@@ -177,7 +177,7 @@ func (m *Manager) Visible(group, profile, agentID, source string, tools []string
 	if snap.err != nil {
 		return nil, nil, fmt.Errorf("gate: visible: %w", snap.err)
 	}
-	_, group, err = m.route(snap, group, profile)
+	_, group, err = m.route(snap, group, profile, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("gate: visible: %w", err)
 	}
