@@ -98,6 +98,7 @@ Set the hook's timeout in .claude/settings.json above --wait (600 s for 9m).`,
 	cc.Flags().StringVar(&o.profile, "profile", "", "profile to check in: its security group and working directory (else default)")
 	cc.Flags().StringVar(&o.agent, "agent", "claude-code", "agent id when Claude Code sends none (sub-agents send theirs)")
 	hook.AddCommand(cc)
+	hook.AddCommand(newHookInstallCmds(conn)...)
 	conn.flags(hook, false)
 	return hook
 }
