@@ -35,7 +35,7 @@ type Skipped struct {
 }
 
 // Translate turns the permissions.allow, ask and deny lists of a Claude Code settings
-// file into rules (docs/claude-code.md, "Importing permissions"): allow → allow, ask →
+// file into rules (docs/claude-code.md, "3. Import the project's permissions"): allow → allow, ask →
 // require, deny → deny, at AllowPriority, AskPriority and DenyPriority so that the
 // lists keep Claude Code's order. file is the settings file's absolute path: a path
 // rule "/x" is relative to the project holding its .claude directory (else to file's
