@@ -202,6 +202,9 @@ func (m *Manager) ApplyRules(c store.RuleChanges, by store.Actor) ([]rules.Rule,
 	prep := func(what string, rs []rules.Rule) []rules.Rule {
 		out := make([]rules.Rule, len(rs))
 		for i, r := range rs {
+			if r.GroupID == "" {
+				r.GroupID = rules.DefaultGroup
+			}
 			p, err := m.prepare(r)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s %s %s: %w", what, r.Action, r.ToolPattern, err))

@@ -9,6 +9,7 @@ import (
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
 )
 
 // projectEnv is an env with two projects outside the workspace root: proj (its own
@@ -129,4 +130,52 @@ func TestProjectRefusals(t *testing.T) {
 		})
 	}
 	teststore.Unchanged(t, e.db, before)
+}
+
+// TestApplyRules checks a plan is applied whole and seen by the next Check, and that a
+// refused plan lists every problem and changes nothing.
+func TestApplyRules(t *testing.T) {
+	e := newEnv(t)
+	before := teststore.Snapshot(t, e.db)
+	for _, c := range []struct {
+		name string
+		ch   store.RuleChanges
+		says []string
+	}{
+		{"invalid rules", store.RuleChanges{CreateRules: []rules.Rule{
+			{GroupID: "default", ToolPattern: "Read", CommandPattern: "ls *", Action: rules.Allow, Priority: 1},
+			{GroupID: "default", ToolPattern: "a*b", Action: rules.Allow, Priority: 1},
+		}}, []string{"command_pattern", `tool_pattern "a*b"`}},
+		{"a second catch-all", store.RuleChanges{CreateRules: []rules.Rule{
+			{GroupID: "default", ToolPattern: "*", Action: rules.Allow, Priority: 1},
+		}}, []string{"already has a catch-all"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := e.m.ApplyRules(c.ch, admin)
+			if err == nil || !strings.HasPrefix(err.Error(), "gate: apply rules: ") {
+				t.Fatalf("ApplyRules = %v", err)
+			}
+			for _, s := range c.says {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q lacks %q", err, s)
+				}
+			}
+			teststore.Unchanged(t, e.db, before)
+		})
+	}
+	out, err := e.m.ApplyRules(store.RuleChanges{
+		CreateGroups: []rules.Group{{ID: "ops"}},
+		CreateRules: []rules.Rule{{GroupID: "default", ToolPattern: "Bash", CommandPattern: "make *",
+			Action: rules.Allow, Priority: rules.DefaultPriority}},
+	}, admin)
+	if err != nil || len(out) != 1 {
+		t.Fatalf("ApplyRules = %v, %v", out, err)
+	}
+	if got := e.check(gate.Call{ToolName: "Bash", SessionID: "s",
+		Arguments: map[string]any{"command": "make test"}}); got.Decision != gate.VerdictAllow || got.RuleID != out[0].ID {
+		t.Errorf("make test after the plan: %+v", got)
+	}
+	if gs, err := e.m.Groups(); err != nil || len(gs) != 2 {
+		t.Errorf("groups %v, %v", gs, err)
+	}
 }

@@ -141,7 +141,9 @@ func (m *Manager) loadProfiles(ps []rules.Profile) error {
 	}
 	m.defProfile = m.profiles[DefaultProfile]
 	// Deepest first: a cwd takes the first project holding it.
-	slices.SortFunc(m.projects, func(a, b *profile) int { return cmp.Compare(len(b.root), len(a.root)) })
+	slices.SortFunc(m.projects, func(a, b *profile) int {
+		return cmp.Compare(len(b.root), len(a.root))
+	})
 	return nil
 }
 

@@ -136,7 +136,8 @@ With --apply the rules are added in one transaction.`,
 			return runPlan(cmd, conn, c, ruleset.Merge(ccGroup, add, gs, rs), ccApply)
 		},
 	}
-	cc.Flags().StringVar(&ccGroup, "group", rules.DefaultGroup, "the permission group to add the rules to")
+	cc.Flags().StringVar(&ccGroup, "group", rules.DefaultGroup,
+		"the permission group to add the rules to")
 	cc.Flags().BoolVar(&ccApply, "apply", false, "add the rules")
 	imp.AddCommand(cc)
 	return []*cobra.Command{export, imp}
@@ -156,7 +157,8 @@ func loadRules(ctx context.Context, c *api.Client) ([]rules.Group, []rules.Rule,
 }
 
 // runPlan prints p and, with apply, applies it through c.
-func runPlan(cmd *cobra.Command, conn *connection, c *api.Client, p ruleset.Plan, apply bool) error {
+func runPlan(cmd *cobra.Command, conn *connection, c *api.Client, p ruleset.Plan,
+	apply bool) error {
 	w := cmd.OutOrStdout()
 	if !apply || p.Empty() {
 		return conn.print(w, p.Changes, func() {

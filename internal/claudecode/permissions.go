@@ -35,8 +35,8 @@ type Skipped struct {
 }
 
 // Translate turns the permissions.allow, ask and deny lists of a Claude Code settings
-// file into rules (docs/claude-code.md, "3. Import the project's permissions"): allow → allow, ask →
-// require, deny → deny, at AllowPriority, AskPriority and DenyPriority so that the
+// file into rules (docs/claude-code.md, "3. Import the project's permissions"): allow →
+// allow, ask → require, deny → deny, at AllowPriority, AskPriority and DenyPriority so that the
 // lists keep Claude Code's order. file is the settings file's absolute path: a path
 // rule "/x" is relative to the project holding its .claude directory (else to file's
 // directory); home is the directory "~" stands for ("" makes "~" rules untranslatable).
@@ -110,8 +110,9 @@ type translator struct {
 }
 
 var (
-	bareTool   = regexp.MustCompile(`^[A-Za-z0-9_.-]+\*?$`)
-	bashField  = regexp.MustCompile(`^(command|description|timeout|run_in_background|dangerouslyDisableSandbox):`)
+	bareTool  = regexp.MustCompile(`^[A-Za-z0-9_.-]+\*?$`)
+	bashField = regexp.MustCompile(
+		`^(command|description|timeout|run_in_background|dangerouslyDisableSandbox):`)
 	assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 	manySpaces = regexp.MustCompile(`\s+`)
 )
