@@ -16,9 +16,9 @@ import (
 // change replaces it whole.
 type snapshot struct {
 	// set is compiled for the top-level workspace root; sets holds one Set per
-	// workspace root, set's included (docs/design.md, "Projects").
+	// workspace root, in the order of Manager.roots (docs/design.md, "Projects").
 	set    *rules.Set
-	sets   map[string]*rules.Set
+	sets   []*rules.Set
 	groups []rules.Group
 	rules  []rules.Rule // as the store returns them: by group, priority, id
 	// byID indexes rules by rule id.
@@ -50,23 +50,18 @@ func (m *Manager) load() *snapshot {
 // compile fills in snap's Sets: one for each workspace root of m (the top-level one,
 // then each profile's own).
 func (m *Manager) compile(snap *snapshot) *snapshot {
-	snap.sets = make(map[string]*rules.Set, len(m.roots))
-	for _, root := range m.roots {
+	snap.sets = make([]*rules.Set, len(m.roots))
+	for i, root := range m.roots {
 		opt := m.ropt
 		opt.WorkspaceRoot = root
-		snap.sets[root] = rules.Compile(snap.groups, snap.rules, opt)
+		snap.sets[i] = rules.Compile(snap.groups, snap.rules, opt)
 	}
-	snap.set = snap.sets[m.ropt.WorkspaceRoot]
+	snap.set = snap.sets[0]
 	return snap
 }
 
 // setOf returns the Set of profile p's workspace.
-func (snap *snapshot) setOf(p *profile) *rules.Set {
-	if s := snap.sets[p.root]; s != nil {
-		return s
-	}
-	return snap.set
-}
+func (snap *snapshot) setOf(p *profile) *rules.Set { return snap.sets[p.rootIdx] }
 
 // rebuild replaces the snapshot with one loaded from the store. The caller holds
 // rulesMu.
@@ -75,8 +70,10 @@ func (m *Manager) rebuild() { m.snap.Store(m.load()) }
 // profile is a configured profile prepared for checks.
 type profile struct {
 	rules.Profile
-	// root is the profile's workspace: its own WorkspaceRoot, else the top-level one.
-	root string
+	// root is the profile's workspace: its own WorkspaceRoot, else the top-level one;
+	// rootIdx is its index in Manager.roots.
+	root    string
+	rootIdx int
 	// workDir is the absolute working directory relative paths resolve against.
 	workDir string
 	// reads and writes are the directories and files of the fast-path,
@@ -119,6 +116,9 @@ func (m *Manager) loadProfiles(ps []rules.Profile) error {
 		pp, err := m.prepareProfile(p)
 		if err != nil {
 			return err
+		}
+		if p.WorkspaceRoot != "" {
+			pp.rootIdx = len(m.roots) - 1
 		}
 		m.profiles[p.ID] = pp
 		if p.WorkspaceRoot != "" {

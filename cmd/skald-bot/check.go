@@ -66,7 +66,7 @@ pending when --wait ran out; 2 an error.`,
 	f.StringVar(&o.call.Category, "category", "", "category (shell, filesystem, …) when the configuration gives none")
 	f.StringVar(&o.call.ContextLabel, "context-label", "", "context shown on the prompt, e.g. \"CronJob: Nightly backup\"")
 	f.StringVar(&o.call.Group, "group", "", "permission group to check in")
-	f.StringVar(&o.call.Profile, "profile", "", "profile to check in")
+	f.StringVar(&o.call.Profile, "profile", "", "profile to check in (else the one whose workspace holds --cwd, else default)")
 	f.DurationVar(&o.wait, "wait", 30*time.Second, "how long to wait for a human (0: answer pending at once)")
 	cmd.MarkFlagRequired("tool")
 	conn.flags(cmd, true)
