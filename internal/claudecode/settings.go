@@ -82,9 +82,11 @@ func InstallHook(path string, h Hook) (Change, error) {
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", path, err)
 		}
+		kept := 0
 		for j := range list {
 			hk, err := parseObject(list[j])
 			if err != nil || !ours(hk) {
+				kept++
 				continue
 			}
 			if found { // a second copy of ours: drop it
@@ -92,6 +94,7 @@ func InstallHook(path string, h Hook) (Change, error) {
 				change = Updated
 				continue
 			}
+			kept++
 			found = true
 			if !sameHook(hk, h) || !isAll(entry.get("matcher")) {
 				change = Updated
@@ -103,6 +106,10 @@ func InstallHook(path string, h Hook) (Change, error) {
 			hk.set("timeout", mustJSON(h.Timeout))
 			list[j] = hk.marshal()
 			entry.set("matcher", mustJSON("*"))
+		}
+		if kept == 0 && len(list) > 0 { // held only copies of ours
+			pre[i] = nil
+			continue
 		}
 		entry.set("hooks", marshalList(list))
 		pre[i] = entry.marshal()

@@ -172,6 +172,19 @@ func TestInstallNewAndUpdate(t *testing.T) {
 	if len(got) != 1 || got[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"] != h.Command {
 		t.Errorf("after update: %v", got)
 	}
+	// Two copies of ours (installed by hand): one stays, the entry of the other goes.
+	two := `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "skald-bot hook claude-code"}]},
+	  {"matcher": "Bash", "hooks": [{"type": "command", "command": "/x/skald-bot hook claude-code --wait 1m"}]}]}}`
+	if err := os.WriteFile(path, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := InstallHook(path, testHook); err != nil || ch != Updated {
+		t.Fatalf("InstallHook over two copies = %q, %v", ch, err)
+	}
+	got = readJSON(t, path)["hooks"].(map[string]any)["PreToolUse"].([]any)
+	if len(got) != 1 || got[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"] != testHook.Command {
+		t.Errorf("after installing over two copies: %v", got)
+	}
 	if ch, err := UninstallHook(path); err != nil || ch != Removed {
 		t.Fatalf("UninstallHook = %q, %v", ch, err)
 	}
