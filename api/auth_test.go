@@ -138,6 +138,7 @@ func TestAgentTokenRole(t *testing.T) {
 		{"POST", "/api/tools/t1/resolve", `{"action":"approve"}`},
 		{"GET", "/api/approval/rules", ""},
 		{"POST", "/api/approval/rules", `{"tool_pattern":"Bash","action":"allow","group_id":"default"}`},
+		{"POST", "/api/approval/rules/apply", `{"create_groups":[{"id":"x"}]}`},
 		{"DELETE", "/api/tool-permission-groups/agents", ""},
 		{"POST", "/api/sessions/s/bypass", `{"secs":0}`},
 		{"POST", "/api/sessions/s/cancel", ""},

@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	h("POST /api/approval/rules", s.createRule)
 	h("PUT /api/approval/rules/{id}", s.updateRule)
 	h("DELETE /api/approval/rules/{id}", s.deleteRule)
+	h("POST /api/approval/rules/apply", s.applyRules)
 
 	h("GET /api/tool-permission-groups", s.listGroups)
 	h("POST /api/tool-permission-groups", s.createGroup)

@@ -12,6 +12,7 @@ import (
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
 )
 
 func TestRules(t *testing.T) {
@@ -251,4 +252,30 @@ func (e *env) ruleByID(id uint64) rules.Rule {
 	}
 	e.t.Fatalf("rule %d not stored", id)
 	return rules.Rule{}
+}
+
+// TestApplyRulesRoute applies a plan through the client; a refused one lists every
+// problem with 422 and changes nothing, as does an unknown field.
+func TestApplyRulesRoute(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(adminToken)
+	before := teststore.Snapshot(t, e.db)
+	e.wantError("POST", "/api/approval/rules/apply", adminToken, `{"create_rule":[]}`,
+		http.StatusBadRequest, "unknown field")
+	_, err := c.ApplyRules(context.Background(), store.RuleChanges{CreateRules: []rules.Rule{
+		{ToolPattern: "a*b", Action: rules.Allow, Priority: 1},
+		{ToolPattern: "x", Action: "maybe", Priority: 1},
+	}})
+	if err == nil || !strings.Contains(err.Error(), "422") || !strings.Contains(err.Error(), `"a*b"`) ||
+		!strings.Contains(err.Error(), `"maybe"`) {
+		t.Fatalf("ApplyRules of invalid rules = %v, want 422 listing both", err)
+	}
+	teststore.Unchanged(t, e.db, before)
+	out, err := c.ApplyRules(context.Background(), store.RuleChanges{
+		CreateGroups: []rules.Group{{ID: "new"}},
+		CreateRules:  []rules.Rule{{GroupID: "new", ToolPattern: "Bash", Action: rules.Allow, Priority: 5}},
+	})
+	if err != nil || len(out) != 1 || out[0].ID == 0 || out[0].GroupID != "new" {
+		t.Fatalf("ApplyRules = %+v, %v", out, err)
+	}
 }

@@ -302,8 +302,14 @@ type Profile struct {
 	ID string `yaml:"id" json:"id"`
 	// SecurityGroup is the permission group of calls in this profile; default "default".
 	SecurityGroup string `yaml:"security_group" json:"security_group"`
-	// WorkingDirectory resolves relative paths; empty means WorkspaceRoot, relative
-	// means relative to it. Load makes it absolute.
+	// WorkspaceRoot, when set, is the profile's own workspace (docs/design.md,
+	// "Projects"): its calls' relative paths and the rules' path patterns are relative
+	// to it. Relative means relative to the configuration file's directory; it must be
+	// an existing directory, and no two profiles may name the same one. Load makes it
+	// absolute and resolves its symlinks. Empty means Config.WorkspaceRoot.
+	WorkspaceRoot string `yaml:"workspace_root" json:"workspace_root,omitempty"`
+	// WorkingDirectory resolves relative paths; empty means the profile's workspace,
+	// relative means relative to it. Load makes it absolute.
 	WorkingDirectory string `yaml:"working_directory" json:"working_directory"`
 	// AllowFSReads and AllowFSWrites are files or directories the profile may read
 	// (or write) without approval (docs/design.md, "Profile fast-path"), as
@@ -363,6 +369,7 @@ func (c *Config) RulesProfiles() []rules.Profile {
 		out[i] = rules.Profile{
 			ID:               p.ID,
 			SecurityGroup:    p.SecurityGroup,
+			WorkspaceRoot:    p.WorkspaceRoot,
 			WorkingDirectory: p.WorkingDirectory,
 			AllowFSReads:     p.AllowFSReads,
 			AllowFSWrites:    p.AllowFSWrites,

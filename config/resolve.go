@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,8 +16,11 @@ import (
 //     must be an existing directory;
 //   - DataDir is made absolute, its existing part resolved through symlinks (it may
 //     not exist yet: serve creates it);
-//   - each profile's WorkingDirectory is joined to WorkspaceRoot when relative (empty
-//     means WorkspaceRoot) and resolved the same way;
+//   - each profile's WorkspaceRoot, when set, is made absolute (relative to file's
+//     directory, else the process's) and resolved through symlinks; it must be an
+//     existing directory, neither the top-level WorkspaceRoot nor another profile's;
+//   - each profile's WorkingDirectory is joined to its workspace when relative (empty
+//     means the workspace) and resolved the same way;
 //   - File is set to file's absolute, resolved path when file is not empty.
 //
 // Errors wrap ErrInvalid (a *FieldError naming the key) or an I/O error.
@@ -42,11 +46,15 @@ func (c *Config) Resolve(file string) error {
 		}
 		c.File = f
 	}
+	roots, err := c.profileRoots(file, root)
+	if err != nil {
+		return err
+	}
 	dirs := make([]string, len(c.Profiles))
 	for i, p := range c.Profiles {
-		wd := p.WorkingDirectory
+		wd, base := p.WorkingDirectory, cmp.Or(roots[i], root)
 		if !filepath.IsAbs(wd) {
-			wd = filepath.Join(root, wd)
+			wd = filepath.Join(base, wd)
 		}
 		if dirs[i], err = resolveExisting(wd); err != nil {
 			return &FieldError{Key: fmt.Sprintf("profiles[%d].working_directory", i), Value: p.WorkingDirectory, Problem: ioProblem(err)}
@@ -55,8 +63,49 @@ func (c *Config) Resolve(file string) error {
 	c.WorkspaceRoot, c.DataDir = root, dataDir
 	for i := range c.Profiles {
 		c.Profiles[i].WorkingDirectory = dirs[i]
+		c.Profiles[i].WorkspaceRoot = roots[i]
 	}
 	return nil
+}
+
+// profileRoots returns each profile's workspace_root made absolute — relative to the
+// directory of file, else of the process — and resolved through symlinks; "" for a
+// profile that names none. Each must be an existing directory, other than root (the
+// top-level workspace) and every other profile's.
+func (c *Config) profileRoots(file, root string) ([]string, error) {
+	out := make([]string, len(c.Profiles))
+	owner := map[string]int{}
+	for i, p := range c.Profiles {
+		if p.WorkspaceRoot == "" {
+			continue
+		}
+		key := fmt.Sprintf("profiles[%d].workspace_root", i)
+		dir := p.WorkspaceRoot
+		if !filepath.IsAbs(dir) && file != "" {
+			dir = filepath.Join(filepath.Dir(file), dir)
+		}
+		abs, err := filepath.Abs(dir)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			return nil, &FieldError{Key: key, Value: p.WorkspaceRoot, Problem: ioProblem(err)}
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, &FieldError{Key: key, Value: p.WorkspaceRoot, Problem: "not a directory"}
+		}
+		if abs == root {
+			return nil, &FieldError{Key: key, Value: p.WorkspaceRoot,
+				Problem: "is the top-level workspace_root (leave it out)"}
+		}
+		if j, dup := owner[abs]; dup {
+			return nil, &FieldError{Key: key, Value: p.WorkspaceRoot, Problem: fmt.Sprintf(
+				"is also the workspace of profile %q (profiles[%d])", c.Profiles[j].ID, j)}
+		}
+		owner[abs] = i
+		out[i] = abs
+	}
+	return out, nil
 }
 
 // resolveExisting returns path made absolute, with its longest existing prefix

@@ -455,6 +455,9 @@ func (c *Config) validateProfiles(p *problems) {
 		if strings.IndexByte(pr.WorkingDirectory, 0) >= 0 {
 			p.add(key+".working_directory", pr.WorkingDirectory, "must not contain a NUL byte")
 		}
+		if strings.IndexByte(pr.WorkspaceRoot, 0) >= 0 {
+			p.add(key+".workspace_root", pr.WorkspaceRoot, "must not contain a NUL byte")
+		}
 		for _, l := range []struct {
 			key   string
 			paths []string

@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -168,7 +169,8 @@ func New(opt Options) (*Engine, error) {
 			errs = append(errs, fmt.Errorf("cron: job %q: %w", j.Name, invalidf("profile %q is not configured", j.Profile)))
 			continue
 		}
-		j.env = Env{Root: opt.WorkspaceRoot, WorkDir: workDir(p.WorkingDirectory, opt.WorkspaceRoot)}
+		root := cmp.Or(p.WorkspaceRoot, opt.WorkspaceRoot) // a project's own workspace
+		j.env = Env{Root: root, WorkDir: workDir(p.WorkingDirectory, root)}
 		j.schedule, _ = Parse(j.Schedule) // Validate parsed it
 		name := j.Name
 		j.entry = e.sched.Schedule(j.schedule, robfig.FuncJob(func() { e.scheduled(name) }))

@@ -23,17 +23,19 @@ import (
 // "ops" to run execute_cmd, so a job's shell steps run at once and its write_file to
 // out/ needs approval.
 type env struct {
-	t      testing.TB
-	dir    string // holds the store
-	root   string // the workspace root, resolved
-	path   string // the store file
-	jobs   []cron.Job
-	tools  map[string]cron.Tool
-	edit   func(*cron.Options)
-	db     *store.DB
-	gate   *gate.Manager
-	eng    *cron.Engine
-	events <-chan gate.Event
+	t     testing.TB
+	dir   string // holds the store
+	root  string // the workspace root, resolved
+	path  string // the store file
+	jobs  []cron.Job
+	tools map[string]cron.Tool
+	edit  func(*cron.Options)
+	// gateEdit, when set, adjusts the gate's options before start builds it.
+	gateEdit func(*gate.Options)
+	db       *store.DB
+	gate     *gate.Manager
+	eng      *cron.Engine
+	events   <-chan gate.Event
 	// stop stops the engine and the gate and waits for both.
 	stop func()
 }
@@ -72,7 +74,11 @@ func (e *env) open() {
 func (e *env) start() {
 	e.t.Helper()
 	var err error
-	e.gate, err = gate.New(gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: e.root}, Logger: testkit.Logger()})
+	gopt := gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: e.root}, Logger: testkit.Logger()}
+	if e.gateEdit != nil {
+		e.gateEdit(&gopt)
+	}
+	e.gate, err = gate.New(gopt)
 	if err != nil {
 		e.t.Fatalf("gate.New: %v", err)
 	}

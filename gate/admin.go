@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/skald-circle/skald-bot/rules"
@@ -177,7 +178,7 @@ func (m *Manager) Visible(group, profile, agentID, source string, tools []string
 	if snap.err != nil {
 		return nil, nil, fmt.Errorf("gate: visible: %w", snap.err)
 	}
-	_, group, err = m.route(snap, group, profile)
+	_, group, err = m.route(snap, group, profile, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("gate: visible: %w", err)
 	}
@@ -195,3 +196,35 @@ func (m *Manager) Visible(group, profile, agentID, source string, tools []string
 // Category returns tool's category as the configuration's tools.categories give it,
 // "" when none matches (docs/design.md, "Bypasses"); it reads no store.
 func (m *Manager) Category(tool string) string { return m.category(m.snap.Load(), tool) }
+// ApplyRules applies c in one store transaction (store.DB.ApplyRules) after preparing
+// every rule it writes as CreateRule does, then rebuilds the snapshot; it returns the
+// created rules. Errors, after which nothing changed: every problem found, joined —
+// ErrInvalidRule for a rule's fields, and those of store.DB.ApplyRules.
+func (m *Manager) ApplyRules(c store.RuleChanges, by store.Actor) ([]rules.Rule, error) {
+	var errs []error
+	prep := func(what string, rs []rules.Rule) []rules.Rule {
+		out := make([]rules.Rule, len(rs))
+		for i, r := range rs {
+			if r.GroupID == "" {
+				r.GroupID = rules.DefaultGroup
+			}
+			p, err := m.prepare(r)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s %s %s: %w", what, r.Action, r.ToolPattern, err))
+			}
+			out[i] = p
+		}
+		return out
+	}
+	c.UpdateRules = prep("update rule", c.UpdateRules)
+	c.CreateRules = prep("create rule", c.CreateRules)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("gate: apply rules: %w", errors.Join(errs...))
+	}
+	var out []rules.Rule
+	err := m.change(func() (err error) { out, err = m.store.ApplyRules(c, by); return err })
+	if err != nil {
+		return nil, fmt.Errorf("gate: apply rules: %w", err)
+	}
+	return out, nil
+}

@@ -36,12 +36,13 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 			"session ids beginning with cron: belong to scheduled runs")
 	}
 	snap := m.snap.Load()
-	p, group, err := m.route(snap, c.Group, c.Profile)
+	p, group, err := m.route(snap, c.Group, c.Profile, c.Cwd)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("gate: check %s: %w", c.ToolName, err)
 	}
 	m.catalog.see(c.ToolName, &m.batch)
-	d := snap.set.Evaluate(group, rules.Call{
+	set := snap.setOf(p)
+	d := set.Evaluate(group, rules.Call{
 		Tool: c.ToolName, AgentID: c.AgentID, Source: c.Source, Args: c.Arguments,
 		Cwd: c.Cwd, WorkingDir: p.workDir,
 	})
@@ -64,7 +65,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		if m.bypassed(&c, p.ID, category, server) {
 			return Outcome{Decision: VerdictAllow, Reason: ReasonBypass, Commands: cmds}, nil
 		}
-		if fastPath(snap.set, p, c.ToolName, d) {
+		if fastPath(set, p, c.ToolName, d) {
 			return Outcome{Decision: VerdictAllow, Reason: ReasonFastPath, Commands: cmds}, nil
 		}
 	}

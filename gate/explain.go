@@ -25,15 +25,16 @@ func (m *Manager) Explain(c Call) (Explanation, error) {
 		return Explanation{}, fmt.Errorf("gate: explain: %w: tool_name is required", ErrInvalidCall)
 	}
 	snap := m.snap.Load()
-	p, group, err := m.route(snap, c.Group, c.Profile)
+	p, group, err := m.route(snap, c.Group, c.Profile, c.Cwd)
 	if err != nil {
 		return Explanation{}, fmt.Errorf("gate: explain %s: %w", c.ToolName, err)
 	}
-	tr := snap.set.Explain(group, rules.Call{
+	set := snap.setOf(p)
+	tr := set.Explain(group, rules.Call{
 		Tool: c.ToolName, AgentID: c.AgentID, Source: c.Source, Args: c.Arguments,
 		Cwd: c.Cwd, WorkingDir: p.workDir,
 	})
 	d := tr.Decision
-	fast := d.Action == rules.Require && !d.Locked() && fastPath(snap.set, p, c.ToolName, d)
+	fast := d.Action == rules.Require && !d.Locked() && fastPath(set, p, c.ToolName, d)
 	return Explanation{Group: group, Profile: p.ID, Trace: tr, FastPath: fast}, nil
 }

@@ -156,7 +156,9 @@ type Manager struct {
 	ropt       rules.Options
 	profiles   map[string]*profile
 	defProfile *profile
-	inUse      []string // groups a profile uses: never deleted
+	projects   []*profile // the profiles with a workspace of their own, deepest first
+	roots      []string   // the workspace roots: ropt's, then each project's
+	inUse      []string   // groups a profile uses: never deleted
 	categories []Category
 	timeout    time.Duration
 	now        func() time.Time

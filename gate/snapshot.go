@@ -1,9 +1,12 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/skald-circle/skald-bot/rules"
 )
@@ -12,7 +15,10 @@ import (
 // without a lock and without touching the store, and every rule or group
 // change replaces it whole.
 type snapshot struct {
+	// set is compiled for the top-level workspace root; sets holds one Set per
+	// workspace root, in the order of Manager.roots (docs/design.md, "Projects").
 	set    *rules.Set
+	sets   []*rules.Set
 	groups []rules.Group
 	rules  []rules.Rule // as the store returns them: by group, priority, id
 	// byID indexes rules by rule id.
@@ -32,14 +38,30 @@ func (m *Manager) load() *snapshot {
 	}
 	if err != nil {
 		m.log.Error("rules could not be loaded: every check requires approval until they are", "err", err)
-		return &snapshot{set: rules.Compile(nil, nil, m.ropt), err: fmt.Errorf("rules unavailable: %w", err)}
+		return m.compile(&snapshot{err: fmt.Errorf("rules unavailable: %w", err)})
 	}
 	byID := make(map[uint64]int, len(rs))
 	for i, r := range rs {
 		byID[r.ID] = i
 	}
-	return &snapshot{set: rules.Compile(groups, rs, m.ropt), groups: groups, rules: rs, byID: byID}
+	return m.compile(&snapshot{groups: groups, rules: rs, byID: byID})
 }
+
+// compile fills in snap's Sets: one for each workspace root of m (the top-level one,
+// then each profile's own).
+func (m *Manager) compile(snap *snapshot) *snapshot {
+	snap.sets = make([]*rules.Set, len(m.roots))
+	for i, root := range m.roots {
+		opt := m.ropt
+		opt.WorkspaceRoot = root
+		snap.sets[i] = rules.Compile(snap.groups, snap.rules, opt)
+	}
+	snap.set = snap.sets[0]
+	return snap
+}
+
+// setOf returns the Set of profile p's workspace.
+func (snap *snapshot) setOf(p *profile) *rules.Set { return snap.sets[p.rootIdx] }
 
 // rebuild replaces the snapshot with one loaded from the store. The caller holds
 // rulesMu.
@@ -48,6 +70,10 @@ func (m *Manager) rebuild() { m.snap.Store(m.load()) }
 // profile is a configured profile prepared for checks.
 type profile struct {
 	rules.Profile
+	// root is the profile's workspace: its own WorkspaceRoot, else the top-level one;
+	// rootIdx is its index in Manager.roots.
+	root    string
+	rootIdx int
 	// workDir is the absolute working directory relative paths resolve against.
 	workDir string
 	// reads and writes are the directories and files of the fast-path,
@@ -56,9 +82,12 @@ type profile struct {
 	reads, writes []string
 }
 
-// loadProfiles prepares the configured profiles, adding "default" when absent.
+// loadProfiles prepares the configured profiles, adding "default" when absent, and
+// lists the workspace roots: the top-level one first, then each profile's own.
 func (m *Manager) loadProfiles(ps []rules.Profile) error {
 	m.profiles = make(map[string]*profile, len(ps)+1)
+	m.roots = []string{m.ropt.WorkspaceRoot}
+	owner := map[string]string{}
 	seen := make(map[string]bool)
 	for _, p := range ps {
 		if p.ID == "" {
@@ -70,11 +99,31 @@ func (m *Manager) loadProfiles(ps []rules.Profile) error {
 		if p.SecurityGroup == "" {
 			p.SecurityGroup = rules.DefaultGroup
 		}
+		if r := p.WorkspaceRoot; r != "" {
+			if !filepath.IsAbs(r) {
+				return fmt.Errorf("profile %q: workspace root %q is not an absolute path", p.ID, r)
+			}
+			r = filepath.Clean(r)
+			if other, dup := owner[r]; dup || r == m.ropt.WorkspaceRoot {
+				if !dup {
+					other = "the top-level workspace"
+				}
+				return fmt.Errorf("profile %q: workspace root %q is also %s's", p.ID, r, other)
+			}
+			owner[r], p.WorkspaceRoot = p.ID, r
+			m.roots = append(m.roots, r)
+		}
 		pp, err := m.prepareProfile(p)
 		if err != nil {
 			return err
 		}
+		if p.WorkspaceRoot != "" {
+			pp.rootIdx = len(m.roots) - 1
+		}
 		m.profiles[p.ID] = pp
+		if p.WorkspaceRoot != "" {
+			m.projects = append(m.projects, pp)
+		}
 		if !seen[p.SecurityGroup] {
 			seen[p.SecurityGroup] = true
 			m.inUse = append(m.inUse, p.SecurityGroup)
@@ -91,13 +140,17 @@ func (m *Manager) loadProfiles(ps []rules.Profile) error {
 		}
 	}
 	m.defProfile = m.profiles[DefaultProfile]
+	// Deepest first: a cwd takes the first project holding it.
+	slices.SortFunc(m.projects, func(a, b *profile) int {
+		return cmp.Compare(len(b.root), len(a.root))
+	})
 	return nil
 }
 
-// prepareProfile resolves p's directories against the workspace root.
+// prepareProfile resolves p's directories against its workspace.
 func (m *Manager) prepareProfile(p rules.Profile) (*profile, error) {
-	root := m.ropt.WorkspaceRoot
-	pp := &profile{Profile: p, workDir: root}
+	root := cmp.Or(p.WorkspaceRoot, m.ropt.WorkspaceRoot)
+	pp := &profile{Profile: p, root: root, workDir: root}
 	if p.WorkingDirectory != "" {
 		pp.workDir = p.WorkingDirectory
 		if !filepath.IsAbs(pp.workDir) {
@@ -150,13 +203,16 @@ func (m *Manager) Profile(id string) (rules.Profile, bool) {
 
 // route picks the profile and the permission group of a call: the call's
 // group, else its profile's security group, else default; the profile is the call's,
-// else "default". It does not allocate.
-func (m *Manager) route(snap *snapshot, group, profileID string) (*profile, string, error) {
+// else the one whose own workspace is the deepest holding cwd (profileAt), else
+// "default". It does not allocate when no profile has a workspace of its own.
+func (m *Manager) route(snap *snapshot, group, profileID, cwd string) (*profile, string, error) {
 	p := m.defProfile
 	if profileID != "" {
 		if p = m.profiles[profileID]; p == nil {
 			return nil, "", fmt.Errorf("profile %q: %w", profileID, ErrUnknownProfile)
 		}
+	} else if len(m.projects) > 0 {
+		p = m.profileAt(cwd)
 	}
 	if group == "" {
 		group = p.SecurityGroup
@@ -165,6 +221,29 @@ func (m *Manager) route(snap *snapshot, group, profileID string) (*profile, stri
 		return nil, "", fmt.Errorf("group %q: %w", group, ErrUnknownGroup)
 	}
 	return p, group, nil
+}
+
+// profileAt returns the profile whose own workspace is the deepest one holding the
+// absolute directory cwd — as written, else with its symlinks resolved — or "default"
+// (docs/design.md, "Projects"). A relative or empty cwd gives "default".
+func (m *Manager) profileAt(cwd string) *profile {
+	if !filepath.IsAbs(cwd) || strings.IndexByte(cwd, 0) >= 0 {
+		return m.defProfile
+	}
+	cwd = filepath.Clean(cwd)
+	for try := 0; try < 2; try++ {
+		for _, p := range m.projects {
+			if rules.Under(cwd, p.root) {
+				return p
+			}
+		}
+		resolved, err := filepath.EvalSymlinks(cwd)
+		if err != nil || resolved == cwd {
+			break
+		}
+		cwd = resolved
+	}
+	return m.defProfile
 }
 
 // validateCategories checks every category has a name and valid tool patterns.

@@ -23,6 +23,7 @@ type Store interface {
 	UpdateGroup(g rules.Group, by store.Actor) error
 	DeleteGroup(id string, inUse []string, by store.Actor) error
 	DuplicateGroup(src string, g rules.Group, by store.Actor) ([]rules.Rule, error)
+	ApplyRules(c store.RuleChanges, by store.Actor) ([]rules.Rule, error)
 	EnsureGroups(ids []string, by store.Actor) (created []string, err error)
 
 	CreateRequest(r store.Request) (req store.Request, created bool, err error)

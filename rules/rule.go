@@ -60,10 +60,13 @@ type Group struct {
 }
 
 // Profile is a run context. Profiles come from the configuration
-// only. Paths are as configured; relative ones are relative to the workspace root.
+// only. WorkspaceRoot, when set, is the profile's own workspace: absolute and resolved
+// through symlinks (docs/design.md, "Projects"); empty means the Options' one. Other
+// paths are as configured; relative ones are relative to the profile's workspace.
 type Profile struct {
 	ID               string   `json:"id"`
 	SecurityGroup    string   `json:"security_group"`
+	WorkspaceRoot    string   `json:"workspace_root,omitempty"`
 	WorkingDirectory string   `json:"working_directory"`
 	AllowFSReads     []string `json:"allow_fs_reads,omitempty"`
 	AllowFSWrites    []string `json:"allow_fs_writes,omitempty"`

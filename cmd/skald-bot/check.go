@@ -76,7 +76,7 @@ within --wait; 2 an error.`,
 	f.StringVar(&o.call.Category, "category", "", "category (shell, filesystem, …) when the configuration gives none")
 	f.StringVar(&o.call.ContextLabel, "context-label", "", "context shown on the prompt, e.g. \"CronJob: Nightly backup\"")
 	f.StringVar(&o.call.Group, "group", "", "permission group to check in")
-	f.StringVar(&o.call.Profile, "profile", "", "profile to check in")
+	f.StringVar(&o.call.Profile, "profile", "", "profile to check in (else the one whose workspace holds --cwd, else default)")
 	f.DurationVar(&o.wait, "wait", 30*time.Second, "how long to wait for a human (0: answer pending at once)")
 	f.BoolVar(&o.keep, "keep", false, "leave the request pending when --wait runs out or check is interrupted (else it is cancelled)")
 	cmd.MarkFlagRequired("tool")

@@ -373,7 +373,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{"check"}, {"pending"}, {"approve"}, {"reject"}, {"cancel"}, {"backup"}, {"rules"}, {"rules", "list"}, {"rules", "add"},
 		{"rules", "rm"}, {"rules", "set"}, {"groups"}, {"groups", "list"}, {"groups", "add"}, {"groups", "dup"},
 		{"groups", "set"}, {"groups", "rm"}, {"jobs"}, {"jobs", "list"}, {"jobs", "run"}, {"jobs", "runs"},
-		{"hook"}, {"hook", "claude-code"}, {"serve"}, {"version"}, {},
+		{"hook"}, {"hook", "claude-code"}, {"hook", "install"}, {"hook", "uninstall"},
+		{"rules", "export"}, {"rules", "import"}, {"rules", "import", "claude-code"}, {"serve"}, {"version"}, {},
 	} {
 		code, out, _ := runClient(t, append(args, "--help")...)
 		if code != 0 || !strings.Contains(out, "Usage:") {

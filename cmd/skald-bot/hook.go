@@ -101,9 +101,10 @@ Set the hook's timeout in .claude/settings.json above --wait (600 s for 9m).`,
 	})
 	cc.Flags().DurationVar(&o.wait, "wait", defaultHookWait, "how long to wait for a human before asking in the terminal")
 	cc.Flags().StringVar(&o.group, "group", "", "permission group to check in (else the profile's group, else default)")
-	cc.Flags().StringVar(&o.profile, "profile", "", "profile to check in: its security group and working directory (else default)")
+	cc.Flags().StringVar(&o.profile, "profile", "", "profile to check in: its workspace, security group and working directory (else the one whose workspace holds the cwd, else default)")
 	cc.Flags().StringVar(&o.agent, "agent", "claude-code", "agent id when Claude Code sends none (sub-agents send theirs)")
 	hook.AddCommand(cc)
+	hook.AddCommand(newHookInstallCmds(conn)...)
 	conn.flags(hook, false)
 	return hook
 }

@@ -168,6 +168,7 @@ func newRulesCmd(conn *connection) *cobra.Command {
 	sf.add(set.Flags(), true)
 
 	cmd.AddCommand(list, add, rm, set)
+	cmd.AddCommand(newRulesIOCmds(conn)...)
 	return cmd
 }
 

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestHookInstallBinary installs the hook with the real binary into a project whose
+// settings hold other hooks and permissions: they are kept, a second install gives
+// the same file, and uninstall removes only our entry.
+func TestHookInstallBinary(t *testing.T) {
+	proj := t.TempDir()
+	path := filepath.Join(proj, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	orig := fixture(t, "settings_permissions_team_docs.json")
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cliRun(t, proj, nil, nil, "hook", "install", "--profile", "shop", "--wait", "2m")
+	if code != 0 || !strings.Contains(out, "hook added") || !strings.Contains(out, "(timeout 180s)") {
+		t.Fatalf("hook install: exit %d, %q %q", code, out, errOut)
+	}
+	var before, after map[string]any
+	decode := func(b []byte, v any) {
+		t.Helper()
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decode(orig, &before)
+	once, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(once, &after)
+	for _, k := range []string{"permissions", "env", "extraKnownMarketplaces", "enabledPlugins", "sandbox", "plansDirectory"} {
+		if !reflect.DeepEqual(before[k], after[k]) {
+			t.Errorf("%s changed: %v → %v", k, before[k], after[k])
+		}
+	}
+	pre := after["hooks"].(map[string]any)["PreToolUse"].([]any)
+	if len(pre) != 2 || !reflect.DeepEqual(pre[0], before["hooks"].(map[string]any)["PreToolUse"].([]any)[0]) {
+		t.Fatalf("PreToolUse = %v, want the block-rm hook then ours", pre)
+	}
+	ours := pre[1].(map[string]any)
+	h := ours["hooks"].([]any)[0].(map[string]any)
+	cmd, _ := h["command"].(string)
+	if ours["matcher"] != "*" || h["timeout"] != 180.0 || !filepath.IsAbs(strings.Fields(cmd)[0]) ||
+		!strings.HasSuffix(cmd, " hook claude-code --profile shop --wait 2m") {
+		t.Errorf("our entry %v", ours)
+	}
+	code, out, _ = cliRun(t, proj, nil, nil, "hook", "install", "--profile", "shop", "--wait", "2m")
+	twice, err := os.ReadFile(path)
+	if err != nil || code != 0 || !strings.Contains(out, "hook already installed") || !bytes.Equal(once, twice) {
+		t.Fatalf("second install: exit %d %q; file changed: %v", code, out, !bytes.Equal(once, twice))
+	}
+	code, out, _ = cliRun(t, "", nil, nil, "hook", "install", "--dir", proj, "--profile", "shop")
+	if code != 0 || !strings.Contains(out, "hook updated") || !strings.Contains(out, "(timeout 600s)") {
+		t.Fatalf("install with another --wait: exit %d %q", code, out)
+	}
+	code, out, _ = cliRun(t, proj, nil, nil, "hook", "uninstall")
+	if code != 0 || !strings.Contains(out, "hook removed") {
+		t.Fatalf("uninstall: exit %d %q", code, out)
+	}
+	var back map[string]any
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(data, &back)
+	if !reflect.DeepEqual(back, before) {
+		t.Errorf("after uninstall:\n%v\nwant\n%v", back, before)
+	}
+}
+
+// TestHookInstallRefused checks a malformed settings file and a bad --dir are refused
+// with a clear error, nothing written.
+func TestHookInstallRefused(t *testing.T) {
+	proj := t.TempDir()
+	path := filepath.Join(proj, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bad := []byte("{\n  \"hooks\": [],\n}\n")
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"hook", "install", "--dir", proj}, 1, "malformed settings file: line 3: invalid character '}'"},
+		{[]string{"hook", "uninstall", "--dir", proj}, 1, "malformed settings file"},
+		{[]string{"hook", "install", "--dir", filepath.Join(proj, "nope")}, 2, "nope: not a directory"},
+		{[]string{"hook", "install", "--dir", proj, "--wait", "0s"}, 2, "--wait 0s: must be positive"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errOut := cliRun(t, "", nil, nil, c.args...)
+			if code != c.code || out != "" || !strings.Contains(errOut, c.says) {
+				t.Errorf("exit %d, %q %q; want %d saying %q", code, out, errOut, c.code, c.says)
+			}
+			if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, bad) {
+				t.Errorf("the file changed: %q (%v)", got, err)
+			}
+			if ents, err := os.ReadDir(proj); err != nil || len(ents) != 1 {
+				t.Errorf("project holds %v (%v)", ents, err)
+			}
+		})
+	}
+}

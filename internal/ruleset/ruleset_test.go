@@ -1,0 +1,169 @@
+package ruleset
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+var alice = store.Actor{By: "alice", Via: "cli"}
+
+// state opens a seeded store with a second group and a few rules.
+func state(t *testing.T) *store.DB {
+	t.Helper()
+	db := teststore.Open(t, store.Options{})
+	testkit.Must(t, db.CreateGroup(rules.Group{ID: "shop", Name: "Shop", Description: "the shop"}, alice))
+	for _, r := range []rules.Rule{
+		{GroupID: "shop", ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Allow, Priority: 100},
+		{GroupID: "shop", ToolPattern: "@fs_any", PathPattern: "secrets/*", Action: rules.Deny, Priority: 0, Note: "no"},
+		{GroupID: "shop", ToolPattern: "mcp__github__*", Action: rules.Require, Priority: 7, AgentID: "a", Source: "s"},
+	} {
+		_, err := db.CreateRule(r, alice)
+		testkit.Must(t, err)
+	}
+	return db
+}
+
+func load(t *testing.T, db *store.DB) ([]rules.Group, []rules.Rule) {
+	t.Helper()
+	gs, err := db.Groups()
+	testkit.Must(t, err)
+	rs, err := db.Rules()
+	testkit.Must(t, err)
+	return gs, rs
+}
+
+// TestRoundTrip checks export then import gives no changes, twice the same bytes.
+func TestRoundTrip(t *testing.T) {
+	db := state(t)
+	gs, rs := load(t, db)
+	for _, only := range []string{"", "shop", "default"} {
+		t.Run("group "+only, func(t *testing.T) {
+			out, err := Export(gs, rs, only)
+			testkit.Must(t, err)
+			again, err := Export(gs, rs, only)
+			testkit.Must(t, err)
+			if !bytes.Equal(out, again) {
+				t.Errorf("two exports differ")
+			}
+			doc, err := Parse(out, nil)
+			testkit.Must(t, err)
+			p := Diff(doc, gs, rs)
+			var b bytes.Buffer
+			p.Write(&b)
+			if !p.Empty() || b.String() != "no changes\n" {
+				t.Errorf("round trip plan:\n%s\nfrom\n%s", b.String(), out)
+			}
+		})
+	}
+	out, err := Export(gs, rs, "shop")
+	testkit.Must(t, err)
+	for _, want := range []string{"id: shop", "name: Shop", "command: npm run *", "priority: 0", `tool: '@fs_any'`} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("export lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := Export(gs, rs, "nope"); !errors.Is(err, store.ErrUnknownGroup) {
+		t.Errorf("Export of an unknown group: %v", err)
+	}
+}
+
+// TestDiffApply edits an exported file and applies the plan: added, changed and removed
+// rules and a new group, and then the store exports as the file.
+func TestDiffApply(t *testing.T) {
+	db := state(t)
+	gs, rs := load(t, db)
+	file := `groups:
+  - id: shop
+    name: Shop
+    description: the shop, edited
+    rules:
+      - {tool: Bash, action: allow, command: "npm run *"}
+      - {tool: '@fs_any', action: deny, path: secrets/*, priority: 0, note: changed}
+      - {tool: Read, action: allow, path: docs/*}
+  - id: new
+    rules:
+      - {tool: '*', action: require, priority: 999999}
+`
+	doc, err := Parse([]byte(file), nil)
+	testkit.Must(t, err)
+	p := Diff(doc, gs, rs)
+	var b bytes.Buffer
+	p.Write(&b)
+	for _, want := range []string{
+		"group shop (name or description changed): 1 added, 1 changed, 1 removed",
+		`  + allow Read path "docs/*" priority 100`,
+		`note "no"` + "\n      → deny @fs_any path \"secrets/*\" priority 0 note \"changed\"",
+		`  - rule `, `require mcp__github__* agent "a" source "s" priority 7`,
+		"group new (new): 1 added, 0 changed, 0 removed",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("plan lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "npm run") {
+		t.Errorf("an unchanged rule is in the plan:\n%s", b.String())
+	}
+	_, err = db.ApplyRules(p.Changes, alice)
+	testkit.Must(t, err)
+	gs, rs = load(t, db)
+	if p := Diff(doc, gs, rs); !p.Empty() {
+		t.Errorf("after applying, the plan is %+v", p.Changes)
+	}
+}
+
+func TestParseRefused(t *testing.T) {
+	for _, c := range []struct{ name, file, says string }{
+		{"unknown key", "groups: [{id: a, rules: [], colour: red}]", "field colour not found"},
+		{"not YAML", "groups: [", "did not find expected"},
+		{"every problem listed", `groups:
+  - id: a
+    rules:
+      - {tool: 'a*b', action: allow}
+      - {tool: Read, action: maybe}
+      - {tool: Read, action: allow, command: "ls *"}
+  - id: a
+    rules: []
+  - rules: []
+`, `groups[0].rules[0]: tool_pattern "a*b"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.file), nil)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("Parse = %v, want ErrInvalid saying %q", err, c.says)
+			}
+			if c.name == "every problem listed" {
+				for _, s := range []string{"groups[0].rules[1]", "groups[0].rules[2]: command_pattern",
+					`groups[1]: group "a" is named twice`, "groups[2]: the group has no id"} {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error lacks %q:\n%v", s, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestMerge(t *testing.T) {
+	db := state(t)
+	gs, rs := load(t, db)
+	add := []rules.Rule{
+		{ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Allow, Priority: 100}, // already there
+		{ToolPattern: "WebSearch", Action: rules.Allow, Priority: 100},
+		{ToolPattern: "WebSearch", Action: rules.Allow, Priority: 100}, // twice in the input
+	}
+	p := Merge("shop", add, gs, rs)
+	if len(p.Changes.CreateRules) != 1 || len(p.Changes.CreateGroups) != 0 || p.Changes.CreateRules[0].GroupID != "shop" {
+		t.Errorf("Merge into shop = %+v", p.Changes)
+	}
+	p = Merge("cc", add, gs, rs)
+	if len(p.Changes.CreateRules) != 2 || len(p.Changes.CreateGroups) != 1 || !p.Groups[0].New {
+		t.Errorf("Merge into a new group = %+v", p.Changes)
+	}
+}
