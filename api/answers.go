@@ -134,6 +134,8 @@ type AuditEntry struct {
 	RequestID uint64    `json:"request_id,omitempty"`
 	RuleID    uint64    `json:"rule_id,omitempty"`
 	Detail    string    `json:"detail,omitempty"`
+	// ClarificationID is the clarification the entry is about, 0 for none.
+	ClarificationID uint64 `json:"clarification_id,omitempty"`
 }
 
 // RequestOf is stored request q as the API shows it.
@@ -223,7 +225,8 @@ func auditOf(es []store.AuditEntry) []AuditEntry {
 	out := make([]AuditEntry, len(es))
 	for i, e := range es {
 		out[i] = AuditEntry{ID: e.ID, At: e.At, By: e.By, Via: e.Via, Action: e.Action,
-			RequestID: e.RequestID, RuleID: e.RuleID, Detail: e.Detail}
+			RequestID: e.RequestID, RuleID: e.RuleID, Detail: e.Detail,
+			ClarificationID: e.ClarificationID}
 	}
 	return out
 }

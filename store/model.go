@@ -170,6 +170,8 @@ type AuditEntry struct {
 	RequestID uint64    `json:"request_id,omitempty"`
 	RuleID    uint64    `json:"rule_id,omitempty"`
 	Detail    string    `json:"detail,omitempty"`
+	// ClarificationID is the clarification an entry is about, 0 for none.
+	ClarificationID uint64 `json:"clarification_id,omitempty"`
 }
 
 // RunStatus is the state of a job run (docs/design.md, "Scheduled jobs").
