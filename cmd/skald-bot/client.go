@@ -218,6 +218,8 @@ func addClientCommands(root *cobra.Command) {
 		newJobsCmd(conn),
 		newHookCmd(conn),
 		newBackupCmd(conn),
+		newAskCmd(conn),
+		newAnswerCmd(conn),
 	)
 }
 
