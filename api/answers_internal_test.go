@@ -15,9 +15,11 @@ func TestAnswersMapEveryField(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	run := runOf(store.Run{ID: 1, Job: "backup", SessionID: "cron:backup:1",
 		Status: store.RunFailed, Trigger: "manual", Step: 1, RequestID: 3, Error: "exit 1",
+		ClarificationID: 6,
 		SkippedTriggers: 2, StartedAt: at, FinishedAt: at.Add(time.Second),
 		Steps: []store.StepResult{{Tool: "execute_cmd", Decision: "approved", Status: "failed",
-			ExitCode: 1, Output: "boom", DurationMS: 5, RequestID: 3, StartedAt: at}}})
+			ExitCode: 1, Output: "boom", DurationMS: 5, RequestID: 3, StartedAt: at,
+			ClarificationID: 6}}})
 	audit := auditOf([]store.AuditEntry{{ID: 1, At: at, By: "jane", Via: "api",
 		Action: "resolve", RequestID: 3, RuleID: 4, Detail: "approved", ClarificationID: 5}})
 	bypass := bypassOf(gate.Bypass{SessionID: "s", Scope: "all", Caller: "local",
