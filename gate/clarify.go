@@ -369,3 +369,24 @@ func (q *notifier) updateClarification(c store.Clarification) {
 		}
 	})
 }
+
+// BindReply records that p's chat message asks p.UserID for the answer of
+// clarification id, so that their reply to it answers (ClarificationByReply).
+// Errors: ErrNotFound, ErrInvalid (an empty field, a message bound elsewhere).
+func (m *Manager) BindReply(id uint64, p store.ReplyPrompt) error {
+	if err := m.store.BindReply(id, p); err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	return nil
+}
+
+// ClarificationByReply returns the clarification a reply to chat message (channel,
+// chat, ref) answers and the prompt that asked for it; ErrNotFound when none.
+func (m *Manager) ClarificationByReply(channel, chatID, ref string) (store.Clarification,
+	store.ReplyPrompt, error) {
+	c, p, err := m.store.ClarificationByReply(channel, chatID, ref)
+	if err != nil {
+		return c, p, fmt.Errorf("gate: %w", err)
+	}
+	return c, p, nil
+}
