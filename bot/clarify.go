@@ -136,8 +136,9 @@ type AskAnswer struct {
 	Question string
 }
 
-// handleClarTap answers a tap on a clarification's button (see HandleTap).
-func (b *Bot) handleClarTap(ctx context.Context, t Tap) (TapResult, error) {
+// handleClarTap answers a tap on a clarification's button (see HandleTap); text is
+// the free-text answer of a "✍️ Answer" tap's form (HandleAnswer), nil for a tap.
+func (b *Bot) handleClarTap(ctx context.Context, t Tap, text *string) (TapResult, error) {
 	cb, err := ParseClarCallback(t.Data)
 	if err != nil {
 		return TapResult{Toast: "Invalid button"}, fmt.Errorf("bot: tap: %w", err)
@@ -164,9 +165,12 @@ func (b *Bot) handleClarTap(ctx context.Context, t Tap) (TapResult, error) {
 		return TapResult{Toast: clip(clarFinishedText(c), 200)}, fmt.Errorf(
 			"bot: tap: clarification %d: %w", c.ID, gate.ErrAlreadyResolved)
 	}
-	if cb.Option < 0 {
+	if cb.Option < 0 && text == nil {
 		return TapResult{Toast: "Reply with your answer",
 			Ask: &AskAnswer{ClarificationID: c.ID, Question: c.Question}}, nil
+	}
+	if cb.Option < 0 {
+		return b.answer(ctx, t.Channel, t.UserName, t.UserID, c.ID, gate.Reply{Text: *text})
 	}
 	if cb.Option >= len(c.Options) {
 		return TapResult{Toast: "Invalid button"}, fmt.Errorf("bot: tap: %w: option %d of %d",
@@ -194,6 +198,19 @@ func (b *Bot) answer(ctx context.Context, channel, name, userID string, id uint6
 		return TapResult{Toast: "Not a valid answer"}, fmt.Errorf("bot: answer: %w", err)
 	}
 	return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: answer: %w: %w", ErrInternal, err)
+}
+
+// HandleAnswer answers a clarification with the text of the form its "✍️ Answer"
+// button opened (a Slack modal's view_submission): t is that tap as it was, its Data
+// "q:<id>:w" and its message the question's. The same checks as HandleTap hold
+// (approvers only, the question's own messages only), and the same errors.
+func (b *Bot) HandleAnswer(ctx context.Context, t Tap, text string) (TapResult, error) {
+	cb, err := ParseClarCallback(t.Data)
+	if err != nil || cb.Option >= 0 {
+		return TapResult{Toast: "Invalid form"}, fmt.Errorf("bot: answer form: %w: %q",
+			ErrBadCallback, t.Data)
+	}
+	return b.handleClarTap(ctx, t, &text)
 }
 
 // clarFinishedText says how a finished clarification ended, for someone too late:

@@ -64,7 +64,7 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 		return b.handleOfferTap(ctx, t)
 	}
 	if strings.HasPrefix(t.Data, "q:") {
-		return b.handleClarTap(ctx, t)
+		return b.handleClarTap(ctx, t, nil)
 	}
 	cb, err := ParseCallback(t.Data)
 	if err != nil {
