@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
@@ -219,5 +221,33 @@ func TestClarificationExpiryCancelRestartPrune(t *testing.T) {
 	// The ids may be used again once pruned.
 	if _, created, err := d.CreateClarification(question()); err != nil || !created {
 		t.Fatalf("create after prune: %v %v", created, err)
+	}
+}
+
+func TestVerifyChecksClarifications(t *testing.T) {
+	d, _ := openTest(t)
+	c, _, err := d.CreateClarification(question())
+	testkit.Must(t, err)
+	for _, tc := range []struct {
+		name   string
+		damage func(tx *bolt.Tx) error
+		want   string
+	}{
+		{"undecodable record", func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketClars).Put(u64(c.ID), []byte("{not json"))
+		}, "clarifications"},
+		{"stale pending entry", func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketClarPending).Put(timeIDKey(testkit.T0, 99), nil)
+		}, "clarification 99, which is not pending"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeCopy(t, d)
+			testkit.Must(t, Verify(path))
+			b, err := bolt.Open(path, 0o600, nil)
+			testkit.Must(t, err)
+			testkit.Must(t, b.Update(tc.damage))
+			testkit.Must(t, b.Close())
+			testkit.WantErr(t, Verify(path), ErrCorrupt, tc.want)
+		})
 	}
 }
