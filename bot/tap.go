@@ -179,6 +179,8 @@ func LogTap(log *slog.Logger, t Tap, res TapResult, err error, attrs ...any) {
 	switch {
 	case err == nil && strings.HasPrefix(t.Data, "r:"):
 		log.Info("offered rule added by a tap", attrs...)
+	case err == nil && strings.HasPrefix(t.Data, "q:"):
+		log.Info("clarification tap", attrs...)
 	case err == nil:
 		log.Info("request resolved by a tap", attrs...)
 	case errors.Is(err, ErrInternal):
