@@ -33,7 +33,7 @@ func (o *outbox) MarkClarificationMessagesFinal(id uint64) error {
 }
 
 // submit sends the submission of view v by user with the answer text.
-func (e *env) submit(user string, v slacktest.OpenedView, answer string) {
+func (e *env) submit(user string, v slacktest.OpenedView, answer string) delivery {
 	e.t.Helper()
 	s := slacktest.ViewSubmission{UserID: user, View: v,
 		Values: map[string]map[string]string{"answer": {"answer": answer}}}
@@ -43,9 +43,11 @@ func (e *env) submit(user string, v slacktest.OpenedView, answer string) {
 			e.t.Fatal(err)
 		}
 		e.waitAck(env.EnvelopeID, 1)
-		return
+		return delivery{envelope: env}
 	}
-	e.post(delivery{path: slack.PathInteractions, body: e.srv.ViewSubmissionBody(s)}, 200)
+	d := delivery{path: slack.PathInteractions, body: e.srv.ViewSubmissionBody(s)}
+	e.post(d, 200)
+	return d
 }
 
 // buttons are the texts of the buttons of blocks.
@@ -135,6 +137,39 @@ func TestClarificationModal(t *testing.T) {
 				Value: bot.ClarCallback{ID: c.ID, Option: 0}.String()})
 			if _, toast := e.nextEphemeral(); toast != fmt.Sprintf("Already answered by %s (%s): go on <b>", approverName, approver) {
 				t.Errorf("a late click: %q", toast)
+			}
+		})
+	}
+}
+
+// A submission Slack delivers twice answers once and toasts once.
+func TestAnswerModalRedelivered(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			e := newEnv(t, m, envOptions{})
+			c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "which?"})
+			testkit.Must(t, err)
+			ts := (<-e.box.added).Ref
+			e.clickAction(slacktest.BlockAction{UserID: approver, MessageTS: ts,
+				Value: bot.ClarCallback{ID: c.ID, Option: -1}.String()})
+			views, err := e.srv.WaitViews(testkit.Context(t, 30*time.Second), 1)
+			testkit.Must(t, err)
+			d := e.submit(approver, views[0], "the first")
+			e.redeliver(d, 2)
+			e.stop()
+			if got := e.srv.Ephemerals(); len(got) != 1 || replyText(t, got[0]) != "Answered: the first" {
+				t.Errorf("ephemerals %d, want the one toast", len(got))
+			}
+			audit, err := e.db.Audit(0)
+			testkit.Must(t, err)
+			n := 0
+			for _, a := range audit {
+				if a.Action == store.AuditClarificationAnswered {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d answers audited, want 1", n)
 			}
 		})
 	}
