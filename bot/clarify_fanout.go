@@ -64,7 +64,8 @@ func (f *Fanout) clarSendTask(cs ClarificationOutbox, key msgKey, ch Channel, ta
 		if ref == "" {
 			c, err := cs.Clarification(key.id)
 			if err != nil {
-				return fmt.Errorf("bot: send clarification %d to %s %s: %w", key.id, key.channel, target, err)
+				return fmt.Errorf("bot: send clarification %d to %s %s: %w",
+					key.id, key.channel, target, err)
 			}
 			if c.Status != store.ClarificationPending || clarHasMessage(c, key.channel, target) {
 				return nil
@@ -75,7 +76,8 @@ func (f *Fanout) clarSendTask(cs ClarificationOutbox, key msgKey, ch Channel, ta
 			}
 			if err != nil {
 				ref = ""
-				return fmt.Errorf("bot: send clarification %d to %s %s: %w", key.id, key.channel, target, err)
+				return fmt.Errorf("bot: send clarification %d to %s %s: %w",
+					key.id, key.channel, target, err)
 			}
 		}
 		msg := store.Message{Channel: key.channel, ChatID: target, Ref: ref}
@@ -140,7 +142,8 @@ func (f *Fanout) clarEdit(ctx context.Context, cs ClarificationOutbox, c store.C
 		mu.Unlock()
 		if last {
 			if err := cs.MarkClarificationMessagesFinal(c.ID); err != nil {
-				f.log.Error("marking the messages of a clarification final", "clarification", c.ID, "err", err)
+				f.log.Error("marking the messages of a clarification final",
+					"clarification", c.ID, "err", err)
 			}
 		}
 	}

@@ -175,7 +175,8 @@ func (m *Manager) WaitClarification(ctx context.Context, id uint64) (store.Clari
 // Errors, after which nothing changed: ErrForbidden (an agent's r.Caller),
 // ErrAlreadyResolved with the stored clarification ("already answered by NAME via
 // VIA"), ErrExpired, ErrNotFound, ErrInvalid (no text, an unknown option), ctx's.
-func (m *Manager) AnswerClarification(ctx context.Context, id uint64, r Reply) (store.Clarification, error) {
+func (m *Manager) AnswerClarification(ctx context.Context, id uint64,
+	r Reply) (store.Clarification, error) {
 	if store.IsAgentCaller(r.Caller) {
 		return store.Clarification{}, fmt.Errorf(
 			"gate: answer clarification %d: %w: an agent may not answer clarifications", id, ErrForbidden)

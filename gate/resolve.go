@@ -235,7 +235,8 @@ func (m *Manager) CancelSession(sessionID string, by store.Actor) ([]store.Reque
 	if cerr != nil {
 		return reqs, fmt.Errorf("gate: cancel session %s: clarifications: %w", sessionID, cerr)
 	}
-	detail := fmt.Sprintf("session %s: %d pending requests cancelled, %d bypasses cleared", sessionID, len(reqs), n)
+	detail := fmt.Sprintf("session %s: %d pending requests cancelled, %d bypasses cleared",
+		sessionID, len(reqs), n)
 	if len(clars) > 0 {
 		detail += fmt.Sprintf(", %d clarifications cancelled", len(clars))
 	}

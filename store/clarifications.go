@@ -171,8 +171,8 @@ func (d *DB) CreateClarification(c Clarification) (out Clarification, created bo
 			c.ClarificationID, c.SessionID, ErrToolCallReused)
 	case reused != "":
 		return out, false, fmt.Errorf(
-			"store: create clarification: clarification_id %q of session %q (clarification %d): %w: not the same %s",
-			c.ClarificationID, c.SessionID, out.ID, ErrToolCallReused, reused)
+			"store: create clarification: clarification_id %q of session %q "+
+				"(clarification %d): %w: not the same %s", c.ClarificationID, c.SessionID, out.ID, ErrToolCallReused, reused)
 	}
 	return out, created, nil
 }
@@ -491,8 +491,8 @@ func (d *DB) CancelSessionClarifications(sessionID string, res Resolution) ([]Cl
 		res.At = d.now()
 	}
 	if res.By == "" {
-		return nil, fmt.Errorf("store: cancel the clarifications of session %q: %w: who (by) is required",
-			sessionID, ErrInvalid)
+		return nil, fmt.Errorf("store: cancel the clarifications of session %q: %w: "+
+			"who (by) is required", sessionID, ErrInvalid)
 	}
 	var out []Clarification
 	err := d.update(func(tx *bolt.Tx) error {
@@ -567,7 +567,8 @@ func (d *DB) ExpireDueClarifications(now time.Time) ([]Clarification, error) {
 
 // updateClarification applies change to clarification id in one transaction and
 // writes it when change reports a change.
-func (d *DB) updateClarification(id uint64, change func(tx *bolt.Tx, c *Clarification) (bool, error)) error {
+func (d *DB) updateClarification(id uint64,
+	change func(tx *bolt.Tx, c *Clarification) (bool, error)) error {
 	return d.update(func(tx *bolt.Tx) error {
 		c, ok, err := getClarification(tx, id)
 		if err != nil {
@@ -592,8 +593,8 @@ func (d *DB) updateClarification(id uint64, change func(tx *bolt.Tx, c *Clarific
 // written): ErrNotFound, ErrInvalid (empty channel, chat or ref).
 func (d *DB) AddClarificationMessage(id uint64, m Message) error {
 	if m.Channel == "" || m.ChatID == "" || m.Ref == "" {
-		return fmt.Errorf("store: add message to clarification %d: %w: channel, chat_id and ref are required",
-			id, ErrInvalid)
+		return fmt.Errorf("store: add message to clarification %d: %w: "+
+			"channel, chat_id and ref are required", id, ErrInvalid)
 	}
 	if m.ShownAt.IsZero() {
 		m.ShownAt = d.now()
@@ -658,8 +659,8 @@ func (d *DB) UnfinalizedClarifications() ([]Clarification, error) {
 // another clarification).
 func (d *DB) BindReply(id uint64, p ReplyPrompt) error {
 	if p.Channel == "" || p.ChatID == "" || p.Ref == "" || p.UserID == "" {
-		return fmt.Errorf("store: bind reply to clarification %d: %w: channel, chat_id, ref and user_id are required",
-			id, ErrInvalid)
+		return fmt.Errorf("store: bind reply to clarification %d: %w: "+
+			"channel, chat_id, ref and user_id are required", id, ErrInvalid)
 	}
 	k := strKey(p.Channel, p.ChatID, p.Ref)
 	err := d.updateClarification(id, func(tx *bolt.Tx, c *Clarification) (bool, error) {

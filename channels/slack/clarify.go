@@ -43,7 +43,8 @@ func (c *Channel) openAnswer(ctx context.Context, triggerID string, t bot.Tap, a
 		Submit:          slackgo.NewTextBlockObject(slackgo.PlainTextType, "Send", false, false),
 		Close:           slackgo.NewTextBlockObject(slackgo.PlainTextType, "Cancel", false, false),
 		Blocks: slackgo.Blocks{BlockSet: []slackgo.Block{
-			slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.PlainTextType, question, false, false), nil, nil),
+			slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.PlainTextType, question,
+				false, false), nil, nil),
 			slackgo.NewInputBlock(answerBlockID,
 				slackgo.NewTextBlockObject(slackgo.PlainTextType, "Your answer", false, false), nil,
 				&slackgo.PlainTextInputBlockElement{Type: slackgo.METPlainTextInput,
@@ -52,7 +53,8 @@ func (c *Channel) openAnswer(ctx context.Context, triggerID string, t bot.Tap, a
 	}
 	if _, err := c.api.OpenViewContext(ctx, triggerID, view); err != nil {
 		c.log.Warn("opening the answer modal", "clarification", a.ClarificationID, "err", err)
-		c.ephemeral(ctx, t.ChatID, t.UserID, "Could not open the answer form; try again, or /skald answer <id> <text>")
+		c.ephemeral(ctx, t.ChatID, t.UserID,
+			"Could not open the answer form; try again, or /skald answer <id> <text>")
 	}
 }
 

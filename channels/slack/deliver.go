@@ -13,8 +13,8 @@ import (
 // bot.HandleTap with the user, the channel and the message ts, and the user gets the
 // tap's toast as an ephemeral message — "Not authorized" included, when nothing
 // changed; a clarification's "✍️ Answer" opens the answer modal instead, and that
-// modal's view_submission answers (handleAnswer). Other interaction types are ignored. The prompt messages are updated by
-// the Fanout, not here.
+// modal's view_submission answers (handleAnswer). Other interaction types are
+// ignored. The prompt messages are updated by the Fanout, not here.
 func (c *Channel) handleInteraction(ctx context.Context, key string,
 	cb slackgo.InteractionCallback) {
 	if cb.Type == slackgo.InteractionTypeViewSubmission && cb.View.CallbackID == AnswerCallbackID {

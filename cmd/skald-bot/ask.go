@@ -57,13 +57,16 @@ pending when --wait ran out (the id is printed on stderr); 2 an error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.req.Options, "option", nil, "an answer to offer as a button (repeatable, at most 10)")
+	f.StringArrayVar(&o.req.Options, "option", nil,
+		"an answer to offer as a button (repeatable, at most 10)")
 	f.StringVar(&o.req.SessionID, "session", "cli", "session id")
-	f.StringVar(&o.req.ClarificationID, "id", "", "the caller's own id of this question (makes asking again idempotent)")
+	f.StringVar(&o.req.ClarificationID, "id", "",
+		"the caller's own id of this question (makes asking again idempotent)")
 	f.StringVar(&o.req.AgentID, "agent", "", "agent id")
 	f.StringVar(&o.req.Source, "source", "cli", "source of the question")
 	f.StringVar(&o.req.ContextLabel, "context-label", "", "context shown with the question")
-	f.DurationVar(&o.wait, "wait", 5*time.Minute, "how long to wait for the answer (0: print pending at once)")
+	f.DurationVar(&o.wait, "wait", 5*time.Minute,
+		"how long to wait for the answer (0: print pending at once)")
 	conn.flags(cmd, true)
 	return cmd
 }
