@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bufio"
 	"context"
 	"net/http"
 	"strings"
@@ -115,5 +116,34 @@ func TestClarificationLocalCallerAndCancel(t *testing.T) {
 	}
 	if !strings.Contains(cancelled.Closed.By, store.CallerLocal) {
 		t.Errorf("cancelled by %q", cancelled.Closed.By)
+	}
+}
+
+func TestClarificationEvents(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/api/events", nil)
+	testkit.Must(t, err)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := http.DefaultClient.Do(req)
+	testkit.Must(t, err)
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, ":") {
+		t.Fatalf("first line %q %v", line, err)
+	}
+	c, err := e.client(agentToken).Ask(ctx, api.AskRequest{SessionID: "s", ClarificationID: "c9",
+		Question: "which?"})
+	testkit.Must(t, err)
+	name, data := readEvent(t, r)
+	if want := `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s"}`; name != "clarification_requested" || data != want {
+		t.Fatalf("event %s %s", name, data)
+	}
+	_, err = e.admin.Answer(ctx, c.ID, api.AnswerRequest{Answer: "that one"})
+	testkit.Must(t, err)
+	name, data = readEvent(t, r)
+	if want := `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s","status":"answered"}`; name != "clarification_resolved" || data != want {
+		t.Fatalf("event %s %s", name, data)
 	}
 }
