@@ -84,6 +84,8 @@ func (f *Fanout) clarSendTask(cs ClarificationOutbox, key msgKey, ch Channel, ta
 		if err := cs.AddClarificationMessage(key.id, msg); err != nil {
 			return fmt.Errorf("bot: record message %s of clarification %d: %w", ref, key.id, err)
 		}
+		f.log.Debug("question sent", "clarification", key.id, "channel", key.channel,
+			"chat", target, "ref", ref)
 		if cur, err := cs.Clarification(key.id); err == nil && cur.Status != store.ClarificationPending {
 			if err := f.clarEdit(ctx, cs, cur, unfinal(cur.Messages)); err != nil {
 				f.log.Warn("showing the end of a clarification answered while it was sent",

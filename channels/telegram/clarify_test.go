@@ -182,23 +182,10 @@ func TestClarificationAnsweredByReply(t *testing.T) {
 
 func TestClarificationOptionTapAndCommand(t *testing.T) {
 	e := newEnv(t, envOptions{}).start()
-	// The first send fails: it is retried, as a prompt's.
-	testkit.Must(t, e.srv.FailNext("sendMessage", telegramtest.ServerError(502)))
-	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "go on?\u202e",
-		Options: []string{"yes", "no\u202eway"}})
+	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "go on?", Options: []string{"yes", "no"}})
 	testkit.Must(t, err)
-	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
-		if _, err := e.srv.WaitMessages(e.ctx, chat, 1); err != nil {
-			t.Fatalf("chat %d: %v", chat, err)
-		}
-	}
+	e.note.sig.wait(t, e.ctx, fmt.Sprintf("ask %d", c.ID))
 	m := e.question(janeChat.ID, c.ID)
-	if got := m.Keyboard.InlineKeyboard[1][0].Text; got != `no\u202Eway` {
-		t.Errorf("a bidi character in an option shows as %q", got)
-	}
-	if !strings.Contains(m.PlainText, `go on?\u202E`) {
-		t.Errorf("a bidi character in the question: %q", m.PlainText)
-	}
 	if a := e.tapData(jane, janeChat.ID, m.MessageID, bot.ClarCallback{ID: c.ID, Option: 0}.String()); a.Text != "Answered: yes" {
 		t.Fatalf("option tap: %q", a.Text)
 	}
@@ -213,5 +200,27 @@ func TestClarificationOptionTapAndCommand(t *testing.T) {
 	}
 	if got := e.say(alice, janeChat, fmt.Sprintf("/answer %d another", d.ID)); !strings.Contains(got, "already answered by Jane Doe (100000001): the big one") {
 		t.Errorf("answer again: %q", got)
+	}
+}
+
+// A question's first send fails and is retried, as a prompt's; a bidi character in an
+// option or the question shows as \uXXXX.
+func TestClarificationRetriedAndEscaped(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	testkit.Must(t, e.srv.FailNext("sendMessage", telegramtest.ServerError(502)))
+	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "go on?\u202e",
+		Options: []string{"yes", "no\u202eway"}})
+	testkit.Must(t, err)
+	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
+		if _, err := e.srv.WaitMessages(e.ctx, chat, 1); err != nil {
+			t.Fatalf("chat %d: %v", chat, err)
+		}
+		m := e.question(chat, c.ID)
+		if got := m.Keyboard.InlineKeyboard[1][0].Text; got != `no\u202Eway` {
+			t.Errorf("a bidi character in an option shows as %q", got)
+		}
+		if !strings.Contains(m.PlainText, `go on?\u202E`) {
+			t.Errorf("a bidi character in the question: %q", m.PlainText)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -44,6 +45,9 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
 		t.Fatalf("question %q with buttons %q", q.PlainText, q.CallbackData())
 	}
 
+	for _, ch := range []string{"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel} {
+		e.svc.waitFor(t, `msg="question sent"`, "clarification=1 ", ch)
+	}
 	e.svc.kill(t)
 	e.start()
 	if r, err := e.api.Run(e.ctx, 1); err != nil || r.Status != store.RunWaitingApproval || r.ClarificationID != 1 {
@@ -57,6 +61,7 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
 		t.Errorf("the question after the answer: %q", m.PlainText)
 	}
 	prompt, id := e.telegramPrompt(2)
+	e.promptsRecorded(id)
 	if toast := e.tap(prompt, "a:"+u(id)+":ok"); toast != "Approved" {
 		t.Fatalf("toast %q", toast)
 	}
