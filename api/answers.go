@@ -99,18 +99,20 @@ type Bypass struct {
 // is the number, from 1, of the step being run or waited on (or last run), as every
 // listing, log line and message numbers steps.
 type Run struct {
-	ID              uint64          `json:"id"`
-	Job             string          `json:"job"`
-	SessionID       string          `json:"session_id"`
-	Status          store.RunStatus `json:"status"`
-	Trigger         string          `json:"trigger,omitempty"`
-	Step            int             `json:"step"`
-	RequestID       uint64          `json:"request_id,omitempty"`
-	Steps           []StepResult    `json:"steps"`
-	Error           string          `json:"error,omitempty"`
-	SkippedTriggers int             `json:"skipped_triggers,omitempty"`
-	StartedAt       time.Time       `json:"started_at"`
-	FinishedAt      time.Time       `json:"finished_at,omitzero"`
+	ID        uint64          `json:"id"`
+	Job       string          `json:"job"`
+	SessionID string          `json:"session_id"`
+	Status    store.RunStatus `json:"status"`
+	Trigger   string          `json:"trigger,omitempty"`
+	Step      int             `json:"step"`
+	RequestID uint64          `json:"request_id,omitempty"`
+	// ClarificationID is the clarification an ask_user step waits on.
+	ClarificationID uint64       `json:"clarification_id,omitempty"`
+	Steps           []StepResult `json:"steps"`
+	Error           string       `json:"error,omitempty"`
+	SkippedTriggers int          `json:"skipped_triggers,omitempty"`
+	StartedAt       time.Time    `json:"started_at"`
+	FinishedAt      time.Time    `json:"finished_at,omitzero"`
 }
 
 // StepResult is what one step of a run did; DurationMS is in milliseconds. ExitCode
@@ -125,6 +127,8 @@ type StepResult struct {
 	DurationMS int64     `json:"duration_ms"`
 	RequestID  uint64    `json:"request_id,omitempty"`
 	StartedAt  time.Time `json:"started_at,omitzero"`
+	// ClarificationID is an ask_user step's clarification; its answer is Output.
+	ClarificationID uint64 `json:"clarification_id,omitempty"`
 }
 
 // AuditEntry is one line of the audit log (docs/design.md, "Persistence").
@@ -137,6 +141,8 @@ type AuditEntry struct {
 	RequestID uint64    `json:"request_id,omitempty"`
 	RuleID    uint64    `json:"rule_id,omitempty"`
 	Detail    string    `json:"detail,omitempty"`
+	// ClarificationID is the clarification the entry is about, 0 for none.
+	ClarificationID uint64 `json:"clarification_id,omitempty"`
 }
 
 // RequestOf is stored request q as the API shows it.
@@ -209,14 +215,15 @@ func runsOf(rs []store.Run) []Run {
 
 func runOf(r store.Run) Run {
 	out := Run{ID: r.ID, Job: r.Job, SessionID: r.SessionID, Status: r.Status,
-		Trigger: r.Trigger, Step: r.Step + 1, RequestID: r.RequestID, Error: r.Error,
+		Trigger: r.Trigger, Step: r.Step + 1, RequestID: r.RequestID,
+		ClarificationID: r.ClarificationID, Error: r.Error,
 		SkippedTriggers: r.SkippedTriggers, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	if r.Steps != nil { // nil stays null on the wire, as the store has it
 		out.Steps = make([]StepResult, len(r.Steps))
 		for i, s := range r.Steps {
 			out.Steps[i] = StepResult{Tool: s.Tool, Decision: s.Decision, Status: s.Status,
 				Output: s.Output, DurationMS: s.DurationMS,
-				RequestID: s.RequestID, StartedAt: s.StartedAt}
+				RequestID: s.RequestID, StartedAt: s.StartedAt, ClarificationID: s.ClarificationID}
 			if ran(s) {
 				out.Steps[i].ExitCode = &s.ExitCode
 			}
@@ -236,7 +243,8 @@ func auditOf(es []store.AuditEntry) []AuditEntry {
 	out := make([]AuditEntry, len(es))
 	for i, e := range es {
 		out[i] = AuditEntry{ID: e.ID, At: e.At, By: e.By, Via: e.Via, Action: e.Action,
-			RequestID: e.RequestID, RuleID: e.RuleID, Detail: e.Detail}
+			RequestID: e.RequestID, RuleID: e.RuleID, Detail: e.Detail,
+			ClarificationID: e.ClarificationID}
 	}
 	return out
 }

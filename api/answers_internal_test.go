@@ -15,14 +15,23 @@ func TestAnswersMapEveryField(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	run := runOf(store.Run{ID: 1, Job: "backup", SessionID: "cron:backup:1",
 		Status: store.RunFailed, Trigger: "manual", Step: 1, RequestID: 3, Error: "exit 1",
+		ClarificationID: 6,
 		SkippedTriggers: 2, StartedAt: at, FinishedAt: at.Add(time.Second),
 		Steps: []store.StepResult{{Tool: "execute_cmd", Decision: "approved", Status: "failed",
-			ExitCode: 1, Output: "boom", DurationMS: 5, RequestID: 3, StartedAt: at}}})
+			ExitCode: 1, Output: "boom", DurationMS: 5, RequestID: 3, StartedAt: at,
+			ClarificationID: 6}}})
 	audit := auditOf([]store.AuditEntry{{ID: 1, At: at, By: "jane", Via: "api",
-		Action: "resolve", RequestID: 3, RuleID: 4, Detail: "approved"}})
+		Action: "resolve", RequestID: 3, RuleID: 4, Detail: "approved", ClarificationID: 5}})
 	bypass := bypassOf(gate.Bypass{SessionID: "s", Scope: "all", Caller: "local",
 		RequestID: 3, Profile: "agents", AgentID: "bot-1", ExpiresAt: at})
-	for _, v := range []any{run, run.Steps[0], audit[0], bypass} {
+	two := 1
+	clar := ClarificationOf(store.Clarification{ID: 1, ClarificationID: "c", SessionID: "s",
+		AgentID: "a", Source: "cli", ContextLabel: "l", Caller: "local", Question: "q",
+		Options: []string{"x", "y"}, CreatedAt: at, ExpiresAt: at, Status: "answered",
+		Answer:   &store.ClarificationAnswer{Text: "y", Option: &two, By: "j", Via: "api", At: at},
+		Closed:   &store.Resolution{By: "j", Via: "api", At: at, Note: "n"},
+		Messages: []store.Message{{Channel: "telegram", ChatID: "1", Ref: "2", ShownAt: at, Final: true}}})
+	for _, v := range []any{run, run.Steps[0], audit[0], bypass, clar, *clar.Answer} {
 		rv := reflect.ValueOf(v)
 		t.Run(rv.Type().Name(), func(t *testing.T) {
 			for i := range rv.NumField() {
@@ -37,7 +46,8 @@ func TestAnswersMapEveryField(t *testing.T) {
 // TestEmptyListsAreArrays: an empty list is [] on the wire, never null.
 func TestEmptyListsAreArrays(t *testing.T) {
 	for name, v := range map[string]any{"requests": requestsOf(nil),
-		"bypasses": bypassesOf(nil), "runs": runsOf(nil), "audit": auditOf(nil)} {
+		"bypasses": bypassesOf(nil), "runs": runsOf(nil), "audit": auditOf(nil),
+		"clarifications": clarificationsOf(nil)} {
 		t.Run(name, func(t *testing.T) {
 			if rv := reflect.ValueOf(v); rv.IsNil() || rv.Len() != 0 {
 				t.Errorf("%s of nil = %#v, want an empty slice", name, v)

@@ -212,14 +212,18 @@ func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// inbox is GET /api/inbox: the pending requests.
+// inbox is GET /api/inbox: the pending requests and clarifications.
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
 	pending, err := s.gate.Pending()
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, Inbox{Total: len(pending), Approvals: requestsOf(pending),
-		Clarifications: []any{}})
+	clars, err := s.gate.Clarifications()
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, Inbox{Total: len(pending) + len(clars),
+		Approvals: requestsOf(pending), Clarifications: clarificationsOf(clars)})
 	return nil
 }
 

@@ -147,6 +147,9 @@ var agentRoutes = map[string]bool{
 	"GET /api/approval/requests/{id}":         true,
 	"POST /api/approval/requests/{id}/cancel": true,
 	"POST /api/approval/visible":              true,
+	"POST /api/clarifications":                true,
+	"GET /api/clarifications/{id}":            true,
+	"POST /api/clarifications/{id}/cancel":    true,
 }
 
 type principalKey struct{}

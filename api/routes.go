@@ -20,6 +20,10 @@ func (s *Server) routes() {
 	h("GET /api/inbox", s.inbox)
 	h("POST /api/inbox/approvals/{id}/resolve", s.resolve)
 	h("POST /api/tools/{tool_call_id}/resolve", s.resolveToolCall)
+	h("POST /api/clarifications", s.ask)
+	h("GET /api/clarifications/{id}", s.clarification)
+	h("POST /api/clarifications/{id}/cancel", s.cancelClarification)
+	h("POST /api/inbox/clarifications/{id}/resolve", s.answerClarification)
 
 	h("GET /api/approval/rules", s.listRules)
 	h("POST /api/approval/rules", s.createRule)

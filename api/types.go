@@ -71,12 +71,12 @@ type CancelRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Inbox is GET /api/inbox: the pending requests, oldest first. Clarifications is
-// always empty for now (clarifications are planned).
+// Inbox is GET /api/inbox: the pending requests and clarifications, oldest first;
+// Total counts both.
 type Inbox struct {
-	Total          int       `json:"total"`
-	Approvals      []Request `json:"approvals"`
-	Clarifications []any     `json:"clarifications"`
+	Total          int             `json:"total"`
+	Approvals      []Request       `json:"approvals"`
+	Clarifications []Clarification `json:"clarifications"`
 }
 
 // VisibleRequest is the body of POST /api/approval/visible: the group or profile to

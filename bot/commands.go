@@ -71,6 +71,7 @@ func init() {
 		{"pending", RoleApprover, "pending", "the requests waiting for a decision", (*Bot).pending},
 		{"approve", RoleApprover, "approve <id> [note]", "approve a request", (*Bot).resolve},
 		{"reject", RoleApprover, "reject <id> [note]", "reject a request", (*Bot).resolve},
+		{"answer", RoleApprover, "answer <id> <text>", "answer a clarification", (*Bot).answerCmd},
 		{"rules", RoleAdmin, "rules [group]", "list the rules", (*Bot).rules},
 		{"allow", RoleAdmin, "allow <tool_pattern> " + ruleUsage, "add an allow rule", (*Bot).addRule},
 		{"deny", RoleAdmin, "deny <tool_pattern> " + ruleUsage, "add a deny rule", (*Bot).addRule},

@@ -95,6 +95,7 @@ type Fanout struct {
 type msgKey struct {
 	id                 uint64
 	channel, chat, ref string
+	clar               bool // id is a clarification's
 }
 
 var _ gate.Notifier = (*Fanout)(nil)
@@ -440,7 +441,7 @@ func (f *Fanout) Reconcile(ctx context.Context) error {
 			errs = append(errs, f.Update(ctx, r))
 		}
 	}
-	errs = append(errs, f.SweepOffers())
+	errs = append(errs, f.SweepOffers(), f.reconcileClarifications(ctx))
 	return errors.Join(errs...)
 }
 

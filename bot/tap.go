@@ -41,6 +41,9 @@ type TapResult struct {
 	// Request is the request as stored after the tap; zero when the tap named no
 	// request it may see (bad data, not authorized, unknown, not bound).
 	Request store.Request
+	// Ask, set by a clarification's "✍️ Answer" button, asks the adapter to get the
+	// approver's free-text answer.
+	Ask *AskAnswer
 }
 
 // HandleTap resolves the request a button names, for an approver of t.Channel and
@@ -49,7 +52,9 @@ type TapResult struct {
 // Fanout.Update. An admin's approval of a call a rule could have allowed also queues
 // the "➕ Always" follow-up (Options.FollowUps); a tap on its button, data
 // "r:<request id>", adds the offered rules instead (admins only, from that
-// follow-up only, once; errors ErrOfferUsed, ErrOfferExpired). The TapResult always
+// follow-up only, once; errors ErrOfferUsed, ErrOfferExpired). Data "q:<id>:<option|w>"
+// is a clarification's button: an option answers it, "w" sets TapResult.Ask (approvers
+// only, from its own messages only). The TapResult always
 // carries the toast to show. The error is nil when this tap resolved the request or
 // added the offered rules; otherwise it wraps ErrBadCallback, ErrNotAuthorized,
 // gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved, gate.ErrExpired, or
@@ -57,6 +62,9 @@ type TapResult struct {
 func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	if strings.HasPrefix(t.Data, "r:") {
 		return b.handleOfferTap(ctx, t)
+	}
+	if strings.HasPrefix(t.Data, "q:") {
+		return b.handleClarTap(ctx, t, nil)
 	}
 	cb, err := ParseCallback(t.Data)
 	if err != nil {
@@ -171,6 +179,8 @@ func LogTap(log *slog.Logger, t Tap, res TapResult, err error, attrs ...any) {
 	switch {
 	case err == nil && strings.HasPrefix(t.Data, "r:"):
 		log.Info("offered rule added by a tap", attrs...)
+	case err == nil && strings.HasPrefix(t.Data, "q:"):
+		log.Info("clarification tap", attrs...)
 	case err == nil:
 		log.Info("request resolved by a tap", attrs...)
 	case errors.Is(err, ErrInternal):

@@ -38,6 +38,9 @@ var _ Store = (*store.DB)(nil)
 type Gate interface {
 	Check(ctx context.Context, c gate.Call) (gate.Outcome, error)
 	Request(id uint64) (store.Request, error)
+	// Ask and Clarification serve the ask_user step.
+	Ask(q gate.Question) (store.Clarification, bool, error)
+	Clarification(id uint64) (store.Clarification, error)
 	Subscribe(buffer int) (<-chan gate.Event, func())
 	Publish(e gate.Event)
 	Profile(id string) (rules.Profile, bool)
@@ -247,6 +250,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			if d, ok := ev.Data.(gate.ApprovalResolved); ok && ev.Name == gate.EventApprovalResolved {
 				e.requestResolved(d.RequestID)
 			}
+			if d, ok := ev.Data.(gate.ClarificationResolved); ok {
+				e.clarificationResolved(d.SessionID, d.ID)
+			}
 		}
 	}
 }
@@ -320,6 +326,10 @@ func (e *Engine) resumeResolved() {
 		return
 	}
 	for _, r := range runs {
+		if r.ClarificationID != 0 {
+			e.clarificationResolved(r.SessionID, r.ClarificationID)
+			continue
+		}
 		e.requestResolved(r.RequestID)
 	}
 }

@@ -54,7 +54,7 @@ func checkExec(args map[string]any) error {
 // timeout (default DefaultCmdTimeout) the whole process group is killed and the step
 // fails with ErrTimeout and exit code -1. A non-zero exit status fails the step with
 // that exit code. The command inherits the service's environment except the SKALD_*
-// variables, which hold its tokens.
+// variables, which hold its tokens, and gets the run's answers (Env.Answers).
 func runExec(ctx context.Context, env Env, args map[string]any) (Result, error) {
 	a, err := parseExec(args)
 	if err != nil {
@@ -71,7 +71,7 @@ func runExec(ctx context.Context, env Env, args map[string]any) (Result, error) 
 	var out tail
 	cmd := exec.CommandContext(ctx, shell, "-c", a.cmd)
 	cmd.Dir = dir
-	cmd.Env = commandEnv()
+	cmd.Env = append(commandEnv(), env.Answers...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = waitDelay

@@ -136,6 +136,10 @@ func Validate(jobs []Job, tools map[string]Tool) error {
 		for i, s := range j.Steps {
 			t, ok := tools[s.Tool]
 			switch {
+			case s.Tool == AskUserTool:
+				if err := checkAskUser(s.Args); err != nil {
+					bad(j.Name, "step %d (%s): %v", i+1, s.Tool, err)
+				}
 			case !ok:
 				bad(j.Name, "step %d: unknown tool %q (known: %s)", i+1, s.Tool,
 					strings.Join(slices.Sorted(maps.Keys(tools)), ", "))

@@ -114,6 +114,12 @@ func (e *Engine) drive(ctx context.Context, j *job, id uint64, session string, f
 			e.finish(j.Name, id, store.RunInterrupted, fmt.Sprintf("interrupted: the service stopped before step %d", i+1), nil)
 			return
 		}
+		if tool == AskUserTool { // not gated (docs/design.md, "Scheduled jobs")
+			if !e.askStep(j, id, session, i) {
+				return
+			}
+			continue
+		}
 		decision, reqID := gate.VerdictApproved, uint64(0)
 		if !approved || i != from {
 			out, err := e.gate.Check(ctx, e.call(j, session, i))
@@ -179,7 +185,7 @@ func (e *Engine) call(j *job, session string, i int) gate.Call {
 func (e *Engine) runStep(ctx context.Context, j *job, id uint64, i int, decision gate.Verdict, reqID uint64) bool {
 	tool := j.Steps[i].Tool
 	start := e.now()
-	_, err := e.update(id, func(r *store.Run) {
+	run, err := e.update(id, func(r *store.Run) {
 		if reqID == 0 && i < len(r.Steps) {
 			reqID = r.Steps[i].RequestID // the request an approval resumed
 		}
@@ -191,7 +197,7 @@ func (e *Engine) runStep(ctx context.Context, j *job, id uint64, i int, decision
 		e.log.Error("storing a step's start; the run stops here", "job", j.Name, "run_id", id, "step", i+1, "err", err)
 		return false
 	}
-	res, runErr := e.execute(ctx, j, i)
+	res, runErr := e.execute(ctx, j, i, answerEnv(run))
 	result := func(r *store.Run, status store.RunStatus, out string) {
 		if i < len(r.Steps) {
 			s := &r.Steps[i]
@@ -219,9 +225,9 @@ func (e *Engine) runStep(ctx context.Context, j *job, id uint64, i int, decision
 	return false
 }
 
-// execute runs step i's tool; a panic in it is recovered and returned as an error
+// execute runs step i's tool with the answers of earlier ask_user steps; a panic in it is recovered and returned as an error
 // "panic: …", with the stack in the log, so the run fails and the engine goes on.
-func (e *Engine) execute(ctx context.Context, j *job, i int) (res Result, err error) {
+func (e *Engine) execute(ctx context.Context, j *job, i int, answers []string) (res Result, err error) {
 	s := j.Steps[i]
 	defer func() {
 		if p := recover(); p != nil {
@@ -229,7 +235,9 @@ func (e *Engine) execute(ctx context.Context, j *job, i int) (res Result, err er
 			res, err = Result{ExitCode: -1}, fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return e.tools[s.Tool].Run(ctx, j.env, s.Args)
+	env := j.env
+	env.Answers = answers
+	return e.tools[s.Tool].Run(ctx, env, s.Args)
 }
 
 // park stores run id as waiting for request reqID at step i and returns: no goroutine

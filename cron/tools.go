@@ -37,6 +37,9 @@ type Env struct {
 	// WorkDir is the profile's working directory, absolute: relative paths resolve
 	// against it.
 	WorkDir string
+	// Answers are the answers of the run's earlier ask_user steps as environment
+	// entries ("SKALD_ANSWER_1=main", …; see AskUserTool), for execute_cmd.
+	Answers []string
 }
 
 // Result is what a step produced.

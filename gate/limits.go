@@ -36,6 +36,13 @@ func (p *pendingCount) init(s Store, l Limits) error {
 	for _, r := range reqs {
 		p.add(r.Caller)
 	}
+	cs, err := s.PendingClarifications()
+	if err != nil {
+		return fmt.Errorf("count the pending clarifications: %w", err)
+	}
+	for _, c := range cs {
+		p.add(callerOf(c.Caller))
+	}
 	return nil
 }
 

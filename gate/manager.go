@@ -179,6 +179,8 @@ type Manager struct {
 	// waitMu guards waiters: request id → the callers of Wait on it.
 	waitMu  sync.Mutex
 	waiters map[uint64]*waiter
+	// clarWaiters are the callers of WaitClarification (guarded by waitMu).
+	clarWaiters map[uint64]*waiter
 
 	pending pendingCount
 	catalog catalog
@@ -290,6 +292,7 @@ func (m *Manager) sweepLoop(ctx context.Context) {
 		case <-m.sweepNow:
 		}
 		m.expireDue()
+		m.expireDueClarifications()
 		if m.snap.Load().err != nil {
 			m.rulesMu.Lock()
 			if m.snap.Load().err != nil {

@@ -22,7 +22,9 @@ type notifier struct {
 	stopped bool
 	// shows maps a request to the done channel of its Show still in flight.
 	shows map[uint64]chan struct{}
-	wg    sync.WaitGroup // the goroutines started
+	// clarShows is shows for clarifications (their ids are another sequence).
+	clarShows map[uint64]chan struct{}
+	wg        sync.WaitGroup // the goroutines started
 }
 
 func (q *notifier) init(n Notifier, log *slog.Logger) {

@@ -209,7 +209,8 @@ func (m *Manager) CancelRequest(id uint64, reason string, by store.Actor,
 	return req, nil
 }
 
-// CancelSession cancels the session: its pending requests become cancelled
+// CancelSession cancels the session: its pending requests and clarifications become
+// cancelled
 // (each audited by the store), its bypasses are cleared, and one audit entry records
 // the cancellation. Waiters are woken, approval_resolved is published and the notifier
 // updates each request. It returns the requests it cancelled. Errors: ErrNoSession,
@@ -228,9 +229,19 @@ func (m *Manager) CancelSession(sessionID string, by store.Actor) ([]store.Reque
 	for _, r := range reqs {
 		m.finished(r)
 	}
-	m.log.Info("session cancelled", "session_id", sessionID, "requests", len(reqs), "bypasses", n, "by", by.By, "via", by.Via)
+	clars, cerr := m.cancelSessionClarifications(sessionID, by, now)
+	m.log.Info("session cancelled", "session_id", sessionID, "requests", len(reqs),
+		"clarifications", len(clars), "bypasses", n, "by", by.By, "via", by.Via)
+	if cerr != nil {
+		return reqs, fmt.Errorf("gate: cancel session %s: clarifications: %w", sessionID, cerr)
+	}
+	detail := fmt.Sprintf("session %s: %d pending requests cancelled, %d bypasses cleared",
+		sessionID, len(reqs), n)
+	if len(clars) > 0 {
+		detail += fmt.Sprintf(", %d clarifications cancelled", len(clars))
+	}
 	err = m.store.AppendAudit(store.AuditEntry{At: now, By: by.By, Via: by.Via, Action: AuditSessionCancelled,
-		Detail: fmt.Sprintf("session %s: %d pending requests cancelled, %d bypasses cleared", sessionID, len(reqs), n)})
+		Detail: detail})
 	if err != nil {
 		return reqs, fmt.Errorf("gate: cancel session %s: %w", sessionID, err)
 	}

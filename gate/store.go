@@ -37,6 +37,17 @@ type Store interface {
 	AddMessage(id uint64, m store.Message) error
 	MarkMessagesFinal(id uint64) error
 
+	CreateClarification(c store.Clarification) (store.Clarification, bool, error)
+	Clarification(id uint64) (store.Clarification, error)
+	ClarificationByCallerID(sessionID, clarificationID string) (store.Clarification, error)
+	PendingClarifications() ([]store.Clarification, error)
+	AnswerClarification(id uint64, a store.ClarificationAnswer) (store.Clarification, error)
+	CancelClarification(id uint64, res store.Resolution) (store.Clarification, error)
+	CancelSessionClarifications(sessionID string, res store.Resolution) ([]store.Clarification, error)
+	ExpireDueClarifications(now time.Time) ([]store.Clarification, error)
+	BindReply(id uint64, p store.ReplyPrompt) error
+	ClarificationByReply(channel, chatID, ref string) (store.Clarification, store.ReplyPrompt, error)
+
 	AppendAudit(entries ...store.AuditEntry) error
 	AddTools(names []string) error
 	Tools() ([]string, error)

@@ -63,7 +63,8 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // It opens the file read-only (waiting up to DefaultLockTimeout for a process that
 // holds it, such as a running skald-bot on its own file), checks the meta bucket as
 // Open does, that the file holds every page its header counts, and bbolt's consistency
-// check of every page (Tx.Check). It blocks until done: the whole file is read.
+// check of every page (Tx.Check), and that every clarification decodes and its pending
+// index is consistent. It blocks until done: the whole file is read.
 //
 // Errors, each naming the path: ErrNotOurs (empty, not a bbolt file, not ours, or cut
 // short), ErrSchemaVersion, ErrCorrupt (bbolt's check found damaged pages — the first
@@ -108,7 +109,7 @@ func Verify(path string) (err error) {
 		if len(errs) > 0 {
 			return fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(errs...))
 		}
-		return nil
+		return checkClarifications(tx)
 	})
 	if err != nil {
 		return fmt.Errorf("store: verify %s: %w", path, err)

@@ -78,12 +78,18 @@ var (
 	bucketRunsByRequest = []byte("runs_by_request")
 	bucketDeliveries    = []byte("deliveries")
 	bucketDeliveriesAt  = []byte("deliveries_by_time")
+	bucketClars         = []byte("clarifications")
+	bucketClarByCID     = []byte("clarifications_by_id")
+	bucketClarPending   = []byte("clarifications_pending")
+	bucketClarUnfinal   = []byte("clarifications_unfinal")
+	bucketClarByReply   = []byte("clarifications_by_reply")
 
 	allBuckets = [][]byte{
 		bucketMeta, bucketValues, bucketGroups, bucketRules, bucketRulesByGroup,
 		bucketRequests, bucketRequestsByTC, bucketPending, bucketUnfinal, bucketAudit, bucketTools,
 		bucketRuns, bucketRunsByJob, bucketRunsByStatus, bucketRunsByRequest,
 		bucketDeliveries, bucketDeliveriesAt,
+		bucketClars, bucketClarByCID, bucketClarPending, bucketClarUnfinal, bucketClarByReply,
 	}
 
 	keyMagic  = []byte("magic")

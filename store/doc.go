@@ -60,10 +60,17 @@
 //	runs_by_request        request id → run id
 //	deliveries             delivery id → uint64 first-seen ns          (replays)
 //	deliveries_by_time     (first-seen ns, delivery id) → ∅
+//	clarifications         clarification id → Clarification
+//	clarifications_by_id   (clarification_id, session id) → id       (idempotency)
+//	clarifications_pending (expires_at ns, id) → ∅                   (the pending ones, by expiry)
+//	clarifications_unfinal id → ∅                                     (a message not yet final)
+//	clarifications_by_reply (channel, chat, message ref) → id         (reply prompts)
 //
 // Every index changes in the same transaction as the record it points to. A change to
 // this layout must increment SchemaVersion and migrate older files in Open; builds that
-// predate it then refuse the file instead of misreading it.
+// predate it then refuse the file instead of misreading it. Buckets added beside the
+// others (the clarification buckets) are no such change: Open creates them in an older
+// file, and an older build never opens them.
 //
 // # Write costs
 //
@@ -79,7 +86,7 @@
 //
 // # Audit
 //
-// Every change of a rule or group and every resolution, expiry and cancellation is
+// Every change of a rule or group and every resolution, answer, expiry and cancellation is
 // audited in the transaction that makes it (actions "rule.create", "group.delete",
 // "request.approved", "request.expired", …), by the Actor given; the store's own
 // changes are by "system" (via "seed", "gate" or "retention"). Other audit entries

@@ -170,6 +170,8 @@ type AuditEntry struct {
 	RequestID uint64    `json:"request_id,omitempty"`
 	RuleID    uint64    `json:"rule_id,omitempty"`
 	Detail    string    `json:"detail,omitempty"`
+	// ClarificationID is the clarification an entry is about, 0 for none.
+	ClarificationID uint64 `json:"clarification_id,omitempty"`
 }
 
 // RunStatus is the state of a job run (docs/design.md, "Scheduled jobs").
@@ -191,13 +193,16 @@ const (
 // Run is one execution of a scheduled job. Its session is
 // "cron:<job>:<id>". Step is the index of the step being run or waited on.
 type Run struct {
-	ID              uint64       `json:"id"`
-	Job             string       `json:"job"`
-	SessionID       string       `json:"session_id"`
-	Status          RunStatus    `json:"status"`
-	Trigger         string       `json:"trigger,omitempty"` // "schedule", "manual"
-	Step            int          `json:"step"`
-	RequestID       uint64       `json:"request_id,omitempty"`
+	ID        uint64    `json:"id"`
+	Job       string    `json:"job"`
+	SessionID string    `json:"session_id"`
+	Status    RunStatus `json:"status"`
+	Trigger   string    `json:"trigger,omitempty"` // "schedule", "manual"
+	Step      int       `json:"step"`
+	RequestID uint64    `json:"request_id,omitempty"`
+	// ClarificationID is the clarification an ask_user step waits on (status
+	// waiting_approval), 0 otherwise.
+	ClarificationID uint64       `json:"clarification_id,omitempty"`
 	Steps           []StepResult `json:"steps"`
 	Error           string       `json:"error,omitempty"`
 	SkippedTriggers int          `json:"skipped_triggers,omitempty"`
@@ -216,4 +221,6 @@ type StepResult struct {
 	DurationMS int64     `json:"duration_ms"`
 	RequestID  uint64    `json:"request_id,omitempty"`
 	StartedAt  time.Time `json:"started_at,omitzero"`
+	// ClarificationID is an ask_user step's clarification; its answer is Output.
+	ClarificationID uint64 `json:"clarification_id,omitempty"`
 }

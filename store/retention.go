@@ -8,7 +8,8 @@ import (
 )
 
 // Prune applies the retention (docs/design.md, "Persistence") in one transaction: it deletes the
-// finished approval requests resolved before before, the finished runs that finished
+// finished approval requests resolved before before, the finished clarifications
+// that ended before it, the finished runs that finished
 // before before, and the audit entries older than before, with their index entries,
 // and returns how many records it deleted. Pending requests and unfinished runs are
 // kept whatever their age. When it deleted something it appends one audit entry
@@ -28,13 +29,20 @@ func (d *DB) Prune(before time.Time) (n int, err error) {
 		if err != nil {
 			return err
 		}
-		n = reqs + runs + audits
+		clars, err := pruneClarifications(tx, before)
+		if err != nil {
+			return err
+		}
+		n = reqs + runs + audits + clars
 		if n == 0 {
 			return errNoChange
 		}
-		return d.audit(tx, actorRetention, AuditRetentionPruned, 0, 0,
-			fmt.Sprintf("before %s: %d requests, %d runs, %d audit entries",
-				before.UTC().Format(time.RFC3339), reqs, runs, audits))
+		detail := fmt.Sprintf("before %s: %d requests, %d runs, %d audit entries",
+			before.UTC().Format(time.RFC3339), reqs, runs, audits)
+		if clars > 0 {
+			detail += fmt.Sprintf(", %d clarifications", clars)
+		}
+		return d.audit(tx, actorRetention, AuditRetentionPruned, 0, 0, detail)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: prune: %w", err)

@@ -12,10 +12,15 @@ import (
 // handleInteraction runs a block_actions delivery: each clicked button goes to
 // bot.HandleTap with the user, the channel and the message ts, and the user gets the
 // tap's toast as an ephemeral message — "Not authorized" included, when nothing
-// changed. Other interaction types are ignored. The prompt messages are updated by
-// the Fanout, not here.
+// changed; a clarification's "✍️ Answer" opens the answer modal instead, and that
+// modal's view_submission answers (handleAnswer). Other interaction types are
+// ignored. The prompt messages are updated by the Fanout, not here.
 func (c *Channel) handleInteraction(ctx context.Context, key string,
 	cb slackgo.InteractionCallback) {
+	if cb.Type == slackgo.InteractionTypeViewSubmission && cb.View.CallbackID == AnswerCallbackID {
+		c.handleAnswer(ctx, key, cb)
+		return
+	}
 	if cb.Type != slackgo.InteractionTypeBlockActions {
 		c.log.Debug("interaction ignored", "type", string(cb.Type))
 		return
@@ -39,6 +44,10 @@ func (c *Channel) handleInteraction(ctx context.Context, key string,
 		}
 		res, err := c.bot.HandleTap(ctx, tap)
 		bot.LogTap(c.log, tap, res, err, "action_id", a.ActionID)
+		if res.Ask != nil {
+			c.openAnswer(ctx, cb.TriggerID, tap, res.Ask)
+			continue
+		}
 		c.ephemeral(ctx, channel, user, res.Toast)
 	}
 }

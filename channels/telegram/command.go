@@ -20,6 +20,9 @@ func (c *Channel) onMessage(ctx context.Context, m *models.Message) {
 	if m.From == nil || m.From.IsBot {
 		return
 	}
+	if c.onReply(ctx, m) {
+		return
+	}
 	line, ok := commandLine(m.Text, c.botUsername())
 	if !ok {
 		return

@@ -50,6 +50,9 @@ func (c *Channel) resolveTap(ctx context.Context, tap bot.Tap) string {
 		res, err := c.handler.HandleTap(ctx, tap)
 		bot.LogTap(c.log, tap, res, err)
 		done <- res.Toast
+		if res.Ask != nil {
+			c.askForAnswer(ctx, tap, res.Ask)
+		}
 	})
 	if !started {
 		return ""

@@ -222,6 +222,8 @@ func addClientCommands(root *cobra.Command) {
 		newAuditCmd(conn),
 		newBypassCmd(conn),
 		newExplainCmd(conn),
+		newAskCmd(conn),
+		newAnswerCmd(conn),
 	)
 }
 

@@ -158,6 +158,8 @@ type Server struct {
 	connections int
 	// acks are the Socket Mode acknowledgements received, in order.
 	acks []Ack
+	// views are the views views.open opened, in order.
+	views []OpenedView
 }
 
 // msgKey names a message: Slack identifies one by its channel and ts.
@@ -193,7 +195,9 @@ func New(cfg Config) (*Server, error) {
 		"chat.postMessage":      s.chatPostMessage,
 		"chat.update":           s.chatUpdate,
 		"chat.postEphemeral":    s.chatPostEphemeral,
+		"views.open":            s.viewsOpen,
 	}
+
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/socket", s.serveSocket)

@@ -33,12 +33,12 @@ func OpenAt(t testing.TB, path string, opt store.Options) *store.DB {
 }
 
 // Snapshot returns what a client of the store can read — groups, rules, every request,
-// the audit log and runs — as JSON, for Unchanged. The tool catalog is left out: a
+// the audit log, runs and clarifications — as JSON, for Unchanged. The tool catalog is left out: a
 // running gate writes it in the background, so it changes without a request changing.
 func Snapshot(t testing.TB, db *store.DB) string {
 	t.Helper()
 	var s struct {
-		Groups, Rules, Requests, Audit, Runs any
+		Groups, Rules, Requests, Audit, Runs, Clarifications any
 	}
 	var err error
 	if s.Groups, err = db.Groups(); err != nil {
@@ -67,6 +67,20 @@ func Snapshot(t testing.TB, db *store.DB) string {
 	if s.Runs, err = db.Runs("", 0); err != nil {
 		t.Fatal(err)
 	}
+	var cs []store.Clarification
+	for id, misses := uint64(1), 0; misses < 64; id++ {
+		c, err := db.Clarification(id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			misses++
+			continue
+		case err != nil:
+			t.Fatal(err)
+		}
+		misses = 0
+		cs = append(cs, c)
+	}
+	s.Clarifications = cs
 	return testkit.JSON(s)
 }
 

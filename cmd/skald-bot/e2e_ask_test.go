@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/bot"
+	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// A job asks a question from its first step; the service is killed and started
+// again while the run waits; Jane answers with an option button on Telegram; the
+// next step runs with the answer in its environment (after its own approval), and
+// the question's message shows the answer and who gave it.
+func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, `jobs:
+  - name: nightly-dump
+    schedule: "@every 1h"
+    agent_id: ops
+    steps:
+      - tool: ask_user
+        args:
+          question: "The dump is ready to upload. Go on?"
+          options: ["upload", "skip"]
+      - tool: execute_cmd
+        args:
+          cmd: 'echo "$SKALD_ANSWER_1" > data/answer.txt'
+`)
+	code, out, errOut := cli(t, "jobs", "run", "nightly-dump", "--server", e.svc.url, "--config", e.cfg)
+	if code != 0 || out != "run 1 of nightly-dump: running\n" {
+		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
+	}
+	e.svc.waitFor(t, `msg="run waiting for an answer"`, "run_id=1 ", "step=1 ")
+	msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := msgs[0]
+	if !strings.Contains(q.PlainText, "The dump is ready to upload. Go on?") ||
+		strings.Join(q.CallbackData(), " ") != "q:1:0 q:1:1 q:1:w" {
+		t.Fatalf("question %q with buttons %q", q.PlainText, q.CallbackData())
+	}
+
+	for _, ch := range []string{"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel} {
+		e.svc.waitFor(t, `msg="question sent"`, "clarification=1 ", ch)
+	}
+	e.svc.kill(t)
+	e.start()
+	if r, err := e.api.Run(e.ctx, 1); err != nil || r.Status != store.RunWaitingApproval || r.ClarificationID != 1 {
+		t.Fatalf("run 1 after the restart: %+v, %v", r, err)
+	}
+	if toast := e.tap(q, bot.ClarCallback{ID: 1, Option: 0}.String()); toast != "Answered: upload" {
+		t.Fatalf("toast %q", toast)
+	}
+	if m := e.waitTelegramEdited(q); m.Keyboard != nil || !strings.Contains(m.PlainText, "✍️ Answered by Jane (100000001) · telegram · ") ||
+		!strings.HasSuffix(strings.TrimSpace(m.PlainText), "UTC: upload") {
+		t.Errorf("the question after the answer: %q", m.PlainText)
+	}
+	prompt, id := e.telegramPrompt(2)
+	e.promptsRecorded(id)
+	if toast := e.tap(prompt, "a:"+u(id)+":ok"); toast != "Approved" {
+		t.Fatalf("toast %q", toast)
+	}
+	e.svc.waitFor(t, `msg="run finished"`, "run_id=1 ", "status=succeeded")
+	if b, err := os.ReadFile(filepath.Join(e.ws, "data/answer.txt")); err != nil || string(b) != "upload\n" {
+		t.Errorf("the step after the question wrote %q (%v), want the answer", b, err)
+	}
+}
