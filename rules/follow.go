@@ -15,14 +15,15 @@ import (
 // Renaming, creating or removing a name in a directory, or changing its permissions,
 // changes that directory's change time, which no user can set back; so while every
 // such directory keeps its identity, every resolution still holds. A call with a path
-// checks them (one lstat each, most often the workspace root alone) and resolves the
-// patterns again, rebuilding the index only when a resolution changed, when one did
-// not hold. A change time within settleAfter of the clock cannot tell two changes made
-// in the same tick of the file system's clock apart; such a view is resolved again on
-// every call until its directories settle. A call checks its view again once it has
-// resolved its own paths, so that a path and the patterns are of one moment; when they
-// changed in between it tries again, and after three tries it is a require that
-// nothing lifts. A mount over a directory changes no change time and is not seen;
+// is decided on the last view, then checks its directories (one lstat each, most often
+// the workspace root alone): when every one kept its identity since the view was
+// built, the patterns held from then until the call's paths were resolved, so a path
+// and the patterns are of one moment. Else the patterns are resolved again — the index
+// rebuilt only when a resolution changed — and the call tries again on the new view;
+// after three tries it is a require that nothing lifts. A change time within
+// settleAfter of the clock cannot tell two changes made in the same tick of the file
+// system's clock apart; such a view is resolved again on every call until its
+// directories settle. A mount over a directory changes no change time and is not seen;
 // mounting needs root.
 
 // settleAfter is how old a directory's change time must be before a resolution that
@@ -79,59 +80,65 @@ func (v *view) tier(group string) *tier {
 	return v.def
 }
 
-// holds reports whether every resolution of v still holds (see above).
-func (v *view) holds() bool {
-	if !v.settled {
+// held reports whether v's resolutions held throughout a call that took v before it
+// resolved its paths; a directory in the workspace, where an agent may swap names,
+// must have kept its identity, else the patterns may have changed and changed back
+// meanwhile. When v has settled and every directory kept its identity, they held; else
+// (a busy directory outside the workspace, such as /tmp on the way to a protected
+// path, changes often without changing any resolution) they held when they resolve as
+// they did. Whenever v is found out of date, a new view replaces it for later calls,
+// so that one lstat per directory is all a call with a path costs while nothing
+// changes.
+func (s *Set) held(v *view) bool {
+	switch v.check() {
+	case viewHolds:
+		return true
+	case viewMoved:
+		s.refresh(v)
 		return false
 	}
-	for i := range v.deps {
-		if id, _ := statID(v.deps[i].dir); id != v.deps[i].id {
-			return false
-		}
-	}
-	return true
+	nv, built := s.refresh(v)
+	// A view another call built may be older than this call's resolutions.
+	return maps.Equal(nv.resolved, v.resolved) && (built || nv.check() == viewHolds)
 }
 
-// unchanged reports whether v's resolutions still hold now, as they did when a call
-// took v. A directory in the workspace, where an agent may swap names, must have kept
-// its identity: else the patterns may have changed and changed back while the call
-// resolved its paths. Then, when v has settled and every directory kept its identity,
-// they hold; else they must resolve as they did (a busy directory outside the
-// workspace, such as /tmp on the way to a protected path, changes often without
-// changing any resolution).
-func (s *Set) unchanged(v *view) bool {
-	all := true
+// The answers of view.check.
+const (
+	viewHolds   = iota // settled, and every directory kept its identity
+	viewChanged        // not settled, or a directory outside the workspace changed
+	viewMoved          // a directory in the workspace changed
+)
+
+// check compares the identity of v's directories with what they are now.
+func (v *view) check() int {
+	out := viewHolds
+	if !v.settled {
+		out = viewChanged
+	}
 	for i := range v.deps {
 		d := &v.deps[i]
 		if id, _ := statID(d.dir); id != d.id {
 			if d.inside {
-				return false
+				return viewMoved
 			}
-			all = false
+			out = viewChanged
 		}
 	}
-	if v.settled && all {
-		return true
-	}
-	resolved, _ := s.resolveOnce()
-	return maps.Equal(resolved, v.resolved)
+	return out
 }
 
-// current returns the Set's view for a call with a path: the last one when its
-// resolutions still hold, else a new one. Safe for concurrent use.
-func (s *Set) current() *view {
-	if v := s.view.Load(); v.holds() {
-		return v
-	}
+// refresh replaces old, when it is still the Set's view, with a view built now, and
+// returns the Set's view and whether it built it. Safe for concurrent use.
+func (s *Set) refresh(old *view) (*view, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := s.view.Load()
-	if v.holds() {
-		return v
+	if v != old {
+		return v, false
 	}
-	nv := s.build(v)
-	s.view.Store(nv)
-	return nv
+	v = s.build(old)
+	s.view.Store(v)
+	return v, true
 }
 
 // build resolves every pattern and protected path again and returns the view they
