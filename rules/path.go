@@ -248,7 +248,7 @@ func resolveWith(full, root string, rec *lookups, cache lstatCache, dots *bool) 
 			continue
 		}
 		if rec != nil {
-			rec.add(string(buf[:max(dirLen, 1)]))
+			rec.add(string(buf[:max(dirLen, 1)]), string(buf))
 		}
 		fi, err := cache.lstat(string(buf))
 		switch {
