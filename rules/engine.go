@@ -126,9 +126,8 @@ type Decision struct {
 	// Set.Evaluate, step 1) of each string, and each element of an array, under an
 	// Options.PathArgs key, other than null and "", and of the literal directory of
 	// each alternative of Glob's pattern or Grep's glob when it is not the call's
-	// "path" itself ("**/*.go" in "src" counts once). The gate's profile fast-path
-	// applies to a call with at most one — with none, a file tool is decided on its
-	// working directory (Paths 0), and the fast-path vouches for that directory.
+	// "path" itself ("**/*.go" in "src" counts once). With none, a file tool is
+	// decided on its working directory (Paths 0).
 	Paths int
 	// Inside reports, for a call of a file tool (IsFSRead, IsFSWrite) whose every path
 	// resolved, that every place its paths name — each form of each path, or, with no
