@@ -44,7 +44,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	set := snap.setOf(p)
 	d := set.Evaluate(group, rules.Call{
 		Tool: c.ToolName, AgentID: c.AgentID, Source: c.Source, Args: c.Arguments,
-		Cwd: c.Cwd, WorkingDir: p.workDir,
+		Cwd: c.Cwd, WorkingDir: p.workDir, Places: &p.places,
 	})
 	cmds := commandsOf(d.Script)
 	switch d.Action {
@@ -65,7 +65,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		if m.bypassed(&c, p.ID, category, server) {
 			return Outcome{Decision: VerdictAllow, Reason: ReasonBypass, Commands: cmds}, nil
 		}
-		if fastPath(set, p, c.ToolName, d) {
+		if d.Inside { // the profile fast-path
 			return Outcome{Decision: VerdictAllow, Reason: ReasonFastPath, Commands: cmds}, nil
 		}
 	}
@@ -132,31 +132,6 @@ func (m *Manager) reserve(c *Call) (bool, error) {
 		}
 	}
 	return false, err
-}
-
-// fastPath reports whether the profile fast-path turns a require into an allow
-// (docs/design.md, "Profile fast-path"): a file-read tool whose path lies in the
-// profile's working directory, allow_fs_reads or allow_fs_writes, or a file-write tool
-// whose path lies in allow_fs_writes. A call with more than one path argument never
-// takes it: the decision names only one of its paths (d.Path is the working directory
-// when none).
-func fastPath(set *rules.Set, p *profile, tool string, d rules.Decision) bool {
-	if d.PathState != rules.PathOK || d.Paths > 1 {
-		return false
-	}
-	var dirs []string
-	switch {
-	case set.IsFSRead(tool):
-		dirs = p.reads
-	case set.IsFSWrite(tool):
-		dirs = p.writes
-	}
-	for _, dir := range dirs {
-		if rules.Under(d.Path, dir) {
-			return true
-		}
-	}
-	return false
 }
 
 // commandsOf is how the commands of a shell call's script were decided, as a request

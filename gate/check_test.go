@@ -291,7 +291,8 @@ func TestProfileFastPath(t *testing.T) {
 		want       gate.Verdict
 	}{
 		// A relative path is read against the working directory src and the workspace
-		// root (a tool may use either): two places, which the fast-path never vouches for.
+		// root (a tool may use either): both places must be the profile's, and a.go at
+		// the root is not.
 		{"read_file", "a.go", gate.VerdictPending},
 		{"read_file", "../docs/x.md", gate.VerdictPending},
 		{"Read", e.root + "/src/b/c.go", gate.VerdictAllow},
@@ -333,6 +334,60 @@ func TestProfileFastPath(t *testing.T) {
 	// The default profile's working directory is the workspace root.
 	if out := e.check(gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}); out.Decision != gate.VerdictAllow {
 		t.Errorf("Grep src in the default profile: %s", out.Decision)
+	}
+}
+
+// TestProfileFastPathForms: a path read in several forms (the call's cwd, the
+// profile's working directory, the workspace root) takes the fast-path when every form
+// lies in the profile's places, and not when one does not; so do several paths.
+func TestProfileFastPathForms(t *testing.T) {
+	e := newEnv(t, func(o *gate.Options) {
+		o.Profiles = []rules.Profile{
+			{ID: "dev", WorkingDirectory: "src", AllowFSReads: []string{"docs"},
+				AllowFSWrites: []string{"out"}},
+			{ID: "wide", WorkingDirectory: "src", AllowFSReads: []string{"."}},
+		}
+	})
+	for _, c := range []struct {
+		name    string
+		profile string
+		tool    string
+		cwd     string
+		args    map[string]any
+		want    gate.Verdict
+	}{
+		{"src/a.go and a.go, both readable", "wide", "read_file", "",
+			map[string]any{"path": "a.go"}, gate.VerdictAllow},
+		{"src/a.go readable, a.go not", "dev", "read_file", "",
+			map[string]any{"path": "a.go"}, gate.VerdictPending},
+		{"docs/x.md from the root and src/docs/x.md", "dev", "read_file", e.root,
+			map[string]any{"path": "docs/x.md"}, gate.VerdictAllow},
+		{"docs/x.md, src/x.md readable, x.md not", "dev", "Read", "docs",
+			map[string]any{"file_path": "x.md"}, gate.VerdictPending},
+		{"out/x.md writable, src/x.md not", "dev", "write_file", "out",
+			map[string]any{"path": "x.md"}, gate.VerdictPending},
+		{"two paths, both writable", "dev", "mcp__filesystem__move_file", "",
+			map[string]any{"source": e.root + "/out/a", "destination": e.root + "/out/b"},
+			gate.VerdictAllow},
+		{"two paths, one not writable", "dev", "mcp__filesystem__move_file", "",
+			map[string]any{"source": e.root + "/out/a", "destination": e.root + "/src/b"},
+			gate.VerdictPending},
+		{"a readable path beside one that does not resolve", "wide", "read_file", "",
+			map[string]any{"paths": []any{"a.go", "x\x00y"}}, gate.VerdictPending},
+		{"a readable path beside one of ~user", "wide", "read_file", "",
+			map[string]any{"paths": []any{"a.go", "~root/x"}}, gate.VerdictPending},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: c.profile,
+				Cwd: c.cwd, Arguments: c.args})
+			if out.Decision != c.want {
+				t.Fatalf("%s %v: %s (%s), want %s", c.tool, c.args, out.Decision, out.Reason,
+					c.want)
+			}
+			if c.want == gate.VerdictAllow && out.Reason != gate.ReasonFastPath {
+				t.Errorf("reason %q, want the fast-path", out.Reason)
+			}
+		})
 	}
 }
 

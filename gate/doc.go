@@ -13,10 +13,10 @@
 // allow when the session holds a bypass covering the call (all, a category, an MCP
 // server or one tool; deny is never bypassed) or when the profile fast-path applies —
 // never for a locked decision (rules.Decision.Locked), which a human must approve. The
-// fast-path takes a call with one path argument, or a file tool's working directory
-// when it sent none. Otherwise the call is registered as an approval request:
-// committed to the store first, then shown by the Notifier (the chat channels) and
-// announced on the event bus. Registration is idempotent on (session, tool_call_id):
+// fast-path takes a call whose every path, in every form, lies in the profile's places
+// (rules.Decision.Inside), or a file tool's working directory when it sent none.
+// Otherwise the call is registered as an approval request: committed to the store
+// first, then shown by the Notifier (the chat channels) and announced on the event bus. Registration is idempotent on (session, tool_call_id):
 // the same call of the same caller gets its request back, anything else
 // ErrToolCallReused. If the rules cannot be loaded the gate is fail-closed: every check
 // requires approval.

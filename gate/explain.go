@@ -32,9 +32,9 @@ func (m *Manager) Explain(c Call) (Explanation, error) {
 	set := snap.setOf(p)
 	tr := set.Explain(group, rules.Call{
 		Tool: c.ToolName, AgentID: c.AgentID, Source: c.Source, Args: c.Arguments,
-		Cwd: c.Cwd, WorkingDir: p.workDir,
+		Cwd: c.Cwd, WorkingDir: p.workDir, Places: &p.places,
 	})
 	d := tr.Decision
-	fast := d.Action == rules.Require && !d.Locked() && fastPath(set, p, c.ToolName, d)
+	fast := d.Action == rules.Require && !d.Locked() && d.Inside
 	return Explanation{Group: group, Profile: p.ID, Trace: tr, FastPath: fast}, nil
 }

@@ -76,10 +76,10 @@ type profile struct {
 	rootIdx int
 	// workDir is the absolute working directory relative paths resolve against.
 	workDir string
-	// reads and writes are the directories and files of the fast-path,
-	// normalised as call paths are: reads holds the working directory, allow_fs_reads
-	// and allow_fs_writes; writes holds allow_fs_writes.
-	reads, writes []string
+	// places are the directories and files of the fast-path, normalised as call
+	// paths are: Read holds the working directory, allow_fs_reads and
+	// allow_fs_writes; Write holds allow_fs_writes.
+	places rules.Places
 }
 
 // loadProfiles prepares the configured profiles, adding "default" when absent, and
@@ -168,21 +168,21 @@ func (m *Manager) prepareProfile(p rules.Profile) (*profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp.reads = append(pp.reads, wd)
+	pp.places.Read = append(pp.places.Read, wd)
 	for _, d := range p.AllowFSReads {
 		n, err := norm("allow_fs_reads", d)
 		if err != nil {
 			return nil, err
 		}
-		pp.reads = append(pp.reads, n)
+		pp.places.Read = append(pp.places.Read, n)
 	}
 	for _, d := range p.AllowFSWrites {
 		n, err := norm("allow_fs_writes", d)
 		if err != nil {
 			return nil, err
 		}
-		pp.reads = append(pp.reads, n)
-		pp.writes = append(pp.writes, n)
+		pp.places.Read = append(pp.places.Read, n)
+		pp.places.Write = append(pp.places.Write, n)
 	}
 	return pp, nil
 }

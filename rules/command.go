@@ -61,10 +61,8 @@ func CheckShellRule(r Rule, tools []ShellTool) error {
 // ShellTool returns the shell tool of Options.Shell named tool, and whether there
 // is one.
 func (s *Set) ShellTool(tool string) (ShellTool, bool) {
-	for _, st := range s.opt.Shell {
-		if st.Tool == tool {
-			return st, true
-		}
+	if i := s.tools[tool].shell; i > 0 {
+		return s.opt.Shell[i-1], true
 	}
 	return ShellTool{}, false
 }
@@ -224,16 +222,22 @@ func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision
 	if !ok {
 		return Decision{}, ScriptDecision{}, false
 	}
+	return s.evaluateShellTool(group, c, st)
+}
+
+// evaluateShellTool is EvaluateShell for the shell tool st of c.Tool.
+func (s *Set) evaluateShellTool(group string, c Call, st ShellTool) (d Decision,
+	sd ScriptDecision, ok bool) {
 	script, ok := c.Args[st.Arg].(string)
 	if !ok {
 		return Decision{}, ScriptDecision{}, false
 	}
 	sc := shell.Parse(script)
 	for try := 0; ; try++ {
-		v := s.current()
+		v := s.view.Load()
 		d, sd = s.evaluateShell(v.tier(group), &c, st, &sc)
 		// As in Evaluate: the patterns must have held while the paths were resolved.
-		if s.unchanged(v) {
+		if s.held(v) {
 			return d, sd, true
 		}
 		if try == 2 {
@@ -376,7 +380,7 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
 	abs, problem := "", "empty"
 	if full := filepath.FromSlash(p.Abs()); filepath.IsAbs(full) &&
 		strings.IndexByte(full, 0) < 0 {
-		abs, problem = resolveWith(full, s.opt.WorkspaceRoot, nil, cache)
+		abs, problem = resolveWith(full, s.opt.WorkspaceRoot, nil, cache, nil)
 	} else {
 		abs, problem = resolveAbs(full, "", s.opt.WorkspaceRoot, nil)
 	}

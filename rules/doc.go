@@ -99,6 +99,7 @@
 // A rule's path pattern follows the name it was written with: it is resolved the same
 // way, as the file system is now. A Set keeps the resolved patterns with the identity
 // (device, inode, change time) of every directory their resolution looked a name up
-// in — most often the workspace root alone — and a call with a path checks those with
-// one lstat each, resolving again only when one changed (see follow.go).
+// in — most often the workspace root alone — and a call with a path, once decided,
+// checks those with one lstat each, resolving again and deciding again only when one
+// changed (see follow.go).
 package rules

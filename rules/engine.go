@@ -71,6 +71,16 @@ type Call struct {
 	// is decided against each of them and Options.WorkspaceRoot (see Set.Evaluate). A
 	// relative Cwd or WorkingDir is itself relative to Options.WorkspaceRoot.
 	Cwd, WorkingDir string
+	// Places, when not nil, are what the call's tool may reach without a rule
+	// deciding (the gate's profile fast-path): see Decision.Inside.
+	Places *Places
+}
+
+// Places are directories and files, normalised as Normalize returns them ("src",
+// "notes.txt", "/opt/x"), that a file tool's call may reach: Read for the read class
+// (@fs_read), Write for the write class. A place holds itself and what lies below it.
+type Places struct {
+	Read, Write []string
 }
 
 // PathState says what evaluation found as the path that decided.
@@ -116,10 +126,14 @@ type Decision struct {
 	// Set.Evaluate, step 1) of each string, and each element of an array, under an
 	// Options.PathArgs key, other than null and "", and of the literal directory of
 	// each alternative of Glob's pattern or Grep's glob when it is not the call's
-	// "path" itself ("**/*.go" in "src" counts once). The gate's profile fast-path
-	// applies to a call with at most one — with none, a file tool is decided on its
-	// working directory (Paths 0), and the fast-path vouches for that directory.
+	// "path" itself ("**/*.go" in "src" counts once). With none, a file tool is
+	// decided on its working directory (Paths 0).
 	Paths int
+	// Inside reports, for a call of a file tool (IsFSRead, IsFSWrite) whose every path
+	// resolved, that every place its paths name — each form of each path, or, with no
+	// path, the directory it works in — lies in Call.Places of its class (Read when
+	// the tool is of both). False for any other call.
+	Inside bool
 	// Script is, for a shell tool's call (Options.Shell), how each simple command of
 	// its script was decided, its paths included (see Set.EvaluateShell); nil for any
 	// other call. It is not to be modified.

@@ -20,18 +20,28 @@ import (
 // one reads no file and allocates nothing. A shell tool's call is decided command by
 // command (EvaluateShell; package doc, "Shell commands").
 func (s *Set) Evaluate(group string, c Call) Decision {
-	if _, shellTool := s.ShellTool(c.Tool); shellTool { // first: most calls are not
-		if d, _, ok := s.EvaluateShell(group, c); ok {
+	ti := s.tools[c.Tool]
+	if ti.shell > 0 {
+		if d, _, ok := s.evaluateShellTool(group, c, s.opt.Shell[ti.shell-1]); ok {
 			return d
 		}
 	}
 	// With a base that cannot be resolved, no path of the call can be.
-	bad := strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0
+	bad := c.Cwd != "" && strings.IndexByte(c.Cwd, 0) >= 0 ||
+		c.WorkingDir != "" && strings.IndexByte(c.WorkingDir, 0) >= 0
+	if !ti.file() && ti.glob == "" && !s.hasPaths(c.Args) { // most calls: no pattern needed
+		st := NoPath
+		if bad {
+			st = PathInvalid
+		}
+		return s.decide(s.view.Load().tier(group), &c, "", st)
+	}
 	for try := 0; ; try++ {
-		d, v := s.evaluate(group, &c, bad)
+		v := s.view.Load()
+		d, used := s.evaluate(v, group, &c, ti, bad)
 		// The patterns must have held while the call's paths were resolved: else a
 		// swap in between could pair a path with a pattern of another moment.
-		if v == nil || s.unchanged(v) {
+		if !used || s.held(v) {
 			return d
 		}
 		if try == 2 { // the file system keeps changing under the call: a human decides
@@ -43,10 +53,30 @@ func (s *Set) Evaluate(group string, c Call) Decision {
 	}
 }
 
-// evaluate is Evaluate on one view of the patterns, which it returns (nil when no path
-// needed one).
-func (s *Set) evaluate(group string, c *Call, bad bool) (Decision, *view) {
-	e := evaluation{s: s, group: group, bad: bad}
+// hasPaths reports whether args holds a path argument (an Options.PathArgs key with a
+// value other than null and "") or, anywhere, a string the scan decides (pathLike).
+func (s *Set) hasPaths(args map[string]any) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, k := range s.pathKeysOf(args) {
+		if v, ok := args[k]; ok && v != nil && v != "" {
+			return true
+		}
+	}
+	n := 0
+	return pathLike(args, 0, &n)
+}
+
+// evaluate is Evaluate on the view v; used reports whether a path needed v's patterns.
+func (s *Set) evaluate(v *view, group string, c *Call, ti toolInfo, bad bool) (Decision, bool) {
+	e := evaluation{s: s, v: v, group: group, bad: bad, inside: true}
+	if c.Places != nil {
+		e.places = c.Places.Write
+		if ti.read {
+			e.places = c.Places.Read
+		}
+	}
 	for _, k := range s.pathKeysOf(c.Args) {
 		v, ok := c.Args[k]
 		if !ok || v == nil || v == "" {
@@ -71,28 +101,29 @@ func (s *Set) evaluate(group string, c *Call, bad bool) (Decision, *view) {
 			e.invalid(c)
 		}
 	}
-	key := globKey(c.Tool)
-	if key != "" {
-		e.glob(c, c.Args[key])
+	if ti.glob != "" {
+		e.glob(c, c.Args[ti.glob])
 	}
-	scan := e.scanArgs(c, key)
+	scan := e.scanArgs(c, ti.glob)
 	var d Decision
 	switch {
 	case e.n > 0:
 		e.best.Paths = e.n
+		e.best.Inside = ti.file() && e.inside && e.best.PathState == PathOK
 		d = e.best
-	case s.IsFSRead(c.Tool) || s.IsFSWrite(c.Tool):
+	case ti.file():
 		d = s.decidePath(e.tier(), c, ".") // a directory tool without a path searches its cwd
+		d.Inside = d.PathState == PathOK && e.in(d.Path)
 	case bad:
-		d = s.decide(s.view.Load().tier(group), c, "", PathInvalid)
+		d = s.decide(v.tier(group), c, "", PathInvalid)
 	default:
-		d = s.decide(s.view.Load().tier(group), c, "", NoPath)
+		d = s.decide(v.tier(group), c, "", NoPath)
 	}
 	if scan.Action == Require && severity(scan) > severity(d) {
 		scan.Paths = d.Paths
 		d = scan
 	}
-	return d, e.v
+	return d, e.t != nil
 }
 
 // Bounds of the scan of a call's arguments (see Evaluate, step 5): deeper or more
@@ -109,31 +140,34 @@ const (
 // (see Evaluate, step 5), else the zero Decision.
 func (e *evaluation) scanArgs(c *Call, globKey string) Decision {
 	n := 0
-	if len(c.Args) == 0 || !pathLike(c.Args, 0, &n) {
-		return Decision{} // most calls: nothing to resolve, nothing allocated
+	for k, v := range c.Args {
+		if !e.s.decided(k, globKey) && pathLike(v, 1, &n) {
+			return e.scanSlow(*c, globKey)
+		}
 	}
-	return e.scanSlow(*c, globKey)
+	return Decision{} // most calls: nothing to resolve, nothing allocated
+}
+
+// decided reports whether the argument k was decided as the call's paths: a PathArgs
+// key (its strings are paths; anything else in it made the call unresolvable) or the
+// glob key.
+func (s *Set) decided(k, globKey string) bool {
+	if k == globKey {
+		return true
+	}
+	_, ok := s.pathKeys[k]
+	return ok
 }
 
 // scanSlow is scanArgs for a call with a string to decide. It works on copies, which
 // may move to the heap, so that calls without one allocate nothing.
 func (e *evaluation) scanSlow(call Call, globKey string) Decision {
 	ev := *e
-	defer func() { e.v, e.t = ev.v, ev.t }()
+	defer func() { e.t = ev.t }()
 	c := &call
 	sc := argScan{e: &ev, c: c}
 	for k, v := range c.Args {
-		if k == globKey {
-			continue
-		}
-		if _, ok := ev.s.pathKeys[k]; ok {
-			switch v.(type) {
-			case string:
-				continue
-			case []any: // its strings are decided; objects in it are not paths
-			}
-		}
-		if sc.value(v, 0) {
+		if !ev.s.decided(k, globKey) && sc.value(v, 0) {
 			break
 		}
 	}
@@ -245,19 +279,20 @@ func (s *Set) pathKeysOf(args map[string]any) []string {
 
 // evaluation gathers the decisions of one call's paths (package doc, step 3).
 type evaluation struct {
-	s     *Set
-	group string
-	v     *view // the current view, once a path needs it
-	t     *tier // the group's tier in v
-	best  Decision
-	n     int
-	bad   bool // the call's base directory cannot be resolved
+	s      *Set
+	group  string
+	v      *view // the view the call is decided on
+	t      *tier // the group's tier in v, once a path needs it
+	best   Decision
+	n      int
+	bad    bool     // the call's base directory cannot be resolved
+	places []string // Call.Places of the tool's class
+	inside bool     // every path so far lies in places (Decision.Inside)
 }
 
-// tier returns the group's tier in a view whose patterns hold now (Set.current).
+// tier returns the group's tier in the call's view, noting that a path needed it.
 func (e *evaluation) tier() *tier {
 	if e.t == nil {
-		e.v = e.s.current()
 		e.t = e.v.tier(e.group)
 	}
 	return e.t
@@ -268,6 +303,17 @@ func (e *evaluation) add(d Decision) {
 		e.best = d
 	}
 	e.n++
+	e.inside = e.inside && d.PathState == PathOK && e.in(d.Path)
+}
+
+// in reports whether the normalised path lies in one of e.places.
+func (e *evaluation) in(path string) bool {
+	for _, p := range e.places {
+		if Under(path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // path adds the decisions of every form of the path argument p (see forms).
@@ -468,7 +514,7 @@ func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
 	if d.Action == Deny || st != PathOK {
 		return d
 	}
-	file := s.IsFSRead(c.Tool) || s.IsFSWrite(c.Tool)
+	file := s.tools[c.Tool].file()
 	g := (*guard)(nil)
 	reason := ""
 	if !file {
@@ -529,44 +575,51 @@ func (s *Set) forms(c *Call, p string, out []string) ([]string, bool) {
 		}
 	}
 	root := s.opt.WorkspaceRoot
-	for _, w := range written[:n] {
-		bases := [3]string{c.Cwd, c.WorkingDir, root}
-		nb := 3
-		if w[0] == '/' {
-			nb = 1
+	var bases [3]string // the distinct absolute bases of a relative path
+	nb := 0
+	for _, base := range [3]string{c.Cwd, c.WorkingDir, root} {
+		switch {
+		case base == "":
+			continue
+		case base[0] != '/' && root == "":
+			ok = false
+			continue
+		case base[0] != '/':
+			base = root + "/" + base
 		}
-		joined := false
-		for i, base := range bases[:nb] {
-			if nb > 1 && (base == "" || slicesIndex(bases[:i], base)) {
-				continue
-			}
-			joined = true
+		if !strings.Contains(base, "..") { // "src/" and "./src" are src; ".." is the OS's
+			base = filepath.Clean(base)
+		}
+		if !slicesIndex(bases[:nb], base) {
+			bases[nb], nb = base, nb+1
+		}
+	}
+	for _, w := range written[:n] {
+		if w[0] != '/' && nb == 0 { // relative, with no base at all
+			ok = false
+			continue
+		}
+		for i := 0; i < max(nb, 1); i++ {
 			full := w
 			if w[0] != '/' {
-				full = base + "/" + w
-				if base[0] != '/' {
-					if root == "" {
-						ok = false
-						continue
-					}
-					full = root + "/" + full
-				}
+				full = bases[i] + "/" + w
+			} else if i > 0 {
+				break
 			}
-			if abs, problem := resolve(full, root, nil); problem == "" {
+			var dots bool // a ".." met after a symlink: the lexical form may differ
+			if abs, problem := resolveWith(full, root, nil, nil, &dots); problem == "" {
 				out = appendNew(out, relTo(abs, root))
 			} else {
 				ok = false
+				dots = true
 			}
-			if strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
+			if dots && strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
 				if abs, problem := resolve(filepath.Clean(full), root, nil); problem == "" {
 					out = appendNew(out, relTo(abs, root))
 				} else {
 					ok = false
 				}
 			}
-		}
-		if !joined { // relative, with no base at all
-			ok = false
 		}
 	}
 	return out, ok

@@ -40,7 +40,10 @@ type TraceStep struct {
 // call it.
 func (s *Set) Explain(group string, c Call) Trace {
 	tr := Trace{Decision: s.Evaluate(group, c)}
-	v := s.current()
+	v := s.view.Load()
+	if !s.held(v) { // patterns moved since: the view Evaluate rebuilt
+		v = s.view.Load()
+	}
 	t := v.tier(group)
 	var cmds []shell.Command
 	if st, ok := s.ShellTool(c.Tool); ok {
@@ -122,7 +125,7 @@ func (s *Set) mismatch(r *crule, c *Call, paths []string, cmds []shell.Command) 
 	case r.source != "" && r.source != c.Source:
 		return fmt.Sprintf("source %q is not the rule's %q", c.Source, r.source)
 	}
-	if r.hasCmd {
+	if r.cmd != nil {
 		if cmds == nil {
 			return "command pattern: the call is not a shell tool's script"
 		}

@@ -15,15 +15,20 @@ import (
 // Renaming, creating or removing a name in a directory, or changing its permissions,
 // changes that directory's change time, which no user can set back; so while every
 // such directory keeps its identity, every resolution still holds. A call with a path
-// checks them (one lstat each, most often the workspace root alone) and resolves the
-// patterns again, rebuilding the index only when a resolution changed, when one did
-// not hold. A change time within settleAfter of the clock cannot tell two changes made
-// in the same tick of the file system's clock apart; such a view is resolved again on
-// every call until its directories settle. A call checks its view again once it has
-// resolved its own paths, so that a path and the patterns are of one moment; when they
-// changed in between it tries again, and after three tries it is a require that
-// nothing lifts. A mount over a directory changes no change time and is not seen;
-// mounting needs root.
+// is decided on the last view, then checks its directories (one lstat each, most often
+// the workspace root alone): when every one kept its identity since the view was
+// built, the patterns held from then until the call's paths were resolved, so a path
+// and the patterns are of one moment. Else the patterns are resolved again — the index
+// rebuilt only when a resolution changed — and the call tries again on the new view;
+// after three tries it is a require that nothing lifts. A change time within
+// settleAfter of the clock cannot tell two changes made in the same tick of the file
+// system's clock apart; such a view is resolved again on every call until its
+// directories settle. Outside the workspace, where nobody swaps names under the
+// agent's nose but busy directories such as /tmp change all the time, the entry looked
+// up stands in for its directory: its identity without change time (device, inode,
+// file type) tells what it is, and a symlink's target cannot change without a new
+// inode; a change there is checked by resolving again, not by retrying. A mount over a
+// directory changes no change time and is not seen; mounting needs root.
 
 // settleAfter is how old a directory's change time must be before a resolution that
 // depends on it is trusted until that time changes: longer than a tick of the kernel's
@@ -37,24 +42,50 @@ const (
 // clock is the wall clock change times are compared with; tests move it.
 var clock = time.Now
 
-// lookups collects the directories a resolution looked names up in.
+// lookups collects what a resolution's lookups depend on: a directory in the workspace
+// (root or under it) that it looked a name up in, or, outside the workspace, the entry
+// it looked up (marked by entryKey), so that a busy directory such as /tmp does not
+// count as changed when what was looked up in it did not.
 type lookups struct {
-	dirs map[string]struct{}
+	root string
+	deps map[string]struct{}
 }
 
-func (l *lookups) add(dir string) {
-	if l.dirs == nil {
-		l.dirs = map[string]struct{}{}
+// entryKey marks an entry among the lookups' dependencies: no path starts with a NUL.
+const entryKey = "\x00"
+
+func (l *lookups) add(dir, entry string) {
+	if l.deps == nil {
+		l.deps = map[string]struct{}{}
 	}
-	l.dirs[dir] = struct{}{}
+	if inWorkspace(dir, l.root) {
+		l.deps[dir] = struct{}{}
+	} else {
+		l.deps[entryKey+entry] = struct{}{}
+	}
 }
 
-// dep is a directory a view's resolutions depend on, with its identity when they were
-// made.
+// inWorkspace reports whether the absolute dir is root or lies under it.
+func inWorkspace(dir, root string) bool {
+	return root != "" && (dir == root || strings.HasPrefix(dir, root+"/") || root == "/")
+}
+
+// dep is what a view's resolutions depend on, with its identity when they were made:
+// a directory in the workspace (inside), whose change time covers every name in it,
+// or an entry outside, whose identity without change time tells what it is.
 type dep struct {
 	dir    string
 	id     fileID
-	inside bool // dir is the workspace root or lies under it
+	inside bool
+}
+
+// now returns d's identity as it is now.
+func (d *dep) now() fileID {
+	if !d.inside {
+		return entryID(d.dir)
+	}
+	id, _ := statID(d.dir) // a directory that does not exist is the zero identity until it does
+	return id
 }
 
 // view is a Set's rules with their path patterns resolved as the file system was at
@@ -79,59 +110,65 @@ func (v *view) tier(group string) *tier {
 	return v.def
 }
 
-// holds reports whether every resolution of v still holds (see above).
-func (v *view) holds() bool {
-	if !v.settled {
+// held reports whether v's resolutions held throughout a call that took v before it
+// resolved its paths; a directory in the workspace, where an agent may swap names,
+// must have kept its identity, else the patterns may have changed and changed back
+// meanwhile. When v has settled and every directory kept its identity, they held; else
+// (a busy directory outside the workspace, such as /tmp on the way to a protected
+// path, changes often without changing any resolution) they held when they resolve as
+// they did. Whenever v is found out of date, a new view replaces it for later calls,
+// so that one lstat per directory is all a call with a path costs while nothing
+// changes.
+func (s *Set) held(v *view) bool {
+	switch v.check() {
+	case viewHolds:
+		return true
+	case viewMoved:
+		s.refresh(v)
 		return false
 	}
-	for i := range v.deps {
-		if id, _ := statID(v.deps[i].dir); id != v.deps[i].id {
-			return false
-		}
-	}
-	return true
+	nv, built := s.refresh(v)
+	// A view another call built may be older than this call's resolutions.
+	return maps.Equal(nv.resolved, v.resolved) && (built || nv.check() == viewHolds)
 }
 
-// unchanged reports whether v's resolutions still hold now, as they did when a call
-// took v. A directory in the workspace, where an agent may swap names, must have kept
-// its identity: else the patterns may have changed and changed back while the call
-// resolved its paths. Then, when v has settled and every directory kept its identity,
-// they hold; else they must resolve as they did (a busy directory outside the
-// workspace, such as /tmp on the way to a protected path, changes often without
-// changing any resolution).
-func (s *Set) unchanged(v *view) bool {
-	all := true
+// The answers of view.check.
+const (
+	viewHolds   = iota // settled, and every directory kept its identity
+	viewChanged        // not settled, or a directory outside the workspace changed
+	viewMoved          // a directory in the workspace changed
+)
+
+// check compares the identity of v's directories with what they are now.
+func (v *view) check() int {
+	out := viewHolds
+	if !v.settled {
+		out = viewChanged
+	}
 	for i := range v.deps {
 		d := &v.deps[i]
-		if id, _ := statID(d.dir); id != d.id {
+		if d.now() != d.id {
 			if d.inside {
-				return false
+				return viewMoved
 			}
-			all = false
+			out = viewChanged
 		}
 	}
-	if v.settled && all {
-		return true
-	}
-	resolved, _ := s.resolveOnce()
-	return maps.Equal(resolved, v.resolved)
+	return out
 }
 
-// current returns the Set's view for a call with a path: the last one when its
-// resolutions still hold, else a new one. Safe for concurrent use.
-func (s *Set) current() *view {
-	if v := s.view.Load(); v.holds() {
-		return v
-	}
+// refresh replaces old, when it is still the Set's view, with a view built now, and
+// returns the Set's view and whether it built it. Safe for concurrent use.
+func (s *Set) refresh(old *view) (*view, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := s.view.Load()
-	if v.holds() {
-		return v
+	if v != old {
+		return v, false
 	}
-	nv := s.build(v)
-	s.view.Store(nv)
-	return nv
+	v = s.build(old)
+	s.view.Store(v)
+	return v, true
 }
 
 // build resolves every pattern and protected path again and returns the view they
@@ -177,6 +214,9 @@ func (s *Set) resolveAll(prev []dep) (map[string]string, []dep, bool) {
 		before := make([]string, len(prev))
 		for i := range prev {
 			before[i] = prev[i].dir
+			if !prev[i].inside {
+				before[i] = entryKey + prev[i].dir
+			}
 		}
 		deps, settled := s.identify(before)
 		resolved, dirs := s.resolveOnce()
@@ -197,26 +237,29 @@ func (s *Set) resolveAll(prev []dep) (map[string]string, []dep, bool) {
 	}
 }
 
-// identify takes the identity of dirs and reports whether they have all settled.
-func (s *Set) identify(dirs []string) ([]dep, bool) {
-	deps := make([]dep, len(dirs))
+// identify takes the identity of what the lookup keys name (see lookups) and reports
+// whether they have all settled.
+func (s *Set) identify(keys []string) ([]dep, bool) {
+	deps := make([]dep, len(keys))
 	settled := true
 	now := clock()
-	root := s.opt.WorkspaceRoot
-	for i, d := range dirs {
-		id, _ := statID(d) // a directory that does not exist is the zero identity until it does
-		settled = settled && id.settled(now)
-		inside := root != "" && (d == root || strings.HasPrefix(d, root+"/") || root == "/")
-		deps[i] = dep{dir: d, id: id, inside: inside}
+	for i, k := range keys {
+		d := dep{dir: k, inside: true}
+		if e, ok := strings.CutPrefix(k, entryKey); ok {
+			d = dep{dir: e}
+		}
+		d.id = d.now()
+		settled = settled && d.id.settled(now)
+		deps[i] = d
 	}
 	return deps, settled
 }
 
 // resolveOnce resolves every pattern and protected path, and returns them with the
-// sorted directories their resolution looked names up in.
+// sorted keys of what their lookups depend on (see lookups).
 func (s *Set) resolveOnce() (map[string]string, []string) {
-	var rec lookups
 	root := s.opt.WorkspaceRoot
+	rec := lookups{root: root}
 	out := make(map[string]string, len(s.patterns)+len(s.opt.Protected))
 	for _, p := range s.patterns {
 		out[p] = resolvePattern(p, root, &rec)
@@ -224,7 +267,7 @@ func (s *Set) resolveOnce() (map[string]string, []string) {
 	for _, p := range s.opt.Protected {
 		out[protectedKey+p] = normOrClean(p, root, &rec)
 	}
-	return out, slices.Sorted(maps.Keys(rec.dirs))
+	return out, slices.Sorted(maps.Keys(rec.deps))
 }
 
 // withPaths returns a copy of rules with their path patterns as resolved.

@@ -163,3 +163,38 @@ func TestPatternsOfMissingRoot(t *testing.T) {
 		t.Errorf("Write src/a.ts → %+v, want allow by rule 1", d)
 	}
 }
+
+// TestOutsideFollowsEntry: a protected path outside the workspace depends on the entries
+// looked up on the way to it, not on their directories' change times. A busy directory
+// on the way (/tmp) that gains an unrelated name rebuilds nothing; the protected
+// directory moved away and its name linked to where it went is still protected, by
+// both names.
+func TestOutsideFollowsEntry(t *testing.T) {
+	clock = func() time.Time { return time.Now().Add(time.Hour) } // every view settled
+	t.Cleanup(func() { clock = time.Now })
+	root := workspace(t)
+	outside := workspace(t) // a directory beside the workspace, holding state/
+	opt := seedOptions(root)
+	opt.Protected = []string{outside + "/state"}
+	s := Compile(nil, seedRules(), opt)
+	protected := func(step string, paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			if d := s.Evaluate(DefaultGroup, read(p)); d.Action != Deny || d.Reason != ReasonProtected {
+				t.Errorf("%s: Read %s → %+v, want deny (protected)", step, p, d)
+			}
+		}
+	}
+	protected("before", outside+"/state/skald.db")
+	v := s.view.Load()
+	if err := os.WriteFile(outside+"/unrelated", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	protected("busy directory", outside+"/state/skald.db")
+	if s.view.Load() != v {
+		t.Error("an unrelated name beside the protected path rebuilt the view")
+	}
+	mustRename(t, outside+"/state", outside+"/moved")
+	mustSymlink(t, "moved", outside+"/state")
+	protected("swapped", outside+"/state/skald.db", outside+"/moved/skald.db")
+}

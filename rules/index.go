@@ -162,7 +162,7 @@ func (m *matcher) match(r *crule) bool {
 	if r.source != "" && r.source != m.source && !(m.visibility && m.source == "") {
 		return false
 	}
-	if r.hasCmd && !m.command(r) {
+	if r.cmd != nil && !m.command(r) {
 		return false
 	}
 	return !r.hasPath || m.pathState == PathOK && r.path.match(m.path)

@@ -165,7 +165,7 @@ func resolveAbs(path, base, root string, rec *lookups) (string, string) {
 // Normalize). root, when not "", is absolute, clean and resolved: a full that starts
 // with it starts the walk there without inspecting root's own components.
 func resolve(full, root string, rec *lookups) (string, string) {
-	return resolveWith(full, root, rec, nil)
+	return resolveWith(full, root, rec, nil, nil)
 }
 
 // lstatCache keeps the lstat answers of one call's resolutions, by path: a shell
@@ -190,8 +190,12 @@ func (c lstatCache) lstat(name string) (fs.FileInfo, error) {
 	return fi, err
 }
 
-// resolveWith is resolve with its lstat answers kept in cache, when not nil.
-func resolveWith(full, root string, rec *lookups, cache lstatCache) (string, string) {
+// resolveWith is resolve with its lstat answers kept in cache, when not nil. dots, when
+// not nil, is set when a ".." is met after a symlink was followed: only then may full
+// cleaned of ".." lexically resolve elsewhere.
+func resolveWith(full, root string, rec *lookups, cache lstatCache, dots *bool) (string,
+	string) {
+	linked := false
 	buf := make([]byte, 1, len(full)+16)
 	buf[0] = '/'
 	rest := full
@@ -218,6 +222,9 @@ func resolveWith(full, root string, rec *lookups, cache lstatCache) (string, str
 		case ".":
 			continue
 		case "..":
+			if linked && dots != nil {
+				*dots = true
+			}
 			if i := lastSlash(buf); i == 0 {
 				buf = buf[:1]
 			} else {
@@ -241,7 +248,7 @@ func resolveWith(full, root string, rec *lookups, cache lstatCache) (string, str
 			continue
 		}
 		if rec != nil {
-			rec.add(string(buf[:max(dirLen, 1)]))
+			rec.add(string(buf[:max(dirLen, 1)]), string(buf))
 		}
 		fi, err := cache.lstat(string(buf))
 		switch {
@@ -259,6 +266,7 @@ func resolveWith(full, root string, rec *lookups, cache lstatCache) (string, str
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			continue
 		}
+		linked = true
 		if hops++; hops > maxSymlinks {
 			return "", "symlink loop"
 		}

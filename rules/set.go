@@ -18,10 +18,9 @@ import (
 // number of goroutines. To change the rules, compile a new Set.
 type Set struct {
 	opt       Options
-	reads     []string // the names of @fs_read: Options.FSRead and the MCP filesystem tools
-	writes    []string // likewise for @fs_write
-	fsRead    map[string]struct{}
-	fsWrite   map[string]struct{}
+	reads     []string            // @fs_read: Options.FSRead and the MCP filesystem tools
+	writes    []string            // likewise for @fs_write
+	tools     map[string]toolInfo // the names of the file, shell and glob tools
 	pathKeys  map[string]struct{} // Options.PathArgs
 	protected []string            // Options.Protected, normalised
 	known     map[string]bool     // group ids, DefaultGroup included
@@ -69,8 +68,7 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 		opt:      opt,
 		reads:    reads,
 		writes:   writes,
-		fsRead:   nameSet(reads),
-		fsWrite:  nameSet(writes),
+		tools:    toolInfos(reads, writes, opt.Shell),
 		pathKeys: nameSet(opt.PathArgs),
 		known:    map[string]bool{DefaultGroup: true},
 		rules:    map[string][]crule{},
@@ -107,6 +105,39 @@ func orDefault(list, def []string) []string {
 	return slices.Clone(list)
 }
 
+// toolInfo is what a Set knows of a tool name besides its rules, found with one map
+// lookup per call; the zero value is a tool of no class.
+type toolInfo struct {
+	read, write bool
+	shell       int    // 1 + the tool's index in Options.Shell; 0 when not a shell tool
+	glob        string // the argument holding a glob whose literal directory is a path
+}
+
+func (ti toolInfo) file() bool { return ti.read || ti.write }
+
+// toolInfos builds the toolInfo of every tool with a class.
+func toolInfos(reads, writes []string, shells []ShellTool) map[string]toolInfo {
+	m := map[string]toolInfo{}
+	edit := func(name string, f func(*toolInfo)) {
+		ti := m[name]
+		f(&ti)
+		m[name] = ti
+	}
+	for _, n := range reads {
+		edit(n, func(ti *toolInfo) { ti.read = true })
+	}
+	for _, n := range writes {
+		edit(n, func(ti *toolInfo) { ti.write = true })
+	}
+	for i := len(shells) - 1; i >= 0; i-- { // the first of a name wins, as ShellTool finds it
+		edit(shells[i].Tool, func(ti *toolInfo) { ti.shell = i + 1 })
+	}
+	for _, tool := range []string{"Glob", "Grep"} {
+		edit(tool, func(ti *toolInfo) { ti.glob = globKey(tool) })
+	}
+	return m
+}
+
 func nameSet(names []string) map[string]struct{} {
 	m := make(map[string]struct{}, len(names))
 	for _, n := range names {
@@ -115,20 +146,19 @@ func nameSet(names []string) map[string]struct{} {
 	return m
 }
 
-// crule is a compiled rule: what matching needs.
+// crule is a compiled rule: what matching needs, what a match reads first.
 type crule struct {
-	id       uint64
 	agent    string
 	source   string
-	note     string
-	action   Action
-	toolKind toolKind
-	tool     string // the exact name or prefix
+	cmd      *shell.Pattern // the command_pattern, nil when none: see matcher.command
 	hasPath  bool
-	written  string        // the path pattern as written
-	path     pathPattern   // written, resolved by the view that holds the rule
-	hasCmd   bool          // the rule has a command_pattern: see matcher.command
-	cmd      shell.Pattern // valid when hasCmd
+	toolKind toolKind
+	path     pathPattern // written, resolved by the view that holds the rule
+	id       uint64
+	action   Action
+	note     string
+	tool     string // the exact name or prefix
+	written  string // the path pattern as written
 }
 
 // compileRules sorts one group's rules into evaluation order (Compare) and compiles
@@ -143,7 +173,8 @@ func compileRules(rs []Rule) []crule {
 			cr.hasPath, cr.written = true, r.PathPattern
 		}
 		if r.CommandPattern != "" {
-			cr.hasCmd, cr.cmd = true, shell.MustCompile(r.CommandPattern) // Validate passed
+			p := shell.MustCompile(r.CommandPattern) // Validate passed
+			cr.cmd = &p
 		}
 		out[i] = cr
 	}
@@ -178,18 +209,18 @@ func (s *Set) toolMatches(kind toolKind, name, tool string) bool {
 	case toolFSWrite:
 		return s.IsFSWrite(tool)
 	case toolFSAny:
-		return s.IsFSRead(tool) || s.IsFSWrite(tool)
+		return s.tools[tool].file()
 	}
 	return false
 }
 
 // IsFSRead reports whether tool is a file-read tool (@fs_read): one of Options.FSRead,
 // or a read tool of an MCP filesystem server (Options.MCPFilesystem, MCPFSRead).
-func (s *Set) IsFSRead(tool string) bool { _, ok := s.fsRead[tool]; return ok }
+func (s *Set) IsFSRead(tool string) bool { return s.tools[tool].read }
 
 // IsFSWrite reports whether tool is a file-write tool (@fs_write): one of
 // Options.FSWrite, or a write tool of an MCP filesystem server (MCPFSWrite).
-func (s *Set) IsFSWrite(tool string) bool { _, ok := s.fsWrite[tool]; return ok }
+func (s *Set) IsFSWrite(tool string) bool { return s.tools[tool].write }
 
 // Options returns the Set's options with their defaults filled in and WorkspaceRoot
 // cleaned; Protected is as given, not normalised. The slices are copies.

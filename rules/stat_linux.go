@@ -5,10 +5,12 @@ import (
 	"time"
 )
 
-// fileID identifies a directory and its last change (see follow.go).
+// fileID identifies a directory and its last change, or an entry of a directory (see
+// follow.go).
 type fileID struct {
 	dev, ino uint64
-	ctime    int64 // nanoseconds since the epoch
+	ctime    int64  // nanoseconds since the epoch; 0 for an entry
+	kind     uint32 // an entry's file type (S_IFMT bits)
 }
 
 // statID returns the identity of path, not following a final symlink, or the zero
@@ -19,6 +21,21 @@ func statID(path string) (fileID, bool) {
 		return fileID{}, false
 	}
 	return fileID{dev: uint64(st.Dev), ino: st.Ino, ctime: st.Ctim.Nano()}, true
+}
+
+// entryID returns the identity of the entry path, not following a final symlink,
+// without its change time: what the entry is, not what is in it. An entry that does
+// not exist (or a file where a directory was expected) is the zero fileID; any other
+// error is an identity of its own.
+func entryID(path string) fileID {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		if err == syscall.ENOENT || err == syscall.ENOTDIR {
+			return fileID{}
+		}
+		return fileID{ino: ^uint64(0)}
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino, kind: st.Mode & syscall.S_IFMT}
 }
 
 // settled reports whether the change time is old enough at now to tell a later change
