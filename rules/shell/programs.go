@@ -765,7 +765,7 @@ func init() {
 		long: mergeLong(longs(kWrite, "output", "reject-file"), longs(kRead, "input"),
 			longs(kDir, "directory"), longs(kVal, "strip", "prefix", "suffix", "fuzz")),
 		operands: opsWrite}, "patch")
-	npm := &program{abbrev: false, short: merge(shorts("Cc", kRun), shorts("w", kVal)),
+	npm := &program{abbrev: true, short: merge(shorts("Cc", kRun), shorts("w", kVal)),
 		long: mergeLong(longs(kRun, "script-shell", "shell", "prefix", "userconfig",
 			"globalconfig", "node-options", "editor", "browser", "viewer", "git", "cwd",
 			"dir", "call", "workspace-root", "npm-path", "config", "rcfile",
