@@ -98,7 +98,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("tree -o ../secrets/x"), D, false, ""},
 		{in("wget -O ../secrets/x http://h/x"), D, false, ""},
 		{in("wget -O ../data/x http://h/x"), R, false, ""}, // -O not spelled
-		{in("wget http://h/x"), R, false, `write "."`},    // into docs: no file rule
+		{in("wget http://h/x"), R, false, `write "."`},     // into docs: no file rule
 		{in("wget -P ../secrets http://h/x"), D, false, ""},
 		{in("wget -e robots=off http://h/x"), R, false, ""},
 		// Options that run programs: go, npm, find, awk, make, tar, python, rg, env -S.
