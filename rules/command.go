@@ -179,7 +179,13 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 	}
 	cd := out.Commands[at]
 	out.RuleID, out.Note = cd.RuleID, notes[at]
-	verb := map[Action]string{Allow: "allowed", Deny: "denied", Require: "needs a human"}[cd.Action]
+	verb := "needs a human"
+	switch cd.Action {
+	case Allow:
+		verb = "allowed"
+	case Deny:
+		verb = "denied"
+	}
 	switch {
 	case cd.RuleID != 0:
 		out.Reason = fmt.Sprintf("command %q %s by rule %d", cd.Text, verb, cd.RuleID)

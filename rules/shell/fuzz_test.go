@@ -63,3 +63,47 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// riskyTemplates put an option that writes or runs before any words: the pattern of
+// each, which does not spell the option, must never allow the command.
+var riskyTemplates = []struct{ script, pattern string }{
+	{"git log --output=x %s", "git log *"},
+	{"git log --out=x %s", "git log *"},
+	{"git -c core.pager=sh %s", "git *"},
+	{"git --exec-path=/x %s", "git *"},
+	{"go test -exec ./x %s", "go test *"},
+	{"go test -toolexec=x %s", "go test *"},
+	{"go test -coverprofile=c %s", "go test *"},
+	{"sort -o x %s", "sort *"},
+	{"sort -ro x %s", "sort *"},
+	{"npm test --script-shell=sh %s", "npm test *"},
+	{"npm --prefix x test %s", "npm *"},
+	{"find . -delete %s", "find *"},
+	{"sed -i s/a/b/ %s", "sed *"},
+	{"tar -xf a %s", "tar *"},
+	{"make CC=sh %s", "make *"},
+	{"python3 -c x %s", "python3 *"},
+	{"env timeout 5 go test -exec x %s", "go test *"},
+}
+
+func FuzzRisky(f *testing.F) {
+	for _, s := range []string{"", "./...", "-v", "-- x", "a b c", "'-o' x", "--output=y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, frag string) {
+		if strings.ContainsAny(frag, "\n;&|") {
+			return // another command: the fuzz test above covers scripts
+		}
+		for _, tt := range riskyTemplates {
+			script := fmt.Sprintf(tt.script, frag)
+			s := Parse(script)
+			p := MustCompile(tt.pattern)
+			for i := range s.Commands {
+				c := &s.Commands[i]
+				if i == 0 && p.Allows(c) {
+					t.Fatalf("%q: %q allows %+v", script, tt.pattern, c)
+				}
+			}
+		}
+	})
+}
