@@ -244,6 +244,15 @@ func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision
 		return Decision{}, ScriptDecision{}, false
 	}
 	sc := shell.ParseCached(script)
+	// A settled view whose directories kept their identity to the end of the call
+	// held all along, change times never going back (follow.go): checking them once,
+	// after the paths are resolved, is enough.
+	if v := s.view.Load(); v.settled {
+		d, sd = s.evaluateShell(v.tier(group), &c, st, sc)
+		if v.holds() {
+			return d, sd, true
+		}
+	}
 	for try := 0; ; try++ {
 		v := s.current()
 		d, sd = s.evaluateShell(v.tier(group), &c, st, sc)
