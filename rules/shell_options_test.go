@@ -64,6 +64,8 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("git --config-env=core.pager=X status"), R, false, ""},
 		{in("git grep -O x"), R, false, ""},
 		{in("git grep token"), R, false, ""}, // no rule for git grep
+		{in("git log HEAD:../secrets/key"), R, true, "secrets"},
+		{root0("git log -p HEAD:secrets/key"), R, true, "secrets"},
 		// sort, tee, cp, mv, install, touch, mkdir, sed -i, dd, tree, wget.
 		{in("sort ../data/file.txt"), A, false, ""},
 		{in("sort -o ../secrets/x ../data/file.txt"), D, false, ""},
@@ -101,6 +103,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("wget http://h/x"), R, false, `write "."`},     // into docs: no file rule
 		{in("wget -P ../secrets http://h/x"), D, false, ""},
 		{in("wget -e robots=off http://h/x"), R, false, ""},
+		{in("curl file://" + root + "/secrets/key"), D, false, ""},       // curl * is denied anyway
 		// Options that run programs: go, npm, find, awk, make, tar, python, rg, env -S.
 		{in("go test ./..."), A, false, ""},
 		{in("go test -run TestX -count 1 ./..."), A, false, ""},

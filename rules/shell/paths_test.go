@@ -49,6 +49,18 @@ func TestPaths(t *testing.T) {
 		{"eval", "eval 'cat data/x'", []string{"argument:w/data/x"}},
 		{"test clause", "[[ -f data/x ]]", []string{"argument:w/data/x"}},
 		{"not literal skipped", "cat $X data/y", []string{"argument:w/data/y"}},
+		{"curl file URL", "curl -s file:///etc/passwd http://h/x", []string{"read:/etc/passwd"}},
+		{"git REV:PATH", "git -C data show HEAD:x", []string{"argument:w/data", "argument:w/x"}},
+		{"no path words", "grep -n -e x -- y; echo data/x; tail -n 5",
+			[]string{"argument:w/y"}},
+		{"write options", "sort -o data/y data/x; tee data/z",
+			[]string{"write:w/data/y", "argument:w/data/x", "write:w/data/z"}},
+		{"cwd readers", "ls; ls -l data; git status", []string{"argument:w", "argument:w/data",
+			"argument:w"}},
+		{"tilde forms", "cat ~+/x ~-/y ~root/z", []string{"problem:~+/x", "problem:~-/y",
+			"problem:~root/z"}},
+		{"dot globs", "cat .* ..?* data/.[a-z]*", []string{"problem:.*", "problem:..?*",
+			"problem:data/.[a-z]*"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +71,10 @@ func TestPaths(t *testing.T) {
 			}
 			var got []string
 			for _, p := range paths {
+				if p.Problem != "" {
+					got = append(got, "problem:"+p.Name)
+					continue
+				}
 				got = append(got, fmt.Sprintf("%s:%s", p.Access, rel(p.Abs())))
 			}
 			if !slices.Equal(got, tt.want) {

@@ -341,6 +341,25 @@ func opsNames(u *usage, ops []int) {
 
 func opsNone(*usage, []int) {}
 
+// curlOps: operands are URLs; a file: URL reads its path.
+func curlOps(u *usage, ops []int) {
+	for _, i := range ops {
+		w := u.words[i]
+		if len(w) > 5 && strings.EqualFold(w[:5], "file:") {
+			cut := 5
+			for cut < len(w) && w[cut] == '/' && cut < 7 {
+				cut++
+			}
+			if strings.HasPrefix(strings.ToLower(w[cut:]), "localhost/") {
+				cut += len("localhost")
+			} else if cut == 7 {
+				cut-- // file:///x: the path is /x
+			}
+			u.set(i, useRead, cut)
+		}
+	}
+}
+
 // pathLike reports whether a name word is written as a path: it holds a "/" or
 // starts with "." or "~".
 func pathLike(w string) bool {
@@ -698,7 +717,7 @@ func init() {
 			longs(kVal, "user", "header", "request", "user-agent", "referer", "max-time",
 				"write-out", "proxy", "url", "connect-timeout", "retry", "range",
 				"resolve", "connect-to", "expect100-timeout")),
-		operands: opsNone}, "curl")
+		operands: curlOps}, "curl")
 	add(&program{abbrev: true,
 		short: merge(shorts("Ooa", kWrite), shorts("P", kTarget), shorts("i", kRead),
 			shorts("e", kRun), shorts("UtTwQlAR", kVal)),
@@ -840,7 +859,12 @@ sub:
 	}
 	ops := u.options(p, i+1)
 	for _, j := range ops {
-		u.set(j, useArg, 0)
+		// REV:PATH (git show HEAD:secrets/key) names a file of the repository.
+		cut := 0
+		if k := strings.IndexByte(words[j], ':'); k >= 0 {
+			cut = k + 1
+		}
+		u.set(j, useArg, cut)
 	}
 	if words[i] == "grep" && len(ops) > 0 && !containsWord(words, "-e", "-f") {
 		u.uses[ops[0]] = wordUse{} // the pattern
