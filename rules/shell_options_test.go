@@ -103,7 +103,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("wget http://h/x"), R, false, `write "."`},     // into docs: no file rule
 		{in("wget -P ../secrets http://h/x"), D, false, ""},
 		{in("wget -e robots=off http://h/x"), R, false, ""},
-		{in("curl file://" + root + "/secrets/key"), D, false, ""},       // curl * is denied anyway
+		{in("curl file://" + root + "/secrets/key"), D, false, ""}, // curl * is denied anyway
 		// Options that run programs: go, npm, find, awk, make, tar, python, rg, env -S.
 		{in("go test ./..."), A, false, ""},
 		{in("go test -run TestX -count 1 ./..."), A, false, ""},
