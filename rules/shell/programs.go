@@ -311,9 +311,6 @@ func opsLast(u *usage, ops []int) {
 	}
 }
 
-// opsMv: mv removes its sources and writes its destination.
-func opsMv(u *usage, ops []int) { opsWrite(u, ops) }
-
 // opsFirstNone: the first operand is no path (a mode, an owner, a pattern), the
 // others are written when write is set.
 func opsFirstNone(write bool) func(u *usage, ops []int) {
@@ -589,14 +586,6 @@ func compressOps(u *usage, ops []int) {
 	}
 }
 
-// interpOps: an interpreter runs the script its first operand names, which the gate
-// does not read; under -c or -e the code is a value.
-func interpOps(u *usage, ops []int) {
-	for _, i := range ops {
-		u.set(i, useArg, 0)
-	}
-}
-
 func shorts(s string, k kind) map[byte]kind {
 	m := make(map[byte]kind, len(s))
 	for i := 0; i < len(s); i++ {
@@ -689,7 +678,7 @@ func init() {
 	add(cpLike, "cp", "ln", "link")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
 		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "suffix",
-			"backup")), operands: opsMv}, "mv")
+			"backup")), operands: opsWrite}, "mv") // it removes its sources
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("mogS", kVal)),
 		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "mode", "owner",
 			"group", "suffix", "backup", "strip-program")),
@@ -795,7 +784,7 @@ func init() {
 	add(npm, "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx")
 	interp := &program{short: merge(shorts("cepEmrIl", kRun), shorts("WX", kVal)),
 		long: longs(kRun, "eval", "print", "require", "import", "loader",
-			"experimental-loader", "env-file"), operands: interpOps}
+			"experimental-loader", "env-file")}
 	add(interp, "python", "python2", "python3", "perl", "ruby", "node", "php", "lua",
 		"deno", "tclsh", "Rscript")
 }
