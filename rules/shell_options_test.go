@@ -17,7 +17,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 	for _, p := range []string{"sort *", "tee *", "cp *", "mv *", "sed *", "dd *", "wget *",
 		"find *", "awk *", "npm *", "go *", "tar *", "rg *", "make *", "python3 *", "tree *",
 		"du *", "env *", "git log --output=*", "git format-patch *", "git -c *", "install *",
-		"touch *", "mkdir *"} {
+		"touch *", "mkdir *", "mytool *"} {
 		id++
 		rs = append(rs, Rule{ID: id, GroupID: DefaultGroup, ToolPattern: "Bash",
 			CommandPattern: p, Action: Allow, Priority: DefaultPriority})
@@ -152,6 +152,14 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("rg --pre sh token"), R, false, ""},
 		{in("env -S 'rm -rf /'"), R, false, ""},
 		{in("env --split-string='rm -rf /'"), R, false, ""},
+		// A program the table does not know: --opt=PATH and -oPATH may be paths.
+		{in("mytool --config=../secrets/key"), R, true, "secrets"},
+		{in("mytool --config ../secrets/key"), R, true, "secrets"},
+		{in("mytool -c../secrets/key"), R, true, "secrets"},
+		{in("mytool -o=../state/x"), D, false, "protected"},
+		{in("mytool out=../state/x"), D, false, "protected"},
+		{in("mytool out=../data/x"), A, false, ""},
+		{in("mytool --config=../data/x -v 3"), A, false, ""},
 		// Programs that read the directory they run in when given no path.
 		{root0("ls"), R, true, "holds"},
 		{root0("ls -la"), R, true, "holds"},

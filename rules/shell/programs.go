@@ -123,7 +123,11 @@ func classify(words []string) *usage {
 		p.operands(u, ops)
 	} else {
 		for _, i := range ops {
-			u.set(i, useArg, 0)
+			cut := 0
+			if p == &genericProgram && isAssignWord(u.words[i]) {
+				cut = strings.IndexByte(u.words[i], '=') + 1 // of=PATH
+			}
+			u.set(i, useArg, cut)
 		}
 	}
 	if p.cwd != nil && p.cwd(u, ops) {
@@ -219,13 +223,12 @@ func (u *usage) shorts(p *program, i int) int {
 		c := w[j]
 		k, known := p.short[c]
 		if !known {
-			if c == '=' || strings.IndexByte(w, '/') > j {
-				// -o=VALUE, -oPATH: the rest may be a path.
-				cut := j
-				if c == '=' {
-					cut++
-				}
-				u.set(i, useArg, cut)
+			switch {
+			case j+1 < len(w) && w[j+1] == '=': // -o=VALUE
+				u.set(i, useArg, j+2)
+				return i
+			case strings.IndexByte(w[j+1:], '/') >= 0: // -oPATH
+				u.set(i, useArg, j+1)
 				return i
 			}
 			u.letters += string(c)
