@@ -31,7 +31,11 @@ var denyTemplates = []string{
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"", "git status", "'", "cd data; ls *", "a=$(b) c <d >e",
 		"sh -c 'sh -c \"sh -c x\"'", "{a,b}{c,d}", "cat <<EOF\nx\nEOF", "f() { g; }",
-		"[[ $(x) ]]", "$((1+2))", "sudo -u x env -i y", "find . -exec a {} +", "#"} {
+		"[[ $(x) ]]", "$((1+2))", "sudo -u x env -i y", "find . -exec a {} +", "#",
+		"tar xzf a b", "tar -C", "sed -i", "sed -e", "git -c", "git -C", "git show a:b",
+		"find -delete", "find . -fprintf", "curl file:", "curl -F x=@", "go -C", "go test -o",
+		"awk -f", "dd of=", "cp -t", "sort -o", "gzip -c", "wget -P", "make -C", "-o=",
+		"mytool -c/x", "npm --pre"} {
 		f.Add(s)
 	}
 	deny := MustCompile("rm -rf *")
