@@ -17,7 +17,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 	for _, p := range []string{"sort *", "tee *", "cp *", "mv *", "sed *", "dd *", "wget *",
 		"find *", "awk *", "npm *", "go *", "tar *", "rg *", "make *", "python3 *", "tree *",
 		"du *", "env *", "git log --output=*", "git format-patch *", "git -c *", "install *",
-		"touch *", "mkdir *", "mytool *"} {
+		"touch *", "mkdir *", "mytool *", "read *", "printf *", "mapfile *"} {
 		id++
 		rs = append(rs, Rule{ID: id, GroupID: DefaultGroup, ToolPattern: "Bash",
 			CommandPattern: p, Action: Allow, Priority: DefaultPriority})
@@ -160,6 +160,13 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("mytool out=../state/x"), D, false, "protected"},
 		{in("mytool out=../data/x"), A, false, ""},
 		{in("mytool --config=../data/x -v 3"), A, false, ""},
+		// Builtins that assign a variable which changes what later commands run.
+		{in("printf -v PATH /tmp; go test ./..."), R, false, ""},
+		{in("printf -vPATH /tmp; go test ./..."), R, false, ""},
+		{in("read PATH < ../data/x; go test ./..."), R, false, ""},
+		{in("read -r a LD_PRELOAD < ../data/x; go test ./..."), R, false, ""},
+		{in("mapfile -t BASH_ENV < ../data/x; go test ./..."), R, false, ""},
+		{in("echo x | read y; go test ./..."), A, false, ""},
 		// Programs that read the directory they run in when given no path.
 		{root0("ls"), R, true, "holds"},
 		{root0("ls -la"), R, true, "holds"},

@@ -11,7 +11,8 @@
 // backticks, <( ), >( ), here-documents, [[ ]] and arithmetic. Leading assignments
 // are dropped, but their substitutions are commands too (X=$(cat key) git status is
 // two commands). An assignment that changes which program runs or makes one run
-// other code (PATH, LD_PRELOAD, BASH_ENV, GIT_*, …) makes its command unknown.
+// other code (PATH, LD_PRELOAD, BASH_ENV, GIT_*, …) makes its command unknown, as
+// does printf -v, read, mapfile or getopts setting one.
 //
 // A command's words are taken after brace expansion and quote removal; a word with
 // a parameter expansion, substitution or arithmetic is kept as written and makes the

@@ -225,6 +225,11 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 				cmd.unknown("find -exec runs a command whose arguments are not known")
 				cmd.Forms = append(cmd.Forms, Form{Text: formText(inner)})
 			}
+		case prog == "printf" || prog == "read" || prog == "mapfile" || prog == "readarray" ||
+			prog == "getopts":
+			if name := setsVar(prog, cur); name != "" {
+				cmd.unknown("assigns " + name)
+			}
 		case prog == "cd" || prog == "pushd" || prog == "popd":
 			cdWords, cdLits = cur, curLits
 		}
@@ -366,4 +371,32 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 	if u.dir == 0 {
 		c.readsCwd, c.writesCwd = u.readsCwd, u.writeCwd
 	}
+}
+
+// setsVar returns the first variable riskyVar names that a builtin assigning
+// variables (printf -v, read, mapfile, readarray, getopts) sets, or "".
+func setsVar(prog string, words []string) string {
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		var name string
+		switch {
+		case prog == "printf" && w == "-v" && i+1 < len(words):
+			name = words[i+1]
+		case prog == "printf" && strings.HasPrefix(w, "-v"):
+			name = w[2:]
+		case prog == "printf":
+			continue
+		case strings.HasPrefix(w, "-"):
+			continue
+		default:
+			name = w // read NAME…, mapfile NAME, getopts SPEC NAME: any word may be one
+		}
+		if i := strings.IndexByte(name, '['); i > 0 {
+			name = name[:i]
+		}
+		if riskyVar(name) {
+			return name
+		}
+	}
+	return ""
 }
