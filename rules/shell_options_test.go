@@ -182,6 +182,10 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{root0("git status docs"), A, false, ""},
 		{root0("git -C docs status"), R, false, ""}, // git status * matches literally
 		{root0("git -C secrets status"), R, true, "secrets"},
+		{root0("git -C data add ../secrets/key"), R, true, "secrets"}, // data/../secrets/key
+		{root0("git -C docs show HEAD:../secrets/key"), R, true, "secrets"},
+		{in("tar -C ../secrets -xf ../data/a.tar"), D, false, ""},
+		{in("go -C ../secrets test ./..."), R, true, "secrets"},
 		{root0("grep token docs/x"), A, false, ""},
 		// ~ forms bash expands from places the gate does not know.
 		{in("cat ~root/.ssh/id_rsa"), R, true, "~"},

@@ -70,6 +70,7 @@ type Command struct {
 
 	args      []*syntax.Word // the argument words (after the program), for Paths
 	argUses   []wordUse      // what each of args is; nil: each may be a path
+	dirArg    int            // 1 + the index in args of the -C DIR it works in; 0: none
 	readsCwd  bool           // it reads the directory it runs in (ls, git status)
 	writesCwd bool           // it writes into that directory (curl -O, tar -x)
 	progWord  *syntax.Word   // the program word, a path when it holds a slash

@@ -97,6 +97,21 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 			if !c.dirKnown {
 				dir = ""
 			}
+			// sub is the directory a -C DIR option names (git -C d add x opens d/x);
+			// relative paths are taken in both.
+			sub := ""
+			if c.dirArg > 0 && c.dirArg <= len(c.args) && isLiteral(c.args[c.dirArg-1]) {
+				if fs, err := wordFields(c.args[c.dirArg-1]); err == nil && len(fs) == 1 &&
+					fs[0] != "" && !strings.HasPrefix(fs[0], "~") {
+					sub = fs[0]
+					if !path.IsAbs(sub) && dir != "" {
+						sub = dir + "/" + sub
+					} else if !path.IsAbs(sub) {
+						sub = ""
+					}
+				}
+			}
+			subOn := false // the word being added is an operand -C DIR applies to
 			add := func(name string, a Access) {
 				if name == "" {
 					return
@@ -105,6 +120,9 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					note(ErrUnknownDir)
 				}
 				paths = append(paths, Path{Name: name, Dir: dir, Access: a, Command: ci})
+				if subOn && sub != "" && !path.IsAbs(name) {
+					paths = append(paths, Path{Name: name, Dir: sub, Access: a, Command: ci})
+				}
 			}
 			bad := func(word *syntax.Word, problem string) {
 				paths = append(paths, Path{Name: printNode(word), Dir: dir, Access: Arg,
@@ -146,6 +164,7 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				if c.argUses != nil {
 					u = c.argUses[k]
 				}
+				subOn = k != c.dirArg-1
 				switch u.use {
 				case useNone:
 					continue
@@ -157,6 +176,7 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					expand(word, Arg, u.cut)
 				}
 			}
+			subOn = false // redirects and the directory are the shell's
 			if c.readsCwd {
 				add(".", Arg)
 			}

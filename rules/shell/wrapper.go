@@ -370,6 +370,8 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 	}
 	if u.dir == 0 {
 		c.readsCwd, c.writesCwd = u.readsCwd, u.writeCwd
+	} else if wi := wordOf[start+u.dir]; wi > 0 {
+		c.dirArg = wi
 	}
 }
 
