@@ -53,6 +53,8 @@ type CommandDecision struct {
 	Action  string `json:"action"`  // allow, deny or require
 	RuleID  uint64 `json:"rule_id,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Risky are its options that write a file or run a program.
+	Risky []string `json:"risky,omitempty"`
 }
 
 // Resolution is how a request left pending: who, through what channel, when.

@@ -21,7 +21,7 @@ func fullRequest() store.Request {
 		Profile: "agents", Cwd: "/ws", RuleID: 12, Reason: "protected path",
 		Caller: "agent-0123456789ab", ClaimedCategory: "safe",
 		Commands: []store.CommandDecision{{Command: "ls", Action: "allow", RuleID: 3,
-			Reason: "rule"}},
+			Reason: "rule", Risky: []string{"-o"}}},
 		CreatedAt: at, ExpiresAt: at.Add(time.Hour), Status: store.Approved,
 		Resolution: &store.Resolution{By: "jane", Via: "telegram", At: at.Add(time.Minute),
 			Note: "ok", Bypass: &store.BypassGrant{Scope: "all", Secs: 900}},
@@ -44,7 +44,8 @@ func TestRequestWireFormat(t *testing.T) {
 		`"group_id":"agents"`, `"profile":"agents"`, `"cwd":"/ws"`, `"rule_id":12`,
 		`"reason":"protected path"`, `"caller":"agent-0123456789ab"`,
 		`"claimed_category":"safe"`,
-		`"commands":[{"command":"ls","action":"allow","rule_id":3,"reason":"rule"}]`,
+		`"commands":[{"command":"ls","action":"allow","rule_id":3,"reason":"rule",` +
+			`"risky":["-o"]}]`,
 		`"created_at":"2026-03-01T12:00:00Z"`,
 		`"expires_at":"2026-03-01T13:00:00Z"`, `"status":"approved"`,
 		`"resolution":{"by":"jane","via":"telegram","at":"2026-03-01T12:01:00Z","note":"ok",` +

@@ -325,7 +325,7 @@ func TestCheckPendingSaysWhy(t *testing.T) {
 		t.Errorf("ResultOf the stored request: %q, want %q", got, want)
 	}
 	res, err = e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s",
-		Arguments: map[string]any{"command": "ls"}}})
+		Arguments: map[string]any{"command": "ls docs"}}})
 	if want := "waiting for approval (request " + u(res.RequestID) + ")"; err != nil || res.Reason != want {
 		t.Errorf("Bash: %v %+v, want reason %q", err, res, want)
 	}

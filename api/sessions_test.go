@@ -19,7 +19,7 @@ func TestSessionBypassAndCancel(t *testing.T) {
 	if err != nil || b.SessionID != "s" || b.Scope != "category:shell" || !b.ExpiresAt.IsZero() {
 		t.Fatalf("bypass: %v %+v", err, b)
 	}
-	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s", Arguments: map[string]any{"command": "ls"}}})
+	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s", Arguments: map[string]any{"command": "ls docs"}}})
 	if err != nil || res.Decision != gate.VerdictAllow {
 		t.Fatalf("check under bypass: %v %+v", err, res)
 	}

@@ -66,7 +66,9 @@ func alwaysRules(r store.Request) []rules.Rule {
 
 // commandPattern is the pattern offered for command c: its program and up to
 // MaxPatternWords literal words that follow it, then " *" — "git status *" for
-// "git status --short". ok is false when no pattern may allow c.
+// "git status --short"; or, when c has an option that writes a file or runs a
+// program (c.Risky), c's exact words, no star ("git log --output=out.txt"). ok is
+// false when no pattern may allow c.
 func commandPattern(c store.CommandDecision) (string, bool) {
 	words := strings.Fields(c.Command)
 	if len(words) == 0 || c.Reason != "" || c.Action != string(rules.Require) {
@@ -79,6 +81,15 @@ func commandPattern(c store.CommandDecision) (string, bool) {
 	}
 	if !plainWord(words[0]) || unpatterned[words[0]] {
 		return "", false
+	}
+	if len(c.Risky) > 0 {
+		// Exactly the call: a star would also allow other files or programs.
+		exact := strings.Join(words, " ")
+		if exact != c.Command || strings.ContainsAny(exact, "*") || len(exact) > 512 ||
+			!printableWords(words) {
+			return "", false
+		}
+		return exact, true
 	}
 	pat := words[0]
 	for i := 1; i < len(words) && i <= MaxPatternWords && plainWord(words[i]); i++ {
@@ -98,6 +109,16 @@ func plainWord(w string) bool {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
 		case strings.ContainsRune("_.+:@%-", r):
 		default:
+			return false
+		}
+	}
+	return true
+}
+
+// printableWords reports whether every word is printable ASCII.
+func printableWords(words []string) bool {
+	for _, w := range words {
+		if !printableASCII(w) {
 			return false
 		}
 	}

@@ -11,6 +11,9 @@ func TestAlwaysRules(t *testing.T) {
 	cmd := func(c, action, reason string) store.CommandDecision {
 		return store.CommandDecision{Command: c, Action: action, Reason: reason}
 	}
+	risky := func(c string, opts ...string) store.CommandDecision {
+		return store.CommandDecision{Command: c, Action: "require", Risky: opts}
+	}
 	shell := func(cs ...store.CommandDecision) store.Request {
 		return store.Request{ToolName: "Bash", GroupID: "dev", Commands: cs}
 	}
@@ -44,6 +47,15 @@ func TestAlwaysRules(t *testing.T) {
 		{"expansion", shell(cmd("echo $HOME", "require", "")), nil},
 		{"substitution", shell(cmd("git `whoami`", "require", "")), nil},
 		{"glob word", shell(cmd("rm *.go", "require", "")), []string{"rm *"}},
+		// An option that writes or runs: exactly the call, never a star.
+		{"writing option", shell(risky("git log --output=out.txt", "--output=out.txt")),
+			[]string{"git log --output=out.txt"}},
+		{"running option", shell(risky("go test -exec ./x ./...", "-exec")),
+			[]string{"go test -exec ./x ./..."}},
+		{"risky with a star", shell(risky("sort -o x *.txt", "-o")), nil},
+		{"risky beside a plain one",
+			shell(cmd("git status", "require", ""), risky("tar -xf a.tar", "-x")),
+			[]string{"git status *", "tar -xf a.tar"}},
 		{"shell call without commands", store.Request{ToolName: "Bash"}, nil},
 		{"empty command", shell(cmd("", "require", "")), nil},
 		{"mcp tool", store.Request{ToolName: "mcp__notes__list"}, []string{"mcp__notes__list"}},

@@ -196,6 +196,7 @@ func (m *Manager) Visible(group, profile, agentID, source string, tools []string
 // Category returns tool's category as the configuration's tools.categories give it,
 // "" when none matches (docs/design.md, "Bypasses"); it reads no store.
 func (m *Manager) Category(tool string) string { return m.category(m.snap.Load(), tool) }
+
 // ApplyRules applies c in one store transaction (store.DB.ApplyRules) after preparing
 // every rule it writes as CreateRule does, then rebuilds the snapshot; it returns the
 // created rules. Errors, after which nothing changed: every problem found, joined —

@@ -143,7 +143,7 @@ func commandsOf(sd *rules.ScriptDecision) []store.CommandDecision {
 	out := make([]store.CommandDecision, len(sd.Commands))
 	for i, c := range sd.Commands {
 		out[i] = store.CommandDecision{Command: c.Text, Action: string(c.Action),
-			RuleID: c.RuleID, Reason: c.Reason}
+			RuleID: c.RuleID, Reason: c.Reason, Risky: c.Risky}
 	}
 	return out
 }

@@ -125,7 +125,7 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 	defer unsubscribe()
 	e.run()
 	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", AgentID: "coder",
-		Source: "claude-code", ContextLabel: "CronJob: x", Arguments: map[string]any{"command": "ls -l", "a": 1}})
+		Source: "claude-code", ContextLabel: "CronJob: x", Arguments: map[string]any{"command": "ls -l docs", "a": 1}})
 	if got := e.notes.next(t); got != "show "+strconv.FormatUint(r.ID, 10)+" readable" {
 		t.Errorf("notifier saw %q, want the request shown once readable from the store", got)
 	}
@@ -134,7 +134,7 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 		t.Fatal(err)
 	}
 	if stored.Status != store.Pending || stored.Category != "shell" || stored.GroupID != "default" ||
-		stored.Profile != "default" || stored.RuleID == 0 || string(stored.Arguments) != `{"a":1,"command":"ls -l"}` ||
+		stored.Profile != "default" || stored.RuleID == 0 || string(stored.Arguments) != `{"a":1,"command":"ls -l docs"}` ||
 		!stored.ExpiresAt.Equal(stored.CreatedAt.Add(gate.DefaultApprovalTimeout)) {
 		t.Errorf("stored request %+v", stored)
 	}
@@ -599,7 +599,7 @@ func TestRequestRecordsWhy(t *testing.T) {
 		{"a file tool on its cwd", gate.Call{ToolName: "Grep", Arguments: map[string]any{"pattern": "x"}}, rules.ReasonContains + ": secrets"},
 		{"a path that cannot be normalised", gate.Call{ToolName: "list_files", Arguments: map[string]any{"path": 42}}, rules.ReasonBadPath},
 		{"a rule's require", gate.Call{ToolName: "Bash", Arguments: map[string]any{"input": "ls"}}, ""},
-		{"a shell command's rule", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}}, ""},
+		{"a shell command's rule", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls docs"}}, ""},
 		{"a shell command's path", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "cat secrets/x"}},
 			`argument "secrets/x" of command "cat secrets/x" is inside a denied place: secrets`},
 		{"the default require", gate.Call{ToolName: "mcp__x__y"}, ""},

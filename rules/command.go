@@ -74,18 +74,26 @@ func (m *matcher) command(r *crule) bool {
 		return false
 	}
 	if r.action == Allow {
-		return m.allowable && r.cmd.Match(m.allowText)
+		return m.allowable && r.cmd.Match(m.allowText) && r.cmd.Spells(m.cmd.Risky)
 	}
 	return r.cmd.Denies(m.cmd)
 }
 
+// ReasonDelegated is the reason of a command its inner commands decide: an sh -c
+// wrapper, or a command of a script run under sudo (CommandDecision.Delegated).
+const ReasonDelegated = "decided with the other commands of its sh -c or sudo"
+
 // CommandDecision is how one command of a script was decided.
 type CommandDecision struct {
-	Text      string // the command's full form; the script when it does not parse
-	Action    Action
-	RuleID    uint64 // the rule that matched, 0 when none did
-	Delegated bool   // decided by other commands unless denied (shell.Command.Delegated)
-	Why       string // why no command pattern may allow it, when that is so
+	Text   string // the command's full form; the script when it does not parse
+	Action Action
+	RuleID uint64 // the rule that matched, 0 when none did
+	// Delegated: decided by other commands unless denied (shell.Command.Delegated);
+	// then Action is Allow, RuleID 0 and Reason ReasonDelegated.
+	Delegated bool
+	// Risky are its options that write a file or run a program (shell.Command.Risky).
+	Risky []string
+	Why   string // why no command pattern may allow it, when that is so
 	// Reason is why it got Action: ReasonRule, ReasonNoRule (with Why appended), or
 	// what one of its paths made of it.
 	Reason string
@@ -127,19 +135,20 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 		m := matcher{agent: c.AgentID, source: c.Source, cmd: cmd}
 		m.allowText, m.allowable = cmd.AllowText()
 		cd := CommandDecision{Text: commandText(cmd), Action: Require,
-			Delegated: cmd.Delegated}
+			Delegated: cmd.Delegated, Risky: cmd.Risky}
 		if cmd.Unknown {
 			cd.Why = cmd.Why
 		}
 		if r := t.first(c.Tool, &m); r != nil {
 			cd.Action, cd.RuleID, notes[i] = r.action, r.id, r.note
 		}
-		if cmd.Delegated && cd.Action != Deny {
-			cd.Action = Allow
-		}
 		cd.Reason = ReasonNoRule
 		if cd.RuleID != 0 {
 			cd.Reason = ReasonRule
+		}
+		if cmd.Delegated && cd.Action != Deny {
+			// Not its rule's: the commands it runs decide it.
+			cd.Action, cd.RuleID, cd.Reason, notes[i] = Allow, 0, ReasonDelegated, ""
 		}
 		if cd.Why != "" && cd.Action == Require {
 			cd.Reason += " (" + cd.Why + ")"
@@ -168,7 +177,13 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 	}
 	cd := out.Commands[at]
 	out.RuleID, out.Note = cd.RuleID, notes[at]
-	verb := map[Action]string{Allow: "allowed", Deny: "denied", Require: "needs a human"}[cd.Action]
+	verb := "needs a human"
+	switch cd.Action {
+	case Allow:
+		verb = "allowed"
+	case Deny:
+		verb = "denied"
+	}
 	switch {
 	case cd.RuleID != 0:
 		out.Reason = fmt.Sprintf("command %q %s by rule %d", cd.Text, verb, cd.RuleID)
@@ -232,10 +247,10 @@ func (s *Set) evaluateShellTool(group string, c Call, st ShellTool) (d Decision,
 	if !ok {
 		return Decision{}, ScriptDecision{}, false
 	}
-	sc := shell.Parse(script)
+	sc := shell.ParseCached(script)
 	for try := 0; ; try++ {
 		v := s.view.Load()
-		d, sd = s.evaluateShell(v.tier(group), &c, st, &sc)
+		d, sd = s.evaluateShell(v.tier(group), &c, st, sc)
 		// As in Evaluate: the patterns must have held while the paths were resolved.
 		if s.held(v) {
 			return d, sd, true
@@ -332,14 +347,15 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 		access shell.Access
 	}
 	done := make(map[seen]bool, len(paths))
+	var buf [4]string
 	cache := lstatCache{}
 	for _, p := range paths {
-		k := seen{p.Abs(), p.Access}
+		k := seen{p.Full(), p.Access}
 		if done[k] {
 			continue
 		}
 		done[k] = true
-		pd, ok := s.shellPath(t, c, sc, p, cache)
+		pd, ok := s.shellPath(t, c, sc, p, buf[:0], cache)
 		if !ok {
 			continue
 		}
@@ -367,39 +383,58 @@ func cmdSeverity(cd *CommandDecision) int {
 	return 0
 }
 
-// shellPath decides one path of a script in tier t: a redirect target as the file
-// call it is, an argument by the guards only. ok is false when the path changes
-// nothing.
+// shellPath decides one path of a script in tier t in every form a tool may open it
+// (Set.forms: the OS's and a lexical ".."), the strictest form deciding: a redirect
+// target or a file an option names as the file call it is, and any path by the
+// guards. ok is false when the path changes nothing.
 func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
-	cache lstatCache) (Decision, bool) {
+	buf []string, cache lstatCache) (Decision, bool) {
 	what := "the tool's working directory"
 	if p.Command >= 0 && p.Command < len(sc.Commands) {
 		what = fmt.Sprintf("%s %q of command %q", p.Access, p.Name,
 			commandText(&sc.Commands[p.Command]))
 	}
-	abs, problem := "", "empty"
-	if full := filepath.FromSlash(p.Abs()); filepath.IsAbs(full) &&
-		strings.IndexByte(full, 0) < 0 {
-		abs, problem = resolveWith(full, s.opt.WorkspaceRoot, nil, cache, nil)
-	} else {
-		abs, problem = resolveAbs(full, "", s.opt.WorkspaceRoot, nil)
+	if p.Problem != "" {
+		return Decision{Action: Require, Reason: what + ": " + p.Problem,
+			PathState: PathInvalid}, true
 	}
-	if problem != "" {
+	full := filepath.FromSlash(p.Full())
+	forms, ok := buf[:0], false
+	if filepath.IsAbs(full) {
+		forms, ok = s.formsCached(&Call{}, full, forms, cache)
+	}
+	if !ok {
 		return Decision{Action: Require, Reason: what + ": " + ReasonBadPath,
 			PathState: PathInvalid}, true
 	}
-	path := relTo(abs, s.opt.WorkspaceRoot)
-	if p.Access != shell.Arg {
+	var d Decision
+	found := false
+	for _, path := range forms {
+		pd, changes := s.shellForm(t, c, p.Access, what, path)
+		if changes && (!found || severity(pd) > severity(d)) {
+			d, found = pd, true
+		}
+	}
+	return d, found
+}
+
+// shellForm decides one normalised form of a script's path (see shellPath).
+func (s *Set) shellForm(t *tier, c *Call, a shell.Access, what, path string) (Decision, bool) {
+	var fd Decision
+	file := a != shell.Arg
+	if file {
 		tool := s.opt.FSRead[0]
-		if p.Access == shell.Write {
+		if a == shell.Write {
 			tool = s.opt.FSWrite[0]
 		}
 		fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source}
-		fd := s.decide(t, &fc, path, PathOK)
+		fd = s.decide(t, &fc, path, PathOK)
 		if fd.Action != Allow {
 			fd.Reason = what + ": " + fd.Reason
 		}
-		return fd, true
+		if fd.Action == Deny {
+			return fd, true
+		}
 	}
 	if t.isProtected(path) {
 		return Decision{Action: Deny, Reason: what + " is a protected path", Path: path,
@@ -413,7 +448,7 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
 		reason = what + " holds " + g.name
 	}
 	if g == nil {
-		return Decision{}, false
+		return fd, file
 	}
 	return Decision{Action: Require, Reason: reason, Path: path, PathState: PathOK,
 		Contains: g.name}, true

@@ -275,7 +275,10 @@ func TestEvaluateShell(t *testing.T) {
 		reason   string // a part of the Reason
 		contains string
 	}{
-		{"allowed", bash("git status"), Allow, 3, "allowed by rule 3", ""},
+		{"allowed", Call{Tool: "Bash", Cwd: "src", Args: map[string]any{"command": "git status"}},
+			Allow, 3, "allowed by rule 3", ""},
+		{"git reads the root", bash("git status"), Require, 0, `"." of command "git status" holds secrets`,
+			"secrets"},
 		{"write denied", bash("echo hi > secrets/x"), Deny, 12, `write "secrets/x"`, ""},
 		{"write allowed", bash("echo hi > data/x"), Allow, 5, "", ""},
 		{"write elsewhere needs a human", bash("echo hi > src/x"), Require, 40, "write", ""},
@@ -287,7 +290,8 @@ func TestEvaluateShell(t *testing.T) {
 		{"glob into a denied place", bash("cat secre*/key"), Require, 0, "", "secrets"},
 		{"argument holding a denied place", bash("cat . data"), Require, 0, "holds", "secrets"},
 		{"protected", bash("cat state/db"), Deny, 0, "is a protected path", ""},
-		{"dev null", bash("git status > /dev/null 2>&1"), Allow, 3, "", ""},
+		{"dev null", Call{Tool: "Bash", Cwd: "src",
+			Args: map[string]any{"command": "git status > /dev/null 2>&1"}}, Allow, 3, "", ""},
 		{"redirect not literal", bash(`echo hi > "$F"`), Require, 0,
 			"a redirect target is not literal", ""},
 		{"cd into a denied place", bash("cd secrets && cat key"), Require, 0, "", "secrets"},

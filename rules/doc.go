@@ -76,10 +76,13 @@
 // A call of a shell tool (Options.Shell) whose script argument is a string is parsed
 // (package rules/shell) and each simple command decided by the rules of its tool —
 // those with a CommandPattern only match commands — the call being deny if any
-// command is denied, allow only if every one is allowed, else require. Redirect
-// targets are decided as file writes and reads by the file rules, other literal
-// arguments by the guards above; Decision.Script lists every command (docs/design.md,
-// "Shell commands").
+// command is denied, allow only if every one is allowed, else require; an allow
+// pattern allows a command with an option that writes or runs only when it spells
+// the option. Redirect targets, and the files the options and operands of known
+// programs write or read, are decided as file writes and reads by the file rules and
+// by the guards, other words that may be paths by the guards above, each in every
+// form of step 1; Decision.Script lists every command (docs/design.md, "Shell
+// commands").
 //
 // # Paths
 //

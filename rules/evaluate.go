@@ -554,6 +554,11 @@ func severity(d Decision) int {
 // step 1), each once, and reports false when one of them cannot be resolved; the
 // others are still appended.
 func (s *Set) forms(c *Call, p string, out []string) ([]string, bool) {
+	return s.formsCached(c, p, out, nil)
+}
+
+// formsCached is forms with its lstat answers kept in cache, when not nil.
+func (s *Set) formsCached(c *Call, p string, out []string, cache lstatCache) ([]string, bool) {
 	if isFileURI(p) {
 		q, ok := fileURIPath(p)
 		if !ok {
@@ -607,14 +612,14 @@ func (s *Set) forms(c *Call, p string, out []string) ([]string, bool) {
 				break
 			}
 			var dots bool // a ".." met after a symlink: the lexical form may differ
-			if abs, problem := resolveWith(full, root, nil, nil, &dots); problem == "" {
+			if abs, problem := resolveWith(full, root, nil, cache, &dots); problem == "" {
 				out = appendNew(out, relTo(abs, root))
 			} else {
 				ok = false
 				dots = true
 			}
 			if dots && strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
-				if abs, problem := resolve(filepath.Clean(full), root, nil); problem == "" {
+				if abs, problem := resolveWith(filepath.Clean(full), root, nil, cache, nil); problem == "" {
 					out = appendNew(out, relTo(abs, root))
 				} else {
 					ok = false

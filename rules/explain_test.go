@@ -32,7 +32,8 @@ func TestExplain(t *testing.T) {
 				{10, false, "path pattern data/* matches none of the call's paths: secrets/key"},
 				{11, true, ""}}},
 		{"a script: the command pattern does not match", DefaultGroup,
-			Call{Tool: "Bash", Args: map[string]any{"command": "git push"}},
+			Call{Tool: "Bash", Cwd: root + "/docs", // git reads its cwd: away from the guarded root
+				Args: map[string]any{"command": "git push"}},
 			[]step{{20, false, "command pattern git status matches none of: git push"},
 				{9, false, "tool pattern does not match Bash"},
 				{10, false, "tool pattern does not match Bash"},

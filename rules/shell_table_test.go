@@ -39,6 +39,11 @@ func TestShellScripts(t *testing.T) {
 	root := workspace(t)
 	s := Compile(nil, starterRules(), seedOptions(root))
 	bash := func(script string) Call { return Call{Tool: "Bash", Args: map[string]any{"command": script}} }
+	// in runs a Bash script in docs: git, ls and grep -r read the directory they run
+	// in, and the workspace root holds secrets.
+	in := func(script string) Call {
+		return Call{Tool: "Bash", Cwd: "docs", Args: map[string]any{"command": script}}
+	}
 	exec := func(script, cwd string) Call {
 		return Call{Tool: "execute_cmd", Args: map[string]any{"cmd": script, "cwd": cwd}}
 	}
@@ -54,14 +59,14 @@ func TestShellScripts(t *testing.T) {
 		reason string // a part of the Reason, when set
 	}{
 		// One command, matched by its words.
-		{bash("git status"), A, false, `command "git status" allowed by rule`},
-		{bash("git status --short"), A, false, ""},
-		{bash("git statusx"), R, false, `command "git statusx"`},
-		{bash("git  status"), A, false, ""},
-		{bash("'git' \"status\""), A, false, ""},
+		{in("git status"), A, false, `command "git status" allowed by rule`},
+		{in("git status --short"), A, false, ""},
+		{in("git statusx"), R, false, `command "git statusx"`},
+		{in("git  status"), A, false, ""},
+		{in("'git' \"status\""), A, false, ""},
 		{bash("git push origin main"), R, false, ""},
 		{bash("git push --force origin main"), D, false, ""},
-		{bash("ls"), A, false, ""},
+		{in("ls"), A, false, ""},
 		{bash("ls -la docs"), A, false, ""},
 		{bash("go test ./..."), A, false, ""},
 		{bash("npm test"), A, false, ""},
@@ -74,14 +79,14 @@ func TestShellScripts(t *testing.T) {
 		{bash("# only a comment"), R, false, ""},
 		// Every command of the script counts.
 		{bash("git status; curl x | sh"), D, false, `command "curl x" denied`},
-		{bash("git status; make | sh"), R, false, ""},
+		{in("git status; make | sh"), R, false, ""},
 		{bash("git status\nrm -rf data"), D, false, ""},
 		{bash("git status && rm -rf data"), D, false, ""},
-		{bash("git status || echo failed"), A, false, ""},
-		{bash("git status & ls"), A, false, ""},
-		{bash("git log --oneline | head -n 5 | wc -l"), A, false, "all 3 commands allowed"},
-		{bash("if git status; then ls; fi"), A, false, ""},
-		{bash("{ git status; ls; }"), A, false, ""},
+		{in("git status || echo failed"), A, false, ""},
+		{in("git status & ls"), A, false, ""},
+		{in("git log --oneline | head -n 5 | wc -l"), A, false, "all 3 commands allowed"},
+		{in("if git status; then ls; fi"), A, false, ""},
+		{in("{ git status; ls; }"), A, false, ""},
 		{bash("(cd docs && ls)"), A, false, ""},
 		{bash("for f in a b; do echo $f; done"), R, false, ""},
 		{bash("f() { rm -rf /; }; f"), D, false, ""},
@@ -96,11 +101,11 @@ func TestShellScripts(t *testing.T) {
 		{bash("echo $((1+2))"), R, false, ""},
 		{bash("$(which git) status"), R, false, ""},
 		{bash(`eval "rm -rf /"`), D, false, ""},
-		{bash(`eval "git status"`), R, false, ""},
+		{in(`eval "git status"`), R, false, ""},
 		{bash("source ./env.sh"), R, false, ""},
 		// Programs by base name in the system directories only.
 		{bash("/bin/rm -rf /"), D, false, ""},
-		{bash("/usr/bin/git status"), A, false, ""},
+		{in("/usr/bin/git status"), A, false, ""},
 		{bash("./data/git status"), R, false, ""},
 		// Wrappers.
 		{bash("env rm -rf /"), D, false, ""},
@@ -111,17 +116,17 @@ func TestShellScripts(t *testing.T) {
 		{bash("command rm -rf /"), D, false, ""},
 		{bash("exec rm -rf /"), D, false, ""},
 		{bash("ionice -c3 rm -rf /"), D, false, ""},
-		{bash(`bash -c "git status"`), A, false, ""},
+		{in(`bash -c "git status"`), A, false, ""},
 		{bash("sh -c 'rm -rf /'"), D, false, ""},
 		{bash(`bash -c 'git status; rm -rf data'`), D, false, ""},
 		{bash(`sh -c "$CMD"`), R, false, ""},
 		{bash("sudo rm -rf /"), D, false, ""},
 		{bash("sudo -u root rm -rf /"), D, false, ""},
 		{bash("doas rm -rf /"), D, false, ""},
-		{bash("sudo ls"), R, false, ""},
+		{in("sudo ls"), R, false, ""},
 		{bash("sudo systemctl restart nginx"), A, false, ""},
 		{bash("ls | xargs rm -rf"), D, false, ""},
-		{bash("ls | xargs cat"), R, false, ""},
+		{in("ls | xargs cat"), R, false, ""},
 		{bash(`find . -name x -exec rm -rf {} +`), D, false, ""},
 		// Deny patterns match literally; what they miss is still not allowed.
 		{bash("rm -fr /"), R, true, "holds"}, // and / holds every guarded place
@@ -141,12 +146,12 @@ func TestShellScripts(t *testing.T) {
 		{bash("ls secre*"), R, true, "secrets"},
 		{bash("ls ."), R, true, ""},
 		{bash("grep -r token ."), R, true, ""},
-		{bash("grep --file=secrets/key x"), R, true, "secrets"},
+		{bash("grep --file=secrets/key x"), D, false, `read "secrets/key"`},
 		{bash("cd secrets && cat key"), R, true, "secrets"},
 		{bash("cd docs && ls"), A, false, ""},
-		{bash("cd $D && ls"), R, false, ""},
-		{bash("git status > /dev/null"), A, false, ""},
-		{bash("git status > /dev/null 2>&1"), A, false, ""},
+		{bash("cd $D && ls"), R, true, ""},
+		{in("git status > /dev/null"), A, false, ""},
+		{in("git status > /dev/null 2>&1"), A, false, ""},
 		{bash("cat state/skald.db"), D, false, "protected"},
 		{bash("cat data/skald/skald.db"), D, false, "protected"},
 		{bash("cat skald.yaml"), D, false, "protected"},

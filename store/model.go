@@ -81,6 +81,9 @@ type CommandDecision struct {
 	Action  string `json:"action"`  // allow, deny or require
 	RuleID  uint64 `json:"rule_id,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Risky are its options that write a file or run a program: an offered rule
+	// spells them (docs/design.md, "Shell commands").
+	Risky []string `json:"risky,omitempty"`
 }
 
 // Callers that are not agent tokens (Request.Caller).

@@ -63,11 +63,19 @@ type Command struct {
 	// script: an sh -c wrapper (its script's commands follow it) or a command of a
 	// script run under sudo (the sudo form decides). It can still be denied.
 	Delegated bool
+	// Risky are the words of its options (or of its awk or sed program) that make it
+	// write a file or run a program (docs/design.md, "Shell commands"): an allow
+	// pattern allows the command only when it spells each of them.
+	Risky []string
 
-	args     []*syntax.Word // the argument words (after the program), for Paths
-	progWord *syntax.Word   // the program word, a path when it holds a slash
-	dirs     []string       // directories it may run in, relative to the start
-	dirKnown bool
+	args      []*syntax.Word // the argument words (after the program), for Paths
+	argUses   []wordUse      // what each of args is; nil: each may be a path
+	dirArg    int            // 1 + the index in args of the -C DIR it works in; 0: none
+	readsCwd  bool           // it reads the directory it runs in (ls, git status)
+	writesCwd bool           // it writes into that directory (curl -O, tar -x)
+	progWord  *syntax.Word   // the program word, a path when it holds a slash
+	dirs      []string       // directories it may run in, relative to the start
+	dirKnown  bool
 }
 
 // Form is one text of a command that patterns match: the command's words, the

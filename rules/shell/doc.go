@@ -11,7 +11,8 @@
 // backticks, <( ), >( ), here-documents, [[ ]] and arithmetic. Leading assignments
 // are dropped, but their substitutions are commands too (X=$(cat key) git status is
 // two commands). An assignment that changes which program runs or makes one run
-// other code (PATH, LD_PRELOAD, BASH_ENV, GIT_*, …) makes its command unknown.
+// other code (PATH, LD_PRELOAD, BASH_ENV, GIT_*, …) makes its command unknown, as
+// does printf -v, read, mapfile or getopts setting one.
 //
 // A command's words are taken after brace expansion and quote removal; a word with
 // a parameter expansion, substitution or arithmetic is kept as written and makes the
@@ -50,15 +51,31 @@
 // nothing after it; the match is anchored at both ends. Patterns match literally:
 // "rm -rf *" does not match "rm -fr /".
 //
+// # Options that write or run
+//
+// The words of known programs are read through one table (programs.go; the table
+// of docs/design.md, "Shell commands"): which options and operands are files it
+// writes or reads, which are no path (options, subcommands, patterns, URLs), and
+// which options run a program or code (git -c, go test -exec, find -delete, sed -i,
+// an awk program with system). Those, and the options that write, are the command's
+// Risky words: Pattern.Allows allows it only when the pattern spells each of them.
+// Long options count when abbreviated where the program accepts that.
+//
 // # Paths
 //
-// Script.Paths lists what the commands name: every literal argument (and VALUE of
-// --opt=VALUE), the program when written as a path, and every redirect target as a
-// read or a write (/dev/null and /dev/std{in,out,err} left out, as are dups such as
-// 2>&1). Words are expanded as bash would — braces, ~, globs against the directory
-// the command runs in — with at most MaxMatches matches. A literal cd DIR moves the
-// directory later commands run in; since a cd may fail, a command after it is
-// given both directories, unless it runs only when the cd succeeded (cd DIR && …).
-// A cd that is not literal, cd -, pushd, popd, or a cd in a loop or function body
-// makes the directory unknown.
+// Script.Paths lists what the commands name: the words that may be paths (every
+// operand of a program the table does not know, the VALUE of --opt=VALUE), the
+// files the table says they write or read, the program when written as a path,
+// every redirect target as a read or a write (/dev/null and /dev/std{in,out,err}
+// left out, as are dups such as 2>&1), and the directory a command reads or writes
+// when it is given no path (ls, git status, curl -O). Words are expanded as bash
+// would — braces, ~, globs against the directory the command runs in, with the glob
+// options a script may set all on — with at most MaxMatches matches; a tilde prefix
+// other than ~ and ~/, and a glob component starting with a dot, are a Path with a
+// Problem. Paths are joined to their directory without cleaning (Path.Full), for the
+// caller to resolve as the OS would. A literal cd DIR moves the directory later
+// commands run in; since a cd may fail, a command after it is given both
+// directories, unless it runs only when the cd succeeded (cd DIR && …). A cd that is
+// not literal, cd -, pushd, popd, or a cd in a loop or function body makes the
+// directory unknown. ParseCached caches Parse by script text.
 package shell

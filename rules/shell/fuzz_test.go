@@ -31,7 +31,11 @@ var denyTemplates = []string{
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"", "git status", "'", "cd data; ls *", "a=$(b) c <d >e",
 		"sh -c 'sh -c \"sh -c x\"'", "{a,b}{c,d}", "cat <<EOF\nx\nEOF", "f() { g; }",
-		"[[ $(x) ]]", "$((1+2))", "sudo -u x env -i y", "find . -exec a {} +", "#"} {
+		"[[ $(x) ]]", "$((1+2))", "sudo -u x env -i y", "find . -exec a {} +", "#",
+		"tar xzf a b", "tar -C", "sed -i", "sed -e", "git -c", "git -C", "git show a:b",
+		"find -delete", "find . -fprintf", "curl file:", "curl -F x=@", "go -C", "go test -o",
+		"awk -f", "dd of=", "cp -t", "sort -o", "gzip -c", "wget -P", "make -C", "-o=",
+		"mytool -c/x", "npm --pre"} {
 		f.Add(s)
 	}
 	deny := MustCompile("rm -rf *")
@@ -59,6 +63,50 @@ func FuzzParse(f *testing.F) {
 			}
 			if !found {
 				t.Fatalf("%q: no command is denied by %q and none is unknown", script, deny)
+			}
+		}
+	})
+}
+
+// riskyTemplates put an option that writes or runs before any words: the pattern of
+// each, which does not spell the option, must never allow the command.
+var riskyTemplates = []struct{ script, pattern string }{
+	{"git log --output=x %s", "git log *"},
+	{"git log --out=x %s", "git log *"},
+	{"git -c core.pager=sh %s", "git *"},
+	{"git --exec-path=/x %s", "git *"},
+	{"go test -exec ./x %s", "go test *"},
+	{"go test -toolexec=x %s", "go test *"},
+	{"go test -coverprofile=c %s", "go test *"},
+	{"sort -o x %s", "sort *"},
+	{"sort -ro x %s", "sort *"},
+	{"npm test --script-shell=sh %s", "npm test *"},
+	{"npm --prefix x test %s", "npm *"},
+	{"find . -delete %s", "find *"},
+	{"sed -i s/a/b/ %s", "sed *"},
+	{"tar -xf a %s", "tar *"},
+	{"make CC=sh %s", "make *"},
+	{"python3 -c x %s", "python3 *"},
+	{"env timeout 5 go test -exec x %s", "go test *"},
+}
+
+func FuzzRisky(f *testing.F) {
+	for _, s := range []string{"", "./...", "-v", "-- x", "a b c", "'-o' x", "--output=y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, frag string) {
+		if strings.ContainsAny(frag, "\n;&|") {
+			return // another command: the fuzz test above covers scripts
+		}
+		for _, tt := range riskyTemplates {
+			script := fmt.Sprintf(tt.script, frag)
+			s := Parse(script)
+			p := MustCompile(tt.pattern)
+			for i := range s.Commands {
+				c := &s.Commands[i]
+				if i == 0 && p.Allows(c) {
+					t.Fatalf("%q: %q allows %+v", script, tt.pattern, c)
+				}
 			}
 		}
 	})

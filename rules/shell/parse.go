@@ -297,6 +297,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 	cmd := Command{Literal: true, args: c.Args[1:], progWord: c.Args[0],
 		Words: make([]string, 0, len(c.Args))}
 	lits := make([]bool, 0, len(c.Args))
+	wordOf := make([]int, 0, len(c.Args))
 	for i, word := range c.Args {
 		lit := isLiteral(word)
 		n := len(cmd.Words)
@@ -318,6 +319,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 		}
 		for range len(cmd.Words) - n {
 			lits = append(lits, lit)
+			wordOf = append(wordOf, i)
 		}
 	}
 	if len(cmd.Words) == 0 {
@@ -326,7 +328,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 	if risky != "" {
 		cmd.unknown("assigns " + risky)
 	}
-	w.analyse(&cmd, lits)
+	w.analyse(&cmd, lits, wordOf)
 }
 
 func (w *walker) decl(c *syntax.DeclClause) {
@@ -413,8 +415,8 @@ func (w *walker) cd(words []string, lits []bool) {
 	var moved []string
 	for _, d := range w.dirs {
 		nd := target
-		if !path.IsAbs(target) && !strings.HasPrefix(target, "~") {
-			nd = path.Join(d, target)
+		if !path.IsAbs(target) && !strings.HasPrefix(target, "~") && d != "" {
+			nd = d + "/" + target // not cleaned, as Paths resolves it
 		}
 		if !containsString(moved, nd) {
 			moved = append(moved, nd)

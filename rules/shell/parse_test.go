@@ -58,6 +58,10 @@ func decide(t testing.TB, s *Script, base, home string, deny, allow []Pattern) s
 	}
 	secrets := filepath.Join(base, "secrets")
 	for _, p := range paths {
+		if p.Problem != "" {
+			verdict = "require"
+			continue
+		}
 		abs := p.Abs()
 		if abs != secrets && !strings.HasPrefix(abs, secrets+"/") {
 			continue
@@ -222,7 +226,7 @@ func TestParseTable(t *testing.T) {
 		{"glob into denied place", "ls secre*", "require", nil},
 		{"glob elsewhere", "ls dat*", "allow", nil},
 		{"brace into denied place", "cat {data,secrets}/x", "require", nil},
-		{"option value path", "grep --file=secrets/key x", "require", nil},
+		{"option value path", "grep --file=secrets/key x", "deny", nil}, // a read
 		{"cd then relative", "cd secrets && cat key", "require", nil},
 		{"cd elsewhere", "cd data && cat x", "allow", nil},
 		{"cd may fail", "cd nowhere; cat secrets/key", "require", nil},

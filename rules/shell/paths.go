@@ -37,6 +37,9 @@ type Path struct {
 	Dir     string // the directory Name is relative to; empty when it is not known
 	Access  Access
 	Command int // the index of the command in Script.Commands
+	// Problem, when set, says why the path cannot be known (~user, a glob that may
+	// match ..): the call needs a human, whatever the rules say.
+	Problem string
 }
 
 // Abs returns the path joined to its directory and cleaned.
@@ -47,16 +50,30 @@ func (p Path) Abs() string {
 	return path.Join(p.Dir, p.Name)
 }
 
+// Full returns the path joined to its directory as the OS would open it, nothing
+// cleaned: a ".." after a symlink is the link target's parent for the OS. It is
+// Name when Name is absolute or Dir empty.
+func (p Path) Full() string {
+	if path.IsAbs(p.Name) || p.Dir == "" {
+		return p.Name
+	}
+	return p.Dir + "/" + p.Name
+}
+
 // maxDirEntries is how many directory entries expanding the globs of one script may
 // read.
 const maxDirEntries = 100_000
 
-// Paths returns the paths the commands of s name — their literal arguments (and
-// VALUE of --opt=VALUE), redirect targets and cd targets — expanded as bash would
-// against the directory each command runs in, base (the script's starting
-// directory, absolute) joined with its cd moves, and home for ~. A command that may
-// run in several directories (a cd that may fail) gives each path once per
-// directory. It reads the directories that globs name.
+// Paths returns the paths the commands of s name — their arguments that may be paths
+// (the operands and option values the table of known programs says are files, every
+// operand of another program, the VALUE of --opt=VALUE), the files their options
+// read or write, redirect targets, cd targets, and the directory a command reads
+// or writes when it is given no path (ls, git status, curl -O) — expanded as bash
+// would against the directory each command runs in, base (the script's starting
+// directory, absolute) joined with its cd moves, and home for ~. Words that are no
+// path (options, subcommands, patterns) are not expanded and touch no file. A
+// command that may run in several directories (a cd that may fail) gives each path
+// once per directory. It reads the directories that globs name.
 //
 // The error is ErrTooManyMatches, ErrUnknownDir or ErrUnknownPath (joined when
 // several apply); the paths found are returned with it, and a caller deciding a
@@ -80,6 +97,21 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 			if !c.dirKnown {
 				dir = ""
 			}
+			// sub is the directory a -C DIR option names (git -C d add x opens d/x);
+			// relative paths are taken in both.
+			sub := ""
+			if c.dirArg > 0 && c.dirArg <= len(c.args) && isLiteral(c.args[c.dirArg-1]) {
+				if fs, err := wordFields(c.args[c.dirArg-1]); err == nil && len(fs) == 1 &&
+					fs[0] != "" && !strings.HasPrefix(fs[0], "~") {
+					sub = fs[0]
+					if !path.IsAbs(sub) && dir != "" {
+						sub = dir + "/" + sub
+					} else if !path.IsAbs(sub) {
+						sub = ""
+					}
+				}
+			}
+			subOn := false // the word being added is an operand -C DIR applies to
 			add := func(name string, a Access) {
 				if name == "" {
 					return
@@ -87,34 +119,69 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				if dir == "" && !path.IsAbs(name) {
 					note(ErrUnknownDir)
 				}
-				{
-					paths = append(paths, Path{Name: name, Dir: dir, Access: a, Command: ci})
+				paths = append(paths, Path{Name: name, Dir: dir, Access: a, Command: ci})
+				if subOn && sub != "" && !path.IsAbs(name) {
+					paths = append(paths, Path{Name: name, Dir: sub, Access: a, Command: ci})
 				}
 			}
-			if c.progWord != nil && strings.Contains(c.Words[0], "/") && isLiteral(c.progWord) {
-				if fields, err := x.fields(dir, c.progWord); err != nil {
-					note(err)
-				} else {
-					for _, f := range fields {
-						add(f, Arg)
-					}
-				}
+			bad := func(word *syntax.Word, problem string) {
+				paths = append(paths, Path{Name: printNode(word), Dir: dir, Access: Arg,
+					Command: ci, Problem: problem})
 			}
-			for _, word := range c.args {
-				if !isLiteral(word) {
-					continue
+			expand := func(word *syntax.Word, a Access, cut int) {
+				if problem := unknowable(word); problem != "" {
+					bad(word, problem)
+					return
 				}
 				fields, err := x.fields(dir, word)
 				if err != nil {
 					note(err)
-					continue
+					return
 				}
 				for _, f := range fields {
-					add(f, Arg)
-					if opt, val, ok := strings.Cut(f, "="); ok && strings.HasPrefix(opt, "--") {
-						add(val, Arg)
+					if cut > 0 {
+						if cut >= len(f) {
+							continue
+						}
+						f = f[cut:]
+						if strings.HasPrefix(f, "~/") && home != "" {
+							add(home+f[1:], a) // a program may expand it itself
+						}
+					}
+					if a == Arg || !exemptTargets[f] {
+						add(f, a)
 					}
 				}
+			}
+			if c.progWord != nil && strings.Contains(c.Words[0], "/") && isLiteral(c.progWord) {
+				expand(c.progWord, Arg, 0)
+			}
+			for k, word := range c.args {
+				if !isLiteral(word) {
+					continue
+				}
+				u := wordUse{use: useArg}
+				if c.argUses != nil {
+					u = c.argUses[k]
+				}
+				subOn = k != c.dirArg-1
+				switch u.use {
+				case useNone:
+					continue
+				case useRead:
+					expand(word, Read, u.cut)
+				case useWrite:
+					expand(word, Write, u.cut)
+				default:
+					expand(word, Arg, u.cut)
+				}
+			}
+			subOn = false // redirects and the directory are the shell's
+			if c.readsCwd {
+				add(".", Arg)
+			}
+			if c.writesCwd {
+				add(".", Write)
 			}
 			for _, r := range c.Redirects {
 				a := Read
@@ -125,20 +192,47 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					note(ErrUnknownPath)
 					continue
 				}
-				fields, err := x.fields(dir, r.word)
-				if err != nil {
-					note(err)
-					continue
-				}
-				for _, f := range fields {
-					if !exemptTargets[f] {
-						add(f, a)
-					}
-				}
+				expand(r.word, a, 0)
 			}
 		}
 	}
 	return paths, errors.Join(errs...)
+}
+
+// unknowable says why the paths of a literal word cannot be known, or "": a tilde
+// prefix other than ~ and ~/ (~user, ~+, ~-, ~N name places the gate does not
+// look up), or a glob component starting with a dot (.*, ..*, .?*), which older
+// bash versions match to . and .. as well.
+func unknowable(word *syntax.Word) string {
+	if len(word.Parts) > 0 {
+		if lit, ok := word.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") {
+			rest := lit.Value[1:]
+			if rest != "" && rest[0] != '/' || rest == "" && len(word.Parts) > 1 {
+				return "a ~ prefix the gate does not expand"
+			}
+		}
+	}
+	if !globby(word) {
+		return ""
+	}
+	text := printNode(word)
+	for comp := range strings.SplitSeq(text, "/") {
+		comp = strings.TrimLeft(comp, "'\"\\")
+		if strings.HasPrefix(comp, ".") && strings.ContainsAny(comp, "*?[") {
+			return "a glob that may match . and .."
+		}
+	}
+	return ""
+}
+
+// globby reports whether word may hold a glob character outside quotes.
+func globby(word *syntax.Word) bool {
+	for _, p := range word.Parts {
+		if lit, ok := p.(*syntax.Lit); ok && strings.ContainsAny(lit.Value, "*?[") {
+			return true
+		}
+	}
+	return false
 }
 
 func containsError(list []error, e error) bool {
@@ -161,13 +255,13 @@ func resolveDir(base, home, d string) string {
 		if home == "" {
 			return ""
 		}
-		return path.Join(home, d[2:])
+		return home + d[1:]
 	case path.IsAbs(d):
 		return d
 	case base == "":
 		return ""
 	}
-	return path.Join(base, d)
+	return base + "/" + d // not cleaned: a ".." after a symlink is the OS's to resolve
 }
 
 // expander expands words as bash would and counts what globbing costs.
@@ -192,6 +286,9 @@ func (x *expander) fields(dir string, word *syntax.Word) ([]string, error) {
 	}
 	cfg := &expand.Config{
 		Env: expand.ListEnviron(env...),
+		// The script may set these options (shopt -s dotglob, globstar, nocaseglob,
+		// extglob): a glob is expanded to what it may match under any of them.
+		DotGlob: true, GlobStar: true, NoCaseGlob: true, ExtGlob: true,
 		ReadDir2: func(name string) ([]fs.DirEntry, error) {
 			if dir == "" && !path.IsAbs(name) {
 				return nil, fs.ErrNotExist // relative to an unknown directory

@@ -23,8 +23,7 @@ func TestPaths(t *testing.T) {
 	}{
 		{"argument", "cat data/x", []string{"argument:w/data/x"}},
 		{"option value", "grep --file=data/x -n y",
-			[]string{"argument:w/--file=data/x", "argument:w/data/x", "argument:w/-n",
-				"argument:w/y"}},
+			[]string{"read:w/data/x", "argument:w/y"}},
 		{"glob", "cat data/*", []string{"argument:w/data/x", "argument:w/data/y"}},
 		{"glob no match", "cat nope*", []string{"argument:w/nope*"}},
 		{"quoted glob", `cat "data/*"`, []string{"argument:w/data/*"}},
@@ -43,15 +42,31 @@ func TestPaths(t *testing.T) {
 			"argument:/tmp/x"}},
 		{"cd home", "cd; cat x", []string{"argument:w/x", "argument:home/x"}},
 		{"program path", "./data/x run", []string{"argument:w/data/x", "argument:w/run"}},
-		{"bin program", "/bin/ls", []string{"argument:/bin/ls"}},
+		{"bin program", "/bin/ls", []string{"argument:/bin/ls", "argument:w"}},
 		{"home program", "~/bin/x", []string{"argument:home/bin/x"}},
 		{"substitution", "echo $(cat data/x)", []string{"argument:w/data/x"}},
-		{"sh -c", "bash -c 'cat data/x' sh data/y", []string{"argument:w/-c",
-			"argument:w/cat data/x", "argument:w/sh", "argument:w/data/y",
-			"argument:w/data/x"}},
+		{"sh -c", "bash -c 'cat data/x' sh data/y", []string{"argument:w/data/x"}},
 		{"eval", "eval 'cat data/x'", []string{"argument:w/data/x"}},
 		{"test clause", "[[ -f data/x ]]", []string{"argument:w/data/x"}},
 		{"not literal skipped", "cat $X data/y", []string{"argument:w/data/y"}},
+		{"downloads", "curl -o data/x http://h; curl -O http://h/y; wget http://h/z",
+			[]string{"write:w/data/x", "write:w", "write:w"}},
+		{"copies", "cp -r data/x data/y; mv data/a data/b; dd if=data/c of=data/d",
+			[]string{"argument:w/data/x", "write:w/data/y", "write:w/data/a",
+				"write:w/data/b", "read:w/data/c", "write:w/data/d"}},
+		{"curl file URL", "curl -s file:///etc/passwd http://h/x", []string{"read:/etc/passwd"}},
+		{"git REV:PATH", "git -C data show HEAD:x", []string{"argument:w/data", "argument:w/x",
+			"argument:w/data/x"}},
+		{"no path words", "grep -n -e x -- y; echo data/x; tail -n 5",
+			[]string{"argument:w/y"}},
+		{"write options", "sort -o data/y data/x; tee data/z",
+			[]string{"write:w/data/y", "argument:w/data/x", "write:w/data/z"}},
+		{"cwd readers", "ls; ls -l data; git status", []string{"argument:w", "argument:w/data",
+			"argument:w"}},
+		{"tilde forms", "cat ~+/x ~-/y ~root/z", []string{"problem:~+/x", "problem:~-/y",
+			"problem:~root/z"}},
+		{"dot globs", "cat .* ..?* data/.[a-z]*", []string{"problem:.*", "problem:..?*",
+			"problem:data/.[a-z]*"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,6 +77,10 @@ func TestPaths(t *testing.T) {
 			}
 			var got []string
 			for _, p := range paths {
+				if p.Problem != "" {
+					got = append(got, "problem:"+p.Name)
+					continue
+				}
 				got = append(got, fmt.Sprintf("%s:%s", p.Access, rel(p.Abs())))
 			}
 			if !slices.Equal(got, tt.want) {
@@ -88,7 +107,7 @@ func TestPathsErr(t *testing.T) {
 		some         string // a path still returned, relative to base
 	}{
 		{"too many matches", "cat data/x many/*", ErrTooManyMatches, "data/x"},
-		{"brace explosion", "echo {1..100}{1..100}{1..100}", ErrTooManyMatches, ""},
+		{"brace explosion", "cat {1..100}{1..100}{1..100}", ErrTooManyMatches, ""},
 		{"cd not literal", "cd $D; cat data/x", ErrUnknownDir, ""},
 		{"cd dash", "cd -; cat x", ErrUnknownDir, ""},
 		{"pushd", "pushd data; cat x", ErrUnknownDir, ""},

@@ -20,6 +20,9 @@ type Pattern struct {
 	// without that ending.
 	bare    string
 	hasBare bool
+	// words are the pattern's words without a star, or with one only after an "="
+	// (--output=*): the options it spells.
+	words []string
 }
 
 // Compile compiles a command pattern (see the package doc). It returns an error
@@ -55,6 +58,11 @@ func Compile(pattern string) (Pattern, error) {
 		pattern = ProgramName(pattern)
 	}
 	p := Pattern{src: src, parts: strings.Split(pattern, "*")}
+	for _, w := range strings.Split(pattern, " ") {
+		if i := strings.IndexByte(w, '*'); i < 0 || i > 0 && strings.IndexByte(w[:i], '=') >= 0 {
+			p.words = append(p.words, w)
+		}
+	}
 	p.star = len(p.parts) > 1
 	if bare, ok := strings.CutSuffix(pattern, " *"); ok {
 		p.bare, p.hasBare = bare, true
@@ -118,11 +126,33 @@ func (p Pattern) Denies(c *Command) bool {
 	return false
 }
 
-// Allows reports whether p matches the form of c that allow patterns decide. It is
-// false for an unknown or delegated command.
+// Allows reports whether p matches the form of c that allow patterns decide and
+// spells each of its risky options (Spells). It is false for an unknown or
+// delegated command.
 func (p Pattern) Allows(c *Command) bool {
 	text, ok := c.AllowText()
-	return ok && p.Match(text)
+	return ok && p.Match(text) && p.Spells(c.Risky)
+}
+
+// Spells reports whether each of the risky words (Command.Risky) is a word of the
+// pattern as written, or, for --opt=VALUE, a word of the pattern starting with
+// --opt= (git log --output=* spells --output=out.txt). A star alone spells nothing.
+func (p Pattern) Spells(risky []string) bool {
+	for _, r := range risky {
+		name, _, hasVal := strings.Cut(r, "=")
+		ok := false
+		for _, w := range p.words {
+			if w == r || hasVal && strings.HasPrefix(w, name+"=") &&
+				(!strings.Contains(w, "*") || strings.Index(w, "*") > len(name)) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // AllowText returns the text of the form allow patterns decide, and false when no

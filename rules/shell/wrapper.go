@@ -138,7 +138,7 @@ const maxWrappers = 16
 
 // analyse fills in the program and forms of a simple command from its words, unwraps
 // its wrappers, records a cd and parses sh -c scripts, then emits it.
-func (w *walker) analyse(cmd *Command, lits []bool) {
+func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 	if !cmd.Literal {
 		cmd.unknown("a word is not literal")
 	}
@@ -225,6 +225,11 @@ func (w *walker) analyse(cmd *Command, lits []bool) {
 				cmd.unknown("find -exec runs a command whose arguments are not known")
 				cmd.Forms = append(cmd.Forms, Form{Text: formText(inner)})
 			}
+		case prog == "printf" || prog == "read" || prog == "mapfile" || prog == "readarray" ||
+			prog == "getopts":
+			if name := setsVar(prog, cur); name != "" {
+				cmd.unknown("assigns " + name)
+			}
 		case prog == "cd" || prog == "pushd" || prog == "popd":
 			cdWords, cdLits = cur, curLits
 		}
@@ -232,6 +237,11 @@ func (w *walker) analyse(cmd *Command, lits []bool) {
 	}
 	if runsScript && scriptDelegated && sudoAt < 0 {
 		cmd.args = nil // eval and trap: the script's own commands name its paths
+	}
+	if !runsScript && start < len(words) {
+		cmd.uses(classify(words[start:]), start, wordOf)
+	} else if runsScript {
+		cmd.argUses = make([]wordUse, len(cmd.args)) // its script names its own paths
 	}
 	if !cmd.Unknown {
 		switch {
@@ -342,4 +352,53 @@ func findExecs(words []string) [][]string {
 		i = j
 	}
 	return out
+}
+
+// uses records the usage of the command's innermost form, which starts at
+// Words[start]; wordOf maps each word to its syntax word.
+func (c *Command) uses(u *usage, start int, wordOf []int) {
+	c.Risky = u.risky
+	c.argUses = make([]wordUse, len(c.args))
+	for j, fu := range u.uses {
+		wi := wordOf[start+j]
+		if wi == 0 || wi > len(c.argUses) {
+			continue
+		}
+		if au := &c.argUses[wi-1]; fu.use > au.use {
+			*au = fu
+		}
+	}
+	if u.dir == 0 {
+		c.readsCwd, c.writesCwd = u.readsCwd, u.writeCwd
+	} else if wi := wordOf[start+u.dir]; wi > 0 {
+		c.dirArg = wi
+	}
+}
+
+// setsVar returns the first variable riskyVar names that a builtin assigning
+// variables (printf -v, read, mapfile, readarray, getopts) sets, or "".
+func setsVar(prog string, words []string) string {
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		var name string
+		switch {
+		case prog == "printf" && w == "-v" && i+1 < len(words):
+			name = words[i+1]
+		case prog == "printf" && strings.HasPrefix(w, "-v"):
+			name = w[2:]
+		case prog == "printf":
+			continue
+		case strings.HasPrefix(w, "-"):
+			continue
+		default:
+			name = w // read NAME…, mapfile NAME, getopts SPEC NAME: any word may be one
+		}
+		if i := strings.IndexByte(name, '['); i > 0 {
+			name = name[:i]
+		}
+		if riskyVar(name) {
+			return name
+		}
+	}
+	return ""
 }

@@ -1,0 +1,1049 @@
+package shell
+
+import "strings"
+
+// use is what a word of a command does with the file system.
+type use uint8
+
+const (
+	useNone  use = iota // no path: an option, a subcommand, a pattern, a URL, a count
+	useArg              // may be a path: decided by the guards
+	useRead             // a file the command reads
+	useWrite            // a file the command writes, creates or removes
+)
+
+// wordUse is the use of one word, the path starting at byte cut (after --opt= or -o).
+type wordUse struct {
+	use use
+	cut int
+}
+
+// kind is what an option of a known program does.
+type kind uint8
+
+const (
+	kFlag      kind = iota // no value, harmless
+	kVal                   // a value that is no path
+	kPath                  // a path value, decided by the guards
+	kRead                  // a file it reads
+	kWrite                 // a file it writes: the option writes
+	kTarget                // the directory it copies or moves into (cp -t): written
+	kDir                   // the directory it works in (git -C, tar -C)
+	kData                  // curl's data: @FILE is read
+	kRun                   // runs a program or code, given as its value
+	kRunFlag               // runs a program or code, without a value
+	kWriteFlag             // makes the operands (sed -i) or start paths (find -delete) written
+	kOutFlag               // writes into its working directory (curl -O)
+)
+
+// risky reports whether an option of kind k writes a file or runs a program: a
+// command pattern allows a command with one only when it spells the option.
+func (k kind) risky() bool {
+	switch k {
+	case kWrite, kRun, kRunFlag, kWriteFlag, kOutFlag:
+		return true
+	}
+	return false
+}
+
+// hasValue reports whether an option of kind k takes a value.
+func (k kind) hasValue() bool {
+	switch k {
+	case kFlag, kRunFlag, kWriteFlag, kOutFlag:
+		return false
+	}
+	return true
+}
+
+// program is what the parser knows of a program's options and operands (the table
+// of docs/design.md, "Shell commands"). An option it does not list is read by the
+// generic rule: the VALUE of --opt=VALUE, -o=VALUE and of -oVALUE holding a "/" may
+// be a path.
+type program struct {
+	short map[byte]kind
+	long  map[string]kind
+	// single: long options take one dash (-exec, -coverprofile) and short letters
+	// are not combined (go, find).
+	single bool
+	// abbrev: a long option may be written as a prefix of its name (getopt, git): a
+	// prefix of a listed name has that name's kind.
+	abbrev bool
+	// operands sets the uses of the operands (indexes into u.words), after the
+	// options are read. nil: each may be a path.
+	operands func(u *usage, ops []int)
+	// cwd: with no path operand, it reads the directory it runs in (ls, grep -r).
+	cwd func(u *usage, ops []int) bool
+}
+
+// usage is what one command does with the file system, as its words tell.
+type usage struct {
+	words []string
+	uses  []wordUse // by word; the program's is useNone
+	risky []string  // the options that write or run, as written
+	// seen counts the kinds of the options given.
+	seen     map[kind]int
+	letters  string // the short letters given, for mode letters (tar -x, grep -r)
+	longs    []string
+	readsCwd bool  // it reads the directory it runs in, or the one dir names
+	writeCwd bool  // it writes into that directory
+	dir      int   // the word naming the directory it works in (git -C), or 0
+	paths    []int // the words of path values (tar -f)
+}
+
+func (u *usage) set(i int, x use, cut int) {
+	if i < len(u.uses) && x > u.uses[i].use {
+		u.uses[i] = wordUse{use: x, cut: cut}
+	}
+}
+
+func (u *usage) has(k kind) bool { return u.seen[k] > 0 }
+
+// classify reads the words of one command (its program first, after the wrappers)
+// and returns its usage.
+func classify(words []string) *usage {
+	u := &usage{words: words, uses: make([]wordUse, len(words)), seen: map[kind]int{}}
+	prog := ProgramName(words[0])
+	switch prog {
+	case "git":
+		u.git()
+		return u
+	case "go":
+		u.goTool()
+		return u
+	case "find":
+		u.find()
+		return u
+	}
+	p := programs[prog]
+	if p == nil {
+		p = &genericProgram
+	}
+	ops := u.options(p, 1)
+	if p.operands != nil {
+		p.operands(u, ops)
+	} else {
+		for _, i := range ops {
+			cut := 0
+			if p == &genericProgram && isAssignWord(u.words[i]) {
+				cut = strings.IndexByte(u.words[i], '=') + 1 // of=PATH
+			}
+			u.set(i, useArg, cut)
+		}
+	}
+	if p.cwd != nil && p.cwd(u, ops) {
+		u.readsCwd = true
+	}
+	return u
+}
+
+var genericProgram = program{}
+
+// options reads the options of p in words[from:] and returns the indexes of the
+// operands. Options may follow operands (getopt permutes), up to "--".
+func (u *usage) options(p *program, from int) []int {
+	var ops []int
+	words := u.words
+	for i := from; i < len(words); i++ {
+		w := words[i]
+		if w == "--" {
+			for j := i + 1; j < len(words); j++ {
+				ops = append(ops, j)
+			}
+			break
+		}
+		if len(w) < 2 || w[0] != '-' {
+			ops = append(ops, i)
+			continue
+		}
+		if strings.HasPrefix(w, "--") || p.single {
+			i = u.long(p, i)
+			continue
+		}
+		i = u.shorts(p, i)
+	}
+	return ops
+}
+
+// long reads the long option at words[i] and returns the index of its last word.
+func (u *usage) long(p *program, i int) int {
+	w := u.words[i]
+	body := strings.TrimLeft(w, "-")
+	name, _, hasVal := strings.Cut(body, "=")
+	eq := len(w) - len(body) + len(name) + 1 // where the value starts
+	if p.single {
+		name = strings.TrimPrefix(name, "test.") // go test binary flags
+	}
+	k, known := p.lookup(name)
+	if !known {
+		if hasVal {
+			u.set(i, useArg, eq)
+		}
+		return i
+	}
+	u.note(k, w, name)
+	if !k.hasValue() {
+		return i
+	}
+	if hasVal {
+		u.value(k, i, eq)
+		return i
+	}
+	if i+1 < len(u.words) {
+		u.value(k, i+1, 0)
+		return i + 1
+	}
+	return i
+}
+
+// lookup returns the kind of the long option name, by a prefix when p allows it.
+func (p *program) lookup(name string) (kind, bool) {
+	if k, ok := p.long[name]; ok {
+		return k, true
+	}
+	if !p.abbrev || name == "" {
+		return 0, false
+	}
+	found, best := false, kFlag
+	for n, k := range p.long {
+		if strings.HasPrefix(n, name) {
+			if !found || k.risky() && !best.risky() || k > best && k.risky() == best.risky() {
+				best = k
+			}
+			found = true
+		}
+	}
+	return best, found
+}
+
+// shorts reads a cluster of short options at words[i] (-rn, -oFILE, -o FILE) and
+// returns the index of its last word.
+func (u *usage) shorts(p *program, i int) int {
+	w := u.words[i]
+	for j := 1; j < len(w); j++ {
+		c := w[j]
+		k, known := p.short[c]
+		if !known {
+			switch {
+			case j+1 < len(w) && w[j+1] == '=': // -o=VALUE
+				u.set(i, useArg, j+2)
+				return i
+			case strings.IndexByte(w[j+1:], '/') >= 0: // -oPATH
+				u.set(i, useArg, j+1)
+				return i
+			}
+			u.letters += string(c)
+			continue
+		}
+		u.letters += string(c)
+		u.note(k, w, string(c))
+		if !k.hasValue() {
+			continue
+		}
+		if j+1 < len(w) {
+			cut := j + 1
+			if w[cut] == '=' {
+				cut++
+			}
+			u.value(k, i, cut)
+			return i
+		}
+		if i+1 < len(u.words) {
+			u.value(k, i+1, 0)
+			return i + 1
+		}
+		return i
+	}
+	return i
+}
+
+// note records an option of kind k written as w.
+func (u *usage) note(k kind, w, name string) {
+	u.seen[k]++
+	if len(name) > 1 {
+		u.longs = append(u.longs, name)
+	}
+	if k.risky() && (len(u.risky) == 0 || u.risky[len(u.risky)-1] != w) {
+		u.risky = append(u.risky, w)
+	}
+	if k == kOutFlag {
+		u.writeCwd = true
+	}
+}
+
+// value sets the use of an option's value at words[i][cut:].
+func (u *usage) value(k kind, i, cut int) {
+	switch k {
+	case kPath, kRun:
+		u.set(i, useArg, cut)
+		if k == kPath {
+			u.paths = append(u.paths, i)
+		}
+	case kDir:
+		u.set(i, useArg, cut)
+		if cut == 0 {
+			u.dir = i
+		}
+	case kRead:
+		u.set(i, useRead, cut)
+	case kWrite, kTarget:
+		u.set(i, useWrite, cut)
+	case kData:
+		if at := strings.IndexByte(u.words[i][cut:], '@'); at >= 0 {
+			u.set(i, useRead, cut+at+1)
+		}
+	}
+}
+
+// Operand rules shared by the table.
+
+func opsWrite(u *usage, ops []int) {
+	for _, i := range ops {
+		u.set(i, useWrite, 0)
+	}
+}
+
+// opsLast: the last operand is the destination (cp a b, cp a b dir/), unless -t
+// named it.
+func opsLast(u *usage, ops []int) {
+	for n, i := range ops {
+		if n == len(ops)-1 && n > 0 && !u.has(kTarget) {
+			u.set(i, useWrite, 0)
+		} else {
+			u.set(i, useArg, 0)
+		}
+	}
+}
+
+// opsFirstNone: the first operand is no path (a mode, an owner, a pattern), the
+// others are written when write is set.
+func opsFirstNone(write bool) func(u *usage, ops []int) {
+	return func(u *usage, ops []int) {
+		for n, i := range ops {
+			switch {
+			case n == 0:
+			case write:
+				u.set(i, useWrite, 0)
+			default:
+				u.set(i, useArg, 0)
+			}
+		}
+	}
+}
+
+// opsNames: operands are names (packages, scripts, URLs) unless written as a path.
+func opsNames(u *usage, ops []int) {
+	for _, i := range ops {
+		if pathLike(u.words[i]) {
+			u.set(i, useArg, 0)
+		}
+	}
+}
+
+func opsNone(*usage, []int) {}
+
+// curlOps: operands are URLs; a file: URL reads its path.
+func curlOps(u *usage, ops []int) {
+	for _, i := range ops {
+		w := u.words[i]
+		if len(w) > 5 && strings.EqualFold(w[:5], "file:") {
+			cut := 5
+			for cut < len(w) && w[cut] == '/' && cut < 7 {
+				cut++
+			}
+			if strings.HasPrefix(strings.ToLower(w[cut:]), "localhost/") {
+				cut += len("localhost")
+			} else if cut == 7 {
+				cut-- // file:///x: the path is /x
+			}
+			u.set(i, useRead, cut)
+		}
+	}
+}
+
+// pathLike reports whether a name word is written as a path: it holds a "/" or
+// starts with "." or "~".
+func pathLike(w string) bool {
+	return strings.ContainsRune(w, '/') || strings.HasPrefix(w, ".") ||
+		strings.HasPrefix(w, "~")
+}
+
+// grepOps: the first operand is the pattern unless -e or -f gave one.
+func grepOps(u *usage, ops []int) {
+	for n, i := range ops {
+		if n > 0 || patternGiven(u) {
+			u.set(i, useArg, 0)
+		}
+	}
+}
+
+func patternGiven(u *usage) bool {
+	return strings.ContainsAny(u.letters, "ef") || containsAny(u.longs, "regexp", "file")
+}
+
+func containsAny(list []string, names ...string) bool {
+	for _, x := range list {
+		for _, n := range names {
+			if strings.HasPrefix(n, x) && x != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// grepCwd: grep -r without a file operand reads its directory; rg always recurses.
+func grepCwd(u *usage, ops []int) bool {
+	first := 1
+	if patternGiven(u) {
+		first = 0
+	}
+	recursive := strings.ContainsAny(u.letters, "rR") || containsAny(u.longs, "recursive",
+		"dereference-recursive") || ProgramName(u.words[0]) == "rg"
+	return recursive && len(ops) <= first
+}
+
+func noOperand(u *usage, ops []int) bool {
+	for _, i := range ops {
+		if u.uses[i].use != useNone {
+			return false
+		}
+	}
+	return true
+}
+
+// sedOps: the script is the first operand unless -e or -f gave one; the files are
+// written under -i.
+func sedOps(u *usage, ops []int) {
+	scriptGiven := strings.ContainsAny(u.letters, "ef") || containsAny(u.longs, "expression",
+		"file")
+	for n, i := range ops {
+		switch {
+		case n == 0 && !scriptGiven:
+			if sedRuns(u.words[i]) {
+				u.risky = append(u.risky, u.words[i])
+			}
+		case u.has(kWriteFlag):
+			u.set(i, useWrite, 0)
+		default:
+			u.set(i, useArg, 0)
+		}
+	}
+	for i, w := range u.words {
+		if i > 0 && (w == "-e" || w == "--expression") && i+1 < len(u.words) &&
+			sedRuns(u.words[i+1]) {
+			u.risky = append(u.risky, u.words[i+1])
+		} else if v, ok := strings.CutPrefix(w, "--expression="); ok && sedRuns(v) {
+			u.risky = append(u.risky, w)
+		}
+	}
+	if u.has(kRead) { // -f FILE: a script the gate does not read
+		u.risky = append(u.risky, "-f")
+	}
+}
+
+// sedRuns reports whether a sed script may write a file or run a command: an s
+// command with the w or e flag, or a w, W, e, r or R command. It errs on the side
+// of yes.
+func sedRuns(script string) bool {
+	for cmd := range strings.FieldsFuncSeq(script, func(r rune) bool { return r == ';' || r == '\n' }) {
+		cmd = strings.TrimLeft(cmd, " \t0123456789,$/!{}")
+		if cmd == "" {
+			continue
+		}
+		switch cmd[0] {
+		case 's', 'y':
+			if len(cmd) < 2 {
+				return true
+			}
+			delim := cmd[1]
+			parts := strings.Split(cmd[2:], string(delim))
+			if len(parts) < 3 {
+				return true // a delimiter inside a part: cannot tell
+			}
+			flags := parts[len(parts)-1]
+			if strings.ContainsAny(flags, "weWE") || len(parts) > 3 {
+				return true
+			}
+		case 'p', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H', 'x', 'P', 'q', 'Q', '=', 'l', 'z':
+			if strings.TrimSpace(cmd[1:]) != "" && !strings.HasPrefix(strings.TrimSpace(cmd[1:]), "}") {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// awkOps: the program is the first operand unless -f gave a file (which the gate
+// does not read); VAR=VALUE operands are assignments.
+func awkOps(u *usage, ops []int) {
+	progGiven := u.has(kRun)
+	for n, i := range ops {
+		w := u.words[i]
+		switch {
+		case n == 0 && !progGiven:
+			if awkRuns(w) {
+				u.risky = append(u.risky, w)
+			}
+		case isAssignWord(w):
+		default:
+			u.set(i, useArg, 0)
+		}
+	}
+}
+
+// awkRuns reports whether an awk program may run a command or write a file:
+// system(), a pipe, an output redirection, getline, or an extension.
+func awkRuns(prog string) bool {
+	return strings.ContainsAny(prog, "|>") || strings.Contains(prog, "system") ||
+		strings.Contains(prog, "getline") || strings.Contains(prog, "@")
+}
+
+// ddOps: of=FILE is written, if=FILE read.
+func ddOps(u *usage, ops []int) {
+	for _, i := range ops {
+		w := u.words[i]
+		switch {
+		case strings.HasPrefix(w, "of="):
+			u.set(i, useWrite, 3)
+		case strings.HasPrefix(w, "if="):
+			u.set(i, useRead, 3)
+		}
+	}
+}
+
+// makeOps: targets are names; a VAR=VALUE operand overrides a variable, and make
+// runs the values of SHELL, CC and the like.
+func makeOps(u *usage, ops []int) {
+	for _, i := range ops {
+		if isAssignWord(u.words[i]) {
+			u.risky = append(u.risky, u.words[i])
+		}
+	}
+}
+
+// downloadOps: operands are URLs; wget writes into its directory unless -O or -P
+// says where, or it only looks.
+func downloadOps(u *usage, ops []int) {
+	if ProgramName(u.words[0]) == "wget" && !u.has(kWrite) && !u.has(kTarget) &&
+		!containsAny(u.longs, "spider") {
+		u.writeCwd = true
+	}
+}
+
+// tarOps: tar -x (and unzip) writes into its directory or -C DIR; tar -c writes
+// the archive -f names.
+func tarOps(u *usage, ops []int) {
+	mode := u.letters
+	if len(u.words) > 1 && !strings.HasPrefix(u.words[1], "-") {
+		mode += u.words[1] // old style: tar xzf f.tar
+	}
+	extract := strings.ContainsAny(mode, "x") || containsAny(u.longs, "extract", "get")
+	create := strings.ContainsAny(mode, "cruA") || containsAny(u.longs, "create", "append",
+		"update", "catenate")
+	for n, i := range ops {
+		if n == 0 && len(u.words) > 1 && i == 1 && !strings.HasPrefix(u.words[1], "-") {
+			continue // the mode letters
+		}
+		u.set(i, useArg, 0)
+	}
+	if extract {
+		u.risky = append(u.risky, "-x")
+		if u.dir > 0 {
+			u.set(u.dir, useWrite, 0)
+		} else {
+			u.writeCwd = true
+		}
+	}
+	if create && len(u.words) > 1 && !strings.HasPrefix(u.words[1], "-") &&
+		strings.Contains(u.words[1], "f") && len(ops) > 1 {
+		u.set(ops[1], useWrite, 0) // tar czf ARCHIVE …
+	}
+	if create {
+		for _, i := range u.paths {
+			u.set(i, useWrite, u.uses[i].cut)
+		}
+	}
+}
+
+func unzipOps(u *usage, ops []int) {
+	for _, i := range ops {
+		u.set(i, useArg, 0)
+	}
+	if !u.has(kTarget) && !strings.ContainsAny(u.letters, "lptvZ") {
+		u.writeCwd = true
+	}
+}
+
+// compressOps: gzip FILE replaces FILE, unless it writes to stdout or only tests.
+func compressOps(u *usage, ops []int) {
+	keep := strings.ContainsAny(u.letters, "cltk") || containsAny(u.longs, "stdout",
+		"to-stdout", "list", "test", "keep")
+	for _, i := range ops {
+		if keep {
+			u.set(i, useArg, 0)
+		} else {
+			u.set(i, useWrite, 0)
+		}
+	}
+}
+
+func shorts(s string, k kind) map[byte]kind {
+	m := make(map[byte]kind, len(s))
+	for i := 0; i < len(s); i++ {
+		m[s[i]] = k
+	}
+	return m
+}
+
+func merge(ms ...map[byte]kind) map[byte]kind {
+	out := map[byte]kind{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func longs(k kind, names ...string) map[string]kind {
+	m := make(map[string]kind, len(names))
+	for _, n := range names {
+		m[n] = k
+	}
+	return m
+}
+
+func mergeLong(ms ...map[string]kind) map[string]kind {
+	out := map[string]kind{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// The table of known programs (docs/design.md, "Shell commands").
+var programs = map[string]*program{}
+
+func init() {
+	add := func(p *program, names ...string) {
+		for _, n := range names {
+			programs[n] = p
+		}
+	}
+	cwdIfNone := func(u *usage, ops []int) bool { return noOperand(u, ops) }
+	// Programs that open no file their words name.
+	add(&program{operands: opsNone}, "echo", "printf", "true", "false", "sleep", "seq",
+		"yes", "date", "whoami", "id", "uname", "pwd", "hostname", "basename", "dirname",
+		"expr", "nproc", "arch", "tty", "logname", "groups", "cal")
+	add(&program{abbrev: true, short: shorts("ncs", kVal), long: longs(kVal, "lines",
+		"bytes", "sleep-interval", "pid", "max-unchanged-stats")}, "head", "tail")
+	add(&program{abbrev: true, long: longs(kRead, "files0-from")}, "wc")
+	add(&program{cwd: cwdIfNone}, "ls", "dir", "vdir", "du")
+	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("LPIH", kVal)),
+		long: longs(kWrite, "output"), cwd: cwdIfNone}, "tree")
+	add(&program{abbrev: true, short: merge(shorts("efABCmd", kVal), shorts("f", kRead)),
+		long: mergeLong(longs(kVal, "regexp", "max-count", "after-context",
+			"before-context", "context", "include", "exclude", "exclude-dir", "label",
+			"color", "colour", "binary-files", "devices", "directories"),
+			longs(kRead, "file", "exclude-from")),
+		operands: grepOps, cwd: grepCwd}, "grep", "egrep", "fgrep")
+	add(&program{abbrev: true, short: merge(shorts("efgtTmABCMj", kVal), shorts("f", kRead)),
+		long: mergeLong(longs(kRun, "pre", "hostname-bin"),
+			longs(kVal, "regexp", "glob", "iglob", "type", "type-not", "max-count",
+				"after-context", "before-context", "context", "max-depth", "pre-glob",
+				"sort", "sortr", "replace", "encoding", "threads", "color", "colors"),
+			longs(kRead, "file", "ignore-file")),
+		operands: grepOps, cwd: grepCwd}, "rg")
+	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("T", kWrite),
+		shorts("ktSy", kVal)),
+		long: mergeLong(longs(kWrite, "output", "temporary-directory"),
+			longs(kRun, "compress-program"), longs(kRead, "files0-from"),
+			longs(kVal, "key", "field-separator", "buffer-size", "parallel", "batch-size",
+				"sort"))}, "sort")
+	add(&program{abbrev: true, operands: opsWrite}, "tee", "rm", "rmdir", "unlink",
+		"shred", "mkdir", "mkfifo")
+	add(&program{abbrev: true, short: shorts("rdt", kVal), long: mergeLong(
+		longs(kRead, "reference"), longs(kVal, "date", "time")),
+		operands: opsWrite}, "touch")
+	add(&program{abbrev: true, short: merge(shorts("s", kVal), shorts("r", kRead)),
+		long:     mergeLong(longs(kVal, "size"), longs(kRead, "reference")),
+		operands: opsWrite}, "truncate")
+	add(&program{abbrev: true, long: longs(kRead, "reference"),
+		operands: opsFirstNone(true)}, "chmod", "chown", "chgrp")
+	cpLike := &program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
+		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "suffix", "backup",
+			"sparse", "reflink", "preserve", "no-preserve", "update")),
+		operands: opsLast}
+	add(cpLike, "cp", "ln", "link")
+	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
+		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "suffix",
+			"backup")), operands: opsWrite}, "mv") // it removes its sources
+	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("mogS", kVal)),
+		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "mode", "owner",
+			"group", "suffix", "backup", "strip-program")),
+		operands: opsLast}, "install")
+	add(&program{abbrev: true, short: merge(shorts("i", kWriteFlag), shorts("e", kVal),
+		shorts("f", kRead), shorts("l", kVal)),
+		long: mergeLong(longs(kWriteFlag, "in-place"), longs(kVal, "expression",
+			"line-length"), longs(kRead, "file")),
+		operands: sedOps}, "sed", "gsed")
+	add(&program{short: merge(shorts("f", kRun), shorts("vFE", kVal), shorts("il", kRun)),
+		long: mergeLong(longs(kRun, "file", "include", "load", "exec", "source"),
+			longs(kVal, "assign", "field-separator")),
+		abbrev: true, operands: awkOps}, "awk", "gawk", "mawk", "nawk")
+	add(&program{operands: ddOps}, "dd")
+	add(&program{abbrev: true,
+		short: merge(shorts("oDc", kWrite), shorts("O", kOutFlag), shorts("K", kRun),
+			shorts("T", kRead), shorts("dFb", kData), shorts("uHXAemwrxEzYyCQ", kVal)),
+		long: mergeLong(longs(kWrite, "output", "output-dir", "dump-header", "cookie-jar",
+			"trace", "trace-ascii", "libcurl", "stderr", "etag-save", "hsts", "alt-svc"),
+			longs(kOutFlag, "remote-name", "remote-name-all", "remote-header-name"),
+			longs(kRun, "config"), longs(kRead, "upload-file", "netrc-file", "cacert",
+				"cert", "key", "etag-compare"),
+			longs(kData, "data", "data-binary", "data-urlencode", "data-raw", "data-ascii",
+				"form", "json", "cookie", "form-string", "variable"),
+			longs(kVal, "user", "header", "request", "user-agent", "referer", "max-time",
+				"write-out", "proxy", "url", "connect-timeout", "retry", "range",
+				"resolve", "connect-to", "expect100-timeout")),
+		operands: curlOps}, "curl")
+	add(&program{abbrev: true,
+		short: merge(shorts("Ooa", kWrite), shorts("P", kTarget), shorts("i", kRead),
+			shorts("e", kRun), shorts("UtTwQlAR", kVal)),
+		long: mergeLong(longs(kWrite, "output-document", "output-file", "append-output"),
+			longs(kTarget, "directory-prefix"), longs(kRead, "input-file", "post-file",
+				"body-file", "certificate", "private-key", "ca-certificate"),
+			longs(kRun, "execute", "use-askpass", "config"),
+			longs(kVal, "user-agent", "tries", "timeout", "wait", "level", "accept",
+				"reject", "header", "method", "body-data", "post-data", "user",
+				"password", "quota", "limit-rate")),
+		operands: downloadOps}, "wget")
+	add(&program{abbrev: true,
+		short: merge(shorts("f", kPath), shorts("C", kDir), shorts("I", kRun),
+			shorts("F", kRun), shorts("TX", kRead), shorts("bLN", kVal)),
+		long: mergeLong(longs(kPath, "file"), longs(kDir, "directory"),
+			longs(kRun, "use-compress-program", "to-command", "checkpoint-action",
+				"rsh-command", "info-script", "new-volume-script", "rmt-command"),
+			longs(kRead, "files-from", "exclude-from"),
+			longs(kVal, "exclude", "transform", "xform", "owner", "group", "mode",
+				"mtime", "format", "blocking-factor", "tape-length", "strip-components")),
+		operands: tarOps}, "tar", "bsdtar", "gtar")
+	add(&program{short: merge(shorts("d", kTarget), shorts("xP", kVal)), operands: unzipOps},
+		"unzip")
+	add(&program{abbrev: true, long: mergeLong(longs(kRun, "unzip-command"),
+		longs(kWrite, "output-file", "out")), short: shorts("O", kWrite),
+		operands: func(u *usage, ops []int) {
+			for n, i := range ops {
+				if n == 0 {
+					u.set(i, useWrite, 0)
+				} else {
+					u.set(i, useArg, 0)
+				}
+			}
+			for _, w := range u.words {
+				if w == "-TT" {
+					u.risky = append(u.risky, w)
+				}
+			}
+		}}, "zip")
+	add(&program{abbrev: true, short: shorts("S", kVal), long: longs(kVal, "suffix"),
+		operands: compressOps}, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz",
+		"zstd", "unzstd", "lz4", "compress", "uncompress")
+	add(&program{abbrev: true, short: merge(shorts("e", kRun), shorts("TfB", kRead),
+		shorts("M", kVal)),
+		long: mergeLong(longs(kRun, "rsh", "rsync-path", "info"),
+			longs(kWrite, "log-file", "write-batch", "only-write-batch", "backup-dir",
+				"temp-dir", "partial-dir"),
+			longs(kRead, "files-from", "read-batch", "password-file", "exclude-from",
+				"include-from", "filter"),
+			longs(kVal, "exclude", "include", "chmod", "chown", "max-size", "min-size",
+				"bwlimit", "timeout", "port", "out-format", "log-file-format")),
+		operands: opsLast}, "rsync")
+	add(&program{short: merge(shorts("SoF", kRun), shorts("i", kRead), shorts("P", kVal),
+		shorts("lcJ", kVal)), operands: opsLast}, "scp")
+	add(&program{short: merge(shorts("oF", kRun), shorts("i", kRead), shorts("E", kWrite),
+		shorts("pluLRDbcemJOQSW", kVal)), operands: opsNone}, "ssh")
+	add(&program{abbrev: true, short: merge(shorts("fCEI", kRun), shorts("jlWo", kVal)),
+		long: mergeLong(longs(kRun, "file", "makefile", "directory", "eval",
+			"include-dir"), longs(kVal, "jobs", "load-average", "old-file", "new-file",
+			"what-if", "assume-old", "assume-new")),
+		operands: makeOps}, "make", "gmake")
+	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("i", kRead),
+		shorts("d", kDir), shorts("pBzFVD", kVal)),
+		long: mergeLong(longs(kWrite, "output", "reject-file"), longs(kRead, "input"),
+			longs(kDir, "directory"), longs(kVal, "strip", "prefix", "suffix", "fuzz")),
+		operands: opsWrite}, "patch")
+	npm := &program{abbrev: true, short: merge(shorts("Cc", kRun), shorts("w", kVal)),
+		long: mergeLong(longs(kRun, "script-shell", "shell", "prefix", "userconfig",
+			"globalconfig", "node-options", "editor", "browser", "viewer", "git", "cwd",
+			"dir", "call", "workspace-root", "npm-path", "config", "rcfile",
+			"global-folder", "modules-folder", "cache-folder"),
+			longs(kWrite, "cache", "logs-dir"),
+			longs(kVal, "workspace", "filter", "tag", "registry", "loglevel")),
+		operands: opsNames}
+	add(npm, "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx")
+	interp := &program{short: merge(shorts("cepEmrIl", kRun), shorts("WX", kVal)),
+		long: longs(kRun, "eval", "print", "require", "import", "loader",
+			"experimental-loader", "env-file")}
+	add(interp, "python", "python2", "python3", "perl", "ruby", "node", "php", "lua",
+		"deno", "tclsh", "Rscript")
+}
+
+// git reads git's options: those before the subcommand (-c, -C, --exec-path, …),
+// then the subcommand's.
+func (u *usage) git() {
+	words := u.words
+	i := 1
+	for ; i < len(words); i++ {
+		w := words[i]
+		name, _, hasVal := strings.Cut(w, "=")
+		switch {
+		case w == "-c" || w == "--config-env":
+			u.risky = append(u.risky, w)
+			i++
+		case strings.HasPrefix(w, "-c") && !strings.HasPrefix(w, "--") ||
+			name == "--config-env" || name == "--exec-path" || w == "--exec-path":
+			u.risky = append(u.risky, w)
+		case w == "-C" || w == "--git-dir" || w == "--work-tree":
+			if i+1 < len(words) {
+				u.set(i+1, useArg, 0)
+				if w == "-C" {
+					u.dir = i + 1
+				}
+			}
+			i++
+		case (name == "--git-dir" || name == "--work-tree") && hasVal:
+			u.set(i, useArg, len(name)+1)
+		case w == "--namespace" || w == "--super-prefix" || w == "--list-cmds" ||
+			w == "--attr-source":
+			i++
+		case strings.HasPrefix(w, "-"):
+		default:
+			goto sub
+		}
+	}
+	return
+sub:
+	p := &gitSub
+	switch words[i] {
+	case "format-patch":
+		p = &gitFormatPatch
+	case "rebase":
+		p = &gitRebase
+	case "difftool", "mergetool":
+		p = &gitDifftool
+	case "grep":
+		p = &gitGrep
+	case "clone", "fetch", "pull", "ls-remote", "archive", "push", "submodule", "remote":
+		p = &gitRemote
+	case "config":
+		// git config NAME VALUE may set core.pager, core.sshCommand, an alias, …
+		if len(words) > i+2 && !strings.HasPrefix(words[i+1], "-") || containsWord(words[i+1:],
+			"--add", "--replace-all", "--edit", "-e", "--file", "-f", "--global", "--system") {
+			u.risky = append(u.risky, words[i])
+		}
+	case "daemon", "instaweb", "bisect", "filter-branch", "filter-repo", "send-email",
+		"credential", "hook", "submodule--helper":
+		u.risky = append(u.risky, words[i]) // they run commands or servers
+	}
+	ops := u.options(p, i+1)
+	for _, j := range ops {
+		// REV:PATH (git show HEAD:secrets/key) names a file of the repository.
+		cut := 0
+		if k := strings.IndexByte(words[j], ':'); k >= 0 {
+			cut = k + 1
+		}
+		u.set(j, useArg, cut)
+	}
+	if words[i] == "grep" && len(ops) > 0 && !containsWord(words, "-e", "-f") {
+		u.uses[ops[0]] = wordUse{} // the pattern
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		u.readsCwd = true
+	}
+}
+
+func containsWord(words []string, names ...string) bool {
+	for _, w := range words {
+		for _, n := range names {
+			if w == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	gitLong = mergeLong(longs(kWrite, "output"), longs(kRunFlag, "ext-diff", "textconv"),
+		longs(kRun, "upload-pack", "receive-pack", "exec", "extcmd", "tool"),
+		longs(kVal, "format", "pretty", "author", "since", "until", "grep", "message",
+			"date", "abbrev", "max-count", "skip", "branch", "depth", "origin",
+			"reference", "separate-git-dir", "template", "config", "jobs", "filter",
+			"upstream", "onto", "strategy", "strategy-option", "word-diff-regex"),
+		longs(kRead, "file", "pathspec-from-file"))
+	gitSub = program{abbrev: true, long: gitLong,
+		short: shorts("mnbSCMlUGOFXs", kFlag)}
+	gitFormatPatch = program{abbrev: true, short: shorts("o", kWrite),
+		long: mergeLong(gitLong, longs(kWrite, "output-directory"))}
+	gitRebase   = program{abbrev: true, short: merge(shorts("x", kRun), shorts("sX", kVal)), long: gitLong}
+	gitDifftool = program{abbrev: true, short: shorts("xt", kRun), long: gitLong}
+	gitGrep     = program{abbrev: true, short: merge(shorts("O", kRunFlag), shorts("ef", kVal)),
+		long: mergeLong(gitLong, longs(kRunFlag, "open-files-in-pager"))}
+	gitRemote = program{abbrev: true, short: shorts("u", kRun), long: mergeLong(gitLong,
+		longs(kRun, "upload-pack", "receive-pack", "exec", "remote"))}
+)
+
+// goTool reads the go command: the subcommand, then its flags (one dash or two,
+// never combined).
+func (u *usage) goTool() {
+	words := u.words
+	i := 1
+	if i < len(words) && (words[i] == "-C" || words[i] == "--C") && i+1 < len(words) {
+		u.set(i+1, useArg, 0)
+		u.dir = i + 1
+		i += 2
+	} else if i < len(words) && (strings.HasPrefix(words[i], "-C=") ||
+		strings.HasPrefix(words[i], "--C=")) {
+		u.set(i, useArg, strings.IndexByte(words[i], '=')+1)
+		i++
+	}
+	if i >= len(words) {
+		return
+	}
+	sub := words[i]
+	end := len(words)
+	for j := i + 1; j < len(words); j++ {
+		if words[j] == "-args" || words[j] == "--args" {
+			end = j // the rest goes to the test binary, whose -test. flags still count
+			break
+		}
+	}
+	ops := u.options(&goFlags, i+1)
+	for _, j := range ops {
+		if j < end && pathLike(words[j]) || j < end && strings.HasSuffix(words[j], ".go") {
+			u.set(j, useArg, 0)
+		}
+	}
+	if sub == "env" && containsWord(words[i+1:], "-w", "--w", "-u", "--u") {
+		u.risky = append(u.risky, "-w") // sets GOFLAGS, GOTOOLCHAIN, … for every later run
+	}
+	if sub == "generate" || sub == "tool" {
+		u.risky = append(u.risky, sub)
+	}
+}
+
+var goFlags = program{single: true, long: mergeLong(
+	longs(kWrite, "o", "coverprofile", "cpuprofile", "memprofile", "blockprofile",
+		"mutexprofile", "trace", "outputdir", "modfile", "testlogfile", "gocoverdir",
+		"fuzzcachedir"),
+	longs(kRun, "exec", "toolexec", "ldflags", "gcflags", "asmflags", "gccgoflags",
+		"vettool", "debug-actiongraph", "debug-trace"),
+	longs(kRead, "overlay", "pgo"),
+	longs(kDir, "C"),
+	longs(kVal, "run", "bench", "count", "timeout", "tags", "p", "parallel", "cpu",
+		"benchtime", "coverpkg", "covermode", "shuffle", "list", "skip", "fuzz",
+		"fuzztime", "fuzzminimizetime", "mod", "buildmode", "compiler", "installsuffix",
+		"pkgdir", "vet", "json", "memprofilerate", "blockprofilerate",
+		"mutexprofilefraction", "benchmem", "failfast", "short", "v", "race", "cover",
+		"msan", "asan", "a", "n", "x", "work", "trimpath", "buildvcs", "linkshared",
+		"covervars", "f", "t", "u", "d", "m", "i"),
+	longs(kRunFlag, "w"))}
+
+func init() {
+	// Boolean go flags take no value: -v, -race, …
+	for _, n := range []string{"benchmem", "failfast", "short", "v", "race", "cover", "msan",
+		"asan", "a", "n", "x", "work", "trimpath", "linkshared", "json", "f", "t", "u", "d",
+		"m", "i"} {
+		goFlags.long[n] = kFlag
+	}
+	delete(goFlags.long, "w") // -w is go env's; goTool tells it
+}
+
+// find reads find's start paths, then its expression: -exec and -ok run commands
+// (their words stay arguments), -delete removes what it finds, -fprint writes.
+func (u *usage) find() {
+	words := u.words
+	i := 1
+	for i < len(words) && (words[i] == "-H" || words[i] == "-L" || words[i] == "-P" ||
+		strings.HasPrefix(words[i], "-O") || words[i] == "-D") {
+		if words[i] == "-D" {
+			i++
+		}
+		i++
+	}
+	var starts []int
+	for ; i < len(words); i++ {
+		w := words[i]
+		if strings.HasPrefix(w, "-") || w == "(" || w == "!" || w == ")" || w == "," {
+			break
+		}
+		starts = append(starts, i)
+		u.set(i, useArg, 0)
+	}
+	deletes := false
+	for ; i < len(words); i++ {
+		w := words[i]
+		switch w {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			u.risky = append(u.risky, w)
+			for i++; i < len(words) && words[i] != ";" && words[i] != "+"; i++ {
+				u.set(i, useArg, 0)
+			}
+		case "-delete":
+			u.risky = append(u.risky, w)
+			deletes = true
+		case "-fprint", "-fprint0", "-fls":
+			u.risky = append(u.risky, w)
+			if i+1 < len(words) {
+				u.set(i+1, useWrite, 0)
+			}
+			i++
+		case "-fprintf":
+			u.risky = append(u.risky, w)
+			if i+1 < len(words) {
+				u.set(i+1, useWrite, 0)
+			}
+			i += 2
+		case "-newer", "-anewer", "-cnewer", "-samefile", "-files0-from":
+			if i+1 < len(words) {
+				u.set(i+1, useArg, 0)
+			}
+			i++
+		default:
+			if strings.HasPrefix(w, "-newer") && len(w) == 8 {
+				if i+1 < len(words) {
+					u.set(i+1, useArg, 0)
+				}
+				i++
+			} else if findValue[w] {
+				i++
+			}
+		}
+	}
+	if len(starts) == 0 {
+		u.readsCwd = true
+		if deletes {
+			u.writeCwd = true
+		}
+	} else if deletes {
+		for _, s := range starts {
+			u.set(s, useWrite, 0)
+		}
+	}
+}
+
+// findValue are the tests of find that take a value that is no path.
+var findValue = map[string]bool{
+	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true,
+	"-iwholename": true, "-regex": true, "-iregex": true, "-regextype": true, "-type": true,
+	"-xtype": true, "-maxdepth": true, "-mindepth": true, "-user": true, "-group": true,
+	"-perm": true, "-size": true, "-mtime": true, "-mmin": true, "-atime": true,
+	"-amin": true, "-ctime": true, "-cmin": true, "-printf": true, "-lname": true,
+	"-ilname": true, "-links": true, "-inum": true, "-uid": true, "-gid": true,
+	"-used": true, "-fstype": true, "-context": true,
+}

@@ -1,0 +1,284 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestShellWritesAndRuns decides scripts whose options or operands write a file or
+// run a program (docs/design.md, "Shell commands"): their targets are decided by
+// the file rules, and an allow pattern allows them only when it spells the option.
+// Each hole is tested with its neighbours.
+func TestShellWritesAndRuns(t *testing.T) {
+	root := workspace(t)
+	rs := starterRules()
+	id := uint64(500)
+	for _, p := range []string{"sort *", "tee *", "cp *", "mv *", "sed *", "dd *", "wget *",
+		"find *", "awk *", "npm *", "go *", "tar *", "rg *", "make *", "python3 *", "tree *",
+		"du *", "env *", "git log --output=*", "git format-patch *", "git -c *", "install *",
+		"touch *", "mkdir *", "mytool *", "read *", "printf *", "mapfile *"} {
+		id++
+		rs = append(rs, Rule{ID: id, GroupID: DefaultGroup, ToolPattern: "Bash",
+			CommandPattern: p, Action: Allow, Priority: DefaultPriority})
+	}
+	opt := seedOptions(root)
+	opt.Home = root + "/memory"
+	s := Compile(nil, rs, opt)
+	in := func(script string) Call { // run in docs: the root holds secrets
+		return Call{Tool: "Bash", Cwd: "docs", Args: map[string]any{"command": script}}
+	}
+	root0 := func(script string) Call {
+		return Call{Tool: "Bash", Args: map[string]any{"command": script}}
+	}
+	const (
+		A = Allow
+		D = Deny
+		R = Require
+	)
+	tests := []struct {
+		call   Call
+		want   Action
+		locked bool
+		reason string
+	}{
+		// git: options that write (--output, format-patch -o) and run (-c, --exec-path,
+		// --ext-diff, --upload-pack), abbreviated too.
+		{in("git log -p"), A, false, ""},
+		{in("git log --output=out.txt"), R, false, `write "out.txt"`}, // spelled; no file rule
+		{in("git log --output=../data/o.txt"), A, false, ""},
+		{in("git log --output=../secrets/x"), D, false, `write "../secrets/x"`},
+		{in("git diff --output=../data/o.txt"), R, false, ""}, // git diff * does not spell it
+		{in("git diff --output ../data/o.txt"), R, false, ""},
+		{in("git diff --out=../data/o.txt"), R, false, ""},
+		{in("git diff --output=../secrets/x"), D, false, ""},
+		{in("git show --output=../state/x"), D, false, ""},
+		{in("git format-patch -o ../secrets HEAD~1"), D, false, ""},
+		{in("git format-patch --output-directory=../secrets HEAD~1"), D, false, ""},
+		{in("git diff --ext-diff"), R, false, ""},
+		{in("git log --textconv"), R, false, ""},
+		{in("git -c core.pager=sh log"), A, false, ""}, // git -c * spells -c
+		{in("git -ccore.pager=sh status"), R, false, ""},
+		{in("git --paginate -c core.pager=sh status"), R, false, ""},
+		{in("git --exec-path=/tmp/x status"), R, false, ""},
+		{in("git --config-env=core.pager=X status"), R, false, ""},
+		{in("git grep -O x"), R, false, ""},
+		{in("git grep token"), R, false, ""}, // no rule for git grep
+		{in("git log HEAD:../secrets/key"), R, true, "secrets"},
+		{root0("git log -p HEAD:secrets/key"), R, true, "secrets"},
+		// sort, tee, cp, mv, install, touch, mkdir, sed -i, dd, tree, wget.
+		{in("sort ../data/file.txt"), A, false, ""},
+		{in("sort -o ../secrets/x ../data/file.txt"), D, false, ""},
+		{in("sort -o ../data/y ../data/file.txt"), R, false, ""}, // -o not spelled
+		{in("sort -ro ../data/y ../data/file.txt"), R, false, ""},
+		{in("sort --output=../data/y ../data/file.txt"), R, false, ""},
+		{in("sort --out=../data/y ../data/file.txt"), R, false, ""},
+		{in("sort --compress-program=sh ../data/file.txt"), R, false, ""},
+		{in("tee ../data/x"), A, false, ""},
+		{in("tee ../secrets/x"), D, false, ""},
+		{in("tee -a ../state/x"), D, false, ""},
+		{in("cp ../data/file.txt ../data/y"), A, false, ""},
+		{in("cp ../data/file.txt ../secrets/y"), D, false, ""},
+		{in("cp -t ../secrets ../data/file.txt"), D, false, ""},
+		{in("cp --target-directory=../secrets ../data/file.txt"), D, false, ""},
+		{in("cp ../secrets/key ../data/y"), R, true, "secrets"},
+		{in("mv ../secrets/key ../data/k"), D, false, ""},
+		{in("install -m 644 ../data/file.txt ../secrets/y"), D, false, ""},
+		{in("touch ../secrets/x"), D, false, ""},
+		{in("mkdir -p ../data/new-dir"), A, false, ""},
+		{in("mkdir -m 700 ../state/x"), D, false, ""},
+		{in("sed s/a/b/ ../data/file.txt"), A, false, ""},
+		{in("sed -i s/a/b/ ../data/file.txt"), R, false, ""}, // -i not spelled
+		{in("sed -i s/a/b/ ../secrets/key"), D, false, ""},
+		{in("sed --in-place=.bak s/a/b/ ../secrets/key"), D, false, ""},
+		{in("sed 's/a/b/w out' ../data/file.txt"), R, false, ""},
+		{in("sed -n '1e id' ../data/file.txt"), R, false, ""},
+		{in("sed -e 's/a/b/e' ../data/file.txt"), R, false, ""},
+		{in("dd if=../data/file.txt of=../data/y"), A, false, ""},
+		{in("dd if=../data/file.txt of=../secrets/y"), D, false, ""},
+		{in("dd if=../secrets/key of=../data/y"), D, false, ""},
+		{in("tree -o ../secrets/x"), D, false, ""},
+		{in("wget -O ../secrets/x http://h/x"), D, false, ""},
+		{in("wget -O ../data/x http://h/x"), R, false, ""}, // -O not spelled
+		{in("wget http://h/x"), R, false, `write "."`},     // into docs: no file rule
+		{in("wget -P ../secrets http://h/x"), D, false, ""},
+		{in("wget -e robots=off http://h/x"), R, false, ""},
+		{in("curl file://" + root + "/secrets/key"), D, false, ""}, // curl * is denied anyway
+		// Options that run programs: go, npm, find, awk, make, tar, python, rg, env -S.
+		{in("go test ./..."), A, false, ""},
+		{in("go test -run TestX -count 1 ./..."), A, false, ""},
+		{in("go test -exec ./x ./..."), R, false, ""},
+		{in("go test -exec=./x ./..."), R, false, ""},
+		{in("go test --exec=./x ./..."), R, false, ""},
+		{in("go test -toolexec=./x ./..."), R, false, ""},
+		{in("go build -o ../secrets/x ."), D, false, ""},
+		{in("go test -o ../data/t ./..."), R, false, ""},
+		{in("go test -coverprofile=../data/c.out ./..."), R, false, ""},
+		{in("go test -coverprofile=../secrets/c ./..."), D, false, ""},
+		{in("go test ./... -args -test.coverprofile=../data/c"), R, false, ""},
+		{in("go test -ldflags=-extld=sh ./..."), R, false, ""},
+		{in("go env -w GOFLAGS=-toolexec=x"), R, false, ""},
+		{in("go vet ./..."), A, false, ""},
+		{in("npm test"), A, false, ""},
+		{in("npm test --script-shell=sh"), R, false, ""},
+		{in("npm test --script-shell sh"), R, false, ""},
+		{in("npm --prefix ../memory test"), R, false, ""},
+		{in("npm --pref=../memory test"), R, false, ""},
+		{in("npm run build --userconfig=../data/rc"), R, false, ""},
+		{in("find . -name x"), A, false, ""},
+		{in("find . -delete"), R, false, ""},
+		{in("find ../secrets -delete"), D, false, ""},
+		{in("find . -fprint ../secrets/x"), D, false, ""},
+		{in("find . -exec cat {} ;"), R, false, ""},
+		{in("find . -execdir id ;"), R, false, ""},
+		{in("find . -okdir id ;"), R, false, ""},
+		{in("awk '{print $1}' ../data/file.txt"), A, false, ""},
+		{in(`awk '{system("id")}' ../data/file.txt`), R, false, ""},
+		{in(`awk '{print > "x"}' ../data/file.txt`), R, false, ""},
+		{in(`awk '{print | "sh"}' ../data/file.txt`), R, false, ""},
+		{in("awk -f ../data/prog.awk ../data/file.txt"), R, false, ""},
+		{in("make test"), A, false, ""},
+		{in("make CC=sh test"), R, false, ""},
+		{in("make -C ../memory"), R, false, ""},
+		{in("make --eval=x"), R, false, ""},
+		{in("tar -tf ../data/a.tar"), A, false, ""},
+		{in("tar -xf ../data/a.tar"), R, false, ""},
+		{in("tar xf ../data/a.tar"), R, false, ""},
+		{in("tar -cf ../secrets/a.tar ."), D, false, ""},
+		{in("tar --to-command=sh -xf ../data/a.tar"), R, false, ""},
+		{in("python3 ../data/x.py"), A, false, ""},
+		{in("python3 -c 'import os'"), R, false, ""},
+		{in("rg token"), A, false, ""}, // rg reads docs
+		{in("rg --pre sh token"), R, false, ""},
+		{in("env -S 'rm -rf /'"), R, false, ""},
+		{in("env --split-string='rm -rf /'"), R, false, ""},
+		// A program the table does not know: --opt=PATH and -oPATH may be paths.
+		{in("mytool --config=../secrets/key"), R, true, "secrets"},
+		{in("mytool --config ../secrets/key"), R, true, "secrets"},
+		{in("mytool -c../secrets/key"), R, true, "secrets"},
+		{in("mytool -o=../state/x"), D, false, "protected"},
+		{in("mytool out=../state/x"), D, false, "protected"},
+		{in("mytool out=../data/x"), A, false, ""},
+		{in("mytool --config=../data/x -v 3"), A, false, ""},
+		// Builtins that assign a variable which changes what later commands run.
+		{in("printf -v PATH /tmp; go test ./..."), R, false, ""},
+		{in("printf -vPATH /tmp; go test ./..."), R, false, ""},
+		{in("read PATH < ../data/x; go test ./..."), R, false, ""},
+		{in("read -r a LD_PRELOAD < ../data/x; go test ./..."), R, false, ""},
+		{in("mapfile -t BASH_ENV < ../data/x; go test ./..."), R, false, ""},
+		{in("echo x | read y; go test ./..."), A, false, ""},
+		// Programs that read the directory they run in when given no path.
+		{root0("ls"), R, true, "holds"},
+		{root0("ls -la"), R, true, "holds"},
+		{in("ls"), A, false, ""},
+		{root0("du -sh"), R, true, ""},
+		{root0("tree"), R, true, ""},
+		{root0("find -name x"), R, true, ""},
+		{root0("grep -r token"), R, true, ""},
+		{root0("grep -R token"), R, true, ""},
+		{root0("rg token"), R, true, ""},
+		{root0("git log"), R, true, ""},
+		{root0("git status"), R, true, ""},
+		{root0("git status docs"), A, false, ""},
+		{root0("git -C docs status"), R, false, ""}, // git status * matches literally
+		{root0("git -C secrets status"), R, true, "secrets"},
+		{root0("git -C data add ../secrets/key"), R, true, "secrets"}, // data/../secrets/key
+		{root0("git -C docs show HEAD:../secrets/key"), R, true, "secrets"},
+		{in("tar -C ../secrets -xf ../data/a.tar"), D, false, ""},
+		{in("go -C ../secrets test ./..."), R, true, "secrets"},
+		{root0("grep token docs/x"), A, false, ""},
+		// ~ forms bash expands from places the gate does not know.
+		{in("cat ~root/.ssh/id_rsa"), R, true, "~"},
+		{in("cat ~+/x"), R, true, ""},
+		{in("cat ~-/x"), R, true, ""},
+		{in("cat ~1/x"), R, true, ""},
+		{in("cat ~+1/x"), R, true, ""},
+		{in("cat ~nobody"), R, true, ""},
+		{in("cat '~root/x'"), A, false, ""}, // quoted: a name in docs
+		// Paths are resolved as the OS would, and also with ".." cleaned first.
+		{root0("cat data/link/../key"), R, true, "secrets"},
+		{root0("cd data/link && cat ../key"), R, true, "secrets"},
+		{root0("cd data/link/.. && cat file.txt"), R, true, "secrets"}, // cd -P: secrets
+		{root0("cat data/new/../../secrets/key"), R, true, "secrets"},
+		// Globs that may match . and .., and dotfiles.
+		{in("cat .*/key"), R, true, "glob"},
+		{in("cat ..*/secrets/key"), R, true, "glob"},
+		{in("ls .?*"), R, true, "glob"},
+		{in("cat ../.[!.]*"), R, true, "glob"},
+		{root0("cat secre*/key"), R, true, "secrets"},
+		{root0("cat SECRE*/key"), R, true, "secrets"}, // nocaseglob
+		{root0("cat **/key"), R, true, "secrets"},     // globstar
+		{root0("cat se?rets/k*"), R, true, "secrets"},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%s %v", tt.call.Cwd, tt.call.Args["command"])
+		t.Run(name, func(t *testing.T) {
+			d := s.Evaluate(DefaultGroup, tt.call)
+			if d.Action != tt.want || d.Locked() != tt.locked || !strings.Contains(d.Reason, tt.reason) {
+				var cmds []CommandDecision
+				if d.Script != nil {
+					cmds = d.Script.Commands
+				}
+				t.Errorf("Evaluate = %s (locked %v) %q, want %s (locked %v) with %q; commands %+v",
+					d.Action, d.Locked(), d.Reason, tt.want, tt.locked, tt.reason, cmds)
+			}
+		})
+	}
+}
+
+// TestShellExactPattern: the exact form the "➕ Always" offer proposes for a command
+// with a risky option allows that command, and a pattern with a star in the place of
+// the option allows none of its neighbours.
+func TestShellExactPattern(t *testing.T) {
+	root := workspace(t)
+	for _, tt := range []struct {
+		pattern, script string
+		want            Action
+	}{
+		{"git log --output=../data/o.txt", "git log --output=../data/o.txt", Allow},
+		{"git log --output=../data/o.txt", "git log --output=../data/p.txt", Require},
+		{"go test -exec ./x ./...", "go test -exec ./x ./...", Allow},
+		{"go test * ./...", "go test -exec ./x ./...", Require},
+		{"go test *", "go test -exec=./x ./...", Require},
+		{"sort -o ../data/y ../data/file.txt", "sort -o ../data/y ../data/file.txt", Allow},
+		{"sort * ../data/file.txt", "sort -o ../data/y ../data/file.txt", Require},
+		{"sort -* ../data/file.txt", "sort -o ../data/y ../data/file.txt", Require},
+	} {
+		t.Run(tt.pattern+" "+tt.script, func(t *testing.T) {
+			rs := append(starterRules(), Rule{ID: 900, GroupID: DefaultGroup, ToolPattern: "Bash",
+				CommandPattern: tt.pattern, Action: Allow, Priority: DefaultPriority})
+			s := Compile(nil, rs, seedOptions(root))
+			d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Cwd: "docs",
+				Args: map[string]any{"command": tt.script}})
+			if d.Action != tt.want {
+				t.Errorf("Evaluate = %s %q, want %s", d.Action, d.Reason, tt.want)
+			}
+		})
+	}
+}
+
+// TestShellDelegatedLine: a wrapper its inner commands decide shows no rule of its
+// own, so that a prompt does not show the shell require's id as an allow.
+func TestShellDelegatedLine(t *testing.T) {
+	root := workspace(t)
+	s := Compile(nil, starterRules(), seedOptions(root))
+	for _, script := range []string{`bash -c "git status"`, `bash -c "rm -fr x"`,
+		`sh -c 'ls; make'`} {
+		t.Run(script, func(t *testing.T) {
+			d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Cwd: "docs",
+				Args: map[string]any{"command": script}})
+			if d.Script == nil || len(d.Script.Commands) < 2 {
+				t.Fatalf("Evaluate = %+v, want the wrapper and its commands", d)
+			}
+			w := d.Script.Commands[0]
+			if w.Action != Allow || w.RuleID != 0 || w.Reason != ReasonDelegated || !w.Delegated {
+				t.Errorf("wrapper line %+v, want allow, no rule, %q", w, ReasonDelegated)
+			}
+			for _, c := range d.Script.Commands[1:] {
+				if c.Action == Require && c.Reason == ReasonDelegated {
+					t.Errorf("inner command %+v takes the wrapper's reason", c)
+				}
+			}
+		})
+	}
+}
