@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/skald-circle/skald-bot/api"
@@ -23,7 +22,6 @@ type question struct {
 	Question string
 	Options  []option
 	CSRF     string
-	Expires  time.Time
 }
 
 // option is one answer a question offers: its index, the form's value, and its text.
@@ -34,7 +32,7 @@ type option struct {
 
 func questionOf(c store.Clarification, csrf string) question {
 	q := question{ID: c.ID, Prompt: bot.NewClarificationPrompt(c), Question: bot.Escape(c.Question),
-		CSRF: csrf, Expires: c.ExpiresAt}
+		CSRF: csrf}
 	for i, o := range c.Options {
 		q.Options = append(q.Options, option{Index: i, Label: bot.Escape(o)})
 	}
