@@ -10,7 +10,6 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/bot"
-	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -26,11 +25,10 @@ type approval struct {
 	Expires time.Time
 }
 
-// inboxData is the inbox page. Questions is the slot of a second kind of inbox item
-// (its template block "questions" renders nothing yet).
+// inboxData is the inbox page: pending approval requests and clarifications.
 type inboxData struct {
 	Approvals []approval
-	Questions any
+	Questions []question
 }
 
 func (h *Handler) approvalOf(q store.Request, csrf string) approval {
@@ -48,10 +46,14 @@ func (h *Handler) inboxData(sess session) (inboxData, error) {
 	for i, q := range pending {
 		d.Approvals[i] = h.approvalOf(q, sess.csrf)
 	}
+	if d.Questions, err = h.questions(sess.csrf); err != nil {
+		return inboxData{}, err
+	}
 	return d, nil
 }
 
-// inbox is GET /: the pending approval requests, oldest first.
+// inbox is GET /: the pending approval requests, then the pending clarifications,
+// oldest first.
 func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, sess session) error {
 	return h.inboxPage(w, r, sess, http.StatusOK, "")
 }
@@ -150,8 +152,8 @@ const heartbeat = 25 * time.Second
 // is cut off.
 const writeTimeout = 30 * time.Second
 
-// events is GET /events: the gate's approval events as Server-Sent Events, for the
-// open inbox. It lasts until the browser leaves, the server stops or the gate drops
+// events is GET /events: the gate's approval and clarification events as Server-Sent
+// Events, for the open inbox. It lasts until the browser leaves, the server stops or the gate drops
 // it as slow (the browser then reconnects).
 func (h *Handler) events(w http.ResponseWriter, r *http.Request, _ session) error {
 	fl, ok := w.(http.Flusher)
@@ -188,7 +190,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, _ session) erro
 			if !ok {
 				return nil
 			}
-			if e.Name != gate.EventApprovalRequested && e.Name != gate.EventApprovalResolved {
+			if !relayed(e.Name) {
 				continue
 			}
 			data, err := json.Marshal(e.Data)

@@ -141,6 +141,9 @@ func (h *Handler) routes() {
 	s("GET /inbox/approvals/{id}", h.inboxItem)
 	s("POST /approvals/{id}", h.resolve)
 	s("GET /events", h.events)
+	s("GET /inbox/questions", h.questionList)
+	s("GET /inbox/questions/{id}", h.questionItem)
+	s("POST /clarifications/{id}", h.answer)
 
 	s("GET /groups", h.groups)
 	s("POST /groups", h.createGroup)
@@ -246,7 +249,7 @@ func (h *Handler) secure(r *http.Request) bool {
 type page struct {
 	Title string
 	Nav   string // the nav entry to mark current
-	Count int    // pending approvals: the badge
+	Count int    // pending approvals and clarifications: the badge
 	CSRF  string
 	Flash string
 	Error string // an error shown at the top of the page
@@ -259,9 +262,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if p.CSRF == "" {
 		p.CSRF = sess.csrf
 	}
-	if pending, err := h.gate.Pending(); err == nil {
-		p.Count = len(pending)
-	}
+	p.Count = h.pendingCount()
 	if p.Flash == "" && sess.csrf != "" {
 		p.Flash = h.sessions.flash(r, "")
 	}

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/store"
@@ -19,8 +22,10 @@ import (
 // The web inbox in a real headless Chromium against the real service: sign in, a
 // request appearing live, ⏱ from the page (the request approved with its bypass, the
 // Telegram prompt edited, the hook answered), requests resolved through the API and
-// in Telegram leaving the open page without a reload, hostile arguments shown inert, a File
-// System row added and removed, a second catch-all refused on the page, and a
+// in Telegram leaving the open page without a reload, hostile arguments shown inert, a
+// question asked by `skald-bot ask` answered on the page (the asker answered, the
+// Telegram question edited) and one answered in Telegram leaving it, a File System row
+// added and removed, a second catch-all refused on the page, and a
 // screenshot at a phone's 390×844.
 
 // screenshotDir is where the browser suite writes its screenshots, git-ignored.
@@ -178,6 +183,83 @@ func TestE2EWebInbox(t *testing.T) {
 		t.Errorf("title with nothing pending %q", title)
 	}
 
+	// A question asked by `skald-bot ask` appears live; answered with an option
+	// button on the page: the asker prints the answer, the Telegram question edited.
+	asked := e.askAsync("Which branch should I deploy?", "--option", "main", "--option",
+		"<b>dev</b>", "--context-label", "deploy of web", "--wait", "1m")
+	msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgQ := msgs[3]
+	qid, err := strconv.ParseUint(strings.Split(tgQ.CallbackData()[0], ":")[1], 10, 64)
+	if err != nil {
+		t.Fatalf("question buttons %q: %v", tgQ.CallbackData(), err)
+	}
+	qitem := "#q-" + u(qid)
+	do("the question appears", chromedp.WaitVisible(css(qitem)))
+	if q, label := text(qitem+" pre.question-text"), text(qitem+` button.option[value="1"]`); q != "Which branch should I deploy?" || label != "<b>dev</b>" ||
+		!strings.Contains(text(qitem+" dl"), "deploy of web") {
+		t.Errorf("question %q, option %q, fields %q", q, label, text(qitem+" dl"))
+	}
+	if title := value(t, b, chromedp.Title()); !strings.HasPrefix(title, "(1) Inbox") {
+		t.Errorf("title with a question pending %q", title)
+	}
+	if value(t, b, chromedp.Evaluate[bool](
+		`document.documentElement.scrollWidth > window.innerWidth`)) {
+		t.Error("the inbox with a question is wider than a 390 px screen")
+	}
+	shot = filepath.Join(filepath.Dir(shot), "web-question-390x844.png")
+	if err := os.WriteFile(shot, value(t, b, chromedp.FullScreenshot(100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of a question at 390×844: %s", shot)
+	for _, ch := range []string{"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel} {
+		e.svc.waitFor(t, `msg="question sent"`, "clarification="+u(qid)+" ", ch)
+	}
+	// The ⏱'s one-time message goes first, so the next one seen is the answer's.
+	value(t, b, chromedp.Evaluate[bool](`document.querySelectorAll(".flash").forEach(function (f) { f.remove() }); true`))
+	do("answer main", chromedp.Click(css(qitem+` button.option[value="0"]`)),
+		chromedp.WaitVisible(css(".flash")))
+	if flash := text(".flash"); flash != "Question "+u(qid)+" answered: main" {
+		t.Errorf("flash %q", flash)
+	}
+	select {
+	case r := <-asked:
+		if r.err != nil || r.code != 0 || r.out != "main\n" {
+			t.Errorf("ask: exit %d (%v), stdout %q, stderr %q", r.code, r.err, r.out, r.errOut)
+		}
+	case <-e.ctx.Done():
+		t.Fatalf("ask did not print the answer: %v", e.ctx.Err())
+	}
+	if m := e.waitTelegramEdited(tgQ); m.Keyboard != nil ||
+		!strings.Contains(m.PlainText, "✍️ Answered by admin · web · ") ||
+		!strings.HasSuffix(strings.TrimSpace(m.PlainText), "UTC: main") {
+		t.Errorf("Telegram question after the answer (keyboard %v):\n%s", m.Keyboard, m.PlainText)
+	}
+	slQ := e.slackPrompt(4)
+	ups, err = e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, slQ.TS, 1)
+	if err != nil || hasActions(ups[0]) || !strings.Contains(replyOf(ups[0]), "Answered by admin") {
+		t.Errorf("Slack question after the answer (%v): %+v", err, ups)
+	}
+	// One answered in Telegram leaves the open page without a reload.
+	c, err := e.api.Ask(e.ctx, api.AskRequest{SessionID: "web-q", Question: "Go on?",
+		Options: []string{"yes", "no"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	do("the second question appears", chromedp.WaitVisible(css("#q-"+u(c.ID))))
+	e.svc.waitFor(t, `msg="question sent"`, "clarification="+u(c.ID)+" ", "channel=telegram")
+	msgs, err = e.tg.WaitMessages(e.ctx, jane.ID, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if toast := e.tap(msgs[4], bot.ClarCallback{ID: c.ID, Option: 1}.String()); toast != "Answered: no" {
+		t.Errorf("toast %q", toast)
+	}
+	do("gone after the answer in Telegram", chromedp.WaitNotPresent(css("#q-"+u(c.ID))),
+		chromedp.WaitVisible(css("#qempty")))
+
 	// The File System panel: a row added, then removed.
 	row := `tr[data-path="data/reports/*"]`
 	do("fs row added", chromedp.Navigate(e.svc.url+"/rules"),
@@ -215,6 +297,36 @@ func TestE2EWebInbox(t *testing.T) {
 		t.Errorf("rules after the refusal: %d, want %d (%v)", len(rs2), len(rs)-1, err)
 	}
 	e.svc.stop(t)
+}
+
+// askAsync starts `skald-bot ask QUESTION args...` as an agent runs it — no token,
+// SKALD_URL naming the service — and returns at once; its run arrives on the channel.
+// The process is killed, and waited for, when the test ends should it still run.
+func (e *e2e) askAsync(question string, args ...string) <-chan hookRun {
+	e.t.Helper()
+	cmd := exec.Command(skaldBinary(e.t), append([]string{"ask", question}, args...)...)
+	cmd.Env = append(os.Environ(), "SKALD_API_TOKEN=", "SKALD_CONFIG=", "SKALD_URL="+e.svc.url)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	ch := make(chan hookRun, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := cmd.Wait()
+		r := hookRun{code: cmd.ProcessState.ExitCode(), out: out.String(), errOut: errOut.String()}
+		if _, exited := err.(*exec.ExitError); err != nil && !exited {
+			r.err = err
+		}
+		ch <- r
+	}()
+	e.t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+	})
+	return ch
 }
 
 // value runs action a in browser b and returns its value, failing the test on error.
