@@ -79,8 +79,9 @@ type Fanout struct {
 	channels []Channel
 	// inflight holds the sends and edits being tried, so that a Show and a Reconcile
 	// of the same request, or two Updates, never send or edit one message twice at
-	// once.
-	inflight map[msgKey]bool
+	// once. Each channel is closed when its key is released: a tap on a prompt whose
+	// send is in flight waits on it (AwaitSend).
+	inflight map[msgKey]chan struct{}
 	// offerAgain marks the offers whose step must run again once the one in flight
 	// ends.
 	offerAgain map[msgKey]bool
@@ -120,7 +121,7 @@ func NewFanout(opt FanoutOptions) *Fanout {
 		retry:       opt.Retry.withDefaults(),
 		onFailure:   opt.OnFailure,
 		log:         log.With("component", "bot"),
-		inflight:    make(map[msgKey]bool),
+		inflight:    make(map[msgKey]chan struct{}),
 		offerAgain:  make(map[msgKey]bool),
 		meta:        opt.Meta,
 		clock:       opt.Now,
@@ -373,7 +374,7 @@ func (f *Fanout) later(t *task) {
 	defer f.mu.Unlock()
 	switch {
 	case f.stopped:
-		delete(f.inflight, t.key)
+		f.releaseLocked(t.key)
 		f.log.Warn("shutting down: retry dropped until the next start",
 			"request_id", t.key.id, "channel", t.key.channel, "chat", t.key.chat)
 	case f.runCtx == nil:
@@ -403,17 +404,36 @@ func (f *Fanout) giveUp(t *task, err error) {
 func (f *Fanout) claim(key msgKey) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.inflight[key] {
+	if f.inflight[key] != nil {
 		return false
 	}
-	f.inflight[key] = true
+	f.inflight[key] = make(chan struct{})
 	return true
 }
 
 func (f *Fanout) release(key msgKey) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	delete(f.inflight, key)
+	f.releaseLocked(key)
+}
+
+func (f *Fanout) releaseLocked(key msgKey) {
+	if ch := f.inflight[key]; ch != nil {
+		close(ch)
+		delete(f.inflight, key)
+	}
+}
+
+// sendInFlight returns a channel closed once the send of request id's prompt to chat
+// on channel in flight now ends (its message recorded, or given up on), or nil when
+// none is in flight.
+func (f *Fanout) sendInFlight(id uint64, channel, chat string) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ch := f.inflight[msgKey{id: id, channel: channel, chat: chat}]; ch != nil {
+		return ch
+	}
+	return nil
 }
 
 // Reconcile brings the chats in line with the store, at start-up: it

@@ -296,7 +296,7 @@ func (f *Fanout) soon(t *task) {
 	defer f.mu.Unlock()
 	switch {
 	case f.stopped:
-		delete(f.inflight, t.key)
+		f.releaseLocked(t.key)
 	case f.runCtx == nil:
 		f.queued = append(f.queued, t)
 	default:
