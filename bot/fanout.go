@@ -263,7 +263,8 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 }
 
 // Update edits every message of r that is not final yet to show its outcome, with
-// the buttons removed (gate.Notifier). It re-reads the request so that a
+// the buttons removed (gate.Notifier); for a request still pending it edits every
+// message to its prompt as it is now, buttons kept (a caller that stopped waiting). It re-reads the request so that a
 // message recorded after r was read is edited too. Once every message was edited it
 // marks them final (MarkMessagesFinal). It returns after the first attempt of every
 // edit; failures are retried in the background. The error joins the first-attempt
@@ -275,7 +276,7 @@ func (f *Fanout) Update(ctx context.Context, r store.Request) error {
 		f.log.Warn("re-reading a request to update its messages", "request_id", r.ID, "err", err)
 	}
 	if r.Status == store.Pending {
-		return nil
+		return f.refresh(ctx, r)
 	}
 	var todo []store.Message
 	for _, m := range r.Messages {
@@ -284,6 +285,40 @@ func (f *Fanout) Update(ctx context.Context, r store.Request) error {
 		}
 	}
 	return f.edit(ctx, r, todo)
+}
+
+// refresh edits every message of pending request r to its prompt as stored now. Each
+// edit re-reads the request under its message's claim, and once more after it: a
+// request resolved meanwhile gets its outcome edited here, since the resolution's own
+// edit of that message found it claimed and skipped it.
+func (f *Fanout) refresh(ctx context.Context, r store.Request) error {
+	var tasks []*task
+	for _, m := range r.Messages {
+		ch := f.channel(m.Channel)
+		key := msgKey{id: r.ID, channel: m.Channel, chat: m.ChatID, ref: m.Ref}
+		if ch == nil || !f.claim(key) {
+			continue
+		}
+		t := &task{key: key, done: func(error) {}}
+		t.try = func(ctx context.Context) error {
+			cur, err := f.store.Request(r.ID)
+			for err == nil {
+				if err := ch.Edit(ctx, m.ChatID, m.Ref, NewPrompt(cur, f.short)); err != nil {
+					return fmt.Errorf("bot: edit message %s of request %d on %s %s: %w",
+						m.Ref, r.ID, m.Channel, m.ChatID, err)
+				}
+				if cur.Status != store.Pending {
+					return nil
+				}
+				if cur, err = f.store.Request(r.ID); err == nil && cur.Status == store.Pending {
+					return nil
+				}
+			}
+			return fmt.Errorf("bot: refresh request %d: %w", r.ID, err)
+		}
+		tasks = append(tasks, t)
+	}
+	return f.first(ctx, "edit", tasks)
 }
 
 // edit edits msgs of finished request r, then marks the request's messages final

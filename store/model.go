@@ -73,6 +73,10 @@ type Request struct {
 	Resolution *Resolution       `json:"resolution,omitempty"`
 	// Messages are the chat messages that show the request (the outbox).
 	Messages []Message `json:"messages,omitempty"`
+	// WaiterGoneAt is when the caller that waited on the pending request stopped
+	// waiting (its connection closed during a long poll); zero while it waits or
+	// never did. The request stays resolvable.
+	WaiterGoneAt time.Time `json:"waiter_gone_at,omitzero"`
 }
 
 // CommandDecision is how one simple command of a shell call's script was decided.

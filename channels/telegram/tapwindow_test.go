@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -92,5 +93,49 @@ func TestTapBeforePromptRecorded(t *testing.T) {
 	}
 	if len(e.logs.Find("tap waits for the send of its prompt", fmt.Sprint("request_id=", r.ID))) != 1 {
 		t.Errorf("the tap did not wait for the send; logs:\n%s", e.logs.All())
+	}
+}
+
+// A caller that stopped waiting is shown on the prompt, buttons kept; the request is
+// still approved by a tap, and its messages end without buttons.
+func TestPromptShowsCallerStoppedWaiting(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	r := e.require("sess-1", "Bash", map[string]any{"command": "make deploy"})
+	if err := e.g.WaiterGone(r.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.waitUpdated(r.ID)
+	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
+		m := e.prompt(chat, r.ID)
+		if !strings.Contains(m.PlainText, "stopped waiting at ") || m.Keyboard == nil {
+			t.Fatalf("chat %d: keyboard %v, text:\n%s\nlogs:\n%s", chat, m.Keyboard != nil, m.PlainText, e.logs.All())
+		}
+	}
+	q := e.tap(jane, groupChat.ID, r.ID, bot.ActionApprove)
+	if a := e.answer(q); a.Text != "Approved" {
+		t.Fatalf("toast %q", a.Text)
+	}
+	if got := e.request(r.ID); got.Status != store.Approved {
+		t.Fatalf("request %s", got.Status)
+	}
+	// The outcome's edits: the update signal fired for the first update already.
+	if err := e.srv.Wait(e.ctx, func() bool {
+		for _, chat := range []int64{janeChat.ID, groupChat.ID} {
+			for _, m := range e.srv.Messages(chat) {
+				if m.Keyboard != nil {
+					return false
+				}
+			}
+		}
+		return true
+	}); err != nil {
+		t.Fatalf("buttons still shown: %v\n%s", err, e.logs.All())
+	}
+	e.stop()
+	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
+		if m := e.prompt(chat, r.ID); m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane Doe") {
+			t.Errorf("chat %d: keyboard %v, %d versions, text:\n%s\nlogs:\n%s", chat, m.Keyboard != nil,
+				len(m.History), m.PlainText, e.logs.All())
+		}
 	}
 }
