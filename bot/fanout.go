@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -74,6 +75,10 @@ type Fanout struct {
 	clock       func() time.Time
 	onOffer     func(Offer, string)
 	offMu       sync.Mutex // serialises the offers' read-modify-write of the store
+	// lost is set when a send or edit was given up on for an error that is not
+	// permanent (a channel unreachable for longer than Retry covers): the next
+	// sweep reconciles the outbox.
+	lost atomic.Bool
 
 	mu       sync.Mutex // guards channels, inflight, offerAgain, runCtx, queued, running, stopped
 	channels []Channel
@@ -154,7 +159,9 @@ func (f *Fanout) channel(name string) Channel {
 }
 
 // Run reconciles the outbox once (Reconcile), then runs the retries of failed sends
-// and edits until ctx is done. It blocks, and returns only when every goroutine it
+// and edits until ctx is done; every OfferSweepEvery after a send or edit was given up
+// on for an error that is not permanent, it reconciles again, so that a channel
+// unreachable for minutes gets its prompts and outcomes, each once, when it is back. It blocks, and returns only when every goroutine it
 // started has stopped; sends and edits still failing then are dropped (logged) and
 // picked up by the next start's Reconcile. Retries asked for before Run starts wait
 // for it. It returns an error only when called twice.
@@ -363,6 +370,13 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 			}
 			f.log.Debug("outcome shown", "request_id", r.ID, "channel", m.Channel,
 				"chat", m.ChatID, "ref", m.Ref, "status", r.Status)
+			// Final at once, so a later reconciliation, after another message's
+			// edit was given up on, does not edit this one again.
+			if mf, ok := f.store.(messageFinaler); ok {
+				if err := mf.MarkMessageFinal(r.ID, m); err != nil {
+					f.log.Warn("marking a message final", "request_id", r.ID, "err", err)
+				}
+			}
 			return nil
 		}
 		tasks = append(tasks, t)
@@ -371,6 +385,12 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 }
 
 var errSkipped = errors.New("skipped")
+
+// messageFinaler marks one message final (*store.DB has it); an Outbox without it
+// has its messages marked final all at once, when every edit succeeded.
+type messageFinaler interface {
+	MarkMessageFinal(id uint64, m store.Message) error
+}
 
 // first runs the first attempt of every task at once and waits for them all; the
 // ones to retry go to Run's goroutines. It returns the errors of the tasks given up
@@ -428,6 +448,9 @@ func (f *Fanout) giveUp(t *task, err error) {
 	}
 	f.log.Error("giving up on a message", "op", op, "request_id", t.key.id, "channel", t.key.channel,
 		"chat", t.key.chat, "attempts", t.fails+t.limits, "err", err)
+	if !errors.Is(err, ErrPermanent) {
+		f.lost.Store(true)
+	}
 	if f.onFailure != nil {
 		f.onFailure(Failure{Op: op, Channel: t.key.channel, Target: t.key.chat,
 			RequestID: t.key.id, Attempts: t.fails + t.limits, Err: err})

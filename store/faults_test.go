@@ -120,3 +120,35 @@ func TestResultIsNotWriteFailure(t *testing.T) {
 		t.Errorf("%v is a write failure", err)
 	}
 }
+
+// MarkMessageFinal marks one message; the request leaves the unfinalized list only
+// once all are final. An unknown request changes nothing.
+func TestMarkMessageFinal(t *testing.T) {
+	db, _ := faulty(t)
+	req, _, err := db.CreateRequest(pendingRequest("s1"))
+	testkit.Must(t, err)
+	a := store.Message{Channel: "telegram", ChatID: "1", Ref: "2"}
+	b := store.Message{Channel: "slack", ChatID: "C1", Ref: "3.4"}
+	testkit.Must(t, db.AddMessage(req.ID, a))
+	testkit.Must(t, db.AddMessage(req.ID, b))
+	_, err = db.Resolve(req.ID, store.Approved, store.Resolution{By: "alice", Via: "telegram", At: testkit.T0})
+	testkit.Must(t, err)
+
+	before := teststore.Snapshot(t, db)
+	testkit.WantErr(t, db.MarkMessageFinal(999, a), store.ErrNotFound, "request 999")
+	teststore.Unchanged(t, db, before)
+
+	testkit.Must(t, db.MarkMessageFinal(req.ID, a))
+	got, err := db.Request(req.ID)
+	testkit.Must(t, err)
+	if !got.Messages[0].Final || got.Messages[1].Final {
+		t.Fatalf("messages %+v, want only the first final", got.Messages)
+	}
+	if un, err := db.Unfinalized(); err != nil || len(un) != 1 {
+		t.Fatalf("unfinalized %d (%v), want the request", len(un), err)
+	}
+	testkit.Must(t, db.MarkMessageFinal(req.ID, b))
+	if un, err := db.Unfinalized(); err != nil || len(un) != 0 {
+		t.Fatalf("unfinalized %d (%v) once all are final", len(un), err)
+	}
+}

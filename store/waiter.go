@@ -42,3 +42,23 @@ func (d *DB) SetWaiterGone(id uint64, at time.Time) (Request, bool, error) {
 	}
 	return out, changed, nil
 }
+
+// MarkMessageFinal marks message m (by channel, chat and ref) of request id as edited
+// to show the request's outcome, so later reconciliations leave it alone. An unknown
+// or already final message writes nothing. Errors (nothing is written): ErrNotFound
+// (no such request), ErrWrite.
+func (d *DB) MarkMessageFinal(id uint64, m Message) error {
+	err := d.updateRequest(id, func(r *Request) bool {
+		for i, o := range r.Messages {
+			if o.Channel == m.Channel && o.ChatID == m.ChatID && o.Ref == m.Ref && !o.Final {
+				r.Messages[i].Final = true
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return fmt.Errorf("store: mark message %s of request %d final: %w", m.Ref, id, err)
+	}
+	return nil
+}
