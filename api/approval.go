@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
@@ -40,15 +39,11 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if out.Request != nil {
 		res = ResultOf(*out.Request)
 		if out.Decision == gate.VerdictPending && wait > 0 {
-			ctx, cancel := context.WithTimeout(r.Context(), wait)
-			got, err := s.gate.Wait(ctx, out.Request.ID)
-			cancel()
-			if err != nil && ctx.Err() == nil {
+			got, err := s.longPoll(r, *out.Request, wait)
+			if err != nil {
 				return err
 			}
-			if err == nil {
-				res = ResultOf(got)
-			}
+			res = ResultOf(got)
 		}
 	}
 	res.NoChannel = s.noChannel && res.Decision == gate.VerdictPending
@@ -179,13 +174,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("%w: request %d was made by another caller", ErrForbidden, id)
 	}
 	if q.Status == store.Pending && wait > 0 {
-		ctx, cancel := context.WithTimeout(r.Context(), wait)
-		got, err := s.gate.Wait(ctx, id)
-		cancel()
-		switch {
-		case err == nil:
-			q = got
-		case ctx.Err() == nil:
+		if q, err = s.longPoll(r, q, wait); err != nil {
 			return err
 		}
 	}

@@ -38,6 +38,9 @@ var (
 	// ErrInternal is 500: anything the server could not classify. Its details are
 	// only in the server's log.
 	ErrInternal = errors.New("internal error")
+	// ErrUnavailable is 503: the store could not commit (store.ErrWrite); nothing was
+	// recorded and nothing allowed.
+	ErrUnavailable = errors.New("store unavailable")
 )
 
 // statusSentinels maps HTTP statuses to the sentinel Error.Is reports.
@@ -53,6 +56,7 @@ var statusSentinels = map[int]error{
 	http.StatusUnprocessableEntity:   ErrInvalid,
 	http.StatusTooManyRequests:       ErrTooMany,
 	http.StatusInternalServerError:   ErrInternal,
+	http.StatusServiceUnavailable:    ErrUnavailable,
 }
 
 // Error is what the Client returns when the server answers with an error status: the

@@ -50,6 +50,13 @@ func newEnv(t testing.TB, edit ...func(*api.Options)) *env {
 // newEnvGate is newEnv with gedit (may be nil) applied to the gate's options.
 func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Options)) *env {
 	t.Helper()
+	return newEnvStore(t, store.Options{}, gedit, edit...)
+}
+
+// newEnvStore is newEnvGate with the store opened with sopt.
+func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
+	edit ...func(*api.Options)) *env {
+	t.Helper()
 	dir := t.TempDir()
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -59,7 +66,7 @@ func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Optio
 	if err := os.MkdirAll(filepath.Join(root, "secrets"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
+	db, err := store.Open(filepath.Join(dir, "skald.db"), sopt)
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}

@@ -59,9 +59,14 @@ func statusOf(err error) int {
 		errors.Is(err, gate.ErrInvalidScope), errors.Is(err, gate.ErrInvalidBypass),
 		errors.Is(err, gate.ErrInvalid):
 		return http.StatusUnprocessableEntity
+	case errors.Is(err, store.ErrWrite):
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
+
+// msgStoreUnavailable is the 503 answer's message; the store's error is only logged.
+const msgStoreUnavailable = "the store could not record this (disk full or read-only?); nothing was changed"
 
 // fail answers err as JSON with its status. A classified error's message is shown as
 // is; anything else is "internal error" to the client and the whole chain to the log.
@@ -74,10 +79,14 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	status := statusOf(err)
 	msg := message(err)
-	if status == http.StatusInternalServerError {
+	switch status {
+	case http.StatusInternalServerError:
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg = "internal error"
-	} else {
+	case http.StatusServiceUnavailable:
+		s.log.Error("the store could not commit", "method", r.Method, "path", r.URL.Path, "err", err)
+		msg = msgStoreUnavailable
+	default:
 		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", status,
 			"err", err)
 	}

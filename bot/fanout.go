@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -74,13 +75,18 @@ type Fanout struct {
 	clock       func() time.Time
 	onOffer     func(Offer, string)
 	offMu       sync.Mutex // serialises the offers' read-modify-write of the store
+	// lost is set when a send or edit was given up on for an error that is not
+	// permanent (a channel unreachable for longer than Retry covers): the next
+	// sweep reconciles the outbox.
+	lost atomic.Bool
 
 	mu       sync.Mutex // guards channels, inflight, offerAgain, runCtx, queued, running, stopped
 	channels []Channel
 	// inflight holds the sends and edits being tried, so that a Show and a Reconcile
 	// of the same request, or two Updates, never send or edit one message twice at
-	// once.
-	inflight map[msgKey]bool
+	// once. Each channel is closed when its key is released: a tap on a prompt whose
+	// send is in flight waits on it (AwaitSend).
+	inflight map[msgKey]chan struct{}
 	// offerAgain marks the offers whose step must run again once the one in flight
 	// ends.
 	offerAgain map[msgKey]bool
@@ -121,7 +127,7 @@ func NewFanout(opt FanoutOptions) *Fanout {
 		retry:       opt.Retry.withDefaults(),
 		onFailure:   opt.OnFailure,
 		log:         log.With("component", "bot"),
-		inflight:    make(map[msgKey]bool),
+		inflight:    make(map[msgKey]chan struct{}),
 		offerAgain:  make(map[msgKey]bool),
 		meta:        opt.Meta,
 		clock:       opt.Now,
@@ -154,7 +160,9 @@ func (f *Fanout) channel(name string) Channel {
 }
 
 // Run reconciles the outbox once (Reconcile), then runs the retries of failed sends
-// and edits until ctx is done. It blocks, and returns only when every goroutine it
+// and edits until ctx is done; every OfferSweepEvery after a send or edit was given up
+// on for an error that is not permanent, it reconciles again, so that a channel
+// unreachable for minutes gets its prompts and outcomes, each once, when it is back. It blocks, and returns only when every goroutine it
 // started has stopped; sends and edits still failing then are dropped (logged) and
 // picked up by the next start's Reconcile. Retries asked for before Run starts wait
 // for it. It returns an error only when called twice.
@@ -263,7 +271,8 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 }
 
 // Update edits every message of r that is not final yet to show its outcome, with
-// the buttons removed (gate.Notifier). It re-reads the request so that a
+// the buttons removed (gate.Notifier); for a request still pending it edits every
+// message to its prompt as it is now, buttons kept (a caller that stopped waiting). It re-reads the request so that a
 // message recorded after r was read is edited too. Once every message was edited it
 // marks them final (MarkMessagesFinal). It returns after the first attempt of every
 // edit; failures are retried in the background. The error joins the first-attempt
@@ -275,7 +284,7 @@ func (f *Fanout) Update(ctx context.Context, r store.Request) error {
 		f.log.Warn("re-reading a request to update its messages", "request_id", r.ID, "err", err)
 	}
 	if r.Status == store.Pending {
-		return nil
+		return f.refresh(ctx, r)
 	}
 	var todo []store.Message
 	for _, m := range r.Messages {
@@ -284,6 +293,40 @@ func (f *Fanout) Update(ctx context.Context, r store.Request) error {
 		}
 	}
 	return f.edit(ctx, r, todo)
+}
+
+// refresh edits every message of pending request r to its prompt as stored now. Each
+// edit re-reads the request under its message's claim, and once more after it: a
+// request resolved meanwhile gets its outcome edited here, since the resolution's own
+// edit of that message found it claimed and skipped it.
+func (f *Fanout) refresh(ctx context.Context, r store.Request) error {
+	var tasks []*task
+	for _, m := range r.Messages {
+		ch := f.channel(m.Channel)
+		key := msgKey{id: r.ID, channel: m.Channel, chat: m.ChatID, ref: m.Ref}
+		if ch == nil || !f.claim(key) {
+			continue
+		}
+		t := &task{key: key, done: func(error) {}}
+		t.try = func(ctx context.Context) error {
+			cur, err := f.store.Request(r.ID)
+			for err == nil {
+				if err := ch.Edit(ctx, m.ChatID, m.Ref, NewPrompt(cur, f.short)); err != nil {
+					return fmt.Errorf("bot: edit message %s of request %d on %s %s: %w",
+						m.Ref, r.ID, m.Channel, m.ChatID, err)
+				}
+				if cur.Status != store.Pending {
+					return nil
+				}
+				if cur, err = f.store.Request(r.ID); err == nil && cur.Status == store.Pending {
+					return nil
+				}
+			}
+			return fmt.Errorf("bot: refresh request %d: %w", r.ID, err)
+		}
+		tasks = append(tasks, t)
+	}
+	return f.first(ctx, "edit", tasks)
 }
 
 // edit edits msgs of finished request r, then marks the request's messages final
@@ -328,6 +371,13 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 			}
 			f.log.Debug("outcome shown", "request_id", r.ID, "channel", m.Channel,
 				"chat", m.ChatID, "ref", m.Ref, "status", r.Status)
+			// Final at once, so a later reconciliation, after another message's
+			// edit was given up on, does not edit this one again.
+			if mf, ok := f.store.(messageFinaler); ok {
+				if err := mf.MarkMessageFinal(r.ID, m); err != nil {
+					f.log.Warn("marking a message final", "request_id", r.ID, "err", err)
+				}
+			}
 			return nil
 		}
 		tasks = append(tasks, t)
@@ -336,6 +386,12 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 }
 
 var errSkipped = errors.New("skipped")
+
+// messageFinaler marks one message final (*store.DB has it); an Outbox without it
+// has its messages marked final all at once, when every edit succeeded.
+type messageFinaler interface {
+	MarkMessageFinal(id uint64, m store.Message) error
+}
 
 // first runs the first attempt of every task at once and waits for them all; the
 // ones to retry go to Run's goroutines. It returns the errors of the tasks given up
@@ -374,7 +430,7 @@ func (f *Fanout) later(t *task) {
 	defer f.mu.Unlock()
 	switch {
 	case f.stopped:
-		delete(f.inflight, t.key)
+		f.releaseLocked(t.key)
 		f.log.Warn("shutting down: retry dropped until the next start",
 			"request_id", t.key.id, "channel", t.key.channel, "chat", t.key.chat)
 	case f.runCtx == nil:
@@ -393,6 +449,9 @@ func (f *Fanout) giveUp(t *task, err error) {
 	}
 	f.log.Error("giving up on a message", "op", op, "request_id", t.key.id, "channel", t.key.channel,
 		"chat", t.key.chat, "attempts", t.fails+t.limits, "err", err)
+	if !errors.Is(err, ErrPermanent) {
+		f.lost.Store(true)
+	}
 	if f.onFailure != nil {
 		f.onFailure(Failure{Op: op, Channel: t.key.channel, Target: t.key.chat,
 			RequestID: t.key.id, Attempts: t.fails + t.limits, Err: err})
@@ -404,17 +463,36 @@ func (f *Fanout) giveUp(t *task, err error) {
 func (f *Fanout) claim(key msgKey) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.inflight[key] {
+	if f.inflight[key] != nil {
 		return false
 	}
-	f.inflight[key] = true
+	f.inflight[key] = make(chan struct{})
 	return true
 }
 
 func (f *Fanout) release(key msgKey) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	delete(f.inflight, key)
+	f.releaseLocked(key)
+}
+
+func (f *Fanout) releaseLocked(key msgKey) {
+	if ch := f.inflight[key]; ch != nil {
+		close(ch)
+		delete(f.inflight, key)
+	}
+}
+
+// sendInFlight returns a channel closed once the send of request id's prompt to chat
+// on channel in flight now ends (its message recorded, or given up on), or nil when
+// none is in flight.
+func (f *Fanout) sendInFlight(id uint64, channel, chat string) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ch := f.inflight[msgKey{id: id, channel: channel, chat: chat}]; ch != nil {
+		return ch
+	}
+	return nil
 }
 
 // Reconcile brings the chats in line with the store, at start-up: it

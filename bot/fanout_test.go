@@ -16,6 +16,17 @@ import (
 
 var bash = map[string]any{"command": "make deploy"}
 
+// wantFinal fails the test unless request id's messages on channel c are final as
+// asked.
+func (e *env) wantFinal(id uint64, c *fakeChannel, final bool) {
+	e.t.Helper()
+	for _, m := range e.request(id).Messages {
+		if m.Channel == c.name && m.Final != final {
+			e.t.Errorf("message %+v: want final %v", m, final)
+		}
+	}
+}
+
 // wantMessages fails the test unless the request's stored messages are exactly the
 // sends of the channels (in any order), each Final as asked.
 func (e *env) wantMessages(id uint64, final bool, chans ...*fakeChannel) {
@@ -162,7 +173,7 @@ func TestFanoutGivesUp(t *testing.T) {
 		defer e.run()()
 		synctest.Wait() // Run's start-up Reconcile
 		r := e.require("s1", "Bash", bash)
-		time.Sleep(time.Minute)
+		time.Sleep(30 * time.Second) // before the sweep reconciles
 		synctest.Wait()
 		got := map[string]Failure{}
 		for len(e.failures) > 0 {
@@ -236,7 +247,8 @@ func TestFanoutEditRetry(t *testing.T) {
 		if len(editsOf(sl, r.ID)) != 1 || len(editsOf(tg, r.ID)) != 0 {
 			t.Fatalf("slack edits %v, telegram %v", editsOf(sl, r.ID), editsOf(tg, r.ID))
 		}
-		e.wantMessages(r.ID, false, tg, sl)
+		e.wantFinal(r.ID, tg, false) // each message final once edited
+		e.wantFinal(r.ID, sl, true)
 		time.Sleep(3 * time.Second)
 		synctest.Wait()
 		e.wantEditedOnce(r.ID, "❌ Rejected by cli · cli", tg, sl)
@@ -245,19 +257,20 @@ func TestFanoutEditRetry(t *testing.T) {
 			t.Errorf("note %q", p.Note)
 		}
 
-		// An edit given up on leaves the messages not final, for the next start.
+		// An edit given up on leaves the messages not final, for the next reconciliation.
 		tg.set(func(c *fakeChannel) { c.failEdits = 100 })
 		r2 := e.require("s2", "Bash", bash)
 		synctest.Wait()
 		if _, err := e.g.Resolve(context.Background(), r2.ID, gate.Answer{Approve: true, By: "cli", Via: "cli"}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Hour)
+		time.Sleep(30 * time.Second) // before the sweep reconciles
 		synctest.Wait()
 		if f := <-e.failures; f.Op != "edit" || f.Channel != "telegram" || f.Attempts != 5 {
 			t.Errorf("failure %+v", f)
 		}
-		e.wantMessages(r2.ID, false, tg, sl)
+		e.wantFinal(r2.ID, tg, false)
+		e.wantFinal(r2.ID, sl, true)
 	})
 }
 

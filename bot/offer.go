@@ -296,7 +296,7 @@ func (f *Fanout) soon(t *task) {
 	defer f.mu.Unlock()
 	switch {
 	case f.stopped:
-		delete(f.inflight, t.key)
+		f.releaseLocked(t.key)
 	case f.runCtx == nil:
 		f.queued = append(f.queued, t)
 	default:
@@ -387,6 +387,13 @@ func (f *Fanout) sweepLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			if f.lost.Swap(false) {
+				f.log.Info("reconciling the outbox after a send or edit was given up on")
+				if err := f.Reconcile(ctx); err != nil && ctx.Err() == nil {
+					f.log.Error("reconciling the outbox", "err", err)
+				}
+				continue
+			}
 			if err := f.SweepOffers(); err != nil {
 				f.log.Error("sweeping offers", "err", err)
 			}

@@ -120,6 +120,10 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 	if !r.ExpiresAt.IsZero() {
 		add("Expires", r.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC"), false)
 	}
+	if !r.WaiterGoneAt.IsZero() {
+		add("⚠ Caller", "stopped waiting at "+r.WaiterGoneAt.UTC().Format("2006-01-02 15:04:05 UTC")+
+			"; the request can still be answered, for a retried call", false)
+	}
 	p.Commands, p.MoreCommands = commandLines(r.Commands)
 	if res := r.Resolution; res != nil && res.Note != "" && !cancelledAtTerminal(r) {
 		p.Note = text(res.Note)

@@ -71,11 +71,10 @@ func askOptions(args map[string]any) ([]string, error) {
 	return out, nil
 }
 
-// askStep runs ask_user step i of run id: it asks (idempotently: a resumed run gets
+// askStep runs ask_user step i, s, of run id: it asks (idempotently: a resumed run gets
 // the same clarification), then records the answer and reports true, or parks the run
 // or ends it and reports false.
-func (e *Engine) askStep(j *job, id uint64, session string, i int) bool {
-	s := j.Steps[i]
+func (e *Engine) askStep(j *job, s Step, id uint64, session string, i int) bool {
 	question, _ := s.Args["question"].(string)
 	options, err := askOptions(s.Args)
 	if err == nil {
@@ -193,7 +192,7 @@ func (e *Engine) clarificationResolved(sessionID string, cid uint64) {
 	j := e.jobs[r.Job]
 	i := r.Step
 	switch {
-	case j == nil || i >= len(j.Steps):
+	case j == nil || i >= len(runSteps(j, r)):
 		e.finishLocked(r.Job, r.ID, store.RunFailed,
 			fmt.Sprintf("step %d answered, but job %q no longer has that step", i+1, r.Job), nil)
 	case e.ctx == nil: // the service is stopping: the run goes on at the next start

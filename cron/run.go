@@ -1,7 +1,9 @@
 package cron
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -79,8 +81,12 @@ func (e *Engine) oldestActive(name string) uint64 {
 // startLocked creates a run of j and starts its goroutine. e.mu must be held and
 // e.ctx set.
 func (e *Engine) startLocked(j *job, trigger string) (store.Run, error) {
+	plan, err := planOf(j.Steps)
+	if err != nil {
+		return store.Run{}, err
+	}
 	r, err := e.store.CreateRun(store.Run{Job: j.Name, Status: store.RunRunning, Trigger: trigger,
-		StartedAt: e.now(), Steps: []store.StepResult{}})
+		StartedAt: e.now(), Steps: []store.StepResult{}, Plan: plan})
 	if err != nil {
 		return store.Run{}, err
 	}
@@ -96,33 +102,81 @@ func (e *Engine) startLocked(j *job, trigger string) (store.Run, error) {
 // e.ctx set.
 func (e *Engine) goDrive(j *job, r store.Run, from int, approved bool) {
 	ctx := e.ctx
-	e.wg.Go(func() { e.drive(ctx, j, r.ID, r.SessionID, from, approved) })
+	steps := runSteps(j, r)
+	e.wg.Go(func() { e.drive(ctx, j, steps, r.ID, r.SessionID, from, approved) })
 }
 
-// drive runs the steps of run id from step from, storing every transition, until the
-// run ends or parks waiting for approval. It never waits for a human.
-func (e *Engine) drive(ctx context.Context, j *job, id uint64, session string, from int, approved bool) {
+// planOf returns steps as a run stores them: a copy through JSON, so that a run
+// started now and one resumed from the store run the same values.
+func planOf(steps []Step) ([]store.PlanStep, error) {
+	plan := make([]store.PlanStep, len(steps))
+	for i, s := range steps {
+		plan[i] = store.PlanStep{Tool: s.Tool, Args: s.Args}
+	}
+	b, err := json.Marshal(plan)
+	if err != nil {
+		return nil, fmt.Errorf("store the steps: %w", err)
+	}
+	var out []store.PlanStep
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("store the steps: %w", err)
+	}
+	return out, nil
+}
+
+// runSteps returns the steps run r runs: its Plan, or for a run stored without one,
+// the job's steps as configured now.
+func runSteps(j *job, r store.Run) []Step {
+	if r.Plan == nil {
+		return j.Steps
+	}
+	steps := make([]Step, len(r.Plan))
+	for i, p := range r.Plan {
+		steps[i] = Step{Tool: p.Tool, Args: p.Args}
+	}
+	return steps
+}
+
+// planChanged reports whether j's configured steps differ from run r's Plan; false
+// for a run without one.
+func planChanged(j *job, r store.Run) bool {
+	if r.Plan == nil {
+		return false
+	}
+	now, err := planOf(j.Steps)
+	if err != nil {
+		return true
+	}
+	a, errA := json.Marshal(now)
+	b, errB := json.Marshal(r.Plan)
+	return errA != nil || errB != nil || !bytes.Equal(a, b)
+}
+
+// drive runs steps of run id from step from, storing every transition, until the run
+// ends or parks waiting for approval. It never waits for a human.
+func (e *Engine) drive(ctx context.Context, j *job, steps []Step, id uint64, session string,
+	from int, approved bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			e.log.Error("run engine panicked", "job", j.Name, "run_id", id, "panic", p, "stack", string(debug.Stack()))
 			e.finish(j.Name, id, store.RunFailed, fmt.Sprintf("internal error: panic: %v", p), nil)
 		}
 	}()
-	for i := from; i < len(j.Steps); i++ {
-		tool := j.Steps[i].Tool
+	for i := from; i < len(steps); i++ {
+		tool := steps[i].Tool
 		if ctx.Err() != nil {
 			e.finish(j.Name, id, store.RunInterrupted, fmt.Sprintf("interrupted: the service stopped before step %d", i+1), nil)
 			return
 		}
 		if tool == AskUserTool { // not gated (docs/design.md, "Scheduled jobs")
-			if !e.askStep(j, id, session, i) {
+			if !e.askStep(j, steps[i], id, session, i) {
 				return
 			}
 			continue
 		}
 		decision, reqID := gate.VerdictApproved, uint64(0)
 		if !approved || i != from {
-			out, err := e.gate.Check(ctx, e.call(j, session, i))
+			out, err := e.gate.Check(ctx, e.call(j, steps[i], session, i))
 			if err != nil {
 				status := store.RunFailed
 				if ctx.Err() != nil {
@@ -138,7 +192,7 @@ func (e *Engine) drive(ctx context.Context, j *job, id uint64, session string, f
 			switch decision {
 			case gate.VerdictAllow, gate.VerdictApproved:
 			case gate.VerdictPending:
-				e.park(j, id, i, reqID)
+				e.park(j, steps[i], id, i, reqID)
 				return
 			default: // deny, or a request of this step already rejected, expired or cancelled
 				status := endStatus(decision)
@@ -149,7 +203,7 @@ func (e *Engine) drive(ctx context.Context, j *job, id uint64, session string, f
 				return
 			}
 		}
-		if !e.runStep(ctx, j, id, i, decision, reqID) {
+		if !e.runStep(ctx, j, steps[i], id, i, decision, reqID) {
 			return
 		}
 	}
@@ -169,9 +223,9 @@ func endStatus(d gate.Verdict) store.RunStatus {
 	return store.RunDenied
 }
 
-// call is the tool call of step i of a run of j in session (docs/design.md, "Scheduled jobs").
-func (e *Engine) call(j *job, session string, i int) gate.Call {
-	s := j.Steps[i]
+// call is the tool call of step i, s, of a run of j in session (docs/design.md,
+// "Scheduled jobs").
+func (e *Engine) call(j *job, s Step, session string, i int) gate.Call {
 	return gate.Call{
 		ToolName: s.Tool, Arguments: s.Args, SessionID: session,
 		ToolCallID: "step-" + strconv.Itoa(i+1), AgentID: j.AgentID, Source: SourceCron,
@@ -180,10 +234,11 @@ func (e *Engine) call(j *job, session string, i int) gate.Call {
 	}
 }
 
-// runStep executes step i of run id, storing it as running and then its result. It
-// reports whether the run goes on; when the step failed it has ended the run.
-func (e *Engine) runStep(ctx context.Context, j *job, id uint64, i int, decision gate.Verdict, reqID uint64) bool {
-	tool := j.Steps[i].Tool
+// runStep executes step i, s, of run id, storing it as running and then its result.
+// It reports whether the run goes on; when the step failed it has ended the run.
+func (e *Engine) runStep(ctx context.Context, j *job, s Step, id uint64, i int,
+	decision gate.Verdict, reqID uint64) bool {
+	tool := s.Tool
 	start := e.now()
 	run, err := e.update(id, func(r *store.Run) {
 		if reqID == 0 && i < len(r.Steps) {
@@ -197,7 +252,7 @@ func (e *Engine) runStep(ctx context.Context, j *job, id uint64, i int, decision
 		e.log.Error("storing a step's start; the run stops here", "job", j.Name, "run_id", id, "step", i+1, "err", err)
 		return false
 	}
-	res, runErr := e.execute(ctx, j, i, answerEnv(run))
+	res, runErr := e.execute(ctx, j, s, i, answerEnv(run))
 	result := func(r *store.Run, status store.RunStatus, out string) {
 		if i < len(r.Steps) {
 			s := &r.Steps[i]
@@ -225,10 +280,14 @@ func (e *Engine) runStep(ctx context.Context, j *job, id uint64, i int, decision
 	return false
 }
 
-// execute runs step i's tool with the answers of earlier ask_user steps; a panic in it is recovered and returned as an error
-// "panic: …", with the stack in the log, so the run fails and the engine goes on.
-func (e *Engine) execute(ctx context.Context, j *job, i int, answers []string) (res Result, err error) {
-	s := j.Steps[i]
+// execute runs step i, s, with the answers of earlier ask_user steps; a panic in it is
+// recovered and returned as an error "panic: …", with the stack in the log, so the run
+// fails and the engine goes on.
+func (e *Engine) execute(ctx context.Context, j *job, s Step, i int, answers []string) (res Result, err error) {
+	tool, ok := e.tools[s.Tool]
+	if !ok || tool.Run == nil {
+		return Result{ExitCode: -1}, fmt.Errorf("no tool %q", s.Tool)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			e.log.Error("step panicked", "job", j.Name, "step", i+1, "tool", s.Tool, "panic", p, "stack", string(debug.Stack()))
@@ -237,17 +296,17 @@ func (e *Engine) execute(ctx context.Context, j *job, i int, answers []string) (
 	}()
 	env := j.env
 	env.Answers = answers
-	return e.tools[s.Tool].Run(ctx, env, s.Args)
+	return tool.Run(ctx, env, s.Args)
 }
 
 // park stores run id as waiting for request reqID at step i and returns: no goroutine
 // waits. A resolution that came before the run was stored as waiting found
 // no waiting run, so park looks at the request once more.
-func (e *Engine) park(j *job, id uint64, i int, reqID uint64) {
+func (e *Engine) park(j *job, s Step, id uint64, i int, reqID uint64) {
 	e.mu.Lock()
 	r, err := e.updateLocked(id, func(r *store.Run) {
 		r.Status, r.Step, r.RequestID = store.RunWaitingApproval, i, reqID
-		setStep(r, i, store.StepResult{Tool: j.Steps[i].Tool, Decision: string(gate.VerdictPending),
+		setStep(r, i, store.StepResult{Tool: s.Tool, Decision: string(gate.VerdictPending),
 			Status: string(store.RunWaitingApproval), RequestID: reqID})
 	})
 	if err == nil {
@@ -303,12 +362,25 @@ func (e *Engine) requestResolved(reqID uint64) {
 	j := e.jobs[r.Job]
 	if req.Status == store.Approved {
 		switch {
-		case j == nil || i >= len(j.Steps):
+		case j == nil:
+			e.finishLocked(r.Job, r.ID, store.RunFailed,
+				fmt.Sprintf("step %d approved, but job %q is no longer configured", i+1, r.Job), nil)
+		case i >= len(runSteps(j, r)):
 			e.finishLocked(r.Job, r.ID, store.RunFailed,
 				fmt.Sprintf("step %d approved, but job %q no longer has that step", i+1, r.Job), nil)
 		case e.ctx != nil: // else the service is stopping: the run resumes at the next start
+			changed := planChanged(j, r)
+			switch {
+			case changed:
+				e.log.Warn("the job's steps changed in the config while the run waited; "+
+					"it runs the steps it started with", "job", r.Job, "run_id", r.ID, "step", i+1)
+			case r.Plan == nil:
+				e.log.Warn("run stored without its steps; it runs the job's steps as configured now",
+					"job", r.Job, "run_id", r.ID, "step", i+1)
+			}
 			r, err = e.updateLocked(r.ID, func(r *store.Run) {
 				r.Status = store.RunRunning
+				r.ConfigChanged = r.ConfigChanged || changed
 				if i < len(r.Steps) {
 					r.Steps[i].Decision, r.Steps[i].Status = string(gate.VerdictApproved), string(store.RunRunning)
 				}

@@ -43,6 +43,11 @@ type Options struct {
 	// (Request.CreatedAt, Run.StartedAt, Resolution.At, AuditEntry.At,
 	// Message.ShownAt); nil means time.Now. It must be safe for concurrent use.
 	Now func() time.Time
+	// FailCommit, for fault tests, is called before each write transaction commits;
+	// a non-nil error rolls the transaction back and the method returns it wrapped in
+	// ErrWrite, as for a disk that is full or read-only. Open's own set-up writes
+	// are not checked. nil in production.
+	FailCommit func() error
 }
 
 // DB is the skald-bot database: one bbolt file holding permission groups, rules,
@@ -56,7 +61,8 @@ type DB struct {
 	now  func() time.Time
 	// writers counts the callers inside batch(), so a lone writer commits at once
 	// instead of waiting maxBatchDelay for company.
-	writers atomic.Int32
+	writers    atomic.Int32
+	failCommit func() error
 }
 
 // Bucket names (doc.go describes each).
@@ -142,6 +148,7 @@ func Open(path string, opt Options) (*DB, error) {
 		_ = b.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	d.failCommit = opt.FailCommit
 	return d, nil
 }
 
@@ -263,11 +270,12 @@ var errNoChange = errors.New("no change")
 
 // update runs fn in a read-write transaction; errNoChange rolls back and is no error.
 func (d *DB) update(fn func(*bolt.Tx) error) error {
-	err := d.bolt.Update(fn)
+	var fnErr bool
+	err := d.bolt.Update(d.guard(fn, &fnErr))
 	if errors.Is(err, errNoChange) {
 		return nil
 	}
-	return mapErr(err)
+	return writeErr(err, fnErr)
 }
 
 // view runs fn in a read-only transaction.
@@ -282,10 +290,11 @@ func (d *DB) view(fn func(*bolt.Tx) error) error {
 // bbolt re-run the batch).
 func (d *DB) batch(fn func(*bolt.Tx) error) error {
 	defer d.writers.Add(-1)
+	var fnErr bool
 	if d.writers.Add(1) == 1 {
-		return mapErr(d.bolt.Update(fn))
+		return writeErr(d.bolt.Update(d.guard(fn, &fnErr)), fnErr)
 	}
-	return mapErr(d.bolt.Batch(fn))
+	return writeErr(d.bolt.Batch(d.guard(fn, &fnErr)), fnErr)
 }
 
 // mapErr maps bbolt's errors to the store's sentinels at the boundary.

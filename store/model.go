@@ -73,6 +73,10 @@ type Request struct {
 	Resolution *Resolution       `json:"resolution,omitempty"`
 	// Messages are the chat messages that show the request (the outbox).
 	Messages []Message `json:"messages,omitempty"`
+	// WaiterGoneAt is when the caller that waited on the pending request stopped
+	// waiting (its connection closed during a long poll); zero while it waits or
+	// never did. The request stays resolvable.
+	WaiterGoneAt time.Time `json:"waiter_gone_at,omitzero"`
 }
 
 // CommandDecision is how one simple command of a shell call's script was decided.
@@ -211,6 +215,19 @@ type Run struct {
 	SkippedTriggers int          `json:"skipped_triggers,omitempty"`
 	StartedAt       time.Time    `json:"started_at"`
 	FinishedAt      time.Time    `json:"finished_at,omitzero"`
+	// Plan is the job's steps as they were when the run started: what the run runs,
+	// also once resumed after a restart with another config. Runs stored before
+	// plans were kept have none (docs/design.md, "Scheduled jobs").
+	Plan []PlanStep `json:"plan,omitempty"`
+	// ConfigChanged is set when the run resumed while the job's configured steps
+	// differed from its Plan.
+	ConfigChanged bool `json:"config_changed,omitempty"`
+}
+
+// PlanStep is one step of a run's Plan: a tool and its arguments.
+type PlanStep struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args,omitempty"`
 }
 
 // StepResult is what one step of a run did. Output holds at most the last

@@ -59,9 +59,14 @@ type outbox struct {
 	*store.DB
 	added chan store.Message
 	final chan uint64
+	// beforeAdd, when set, runs before each message is recorded.
+	beforeAdd func(id uint64, m store.Message)
 }
 
 func (o *outbox) AddMessage(id uint64, m store.Message) error {
+	if o.beforeAdd != nil {
+		o.beforeAdd(id, m)
+	}
 	err := o.DB.AddMessage(id, m)
 	if err == nil {
 		o.added <- m
@@ -144,6 +149,8 @@ type envOptions struct {
 	// started false builds everything but runs nothing (see start).
 	manual bool
 	srv    slacktest.Config
+	// logs, when set, gets the logs of the Bot and the Channel.
+	logs *testkit.Logs
 }
 
 func newEnv(t *testing.T, m mode, opt envOptions) *env {
@@ -159,6 +166,10 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
+	log := testkit.Logger()
+	if opt.logs != nil {
+		log = opt.logs.Logger()
+	}
 	e := &env{t: t, mode: m, srv: srv, db: db, clock: &testkit.Clock{}, http: &http.Client{Timeout: 10 * time.Second}}
 	e.box = &outbox{DB: db, added: make(chan store.Message, 100), final: make(chan uint64, 100)}
 	e.fan = bot.NewFanout(bot.FanoutOptions{Store: e.box, BypassShort: opt.bypassShort,
@@ -173,7 +184,7 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 	}
 	e.jobs = &jobs{}
 	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: e.jobs, BypassShort: opt.bypassShort,
-		Logger: testkit.Logger(), FollowUps: e.fan})
+		Logger: log, FollowUps: e.fan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +196,7 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 		Deliveries: db,
 		Now:        e.clock.Now,
 		Sleep:      e.sleep,
-		Logger:     testkit.Logger(),
+		Logger:     log,
 	}
 	if m == socketMode {
 		o.AppToken = slacktest.DefaultAppToken

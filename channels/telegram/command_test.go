@@ -312,8 +312,8 @@ func TestReplyRateLimitedAndCut(t *testing.T) {
 	if got := e.sleeps.list(); !slices.Contains(got, 12*time.Second) {
 		t.Errorf("waits %v, want retry_after 12s", got)
 	}
-	if len(e.logs.find("rate limited (429)", "op=sendMessage")) != 1 {
-		t.Errorf("not logged:\n%s", e.logs.all())
+	if len(e.logs.Find("rate limited (429)", "op=sendMessage")) != 1 {
+		t.Errorf("not logged:\n%s", e.logs.All())
 	}
 
 	// 80 groups with long names make a groups listing over 4096 characters.
@@ -355,7 +355,7 @@ func TestReplyRateLimitCap(t *testing.T) {
 	if got := e.sleeps.list(); !slices.Equal(got, want) {
 		t.Errorf("waits %v, want %v", got, want)
 	}
-	if len(e.logs.find("replying to a command", "retry after 12")) != 1 {
-		t.Errorf("the dropped reply is not logged:\n%s", e.logs.all())
+	if len(e.logs.Find("replying to a command", "retry after 12")) != 1 {
+		t.Errorf("the dropped reply is not logged:\n%s", e.logs.All())
 	}
 }

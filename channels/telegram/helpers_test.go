@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -58,7 +58,7 @@ type env struct {
 	note   *notifier
 	bot    *bot.Bot
 	ch     *Channel
-	logs   *logs
+	logs   *testkit.Logs
 	sleeps *sleeps
 	hook   string // where the tests post webhook deliveries ("" when polling)
 
@@ -103,7 +103,7 @@ func newEnv(t *testing.T, opt envOptions) *env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
-	e := &env{t: t, ctx: ctx, srv: opt.srv, path: opt.path, logs: &logs{}, sleeps: &sleeps{}}
+	e := &env{t: t, ctx: ctx, srv: opt.srv, path: opt.path, logs: &testkit.Logs{}, sleeps: &sleeps{}}
 	if e.srv == nil {
 		e.srv = newServer(t)
 	}
@@ -399,71 +399,6 @@ func (s *sleeps) list() []time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.all)
-}
-
-// logs is a slog.Handler that keeps every record, for the tests to read.
-type logs struct {
-	mu      sync.Mutex
-	records []string // "LEVEL message k=v …"
-	attrs   []slog.Attr
-	parent  *logs
-}
-
-func (l *logs) root() *logs {
-	if l.parent != nil {
-		return l.parent
-	}
-	return l
-}
-
-func (l *logs) Enabled(context.Context, slog.Level) bool { return true }
-
-func (l *logs) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", r.Level, r.Message)
-	for _, a := range l.attrs {
-		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
-		return true
-	})
-	root := l.root()
-	root.mu.Lock()
-	defer root.mu.Unlock()
-	root.records = append(root.records, b.String())
-	return nil
-}
-
-func (l *logs) WithAttrs(as []slog.Attr) slog.Handler {
-	return &logs{attrs: append(slices.Clone(l.attrs), as...), parent: l.root()}
-}
-
-func (l *logs) WithGroup(string) slog.Handler { return l }
-
-// find returns the records holding every one of parts.
-func (l *logs) find(parts ...string) []string {
-	root := l.root()
-	root.mu.Lock()
-	defer root.mu.Unlock()
-	var out []string
-	for _, r := range root.records {
-		all := true
-		for _, p := range parts {
-			all = all && strings.Contains(r, p)
-		}
-		if all {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func (l *logs) all() string {
-	root := l.root()
-	root.mu.Lock()
-	defer root.mu.Unlock()
-	return strings.Join(root.records, "\n")
 }
 
 // fixture reads an update from testdata (real Bot API payloads, with fake ids).

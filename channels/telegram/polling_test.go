@@ -74,8 +74,8 @@ func TestReplayActsOnce(t *testing.T) {
 			if polls[0].Params["offset"] != wantOffset {
 				t.Errorf("first getUpdates offset %q, want %s", polls[0].Params["offset"], wantOffset)
 			}
-			if logged := len(e.logs.find("update delivered again; ignored", "update_id="+strconv.FormatInt(id, 10))); logged != map[bool]int{false: 0, true: 1}[lost] {
-				t.Errorf("replay logged %d times:\n%s", logged, e.logs.all())
+			if logged := len(e.logs.Find("update delivered again; ignored", "update_id="+strconv.FormatInt(id, 10))); logged != map[bool]int{false: 0, true: 1}[lost] {
+				t.Errorf("replay logged %d times:\n%s", logged, e.logs.All())
 			}
 		})
 	}
@@ -107,8 +107,8 @@ func TestStoredOffset(t *testing.T) {
 			if polls[0].Params["offset"] != tc.want {
 				t.Errorf("getUpdates offset %q, want %s", polls[0].Params["offset"], tc.want)
 			}
-			if tc.log != "" && len(e.logs.find(tc.log)) != 1 {
-				t.Errorf("not logged %q:\n%s", tc.log, e.logs.all())
+			if tc.log != "" && len(e.logs.Find(tc.log)) != 1 {
+				t.Errorf("not logged %q:\n%s", tc.log, e.logs.All())
 			}
 			if tc.want != "1" {
 				return // the test server's update ids start at 1
@@ -141,9 +141,9 @@ func TestLeftoverWebhookDeleted(t *testing.T) {
 	if w := srv.Webhook(); w.URL != "" {
 		t.Errorf("webhook still set: %+v", w)
 	}
-	logged := e.logs.find("deleting a webhook left over", "host=old.example.com")
-	if len(logged) != 1 || strings.Contains(e.logs.all(), "hook-with-secret-path") {
-		t.Errorf("leftover webhook logged %v:\n%s", logged, e.logs.all())
+	logged := e.logs.Find("deleting a webhook left over", "host=old.example.com")
+	if len(logged) != 1 || strings.Contains(e.logs.All(), "hook-with-secret-path") {
+		t.Errorf("leftover webhook logged %v:\n%s", logged, e.logs.All())
 	}
 }
 
@@ -161,8 +161,8 @@ func TestConflictRetriedWithBackoff(t *testing.T) {
 	if reply := e.say(jane, janeChat, "/whoami"); !strings.Contains(reply, "approver") {
 		t.Errorf("whoami: %q", reply)
 	}
-	if n := len(e.logs.find("WARN", "409 Conflict: another poller is using this bot token", "retrying with backoff")); n != 2 {
-		t.Errorf("%d conflicts logged, want 2:\n%s", n, e.logs.all())
+	if n := len(e.logs.Find("WARN", "409 Conflict: another poller is using this bot token", "retrying with backoff")); n != 2 {
+		t.Errorf("%d conflicts logged, want 2:\n%s", n, e.logs.All())
 	}
 	at := timing.list()
 	if len(at) < 3 {

@@ -150,8 +150,8 @@ func TestEditEdgeCases(t *testing.T) {
 	if err := e.ch.Edit(ctx, chat, "999", done); err != nil {
 		t.Errorf("edit of a deleted message: %v", err)
 	}
-	if len(e.logs.find("prompt message to edit is gone", "message_id=999")) != 1 {
-		t.Errorf("not logged:\n%s", e.logs.all())
+	if len(e.logs.Find("prompt message to edit is gone", "message_id=999")) != 1 {
+		t.Errorf("not logged:\n%s", e.logs.All())
 	}
 	calls := e.srv.CallCount("")
 	for _, bad := range []struct{ target, ref string }{{"@channel", ref}, {"0", ref}, {chat, "x"}, {chat, "0"}, {chat, "-1"}} {

@@ -102,8 +102,8 @@ func TestStrangerTapRefused(t *testing.T) {
 			t.Errorf("chat %d: prompt edited %d times", chat, len(m.History)-1)
 		}
 	}
-	if len(e.logs.find("tap refused", "user_id=100000009")) != 3 {
-		t.Errorf("refusals not logged:\n%s", e.logs.all())
+	if len(e.logs.Find("tap refused", "user_id=100000009")) != 3 {
+		t.Errorf("refusals not logged:\n%s", e.logs.All())
 	}
 }
 
@@ -344,8 +344,8 @@ func TestSlowResolutionAnsweredFirst(t *testing.T) {
 	if got := e.request(r.ID); got.Status != store.Approved {
 		t.Errorf("request %s", got.Status)
 	}
-	if len(e.logs.find("takes longer than the tap wait")) != 1 {
-		t.Errorf("slow tap not logged:\n%s", e.logs.all())
+	if len(e.logs.Find("takes longer than the tap wait")) != 1 {
+		t.Errorf("slow tap not logged:\n%s", e.logs.All())
 	}
 }
 
@@ -468,16 +468,16 @@ func TestFailuresAreLogged(t *testing.T) {
 		t.Errorf("pending: %q", reply)
 	}
 	for _, want := range []string{"callback query answered too late", "answering a callback query", "replying to a command"} {
-		if len(e.logs.find("WARN", want)) != 1 {
-			t.Errorf("not logged %q:\n%s", want, e.logs.all())
+		if len(e.logs.Find("WARN", want)) != 1 {
+			t.Errorf("not logged %q:\n%s", want, e.logs.All())
 		}
 	}
 	// Every update since the store broke: recorded and stored by no one, handled all
 	// the same (the offset of the last one is stored after its reply).
-	if n := len(e.logs.find("ERROR", "recording a handled update", "disk on fire")); n != 5 {
-		t.Errorf("%d failed records logged, want 5:\n%s", n, e.logs.all())
+	if n := len(e.logs.Find("ERROR", "recording a handled update", "disk on fire")); n != 5 {
+		t.Errorf("%d failed records logged, want 5:\n%s", n, e.logs.All())
 	}
-	if n := len(e.logs.find("ERROR", "storing the offset", "disk on fire")); n < 4 {
-		t.Errorf("%d failed offsets logged, want at least 4:\n%s", n, e.logs.all())
+	if n := len(e.logs.Find("ERROR", "storing the offset", "disk on fire")); n < 4 {
+		t.Errorf("%d failed offsets logged, want at least 4:\n%s", n, e.logs.All())
 	}
 }

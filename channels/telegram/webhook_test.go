@@ -31,8 +31,8 @@ func TestWebhookMode(t *testing.T) {
 	if n := e.srv.CallCount("getUpdates"); n != 0 {
 		t.Errorf("%d getUpdates calls in webhook mode", n)
 	}
-	if len(e.logs.find("receiving updates by webhook", "host=bot.example.com")) != 1 || strings.Contains(e.logs.all(), "/telegram/hook") {
-		t.Errorf("start not logged, or the URL's path logged:\n%s", e.logs.all())
+	if len(e.logs.Find("receiving updates by webhook", "host=bot.example.com")) != 1 || strings.Contains(e.logs.All(), "/telegram/hook") {
+		t.Errorf("start not logged, or the URL's path logged:\n%s", e.logs.All())
 	}
 }
 
@@ -107,7 +107,7 @@ func TestWebhookRefusals(t *testing.T) {
 	if n := len(e.replies(janeChat.ID)); n != 0 {
 		t.Errorf("%d replies to refused deliveries", n)
 	}
-	if n := len(e.logs.find("without the right secret token refused")); n != 6 {
+	if n := len(e.logs.Find("without the right secret token refused")); n != 6 {
 		t.Errorf("%d refusals logged, want 6", n)
 	}
 

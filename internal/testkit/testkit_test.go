@@ -1,6 +1,7 @@
 package testkit_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -41,5 +42,37 @@ func TestJSON(t *testing.T) {
 func TestLoggerDiscards(t *testing.T) {
 	if testkit.Logger().Enabled(t.Context(), slog.LevelError) {
 		t.Fatal("the quiet logger is enabled for errors")
+	}
+}
+
+// Wait returns a record logged before or after it is called, and ctx's error when
+// none comes.
+func TestLogsWait(t *testing.T) {
+	var l testkit.Logs
+	log := l.Logger().With("component", "x")
+	log.Info("first", "n", 1)
+	ctx := testkit.Context(t, 30*time.Second)
+	if got, err := l.Wait(ctx, []string{"nothing"}, []string{"first", "component=x", "n=1"}); err != nil ||
+		got != "INFO first component=x n=1" {
+		t.Fatalf("Wait = %q, %v", got, err)
+	}
+	done := make(chan string)
+	go func() {
+		got, err := l.Wait(ctx, []string{"second"})
+		if err != nil {
+			got = err.Error()
+		}
+		done <- got
+	}()
+	log.Warn("second")
+	if got := <-done; got != "WARN second component=x" {
+		t.Errorf("Wait = %q", got)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := l.Wait(cctx, []string{"third"})
+	testkit.WantErr(t, err, context.Canceled, "waiting for a log record")
+	if n := len(l.Find("component=x")); n != 2 {
+		t.Errorf("Find: %d records, want 2:\n%s", n, l.All())
 	}
 }

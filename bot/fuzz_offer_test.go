@@ -1,0 +1,29 @@
+package bot
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+)
+
+// FuzzParseOfferData checks that parseOfferData never panics, that what it accepts is
+// canonical ("r:" and the id in decimal, within 64 bytes) and that anything else wraps
+// ErrBadCallback. The seed corpus runs in every go test.
+func FuzzParseOfferData(f *testing.F) {
+	for _, s := range []string{"r:1", "r:42", "r:0", "r:01", "r:", "r:x", "r:1:", "a:1:ok", "",
+		"r:18446744073709551615", "r:18446744073709551616", "r:-1", "r:+1", "r: 1", "r:1\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		id, err := parseOfferData(data)
+		if err != nil {
+			if !errors.Is(err, ErrBadCallback) {
+				t.Fatalf("parseOfferData(%q) error %v does not wrap ErrBadCallback", data, err)
+			}
+			return
+		}
+		if id == 0 || "r:"+strconv.FormatUint(id, 10) != data || len(data) > MaxCallbackData {
+			t.Fatalf("parseOfferData(%q) accepted %d", data, id)
+		}
+	})
+}

@@ -1,0 +1,109 @@
+package cron_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/store"
+)
+
+// marker is a one-step job whose command needs approval (agent "night" has no allow
+// rule) and writes what it says to data/marker.
+func marker(say string) cron.Job {
+	return cron.Job{Name: "mark", Schedule: "@daily", AgentID: "night",
+		Steps: []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo " + say + " > data/marker"}}}}
+}
+
+// waiting triggers job name and returns its run once it waits for approval.
+func waiting(t *testing.T, e *env, name string) store.Run {
+	t.Helper()
+	r := e.trigger(name)
+	e.next(cron.EventRunWaiting, r.ID)
+	r = e.run(r.ID)
+	if r.Status != store.RunWaitingApproval || r.RequestID == 0 {
+		t.Fatalf("run %+v, want waiting for approval", r)
+	}
+	return r
+}
+
+// A step's command edited in the config while its approval waits: after a restart and
+// the approval, the command the request showed runs, and the run and the log say that
+// the config changed.
+func TestResumedRunRunsTheStepsItStartedWith(t *testing.T) {
+	e := newEnv(t, marker("approved"))
+	e.start()
+	r := waiting(t, e, "mark")
+	req, err := e.db.Request(r.RequestID)
+	testkit.Must(t, err)
+	if got := string(req.Arguments); got != `{"cmd":"echo approved \u003e data/marker"}` {
+		t.Fatalf("the request shows %s", got)
+	}
+	if len(r.Plan) != 1 || r.Plan[0].Args["cmd"] != "echo approved > data/marker" || r.ConfigChanged {
+		t.Fatalf("stored plan %+v, config changed %v", r.Plan, r.ConfigChanged)
+	}
+
+	logs := &testkit.Logs{}
+	e.jobs = []cron.Job{marker("edited")}
+	e.edit = func(o *cron.Options) { o.Logger = logs.Logger() }
+	e.restart()
+	e.resolve(r.RequestID, true, "")
+	e.next(cron.EventRunFinished, r.ID)
+	got := e.run(r.ID)
+	if got.Status != store.RunSucceeded || !got.ConfigChanged {
+		t.Fatalf("run %s, config changed %v: %+v", got.Status, got.ConfigChanged, got)
+	}
+	if s, _ := e.file("data/marker"); s != "approved\n" {
+		t.Errorf("data/marker holds %q, want the approved command's output", s)
+	}
+	if n := len(logs.Find("WARN", "steps changed in the config while the run waited",
+		"run_id="+itoa(r.ID))); n != 1 {
+		t.Errorf("the change was logged %d times:\n%s", n, logs.All())
+	}
+
+	// The next run starts with the config as it is now, and runs it.
+	r2 := waiting(t, e, "mark")
+	if r2.Plan[0].Args["cmd"] != "echo edited > data/marker" {
+		t.Fatalf("new run's plan %+v", r2.Plan)
+	}
+	e.resolve(r2.RequestID, true, "")
+	e.next(cron.EventRunFinished, r2.ID)
+	if got := e.run(r2.ID); got.Status != store.RunSucceeded || got.ConfigChanged {
+		t.Fatalf("second run %+v", got)
+	}
+	if s, _ := e.file("data/marker"); s != "edited\n" {
+		t.Errorf("data/marker holds %q after the second run", s)
+	}
+}
+
+// A run stored before runs kept their steps (no plan) resumes with the job's steps as
+// configured now, and the log says so.
+func TestRunWithoutPlanRunsTheConfiguredSteps(t *testing.T) {
+	e := newEnv(t, marker("approved"))
+	e.start()
+	r := waiting(t, e, "mark")
+	e.stop()
+	r.Plan = nil
+	testkit.Must(t, e.db.UpdateRun(r))
+
+	logs := &testkit.Logs{}
+	e.jobs = []cron.Job{marker("edited")}
+	e.edit = func(o *cron.Options) { o.Logger = logs.Logger() }
+	testkit.Must(t, e.db.Close())
+	e.open()
+	e.start()
+	e.resolve(r.RequestID, true, "")
+	e.next(cron.EventRunFinished, r.ID)
+	if got := e.run(r.ID); got.Status != store.RunSucceeded || got.ConfigChanged {
+		t.Fatalf("run %+v", got)
+	}
+	if s, _ := e.file("data/marker"); s != "edited\n" {
+		t.Errorf("data/marker holds %q", s)
+	}
+	if n := len(logs.Find("WARN", "run stored without its steps", "run_id="+itoa(r.ID))); n != 1 {
+		t.Errorf("the fallback was logged %d times:\n%s", n, logs.All())
+	}
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
