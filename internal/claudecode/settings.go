@@ -67,21 +67,16 @@ func InstallHook(path string, h Hook) (Change, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
+	entries, err := parseEntries(path, pre)
+	if err != nil {
+		return "", err
+	}
 	want := object{}
-	want.set("type", mustJSON("command"))
-	want.set("command", mustJSON(h.Command))
-	want.set("timeout", mustJSON(h.Timeout))
+	setHook(&want, h)
 	change := Added
 	found := false
-	for i := range pre {
-		entry, err := parseObject(pre[i])
-		if err != nil {
-			return "", fmt.Errorf("%s: %w: hooks.PreToolUse[%d] is not an object", path, ErrMalformed, i)
-		}
-		list, err := entryHooks(entry, i)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
+	for i, e := range entries {
+		entry, list := e.obj, e.hooks
 		kept := 0
 		for j := range list {
 			hk, err := parseObject(list[j])
@@ -101,9 +96,7 @@ func InstallHook(path string, h Hook) (Change, error) {
 			} else {
 				change = AlreadyInstalled
 			}
-			hk.set("type", mustJSON("command"))
-			hk.set("command", mustJSON(h.Command))
-			hk.set("timeout", mustJSON(h.Timeout))
+			setHook(&hk, h)
 			list[j] = hk.marshal()
 			entry.set("matcher", mustJSON("*"))
 		}
@@ -145,17 +138,14 @@ func UninstallHook(path string) (Change, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
+	entries, err := parseEntries(path, pre)
+	if err != nil {
+		return "", err
+	}
 	removed := false
 	var keep []json.RawMessage
-	for i := range pre {
-		entry, err := parseObject(pre[i])
-		if err != nil {
-			return "", fmt.Errorf("%s: %w: hooks.PreToolUse[%d] is not an object", path, ErrMalformed, i)
-		}
-		list, err := entryHooks(entry, i)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
+	for i, e := range entries {
+		entry, list := e.obj, e.hooks
 		n := len(list)
 		list = slices.DeleteFunc(list, func(raw json.RawMessage) bool {
 			hk, err := parseObject(raw)
@@ -254,6 +244,38 @@ func entryHooks(entry object, i int) ([]json.RawMessage, error) {
 		}
 	}
 	return slices.DeleteFunc(list, func(r json.RawMessage) bool { return r == nil }), nil
+}
+
+// preEntry is a PreToolUse entry and its hooks list.
+type preEntry struct {
+	obj   object
+	hooks []json.RawMessage
+}
+
+// parseEntries parses every entry of the PreToolUse list pre of the settings file at
+// path; the error of the first malformed one names path and the entry (ErrMalformed).
+func parseEntries(path string, pre []json.RawMessage) ([]preEntry, error) {
+	es := make([]preEntry, len(pre))
+	for i := range pre {
+		entry, err := parseObject(pre[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: hooks.PreToolUse[%d] is not an object", path,
+				ErrMalformed, i)
+		}
+		list, err := entryHooks(entry, i)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		es[i] = preEntry{entry, list}
+	}
+	return es, nil
+}
+
+// setHook makes hook object hk run h: a command hook with h's command and timeout.
+func setHook(hk *object, h Hook) {
+	hk.set("type", mustJSON("command"))
+	hk.set("command", mustJSON(h.Command))
+	hk.set("timeout", mustJSON(h.Timeout))
 }
 
 // ours reports whether a hook object is a command hook that IsOurs.
