@@ -11,26 +11,6 @@ import (
 	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
-// readEvent reads one Server-Sent Event (name and data), skipping comments.
-func readEvent(t *testing.T, r *bufio.Reader) (name, data string) {
-	t.Helper()
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("read event: %v", err)
-		}
-		line = strings.TrimRight(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			data = strings.TrimPrefix(line, "data: ")
-		case line == "" && name != "":
-			return name, data
-		}
-	}
-}
-
 func TestEvents(t *testing.T) {
 	e := newEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -52,14 +32,14 @@ func TestEvents(t *testing.T) {
 		t.Fatalf("first line %q %v", line, err)
 	}
 	id := e.pending(e.admin, "s", "call-9")
-	name, data := readEvent(t, r)
+	name, data := testkit.ReadEvent(t, r)
 	if name != "approval_requested" || data != `{"request_id":`+u(id)+`,"tool_call_id":"call-9","tool_name":"Bash"}` {
 		t.Fatalf("event %s %s", name, data)
 	}
 	if _, err := e.admin.Resolve(context.Background(), id, api.ResolveRequest{Action: "approve"}); err != nil {
 		t.Fatal(err)
 	}
-	name, data = readEvent(t, r)
+	name, data = testkit.ReadEvent(t, r)
 	if name != "approval_resolved" || data != `{"request_id":`+u(id)+`,"tool_call_id":"call-9","status":"approved"}` {
 		t.Fatalf("event %s %s", name, data)
 	}

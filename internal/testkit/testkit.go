@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -103,4 +104,25 @@ func Logger() *slog.Logger {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// ReadEvent reads one Server-Sent Event from r and returns its name and data, skipping
+// comments and lines before the event. It fails the test when r ends or fails first.
+func ReadEvent(t testing.TB, r *bufio.Reader) (name, data string) {
+	t.Helper()
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read event: %v", err)
+		}
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			data = strings.TrimPrefix(line, "data: ")
+		case line == "" && name != "":
+			return name, data
+		}
+	}
 }

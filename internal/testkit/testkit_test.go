@@ -1,9 +1,11 @@
 package testkit_test
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +43,15 @@ func TestJSON(t *testing.T) {
 func TestLoggerDiscards(t *testing.T) {
 	if testkit.Logger().Enabled(t.Context(), slog.LevelError) {
 		t.Fatal("the quiet logger is enabled for errors")
+	}
+}
+
+func TestReadEventSkipsComments(t *testing.T) {
+	r := bufio.NewReader(strings.NewReader(": hello\n\n: ping\n\nevent: a\ndata: {}\n\nevent: b\n\n"))
+	if name, data := testkit.ReadEvent(t, r); name != "a" || data != "{}" {
+		t.Fatalf("first event %q %q", name, data)
+	}
+	if name, data := testkit.ReadEvent(t, r); name != "b" || data != "" {
+		t.Fatalf("second event %q %q", name, data)
 	}
 }
