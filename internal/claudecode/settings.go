@@ -59,18 +59,11 @@ func IsOurs(command string) bool {
 // Claude Code reads them (ErrMalformed, naming the key), or an I/O error; the file is
 // untouched then.
 func InstallHook(path string, h Hook) (Change, error) {
-	doc, mode, err := readSettings(path)
+	f, err := readHookFile(path)
 	if err != nil {
 		return "", err
 	}
-	hooks, pre, err := preToolUse(doc)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	entries, err := parseEntries(path, pre)
-	if err != nil {
-		return "", err
-	}
+	doc, mode, hooks, pre, entries := f.doc, f.mode, f.hooks, f.pre, f.entries
 	want := object{}
 	setHook(&want, h)
 	change := Added
@@ -130,18 +123,11 @@ func UninstallHook(path string) (Change, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return NotInstalled, nil
 	}
-	doc, mode, err := readSettings(path)
+	f, err := readHookFile(path)
 	if err != nil {
 		return "", err
 	}
-	hooks, pre, err := preToolUse(doc)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	entries, err := parseEntries(path, pre)
-	if err != nil {
-		return "", err
-	}
+	doc, mode, hooks, pre, entries := f.doc, f.mode, f.hooks, f.pre, f.entries
 	removed := false
 	var keep []json.RawMessage
 	for i, e := range entries {
@@ -244,6 +230,32 @@ func entryHooks(entry object, i int) ([]json.RawMessage, error) {
 		}
 	}
 	return slices.DeleteFunc(list, func(r json.RawMessage) bool { return r == nil }), nil
+}
+
+// hookFile is a settings file read for a change to its PreToolUse hooks.
+type hookFile struct {
+	doc, hooks object // the file, and its hooks object ({} when absent)
+	mode       fs.FileMode
+	pre        []json.RawMessage // hooks.PreToolUse as read
+	entries    []preEntry        // pre, parsed
+}
+
+// readHookFile reads the settings file at path (readSettings) and parses its hooks
+// (preToolUse, parseEntries); errors as theirs, naming path.
+func readHookFile(path string) (hookFile, error) {
+	doc, mode, err := readSettings(path)
+	if err != nil {
+		return hookFile{}, err
+	}
+	hooks, pre, err := preToolUse(doc)
+	if err != nil {
+		return hookFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	entries, err := parseEntries(path, pre)
+	if err != nil {
+		return hookFile{}, err
+	}
+	return hookFile{doc: doc, hooks: hooks, mode: mode, pre: pre, entries: entries}, nil
 }
 
 // preEntry is a PreToolUse entry and its hooks list.
