@@ -141,6 +141,18 @@ func (b *browser) do(method, path string, form url.Values, hdr ...string) (*http
 	return resp, string(data)
 }
 
+// events opens the browser's event stream (GET /events); it is closed when the test
+// ends.
+func (b *browser) events() *http.Response {
+	b.t.Helper()
+	req, err := http.NewRequestWithContext(b.t.Context(), "GET", b.e.url+"/events", nil)
+	testkit.Must(b.t, err)
+	resp, err := b.c.Do(req)
+	testkit.Must(b.t, err)
+	b.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
 // shows reports whether page body shows text want (html/template escapes quotes).
 func shows(body, want string) bool {
 	return strings.Contains(html.UnescapeString(body), want)

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"bufio"
-	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -194,13 +193,7 @@ func TestCookieDoesNotAuthenticateAPI(t *testing.T) {
 		})
 	}
 	teststore.Unchanged(t, e.db, before)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/events", nil)
-	testkit.Must(t, err)
-	resp, err := b.c.Do(req)
-	testkit.Must(t, err)
-	defer resp.Body.Close()
+	resp := b.events()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("the page's own event stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
@@ -210,14 +203,7 @@ func TestCookieDoesNotAuthenticateAPI(t *testing.T) {
 // of the gate, and is not cached.
 func TestEventStream(t *testing.T) {
 	e := newEnv(t)
-	b := e.signedIn()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/events", nil)
-	testkit.Must(t, err)
-	resp, err := b.c.Do(req)
-	testkit.Must(t, err)
-	defer resp.Body.Close()
+	resp := e.signedIn().events()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("events: %d %v", resp.StatusCode, resp.Header)
 	}
