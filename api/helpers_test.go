@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -50,20 +50,8 @@ func newEnv(t testing.TB, edit ...func(*api.Options)) *env {
 // newEnvGate is newEnv with gedit (may be nil) applied to the gate's options.
 func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Options)) *env {
 	t.Helper()
-	dir := t.TempDir()
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root = filepath.Join(root, "ws")
-	if err := os.MkdirAll(filepath.Join(root, "secrets"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
-	if err != nil {
-		t.Fatalf("store.Open: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
+	root := filepath.Join(testkit.Dir(t, "ws/secrets"), "ws")
+	db := teststore.Open(t, store.Options{})
 	gopt := gate.Options{
 		Store:    db,
 		Rules:    rules.Options{WorkspaceRoot: root},

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -42,9 +40,7 @@ type env struct {
 // newEnv starts the env; edit may change the web and API options.
 func newEnv(t *testing.T, edit ...func(*web.Options, *api.Options)) *env {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	testkit.Must(t, err)
-	testkit.Must(t, os.MkdirAll(filepath.Join(root, "data"), 0o755))
+	root := testkit.Dir(t, "data")
 	db := teststore.Open(t, store.Options{})
 	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
 		Logger: testkit.Logger()})

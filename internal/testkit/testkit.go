@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -125,4 +126,21 @@ func ReadEvent(t testing.TB, r *bufio.Reader) (name, data string) {
 			return name, data
 		}
 	}
+}
+
+// Dir returns a new directory below t.TempDir() by its real path (symlinks resolved, as
+// the rules resolve workspace paths), with each of subdirs (slash-separated, relative)
+// created in it. It fails the test on an error.
+func Dir(t testing.TB, subdirs ...string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range subdirs {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +55,17 @@ func TestReadEventSkipsComments(t *testing.T) {
 	}
 	if name, data := testkit.ReadEvent(t, r); name != "b" || data != "" {
 		t.Fatalf("second event %q %q", name, data)
+	}
+}
+
+func TestDirIsRealWithSubdirs(t *testing.T) {
+	dir := testkit.Dir(t, "ws/secrets", "data")
+	if real, err := filepath.EvalSymlinks(dir); err != nil || real != dir {
+		t.Fatalf("Dir = %s, real path %s (%v)", dir, real, err)
+	}
+	for _, d := range []string{"ws/secrets", "data"} {
+		if fi, err := os.Stat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
+			t.Fatalf("%s: %v", d, err)
+		}
 	}
 }
