@@ -3,7 +3,6 @@ package api_test
 import (
 	"bufio"
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -13,16 +12,7 @@ import (
 
 func TestEvents(t *testing.T) {
 	e := newEnv(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/api/events", nil)
-	testkit.Must(t, err)
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := e.events()
 	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
 		t.Fatalf("events: %d %s", resp.StatusCode, ct)
 	}

@@ -115,6 +115,19 @@ func (e *env) client(token string) *api.Client {
 	return api.NewClient(e.url, token)
 }
 
+// events opens GET /api/events with the admin token; the stream is closed when the
+// test ends.
+func (e *env) events() *http.Response {
+	e.t.Helper()
+	req, err := http.NewRequestWithContext(e.t.Context(), "GET", e.url+"/api/events", nil)
+	testkit.Must(e.t, err)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := http.DefaultClient.Do(req)
+	testkit.Must(e.t, err)
+	e.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
 // do sends a raw request with token (token "" sends none), a body as JSON, and returns
 // the status and body.
 func (e *env) do(method, path, token string, body io.Reader) (int, string) {
