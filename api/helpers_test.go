@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
@@ -91,12 +92,7 @@ func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Optio
 	e.url = "http://" + ln.Addr().String()
 	sdone := make(chan error, 1)
 	go func() { sdone <- e.srv.Serve(ctx, ln) }()
-	stopped := false
-	e.stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
+	e.stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-sdone; err != nil {
 			t.Errorf("Serve: %v", err)
@@ -104,7 +100,7 @@ func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Optio
 		if err := <-gdone; err != nil {
 			t.Errorf("gate Run: %v", err)
 		}
-	}
+	})
 	t.Cleanup(e.stop)
 	e.admin = e.client(adminToken)
 	return e
