@@ -136,13 +136,13 @@ func TestClarificationEvents(t *testing.T) {
 	c, err := e.client(agentToken).Ask(ctx, api.AskRequest{SessionID: "s", ClarificationID: "c9",
 		Question: "which?"})
 	testkit.Must(t, err)
-	name, data := readEvent(t, r)
+	name, data := testkit.ReadEvent(t, r)
 	if want := `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s"}`; name != "clarification_requested" || data != want {
 		t.Fatalf("event %s %s", name, data)
 	}
 	_, err = e.admin.Answer(ctx, c.ID, api.AnswerRequest{Answer: "that one"})
 	testkit.Must(t, err)
-	name, data = readEvent(t, r)
+	name, data = testkit.ReadEvent(t, r)
 	if want := `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s","status":"answered"}`; name != "clarification_resolved" || data != want {
 		t.Fatalf("event %s %s", name, data)
 	}

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/skald-circle/skald-bot/gate"
 )
 
 // EventBuffer is how many events a Server-Sent Events client may fall behind before
@@ -21,21 +24,33 @@ const heartbeat = 25 * time.Second
 // The subscription is released when the client leaves, the server stops, or the gate
 // drops a slow client.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-cache")
+	return StreamEvents(w, r, s.gate, s.log, ": skald-bot events\n\n", s.limits.write, nil)
+}
+
+// StreamEvents writes g's events that keep accepts (every one when keep is nil) to w
+// as Server-Sent Events: first the comment hello, then "event: <name>\ndata: <json>\n\n"
+// per event and a ": ping" comment when idle for 25s, each flushed at once and given
+// write to leave. It blocks until the client leaves, the gate drops it as slow, or a
+// write fails, and then returns nil; an error only when w cannot flush (nothing is
+// written then).
+func StreamEvents(w http.ResponseWriter, r *http.Request, g *gate.Manager, log *slog.Logger,
+	hello string, write time.Duration, keep func(event string) bool) error {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		return fmt.Errorf("events: the response writer cannot flush")
 	}
 	// A client that stops reading is cut off after the write timeout, not held.
-	rc := http.NewResponseController(w)
-	w = deadlineWriter{w, rc, s.limits.write}
-	ch, release := s.gate.Subscribe(EventBuffer)
+	w = deadlineWriter{w, http.NewResponseController(w), write}
+	ch, release := g.Subscribe(EventBuffer)
 	defer release()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, ": skald-bot events\n\n")
+	if _, err := fmt.Fprint(w, hello); err != nil {
+		return nil
+	}
 	fl.Flush()
 
 	tick := time.NewTicker(heartbeat)
@@ -52,9 +67,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 			if !ok {
 				return nil // dropped as slow
 			}
+			if keep != nil && !keep(e.Name) {
+				continue
+			}
 			data, err := json.Marshal(e.Data)
 			if err != nil {
-				s.log.Error("events: encode", "event", e.Name, "err", err)
+				log.Error("events: encode", "event", e.Name, "err", err)
 				continue
 			}
 			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.Name, data); err != nil {

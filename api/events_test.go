@@ -3,7 +3,6 @@ package api_test
 import (
 	"bufio"
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -11,38 +10,9 @@ import (
 	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
-// readEvent reads one Server-Sent Event (name and data), skipping comments.
-func readEvent(t *testing.T, r *bufio.Reader) (name, data string) {
-	t.Helper()
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("read event: %v", err)
-		}
-		line = strings.TrimRight(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			data = strings.TrimPrefix(line, "data: ")
-		case line == "" && name != "":
-			return name, data
-		}
-	}
-}
-
 func TestEvents(t *testing.T) {
 	e := newEnv(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/api/events", nil)
-	testkit.Must(t, err)
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := e.events()
 	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
 		t.Fatalf("events: %d %s", resp.StatusCode, ct)
 	}
@@ -52,14 +22,14 @@ func TestEvents(t *testing.T) {
 		t.Fatalf("first line %q %v", line, err)
 	}
 	id := e.pending(e.admin, "s", "call-9")
-	name, data := readEvent(t, r)
+	name, data := testkit.ReadEvent(t, r)
 	if name != "approval_requested" || data != `{"request_id":`+u(id)+`,"tool_call_id":"call-9","tool_name":"Bash"}` {
 		t.Fatalf("event %s %s", name, data)
 	}
 	if _, err := e.admin.Resolve(context.Background(), id, api.ResolveRequest{Action: "approve"}); err != nil {
 		t.Fatal(err)
 	}
-	name, data = readEvent(t, r)
+	name, data = testkit.ReadEvent(t, r)
 	if name != "approval_resolved" || data != `{"request_id":`+u(id)+`,"tool_call_id":"call-9","status":"approved"}` {
 		t.Fatalf("event %s %s", name, data)
 	}

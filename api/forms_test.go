@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -83,10 +84,7 @@ func TestRelativeEveryBase(t *testing.T) {
 // TestTildeExpanded: a tool expands ~ to the home directory (here src/sub); ~user is
 // for a human.
 func TestTildeExpanded(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := testkit.Dir(t)
 	t.Setenv("HOME", dir+"/home")
 	e := formsEnv(t, "")
 	if err := os.Symlink(e.root+"/src/sub", dir+"/home"); err != nil {

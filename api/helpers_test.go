@@ -6,14 +6,15 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -57,20 +58,8 @@ func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Optio
 func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 	edit ...func(*api.Options)) *env {
 	t.Helper()
-	dir := t.TempDir()
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root = filepath.Join(root, "ws")
-	if err := os.MkdirAll(filepath.Join(root, "secrets"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(filepath.Join(dir, "skald.db"), sopt)
-	if err != nil {
-		t.Fatalf("store.Open: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
+	root := filepath.Join(testkit.Dir(t, "ws/secrets"), "ws")
+	db := teststore.Open(t, sopt)
 	gopt := gate.Options{
 		Store:    db,
 		Rules:    rules.Options{WorkspaceRoot: root},
@@ -110,12 +99,7 @@ func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 	e.url = "http://" + ln.Addr().String()
 	sdone := make(chan error, 1)
 	go func() { sdone <- e.srv.Serve(ctx, ln) }()
-	stopped := false
-	e.stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
+	e.stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-sdone; err != nil {
 			t.Errorf("Serve: %v", err)
@@ -123,7 +107,7 @@ func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 		if err := <-gdone; err != nil {
 			t.Errorf("gate Run: %v", err)
 		}
-	}
+	})
 	t.Cleanup(e.stop)
 	e.admin = e.client(adminToken)
 	return e
@@ -132,6 +116,19 @@ func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 // client returns an API client of the env's server with token.
 func (e *env) client(token string) *api.Client {
 	return api.NewClient(e.url, token)
+}
+
+// events opens GET /api/events with the admin token; the stream is closed when the
+// test ends.
+func (e *env) events() *http.Response {
+	e.t.Helper()
+	req, err := http.NewRequestWithContext(e.t.Context(), "GET", e.url+"/api/events", nil)
+	testkit.Must(e.t, err)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := http.DefaultClient.Do(req)
+	testkit.Must(e.t, err)
+	e.t.Cleanup(func() { resp.Body.Close() })
+	return resp
 }
 
 // do sends a raw request with token (token "" sends none), a body as JSON, and returns

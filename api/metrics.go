@@ -99,25 +99,21 @@ func (m *Metrics) observeResolutions(ctx context.Context, g *gate.Manager,
 func (m *Metrics) observe(ctx context.Context, g *gate.Manager, now func() time.Time,
 	ch <-chan gate.Event) {
 	for {
+		var e gate.Event
+		var ok bool
 		select {
-		case e, ok := <-ch:
-			if !ok {
+		case e, ok = <-ch:
+		case <-ctx.Done():
+			select { // drain: take what is queued, do not wait for more
+			case e, ok = <-ch:
+			default:
 				return
 			}
-			m.record(g, now, e)
-		case <-ctx.Done():
-			for {
-				select {
-				case e, ok := <-ch:
-					if !ok {
-						return
-					}
-					m.record(g, now, e)
-				default:
-					return
-				}
-			}
 		}
+		if !ok {
+			return
+		}
+		m.record(g, now, e)
 	}
 }
 

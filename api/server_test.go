@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -84,14 +83,7 @@ func TestServeRefusesBeyondLoopbackWithAGeneratedToken(t *testing.T) {
 // Serve ends event streams and long-polls when its context ends, and returns nil.
 func TestServeStopsStreams(t *testing.T) {
 	e := newEnv(t)
-	req, err := http.NewRequest("GET", e.url+"/api/events", nil)
-	testkit.Must(t, err)
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := e.events()
 	id := e.pending(e.admin, "s", "")
 	polled := make(chan error, 1)
 	go func() {

@@ -77,6 +77,18 @@ func (p *problems) add(key, value, problem string) {
 	*p = append(*p, &FieldError{Key: key, Value: value, Problem: problem})
 }
 
+// uniqueID adds a problem at key when id is not of the form [a-z0-9_-]+, or else when
+// seen holds it already ("duplicate " + what); either way it adds id to seen.
+func (p *problems) uniqueID(seen map[string]bool, key, id, what string) {
+	switch {
+	case !validID(id):
+		p.add(key, id, "must match [a-z0-9_-]+")
+	case seen[id]:
+		p.add(key, id, "duplicate "+what)
+	}
+	seen[id] = true
+}
+
 // validate checks a defaulted Config and returns every problem joined, or nil.
 func (c *Config) validate() error {
 	var p problems
@@ -345,13 +357,7 @@ func (c *Config) validateTools(p *problems) {
 	names := map[string]bool{}
 	for i, cat := range c.Tools.Categories {
 		key := fmt.Sprintf("tools.categories[%d]", i)
-		switch {
-		case !validID(cat.Name):
-			p.add(key+".name", cat.Name, "must match [a-z0-9_-]+")
-		case names[cat.Name]:
-			p.add(key+".name", cat.Name, "duplicate category")
-		}
-		names[cat.Name] = true
+		p.uniqueID(names, key+".name", cat.Name, "category")
 		if len(cat.Tools) == 0 {
 			p.add(key+".tools", "", "must list at least one tool pattern")
 		}
@@ -442,13 +448,7 @@ func (c *Config) validateProfiles(p *problems) {
 	seen := map[string]bool{}
 	for i, pr := range c.Profiles {
 		key := fmt.Sprintf("profiles[%d]", i)
-		switch {
-		case !validID(pr.ID):
-			p.add(key+".id", pr.ID, "must match [a-z0-9_-]+")
-		case seen[pr.ID]:
-			p.add(key+".id", pr.ID, "duplicate profile")
-		}
-		seen[pr.ID] = true
+		p.uniqueID(seen, key+".id", pr.ID, "profile")
 		if !validID(pr.SecurityGroup) {
 			p.add(key+".security_group", pr.SecurityGroup, "must match [a-z0-9_-]+")
 		}
@@ -475,13 +475,7 @@ func (c *Config) validateJobs(p *problems) {
 	seen := map[string]bool{}
 	for i, j := range c.Jobs {
 		key := fmt.Sprintf("jobs[%d]", i)
-		switch {
-		case !validID(j.Name):
-			p.add(key+".name", j.Name, "must match [a-z0-9_-]+")
-		case seen[j.Name]:
-			p.add(key+".name", j.Name, "duplicate job name")
-		}
-		seen[j.Name] = true
+		p.uniqueID(seen, key+".name", j.Name, "job name")
 		if strings.TrimSpace(j.Schedule) == "" {
 			p.add(key+".schedule", "", "required (a cron spec such as \"0 2 * * *\" or \"@every 1h\")")
 		}

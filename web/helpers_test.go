@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -42,9 +40,7 @@ type env struct {
 // newEnv starts the env; edit may change the web and API options.
 func newEnv(t *testing.T, edit ...func(*web.Options, *api.Options)) *env {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	testkit.Must(t, err)
-	testkit.Must(t, os.MkdirAll(filepath.Join(root, "data"), 0o755))
+	root := testkit.Dir(t, "data")
 	db := teststore.Open(t, store.Options{})
 	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
 		Logger: testkit.Logger()})
@@ -139,6 +135,18 @@ func (b *browser) do(method, path string, form url.Values, hdr ...string) (*http
 		b.csrf = m[1]
 	}
 	return resp, string(data)
+}
+
+// events opens the browser's event stream (GET /events); it is closed when the test
+// ends.
+func (b *browser) events() *http.Response {
+	b.t.Helper()
+	req, err := http.NewRequestWithContext(b.t.Context(), "GET", b.e.url+"/events", nil)
+	testkit.Must(b.t, err)
+	resp, err := b.c.Do(req)
+	testkit.Must(b.t, err)
+	b.t.Cleanup(func() { resp.Body.Close() })
+	return resp
 }
 
 // shows reports whether page body shows text want (html/template escapes quotes).

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -145,9 +144,6 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, sess session) 
 	return h.done(w, r, "/", fmt.Sprintf("Request %d %s.", id, what))
 }
 
-// heartbeat is how often an idle event stream sends a comment line.
-const heartbeat = 25 * time.Second
-
 // writeTimeout bounds each write of the event stream: a browser that stops reading
 // is cut off.
 const writeTimeout = 30 * time.Second
@@ -156,51 +152,9 @@ const writeTimeout = 30 * time.Second
 // Events, for the open inbox. It lasts until the browser leaves, the server stops or the gate drops
 // it as slow (the browser then reconnects).
 func (h *Handler) events(w http.ResponseWriter, r *http.Request, _ session) error {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		return fmt.Errorf("web: events: the response writer cannot flush")
+	err := api.StreamEvents(w, r, h.gate, h.log, ": skald-bot inbox\n\n", writeTimeout, relayed)
+	if err != nil {
+		return fmt.Errorf("web: %w", err)
 	}
-	rc := http.NewResponseController(w)
-	ch, release := h.gate.Subscribe(api.EventBuffer)
-	defer release()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("X-Accel-Buffering", "no")
-	write := func(s string) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if _, err := fmt.Fprint(w, s); err != nil {
-			return false
-		}
-		fl.Flush()
-		return true
-	}
-	if !write(": skald-bot inbox\n\n") {
-		return nil
-	}
-	tick := time.NewTicker(heartbeat)
-	defer tick.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return nil
-		case <-tick.C:
-			if !write(": ping\n\n") {
-				return nil
-			}
-		case e, ok := <-ch:
-			if !ok {
-				return nil
-			}
-			if !relayed(e.Name) {
-				continue
-			}
-			data, err := json.Marshal(e.Data)
-			if err != nil {
-				h.log.Error("events: encode", "event", e.Name, "err", err)
-				continue
-			}
-			if !write(fmt.Sprintf("event: %s\ndata: %s\n\n", e.Name, data)) {
-				return nil
-			}
-		}
-	}
+	return nil
 }

@@ -1,7 +1,7 @@
 package web_test
 
 import (
-	"context"
+	"bufio"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
@@ -192,15 +193,28 @@ func TestCookieDoesNotAuthenticateAPI(t *testing.T) {
 		})
 	}
 	teststore.Unchanged(t, e.db, before)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/events", nil)
-	testkit.Must(t, err)
-	resp, err := b.c.Do(req)
-	testkit.Must(t, err)
-	defer resp.Body.Close()
+	resp := b.events()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("the page's own event stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
+
+// The inbox's event stream opens with its comment, then carries the approval events
+// of the gate, and is not cached.
+func TestEventStream(t *testing.T) {
+	e := newEnv(t)
+	resp := e.signedIn().events()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("events: %d %v", resp.StatusCode, resp.Header)
+	}
+	r := bufio.NewReader(resp.Body)
+	if line, err := r.ReadString('\n'); err != nil || line != ": skald-bot inbox\n" {
+		t.Fatalf("first line %q %v", line, err)
+	}
+	id := e.pending(nil)
+	if name, data := testkit.ReadEvent(t, r); name != gate.EventApprovalRequested ||
+		!strings.Contains(data, `"request_id":`+u(id)) {
+		t.Fatalf("event %s %s", name, data)
 	}
 }
 

@@ -17,15 +17,9 @@ func newPendingCmd(conn *connection) *cobra.Command {
 		Short: "List the approval requests waiting for a human",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			in, err := c.Inbox(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), in, func() {
+			return adminCall(cmd, conn, func(c *api.Client) (api.Inbox, error) {
+				return c.Inbox(cmd.Context())
+			}, func(in api.Inbox) {
 				if len(in.Approvals) == 0 {
 					fmt.Fprintln(cmd.OutOrStdout(), "no pending requests")
 					return
@@ -65,17 +59,9 @@ func newResolveCmd(conn *connection, action string) *cobra.Command {
 				}
 				req.BypassSecs = &secs
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			q, err := c.Resolve(cmd.Context(), id, req)
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), q, func() {
-				fmt.Fprintf(cmd.OutOrStdout(), "request %d %s\n", q.ID, shown(string(q.Status)))
-			})
+			return adminCall(cmd, conn, func(c *api.Client) (api.Request, error) {
+				return c.Resolve(cmd.Context(), id, req)
+			}, func(q api.Request) { printStatus(cmd, q) })
 		},
 	}
 	cmd.Flags().StringVar(&note, "note", "", "a note for the agent (shown with the decision)")
@@ -103,22 +89,19 @@ Exit status: 0 cancelled; 1 an error (no such request, or it is no longer pendin
 			if err != nil {
 				return err
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			q, err := c.Cancel(cmd.Context(), id, reason)
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), q, func() {
-				fmt.Fprintf(cmd.OutOrStdout(), "request %d %s\n", q.ID, shown(string(q.Status)))
-			})
+			return adminCall(cmd, conn, func(c *api.Client) (api.Request, error) {
+				return c.Cancel(cmd.Context(), id, reason)
+			}, func(q api.Request) { printStatus(cmd, q) })
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why, stored with the request")
 	conn.flags(cmd, true)
 	return cmd
+}
+
+// printStatus prints the line of a resolved or cancelled request q.
+func printStatus(cmd *cobra.Command, q api.Request) {
+	fmt.Fprintf(cmd.OutOrStdout(), "request %d %s\n", q.ID, shown(string(q.Status)))
 }
 
 // bypassSecs reads --bypass: "session" is 0 (the whole session), a duration

@@ -21,15 +21,9 @@ func newAuditCmd(conn *connection) *cobra.Command {
 			if limit < 1 || limit > api.MaxAuditLimit {
 				return usagef("--limit %d: want 1 to %d", limit, api.MaxAuditLimit)
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			es, err := c.Audit(cmd.Context(), limit)
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), es, func() {
+			return adminCall(cmd, conn, func(c *api.Client) ([]api.AuditEntry, error) {
+				return c.Audit(cmd.Context(), limit)
+			}, func(es []api.AuditEntry) {
 				if len(es) == 0 {
 					fmt.Fprintln(cmd.OutOrStdout(), "no audit entries")
 					return

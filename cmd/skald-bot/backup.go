@@ -39,19 +39,17 @@ error, such as an existing FILE without --force.`,
 			if err := checkBackupTarget(path, force); err != nil {
 				return err
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			n, err := writeBackup(cmd.Context(), c, path, force)
-			if err != nil {
-				return err
-			}
-			if err := syncDir(filepath.Dir(path)); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "skald-bot: warning: %s is written, but its directory could not be flushed to disk: %v\n", path, err)
-			}
-			return conn.print(cmd.OutOrStdout(), map[string]any{"file": path, "bytes": n}, func() {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d bytes, checked\n", path, n)
+			return adminCall(cmd, conn, func(c *api.Client) (map[string]any, error) {
+				n, err := writeBackup(cmd.Context(), c, path, force)
+				if err != nil {
+					return nil, err
+				}
+				if err := syncDir(filepath.Dir(path)); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "skald-bot: warning: %s is written, but its directory could not be flushed to disk: %v\n", path, err)
+				}
+				return map[string]any{"file": path, "bytes": n}, nil
+			}, func(v map[string]any) {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d bytes, checked\n", path, v["bytes"])
 			})
 		},
 	}

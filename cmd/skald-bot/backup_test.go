@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -26,36 +27,6 @@ func pendingCheck(t *testing.T, s *testServer, toolCallID string) string {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
 	return u(res.RequestID)
-}
-
-// openCopy opens the database file at path and returns its rules and pending
-// requests as JSON.
-func openCopy(t *testing.T, path string) (rulesJSON, pendingJSON string) {
-	t.Helper()
-	if err := store.Verify(path); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	return dbJSON(t, db)
-}
-
-func dbJSON(t *testing.T, db *store.DB) (rulesJSON, pendingJSON string) {
-	t.Helper()
-	rs, err := db.Rules()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := db.Pending()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _ := json.Marshal(rs)
-	p, _ := json.Marshal(ps)
-	return string(r), string(p)
 }
 
 // dirEntries returns the names in dir.
@@ -89,9 +60,8 @@ func TestBackupCommand(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
 	}
-	wantRules, wantPending := dbJSON(t, s.db)
-	if r, p := openCopy(t, file); r != wantRules || p != wantPending {
-		t.Fatalf("the copy differs:\nrules   %s\nwant    %s\npending %s\nwant    %s", r, wantRules, p, wantPending)
+	if got, want := teststore.SnapshotFile(t, file), teststore.Snapshot(t, s.db); got != want {
+		t.Fatalf("the copy differs:\ncopy   %s\nsource %s", got, want)
 	}
 	if names := dirEntries(t, dir); len(names) != 1 {
 		t.Fatalf("the directory holds %v, want the copy only", names)
@@ -123,7 +93,7 @@ func TestBackupCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || res.File != file || res.Bytes != fi.Size() {
 		t.Fatalf("backup --force --json: exit %d %q %q", code, out, errOut)
 	}
-	if _, p := openCopy(t, file); strings.Count(p, `"status":"pending"`) != 2 {
+	if p := teststore.SnapshotFile(t, file); strings.Count(p, `"status":"pending"`) != 2 {
 		t.Fatalf("the replaced copy holds %s, want 2 pending requests", p)
 	}
 }

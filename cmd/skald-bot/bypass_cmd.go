@@ -23,15 +23,9 @@ calls into guarded places are never bypassed.`,
 		Short: "List the live bypasses of SESSION",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			bs, err := c.Bypasses(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), bs, func() { printBypasses(cmd, args[0], bs) })
+			return adminCall(cmd, conn, func(c *api.Client) ([]api.Bypass, error) {
+				return c.Bypasses(cmd.Context(), args[0])
+			}, func(bs []api.Bypass) { printBypasses(cmd, args[0], bs) })
 		},
 	}
 
@@ -48,15 +42,9 @@ of --caller (admin, local, an agent token's name) or, by default, of every calle
 			if err != nil {
 				return usagef("--for %q: want a duration such as 15m, or session", forArg)
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			b, err := c.SetBypass(cmd.Context(), args[0], scope, caller, secs)
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), b, func() {
+			return adminCall(cmd, conn, func(c *api.Client) (api.Bypass, error) {
+				return c.SetBypass(cmd.Context(), args[0], scope, caller, secs)
+			}, func(b api.Bypass) {
 				fmt.Fprintf(cmd.OutOrStdout(), "session %s: bypass %s %s\n", shown(b.SessionID),
 					shown(b.Scope), until(b))
 			})
@@ -72,15 +60,10 @@ of --caller (admin, local, an agent token's name) or, by default, of every calle
 		Short: "Clear every bypass of SESSION",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			if err := c.ClearBypass(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), map[string]string{"session_id": args[0],
-				"bypasses": "cleared"}, func() {
+			return adminCall(cmd, conn, func(c *api.Client) (map[string]string, error) {
+				return map[string]string{"session_id": args[0], "bypasses": "cleared"},
+					c.ClearBypass(cmd.Context(), args[0])
+			}, func(map[string]string) {
 				fmt.Fprintf(cmd.OutOrStdout(), "session %s: bypasses cleared\n", shown(args[0]))
 			})
 		},

@@ -43,10 +43,7 @@ func TestE2EHookSIGTERMCancels(t *testing.T) {
 	p := startSkald(t, e.dir, []string{"SKALD_URL=" + e.svc.url}, "check", "--tool", "Bash",
 		"--arg", "command=make deploy", "--wait", "1m")
 	_, id = e.telegramPrompt(2)
-	p.signal(t, syscall.SIGTERM)
-	if code, lines := p.exit(t); code != exitPending {
-		t.Fatalf("check after SIGTERM: exit %d %q", code, lines)
-	}
+	p.signalExit(t, syscall.SIGTERM, exitPending)
 	e.wantCancelled(id, "interrupted")
 }
 

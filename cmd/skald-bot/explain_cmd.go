@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skald-circle/skald-bot/api"
 )
 
 func newExplainCmd(conn *connection) *cobra.Command {
@@ -23,15 +25,9 @@ bypasses are not looked at; the profile fast-path is.`,
 			if err != nil {
 				return usageError{err}
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			ex, err := c.Explain(cmd.Context(), call)
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), ex, func() {
+			return adminCall(cmd, conn, func(c *api.Client) (api.ExplainResult, error) {
+				return c.Explain(cmd.Context(), call)
+			}, func(ex api.ExplainResult) {
 				w := cmd.OutOrStdout()
 				verdict := string(ex.Decision)
 				if ex.FastPath {

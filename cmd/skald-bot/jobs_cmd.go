@@ -23,15 +23,9 @@ func newJobsCmd(conn *connection) *cobra.Command {
 		Short: "List the scheduled jobs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			js, err := c.Jobs(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), js, func() {
+			return adminCall(cmd, conn, func(c *api.Client) ([]api.Job, error) {
+				return c.Jobs(cmd.Context())
+			}, func(js []api.Job) {
 				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "NAME\tSCHEDULE\tSTEPS\tNEXT")
 				for _, j := range js {
@@ -91,15 +85,9 @@ usage error.`,
 		Short: "List the runs of job NAME, newest first",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			rs, err := c.Runs(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), rs, func() { printRuns(cmd, rs) })
+			return adminCall(cmd, conn, func(c *api.Client) ([]api.Run, error) {
+				return c.Runs(cmd.Context(), args[0])
+			}, func(rs []api.Run) { printRuns(cmd, rs) })
 		},
 	}
 	cmd.AddCommand(list, run, runs)

@@ -202,6 +202,19 @@ func (p *skaldProcess) signal(t *testing.T, sig os.Signal) {
 	}
 }
 
+// signalExit sends sig, waits for the process to end and returns its stderr lines; it
+// fails the test, showing them, when the exit code is not want (-1: killed by a signal).
+func (p *skaldProcess) signalExit(t *testing.T, sig os.Signal, want int) []string {
+	t.Helper()
+	p.signal(t, sig)
+	code, lines := p.exit(t)
+	if code != want {
+		t.Fatalf("after %v: exit %d, want %d; stderr:\n%s", sig, code, want,
+			strings.Join(lines, "\n"))
+	}
+	return lines
+}
+
 // service is `skald-bot serve` running as a process.
 type service struct {
 	*skaldProcess
@@ -248,19 +261,13 @@ func logValue(line, key string) string {
 // stop sends SIGTERM and waits for a clean exit.
 func (s *service) stop(t *testing.T) {
 	t.Helper()
-	s.signal(t, syscall.SIGTERM)
-	if code, lines := s.exit(t); code != 0 {
-		t.Fatalf("serve after SIGTERM: exit %d; stderr:\n%s", code, strings.Join(lines, "\n"))
-	}
+	s.signalExit(t, syscall.SIGTERM, 0)
 }
 
 // kill ends the process with SIGKILL — no clean-up of any kind — and waits for it.
 func (s *service) kill(t *testing.T) {
 	t.Helper()
-	s.signal(t, syscall.SIGKILL)
-	if code, lines := s.exit(t); code != -1 {
-		t.Fatalf("serve after SIGKILL: exit %d; stderr:\n%s", code, strings.Join(lines, "\n"))
-	}
+	s.signalExit(t, syscall.SIGKILL, -1)
 }
 
 // cli runs the binary with args, the SKALD_* variables cleared, and returns its exit

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/rules"
 )
@@ -19,21 +21,24 @@ type ruleFlags struct {
 // --group default to rules.DefaultPriority and rules.DefaultGroup, as --help shows; for
 // `rules set` (forSet true) there are --action and --tool too, and no flag has a
 // default: only the flags given change the rule (see apply), so --help shows none.
-func (f *ruleFlags) add(fs *pflag.FlagSet, forSet bool) {
+func (f *ruleFlags) add(fs *pflag.FlagSet, forSet bool) { f.addTo(fs, &f.rule, forSet) }
+
+// addTo defines the rule flags on fs, setting the fields of r.
+func (*ruleFlags) addTo(fs *pflag.FlagSet, r *rules.Rule, forSet bool) {
 	priority, group := rules.DefaultPriority, rules.DefaultGroup
 	if forSet {
 		priority, group = 0, ""
-		fs.StringVar((*string)(&f.rule.Action), "action", "", "allow, deny or require")
-		fs.StringVar(&f.rule.ToolPattern, "tool", "", "tool pattern: *, a name, prefix*, @fs_read, @fs_write or @fs_any")
+		fs.StringVar((*string)(&r.Action), "action", "", "allow, deny or require")
+		fs.StringVar(&r.ToolPattern, "tool", "", "tool pattern: *, a name, prefix*, @fs_read, @fs_write or @fs_any")
 	}
-	fs.StringVar(&f.rule.PathPattern, "path", "", "path pattern: dir/* (subtree), prefix*, or exact")
-	fs.StringVar(&f.rule.CommandPattern, "command", "",
+	fs.StringVar(&r.PathPattern, "path", "", "path pattern: dir/* (subtree), prefix*, or exact")
+	fs.StringVar(&r.CommandPattern, "command", "",
 		`shell command pattern, for a shell tool only: "git status *"`)
-	fs.StringVar(&f.rule.AgentID, "agent", "", "only for this agent id")
-	fs.StringVar(&f.rule.Source, "source", "", "only for this source")
-	fs.IntVar(&f.rule.Priority, "priority", priority, "priority: lower is tried first")
-	fs.StringVar(&f.rule.GroupID, "group", group, "permission group")
-	fs.StringVar(&f.rule.Note, "note", "", "note shown with the decision")
+	fs.StringVar(&r.AgentID, "agent", "", "only for this agent id")
+	fs.StringVar(&r.Source, "source", "", "only for this source")
+	fs.IntVar(&r.Priority, "priority", priority, "priority: lower is tried first")
+	fs.StringVar(&r.GroupID, "group", group, "permission group")
+	fs.StringVar(&r.Note, "note", "", "note shown with the decision")
 }
 
 func newRulesCmd(conn *connection) *cobra.Command {
@@ -49,15 +54,9 @@ func newRulesCmd(conn *connection) *cobra.Command {
 		Short: "List the rules, of one group with --group",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			rs, err := c.Rules(cmd.Context(), group)
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), rs, func() {
+			return adminCall(cmd, conn, func(c *api.Client) ([]rules.Rule, error) {
+				return c.Rules(cmd.Context(), group)
+			}, func(rs []rules.Rule) {
 				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tCOMMAND\tAGENT\tSOURCE\tNOTE")
 				for _, r := range rs {
@@ -84,16 +83,14 @@ func newRulesCmd(conn *connection) *cobra.Command {
 			default:
 				return usagef("ACTION %q: want allow, deny or require", args[0])
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			got, err := c.CreateRule(cmd.Context(), r)
-			if err != nil {
-				return err
-			}
-			all, _ := c.Rules(cmd.Context(), "") // for the note only: the rule is added either way
-			return conn.print(cmd.OutOrStdout(), got, func() {
+			var all []rules.Rule
+			return adminCall(cmd, conn, func(c *api.Client) (rules.Rule, error) {
+				got, err := c.CreateRule(cmd.Context(), r)
+				if err == nil {
+					all, _ = c.Rules(cmd.Context(), "") // for the note only: the rule is added either way
+				}
+				return got, err
+			}, func(got rules.Rule) {
 				fmt.Fprintf(cmd.OutOrStdout(), "rule %d added\n", got.ID)
 				printPrecedence(cmd, all, got)
 			})
@@ -110,14 +107,9 @@ func newRulesCmd(conn *connection) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			if err := c.DeleteRule(cmd.Context(), id); err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), map[string]uint64{"deleted": id}, func() {
+			return adminCall(cmd, conn, func(c *api.Client) (map[string]uint64, error) {
+				return map[string]uint64{"deleted": id}, c.DeleteRule(cmd.Context(), id)
+			}, func(map[string]uint64) {
 				fmt.Fprintf(cmd.OutOrStdout(), "rule %d removed\n", id)
 			})
 		},
@@ -136,30 +128,23 @@ func newRulesCmd(conn *connection) *cobra.Command {
 			if sf.apply(cmd.Flags(), &rules.Rule{}) == 0 {
 				return usagef("rules set %d: nothing to change: give at least one of --action, --tool, --path, --command, --agent, --source, --priority, --group, --note", id)
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			all, err := c.Rules(cmd.Context(), "")
-			if err != nil {
-				return err
-			}
-			var r *rules.Rule
-			for i := range all {
-				if all[i].ID == id {
-					r = &all[i]
+			var all []rules.Rule
+			return adminCall(cmd, conn, func(c *api.Client) (rules.Rule, error) {
+				var err error
+				if all, err = c.Rules(cmd.Context(), ""); err != nil {
+					return rules.Rule{}, err
 				}
-			}
-			if r == nil {
-				return fmt.Errorf("rule %d not found", id)
-			}
-			sf.apply(cmd.Flags(), r)
-			got, err := c.UpdateRule(cmd.Context(), *r)
-			if err != nil {
-				return err
-			}
-			*r = got // all now holds the rules as they are
-			return conn.print(cmd.OutOrStdout(), got, func() {
+				i := slices.IndexFunc(all, func(r rules.Rule) bool { return r.ID == id })
+				if i < 0 {
+					return rules.Rule{}, fmt.Errorf("rule %d not found", id)
+				}
+				sf.apply(cmd.Flags(), &all[i])
+				got, err := c.UpdateRule(cmd.Context(), all[i])
+				if err == nil {
+					all[i] = got // all now holds the rules as they are
+				}
+				return got, err
+			}, func(got rules.Rule) {
 				fmt.Fprintf(cmd.OutOrStdout(), "rule %d changed\n", got.ID)
 				printPrecedence(cmd, all, got)
 			})
@@ -180,32 +165,23 @@ func printPrecedence(cmd *cobra.Command, all []rules.Rule, r rules.Rule) {
 	}
 }
 
-// apply copies onto r the fields whose flags were given, and returns how many.
+// apply sets on r the fields whose rule flags were given in fs (the flags add defined
+// there), and returns how many: one list of rule flags serves both, so a new flag
+// needs no second place.
 func (f *ruleFlags) apply(fs *pflag.FlagSet, r *rules.Rule) int {
+	onto := pflag.NewFlagSet("rules set", pflag.ContinueOnError)
+	kept := *r
+	(&ruleFlags{}).addTo(onto, r, true) // defining a flag writes its default into r
+	*r = kept
 	n := 0
 	fs.Visit(func(fl *pflag.Flag) {
+		if onto.Lookup(fl.Name) == nil {
+			return // --server, --config, --json
+		}
 		n++
-		switch fl.Name {
-		case "action":
-			r.Action = f.rule.Action
-		case "tool":
-			r.ToolPattern = f.rule.ToolPattern
-		case "path":
-			r.PathPattern = f.rule.PathPattern
-		case "command":
-			r.CommandPattern = f.rule.CommandPattern
-		case "agent":
-			r.AgentID = f.rule.AgentID
-		case "source":
-			r.Source = f.rule.Source
-		case "priority":
-			r.Priority = f.rule.Priority
-		case "group":
-			r.GroupID = f.rule.GroupID
-		case "note":
-			r.Note = f.rule.Note
-		default:
-			n-- // --server, --config, --json
+		// fl's value came from parsing a flag of the same name and type: it parses again.
+		if err := onto.Set(fl.Name, fl.Value.String()); err != nil {
+			panic(fmt.Sprintf("rules set: --%s %q: %v", fl.Name, fl.Value, err))
 		}
 	})
 	return n
@@ -223,15 +199,9 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 		Short: "List the permission groups",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			gs, err := c.Groups(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), gs, func() {
+			return adminCall(cmd, conn, func(c *api.Client) ([]rules.Group, error) {
+				return c.Groups(cmd.Context())
+			}, func(gs []rules.Group) {
 				tw := newTable(cmd.OutOrStdout())
 				fmt.Fprintln(tw, "ID\tNAME\tDESCRIPTION")
 				for _, g := range gs {
@@ -249,15 +219,9 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.ID = args[0]
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			got, err := c.CreateGroup(cmd.Context(), g)
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), got, func() {
+			return adminCall(cmd, conn, func(c *api.Client) (rules.Group, error) {
+				return c.CreateGroup(cmd.Context(), g)
+			}, func(got rules.Group) {
 				fmt.Fprintf(cmd.OutOrStdout(), "group %s added\n", got.ID)
 			})
 		},
@@ -271,15 +235,9 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 		Short: "Copy group SRC and all its rules into a new group NEW",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			rs, err := c.DuplicateGroup(cmd.Context(), args[0], args[1], dupName)
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), rs, func() {
+			return adminCall(cmd, conn, func(c *api.Client) ([]rules.Rule, error) {
+				return c.DuplicateGroup(cmd.Context(), args[0], args[1], dupName)
+			}, func(rs []rules.Rule) {
 				fmt.Fprintf(cmd.OutOrStdout(), "group %s added with %d rules of %s\n", args[1], len(rs), args[0])
 			})
 		},
@@ -295,34 +253,23 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 			if !cmd.Flags().Changed("name") && !cmd.Flags().Changed("description") {
 				return usagef("groups set %s: nothing to change: give --name or --description", args[0])
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			gs, err := c.Groups(cmd.Context())
-			if err != nil {
-				return err
-			}
-			var cur *rules.Group
-			for i := range gs {
-				if gs[i].ID == args[0] {
-					cur = &gs[i]
+			return adminCall(cmd, conn, func(c *api.Client) (rules.Group, error) {
+				gs, err := c.Groups(cmd.Context())
+				if err != nil {
+					return rules.Group{}, err
 				}
-			}
-			if cur == nil {
-				return fmt.Errorf("group %s not found", args[0])
-			}
-			if cmd.Flags().Changed("name") {
-				cur.Name = sg.Name
-			}
-			if cmd.Flags().Changed("description") {
-				cur.Description = sg.Description
-			}
-			got, err := c.UpdateGroup(cmd.Context(), *cur)
-			if err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), got, func() {
+				i := slices.IndexFunc(gs, func(g rules.Group) bool { return g.ID == args[0] })
+				if i < 0 {
+					return rules.Group{}, fmt.Errorf("group %s not found", args[0])
+				}
+				if cmd.Flags().Changed("name") {
+					gs[i].Name = sg.Name
+				}
+				if cmd.Flags().Changed("description") {
+					gs[i].Description = sg.Description
+				}
+				return c.UpdateGroup(cmd.Context(), gs[i])
+			}, func(got rules.Group) {
 				fmt.Fprintf(cmd.OutOrStdout(), "group %s changed\n", got.ID)
 			})
 		},
@@ -335,14 +282,9 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 		Short: "Remove a permission group and its rules",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			if err := c.DeleteGroup(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			return conn.print(cmd.OutOrStdout(), map[string]string{"deleted": args[0]}, func() {
+			return adminCall(cmd, conn, func(c *api.Client) (map[string]string, error) {
+				return map[string]string{"deleted": args[0]}, c.DeleteGroup(cmd.Context(), args[0])
+			}, func(map[string]string) {
 				fmt.Fprintf(cmd.OutOrStdout(), "group %s removed\n", args[0])
 			})
 		},

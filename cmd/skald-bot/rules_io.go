@@ -28,11 +28,7 @@ order: groups by id, rules in the order they are tried. "rules import" of the ou
 changes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			gs, rs, err := loadRules(cmd.Context(), c)
+			_, gs, rs, err := loadRules(cmd.Context(), conn)
 			if err != nil {
 				return err
 			}
@@ -65,11 +61,7 @@ problem is listed).`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			gs, rs, err := loadRules(cmd.Context(), c)
+			c, gs, rs, err := loadRules(cmd.Context(), conn)
 			if err != nil {
 				return err
 			}
@@ -104,11 +96,7 @@ With --apply the rules are added in one transaction.`,
 			if err != nil {
 				return err
 			}
-			c, err := conn.client()
-			if err != nil {
-				return err
-			}
-			gs, rs, err := loadRules(cmd.Context(), c)
+			c, gs, rs, err := loadRules(cmd.Context(), conn)
 			if err != nil {
 				return err
 			}
@@ -143,17 +131,22 @@ With --apply the rules are added in one transaction.`,
 	return []*cobra.Command{export, imp}
 }
 
-// loadRules lists the groups and rules through c.
-func loadRules(ctx context.Context, c *api.Client) ([]rules.Group, []rules.Rule, error) {
+// loadRules makes an admin client and lists the groups and rules through it.
+func loadRules(ctx context.Context, conn *connection) (*api.Client, []rules.Group,
+	[]rules.Rule, error) {
+	c, err := conn.client()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	gs, err := c.Groups(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rs, err := c.Rules(ctx, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return gs, rs, nil
+	return c, gs, rs, nil
 }
 
 // runPlan prints p and, with apply, applies it through c.

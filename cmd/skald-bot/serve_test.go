@@ -55,11 +55,7 @@ func TestServeStartStop(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data", "skald.db")); err != nil {
 		t.Fatalf("store file: %v", err)
 	}
-	p.signal(t, syscall.SIGTERM)
-	code, lines := p.exit(t)
-	if code != 0 {
-		t.Fatalf("exit code %d after SIGTERM; stderr:\n%s", code, strings.Join(lines, "\n"))
-	}
+	lines := p.signalExit(t, syscall.SIGTERM, 0)
 	all := strings.Join(lines, "\n")
 	// The last line is the stop: nothing (robfig/cron's goroutine included) logs
 	// after the scheduler has stopped.
@@ -85,10 +81,7 @@ func TestServeStartStop(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["component"] != "serve" || rec["level"] != "INFO" {
 		t.Errorf("JSON log line %s: %v", line, err)
 	}
-	p.signal(t, syscall.SIGINT)
-	if code, lines := p.exit(t); code != 0 {
-		t.Fatalf("exit code %d after SIGINT; stderr:\n%s", code, strings.Join(lines, "\n"))
-	}
+	p.signalExit(t, syscall.SIGINT, 0)
 }
 
 // TestServeLocked checks a second serve on the same data_dir fails at once with a
@@ -106,10 +99,7 @@ func TestServeLocked(t *testing.T) {
 		t.Errorf("second serve: exit %d, stderr %q", code, lines)
 	}
 
-	first.signal(t, syscall.SIGTERM)
-	if code, lines := first.exit(t); code != 0 {
-		t.Fatalf("first serve: exit %d; stderr:\n%s", code, strings.Join(lines, "\n"))
-	}
+	first.signalExit(t, syscall.SIGTERM, 0)
 }
 
 // TestServeBadConfig checks an invalid configuration ends serve with exit 1 and one

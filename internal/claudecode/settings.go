@@ -59,29 +59,17 @@ func IsOurs(command string) bool {
 // Claude Code reads them (ErrMalformed, naming the key), or an I/O error; the file is
 // untouched then.
 func InstallHook(path string, h Hook) (Change, error) {
-	doc, mode, err := readSettings(path)
+	f, err := readHookFile(path)
 	if err != nil {
 		return "", err
 	}
-	hooks, pre, err := preToolUse(doc)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
+	doc, mode, hooks, pre, entries := f.doc, f.mode, f.hooks, f.pre, f.entries
 	want := object{}
-	want.set("type", mustJSON("command"))
-	want.set("command", mustJSON(h.Command))
-	want.set("timeout", mustJSON(h.Timeout))
+	setHook(&want, h)
 	change := Added
 	found := false
-	for i := range pre {
-		entry, err := parseObject(pre[i])
-		if err != nil {
-			return "", fmt.Errorf("%s: %w: hooks.PreToolUse[%d] is not an object", path, ErrMalformed, i)
-		}
-		list, err := entryHooks(entry, i)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
+	for i, e := range entries {
+		entry, list := e.obj, e.hooks
 		kept := 0
 		for j := range list {
 			hk, err := parseObject(list[j])
@@ -101,9 +89,7 @@ func InstallHook(path string, h Hook) (Change, error) {
 			} else {
 				change = AlreadyInstalled
 			}
-			hk.set("type", mustJSON("command"))
-			hk.set("command", mustJSON(h.Command))
-			hk.set("timeout", mustJSON(h.Timeout))
+			setHook(&hk, h)
 			list[j] = hk.marshal()
 			entry.set("matcher", mustJSON("*"))
 		}
@@ -137,25 +123,15 @@ func UninstallHook(path string) (Change, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return NotInstalled, nil
 	}
-	doc, mode, err := readSettings(path)
+	f, err := readHookFile(path)
 	if err != nil {
 		return "", err
 	}
-	hooks, pre, err := preToolUse(doc)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
+	doc, mode, hooks, pre, entries := f.doc, f.mode, f.hooks, f.pre, f.entries
 	removed := false
 	var keep []json.RawMessage
-	for i := range pre {
-		entry, err := parseObject(pre[i])
-		if err != nil {
-			return "", fmt.Errorf("%s: %w: hooks.PreToolUse[%d] is not an object", path, ErrMalformed, i)
-		}
-		list, err := entryHooks(entry, i)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
+	for i, e := range entries {
+		entry, list := e.obj, e.hooks
 		n := len(list)
 		list = slices.DeleteFunc(list, func(raw json.RawMessage) bool {
 			hk, err := parseObject(raw)
@@ -254,6 +230,64 @@ func entryHooks(entry object, i int) ([]json.RawMessage, error) {
 		}
 	}
 	return slices.DeleteFunc(list, func(r json.RawMessage) bool { return r == nil }), nil
+}
+
+// hookFile is a settings file read for a change to its PreToolUse hooks.
+type hookFile struct {
+	doc, hooks object // the file, and its hooks object ({} when absent)
+	mode       fs.FileMode
+	pre        []json.RawMessage // hooks.PreToolUse as read
+	entries    []preEntry        // pre, parsed
+}
+
+// readHookFile reads the settings file at path (readSettings) and parses its hooks
+// (preToolUse, parseEntries); errors as theirs, naming path.
+func readHookFile(path string) (hookFile, error) {
+	doc, mode, err := readSettings(path)
+	if err != nil {
+		return hookFile{}, err
+	}
+	hooks, pre, err := preToolUse(doc)
+	if err != nil {
+		return hookFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	entries, err := parseEntries(path, pre)
+	if err != nil {
+		return hookFile{}, err
+	}
+	return hookFile{doc: doc, hooks: hooks, mode: mode, pre: pre, entries: entries}, nil
+}
+
+// preEntry is a PreToolUse entry and its hooks list.
+type preEntry struct {
+	obj   object
+	hooks []json.RawMessage
+}
+
+// parseEntries parses every entry of the PreToolUse list pre of the settings file at
+// path; the error of the first malformed one names path and the entry (ErrMalformed).
+func parseEntries(path string, pre []json.RawMessage) ([]preEntry, error) {
+	es := make([]preEntry, len(pre))
+	for i := range pre {
+		entry, err := parseObject(pre[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: hooks.PreToolUse[%d] is not an object", path,
+				ErrMalformed, i)
+		}
+		list, err := entryHooks(entry, i)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		es[i] = preEntry{entry, list}
+	}
+	return es, nil
+}
+
+// setHook makes hook object hk run h: a command hook with h's command and timeout.
+func setHook(hk *object, h Hook) {
+	hk.set("type", mustJSON("command"))
+	hk.set("command", mustJSON(h.Command))
+	hk.set("timeout", mustJSON(h.Timeout))
 }
 
 // ours reports whether a hook object is a command hook that IsOurs.

@@ -1,11 +1,13 @@
 package testkit
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -103,4 +105,42 @@ func Logger() *slog.Logger {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// ReadEvent reads one Server-Sent Event from r and returns its name and data, skipping
+// comments and lines before the event. It fails the test when r ends or fails first.
+func ReadEvent(t testing.TB, r *bufio.Reader) (name, data string) {
+	t.Helper()
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read event: %v", err)
+		}
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			data = strings.TrimPrefix(line, "data: ")
+		case line == "" && name != "":
+			return name, data
+		}
+	}
+}
+
+// Dir returns a new directory below t.TempDir() by its real path (symlinks resolved, as
+// the rules resolve workspace paths), with each of subdirs (slash-separated, relative)
+// created in it. It fails the test on an error.
+func Dir(t testing.TB, subdirs ...string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range subdirs {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -1,10 +1,14 @@
 package testkit_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +78,27 @@ func TestLogsWait(t *testing.T) {
 	testkit.WantErr(t, err, context.Canceled, "waiting for a log record")
 	if n := len(l.Find("component=x")); n != 2 {
 		t.Errorf("Find: %d records, want 2:\n%s", n, l.All())
+	}
+}
+
+func TestReadEventSkipsComments(t *testing.T) {
+	r := bufio.NewReader(strings.NewReader(": hello\n\n: ping\n\nevent: a\ndata: {}\n\nevent: b\n\n"))
+	if name, data := testkit.ReadEvent(t, r); name != "a" || data != "{}" {
+		t.Fatalf("first event %q %q", name, data)
+	}
+	if name, data := testkit.ReadEvent(t, r); name != "b" || data != "" {
+		t.Fatalf("second event %q %q", name, data)
+	}
+}
+
+func TestDirIsRealWithSubdirs(t *testing.T) {
+	dir := testkit.Dir(t, "ws/secrets", "data")
+	if real, err := filepath.EvalSymlinks(dir); err != nil || real != dir {
+		t.Fatalf("Dir = %s, real path %s (%v)", dir, real, err)
+	}
+	for _, d := range []string{"ws/secrets", "data"} {
+		if fi, err := os.Stat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
+			t.Fatalf("%s: %v", d, err)
+		}
 	}
 }

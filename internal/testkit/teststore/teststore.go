@@ -32,6 +32,22 @@ func OpenAt(t testing.TB, path string, opt store.Options) *store.DB {
 	return db
 }
 
+// SnapshotFile checks the store file at path with store.Verify, opens it and returns
+// its Snapshot; the file is closed again before SnapshotFile returns, so a later write
+// may replace it. It fails the test on any error.
+func SnapshotFile(t testing.TB, path string) string {
+	t.Helper()
+	if err := store.Verify(path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(path, store.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("open store %s: %v", path, err)
+	}
+	defer db.Close()
+	return Snapshot(t, db)
+}
+
 // Snapshot returns what a client of the store can read — groups, rules, every request,
 // the audit log, runs and clarifications — as JSON, for Unchanged. The tool catalog is left out: a
 // running gate writes it in the background, so it changes without a request changing.

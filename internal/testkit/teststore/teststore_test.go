@@ -1,6 +1,7 @@
 package teststore_test
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -36,4 +37,20 @@ func TestSnapshotSeesChanges(t *testing.T) {
 	// The tool catalog, written by a gate in the background, is left out.
 	testkit.Must(t, db.AddTools([]string{"Bash"}))
 	teststore.Unchanged(t, db, afterRequest)
+}
+
+// SnapshotFile reads a closed store file as Snapshot reads it open, and closes it again:
+// the file can be opened once more afterwards.
+func TestSnapshotFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "copy.db")
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := teststore.Snapshot(t, db)
+	testkit.Must(t, db.Close())
+	if got := teststore.SnapshotFile(t, path); got != want {
+		t.Fatalf("SnapshotFile = %s, want %s", got, want)
+	}
+	teststore.OpenAt(t, path, store.Options{Timeout: time.Second})
 }
