@@ -25,6 +25,8 @@ type Script struct {
 	// Err says why the script is one unknown command: it does not parse or is too
 	// long. It is nil otherwise.
 	Err error
+
+	homeSet bool // it assigns HOME: ~ names a place the gate cannot know
 }
 
 // Unknown reports whether any command of the script is unknown.

@@ -79,6 +79,9 @@ const maxDirEntries = 100_000
 // several apply); the paths found are returned with it, and a caller deciding a
 // call must treat any error as needing a human.
 func (s *Script) Paths(base, home string) (paths []Path, err error) {
+	if s.homeSet {
+		home = "" // ~ and a bare cd go where the script's HOME says
+	}
 	x := expander{home: home}
 	var errs []error
 	note := func(e error) {
@@ -129,7 +132,7 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					Command: ci, Problem: problem})
 			}
 			expand := func(word *syntax.Word, a Access, cut int) {
-				if problem := unknowable(word); problem != "" {
+				if problem := unknowable(word, s.homeSet); problem != "" {
 					bad(word, problem)
 					return
 				}
@@ -201,11 +204,14 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 
 // unknowable says why the paths of a literal word cannot be known, or "": a tilde
 // prefix other than ~ and ~/ (~user, ~+, ~-, ~N name places the gate does not
-// look up), or a glob component starting with a dot (.*, ..*, .?*), which older
-// bash versions match to . and .. as well.
-func unknowable(word *syntax.Word) string {
+// look up, or any ~ once the script assigns HOME), or a glob component starting
+// with a dot (.*, ..*, .?*), which older bash versions match to . and .. as well.
+func unknowable(word *syntax.Word, homeSet bool) string {
 	if len(word.Parts) > 0 {
 		if lit, ok := word.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") {
+			if homeSet {
+				return "a ~ after the script assigns HOME"
+			}
 			rest := lit.Value[1:]
 			if rest != "" && rest[0] != '/' || rest == "" && len(word.Parts) > 1 {
 				return "a ~ prefix the gate does not expand"
