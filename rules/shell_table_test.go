@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,6 +39,15 @@ func starterRules() []Rule {
 // them.
 func TestShellScripts(t *testing.T) {
 	root := workspace(t)
+	// pub holds links into the denied secrets/ and the protected state/.
+	if err := os.MkdirAll(filepath.Join(root, "pub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"pub/l": "../secrets", "pub/st": "../state"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s := Compile(nil, starterRules(), seedOptions(root))
 	bash := func(script string) Call { return Call{Tool: "Bash", Args: map[string]any{"command": script}} }
 	// in runs a Bash script in docs: git, ls and grep -r read the directory they run
@@ -189,6 +200,31 @@ func TestShellScripts(t *testing.T) {
 		{bash("function cd { echo; }; cd docs && ls"), R, true, ""},
 		{bash("alias cd=echo; cd docs && ls"), R, true, ""},
 		{bash("f() { echo; }; f; ls docs"), R, false, "defines the function f"},
+		// Recursion, however spelled, reads the directory it runs in.
+		{bash("grep -r bd"), R, true, "holds"},
+		{bash("grep --recursive bd"), R, true, "holds"},
+		{bash("grep --recur bd"), R, true, "holds"},
+		{bash("grep --r bd"), R, true, "holds"},
+		{bash("grep -d recurse bd"), R, true, "holds"},
+		{bash("grep -drecurse bd"), R, true, "holds"},
+		{bash("grep -sd recurse bd"), R, true, "holds"},
+		{bash("grep -d=recurse bd"), R, true, "holds"},
+		{bash("grep --directories=recurse bd"), R, true, "holds"},
+		{bash("grep --dir=recurse bd"), R, true, "holds"},
+		{bash("grep --directories recurse bd"), R, true, "holds"},
+		{bash("grep --dereference-recursive bd"), R, true, "holds"},
+		{bash("grep -d rec bd"), R, true, "holds"},
+		{bash("grep -d skip bd"), A, false, ""},
+		{bash("grep -e -r bd"), A, false, ""},
+		{bash("grep -rn bd docs"), A, false, ""},
+		// Following symlinks while recursing needs a pattern that spells it.
+		{bash("grep -r TOP pub"), A, false, ""},
+		{bash("grep -R TOP pub"), R, false, ""},
+		{bash("grep -R -a bd pub"), R, false, ""},
+		{bash("grep --dereference-recursive TOP pub"), R, false, ""},
+		{bash("ls -R pub"), A, false, ""},
+		{bash("ls -LR pub"), R, false, ""},
+		{bash("cat pub/l/key"), R, true, "secrets"},
 		// What does not parse is one command no command pattern matches.
 		{bash(`echo "hi`), R, false, ""},
 		{bash("git status )"), R, false, ""},

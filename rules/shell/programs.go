@@ -34,13 +34,14 @@ const (
 	kRunFlag               // runs a program or code, without a value
 	kWriteFlag             // makes the operands (sed -i) or start paths (find -delete) written
 	kOutFlag               // writes into its working directory (curl -O)
+	kFollow                // follows symlinks while it recurses (grep -R, cp -L, tar -h)
 )
 
 // risky reports whether an option of kind k writes a file or runs a program: a
 // command pattern allows a command with one only when it spells the option.
 func (k kind) risky() bool {
 	switch k {
-	case kWrite, kRun, kRunFlag, kWriteFlag, kOutFlag:
+	case kWrite, kRun, kRunFlag, kWriteFlag, kOutFlag, kFollow:
 		return true
 	}
 	return false
@@ -49,7 +50,7 @@ func (k kind) risky() bool {
 // hasValue reports whether an option of kind k takes a value.
 func (k kind) hasValue() bool {
 	switch k {
-	case kFlag, kRunFlag, kWriteFlag, kOutFlag:
+	case kFlag, kRunFlag, kWriteFlag, kOutFlag, kFollow:
 		return false
 	}
 	return true
@@ -391,15 +392,71 @@ func containsAny(list []string, names ...string) bool {
 	return false
 }
 
-// grepCwd: grep -r without a file operand reads its directory; rg always recurses.
+// grepCwd: grep recursing without a file operand reads its directory; rg always
+// recurses.
 func grepCwd(u *usage, ops []int) bool {
 	first := 1
 	if patternGiven(u) {
 		first = 0
 	}
-	recursive := strings.ContainsAny(u.letters, "rR") || containsAny(u.longs, "recursive",
-		"dereference-recursive") || ProgramName(u.words[0]) == "rg"
+	recursive := ProgramName(u.words[0]) == "rg" || grepRecursive(u.words)
 	return recursive && len(ops) <= first
+}
+
+// grepRecursive reports whether grep's words may make it recurse: -r, -R, any
+// prefix of --recursive or --dereference-recursive, -d/--directories with a value
+// other than read or skip, in clusters (-sd recurse, -drecurse) too. A value of
+// another option that looks like one counts: in doubt, it recurses.
+func grepRecursive(words []string) bool {
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if w == "--" {
+			return false
+		}
+		if long, ok := strings.CutPrefix(w, "--"); ok {
+			name, val, hasVal := strings.Cut(long, "=")
+			switch {
+			case name == "":
+			case strings.HasPrefix("recursive", name),
+				strings.HasPrefix("dereference-recursive", name):
+				return true
+			case strings.HasPrefix("directories", name):
+				if !hasVal && i+1 < len(words) {
+					i++
+					val = words[i]
+				}
+				if val != "read" && val != "skip" {
+					return true
+				}
+			}
+			continue
+		}
+		if len(w) < 2 || w[0] != '-' {
+			continue
+		}
+		for j := 1; j < len(w); j++ {
+			switch c := w[j]; {
+			case c == 'r' || c == 'R':
+				return true
+			case c == 'd':
+				val := strings.TrimPrefix(w[j+1:], "=")
+				if j+1 == len(w) && i+1 < len(words) {
+					i++
+					val = words[i]
+				}
+				if val != "read" && val != "skip" {
+					return true
+				}
+				j = len(w)
+			case strings.IndexByte("efABCmD", c) >= 0:
+				if j+1 == len(w) {
+					i++ // the value is the next word
+				}
+				j = len(w)
+			}
+		}
+	}
+	return false
 }
 
 func noOperand(u *usage, ops []int) bool {
@@ -642,17 +699,22 @@ func init() {
 	add(&program{abbrev: true, short: shorts("ncs", kVal), long: longs(kVal, "lines",
 		"bytes", "sleep-interval", "pid", "max-unchanged-stats")}, "head", "tail")
 	add(&program{abbrev: true, long: longs(kRead, "files0-from")}, "wc")
-	add(&program{cwd: cwdIfNone}, "ls", "dir", "vdir", "du")
-	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("LPIH", kVal)),
+	add(&program{abbrev: true, short: shorts("L", kFollow), long: longs(kFollow, "dereference"),
+		cwd: cwdIfNone}, "ls", "dir", "vdir", "du")
+	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("LPIH", kVal),
+		shorts("l", kFollow)),
 		long: longs(kWrite, "output"), cwd: cwdIfNone}, "tree")
-	add(&program{abbrev: true, short: merge(shorts("efABCmd", kVal), shorts("f", kRead)),
-		long: mergeLong(longs(kVal, "regexp", "max-count", "after-context",
-			"before-context", "context", "include", "exclude", "exclude-dir", "label",
-			"color", "colour", "binary-files", "devices", "directories"),
+	add(&program{abbrev: true, short: merge(shorts("efABCmdD", kVal), shorts("f", kRead),
+		shorts("R", kFollow)),
+		long: mergeLong(longs(kFollow, "dereference-recursive"), longs(kVal, "regexp",
+			"max-count", "after-context", "before-context", "context", "include", "exclude",
+			"exclude-dir", "label", "color", "colour", "binary-files", "devices",
+			"directories"),
 			longs(kRead, "file", "exclude-from")),
 		operands: grepOps, cwd: grepCwd}, "grep", "egrep", "fgrep")
-	add(&program{abbrev: true, short: merge(shorts("efgtTmABCMj", kVal), shorts("f", kRead)),
-		long: mergeLong(longs(kRun, "pre", "hostname-bin"),
+	add(&program{abbrev: true,
+		short: merge(shorts("efgtTmABCMj", kVal), shorts("f", kRead), shorts("L", kFollow)),
+		long: mergeLong(longs(kRun, "pre", "hostname-bin"), longs(kFollow, "follow"),
 			longs(kVal, "regexp", "glob", "iglob", "type", "type-not", "max-count",
 				"after-context", "before-context", "context", "max-depth", "pre-glob",
 				"sort", "sortr", "replace", "encoding", "threads", "color", "colors"),
@@ -672,11 +734,14 @@ func init() {
 	add(&program{abbrev: true, short: merge(shorts("s", kVal), shorts("r", kRead)),
 		long:     mergeLong(longs(kVal, "size"), longs(kRead, "reference")),
 		operands: opsWrite}, "truncate")
-	add(&program{abbrev: true, long: longs(kRead, "reference"),
+	add(&program{abbrev: true, short: shorts("L", kFollow), long: mergeLong(longs(kRead,
+		"reference"), longs(kFollow, "dereference")),
 		operands: opsFirstNone(true)}, "chmod", "chown", "chgrp")
-	cpLike := &program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
-		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "suffix", "backup",
-			"sparse", "reflink", "preserve", "no-preserve", "update")),
+	cpLike := &program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal),
+		shorts("L", kFollow)),
+		long: mergeLong(longs(kTarget, "target-directory"), longs(kFollow, "dereference"),
+			longs(kVal, "suffix", "backup",
+				"sparse", "reflink", "preserve", "no-preserve", "update")),
 		operands: opsLast}
 	add(cpLike, "cp", "ln", "link")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
@@ -723,8 +788,9 @@ func init() {
 		operands: downloadOps}, "wget")
 	add(&program{abbrev: true,
 		short: merge(shorts("f", kPath), shorts("C", kDir), shorts("I", kRun),
-			shorts("F", kRun), shorts("TX", kRead), shorts("bLN", kVal)),
+			shorts("F", kRun), shorts("TX", kRead), shorts("bLN", kVal), shorts("h", kFollow)),
 		long: mergeLong(longs(kPath, "file"), longs(kDir, "directory"),
+			longs(kFollow, "dereference", "hard-dereference"),
 			longs(kRun, "use-compress-program", "to-command", "checkpoint-action",
 				"rsh-command", "info-script", "new-volume-script", "rmt-command"),
 			longs(kRead, "files-from", "exclude-from"),
@@ -734,7 +800,8 @@ func init() {
 	add(&program{short: merge(shorts("d", kTarget), shorts("xP", kVal)), operands: unzipOps},
 		"unzip")
 	add(&program{abbrev: true, long: mergeLong(longs(kRun, "unzip-command"),
-		longs(kWrite, "output-file", "out")), short: shorts("O", kWrite),
+		longs(kWrite, "output-file", "out"), longs(kFollow, "recurse-paths")),
+		short: merge(shorts("O", kWrite), shorts("rR", kFollow)),
 		operands: func(u *usage, ops []int) {
 			for n, i := range ops {
 				if n == 0 {
@@ -753,8 +820,9 @@ func init() {
 		operands: compressOps}, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz",
 		"zstd", "unzstd", "lz4", "compress", "uncompress")
 	add(&program{abbrev: true, short: merge(shorts("e", kRun), shorts("TfB", kRead),
-		shorts("M", kVal)),
-		long: mergeLong(longs(kRun, "rsh", "rsync-path", "info"),
+		shorts("M", kVal), shorts("LkK", kFollow)),
+		long: mergeLong(longs(kRun, "rsh", "rsync-path", "info"), longs(kFollow, "copy-links",
+			"copy-dirlinks", "copy-unsafe-links", "keep-dirlinks"),
 			longs(kWrite, "log-file", "write-batch", "only-write-batch", "backup-dir",
 				"temp-dir", "partial-dir"),
 			longs(kRead, "files-from", "read-batch", "password-file", "exclude-from",
@@ -763,7 +831,7 @@ func init() {
 				"bwlimit", "timeout", "port", "out-format", "log-file-format")),
 		operands: opsLast}, "rsync")
 	add(&program{short: merge(shorts("SoF", kRun), shorts("i", kRead), shorts("P", kVal),
-		shorts("lcJ", kVal)), operands: opsLast}, "scp")
+		shorts("lcJ", kVal), shorts("r", kFollow)), operands: opsLast}, "scp")
 	add(&program{short: merge(shorts("oF", kRun), shorts("i", kRead), shorts("E", kWrite),
 		shorts("pluLRDbcemJOQSW", kVal)), operands: opsNone}, "ssh")
 	add(&program{abbrev: true, short: merge(shorts("fCEI", kRun), shorts("jlWo", kVal)),
@@ -973,6 +1041,8 @@ func (u *usage) find() {
 		strings.HasPrefix(words[i], "-O") || words[i] == "-D") {
 		if words[i] == "-D" {
 			i++
+		} else if words[i] == "-L" {
+			u.risky = append(u.risky, words[i]) // it follows symlinks
 		}
 		i++
 	}
@@ -997,6 +1067,8 @@ func (u *usage) find() {
 		case "-delete":
 			u.risky = append(u.risky, w)
 			deletes = true
+		case "-follow":
+			u.risky = append(u.risky, w)
 		case "-fprint", "-fprint0", "-fls":
 			u.risky = append(u.risky, w)
 			if i+1 < len(words) {
