@@ -421,7 +421,7 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
 // shellForm decides one normalised form of a script's path (see shellPath).
 func (s *Set) shellForm(t *tier, c *Call, a shell.Access, what, path string) (Decision, bool) {
 	var fd Decision
-	file := a != shell.Arg
+	file := a == shell.Read || a == shell.Write
 	if file {
 		tool := s.opt.FSRead[0]
 		if a == shell.Write {
@@ -436,7 +436,7 @@ func (s *Set) shellForm(t *tier, c *Call, a shell.Access, what, path string) (De
 			return fd, true
 		}
 	}
-	if t.isProtected(path) {
+	if a != shell.List && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: what + " is a protected path", Path: path,
 			PathState: PathOK}, true
 	}
@@ -444,6 +444,8 @@ func (s *Set) shellForm(t *tier, c *Call, a shell.Access, what, path string) (De
 	reason := ""
 	if g != nil {
 		reason = what + " is inside a denied place: " + g.name
+	} else if a == shell.List {
+		// Its names only: a place it holds is not read.
 	} else if g = s.containing(&t.guards, c, path, false); g != nil {
 		reason = what + " holds " + g.name
 	}

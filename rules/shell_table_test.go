@@ -225,6 +225,18 @@ func TestShellScripts(t *testing.T) {
 		{bash("ls -R pub"), A, false, ""},
 		{bash("ls -LR pub"), R, false, ""},
 		{bash("cat pub/l/key"), R, true, "secrets"},
+		// A glob reads the directory it lists, even where its words are no path.
+		{in("echo ../secrets/*"), R, true, "listing"},
+		{bash("echo secrets/*"), R, true, "secrets"},
+		{bash("echo secrets/x/*"), R, true, "secrets"},
+		{bash("echo pub/l/*"), R, true, "secrets"},
+		{bash("echo pub/*/*"), R, true, "secrets"},
+		{bash("echo docs/../secrets/*"), R, true, "secrets"},
+		{bash("echo secret?/*"), R, true, "secrets"},
+		{bash(`echo "secrets/*"`), A, false, ""},
+		{bash("echo docs/*"), A, false, ""},
+		{bash("echo *"), A, false, ""},
+		{bash("echo state/*"), A, false, ""},
 		// What does not parse is one command no command pattern matches.
 		{bash(`echo "hi`), R, false, ""},
 		{bash("git status )"), R, false, ""},

@@ -1,11 +1,13 @@
 package shell
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -19,6 +21,7 @@ const (
 	Arg   Access = iota // a literal argument (or the program, when written as a path)
 	Read                // an input redirect
 	Write               // an output redirect
+	List                // a directory a glob reads the names of
 )
 
 func (a Access) String() string {
@@ -27,6 +30,8 @@ func (a Access) String() string {
 		return "read"
 	case Write:
 		return "write"
+	case List:
+		return "listing"
 	}
 	return "argument"
 }
@@ -131,6 +136,26 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				paths = append(paths, Path{Name: printNode(word), Dir: dir, Access: Arg,
 					Command: ci, Problem: problem})
 			}
+			// listings adds the directories the glob of word reads: those expanding
+			// it listed, and the one its text names before the first glob, uncleaned.
+			listings := func(word *syntax.Word) {
+				if !globby(word) {
+					return
+				}
+				for _, d := range x.listed {
+					add(d, List)
+				}
+				x.listed = x.listed[:0]
+				if prefix, ok := globPrefix(word); ok {
+					if rest, tilde := strings.CutPrefix(prefix, "~/"); tilde {
+						if home == "" {
+							return
+						}
+						prefix = home + "/" + rest
+					}
+					add(cmp.Or(prefix, "."), List)
+				}
+			}
 			expand := func(word *syntax.Word, a Access, cut int) {
 				if problem := unknowable(word, s.homeSet); problem != "" {
 					bad(word, problem)
@@ -141,6 +166,7 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					note(err)
 					return
 				}
+				listings(word)
 				for _, f := range fields {
 					if cut > 0 {
 						if cut >= len(f) {
@@ -170,6 +196,16 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				subOn = k != c.dirArg-1
 				switch u.use {
 				case useNone:
+					// Not a path, but the shell still globs it (echo ../secrets/*).
+					if globby(word) {
+						if problem := unknowable(word, s.homeSet); problem != "" {
+							bad(word, problem)
+						} else if _, err := x.fields(dir, word); err != nil {
+							note(err)
+						} else {
+							listings(word)
+						}
+					}
 					continue
 				case useRead:
 					expand(word, Read, u.cut)
@@ -231,6 +267,40 @@ func unknowable(word *syntax.Word, homeSet bool) string {
 	return ""
 }
 
+// globPrefix returns the text of word before the component holding its first glob
+// character, up to and with its last "/" ("" for a glob in the first component);
+// ok is false when braces make it more than one.
+func globPrefix(word *syntax.Word) (prefix string, ok bool) {
+	var b strings.Builder
+	for _, p := range word.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(p.Value, "{\\") {
+				return "", false
+			}
+			if i := strings.IndexAny(p.Value, "*?["); i >= 0 {
+				b.WriteString(p.Value[:i])
+				text := b.String()
+				return text[:strings.LastIndexByte(text, '/')+1], true
+			}
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				lit, isLit := q.(*syntax.Lit)
+				if !isLit {
+					return "", false
+				}
+				b.WriteString(lit.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
 // globby reports whether word may hold a glob character outside quotes.
 func globby(word *syntax.Word) bool {
 	for _, p := range word.Parts {
@@ -275,11 +345,13 @@ type expander struct {
 	home    string
 	matches int
 	entries int
+	listed  []string // the directories globbing read, since the last listings
 }
 
 var errStop = errors.New("stop")
 
 func (x *expander) fields(dir string, word *syntax.Word) ([]string, error) {
+	x.listed = x.listed[:0]
 	if len(word.Parts) == 1 {
 		lit, ok := word.Parts[0].(*syntax.Lit)
 		if ok && !strings.ContainsAny(lit.Value, "*?[{\\~") {
@@ -300,6 +372,9 @@ func (x *expander) fields(dir string, word *syntax.Word) ([]string, error) {
 				return nil, fs.ErrNotExist // relative to an unknown directory
 			}
 			entries, err := os.ReadDir(name)
+			if err == nil && !slices.Contains(x.listed, name) {
+				x.listed = append(x.listed, name) // a file read as a directory lists nothing
+			}
 			x.entries += len(entries)
 			if x.entries > maxDirEntries {
 				return nil, errStop
