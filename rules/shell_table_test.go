@@ -237,6 +237,16 @@ func TestShellScripts(t *testing.T) {
 		{bash("echo docs/*"), A, false, ""},
 		{bash("echo *"), A, false, ""},
 		{bash("echo state/*"), A, false, ""},
+		// ln -s TARGET LINK: TARGET lies where LINK does, and is written through it.
+		{bash("ln -s ../secrets docs/sd"), D, false, "secrets"},
+		{bash("ln -s ../state docs/st"), D, false, "protected"},
+		{bash("ln -s ../../secrets/key docs/a/k"), D, false, "secrets"},
+		{bash("ln -s -t docs ../secrets"), D, false, "secrets"},
+		{bash("ln -s ../secrets ../state docs/"), D, false, ""},
+		{bash("cd docs && ln -s ../secrets sd"), D, false, "secrets"},
+		{bash("ln -s secrets docs/sd"), R, false, ""},
+		{bash("ln -s x pub/l"), D, false, ""},
+		{bash("ln secrets/key docs/k"), D, false, "secrets"},
 		// What does not parse is one command no command pattern matches.
 		{bash(`echo "hi`), R, false, ""},
 		{bash("git status )"), R, false, ""},

@@ -194,6 +194,14 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					u = c.argUses[k]
 				}
 				subOn = k != c.dirArg-1
+				if u.rel > 0 && u.rel <= len(c.args) {
+					// ln -s TARGET LINK: TARGET is read where LINK lies.
+					saved := dir
+					dir = linkDir(dir, home, c.args[u.rel-1], c.argUses[u.rel-1].cut, u.relDir)
+					expand(word, Write, u.cut)
+					dir = saved
+					continue
+				}
 				switch u.use {
 				case useNone:
 					// Not a path, but the shell still globs it (echo ../secrets/*).
@@ -236,6 +244,43 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 		}
 	}
 	return paths, errors.Join(errs...)
+}
+
+// linkDir returns the directory a symbolic link's target is taken in: the one
+// holding the link word (from byte cut), or that word itself when isDir or it names
+// a directory; "" when it cannot be known.
+func linkDir(dir, home string, link *syntax.Word, cut int, isDir bool) string {
+	if !isLiteral(link) {
+		return ""
+	}
+	fields, err := wordFields(link)
+	if err != nil || len(fields) != 1 || cut >= len(fields[0]) {
+		return ""
+	}
+	name := fields[0][cut:]
+	if rest, ok := strings.CutPrefix(name, "~/"); ok || name == "~" {
+		if home == "" {
+			return ""
+		}
+		name = home + "/" + rest
+	}
+	full := name
+	if !path.IsAbs(name) {
+		if dir == "" {
+			return ""
+		}
+		full = dir + "/" + name
+	}
+	if isDir || strings.HasSuffix(name, "/") {
+		return full
+	}
+	if fi, err := os.Stat(full); err == nil && fi.IsDir() {
+		return full // ln -s T DIR makes DIR/T
+	}
+	if i := strings.LastIndexByte(full, '/'); i > 0 {
+		return full[:i] // not cleaned, as Paths resolves it
+	}
+	return "/"
 }
 
 // unknowable says why the paths of a literal word cannot be known, or "": a tilde

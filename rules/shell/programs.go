@@ -16,6 +16,11 @@ const (
 type wordUse struct {
 	use use
 	cut int
+	// rel is 1 + the index of the word whose directory a relative path is taken
+	// in (the link of ln -s TARGET LINK), or 0: the command's. relDir: that word
+	// is the directory itself (ln -s -t DIR, several targets).
+	rel    int
+	relDir bool
 }
 
 // kind is what an option of a known program does.
@@ -89,6 +94,7 @@ type usage struct {
 	writeCwd bool  // it writes into that directory
 	dir      int   // the word naming the directory it works in (git -C), or 0
 	paths    []int // the words of path values (tar -f)
+	target   int   // 1 + the word of the directory -t names, or 0
 }
 
 func (u *usage) set(i int, x use, cut int) {
@@ -288,6 +294,9 @@ func (u *usage) value(k kind, i, cut int) {
 		u.set(i, useRead, cut)
 	case kWrite, kTarget:
 		u.set(i, useWrite, cut)
+		if k == kTarget {
+			u.target = i + 1
+		}
 	case kData:
 		if at := strings.IndexByte(u.words[i][cut:], '@'); at >= 0 {
 			u.set(i, useRead, cut+at+1)
@@ -311,6 +320,33 @@ func opsLast(u *usage, ops []int) {
 			u.set(i, useWrite, 0)
 		} else {
 			u.set(i, useArg, 0)
+		}
+	}
+}
+
+// lnOps: ln makes its last operand (or one name in -t DIR, or in its directory
+// for a single operand) an alias of the others, which are written as much as the
+// link: a write. A symbolic link's target is taken relative to the link's
+// directory.
+func lnOps(u *usage, ops []int) {
+	symbolic := strings.ContainsRune(u.letters, 's') || containsAny(u.longs, "symbolic",
+		"relative")
+	targets, rel, relDir := ops, 0, false
+	switch {
+	case u.target > 0:
+		rel, relDir = u.target, true
+	case len(ops) >= 2:
+		targets = ops[:len(ops)-1]
+		last := ops[len(ops)-1]
+		u.set(last, useWrite, 0)
+		rel, relDir = last+1, len(ops) > 2
+	case len(ops) == 1:
+		u.writeCwd = true // the link is made in the directory it runs in
+	}
+	for _, i := range targets {
+		u.set(i, useWrite, 0)
+		if symbolic {
+			u.uses[i].rel, u.uses[i].relDir = rel, relDir
 		}
 	}
 }
@@ -743,7 +779,12 @@ func init() {
 			longs(kVal, "suffix", "backup",
 				"sparse", "reflink", "preserve", "no-preserve", "update")),
 		operands: opsLast}
-	add(cpLike, "cp", "ln", "link")
+	add(cpLike, "cp", "link")
+	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal),
+		shorts("L", kFollow)),
+		long: mergeLong(longs(kTarget, "target-directory"), longs(kFollow, "logical"),
+			longs(kVal, "suffix", "backup")),
+		operands: lnOps}, "ln")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
 		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "suffix",
 			"backup")), operands: opsWrite}, "mv") // it removes its sources

@@ -395,6 +395,14 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 		if wi == 0 || wi > len(c.argUses) {
 			continue
 		}
+		if fu.rel > 0 {
+			// The word it is relative to, as an index into args + 1.
+			if ri := wordOf[start+fu.rel-1]; ri > 0 {
+				fu.rel = ri
+			} else {
+				fu.rel, fu.relDir = 0, false
+			}
+		}
 		if au := &c.argUses[wi-1]; fu.use > au.use {
 			*au = fu
 		}
