@@ -409,6 +409,15 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
 	}
 	var d Decision
 	found := false
+	if p.Access == shell.Config {
+		for _, path := range forms {
+			if f := s.writableConfig(t, c, path, p.Configs); f != "" {
+				return Decision{Action: Require, Reason: what + " runs " + f +
+					", which the agent may write", Path: path, PathState: PathOK}, true
+			}
+		}
+		return Decision{}, false
+	}
 	for _, path := range forms {
 		pd, changes := s.shellForm(t, c, p.Access, what, path)
 		if changes && (!found || severity(pd) > severity(d)) {
@@ -416,6 +425,32 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
 		}
 	}
 	return d, found
+}
+
+// maxConfigDepth bounds how many directories writableConfig looks at.
+const maxConfigDepth = 64
+
+// writableConfig returns the first of files, in dir or a directory above it, that a
+// file write tool call of c's agent would be allowed to write, or "". Such a
+// program (git, make, npm, go, …) run there may run what the agent wrote; any
+// ancestor counts, as the program looks upwards (git for .git, npm for
+// package.json) and the gate does not stat to find where it stops.
+func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) string {
+	fc := Call{Tool: s.opt.FSWrite[0], AgentID: c.AgentID, Source: c.Source}
+	for n := 0; n < maxConfigDepth; n++ {
+		for _, f := range files {
+			p := filepath.Join(dir, filepath.FromSlash(f))
+			if s.decide(t, &fc, p, PathOK).Action == Allow {
+				return p
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
 }
 
 // shellForm decides one normalised form of a script's path (see shellPath).

@@ -75,6 +75,7 @@ type Command struct {
 	dirArg    int            // 1 + the index in args of the -C DIR it works in; 0: none
 	readsCwd  bool           // it reads the directory it runs in (ls, git status)
 	writesCwd bool           // it writes into that directory (curl -O, tar -x)
+	configs   []string       // files it runs from its directory and above (configPrograms)
 	progWord  *syntax.Word   // the program word, a path when it holds a slash
 	dirs      []string       // directories it may run in, relative to the start
 	dirKnown  bool

@@ -18,10 +18,11 @@ import (
 type Access int
 
 const (
-	Arg   Access = iota // a literal argument (or the program, when written as a path)
-	Read                // an input redirect
-	Write               // an output redirect
-	List                // a directory a glob reads the names of
+	Arg    Access = iota // a literal argument (or the program, when written as a path)
+	Read                 // an input redirect
+	Write                // an output redirect
+	List                 // a directory a glob reads the names of
+	Config               // a directory whose configuration the program runs (git, make)
 )
 
 func (a Access) String() string {
@@ -32,15 +33,20 @@ func (a Access) String() string {
 		return "write"
 	case List:
 		return "listing"
+	case Config:
+		return "working directory"
 	}
 	return "argument"
 }
 
 // Path is a path a script names, after glob, tilde and brace expansion.
 type Path struct {
-	Name    string // as expanded: absolute, or relative to Dir
-	Dir     string // the directory Name is relative to; empty when it is not known
-	Access  Access
+	Name   string // as expanded: absolute, or relative to Dir
+	Dir    string // the directory Name is relative to; empty when it is not known
+	Access Access
+	// Configs, for Access Config, are the files the program runs when it finds them
+	// in Name or a directory above it (.git/config, Makefile, package.json).
+	Configs []string
 	Command int // the index of the command in Script.Commands
 	// Problem, when set, says why the path cannot be known (~user, a glob that may
 	// match ..): the call needs a human, whatever the rules say.
@@ -221,6 +227,13 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					expand(word, Write, u.cut)
 				default:
 					expand(word, Arg, u.cut)
+				}
+			}
+			if c.configs != nil {
+				subOn = true // git -C d runs d's configuration
+				add(".", Config)
+				for i := len(paths) - 1; i >= 0 && paths[i].Access == Config && paths[i].Configs == nil; i-- {
+					paths[i].Configs = c.configs
 				}
 			}
 			subOn = false // redirects and the directory are the shell's

@@ -718,6 +718,29 @@ func mergeLong(ms ...map[string]kind) map[string]kind {
 	return out
 }
 
+// configPrograms are the programs that run configuration or code they find in the
+// directory they work in or one above it, with the files they look for there.
+var configPrograms = func() map[string][]string {
+	m := map[string][]string{}
+	add := func(files []string, names ...string) {
+		for _, n := range names {
+			m[n] = files
+		}
+	}
+	add([]string{".git/config", ".git/hooks/pre-commit"}, "git")
+	add([]string{"Makefile", "makefile", "GNUmakefile"}, "make", "gmake")
+	add([]string{"package.json", ".npmrc", ".yarnrc.yml", "node_modules/x/index.js"},
+		"npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "node", "deno")
+	add([]string{"go.mod", "go.work"}, "go")
+	add([]string{"sitecustomize.py", "x.py", "pyproject.toml"}, "python", "python2",
+		"python3", "pip", "pip3", "pytest", "tox", "uv", "poetry")
+	add([]string{"Cargo.toml", ".cargo/config.toml"}, "cargo")
+	add([]string{"Rakefile", "Gemfile"}, "rake", "bundle")
+	add([]string{"pom.xml", "build.gradle", "justfile", "CMakeLists.txt", "build.ninja"},
+		"mvn", "gradle", "just", "cmake", "ninja", "meson")
+	return m
+}()
+
 // The table of known programs (docs/design.md, "Shell commands").
 var programs = map[string]*program{}
 
@@ -917,6 +940,9 @@ func (u *usage) git() {
 			name == "--config-env" || name == "--exec-path" || w == "--exec-path":
 			u.risky = append(u.risky, w)
 		case w == "-C" || w == "--git-dir" || w == "--work-tree":
+			if w != "-C" {
+				u.risky = append(u.risky, w)
+			}
 			if i+1 < len(words) {
 				u.set(i+1, useArg, 0)
 				if w == "-C" {
@@ -926,6 +952,7 @@ func (u *usage) git() {
 			i++
 		case (name == "--git-dir" || name == "--work-tree") && hasVal:
 			u.set(i, useArg, len(name)+1)
+			u.risky = append(u.risky, w) // the repository whose configuration runs
 		case w == "--namespace" || w == "--super-prefix" || w == "--list-cmds" ||
 			w == "--attr-source":
 			i++

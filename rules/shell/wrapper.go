@@ -389,6 +389,7 @@ func findExecs(words []string) [][]string {
 // Words[start]; wordOf maps each word to its syntax word.
 func (c *Command) uses(u *usage, start int, wordOf []int) {
 	c.Risky = u.risky
+	c.configs = configPrograms[ProgramName(u.words[0])]
 	c.argUses = make([]wordUse, len(c.args))
 	for j, fu := range u.uses {
 		wi := wordOf[start+j]
