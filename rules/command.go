@@ -349,13 +349,17 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 	done := make(map[seen]bool, len(paths))
 	var buf [4]string
 	cache := lstatCache{}
+	var probes map[string]bool
 	for _, p := range paths {
 		k := seen{p.Full(), p.Access}
 		if done[k] {
 			continue
 		}
 		done[k] = true
-		pd, ok := s.shellPath(t, c, sc, p, buf[:0], cache)
+		if p.Access == shell.Config && probes == nil {
+			probes = map[string]bool{}
+		}
+		pd, ok := s.shellPath(t, c, sc, p, buf[:0], cache, probes)
 		if !ok {
 			continue
 		}
@@ -388,7 +392,7 @@ func cmdSeverity(cd *CommandDecision) int {
 // target or a file an option names as the file call it is, and any path by the
 // guards. ok is false when the path changes nothing.
 func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
-	buf []string, cache lstatCache) (Decision, bool) {
+	buf []string, cache lstatCache, probes map[string]bool) (Decision, bool) {
 	what := "the tool's working directory"
 	if p.Command >= 0 && p.Command < len(sc.Commands) {
 		what = fmt.Sprintf("%s %q of command %q", p.Access, p.Name,
@@ -411,7 +415,7 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
 	found := false
 	if p.Access == shell.Config {
 		for _, path := range forms {
-			if f := s.writableConfig(t, c, path, p.Configs); f != "" {
+			if f := s.writableConfig(t, c, path, p.Configs, probes); f != "" {
 				return Decision{Action: Require, Reason: what + " runs " + f +
 					", which the agent may write", Path: path, PathState: PathOK}, true
 			}
@@ -434,13 +438,23 @@ const maxConfigDepth = 64
 // file write tool call of c's agent would be allowed to write, or "". Such a
 // program (git, make, npm, go, …) run there may run what the agent wrote; any
 // ancestor counts, as the program looks upwards (git for .git, npm for
-// package.json) and the gate does not stat to find where it stops.
-func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) string {
-	fc := Call{Tool: s.opt.FSWrite[0], AgentID: c.AgentID, Source: c.Source}
+// package.json) and the gate does not stat to find where it stops. The guards are
+// not asked: a rule allowing the write is enough. probes keeps the answers of one
+// call, by file.
+func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string,
+	probes map[string]bool) string {
+	tool := s.opt.FSWrite[0]
 	for n := 0; n < maxConfigDepth; n++ {
 		for _, f := range files {
 			p := filepath.Join(dir, filepath.FromSlash(f))
-			if s.decide(t, &fc, p, PathOK).Action == Allow {
+			w, known := probes[p]
+			if !known {
+				m := matcher{agent: c.AgentID, source: c.Source, path: p, pathState: PathOK}
+				r := t.first(tool, &m)
+				w = r != nil && r.action == Allow && !t.isProtected(p)
+				probes[p] = w
+			}
+			if w {
 				return p
 			}
 		}
