@@ -446,7 +446,20 @@ func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string,
 	tool := s.opt.FSWrite[0]
 	for n := 0; n < maxConfigDepth; n++ {
 		for _, f := range files {
-			p := filepath.Join(dir, filepath.FromSlash(f))
+			p := ""
+			switch rest, home := strings.CutPrefix(f, "~/"); {
+			case home && (n > 0 || s.opt.Home == ""):
+				continue
+			case home:
+				// In the form paths are matched in (workspace-relative inside it).
+				np, ok := s.normalize(&Call{}, filepath.Join(s.opt.Home, filepath.FromSlash(rest)))
+				if !ok {
+					continue
+				}
+				p = np
+			default:
+				p = filepath.Join(dir, filepath.FromSlash(f))
+			}
 			w, known := probes[p]
 			if !known {
 				m := matcher{agent: c.AgentID, source: c.Source, path: p, pathState: PathOK}

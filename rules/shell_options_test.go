@@ -23,7 +23,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 			CommandPattern: p, Action: Allow, Priority: DefaultPriority})
 	}
 	opt := seedOptions(root)
-	opt.Home = root + "/memory"
+	opt.Home = root + "/docs" // not agent-writable: git and go may run here
 	s := Compile(nil, rs, opt)
 	in := func(script string) Call { // run in docs: the root holds secrets
 		return Call{Tool: "Bash", Cwd: "docs", Args: map[string]any{"command": script}}

@@ -291,3 +291,35 @@ func TestShellScripts(t *testing.T) {
 		})
 	}
 }
+
+// TestShellHomeConfig: a program that reads configuration from the home directory
+// needs a human when the agent may write there.
+func TestShellHomeConfig(t *testing.T) {
+	root := workspace(t)
+	tests := []struct {
+		home, script string
+		want         Action
+	}{
+		{filepath.Join(root, "data", "h"), "git status", Require},
+		{filepath.Join(root, "data", "h"), "git log -n 1", Require},
+		{filepath.Join(root, "data", "h"), "npm test", Require},
+		{filepath.Join(root, "data", "h"), "ls", Allow},
+		{filepath.Join(root, "docs"), "git status", Allow},
+		{"", "git status", Allow},
+	}
+	for _, tt := range tests {
+		t.Run(tt.home+" "+tt.script, func(t *testing.T) {
+			opt := seedOptions(root)
+			opt.Home = tt.home
+			s := Compile(nil, starterRules(), opt)
+			d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Cwd: "docs",
+				Args: map[string]any{"command": tt.script}})
+			if d.Action != tt.want {
+				t.Errorf("Evaluate = %s %q, want %s", d.Action, d.Reason, tt.want)
+			}
+			if tt.want == Require && !strings.Contains(d.Reason, "which the agent may write") {
+				t.Errorf("Reason = %q, want it to name the writable configuration", d.Reason)
+			}
+		})
+	}
+}

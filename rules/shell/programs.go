@@ -719,7 +719,8 @@ func mergeLong(ms ...map[string]kind) map[string]kind {
 }
 
 // configPrograms are the programs that run configuration or code they find in the
-// directory they work in or one above it, with the files they look for there.
+// directory they work in or one above it, with the files they look for there; a
+// file starting with ~/ is looked for in the home directory only.
 var configPrograms = func() map[string][]string {
 	m := map[string][]string{}
 	add := func(files []string, names ...string) {
@@ -727,14 +728,16 @@ var configPrograms = func() map[string][]string {
 			m[n] = files
 		}
 	}
-	add([]string{".git/config", ".git/hooks/pre-commit"}, "git")
+	add([]string{".git/config", ".git/hooks/pre-commit", "~/.gitconfig",
+		"~/.config/git/config"}, "git")
 	add([]string{"Makefile", "makefile", "GNUmakefile"}, "make", "gmake")
-	add([]string{"package.json", ".npmrc", ".yarnrc.yml", "node_modules/x/index.js"},
+	add([]string{"package.json", ".npmrc", ".yarnrc.yml", "node_modules/x/index.js",
+		"~/.npmrc"},
 		"npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "node", "deno")
-	add([]string{"go.mod", "go.work"}, "go")
+	add([]string{"go.mod", "go.work", "~/.config/go/env"}, "go")
 	add([]string{"sitecustomize.py", "x.py", "pyproject.toml"}, "python", "python2",
 		"python3", "pip", "pip3", "pytest", "tox", "uv", "poetry")
-	add([]string{"Cargo.toml", ".cargo/config.toml"}, "cargo")
+	add([]string{"Cargo.toml", ".cargo/config.toml", "~/.cargo/config.toml"}, "cargo")
 	add([]string{"Rakefile", "Gemfile"}, "rake", "bundle")
 	add([]string{"pom.xml", "build.gradle", "justfile", "CMakeLists.txt", "build.ninja"},
 		"mvn", "gradle", "just", "cmake", "ninja", "meson")
