@@ -50,3 +50,18 @@ func (id fileID) settled(now time.Time) bool {
 	}
 	return now.UnixNano()-id.ctime > int64(margin)
 }
+
+// lstatLink reports whether name is a symlink, or the lstat error (a syscall.Errno).
+func lstatLink(name string) (bool, error) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Lstat(name, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		return st.Mode&syscall.S_IFMT == syscall.S_IFLNK, nil
+	}
+}
