@@ -190,7 +190,8 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 	case Deny:
 		verb = "denied"
 	}
-	var rb []byte
+	var rbBuf [256]byte
+	rb := rbBuf[:0]
 	if out.Action == Allow && len(out.Commands) > 1 {
 		rb = append(rb, "all "...)
 		rb = strconv.AppendInt(rb, int64(len(out.Commands)), 10)

@@ -216,8 +216,8 @@ func (c *lstatCache) lstat(name []byte) (link bool, err error) {
 func resolveWith(full, root string, rec *lookups, cache *lstatCache, dots *bool) (string,
 	string) {
 	linked := false
-	buf := make([]byte, 1, len(full)+16)
-	buf[0] = '/'
+	var stack [256]byte // most paths fit: only the result is allocated
+	buf := append(stack[:0], '/')
 	rest := full
 	if len(root) > 1 && strings.HasPrefix(full, root) && (len(full) == len(root) || full[len(root)] == '/') {
 		buf = append(buf[:0], root...)
