@@ -147,7 +147,7 @@ func commandsOf(t *testing.T, plain string) []string {
 // Whatever is cut, every command that is not allowed stays in the Telegram and the
 // Slack prompt with its mark, in script order, and the allowed ones left out are
 // counted where they were; the Script field states how many need the human and names
-// the one that decided.
+// the one that decided, also when the arguments are cut.
 func TestPromptShowsNeedingCommands(t *testing.T) {
 	for name, r := range scriptCases() {
 		t.Run(name, func(t *testing.T) {
@@ -160,6 +160,9 @@ func TestPromptShowsNeedingCommands(t *testing.T) {
 				t.Fatalf("Telegram text is %d units, over %d", n, TelegramMaxText)
 			}
 			checkShown(t, r, commandsOf(t, plain))
+			if name == "attack" && !strings.Contains(plain, " characters cut]…") {
+				t.Errorf("the arguments of the attack are not cut: the case lost its point")
+			}
 			if !strings.Contains(plain, `"command": "`+r.Commands[0].Command[:10]) {
 				t.Errorf("the arguments' head is not shown")
 			}
