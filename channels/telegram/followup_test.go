@@ -46,7 +46,7 @@ func (e *env) followUp(chat int64, id uint64) telegramtest.SentMessage {
 	var got telegramtest.SentMessage
 	err := e.srv.Wait(e.ctx, func() bool {
 		for _, m := range e.srv.Messages(chat) {
-			if d := m.History[0].CallbackData(); len(d) == 1 && d[0] == want {
+			if d := armedData(m); len(d) == 1 && d[0] == want {
 				got = m
 				return true
 			}
@@ -100,7 +100,7 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 	prompt := e.prompt(groupChat.ID, r.ID)
 	var reply string
 	for _, c := range e.srv.Calls("sendMessage") {
-		if strings.Contains(c.Params["reply_markup"], fmt.Sprintf(`"r:%d"`, r.ID)) {
+		if strings.Contains(c.Params["text"], fmt.Sprintf("Request #%d (", r.ID)) {
 			reply = c.Params["reply_parameters"]
 		}
 	}
@@ -184,7 +184,7 @@ func TestAlwaysOnlyForAdminApprovals(t *testing.T) {
 		t.Errorf("offers stored: %s, %v", v, err)
 	}
 	for _, m := range e.srv.Messages(groupChat.ID) {
-		for _, d := range m.History[0].CallbackData() {
+		for _, d := range armedData(m) {
 			if strings.HasPrefix(d, "r:") {
 				t.Errorf("follow-up sent: %q", m.PlainText)
 			}
