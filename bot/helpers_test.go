@@ -187,6 +187,8 @@ type fakeChannel struct {
 	failNotices int
 	// gate, when set, makes Send wait for a value on it before answering.
 	gate chan struct{}
+	// onArm, when set, runs (under the lock) as an Edit arms a message.
+	onArm func(target, ref string)
 }
 
 type sent struct {
@@ -247,6 +249,9 @@ func (c *fakeChannel) Edit(ctx context.Context, target, ref string, p Prompt) er
 			if s.Target == target && s.Ref == ref && !s.Armed {
 				c.sends[i].Prompt, c.sends[i].Armed = p, true
 				c.arms++
+				if c.onArm != nil {
+					c.onArm(target, ref)
+				}
 				return nil
 			}
 		}

@@ -1,8 +1,12 @@
 package telegram
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -397,5 +401,64 @@ func TestAlwaysClaimedThenStopped(t *testing.T) {
 	}
 	if v, err := e.db.GetMeta("bot/offers"); err != nil || v != nil {
 		t.Errorf("offers left: %s, %v", v, err)
+	}
+}
+
+// failOfferArm is a transport that fails every editMessageText that would add a
+// follow-up's button, and signals the first.
+type failOfferArm struct {
+	next  http.RoundTripper
+	once  sync.Once
+	tried chan struct{}
+}
+
+func (h *failOfferArm) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/editMessageText") {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		_ = r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"r:`)) {
+			h.once.Do(func() { close(h.tried) })
+			return nil, errors.New("connection reset")
+		}
+	}
+	return h.next.RoundTrip(r)
+}
+
+// A follow-up is posted without its button, recorded on its offer, then armed. One
+// whose arm never happened (the process stopped first) is armed by the next start,
+// not posted again, and its button then works.
+func TestAlwaysArmedAfterRestart(t *testing.T) {
+	hook := &failOfferArm{next: http.DefaultTransport.(*http.Transport).Clone(),
+		tried: make(chan struct{})}
+	e := newEnv(t, envOptions{httpClient: &http.Client{Transport: hook}}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	select {
+	case <-hook.tried:
+	case <-e.ctx.Done():
+		t.Fatal("the follow-up was never armed")
+	}
+	e.close()
+	var posted []telegramtest.SentMessage
+	for _, m := range e.srv.Messages(groupChat.ID) {
+		if strings.Contains(m.PlainText, "was approved") {
+			posted = append(posted, m)
+		}
+	}
+	if len(posted) != 1 || armedData(posted[0]) != nil {
+		t.Fatalf("%d follow-ups; want one, never armed", len(posted))
+	}
+
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path}).start()
+	m := e.followUp(groupChat.ID, r.ID)
+	if m.MessageID != posted[0].MessageID {
+		t.Fatalf("follow-up %d armed, want the recorded %d", m.MessageID, posted[0].MessageID)
+	}
+	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule") {
+		t.Errorf("tap on the armed follow-up: %q", toast)
 	}
 }
