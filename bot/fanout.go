@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -292,7 +293,8 @@ func unarmed(p Prompt) Prompt {
 // arm edits recorded message m of request id to show its buttons, when the request
 // is still pending, under the message's claim. When the message is claimed (an edit
 // of it in flight, which shows the request as it is then) or the request has left
-// pending, it does nothing. It blocks for one Edit.
+// pending, it does nothing. It blocks for one Edit, one more each time the pending
+// request's prompt changed meanwhile.
 func (f *Fanout) arm(ctx context.Context, ch Channel, id uint64, m store.Message) error {
 	key := msgKey{id: id, channel: m.Channel, chat: m.ChatID, ref: m.Ref}
 	if !f.claim(key) {
@@ -303,15 +305,24 @@ func (f *Fanout) arm(ctx context.Context, ch Channel, id uint64, m store.Message
 	if err != nil {
 		return fmt.Errorf("bot: arm message %s of request %d: %w", m.Ref, id, err)
 	}
-	if r.Status != store.Pending {
-		return nil
+	// A refresh of the pending request (a caller that stopped waiting) finds the
+	// message claimed and skips it: edit again until it shows the request as stored.
+	for p := NewPrompt(r, f.short); r.Status == store.Pending; {
+		if err := ch.Edit(ctx, m.ChatID, m.Ref, p); err != nil {
+			return fmt.Errorf("bot: arm message %s of request %d on %s %s: %w",
+				m.Ref, id, m.Channel, m.ChatID, err)
+		}
+		f.log.Debug("prompt armed", "request_id", id, "channel", m.Channel, "chat", m.ChatID,
+			"ref", m.Ref)
+		if r, err = f.store.Request(id); err != nil {
+			return fmt.Errorf("bot: arm message %s of request %d: %w", m.Ref, id, err)
+		}
+		next := NewPrompt(r, f.short)
+		if reflect.DeepEqual(next, p) {
+			break
+		}
+		p = next
 	}
-	if err := ch.Edit(ctx, m.ChatID, m.Ref, NewPrompt(r, f.short)); err != nil {
-		return fmt.Errorf("bot: arm message %s of request %d on %s %s: %w",
-			m.Ref, id, m.Channel, m.ChatID, err)
-	}
-	f.log.Debug("prompt armed", "request_id", id, "channel", m.Channel, "chat", m.ChatID,
-		"ref", m.Ref)
 	return nil
 }
 
