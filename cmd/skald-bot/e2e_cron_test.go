@@ -82,7 +82,7 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
 	if m := e.waitTelegramEdited(prompt); m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane (100000001) · telegram · ") {
 		t.Errorf("Telegram prompt after the tap (keyboard %v):\n%s", m.Keyboard, m.PlainText)
 	}
-	if ups, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, e.sl.Messages(slacktest.DefaultChannel)[0].TS, 1); err != nil || hasActions(ups[0]) {
+	if ups, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, e.sl.Messages(slacktest.DefaultChannel)[0].TS, 2); err != nil || hasActions(ups[1]) {
 		t.Errorf("Slack prompt after the tap: %v", err)
 	}
 	// One prompt before the kill, none after it: the restart found them recorded.
