@@ -330,6 +330,22 @@ func (e *e2e) slackPrompt(n int) slacktest.Message {
 	return ups[0]
 }
 
+// slackFinished waits until Slack message ts no longer shows buttons and returns it
+// as it reads then.
+func (e *e2e) slackFinished(ts string) slacktest.Message {
+	e.t.Helper()
+	for {
+		cur, ok := e.sl.Current(slacktest.DefaultChannel, ts)
+		if ok && !hasActions(cur) {
+			return cur
+		}
+		n := len(e.sl.Updates(slacktest.DefaultChannel, ts))
+		if _, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, ts, n+1); err != nil {
+			e.t.Fatalf("Slack message %s still shows buttons: %v", ts, err)
+		}
+	}
+}
+
 // hasActions reports whether a Slack message's blocks hold an actions block.
 func hasActions(m slacktest.Message) bool {
 	return strings.Contains(string(m.RawBlocks), `"type":"actions"`)
