@@ -714,23 +714,16 @@ func (d *DB) ClarificationByReply(channel, chatID, ref string) (Clarification, R
 }
 
 // pruneClarifications deletes the finished clarifications that ended before before,
-// with their index entries. They are in id order, which is creation order, so the
-// scan stops at the first one created at or after before.
+// with their index entries.
 func pruneClarifications(tx *bolt.Tx, before time.Time) (int, error) {
 	b := tx.Bucket(bucketClars)
-	var doomed []Clarification
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		var cl Clarification
-		if err := decodeJSON(k, v, &cl); err != nil {
-			return 0, err
-		}
-		if !cl.CreatedAt.Before(before) {
-			break
-		}
-		if at, ok := cl.endedAt(); ok && at.Before(before) {
-			doomed = append(doomed, cl)
-		}
+	doomed, err := prunable(b, before, func(cl Clarification) time.Time { return cl.CreatedAt },
+		func(cl Clarification) bool {
+			at, ok := cl.endedAt()
+			return ok && at.Before(before)
+		})
+	if err != nil {
+		return 0, err
 	}
 	for _, cl := range doomed {
 		if err := b.Delete(u64(cl.ID)); err != nil {

@@ -242,23 +242,15 @@ func (d *DB) RunByRequest(requestID uint64) (Run, error) {
 }
 
 // pruneRuns deletes the finished runs that finished before before, with their index
-// entries. Runs are in id order, which is start order, and a run started at or after
-// before cannot have finished before it, so the scan stops there.
+// entries.
 func pruneRuns(tx *bolt.Tx, before time.Time) (int, error) {
 	b := tx.Bucket(bucketRuns)
-	var doomed []Run
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		var r Run
-		if err := decodeJSON(k, v, &r); err != nil {
-			return 0, err
-		}
-		if !r.StartedAt.Before(before) {
-			break
-		}
-		if r.Status.final() && !r.FinishedAt.IsZero() && r.FinishedAt.Before(before) {
-			doomed = append(doomed, r)
-		}
+	doomed, err := prunable(b, before, func(r Run) time.Time { return r.StartedAt },
+		func(r Run) bool {
+			return r.Status.final() && !r.FinishedAt.IsZero() && r.FinishedAt.Before(before)
+		})
+	if err != nil {
+		return 0, err
 	}
 	for _, r := range doomed {
 		if err := b.Delete(u64(r.ID)); err != nil {
