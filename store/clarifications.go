@@ -343,14 +343,12 @@ func (d *DB) AnswerClarification(id uint64, a ClarificationAnswer) (Clarificatio
 	var bad string
 	err := d.update(func(tx *bolt.Tx) error {
 		out, outcome, bad = Clarification{}, resolveNotFound, ""
-		c, ok, err := getClarification(tx, id)
+		c, found, err := pendingClarification(tx, id)
 		switch {
 		case err != nil:
 			return err
-		case !ok:
-			return errNoChange
-		case c.Status != ClarificationPending:
-			out, outcome = c, resolveLost
+		case found != resolveDone:
+			out, outcome = c, found
 			return errNoChange
 		case a.At.After(c.ExpiresAt):
 			out, outcome = c, resolveLate
@@ -390,6 +388,22 @@ func (d *DB) AnswerClarification(id uint64, a ClarificationAnswer) (Clarificatio
 			out.ExpiresAt.Format(time.RFC3339))
 	}
 	return out, nil
+}
+
+// pendingClarification reads clarification id inside tx to end it: resolveDone when it
+// is pending, resolveNotFound when there is none, resolveLost (with the clarification)
+// when it has ended already.
+func pendingClarification(tx *bolt.Tx, id uint64) (Clarification, resolveOutcome, error) {
+	c, ok, err := getClarification(tx, id)
+	switch {
+	case err != nil:
+		return Clarification{}, resolveNotFound, err
+	case !ok:
+		return Clarification{}, resolveNotFound, nil
+	case c.Status != ClarificationPending:
+		return c, resolveLost, nil
+	}
+	return c, resolveDone, nil
 }
 
 // cut shortens s to at most n bytes on a rune boundary, marking the cut with "…".
@@ -454,14 +468,12 @@ func (d *DB) CancelClarification(id uint64, res Resolution) (Clarification, erro
 	var outcome resolveOutcome
 	err := d.update(func(tx *bolt.Tx) error {
 		out, outcome = Clarification{}, resolveNotFound
-		c, ok, err := getClarification(tx, id)
+		c, found, err := pendingClarification(tx, id)
 		switch {
 		case err != nil:
 			return err
-		case !ok:
-			return errNoChange
-		case c.Status != ClarificationPending:
-			out, outcome = c, resolveLost
+		case found != resolveDone:
+			out, outcome = c, found
 			return errNoChange
 		}
 		if err := d.closeClarification(tx, &c, ClarificationCancelled, res); err != nil {
