@@ -279,21 +279,6 @@ func TestStopInterruptsTheStepInFlight(t *testing.T) {
 	}
 }
 
-func TestApprovalTimeoutOverride(t *testing.T) {
-	j := backup("backup", "")
-	j.ApprovalTimeout = 90 * 60 * 1e9 // 90 minutes
-	e := newEnv(t, j)
-	e.start()
-	r := waitingAtStep2(t, e, "backup")
-	req, err := e.gate.Request(r.RequestID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := req.ExpiresAt.Sub(req.CreatedAt); got != j.ApprovalTimeout {
-		t.Errorf("the request lives %s, want the job's %s", got, j.ApprovalTimeout)
-	}
-}
-
 // allow adds a rule allowing agent ops to call tool.
 func allow(t *testing.T, e *env, tool string) {
 	t.Helper()
