@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/skald-circle/skald-bot/rules/shell"
 )
@@ -361,7 +362,6 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 	done := doneBuf[:0]
 	var buf [4]string
 	var cache lstatCache
-	var probes map[string]bool
 	for i := range paths {
 		p := &paths[i]
 		k := seen{p.Full(), p.Access}
@@ -369,10 +369,7 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 			continue
 		}
 		done = append(done, k)
-		if p.Access == shell.Config && probes == nil {
-			probes = map[string]bool{}
-		}
-		pd, ok := s.shellPath(t, c, sc, p, k.full, buf[:0], &cache, probes)
+		pd, ok := s.shellPath(t, c, sc, p, k.full, buf[:0], &cache)
 		if !ok {
 			continue
 		}
@@ -405,7 +402,7 @@ func cmdSeverity(cd *CommandDecision) int {
 // target or a file an option names as the file call it is, and any path by the
 // guards. ok is false when the path changes nothing.
 func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full string,
-	buf []string, cache *lstatCache, probes map[string]bool) (Decision, bool) {
+	buf []string, cache *lstatCache) (Decision, bool) {
 	if p.Problem != "" {
 		return Decision{Action: Require, Reason: pathWhat(sc, p) + ": " + p.Problem,
 			PathState: PathInvalid}, true
@@ -423,7 +420,7 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 	found := false
 	if p.Access == shell.Config {
 		for _, path := range forms {
-			if f := s.writableConfig(t, c, path, p.Configs, probes); f != "" {
+			if f := s.writableConfig(t, c, path, p.Configs); f != "" {
 				return Decision{Action: Require, Reason: pathWhat(sc, p) + " runs " + f +
 					", which the agent may write", Path: path, PathState: PathOK}, true
 			}
@@ -447,34 +444,29 @@ const maxConfigDepth = 64
 // program (git, make, npm, go, …) run there may run what the agent wrote; any
 // ancestor counts, as the program looks upwards (git for .git, npm for
 // package.json) and the gate does not stat to find where it stops. The guards are
-// not asked: a rule allowing the write is enough. probes keeps the answers of one
-// call, by file.
-func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string,
-	probes map[string]bool) string {
+// not asked: a rule allowing the write is enough. The answers are kept in t.
+func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) string {
 	tool := s.opt.FSWrite[0]
 	for n := 0; n < maxConfigDepth; n++ {
 		for _, f := range files {
-			p := ""
-			switch rest, home := strings.CutPrefix(f, "~/"); {
-			case home && (n > 0 || s.opt.Home == ""):
+			k := probeKey{dir: dir, file: f, agent: c.AgentID, source: c.Source}
+			if n > 0 && strings.HasPrefix(f, "~/") {
 				continue
-			case home:
-				// In the form paths are matched in (workspace-relative inside it).
-				np, ok := s.normalize(&Call{}, filepath.Join(s.opt.Home, filepath.FromSlash(rest)))
-				if !ok {
-					continue
+			}
+			if w, known := t.probes.get(k); known {
+				if w {
+					return s.probePath(dir, f)
 				}
-				p = np
-			default:
-				p = filepath.Join(dir, filepath.FromSlash(f))
+				continue
 			}
-			w, known := probes[p]
-			if !known {
-				m := matcher{agent: c.AgentID, source: c.Source, path: p, pathState: PathOK}
-				r := t.first(tool, &m)
-				w = r != nil && r.action == Allow && !t.isProtected(p)
-				probes[p] = w
+			p := s.probePath(dir, f)
+			if p == "" {
+				continue
 			}
+			m := matcher{agent: c.AgentID, source: c.Source, path: p, pathState: PathOK}
+			r := t.first(tool, &m)
+			w := r != nil && r.action == Allow && !t.isProtected(p)
+			t.probes.put(k, w)
 			if w {
 				return p
 			}
@@ -486,6 +478,51 @@ func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string,
 		dir = parent
 	}
 	return ""
+}
+
+// probePath is the path writableConfig asks about for file in dir: in the home
+// directory for ~/…, in the form paths are matched in (workspace-relative inside
+// it), lexically; "" when there is no home.
+func (s *Set) probePath(dir, file string) string {
+	rest, home := strings.CutPrefix(file, "~/")
+	switch {
+	case home && s.opt.Home == "":
+		return ""
+	case home:
+		return relTo(filepath.Join(s.opt.Home, filepath.FromSlash(rest)), s.opt.WorkspaceRoot)
+	}
+	return filepath.Join(dir, filepath.FromSlash(file))
+}
+
+// maxProbes bounds how many answers a probeCache keeps.
+const maxProbes = 4096
+
+// probeKey is one question of writableConfig.
+type probeKey struct{ dir, file, agent, source string }
+
+// probeCache keeps writableConfig's answers of one tier; it is safe for concurrent
+// use, and its zero value is empty.
+type probeCache struct {
+	mu sync.RWMutex
+	m  map[probeKey]bool
+}
+
+func (pc *probeCache) get(k probeKey) (writable, known bool) {
+	pc.mu.RLock()
+	writable, known = pc.m[k]
+	pc.mu.RUnlock()
+	return writable, known
+}
+
+func (pc *probeCache) put(k probeKey, writable bool) {
+	pc.mu.Lock()
+	if pc.m == nil {
+		pc.m = map[probeKey]bool{}
+	}
+	if len(pc.m) < maxProbes {
+		pc.m[k] = writable
+	}
+	pc.mu.Unlock()
 }
 
 // pathWhat is how a reason names the path p of sc.
