@@ -87,7 +87,14 @@ func TestProcessExplain(t *testing.T) {
 		Action: rules.Allow, Priority: 1}, store.Actor{By: "t", Via: "test"})
 	testkit.Must(t, err)
 	before := teststore.Snapshot(t, s.db)
+	// Without --cwd the call is made from the current directory, as the hook's are.
+	wd, err := os.Getwd()
+	testkit.Must(t, err)
 	code, out, errOut := cliIn(t, nil, admin, "explain", "--server", s.url, "--tool", "Read", "--arg", "file_path=secrets/key")
+	if code != 0 || !strings.Contains(out, "paths: "+wd+"/secrets/key, secrets/key\n") {
+		t.Fatalf("explain from %s: exit %d\n%s%s", wd, code, out, errOut)
+	}
+	code, out, errOut = cliIn(t, nil, admin, "explain", "--server", s.url, "--cwd", "", "--tool", "Read", "--arg", "file_path=secrets/key")
 	if code != 0 || errOut != "" || !strings.HasPrefix(out, "Read in group default (profile default): deny — rule ") ||
 		!strings.Contains(out, "paths: secrets/key\n") ||
 		!strings.Contains(out, "no: tool pattern does not match Read") ||

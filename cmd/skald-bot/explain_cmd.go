@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,12 +19,19 @@ func newExplainCmd(conn *connection) *cobra.Command {
 rule that decided and, for every rule tried before it in evaluation order, which
 filter did not match (tool pattern, agent, source, path pattern, command pattern).
 The server must be running: it holds the rules, the profiles and the workspace. Session
-bypasses are not looked at; the profile fast-path is.`,
+bypasses are not looked at; the profile fast-path is. Without --cwd, the call is made
+from the current directory, as the Claude Code hook's are: relative paths resolve
+against it, and with no --profile it picks the project that holds it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			call, err := o.toolCall()
 			if err != nil {
 				return usageError{err}
+			}
+			if !cmd.Flags().Changed("cwd") {
+				if call.Cwd, err = os.Getwd(); err != nil {
+					return err
+				}
 			}
 			return adminCall(cmd, conn, func(c *api.Client) (api.ExplainResult, error) {
 				return c.Explain(cmd.Context(), call)
@@ -68,7 +76,8 @@ bypasses are not looked at; the profile fast-path is.`,
 		"arguments as a JSON object (--arg values are added to it)")
 	f.StringVar(&o.call.AgentID, "agent", "", "agent id")
 	f.StringVar(&o.call.Source, "source", "cli", "source of the call")
-	f.StringVar(&o.call.Cwd, "cwd", "", "working directory relative paths resolve against")
+	f.StringVar(&o.call.Cwd, "cwd", "",
+		"working directory relative paths resolve against (default: the current one)")
 	f.StringVar(&o.call.Group, "group", "", "permission group to evaluate in")
 	f.StringVar(&o.call.Profile, "profile", "", "profile to evaluate in")
 	cmd.MarkFlagRequired("tool")
