@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/skald-circle/skald-bot/rules/shell"
 )
@@ -417,6 +418,15 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 	}
 	var d Decision
 	found := false
+	if p.Access == shell.Config {
+		for _, path := range forms {
+			if f := s.writableConfig(t, c, path, p.Configs); f != "" {
+				return Decision{Action: Require, Reason: pathWhat(sc, p) + " runs " + f +
+					", which the agent may write", Path: path, PathState: PathOK}, true
+			}
+		}
+		return Decision{}, false
+	}
 	for _, path := range forms {
 		pd, changes := s.shellForm(t, c, sc, p, path)
 		if changes && (!found || severity(pd) > severity(d)) {
@@ -424,6 +434,95 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 		}
 	}
 	return d, found
+}
+
+// maxConfigDepth bounds how many directories writableConfig looks at.
+const maxConfigDepth = 64
+
+// writableConfig returns the first of files, in dir or a directory above it, that a
+// file write tool call of c's agent would be allowed to write, or "". Such a
+// program (git, make, npm, go, …) run there may run what the agent wrote; any
+// ancestor counts, as the program looks upwards (git for .git, npm for
+// package.json) and the gate does not stat to find where it stops. The guards are
+// not asked: a rule allowing the write is enough. The answers are kept in t.
+func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) string {
+	tool := s.opt.FSWrite[0]
+	for n := 0; n < maxConfigDepth; n++ {
+		for _, f := range files {
+			k := probeKey{dir: dir, file: f, agent: c.AgentID, source: c.Source}
+			if n > 0 && strings.HasPrefix(f, "~/") {
+				continue
+			}
+			if w, known := t.probes.get(k); known {
+				if w {
+					return s.probePath(dir, f)
+				}
+				continue
+			}
+			p := s.probePath(dir, f)
+			if p == "" {
+				continue
+			}
+			m := matcher{agent: c.AgentID, source: c.Source, path: p, pathState: PathOK}
+			r := t.first(tool, &m)
+			w := r != nil && r.action == Allow && !t.isProtected(p)
+			t.probes.put(k, w)
+			if w {
+				return p
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
+
+// probePath is the path writableConfig asks about for file in dir: in the home
+// directory for ~/…, in the form paths are matched in (workspace-relative inside
+// it), lexically; "" when there is no home.
+func (s *Set) probePath(dir, file string) string {
+	rest, home := strings.CutPrefix(file, "~/")
+	switch {
+	case home && s.opt.Home == "":
+		return ""
+	case home:
+		return relTo(filepath.Join(s.opt.Home, filepath.FromSlash(rest)), s.opt.WorkspaceRoot)
+	}
+	return filepath.Join(dir, filepath.FromSlash(file))
+}
+
+// maxProbes bounds how many answers a probeCache keeps.
+const maxProbes = 4096
+
+// probeKey is one question of writableConfig.
+type probeKey struct{ dir, file, agent, source string }
+
+// probeCache keeps writableConfig's answers of one tier; it is safe for concurrent
+// use, and its zero value is empty.
+type probeCache struct {
+	mu sync.RWMutex
+	m  map[probeKey]bool
+}
+
+func (pc *probeCache) get(k probeKey) (writable, known bool) {
+	pc.mu.RLock()
+	writable, known = pc.m[k]
+	pc.mu.RUnlock()
+	return writable, known
+}
+
+func (pc *probeCache) put(k probeKey, writable bool) {
+	pc.mu.Lock()
+	if pc.m == nil {
+		pc.m = map[probeKey]bool{}
+	}
+	if len(pc.m) < maxProbes {
+		pc.m[k] = writable
+	}
+	pc.mu.Unlock()
 }
 
 // pathWhat is how a reason names the path p of sc.
@@ -439,7 +538,7 @@ func pathWhat(sc *shell.Script, p *shell.Path) string {
 func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 	path string) (Decision, bool) {
 	var fd Decision
-	file := p.Access != shell.Arg
+	file := p.Access == shell.Read || p.Access == shell.Write
 	if file {
 		tool := s.opt.FSRead[0]
 		if p.Access == shell.Write {
@@ -454,7 +553,7 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 			return fd, true
 		}
 	}
-	if t.isProtected(path) {
+	if p.Access != shell.List && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: pathWhat(sc, p) + " is a protected path",
 			Path: path, PathState: PathOK}, true
 	}
@@ -462,6 +561,8 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 	reason := ""
 	if g != nil {
 		reason = pathWhat(sc, p) + " is inside a denied place: " + g.name
+	} else if p.Access == shell.List {
+		// Its names only: a place it holds is not read.
 	} else if g = s.containing(&t.guards, c, path, false); g != nil {
 		reason = pathWhat(sc, p) + " holds " + g.name
 	}

@@ -31,6 +31,8 @@ type tier struct {
 	guards guards
 	// protected are Options.Protected, normalised.
 	protected []string
+	// probes keeps writableConfig's answers, which depend on the rules only.
+	probes probeCache
 }
 
 // index lists, for each way a tool name can match, the positions in tier.rules of the

@@ -34,7 +34,10 @@ func FuzzEvaluateShell(f *testing.F) {
 	for _, s := range []string{"", "git status", "'", "\"", "cd data; ls *", "a=$(b) c <d >e",
 		"sh -c 'sh -c \"sh -c x\"'", "{a,b}{c,d}", "cat <<EOF\nx\nEOF", "f() { g; }",
 		"[[ $(x) ]]", "$((1+2))", "sudo -u x env -i y", "find . -exec a {} +", "#", "\\",
-		"exit", "esac", "done", "fi", "}", ")", "`", "$(", "<<", "eval"} {
+		"exit", "esac", "done", "fi", "}", ")", "`", "$(", "<<", "eval", "b[x]=1", "b=([x]=1)",
+		"HOME=/x; cd", "cd() { :; }", "alias a=b", "${a[x]}", "${x@P}", "[[ x -eq 1 ]]",
+		"bash -lc x", "set -k", "grep -drecurse", "grep --recur", "ln -s a b/c",
+		"echo ../s/*"} {
 		f.Add(s)
 	}
 	root := f.TempDir()

@@ -19,7 +19,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 			CommandPattern: p, Action: Allow, Priority: DefaultPriority})
 	}
 	opt := seedOptions(root)
-	opt.Home = root + "/memory"
+	opt.Home = root + "/docs" // not agent-writable: git and go may run here
 	s := Compile(nil, rs, opt)
 	in, root0 := bashAt("docs"), bashAt("") // in docs: the root holds secrets
 	const (
@@ -152,7 +152,8 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("read PATH < ../data/x; go test ./..."), R, false, ""},
 		{in("read -r a LD_PRELOAD < ../data/x; go test ./..."), R, false, ""},
 		{in("mapfile -t BASH_ENV < ../data/x; go test ./..."), R, false, ""},
-		{in("echo x | read y; go test ./..."), A, false, ""},
+		{in("echo x | read y; go test ./..."), R, false, "assigns y"},
+		{in("echo x | read LANG; go test ./..."), A, false, ""},
 		// Programs that read the directory they run in when given no path.
 		{root0("ls"), R, true, "holds"},
 		{root0("ls -la"), R, true, "holds"},

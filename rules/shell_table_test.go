@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,6 +39,15 @@ func starterRules() []Rule {
 // them.
 func TestShellScripts(t *testing.T) {
 	root := workspace(t)
+	// pub holds links into the denied secrets/ and the protected state/.
+	if err := os.MkdirAll(filepath.Join(root, "pub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"pub/l": "../secrets", "pub/st": "../state"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s := Compile(nil, starterRules(), seedOptions(root))
 	bash, in := bashAt(""), bashAt("docs")
 	exec := func(script, cwd string) Call {
@@ -150,6 +161,97 @@ func TestShellScripts(t *testing.T) {
 		{exec("cat notes.txt", "docs"), A, false, ""},
 		{exec("ls", "memory"), A, false, ""},
 		{exec("cat file.txt", "data"), R, true, "holds data/skald"},
+		// Assignments: only harmless names keep a script allowable.
+		{bash("LANG=C ls docs"), A, false, ""},
+		{bash("x='a[$(cat state/skald.db > docs/leak)]'; b[x]=1; ls docs"), R, false,
+			"subscript"},
+		{bash("x='a[$(id > data/leak)]'; b[x]=1; ls docs"), R, false, "subscript"},
+		{bash("b=([x]=1); ls docs"), R, false, ""},
+		{bash("b[x]+=1; ls docs"), R, false, ""},
+		{bash("X=1; ls docs"), R, false, "assigns X"},
+		{bash("HOME=" + root + "/secrets; cat ~/key"), R, true, "assigns HOME"},
+		{bash("HOME=" + root + "/secrets; cd; cat key"), R, true, ""},
+		{bash("for HOME in " + root + "/secrets; do cat ~/key; done"), R, true, ""},
+		{bash("HOME+=/../secrets; cat ~/key"), R, true, ""},
+		{bash("export HOME=" + root + "/secrets; cat ~/key"), R, true, ""},
+		{bash("read HOME; cat ~/key"), R, true, ""},
+		{in("XDG_CONFIG_HOME=" + root + "/data git status"), R, false, "assigns XDG_CONFIG_HOME"},
+		{bash("HOME=" + root + "/data bash -lc 'ls docs'"), R, false, ""},
+		{bash("bash -lc 'ls docs'"), R, false, "not known"},
+		{bash("bash --login -c 'ls docs'"), R, false, ""},
+		{bash("bash -ec 'ls docs'"), A, false, ""},
+		// Arithmetic on a variable may run code.
+		{bash("echo $((x)) > /dev/null; ls docs"), R, false, "arithmetic"},
+		{bash("[[ x -eq 1 ]]; ls docs"), R, false, "arithmetic"},
+		{bash("cat <<EOF\n${a[x]}\nEOF"), R, false, "subscript"},
+		// A function makes its name not the program.
+		{bash("cd() { echo; }; cd docs && cat secrets/key"), R, true, ""},
+		{bash("cd() { echo; }; cd docs && ls"), R, true, ""},
+		{bash("function cd { echo; }; cd docs && ls"), R, true, ""},
+		{bash("alias cd=echo; cd docs && ls"), R, true, ""},
+		{bash("f() { echo; }; f; ls docs"), R, false, "defines the function f"},
+		// Recursion, however spelled, reads the directory it runs in.
+		{bash("grep -r bd"), R, true, "holds"},
+		{bash("grep --recursive bd"), R, true, "holds"},
+		{bash("grep --recur bd"), R, true, "holds"},
+		{bash("grep --r bd"), R, true, "holds"},
+		{bash("grep -d recurse bd"), R, true, "holds"},
+		{bash("grep -drecurse bd"), R, true, "holds"},
+		{bash("grep -sd recurse bd"), R, true, "holds"},
+		{bash("grep -d=recurse bd"), R, true, "holds"},
+		{bash("grep --directories=recurse bd"), R, true, "holds"},
+		{bash("grep --dir=recurse bd"), R, true, "holds"},
+		{bash("grep --directories recurse bd"), R, true, "holds"},
+		{bash("grep --dereference-recursive bd"), R, true, "holds"},
+		{bash("grep -d rec bd"), R, true, "holds"},
+		{bash("grep -d skip bd"), A, false, ""},
+		{bash("grep -e -r bd"), A, false, ""},
+		{bash("grep -rn bd docs"), A, false, ""},
+		// Following symlinks while recursing needs a pattern that spells it.
+		{bash("grep -r TOP pub"), A, false, ""},
+		{bash("grep -R TOP pub"), R, false, ""},
+		{bash("grep -R -a bd pub"), R, false, ""},
+		{bash("grep --dereference-recursive TOP pub"), R, false, ""},
+		{bash("ls -R pub"), A, false, ""},
+		{bash("ls -LR pub"), R, false, ""},
+		{bash("cat pub/l/key"), R, true, "secrets"},
+		// A glob reads the directory it lists, even where its words are no path.
+		{in("echo ../secrets/*"), R, true, "listing"},
+		{bash("echo secrets/*"), R, true, "secrets"},
+		{bash("echo secrets/x/*"), R, true, "secrets"},
+		{bash("echo pub/l/*"), R, true, "secrets"},
+		{bash("echo pub/*/*"), R, true, "secrets"},
+		{bash("echo docs/../secrets/*"), R, true, "secrets"},
+		{bash("echo secret?/*"), R, true, "secrets"},
+		{bash(`echo "secrets/*"`), A, false, ""},
+		{bash("echo docs/*"), A, false, ""},
+		{bash("echo *"), A, false, ""},
+		{bash("echo state/*"), A, false, ""},
+		// ln -s TARGET LINK: TARGET lies where LINK does, and is written through it.
+		{bash("ln -s ../secrets docs/sd"), D, false, "secrets"},
+		{bash("ln -s ../state docs/st"), D, false, "protected"},
+		{bash("ln -s ../../secrets/key docs/a/k"), D, false, "secrets"},
+		{bash("ln -s -t docs ../secrets"), D, false, "secrets"},
+		{bash("ln -s ../secrets ../state docs/"), D, false, ""},
+		{bash("cd docs && ln -s ../secrets sd"), D, false, "secrets"},
+		{bash("ln -s secrets docs/sd"), R, false, ""},
+		{bash("ln -s x pub/l"), D, false, ""},
+		{bash("ln secrets/key docs/k"), D, false, "secrets"},
+		// A program that runs configuration from a place the agent may write.
+		{bash("cd data/r && git status"), R, false, "which the agent may write"},
+		{Call{Tool: "Bash", Cwd: "data/r", Args: map[string]any{"command": "git status"}}, R,
+			false, "which the agent may write"},
+		{in("git -C ../data/r status"), R, false, ""},
+		{bash("cd data && git log"), R, true, ""},
+		{bash("cd data/r/a/b && git status"), R, false, "which the agent may write"},
+		{in("git --git-dir=../data/r/.git status"), R, false, ""},
+		{in("git --work-tree ../data/r status"), R, false, ""},
+		{bash("cd data/r && go test ./..."), R, false, "which the agent may write"},
+		{bash("cd data/r && npm test"), R, false, "which the agent may write"},
+		{bash("cd data/r && LANG=C make test"), R, false, ""},
+		{in("git status"), A, false, ""},
+		{in("go test ./..."), A, false, ""},
+		{in("npm test"), A, false, ""},
 		// What does not parse is one command no command pattern matches.
 		{bash(`echo "hi`), R, false, ""},
 		{bash("git status )"), R, false, ""},
@@ -197,6 +299,38 @@ func checkShell(t *testing.T, s *Set, tests []shellCase) {
 			}
 			if d.Script == nil {
 				t.Errorf("Evaluate: no Script for a shell call")
+			}
+		})
+	}
+}
+
+// TestShellHomeConfig: a program that reads configuration from the home directory
+// needs a human when the agent may write there.
+func TestShellHomeConfig(t *testing.T) {
+	root := workspace(t)
+	tests := []struct {
+		home, script string
+		want         Action
+	}{
+		{filepath.Join(root, "data", "h"), "git status", Require},
+		{filepath.Join(root, "data", "h"), "git log -n 1", Require},
+		{filepath.Join(root, "data", "h"), "npm test", Require},
+		{filepath.Join(root, "data", "h"), "ls", Allow},
+		{filepath.Join(root, "docs"), "git status", Allow},
+		{"", "git status", Allow},
+	}
+	for _, tt := range tests {
+		t.Run(tt.home+" "+tt.script, func(t *testing.T) {
+			opt := seedOptions(root)
+			opt.Home = tt.home
+			s := Compile(nil, starterRules(), opt)
+			d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Cwd: "docs",
+				Args: map[string]any{"command": tt.script}})
+			if d.Action != tt.want {
+				t.Errorf("Evaluate = %s %q, want %s", d.Action, d.Reason, tt.want)
+			}
+			if tt.want == Require && !strings.Contains(d.Reason, "which the agent may write") {
+				t.Errorf("Reason = %q, want it to name the writable configuration", d.Reason)
 			}
 		})
 	}

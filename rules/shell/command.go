@@ -25,6 +25,8 @@ type Script struct {
 	// Err says why the script is one unknown command: it does not parse or is too
 	// long. It is nil otherwise.
 	Err error
+
+	homeSet bool // it assigns HOME: ~ names a place the gate cannot know
 }
 
 // Unknown reports whether any command of the script is unknown.
@@ -73,6 +75,7 @@ type Command struct {
 	dirArg    int            // 1 + the index in args of the -C DIR it works in; 0: none
 	readsCwd  bool           // it reads the directory it runs in (ls, git status)
 	writesCwd bool           // it writes into that directory (curl -O, tar -x)
+	configs   []string       // files it runs from its directory and above (configPrograms)
 	progWord  *syntax.Word   // the program word, a path when it holds a slash
 	dirs      []string       // directories it may run in, relative to the start
 	dirKnown  bool

@@ -10,9 +10,13 @@
 // of if, while, until, for and case, function bodies, and the insides of $( ),
 // backticks, <( ), >( ), here-documents, [[ ]] and arithmetic. Leading assignments
 // are dropped, but their substitutions are commands too (X=$(cat key) git status is
-// two commands). An assignment that changes which program runs or makes one run
-// other code (PATH, LD_PRELOAD, BASH_ENV, GIT_*, …) makes its command unknown, as
-// does printf -v, read, mapfile or getopts setting one.
+// two commands). Assignments are read by an allowlist (docs/design.md, "Shell
+// commands"): only a few harmless names (LANG, LC_*, TZ, TERM, …) with a literal
+// value keep a command allowable; any other, in any syntax (prefix, bare, export,
+// declare, for, read, printf -v, +=, arrays), makes it unknown, and a script that
+// assigns HOME has no known ~. Arithmetic that names a variable, ${!x}, ${x@op},
+// and a function or alias definition (after which cd DIR && no longer narrows the
+// directory) add an unknown command.
 //
 // A command's words are taken after brace expansion and quote removal; a word with
 // a parameter expansion, substitution or arithmetic is kept as written and makes the
@@ -31,7 +35,8 @@
 // not know stops the unwrapping there.
 //
 // sh, bash, zsh and dash -c SCRIPT parse SCRIPT again (at most MaxDepth deep): its
-// commands follow the wrapper, which is Delegated (its script's commands decide it);
+// commands follow the wrapper, which is Delegated (its script's commands decide it),
+// unless a shell option may make it run other code (-l, -i, -k, --rcfile, …);
 // under sudo it is the other way round, the sudo form decides and the inner
 // commands are Delegated. The arguments of eval, and the command of trap, are
 // parsed the same way, for deny only.
@@ -57,7 +62,8 @@
 // of docs/design.md, "Shell commands"): which options and operands are files it
 // writes or reads, which are no path (options, subcommands, patterns, URLs), and
 // which options run a program or code (git -c, go test -exec, find -delete, sed -i,
-// an awk program with system). Those, and the options that write, are the command's
+// an awk program with system) or follow symlinks while recursing (grep -R, cp -L).
+// Those, and the options that write, are the command's
 // Risky words: Pattern.Allows allows it only when the pattern spells each of them.
 // Long options count when abbreviated where the program accepts that.
 //
@@ -68,7 +74,11 @@
 // files the table says they write or read, the program when written as a path,
 // every redirect target as a read or a write (/dev/null and /dev/std{in,out,err}
 // left out, as are dups such as 2>&1), and the directory a command reads or writes
-// when it is given no path (ls, git status, curl -O). Words are expanded as bash
+// when it is given no path (ls, git status, curl -O), the directories a glob lists
+// (Access List, for every glob, a path or not), and the working directory of a
+// program that runs the configuration it finds there (Access Config: git, make,
+// npm, go, …). The target of ln -s is taken in the link's directory. Words are
+// expanded as bash
 // would — braces, ~, globs against the directory the command runs in, with the glob
 // options a script may set all on — with at most MaxMatches matches; a tilde prefix
 // other than ~ and ~/, and a glob component starting with a dot, are a Path with a

@@ -35,7 +35,11 @@ func FuzzParse(f *testing.F) {
 		"tar xzf a b", "tar -C", "sed -i", "sed -e", "git -c", "git -C", "git show a:b",
 		"find -delete", "find . -fprintf", "curl file:", "curl -F x=@", "go -C", "go test -o",
 		"awk -f", "dd of=", "cp -t", "sort -o", "gzip -c", "wget -P", "make -C", "-o=",
-		"mytool -c/x", "npm --pre"} {
+		"mytool -c/x", "npm --pre", "b[x]=1", "b=([x]=1)", "b[x]+=1", "HOME=/x; cd",
+		"for HOME in x; do", "cd() { :; }", "function cd { :; }", "alias a=b", "${!x}",
+		"${a[x]}", "${x:y}", "${x@P}", "${HOME:=/x}", "[[ x -eq 1 ]]", "declare -n x=y",
+		"bash -lc x", "bash -o keyword -c x", "set -k", "grep -drecurse", "grep --recur",
+		"ln -s a b/c", "echo ../s/*", "git --git-dir=x"} {
 		f.Add(s)
 	}
 	deny := MustCompile("rm -rf *")

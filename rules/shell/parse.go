@@ -29,7 +29,7 @@ func Parse(script string) (s Script) {
 	if err := w.script(script, 0, false); err != nil {
 		return unknownScript(script, err)
 	}
-	return Script{Commands: w.cmds}
+	return Script{Commands: w.cmds, homeSet: w.homeSet}
 }
 
 func unknownScript(script string, err error) Script {
@@ -55,6 +55,10 @@ type walker struct {
 	dirs      []string   // where the next command may run, relative to the start
 	dirKnown  bool
 	moved     []string // where the last literal cd may have arrived
+	homeSet   bool     // the script assigns HOME somewhere: ~ is not known
+	// cdUntrusted: the script defines a function or an alias, so a cd may not move
+	// and the commands after cd DIR && may still run where it started.
+	cdUntrusted bool
 }
 
 func (w *walker) script(src string, depth int, delegated bool) error {
@@ -66,6 +70,13 @@ func (w *walker) script(src string, depth int, delegated bool) error {
 	}
 	saveDepth, saveDel := w.depth, w.delegated
 	w.depth, w.delegated = depth, delegated || w.delegated
+	why, defines := evalRisk(f)
+	if why != "" {
+		w.emit(Command{Words: []string{why}, Unknown: true, Why: why})
+	}
+	if defines {
+		w.cdUntrusted = true
+	}
 	w.stmts(f.Stmts)
 	w.depth, w.delegated = saveDepth, saveDel
 	return nil
@@ -104,7 +115,7 @@ func (w *walker) command(c syntax.Command) {
 		w.moved = nil
 		w.stmt(c.X)
 		_, simple := c.X.Cmd.(*syntax.CallExpr)
-		if c.Op != syntax.AndStmt || !simple || w.moved == nil {
+		if c.Op != syntax.AndStmt || !simple || w.moved == nil || w.cdUntrusted {
 			w.stmt(c.Y)
 			break
 		}
@@ -132,6 +143,12 @@ func (w *walker) command(c syntax.Command) {
 		w.inLoop++
 		switch l := c.Loop.(type) {
 		case *syntax.WordIter:
+			if l.Name != nil {
+				if !harmlessVar(w.noteAssign(l.Name.Value, l.Name.Value)) {
+					w.emit(Command{Words: []string{"for " + l.Name.Value}, Unknown: true,
+						Why: "assigns " + l.Name.Value})
+				}
+			}
 			for _, word := range l.Items {
 				w.substs(word)
 			}
@@ -150,6 +167,10 @@ func (w *walker) command(c syntax.Command) {
 			w.stmts(item.Stmts)
 		}
 	case *syntax.FuncDecl:
+		// A call of the name runs the body, not the program of that name, and cd
+		// tracking no longer holds once cd may be one.
+		w.emit(Command{Words: []string{c.Name.Value + "()"}, Unknown: true,
+			Why: "defines the function " + c.Name.Value})
 		w.inLoop++
 		if c.Body != nil {
 			w.stmt(c.Body)
@@ -162,6 +183,8 @@ func (w *walker) command(c syntax.Command) {
 	case *syntax.CoprocClause:
 		if c.Name != nil {
 			w.substs(c.Name)
+			w.emit(Command{Words: []string{"coproc " + printNode(c.Name)}, Unknown: true,
+				Why: "assigns an array " + printNode(c.Name)})
 		}
 		if c.Stmt != nil {
 			w.stmt(c.Stmt)
@@ -175,6 +198,126 @@ func (w *walker) command(c syntax.Command) {
 	default:
 		w.opaque(c, "construct the gate does not read")
 	}
+}
+
+// evalRisk says why an expansion of f may run code that the gate does not see, or
+// "": arithmetic that names a variable (bash evaluates a variable's value as an
+// expression, and a[$(cmd)] in it runs cmd) — $(( )), (( )), let, for (( )), a
+// subscript, a ${x:off:len}, an arithmetic test of [[ ]] — an indirect ${!x}, a
+// ${x@op} transformation (@P expands $( ) in the value), or a ${x:=v} assignment
+// of a name harmlessVar does not list. defines reports whether f defines a function
+// or calls alias: then a cd may be one, and may not move.
+func evalRisk(f *syntax.File) (why string, defines bool) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			defines = true
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 && n.Args[0].Lit() == "alias" {
+				defines = true
+			}
+		}
+		if why != "" {
+			return true
+		}
+		switch n := n.(type) {
+		case *syntax.ArithmExp:
+			if namesVar(n.X) {
+				why = "arithmetic on a variable"
+			}
+		case *syntax.ArithmCmd:
+			if namesVar(n.X) {
+				why = "arithmetic on a variable"
+			}
+		case *syntax.LetClause:
+			for _, x := range n.Exprs {
+				if namesVar(x) {
+					why = "arithmetic on a variable"
+				}
+			}
+		case *syntax.CStyleLoop:
+			if namesVar(n.Init) || namesVar(n.Cond) || namesVar(n.Post) {
+				why = "arithmetic on a variable"
+			}
+		case *syntax.ParamExp:
+			switch {
+			case n.Excl:
+				why = "an indirect expansion"
+			case n.Index != nil && namesVar(n.Index) && !allIndex(n.Index):
+				why = "a subscript names a variable"
+			case n.Slice != nil && (namesVar(n.Slice.Offset) || namesVar(n.Slice.Length)):
+				why = "arithmetic on a variable"
+			case n.Exp != nil && n.Exp.Op == syntax.OtherParamOps:
+				why = "a ${x@op} transformation"
+			case n.Exp != nil && (n.Exp.Op == syntax.AssignUnset ||
+				n.Exp.Op == syntax.AssignUnsetOrNull) && (n.Param == nil ||
+				!harmlessVar(n.Param.Value)):
+				why = "assigns a variable in an expansion"
+			}
+		case *syntax.BinaryTest:
+			switch n.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsGtr, syntax.TsLeq,
+				syntax.TsGeq:
+				if namesVar(n.X) || namesVar(n.Y) {
+					why = "arithmetic on a variable"
+				}
+			}
+		case *syntax.Assign:
+			if n.Index != nil && namesVar(n.Index) {
+				why = "a subscript names a variable"
+			}
+		case *syntax.ArrayElem:
+			if n.Index != nil && namesVar(n.Index) {
+				why = "a subscript names a variable"
+			}
+		}
+		return true
+	})
+	return why, defines
+}
+
+// namesVar reports whether an arithmetic expression (or a word evaluated as one)
+// may name a variable: it holds a word that is not a number.
+func namesVar(x syntax.Node) bool {
+	if x == nil {
+		return false
+	}
+	if w, ok := x.(*syntax.Word); ok && w == nil {
+		return false
+	}
+	found := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok {
+			if !numericWord(w) {
+				found = true
+			}
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+// numericWord reports whether w is a number of bash arithmetic: 12, 0x1f, 2#101.
+func numericWord(w *syntax.Word) bool {
+	lit := w.Lit()
+	if lit == "" || lit[0] < '0' || lit[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' ||
+			c == '#' || c == '_' || c == '@') {
+			return false
+		}
+	}
+	return true
+}
+
+// allIndex reports whether a subscript is @ or *: every element, no arithmetic.
+func allIndex(x syntax.ArithmExpr) bool {
+	w, ok := x.(*syntax.Word)
+	return ok && (w.Lit() == "@" || w.Lit() == "*")
 }
 
 // opaque records node as one unknown command, after the commands of its
@@ -259,33 +402,68 @@ var exemptTargets = map[string]bool{
 	"/dev/null": true, "/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true,
 }
 
-// riskyVar reports whether assigning the variable name changes which program runs
-// or makes a program run other code (PATH, LD_PRELOAD, BASH_ENV, GIT_SSH_COMMAND, …).
-func riskyVar(name string) bool {
+// harmlessVar reports whether assigning the variable name keeps a script allowable:
+// a short list of names that only change how programs format their output (LANG,
+// LC_*, TZ, NO_COLOR, TERM, COLUMNS, …). Any other name may change which program
+// runs, where it finds its configuration (HOME, XDG_*, *RC) or what ~ means.
+func harmlessVar(name string) bool {
 	switch name {
-	case "PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND",
-		"CDPATH", "PAGER", "EDITOR", "VISUAL", "BROWSER", "NODE_OPTIONS", "PYTHONPATH",
-		"PYTHONSTARTUP", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS",
-		"LESSOPEN", "LESSCLOSE", "GOFLAGS", "GOTOOLCHAIN", "SSH_ASKPASS", "SUDO_ASKPASS":
+	case "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE",
+		"TERM", "COLUMNS", "LINES", "CI", "REPLY":
 		return true
 	}
-	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
-		strings.HasPrefix(name, "GIT_") || strings.HasPrefix(name, "BASH_FUNC_")
+	return strings.HasPrefix(name, "LC_") && isAssignWord(name+"=")
+}
+
+// harmlessValue reports whether value may be given to a harmless variable: a
+// literal without a "/" (LC_ALL=/path names a file to load).
+func harmlessValue(value string) bool { return !strings.ContainsRune(value, '/') }
+
+// assignProblem says why an assignment makes its command unknown, or "": a name
+// harmlessVar does not list, an array or subscript, a value that is not literal
+// text or holds a "/".
+func assignProblem(a *syntax.Assign) string {
+	if a.Name == nil {
+		return "an assignment the gate does not read"
+	}
+	name := a.Name.Value
+	switch {
+	case a.Index != nil || a.Array != nil:
+		return "assigns an array " + name
+	case !harmlessVar(name):
+		return "assigns " + name
+	case a.Value != nil && !plainWord(a.Value):
+		return "assigns " + name + " a value that is not literal"
+	case a.Value != nil && !harmlessValue(printNode(a.Value)):
+		return "assigns " + name + " a path"
+	}
+	return ""
+}
+
+// noteAssign records that the script assigns name, and returns problem.
+func (w *walker) noteAssign(name, problem string) string {
+	if name == "HOME" {
+		w.homeSet = true
+	}
+	return problem
 }
 
 func (w *walker) call(c *syntax.CallExpr) {
 	var risky string
 	for _, a := range c.Assigns {
 		w.substs(a)
-		if a.Name != nil && riskyVar(a.Name.Value) && risky == "" {
-			risky = a.Name.Value
+		name := ""
+		if a.Name != nil {
+			name = a.Name.Value
+		}
+		if p := w.noteAssign(name, assignProblem(a)); p != "" && risky == "" {
+			risky = p
 		}
 	}
 	if len(c.Args) == 0 {
 		switch {
 		case risky != "":
-			w.emit(Command{Words: []string{printNode(c)}, Unknown: true,
-				Why: "assigns " + risky})
+			w.emit(Command{Words: []string{printNode(c)}, Unknown: true, Why: risky})
 		case len(w.redirs) > 0:
 			w.emit(Command{Literal: true, Delegated: true})
 		}
@@ -326,7 +504,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 		return
 	}
 	if risky != "" {
-		cmd.unknown("assigns " + risky)
+		cmd.unknown(risky)
 	}
 	w.analyse(&cmd, lits, wordOf)
 }
@@ -338,8 +516,21 @@ func (w *walker) decl(c *syntax.DeclClause) {
 		if !isLiteral(a) {
 			cmd.Literal = false
 		}
-		if a.Name != nil && riskyVar(a.Name.Value) {
-			cmd.unknown("assigns " + a.Name.Value)
+		switch {
+		case a.Name == nil && a.Naked && a.Value != nil:
+			if !harmlessDeclOption(a.Value.Lit()) {
+				cmd.unknown(c.Variant.Value + " option " + printNode(a.Value))
+			}
+		case a.Naked && a.Name != nil:
+			if !harmlessVar(w.noteAssign(a.Name.Value, a.Name.Value)) {
+				cmd.unknown(c.Variant.Value + " " + a.Name.Value)
+			}
+		case a.Name != nil:
+			if p := w.noteAssign(a.Name.Value, assignProblem(a)); p != "" {
+				cmd.unknown(p)
+			}
+		default:
+			cmd.unknown(assignProblem(a))
 		}
 		cmd.Words = append(cmd.Words, printNode(a))
 	}
@@ -350,6 +541,22 @@ func (w *walker) decl(c *syntax.DeclClause) {
 	}
 	cmd.Forms = []Form{{Text: text, Allow: !cmd.Unknown}}
 	w.emit(cmd)
+}
+
+// harmlessDeclOption reports whether an option of declare, export, local, readonly
+// or typeset leaves how values are evaluated alone: -x, -r, -g, -p, -f, -F and
+// their + forms. -i (arithmetic on every assignment), -n (a name reference), -a and
+// -A (arrays) and the others do not.
+func harmlessDeclOption(opt string) bool {
+	if len(opt) < 2 || opt[0] != '-' && opt[0] != '+' {
+		return false
+	}
+	for i := 1; i < len(opt); i++ {
+		if strings.IndexByte("xrgpfF", opt[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *walker) test(c *syntax.TestClause) {

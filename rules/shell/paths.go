@@ -1,11 +1,13 @@
 package shell
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -16,9 +18,11 @@ import (
 type Access int
 
 const (
-	Arg   Access = iota // a literal argument (or the program, when written as a path)
-	Read                // an input redirect
-	Write               // an output redirect
+	Arg    Access = iota // a literal argument (or the program, when written as a path)
+	Read                 // an input redirect
+	Write                // an output redirect
+	List                 // a directory a glob reads the names of
+	Config               // a directory whose configuration the program runs (git, make)
 )
 
 func (a Access) String() string {
@@ -27,15 +31,22 @@ func (a Access) String() string {
 		return "read"
 	case Write:
 		return "write"
+	case List:
+		return "listing"
+	case Config:
+		return "working directory"
 	}
 	return "argument"
 }
 
 // Path is a path a script names, after glob, tilde and brace expansion.
 type Path struct {
-	Name    string // as expanded: absolute, or relative to Dir
-	Dir     string // the directory Name is relative to; empty when it is not known
-	Access  Access
+	Name   string // as expanded: absolute, or relative to Dir
+	Dir    string // the directory Name is relative to; empty when it is not known
+	Access Access
+	// Configs, for Access Config, are the files the program runs when it finds them
+	// in Name or a directory above it (.git/config, Makefile, package.json).
+	Configs []string
 	Command int // the index of the command in Script.Commands
 	// Problem, when set, says why the path cannot be known (~user, a glob that may
 	// match ..): the call needs a human, whatever the rules say.
@@ -79,6 +90,9 @@ const maxDirEntries = 100_000
 // several apply); the paths found are returned with it, and a caller deciding a
 // call must treat any error as needing a human.
 func (s *Script) Paths(base, home string) (paths []Path, err error) {
+	if s.homeSet {
+		home = "" // ~ and a bare cd go where the script's HOME says
+	}
 	x := expander{home: home}
 	var errs []error
 	note := func(e error) {
@@ -128,8 +142,28 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				paths = append(paths, Path{Name: printNode(word), Dir: dir, Access: Arg,
 					Command: ci, Problem: problem})
 			}
+			// listings adds the directories the glob of word reads: those expanding
+			// it listed, and the one its text names before the first glob, uncleaned.
+			listings := func(word *syntax.Word) {
+				if !globby(word) {
+					return
+				}
+				for _, d := range x.listed {
+					add(d, List)
+				}
+				x.listed = x.listed[:0]
+				if prefix, ok := globPrefix(word); ok {
+					if rest, tilde := strings.CutPrefix(prefix, "~/"); tilde {
+						if home == "" {
+							return
+						}
+						prefix = home + "/" + rest
+					}
+					add(cmp.Or(prefix, "."), List)
+				}
+			}
 			expand := func(word *syntax.Word, a Access, cut int) {
-				if problem := unknowable(word); problem != "" {
+				if problem := unknowable(word, s.homeSet); problem != "" {
 					bad(word, problem)
 					return
 				}
@@ -138,6 +172,7 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					note(err)
 					return
 				}
+				listings(word)
 				for _, f := range fields {
 					if cut > 0 {
 						if cut >= len(f) {
@@ -165,8 +200,26 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					u = c.argUses[k]
 				}
 				subOn = k != c.dirArg-1
+				if u.rel > 0 && u.rel <= len(c.args) {
+					// ln -s TARGET LINK: TARGET is read where LINK lies.
+					saved := dir
+					dir = linkDir(dir, home, c.args[u.rel-1], c.argUses[u.rel-1].cut, u.relDir)
+					expand(word, Write, u.cut)
+					dir = saved
+					continue
+				}
 				switch u.use {
 				case useNone:
+					// Not a path, but the shell still globs it (echo ../secrets/*).
+					if globby(word) {
+						if problem := unknowable(word, s.homeSet); problem != "" {
+							bad(word, problem)
+						} else if _, err := x.fields(dir, word); err != nil {
+							note(err)
+						} else {
+							listings(word)
+						}
+					}
 					continue
 				case useRead:
 					expand(word, Read, u.cut)
@@ -174,6 +227,13 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					expand(word, Write, u.cut)
 				default:
 					expand(word, Arg, u.cut)
+				}
+			}
+			if c.configs != nil {
+				subOn = true // git -C d runs d's configuration
+				add(".", Config)
+				for i := len(paths) - 1; i >= 0 && paths[i].Access == Config && paths[i].Configs == nil; i-- {
+					paths[i].Configs = c.configs
 				}
 			}
 			subOn = false // redirects and the directory are the shell's
@@ -199,13 +259,53 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 	return paths, errors.Join(errs...)
 }
 
+// linkDir returns the directory a symbolic link's target is taken in: the one
+// holding the link word (from byte cut), or that word itself when isDir or it names
+// a directory; "" when it cannot be known.
+func linkDir(dir, home string, link *syntax.Word, cut int, isDir bool) string {
+	if !isLiteral(link) {
+		return ""
+	}
+	fields, err := wordFields(link)
+	if err != nil || len(fields) != 1 || cut >= len(fields[0]) {
+		return ""
+	}
+	name := fields[0][cut:]
+	if rest, ok := strings.CutPrefix(name, "~/"); ok || name == "~" {
+		if home == "" {
+			return ""
+		}
+		name = home + "/" + rest
+	}
+	full := name
+	if !path.IsAbs(name) {
+		if dir == "" {
+			return ""
+		}
+		full = dir + "/" + name
+	}
+	if isDir || strings.HasSuffix(name, "/") {
+		return full
+	}
+	if fi, err := os.Stat(full); err == nil && fi.IsDir() {
+		return full // ln -s T DIR makes DIR/T
+	}
+	if i := strings.LastIndexByte(full, '/'); i > 0 {
+		return full[:i] // not cleaned, as Paths resolves it
+	}
+	return "/"
+}
+
 // unknowable says why the paths of a literal word cannot be known, or "": a tilde
 // prefix other than ~ and ~/ (~user, ~+, ~-, ~N name places the gate does not
-// look up), or a glob component starting with a dot (.*, ..*, .?*), which older
-// bash versions match to . and .. as well.
-func unknowable(word *syntax.Word) string {
+// look up, or any ~ once the script assigns HOME), or a glob component starting
+// with a dot (.*, ..*, .?*), which older bash versions match to . and .. as well.
+func unknowable(word *syntax.Word, homeSet bool) string {
 	if len(word.Parts) > 0 {
 		if lit, ok := word.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") {
+			if homeSet {
+				return "a ~ after the script assigns HOME"
+			}
 			rest := lit.Value[1:]
 			if rest != "" && rest[0] != '/' || rest == "" && len(word.Parts) > 1 {
 				return "a ~ prefix the gate does not expand"
@@ -223,6 +323,40 @@ func unknowable(word *syntax.Word) string {
 		}
 	}
 	return ""
+}
+
+// globPrefix returns the text of word before the component holding its first glob
+// character, up to and with its last "/" ("" for a glob in the first component);
+// ok is false when braces make it more than one.
+func globPrefix(word *syntax.Word) (prefix string, ok bool) {
+	var b strings.Builder
+	for _, p := range word.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(p.Value, "{\\") {
+				return "", false
+			}
+			if i := strings.IndexAny(p.Value, "*?["); i >= 0 {
+				b.WriteString(p.Value[:i])
+				text := b.String()
+				return text[:strings.LastIndexByte(text, '/')+1], true
+			}
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				lit, isLit := q.(*syntax.Lit)
+				if !isLit {
+					return "", false
+				}
+				b.WriteString(lit.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // globby reports whether word may hold a glob character outside quotes.
@@ -269,11 +403,13 @@ type expander struct {
 	home    string
 	matches int
 	entries int
+	listed  []string // the directories globbing read, since the last listings
 }
 
 var errStop = errors.New("stop")
 
 func (x *expander) fields(dir string, word *syntax.Word) ([]string, error) {
+	x.listed = x.listed[:0]
 	if len(word.Parts) == 1 {
 		lit, ok := word.Parts[0].(*syntax.Lit)
 		if ok && !strings.ContainsAny(lit.Value, "*?[{\\~") {
@@ -294,6 +430,9 @@ func (x *expander) fields(dir string, word *syntax.Word) ([]string, error) {
 				return nil, fs.ErrNotExist // relative to an unknown directory
 			}
 			entries, err := os.ReadDir(name)
+			if err == nil && !slices.Contains(x.listed, name) {
+				x.listed = append(x.listed, name) // a file read as a directory lists nothing
+			}
 			x.entries += len(entries)
 			if x.entries > maxDirEntries {
 				return nil, errStop

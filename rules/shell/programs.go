@@ -19,6 +19,11 @@ const (
 type wordUse struct {
 	use use
 	cut int
+	// rel is 1 + the index of the word whose directory a relative path is taken
+	// in (the link of ln -s TARGET LINK), or 0: the command's. relDir: that word
+	// is the directory itself (ln -s -t DIR, several targets).
+	rel    int
+	relDir bool
 }
 
 // kind is what an option of a known program does.
@@ -37,13 +42,14 @@ const (
 	kRunFlag               // runs a program or code, without a value
 	kWriteFlag             // makes the operands (sed -i) or start paths (find -delete) written
 	kOutFlag               // writes into its working directory (curl -O)
+	kFollow                // follows symlinks while it recurses (grep -R, cp -L, tar -h)
 )
 
 // risky reports whether an option of kind k writes a file or runs a program: a
 // command pattern allows a command with one only when it spells the option.
 func (k kind) risky() bool {
 	switch k {
-	case kWrite, kRun, kRunFlag, kWriteFlag, kOutFlag:
+	case kWrite, kRun, kRunFlag, kWriteFlag, kOutFlag, kFollow:
 		return true
 	}
 	return false
@@ -52,7 +58,7 @@ func (k kind) risky() bool {
 // hasValue reports whether an option of kind k takes a value.
 func (k kind) hasValue() bool {
 	switch k {
-	case kFlag, kRunFlag, kWriteFlag, kOutFlag:
+	case kFlag, kRunFlag, kWriteFlag, kOutFlag, kFollow:
 		return false
 	}
 	return true
@@ -91,6 +97,7 @@ type usage struct {
 	writeCwd bool  // it writes into that directory
 	dir      int   // the word naming the directory it works in (git -C), or 0
 	paths    []int // the words of path values (tar -f)
+	target   int   // 1 + the word of the directory -t names, or 0
 }
 
 func (u *usage) set(i int, x use, cut int) {
@@ -290,6 +297,9 @@ func (u *usage) value(k kind, i, cut int) {
 		u.set(i, useRead, cut)
 	case kWrite, kTarget:
 		u.set(i, useWrite, cut)
+		if k == kTarget {
+			u.target = i + 1
+		}
 	case kData:
 		if at := strings.IndexByte(u.words[i][cut:], '@'); at >= 0 {
 			u.set(i, useRead, cut+at+1)
@@ -313,6 +323,33 @@ func opsLast(u *usage, ops []int) {
 			u.set(i, useWrite, 0)
 		} else {
 			u.set(i, useArg, 0)
+		}
+	}
+}
+
+// lnOps: ln makes its last operand (or one name in -t DIR, or in its directory
+// for a single operand) an alias of the others, which are written as much as the
+// link: a write. A symbolic link's target is taken relative to the link's
+// directory.
+func lnOps(u *usage, ops []int) {
+	symbolic := strings.ContainsRune(u.letters, 's') || containsAny(u.longs, "symbolic",
+		"relative")
+	targets, rel, relDir := ops, 0, false
+	switch {
+	case u.target > 0:
+		rel, relDir = u.target, true
+	case len(ops) >= 2:
+		targets = ops[:len(ops)-1]
+		last := ops[len(ops)-1]
+		u.set(last, useWrite, 0)
+		rel, relDir = last+1, len(ops) > 2
+	case len(ops) == 1:
+		u.writeCwd = true // the link is made in the directory it runs in
+	}
+	for _, i := range targets {
+		u.set(i, useWrite, 0)
+		if symbolic {
+			u.uses[i].rel, u.uses[i].relDir = rel, relDir
 		}
 	}
 }
@@ -394,15 +431,71 @@ func containsAny(list []string, names ...string) bool {
 	return false
 }
 
-// grepCwd: grep -r without a file operand reads its directory; rg always recurses.
+// grepCwd: grep recursing without a file operand reads its directory; rg always
+// recurses.
 func grepCwd(u *usage, ops []int) bool {
 	first := 1
 	if patternGiven(u) {
 		first = 0
 	}
-	recursive := strings.ContainsAny(u.letters, "rR") || containsAny(u.longs, "recursive",
-		"dereference-recursive") || ProgramName(u.words[0]) == "rg"
+	recursive := ProgramName(u.words[0]) == "rg" || grepRecursive(u.words)
 	return recursive && len(ops) <= first
+}
+
+// grepRecursive reports whether grep's words may make it recurse: -r, -R, any
+// prefix of --recursive or --dereference-recursive, -d/--directories with a value
+// other than read or skip, in clusters (-sd recurse, -drecurse) too. A value of
+// another option that looks like one counts: in doubt, it recurses.
+func grepRecursive(words []string) bool {
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if w == "--" {
+			return false
+		}
+		if long, ok := strings.CutPrefix(w, "--"); ok {
+			name, val, hasVal := strings.Cut(long, "=")
+			switch {
+			case name == "":
+			case strings.HasPrefix("recursive", name),
+				strings.HasPrefix("dereference-recursive", name):
+				return true
+			case strings.HasPrefix("directories", name):
+				if !hasVal && i+1 < len(words) {
+					i++
+					val = words[i]
+				}
+				if val != "read" && val != "skip" {
+					return true
+				}
+			}
+			continue
+		}
+		if len(w) < 2 || w[0] != '-' {
+			continue
+		}
+		for j := 1; j < len(w); j++ {
+			switch c := w[j]; {
+			case c == 'r' || c == 'R':
+				return true
+			case c == 'd':
+				val := strings.TrimPrefix(w[j+1:], "=")
+				if j+1 == len(w) && i+1 < len(words) {
+					i++
+					val = words[i]
+				}
+				if val != "read" && val != "skip" {
+					return true
+				}
+				j = len(w)
+			case strings.IndexByte("efABCmD", c) >= 0:
+				if j+1 == len(w) {
+					i++ // the value is the next word
+				}
+				j = len(w)
+			}
+		}
+	}
+	return false
 }
 
 func noOperand(u *usage, ops []int) bool {
@@ -617,6 +710,32 @@ func longs(k kind, names ...string) map[string]kind {
 	return m
 }
 
+// configPrograms are the programs that run configuration or code they find in the
+// directory they work in or one above it, with the files they look for there; a
+// file starting with ~/ is looked for in the home directory only.
+var configPrograms = func() map[string][]string {
+	m := map[string][]string{}
+	add := func(files []string, names ...string) {
+		for _, n := range names {
+			m[n] = files
+		}
+	}
+	add([]string{".git/config", ".git/hooks/pre-commit", "~/.gitconfig",
+		"~/.config/git/config"}, "git")
+	add([]string{"Makefile", "makefile", "GNUmakefile"}, "make", "gmake")
+	add([]string{"package.json", ".npmrc", ".yarnrc.yml", "node_modules/x/index.js",
+		"~/.npmrc"},
+		"npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "node", "deno")
+	add([]string{"go.mod", "go.work", "~/.config/go/env"}, "go")
+	add([]string{"sitecustomize.py", "x.py", "pyproject.toml"}, "python", "python2",
+		"python3", "pip", "pip3", "pytest", "tox", "uv", "poetry")
+	add([]string{"Cargo.toml", ".cargo/config.toml", "~/.cargo/config.toml"}, "cargo")
+	add([]string{"Rakefile", "Gemfile"}, "rake", "bundle")
+	add([]string{"pom.xml", "build.gradle", "justfile", "CMakeLists.txt", "build.ninja"},
+		"mvn", "gradle", "just", "cmake", "ninja", "meson")
+	return m
+}()
+
 // The table of known programs (docs/design.md, "Shell commands").
 var programs = map[string]*program{}
 
@@ -634,17 +753,22 @@ func init() {
 	add(&program{abbrev: true, short: shorts("ncs", kVal), long: longs(kVal, "lines",
 		"bytes", "sleep-interval", "pid", "max-unchanged-stats")}, "head", "tail")
 	add(&program{abbrev: true, long: longs(kRead, "files0-from")}, "wc")
-	add(&program{cwd: cwdIfNone}, "ls", "dir", "vdir", "du")
-	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("LPIH", kVal)),
+	add(&program{abbrev: true, short: shorts("L", kFollow), long: longs(kFollow, "dereference"),
+		cwd: cwdIfNone}, "ls", "dir", "vdir", "du")
+	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("LPIH", kVal),
+		shorts("l", kFollow)),
 		long: longs(kWrite, "output"), cwd: cwdIfNone}, "tree")
-	add(&program{abbrev: true, short: merge(shorts("efABCmd", kVal), shorts("f", kRead)),
-		long: merge(longs(kVal, "regexp", "max-count", "after-context",
-			"before-context", "context", "include", "exclude", "exclude-dir", "label",
-			"color", "colour", "binary-files", "devices", "directories"),
+	add(&program{abbrev: true, short: merge(shorts("efABCmdD", kVal), shorts("f", kRead),
+		shorts("R", kFollow)),
+		long: merge(longs(kFollow, "dereference-recursive"), longs(kVal, "regexp",
+			"max-count", "after-context", "before-context", "context", "include", "exclude",
+			"exclude-dir", "label", "color", "colour", "binary-files", "devices",
+			"directories"),
 			longs(kRead, "file", "exclude-from")),
 		operands: grepOps, cwd: grepCwd}, "grep", "egrep", "fgrep")
-	add(&program{abbrev: true, short: merge(shorts("efgtTmABCMj", kVal), shorts("f", kRead)),
-		long: merge(longs(kRun, "pre", "hostname-bin"),
+	add(&program{abbrev: true,
+		short: merge(shorts("efgtTmABCMj", kVal), shorts("f", kRead), shorts("L", kFollow)),
+		long: merge(longs(kRun, "pre", "hostname-bin"), longs(kFollow, "follow"),
 			longs(kVal, "regexp", "glob", "iglob", "type", "type-not", "max-count",
 				"after-context", "before-context", "context", "max-depth", "pre-glob",
 				"sort", "sortr", "replace", "encoding", "threads", "color", "colors"),
@@ -664,13 +788,21 @@ func init() {
 	add(&program{abbrev: true, short: merge(shorts("s", kVal), shorts("r", kRead)),
 		long:     merge(longs(kVal, "size"), longs(kRead, "reference")),
 		operands: opsWrite}, "truncate")
-	add(&program{abbrev: true, long: longs(kRead, "reference"),
+	add(&program{abbrev: true, short: shorts("L", kFollow), long: merge(longs(kRead,
+		"reference"), longs(kFollow, "dereference")),
 		operands: opsFirstNone(true)}, "chmod", "chown", "chgrp")
-	cpLike := &program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
-		long: merge(longs(kTarget, "target-directory"), longs(kVal, "suffix", "backup",
-			"sparse", "reflink", "preserve", "no-preserve", "update")),
+	cpLike := &program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal),
+		shorts("L", kFollow)),
+		long: merge(longs(kTarget, "target-directory"), longs(kFollow, "dereference"),
+			longs(kVal, "suffix", "backup",
+				"sparse", "reflink", "preserve", "no-preserve", "update")),
 		operands: opsLast}
-	add(cpLike, "cp", "ln", "link")
+	add(cpLike, "cp", "link")
+	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal),
+		shorts("L", kFollow)),
+		long: merge(longs(kTarget, "target-directory"), longs(kFollow, "logical"),
+			longs(kVal, "suffix", "backup")),
+		operands: lnOps}, "ln")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
 		long: merge(longs(kTarget, "target-directory"), longs(kVal, "suffix",
 			"backup")), operands: opsWrite}, "mv") // it removes its sources
@@ -715,8 +847,9 @@ func init() {
 		operands: downloadOps}, "wget")
 	add(&program{abbrev: true,
 		short: merge(shorts("f", kPath), shorts("C", kDir), shorts("I", kRun),
-			shorts("F", kRun), shorts("TX", kRead), shorts("bLN", kVal)),
+			shorts("F", kRun), shorts("TX", kRead), shorts("bLN", kVal), shorts("h", kFollow)),
 		long: merge(longs(kPath, "file"), longs(kDir, "directory"),
+			longs(kFollow, "dereference", "hard-dereference"),
 			longs(kRun, "use-compress-program", "to-command", "checkpoint-action",
 				"rsh-command", "info-script", "new-volume-script", "rmt-command"),
 			longs(kRead, "files-from", "exclude-from"),
@@ -726,7 +859,8 @@ func init() {
 	add(&program{short: merge(shorts("d", kTarget), shorts("xP", kVal)), operands: unzipOps},
 		"unzip")
 	add(&program{abbrev: true, long: merge(longs(kRun, "unzip-command"),
-		longs(kWrite, "output-file", "out")), short: shorts("O", kWrite),
+		longs(kWrite, "output-file", "out"), longs(kFollow, "recurse-paths")),
+		short: merge(shorts("O", kWrite), shorts("rR", kFollow)),
 		operands: func(u *usage, ops []int) {
 			for n, i := range ops {
 				if n == 0 {
@@ -745,8 +879,9 @@ func init() {
 		operands: compressOps}, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz",
 		"zstd", "unzstd", "lz4", "compress", "uncompress")
 	add(&program{abbrev: true, short: merge(shorts("e", kRun), shorts("TfB", kRead),
-		shorts("M", kVal)),
-		long: merge(longs(kRun, "rsh", "rsync-path", "info"),
+		shorts("M", kVal), shorts("LkK", kFollow)),
+		long: merge(longs(kRun, "rsh", "rsync-path", "info"), longs(kFollow, "copy-links",
+			"copy-dirlinks", "copy-unsafe-links", "keep-dirlinks"),
 			longs(kWrite, "log-file", "write-batch", "only-write-batch", "backup-dir",
 				"temp-dir", "partial-dir"),
 			longs(kRead, "files-from", "read-batch", "password-file", "exclude-from",
@@ -755,7 +890,7 @@ func init() {
 				"bwlimit", "timeout", "port", "out-format", "log-file-format")),
 		operands: opsLast}, "rsync")
 	add(&program{short: merge(shorts("SoF", kRun), shorts("i", kRead), shorts("P", kVal),
-		shorts("lcJ", kVal)), operands: opsLast}, "scp")
+		shorts("lcJ", kVal), shorts("r", kFollow)), operands: opsLast}, "scp")
 	add(&program{short: merge(shorts("oF", kRun), shorts("i", kRead), shorts("E", kWrite),
 		shorts("pluLRDbcemJOQSW", kVal)), operands: opsNone}, "ssh")
 	add(&program{abbrev: true, short: merge(shorts("fCEI", kRun), shorts("jlWo", kVal)),
@@ -800,6 +935,9 @@ func (u *usage) git() {
 			name == "--config-env" || name == "--exec-path" || w == "--exec-path":
 			u.risky = append(u.risky, w)
 		case w == "-C" || w == "--git-dir" || w == "--work-tree":
+			if w != "-C" {
+				u.risky = append(u.risky, w)
+			}
 			if i+1 < len(words) {
 				u.set(i+1, useArg, 0)
 				if w == "-C" {
@@ -809,6 +947,7 @@ func (u *usage) git() {
 			i++
 		case (name == "--git-dir" || name == "--work-tree") && hasVal:
 			u.set(i, useArg, len(name)+1)
+			u.risky = append(u.risky, w) // the repository whose configuration runs
 		case w == "--namespace" || w == "--super-prefix" || w == "--list-cmds" ||
 			w == "--attr-source":
 			i++
@@ -965,6 +1104,8 @@ func (u *usage) find() {
 		strings.HasPrefix(words[i], "-O") || words[i] == "-D") {
 		if words[i] == "-D" {
 			i++
+		} else if words[i] == "-L" {
+			u.risky = append(u.risky, words[i]) // it follows symlinks
 		}
 		i++
 	}
@@ -989,6 +1130,8 @@ func (u *usage) find() {
 		case "-delete":
 			u.risky = append(u.risky, w)
 			deletes = true
+		case "-follow":
+			u.risky = append(u.risky, w)
 		case "-fprint", "-fprint0", "-fls":
 			u.risky = append(u.risky, w)
 			if i+1 < len(words) {

@@ -66,6 +66,33 @@ func TestRisky(t *testing.T) {
 		{"rg -e x", nil},
 		{"dd if=a of=b", nil}, // dd's files are its operands, decided by the file rules
 		{"env timeout 5 go test -toolexec=x", []string{"-toolexec=x"}},
+		// Options that follow symlinks while recursing.
+		{"grep -r x d", nil},
+		{"grep -R x d", []string{"-R"}},
+		{"grep -nR x d", []string{"-nR"}},
+		{"grep --dereference-recursive x d", []string{"--dereference-recursive"}},
+		{"grep --deref x d", []string{"--deref"}},
+		{"rg -L x", []string{"-L"}},
+		{"rg --follow x", []string{"--follow"}},
+		{"ls -R d", nil},
+		{"ls -LR d", []string{"-LR"}},
+		{"ls --dereference d", []string{"--dereference"}},
+		{"du -sL d", []string{"-sL"}},
+		{"tree -l d", []string{"-l"}},
+		{"find -L d -name x", []string{"-L"}},
+		{"find d -follow", []string{"-follow"}},
+		{"find -H d", nil},
+		{"cp -r d e", nil},
+		{"cp -rL d e", []string{"-rL"}},
+		{"cp --dereference d e", []string{"--dereference"}},
+		{"tar -chf a.tar d", []string{"-chf"}},
+		{"tar --dereference -cf a.tar d", []string{"--dereference"}},
+		{"rsync -aL d e", []string{"-aL"}},
+		{"rsync --copy-links d e", []string{"--copy-links"}},
+		{"rsync -a d e", nil},
+		{"scp -r d h:", []string{"-r"}},
+		{"zip -r a.zip d", []string{"-r"}},
+		{"chmod -RL 600 d", []string{"-RL"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {

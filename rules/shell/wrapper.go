@@ -173,7 +173,7 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 				}
 			}
 			i, ok := spec.skip(cur)
-			if ok && prog == "env" && w.riskyAssigns(cur[1:i], cmd) {
+			if ok && spec.assigns && w.riskyAssigns(cur[1:i], cmd) {
 				break
 			}
 			if ok && prog == "command" && slices.ContainsFunc(cur[1:i], func(o string) bool {
@@ -228,8 +228,16 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 		case prog == "printf" || prog == "read" || prog == "mapfile" || prog == "readarray" ||
 			prog == "getopts":
 			if name := setsVar(prog, cur); name != "" {
+				w.noteAssign(name, "")
 				cmd.unknown("assigns " + name)
 			}
+		case prog == "alias" || prog == "unalias" || prog == "shopt" || prog == "enable" ||
+			prog == "hash" || prog == "declare" || prog == "typeset":
+			// A name no longer runs the program of that name (alias, hash -p,
+			// enable -f), or the words mean something else (shopt expand_aliases).
+			cmd.unknown(prog + " changes what names run")
+		case prog == "set" && setsKeyword(cur):
+			cmd.unknown("set -k makes later words assignments")
 		case prog == "cd" || prog == "pushd" || prog == "popd":
 			cdWords, cdLits = cur, curLits
 		}
@@ -277,10 +285,16 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 	}
 }
 
-// riskyAssigns marks cmd unknown when env assigns a variable riskyVar names.
+// riskyAssigns marks cmd unknown when env or sudo assigns a variable harmlessVar
+// does not list, or gives one a path.
 func (w *walker) riskyAssigns(words []string, cmd *Command) bool {
 	for _, a := range words {
-		if name, _, ok := strings.Cut(a, "="); ok && isAssignWord(a) && riskyVar(name) {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok || !isAssignWord(a) {
+			continue
+		}
+		w.noteAssign(name, "")
+		if !harmlessVar(name) || !harmlessValue(value) {
 			cmd.unknown("assigns " + name)
 			return true
 		}
@@ -288,8 +302,20 @@ func (w *walker) riskyAssigns(words []string, cmd *Command) bool {
 	return false
 }
 
+// Shell options that keep sh -c SCRIPT the script it says: -o and -O names that only
+// change error handling, tracing and globbing.
+var (
+	shellSetOpts = map[string]bool{"pipefail": true, "errexit": true, "nounset": true,
+		"xtrace": true, "noglob": true, "verbose": true, "noclobber": true, "posix": true,
+		"noexec": true}
+	shellShoptOpts = map[string]bool{"globstar": true, "dotglob": true, "nullglob": true,
+		"failglob": true, "extglob": true, "nocaseglob": true, "nocasematch": true}
+)
+
 // shellScript returns the script of sh -c SCRIPT; isC is false when the words
-// hold no -c. ok is false when an option is not known or the script not literal.
+// hold no -c. ok is false when an option is not known or may make the shell run
+// other code (-l, --login, -i, --rcfile, -k, -o keyword, -O extdebug, …), or the
+// script is not literal.
 func shellScript(words []string, lits []bool) (script string, ok, isC bool) {
 	i := 1
 	ok = true
@@ -301,11 +327,16 @@ func shellScript(words []string, lits []bool) (script string, ok, isC bool) {
 		}
 		if w == "-o" || w == "+o" || w == "-O" || w == "+O" {
 			i++
+			if i >= len(words) || !lits[i] {
+				ok = false
+			} else if known := shellSetOpts; w[1] == 'O' && !shellShoptOpts[words[i]] ||
+				w[1] == 'o' && !known[words[i]] {
+				ok = false
+			}
 			continue
 		}
 		if strings.HasPrefix(w, "--") {
-			if !contains([]string{"--norc", "--noprofile", "--login", "--posix",
-				"--noediting"}, w) {
+			if !contains([]string{"--norc", "--noprofile", "--posix", "--noediting"}, w) {
 				ok = false
 			}
 			continue
@@ -317,7 +348,7 @@ func shellScript(words []string, lits []bool) (script string, ok, isC bool) {
 			switch {
 			case w[j] == 'c':
 				isC = true
-			case strings.IndexByte("abefhklmnprtuvxBCEHPT", w[j]) < 0:
+			case strings.IndexByte("abefhmnrtuvxBCEHPT", w[j]) < 0:
 				ok = false
 			}
 		}
@@ -358,11 +389,20 @@ func findExecs(words []string) [][]string {
 // Words[start]; wordOf maps each word to its syntax word.
 func (c *Command) uses(u *usage, start int, wordOf []int) {
 	c.Risky = u.risky
+	c.configs = configPrograms[ProgramName(u.words[0])]
 	c.argUses = make([]wordUse, len(c.args))
 	for j, fu := range u.uses {
 		wi := wordOf[start+j]
 		if wi == 0 || wi > len(c.argUses) {
 			continue
+		}
+		if fu.rel > 0 {
+			// The word it is relative to, as an index into args + 1.
+			if ri := wordOf[start+fu.rel-1]; ri > 0 {
+				fu.rel = ri
+			} else {
+				fu.rel, fu.relDir = 0, false
+			}
 		}
 		if au := &c.argUses[wi-1]; fu.use > au.use {
 			*au = fu
@@ -375,8 +415,31 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 	}
 }
 
-// setsVar returns the first variable riskyVar names that a builtin assigning
-// variables (printf -v, read, mapfile, readarray, getopts) sets, or "".
+// setsKeyword reports whether the words of set turn on keyword (-k): assignments
+// anywhere in a command's words go to its environment.
+func setsKeyword(words []string) bool {
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "--" || w == "-":
+			return false
+		case (w == "-o" || w == "+o") && i+1 < len(words):
+			if words[i+1] == "keyword" {
+				return true
+			}
+			i++
+		case len(w) > 1 && w[0] == '-' && strings.IndexByte(w, 'k') > 0:
+			return true
+		case len(w) == 0 || w[0] != '-' && w[0] != '+':
+			return false
+		}
+	}
+	return false
+}
+
+// setsVar returns the first variable harmlessVar does not list that a builtin
+// assigning variables (printf -v, read, mapfile, readarray, getopts) sets, or "";
+// an array (read -a, mapfile) is never harmless.
 func setsVar(prog string, words []string) string {
 	for i := 1; i < len(words); i++ {
 		w := words[i]
@@ -388,15 +451,14 @@ func setsVar(prog string, words []string) string {
 			name = w[2:]
 		case prog == "printf":
 			continue
+		case strings.HasPrefix(w, "-") && strings.ContainsAny(w, "aA") && prog == "read":
+			return "an array"
 		case strings.HasPrefix(w, "-"):
 			continue
 		default:
 			name = w // read NAME…, mapfile NAME, getopts SPEC NAME: any word may be one
 		}
-		if i := strings.IndexByte(name, '['); i > 0 {
-			name = name[:i]
-		}
-		if riskyVar(name) {
+		if !harmlessVar(name) {
 			return name
 		}
 	}
