@@ -613,14 +613,14 @@ func (s *Set) formsCached(c *Call, p string, out []string, cache lstatCache) ([]
 			}
 			var dots bool // a ".." met after a symlink: the lexical form may differ
 			if abs, problem := resolveWith(full, root, nil, cache, &dots); problem == "" {
-				out = appendNew(out, relTo(abs, root))
+				out = s.appendForms(out, abs)
 			} else {
 				ok = false
 				dots = true
 			}
 			if dots && strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
 				if abs, problem := resolveWith(filepath.Clean(full), root, nil, cache, nil); problem == "" {
-					out = appendNew(out, relTo(abs, root))
+					out = s.appendForms(out, abs)
 				} else {
 					ok = false
 				}
@@ -628,6 +628,23 @@ func (s *Set) formsCached(c *Call, p string, out []string, cache lstatCache) ([]
 		}
 	}
 	return out, ok
+}
+
+// appendForms appends the resolved absolute path abs relative to the workspace root
+// and, when it lies deeper in another project (Options.Projects), relative to the
+// deepest one holding it.
+func (s *Set) appendForms(out []string, abs string) []string {
+	root := s.opt.WorkspaceRoot
+	out = appendNew(out, relTo(abs, root))
+	for _, p := range s.opt.Projects { // deepest first
+		if len(p) <= len(root) && Under(abs, root) {
+			break // the own workspace is the deepest holding abs
+		}
+		if Under(abs, p) {
+			return appendNew(out, relTo(abs, p))
+		}
+	}
+	return out
 }
 
 func slicesIndex(list []string, s string) bool {
