@@ -242,6 +242,8 @@ func TestProjectRulesHoldEverywhere(t *testing.T) {
 		{"default: its code by fast-path", "", e.root, "Read", args("file_path", "proj2/src/a.go"), gate.VerdictAllow},
 		{"agent token fixed to default", "default", p2, "Read", args("file_path", p2+"/secrets/key"), gate.VerdictDeny},
 		{"agent token, relative", "default", p2, "Read", args("file_path", "secrets/key"), gate.VerdictDeny},
+		{"agent token, Grep without a path", "default", p2, "Grep", args("pattern", "x"), locked},
+		{"agent token, Grep inside the project", "default", p2 + "/src", "Grep", args("pattern", "x"), gate.VerdictAllow},
 		{"p2 by cwd: ../secrets", "", p2, "Bash", args("command", "cat ../secrets/key"), locked},
 		{"p2 by cwd: absolute root secrets", "", p2, "Bash", args("command", "cat "+e.root+"/secrets/key"), locked},
 		{"p2 by cwd: Read ../secrets", "", p2, "Read", args("file_path", "../secrets/key"), gate.VerdictDeny},

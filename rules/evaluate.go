@@ -114,6 +114,13 @@ func (s *Set) evaluate(v *view, group string, c *Call, ti toolInfo, bad bool) (D
 	case ti.file():
 		d = s.decidePath(e.tier(), c, ".") // a directory tool without a path searches its cwd
 		d.Inside = d.PathState == PathOK && e.in(d.Path)
+		if len(s.opt.Projects) > 0 && d.PathState == PathOK {
+			pd, in := s.projectForm(e.tier(), c, ".", e.in)
+			if severity(pd) > severity(d) {
+				d = pd
+			}
+			d.Inside = d.Inside && in
+		}
 	case bad:
 		d = s.decide(v.tier(group), c, "", PathInvalid)
 	default:
@@ -484,6 +491,23 @@ func globDir(g string) string {
 		return "/"
 	}
 	return g[:j]
+}
+
+// projectForm decides the call for the path p, against the same base as decidePath,
+// in its form relative to another project holding it (appendForms), and reports
+// whether that form lies in places (in). With no such form it returns the zero
+// Decision and true.
+func (s *Set) projectForm(t *tier, c *Call, p string, in func(string) bool) (Decision, bool) {
+	abs, problem := resolveAbs(p, cmp.Or(c.Cwd, c.WorkingDir), s.opt.WorkspaceRoot, nil)
+	if problem != "" {
+		return Decision{}, true
+	}
+	var buf [2]string
+	fs := s.appendForms(buf[:0], abs)
+	if len(fs) < 2 {
+		return Decision{}, true
+	}
+	return s.decide(t, c, fs[1], PathOK), in(fs[1])
 }
 
 // decidePath decides the call for the path p (package doc, steps 1 and 2).
