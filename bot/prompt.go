@@ -21,9 +21,11 @@ const DefaultBypassShort = 15 * time.Minute
 // so that the arguments always get most of a message.
 const MaxFieldLen = 200
 
-// Field is one labelled line of a prompt: "Tool", "Caller" (who made the call: "agent
-// token agent-1a2b3c4d5e6f (profile dev, agent claude-code)", "admin", "local (no
-// token, loopback)", "cron job nightly, run 7"), "Why" (why the gate asked a human
+// Field is one labelled line of a prompt: "Tool", "Script" (for a shell call whose
+// commands are not all allowed: "1 command needs you (of 81): python3 -c …", naming
+// the one that decided), "Caller" (who made the call: "agent token agent-1a2b3c4d5e6f
+// (profile dev, agent claude-code)", "admin", "local (no token, loopback)", "cron job
+// nightly, run 7"), "Why" (why the gate asked a human
 // when it was more than a rule's or the default require, store.Request.Reason),
 // "Agent" (for callers other than an agent token), "Source", "Context", "Session",
 // "Cwd", "Category", "Claimed category" ("shell (not used)": sent by the caller for a
@@ -60,10 +62,9 @@ type Prompt struct {
 	Title  string
 	Fields []Field
 	// Commands is a shell call's script split into its commands, in script order
-	// (store.Request.Commands); nil for other tools. MoreCommands counts the commands
-	// left out to keep the prompt short.
-	Commands     []CommandLine
-	MoreCommands int
+	// (store.Request.Commands), every one; nil for other tools. A renderer shows
+	// ShownCommands of them.
+	Commands []CommandLine
 	// Arguments is the call's arguments as indented JSON, whole and not escaped; the
 	// renderers escape it (Escape) and cut its middle to fit their channel.
 	Arguments string
@@ -102,6 +103,7 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 	name := func(s string) string { return shownValue(s, true, MaxFieldLen) }
 	caller, agentShown := callerText(r)
 	add("Tool", name(r.ToolName), true)
+	add("Script", scriptField(r.Commands), false)
 	add("Caller", caller, false)
 	add("Why", text(r.Reason), false)
 	if !agentShown {
@@ -124,7 +126,7 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 		add("⚠ Caller", "stopped waiting at "+r.WaiterGoneAt.UTC().Format("2006-01-02 15:04:05 UTC")+
 			"; the request can still be answered, for a retried call", false)
 	}
-	p.Commands, p.MoreCommands = commandLines(r.Commands)
+	p.Commands = commandLines(r.Commands)
 	if res := r.Resolution; res != nil && res.Note != "" && !cancelledAtTerminal(r) {
 		p.Note = text(res.Note)
 	}

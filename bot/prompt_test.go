@@ -651,13 +651,14 @@ func TestPromptCommandsFit(t *testing.T) {
 	if n := units(plain); n > TelegramMaxText {
 		t.Errorf("Telegram text is %d units, over %d", n, TelegramMaxText)
 	}
-	if !strings.Contains(plain, "more commands") || !strings.Contains(plain, "echo hi; echo") {
+	if !strings.Contains(plain, " commands cut, ") || !strings.Contains(plain, "echo hi; echo") {
 		t.Errorf("Telegram prompt lacks the count of the commands left out or the arguments")
 	}
+	checkShown(t, r, commandsOf(t, plain))
 	sl := p.Slack()
 	checkSlack(t, sl)
-	if len(sl.Commands) > SlackMaxText || !strings.Contains(sl.Commands, "more commands") {
+	if len(sl.Commands) > SlackMaxText || !strings.Contains(sl.Commands, " commands cut, ") {
 		t.Errorf("Slack commands: %d bytes, count shown: %v", len(sl.Commands),
-			strings.Contains(sl.Commands, "more commands"))
+			strings.Contains(sl.Commands, " commands cut, "))
 	}
 }

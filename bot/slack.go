@@ -126,23 +126,26 @@ func (p Prompt) Slack() SlackMessage {
 	return m
 }
 
-// slackCommands is the Commands section of p, cut to SlackMaxText.
+// slackCommands is the Commands section of p: the lines that fit within
+// MaxCommandsLen (Prompt.ShownCommands), escaped, well within SlackMaxText.
 func slackCommands(p Prompt) string {
 	s := "*Commands:*"
-	more := p.MoreCommands
-	for i, l := range p.Commands {
-		line := "\n" + l.Mark + " " + inert(l.Text, true)
-		if l.Reason != "" {
-			line += " — " + inert(l.Reason, false)
-		}
-		if units(s)+units(line) > SlackMaxText-40 {
-			more += len(p.Commands) - i
-			break
-		}
-		s += line
-	}
-	if more > 0 {
-		s += "\n" + moreCommands(more)
+	for _, l := range p.ShownCommands(MaxCommandsLen, func(l CommandLine) int {
+		return units(slackLine(l))
+	}) {
+		s += slackLine(l)
 	}
 	return s
+}
+
+// slackLine is l as a line of the Commands section, with the line break before it.
+func slackLine(l CommandLine) string {
+	if l.Mark == MarkElided {
+		return "\n_" + EscapeMrkdwn(l.String()) + "_"
+	}
+	line := "\n" + l.Mark + " " + inert(l.Text, true)
+	if l.Reason != "" {
+		line += " — " + inert(l.Reason, false)
+	}
+	return line
 }

@@ -105,8 +105,8 @@ func Cut(s string, max int) string {
 // UTF-16 code units, however many commands the script has.
 const minArgsShown = 600
 
-// telegramCommands writes p's commands to head, one per line, while head stays
-// within budget; the lines left out are counted in a last one.
+// telegramCommands writes p's commands to head, one per line, those that fit within
+// budget for head, MaxCommandsLen at most (Prompt.ShownCommands).
 func telegramCommands(head *htmlText, p Prompt, budget int) {
 	if len(p.Commands) == 0 {
 		return
@@ -115,11 +115,14 @@ func telegramCommands(head *htmlText, p Prompt, budget int) {
 	head.text("Commands:")
 	head.tag("</b>")
 	head.text("\n")
-	more := p.MoreCommands
-	for i, l := range p.Commands {
-		if head.n+units(l.String())+2+units(moreCommands(len(p.Commands))) > budget {
-			more += len(p.Commands) - i
-			break
+	room := min(MaxCommandsLen, budget-head.n)
+	for _, l := range p.ShownCommands(room, lineUnits) {
+		if l.Mark == MarkElided {
+			head.tag("<i>")
+			head.text(l.String())
+			head.tag("</i>")
+			head.text("\n")
+			continue
 		}
 		head.text(l.Mark + " ")
 		head.tag("<code>")
@@ -132,8 +135,5 @@ func telegramCommands(head *htmlText, p Prompt, budget int) {
 			head.tag("</i>")
 		}
 		head.text("\n")
-	}
-	if more > 0 {
-		head.text(moreCommands(more) + "\n")
 	}
 }

@@ -43,11 +43,12 @@ const (
 // can be printed or logged without revealing them. It is read-only after Load.
 type Config struct {
 	// DataDir holds the database (DBFile). Relative paths are relative to the
-	// process's working directory; Load makes it absolute. Default "./data".
+	// configuration file's directory; Load makes it absolute. Default "./data".
 	DataDir string `yaml:"data_dir" json:"data_dir"`
 	// WorkspaceRoot is the directory relative tool-call paths resolve against
-	// (docs/design.md, "Normalising paths"). Load makes it absolute and resolves
-	// its symlinks; it must exist. Default ".".
+	// (docs/design.md, "Normalising paths"), relative to the configuration file's
+	// directory when relative. Load makes it absolute and resolves its symlinks; it
+	// must exist. Default ".".
 	WorkspaceRoot string `yaml:"workspace_root" json:"workspace_root"`
 	// ApprovalTimeout is how long a request stays pending before it expires
 	// (docs/design.md, "Expiry"). Default 24h; a written 0 is refused.

@@ -266,8 +266,22 @@ tools: {mcp_filesystem: [fs, files]}
 	}
 }
 
-// TestLoadRelative checks relative paths are taken from the working directory.
+// TestLoadRelative checks relative paths are taken from the configuration file's
+// directory, whatever the working directory.
 func TestLoadRelative(t *testing.T) {
+	t.Run("from elsewhere", func(t *testing.T) {
+		dir, elsewhere := t.TempDir(), t.TempDir()
+		testkit.Must(t, os.Mkdir(filepath.Join(dir, "ws"), 0o755))
+		write(t, filepath.Join(dir, "skald.yaml"), "data_dir: ./state\nworkspace_root: ws\n")
+		t.Chdir(elsewhere)
+		c, err := Load(filepath.Join(dir, "skald.yaml"))
+		testkit.Must(t, err)
+		real, err := filepath.EvalSymlinks(dir)
+		testkit.Must(t, err)
+		if c.WorkspaceRoot != filepath.Join(real, "ws") || c.DataDir != filepath.Join(real, "state") {
+			t.Errorf("paths = %q %q, want beside %s", c.WorkspaceRoot, c.DataDir, real)
+		}
+	})
 	dir := t.TempDir()
 	t.Chdir(dir)
 	write(t, "skald.yaml", "")

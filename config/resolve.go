@@ -11,11 +11,11 @@ import (
 
 // Resolve makes the configuration's paths absolute, reading the file system but
 // writing nothing (Load calls it; call it yourself after Parse):
-//   - WorkspaceRoot is made absolute (relative to the process's working directory)
-//     and resolved through symlinks once (docs/design.md, "Normalising paths"); it
-//     must be an existing directory;
-//   - DataDir is made absolute, its existing part resolved through symlinks (it may
-//     not exist yet: serve creates it);
+//   - WorkspaceRoot is made absolute (relative to file's directory, else the
+//     process's working directory) and resolved through symlinks once
+//     (docs/design.md, "Normalising paths"); it must be an existing directory;
+//   - DataDir is made absolute the same way, its existing part resolved through
+//     symlinks (it may not exist yet: serve creates it);
 //   - each profile's WorkspaceRoot, when set, is made absolute (relative to file's
 //     directory, else the process's) and resolved through symlinks; it must be an
 //     existing directory, neither the top-level WorkspaceRoot nor another profile's;
@@ -25,7 +25,7 @@ import (
 //
 // Errors wrap ErrInvalid (a *FieldError naming the key) or an I/O error.
 func (c *Config) Resolve(file string) error {
-	root, err := filepath.Abs(c.WorkspaceRoot)
+	root, err := filepath.Abs(besideFile(file, c.WorkspaceRoot))
 	if err == nil {
 		root, err = filepath.EvalSymlinks(root)
 	}
@@ -35,7 +35,7 @@ func (c *Config) Resolve(file string) error {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return &FieldError{Key: "workspace_root", Value: c.WorkspaceRoot, Problem: "not a directory"}
 	}
-	dataDir, err := resolveExisting(c.DataDir)
+	dataDir, err := resolveExisting(besideFile(file, c.DataDir))
 	if err != nil {
 		return &FieldError{Key: "data_dir", Value: c.DataDir, Problem: ioProblem(err)}
 	}
@@ -80,11 +80,7 @@ func (c *Config) profileRoots(file, root string) ([]string, error) {
 			continue
 		}
 		key := fmt.Sprintf("profiles[%d].workspace_root", i)
-		dir := p.WorkspaceRoot
-		if !filepath.IsAbs(dir) && file != "" {
-			dir = filepath.Join(filepath.Dir(file), dir)
-		}
-		abs, err := filepath.Abs(dir)
+		abs, err := filepath.Abs(besideFile(file, p.WorkspaceRoot))
 		if err == nil {
 			abs, err = filepath.EvalSymlinks(abs)
 		}
@@ -141,4 +137,13 @@ func ioProblem(err error) string {
 		return "no such directory"
 	}
 	return err.Error()
+}
+
+// besideFile is path relative to the directory of the configuration file, when path is
+// relative and file is not empty; else path.
+func besideFile(file, path string) string {
+	if file == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(filepath.Dir(file), path)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/skald-circle/skald-bot/rules/shell"
@@ -128,7 +130,11 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 		return d
 	}
 	out := ScriptDecision{Commands: make([]CommandDecision, len(sc.Commands))}
-	notes := make([]string, len(sc.Commands))
+	var notesBuf [8]string
+	notes := notesBuf[:]
+	if len(sc.Commands) > len(notesBuf) {
+		notes = make([]string, len(sc.Commands))
+	}
 	deny, req, allow := -1, -1, -1
 	for i := range sc.Commands {
 		cmd := &sc.Commands[i]
@@ -184,16 +190,25 @@ func (s *Set) decideScript(t *tier, c *Call, sc *shell.Script) ScriptDecision {
 	case Deny:
 		verb = "denied"
 	}
-	switch {
-	case cd.RuleID != 0:
-		out.Reason = fmt.Sprintf("command %q %s by rule %d", cd.Text, verb, cd.RuleID)
-	default:
-		out.Reason = fmt.Sprintf("command %q: %s", cd.Text, ReasonNoRule)
-	}
+	var rbBuf [256]byte
+	rb := rbBuf[:0]
 	if out.Action == Allow && len(out.Commands) > 1 {
-		out.Reason = fmt.Sprintf("all %d commands allowed; first %s", len(out.Commands),
-			out.Reason)
+		rb = append(rb, "all "...)
+		rb = strconv.AppendInt(rb, int64(len(out.Commands)), 10)
+		rb = append(rb, " commands allowed; first "...)
 	}
+	rb = append(rb, "command "...)
+	rb = strconv.AppendQuote(rb, cd.Text)
+	if cd.RuleID != 0 {
+		rb = append(rb, ' ')
+		rb = append(rb, verb...)
+		rb = append(rb, " by rule "...)
+		rb = strconv.AppendUint(rb, cd.RuleID, 10)
+	} else {
+		rb = append(rb, ": "...)
+		rb = append(rb, ReasonNoRule...)
+	}
+	out.Reason = string(rb)
 	if out.Action != Allow && cd.Why != "" && cd.Action == Require {
 		out.Reason += " (" + cd.Why + ")"
 	}
@@ -270,12 +285,8 @@ func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script) (d
 	sd ScriptDecision) {
 	sd = s.decideScript(t, c, sc)
 	d = Decision{Action: sd.Action, RuleID: sd.RuleID, Reason: sd.Reason, Note: sd.Note}
-	cmds := make([]CommandDecision, len(sd.Commands))
-	copy(cmds, sd.Commands)
-	defer func() {
-		sd.Commands = cmds
-		d.Script = &sd
-	}()
+	cmds := sd.Commands // decideScript's own: path decisions fold into them in place
+	defer func() { d.Script = &sd }()
 	if d.Action == Deny {
 		return d, sd
 	}
@@ -343,19 +354,21 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 		d, found = Decision{Action: Require, Reason: reason}, true
 	}
 	type seen struct {
-		abs    string
+		full   string
 		access shell.Access
 	}
-	done := make(map[seen]bool, len(paths))
+	var doneBuf [16]seen
+	done := doneBuf[:0]
 	var buf [4]string
-	cache := lstatCache{}
-	for _, p := range paths {
+	var cache lstatCache
+	for i := range paths {
+		p := &paths[i]
 		k := seen{p.Full(), p.Access}
-		if done[k] {
+		if slices.Contains(done, k) {
 			continue
 		}
-		done[k] = true
-		pd, ok := s.shellPath(t, c, sc, p, buf[:0], cache)
+		done = append(done, k)
+		pd, ok := s.shellPath(t, c, sc, p, k.full, buf[:0], &cache)
 		if !ok {
 			continue
 		}
@@ -387,30 +400,25 @@ func cmdSeverity(cd *CommandDecision) int {
 // (Set.forms: the OS's and a lexical ".."), the strictest form deciding: a redirect
 // target or a file an option names as the file call it is, and any path by the
 // guards. ok is false when the path changes nothing.
-func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
-	buf []string, cache lstatCache) (Decision, bool) {
-	what := "the tool's working directory"
-	if p.Command >= 0 && p.Command < len(sc.Commands) {
-		what = fmt.Sprintf("%s %q of command %q", p.Access, p.Name,
-			commandText(&sc.Commands[p.Command]))
-	}
+func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full string,
+	buf []string, cache *lstatCache) (Decision, bool) {
 	if p.Problem != "" {
-		return Decision{Action: Require, Reason: what + ": " + p.Problem,
+		return Decision{Action: Require, Reason: pathWhat(sc, p) + ": " + p.Problem,
 			PathState: PathInvalid}, true
 	}
-	full := filepath.FromSlash(p.Full())
+	full = filepath.FromSlash(full)
 	forms, ok := buf[:0], false
 	if filepath.IsAbs(full) {
 		forms, ok = s.formsCached(&Call{}, full, forms, cache)
 	}
 	if !ok {
-		return Decision{Action: Require, Reason: what + ": " + ReasonBadPath,
+		return Decision{Action: Require, Reason: pathWhat(sc, p) + ": " + ReasonBadPath,
 			PathState: PathInvalid}, true
 	}
 	var d Decision
 	found := false
 	for _, path := range forms {
-		pd, changes := s.shellForm(t, c, p.Access, what, path)
+		pd, changes := s.shellForm(t, c, sc, p, path)
 		if changes && (!found || severity(pd) > severity(d)) {
 			d, found = pd, true
 		}
@@ -418,34 +426,44 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p shell.Path,
 	return d, found
 }
 
-// shellForm decides one normalised form of a script's path (see shellPath).
-func (s *Set) shellForm(t *tier, c *Call, a shell.Access, what, path string) (Decision, bool) {
+// pathWhat is how a reason names the path p of sc.
+func pathWhat(sc *shell.Script, p *shell.Path) string {
+	if p.Command < 0 || p.Command >= len(sc.Commands) {
+		return "the tool's working directory"
+	}
+	return p.Access.String() + " " + strconv.Quote(p.Name) + " of command " +
+		strconv.Quote(commandText(&sc.Commands[p.Command]))
+}
+
+// shellForm decides one normalised form of the path p of sc (see shellPath).
+func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
+	path string) (Decision, bool) {
 	var fd Decision
-	file := a != shell.Arg
+	file := p.Access != shell.Arg
 	if file {
 		tool := s.opt.FSRead[0]
-		if a == shell.Write {
+		if p.Access == shell.Write {
 			tool = s.opt.FSWrite[0]
 		}
 		fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source}
 		fd = s.decide(t, &fc, path, PathOK)
 		if fd.Action != Allow {
-			fd.Reason = what + ": " + fd.Reason
+			fd.Reason = pathWhat(sc, p) + ": " + fd.Reason
 		}
 		if fd.Action == Deny {
 			return fd, true
 		}
 	}
 	if t.isProtected(path) {
-		return Decision{Action: Deny, Reason: what + " is a protected path", Path: path,
-			PathState: PathOK}, true
+		return Decision{Action: Deny, Reason: pathWhat(sc, p) + " is a protected path",
+			Path: path, PathState: PathOK}, true
 	}
 	g := s.inDenied(&t.guards, c, path)
 	reason := ""
 	if g != nil {
-		reason = what + " is inside a denied place: " + g.name
+		reason = pathWhat(sc, p) + " is inside a denied place: " + g.name
 	} else if g = s.containing(&t.guards, c, path, false); g != nil {
-		reason = what + " holds " + g.name
+		reason = pathWhat(sc, p) + " holds " + g.name
 	}
 	if g == nil {
 		return fd, file

@@ -582,7 +582,7 @@ func (s *Set) forms(c *Call, p string, out []string) ([]string, bool) {
 }
 
 // formsCached is forms with its lstat answers kept in cache, when not nil.
-func (s *Set) formsCached(c *Call, p string, out []string, cache lstatCache) ([]string, bool) {
+func (s *Set) formsCached(c *Call, p string, out []string, cache *lstatCache) ([]string, bool) {
 	if isFileURI(p) {
 		q, ok := fileURIPath(p)
 		if !ok {

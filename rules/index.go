@@ -15,7 +15,12 @@ import (
 //   - the rules with a path filter are split by the first component of their pattern
 //     (byDir: "secrets" for secrets/*, "/etc" for /etc/passwd), or anyDir when the
 //     pattern has none ("log*", "./*"); a call with a path searches noPath, the byDir
-//     entry of its path's first component, and anyDir.
+//     entry of its path's first component, and anyDir;
+//   - a rule with a command pattern whose texts all start with one program word
+//     (shell.Pattern.Program: "git" for "git status *") is listed by tool and that
+//     word, apart from the other rules of its tool; a command of a script searches the
+//     lists of its forms' first words, so a command is compared with the patterns of
+//     its own programs only.
 type tier struct {
 	rules  []crule
 	noPath index
@@ -35,7 +40,12 @@ type index struct {
 	prefix     map[string][]int32 // prefix patterns, by prefix
 	prefixLens []int              // the distinct lengths of prefix's keys, ascending
 	star       []int32            // "*" rules
+	// program holds the exact-name rules with a command pattern of one program word.
+	program map[programKey][]int32
 }
+
+// programKey is a tool name and the first word of a command text (shell.FirstWord).
+type programKey struct{ tool, word string }
 
 // newTier indexes rules, which are in evaluation order and whose path patterns are
 // resolved; protected are the normalised protected paths.
@@ -53,6 +63,14 @@ func (s *Set) newTier(rules []crule, protected []string) *tier {
 					t.byDir[dir] = ix
 				}
 			}
+		}
+		if word, ok := r.program(); ok {
+			if ix.program == nil {
+				ix.program = map[programKey][]int32{}
+			}
+			k := programKey{r.tool, word}
+			ix.program[k] = append(ix.program[k], int32(i))
+			continue
 		}
 		s.add(ix, r.toolKind, r.tool, int32(i))
 	}
@@ -190,6 +208,15 @@ func (t *tier) first(tool string, m *matcher) *crule {
 // and m, or best.
 func (t *tier) search(ix *index, tool string, best int32, m *matcher) int32 {
 	best = t.scan(ix.exact[tool], best, m)
+	if m.cmd != nil && len(ix.program) > 0 {
+		forms := m.cmd.Forms
+		for i := range forms {
+			w := shell.FirstWord(forms[i].Text)
+			if !seenWord(forms[:i], w) {
+				best = t.scan(ix.program[programKey{tool, w}], best, m)
+			}
+		}
+	}
 	for _, n := range ix.prefixLens {
 		if n > len(tool) {
 			break
@@ -211,4 +238,24 @@ func (t *tier) scan(list []int32, best int32, m *matcher) int32 {
 		}
 	}
 	return best
+}
+
+// seenWord reports whether one of forms has the first word w.
+func seenWord(forms []shell.Form, w string) bool {
+	for i := range forms {
+		if shell.FirstWord(forms[i].Text) == w {
+			return true
+		}
+	}
+	return false
+}
+
+// program returns the program word every command r's pattern matches starts with,
+// and false when r has no command pattern, one of several program words, or a tool
+// pattern that is not an exact name.
+func (r *crule) program() (string, bool) {
+	if r.cmd == nil || r.toolKind != toolExact {
+		return "", false
+	}
+	return r.cmd.Program()
 }

@@ -170,34 +170,54 @@ func resolve(full, root string, rec *lookups) (string, string) {
 
 // lstatCache keeps the lstat answers of one call's resolutions, by path: a shell
 // script names many paths in the same few directories. Only a call's own
-// resolutions share one, so what it answers is as current as the call.
-type lstatCache map[string]lstatResult
-
-type lstatResult struct {
-	fi  fs.FileInfo
-	err error
+// resolutions share one, so what it answers is as current as the call. The zero
+// value is ready; a nil *lstatCache keeps nothing.
+type lstatCache struct {
+	n     int
+	small [8]lstatEntry
+	more  []lstatEntry
 }
 
-func (c lstatCache) lstat(name string) (fs.FileInfo, error) {
+type lstatEntry struct {
+	name string
+	link bool
+	err  error
+}
+
+// lstat reports whether name is a symlink, or the lstat error (a syscall.Errno).
+func (c *lstatCache) lstat(name []byte) (link bool, err error) {
 	if c == nil {
-		return os.Lstat(name)
+		return lstatLink(string(name))
 	}
-	if r, ok := c[name]; ok {
-		return r.fi, r.err
+	for i := range min(c.n, len(c.small)) {
+		if e := &c.small[i]; e.name == string(name) {
+			return e.link, e.err
+		}
 	}
-	fi, err := os.Lstat(name)
-	c[name] = lstatResult{fi, err}
-	return fi, err
+	for i := range c.more {
+		if e := &c.more[i]; e.name == string(name) {
+			return e.link, e.err
+		}
+	}
+	e := lstatEntry{name: string(name)}
+	e.link, e.err = lstatLink(e.name)
+	if c.n < len(c.small) {
+		c.small[c.n] = e
+	} else {
+		c.more = append(c.more, e)
+	}
+	c.n++
+	return e.link, e.err
 }
 
 // resolveWith is resolve with its lstat answers kept in cache, when not nil. dots, when
 // not nil, is set when a ".." is met after a symlink was followed: only then may full
 // cleaned of ".." lexically resolve elsewhere.
-func resolveWith(full, root string, rec *lookups, cache lstatCache, dots *bool) (string,
+func resolveWith(full, root string, rec *lookups, cache *lstatCache, dots *bool) (string,
 	string) {
 	linked := false
-	buf := make([]byte, 1, len(full)+16)
-	buf[0] = '/'
+	var stack [256]byte // most paths fit: only the result is allocated
+	buf := append(stack[:0], '/')
 	rest := full
 	if len(root) > 1 && strings.HasPrefix(full, root) && (len(full) == len(root) || full[len(root)] == '/') {
 		buf = append(buf[:0], root...)
@@ -250,7 +270,7 @@ func resolveWith(full, root string, rec *lookups, cache lstatCache, dots *bool) 
 		if rec != nil {
 			rec.add(string(buf[:max(dirLen, 1)]), string(buf))
 		}
-		fi, err := cache.lstat(string(buf))
+		link, err := cache.lstat(buf)
 		switch {
 		case err == nil:
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
@@ -263,7 +283,7 @@ func resolveWith(full, root string, rec *lookups, cache lstatCache, dots *bool) 
 			}
 			return "", "cannot be inspected: " + err.Error()
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
+		if !link {
 			continue
 		}
 		linked = true

@@ -1,8 +1,41 @@
 package rules
 
 import (
+	"strings"
 	"syscall"
 	"time"
+	"unsafe"
+)
+
+// lstat is syscall.Lstat without its allocation of a NUL-terminated copy of path: a
+// path shorter than its stack buffer is copied there. It retries on EINTR.
+func lstat(path string, st *syscall.Stat_t) error {
+	var buf [512]byte
+	if sysFstatat == 0 || len(path) >= len(buf) || strings.IndexByte(path, 0) >= 0 {
+		for {
+			if err := syscall.Lstat(path, st); err != syscall.EINTR {
+				return err
+			}
+		}
+	}
+	copy(buf[:], path)
+	for {
+		_, _, errno := syscall.Syscall6(sysFstatat, atFDCWD, uintptr(unsafe.Pointer(&buf[0])),
+			uintptr(unsafe.Pointer(st)), atSymlinkNoFollow, 0, 0)
+		switch errno {
+		case 0:
+			return nil
+		case syscall.EINTR:
+			continue
+		}
+		return errno
+	}
+}
+
+// The fstatat arguments of an lstat.
+const (
+	atFDCWD           = ^uintptr(99) // AT_FDCWD, -100
+	atSymlinkNoFollow = 0x100        // AT_SYMLINK_NOFOLLOW
 )
 
 // fileID identifies a directory and its last change, or an entry of a directory (see
@@ -17,7 +50,7 @@ type fileID struct {
 // fileID and false when it cannot be read (it does not exist).
 func statID(path string) (fileID, bool) {
 	var st syscall.Stat_t
-	if err := syscall.Lstat(path, &st); err != nil {
+	if err := lstat(path, &st); err != nil {
 		return fileID{}, false
 	}
 	return fileID{dev: uint64(st.Dev), ino: st.Ino, ctime: st.Ctim.Nano()}, true
@@ -29,7 +62,7 @@ func statID(path string) (fileID, bool) {
 // error is an identity of its own.
 func entryID(path string) fileID {
 	var st syscall.Stat_t
-	if err := syscall.Lstat(path, &st); err != nil {
+	if err := lstat(path, &st); err != nil {
 		if err == syscall.ENOENT || err == syscall.ENOTDIR {
 			return fileID{}
 		}
@@ -49,4 +82,13 @@ func (id fileID) settled(now time.Time) bool {
 		margin = settleAfterCoarse
 	}
 	return now.UnixNano()-id.ctime > int64(margin)
+}
+
+// lstatLink reports whether name is a symlink, or the lstat error (a syscall.Errno).
+func lstatLink(name string) (bool, error) {
+	var st syscall.Stat_t
+	if err := lstat(name, &st); err != nil {
+		return false, err
+	}
+	return st.Mode&syscall.S_IFMT == syscall.S_IFLNK, nil
 }

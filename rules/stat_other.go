@@ -2,7 +2,12 @@
 
 package rules
 
-import "time"
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"time"
+)
 
 // fileID identifies a directory and its last change (see follow.go). Outside Linux the
 // change time is not read, so no view is trusted: patterns are resolved on every call
@@ -14,3 +19,16 @@ func statID(string) (fileID, bool) { return fileID{}, false }
 func entryID(string) fileID { return fileID{} }
 
 func (fileID) settled(time.Time) bool { return false }
+
+// lstatLink reports whether name is a symlink, or the lstat error.
+func lstatLink(name string) (bool, error) {
+	fi, err := os.Lstat(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return false, err
+	}
+	return fi.Mode()&fs.ModeSymlink != 0, nil
+}

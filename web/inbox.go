@@ -16,12 +16,15 @@ import (
 // already escaped for a reader (bot.Escape), which html/template then escapes for
 // HTML.
 type approval struct {
-	ID      uint64
-	Prompt  bot.Prompt
-	Args    string
-	Short   string // the ⏱ button's window, "15 min"
-	CSRF    string
-	Expires time.Time
+	ID     uint64
+	Prompt bot.Prompt
+	// Commands are the script's commands the summary shows: as many as a chat prompt,
+	// every one that is not allowed among them.
+	Commands []bot.CommandLine
+	Args     string
+	Short    string // the ⏱ button's window, "15 min"
+	CSRF     string
+	Expires  time.Time
 }
 
 // inboxData is the inbox page: pending approval requests and clarifications.
@@ -32,7 +35,8 @@ type inboxData struct {
 
 func (h *Handler) approvalOf(q store.Request, csrf string) approval {
 	p := bot.NewPrompt(q, h.short)
-	return approval{ID: q.ID, Prompt: p, Args: bot.Escape(p.Arguments),
+	return approval{ID: q.ID, Prompt: p, Commands: p.ShownCommands(bot.MaxCommandsLen, nil),
+		Args:  bot.Escape(p.Arguments),
 		Short: bot.DurationLabel(h.short), CSRF: csrf, Expires: q.ExpiresAt}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,11 @@ func TestPromptBlocks(t *testing.T) {
 				"*Category:*\nshell",
 				"*Request:*\n#1",
 				"*Expires:*\n" + req.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC"),
+			}
+			if len(req.Commands) > 0 {
+				// The one command that decided is named second.
+				wantFields = slices.Insert(wantFields, 1, "*Script:*\n1 command needs you (of 1): "+
+					"rm -rf build &amp;&amp; echo &lt;done&gt;")
 			}
 			fields, _ := bs[1]["fields"].([]any)
 			var gotFields []string

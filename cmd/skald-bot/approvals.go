@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,23 +15,37 @@ import (
 func newPendingCmd(conn *connection) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pending",
-		Short: "List the approval requests waiting for a human",
+		Short: "List the approval requests and questions waiting for a human",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return adminCall(cmd, conn, func(c *api.Client) (api.Inbox, error) {
 				return c.Inbox(cmd.Context())
 			}, func(in api.Inbox) {
+				out := cmd.OutOrStdout()
 				if len(in.Approvals) == 0 {
-					fmt.Fprintln(cmd.OutOrStdout(), "no pending requests")
+					fmt.Fprintln(out, "no pending requests")
+				} else {
+					tw := newTable(out)
+					fmt.Fprintln(tw, "ID\tTOOL\tCALLER\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS")
+					for _, q := range in.Approvals {
+						fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, shownName(q.ToolName),
+							shownName(q.Caller), shownName(q.AgentID), shownName(q.Source), shown(q.SessionID),
+							q.ExpiresAt.Local().Format(timeLayout),
+							shown(cut(string(unescapeHTML(q.Arguments)), 60)))
+					}
+					tw.Flush()
+				}
+				if len(in.Clarifications) == 0 {
 					return
 				}
-				tw := newTable(cmd.OutOrStdout())
-				fmt.Fprintln(tw, "ID\tTOOL\tCALLER\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS")
-				for _, q := range in.Approvals {
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, shownName(q.ToolName),
-						shownName(q.Caller), shownName(q.AgentID), shownName(q.Source), shown(q.SessionID),
-						q.ExpiresAt.Local().Format(timeLayout),
-						shown(cut(string(unescapeHTML(q.Arguments)), 60)))
+				// Questions have ids of their own: `skald-bot answer ID TEXT`.
+				fmt.Fprintln(out, "\nquestions (skald-bot answer ID TEXT):")
+				tw := newTable(out)
+				fmt.Fprintln(tw, "ID\tCALLER\tAGENT\tSESSION\tEXPIRES\tOPTIONS\tQUESTION")
+				for _, q := range in.Clarifications {
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, shownName(q.Caller),
+						shownName(q.AgentID), shown(q.SessionID), q.ExpiresAt.Local().Format(timeLayout),
+						shown(cut(strings.Join(q.Options, " | "), 40)), shown(cut(q.Question, 60)))
 				}
 				tw.Flush()
 			})

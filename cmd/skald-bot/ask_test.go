@@ -51,6 +51,12 @@ func TestAskAndAnswerCommands(t *testing.T) {
 		t.Fatalf("pending %d", len(pend))
 	}
 	id := u(pend[0].ID)
+	// pending lists the question, with the id answer takes.
+	code, out, errOut = runClient(t, "pending", "--server", s.url)
+	if code != 0 || !strings.Contains(out, "no pending requests\n\nquestions (skald-bot answer ID TEXT):\n") ||
+		!strings.Contains(out, "\n"+id+" ") || !strings.Contains(out, "go on?") {
+		t.Fatalf("pending: exit %d %q %q", code, out, errOut)
+	}
 	code, out, errOut = runClient(t, "answer", id, "yes, go on", "--server", s.url)
 	if code != 0 || out != "clarification "+id+" answered: yes, go on\n" {
 		t.Fatalf("answer: exit %d %q %q", code, out, errOut)

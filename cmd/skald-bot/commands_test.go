@@ -186,10 +186,25 @@ func TestProcessAuditAndBypass(t *testing.T) {
 }
 
 func TestProcessSuggestionOnItsOwnLines(t *testing.T) {
-	code, out, errOut := cli(t, "aprove", "1")
-	want := "skald-bot: unknown command \"aprove\" for \"skald-bot\" (see skald-bot --help)\n" +
-		"Did you mean this?\n\tapprove\n"
-	if code != 2 || out != "" || errOut != want {
-		t.Fatalf("aprove 1: exit %d %q %q, want 2 %q", code, out, errOut, want)
+	for _, c := range []struct{ args, want string }{
+		{"aprove 1", "skald-bot: unknown command \"aprove\" for \"skald-bot\" (see skald-bot --help)\n" +
+			"Did you mean this?\n\tapprove\n"},
+		{"rules ad allow X", "skald-bot: unknown command \"ad\" for \"skald-bot rules\" " +
+			"(see skald-bot rules --help)\nDid you mean this?\n\tadd\n\trm\n"},
+		{"config chek", "skald-bot: unknown command \"chek\" for \"skald-bot config\" " +
+			"(see skald-bot config --help)\nDid you mean this?\n\tcheck\n"},
+		{"jobs zzz", "skald-bot: unknown command \"zzz\" for \"skald-bot jobs\" " +
+			"(see skald-bot jobs --help)\n"},
+	} {
+		t.Run(c.args, func(t *testing.T) {
+			code, out, errOut := cli(t, strings.Fields(c.args)...)
+			if code != 2 || out != "" || errOut != c.want {
+				t.Fatalf("exit %d %q %q, want 2 %q", code, out, errOut, c.want)
+			}
+		})
+	}
+	// A group given nothing prints its help and succeeds.
+	if code, out, _ := cli(t, "rules"); code != 0 || !strings.Contains(out, "Available Commands") {
+		t.Fatalf("rules: exit %d %q", code, out)
 	}
 }

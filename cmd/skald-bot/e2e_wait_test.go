@@ -34,7 +34,8 @@ func TestE2EHookSIGTERMCancels(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if d := e.await(answer); d.PermissionDecision != "ask" {
+	if d := e.await(answer); d.PermissionDecision != "ask" ||
+		!strings.HasPrefix(d.PermissionDecisionReason, "Interrupted before an approver answered") {
 		t.Fatalf("hook after SIGTERM: %+v", d)
 	}
 	e.wantCancelled(id, "interrupted")

@@ -193,8 +193,12 @@ func hookDecisionOf(r api.CheckResult, wait time.Duration) hookDecision {
 	case gate.VerdictPending:
 		return ask(unanswered(wait, r.RequestID))
 	case gate.VerdictCancelled:
-		if r.Note == terminalReason || r.Note == interruptedReason {
+		switch r.Note {
+		case terminalReason:
 			return ask(unanswered(wait, r.RequestID))
+		case interruptedReason:
+			return ask(fmt.Sprintf("Interrupted before an approver answered; asking in the "+
+				"terminal (request %d)", r.RequestID))
 		}
 	}
 	return decision("deny", describe(r))

@@ -97,7 +97,33 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newServeCmd(), newVersionCmd(), newInitCmd(), newConfigCmd())
 	addClientCommands(root)
 	markRunErrors(root)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command group under c (a command with
+// subcommands and nothing to run itself) refuse an unknown subcommand as cobra does
+// for the root — a usage error with its suggestions — instead of printing its help and
+// exiting 0. Given no argument, a group prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+		if !sub.HasSubCommands() || sub.Runnable() {
+			continue
+		}
+		sub.Args = cobra.ArbitraryArgs
+		sub.SuggestionsMinimumDistance = 2
+		sub.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+			}
+			return errors.New(msg)
+		}
+	}
 }
 
 // exitCoder is an error that sets the exit code itself (such as check's 1 and

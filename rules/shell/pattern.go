@@ -109,6 +109,30 @@ func (p Pattern) Match(text string) bool {
 	return true
 }
 
+// Program returns the first word (shell.FirstWord) of every text p matches, and false
+// when texts of different first words may match (a star within the first word).
+func (p Pattern) Program() (string, bool) {
+	if len(p.parts) == 0 {
+		return "", false
+	}
+	first := p.parts[0]
+	if i := strings.IndexByte(first, ' '); i >= 0 {
+		return first[:i], true
+	}
+	if !p.star {
+		return first, true
+	}
+	return "", false
+}
+
+// FirstWord returns text up to its first space: a command text's program.
+func FirstWord(text string) string {
+	if i := strings.IndexByte(text, ' '); i >= 0 {
+		return text[:i]
+	}
+	return text
+}
+
 // Match reports whether pattern matches the command text; it returns false when the
 // pattern does not compile.
 func Match(pattern, text string) bool {

@@ -100,3 +100,42 @@ func TestPatternAllocs(t *testing.T) {
 		t.Errorf("Match allocates %v times", n)
 	}
 }
+
+// TestPatternProgram checks that every text a pattern with a program word matches
+// starts with that word, over TestPatternMatch's texts and more.
+func TestPatternProgram(t *testing.T) {
+	texts := []string{"", "git", "git status", "git status --short", "git statusx", "gitx",
+		"rm", "rm -rf /", "rmdir x", "make", "make all", "npm run test", "npm run test:unit",
+		"sudo rm -rf /", "a b", "ab", "a"}
+	for _, tc := range []struct {
+		pattern, program string
+		ok               bool
+	}{
+		{"git status *", "git", true},
+		{"git *", "git", true},
+		{"git status", "git", true},
+		{"make", "make", true},
+		{"rm -rf *", "rm", true},
+		{"sudo rm *", "sudo", true},
+		{"git*", "", false},
+		{"g* status", "", false},
+		{"*", "", false},
+		{"* b", "", false},
+	} {
+		t.Run(tc.pattern, func(t *testing.T) {
+			p, err := Compile(tc.pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			program, ok := p.Program()
+			if program != tc.program || ok != tc.ok {
+				t.Fatalf("Program() = %q, %v; want %q, %v", program, ok, tc.program, tc.ok)
+			}
+			for _, text := range texts {
+				if ok && p.Match(text) && FirstWord(text) != program {
+					t.Errorf("matches %q, whose first word is not %q", text, program)
+				}
+			}
+		})
+	}
+}
