@@ -68,45 +68,42 @@ func benchDecide(b *testing.B, mix Mix, n int) {
 		calls []Call
 	}{{"nopath", noPath}, {"path", withPath}} {
 		calls := kind.calls
-		b.Run("calls="+kind.name+"/engine=ours", func(b *testing.B) {
-			ins := make([]rules.Call, len(calls))
-			for i, c := range calls {
-				ins[i] = e.ours.Input(c)
-			}
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				j := i % len(calls)
-				e.ours.Eval(calls[j].Group, ins[j])
-			}
+		name := "calls=" + kind.name + "/engine="
+		benchEngine(b, name+"ours", calls, e.ours.Input, func(c Call, in rules.Call) error {
+			e.ours.Eval(c.Group, in)
+			return nil
 		})
-		b.Run("calls="+kind.name+"/engine=rego", func(b *testing.B) {
-			ins := make([]ast.Value, len(calls))
-			for i, c := range calls {
-				ins[i] = e.rego.Input(c)
-			}
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				if _, err := e.rego.Eval(ctx, ins[i%len(ins)]); err != nil {
-					b.Fatal(err)
-				}
-			}
+		benchEngine(b, name+"rego", calls, e.rego.Input, func(_ Call, in ast.Value) error {
+			_, err := e.rego.Eval(ctx, in)
+			return err
 		})
 		if e.cedar == nil {
 			continue
 		}
-		b.Run("calls="+kind.name+"/engine=cedar", func(b *testing.B) {
-			ins := make([]cedar.Request, len(calls))
-			for i, c := range calls {
-				ins[i] = e.cedar.Input(c)
-			}
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				if _, err := e.cedar.Eval(ins[i%len(ins)]); err != nil {
-					b.Fatal(err)
-				}
-			}
+		benchEngine(b, name+"cedar", calls, e.cedar.Input, func(_ Call, in cedar.Request) error {
+			_, err := e.cedar.Eval(in)
+			return err
 		})
 	}
+}
+
+// benchEngine runs a sub-benchmark name of eval over calls in turn, their inputs made
+// by input before the clock starts.
+func benchEngine[In any](b *testing.B, name string, calls []Call, input func(Call) In,
+	eval func(Call, In) error) {
+	b.Run(name, func(b *testing.B) {
+		ins := make([]In, len(calls))
+		for i, c := range calls {
+			ins[i] = input(c)
+		}
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			j := i % len(calls)
+			if err := eval(calls[j], ins[j]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkNormalize measures what our engine does for a path that the other two

@@ -23,9 +23,7 @@ type Options struct {
 	// command without a length; zero means DefaultBypassShort.
 	BypassShort time.Duration
 	// FollowUps posts the "➕ Always" offers after an admin's approval (the Fanout
-	// that shows the prompts, with FanoutOptions.Meta); nil means none are made. A
-	// tap that comes while this Fanout's send of its prompt is in flight waits for
-	// the message to be recorded; nil means it is refused.
+	// that shows the prompts, with FanoutOptions.Meta); nil means none are made.
 	FollowUps *Fanout
 	// Logger nil means slog.Default(); the Bot adds component=bot.
 	Logger *slog.Logger

@@ -21,14 +21,16 @@ type Channel interface {
 	// Targets returns the configured chats (Telegram chat ids in decimal) or Slack
 	// channel ids that every prompt goes to (telegram.chats, slack.channels).
 	Targets() []string
-	// Send posts prompt p (p.Telegram() or p.Slack(), with its buttons) to target and
-	// returns the new message's reference: a Telegram message_id in decimal, a Slack
+	// Send posts prompt p (p.Telegram() or p.Slack(), with its buttons if any) to
+	// target and returns the new message's reference: a Telegram message_id in decimal, a Slack
 	// ts. An error wrapping ErrPermanent stops the retries; a *RateLimitError sets
 	// the wait before the next one.
 	Send(ctx context.Context, target string, p Prompt) (ref string, err error)
-	// Edit replaces message ref of target with p — a finished request: its outcome,
-	// no buttons, so the old buttons must go (an empty inline keyboard; Slack blocks
-	// without the actions block). An edit that changes nothing ("message is not
+	// Edit replaces message ref of target with p, its buttons included: the Fanout
+	// posts a prompt without buttons and adds them with Edit once the message is
+	// recorded. For a finished request p has its outcome and no buttons, so the old
+	// buttons must go (an empty inline keyboard; Slack blocks without the actions
+	// block). An edit that changes nothing ("message is not
 	// modified") is a success. Errors as for Send.
 	Edit(ctx context.Context, target, ref string, p Prompt) error
 	// Notify posts text to target as a plain message without buttons — a notice,

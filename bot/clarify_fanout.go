@@ -55,10 +55,14 @@ func (f *Fanout) ShowClarification(ctx context.Context, c store.Clarification) e
 	return f.first(ctx, "send", tasks)
 }
 
-// clarSendTask sends clarification key.id's prompt to target and records it; like
-// sendTask, it re-reads the clarification first and never sends twice.
+// clarSendTask sends clarification key.id's prompt to target in two phases, as
+// sendTask does for requests: without buttons, recorded, then armed; it re-reads the
+// clarification first and never sends twice.
 func (f *Fanout) clarSendTask(cs ClarificationOutbox, key msgKey, ch Channel, target string) *task {
-	var ref string
+	var (
+		ref      string
+		recorded bool
+	)
 	t := &task{key: key, done: func(error) {}}
 	t.try = func(ctx context.Context) error {
 		if ref == "" {
@@ -70,7 +74,7 @@ func (f *Fanout) clarSendTask(cs ClarificationOutbox, key msgKey, ch Channel, ta
 			if c.Status != store.ClarificationPending || clarHasMessage(c, key.channel, target) {
 				return nil
 			}
-			ref, err = ch.Send(ctx, target, NewClarificationPrompt(c))
+			ref, err = ch.Send(ctx, target, unarmed(NewClarificationPrompt(c)))
 			if err == nil && ref == "" {
 				err = fmt.Errorf("%w: the channel returned no message reference", ErrPermanent)
 			}
@@ -81,11 +85,17 @@ func (f *Fanout) clarSendTask(cs ClarificationOutbox, key msgKey, ch Channel, ta
 			}
 		}
 		msg := store.Message{Channel: key.channel, ChatID: target, Ref: ref}
-		if err := cs.AddClarificationMessage(key.id, msg); err != nil {
-			return fmt.Errorf("bot: record message %s of clarification %d: %w", ref, key.id, err)
+		if !recorded {
+			if err := cs.AddClarificationMessage(key.id, msg); err != nil {
+				return fmt.Errorf("bot: record message %s of clarification %d: %w", ref, key.id, err)
+			}
+			recorded = true
+			f.log.Debug("question sent", "clarification", key.id, "channel", key.channel,
+				"chat", target, "ref", ref)
 		}
-		f.log.Debug("question sent", "clarification", key.id, "channel", key.channel,
-			"chat", target, "ref", ref)
+		if err := f.clarArm(ctx, cs, ch, key.id, msg); err != nil {
+			return err
+		}
 		if cur, err := cs.Clarification(key.id); err == nil && cur.Status != store.ClarificationPending {
 			if err := f.clarEdit(ctx, cs, cur, unfinal(cur.Messages)); err != nil {
 				f.log.Warn("showing the end of a clarification answered while it was sent",
@@ -95,6 +105,61 @@ func (f *Fanout) clarSendTask(cs ClarificationOutbox, key msgKey, ch Channel, ta
 		return nil
 	}
 	return t
+}
+
+// clarArm edits recorded message m of clarification id to show its buttons, when it
+// is still pending, under the message's claim; as arm does for requests.
+func (f *Fanout) clarArm(ctx context.Context, cs ClarificationOutbox, ch Channel, id uint64,
+	m store.Message) error {
+	key := msgKey{id: id, channel: m.Channel, chat: m.ChatID, ref: m.Ref, clar: true}
+	if !f.claim(key) {
+		return nil
+	}
+	defer f.release(key)
+	c, err := cs.Clarification(id)
+	if err != nil {
+		return fmt.Errorf("bot: arm message %s of clarification %d: %w", m.Ref, id, err)
+	}
+	if c.Status != store.ClarificationPending {
+		return nil
+	}
+	if err := ch.Edit(ctx, m.ChatID, m.Ref, NewClarificationPrompt(c)); err != nil {
+		return fmt.Errorf("bot: arm message %s of clarification %d on %s %s: %w",
+			m.Ref, id, m.Channel, m.ChatID, err)
+	}
+	return nil
+}
+
+// clarRearm arms every recorded message of pending clarification c again (Reconcile):
+// one recorded but never armed gets its buttons. An edit that changes nothing is a
+// success. A clarification that ends meanwhile has its outcome edited in.
+func (f *Fanout) clarRearm(ctx context.Context, cs ClarificationOutbox,
+	c store.Clarification) error {
+	var tasks []*task
+	for _, m := range c.Messages {
+		ch := f.channel(m.Channel)
+		if ch == nil || m.Final {
+			continue
+		}
+		key := msgKey{id: c.ID, channel: m.Channel, chat: m.ChatID, ref: m.Ref, clar: true,
+			rearm: true}
+		if !f.claim(key) {
+			continue
+		}
+		t := &task{key: key, done: func(error) {}}
+		t.try = func(ctx context.Context) error {
+			if err := f.clarArm(ctx, cs, ch, c.ID, m); err != nil {
+				return err
+			}
+			cur, err := cs.Clarification(c.ID)
+			if err == nil && cur.Status != store.ClarificationPending {
+				return f.clarEdit(ctx, cs, cur, unfinal(cur.Messages))
+			}
+			return nil
+		}
+		tasks = append(tasks, t)
+	}
+	return f.first(ctx, "edit", tasks)
 }
 
 // UpdateClarification edits every message of c not final yet to show how it ended,
@@ -171,7 +236,7 @@ func (f *Fanout) clarEdit(ctx context.Context, cs ClarificationOutbox, c store.C
 }
 
 // reconcileClarifications shows the pending clarifications where they have no
-// message and edits the finished ones still showing buttons (Reconcile).
+// message, arms their recorded messages again, and edits the finished ones still showing buttons (Reconcile).
 func (f *Fanout) reconcileClarifications(ctx context.Context) error {
 	cs, ok := f.clarStore()
 	if !ok {
@@ -183,7 +248,7 @@ func (f *Fanout) reconcileClarifications(ctx context.Context) error {
 	}
 	var errs []error
 	for _, c := range pending {
-		errs = append(errs, f.ShowClarification(ctx, c))
+		errs = append(errs, f.ShowClarification(ctx, c), f.clarRearm(ctx, cs, c))
 	}
 	done, err := cs.UnfinalizedClarifications()
 	if err != nil {

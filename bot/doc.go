@@ -36,16 +36,17 @@
 // # The fan-out and its outbox
 //
 // Fanout implements gate.Notifier over every Channel: Show sends a new request's
-// prompt to every (channel, target) and records each message on the request
-// (store.Message); Update edits every message of a finished request to show its
+// prompt to every (channel, target) in two phases — posted without buttons, the
+// message recorded on the request (store.Message), then armed with an Edit that adds
+// the buttons (docs/design.md, "Chat prompts") —; Update edits every message of a finished request to show its
 // outcome without buttons, then marks them final. Each message is sent or edited on
 // its own goroutine, so one failing chat never holds up another; failures are
 // retried with exponential backoff (Retry), a *RateLimitError waits its retry_after
 // (MaxRateLimitWaits times at most), an ErrPermanent error stops at once, and a
 // message given up on is logged and reported to FanoutOptions.OnFailure. Run owns
 // the retries and, at start-up, calls Reconcile: pending requests are shown where
-// they have no message yet, and finished ones whose messages still show buttons are
-// edited.
+// they have no message yet and their recorded messages edited to their state now
+// (armed), and finished ones whose messages still show buttons are edited.
 //
 // # Taps and commands
 //
@@ -91,9 +92,10 @@
 // # What an adapter does
 //
 //   - Implement Channel (var _ bot.Channel = (*Channel)(nil)): Send renders
-//     p.Telegram() or p.Slack() with its buttons and returns the message id (Telegram
-//     message_id in decimal) or ts; Edit renders the finished prompt and removes the
-//     buttons (an empty inline keyboard; blocks without the actions block); "message
+//     p.Telegram() or p.Slack() with its buttons if any (the Fanout posts without) and
+//     returns the message id (Telegram message_id in decimal) or ts; Edit renders p
+//     with its buttons while pending, and a finished prompt without them (an empty
+//     inline keyboard; blocks without the actions block); "message
 //     is not modified" is a success; 429 becomes a *RateLimitError; an error that
 //     retrying cannot fix (chat not found, bot blocked) wraps ErrPermanent. Notify
 //     posts a plain-text notice, escaped or without markup, cut to the limit.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -42,8 +43,8 @@ type FanoutOptions struct {
 	// Meta stores the "➕ Always" offers (store.DB's GetMeta and PutMeta); nil
 	// means none are made.
 	Meta Meta
-	// OnOffer, when set, is called once an offer's follow-up was sent and recorded
-	// ("sent") and once it was closed ("closed"), from the Fanout's goroutines; it
+	// OnOffer, when set, is called once an offer's follow-up was sent, recorded and
+	// armed ("sent") and once it was closed ("closed"), from the Fanout's goroutines; it
 	// must not block.
 	OnOffer func(o Offer, event string)
 	// Now is the clock of the offers' expiry; nil means time.Now.
@@ -84,9 +85,8 @@ type Fanout struct {
 	channels []Channel
 	// inflight holds the sends and edits being tried, so that a Show and a Reconcile
 	// of the same request, or two Updates, never send or edit one message twice at
-	// once. Each channel is closed when its key is released: a tap on a prompt whose
-	// send is in flight waits on it (AwaitSend).
-	inflight map[msgKey]chan struct{}
+	// once.
+	inflight map[msgKey]bool
 	// offerAgain marks the offers whose step must run again once the one in flight
 	// ends.
 	offerAgain map[msgKey]bool
@@ -102,6 +102,7 @@ type msgKey struct {
 	id                 uint64
 	channel, chat, ref string
 	clar               bool // id is a clarification's
+	rearm              bool // the task arming message ref again (Reconcile)
 }
 
 var _ gate.Notifier = (*Fanout)(nil)
@@ -127,7 +128,7 @@ func NewFanout(opt FanoutOptions) *Fanout {
 		retry:       opt.Retry.withDefaults(),
 		onFailure:   opt.OnFailure,
 		log:         log.With("component", "bot"),
-		inflight:    make(map[msgKey]chan struct{}),
+		inflight:    make(map[msgKey]bool),
 		offerAgain:  make(map[msgKey]bool),
 		meta:        opt.Meta,
 		clock:       opt.Now,
@@ -192,11 +193,12 @@ func (f *Fanout) Run(ctx context.Context) error {
 }
 
 // Show presents pending request r on every (channel, target) where it has no message
-// yet (gate.Notifier): one goroutine per message, each recorded with
-// AddMessage as soon as it is sent. The request is re-read from the store before each
-// send, so a request shown twice at once (by the gate and by Reconcile) gets one
-// message per chat. It returns once every message had its first
-// attempt; failures are retried in the background (see Run). It returns the
+// yet (gate.Notifier): one goroutine per message, each posted without its buttons,
+// recorded with AddMessage, then edited to show them (docs/design.md, "Chat prompts"),
+// so no button can be tapped before its message is recorded. The request is re-read
+// from the store before each send, so a request shown twice at once (by the gate and
+// by Reconcile) gets one message per chat. It returns once every message had its
+// first attempt; failures are retried in the background (see Run). It returns the
 // first-attempt errors that will not be retried, joined, or nil.
 func (f *Fanout) Show(ctx context.Context, r store.Request) error {
 	f.mu.Lock()
@@ -218,13 +220,18 @@ func (f *Fanout) Show(ctx context.Context, r store.Request) error {
 	return f.first(ctx, "send", tasks)
 }
 
-// sendTask sends the prompt of request id to one target and records the message.
-// Each attempt first re-reads the request, under the key's claim: one that left
-// pending, or that got a message there meanwhile (from a concurrent Show or
-// Reconcile that finished first), needs no prompt. A message sent but not recorded
-// is recorded on the next attempt, never sent twice.
+// sendTask shows the prompt of request id in one target in two phases (docs/design.md,
+// "Chat prompts"): it posts the prompt without its buttons, records the message, then
+// edits the buttons in (arm). Each attempt first re-reads the request, under the key's
+// claim: one that left pending, or that got a message there meanwhile (from a
+// concurrent Show or Reconcile that finished first), needs no prompt. A message sent
+// but not recorded is recorded on the next attempt, never sent twice; one recorded but
+// not armed is armed on the next attempt.
 func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *task {
-	var ref string
+	var (
+		ref      string
+		recorded bool
+	)
 	t := &task{key: key, done: func(error) {}}
 	t.try = func(ctx context.Context) error {
 		if ref == "" {
@@ -235,7 +242,7 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 			if r.Status != store.Pending || hasMessage(r, key.channel, target) {
 				return nil
 			}
-			ref, err = ch.Send(ctx, target, NewPrompt(r, f.short))
+			ref, err = ch.Send(ctx, target, unarmed(NewPrompt(r, f.short)))
 			if err == nil && ref == "" {
 				err = fmt.Errorf("%w: the channel returned no message reference", ErrPermanent)
 			}
@@ -245,14 +252,21 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 			}
 		}
 		msg := store.Message{Channel: key.channel, ChatID: target, Ref: ref}
-		if err := f.store.AddMessage(id, msg); err != nil {
-			return fmt.Errorf("bot: record message %s of request %d on %s %s: %w",
-				ref, id, key.channel, target, err)
+		if !recorded {
+			if err := f.store.AddMessage(id, msg); err != nil {
+				return fmt.Errorf("bot: record message %s of request %d on %s %s: %w",
+					ref, id, key.channel, target, err)
+			}
+			recorded = true
+			f.log.Debug("prompt sent", "request_id", id, "channel", key.channel, "chat", target,
+				"ref", ref)
 		}
-		f.log.Debug("prompt sent", "request_id", id, "channel", key.channel, "chat", target, "ref", ref)
+		if err := f.arm(ctx, ch, id, msg); err != nil {
+			return err
+		}
 		// Resolved while we were sending? The resolution's Update may have read the
-		// messages before this one was recorded, or found them all final: edit this
-		// one, and any other still showing buttons, here.
+		// messages before this one was recorded, found its arm in flight, or found
+		// them all final: edit this one, and any other still showing buttons, here.
 		if cur, err := f.store.Request(id); err == nil && cur.Status != store.Pending {
 			msgs := []store.Message{msg}
 			for _, m := range cur.Messages {
@@ -268,6 +282,48 @@ func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *tas
 		return nil
 	}
 	return t
+}
+
+// unarmed is p without its buttons: the first phase of a send.
+func unarmed(p Prompt) Prompt {
+	p.Buttons = nil
+	return p
+}
+
+// arm edits recorded message m of request id to show its buttons, when the request
+// is still pending, under the message's claim. When the message is claimed (an edit
+// of it in flight, which shows the request as it is then) or the request has left
+// pending, it does nothing. It blocks for one Edit, one more each time the pending
+// request's prompt changed meanwhile.
+func (f *Fanout) arm(ctx context.Context, ch Channel, id uint64, m store.Message) error {
+	key := msgKey{id: id, channel: m.Channel, chat: m.ChatID, ref: m.Ref}
+	if !f.claim(key) {
+		return nil
+	}
+	defer f.release(key)
+	r, err := f.store.Request(id)
+	if err != nil {
+		return fmt.Errorf("bot: arm message %s of request %d: %w", m.Ref, id, err)
+	}
+	// A refresh of the pending request (a caller that stopped waiting) finds the
+	// message claimed and skips it: edit again until it shows the request as stored.
+	for p := NewPrompt(r, f.short); r.Status == store.Pending; {
+		if err := ch.Edit(ctx, m.ChatID, m.Ref, p); err != nil {
+			return fmt.Errorf("bot: arm message %s of request %d on %s %s: %w",
+				m.Ref, id, m.Channel, m.ChatID, err)
+		}
+		f.log.Debug("prompt armed", "request_id", id, "channel", m.Channel, "chat", m.ChatID,
+			"ref", m.Ref)
+		if r, err = f.store.Request(id); err != nil {
+			return fmt.Errorf("bot: arm message %s of request %d: %w", m.Ref, id, err)
+		}
+		next := NewPrompt(r, f.short)
+		if reflect.DeepEqual(next, p) {
+			break
+		}
+		p = next
+	}
+	return nil
 }
 
 // Update edits every message of r that is not final yet to show its outcome, with
@@ -316,6 +372,7 @@ func (f *Fanout) refresh(ctx context.Context, r store.Request) error {
 						m.Ref, r.ID, m.Channel, m.ChatID, err)
 				}
 				if cur.Status != store.Pending {
+					f.markFinal(r.ID, m)
 					return nil
 				}
 				if cur, err = f.store.Request(r.ID); err == nil && cur.Status == store.Pending {
@@ -373,11 +430,7 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 				"chat", m.ChatID, "ref", m.Ref, "status", r.Status)
 			// Final at once, so a later reconciliation, after another message's
 			// edit was given up on, does not edit this one again.
-			if mf, ok := f.store.(messageFinaler); ok {
-				if err := mf.MarkMessageFinal(r.ID, m); err != nil {
-					f.log.Warn("marking a message final", "request_id", r.ID, "err", err)
-				}
-			}
+			f.markFinal(r.ID, m)
 			return nil
 		}
 		tasks = append(tasks, t)
@@ -386,6 +439,15 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 }
 
 var errSkipped = errors.New("skipped")
+
+// markFinal marks message m of request id final, when the store can mark one message.
+func (f *Fanout) markFinal(id uint64, m store.Message) {
+	if mf, ok := f.store.(messageFinaler); ok {
+		if err := mf.MarkMessageFinal(id, m); err != nil {
+			f.log.Warn("marking a message final", "request_id", id, "err", err)
+		}
+	}
+}
 
 // messageFinaler marks one message final (*store.DB has it); an Outbox without it
 // has its messages marked final all at once, when every edit succeeded.
@@ -463,10 +525,10 @@ func (f *Fanout) giveUp(t *task, err error) {
 func (f *Fanout) claim(key msgKey) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.inflight[key] != nil {
+	if f.inflight[key] {
 		return false
 	}
-	f.inflight[key] = make(chan struct{})
+	f.inflight[key] = true
 	return true
 }
 
@@ -477,30 +539,16 @@ func (f *Fanout) release(key msgKey) {
 }
 
 func (f *Fanout) releaseLocked(key msgKey) {
-	if ch := f.inflight[key]; ch != nil {
-		close(ch)
-		delete(f.inflight, key)
-	}
+	delete(f.inflight, key)
 }
 
-// sendInFlight returns a channel closed once the send of request id's prompt to chat
-// on channel in flight now ends (its message recorded, or given up on), or nil when
-// none is in flight.
-func (f *Fanout) sendInFlight(id uint64, channel, chat string) <-chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if ch := f.inflight[msgKey{id: id, channel: channel, chat: chat}]; ch != nil {
-		return ch
-	}
-	return nil
-}
-
-// Reconcile brings the chats in line with the store, at start-up: it
-// shows every pending request in every (channel, target) that has no message of it,
-// and, when FanoutOptions.Unfinalized is set, edits the messages of finished requests
-// that still show buttons. It blocks until every first attempt is made; failures are
-// retried like any other. It returns the store's error listing the requests, or the
-// joined errors of the messages given up on.
+// Reconcile brings the chats in line with the store, at start-up: it shows every
+// pending request in every (channel, target) that has no message of it, edits its
+// recorded messages to the request as it is now (buttons included: a message recorded
+// but not armed gets them), and, when FanoutOptions.Unfinalized is set, edits the
+// messages of finished requests that still show buttons. It blocks until every first
+// attempt is made; failures are retried like any other. It returns the store's error
+// listing the requests, or the joined errors of the messages given up on.
 func (f *Fanout) Reconcile(ctx context.Context) error {
 	pending, err := f.store.Pending()
 	if err != nil {
@@ -509,6 +557,9 @@ func (f *Fanout) Reconcile(ctx context.Context) error {
 	var errs []error
 	for _, r := range pending {
 		errs = append(errs, f.Show(ctx, r))
+		// Its recorded messages, to the request as it is now: a message recorded
+		// but never armed (the process stopped in between) gets its buttons.
+		errs = append(errs, f.refresh(ctx, r))
 	}
 	if f.unfinalized != nil {
 		done, err := f.unfinalized()

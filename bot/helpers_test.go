@@ -175,6 +175,7 @@ type fakeChannel struct {
 	next      int
 	sends     []sent
 	edits     []sent
+	arms      int         // edits that gave a message posted without buttons its buttons
 	attempts  []time.Time // every call of Send, failed or not
 	failSends int         // fail the next failSends sends with failErr
 	failEdits int
@@ -186,12 +187,20 @@ type fakeChannel struct {
 	failNotices int
 	// gate, when set, makes Send wait for a value on it before answering.
 	gate chan struct{}
+	// onArm, when set, runs (under the lock) as an Edit arms a message.
+	onArm func(target, ref string)
 }
 
 type sent struct {
 	Target, Ref string
-	Prompt      Prompt
-	At          time.Time
+	// Prompt is what the message shows once armed: the first Edit that gives a
+	// message posted without buttons its buttons arms it, and is counted in arms, not
+	// in edits.
+	Prompt Prompt
+	At     time.Time
+	// Posted is the prompt as posted; Armed is set once the buttons were added.
+	Posted Prompt
+	Armed  bool
 }
 
 var _ Channel = (*fakeChannel)(nil)
@@ -223,7 +232,8 @@ func (c *fakeChannel) Send(ctx context.Context, target string, p Prompt) (string
 	}
 	c.next++
 	ref := strconv.Itoa(c.next)
-	c.sends = append(c.sends, sent{Target: target, Ref: ref, Prompt: p, At: time.Now()})
+	c.sends = append(c.sends, sent{Target: target, Ref: ref, Prompt: p, Posted: p, At: time.Now(),
+		Armed: p.Buttons != nil})
 	return ref, nil
 }
 
@@ -233,6 +243,18 @@ func (c *fakeChannel) Edit(ctx context.Context, target, ref string, p Prompt) er
 	if c.failEdits > 0 {
 		c.failEdits--
 		return c.err()
+	}
+	if p.Buttons != nil {
+		for i, s := range c.sends {
+			if s.Target == target && s.Ref == ref && !s.Armed {
+				c.sends[i].Prompt, c.sends[i].Armed = p, true
+				c.arms++
+				if c.onArm != nil {
+					c.onArm(target, ref)
+				}
+				return nil
+			}
+		}
 	}
 	c.edits = append(c.edits, sent{Target: target, Ref: ref, Prompt: p, At: time.Now()})
 	return nil

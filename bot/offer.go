@@ -61,6 +61,9 @@ type Offer struct {
 	Ref       string       `json:"ref,omitempty"`
 	Rules     []rules.Rule `json:"rules"`
 	ExpiresAt time.Time    `json:"expires_at"`
+	// Armed is set once the follow-up, posted without its button, was edited to
+	// show it (docs/design.md, "Chat prompts").
+	Armed bool `json:"armed,omitempty"`
 	// Used is set once a tap claimed it; Closing is the text its message is edited
 	// to once used or expired, kept until the edit succeeds.
 	Used    bool   `json:"used,omitempty"`
@@ -167,7 +170,7 @@ func (f *Fanout) Offer(o Offer) error {
 	if f.meta == nil {
 		return errors.New("bot: offer: no store for offers")
 	}
-	o.ExpiresAt, o.Ref, o.Used, o.Closing = f.now().Add(OfferTTL), "", false, ""
+	o.ExpiresAt, o.Ref, o.Armed, o.Used, o.Closing = f.now().Add(OfferTTL), "", false, false, ""
 	f.offMu.Lock()
 	os, err := f.loadOffers()
 	if err == nil && !slices.ContainsFunc(os, o.same) {
@@ -219,8 +222,9 @@ func (f *Fanout) offerTask(o Offer) {
 	f.soon(t)
 }
 
-// offerStep sends the stored offer like o when it has no message yet, or edits its
-// message once it is closed or expired, dropping it then.
+// offerStep sends the stored offer like o when it has no message yet (without its
+// button, then armed: the two phases of a prompt), or edits its message once it is
+// closed or expired, dropping it then.
 func (f *Fanout) offerStep(ctx context.Context, rp Replier, o Offer) error {
 	cur, ok, err := f.changeOffer(o, func(*Offer) (bool, error) { return true, nil })
 	if err != nil || !ok {
@@ -231,7 +235,9 @@ func (f *Fanout) offerStep(ctx context.Context, rp Replier, o Offer) error {
 			_, _, err := f.changeOffer(o, func(*Offer) (bool, error) { return false, nil })
 			return err
 		}
-		ref, err := rp.Reply(ctx, cur.ChatID, cur.ReplyTo, cur.followUp())
+		m := cur.followUp()
+		m.Buttons = nil
+		ref, err := rp.Reply(ctx, cur.ChatID, cur.ReplyTo, m)
 		if err == nil && ref == "" {
 			err = fmt.Errorf("%w: the channel returned no message reference", ErrPermanent)
 		}
@@ -245,6 +251,16 @@ func (f *Fanout) offerStep(ctx context.Context, rp Replier, o Offer) error {
 		}
 		f.log.Debug("offer sent", "request_id", o.RequestID, "channel", o.Channel,
 			"chat", o.ChatID, "ref", ref)
+	}
+	if !cur.Armed && cur.Closing == "" && !cur.Used && f.now().Before(cur.ExpiresAt) {
+		if err := rp.EditReply(ctx, cur.ChatID, cur.Ref, cur.followUp()); err != nil {
+			return fmt.Errorf("bot: arm the offer of request %d on %s %s: %w",
+				o.RequestID, o.Channel, o.ChatID, err)
+		}
+		cur, _, err = f.changeOffer(o, func(s *Offer) (bool, error) { s.Armed = true; return true, nil })
+		if err != nil {
+			return err
+		}
 		f.offerEvent(cur, "sent")
 	}
 	if cur.Closing == "" && !f.now().Before(cur.ExpiresAt.Add(usedGrace(cur))) {
@@ -356,7 +372,7 @@ func (f *Fanout) CloseOffer(o Offer, text string) error {
 }
 
 // SweepOffers removes the button of every offer past its OfferTTL, sends the
-// offers not sent yet and finishes the closings still to do (after a restart). Run
+// offers not sent yet, arms the ones sent but not armed and finishes the closings still to do (after a restart). Run
 // calls it every OfferSweepEvery; the edits run on Run's goroutines. It returns the
 // store's error.
 func (f *Fanout) SweepOffers() error {
@@ -371,7 +387,7 @@ func (f *Fanout) SweepOffers() error {
 	}
 	now := f.now()
 	for _, o := range os {
-		if o.Ref == "" || o.Closing != "" || !now.Before(o.ExpiresAt) {
+		if o.Ref == "" || !o.Armed || o.Closing != "" || !now.Before(o.ExpiresAt) {
 			f.offerTask(o)
 		}
 	}

@@ -48,8 +48,9 @@ type TapResult struct {
 
 // HandleTap resolves the request a button names, for an approver of t.Channel and
 // only from one of the request's own stored prompt messages, with Via the channel and
-// By "NAME (id)". A tap on a message not recorded yet while the prompt's send to that
-// chat is in flight (Options.FollowUps) waits for that send, TapSendWait at most. It does store work only: the messages are edited later, through
+// By "NAME (id)"; a prompt shows its buttons only once its message is recorded
+// (Fanout.Show), so a genuine tap is never on an unrecorded message. It does store
+// work only: the messages are edited later, through
 // Fanout.Update. An admin's approval of a call a rule could have allowed also queues
 // the "➕ Always" follow-up (Options.FollowUps); a tap on its button, data
 // "r:<request id>", adds the offered rules instead (admins only, from that
@@ -85,13 +86,6 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	case err != nil:
 		b.log.Error("reading a tapped request", "request_id", cb.RequestID, "err", err)
 		return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: tap: %w: %w", ErrInternal, err)
-	}
-	if !bound(req, t) {
-		req, err = b.awaitBinding(ctx, req, t)
-		if err != nil {
-			b.log.Error("reading a tapped request", "request_id", cb.RequestID, "err", err)
-			return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: tap: %w: %w", ErrInternal, err)
-		}
 	}
 	if !bound(req, t) {
 		b.log.Warn("tap on a message that is not a prompt of its request",
@@ -130,33 +124,6 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	}
 	b.log.Error("resolving a tapped request", "request_id", cb.RequestID, "err", err)
 	return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: tap: %w: %w", ErrInternal, err)
-}
-
-// TapSendWait bounds how long a tap on a message that is not yet recorded as a prompt
-// of its request waits for the send in flight to that chat to record it.
-const TapSendWait = 5 * time.Second
-
-// awaitBinding waits, at most TapSendWait, for the send of req's prompt in flight to
-// t's chat to end, and returns the request as stored then; req itself when no such
-// send is in flight or there is no Fanout.
-func (b *Bot) awaitBinding(ctx context.Context, req store.Request, t Tap) (store.Request, error) {
-	if b.followUps == nil {
-		return req, nil
-	}
-	done := b.followUps.sendInFlight(req.ID, t.Channel, t.ChatID)
-	if done == nil {
-		return req, nil
-	}
-	b.log.Debug("tap waits for the send of its prompt to be recorded", "request_id", req.ID,
-		"channel", t.Channel, "chat", t.ChatID, "ref", t.MessageRef)
-	timer := time.NewTimer(TapSendWait)
-	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C:
-	case <-ctx.Done():
-	}
-	return b.gate.Request(req.ID)
 }
 
 // bound reports whether the tapped message is one of the request's prompts.

@@ -73,26 +73,15 @@ func (e *env) open() {
 // start builds a gate and an engine over the store and runs both until stop.
 func (e *env) start() {
 	e.t.Helper()
-	var err error
-	gopt := gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: e.root}, Logger: testkit.Logger()}
-	if e.gateEdit != nil {
-		e.gateEdit(&gopt)
-	}
-	e.gate, err = gate.New(gopt)
-	if err != nil {
-		e.t.Fatalf("gate.New: %v", err)
-	}
+	e.gate = e.newGate(e.gateEdit)
 	events, unsubscribe := e.gate.Subscribe(1000)
 	e.events = events
-	opt := cron.Options{Store: e.db, Gate: e.gate, Jobs: e.jobs, Tools: e.tools,
-		WorkspaceRoot: e.root, Location: time.UTC, Logger: testkit.Logger()}
-	if e.edit != nil {
-		e.edit(&opt)
-	}
-	e.eng, err = cron.New(opt)
-	if err != nil {
-		e.t.Fatalf("cron.New: %v", err)
-	}
+	e.eng = e.newEngine(e.gate, func(o *cron.Options) {
+		o.Tools, o.Location = e.tools, time.UTC
+		if e.edit != nil {
+			e.edit(o)
+		}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	gateDone, engDone := make(chan error, 1), make(chan error, 1)
 	go func() { gateDone <- e.gate.Run(ctx) }()
@@ -223,3 +212,34 @@ func ruleAllow(tool string) rules.Rule {
 }
 
 func (e *env) gateRules() rules.Options { return rules.Options{WorkspaceRoot: e.root} }
+
+// newGate returns a gate over the store that nothing runs, its options changed by edit
+// (nil: none), as another process such as the CLI would have.
+func (e *env) newGate(edit func(*gate.Options)) *gate.Manager {
+	e.t.Helper()
+	opt := gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()}
+	if edit != nil {
+		edit(&opt)
+	}
+	g, err := gate.New(opt)
+	if err != nil {
+		e.t.Fatalf("gate.New: %v", err)
+	}
+	return g
+}
+
+// newEngine returns an engine over the store and g with the env's jobs that nothing
+// runs, its options changed by edit (nil: none).
+func (e *env) newEngine(g *gate.Manager, edit func(*cron.Options)) *cron.Engine {
+	e.t.Helper()
+	opt := cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root,
+		Logger: testkit.Logger()}
+	if edit != nil {
+		edit(&opt)
+	}
+	eng, err := cron.New(opt)
+	if err != nil {
+		e.t.Fatalf("cron.New: %v", err)
+	}
+	return eng
+}

@@ -22,10 +22,7 @@ func TestInvalidScheduleRefusesStartUpNamingTheJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := e.newGate(nil)
 	good := backup("good", "")
 	bad := backup("nightly", "")
 	bad.Schedule = "61 * * * *"
@@ -124,10 +121,7 @@ func TestValidate(t *testing.T) {
 
 func TestNewRefusesBadOptions(t *testing.T) {
 	e := newEnv(t)
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := e.newGate(nil)
 	j := backup("backup", "")
 	j.Profile = "nobody"
 	tests := []struct {
@@ -149,16 +143,9 @@ func TestNewRefusesBadOptions(t *testing.T) {
 
 func TestEngineErrors(t *testing.T) {
 	e := newEnv(t, backup("backup", ""))
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := e.newEngine(e.newGate(nil), nil)
 	ctx := context.Background()
-	_, err = eng.Trigger(ctx, "backup")
+	_, err := eng.Trigger(ctx, "backup")
 	testkit.WantErr(t, err, cron.ErrNotRunning, `cron: trigger "backup": the scheduler is not running`)
 	_, err = eng.Trigger(ctx, "nope")
 	testkit.WantErr(t, err, cron.ErrNotFound, `cron: trigger "nope": no such job`)
@@ -196,17 +183,13 @@ func TestJobsListing(t *testing.T) {
 	b.ApprovalTimeout = time.Hour
 	a := cron.Job{Name: "alpha", Schedule: "CRON_TZ=Europe/Rome 30 2 * * *", Steps: []cron.Step{{Tool: "list_files", Args: map[string]any{"path": "."}}}}
 	e := newEnv(t, b, a)
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger(),
-		Profiles: []rules.Profile{{ID: "reader", WorkingDirectory: "data"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := e.newGate(func(o *gate.Options) {
+		o.Profiles = []rules.Profile{{ID: "reader", WorkingDirectory: "data"}}
+	})
 	now := at(t, "2026-03-28T12:00:00Z")
-	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: testkit.Logger(),
-		Location: time.UTC, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := e.newEngine(g, func(o *cron.Options) {
+		o.Location, o.Now = time.UTC, func() time.Time { return now }
+	})
 	if got := strings.Join(eng.List(), ","); got != "alpha,backup" {
 		t.Errorf("List %s", got)
 	}
@@ -233,18 +216,11 @@ func TestJobsListing(t *testing.T) {
 
 func TestRunFailsWhenTheStoreCannotBeRead(t *testing.T) {
 	e := newEnv(t, backup("backup", ""))
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: e.jobs, WorkspaceRoot: e.root, Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := e.newEngine(e.newGate(nil), nil)
 	if err := e.db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	err = eng.Run(context.Background())
+	err := eng.Run(context.Background())
 	testkit.WantErr(t, err, store.ErrClosed, "cron: run: store: runs by status")
 	select {
 	case <-eng.Ready():

@@ -8,7 +8,6 @@ import (
 
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
-	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -142,10 +141,7 @@ func TestApprovedWhileDownResumesAtStart(t *testing.T) {
 	e.stop()
 
 	// The service is down; the request is approved (by the CLI through another gate).
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := e.newGate(nil)
 	if _, err := g.Resolve(context.Background(), r.RequestID, gate.Answer{Approve: true, By: "cli", Via: "cli"}); err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +160,7 @@ func TestRejectedWhileDownFinishesAtStart(t *testing.T) {
 	e.start()
 	r := waitingAtStep2(t, e, "backup")
 	e.stop()
-	g, err := gate.New(gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := e.newGate(nil)
 	if _, err := g.CancelRequest(r.RequestID, "not needed", store.Actor{By: "cli", Via: "cli"}, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -283,21 +276,6 @@ func TestStopInterruptsTheStepInFlight(t *testing.T) {
 	r = e.run(r.ID)
 	if r.Status != store.RunInterrupted || r.Steps[0].Status != "interrupted" || r.Steps[0].Output != "half way\nerror: context canceled" {
 		t.Fatalf("run %+v", r)
-	}
-}
-
-func TestApprovalTimeoutOverride(t *testing.T) {
-	j := backup("backup", "")
-	j.ApprovalTimeout = 90 * 60 * 1e9 // 90 minutes
-	e := newEnv(t, j)
-	e.start()
-	r := waitingAtStep2(t, e, "backup")
-	req, err := e.gate.Request(r.RequestID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := req.ExpiresAt.Sub(req.CreatedAt); got != j.ApprovalTimeout {
-		t.Errorf("the request lives %s, want the job's %s", got, j.ApprovalTimeout)
 	}
 }
 

@@ -324,28 +324,11 @@ func (q *notifier) showClarification(c store.Clarification) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.clarShows == nil {
-		q.clarShows = make(map[uint64]chan struct{})
-	}
-	done := make(chan struct{})
-	q.clarShows[c.ID] = done
-	finish := func() {
-		q.mu.Lock()
-		if q.clarShows[c.ID] == done {
-			delete(q.clarShows, c.ID)
-		}
-		q.mu.Unlock()
-		close(done)
-	}
-	if !q.goLocked(func(ctx context.Context) {
-		defer finish()
+	q.showLocked(q.clarShows, c.ID, func(ctx context.Context) {
 		if err := n.ShowClarification(ctx, c); err != nil {
 			q.log.Error("showing a clarification", "clarification", c.ID, "err", err)
 		}
-	}) {
-		delete(q.clarShows, c.ID)
-		close(done)
-	}
+	})
 }
 
 // updateClarification asks the chat layer to show how c ended, after its show.
@@ -356,15 +339,7 @@ func (q *notifier) updateClarification(c store.Clarification) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	shown := q.clarShows[c.ID]
-	q.goLocked(func(ctx context.Context) {
-		if shown != nil {
-			select {
-			case <-shown:
-			case <-ctx.Done():
-				return
-			}
-		}
+	q.afterShowLocked(q.clarShows, c.ID, func(ctx context.Context) {
 		if err := n.UpdateClarification(ctx, c); err != nil {
 			q.log.Error("updating the messages of a clarification", "clarification", c.ID, "err", err)
 		}

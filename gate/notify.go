@@ -28,7 +28,8 @@ type notifier struct {
 }
 
 func (q *notifier) init(n Notifier, log *slog.Logger) {
-	q.n, q.log, q.shows = n, log, make(map[uint64]chan struct{})
+	q.n, q.log = n, log
+	q.shows, q.clarShows = make(map[uint64]chan struct{}), make(map[uint64]chan struct{})
 }
 
 // goLocked runs f on a tracked goroutine, or queues it until Run starts; after Run
@@ -53,27 +54,52 @@ func (q *notifier) show(r store.Request) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	done := make(chan struct{})
-	q.shows[r.ID] = done
-	ok := q.goLocked(func(ctx context.Context) {
-		defer q.showDone(r.ID, done)
+	q.showLocked(q.shows, r.ID, func(ctx context.Context) {
 		if err := q.n.Show(ctx, r); err != nil {
 			q.log.Error("showing a request", "request_id", r.ID, "err", err)
 		}
 	})
-	if !ok {
-		delete(q.shows, r.ID)
+}
+
+// showLocked runs show on a tracked goroutine (goLocked), with a done channel in
+// shows[id] until it returns. The caller holds mu.
+func (q *notifier) showLocked(shows map[uint64]chan struct{}, id uint64,
+	show func(context.Context)) {
+	done := make(chan struct{})
+	shows[id] = done
+	finish := func() {
+		q.mu.Lock()
+		if shows[id] == done {
+			delete(shows, id)
+		}
+		q.mu.Unlock()
+		close(done)
+	}
+	if !q.goLocked(func(ctx context.Context) {
+		defer finish()
+		show(ctx)
+	}) {
+		delete(shows, id)
 		close(done)
 	}
 }
 
-func (q *notifier) showDone(id uint64, done chan struct{}) {
-	q.mu.Lock()
-	if q.shows[id] == done {
-		delete(q.shows, id)
-	}
-	q.mu.Unlock()
-	close(done)
+// afterShowLocked runs f on a tracked goroutine (goLocked) once the show in flight in
+// shows[id], if any, returned; f does not run when the context ends first. The caller
+// holds mu.
+func (q *notifier) afterShowLocked(shows map[uint64]chan struct{}, id uint64,
+	f func(context.Context)) {
+	shown := shows[id]
+	q.goLocked(func(ctx context.Context) {
+		if shown != nil {
+			select {
+			case <-shown:
+			case <-ctx.Done():
+				return
+			}
+		}
+		f(ctx)
+	})
 }
 
 // update asks the notifier to show a request's outcome, after its Show if that is
@@ -84,15 +110,7 @@ func (q *notifier) update(r store.Request) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	shown := q.shows[r.ID]
-	q.goLocked(func(ctx context.Context) {
-		if shown != nil {
-			select {
-			case <-shown:
-			case <-ctx.Done():
-				return
-			}
-		}
+	q.afterShowLocked(q.shows, r.ID, func(ctx context.Context) {
 		if err := q.n.Update(ctx, r); err != nil {
 			q.log.Error("updating the messages of a request", "request_id", r.ID, "status", r.Status, "err", err)
 		}

@@ -126,22 +126,18 @@ func (s *Set) containing(gs *guards, c *Call, path string, file bool) *guard {
 // apply to c and whose pattern matches the normalised path, or nil: what a tool
 // outside the file classes may not reach without a human.
 func (s *Set) inDenied(gs *guards, c *Call, path string) *guard {
-	if path == "" {
-		return nil
-	}
-	list, top := gs.rel, "."
-	if path[0] == '/' {
-		list, top = gs.abs, "/"
-	}
-	if len(list) == 0 {
-		return nil
-	}
-	return s.inPlace(list, top, c, path, false)
+	return s.inGuards(gs, c, path, false)
 }
 
 // inGuard is inDenied for the strings of a call's arguments: a protected place counts
 // as well, and a guard of gs whose place the normalised path lies in is returned.
 func (s *Set) inGuard(gs *guards, c *Call, path string) *guard {
+	return s.inGuards(gs, c, path, true)
+}
+
+// inGuards is inPlace over the relative or the absolute guards of gs, as path is; nil
+// for an empty path.
+func (s *Set) inGuards(gs *guards, c *Call, path string, protected bool) *guard {
 	if path == "" {
 		return nil
 	}
@@ -149,7 +145,7 @@ func (s *Set) inGuard(gs *guards, c *Call, path string) *guard {
 	if path[0] == '/' {
 		list, top = gs.abs, "/"
 	}
-	return s.inPlace(list, top, c, path, true)
+	return s.inPlace(list, top, c, path, protected)
 }
 
 // inPlace returns a guard of list whose place path lies in: a deny rule's whose

@@ -78,15 +78,7 @@ func FuzzEvaluate(f *testing.F) {
 	} {
 		f.Add(seed.tool, seed.path, seed.cwd, seed.other)
 	}
-	base, err := filepath.EvalSymlinks(f.TempDir())
-	if err != nil {
-		f.Fatal(err)
-	}
-	root := base + "/ws"
-	if err := os.Mkdir(root, 0o755); err != nil {
-		f.Fatal(err)
-	}
-	buildWorkspace(f, root)
+	root := innerWorkspace(f)
 	orig := entries(f, root)
 	s := Compile(nil, seedRules(), seedOptions(root))
 
@@ -381,15 +373,7 @@ func FuzzEvaluateArgs(f *testing.F) {
 	} {
 		f.Add(seed.tool, seed.key, seed.shape, seed.path, seed.cwd, seed.open)
 	}
-	base, err := filepath.EvalSymlinks(f.TempDir())
-	if err != nil {
-		f.Fatal(err)
-	}
-	root := base + "/ws"
-	if err := os.Mkdir(root, 0o755); err != nil {
-		f.Fatal(err)
-	}
-	buildWorkspace(f, root)
+	root := innerWorkspace(f)
 	orig := entries(f, root)
 	rs := seedRules()
 	for i, tp := range []string{"*", "@fs_any", "mcp__*"} {

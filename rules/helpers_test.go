@@ -30,6 +30,22 @@ func workspace(tb testing.TB) string {
 	return root
 }
 
+// innerWorkspace is workspace one level down, at ws/ in the temporary directory, so
+// that a path may leave it and still be inside a directory the test owns.
+func innerWorkspace(tb testing.TB) string {
+	tb.Helper()
+	base, err := filepath.EvalSymlinks(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	root := base + "/ws"
+	if err := os.Mkdir(root, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	buildWorkspace(tb, root)
+	return root
+}
+
 func buildWorkspace(tb testing.TB, root string) {
 	tb.Helper()
 	for _, d := range []string{"secrets/x", "data/skald", "memory/a/b", "memory-secrets/x", "docs", "state"} {

@@ -1,10 +1,6 @@
 package rules
 
-import (
-	"fmt"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestShellWritesAndRuns decides scripts whose options or operands write a file or
 // run a program (docs/design.md, "Shell commands"): their targets are decided by
@@ -25,23 +21,13 @@ func TestShellWritesAndRuns(t *testing.T) {
 	opt := seedOptions(root)
 	opt.Home = root + "/memory"
 	s := Compile(nil, rs, opt)
-	in := func(script string) Call { // run in docs: the root holds secrets
-		return Call{Tool: "Bash", Cwd: "docs", Args: map[string]any{"command": script}}
-	}
-	root0 := func(script string) Call {
-		return Call{Tool: "Bash", Args: map[string]any{"command": script}}
-	}
+	in, root0 := bashAt("docs"), bashAt("") // in docs: the root holds secrets
 	const (
 		A = Allow
 		D = Deny
 		R = Require
 	)
-	tests := []struct {
-		call   Call
-		want   Action
-		locked bool
-		reason string
-	}{
+	tests := []shellCase{
 		// git: options that write (--output, format-patch -o) and run (-c, --exec-path,
 		// --ext-diff, --upload-pack), abbreviated too.
 		{in("git log -p"), A, false, ""},
@@ -210,20 +196,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{root0("cat **/key"), R, true, "secrets"},     // globstar
 		{root0("cat se?rets/k*"), R, true, "secrets"},
 	}
-	for _, tt := range tests {
-		name := fmt.Sprintf("%s %v", tt.call.Cwd, tt.call.Args["command"])
-		t.Run(name, func(t *testing.T) {
-			d := s.Evaluate(DefaultGroup, tt.call)
-			if d.Action != tt.want || d.Locked() != tt.locked || !strings.Contains(d.Reason, tt.reason) {
-				var cmds []CommandDecision
-				if d.Script != nil {
-					cmds = d.Script.Commands
-				}
-				t.Errorf("Evaluate = %s (locked %v) %q, want %s (locked %v) with %q; commands %+v",
-					d.Action, d.Locked(), d.Reason, tt.want, tt.locked, tt.reason, cmds)
-			}
-		})
-	}
+	checkShell(t, s, tests)
 }
 
 // TestShellExactPattern: the exact form the "➕ Always" offer proposes for a command

@@ -38,12 +38,7 @@ func starterRules() []Rule {
 func TestShellScripts(t *testing.T) {
 	root := workspace(t)
 	s := Compile(nil, starterRules(), seedOptions(root))
-	bash := func(script string) Call { return Call{Tool: "Bash", Args: map[string]any{"command": script}} }
-	// in runs a Bash script in docs: git, ls and grep -r read the directory they run
-	// in, and the workspace root holds secrets.
-	in := func(script string) Call {
-		return Call{Tool: "Bash", Cwd: "docs", Args: map[string]any{"command": script}}
-	}
+	bash, in := bashAt(""), bashAt("docs")
 	exec := func(script, cwd string) Call {
 		return Call{Tool: "execute_cmd", Args: map[string]any{"cmd": script, "cwd": cwd}}
 	}
@@ -52,12 +47,7 @@ func TestShellScripts(t *testing.T) {
 		D = Deny
 		R = Require
 	)
-	tests := []struct {
-		call   Call
-		want   Action
-		locked bool   // a require nothing lifts
-		reason string // a part of the Reason, when set
-	}{
+	tests := []shellCase{
 		// One command, matched by its words.
 		{in("git status"), A, false, `command "git status" allowed by rule`},
 		{in("git status --short"), A, false, ""},
@@ -168,15 +158,37 @@ func TestShellScripts(t *testing.T) {
 	if len(tests) < 60 {
 		t.Fatalf("%d scripts, want at least 60", len(tests))
 	}
+	checkShell(t, s, tests)
+}
+
+// shellCase is a shell tool call and the decision Evaluate must give it.
+type shellCase struct {
+	call   Call
+	want   Action
+	locked bool   // a require nothing lifts
+	reason string // a part of the Reason, when set
+}
+
+// bashAt returns a maker of Bash calls run in cwd ("" for the workspace root). In docs,
+// git, ls and grep -r read the directory they run in, and the root holds secrets.
+func bashAt(cwd string) func(script string) Call {
+	return func(script string) Call {
+		return Call{Tool: "Bash", Cwd: cwd, Args: map[string]any{"command": script}}
+	}
+}
+
+// checkShell evaluates each case in the default group of s as a subtest.
+func checkShell(t *testing.T, s *Set, tests []shellCase) {
+	t.Helper()
 	for _, tt := range tests {
-		name := fmt.Sprintf("%s %v", tt.call.Tool, tt.call.Args)
+		name := fmt.Sprintf("%s %s %v", tt.call.Tool, tt.call.Cwd, tt.call.Args)
 		if len(name) > 80 {
 			name = name[:80]
 		}
 		t.Run(name, func(t *testing.T) {
 			d := s.Evaluate(DefaultGroup, tt.call)
 			if d.Action != tt.want || d.Locked() != tt.locked || !strings.Contains(d.Reason, tt.reason) {
-				cmds := []CommandDecision(nil)
+				var cmds []CommandDecision
 				if d.Script != nil {
 					cmds = d.Script.Commands
 				}

@@ -94,7 +94,7 @@ func (d *DB) ApplyRules(c RuleChanges, by Actor) ([]rules.Rule, error) {
 			}
 		}
 		for _, g := range c.UpdateGroups {
-			if err := d.updateGroup(tx, g, by); err != nil {
+			if err := d.updateGroup(tx, g, by); err != nil && !errors.Is(err, errNoChange) {
 				fail(fmt.Errorf("update group %q: %w", g.ID, err))
 			}
 		}
@@ -104,7 +104,7 @@ func (d *DB) ApplyRules(c RuleChanges, by Actor) ([]rules.Rule, error) {
 			}
 		}
 		for _, r := range c.UpdateRules {
-			if err := d.updateRuleTx(tx, r, by); err != nil {
+			if err := d.updateRuleTx(tx, r, by); err != nil && !errors.Is(err, errNoChange) {
 				fail(fmt.Errorf("update rule %d: %w", r.ID, err))
 			}
 		}
@@ -128,64 +128,4 @@ func (d *DB) ApplyRules(c RuleChanges, by Actor) ([]rules.Rule, error) {
 		return nil, fmt.Errorf("store: apply rules: %w", err)
 	}
 	return out, nil
-}
-
-// updateGroup is UpdateGroup inside tx; g is checked. A group that does not change is
-// no error and writes nothing.
-func (d *DB) updateGroup(tx *bolt.Tx, g rules.Group, by Actor) error {
-	var old rules.Group
-	ok, err := getJSON(tx.Bucket(bucketGroups), []byte(g.ID), &old)
-	switch {
-	case err != nil:
-		return err
-	case !ok:
-		return ErrNotFound
-	case old == g:
-		return nil
-	}
-	if err := putJSON(tx.Bucket(bucketGroups), []byte(g.ID), g); err != nil {
-		return err
-	}
-	return d.audit(tx, by, AuditGroupUpdate, 0, 0, describeGroup(old)+" → "+describeGroup(g))
-}
-
-// deleteRuleTx is DeleteRule inside tx.
-func (d *DB) deleteRuleTx(tx *bolt.Tx, id uint64, by Actor) error {
-	var r rules.Rule
-	ok, err := getJSON(tx.Bucket(bucketRules), u64(id), &r)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return ErrNotFound
-	}
-	if err := deleteRule(tx, r); err != nil {
-		return err
-	}
-	return d.audit(tx, by, AuditRuleDelete, id, 0, describeRule(r))
-}
-
-// updateRuleTx is UpdateRule inside tx; r is validated. A rule that does not change is
-// no error and writes nothing.
-func (d *DB) updateRuleTx(tx *bolt.Tx, r rules.Rule, by Actor) error {
-	var old rules.Rule
-	ok, err := getJSON(tx.Bucket(bucketRules), u64(r.ID), &old)
-	switch {
-	case err != nil:
-		return err
-	case !ok:
-		return ErrNotFound
-	case old == r:
-		return nil
-	}
-	if err := checkGroupRules(tx, r); err != nil {
-		return err
-	}
-	if err := deleteRule(tx, old); err != nil {
-		return err
-	}
-	if err := putRule(tx, r); err != nil {
-		return err
-	}
-	return d.audit(tx, by, AuditRuleUpdate, r.ID, 0, describeRule(old)+" → "+describeRule(r))
 }

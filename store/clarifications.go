@@ -360,14 +360,12 @@ func (d *DB) AnswerClarification(id uint64, a ClarificationAnswer) (Clarificatio
 	var bad string
 	err := d.update(func(tx *bolt.Tx) error {
 		out, outcome, bad = Clarification{}, resolveNotFound, ""
-		c, ok, err := getClarification(tx, id)
+		c, found, err := pendingClarification(tx, id)
 		switch {
 		case err != nil:
 			return err
-		case !ok:
-			return errNoChange
-		case c.Status != ClarificationPending:
-			out, outcome = c, resolveLost
+		case found != resolveDone:
+			out, outcome = c, found
 			return errNoChange
 		case a.At.After(c.ExpiresAt):
 			out, outcome = c, resolveLate
@@ -407,6 +405,22 @@ func (d *DB) AnswerClarification(id uint64, a ClarificationAnswer) (Clarificatio
 			out.ExpiresAt.Format(time.RFC3339))
 	}
 	return out, nil
+}
+
+// pendingClarification reads clarification id inside tx to end it: resolveDone when it
+// is pending, resolveNotFound when there is none, resolveLost (with the clarification)
+// when it has ended already.
+func pendingClarification(tx *bolt.Tx, id uint64) (Clarification, resolveOutcome, error) {
+	c, ok, err := getClarification(tx, id)
+	switch {
+	case err != nil:
+		return Clarification{}, resolveNotFound, err
+	case !ok:
+		return Clarification{}, resolveNotFound, nil
+	case c.Status != ClarificationPending:
+		return c, resolveLost, nil
+	}
+	return c, resolveDone, nil
 }
 
 // cut shortens s to at most n bytes on a rune boundary, marking the cut with "…".
@@ -471,14 +485,12 @@ func (d *DB) CancelClarification(id uint64, res Resolution) (Clarification, erro
 	var outcome resolveOutcome
 	err := d.update(func(tx *bolt.Tx) error {
 		out, outcome = Clarification{}, resolveNotFound
-		c, ok, err := getClarification(tx, id)
+		c, found, err := pendingClarification(tx, id)
 		switch {
 		case err != nil:
 			return err
-		case !ok:
-			return errNoChange
-		case c.Status != ClarificationPending:
-			out, outcome = c, resolveLost
+		case found != resolveDone:
+			out, outcome = c, found
 			return errNoChange
 		}
 		if err := d.closeClarification(tx, &c, ClarificationCancelled, res); err != nil {
@@ -731,23 +743,16 @@ func (d *DB) ClarificationByReply(channel, chatID, ref string) (Clarification, R
 }
 
 // pruneClarifications deletes the finished clarifications that ended before before,
-// with their index entries. They are in id order, which is creation order, so the
-// scan stops at the first one created at or after before.
+// with their index entries.
 func pruneClarifications(tx *bolt.Tx, before time.Time) (int, error) {
 	b := tx.Bucket(bucketClars)
-	var doomed []Clarification
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		var cl Clarification
-		if err := decodeJSON(k, v, &cl); err != nil {
-			return 0, err
-		}
-		if !cl.CreatedAt.Before(before) {
-			break
-		}
-		if at, ok := cl.endedAt(); ok && at.Before(before) {
-			doomed = append(doomed, cl)
-		}
+	doomed, err := prunable(b, before, func(cl Clarification) time.Time { return cl.CreatedAt },
+		func(cl Clarification) bool {
+			at, ok := cl.endedAt()
+			return ok && at.Before(before)
+		})
+	if err != nil {
+		return 0, err
 	}
 	for _, cl := range doomed {
 		if err := b.Delete(u64(cl.ID)); err != nil {

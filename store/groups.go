@@ -133,26 +133,30 @@ func (d *DB) UpdateGroup(g rules.Group, by Actor) error {
 	if err := checkGroupText(g); err != nil {
 		return fmt.Errorf("store: update group %q: %w", g.ID, err)
 	}
-	err := d.update(func(tx *bolt.Tx) error {
-		var old rules.Group
-		ok, err := getJSON(tx.Bucket(bucketGroups), []byte(g.ID), &old)
-		switch {
-		case err != nil:
-			return err
-		case !ok:
-			return ErrNotFound
-		case old == g:
-			return errNoChange
-		}
-		if err := putJSON(tx.Bucket(bucketGroups), []byte(g.ID), g); err != nil {
-			return err
-		}
-		return d.audit(tx, by, AuditGroupUpdate, 0, 0, describeGroup(old)+" → "+describeGroup(g))
-	})
+	err := d.update(func(tx *bolt.Tx) error { return d.updateGroup(tx, g, by) })
 	if err != nil {
 		return fmt.Errorf("store: update group %q: %w", g.ID, err)
 	}
 	return nil
+}
+
+// updateGroup is UpdateGroup inside tx; g is checked. A group that does not change
+// returns errNoChange and writes nothing.
+func (d *DB) updateGroup(tx *bolt.Tx, g rules.Group, by Actor) error {
+	var old rules.Group
+	ok, err := getJSON(tx.Bucket(bucketGroups), []byte(g.ID), &old)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return ErrNotFound
+	case old == g:
+		return errNoChange
+	}
+	if err := putJSON(tx.Bucket(bucketGroups), []byte(g.ID), g); err != nil {
+		return err
+	}
+	return d.audit(tx, by, AuditGroupUpdate, 0, 0, describeGroup(old)+" → "+describeGroup(g))
 }
 
 // DeleteGroup deletes group id and all its rules in one transaction, and audits

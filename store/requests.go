@@ -700,24 +700,15 @@ func (d *DB) Unfinalized() ([]Request, error) {
 }
 
 // pruneRequests deletes the finished requests that finished before before, with their
-// tool call index entries. Requests are in id order, which is creation order, and a
-// request created at or after before cannot have finished before it, so the scan stops
-// there.
+// tool call index entries.
 func pruneRequests(tx *bolt.Tx, before time.Time) (int, error) {
 	b := tx.Bucket(bucketRequests)
-	var doomed []Request
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		var r Request
-		if err := decodeJSON(k, v, &r); err != nil {
-			return 0, err
-		}
-		if !r.CreatedAt.Before(before) {
-			break
-		}
-		if r.Status != Pending && r.Resolution != nil && r.Resolution.At.Before(before) {
-			doomed = append(doomed, r)
-		}
+	doomed, err := prunable(b, before, func(r Request) time.Time { return r.CreatedAt },
+		func(r Request) bool {
+			return r.Status != Pending && r.Resolution != nil && r.Resolution.At.Before(before)
+		})
+	if err != nil {
+		return 0, err
 	}
 	idx := tx.Bucket(bucketRequestsByTC)
 	for _, r := range doomed {

@@ -49,3 +49,25 @@ func (d *DB) Prune(before time.Time) (n int, err error) {
 	}
 	return n, nil
 }
+
+// prunable returns the records of b, in id order, for which done holds. Ids are in
+// creation order, and a record created at or after before cannot have finished before
+// it, so the scan stops at the first record whose created time is not before before.
+func prunable[T any](b *bolt.Bucket, before time.Time, created func(T) time.Time,
+	done func(T) bool) ([]T, error) {
+	var out []T
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var r T
+		if err := decodeJSON(k, v, &r); err != nil {
+			return nil, err
+		}
+		if !created(r).Before(before) {
+			break
+		}
+		if done(r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

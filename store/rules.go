@@ -167,28 +167,7 @@ func (d *DB) UpdateRule(r rules.Rule, by Actor) (rules.Rule, error) {
 	if err := checkRule(r, by); err != nil {
 		return rules.Rule{}, fmt.Errorf("store: update rule %d: %w", r.ID, err)
 	}
-	err := d.update(func(tx *bolt.Tx) error {
-		var old rules.Rule
-		ok, err := getJSON(tx.Bucket(bucketRules), u64(r.ID), &old)
-		switch {
-		case err != nil:
-			return err
-		case !ok:
-			return ErrNotFound
-		case old == r:
-			return errNoChange
-		}
-		if err := checkGroupRules(tx, r); err != nil {
-			return err
-		}
-		if err := deleteRule(tx, old); err != nil {
-			return err
-		}
-		if err := putRule(tx, r); err != nil {
-			return err
-		}
-		return d.audit(tx, by, AuditRuleUpdate, r.ID, 0, describeRule(old)+" → "+describeRule(r))
-	})
+	err := d.update(func(tx *bolt.Tx) error { return d.updateRuleTx(tx, r, by) })
 	if err != nil {
 		return rules.Rule{}, fmt.Errorf("store: update rule %d: %w", r.ID, err)
 	}
@@ -203,24 +182,52 @@ func (d *DB) DeleteRule(id uint64, by Actor) error {
 	if err := checkActor(by); err != nil {
 		return fmt.Errorf("store: delete rule %d: %w", id, err)
 	}
-	err := d.update(func(tx *bolt.Tx) error {
-		var r rules.Rule
-		ok, err := getJSON(tx.Bucket(bucketRules), u64(id), &r)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return ErrNotFound
-		}
-		if err := deleteRule(tx, r); err != nil {
-			return err
-		}
-		return d.audit(tx, by, AuditRuleDelete, id, 0, describeRule(r))
-	})
+	err := d.update(func(tx *bolt.Tx) error { return d.deleteRuleTx(tx, id, by) })
 	if err != nil {
 		return fmt.Errorf("store: delete rule %d: %w", id, err)
 	}
 	return nil
+}
+
+// updateRuleTx is UpdateRule inside tx; r is checked. A rule that does not change
+// returns errNoChange and writes nothing.
+func (d *DB) updateRuleTx(tx *bolt.Tx, r rules.Rule, by Actor) error {
+	var old rules.Rule
+	ok, err := getJSON(tx.Bucket(bucketRules), u64(r.ID), &old)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return ErrNotFound
+	case old == r:
+		return errNoChange
+	}
+	if err := checkGroupRules(tx, r); err != nil {
+		return err
+	}
+	if err := deleteRule(tx, old); err != nil {
+		return err
+	}
+	if err := putRule(tx, r); err != nil {
+		return err
+	}
+	return d.audit(tx, by, AuditRuleUpdate, r.ID, 0, describeRule(old)+" → "+describeRule(r))
+}
+
+// deleteRuleTx is DeleteRule inside tx.
+func (d *DB) deleteRuleTx(tx *bolt.Tx, id uint64, by Actor) error {
+	var r rules.Rule
+	ok, err := getJSON(tx.Bucket(bucketRules), u64(id), &r)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNotFound
+	}
+	if err := deleteRule(tx, r); err != nil {
+		return err
+	}
+	return d.audit(tx, by, AuditRuleDelete, id, 0, describeRule(r))
 }
 
 // describeRule is a rule in one line for the audit log, in the syntax of the chat

@@ -168,13 +168,9 @@ func (d *DB) Runs(job string, limit int) ([]Run, error) {
 			k, _ = c.Prev()
 		}
 		for ; k != nil && hasPrefix(k, prefix) && (limit <= 0 || len(out) < limit); k, _ = c.Prev() {
-			var r Run
-			ok, err := getJSON(tx.Bucket(bucketRuns), u64(idSuffix(k)), &r)
-			if err != nil {
+			var err error
+			if out, err = appendRun(tx, out, k); err != nil {
 				return err
-			}
-			if ok {
-				out = append(out, r)
 			}
 		}
 		return nil
@@ -199,13 +195,9 @@ func (d *DB) RunsByStatus(statuses ...RunStatus) ([]Run, error) {
 	err := d.view(func(tx *bolt.Tx) error {
 		for _, s := range slices.Compact(slices.Sorted(slices.Values(statuses))) {
 			for _, k := range prefixKeys(tx.Bucket(bucketRunsByStatus), strKey(string(s))) {
-				var r Run
-				ok, err := getJSON(tx.Bucket(bucketRuns), u64(idSuffix(k)), &r)
-				if err != nil {
+				var err error
+				if out, err = appendRun(tx, out, k); err != nil {
 					return err
-				}
-				if ok {
-					out = append(out, r)
 				}
 			}
 		}
@@ -241,24 +233,27 @@ func (d *DB) RunByRequest(requestID uint64) (Run, error) {
 	return r, nil
 }
 
+// appendRun appends to out the run an index key k ends in; a key whose run is gone
+// appends nothing.
+func appendRun(tx *bolt.Tx, out []Run, k []byte) ([]Run, error) {
+	var r Run
+	ok, err := getJSON(tx.Bucket(bucketRuns), u64(idSuffix(k)), &r)
+	if err != nil || !ok {
+		return out, err
+	}
+	return append(out, r), nil
+}
+
 // pruneRuns deletes the finished runs that finished before before, with their index
-// entries. Runs are in id order, which is start order, and a run started at or after
-// before cannot have finished before it, so the scan stops there.
+// entries.
 func pruneRuns(tx *bolt.Tx, before time.Time) (int, error) {
 	b := tx.Bucket(bucketRuns)
-	var doomed []Run
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		var r Run
-		if err := decodeJSON(k, v, &r); err != nil {
-			return 0, err
-		}
-		if !r.StartedAt.Before(before) {
-			break
-		}
-		if r.Status.final() && !r.FinishedAt.IsZero() && r.FinishedAt.Before(before) {
-			doomed = append(doomed, r)
-		}
+	doomed, err := prunable(b, before, func(r Run) time.Time { return r.StartedAt },
+		func(r Run) bool {
+			return r.Status.final() && !r.FinishedAt.IsZero() && r.FinishedAt.Before(before)
+		})
+	if err != nil {
+		return 0, err
 	}
 	for _, r := range doomed {
 		if err := b.Delete(u64(r.ID)); err != nil {

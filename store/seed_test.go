@@ -93,19 +93,14 @@ func TestSeedIsIdempotentAndKeepsAdminChanges(t *testing.T) {
 
 	d, _ = openAt(t, path)
 	got := ruleLines(t, d)
-	want := []string{
+	want := slices.Concat([]string{
 		`default allow @fs_any path="data/*" agent="" source="" 5`,
 		`default require @fs_any path="secrets/*" agent="" source="" 5`, // kept as changed
 		`default allow @fs_any path="memory/*" agent="" source="" 5`,    // seeded again, new id
-		`default allow write_todos path="" agent="" source="" 10`,
-		`default allow notify path="" agent="" source="" 10`,
-		`default allow activate_tools path="" agent="" source="" 10`,
-		`default allow show_file_to_user path="" agent="" source="" 10`,
-		`default allow image_generate path="" agent="" source="" 10`,
-		`default allow TodoWrite path="" agent="" source="" 10`,
+	}, seeded[3:9], []string{ // the priority-10 rules, as seeded
 		`default require execute_cmd path="" agent="" source="" 1000`,
 		`default allow * path="" agent="" source="" 999999`, // never overwritten
-	}
+	})
 	if !slices.Equal(got, want) {
 		t.Fatalf("after reopen:\n%q\nwant\n%q", got, want)
 	}

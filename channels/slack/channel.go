@@ -177,8 +177,9 @@ func (c *Channel) Targets() []string { return append([]string(nil), c.targets...
 func (c *Channel) SocketMode() bool { return c.appToken != "" }
 
 // Send posts prompt p to channel target with chat.postMessage, as the Block Kit
-// message of Blocks (header, fields, arguments, the four buttons while pending), and
-// returns the message's ts: its reference for Edit and for binding taps
+// message of Blocks (header, fields, arguments, and the actions block when p has
+// buttons: the Fanout posts a prompt without them and adds them with Edit once the
+// message is recorded), and returns the message's ts: its reference for Edit and for binding taps
 // (bot.Channel). It blocks for one Web API call. A 429 is returned as a
 // *bot.RateLimitError carrying Retry-After; an error retrying cannot fix (channel not
 // found, bot not in the channel, bad token, blocks refused) wraps bot.ErrPermanent.
@@ -197,7 +198,7 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 }
 
 // Edit replaces message ref of channel target with p using chat.update, always with
-// p's blocks: a finished prompt has its outcome and no actions block, and an update
+// p's blocks: a pending prompt gets its actions block, a finished prompt has its outcome and no actions block, and an update
 // without blocks would leave the old buttons live (bot.Channel). It blocks
 // for one Web API call. Errors as Send; message_not_found and cant_update_message
 // wrap bot.ErrPermanent.

@@ -82,6 +82,7 @@ func TestClarificationModal(t *testing.T) {
 			case <-testkit.Context(t, 30*time.Second).Done():
 				t.Fatal("the question was never recorded")
 			}
+			e.waitArmed(ts)
 			cur, ok := e.srv.Current(slacktest.DefaultChannel, ts)
 			if !ok {
 				t.Fatal("no such message")

@@ -29,7 +29,15 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := msgs[1]
+			// Posted without its button, then armed by its first update.
+			if got := blockIDs(rawBlocks(t, msgs[1])); got != slack.BlockFollowUp {
+				t.Errorf("follow-up posted with blocks %s", got)
+			}
+			armed, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, msgs[1].TS, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := armed[0]
 			bs := rawBlocks(t, f)
 			if got := blockIDs(bs); got != slack.BlockFollowUp+","+slack.BlockActions {
 				t.Errorf("follow-up blocks %s", got)
@@ -69,13 +77,13 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 			if last.ToolPattern != "mcp__notes__list" || last.Action != rules.Allow {
 				t.Errorf("added %+v", last)
 			}
-			up, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, f.TS, 1)
+			up, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, f.TS, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := blockIDs(rawBlocks(t, up[0])); got != slack.BlockFollowUp ||
-				!strings.Contains(string(up[0].RawBlocks), "Added rule") {
-				t.Errorf("closed follow-up %s", up[0].RawBlocks)
+			if got := blockIDs(rawBlocks(t, up[1])); got != slack.BlockFollowUp ||
+				!strings.Contains(string(up[1].RawBlocks), "Added rule") {
+				t.Errorf("closed follow-up %s", up[1].RawBlocks)
 			}
 			e.clickAction(slacktest.BlockAction{UserID: admin, MessageTS: f.TS, Value: data})
 			if _, toast := e.nextEphemeral(); strings.HasPrefix(toast, "Added") {

@@ -59,13 +59,16 @@ type outbox struct {
 	*store.DB
 	added chan store.Message
 	final chan uint64
-	// beforeAdd, when set, runs before each message is recorded.
-	beforeAdd func(id uint64, m store.Message)
+	// beforeAdd, when set, runs before each message is recorded; an error it
+	// returns is the store's, and nothing is recorded.
+	beforeAdd func(id uint64, m store.Message) error
 }
 
 func (o *outbox) AddMessage(id uint64, m store.Message) error {
 	if o.beforeAdd != nil {
-		o.beforeAdd(id, m)
+		if err := o.beforeAdd(id, m); err != nil {
+			return err
+		}
 	}
 	err := o.DB.AddMessage(id, m)
 	if err == nil {
@@ -121,18 +124,20 @@ func (j *jobs) Runs(name string, limit int) ([]store.Run, error) {
 // env is the real thing on loopback: a slacktest server, a store in a temporary
 // directory, the gate, the Fanout and the Bot, and the Channel under test, running.
 type env struct {
-	t     *testing.T
-	mode  mode
-	srv   *slacktest.Server
-	db    *store.DB
-	box   *outbox
-	g     *gate.Manager
-	fan   *bot.Fanout
-	jobs  *jobs
-	ch    *slack.Channel
-	clock *testkit.Clock
-	base  string // HTTP mode: "http://127.0.0.1:PORT"
-	http  *http.Client
+	t    *testing.T
+	mode mode
+	srv  *slacktest.Server
+	db   *store.DB
+	box  *outbox
+	// failed receives what the Fanout gave up on.
+	failed chan bot.Failure
+	g      *gate.Manager
+	fan    *bot.Fanout
+	jobs   *jobs
+	ch     *slack.Channel
+	clock  *testkit.Clock
+	base   string // HTTP mode: "http://127.0.0.1:PORT"
+	http   *http.Client
 
 	mu     sync.Mutex // guards sleeps
 	sleeps []time.Duration
@@ -172,8 +177,15 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 	}
 	e := &env{t: t, mode: m, srv: srv, db: db, clock: &testkit.Clock{}, http: &http.Client{Timeout: 10 * time.Second}}
 	e.box = &outbox{DB: db, added: make(chan store.Message, 100), final: make(chan uint64, 100)}
+	e.failed = make(chan bot.Failure, 100)
 	e.fan = bot.NewFanout(bot.FanoutOptions{Store: e.box, BypassShort: opt.bypassShort,
 		Retry: bot.Retry{Attempts: 3, Backoff: time.Millisecond}, Logger: testkit.Logger(),
+		OnFailure: func(f bot.Failure) {
+			select {
+			case e.failed <- f:
+			default:
+			}
+		},
 		Meta: db, Now: e.clock.Now})
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -284,7 +296,8 @@ func (e *env) stop() {
 }
 
 // require makes a call that requires approval and returns its request once its
-// prompt is posted in Slack and recorded on the request, with the message's ts.
+// prompt is posted in Slack, recorded on the request and armed (its first
+// chat.update), with the message's ts.
 func (e *env) require(session, tool string, args map[string]any) (store.Request, string) {
 	e.t.Helper()
 	out, err := e.g.Check(context.Background(), gate.Call{ToolName: tool, Arguments: args, SessionID: session})
@@ -299,6 +312,7 @@ func (e *env) require(session, tool string, args map[string]any) (store.Request,
 		if m.Channel != slack.ChannelName || m.ChatID != slacktest.DefaultChannel || m.Ref == "" {
 			e.t.Fatalf("recorded message %+v, want one in slack %s", m, slacktest.DefaultChannel)
 		}
+		e.waitArmed(m.Ref)
 		return e.request(out.Request.ID), m.Ref
 	case <-testkit.Context(e.t, 30*time.Second).Done():
 		e.t.Fatal("the prompt was never recorded")
@@ -472,15 +486,37 @@ func blockIDs(bs []map[string]any) string {
 	return strings.Join(ids, ",")
 }
 
-// checkUpdates fails the test when a chat.update of message ts came without blocks,
-// or with an actions block: either would leave the old buttons live.
+// waitArmed waits for the first chat.update of prompt ts, which adds its buttons, and
+// fails the test when the message was posted with buttons or that update has none.
+func (e *env) waitArmed(ts string) {
+	e.t.Helper()
+	ups, err := e.srv.WaitUpdates(testkit.Context(e.t, 30*time.Second), slacktest.DefaultChannel, ts, 1)
+	if err != nil {
+		e.t.Fatalf("prompt %s never armed: %v", ts, err)
+	}
+	for _, m := range e.srv.Messages(slacktest.DefaultChannel) {
+		if m.TS == ts && strings.Contains(blockIDs(rawBlocks(e.t, m)), slack.BlockActions) {
+			e.t.Errorf("prompt %s posted with buttons", ts)
+		}
+	}
+	if !strings.Contains(blockIDs(rawBlocks(e.t, ups[0])), slack.BlockActions) {
+		e.t.Errorf("prompt %s: its first update has no buttons", ts)
+	}
+}
+
+// checkUpdates fails the test when a chat.update of message ts after the one that
+// armed it came without blocks, or with an actions block: either would leave the old
+// buttons live.
 func (e *env) checkUpdates(ts string) {
 	e.t.Helper()
 	ups := e.srv.Updates(slacktest.DefaultChannel, ts)
-	if len(ups) == 0 {
-		e.t.Errorf("message %s was never updated", ts)
+	if len(ups) < 2 {
+		e.t.Errorf("message %s was never updated after it was armed", ts)
 	}
 	for i, u := range ups {
+		if i == 0 {
+			continue // armed (waitArmed)
+		}
 		if !u.HasBlocks() {
 			e.t.Errorf("chat.update %d of %s carried no blocks", i, ts)
 			continue

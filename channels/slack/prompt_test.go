@@ -34,7 +34,8 @@ func TestPromptBlocks(t *testing.T) {
 				req.Messages[0].Channel != want[0].Channel || req.Messages[0].ChatID != want[0].ChatID || req.Messages[0].Ref != ts {
 				t.Fatalf("messages recorded on the request: %+v, want %+v", req.Messages, want)
 			}
-			msg := posted[0]
+			// As armed: the first update, once the message was recorded.
+			msg := e.srv.Updates(slacktest.DefaultChannel, ts)[0]
 			if want := "🔐 Approval needed: Bash (request #1)"; msg.Text != want {
 				t.Errorf("text %q, want %q", msg.Text, want)
 			}
@@ -142,8 +143,11 @@ func TestSendEditErrors(t *testing.T) {
 	if err := e.ch.Edit(ctx, slacktest.DefaultChannel, ts, bot.NewPrompt(r, 0)); err != nil {
 		t.Fatal(err)
 	}
-	e.checkUpdates(ts)
-	up := e.srv.Updates(slacktest.DefaultChannel, ts)[0]
+	ups := e.srv.Updates(slacktest.DefaultChannel, ts)
+	if len(ups) != 1 || strings.Contains(blockIDs(rawBlocks(t, ups[0])), slack.BlockActions) {
+		t.Fatalf("%d updates; the first keeps the buttons", len(ups))
+	}
+	up := ups[0]
 	bs := rawBlocks(t, up)
 	if got, want := blockIDs(bs), "header,fields,arguments,outcome"; got != want {
 		t.Errorf("updated blocks %s, want %s", got, want)

@@ -82,8 +82,8 @@ func TestClickRefused(t *testing.T) {
 			if got := e.request(req.ID); got.Status != store.Pending {
 				t.Errorf("request %s after refused clicks", got.Status)
 			}
-			if n := len(e.srv.Updates(slacktest.DefaultChannel, ts)); n != 0 {
-				t.Errorf("the prompt was updated %d times", n)
+			if n := len(e.srv.Updates(slacktest.DefaultChannel, ts)); n != 1 {
+				t.Errorf("the prompt was updated %d times, want once (armed)", n)
 			}
 		})
 	}

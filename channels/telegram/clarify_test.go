@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,15 +33,20 @@ func (n *notifier) UpdateClarification(ctx context.Context, c store.Clarificatio
 func (e *env) question(chat int64, id uint64) telegramtest.SentMessage {
 	e.t.Helper()
 	want := bot.ClarCallback{ID: id, Option: -1}.String()
-	for _, m := range e.srv.Messages(chat) {
-		for _, d := range m.History[0].CallbackData() {
-			if d == want {
-				return m
+	var got telegramtest.SentMessage
+	err := e.srv.Wait(e.ctx, func() bool {
+		for _, m := range e.srv.Messages(chat) {
+			if slices.Contains(armedData(m), want) {
+				got = m
+				return true
 			}
 		}
+		return false
+	})
+	if err != nil {
+		e.t.Fatalf("no question %d in chat %d: %v", id, chat, err)
 	}
-	e.t.Fatalf("no question %d in chat %d", id, chat)
-	return telegramtest.SentMessage{}
+	return got
 }
 
 // tapData injects a tap of user on the button with data under message msg of chat

@@ -15,7 +15,7 @@ import (
 var _ bot.Replier = (*Channel)(nil)
 
 // Reply posts follow-up m to chat target as plain text (no parse mode), cut to
-// Telegram's 4096 characters, with its buttons, as a reply to message replyTo (none
+// Telegram's 4096 characters, with its buttons if any, as a reply to message replyTo (none
 // when ""; sent anyway when that message is gone), and returns its message_id
 // (bot.Replier). It blocks for one sendMessage call. Errors as for Send.
 func (c *Channel) Reply(ctx context.Context, target, replyTo string,
@@ -31,7 +31,9 @@ func (c *Channel) Reply(ctx context.Context, target, replyTo string,
 		ChatID:             chatID,
 		Text:               bot.Cut(m.Text, bot.TelegramMaxText),
 		LinkPreviewOptions: noPreview,
-		ReplyMarkup:        keyboard(m.Buttons),
+	}
+	if len(m.Buttons) > 0 {
+		p.ReplyMarkup = keyboard(m.Buttons)
 	}
 	if id, err := strconv.Atoi(replyTo); err == nil && id > 0 {
 		p.ReplyParameters = &models.ReplyParameters{MessageID: id, AllowSendingWithoutReply: true}

@@ -1,8 +1,12 @@
 package telegram
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -46,7 +50,7 @@ func (e *env) followUp(chat int64, id uint64) telegramtest.SentMessage {
 	var got telegramtest.SentMessage
 	err := e.srv.Wait(e.ctx, func() bool {
 		for _, m := range e.srv.Messages(chat) {
-			if d := m.History[0].CallbackData(); len(d) == 1 && d[0] == want {
+			if d := armedData(m); len(d) == 1 && d[0] == want {
 				got = m
 				return true
 			}
@@ -100,7 +104,7 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 	prompt := e.prompt(groupChat.ID, r.ID)
 	var reply string
 	for _, c := range e.srv.Calls("sendMessage") {
-		if strings.Contains(c.Params["reply_markup"], fmt.Sprintf(`"r:%d"`, r.ID)) {
+		if strings.Contains(c.Params["text"], fmt.Sprintf("Request #%d (", r.ID)) {
 			reply = c.Params["reply_parameters"]
 		}
 	}
@@ -184,7 +188,7 @@ func TestAlwaysOnlyForAdminApprovals(t *testing.T) {
 		t.Errorf("offers stored: %s, %v", v, err)
 	}
 	for _, m := range e.srv.Messages(groupChat.ID) {
-		for _, d := range m.History[0].CallbackData() {
+		for _, d := range armedData(m) {
 			if strings.HasPrefix(d, "r:") {
 				t.Errorf("follow-up sent: %q", m.PlainText)
 			}
@@ -397,5 +401,64 @@ func TestAlwaysClaimedThenStopped(t *testing.T) {
 	}
 	if v, err := e.db.GetMeta("bot/offers"); err != nil || v != nil {
 		t.Errorf("offers left: %s, %v", v, err)
+	}
+}
+
+// failOfferArm is a transport that fails every editMessageText that would add a
+// follow-up's button, and signals the first.
+type failOfferArm struct {
+	next  http.RoundTripper
+	once  sync.Once
+	tried chan struct{}
+}
+
+func (h *failOfferArm) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/editMessageText") {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		_ = r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"r:`)) {
+			h.once.Do(func() { close(h.tried) })
+			return nil, errors.New("connection reset")
+		}
+	}
+	return h.next.RoundTrip(r)
+}
+
+// A follow-up is posted without its button, recorded on its offer, then armed. One
+// whose arm never happened (the process stopped first) is armed by the next start,
+// not posted again, and its button then works.
+func TestAlwaysArmedAfterRestart(t *testing.T) {
+	hook := &failOfferArm{next: http.DefaultTransport.(*http.Transport).Clone(),
+		tried: make(chan struct{})}
+	e := newEnv(t, envOptions{httpClient: &http.Client{Transport: hook}}).start()
+	r := e.require("sess-1", mcpTool, map[string]any{})
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	select {
+	case <-hook.tried:
+	case <-e.ctx.Done():
+		t.Fatal("the follow-up was never armed")
+	}
+	e.close()
+	var posted []telegramtest.SentMessage
+	for _, m := range e.srv.Messages(groupChat.ID) {
+		if strings.Contains(m.PlainText, "was approved") {
+			posted = append(posted, m)
+		}
+	}
+	if len(posted) != 1 || armedData(posted[0]) != nil {
+		t.Fatalf("%d follow-ups; want one, never armed", len(posted))
+	}
+
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path}).start()
+	m := e.followUp(groupChat.ID, r.ID)
+	if m.MessageID != posted[0].MessageID {
+		t.Fatalf("follow-up %d armed, want the recorded %d", m.MessageID, posted[0].MessageID)
+	}
+	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule") {
+		t.Errorf("tap on the armed follow-up: %q", toast)
 	}
 }

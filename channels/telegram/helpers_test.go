@@ -86,6 +86,23 @@ type envOptions struct {
 	store func(Store) Store
 	// now is the clock of the offers' expiry; nil means time.Now.
 	now func() time.Time
+	// addMessage, when set, runs before the Fanout records each prompt message; an
+	// error it returns is the store's (nothing is recorded).
+	addMessage func(id uint64, m store.Message) error
+}
+
+// outbox is the real store as the Fanout's, with envOptions.addMessage before each
+// message is recorded.
+type outbox struct {
+	*store.DB
+	before func(id uint64, m store.Message) error
+}
+
+func (o outbox) AddMessage(id uint64, m store.Message) error {
+	if err := o.before(id, m); err != nil {
+		return err
+	}
+	return o.DB.AddMessage(id, m)
 }
 
 func newServer(t *testing.T) *telegramtest.Server {
@@ -130,7 +147,11 @@ func newEnv(t *testing.T, opt envOptions) *env {
 		defer sig.done("reconciled")
 		return db.Unfinalized()
 	}
-	e.fan = bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: unfinalized, Logger: log,
+	var box bot.Outbox = db
+	if opt.addMessage != nil {
+		box = outbox{DB: db, before: opt.addMessage}
+	}
+	e.fan = bot.NewFanout(bot.FanoutOptions{Store: box, Unfinalized: unfinalized, Logger: log,
 		Retry: bot.Retry{Attempts: 2, Backoff: time.Millisecond}, Meta: db, Now: opt.now,
 		OnOffer: func(o bot.Offer, ev string) { sig.done(fmt.Sprintf("offer %s %d", ev, o.RequestID)) }})
 	e.note = &notifier{Fanout: e.fan, sig: sig}
@@ -234,17 +255,35 @@ func (e *env) request(id uint64) store.Request {
 	return r
 }
 
-// prompt returns the message showing request id in chat.
+// armedData is the callback data of the first version of m that shows buttons: a
+// prompt is posted without them and armed by an edit. nil when no version has any.
+func armedData(m telegramtest.SentMessage) []string {
+	for _, v := range m.History {
+		if v.Keyboard != nil {
+			return v.CallbackData()
+		}
+	}
+	return nil
+}
+
+// prompt returns the message showing request id in chat, waiting until it was armed.
 func (e *env) prompt(chat int64, id uint64) telegramtest.SentMessage {
 	e.t.Helper()
 	want := bot.Callback{RequestID: id, Action: bot.ActionApprove}.String()
-	for _, m := range e.srv.Messages(chat) {
-		if slices.Contains(m.History[0].CallbackData(), want) {
-			return m
+	var got telegramtest.SentMessage
+	err := e.srv.Wait(e.ctx, func() bool {
+		for _, m := range e.srv.Messages(chat) {
+			if slices.Contains(armedData(m), want) {
+				got = m
+				return true
+			}
 		}
+		return false
+	})
+	if err != nil {
+		e.t.Fatalf("no prompt of request %d in chat %d: %v", id, chat, err)
 	}
-	e.t.Fatalf("no prompt of request %d in chat %d", id, chat)
-	return telegramtest.SentMessage{}
+	return got
 }
 
 // tap injects a tap of user on button action of request id's prompt in chat, and
@@ -313,7 +352,7 @@ func (e *env) deliver(chat int64, send func()) string {
 func (e *env) replies(chat int64) []telegramtest.SentMessage {
 	var out []telegramtest.SentMessage
 	for _, m := range e.srv.Messages(chat) {
-		if m.History[0].Keyboard == nil {
+		if armedData(m) == nil {
 			out = append(out, m)
 		}
 	}

@@ -15,9 +15,9 @@ import (
 )
 
 // Send posts prompt p to chat target (a chat id in decimal) in HTML parse mode with
-// its inline keyboard — ✅ Approve ❌ Reject / ⏱ <bypass_short> 🔄 Session, each
-// button's callback_data from bot's codec — and returns the new message_id in decimal
-// (bot.Channel). It blocks for one sendMessage call. Errors: a
+// its inline keyboard, if any — the Fanout posts a prompt without its buttons and
+// adds them with Edit once the message is recorded — and returns the new message_id
+// in decimal (bot.Channel). It blocks for one sendMessage call. Errors: a
 // *bot.RateLimitError for a 429 (the Fanout waits its retry_after); bot.ErrPermanent
 // wrapped for what retrying cannot fix (chat not found, bot blocked or removed, a
 // group upgraded to a supergroup — the error names the new id —, a malformed
@@ -29,13 +29,16 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 		return "", fmt.Errorf("telegram: send to %q: %w", target, err)
 	}
 	m := p.Telegram()
-	msg, err := c.tg.SendMessage(ctx, &tgbot.SendMessageParams{
+	params := &tgbot.SendMessageParams{
 		ChatID:             chatID,
 		Text:               m.HTML,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview,
-		ReplyMarkup:        keyboard(m.Buttons),
-	})
+	}
+	if len(m.Buttons) > 0 {
+		params.ReplyMarkup = keyboard(m.Buttons)
+	}
+	msg, err := c.tg.SendMessage(ctx, params)
 	if err != nil {
 		return "", fmt.Errorf("telegram: send request %d to chat %d: %w",
 			p.RequestID, chatID, classify(err))
@@ -43,8 +46,10 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 	return strconv.Itoa(msg.ID), nil
 }
 
-// Edit replaces message ref of chat target with finished prompt p: the outcome line,
-// and an empty inline keyboard so the buttons go (bot.Channel). It
+// Edit replaces message ref of chat target with prompt p and its inline keyboard
+// (bot.Channel): ✅ Approve ❌ Reject / ⏱ <bypass_short> 🔄 Session, each button's
+// callback_data from bot's codec, while pending; once finished the outcome line and an
+// empty inline keyboard, so the buttons go. It
 // blocks for one editMessageText call. "message is not modified" is a success (the
 // message already shows it), and so is "message to edit not found" (a user deleted
 // the message: there is nothing left to update; logged). Errors as for Send.

@@ -45,7 +45,8 @@ func TestPromptEscapedAndCut(t *testing.T) {
 	}
 	e.waitUpdated(r.ID)
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
-		if m := e.prompt(chat, r.ID); len(m.History) != 2 || !strings.Contains(m.PlainText, "❌ Rejected by Alice Admin (100000002)") {
+		// Posted, armed, then the outcome.
+		if m := e.prompt(chat, r.ID); len(m.History) != 3 || !strings.Contains(m.PlainText, "❌ Rejected by Alice Admin (100000002)") {
 			t.Errorf("chat %d: the outcome was not accepted (%d versions):\n…%s", chat, len(m.History), m.PlainText[len(m.PlainText)-200:])
 		}
 	}

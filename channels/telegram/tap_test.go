@@ -1,8 +1,10 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -67,7 +69,8 @@ func TestPromptAndApproverTap(t *testing.T) {
 	e.stop()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		m := e.prompt(chat, r.ID)
-		if len(m.History) != 2 || m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane Doe (100000001) · telegram · ") {
+		// Posted without buttons, armed, then the outcome.
+		if len(m.History) != 3 || m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane Doe (100000001) · telegram · ") {
 			t.Errorf("chat %d: %d versions, keyboard %v, text:\n%s", chat, len(m.History), m.Keyboard, m.PlainText)
 		}
 	}
@@ -98,8 +101,8 @@ func TestStrangerTapRefused(t *testing.T) {
 		t.Errorf("%d bypasses", n)
 	}
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
-		if m := e.prompt(chat, r.ID); len(m.History) != 1 {
-			t.Errorf("chat %d: prompt edited %d times", chat, len(m.History)-1)
+		if m := e.prompt(chat, r.ID); len(m.History) != 2 {
+			t.Errorf("chat %d: prompt edited %d times, want once (armed)", chat, len(m.History)-1)
 		}
 	}
 	if len(e.logs.Find("tap refused", "user_id=100000009")) != 3 {
@@ -207,7 +210,7 @@ func (e *env) checkOneOutcome(id uint64, taps []string) {
 	}
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		m := e.prompt(chat, id)
-		if len(m.History) != 2 || m.Keyboard != nil || !strings.Contains(m.PlainText, outcome) {
+		if len(m.History) != 3 || m.Keyboard != nil || !strings.Contains(m.PlainText, outcome) {
 			e.t.Errorf("chat %d: %d versions, keyboard %v, want the outcome %q:\n%s", chat, len(m.History), m.Keyboard, outcome, m.PlainText)
 		}
 	}
@@ -297,18 +300,20 @@ func TestTapAnsweredBeforeEdits(t *testing.T) {
 	if a := e.answer(q); a.Text != "Approved" {
 		t.Errorf("toast %q", a.Text)
 	}
-	if n := e.srv.CallCount("editMessageText"); n != 0 {
-		t.Errorf("%d edits before the answer", n)
+	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
+		if m := e.prompt(chat, r.ID); m.Keyboard == nil {
+			t.Errorf("chat %d: the outcome was shown before the answer", chat)
+		}
 	}
 	close(release)
 	e.waitUpdated(r.ID)
-	if n := e.srv.CallCount("editMessageText"); n != 2 {
-		t.Errorf("%d edits, want 2", n)
+	if n := e.srv.CallCount("editMessageText"); n != 4 {
+		t.Errorf("%d edits, want 4 (two to arm, two to show the outcome)", n)
 	}
 }
 
-// holdEdits is a RoundTripper that holds every editMessageText call until release
-// is closed.
+// holdEdits is a RoundTripper that holds every editMessageText call that removes
+// the buttons (not the ones that arm a prompt) until release is closed.
 type holdEdits struct {
 	release chan struct{}
 	next    http.RoundTripper
@@ -316,6 +321,15 @@ type holdEdits struct {
 
 func (h holdEdits) RoundTrip(r *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(r.URL.Path, "/editMessageText") {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		_ = r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte("callback_data")) {
+			return h.next.RoundTrip(r)
+		}
 		select {
 		case <-h.release:
 		case <-r.Context().Done():

@@ -35,11 +35,7 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
 		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
 	}
 	e.svc.waitFor(t, `msg="run waiting for an answer"`, "run_id=1 ", "step=1 ")
-	msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := msgs[0]
+	q := e.telegramArmed(1)
 	if !strings.Contains(q.PlainText, "The dump is ready to upload. Go on?") ||
 		strings.Join(q.CallbackData(), " ") != "q:1:0 q:1:1 q:1:w" {
 		t.Fatalf("question %q with buttons %q", q.PlainText, q.CallbackData())

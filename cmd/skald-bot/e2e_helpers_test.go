@@ -226,15 +226,12 @@ func bashCall(t *testing.T, toolUseID, command string) []byte {
 	return b
 }
 
-// telegramPrompt waits for the n-th message in Jane's chat, checks that it is the
-// prompt of a request with its four buttons, and returns it with the request id.
+// telegramPrompt waits for the n-th message in Jane's chat and for the edit that arms
+// it (a prompt is posted without buttons), checks that it is the prompt of a request
+// with its four buttons, and returns it with the request id.
 func (e *e2e) telegramPrompt(n int) (telegramtest.SentMessage, uint64) {
 	e.t.Helper()
-	msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, n)
-	if err != nil {
-		e.t.Fatalf("no Telegram prompt: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))
-	}
-	m := msgs[n-1]
+	m := e.telegramArmed(n)
 	data := m.CallbackData()
 	if len(data) != 4 {
 		e.t.Fatalf("Telegram message %q has buttons %q, want a prompt's four", m.PlainText, data)
@@ -244,6 +241,25 @@ func (e *e2e) telegramPrompt(n int) (telegramtest.SentMessage, uint64) {
 		e.t.Fatalf("Telegram prompt %q with buttons %q", m.PlainText, data)
 	}
 	return m, id
+}
+
+// telegramArmed waits for the n-th message in Jane's chat to show buttons (a prompt
+// or a question is posted without them and armed by an edit) and returns it.
+func (e *e2e) telegramArmed(n int) telegramtest.SentMessage {
+	e.t.Helper()
+	var m telegramtest.SentMessage
+	err := e.tg.Wait(e.ctx, func() bool {
+		msgs := e.tg.Messages(jane.ID)
+		if len(msgs) < n {
+			return false
+		}
+		m = msgs[n-1]
+		return len(m.CallbackData()) > 0
+	})
+	if err != nil {
+		e.t.Fatalf("no Telegram prompt: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))
+	}
+	return m
 }
 
 // promptsRecorded waits until the service logs that request id's prompt was sent and
@@ -270,13 +286,19 @@ func (e *e2e) tap(m telegramtest.SentMessage, data string) string {
 	return answers[before].Text
 }
 
-// waitTelegramEdited waits until Telegram message m has been edited (a second
-// version) and returns it as it reads then.
+// waitTelegramEdited waits until Telegram message m has been edited after the edit
+// that armed it (a version after the first with buttons) and returns it as it reads
+// then.
 func (e *e2e) waitTelegramEdited(m telegramtest.SentMessage) telegramtest.SentMessage {
 	e.t.Helper()
 	err := e.tg.Wait(e.ctx, func() bool {
 		cur, _ := e.tg.Message(jane.ID, m.MessageID) // absent: no history, not edited
-		return len(cur.History) >= 2
+		for i, v := range cur.History {
+			if v.Keyboard != nil {
+				return len(cur.History) > i+1
+			}
+		}
+		return false
 	})
 	if err != nil {
 		e.t.Fatalf("Telegram prompt %d not edited: %v", m.MessageID, err)
@@ -288,14 +310,40 @@ func (e *e2e) waitTelegramEdited(m telegramtest.SentMessage) telegramtest.SentMe
 	return cur
 }
 
-// slackPrompt waits for the n-th message in slacktest's channel and returns it.
+// slackPrompt waits for the n-th message in slacktest's channel and returns it: a
+// message with blocks (a prompt, a question) as its first update armed it (posted
+// without buttons, they come with that update), a notice as posted.
 func (e *e2e) slackPrompt(n int) slacktest.Message {
 	e.t.Helper()
 	msgs, err := e.sl.WaitMessages(e.ctx, slacktest.DefaultChannel, n)
 	if err != nil {
 		e.t.Fatalf("no Slack prompt: %v\n%s", err, strings.Join(e.svc.lines(), "\n"))
 	}
-	return msgs[n-1]
+	m := msgs[n-1]
+	if !m.HasBlocks() {
+		return m
+	}
+	ups, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, m.TS, 1)
+	if err != nil {
+		e.t.Fatalf("Slack prompt %s never armed: %v", m.TS, err)
+	}
+	return ups[0]
+}
+
+// slackFinished waits until Slack message ts no longer shows buttons and returns it
+// as it reads then.
+func (e *e2e) slackFinished(ts string) slacktest.Message {
+	e.t.Helper()
+	for {
+		cur, ok := e.sl.Current(slacktest.DefaultChannel, ts)
+		if ok && !hasActions(cur) {
+			return cur
+		}
+		n := len(e.sl.Updates(slacktest.DefaultChannel, ts))
+		if _, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, ts, n+1); err != nil {
+			e.t.Fatalf("Slack message %s still shows buttons: %v", ts, err)
+		}
+	}
 }
 
 // hasActions reports whether a Slack message's blocks hold an actions block.

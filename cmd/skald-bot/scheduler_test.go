@@ -196,15 +196,22 @@ func TestJobsRunNotStarted(t *testing.T) {
 		cron.Job{Name: "queuer", Schedule: "@yearly", Overlap: cron.OverlapQueue, Steps: []cron.Step{step}})
 	events, release := s.gate.Subscribe(16)
 	defer release()
+	// The two runs park in either order: keep every job's event until it is asked for.
+	seen := map[string]cron.RunEvent{}
 	waiting := func(job string) cron.RunEvent {
 		t.Helper()
-		for ev := range events {
-			if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting && d.Job == job {
+		for {
+			if d, ok := seen[job]; ok {
 				return d
 			}
+			ev, ok := <-events
+			if !ok {
+				t.Fatalf("no run_waiting for %s", job)
+			}
+			if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting {
+				seen[d.Job] = d
+			}
 		}
-		t.Fatalf("no run_waiting for %s", job)
-		return cron.RunEvent{}
 	}
 	for _, job := range []string{"skipper", "queuer"} {
 		if code, out, errOut := runClient(t, "jobs", "run", job, "--server", s.url); code != 0 || !strings.HasSuffix(out, " of "+job+": running\n") {

@@ -60,7 +60,11 @@ func TestProcessTelegram(t *testing.T) {
 	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
-	msgs, err = srv.WaitMessages(ctx, 100000001, 2)
+	// Posted without buttons, then armed by an edit.
+	err = srv.Wait(ctx, func() bool {
+		msgs = srv.Messages(100000001)
+		return len(msgs) >= 2 && len(msgs[1].CallbackData()) > 0
+	})
 	if err != nil {
 		t.Fatalf("no prompt: %v", err)
 	}
@@ -77,7 +81,7 @@ func TestProcessTelegram(t *testing.T) {
 		if !ok {
 			t.Fatal("no such message")
 		}
-		return len(m.History) == 2
+		return len(m.History) == 3 // posted, armed, approved
 	})
 	if err != nil {
 		t.Fatalf("prompt not edited: %v", err)

@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"maps"
+	"strings"
+)
 
 // use is what a word of a command does with the file system.
 type use uint8
@@ -597,12 +600,11 @@ func shorts(s string, k kind) map[byte]kind {
 	return m
 }
 
-func merge(ms ...map[byte]kind) map[byte]kind {
-	out := map[byte]kind{}
+// merge returns one map holding the entries of ms, a later map's winning.
+func merge[K comparable](ms ...map[K]kind) map[K]kind {
+	out := map[K]kind{}
 	for _, m := range ms {
-		for k, v := range m {
-			out[k] = v
-		}
+		maps.Copy(out, m)
 	}
 	return out
 }
@@ -613,16 +615,6 @@ func longs(k kind, names ...string) map[string]kind {
 		m[n] = k
 	}
 	return m
-}
-
-func mergeLong(ms ...map[string]kind) map[string]kind {
-	out := map[string]kind{}
-	for _, m := range ms {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // The table of known programs (docs/design.md, "Shell commands").
@@ -646,13 +638,13 @@ func init() {
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("LPIH", kVal)),
 		long: longs(kWrite, "output"), cwd: cwdIfNone}, "tree")
 	add(&program{abbrev: true, short: merge(shorts("efABCmd", kVal), shorts("f", kRead)),
-		long: mergeLong(longs(kVal, "regexp", "max-count", "after-context",
+		long: merge(longs(kVal, "regexp", "max-count", "after-context",
 			"before-context", "context", "include", "exclude", "exclude-dir", "label",
 			"color", "colour", "binary-files", "devices", "directories"),
 			longs(kRead, "file", "exclude-from")),
 		operands: grepOps, cwd: grepCwd}, "grep", "egrep", "fgrep")
 	add(&program{abbrev: true, short: merge(shorts("efgtTmABCMj", kVal), shorts("f", kRead)),
-		long: mergeLong(longs(kRun, "pre", "hostname-bin"),
+		long: merge(longs(kRun, "pre", "hostname-bin"),
 			longs(kVal, "regexp", "glob", "iglob", "type", "type-not", "max-count",
 				"after-context", "before-context", "context", "max-depth", "pre-glob",
 				"sort", "sortr", "replace", "encoding", "threads", "color", "colors"),
@@ -660,46 +652,46 @@ func init() {
 		operands: grepOps, cwd: grepCwd}, "rg")
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("T", kWrite),
 		shorts("ktSy", kVal)),
-		long: mergeLong(longs(kWrite, "output", "temporary-directory"),
+		long: merge(longs(kWrite, "output", "temporary-directory"),
 			longs(kRun, "compress-program"), longs(kRead, "files0-from"),
 			longs(kVal, "key", "field-separator", "buffer-size", "parallel", "batch-size",
 				"sort"))}, "sort")
 	add(&program{abbrev: true, operands: opsWrite}, "tee", "rm", "rmdir", "unlink",
 		"shred", "mkdir", "mkfifo")
-	add(&program{abbrev: true, short: shorts("rdt", kVal), long: mergeLong(
+	add(&program{abbrev: true, short: shorts("rdt", kVal), long: merge(
 		longs(kRead, "reference"), longs(kVal, "date", "time")),
 		operands: opsWrite}, "touch")
 	add(&program{abbrev: true, short: merge(shorts("s", kVal), shorts("r", kRead)),
-		long:     mergeLong(longs(kVal, "size"), longs(kRead, "reference")),
+		long:     merge(longs(kVal, "size"), longs(kRead, "reference")),
 		operands: opsWrite}, "truncate")
 	add(&program{abbrev: true, long: longs(kRead, "reference"),
 		operands: opsFirstNone(true)}, "chmod", "chown", "chgrp")
 	cpLike := &program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
-		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "suffix", "backup",
+		long: merge(longs(kTarget, "target-directory"), longs(kVal, "suffix", "backup",
 			"sparse", "reflink", "preserve", "no-preserve", "update")),
 		operands: opsLast}
 	add(cpLike, "cp", "ln", "link")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
-		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "suffix",
+		long: merge(longs(kTarget, "target-directory"), longs(kVal, "suffix",
 			"backup")), operands: opsWrite}, "mv") // it removes its sources
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("mogS", kVal)),
-		long: mergeLong(longs(kTarget, "target-directory"), longs(kVal, "mode", "owner",
+		long: merge(longs(kTarget, "target-directory"), longs(kVal, "mode", "owner",
 			"group", "suffix", "backup", "strip-program")),
 		operands: opsLast}, "install")
 	add(&program{abbrev: true, short: merge(shorts("i", kWriteFlag), shorts("e", kVal),
 		shorts("f", kRead), shorts("l", kVal)),
-		long: mergeLong(longs(kWriteFlag, "in-place"), longs(kVal, "expression",
+		long: merge(longs(kWriteFlag, "in-place"), longs(kVal, "expression",
 			"line-length"), longs(kRead, "file")),
 		operands: sedOps}, "sed", "gsed")
 	add(&program{short: merge(shorts("f", kRun), shorts("vFE", kVal), shorts("il", kRun)),
-		long: mergeLong(longs(kRun, "file", "include", "load", "exec", "source"),
+		long: merge(longs(kRun, "file", "include", "load", "exec", "source"),
 			longs(kVal, "assign", "field-separator")),
 		abbrev: true, operands: awkOps}, "awk", "gawk", "mawk", "nawk")
 	add(&program{operands: ddOps}, "dd")
 	add(&program{abbrev: true,
 		short: merge(shorts("oDc", kWrite), shorts("O", kOutFlag), shorts("K", kRun),
 			shorts("T", kRead), shorts("dFb", kData), shorts("uHXAemwrxEzYyCQ", kVal)),
-		long: mergeLong(longs(kWrite, "output", "output-dir", "dump-header", "cookie-jar",
+		long: merge(longs(kWrite, "output", "output-dir", "dump-header", "cookie-jar",
 			"trace", "trace-ascii", "libcurl", "stderr", "etag-save", "hsts", "alt-svc"),
 			longs(kOutFlag, "remote-name", "remote-name-all", "remote-header-name"),
 			longs(kRun, "config"), longs(kRead, "upload-file", "netrc-file", "cacert",
@@ -713,7 +705,7 @@ func init() {
 	add(&program{abbrev: true,
 		short: merge(shorts("Ooa", kWrite), shorts("P", kTarget), shorts("i", kRead),
 			shorts("e", kRun), shorts("UtTwQlAR", kVal)),
-		long: mergeLong(longs(kWrite, "output-document", "output-file", "append-output"),
+		long: merge(longs(kWrite, "output-document", "output-file", "append-output"),
 			longs(kTarget, "directory-prefix"), longs(kRead, "input-file", "post-file",
 				"body-file", "certificate", "private-key", "ca-certificate"),
 			longs(kRun, "execute", "use-askpass", "config"),
@@ -724,7 +716,7 @@ func init() {
 	add(&program{abbrev: true,
 		short: merge(shorts("f", kPath), shorts("C", kDir), shorts("I", kRun),
 			shorts("F", kRun), shorts("TX", kRead), shorts("bLN", kVal)),
-		long: mergeLong(longs(kPath, "file"), longs(kDir, "directory"),
+		long: merge(longs(kPath, "file"), longs(kDir, "directory"),
 			longs(kRun, "use-compress-program", "to-command", "checkpoint-action",
 				"rsh-command", "info-script", "new-volume-script", "rmt-command"),
 			longs(kRead, "files-from", "exclude-from"),
@@ -733,7 +725,7 @@ func init() {
 		operands: tarOps}, "tar", "bsdtar", "gtar")
 	add(&program{short: merge(shorts("d", kTarget), shorts("xP", kVal)), operands: unzipOps},
 		"unzip")
-	add(&program{abbrev: true, long: mergeLong(longs(kRun, "unzip-command"),
+	add(&program{abbrev: true, long: merge(longs(kRun, "unzip-command"),
 		longs(kWrite, "output-file", "out")), short: shorts("O", kWrite),
 		operands: func(u *usage, ops []int) {
 			for n, i := range ops {
@@ -754,7 +746,7 @@ func init() {
 		"zstd", "unzstd", "lz4", "compress", "uncompress")
 	add(&program{abbrev: true, short: merge(shorts("e", kRun), shorts("TfB", kRead),
 		shorts("M", kVal)),
-		long: mergeLong(longs(kRun, "rsh", "rsync-path", "info"),
+		long: merge(longs(kRun, "rsh", "rsync-path", "info"),
 			longs(kWrite, "log-file", "write-batch", "only-write-batch", "backup-dir",
 				"temp-dir", "partial-dir"),
 			longs(kRead, "files-from", "read-batch", "password-file", "exclude-from",
@@ -767,17 +759,17 @@ func init() {
 	add(&program{short: merge(shorts("oF", kRun), shorts("i", kRead), shorts("E", kWrite),
 		shorts("pluLRDbcemJOQSW", kVal)), operands: opsNone}, "ssh")
 	add(&program{abbrev: true, short: merge(shorts("fCEI", kRun), shorts("jlWo", kVal)),
-		long: mergeLong(longs(kRun, "file", "makefile", "directory", "eval",
+		long: merge(longs(kRun, "file", "makefile", "directory", "eval",
 			"include-dir"), longs(kVal, "jobs", "load-average", "old-file", "new-file",
 			"what-if", "assume-old", "assume-new")),
 		operands: makeOps}, "make", "gmake")
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("i", kRead),
 		shorts("d", kDir), shorts("pBzFVD", kVal)),
-		long: mergeLong(longs(kWrite, "output", "reject-file"), longs(kRead, "input"),
+		long: merge(longs(kWrite, "output", "reject-file"), longs(kRead, "input"),
 			longs(kDir, "directory"), longs(kVal, "strip", "prefix", "suffix", "fuzz")),
 		operands: opsWrite}, "patch")
 	npm := &program{abbrev: true, short: merge(shorts("Cc", kRun), shorts("w", kVal)),
-		long: mergeLong(longs(kRun, "script-shell", "shell", "prefix", "userconfig",
+		long: merge(longs(kRun, "script-shell", "shell", "prefix", "userconfig",
 			"globalconfig", "node-options", "editor", "browser", "viewer", "git", "cwd",
 			"dir", "call", "workspace-root", "npm-path", "config", "rcfile",
 			"global-folder", "modules-folder", "cache-folder"),
@@ -879,7 +871,7 @@ func containsWord(words []string, names ...string) bool {
 }
 
 var (
-	gitLong = mergeLong(longs(kWrite, "output"), longs(kRunFlag, "ext-diff", "textconv"),
+	gitLong = merge(longs(kWrite, "output"), longs(kRunFlag, "ext-diff", "textconv"),
 		longs(kRun, "upload-pack", "receive-pack", "exec", "extcmd", "tool"),
 		longs(kVal, "format", "pretty", "author", "since", "until", "grep", "message",
 			"date", "abbrev", "max-count", "skip", "branch", "depth", "origin",
@@ -889,12 +881,12 @@ var (
 	gitSub = program{abbrev: true, long: gitLong,
 		short: shorts("mnbSCMlUGOFXs", kFlag)}
 	gitFormatPatch = program{abbrev: true, short: shorts("o", kWrite),
-		long: mergeLong(gitLong, longs(kWrite, "output-directory"))}
+		long: merge(gitLong, longs(kWrite, "output-directory"))}
 	gitRebase   = program{abbrev: true, short: merge(shorts("x", kRun), shorts("sX", kVal)), long: gitLong}
 	gitDifftool = program{abbrev: true, short: shorts("xt", kRun), long: gitLong}
 	gitGrep     = program{abbrev: true, short: merge(shorts("O", kRunFlag), shorts("ef", kVal)),
-		long: mergeLong(gitLong, longs(kRunFlag, "open-files-in-pager"))}
-	gitRemote = program{abbrev: true, short: shorts("u", kRun), long: mergeLong(gitLong,
+		long: merge(gitLong, longs(kRunFlag, "open-files-in-pager"))}
+	gitRemote = program{abbrev: true, short: shorts("u", kRun), long: merge(gitLong,
 		longs(kRun, "upload-pack", "receive-pack", "exec", "remote"))}
 )
 
@@ -937,7 +929,7 @@ func (u *usage) goTool() {
 	}
 }
 
-var goFlags = program{single: true, long: mergeLong(
+var goFlags = program{single: true, long: merge(
 	longs(kWrite, "o", "coverprofile", "cpuprofile", "memprofile", "blockprofile",
 		"mutexprofile", "trace", "outputdir", "modfile", "testlogfile", "gocoverdir",
 		"fuzzcachedir"),
