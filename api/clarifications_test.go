@@ -147,3 +147,40 @@ func TestClarificationEvents(t *testing.T) {
 		t.Fatalf("event %s %s", name, data)
 	}
 }
+
+// TestClarificationControlCharacters checks options and context labels holding a
+// control character are refused with 422 and nothing stored, while the question may
+// hold newlines.
+func TestClarificationControlCharacters(t *testing.T) {
+	e := newEnv(t)
+	before := teststore.Snapshot(t, e.db)
+	for _, c := range []struct{ name, body, msg string }{
+		{"an option with newlines", `{"session_id":"s","question":"q","options":["no\n\nyes","x"]}`,
+			`option 1 "no\n\nyes" must not hold control characters`},
+		{"an option with a tab", `{"session_id":"s","question":"q","options":["a","b\tc"]}`,
+			"option 2"},
+		{"an option with a carriage return", `{"session_id":"s","question":"q","options":["a\rb"]}`,
+			"must not hold control characters"},
+		{"an option with NUL", `{"session_id":"s","question":"q","options":["a\u0000"]}`,
+			"must not hold control characters"},
+		{"a context label with a newline", `{"session_id":"s","question":"q","context_label":"a\nb"}`,
+			"context_label"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e.wantError("POST", "/api/clarifications", agentToken, c.body,
+				http.StatusUnprocessableEntity, c.msg)
+		})
+	}
+	// A tool call's context label too.
+	e.wantError("POST", "/api/approval/check", adminToken,
+		`{"tool_name":"Bash","session_id":"s","context_label":"CronJob:\nx","arguments":{"command":"rm -rf b"}}`,
+		http.StatusUnprocessableEntity, "context_label")
+	teststore.Unchanged(t, e.db, before)
+
+	c, err := e.client(agentToken).Ask(context.Background(), api.AskRequest{SessionID: "s",
+		Question: "which one?\n\n1. main\n2. dev", Options: []string{"main", "dev"}})
+	testkit.Must(t, err)
+	if c.Question != "which one?\n\n1. main\n2. dev" {
+		t.Errorf("question stored as %q", c.Question)
+	}
+}

@@ -338,7 +338,9 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	if out == nil || len(data) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // numbers as the server wrote them
+	if err := dec.Decode(out); err != nil {
 		return fmt.Errorf("api: %s: decode answer: %w", op, err)
 	}
 	return nil

@@ -116,6 +116,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any, optional bool) error 
 	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
+	dec.UseNumber() // a tool call's numbers as sent, not rounded to float64
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -42,6 +43,10 @@ func checkAskUser(args map[string]any) error {
 		if n := utf8.RuneCountInString(o); n == 0 || n > store.MaxOptionLen {
 			return fmt.Errorf("%w: option %d must have 1 to %d characters", ErrBadArgs, i+1,
 				store.MaxOptionLen)
+		}
+		if strings.ContainsFunc(o, unicode.IsControl) {
+			return fmt.Errorf("%w: option %d %q must not hold control characters", ErrBadArgs,
+				i+1, o)
 		}
 	}
 	return nil

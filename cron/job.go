@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -126,6 +127,9 @@ func Validate(jobs []Job, tools map[string]Tool) error {
 		}
 		if err := j.Notify.Check(); err != nil {
 			bad(j.Name, "notify %q %v", j.Notify, err)
+		}
+		if strings.ContainsFunc(j.ContextLabel, unicode.IsControl) {
+			bad(j.Name, "context_label %q must not hold control characters", j.ContextLabel)
 		}
 		if j.ApprovalTimeout < 0 {
 			bad(j.Name, "approval_timeout %s is negative", j.ApprovalTimeout)

@@ -79,6 +79,11 @@ func TestValidate(t *testing.T) {
 		{"overlap", func(j *cron.Job) { j.Overlap = "wait" }, `overlap "wait" must be skip, queue or allow`},
 		{"notify", func(j *cron.Job) { j.Notify = "sometimes" }, `notify "sometimes" must be failure, always or never`},
 		{"negative timeout", func(j *cron.Job) { j.ApprovalTimeout = -time.Second }, "approval_timeout -1s is negative"},
+		{"context label with a newline", func(j *cron.Job) { j.ContextLabel = "a\nb" }, `context_label "a\nb" must not hold control characters`},
+		{"ask_user option with a newline", func(j *cron.Job) {
+			j.Steps = append(j.Steps, cron.Step{Tool: cron.AskUserTool, Args: map[string]any{"question": "q\nok?",
+				"options": []any{"yes", "no\n\nyes"}}})
+		}, `step 6 (ask_user): bad step arguments: option 2 "no\n\nyes" must not hold control characters`},
 		{"no steps", func(j *cron.Job) { j.Steps = nil }, `cron: job "j": no steps`},
 		{"unknown tool", func(j *cron.Job) { j.Steps[0].Tool = "rm_rf" }, `step 1: unknown tool "rm_rf" (known: `},
 		{"no cmd", func(j *cron.Job) { j.Steps[0].Args = map[string]any{} }, "step 1 (execute_cmd): bad step arguments: cmd is required"},

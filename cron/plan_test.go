@@ -1,7 +1,9 @@
 package cron_test
 
 import (
+	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/cron"
@@ -107,3 +109,27 @@ func TestRunWithoutPlanRunsTheConfiguredSteps(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// A step's numbers are kept as written (json.Number) in the stored plan and the
+// request, and a resumed run reads them (a timeout in seconds) from the store.
+func TestPlanKeepsNumbers(t *testing.T) {
+	j := marker("n")
+	j.Steps[0].Args["timeout"] = 30
+	e := newEnv(t, j)
+	e.start()
+	r := waiting(t, e, "mark")
+	if got := r.Plan[0].Args["timeout"]; got != json.Number("30") {
+		t.Fatalf("stored plan's timeout %#v, want the number 30 as written", got)
+	}
+	req, err := e.db.Request(r.RequestID)
+	testkit.Must(t, err)
+	if !strings.Contains(string(req.Arguments), `"timeout":30`) {
+		t.Fatalf("the request shows %s", req.Arguments)
+	}
+	e.restart()
+	e.resolve(r.RequestID, true, "")
+	e.next(cron.EventRunFinished, r.ID)
+	if got := e.run(r.ID); got.Status != store.RunSucceeded {
+		t.Fatalf("resumed run %+v", got)
+	}
+}

@@ -118,7 +118,9 @@ func planOf(steps []Step) ([]store.PlanStep, error) {
 		return nil, fmt.Errorf("store the steps: %w", err)
 	}
 	var out []store.PlanStep
-	if err := json.Unmarshal(b, &out); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // numbers as written, as the store gives them back
+	if err := dec.Decode(&out); err != nil {
 		return nil, fmt.Errorf("store the steps: %w", err)
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package cron
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -196,6 +197,12 @@ func argTimeout(args map[string]any, def time.Duration) (time.Duration, error) {
 		d = time.Duration(t) * time.Second
 	case float64:
 		d = time.Duration(t * float64(time.Second))
+	case json.Number:
+		f, err := t.Float64()
+		if err != nil {
+			return 0, fmt.Errorf("%w: timeout %s is not a number of seconds", ErrBadArgs, t)
+		}
+		d = time.Duration(f * float64(time.Second))
 	default:
 		return 0, fmt.Errorf("%w: timeout must be a duration such as 30s, not %T", ErrBadArgs, v)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -60,11 +61,11 @@ func TestProjectWorkspace(t *testing.T) {
 		{"by cwd: inside", "", proj, proj + "/src/main.go", gate.VerdictAllow, gate.ReasonFastPath},
 		{"by cwd: its secrets", "", proj + "/src", proj + "/secrets/key.pem", gate.VerdictDeny, rules.ReasonRule},
 		{"by cwd: deepest wins", "", inner, inner + "/secrets/a", gate.VerdictDeny, rules.ReasonRule},
-		{"deepest: outer secrets are outside", "", inner, proj + "/secrets/a", gate.VerdictPending, rules.ReasonRule},
-		{"by cwd: outside every project", "", e.root, proj + "/secrets/key.pem", gate.VerdictPending, rules.ReasonRule},
-		{"no cwd: default", "", "", proj + "/secrets/key.pem", gate.VerdictPending, rules.ReasonRule},
+		{"deepest: outer secrets are denied too", "", inner, proj + "/secrets/a", gate.VerdictDeny, rules.ReasonRule},
+		{"by cwd: outside every project", "", e.root, proj + "/secrets/key.pem", gate.VerdictDeny, rules.ReasonRule},
+		{"no cwd: default", "", "", proj + "/secrets/key.pem", gate.VerdictDeny, rules.ReasonRule},
 		{"default keeps its workspace", "", "", "secrets/x", gate.VerdictDeny, rules.ReasonRule},
-		{"a named profile is kept whatever the cwd", "default", proj, proj + "/secrets/key.pem", gate.VerdictPending, rules.ReasonRule},
+		{"a named profile is kept whatever the cwd", "default", proj, proj + "/src/main.go", gate.VerdictPending, rules.ReasonRule},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := read(c.profile, c.cwd, c.path)
@@ -177,5 +178,98 @@ func TestApplyRules(t *testing.T) {
 	}
 	if gs, err := e.m.Groups(); err != nil || len(gs) != 2 {
 		t.Errorf("groups %v, %v", gs, err)
+	}
+}
+
+// TestProjectRulesHoldEverywhere checks that a project's denied places are denied in
+// every profile: from the default profile into a project inside its workspace, from a
+// project out into the top-level workspace, and across nested projects, for file
+// tools, shell commands and other tools alike.
+func TestProjectRulesHoldEverywhere(t *testing.T) {
+	var p2, inner string
+	e := newEnv(t, func(o *gate.Options) {
+		root := o.Rules.WorkspaceRoot
+		p2 = filepath.Join(root, "proj2")
+		inner = filepath.Join(p2, "inner")
+		for _, f := range []string{"proj2/secrets/key", "proj2/src/a.go", "proj2/inner/secrets/key",
+			"secrets/key"} {
+			testkit.Must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
+			testkit.Must(t, os.WriteFile(filepath.Join(root, f), []byte("x"), 0o600))
+		}
+		o.Profiles = []rules.Profile{
+			{ID: "p2", SecurityGroup: "default", WorkspaceRoot: p2},
+			{ID: "inner", SecurityGroup: "default", WorkspaceRoot: inner},
+		}
+	})
+	for _, p := range []string{"cat *", "grep *"} {
+		if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash", CommandPattern: p,
+			Action: rules.Allow, Priority: rules.DefaultPriority}, admin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "mcp__notes__*",
+		Action: rules.Allow, Priority: rules.DefaultPriority}, admin); err != nil {
+		t.Fatal(err)
+	}
+	e.run()
+	args := func(kv ...string) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	locked := gate.Verdict("locked") // pending, for a guarded place
+	for _, c := range []struct {
+		name, profile, cwd, tool string
+		args                     map[string]any
+		want                     gate.Verdict
+	}{
+		{"default: Read absolute", "", e.root, "Read", args("file_path", p2+"/secrets/key"), gate.VerdictDeny},
+		{"default: Read relative", "", e.root, "Read", args("file_path", "proj2/secrets/key"), gate.VerdictDeny},
+		{"default: Read no cwd", "", "", "Read", args("file_path", "proj2/secrets/key"), gate.VerdictDeny},
+		{"default: cat its own secrets", "", e.root, "Bash", args("command", "cat secrets/key"), locked},
+		{"default: cat", "", e.root, "Bash", args("command", "cat proj2/secrets/key"), locked},
+		{"default: cd and cat", "", e.root, "Bash", args("command", "cd proj2 && cat secrets/key"), locked},
+		{"default: redirect into it", "", e.root, "Bash", args("command", "cat src > proj2/secrets/k"), gate.VerdictDeny},
+		{"default: grep -r into it", "", e.root, "Bash", args("command", "grep -r x proj2"), locked},
+		{"default: Grep its secrets", "", e.root, "Grep", args("pattern", "x", "path", "proj2/secrets"), gate.VerdictDeny},
+		{"default: Grep the project", "", e.root, "Grep", args("pattern", "x", "path", "proj2"), locked},
+		{"default: Glob its secrets", "", e.root, "Glob", args("pattern", "proj2/secrets/*"), gate.VerdictDeny},
+		{"default: MCP filesystem", "", e.root, "mcp__filesystem__read_file", args("path", p2+"/secrets/key"), gate.VerdictDeny},
+		{"default: other MCP tool", "", e.root, "mcp__notes__get", args("path", "proj2/secrets/key"), locked},
+		{"default: other MCP tool, inner", "", e.root, "mcp__notes__get", args("path", "proj2/inner/secrets/key"), locked},
+		{"default: its code by fast-path", "", e.root, "Read", args("file_path", "proj2/src/a.go"), gate.VerdictAllow},
+		{"agent token fixed to default", "default", p2, "Read", args("file_path", p2+"/secrets/key"), gate.VerdictDeny},
+		{"agent token, relative", "default", p2, "Read", args("file_path", "secrets/key"), gate.VerdictDeny},
+		{"agent token, Grep without a path", "default", p2, "Grep", args("pattern", "x"), locked},
+		{"agent token, Grep inside the project", "default", p2 + "/src", "Grep", args("pattern", "x"), gate.VerdictAllow},
+		{"p2 by cwd: ../secrets", "", p2, "Bash", args("command", "cat ../secrets/key"), locked},
+		{"p2 by cwd: absolute root secrets", "", p2, "Bash", args("command", "cat "+e.root+"/secrets/key"), locked},
+		{"p2 by cwd: Read ../secrets", "", p2, "Read", args("file_path", "../secrets/key"), gate.VerdictDeny},
+		{"p2 named: Read absolute", "p2", "", "Read", args("file_path", e.root+"/secrets/key"), gate.VerdictDeny},
+		{"p2: grep -r the root", "p2", "", "Bash", args("command", "grep -r x "+e.root), locked},
+		{"p2: other MCP tool", "p2", "", "mcp__notes__get", args("path", "../secrets/key"), locked},
+		{"p2: nested project's secrets", "p2", "", "Read", args("file_path", "inner/secrets/key"), gate.VerdictDeny},
+		{"p2: nested, cat", "p2", "", "Bash", args("command", "cat inner/secrets/key"), locked},
+		{"p2: own code", "p2", "", "Read", args("file_path", "src/a.go"), gate.VerdictAllow},
+		{"default: nested in nested", "", e.root, "Read", args("file_path", "proj2/inner/secrets/key"), gate.VerdictDeny},
+		{"inner by cwd: outer project", "", inner, "Bash", args("command", "cat ../secrets/key"), locked},
+		{"inner by cwd: top level", "", inner, "Read", args("file_path", "../../secrets/key"), gate.VerdictDeny},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s-" + c.name, Profile: c.profile,
+				Cwd: c.cwd, Arguments: c.args})
+			got := out.Decision
+			if got == gate.VerdictPending && (strings.Contains(out.Reason, rules.ReasonContains) ||
+				strings.Contains(out.Reason, rules.ReasonDenied) ||
+				strings.Contains(out.Reason, "holds ") || strings.Contains(out.Reason, "inside a denied place")) {
+				got = locked
+			}
+			if got != c.want {
+				t.Errorf("%s %v (profile %q, cwd %q) = %s (%s), want %s", c.tool, c.args, c.profile,
+					c.cwd, out.Decision, out.Reason, c.want)
+			}
+		})
 	}
 }

@@ -54,6 +54,7 @@ func (m *Manager) compile(snap *snapshot) *snapshot {
 	for i, root := range m.roots {
 		opt := m.ropt
 		opt.WorkspaceRoot = root
+		opt.Projects = m.roots // every workspace's rules hold in every profile
 		snap.sets[i] = rules.Compile(snap.groups, snap.rules, opt)
 	}
 	snap.set = snap.sets[0]

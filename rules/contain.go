@@ -240,12 +240,19 @@ func (s *Set) holds(g *guard, c *Call, anyTool bool) bool {
 	if !g.filtersApply(c) || !anyTool && !s.toolMatches(g.toolKind, g.tool, c.Tool) {
 		return false
 	}
-	place := g.place
-	if !filepath.IsAbs(place) {
-		place = filepath.Join(s.opt.WorkspaceRoot, place)
+	if filepath.IsAbs(g.place) {
+		_, err := os.Lstat(g.place)
+		return err == nil
 	}
-	_, err := os.Lstat(place)
-	return err == nil
+	if _, err := os.Lstat(filepath.Join(s.opt.WorkspaceRoot, g.place)); err == nil {
+		return true
+	}
+	for _, p := range s.opt.Projects { // a form may be relative to another project
+		if _, err := os.Lstat(filepath.Join(p, g.place)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // filtersApply reports whether the agent and source filters of guard g, when set,

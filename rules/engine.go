@@ -31,6 +31,12 @@ type Options struct {
 	// Home is the absolute directory ~ stands for in shell scripts; empty leaves ~
 	// unexpanded.
 	Home string
+	// Projects are the other workspace roots (absolute, resolved through symlinks) whose
+	// rules hold here too: a path lying in one of them, deeper than WorkspaceRoot, is
+	// also decided in its form relative to the deepest one holding it
+	// (docs/design.md, "Projects"), and a guarded place counts when it exists under
+	// WorkspaceRoot or under one of them.
+	Projects []string
 }
 
 // ShellTool is a tool that runs a shell script: the script is its argument Arg, and

@@ -114,6 +114,13 @@ func (s *Set) evaluate(v *view, group string, c *Call, ti toolInfo, bad bool) (D
 	case ti.file():
 		d = s.decidePath(e.tier(), c, ".") // a directory tool without a path searches its cwd
 		d.Inside = d.PathState == PathOK && e.in(d.Path)
+		if len(s.opt.Projects) > 0 && d.PathState == PathOK {
+			pd, in := s.projectForm(e.tier(), c, ".", e.in)
+			if severity(pd) > severity(d) {
+				d = pd
+			}
+			d.Inside = d.Inside && in
+		}
 	case bad:
 		d = s.decide(v.tier(group), c, "", PathInvalid)
 	default:
@@ -486,6 +493,23 @@ func globDir(g string) string {
 	return g[:j]
 }
 
+// projectForm decides the call for the path p, against the same base as decidePath,
+// in its form relative to another project holding it (appendForms), and reports
+// whether that form lies in places (in). With no such form it returns the zero
+// Decision and true.
+func (s *Set) projectForm(t *tier, c *Call, p string, in func(string) bool) (Decision, bool) {
+	abs, problem := resolveAbs(p, cmp.Or(c.Cwd, c.WorkingDir), s.opt.WorkspaceRoot, nil)
+	if problem != "" {
+		return Decision{}, true
+	}
+	var buf [2]string
+	fs := s.appendForms(buf[:0], abs)
+	if len(fs) < 2 {
+		return Decision{}, true
+	}
+	return s.decide(t, c, fs[1], PathOK), in(fs[1])
+}
+
 // decidePath decides the call for the path p (package doc, steps 1 and 2).
 func (s *Set) decidePath(t *tier, c *Call, p string) Decision {
 	if np, ok := s.normalize(c, p); ok {
@@ -613,14 +637,14 @@ func (s *Set) formsCached(c *Call, p string, out []string, cache *lstatCache) ([
 			}
 			var dots bool // a ".." met after a symlink: the lexical form may differ
 			if abs, problem := resolveWith(full, root, nil, cache, &dots); problem == "" {
-				out = appendNew(out, relTo(abs, root))
+				out = s.appendForms(out, abs)
 			} else {
 				ok = false
 				dots = true
 			}
 			if dots && strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
 				if abs, problem := resolveWith(filepath.Clean(full), root, nil, cache, nil); problem == "" {
-					out = appendNew(out, relTo(abs, root))
+					out = s.appendForms(out, abs)
 				} else {
 					ok = false
 				}
@@ -628,6 +652,23 @@ func (s *Set) formsCached(c *Call, p string, out []string, cache *lstatCache) ([
 		}
 	}
 	return out, ok
+}
+
+// appendForms appends the resolved absolute path abs relative to the workspace root
+// and, when it lies deeper in another project (Options.Projects), relative to the
+// deepest one holding it.
+func (s *Set) appendForms(out []string, abs string) []string {
+	root := s.opt.WorkspaceRoot
+	out = appendNew(out, relTo(abs, root))
+	for _, p := range s.opt.Projects { // deepest first
+		if len(p) <= len(root) && Under(abs, root) {
+			break // the own workspace is the deepest holding abs
+		}
+		if Under(abs, p) {
+			return appendNew(out, relTo(abs, p))
+		}
+	}
+	return out
 }
 
 func slicesIndex(list []string, s string) bool {

@@ -50,6 +50,7 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 	}
 	opt.Shell = slices.Clone(opt.Shell)
 	opt.Protected = slices.Clone(opt.Protected)
+	opt.Projects = projectRoots(opt.Projects, opt.WorkspaceRoot)
 	reads, writes := slices.Clone(opt.FSRead), slices.Clone(opt.FSWrite)
 	for _, srv := range opt.MCPFilesystem {
 		for _, n := range MCPFSRead {
@@ -95,6 +96,19 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 	slices.Sort(s.patterns)
 	s.view.Store(s.build(nil))
 	return s
+}
+
+// projectRoots returns the distinct clean roots of list other than root, deepest
+// first, or nil.
+func projectRoots(list []string, root string) []string {
+	var out []string
+	for _, r := range list {
+		if r = cleanRoot(r); filepath.IsAbs(r) && r != root && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
 }
 
 // orDefault returns a copy of list, or of def when list is nil.
@@ -232,5 +246,6 @@ func (s *Set) Options() Options {
 	o.MCPFilesystem = slices.Clone(o.MCPFilesystem)
 	o.Protected = slices.Clone(o.Protected)
 	o.Shell = slices.Clone(o.Shell)
+	o.Projects = slices.Clone(o.Projects)
 	return o
 }

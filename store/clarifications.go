@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
@@ -200,6 +201,16 @@ func clarificationDiffers(old, new Clarification) string {
 	return ""
 }
 
+// checkLabel refuses a context label that holds a control character (a newline, a
+// tab, …): prompts show it on one line.
+func checkLabel(l string) error {
+	if strings.ContainsFunc(l, unicode.IsControl) {
+		return fmt.Errorf("%w: context_label %q must not hold control characters "+
+			"(newline, tab, NUL, …)", ErrInvalid, l)
+	}
+	return nil
+}
+
 // checkNewClarification validates c and brings it to the form it is stored in.
 func checkNewClarification(c *Clarification) error {
 	q := strings.TrimSpace(c.Question)
@@ -228,12 +239,18 @@ func checkNewClarification(c *Clarification) error {
 			return fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalid, f.name)
 		}
 	}
+	if err := checkLabel(c.ContextLabel); err != nil {
+		return err
+	}
 	for i, o := range c.Options {
 		switch {
 		case strings.TrimSpace(o) == "":
 			return fmt.Errorf("%w: option %d is empty", ErrInvalid, i+1)
 		case !utf8.ValidString(o):
 			return fmt.Errorf("%w: option %d is not valid UTF-8", ErrInvalid, i+1)
+		case strings.ContainsFunc(o, unicode.IsControl): // a button shows one line
+			return fmt.Errorf("%w: option %d %q must not hold control characters "+
+				"(newline, tab, NUL, …)", ErrInvalid, i+1, o)
 		case utf8.RuneCountInString(o) > MaxOptionLen:
 			return fmt.Errorf("%w: option %d is longer than %d characters", ErrInvalid, i+1,
 				MaxOptionLen)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -88,7 +89,9 @@ func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
 
 // decodeJSON decodes the value data of key into v.
 func decodeJSON(key, data []byte, v any) error {
-	if err := json.Unmarshal(data, v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // a step's arguments keep their numbers as written
+	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("decode key %x: %w", key, err)
 	}
 	return nil

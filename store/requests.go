@@ -164,6 +164,9 @@ func checkNewRequest(r *Request) error {
 		return fmt.Errorf("%w: expires_at %s is not after created_at %s", ErrInvalid,
 			r.ExpiresAt.Format(time.RFC3339), r.CreatedAt.Format(time.RFC3339))
 	}
+	if err := checkLabel(r.ContextLabel); err != nil {
+		return err
+	}
 	args, err := canonicalArgs(r.Arguments)
 	if err != nil {
 		return err

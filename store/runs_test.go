@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -148,4 +149,17 @@ func TestRunsByStatus(t *testing.T) {
 	}
 	_, err = d.RunsByStatus(RunRunning, "zombie")
 	testkit.WantErr(t, err, ErrInvalid, `store: runs by status: invalid input: unknown run status "zombie"`)
+}
+
+// TestRunPlanKeepsNumbers checks a stored plan's numbers come back as written.
+func TestRunPlanKeepsNumbers(t *testing.T) {
+	d, _ := openTest(t)
+	r, err := d.CreateRun(Run{Job: "j", Trigger: "schedule", Plan: []PlanStep{{Tool: "execute_cmd",
+		Args: map[string]any{"n": json.Number("9007199254740993"), "f": json.Number("1.10")}}}})
+	testkit.Must(t, err)
+	got, err := d.Run(r.ID)
+	testkit.Must(t, err)
+	if a := got.Plan[0].Args; a["n"] != json.Number("9007199254740993") || a["f"] != json.Number("1.10") {
+		t.Fatalf("stored plan args %#v", a)
+	}
 }

@@ -302,3 +302,15 @@ func TestHookServerThatNeverAnswers(t *testing.T) {
 		t.Fatalf("got %+v", d)
 	}
 }
+
+// TestHookCallKeepsNumbers checks tool_input's numbers reach the call as written.
+func TestHookCallKeepsNumbers(t *testing.T) {
+	got, err := hookCall([]byte(`{"hook_event_name":"PreToolUse","tool_name":"x","session_id":"s",`+
+		`"tool_input":{"to":9007199254740993,"f":1.10}}`), hookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := got.Arguments; a["to"] != json.Number("9007199254740993") || a["f"] != json.Number("1.10") {
+		t.Errorf("arguments %#v", a)
+	}
+}
