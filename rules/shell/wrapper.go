@@ -456,7 +456,7 @@ func setsVar(prog string, words []string) string {
 		case strings.HasPrefix(w, "-"):
 			continue
 		default:
-			name = w // read NAME…, mapfile NAME, getopts SPEC NAME: any word may be one
+			name = w // read NAME…, mapfile NAME, getopts OPTSTRING NAME: any word may be one
 		}
 		if !harmlessVar(name) {
 			return name
