@@ -185,6 +185,13 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 // cancelRequest is POST /api/approval/requests/{id}/cancel: the admin, or the caller
 // that made the request, cancels it with an optional reason.
 func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
+	return cancelItem(w, r, s.gate.CancelRequest, RequestOf)
+}
+
+// cancelItem is the body of a POST …/{id}/cancel route: cancel is the gate's cancel
+// of that kind of item, view its answer type. Errors: a bad id or body, and cancel's.
+func cancelItem[T, V any](w http.ResponseWriter, r *http.Request,
+	cancel func(uint64, string, store.Actor, string) (T, error), view func(T) V) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
@@ -193,11 +200,11 @@ func (s *Server) cancelRequest(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &body, true); err != nil {
 		return err
 	}
-	q, err := s.gate.CancelRequest(id, body.Reason, actor(r), principalOf(r).caller())
+	item, err := cancel(id, body.Reason, actor(r), principalOf(r).caller())
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, RequestOf(q))
+	writeJSON(w, http.StatusOK, view(item))
 	return nil
 }
 

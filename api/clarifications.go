@@ -175,20 +175,7 @@ func (s *Server) clarification(w http.ResponseWriter, r *http.Request) error {
 // cancelClarification is POST /api/clarifications/{id}/cancel: the admin, or the
 // caller that asked, withdraws the question.
 func (s *Server) cancelClarification(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	var body CancelRequest
-	if err := decode(w, r, &body, true); err != nil {
-		return err
-	}
-	c, err := s.gate.CancelClarification(id, body.Reason, actor(r), principalOf(r).caller())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, ClarificationOf(c))
-	return nil
+	return cancelItem(w, r, s.gate.CancelClarification, ClarificationOf)
 }
 
 // answerClarification is POST /api/inbox/clarifications/{id}/resolve (the admin).
