@@ -63,29 +63,24 @@ func Snapshot(t testing.TB, db *store.DB) string {
 	if s.Rules, err = db.Rules(); err != nil {
 		t.Fatal(err)
 	}
-	var qs []store.Request
-	for id, misses := uint64(1), 0; misses < 64; id++ { // retention leaves gaps
-		q, err := db.Request(id)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			misses++
-			continue
-		case err != nil:
-			t.Fatal(err)
-		}
-		misses = 0
-		qs = append(qs, q)
-	}
-	s.Requests = qs
+	s.Requests = byID(t, db.Request)
 	if s.Audit, err = db.Audit(0); err != nil {
 		t.Fatal(err)
 	}
 	if s.Runs, err = db.Runs("", 0); err != nil {
 		t.Fatal(err)
 	}
-	var cs []store.Clarification
+	s.Clarifications = byID(t, db.Clarification)
+	return testkit.JSON(s)
+}
+
+// byID reads items 1, 2, … through get until 64 ids in a row are missing (retention
+// leaves gaps); another error fails the test.
+func byID[T any](t testing.TB, get func(uint64) (T, error)) []T {
+	t.Helper()
+	var out []T
 	for id, misses := uint64(1), 0; misses < 64; id++ {
-		c, err := db.Clarification(id)
+		v, err := get(id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			misses++
@@ -94,10 +89,9 @@ func Snapshot(t testing.TB, db *store.DB) string {
 			t.Fatal(err)
 		}
 		misses = 0
-		cs = append(cs, c)
+		out = append(out, v)
 	}
-	s.Clarifications = cs
-	return testkit.JSON(s)
+	return out
 }
 
 // Unchanged fails the test when the store no longer reads as before, a Snapshot.
