@@ -132,7 +132,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("tar xf ../data/a.tar"), R, false, ""},
 		{in("tar -cf ../secrets/a.tar ."), D, false, ""},
 		{in("tar --to-command=sh -xf ../data/a.tar"), R, false, ""},
-		{in("python3 ../data/x.py"), A, false, ""},
+		{in("python3 ../data/x.py"), R, false, "python3 runs code the gate cannot read"},
 		{in("python3 -c 'import os'"), R, false, ""},
 		{in("rg token"), A, false, ""}, // rg reads docs
 		{in("rg --pre sh token"), R, false, ""},

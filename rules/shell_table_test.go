@@ -28,6 +28,7 @@ func starterRules() []Rule {
 	}
 	add("Bash", Allow, "git status *", "git diff *", "git log *", "git show *", "ls *",
 		"cat *", "head *", "tail *", "grep *", "wc *", "echo *", "cd *", "go test *",
+		"python3 *", "node *",
 		"go vet *", "npm test *", "npm run test:*", "sudo systemctl restart *")
 	add("Bash", Deny, "rm -rf *", "curl *", "git push --force *")
 	add("execute_cmd", Allow, "cat *", "ls *")
@@ -68,6 +69,15 @@ func TestShellScripts(t *testing.T) {
 		{bash("git push origin main"), R, false, ""},
 		{bash("git push --force origin main"), D, false, ""},
 		{in("ls"), A, false, ""},
+		// An interpreter runs code the gate cannot read: stdin, "-", a script file.
+		{in(`python3 <<< "print(open('../secrets/key').read())"`), R, false, "python3 runs code"},
+		{in(`echo "print(1)" | python3`), R, false, "python3 runs code"},
+		{in("python3 -"), R, false, "python3 runs code"},
+		{in("python3 < ../data/x.py"), R, false, "python3 runs code"},
+		{in("python3 ../data/x.py"), R, false, "python3 runs code"},
+		{in("env python3 x.py"), R, false, "python3 runs code"},
+		{in("node x.js"), R, false, "node runs code"},
+		{in("python3 --version"), A, false, ""},
 		{bash("ls -la docs"), A, false, ""},
 		{bash("go test ./..."), A, false, ""},
 		{bash("npm test"), A, false, ""},

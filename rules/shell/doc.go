@@ -43,7 +43,8 @@
 //
 // A command is Unknown, and no allow pattern may allow it, when its program is not
 // literal, a word is not literal, it is eval, trap, source or ., it runs a script the gate
-// cannot read (sh without -c), a wrapper option is not known, or it is xargs or find
+// cannot read (sh without -c; an interpreter such as python3 asked for more than its
+// version), a wrapper option is not known, or it is xargs or find
 // with -exec (whose inner command is kept as one more form, for deny). A script
 // that does not parse or is longer than MaxScript is one unknown command with no
 // forms: no pattern matches it.

@@ -133,6 +133,24 @@ var wrappers = map[string]*optSpec{
 
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true}
 
+// interpreters run code from a script operand, "-" or stdin, which the gate cannot
+// read: such a command is never allowed by a pattern, unless it only asks for the
+// version or the help.
+var interpreters = map[string]bool{"python": true, "python2": true, "python3": true,
+	"perl": true, "ruby": true, "node": true, "php": true, "lua": true, "deno": true,
+	"tclsh": true, "Rscript": true, "bun": true, "nodejs": true}
+
+// onlyAsksVersion reports whether the words after the program are nothing but
+// --version, -V, --help or -h, and at least one.
+func onlyAsksVersion(words []string) bool {
+	for _, w := range words {
+		if w != "--version" && w != "-V" && w != "--help" && w != "-h" {
+			return false
+		}
+	}
+	return len(words) > 0
+}
+
 // maxWrappers is how many wrappers may nest in one command before it is unknown.
 const maxWrappers = 16
 
@@ -206,6 +224,8 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 			default:
 				script, runsScript = s, true
 			}
+		case interpreters[prog] && !onlyAsksVersion(cur[1:]):
+			cmd.unknown(prog + " runs code the gate cannot read")
 		case prog == "eval":
 			cmd.unknown("eval")
 			script, runsScript, scriptDelegated = strings.Join(cur[1:], " "), true, true
