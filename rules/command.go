@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -409,7 +410,12 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 	}
 	full = filepath.FromSlash(full)
 	forms, ok := buf[:0], false
-	if filepath.IsAbs(full) {
+	if p.Access == shell.Repo && filepath.IsAbs(full) {
+		// The directory git runs in, as the OS resolves it; the repository above it.
+		if abs, problem := resolveWith(full, s.opt.WorkspaceRoot, nil, cache, nil); problem == "" {
+			forms, ok = s.appendForms(forms, repoRoot(abs)), true
+		}
+	} else if filepath.IsAbs(full) {
 		forms, ok = s.formsCached(&Call{}, full, forms, cache)
 	}
 	if !ok {
@@ -434,6 +440,25 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 		}
 	}
 	return d, found
+}
+
+// repoRoot returns the root of the repository git finds from the resolved directory
+// dir: the nearest directory at or above it that holds a .git directory. A .git that
+// is a file (a linked work tree, a submodule) names a repository elsewhere, so the
+// walk goes on above it; with none found, or after maxConfigDepth directories, the
+// repository is unknown and "/" stands for it.
+func repoRoot(dir string) string {
+	for n := 0; n < maxConfigDepth; n++ {
+		if fi, err := os.Lstat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "/"
 }
 
 // maxConfigDepth bounds how many directories writableConfig looks at.
@@ -529,6 +554,9 @@ func (pc *probeCache) put(k probeKey, writable bool) {
 func pathWhat(sc *shell.Script, p *shell.Path) string {
 	if p.Command < 0 || p.Command >= len(sc.Commands) {
 		return "the tool's working directory"
+	}
+	if p.Access == shell.Repo {
+		return "the repository of command " + strconv.Quote(commandText(&sc.Commands[p.Command]))
 	}
 	return p.Access.String() + " " + strconv.Quote(p.Name) + " of command " +
 		strconv.Quote(commandText(&sc.Commands[p.Command]))

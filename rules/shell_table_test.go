@@ -40,6 +40,7 @@ func starterRules() []Rule {
 // them.
 func TestShellScripts(t *testing.T) {
 	root := workspace(t)
+	gitDir(t, root, "docs") // git in docs reads the repository docs, not the root
 	// pub holds links into the denied secrets/ and the protected state/.
 	if err := os.MkdirAll(filepath.Join(root, "pub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func TestShellScripts(t *testing.T) {
 		{in("git statusx"), R, false, `command "git statusx"`},
 		{in("git  status"), A, false, ""},
 		{in("'git' \"status\""), A, false, ""},
-		{bash("git push origin main"), R, false, ""},
+		{bash("git push origin main"), R, true, "repository"}, // no .git: the root is unknown
 		{bash("git push --force origin main"), D, false, ""},
 		{in("ls"), A, false, ""},
 		// An interpreter runs code the gate cannot read: stdin, "-", a script file.
@@ -271,6 +272,74 @@ func TestShellScripts(t *testing.T) {
 		t.Fatalf("%d scripts, want at least 60", len(tests))
 	}
 	checkShell(t, s, tests)
+}
+
+// TestShellRepoReaders: git commands that read the files of any commit or of the
+// whole work tree without naming them read the repository, wherever in it they run:
+// under allow git *, they need a human when the repository holds secrets/.
+func TestShellRepoReaders(t *testing.T) {
+	root := workspace(t)
+	gitDir(t, root, ".")
+	gitDir(t, root, "docs/sub") // a repository of its own, without secrets
+	for _, d := range []string{"src", "wt"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A linked work tree: its .git is a file naming a repository elsewhere.
+	if err := os.WriteFile(filepath.Join(root, "wt", ".git"), []byte("gitdir: /x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs := append(seedRules(), Rule{ID: 100, GroupID: DefaultGroup, ToolPattern: "Bash",
+		CommandPattern: "git *", Action: Allow, Priority: 1},
+		Rule{ID: 101, GroupID: DefaultGroup, ToolPattern: "Bash", CommandPattern: "cd *",
+			Action: Allow, Priority: 1}) // before the seeded Bash require
+	opt := seedOptions(root)
+	opt.Home = root + "/docs"
+	s := Compile(nil, rs, opt)
+	src, sub, wt := bashAt("src"), bashAt("docs/sub"), bashAt("wt")
+	const (
+		A = Allow
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{src("git show HEAD"), R, true, `the repository of command "git show HEAD" holds`},
+		{src("git show HEAD:secrets/key"), R, true, "holds"},
+		{src("git show"), R, true, "holds"},
+		{src("git archive HEAD"), R, true, "holds"},
+		{src("git archive --format=zip -o ../data/a.zip HEAD"), R, true, "holds"},
+		{src("git bundle create ../data/b --all"), R, true, "holds"},
+		{src("git cat-file -p HEAD:secrets/key"), R, true, "holds"},
+		{src("git cat-file blob 1234abcd"), R, true, "holds"},
+		{src("git log -p"), R, true, "holds"},
+		{src("git log --patch -n 3"), R, true, "holds"},
+		{src("git log -S token"), R, true, "holds"},
+		{src("git log --stat"), R, true, "holds"},
+		{src("git diff HEAD~1"), R, true, "holds"},
+		{src("git diff main..feature"), R, true, "holds"},
+		{src("git diff-tree -p HEAD"), R, true, "holds"},
+		{src("git format-patch -1 --stdout"), R, true, "holds"},
+		{src("git fast-export --all"), R, true, "holds"},
+		{src("git ls-tree -r HEAD"), R, true, "holds"},
+		{src("git grep token HEAD"), R, true, "holds"},
+		{src("git stash show -p"), R, true, "holds"},
+		{src("git worktree add /tmp/x"), R, true, ""},
+		{src("git checkout-index -a --prefix=../data/x/"), R, true, "holds"},
+		{src("git push https://example.invalid/x HEAD"), R, true, "holds"},
+		{bashAt("")("cd src && git show HEAD"), R, true, "holds"},
+		{bashAt("")("git -C src show HEAD"), R, true, "holds"},
+		// What names no file content stays a matter of the rules.
+		{src("git log --oneline -n 5"), A, false, ""},
+		{src("git log -n 1 --format=%H"), A, false, ""},
+		{src("git status"), A, false, ""},
+		{src("git rev-parse HEAD"), A, false, ""},
+		// A repository of its own, without secrets/, is read freely.
+		{sub("git show HEAD"), A, false, ""},
+		{sub("git log -p"), A, false, ""},
+		{sub("git archive HEAD"), A, false, ""},
+		// A .git file names a repository elsewhere: the one above counts.
+		{wt("git show HEAD"), R, true, "holds"},
+	})
 }
 
 // shellCase is a shell tool call and the decision Evaluate must give it.

@@ -23,6 +23,10 @@ const (
 	Write                // an output redirect
 	List                 // a directory a glob reads the names of
 	Config               // a directory whose configuration the program runs (git, make)
+	// Repo is a directory whose repository the program reads whole (git show, git
+	// archive): the caller decides the repository's root, the nearest directory at or
+	// above it that holds a .git directory, as a recursive read.
+	Repo
 )
 
 func (a Access) String() string {
@@ -35,6 +39,8 @@ func (a Access) String() string {
 		return "listing"
 	case Config:
 		return "working directory"
+	case Repo:
+		return "repository"
 	}
 	return "argument"
 }
@@ -235,6 +241,10 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				for i := len(paths) - 1; i >= 0 && paths[i].Access == Config && paths[i].Configs == nil; i-- {
 					paths[i].Configs = c.configs
 				}
+			}
+			if c.repo {
+				subOn = true // git -C d show reads d's repository
+				add(".", Repo)
 			}
 			subOn = false // redirects and the directory are the shell's
 			if c.readsCwd {

@@ -94,6 +94,7 @@ type usage struct {
 	letters  string // the short letters given, for mode letters (tar -x, grep -r)
 	longs    []string
 	readsCwd bool  // it reads the directory it runs in, or the one dir names
+	repo     bool  // it reads the whole repository of that directory (git show)
 	writeCwd bool  // it writes into that directory
 	dir      int   // the word naming the directory it works in (git -C), or 0
 	paths    []int // the words of path values (tar -f)
@@ -980,6 +981,12 @@ sub:
 		"credential", "hook", "submodule--helper":
 		u.risky = append(u.risky, words[i]) // they run commands or servers
 	}
+	switch words[i] {
+	case "log", "whatchanged", "reflog", "stash", "shortlog":
+		u.repo = gitPatch(words[i+1:]) // without one, names and messages only
+	default:
+		u.repo = gitRepoReaders[words[i]]
+	}
 	ops := u.options(p, i+1)
 	for _, j := range ops {
 		// REV:PATH (git show HEAD:secrets/key) names a file of the repository.
@@ -996,6 +1003,46 @@ sub:
 	if len(ops) == 0 {
 		u.readsCwd = true
 	}
+}
+
+// gitPatch reports whether the options of git log (and the like) make it show the
+// changes of commits, or search them: -p, -u, --patch, -c, --cc, -S, -G, -L,
+// --word-diff, … up to "--". In doubt, it does.
+func gitPatch(words []string) bool {
+	for _, w := range words {
+		switch {
+		case w == "--":
+			return false
+		case strings.HasPrefix(w, "--"):
+			name, _, _ := strings.Cut(w[2:], "=")
+			for _, p := range []string{"patch", "cc", "dd", "word-diff", "color-words",
+				"pickaxe", "find-object", "diff-merges", "remerge-diff", "full-diff", "binary",
+				"textconv", "ext-diff", "unified", "function-context", "raw", "stat",
+				"numstat", "shortstat", "dirstat", "summary", "name-only", "name-status",
+				"histogram", "patience", "minimal", "diff-algorithm"} {
+				if strings.HasPrefix(p, name) && name != "" || strings.HasPrefix(name, p) {
+					return true
+				}
+			}
+		case len(w) > 1 && w[0] == '-' && strings.ContainsAny(w[1:2], "pucmSGLUWX"):
+			return true
+		}
+	}
+	return false
+}
+
+// gitRepoReaders are the git subcommands that read, print or copy the files of any
+// commit, or of the whole work tree, without naming a path (git show HEAD, git
+// archive HEAD, git log -p, git bundle create f --all, git push URL): what they read
+// is the repository, wherever they run in it.
+var gitRepoReaders = map[string]bool{
+	"archive": true, "bundle": true, "cat-file": true, "show": true, "log": true,
+	"whatchanged": true, "reflog": true, "diff": true, "diff-tree": true,
+	"diff-index": true, "diff-files": true, "difftool": true, "format-patch": true,
+	"fast-export": true, "ls-tree": true, "grep": true, "blame": true, "annotate": true,
+	"stash": true, "range-diff": true, "request-pull": true, "pack-objects": true,
+	"worktree": true, "checkout-index": true, "unpack-file": true, "push": true,
+	"send-pack": true,
 }
 
 func containsWord(words []string, names ...string) bool {

@@ -410,6 +410,7 @@ func findExecs(words []string) [][]string {
 func (c *Command) uses(u *usage, start int, wordOf []int) {
 	c.Risky = u.risky
 	c.configs = configPrograms[ProgramName(u.words[0])]
+	c.repo = u.repo
 	c.argUses = make([]wordUse, len(c.args))
 	for j, fu := range u.uses {
 		wi := wordOf[start+j]
