@@ -15,7 +15,6 @@ import (
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
-	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -110,11 +109,7 @@ func TestTapBeforePromptRecorded(t *testing.T) {
 func TestPromptNotRecordedHasNoButtons(t *testing.T) {
 	broken := errors.New("disk full")
 	e := newEnv(t, envOptions{addMessage: func(uint64, store.Message) error { return broken }}).start()
-	out, err := e.g.Check(e.ctx, gate.Call{ToolName: "Bash", SessionID: "sess-1",
-		Arguments: map[string]any{"command": "make deploy"}})
-	testkit.Must(t, err)
-	id := out.Request.ID
-	e.note.sig.wait(t, e.ctx, fmt.Sprintf("show %d", id))
+	id := e.require("sess-1", "Bash", map[string]any{"command": "make deploy"}).ID
 	e.close()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		ms := e.srv.Messages(chat)
@@ -144,11 +139,7 @@ func TestPromptRecordedNotArmedIsArmedAtStart(t *testing.T) {
 		testkit.Must(t, e.srv.FailNext("editMessageText",
 			telegramtest.APIError{Code: 400, Description: "Bad Request: chat not found"}))
 	}
-	out, err := e.g.Check(e.ctx, gate.Call{ToolName: "Bash", SessionID: "sess-1",
-		Arguments: map[string]any{"command": "make deploy"}})
-	testkit.Must(t, err)
-	id := out.Request.ID
-	e.note.sig.wait(t, e.ctx, fmt.Sprintf("show %d", id))
+	id := e.require("sess-1", "Bash", map[string]any{"command": "make deploy"}).ID
 	e.stop()
 	if r := e.request(id); len(r.Messages) != 2 {
 		t.Fatalf("recorded %+v, want both messages", r.Messages)
@@ -214,18 +205,7 @@ func TestPromptShowsCallerStoppedWaiting(t *testing.T) {
 		t.Fatalf("request %s", got.Status)
 	}
 	// The outcome's edits: the update signal fired for the first update already.
-	if err := e.srv.Wait(e.ctx, func() bool {
-		for _, chat := range []int64{janeChat.ID, groupChat.ID} {
-			for _, m := range e.srv.Messages(chat) {
-				if m.Keyboard != nil {
-					return false
-				}
-			}
-		}
-		return true
-	}); err != nil {
-		t.Fatalf("buttons still shown: %v\n%s", err, e.logs.All())
-	}
+	e.wantNoButtons()
 	e.stop()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		if m := e.prompt(chat, r.ID); m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane Doe") {
