@@ -116,12 +116,14 @@ func TestAdminCommands(t *testing.T) {
 		}
 	}
 	const at = "@fake_approval_bot"
-	good := []struct {
+	// A command line typed by user in chat, and what the reply must contain.
+	type command struct {
 		user models.User
 		chat models.Chat
 		text string
 		want string
-	}{
+	}
+	good := []command{
 		{mallory, groupChat, "/help" + at, "ask an admin to add your id 100000009 to the telegram approvers"},
 		{mallory, janeChat, "/start", "Commands for you (not authorized on telegram)"},
 		{mallory, groupChat, "/whoami" + at, "Mallory · id 100000009 · telegram · not authorized"},
@@ -167,12 +169,7 @@ func TestAdminCommands(t *testing.T) {
 		t.Errorf("rmrule: %q", reply)
 	}
 
-	bad := []struct {
-		user models.User
-		chat models.Chat
-		text string
-		want string
-	}{
+	bad := []command{
 		{mallory, groupChat, "/pending" + at, "not authorized: pending needs an approver"},
 		{mallory, janeChat, "/approve 1", "not authorized: approve needs an approver"},
 		{jane, groupChat, "/allow" + at + " Bash", "not authorized: allow needs an admin"},
