@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -380,12 +379,10 @@ type failOfferArm struct {
 
 func (h *failOfferArm) RoundTrip(r *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(r.URL.Path, "/editMessageText") {
-		body, err := io.ReadAll(r.Body)
+		body, err := peek(&r.Body)
 		if err != nil {
 			return nil, err
 		}
-		_ = r.Body.Close()
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		if bytes.Contains(body, []byte(`"r:`)) {
 			h.once.Do(func() { close(h.tried) })
 			return nil, errors.New("connection reset")

@@ -1,8 +1,10 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -479,4 +481,16 @@ func fixture(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// peek reads all of *body, a request's or a response's, and puts back a reader of the
+// same bytes, so that a test's transport can look at what passes through it.
+func peek(body *io.ReadCloser) ([]byte, error) {
+	b, err := io.ReadAll(*body)
+	_ = (*body).Close()
+	if err != nil {
+		return nil, err
+	}
+	*body = io.NopCloser(bytes.NewReader(b))
+	return b, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -323,12 +322,10 @@ type holdEdits struct {
 
 func (h holdEdits) RoundTrip(r *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(r.URL.Path, "/editMessageText") {
-		body, err := io.ReadAll(r.Body)
+		body, err := peek(&r.Body)
 		if err != nil {
 			return nil, err
 		}
-		_ = r.Body.Close()
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		if bytes.Contains(body, []byte("callback_data")) {
 			return h.next.RoundTrip(r)
 		}
@@ -518,12 +515,10 @@ func (h *tapFirst) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || !send && !strings.HasSuffix(req.URL.Path, "/editMessageText") {
 		return resp, err
 	}
-	body, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
+	body, err := peek(&resp.Body)
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
 	var out struct {
 		Result models.Message `json:"result"`
 	}
