@@ -163,7 +163,7 @@ func TestSendEditAndNotifyErrors(t *testing.T) {
 }
 
 // An edit that changes nothing ("message is not modified") and one of a message
-// deleted meanwhile succeed; a target that is no chat id, or a ref that is no
+// deleted meanwhile succeed, for a prompt and for a follow-up; a target that is no chat id, or a ref that is no
 // message id, is a permanent ErrBadTarget and calls nothing, as is a notice of an
 // empty text.
 func TestEditEdgeCases(t *testing.T) {
@@ -186,6 +186,9 @@ func TestEditEdgeCases(t *testing.T) {
 	if err := e.ch.Edit(ctx, chat, "999", done); err != nil {
 		t.Errorf("edit of a deleted message: %v", err)
 	}
+	if err := e.ch.EditReply(ctx, chat, "999", bot.FollowUp{Text: "closed"}); err != nil {
+		t.Errorf("edit of a deleted follow-up: %v", err)
+	}
 	if len(e.logs.Find("prompt message to edit is gone", "message_id=999")) != 1 {
 		t.Errorf("not logged:\n%s", e.logs.All())
 	}
@@ -194,6 +197,11 @@ func TestEditEdgeCases(t *testing.T) {
 		err := e.ch.Edit(ctx, bad.target, bad.ref, done)
 		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
 			t.Errorf("Edit(%q, %q): %v", bad.target, bad.ref, err)
+		}
+		err = e.ch.EditReply(ctx, bad.target, bad.ref, bot.FollowUp{Text: "closed"})
+		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) ||
+			!strings.HasPrefix(err.Error(), "telegram: edit reply ") {
+			t.Errorf("EditReply(%q, %q): %v", bad.target, bad.ref, err)
 		}
 	}
 	if _, err := e.ch.Send(ctx, "twelve", done); !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
