@@ -259,9 +259,7 @@ func TestTapOnInaccessibleAndInlineMessages(t *testing.T) {
 	u := e.srv.CallbackQueryUpdate(jane, janeChat.ID, 424242, "a:1:no") // a message the bot never sent: inaccessible
 	u.CallbackQuery.Message.InaccessibleMessage.MessageID = m.MessageID
 	u.CallbackQuery.Data = bot.Callback{RequestID: r.ID, Action: bot.ActionReject}.String()
-	if _, err := e.srv.Inject(u); err != nil {
-		t.Fatal(err)
-	}
+	e.inject(u)
 	if a := e.answer(u.CallbackQuery.ID); a.Text != "Rejected" {
 		t.Errorf("toast %q", a.Text)
 	}
@@ -473,9 +471,7 @@ func TestFailuresAreLogged(t *testing.T) {
 	}
 	e.tap(mallory, groupChat.ID, r.ID, bot.ActionApprove)
 	e.tap(mallory, groupChat.ID, r.ID, bot.ActionReject)
-	if _, err := e.srv.Inject(e.srv.MessageUpdate(jane, janeChat, "/whoami")); err != nil {
-		t.Fatal(err)
-	}
+	e.inject(e.srv.MessageUpdate(jane, janeChat, "/whoami"))
 	// Handled in order: once this one is answered, the three before were handled.
 	if reply := e.say(jane, janeChat, "/pending"); !strings.Contains(reply, "1 pending") {
 		t.Errorf("pending: %q", reply)
