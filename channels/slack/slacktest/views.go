@@ -31,10 +31,6 @@ func (v OpenedView) field(name string) string {
 // viewsOpen serves views.open: the bot token, a trigger_id and a modal view with a
 // title and at most 100 blocks, as Slack checks them; the view is recorded.
 func (s *Server) viewsOpen(w http.ResponseWriter, r *http.Request, args url.Values) {
-	if e := s.checkBotToken(token(r, args)); e != nil {
-		writeError(w, e)
-		return
-	}
 	trigger := args.Get("trigger_id")
 	if trigger == "" {
 		writeError(w, &apiError{code: "invalid_arguments"})
