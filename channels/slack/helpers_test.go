@@ -1,6 +1,7 @@
 package slack_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -85,6 +86,22 @@ func (o *outbox) MarkMessagesFinal(id uint64) error {
 	return err
 }
 
+func (o *outbox) AddClarificationMessage(id uint64, m store.Message) error {
+	err := o.DB.AddClarificationMessage(id, m)
+	if err == nil {
+		o.added <- m
+	}
+	return err
+}
+
+func (o *outbox) MarkClarificationMessagesFinal(id uint64) error {
+	err := o.DB.MarkClarificationMessagesFinal(id)
+	if err == nil {
+		o.final <- id
+	}
+	return err
+}
+
 // jobs is a hand-written bot.Jobs with one job, nightly-backup. When hold is set,
 // Trigger waits for a value on it: a slow command.
 type jobs struct {
@@ -156,6 +173,8 @@ type envOptions struct {
 	srv    slacktest.Config
 	// logs, when set, gets the logs of the Bot and the Channel.
 	logs *testkit.Logs
+	// deliveries, when set, is the Channel's DeliveryLog instead of the store.
+	deliveries slack.DeliveryLog
 }
 
 func newEnv(t *testing.T, m mode, opt envOptions) *env {
@@ -205,7 +224,7 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 		APIURL:     srv.URL(),
 		Channels:   []string{slacktest.DefaultChannel},
 		Bot:        b,
-		Deliveries: db,
+		Deliveries: cmp.Or[slack.DeliveryLog](opt.deliveries, db),
 		Now:        e.clock.Now,
 		Sleep:      e.sleep,
 		Logger:     log,
@@ -361,32 +380,41 @@ func (e *env) click(user, ts string, id uint64, a bot.Action) delivery {
 
 func (e *env) clickAction(a slacktest.BlockAction) delivery {
 	e.t.Helper()
-	if e.mode == socketMode {
-		env, err := e.srv.PushBlockAction(a)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		e.waitAck(env.EnvelopeID, 1)
-		return delivery{envelope: env}
-	}
-	d := delivery{path: slack.PathInteractions, body: e.srv.BlockActionBody(a)}
-	e.post(d, http.StatusOK)
-	return d
+	return e.deliver(func() (slacktest.Envelope, error) { return e.srv.PushBlockAction(a) },
+		slack.PathInteractions, func() []byte { return e.srv.BlockActionBody(a) })
 }
 
 // command types /skald text as user.
 func (e *env) command(user, text string) delivery {
 	e.t.Helper()
 	c := slacktest.SlashCommand{UserID: user, Text: text}
+	return e.deliver(func() (slacktest.Envelope, error) { return e.srv.PushSlashCommand(c) },
+		slack.PathCommands, func() []byte { return e.srv.SlashCommandBody(c) })
+}
+
+// submit sends the submission of view v by user with the answer text.
+func (e *env) submit(user string, v slacktest.OpenedView, answer string) delivery {
+	e.t.Helper()
+	s := slacktest.ViewSubmission{UserID: user, View: v,
+		Values: map[string]map[string]string{"answer": {"answer": answer}}}
+	return e.deliver(func() (slacktest.Envelope, error) { return e.srv.PushViewSubmission(s) },
+		slack.PathInteractions, func() []byte { return e.srv.ViewSubmissionBody(s) })
+}
+
+// deliver sends one delivery the way e's mode receives it: the envelope push makes
+// (Socket Mode), or body posted to path (HTTP mode); it returns once it is acked.
+func (e *env) deliver(push func() (slacktest.Envelope, error), path string,
+	body func() []byte) delivery {
+	e.t.Helper()
 	if e.mode == socketMode {
-		env, err := e.srv.PushSlashCommand(c)
+		env, err := push()
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		e.waitAck(env.EnvelopeID, 1)
 		return delivery{envelope: env}
 	}
-	d := delivery{path: slack.PathCommands, body: e.srv.SlashCommandBody(c)}
+	d := delivery{path: path, body: body()}
 	e.post(d, http.StatusOK)
 	return d
 }
