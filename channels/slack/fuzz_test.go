@@ -3,8 +3,6 @@ package slack_test
 import (
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,11 +24,7 @@ const (
 func seeds(f *testing.F, names ...string) {
 	f.Helper()
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join("testdata", n))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(b))
+		f.Add(string(testkit.ReadFile(f, n)))
 	}
 }
 

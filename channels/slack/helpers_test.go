@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -341,11 +341,7 @@ func (e *env) require(session, tool string, args map[string]any) (store.Request,
 
 func (e *env) request(id uint64) store.Request {
 	e.t.Helper()
-	r, err := e.db.Request(id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r
+	return teststore.Request(e.t, e.db, id)
 }
 
 // waitFinal waits until the Fanout marked the messages of request id final: every
@@ -558,18 +554,9 @@ func (e *env) checkUpdates(ts string) {
 	}
 }
 
-func readFile(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func readJSON(t *testing.T, name string, v any) {
 	t.Helper()
-	if err := json.Unmarshal(readFile(t, name), v); err != nil {
+	if err := json.Unmarshal(testkit.ReadFile(t, name), v); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 }
