@@ -19,6 +19,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -319,20 +320,14 @@ func (e *env) stop() {
 // chat.update), with the message's ts.
 func (e *env) require(session, tool string, args map[string]any) (store.Request, string) {
 	e.t.Helper()
-	out, err := e.g.Check(context.Background(), gate.Call{ToolName: tool, Arguments: args, SessionID: session})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if out.Decision != gate.VerdictPending || out.Request == nil {
-		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
-	}
+	req := testgate.Require(e.t, e.g, gate.Call{ToolName: tool, Arguments: args, SessionID: session})
 	select {
 	case m := <-e.box.added:
 		if m.Channel != slack.ChannelName || m.ChatID != slacktest.DefaultChannel || m.Ref == "" {
 			e.t.Fatalf("recorded message %+v, want one in slack %s", m, slacktest.DefaultChannel)
 		}
 		e.waitArmed(m.Ref)
-		return e.request(out.Request.ID), m.Ref
+		return e.request(req.ID), m.Ref
 	case <-testkit.Context(e.t, 30*time.Second).Done():
 		e.t.Fatal("the prompt was never recorded")
 	}
