@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	slackgo "github.com/slack-go/slack"
+
+	"github.com/skald-circle/skald-bot/internal/httpserve"
 )
 
 // MaxBodyBytes caps the body of an HTTP-mode request; a longer one is answered 413.
@@ -132,27 +133,8 @@ func (c *Channel) runHTTP(ctx context.Context) error {
 	c.doneListening(ln.Addr())
 	c.log.Info("listening",
 		"addr", ln.Addr().String(), "paths", []string{PathInteractions, PathCommands})
-	srv := &http.Server{
-		Handler:           c.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(c.log.Handler(), slog.LevelWarn),
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return fmt.Errorf("slack: serve on %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close()
-	}
-	<-served
-	return nil
+	srv := httpserve.NewServer(c.Handler(), c.log)
+	srv.WriteTimeout = 30 * time.Second
+	srv.MaxHeaderBytes = 64 << 10
+	return httpserve.Serve(ctx, srv, ln, ShutdownGrace, c.log, "slack", nil)
 }
