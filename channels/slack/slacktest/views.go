@@ -1,6 +1,7 @@
 package slacktest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -88,12 +89,8 @@ type ViewSubmission struct {
 
 // ViewSubmissionPayload returns the view_submission payload JSON of v.
 func (s *Server) ViewSubmissionPayload(v ViewSubmission) json.RawMessage {
-	if v.UserID == "" {
-		v.UserID = DefaultUser
-	}
-	if v.UserName == "" {
-		v.UserName = fixtureUserName
-	}
+	v.UserID = cmp.Or(v.UserID, DefaultUser)
+	v.UserName = cmp.Or(v.UserName, fixtureUserName)
 	var view map[string]any
 	_ = json.Unmarshal(v.View.View, &view)
 	if view == nil {
