@@ -621,22 +621,12 @@ func (d *DB) updateClarification(id uint64,
 // (a zero ShownAt is now). A message already recorded writes nothing. Errors (nothing
 // written): ErrNotFound, ErrInvalid (empty channel, chat or ref).
 func (d *DB) AddClarificationMessage(id uint64, m Message) error {
-	if m.Channel == "" || m.ChatID == "" || m.Ref == "" {
-		return fmt.Errorf("store: add message to clarification %d: %w: "+
-			"channel, chat_id and ref are required", id, ErrInvalid)
+	m, err := d.checkMessage(m)
+	if err == nil {
+		err = d.updateClarification(id, func(_ *bolt.Tx, c *Clarification) (bool, error) {
+			return addMessage(&c.Messages, m), nil
+		})
 	}
-	if m.ShownAt.IsZero() {
-		m.ShownAt = d.now()
-	}
-	err := d.updateClarification(id, func(_ *bolt.Tx, c *Clarification) (bool, error) {
-		if slices.ContainsFunc(c.Messages, func(o Message) bool {
-			return o.Channel == m.Channel && o.ChatID == m.ChatID && o.Ref == m.Ref
-		}) {
-			return false, nil
-		}
-		c.Messages = append(c.Messages, m)
-		return true, nil
-	})
 	if err != nil {
 		return fmt.Errorf("store: add message to clarification %d: %w", id, err)
 	}
@@ -648,13 +638,7 @@ func (d *DB) AddClarificationMessage(id uint64, m Message) error {
 // exist.
 func (d *DB) MarkClarificationMessagesFinal(id uint64) error {
 	err := d.updateClarification(id, func(_ *bolt.Tx, c *Clarification) (bool, error) {
-		changed := false
-		for i := range c.Messages {
-			if !c.Messages[i].Final {
-				c.Messages[i].Final, changed = true, true
-			}
-		}
-		return changed, nil
+		return finalMessages(c.Messages), nil
 	})
 	if err != nil {
 		return fmt.Errorf("store: mark messages of clarification %d final: %w", id, err)
