@@ -625,19 +625,3 @@ func TestRequestRecordsWhy(t *testing.T) {
 		t.Errorf("rules unavailable: reason %q, want %q", r.Reason, gate.ReasonRulesUnavailable)
 	}
 }
-
-func TestMCPServer(t *testing.T) {
-	for _, tc := range []struct{ tool, want string }{
-		{"mcp__notes__read", "notes"},
-		{"mcp__notes__", "notes"},
-		{"mcp__notes", ""},
-		{"Bash", ""},
-		{"xmcp__notes__read", ""},
-	} {
-		t.Run(tc.tool, func(t *testing.T) {
-			if got := gate.MCPServer(tc.tool); got != tc.want {
-				t.Errorf("MCPServer(%q) = %q, want %q", tc.tool, got, tc.want)
-			}
-		})
-	}
-}
