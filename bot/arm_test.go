@@ -19,7 +19,7 @@ func TestShowPostsThenRecordsThenArms(t *testing.T) {
 		tg.onArm = func(target, ref string) {
 			// The request is the only one: its id is 1.
 			r := e.request(1)
-			if !hasMessage(r, "telegram", target) {
+			if !hasMessage(r.Messages, "telegram", target) {
 				unrecorded = append(unrecorded, target+"/"+ref)
 			}
 		}
