@@ -113,21 +113,13 @@ func NewFanout(opt FanoutOptions) *Fanout {
 	if opt.Store == nil {
 		panic("bot: NewFanout without a store")
 	}
-	log := opt.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	short := opt.BypassShort
-	if short <= 0 {
-		short = DefaultBypassShort
-	}
 	return &Fanout{
 		store:       opt.Store,
 		unfinalized: opt.Unfinalized,
-		short:       short,
+		short:       bypassShort(opt.BypassShort),
 		retry:       opt.Retry.withDefaults(),
 		onFailure:   opt.OnFailure,
-		log:         log.With("component", "bot"),
+		log:         componentLog(opt.Logger),
 		inflight:    make(map[msgKey]bool),
 		offerAgain:  make(map[msgKey]bool),
 		meta:        opt.Meta,
