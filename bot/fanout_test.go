@@ -278,12 +278,7 @@ func TestFanoutEditRetry(t *testing.T) {
 // outcome too, and no message is edited twice.
 func TestFanoutResolvedWhileSending(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
-		release := make(chan struct{})
-		tg.gate = release
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e, tg, sl, release := heldTelegram(t)
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
 		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Answer{Approve: true, By: "api", Via: "api"}); err != nil {
@@ -317,12 +312,7 @@ func TestFanoutResolvedWhileSending(t *testing.T) {
 // Show and Reconcile of the same request at once: one message per chat.
 func TestFanoutShowTwiceAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
-		release := make(chan struct{})
-		tg.gate = release
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e, tg, sl, release := heldTelegram(t)
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
 		var wg sync.WaitGroup

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -123,6 +124,20 @@ func (e *env) run() (stop func()) {
 		})
 	}
 	return func() { cancel(); wg.Wait() }
+}
+
+// heldTelegram runs an env with a Fanout over fakes tg (chat -100) and sl
+// (C0FAKECHAN1) until the test ends, past Run's start-up Reconcile; tg's sends wait
+// until release is closed.
+func heldTelegram(t *testing.T) (e *env, tg, sl *fakeChannel, release chan struct{}) {
+	t.Helper()
+	tg, sl = newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
+	release = make(chan struct{})
+	tg.gate = release
+	e = newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
+	t.Cleanup(e.run())
+	synctest.Wait()
+	return e, tg, sl, release
 }
 
 // unfinalized lists the finished requests with a message not final, by walking the
