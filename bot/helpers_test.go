@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -126,20 +125,6 @@ func (e *env) run() (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
-// heldTelegram runs an env with a Fanout over fakes tg (chat -100) and sl
-// (C0FAKECHAN1) until the test ends, past Run's start-up Reconcile; tg's sends wait
-// until release is closed.
-func heldTelegram(t *testing.T) (e *env, tg, sl *fakeChannel, release chan struct{}) {
-	t.Helper()
-	tg, sl = newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
-	release = make(chan struct{})
-	tg.gate = release
-	e = newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
-	t.Cleanup(e.run())
-	synctest.Wait()
-	return e, tg, sl, release
-}
-
 // unfinalized lists the finished requests with a message not final, by walking the
 // request ids (the test store is never pruned, so they are 1, 2, …).
 func (e *env) unfinalized() ([]store.Request, error) {
@@ -169,6 +154,14 @@ func (e *env) require(session, tool string, args map[string]any) store.Request {
 		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
 	}
 	return *out.Request
+}
+
+// resolve resolves request id with answer a, failing the test on an error.
+func (e *env) resolve(id uint64, a gate.Answer) {
+	e.t.Helper()
+	if _, err := e.g.Resolve(context.Background(), id, a); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 func (e *env) request(id uint64) store.Request {
