@@ -229,7 +229,7 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, Inbox{Total: len(pending) + len(clars),
-		Approvals: requestsOf(pending), Clarifications: clarificationsOf(clars)})
+		Approvals: listOf(pending, RequestOf), Clarifications: listOf(clars, ClarificationOf)})
 	return nil
 }
 

@@ -86,14 +86,6 @@ func ClarificationOf(c store.Clarification) Clarification {
 	return out
 }
 
-func clarificationsOf(cs []store.Clarification) []Clarification {
-	out := make([]Clarification, len(cs)) // never nil: [] on the wire
-	for i, c := range cs {
-		out[i] = ClarificationOf(c)
-	}
-	return out
-}
-
 // ask is POST /api/clarifications: store the question, then wait up to wait_secs for
 // its answer. An agent token's agent id replaces the body's; neither an agent token
 // nor the local caller may claim source cron.
