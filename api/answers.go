@@ -179,25 +179,15 @@ func commandsOf(cs []store.CommandDecision) []CommandDecision {
 	if cs == nil {
 		return nil
 	}
-	out := make([]CommandDecision, len(cs))
-	for i, c := range cs {
-		out[i] = CommandDecision(c)
-	}
-	return out
+	return listOf(cs, func(c store.CommandDecision) CommandDecision { return CommandDecision(c) })
 }
 
-func requestsOf(qs []store.Request) []Request {
-	out := make([]Request, len(qs)) // never nil: an empty list is [], not null
-	for i, q := range qs {
-		out[i] = RequestOf(q)
-	}
-	return out
-}
-
-func bypassesOf(bs []gate.Bypass) []Bypass {
-	out := make([]Bypass, len(bs))
-	for i, b := range bs {
-		out[i] = bypassOf(b)
+// listOf is view of every x of xs, in order; never nil: an empty list is [] on the
+// wire, not null.
+func listOf[T, V any](xs []T, view func(T) V) []V {
+	out := make([]V, len(xs))
+	for i, x := range xs {
+		out[i] = view(x)
 	}
 	return out
 }
@@ -205,14 +195,6 @@ func bypassesOf(bs []gate.Bypass) []Bypass {
 func bypassOf(b gate.Bypass) Bypass {
 	return Bypass{SessionID: b.SessionID, Scope: b.Scope, Caller: b.Caller,
 		RequestID: b.RequestID, Profile: b.Profile, AgentID: b.AgentID, ExpiresAt: b.ExpiresAt}
-}
-
-func runsOf(rs []store.Run) []Run {
-	out := make([]Run, len(rs))
-	for i, r := range rs {
-		out[i] = runOf(r)
-	}
-	return out
 }
 
 func runOf(r store.Run) Run {
@@ -241,12 +223,8 @@ func ran(s store.StepResult) bool {
 		s.Status != string(store.RunWaitingApproval)
 }
 
-func auditOf(es []store.AuditEntry) []AuditEntry {
-	out := make([]AuditEntry, len(es))
-	for i, e := range es {
-		out[i] = AuditEntry{ID: e.ID, At: e.At, By: e.By, Via: e.Via, Action: e.Action,
-			RequestID: e.RequestID, RuleID: e.RuleID, Detail: e.Detail,
-			ClarificationID: e.ClarificationID}
-	}
-	return out
+func auditEntryOf(e store.AuditEntry) AuditEntry {
+	return AuditEntry{ID: e.ID, At: e.At, By: e.By, Via: e.Via, Action: e.Action,
+		RequestID: e.RequestID, RuleID: e.RuleID, Detail: e.Detail,
+		ClarificationID: e.ClarificationID}
 }

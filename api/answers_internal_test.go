@@ -20,8 +20,8 @@ func TestAnswersMapEveryField(t *testing.T) {
 		Steps: []store.StepResult{{Tool: "execute_cmd", Decision: "approved", Status: "failed",
 			ExitCode: 1, Output: "boom", DurationMS: 5, RequestID: 3, StartedAt: at,
 			ClarificationID: 6}}})
-	audit := auditOf([]store.AuditEntry{{ID: 1, At: at, By: "jane", Via: "api",
-		Action: "resolve", RequestID: 3, RuleID: 4, Detail: "approved", ClarificationID: 5}})
+	audit := auditEntryOf(store.AuditEntry{ID: 1, At: at, By: "jane", Via: "api",
+		Action: "resolve", RequestID: 3, RuleID: 4, Detail: "approved", ClarificationID: 5})
 	bypass := bypassOf(gate.Bypass{SessionID: "s", Scope: "all", Caller: "local",
 		RequestID: 3, Profile: "agents", AgentID: "bot-1", ExpiresAt: at})
 	two := 1
@@ -31,7 +31,7 @@ func TestAnswersMapEveryField(t *testing.T) {
 		Answer:   &store.ClarificationAnswer{Text: "y", Option: &two, By: "j", Via: "api", At: at},
 		Closed:   &store.Resolution{By: "j", Via: "api", At: at, Note: "n"},
 		Messages: []store.Message{{Channel: "telegram", ChatID: "1", Ref: "2", ShownAt: at, Final: true}}})
-	for _, v := range []any{run, run.Steps[0], audit[0], bypass, clar, *clar.Answer} {
+	for _, v := range []any{run, run.Steps[0], audit, bypass, clar, *clar.Answer} {
 		rv := reflect.ValueOf(v)
 		t.Run(rv.Type().Name(), func(t *testing.T) {
 			for i := range rv.NumField() {
@@ -45,9 +45,9 @@ func TestAnswersMapEveryField(t *testing.T) {
 
 // TestEmptyListsAreArrays: an empty list is [] on the wire, never null.
 func TestEmptyListsAreArrays(t *testing.T) {
-	for name, v := range map[string]any{"requests": requestsOf(nil),
-		"bypasses": bypassesOf(nil), "runs": runsOf(nil), "audit": auditOf(nil),
-		"clarifications": clarificationsOf(nil)} {
+	for name, v := range map[string]any{"requests": listOf(nil, RequestOf),
+		"bypasses": listOf(nil, bypassOf), "runs": listOf(nil, runOf),
+		"audit": listOf(nil, auditEntryOf), "clarifications": listOf(nil, ClarificationOf)} {
 		t.Run(name, func(t *testing.T) {
 			if rv := reflect.ValueOf(v); rv.IsNil() || rv.Len() != 0 {
 				t.Errorf("%s of nil = %#v, want an empty slice", name, v)

@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/rules"
@@ -158,27 +159,36 @@ func viaName(via string) string {
 // up to N seconds (capped) for it to leave pending. An agent's caller sees only the
 // requests it made.
 func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
+	return getItem(w, r, s.gate.Request, func(q store.Request) string { return q.Caller },
+		"request %d was made by another caller", s.longPoll, RequestOf)
+}
+
+// getItem is the body of a GET …/{id}?wait_secs=N route: get reads the item, wait
+// waits up to N seconds (capped) for it to leave pending, view is its answer type. An
+// agent caller other than the item's (callerOf) gets ErrForbidden with the message
+// forbidden, formatted with the id. Errors: a bad id or wait, and get's and wait's.
+func getItem[T, V any](w http.ResponseWriter, r *http.Request, get func(uint64) (T, error),
+	callerOf func(T) string, forbidden string,
+	wait func(*http.Request, T, time.Duration) (T, error), view func(T) V) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
 	}
-	wait, err := waitParam(r)
+	d, err := waitParam(r)
 	if err != nil {
 		return err
 	}
-	q, err := s.gate.Request(id)
+	item, err := get(id)
 	if err != nil {
 		return err
 	}
-	if c := principalOf(r).caller(); store.IsAgentCaller(c) && q.Caller != c {
-		return fmt.Errorf("%w: request %d was made by another caller", ErrForbidden, id)
+	if c := principalOf(r).caller(); store.IsAgentCaller(c) && callerOf(item) != c {
+		return fmt.Errorf("%w: "+forbidden, ErrForbidden, id)
 	}
-	if q.Status == store.Pending && wait > 0 {
-		if q, err = s.longPoll(r, q, wait); err != nil {
-			return err
-		}
+	if item, err = wait(r, item, d); err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, RequestOf(q))
+	writeJSON(w, http.StatusOK, view(item))
 	return nil
 }
 
@@ -219,7 +229,7 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, Inbox{Total: len(pending) + len(clars),
-		Approvals: requestsOf(pending), Clarifications: clarificationsOf(clars)})
+		Approvals: listOf(pending, RequestOf), Clarifications: listOf(clars, ClarificationOf)})
 	return nil
 }
 

@@ -26,6 +26,6 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	writeJSON(w, http.StatusOK, auditOf(es))
+	writeJSON(w, http.StatusOK, listOf(es, auditEntryOf))
 	return nil
 }

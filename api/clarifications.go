@@ -86,14 +86,6 @@ func ClarificationOf(c store.Clarification) Clarification {
 	return out
 }
 
-func clarificationsOf(cs []store.Clarification) []Clarification {
-	out := make([]Clarification, len(cs)) // never nil: [] on the wire
-	for i, c := range cs {
-		out[i] = ClarificationOf(c)
-	}
-	return out
-}
-
 // ask is POST /api/clarifications: store the question, then wait up to wait_secs for
 // its answer. An agent token's agent id replaces the body's; neither an agent token
 // nor the local caller may claim source cron.
@@ -120,7 +112,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err = s.waitClarification(r.Context(), c, wait)
+	c, err = s.waitClarification(r, c, wait)
 	if err != nil {
 		return err
 	}
@@ -128,13 +120,14 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// waitClarification waits up to wait for pending c to end; c as it is then.
-func (s *Server) waitClarification(ctx context.Context, c store.Clarification,
+// waitClarification waits up to wait for pending c to end, for the client of r; c as
+// it is then.
+func (s *Server) waitClarification(r *http.Request, c store.Clarification,
 	wait time.Duration) (store.Clarification, error) {
 	if c.Status != store.ClarificationPending || wait <= 0 {
 		return c, nil
 	}
-	wctx, cancel := context.WithTimeout(ctx, wait)
+	wctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
 	got, err := s.gate.WaitClarification(wctx, c.ID)
 	switch {
@@ -149,27 +142,9 @@ func (s *Server) waitClarification(ctx context.Context, c store.Clarification,
 // clarification is GET /api/clarifications/{id}?wait_secs=N; an agent's caller sees
 // only its own.
 func (s *Server) clarification(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	wait, err := waitParam(r)
-	if err != nil {
-		return err
-	}
-	c, err := s.gate.Clarification(id)
-	if err != nil {
-		return err
-	}
-	if caller := principalOf(r).caller(); store.IsAgentCaller(caller) && c.Caller != caller {
-		return fmt.Errorf("%w: clarification %d was asked by another caller", ErrForbidden, id)
-	}
-	c, err = s.waitClarification(r.Context(), c, wait)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, ClarificationOf(c))
-	return nil
+	return getItem(w, r, s.gate.Clarification,
+		func(c store.Clarification) string { return c.Caller },
+		"clarification %d was asked by another caller", s.waitClarification, ClarificationOf)
 }
 
 // cancelClarification is POST /api/clarifications/{id}/cancel: the admin, or the

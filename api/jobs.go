@@ -43,7 +43,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, runsOf(runs))
+	writeJSON(w, http.StatusOK, listOf(runs, runOf))
 	return nil
 }
 

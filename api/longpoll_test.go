@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -21,28 +22,52 @@ import (
 // that a test in a synctest bubble can tell when a long-poll is blocked.
 type bare struct {
 	t   *testing.T
+	db  *store.DB
 	srv *api.Server
 }
 
-func newBare(t *testing.T) *bare {
+// newBare starts a bare server whose gate runs until the test ends; opts change the
+// gate's options first.
+func newBare(t *testing.T, opts ...func(*gate.Options)) *bare {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testkit.Must(t, err)
 	t.Cleanup(func() { db.Close() })
-	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir}, Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
+	o := gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir}, Logger: testkit.Logger()}
+	for _, f := range opts {
+		f(&o)
 	}
+	g, err := gate.New(o)
+	testkit.Must(t, err)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	t.Cleanup(func() { stop(); testkit.Must(t, <-done) })
 	// httptest's requests are for example.com.
 	srv, err := api.New(api.Options{Gate: g, Store: db, Token: adminToken, Logger: testkit.Logger(),
 		AllowedHosts: []api.AllowedHost{{Host: "example.com"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &bare{t: t, srv: srv}
+	testkit.Must(t, err)
+	return &bare{t: t, db: db, srv: srv}
+}
+
+// leave serves one request whose client goes away once the server waits, in a
+// synctest bubble, and returns when the server's handler and what it woke have run.
+func (b *bare) leave(method, path, body string) {
+	b.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequestWithContext(ctx, method, path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Content-Type", "application/json")
+	done := make(chan struct{})
+	go func() {
+		b.srv.ServeHTTP(httptest.NewRecorder(), req)
+		close(done)
+	}()
+	synctest.Wait() // the server is blocked waiting
+	cancel()
+	<-done
+	synctest.Wait() // the notifier ran
 }
 
 // call answers one request in-process and decodes the answer into out.
@@ -132,6 +157,55 @@ func TestLongPollIsCapped(t *testing.T) {
 		b.call("GET", "/api/approval/requests/"+u(res.RequestID)+"?wait_secs=100000", "", &q)
 		if q.Status != store.Pending || time.Since(start) != api.MaxWaitSecs*time.Second {
 			t.Fatalf("request %s after %s, want pending after %ds", q.Status, time.Since(start), api.MaxWaitSecs)
+		}
+	})
+}
+
+// updates is the gate's Notifier: it hands over every Update.
+type updates chan store.Request
+
+func (u updates) Show(context.Context, store.Request) error { return nil }
+func (u updates) Update(_ context.Context, r store.Request) error {
+	u <- r
+	return nil
+}
+
+// A caller that goes away during its long poll (a check's, then a request's) leaves
+// its request pending and resolvable; the request records when it stopped waiting and
+// its prompts are updated to say so. A caller waiting on it again clears that.
+func TestWaiterGoneDuringLongPoll(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ups := make(updates, 10)
+		b := newBare(t, func(o *gate.Options) { o.Notifier = ups })
+		const call = `{"tool_name":"Bash","session_id":"s","tool_call_id":"t1","arguments":{"command":"rm -rf build"}`
+		b.leave("POST", "/api/approval/check", call+`,"wait_secs":60}`)
+		ps, err := b.db.Pending()
+		testkit.Must(t, err)
+		if len(ps) != 1 || ps[0].WaiterGoneAt.IsZero() {
+			t.Fatalf("pending after the check's caller left: %+v", ps)
+		}
+		id := ps[0].ID
+		if up := <-ups; up.ID != id || !up.WaiterGoneAt.Equal(ps[0].WaiterGoneAt) || up.Status != store.Pending {
+			t.Fatalf("update %+v", up)
+		}
+
+		// Waiting again clears the mark, and leaving sets it again.
+		b.leave("GET", "/api/approval/requests/"+u(id)+"?wait_secs=60", "")
+		if up := <-ups; !up.WaiterGoneAt.IsZero() {
+			t.Fatalf("update when the caller waits again: %+v", up)
+		}
+		if up := <-ups; up.WaiterGoneAt.IsZero() {
+			t.Fatalf("update when the caller left again: %+v", up)
+		}
+
+		// Still resolvable, and a retried call gets the answer.
+		if st := b.call("POST", "/api/inbox/approvals/"+u(id)+"/resolve", `{"action":"approve"}`, nil); st != http.StatusOK {
+			t.Fatalf("resolve: %d", st)
+		}
+		var res api.CheckResult
+		b.call("POST", "/api/approval/check", call+`}`, &res)
+		if res.Decision != gate.VerdictApproved {
+			t.Fatalf("retried call: %+v", res)
 		}
 	})
 }

@@ -7,7 +7,7 @@ import (
 
 // listBypasses is GET /api/sessions/{id}/bypass: the session's live bypasses.
 func (s *Server) listBypasses(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, bypassesOf(s.gate.Bypasses(r.PathValue("id"))))
+	writeJSON(w, http.StatusOK, listOf(s.gate.Bypasses(r.PathValue("id")), bypassOf))
 	return nil
 }
 
@@ -52,6 +52,6 @@ func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, CancelSessionResult{Cancelled: requestsOf(got)})
+	writeJSON(w, http.StatusOK, CancelSessionResult{Cancelled: listOf(got, RequestOf)})
 	return nil
 }

@@ -13,22 +13,11 @@ import (
 // answerNext answers the next clarification asked on s's gate with text, as jane.
 func (s *testServer) answerNext(t *testing.T, text string) <-chan uint64 {
 	t.Helper()
-	events, release := s.gate.Subscribe(8)
-	ids := make(chan uint64, 1)
-	go func() {
-		defer release()
-		for e := range events {
-			if d, ok := e.Data.(gate.ClarificationRequested); ok {
-				if _, err := s.gate.AnswerClarification(context.Background(), d.ID,
-					gate.Reply{Text: text, By: "jane", Via: "telegram"}); err != nil {
-					t.Errorf("answer: %v", err)
-				}
-				ids <- d.ID
-				return
-			}
-		}
-	}()
-	return ids
+	return onNext(t, s, func(d gate.ClarificationRequested) (uint64, error) {
+		_, err := s.gate.AnswerClarification(context.Background(), d.ID,
+			gate.Reply{Text: text, By: "jane", Via: "telegram"})
+		return d.ID, err
+	})
 }
 
 func TestAskAndAnswerCommands(t *testing.T) {
@@ -66,23 +55,15 @@ func TestAskAndAnswerCommands(t *testing.T) {
 		t.Fatalf("answer again: exit %d %q", code, errOut)
 	}
 	// Cancelled: 1.
-	go func() {
-		events, release := s.gate.Subscribe(8)
-		defer release()
-		for e := range events {
-			if d, ok := e.Data.(gate.ClarificationRequested); ok {
-				_, err := s.gate.CancelClarification(d.ID, "", store.Actor{By: "a", Via: "api"}, "")
-				if err != nil {
-					t.Error(err)
-				}
-				return
-			}
-		}
-	}()
+	cancelled := onNext(t, s, func(d gate.ClarificationRequested) (uint64, error) {
+		_, err := s.gate.CancelClarification(d.ID, "", store.Actor{By: "a", Via: "api"}, "")
+		return d.ID, err
+	})
 	code, _, errOut = runClient(t, "ask", "later?", "--wait", "1m", "--server", s.url)
 	if code != 1 || !strings.Contains(errOut, "cancelled") {
 		t.Fatalf("ask cancelled: exit %d %q", code, errOut)
 	}
+	<-cancelled
 	// Bad input: exit 2, nothing stored.
 	before, err := s.db.PendingClarifications()
 	testkit.Must(t, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,9 +162,17 @@ func (e *e2e) hookAsync(input []byte, args ...string) <-chan hookRun {
 // startHook is hookAsync that also returns the process, to signal it.
 func (e *e2e) startHook(input []byte, args ...string) (*exec.Cmd, <-chan hookRun) {
 	e.t.Helper()
-	cmd := exec.Command(skaldBinary(e.t), append([]string{"hook", "claude-code"}, args...)...)
+	return e.startCLI(bytes.NewReader(input), append([]string{"hook", "claude-code"}, args...)...)
+}
+
+// startCLI starts the binary with args as an agent runs it — no token, SKALD_URL naming
+// the service — reading stdin (nil: none), and returns at once; its run arrives on the
+// channel. The process is killed, and waited for, when the test ends should it still run.
+func (e *e2e) startCLI(stdin io.Reader, args ...string) (*exec.Cmd, <-chan hookRun) {
+	e.t.Helper()
+	cmd := exec.Command(skaldBinary(e.t), args...)
 	cmd.Env = append(os.Environ(), "SKALD_API_TOKEN=", "SKALD_CONFIG=", "SKALD_URL="+e.svc.url)
-	cmd.Stdin = bytes.NewReader(input)
+	cmd.Stdin = stdin
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {

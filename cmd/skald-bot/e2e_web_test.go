@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -301,33 +300,11 @@ func TestE2EWebInbox(t *testing.T) {
 	e.svc.stop(t)
 }
 
-// askAsync starts `skald-bot ask QUESTION args...` as an agent runs it — no token,
-// SKALD_URL naming the service — and returns at once; its run arrives on the channel.
-// The process is killed, and waited for, when the test ends should it still run.
+// askAsync starts `skald-bot ask QUESTION args...` as an agent runs it and returns at
+// once, as startCLI does.
 func (e *e2e) askAsync(question string, args ...string) <-chan hookRun {
 	e.t.Helper()
-	cmd := exec.Command(skaldBinary(e.t), append([]string{"ask", question}, args...)...)
-	cmd.Env = append(os.Environ(), "SKALD_API_TOKEN=", "SKALD_CONFIG=", "SKALD_URL="+e.svc.url)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	ch := make(chan hookRun, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		err := cmd.Wait()
-		r := hookRun{code: cmd.ProcessState.ExitCode(), out: out.String(), errOut: errOut.String()}
-		if _, exited := err.(*exec.ExitError); err != nil && !exited {
-			r.err = err
-		}
-		ch <- r
-	}()
-	e.t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
-	})
+	_, ch := e.startCLI(nil, append([]string{"ask", question}, args...)...)
 	return ch
 }
 

@@ -81,16 +81,29 @@ func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 // "jane" via via; the returned channel gets the request id.
 func (s *testServer) answer(t *testing.T, approve bool, note, via string) <-chan uint64 {
 	t.Helper()
+	return onNext(t, s, func(d gate.ApprovalRequested) (uint64, error) {
+		_, err := s.gate.Resolve(context.Background(), d.RequestID,
+			gate.Answer{Approve: approve, Note: note, By: "jane", Via: via})
+		return d.RequestID, err
+	})
+}
+
+// onNext runs act, from another goroutine, on the data of the next event of s's gate
+// that is a D, and sends the id act returns on the returned channel; an error of act
+// fails the test. It subscribes before it returns, so no event after the call is missed.
+func onNext[D any](t *testing.T, s *testServer, act func(D) (uint64, error)) <-chan uint64 {
+	t.Helper()
 	events, release := s.gate.Subscribe(8)
 	ids := make(chan uint64, 1)
 	go func() {
 		defer release()
 		for e := range events {
-			if d, ok := e.Data.(gate.ApprovalRequested); ok {
-				if _, err := s.gate.Resolve(context.Background(), d.RequestID, gate.Answer{Approve: approve, Note: note, By: "jane", Via: via}); err != nil {
-					t.Errorf("resolve: %v", err)
+			if d, ok := e.Data.(D); ok {
+				id, err := act(d)
+				if err != nil {
+					t.Errorf("acting on %T: %v", d, err)
 				}
-				ids <- d.RequestID
+				ids <- id
 				return
 			}
 		}
