@@ -758,7 +758,7 @@ func (b *Bot) runs(_ context.Context, c *call) (string, error) {
 // formatRun is one line about a run: "#7 succeeded · manual · 2026-12-01 02:00 UTC ·
 // 2 steps".
 func formatRun(r store.Run) string {
-	s := "#" + strconv.FormatUint(r.ID, 10) + " " + string(r.Status)
+	s := "#" + strconv.FormatUint(r.ID, 10) + " " + string(r.Shown())
 	if r.Trigger != "" {
 		s += " · " + r.Trigger
 	}
@@ -766,6 +766,9 @@ func formatRun(r store.Run) string {
 		fmt.Sprintf(" · %d steps", len(r.Steps))
 	if r.Status == store.RunWaitingApproval && r.RequestID != 0 {
 		s += fmt.Sprintf(" · waiting for request %d", r.RequestID)
+	}
+	if r.Shown() == store.RunWaitingAnswer {
+		s += fmt.Sprintf(" · waiting for an answer to question %d", r.ClarificationID)
 	}
 	if r.Error != "" {
 		s += " · " + clip(r.Error, 100)
