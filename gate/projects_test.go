@@ -273,3 +273,94 @@ func TestProjectRulesHoldEverywhere(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectHeldFromOutside checks that a read of a directory holding a project,
+// without lying in it, needs a human whatever tool makes it: the project's denied
+// secrets/ lies under the directory read, although no form of its path is in the
+// project. The reason names the place as the call's paths do. A read inside the
+// project that holds none of its guarded places is not locked.
+func TestProjectHeldFromOutside(t *testing.T) {
+	var p, deep, sib string
+	e := newEnv(t, func(o *gate.Options) {
+		root := o.Rules.WorkspaceRoot
+		p = filepath.Join(root, "src/p")               // a project in the workspace
+		deep = filepath.Join(root, "src/p/lib/r")      // a project nested in it
+		sib = filepath.Join(filepath.Dir(root), "q/s") // a project beside the workspace
+		for _, f := range []string{"src/p/secrets/key", "src/p/src/a.go", "src/p/lib/r/secrets/key",
+			"src/p/lib/b.go", "../q/s/secrets/key", "../q/c.go"} {
+			testkit.Must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
+			testkit.Must(t, os.WriteFile(filepath.Join(root, f), []byte("x"), 0o600))
+		}
+		testkit.Must(t, os.RemoveAll(filepath.Join(root, "secrets"))) // the workspace's own
+		o.Profiles = []rules.Profile{
+			{ID: "p", SecurityGroup: "default", WorkspaceRoot: p},
+			{ID: "r", SecurityGroup: "default", WorkspaceRoot: deep},
+			{ID: "s", SecurityGroup: "default", WorkspaceRoot: sib},
+		}
+	})
+	for _, tp := range []string{"mcp__filesystem__*", "@fs_read"} {
+		if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: tp,
+			Action: rules.Allow, Priority: rules.DefaultPriority}, admin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cp := range []string{"grep *", "ls *", "find *"} {
+		if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash", CommandPattern: cp,
+			Action: rules.Allow, Priority: rules.DefaultPriority}, admin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.run()
+	q := filepath.Dir(sib)
+	for _, c := range []struct {
+		name, profile, cwd, tool string
+		args                     map[string]any
+		place                    string // "" for allowed; with both: "src/p/…"
+	}{
+		{"Grep", "", e.root, "Grep", map[string]any{"pattern": "x", "path": "src"}, "src/p/…"},
+		{"Grep absolute", "", "", "Grep", map[string]any{"pattern": "x", "path": e.root + "/src"}, "src/p/…"},
+		{"Grep without a path", "default", e.root + "/src", "Grep", map[string]any{"pattern": "x"}, "src/p/…"},
+		{"grep -r", "", e.root, "Bash", map[string]any{"command": "grep -r x src"}, "src/p/…"},
+		{"ls -R", "", e.root, "Bash", map[string]any{"command": "ls -R src"}, "src/p/…"},
+		{"find", "", e.root, "Bash", map[string]any{"command": "find src"}, "src/p/…"},
+		{"cd and grep -r", "", e.root, "Bash", map[string]any{"command": "cd src && grep -r x ."}, "src/p/…"},
+		{"Glob", "", e.root, "Glob", map[string]any{"pattern": "src/**"}, "src/p/…"},
+		{"directory_tree", "", e.root, "mcp__filesystem__directory_tree", map[string]any{"path": "src"}, "src/p/…"},
+		{"nested project", "", e.root, "Grep", map[string]any{"pattern": "x", "path": "src/p/lib"}, "src/p/lib/r/secrets"},
+		{"nested, from the project", "p", "", "Bash", map[string]any{"command": "ls -R lib"}, "lib/r/secrets"},
+		{"beside the workspace", "", e.root, "Grep", map[string]any{"pattern": "x", "path": q}, sib + "/secrets"},
+		{"beside, from a project", "p", "", "Glob", map[string]any{"pattern": q + "/**"}, sib + "/secrets"},
+		{"inside the project, holding nothing", "", e.root, "Grep", map[string]any{"pattern": "x", "path": "src/p/src"}, ""},
+		{"the project's own src", "p", "", "Grep", map[string]any{"pattern": "x", "path": "src"}, ""},
+		{"beside the project", "", e.root, "Bash", map[string]any{"command": "ls -R src/p/lib/b.go"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s-" + c.name, Profile: c.profile,
+				Cwd: c.cwd, Arguments: c.args})
+			if c.place == "" {
+				if out.Decision != gate.VerdictAllow {
+					t.Errorf("%s %v = %s (%s), want allow", c.tool, c.args, out.Decision, out.Reason)
+				}
+				return
+			}
+			named := strings.HasSuffix(out.Reason, " "+c.place)
+			if c.place == "src/p/…" { // src holds both projects' secrets/
+				named = strings.HasSuffix(out.Reason, " src/p/secrets") ||
+					strings.HasSuffix(out.Reason, " src/p/lib/r/secrets")
+			}
+			if out.Decision != gate.VerdictPending || !named {
+				t.Fatalf("%s %v = %s (%s), want pending naming %s", c.tool, c.args, out.Decision,
+					out.Reason, c.place)
+			}
+			// Nothing lifts it: a bypass of the whole session leaves it to a human.
+			if _, err := e.m.SetBypass("s-"+c.name, "all", 0, "", admin); err != nil {
+				t.Fatal(err)
+			}
+			again := e.check(gate.Call{ToolName: c.tool, SessionID: "s-" + c.name, Profile: c.profile,
+				Cwd: c.cwd, Arguments: c.args})
+			if again.Decision != gate.VerdictPending {
+				t.Errorf("under a bypass: %s (%s), want pending", again.Decision, again.Reason)
+			}
+		})
+	}
+}

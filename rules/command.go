@@ -409,15 +409,16 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 			PathState: PathInvalid}, true
 	}
 	full = filepath.FromSlash(full)
-	forms, ok := buf[:0], false
+	forms, own, ok := buf[:0], 0, false
 	if p.Marker != "" && filepath.IsAbs(full) {
 		// The directory the command runs in, as the OS resolves it; the repository or
 		// module root above it.
 		if abs, problem := resolveWith(full, s.opt.WorkspaceRoot, nil, cache, nil); problem == "" {
-			forms, ok = s.appendForms(forms, rootOf(abs, p.Marker)), true
+			forms, own = s.appendForms(forms, []string{rootOf(abs, p.Marker)})
+			ok = true
 		}
 	} else if filepath.IsAbs(full) {
-		forms, ok = s.formsCached(&Call{}, full, forms, cache)
+		forms, own, ok = s.formsCached(&Call{}, full, forms, cache)
 	}
 	if !ok {
 		return Decision{Action: Require, Reason: pathWhat(sc, p) + ": " + ReasonBadPath,
@@ -438,8 +439,8 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 		}
 		return Decision{}, false
 	}
-	for _, path := range forms {
-		pd, changes := s.shellForm(t, c, sc, p, path)
+	for i, path := range forms {
+		pd, changes := s.shellForm(t, c, sc, p, path, i < own)
 		if changes && (!found || severity(pd) > severity(d)) {
 			d, found = pd, true
 		}
@@ -601,9 +602,10 @@ func pathWhat(sc *shell.Script, p *shell.Path) string {
 		strconv.Quote(commandText(&sc.Commands[p.Command]))
 }
 
-// shellForm decides one normalised form of the path p of sc (see shellPath).
+// shellForm decides one normalised form of the path p of sc (see shellPath); own:
+// path is not relative to another project (see containing).
 func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
-	path string) (Decision, bool) {
+	path string, own bool) (Decision, bool) {
 	var fd Decision
 	file := p.Access == shell.Read || p.Access == shell.Write
 	if file {
@@ -612,7 +614,7 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 			tool = s.opt.FSWrite[0]
 		}
 		fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source}
-		fd = s.decide(t, &fc, path, PathOK)
+		fd = s.decideForm(t, &fc, path, own)
 		if fd.Action != Allow {
 			fd.Reason = pathWhat(sc, p) + ": " + fd.Reason
 		}
@@ -630,7 +632,7 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 		reason = pathWhat(sc, p) + " is inside a denied place: " + g.name
 	} else if p.Access == shell.List {
 		// Its names only: a place it holds is not read.
-	} else if g = s.containing(&t.guards, c, path, false); g != nil {
+	} else if g = s.containing(&t.guards, c, path, false, own); g != nil {
 		reason = pathWhat(sc, p) + " holds " + g.name
 	}
 	if g == nil {

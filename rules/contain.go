@@ -32,18 +32,26 @@ type guard struct {
 	toolKind      toolKind
 	tool          string
 	agent, source string
+	// at is, for a guard of another project (guards.projects), the absolute place in
+	// that project; name and reason then name it as the call's paths do
+	// ("src/p/secrets").
+	at string
 }
 
 // guards is a tier's guards, split into the relative and the absolute places, each
 // sorted by place so that the places under a path are found by binary search.
 type guards struct {
 	rel, abs []guard
+	// projects are, for each other project (Set.projects, in that order), the
+	// relative guards as they lie in it: a path that holds the project holds them.
+	projects [][]guard
 }
 
 // newGuards builds the guards of a tier: the protected paths, for every tool, and the
 // places of the tier's deny rules with a path filter, for those rules' tools, agents
-// and sources. Duplicates are dropped.
-func newGuards(rules []crule, protected []string) guards {
+// and sources, and the relative ones again in each of projects. Duplicates are
+// dropped.
+func newGuards(rules []crule, protected []string, projects []project) guards {
 	var all []guard
 	for _, p := range protected {
 		all = append(all, guard{place: p, strict: true, toolKind: toolAny})
@@ -85,6 +93,24 @@ func newGuards(rules []crule, protected []string) guards {
 	byPlace := func(a, b guard) int { return strings.Compare(a.place, b.place) }
 	slices.SortStableFunc(gs.rel, byPlace)
 	slices.SortStableFunc(gs.abs, byPlace)
+	if len(gs.rel) == 0 {
+		return gs
+	}
+	gs.projects = make([][]guard, len(projects))
+	for i, p := range projects {
+		list := make([]guard, len(gs.rel))
+		for j, g := range gs.rel {
+			g.at = filepath.Join(p.root, g.place)
+			if g.name == "." {
+				g.name = p.form
+			} else {
+				g.name = p.form + "/" + g.name
+			}
+			g.reason = ReasonContains + ": " + g.name
+			list[j] = g
+		}
+		gs.projects[i] = list
+	}
 	return gs
 }
 
@@ -102,22 +128,45 @@ func prefixDir(prefix string) string {
 }
 
 // containing returns the first guard of gs, in order of place, that applies to c and
-// that the normalised path contains, or nil. any: a guard applies whatever its tool
-// pattern (a tool outside the file classes).
-func (s *Set) containing(gs *guards, c *Call, path string, file bool) *guard {
+// that the normalised path contains, or nil. file: c's tool is a file tool, so a
+// guard applies only to the tools of its tool pattern. own: path is relative to the
+// workspace root or absolute, not a form relative to another project (appendForms);
+// then a guard of another project that path holds counts too.
+func (s *Set) containing(gs *guards, c *Call, path string, file, own bool) *guard {
 	if path == "" {
 		return nil
 	}
 	sc := guardScan{s: s, c: c, any: !file}
+	var g *guard
 	if path[0] != '/' {
-		return sc.scan(gs.rel, ".", path)
+		g = sc.scan(gs.rel, ".", path)
+	} else if g = sc.scan(gs.abs, "/", path); g == nil {
+		// An absolute path above the workspace root holds every relative place.
+		if root := s.opt.WorkspaceRoot; root != "" && len(gs.rel) > 0 && Under(root, path) {
+			g = sc.scan(gs.rel, ".", ".")
+		}
 	}
-	if g := sc.scan(gs.abs, "/", path); g != nil {
-		return g
+	if g == nil && own {
+		g = sc.projects(gs, path)
 	}
-	// An absolute path above the workspace root holds every relative place.
-	if root := s.opt.WorkspaceRoot; root != "" && len(gs.rel) > 0 && Under(root, path) {
-		return sc.scan(gs.rel, ".", ".")
+	return g
+}
+
+// projects returns the first guard of another project that path holds, or nil: a path
+// that is a strict ancestor of a project's root holds every place in it, although
+// none of its forms lies in the project ("src" holds src/p/secrets when src/p is a
+// project with a secrets/ it denies).
+func (sc *guardScan) projects(gs *guards, path string) *guard {
+	for i, p := range sc.s.projects {
+		if i >= len(gs.projects) || path == p.form || !Under(p.form, path) {
+			continue
+		}
+		for j := range gs.projects[i] {
+			g := &gs.projects[i][j]
+			if sc.s.applies(g, sc.c, sc.any) && exists(g.at) {
+				return g
+			}
+		}
 	}
 	return nil
 }
@@ -237,22 +286,34 @@ func underStrict(place, dir string) bool {
 // Only calls with a path get here, so the lstat adds to the ones normalising took.
 // anyTool: the guard's tool pattern is not looked at.
 func (s *Set) holds(g *guard, c *Call, anyTool bool) bool {
-	if !g.filtersApply(c) || !anyTool && !s.toolMatches(g.toolKind, g.tool, c.Tool) {
+	if !s.applies(g, c, anyTool) {
 		return false
 	}
 	if filepath.IsAbs(g.place) {
-		_, err := os.Lstat(g.place)
-		return err == nil
+		return exists(g.place)
 	}
-	if _, err := os.Lstat(filepath.Join(s.opt.WorkspaceRoot, g.place)); err == nil {
+	if exists(filepath.Join(s.opt.WorkspaceRoot, g.place)) {
 		return true
 	}
-	for _, p := range s.opt.Projects { // a form may be relative to another project
-		if _, err := os.Lstat(filepath.Join(p, g.place)); err == nil {
+	for _, p := range s.projects { // a form may be relative to another project
+		if exists(filepath.Join(p.root, g.place)) {
 			return true
 		}
 	}
 	return false
+}
+
+// applies reports whether guard g applies to call c: its agent and source filters,
+// and its tool pattern unless anyTool.
+func (s *Set) applies(g *guard, c *Call, anyTool bool) bool {
+	return g.filtersApply(c) && (anyTool || s.toolMatches(g.toolKind, g.tool, c.Tool))
+}
+
+// exists reports whether the absolute path names an entry, a dangling symlink
+// included.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // filtersApply reports whether the agent and source filters of guard g, when set,

@@ -42,8 +42,10 @@
 //     outside the file classes, a path a deny rule with a path filter matches, whatever
 //     its tool pattern (ReasonDenied: an MCP notes tool reading secrets/key); and a path
 //     that is a strict ancestor of a protected path or holds what a deny rule with a
-//     path filter denies (ReasonContains: Grep or LS on a parent of secrets/).
-//     Decision.Contains names the place in both.
+//     path filter denies (ReasonContains: Grep or LS on a parent of secrets/) — in
+//     the workspace, or in another project of Options.Projects whose root the path
+//     holds: "src" holds src/p/secrets when src/p is a project with a secrets/.
+//     Decision.Contains names the place in both, as the call's paths name it.
 //  3. The call's decision is its strictest form's — deny, then a locked require, then
 //     require, then allow — the first winning a tie; Decision.Paths counts the
 //     distinct forms.

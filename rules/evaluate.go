@@ -259,7 +259,7 @@ func (sc *argScan) str(v string) bool {
 	}
 	t := sc.e.tier()
 	var buf [8]string
-	fs, _ := sc.e.s.forms(sc.c, v, buf[:0]) // a form that cannot be resolved is ignored
+	fs, _, _ := sc.e.s.forms(sc.c, v, buf[:0]) // a form that cannot be resolved is ignored
 	for _, np := range fs {
 		if g := sc.e.s.inGuard(&t.guards, sc.c, np); g != nil {
 			sc.d = Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
@@ -331,9 +331,9 @@ func (e *evaluation) path(c *Call, p string) {
 	}
 	t := e.tier() // the view is taken before the paths are resolved (see Evaluate)
 	var buf [8]string
-	fs, ok := e.s.forms(c, p, buf[:0])
-	for _, np := range fs {
-		e.add(e.s.decide(t, c, np, PathOK))
+	fs, own, ok := e.s.forms(c, p, buf[:0])
+	for i, np := range fs {
+		e.add(e.s.decideForm(t, c, np, i < own))
 	}
 	if !ok {
 		e.invalid(c)
@@ -502,25 +502,37 @@ func (s *Set) projectForm(t *tier, c *Call, p string, in func(string) bool) (Dec
 	if problem != "" {
 		return Decision{}, true
 	}
-	var buf [2]string
-	fs := s.appendForms(buf[:0], abs)
-	if len(fs) < 2 {
+	f, ok := s.projectRel(abs)
+	if !ok || f == relTo(abs, s.opt.WorkspaceRoot) {
 		return Decision{}, true
 	}
-	return s.decide(t, c, fs[1], PathOK), in(fs[1])
+	return s.decideForm(t, c, f, false), in(f)
 }
 
 // decidePath decides the call for the path p (package doc, steps 1 and 2).
 func (s *Set) decidePath(t *tier, c *Call, p string) Decision {
 	if np, ok := s.normalize(c, p); ok {
-		return s.decide(t, c, np, PathOK)
+		return s.decideForm(t, c, np, true)
 	}
 	return s.decide(t, c, "", PathInvalid)
 }
 
+// decideForm decides the call for the normalised form path of one of its paths in
+// tier t (decide); own: path is relative to the workspace root or absolute, not to
+// another project (see containing).
+func (s *Set) decideForm(t *tier, c *Call, path string, own bool) Decision {
+	return s.decideOwn(t, c, path, PathOK, own)
+}
+
 // decide decides the call for one of its paths (path and st; st NoPath for a call
-// without one) in tier t: package doc, step 2.
+// without one) in tier t: package doc, step 2. A path is taken as relative to the
+// workspace root or absolute.
 func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
+	return s.decideOwn(t, c, path, st, true)
+}
+
+// decideOwn is decide for a path that is relative to another project unless own.
+func (s *Set) decideOwn(t *tier, c *Call, path string, st PathState, own bool) Decision {
 	if st == PathOK && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: ReasonProtected, Path: path, PathState: PathOK}
 	}
@@ -547,7 +559,7 @@ func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
 		}
 	}
 	if g == nil {
-		if g = s.containing(&t.guards, c, path, file); g != nil {
+		if g = s.containing(&t.guards, c, path, file, own); g != nil {
 			reason = g.reason
 		}
 	}
@@ -576,22 +588,23 @@ func severity(d Decision) int {
 
 // forms appends to out the normalised forms of the path argument p of c (package doc,
 // step 1), each once, and reports false when one of them cannot be resolved; the
-// others are still appended.
-func (s *Set) forms(c *Call, p string, out []string) ([]string, bool) {
+// others are still appended. The forms relative to the workspace root, or absolute,
+// come first: out[i] for i >= own is relative to another project (appendForms).
+func (s *Set) forms(c *Call, p string, out []string) (_ []string, own int, ok bool) {
 	return s.formsCached(c, p, out, nil)
 }
 
 // formsCached is forms with its lstat answers kept in cache, when not nil.
-func (s *Set) formsCached(c *Call, p string, out []string, cache *lstatCache) ([]string, bool) {
+func (s *Set) formsCached(c *Call, p string, out []string, cache *lstatCache) ([]string, int, bool) {
 	if isFileURI(p) {
 		q, ok := fileURIPath(p)
 		if !ok {
-			return out, false
+			return out, len(out), false
 		}
 		p = q
 	}
 	if p == "" || strings.IndexByte(p, 0) >= 0 {
-		return out, false
+		return out, len(out), false
 	}
 	ok := true
 	written := [2]string{p}
@@ -623,6 +636,8 @@ func (s *Set) formsCached(c *Call, p string, out []string, cache *lstatCache) ([
 			bases[nb], nb = base, nb+1
 		}
 	}
+	var resolved [12]string // the distinct resolved paths: 2 written × 3 bases × 2 ways of ".."
+	abs := resolved[:0]
 	for _, w := range written[:n] {
 		if w[0] != '/' && nb == 0 { // relative, with no base at all
 			ok = false
@@ -636,39 +651,54 @@ func (s *Set) formsCached(c *Call, p string, out []string, cache *lstatCache) ([
 				break
 			}
 			var dots bool // a ".." met after a symlink: the lexical form may differ
-			if abs, problem := resolveWith(full, root, nil, cache, &dots); problem == "" {
-				out = s.appendForms(out, abs)
+			if a, problem := resolveWith(full, root, nil, cache, &dots); problem == "" {
+				abs = appendNew(abs, a)
 			} else {
 				ok = false
 				dots = true
 			}
 			if dots && strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
-				if abs, problem := resolveWith(filepath.Clean(full), root, nil, cache, nil); problem == "" {
-					out = s.appendForms(out, abs)
+				if a, problem := resolveWith(filepath.Clean(full), root, nil, cache, nil); problem == "" {
+					abs = appendNew(abs, a)
 				} else {
 					ok = false
 				}
 			}
 		}
 	}
-	return out, ok
+	out, own := s.appendForms(out, abs)
+	return out, own, ok
 }
 
-// appendForms appends the resolved absolute path abs relative to the workspace root
-// and, when it lies deeper in another project (Options.Projects), relative to the
-// deepest one holding it.
-func (s *Set) appendForms(out []string, abs string) []string {
-	root := s.opt.WorkspaceRoot
-	out = appendNew(out, relTo(abs, root))
-	for _, p := range s.opt.Projects { // deepest first
-		if len(p) <= len(root) && Under(abs, root) {
-			break // the own workspace is the deepest holding abs
-		}
-		if Under(abs, p) {
-			return appendNew(out, relTo(abs, p))
+// appendForms appends each resolved absolute path of abs relative to the workspace
+// root, then, for each lying deeper in another project (Options.Projects), relative
+// to the deepest one holding it; own is where the latter start in out.
+func (s *Set) appendForms(out, abs []string) (_ []string, own int) {
+	for _, a := range abs {
+		out = appendNew(out, relTo(a, s.opt.WorkspaceRoot))
+	}
+	own = len(out)
+	for _, a := range abs {
+		if f, ok := s.projectRel(a); ok {
+			out = appendNew(out, f)
 		}
 	}
-	return out
+	return out, own
+}
+
+// projectRel returns the resolved absolute path abs relative to the deepest other
+// project holding it, when that one lies deeper than the workspace root.
+func (s *Set) projectRel(abs string) (string, bool) {
+	root := s.opt.WorkspaceRoot
+	for _, p := range s.opt.Projects { // deepest first
+		if len(p) <= len(root) && Under(abs, root) {
+			return "", false // the own workspace is the deepest holding abs
+		}
+		if Under(abs, p) {
+			return relTo(abs, p), true
+		}
+	}
+	return "", false
 }
 
 func slicesIndex(list []string, s string) bool {

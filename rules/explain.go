@@ -87,7 +87,7 @@ func (s *Set) explainPaths(c *Call) []string {
 	var out []string
 	add := func(p string) {
 		if p != "" {
-			out, _ = s.forms(c, p, out)
+			out, _, _ = s.forms(c, p, out)
 		}
 	}
 	for _, k := range s.opt.PathArgs {

@@ -54,7 +54,7 @@ type programKey struct{ tool, word string }
 // newTier indexes rules, which are in evaluation order and whose path patterns are
 // resolved; protected are the normalised protected paths.
 func (s *Set) newTier(rules []crule, protected []string) *tier {
-	t := &tier{rules: rules, byDir: map[string]*index{}, guards: newGuards(rules, protected),
+	t := &tier{rules: rules, byDir: map[string]*index{}, guards: newGuards(rules, protected, s.projects),
 		protected: protected}
 	for i := range rules {
 		r := &rules[i]

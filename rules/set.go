@@ -27,6 +27,7 @@ type Set struct {
 	rules     map[string][]crule  // per group with rules: its rules in evaluation order, patterns unresolved
 	patterns  []string            // the distinct path patterns of rules, as written
 	home      string              // the service's home directory, "~" expanded; "" if none
+	projects  []project           // Options.Projects, deepest first
 	mu        sync.Mutex          // serialises building a new view
 	view      atomic.Pointer[view]
 }
@@ -74,6 +75,9 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 		known:    map[string]bool{DefaultGroup: true},
 		rules:    map[string][]crule{},
 	}
+	for _, p := range opt.Projects {
+		s.projects = append(s.projects, project{root: p, form: relTo(p, opt.WorkspaceRoot)})
+	}
 	for _, g := range groups {
 		s.known[g.ID] = true
 	}
@@ -109,6 +113,12 @@ func projectRoots(list []string, root string) []string {
 	}
 	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
+}
+
+// project is another workspace root of Options.Projects.
+type project struct {
+	root string // absolute
+	form string // root as this Set's paths name it: relative to its root when under it
 }
 
 // orDefault returns a copy of list, or of def when list is nil.
