@@ -99,7 +99,8 @@ type Bypass struct {
 
 // Run is one execution of a scheduled job (docs/design.md, "Scheduled jobs"); Step
 // is the number, from 1, of the step being run or waited on (or last run), as every
-// listing, log line and message numbers steps.
+// listing, log line and message numbers steps. Status, and a step's, is
+// waiting_answer while an ask_user step waits on its clarification.
 type Run struct {
 	ID        uint64          `json:"id"`
 	Job       string          `json:"job"`
@@ -198,14 +199,14 @@ func bypassOf(b gate.Bypass) Bypass {
 }
 
 func runOf(r store.Run) Run {
-	out := Run{ID: r.ID, Job: r.Job, SessionID: r.SessionID, Status: r.Status,
+	out := Run{ID: r.ID, Job: r.Job, SessionID: r.SessionID, Status: r.Shown(),
 		Trigger: r.Trigger, Step: r.Step + 1, RequestID: r.RequestID,
 		ClarificationID: r.ClarificationID, Error: r.Error,
 		SkippedTriggers: r.SkippedTriggers, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	if r.Steps != nil { // nil stays null on the wire, as the store has it
 		out.Steps = make([]StepResult, len(r.Steps))
 		for i, s := range r.Steps {
-			out.Steps[i] = StepResult{Tool: s.Tool, Decision: s.Decision, Status: s.Status,
+			out.Steps[i] = StepResult{Tool: s.Tool, Decision: s.Decision, Status: s.Shown(),
 				Output: s.Output, DurationMS: s.DurationMS,
 				RequestID: s.RequestID, StartedAt: s.StartedAt, ClarificationID: s.ClarificationID}
 			if ran(s) {

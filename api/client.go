@@ -411,6 +411,14 @@ func (c *Client) Bypasses(ctx context.Context, session string) ([]Bypass, error)
 	return out, err
 }
 
+// AllBypasses lists the live bypasses of every session, by session (GET
+// /api/bypasses).
+func (c *Client) AllBypasses(ctx context.Context) ([]Bypass, error) {
+	var out []Bypass
+	err := c.do(ctx, http.MethodGet, "/api/bypasses", nil, nil, &out)
+	return out, err
+}
+
 // Explain returns the decision trace of call (POST /api/approval/explain, admin only):
 // nothing is registered. 422 for an unknown group or profile.
 func (c *Client) Explain(ctx context.Context, call gate.Call) (ExplainResult, error) {

@@ -41,6 +41,7 @@ func (s *Server) routes() {
 	h("GET /api/approval/tools", s.tools)
 	h("POST /api/approval/explain", s.explain)
 
+	h("GET /api/bypasses", s.listAllBypasses)
 	h("GET /api/sessions/{id}/bypass", s.listBypasses)
 	h("POST /api/sessions/{id}/bypass", s.setBypass)
 	h("DELETE /api/sessions/{id}/bypass", s.clearBypass)

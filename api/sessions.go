@@ -11,6 +11,12 @@ func (s *Server) listBypasses(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// listAllBypasses is GET /api/bypasses: every session's live bypasses, by session.
+func (s *Server) listAllBypasses(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, bypassesOf(s.gate.AllBypasses()))
+	return nil
+}
+
 // setBypass is POST /api/sessions/{id}/bypass with {secs, scope, caller}: secs 0 is the
 // whole session; scope "" is all; caller "" is every caller. 422 for a bad scope or
 // caller.

@@ -47,16 +47,17 @@ func New(opt Options) (*Bot, error) {
 	if opt.Gate == nil {
 		return nil, errors.New("bot: new: no gate")
 	}
-	log := opt.Logger
-	if log == nil {
-		log = slog.Default()
+	return &Bot{gate: opt.Gate, access: opt.Access, jobs: opt.Jobs,
+		short: bypassShort(opt.BypassShort), log: componentLog(opt.Logger),
+		followUps: opt.FollowUps}, nil
+}
+
+// componentLog is l, or slog.Default() when l is nil, with component=bot.
+func componentLog(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		l = slog.Default()
 	}
-	short := opt.BypassShort
-	if short <= 0 {
-		short = DefaultBypassShort
-	}
-	return &Bot{gate: opt.Gate, access: opt.Access, jobs: opt.Jobs, short: short,
-		log: log.With("component", "bot"), followUps: opt.FollowUps}, nil
+	return l.With("component", "bot")
 }
 
 // Role returns the role of user id on channel (Access.Role).

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -56,3 +57,21 @@ func (e *RateLimitError) Error() string {
 
 // Unwrap returns the channel's own error.
 func (e *RateLimitError) Unwrap() error { return e.Err }
+
+// ChannelDefaults returns a Channel's clock, sleep and logger from its options, with
+// time.Now for a nil now, Sleep for a nil sleep and slog.Default for a nil log; the
+// logger carries the attribute component=name.
+func ChannelDefaults(now func() time.Time, sleep func(context.Context, time.Duration) error,
+	log *slog.Logger, name string) (func() time.Time,
+	func(context.Context, time.Duration) error, *slog.Logger) {
+	if now == nil {
+		now = time.Now
+	}
+	if sleep == nil {
+		sleep = Sleep
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return now, sleep, log.With("component", name)
+}

@@ -276,9 +276,6 @@ func (b *Bot) BindReply(id uint64, channel, chatID, ref, userID string) error {
 
 // answerCmd is the chat command "answer <id> <text>".
 func (b *Bot) answerCmd(ctx context.Context, c *call) (string, error) {
-	if err := c.want(2, -1); err != nil {
-		return "", err
-	}
 	id, err := c.id(0)
 	if err != nil {
 		return "", err

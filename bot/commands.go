@@ -44,11 +44,13 @@ const MaxListed = 50
 
 // command is one admin command (docs/design.md, "Chat prompts").
 type command struct {
-	name  string
-	role  Role   // the least role that may run it
-	usage string // "approve <id> [note]"
-	help  string
-	run   func(b *Bot, ctx context.Context, c *call) (string, error)
+	name string
+	role Role // the least role that may run it
+	// min and max bound the number of arguments: at least min, at most max (-1: any).
+	min, max int
+	usage    string // "approve <id> [note]"
+	help     string
+	run      func(b *Bot, ctx context.Context, c *call) (string, error)
 }
 
 // call is one run of a command: who typed it, the command and its arguments.
@@ -66,32 +68,36 @@ const ruleUsage = `[path=P] [command="git status *"] [agent=A] [source=S] [prior
 
 func init() {
 	commands = []*command{
-		{"help", RoleNone, "help", "the commands you may use", (*Bot).help},
-		{"whoami", RoleNone, "whoami", "your user id and role", (*Bot).whoami},
-		{"pending", RoleApprover, "pending", "the requests waiting for a decision", (*Bot).pending},
-		{"approve", RoleApprover, "approve <id> [note]", "approve a request", (*Bot).resolve},
-		{"reject", RoleApprover, "reject <id> [note]", "reject a request", (*Bot).resolve},
-		{"answer", RoleApprover, "answer <id> <text>", "answer a clarification", (*Bot).answerCmd},
-		{"rules", RoleAdmin, "rules [group]", "list the rules", (*Bot).rules},
-		{"allow", RoleAdmin, "allow <tool_pattern> " + ruleUsage, "add an allow rule", (*Bot).addRule},
-		{"deny", RoleAdmin, "deny <tool_pattern> " + ruleUsage, "add a deny rule", (*Bot).addRule},
-		{"require", RoleAdmin, "require <tool_pattern> " + ruleUsage,
+		{"help", RoleNone, 0, 0, "help", "the commands you may use", (*Bot).help},
+		{"whoami", RoleNone, 0, 0, "whoami", "your user id and role", (*Bot).whoami},
+		{"pending", RoleApprover, 0, 0, "pending", "the requests waiting for a decision",
+			(*Bot).pending},
+		{"approve", RoleApprover, 1, -1, "approve <id> [note]", "approve a request", (*Bot).resolve},
+		{"reject", RoleApprover, 1, -1, "reject <id> [note]", "reject a request", (*Bot).resolve},
+		{"answer", RoleApprover, 2, -1, "answer <id> <text>", "answer a clarification",
+			(*Bot).answerCmd},
+		{"rules", RoleAdmin, 0, 1, "rules [group]", "list the rules", (*Bot).rules},
+		{"allow", RoleAdmin, 1, -1, "allow <tool_pattern> " + ruleUsage, "add an allow rule",
+			(*Bot).addRule},
+		{"deny", RoleAdmin, 1, -1, "deny <tool_pattern> " + ruleUsage, "add a deny rule",
+			(*Bot).addRule},
+		{"require", RoleAdmin, 1, -1, "require <tool_pattern> " + ruleUsage,
 			"add a rule that asks for approval", (*Bot).addRule},
-		{"rmrule", RoleAdmin, "rmrule <id>", "delete a rule", (*Bot).rmRule},
-		{"setrule", RoleAdmin,
+		{"rmrule", RoleAdmin, 1, 1, "rmrule <id>", "delete a rule", (*Bot).rmRule},
+		{"setrule", RoleAdmin, 2, -1,
 			"setrule <id> key=value... (keys: tool action path command agent source priority group note)",
 			"change a rule", (*Bot).setRule},
-		{"groups", RoleAdmin, "groups", "list the permission groups", (*Bot).groups},
-		{"group", RoleAdmin,
+		{"groups", RoleAdmin, 0, 0, "groups", "list the permission groups", (*Bot).groups},
+		{"group", RoleAdmin, 0, -1,
 			"group add <id> [name] · group dup <src> <new> [name] · group rm <id>",
 			"add, copy or delete a permission group", (*Bot).group},
-		{"bypass", RoleAdmin,
+		{"bypass", RoleAdmin, 1, 4,
 			"bypass <session> [15m|1h|session] [scope=all|category:X|mcp:Y] [caller=C]",
 			"let a session's calls through without asking", (*Bot).bypass},
-		{"unbypass", RoleAdmin, "unbypass <session>", "end a session's bypasses", (*Bot).unbypass},
-		{"jobs", RoleAdmin, "jobs", "list the scheduled jobs", (*Bot).listJobs},
-		{"run", RoleAdmin, "run <job>", "start a job now", (*Bot).runJob},
-		{"runs", RoleAdmin, "runs <job>", "a job's last runs", (*Bot).runs},
+		{"unbypass", RoleAdmin, 1, 1, "unbypass <session>", "end a session's bypasses", (*Bot).unbypass},
+		{"jobs", RoleAdmin, 0, 0, "jobs", "list the scheduled jobs", (*Bot).listJobs},
+		{"run", RoleAdmin, 1, 1, "run <job>", "start a job now", (*Bot).runJob},
+		{"runs", RoleAdmin, 1, 1, "runs <job>", "a job's last runs", (*Bot).runs},
 	}
 }
 
@@ -163,7 +169,11 @@ func (b *Bot) Command(ctx context.Context, who Who, line string) Reply {
 			Err: fmt.Errorf("bot: command %s by %s user %s: %w",
 				name, who.Channel, who.ID, ErrNotAuthorized)}
 	}
-	text, err := cmd.run(b, ctx, c)
+	var text string
+	err = c.wantArgs()
+	if err == nil {
+		text, err = cmd.run(b, ctx, c)
+	}
 	if err == nil {
 		return Reply{Text: text}
 	}
@@ -185,12 +195,12 @@ func oneLine(s string) string {
 
 func (c *call) actor() store.Actor { return actor(c.who.Channel, c.who.Name, c.who.ID) }
 
-// want checks the number of positional words: at least min, at most max (-1: any).
-func (c *call) want(min, max int) error {
+// wantArgs checks the number of positional words against the command's min and max.
+func (c *call) wantArgs() error {
 	switch {
-	case len(c.args) < min:
+	case len(c.args) < c.cmd.min:
 		return c.usage("missing arguments")
-	case max >= 0 && len(c.args) > max:
+	case c.cmd.max >= 0 && len(c.args) > c.cmd.max:
 		return c.usage("too many arguments")
 	}
 	return nil
@@ -224,9 +234,6 @@ func ruleError(err error, group string) error {
 }
 
 func (b *Bot) help(_ context.Context, c *call) (string, error) {
-	if err := c.want(0, 0); err != nil {
-		return "", err
-	}
 	var s strings.Builder
 	fmt.Fprintf(&s, "Commands for you (%s on %s):\n", c.role, c.who.Channel)
 	for _, cmd := range commands {
@@ -242,9 +249,6 @@ func (b *Bot) help(_ context.Context, c *call) (string, error) {
 }
 
 func (b *Bot) whoami(_ context.Context, c *call) (string, error) {
-	if err := c.want(0, 0); err != nil {
-		return "", err
-	}
 	name := strings.Join(strings.Fields(c.who.Name), " ")
 	if name == "" {
 		name = "You"
@@ -253,9 +257,6 @@ func (b *Bot) whoami(_ context.Context, c *call) (string, error) {
 }
 
 func (b *Bot) pending(_ context.Context, c *call) (string, error) {
-	if err := c.want(0, 0); err != nil {
-		return "", err
-	}
 	rs, err := b.gate.Pending()
 	if err != nil {
 		return "", err
@@ -286,9 +287,6 @@ func (b *Bot) pending(_ context.Context, c *call) (string, error) {
 
 // resolve is approve and reject.
 func (b *Bot) resolve(ctx context.Context, c *call) (string, error) {
-	if err := c.want(1, -1); err != nil {
-		return "", err
-	}
 	id, err := c.id(0)
 	if err != nil {
 		return "", err
@@ -339,9 +337,6 @@ func formatRule(r rules.Rule) string {
 }
 
 func (b *Bot) rules(_ context.Context, c *call) (string, error) {
-	if err := c.want(0, 1); err != nil {
-		return "", err
-	}
 	group := ""
 	if len(c.args) == 1 {
 		group = c.args[0]
@@ -404,9 +399,6 @@ func applyKeys(r *rules.Rule, kv map[string]string) error {
 
 // addRule is allow, deny and require.
 func (b *Bot) addRule(_ context.Context, c *call) (string, error) {
-	if err := c.want(1, -1); err != nil {
-		return "", err
-	}
 	if strings.Contains(c.args[0], "=") {
 		return "", c.usage("missing tool pattern")
 	}
@@ -483,9 +475,6 @@ func (b *Bot) findRule(id uint64) (rules.Rule, error) {
 }
 
 func (b *Bot) rmRule(_ context.Context, c *call) (string, error) {
-	if err := c.want(1, 1); err != nil {
-		return "", err
-	}
 	id, err := c.id(0)
 	if err != nil {
 		return "", err
@@ -504,9 +493,6 @@ func (b *Bot) rmRule(_ context.Context, c *call) (string, error) {
 }
 
 func (b *Bot) setRule(_ context.Context, c *call) (string, error) {
-	if err := c.want(2, -1); err != nil {
-		return "", err
-	}
 	id, err := c.id(0)
 	if err != nil {
 		return "", err
@@ -533,9 +519,6 @@ func (b *Bot) setRule(_ context.Context, c *call) (string, error) {
 }
 
 func (b *Bot) groups(_ context.Context, c *call) (string, error) {
-	if err := c.want(0, 0); err != nil {
-		return "", err
-	}
 	gs, err := b.gate.Groups()
 	if err != nil {
 		return "", err
@@ -640,9 +623,6 @@ func parseWindow(s string) (int64, error) {
 }
 
 func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
-	if err := c.want(1, 4); err != nil {
-		return "", err
-	}
 	session := c.args[0]
 	secs, scope, caller := int64(b.short/time.Second), "all", ""
 	var sawLen, sawScope, sawCaller bool
@@ -696,9 +676,6 @@ func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
 }
 
 func (b *Bot) unbypass(_ context.Context, c *call) (string, error) {
-	if err := c.want(1, 1); err != nil {
-		return "", err
-	}
 	n := len(b.gate.Bypasses(c.args[0]))
 	if n == 0 {
 		return fmt.Sprintf("Session %s has no bypass.", c.args[0]), nil
@@ -713,9 +690,6 @@ func (b *Bot) unbypass(_ context.Context, c *call) (string, error) {
 }
 
 func (b *Bot) listJobs(_ context.Context, c *call) (string, error) {
-	if err := c.want(0, 0); err != nil {
-		return "", err
-	}
 	if b.jobs == nil {
 		return "No jobs configured.", nil
 	}
@@ -738,9 +712,6 @@ func (b *Bot) listJobs(_ context.Context, c *call) (string, error) {
 
 // job checks that the one argument names a configured job.
 func (b *Bot) job(c *call) (string, error) {
-	if err := c.want(1, 1); err != nil {
-		return "", err
-	}
 	if b.jobs == nil {
 		return "", fail(ErrNoJobs, "no jobs configured")
 	}
@@ -787,7 +758,7 @@ func (b *Bot) runs(_ context.Context, c *call) (string, error) {
 // formatRun is one line about a run: "#7 succeeded · manual · 2026-12-01 02:00 UTC ·
 // 2 steps".
 func formatRun(r store.Run) string {
-	s := "#" + strconv.FormatUint(r.ID, 10) + " " + string(r.Status)
+	s := "#" + strconv.FormatUint(r.ID, 10) + " " + string(r.Shown())
 	if r.Trigger != "" {
 		s += " · " + r.Trigger
 	}
@@ -795,6 +766,9 @@ func formatRun(r store.Run) string {
 		fmt.Sprintf(" · %d steps", len(r.Steps))
 	if r.Status == store.RunWaitingApproval && r.RequestID != 0 {
 		s += fmt.Sprintf(" · waiting for request %d", r.RequestID)
+	}
+	if r.Shown() == store.RunWaitingAnswer {
+		s += fmt.Sprintf(" · waiting for an answer to question %d", r.ClarificationID)
 	}
 	if r.Error != "" {
 		s += " · " + clip(r.Error, 100)

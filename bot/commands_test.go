@@ -42,6 +42,7 @@ func newJobs() *fakeJobs {
 	return &fakeJobs{runs: map[string][]store.Run{
 		"nightly-backup": {
 			{ID: 7, Job: "nightly-backup", Status: store.RunWaitingApproval, Trigger: "schedule", RequestID: 3, StartedAt: at, Steps: make([]store.StepResult, 1)},
+			{ID: 6, Job: "nightly-backup", Status: store.RunWaitingApproval, Trigger: "manual", ClarificationID: 2, StartedAt: at.Add(-time.Hour), Steps: make([]store.StepResult, 1)},
 			{ID: 5, Job: "nightly-backup", Status: store.RunFailed, Trigger: "manual", StartedAt: at.Add(-24 * time.Hour), Error: "step 2: exit status 1"},
 		},
 	}}
@@ -144,7 +145,8 @@ func TestCommandsGood(t *testing.T) {
 	if len(jobs.triggered) != 1 {
 		t.Errorf("triggered %v", jobs.triggered)
 	}
-	e.ok(alice, "runs nightly-backup", "nightly-backup:", "#5 failed · manual", "step 2: exit status 1")
+	e.ok(alice, "runs nightly-backup", "nightly-backup:", "#5 failed · manual", "step 2: exit status 1",
+		"#6 waiting_answer · manual · 2026-11-30 01:00 UTC · 1 steps · waiting for an answer to question 2")
 	e.ok(alice, "runs weekly-report", "weekly-report has not run yet.")
 
 	// The audit log names who did it, through which channel.
@@ -173,12 +175,9 @@ func TestCommandsNoJobs(t *testing.T) {
 func TestCommandsBad(t *testing.T) {
 	jobs := newJobs()
 	e := newEnv(t, envOptions{jobs: jobs})
-	ctx := context.Background()
 	pend := e.require("s1", "Bash", map[string]any{"command": "make"})
 	done := e.require("s2", "Bash", map[string]any{"command": "make"})
-	if _, err := e.g.Resolve(ctx, done.ID, gate.Answer{Approve: true, By: "api", Via: "api"}); err != nil {
-		t.Fatal(err)
-	}
+	e.resolve(done.ID, gate.Answer{Approve: true, By: "api", Via: "api"})
 	catchAll := uint64(0)
 	rs, err := e.g.Rules("default")
 	testkit.Must(t, err)

@@ -113,21 +113,13 @@ func NewFanout(opt FanoutOptions) *Fanout {
 	if opt.Store == nil {
 		panic("bot: NewFanout without a store")
 	}
-	log := opt.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	short := opt.BypassShort
-	if short <= 0 {
-		short = DefaultBypassShort
-	}
 	return &Fanout{
 		store:       opt.Store,
 		unfinalized: opt.Unfinalized,
-		short:       short,
+		short:       bypassShort(opt.BypassShort),
 		retry:       opt.Retry.withDefaults(),
 		onFailure:   opt.OnFailure,
-		log:         log.With("component", "bot"),
+		log:         componentLog(opt.Logger),
 		inflight:    make(map[msgKey]bool),
 		offerAgain:  make(map[msgKey]bool),
 		meta:        opt.Meta,
@@ -201,82 +193,152 @@ func (f *Fanout) Run(ctx context.Context) error {
 // first attempt; failures are retried in the background (see Run). It returns the
 // first-attempt errors that will not be retried, joined, or nil.
 func (f *Fanout) Show(ctx context.Context, r store.Request) error {
+	return f.show(ctx, requestBox{f}, r.ID, r.Messages)
+}
+
+// box is the part of the outbox that holds one kind of item the Fanout shows:
+// requests (requestBox) or clarifications (clarBox). The send, arm and edit of a
+// message are told once, over a box.
+type box interface {
+	// read returns item id as stored now, or the store's error.
+	read(id uint64) (item, error)
+	// add records message m of item id.
+	add(id uint64, m store.Message) error
+	// markFinal marks every message of item id final; markOneFinal marks m, when the
+	// store can mark one message (nil otherwise).
+	markFinal(id uint64) error
+	markOneFinal(id uint64, m store.Message) error
+	// words names the kind in errors, logs and message keys.
+	words() words
+}
+
+// words name a kind of item: the noun of errors ("request"), the log attribute of
+// its id ("request_id"), the log message of a message sent, and whether its msgKeys
+// are a clarification's.
+type words struct {
+	noun, attr, sent string
+	clar             bool
+}
+
+// item is a request or a clarification as a box read it.
+type item struct {
+	id       uint64
+	pending  bool
+	status   string
+	messages []store.Message
+	prompt   Prompt
+}
+
+// requestBox is the requests of f's store.
+type requestBox struct{ f *Fanout }
+
+func (b requestBox) read(id uint64) (item, error) {
+	r, err := b.f.store.Request(id)
+	if err != nil {
+		return item{}, err
+	}
+	return b.item(r), nil
+}
+
+func (b requestBox) item(r store.Request) item {
+	return item{id: r.ID, pending: r.Status == store.Pending, status: string(r.Status),
+		messages: r.Messages, prompt: NewPrompt(r, b.f.short)}
+}
+
+func (b requestBox) add(id uint64, m store.Message) error { return b.f.store.AddMessage(id, m) }
+func (b requestBox) markFinal(id uint64) error            { return b.f.store.MarkMessagesFinal(id) }
+
+func (b requestBox) markOneFinal(id uint64, m store.Message) error {
+	if mf, ok := b.f.store.(messageFinaler); ok {
+		return mf.MarkMessageFinal(id, m)
+	}
+	return nil
+}
+
+func (requestBox) words() words {
+	return words{noun: "request", attr: "request_id", sent: "prompt sent"}
+}
+
+// show starts a sendTask of item id of b on every (channel, target) where msgs, its
+// messages, have none, and returns as Show does.
+func (f *Fanout) show(ctx context.Context, b box, id uint64, msgs []store.Message) error {
 	f.mu.Lock()
 	channels := slices.Clone(f.channels)
 	f.mu.Unlock()
 	var tasks []*task
 	for _, ch := range channels {
 		for _, target := range ch.Targets() {
-			if hasMessage(r, ch.Name(), target) {
+			if hasMessage(msgs, ch.Name(), target) {
 				continue
 			}
-			key := msgKey{id: r.ID, channel: ch.Name(), chat: target}
+			key := msgKey{id: id, channel: ch.Name(), chat: target, clar: b.words().clar}
 			if !f.claim(key) {
 				continue
 			}
-			tasks = append(tasks, f.sendTask(key, ch, target, r.ID))
+			tasks = append(tasks, f.sendTask(b, key, ch, target))
 		}
 	}
 	return f.first(ctx, "send", tasks)
 }
 
-// sendTask shows the prompt of request id in one target in two phases (docs/design.md,
-// "Chat prompts"): it posts the prompt without its buttons, records the message, then
-// edits the buttons in (arm). Each attempt first re-reads the request, under the key's
-// claim: one that left pending, or that got a message there meanwhile (from a
-// concurrent Show or Reconcile that finished first), needs no prompt. A message sent
-// but not recorded is recorded on the next attempt, never sent twice; one recorded but
-// not armed is armed on the next attempt.
-func (f *Fanout) sendTask(key msgKey, ch Channel, target string, id uint64) *task {
+// sendTask shows the prompt of item key.id of b in one target in two phases
+// (docs/design.md, "Chat prompts"): it posts the prompt without its buttons, records
+// the message, then edits the buttons in (arm). Each attempt first re-reads the item,
+// under the key's claim: one that left pending, or that got a message there meanwhile
+// (from a concurrent Show or Reconcile that finished first), needs no prompt. A
+// message sent but not recorded is recorded on the next attempt, never sent twice; one
+// recorded but not armed is armed on the next attempt.
+func (f *Fanout) sendTask(b box, key msgKey, ch Channel, target string) *task {
 	var (
+		w        = b.words()
+		id       = key.id
 		ref      string
 		recorded bool
 	)
 	t := &task{key: key, done: func(error) {}}
 	t.try = func(ctx context.Context) error {
 		if ref == "" {
-			r, err := f.store.Request(id)
+			it, err := b.read(id)
 			if err != nil {
-				return fmt.Errorf("bot: send request %d to %s %s: %w", id, key.channel, target, err)
+				return fmt.Errorf("bot: send %s %d to %s %s: %w", w.noun, id, key.channel, target, err)
 			}
-			if r.Status != store.Pending || hasMessage(r, key.channel, target) {
+			if !it.pending || hasMessage(it.messages, key.channel, target) {
 				return nil
 			}
-			ref, err = ch.Send(ctx, target, unarmed(NewPrompt(r, f.short)))
+			ref, err = ch.Send(ctx, target, unarmed(it.prompt))
 			if err == nil && ref == "" {
 				err = fmt.Errorf("%w: the channel returned no message reference", ErrPermanent)
 			}
 			if err != nil {
 				ref = ""
-				return fmt.Errorf("bot: send request %d to %s %s: %w", id, key.channel, target, err)
+				return fmt.Errorf("bot: send %s %d to %s %s: %w", w.noun, id, key.channel, target, err)
 			}
 		}
 		msg := store.Message{Channel: key.channel, ChatID: target, Ref: ref}
 		if !recorded {
-			if err := f.store.AddMessage(id, msg); err != nil {
-				return fmt.Errorf("bot: record message %s of request %d on %s %s: %w",
-					ref, id, key.channel, target, err)
+			if err := b.add(id, msg); err != nil {
+				return fmt.Errorf("bot: record message %s of %s %d on %s %s: %w",
+					ref, w.noun, id, key.channel, target, err)
 			}
 			recorded = true
-			f.log.Debug("prompt sent", "request_id", id, "channel", key.channel, "chat", target,
-				"ref", ref)
+			f.log.Debug(w.sent, w.attr, id, "channel", key.channel, "chat", target, "ref", ref)
 		}
-		if err := f.arm(ctx, ch, id, msg); err != nil {
+		if err := f.arm(ctx, b, ch, id, msg); err != nil {
 			return err
 		}
-		// Resolved while we were sending? The resolution's Update may have read the
-		// messages before this one was recorded, found its arm in flight, or found
-		// them all final: edit this one, and any other still showing buttons, here.
-		if cur, err := f.store.Request(id); err == nil && cur.Status != store.Pending {
+		// Ended while we were sending? The end's Update may have read the messages
+		// before this one was recorded, found its arm in flight, or found them all
+		// final: edit this one, and any other still showing buttons, here.
+		if cur, err := b.read(id); err == nil && !cur.pending {
 			msgs := []store.Message{msg}
-			for _, m := range cur.Messages {
+			for _, m := range cur.messages {
 				if !m.Final && (m.Channel != msg.Channel || m.ChatID != msg.ChatID || m.Ref != msg.Ref) {
 					msgs = append(msgs, m)
 				}
 			}
-			if err := f.edit(ctx, cur, msgs); err != nil {
-				f.log.Warn("showing the outcome of a request resolved while its prompt was sent",
-					"request_id", id, "err", err)
+			if err := f.edit(ctx, b, cur, msgs); err != nil {
+				f.log.Warn("showing the outcome of a "+w.noun+" that ended while its prompt was sent",
+					w.attr, id, "err", err)
 			}
 		}
 		return nil
@@ -290,38 +352,38 @@ func unarmed(p Prompt) Prompt {
 	return p
 }
 
-// arm edits recorded message m of request id to show its buttons, when the request
+// arm edits recorded message m of item id of b to show its buttons, when the item
 // is still pending, under the message's claim. When the message is claimed (an edit
-// of it in flight, which shows the request as it is then) or the request has left
+// of it in flight, which shows the item as it is then) or the item has left
 // pending, it does nothing. It blocks for one Edit, one more each time the pending
-// request's prompt changed meanwhile.
-func (f *Fanout) arm(ctx context.Context, ch Channel, id uint64, m store.Message) error {
-	key := msgKey{id: id, channel: m.Channel, chat: m.ChatID, ref: m.Ref}
+// item's prompt changed meanwhile.
+func (f *Fanout) arm(ctx context.Context, b box, ch Channel, id uint64, m store.Message) error {
+	w := b.words()
+	key := msgKey{id: id, channel: m.Channel, chat: m.ChatID, ref: m.Ref, clar: w.clar}
 	if !f.claim(key) {
 		return nil
 	}
 	defer f.release(key)
-	r, err := f.store.Request(id)
+	it, err := b.read(id)
 	if err != nil {
-		return fmt.Errorf("bot: arm message %s of request %d: %w", m.Ref, id, err)
+		return fmt.Errorf("bot: arm message %s of %s %d: %w", m.Ref, w.noun, id, err)
 	}
-	// A refresh of the pending request (a caller that stopped waiting) finds the
-	// message claimed and skips it: edit again until it shows the request as stored.
-	for p := NewPrompt(r, f.short); r.Status == store.Pending; {
+	// A refresh of a pending request (a caller that stopped waiting) finds the
+	// message claimed and skips it: edit again until it shows the item as stored.
+	for p := it.prompt; it.pending; {
 		if err := ch.Edit(ctx, m.ChatID, m.Ref, p); err != nil {
-			return fmt.Errorf("bot: arm message %s of request %d on %s %s: %w",
-				m.Ref, id, m.Channel, m.ChatID, err)
+			return fmt.Errorf("bot: arm message %s of %s %d on %s %s: %w",
+				m.Ref, w.noun, id, m.Channel, m.ChatID, err)
 		}
-		f.log.Debug("prompt armed", "request_id", id, "channel", m.Channel, "chat", m.ChatID,
+		f.log.Debug("prompt armed", w.attr, id, "channel", m.Channel, "chat", m.ChatID,
 			"ref", m.Ref)
-		if r, err = f.store.Request(id); err != nil {
-			return fmt.Errorf("bot: arm message %s of request %d: %w", m.Ref, id, err)
+		if it, err = b.read(id); err != nil {
+			return fmt.Errorf("bot: arm message %s of %s %d: %w", m.Ref, w.noun, id, err)
 		}
-		next := NewPrompt(r, f.short)
-		if reflect.DeepEqual(next, p) {
+		if reflect.DeepEqual(it.prompt, p) {
 			break
 		}
-		p = next
+		p = it.prompt
 	}
 	return nil
 }
@@ -342,13 +404,7 @@ func (f *Fanout) Update(ctx context.Context, r store.Request) error {
 	if r.Status == store.Pending {
 		return f.refresh(ctx, r)
 	}
-	var todo []store.Message
-	for _, m := range r.Messages {
-		if !m.Final {
-			todo = append(todo, m)
-		}
-	}
-	return f.edit(ctx, r, todo)
+	return f.edit(ctx, requestBox{f}, requestBox{f}.item(r), unfinal(r.Messages))
 }
 
 // refresh edits every message of pending request r to its prompt as stored now. Each
@@ -386,13 +442,13 @@ func (f *Fanout) refresh(ctx context.Context, r store.Request) error {
 	return f.first(ctx, "edit", tasks)
 }
 
-// edit edits msgs of finished request r, then marks the request's messages final
+// edit edits msgs of finished item it of b, then marks the item's messages final
 // when every one of them was edited.
-func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message) error {
+func (f *Fanout) edit(ctx context.Context, b box, it item, msgs []store.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	p := NewPrompt(r, f.short)
+	w := b.words()
 	var (
 		mu     sync.Mutex // guards left and failed
 		left   = len(msgs)
@@ -405,15 +461,15 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 		last := left == 0 && !failed
 		mu.Unlock()
 		if last {
-			if err := f.store.MarkMessagesFinal(r.ID); err != nil {
-				f.log.Error("marking the messages of a request final", "request_id", r.ID, "err", err)
+			if err := b.markFinal(it.id); err != nil {
+				f.log.Error("marking the messages of a "+w.noun+" final", w.attr, it.id, "err", err)
 			}
 		}
 	}
 	var tasks []*task
 	for _, m := range msgs {
 		ch := f.channel(m.Channel)
-		key := msgKey{id: r.ID, channel: m.Channel, chat: m.ChatID, ref: m.Ref}
+		key := msgKey{id: it.id, channel: m.Channel, chat: m.ChatID, ref: m.Ref, clar: w.clar}
 		if ch == nil || !f.claim(key) {
 			// No such channel any more, or an edit of it in flight: not ours to
 			// finish, so not final on our account.
@@ -422,15 +478,17 @@ func (f *Fanout) edit(ctx context.Context, r store.Request, msgs []store.Message
 		}
 		t := &task{key: key, done: finish}
 		t.try = func(ctx context.Context) error {
-			if err := ch.Edit(ctx, m.ChatID, m.Ref, p); err != nil {
-				return fmt.Errorf("bot: edit message %s of request %d on %s %s: %w",
-					m.Ref, r.ID, m.Channel, m.ChatID, err)
+			if err := ch.Edit(ctx, m.ChatID, m.Ref, it.prompt); err != nil {
+				return fmt.Errorf("bot: edit message %s of %s %d on %s %s: %w",
+					m.Ref, w.noun, it.id, m.Channel, m.ChatID, err)
 			}
-			f.log.Debug("outcome shown", "request_id", r.ID, "channel", m.Channel,
-				"chat", m.ChatID, "ref", m.Ref, "status", r.Status)
+			f.log.Debug("outcome shown", w.attr, it.id, "channel", m.Channel,
+				"chat", m.ChatID, "ref", m.Ref, "status", it.status)
 			// Final at once, so a later reconciliation, after another message's
 			// edit was given up on, does not edit this one again.
-			f.markFinal(r.ID, m)
+			if err := b.markOneFinal(it.id, m); err != nil {
+				f.log.Warn("marking a message final", w.attr, it.id, "err", err)
+			}
 			return nil
 		}
 		tasks = append(tasks, t)
@@ -442,10 +500,8 @@ var errSkipped = errors.New("skipped")
 
 // markFinal marks message m of request id final, when the store can mark one message.
 func (f *Fanout) markFinal(id uint64, m store.Message) {
-	if mf, ok := f.store.(messageFinaler); ok {
-		if err := mf.MarkMessageFinal(id, m); err != nil {
-			f.log.Warn("marking a message final", "request_id", id, "err", err)
-		}
+	if err := (requestBox{f}).markOneFinal(id, m); err != nil {
+		f.log.Warn("marking a message final", "request_id", id, "err", err)
 	}
 }
 
@@ -574,8 +630,20 @@ func (f *Fanout) Reconcile(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func hasMessage(r store.Request, channel, chat string) bool {
-	return slices.ContainsFunc(r.Messages, func(m store.Message) bool {
+// hasMessage reports whether msgs hold a message in chat of channel.
+func hasMessage(msgs []store.Message, channel, chat string) bool {
+	return slices.ContainsFunc(msgs, func(m store.Message) bool {
 		return m.Channel == channel && m.ChatID == chat
 	})
+}
+
+// unfinal is the messages of ms not final yet.
+func unfinal(ms []store.Message) []store.Message {
+	var out []store.Message
+	for _, m := range ms {
+		if !m.Final {
+			out = append(out, m)
+		}
+	}
+	return out
 }

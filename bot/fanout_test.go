@@ -27,6 +27,20 @@ func (e *env) wantFinal(id uint64, c *fakeChannel, final bool) {
 	}
 }
 
+// heldTelegram runs an env with a Fanout over fakes tg (chat -100) and sl
+// (C0FAKECHAN1) until the test ends, past Run's start-up Reconcile; tg's sends wait
+// until release is closed.
+func heldTelegram(t *testing.T) (e *env, tg, sl *fakeChannel, release chan struct{}) {
+	t.Helper()
+	tg, sl = newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
+	release = make(chan struct{})
+	tg.gate = release
+	e = newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
+	t.Cleanup(e.run())
+	synctest.Wait()
+	return e, tg, sl, release
+}
+
 // wantMessages fails the test unless the request's stored messages are exactly the
 // sends of the channels (in any order), each Final as asked.
 func (e *env) wantMessages(id uint64, final bool, chans ...*fakeChannel) {
@@ -101,9 +115,7 @@ func TestFanoutShowAndUpdate(t *testing.T) {
 		}
 		e.wantMessages(r.ID, false, tg, sl)
 
-		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Answer{Approve: true, By: "api", Via: "api"}); err != nil {
-			t.Fatal(err)
-		}
+		e.resolve(r.ID, gate.Answer{Approve: true, By: "api", Via: "api"})
 		synctest.Wait()
 		e.wantEditedOnce(r.ID, "✅ Approved by api · api", tg, sl)
 		e.wantMessages(r.ID, true, tg, sl)
@@ -240,9 +252,7 @@ func TestFanoutEditRetry(t *testing.T) {
 		synctest.Wait() // Run's start-up Reconcile
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
-		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Answer{Approve: false, By: "cli", Via: "cli", Note: "not today"}); err != nil {
-			t.Fatal(err)
-		}
+		e.resolve(r.ID, gate.Answer{Approve: false, By: "cli", Via: "cli", Note: "not today"})
 		synctest.Wait()
 		if len(editsOf(sl, r.ID)) != 1 || len(editsOf(tg, r.ID)) != 0 {
 			t.Fatalf("slack edits %v, telegram %v", editsOf(sl, r.ID), editsOf(tg, r.ID))
@@ -261,9 +271,7 @@ func TestFanoutEditRetry(t *testing.T) {
 		tg.set(func(c *fakeChannel) { c.failEdits = 100 })
 		r2 := e.require("s2", "Bash", bash)
 		synctest.Wait()
-		if _, err := e.g.Resolve(context.Background(), r2.ID, gate.Answer{Approve: true, By: "cli", Via: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		e.resolve(r2.ID, gate.Answer{Approve: true, By: "cli", Via: "cli"})
 		time.Sleep(30 * time.Second) // before the sweep reconciles
 		synctest.Wait()
 		if f := <-e.failures; f.Op != "edit" || f.Channel != "telegram" || f.Attempts != 5 {
@@ -278,17 +286,10 @@ func TestFanoutEditRetry(t *testing.T) {
 // outcome too, and no message is edited twice.
 func TestFanoutResolvedWhileSending(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
-		release := make(chan struct{})
-		tg.gate = release
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e, tg, sl, release := heldTelegram(t)
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
-		if _, err := e.g.Resolve(context.Background(), r.ID, gate.Answer{Approve: true, By: "api", Via: "api"}); err != nil {
-			t.Fatal(err)
-		}
+		e.resolve(r.ID, gate.Answer{Approve: true, By: "api", Via: "api"})
 		synctest.Wait()
 		close(release)
 		synctest.Wait()
@@ -299,9 +300,7 @@ func TestFanoutResolvedWhileSending(t *testing.T) {
 		tg.set(func(c *fakeChannel) { c.gate, c.failSends = nil, 1 })
 		r2 := e.require("s2", "Bash", bash)
 		synctest.Wait()
-		if _, err := e.g.Resolve(context.Background(), r2.ID, gate.Answer{Approve: false, By: "api", Via: "api"}); err != nil {
-			t.Fatal(err)
-		}
+		e.resolve(r2.ID, gate.Answer{Approve: false, By: "api", Via: "api"})
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		for _, s := range tg.sent() {
@@ -317,12 +316,7 @@ func TestFanoutResolvedWhileSending(t *testing.T) {
 // Show and Reconcile of the same request at once: one message per chat.
 func TestFanoutShowTwiceAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
-		release := make(chan struct{})
-		tg.gate = release
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e, tg, sl, release := heldTelegram(t)
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
 		var wg sync.WaitGroup

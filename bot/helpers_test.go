@@ -156,6 +156,14 @@ func (e *env) require(session, tool string, args map[string]any) store.Request {
 	return *out.Request
 }
 
+// resolve resolves request id with answer a, failing the test on an error.
+func (e *env) resolve(id uint64, a gate.Answer) {
+	e.t.Helper()
+	if _, err := e.g.Resolve(context.Background(), id, a); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 func (e *env) request(id uint64) store.Request {
 	e.t.Helper()
 	r, err := e.db.Request(id)

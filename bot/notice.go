@@ -91,11 +91,7 @@ func NewNotices(opt NoticesOptions) (*Notices, error) {
 	if opt.Events == nil || opt.Fanout == nil {
 		return nil, errors.New("bot: new notices: an event bus and a Fanout are required")
 	}
-	log := opt.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	n := &Notices{events: opt.Events, fan: opt.Fanout, log: log.With("component", "bot")}
+	n := &Notices{events: opt.Events, fan: opt.Fanout, log: componentLog(opt.Logger)}
 	n.sub, n.release = opt.Events.Subscribe(noticeBuffer)
 	return n, nil
 }

@@ -15,6 +15,14 @@ import (
 // of the ⏱ button.
 const DefaultBypassShort = 15 * time.Minute
 
+// bypassShort is d, or DefaultBypassShort when d is zero or less.
+func bypassShort(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultBypassShort
+	}
+	return d
+}
+
 // MaxFieldLen is the longest value, in characters (UTF-16 code units), a prompt field, the title's
 // tool name or the resolution note shows, before a "⚠ non-ASCII" flag; a longer one
 // keeps its head and tail around "…[N characters cut]…". It keeps the fields small,
@@ -261,10 +269,7 @@ func Buttons(id uint64, bypassShort time.Duration) [][]Button {
 // "30 min", "1 h 30 min", "45 s". Zero or less means DefaultBypassShort. Parts below
 // a second are dropped.
 func DurationLabel(d time.Duration) string {
-	if d <= 0 {
-		d = DefaultBypassShort
-	}
-	d = d.Truncate(time.Second)
+	d = bypassShort(d).Truncate(time.Second)
 	h, m, s := int64(d/time.Hour), int64(d%time.Hour/time.Minute), int64(d%time.Minute/time.Second)
 	var parts []string
 	if h > 0 {

@@ -221,8 +221,9 @@ var tagRE = regexp.MustCompile(`<(/?)([a-z]+)([^>]*)>`)
 
 // checkTelegramHTML checks what Telegram checks of a parse_mode HTML message: only
 // supported tags, properly nested; no bare < or &; at most 4096 UTF-16 code units
-// once the entities are parsed.
-func checkTelegramHTML(t *testing.T, s string) {
+// once the entities are parsed. It returns the visible text: s without its tags,
+// unescaped.
+func checkTelegramHTML(t *testing.T, s string) string {
 	t.Helper()
 	var stack []string
 	for _, m := range tagRE.FindAllStringSubmatch(s, -1) {
@@ -260,9 +261,11 @@ func checkTelegramHTML(t *testing.T, s string) {
 			break
 		}
 	}
-	if n := len(utf16.Encode([]rune(html.UnescapeString(plain)))); n > TelegramMaxText || n == 0 {
+	plain = html.UnescapeString(plain)
+	if n := len(utf16.Encode([]rune(plain))); n > TelegramMaxText || n == 0 {
 		t.Fatalf("visible text is %d UTF-16 units, want 1..%d", n, TelegramMaxText)
 	}
+	return plain
 }
 
 func checkSlack(t *testing.T, m SlackMessage) {
@@ -644,13 +647,7 @@ func TestPromptCommandsFit(t *testing.T) {
 			Command: fmt.Sprintf("echo %d %s", i, long), Action: "require", Reason: long})
 	}
 	p := NewPrompt(r, 0)
-	tg := p.Telegram()
-	checkTelegramHTML(t, tg.HTML)
-	plain := tagRE.ReplaceAllString(tg.HTML, "")
-	plain = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(plain)
-	if n := units(plain); n > TelegramMaxText {
-		t.Errorf("Telegram text is %d units, over %d", n, TelegramMaxText)
-	}
+	plain := checkTelegramHTML(t, p.Telegram().HTML)
 	if !strings.Contains(plain, " commands cut, ") || !strings.Contains(plain, "echo hi; echo") {
 		t.Errorf("Telegram prompt lacks the count of the commands left out or the arguments")
 	}

@@ -34,6 +34,13 @@ type htmlText struct {
 func (h *htmlText) tag(s string)  { h.b.WriteString(s) }
 func (h *htmlText) text(s string) { h.b.WriteString(EscapeHTML(s)); h.n += units(s) }
 
+// in writes text s inside the element tag: in("b", s) is <b>s</b>.
+func (h *htmlText) in(tag, s string) {
+	h.tag("<" + tag + ">")
+	h.text(s)
+	h.tag("</" + tag + ">")
+}
+
 // Telegram renders p: the title in bold, one "Label: value" line per field, a
 // shell call's commands one per line with their marks, the arguments as a JSON
 // code block, escaped (Escape), their middle cut to
@@ -41,19 +48,13 @@ func (h *htmlText) text(s string) { h.b.WriteString(EscapeHTML(s)); h.n += units
 // pending what the bypass buttons cover, once finished the outcome and the note.
 func (p Prompt) Telegram() TelegramMessage {
 	var head, tail htmlText
-	head.tag("<b>")
-	head.text(p.Title)
-	head.tag("</b>")
+	head.in("b", p.Title)
 	head.text("\n\n")
 	for _, f := range p.Fields {
-		head.tag("<b>")
-		head.text(f.Label + ":")
-		head.tag("</b>")
+		head.in("b", f.Label+":")
 		head.text(" ")
 		if f.Code {
-			head.tag("<code>")
-			head.text(f.Value)
-			head.tag("</code>")
+			head.in("code", f.Value)
 		} else {
 			head.text(f.Value)
 		}
@@ -61,22 +62,16 @@ func (p Prompt) Telegram() TelegramMessage {
 	}
 	if p.Bypass.Label != "" {
 		tail.text("\n\n")
-		tail.tag("<b>")
-		tail.text(p.Bypass.Label + ":")
-		tail.tag("</b>")
+		tail.in("b", p.Bypass.Label+":")
 		tail.text(" " + p.Bypass.Value)
 	}
 	if p.Outcome != "" {
 		tail.text("\n\n")
-		tail.tag("<b>")
-		tail.text(p.Outcome)
-		tail.tag("</b>")
+		tail.in("b", p.Outcome)
 	}
 	if p.Note != "" {
 		tail.text("\n")
-		tail.tag("<i>")
-		tail.text("Note: " + p.Note)
-		tail.tag("</i>")
+		tail.in("i", "Note: "+p.Note)
 	}
 	telegramCommands(&head, p, TelegramMaxText-tail.n-minArgsShown)
 	head.text("\n")
@@ -111,28 +106,20 @@ func telegramCommands(head *htmlText, p Prompt, budget int) {
 	if len(p.Commands) == 0 {
 		return
 	}
-	head.tag("<b>")
-	head.text("Commands:")
-	head.tag("</b>")
+	head.in("b", "Commands:")
 	head.text("\n")
 	room := min(MaxCommandsLen, budget-head.n)
 	for _, l := range p.ShownCommands(room, lineUnits) {
 		if l.Mark == MarkElided {
-			head.tag("<i>")
-			head.text(l.String())
-			head.tag("</i>")
+			head.in("i", l.String())
 			head.text("\n")
 			continue
 		}
 		head.text(l.Mark + " ")
-		head.tag("<code>")
-		head.text(l.Text)
-		head.tag("</code>")
+		head.in("code", l.Text)
 		if l.Reason != "" {
 			head.text(" — ")
-			head.tag("<i>")
-			head.text(l.Reason)
-			head.tag("</i>")
+			head.in("i", l.Reason)
 		}
 		head.text("\n")
 	}

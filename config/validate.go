@@ -13,6 +13,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/channels/telegram"
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/netaddr"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -163,7 +164,7 @@ func (c *Config) validateLog(p *problems) {
 
 func (c *Config) validateAPI(p *problems) {
 	a := c.API
-	if problem := listenProblem(a.Listen); problem != "" {
+	if problem := netaddr.ListenProblem(a.Listen); problem != "" {
 		p.add("api.listen", a.Listen, problem)
 	} else if a.Token == "" && !IsLoopback(a.Listen) {
 		p.add("api.listen", a.Listen, "listening beyond loopback needs api.token")
@@ -334,7 +335,7 @@ func (c *Config) validateSlack(p *problems) {
 		}
 	}
 	if s.HTTPListen != "" {
-		if problem := listenProblem(s.HTTPListen); problem != "" {
+		if problem := netaddr.ListenProblem(s.HTTPListen); problem != "" {
 			p.add("slack.http_listen", s.HTTPListen, problem)
 		}
 	}
@@ -497,18 +498,6 @@ func (c *Config) validateJobs(p *problems) {
 			}
 		}
 	}
-}
-
-// listenProblem says what is wrong with a host:port to listen on, "" when nothing is.
-func listenProblem(addr string) string {
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "must be host:port"
-	}
-	if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
-		return "port must be a number from 0 to 65535"
-	}
-	return ""
 }
 
 // IsLoopback reports whether the host of addr (host:port) is a loopback address or

@@ -39,9 +39,7 @@ func waitingForAnswer(t *testing.T, e *env, name string) store.Run {
 }
 
 func TestAskUserHandsTheAnswerOn(t *testing.T) {
-	e := newEnv(t, asking("deploy"))
-	e.start()
-	r := waitingForAnswer(t, e, "deploy")
+	e, r := started(t, asking("deploy"), waitingForAnswer)
 	c, err := e.gate.Clarification(r.ClarificationID)
 	testkit.Must(t, err)
 	if c.Caller != store.CallerCron || c.SessionID != r.SessionID || c.ClarificationID != "step-1" ||
@@ -58,15 +56,11 @@ func TestAskUserHandsTheAnswerOn(t *testing.T) {
 		r.Steps[0].Status != "succeeded" || r.Steps[0].ClarificationID != c.ID {
 		t.Fatalf("run %+v", r)
 	}
-	if s, _ := e.file("data/answer.log"); s != "dev dev\n" {
-		t.Errorf("the later step saw %q, want the answer", s)
-	}
+	e.wantFile("data/answer.log", "dev dev\n")
 }
 
 func TestAskUserRestartWhileWaiting(t *testing.T) {
-	e := newEnv(t, asking("deploy"))
-	e.start()
-	r := waitingForAnswer(t, e, "deploy")
+	e, r := started(t, asking("deploy"), waitingForAnswer)
 	e.restart()
 	if got := e.run(r.ID); got.Status != store.RunWaitingApproval {
 		t.Fatalf("after a restart %s", got.Status)
@@ -75,15 +69,11 @@ func TestAskUserRestartWhileWaiting(t *testing.T) {
 		gate.Reply{Text: "main", By: "alice", Via: "slack"})
 	testkit.Must(t, err)
 	e.next(cron.EventRunFinished, r.ID)
-	if s, _ := e.file("data/answer.log"); s != "main main\n" {
-		t.Errorf("answer.log %q", s)
-	}
+	e.wantFile("data/answer.log", "main main\n")
 }
 
 func TestAskUserAnsweredWhileDown(t *testing.T) {
-	e := newEnv(t, asking("deploy"))
-	e.start()
-	r := waitingForAnswer(t, e, "deploy")
+	e, r := started(t, asking("deploy"), waitingForAnswer)
 	e.stop()
 	_, err := e.db.AnswerClarification(r.ClarificationID, store.ClarificationAnswer{Text: "main",
 		By: "alice", Via: "cli"})
@@ -99,9 +89,7 @@ func TestAskUserExpiredOrCancelledEndsTheRun(t *testing.T) {
 	t.Run("expired", func(t *testing.T) {
 		j := asking("deploy")
 		j.ApprovalTimeout = time.Second
-		e := newEnv(t, j)
-		e.start()
-		r := waitingForAnswer(t, e, "deploy")
+		e, r := started(t, j, waitingForAnswer)
 		ev := e.next(cron.EventRunFinished, r.ID)
 		if ev.Status != store.RunExpired {
 			t.Fatalf("run ended %s", ev.Status)
@@ -111,9 +99,7 @@ func TestAskUserExpiredOrCancelledEndsTheRun(t *testing.T) {
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
-		e := newEnv(t, asking("deploy"))
-		e.start()
-		r := waitingForAnswer(t, e, "deploy")
+		e, r := started(t, asking("deploy"), waitingForAnswer)
 		_, err := e.gate.CancelSession(r.SessionID, admin)
 		testkit.Must(t, err)
 		ev := e.next(cron.EventRunFinished, r.ID)

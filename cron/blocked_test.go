@@ -20,9 +20,7 @@ func TestBlockedErrorNamesTheRunThatBlockedTheTrigger(t *testing.T) {
 		{cron.OverlapQueue, cron.ErrQueued},
 	} {
 		t.Run(string(tc.overlap), func(t *testing.T) {
-			e := newEnv(t, backup("backup", tc.overlap))
-			e.start()
-			r := waitingAtStep2(t, e, "backup")
+			e, r := started(t, backup("backup", tc.overlap), waitingAtStep2)
 
 			_, err := e.eng.Fire(context.Background(), "backup", cron.TriggerManual)
 			var b *cron.BlockedError

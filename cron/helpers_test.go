@@ -109,6 +109,16 @@ func (e *env) start() {
 	e.t.Cleanup(e.stop)
 }
 
+// started returns an env with the one job j, started, and j's run once wait (such as
+// waitingAtStep2) returns it waiting on a human.
+func started(t *testing.T, j cron.Job, wait func(*testing.T, *env, string) store.Run) (
+	*env, store.Run) {
+	t.Helper()
+	e := newEnv(t, j)
+	e.start()
+	return e, wait(t, e, j.Name)
+}
+
 // restart stops everything, closes the store, reopens it and starts a new gate and
 // engine, as a new process would.
 func (e *env) restart() {
@@ -174,6 +184,15 @@ func (e *env) resolve(id uint64, approve bool, note string) {
 	}
 }
 
+// decide resolves the request run r waits on (see resolve) and returns the run once it
+// finished, with its run_finished event.
+func (e *env) decide(r store.Run, approve bool, note string) (store.Run, cron.RunEvent) {
+	e.t.Helper()
+	e.resolve(r.RequestID, approve, note)
+	ev := e.next(cron.EventRunFinished, r.ID)
+	return e.run(r.ID), ev
+}
+
 // file returns the content of a workspace file, and whether it exists.
 func (e *env) file(rel string) (string, bool) {
 	e.t.Helper()
@@ -185,6 +204,14 @@ func (e *env) file(rel string) (string, bool) {
 		e.t.Fatal(err)
 	}
 	return string(b), true
+}
+
+// wantFile fails the test unless workspace file rel exists and holds want.
+func (e *env) wantFile(rel, want string) {
+	e.t.Helper()
+	if got, ok := e.file(rel); !ok || got != want {
+		e.t.Errorf("%s holds %q (exists: %v), want %q", rel, got, ok, want)
+	}
 }
 
 // lines counts the lines of a workspace file (0 when absent).

@@ -32,13 +32,7 @@ const (
 
 // Check returns nil for a policy or "" (the default, OverlapSkip), else an error saying
 // which values are allowed. config checks its jobs' overlap key with it.
-func (o Overlap) Check() error {
-	switch o {
-	case "", OverlapSkip, OverlapQueue, OverlapAllow:
-		return nil
-	}
-	return errors.New("must be skip, queue or allow")
-}
+func (o Overlap) Check() error { return checkPolicy(o, OverlapSkip, OverlapQueue, OverlapAllow) }
 
 // Notify says which run events ask for a chat notification.
 type Notify string
@@ -55,12 +49,20 @@ const (
 
 // Check returns nil for a policy or "" (the default, NotifyFailure), else an error
 // saying which values are allowed. config checks its jobs' notify key with it.
-func (n Notify) Check() error {
-	switch n {
-	case "", NotifyFailure, NotifyAlways, NotifyNever:
+func (n Notify) Check() error { return checkPolicy(n, NotifyFailure, NotifyAlways, NotifyNever) }
+
+// checkPolicy returns nil when v is "" or one of policies (at least two), else an error
+// listing them: "must be a, b or c".
+func checkPolicy[T ~string](v T, policies ...T) error {
+	if v == "" || slices.Contains(policies, v) {
 		return nil
 	}
-	return errors.New("must be failure, always or never")
+	names := make([]string, len(policies))
+	for i, p := range policies {
+		names[i] = string(p)
+	}
+	last := len(names) - 1
+	return errors.New("must be " + strings.Join(names[:last], ", ") + " or " + names[last])
 }
 
 // Job is a scheduled job (docs/design.md, "Scheduled jobs"). cmd builds it from the

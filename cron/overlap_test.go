@@ -12,9 +12,7 @@ import (
 )
 
 func TestOverlapSkipCountsTheTriggerOnTheWaitingRun(t *testing.T) {
-	e := newEnv(t, backup("backup", "")) // skip is the default
-	e.start()
-	r := waitingAtStep2(t, e, "backup")
+	e, r := started(t, backup("backup", ""), waitingAtStep2) // skip is the default
 
 	for i, trigger := range []string{cron.TriggerManual, cron.TriggerSchedule} {
 		_, err := e.eng.Fire(context.Background(), "backup", trigger)
@@ -30,9 +28,7 @@ func TestOverlapSkipCountsTheTriggerOnTheWaitingRun(t *testing.T) {
 		t.Error("a skipped trigger ran a step")
 	}
 
-	e.resolve(r.RequestID, true, "")
-	e.next(cron.EventRunFinished, r.ID)
-	if got := e.run(r.ID); got.SkippedTriggers != 2 {
+	if got, _ := e.decide(r, true, ""); got.SkippedTriggers != 2 {
 		t.Errorf("the finished run lost its skipped triggers: %+v", got)
 	}
 	next := e.trigger("backup") // the job is free again
@@ -42,9 +38,7 @@ func TestOverlapSkipCountsTheTriggerOnTheWaitingRun(t *testing.T) {
 }
 
 func TestOverlapQueueKeepsOneTriggerAndCountsTheRest(t *testing.T) {
-	e := newEnv(t, backup("nightly", cron.OverlapQueue))
-	e.start()
-	r := waitingAtStep2(t, e, "nightly")
+	e, r := started(t, backup("nightly", cron.OverlapQueue), waitingAtStep2)
 
 	_, err := e.eng.Fire(context.Background(), "nightly", cron.TriggerSchedule)
 	testkit.WantErr(t, err, cron.ErrQueued, `cron: trigger "nightly": run `+strconv.FormatUint(r.ID, 10)+" is unfinished")

@@ -34,9 +34,7 @@ func waiting(t *testing.T, e *env, name string) store.Run {
 // the approval, the command the request showed runs, and the run and the log say that
 // the config changed.
 func TestResumedRunRunsTheStepsItStartedWith(t *testing.T) {
-	e := newEnv(t, marker("approved"))
-	e.start()
-	r := waiting(t, e, "mark")
+	e, r := started(t, marker("approved"), waiting)
 	req, err := e.db.Request(r.RequestID)
 	testkit.Must(t, err)
 	if got := string(req.Arguments); got != `{"cmd":"echo approved \u003e data/marker"}` {
@@ -50,15 +48,11 @@ func TestResumedRunRunsTheStepsItStartedWith(t *testing.T) {
 	e.jobs = []cron.Job{marker("edited")}
 	e.edit = func(o *cron.Options) { o.Logger = logs.Logger() }
 	e.restart()
-	e.resolve(r.RequestID, true, "")
-	e.next(cron.EventRunFinished, r.ID)
-	got := e.run(r.ID)
+	got, _ := e.decide(r, true, "")
 	if got.Status != store.RunSucceeded || !got.ConfigChanged {
 		t.Fatalf("run %s, config changed %v: %+v", got.Status, got.ConfigChanged, got)
 	}
-	if s, _ := e.file("data/marker"); s != "approved\n" {
-		t.Errorf("data/marker holds %q, want the approved command's output", s)
-	}
+	e.wantFile("data/marker", "approved\n")
 	if n := len(logs.Find("WARN", "steps changed in the config while the run waited",
 		"run_id="+itoa(r.ID))); n != 1 {
 		t.Errorf("the change was logged %d times:\n%s", n, logs.All())
@@ -69,22 +63,16 @@ func TestResumedRunRunsTheStepsItStartedWith(t *testing.T) {
 	if r2.Plan[0].Args["cmd"] != "echo edited > data/marker" {
 		t.Fatalf("new run's plan %+v", r2.Plan)
 	}
-	e.resolve(r2.RequestID, true, "")
-	e.next(cron.EventRunFinished, r2.ID)
-	if got := e.run(r2.ID); got.Status != store.RunSucceeded || got.ConfigChanged {
+	if got, _ := e.decide(r2, true, ""); got.Status != store.RunSucceeded || got.ConfigChanged {
 		t.Fatalf("second run %+v", got)
 	}
-	if s, _ := e.file("data/marker"); s != "edited\n" {
-		t.Errorf("data/marker holds %q after the second run", s)
-	}
+	e.wantFile("data/marker", "edited\n")
 }
 
 // A run stored before runs kept their steps (no plan) resumes with the job's steps as
 // configured now, and the log says so.
 func TestRunWithoutPlanRunsTheConfiguredSteps(t *testing.T) {
-	e := newEnv(t, marker("approved"))
-	e.start()
-	r := waiting(t, e, "mark")
+	e, r := started(t, marker("approved"), waiting)
 	e.stop()
 	r.Plan = nil
 	testkit.Must(t, e.db.UpdateRun(r))
@@ -95,14 +83,10 @@ func TestRunWithoutPlanRunsTheConfiguredSteps(t *testing.T) {
 	testkit.Must(t, e.db.Close())
 	e.open()
 	e.start()
-	e.resolve(r.RequestID, true, "")
-	e.next(cron.EventRunFinished, r.ID)
-	if got := e.run(r.ID); got.Status != store.RunSucceeded || got.ConfigChanged {
+	if got, _ := e.decide(r, true, ""); got.Status != store.RunSucceeded || got.ConfigChanged {
 		t.Fatalf("run %+v", got)
 	}
-	if s, _ := e.file("data/marker"); s != "edited\n" {
-		t.Errorf("data/marker holds %q", s)
-	}
+	e.wantFile("data/marker", "edited\n")
 	if n := len(logs.Find("WARN", "run stored without its steps", "run_id="+itoa(r.ID))); n != 1 {
 		t.Errorf("the fallback was logged %d times:\n%s", n, logs.All())
 	}
@@ -115,9 +99,7 @@ func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 func TestPlanKeepsNumbers(t *testing.T) {
 	j := marker("n")
 	j.Steps[0].Args["timeout"] = 30
-	e := newEnv(t, j)
-	e.start()
-	r := waiting(t, e, "mark")
+	e, r := started(t, j, waiting)
 	if got := r.Plan[0].Args["timeout"]; got != json.Number("30") {
 		t.Fatalf("stored plan's timeout %#v, want the number 30 as written", got)
 	}
@@ -127,9 +109,7 @@ func TestPlanKeepsNumbers(t *testing.T) {
 		t.Fatalf("the request shows %s", req.Arguments)
 	}
 	e.restart()
-	e.resolve(r.RequestID, true, "")
-	e.next(cron.EventRunFinished, r.ID)
-	if got := e.run(r.ID); got.Status != store.RunSucceeded {
+	if got, _ := e.decide(r, true, ""); got.Status != store.RunSucceeded {
 		t.Fatalf("resumed run %+v", got)
 	}
 }

@@ -50,19 +50,13 @@ func waitingAtStep2(t *testing.T, e *env, name string) store.Run {
 }
 
 func TestApproveResumesAtTheWaitingStep(t *testing.T) {
-	e := newEnv(t, backup("backup", ""))
-	e.start()
-	r := waitingAtStep2(t, e, "backup")
+	e, r := started(t, backup("backup", ""), waitingAtStep2)
 
-	e.resolve(r.RequestID, true, "")
-	ev := e.next(cron.EventRunFinished, r.ID)
-	r = e.run(r.ID)
+	r, ev := e.decide(r, true, "")
 	if r.Status != store.RunSucceeded || ev.Status != store.RunSucceeded || ev.Notify || r.Error != "" || r.FinishedAt.IsZero() {
 		t.Fatalf("finished run %+v, event %+v", r, ev)
 	}
-	if s, ok := e.file("out/report.txt"); !ok || s != "done" {
-		t.Errorf("step 2's file: %q %v", s, ok)
-	}
+	e.wantFile("out/report.txt", "done")
 	if e.lines("data/step1.log") != 1 || e.lines("data/step3.log") != 1 {
 		t.Errorf("step 1 ran %d times, step 3 %d, want once each", e.lines("data/step1.log"), e.lines("data/step3.log"))
 	}
@@ -88,13 +82,9 @@ func TestApproveResumesAtTheWaitingStep(t *testing.T) {
 }
 
 func TestRejectEndsTheRunAndTheStepNeverRuns(t *testing.T) {
-	e := newEnv(t, backup("backup", ""))
-	e.start()
-	r := waitingAtStep2(t, e, "backup")
+	e, r := started(t, backup("backup", ""), waitingAtStep2)
 
-	e.resolve(r.RequestID, false, "not tonight")
-	ev := e.next(cron.EventRunFinished, r.ID)
-	r = e.run(r.ID)
+	r, ev := e.decide(r, false, "not tonight")
 	if r.Status != store.RunRejected || ev.Status != store.RunRejected || !ev.Notify || ev.RequestID != r.RequestID {
 		t.Fatalf("run %+v, event %+v", r, ev)
 	}
@@ -113,17 +103,13 @@ func TestRejectEndsTheRunAndTheStepNeverRuns(t *testing.T) {
 }
 
 func TestRestartWhileWaitingThenApprove(t *testing.T) {
-	e := newEnv(t, backup("backup", ""))
-	e.start()
-	r := waitingAtStep2(t, e, "backup")
+	e, r := started(t, backup("backup", ""), waitingAtStep2)
 
 	e.restart()
 	if got := e.run(r.ID); got.Status != store.RunWaitingApproval {
 		t.Fatalf("after the restart the run is %s, want still waiting", got.Status)
 	}
-	e.resolve(r.RequestID, true, "")
-	e.next(cron.EventRunFinished, r.ID)
-	if got := e.run(r.ID); got.Status != store.RunSucceeded {
+	if got, _ := e.decide(r, true, ""); got.Status != store.RunSucceeded {
 		t.Fatalf("run %+v", got)
 	}
 	if e.lines("data/step1.log") != 1 {
@@ -135,9 +121,7 @@ func TestRestartWhileWaitingThenApprove(t *testing.T) {
 }
 
 func TestApprovedWhileDownResumesAtStart(t *testing.T) {
-	e := newEnv(t, backup("backup", ""))
-	e.start()
-	r := waitingAtStep2(t, e, "backup")
+	e, r := started(t, backup("backup", ""), waitingAtStep2)
 	e.stop()
 
 	// The service is down; the request is approved (by the CLI through another gate).
@@ -156,9 +140,7 @@ func TestApprovedWhileDownResumesAtStart(t *testing.T) {
 }
 
 func TestRejectedWhileDownFinishesAtStart(t *testing.T) {
-	e := newEnv(t, backup("backup", ""))
-	e.start()
-	r := waitingAtStep2(t, e, "backup")
+	e, r := started(t, backup("backup", ""), waitingAtStep2)
 	e.stop()
 	g := e.newGate(nil)
 	if _, err := g.CancelRequest(r.RequestID, "not needed", store.Actor{By: "cli", Via: "cli"}, ""); err != nil {

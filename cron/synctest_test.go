@@ -18,9 +18,7 @@ func TestApprovalTimeoutExpiresTheRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		j := backup("backup", "")
 		j.ApprovalTimeout = time.Hour
-		e := newEnv(t, j)
-		e.start()
-		r := waitingAtStep2(t, e, "backup")
+		e, r := started(t, j, waitingAtStep2)
 		req, err := e.gate.Request(r.RequestID)
 		if err != nil {
 			t.Fatal(err)

@@ -158,7 +158,7 @@ func (m *Manager) Tools() (Catalog, error) {
 	names = slices.Compact(names)
 	c := Catalog{BuiltIn: []string{}, MCP: []string{}, MCPServers: []string{}}
 	for _, n := range names {
-		if s := mcpServer(n); s != "" {
+		if s := MCPServer(n); s != "" {
 			c.MCP = append(c.MCP, n)
 			c.MCPServers = append(c.MCPServers, s)
 			continue

@@ -200,7 +200,7 @@ func BenchmarkCheckShell(b *testing.B) {
 	}
 	c := gate.Call{SessionID: "bench", Group: "bench", ToolName: "Bash",
 		Arguments: map[string]any{"command": "cd docs && git status --short | " +
-			"grep -v vendor > /dev/null; go test ./... 2>&1 | tail -n 20"}}
+			"grep -v vendor > /dev/null; go test ./docs/... 2>&1 | tail -n 20"}}
 	if out := e.check(c); out.Decision != gate.VerdictAllow || len(out.Commands) != 5 {
 		b.Fatalf("%+v, want allow of 5 commands", out)
 	}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -278,4 +279,23 @@ func (m *Manager) Bypasses(sessionID string) []Bypass {
 		return nil
 	}
 	return append([]Bypass(nil), bs...)
+}
+
+// AllBypasses returns every session's unexpired bypasses, a copy sorted by session id
+// (in grant order within a session), pruning expired ones. It does not block beyond a
+// lock.
+func (m *Manager) AllBypasses() []Bypass {
+	now := m.now()
+	m.bypassMu.Lock()
+	defer m.bypassMu.Unlock()
+	sessions := make([]string, 0, len(m.bypasses))
+	for s := range m.bypasses {
+		sessions = append(sessions, s)
+	}
+	slices.Sort(sessions)
+	var out []Bypass
+	for _, s := range sessions {
+		out = append(out, m.pruneLocked(s, now)...)
+	}
+	return out
 }

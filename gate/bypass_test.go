@@ -3,6 +3,7 @@ package gate_test
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -237,4 +238,32 @@ func TestBypassNotGrantedWhenAuditFails(t *testing.T) {
 	if bs := e.m.Bypasses("s1"); bs != nil {
 		t.Errorf("granted %v without an audit entry", bs)
 	}
+}
+
+func TestAllBypasses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t)
+		if bs := e.m.AllBypasses(); bs != nil {
+			t.Errorf("AllBypasses of a new gate = %v, want none", bs)
+		}
+		for _, b := range []struct {
+			session, scope string
+			secs           int64
+		}{{"s2", "all", 0}, {"s1", "tool:Bash", 60}, {"s1", "tool:Read", 3600}, {"s3", "all", 60}} {
+			if _, err := e.m.SetBypass(b.session, b.scope, b.secs, "", admin); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(2 * time.Minute) // synctest's fake clock: the 60 s bypasses end
+		var got []string
+		for _, b := range e.m.AllBypasses() {
+			got = append(got, b.SessionID+" "+b.Scope)
+		}
+		if want := []string{"s1 tool:Read", "s2 all"}; !slices.Equal(got, want) {
+			t.Errorf("AllBypasses = %q, want %q (by session, expired ones pruned)", got, want)
+		}
+		if bs := e.m.Bypasses("s3"); bs != nil {
+			t.Errorf("expired bypass of s3 kept: %v", bs)
+		}
+	})
 }

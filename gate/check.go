@@ -57,7 +57,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 			Commands: cmds}, nil
 	}
 	category := m.category(snap, c.ToolName)
-	server := mcpServer(c.ToolName)
+	server := MCPServer(c.ToolName)
 	if snap.err != nil {
 		m.log.Error("rules unavailable: approval required", "tool", c.ToolName, "session_id", c.SessionID, "err", snap.err)
 		d.Reason = ReasonRulesUnavailable
@@ -177,8 +177,9 @@ func (m *Manager) auditDeny(c Call, group string, d rules.Decision) {
 	m.batch.audit(store.AuditEntry{At: m.now(), By: by, Via: via, Action: AuditDenied, RuleID: d.RuleID, Detail: detail})
 }
 
-// mcpServer is the server of an MCP tool name "mcp__<server>__<tool>", else "".
-func mcpServer(tool string) string {
+// MCPServer returns the server of an MCP tool name "mcp__<server>__<tool>" (the
+// server of a bypass scope "mcp:<server>"), else "".
+func MCPServer(tool string) string {
 	rest, ok := strings.CutPrefix(tool, "mcp__")
 	if !ok {
 		return ""

@@ -71,3 +71,14 @@ func Example() {
 	// gate: resolve 1: already approved by alice via telegram: request already resolved
 	// execute_cmd: allow by session bypass
 }
+
+// An MCP tool's server is what a bypass scope "mcp:<server>" names.
+func ExampleMCPServer() {
+	for _, tool := range []string{"mcp__notes__read", "mcp__notes", "Bash"} {
+		fmt.Printf("%q\n", gate.MCPServer(tool))
+	}
+	// Output:
+	// "notes"
+	// ""
+	// ""
+}

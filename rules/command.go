@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -409,7 +410,13 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 	}
 	full = filepath.FromSlash(full)
 	forms, ok := buf[:0], false
-	if filepath.IsAbs(full) {
+	if p.Marker != "" && filepath.IsAbs(full) {
+		// The directory the command runs in, as the OS resolves it; the repository or
+		// module root above it.
+		if abs, problem := resolveWith(full, s.opt.WorkspaceRoot, nil, cache, nil); problem == "" {
+			forms, ok = s.appendForms(forms, rootOf(abs, p.Marker)), true
+		}
+	} else if filepath.IsAbs(full) {
 		forms, ok = s.formsCached(&Call{}, full, forms, cache)
 	}
 	if !ok {
@@ -420,7 +427,11 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 	found := false
 	if p.Access == shell.Config {
 		for _, path := range forms {
-			if f := s.writableConfig(t, c, path, p.Configs); f != "" {
+			f := s.writableConfig(t, c, path, p.Configs)
+			if f == "" && p.Tree {
+				f = s.writableTree(t, c, path)
+			}
+			if f != "" {
 				return Decision{Action: Require, Reason: pathWhat(sc, p) + " runs " + f +
 					", which the agent may write", Path: path, PathState: PathOK}, true
 			}
@@ -434,6 +445,58 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 		}
 	}
 	return d, found
+}
+
+// rootOf returns the root of the repository or module the resolved directory dir
+// lies in: the nearest directory at or above it that holds marker (".git/": a
+// directory named .git; "go.mod"). A .git that is a file (a linked work tree, a
+// submodule) names a repository elsewhere, so the walk goes on above it; with none
+// found, or after maxConfigDepth directories, the root is unknown and "/" stands for
+// it.
+func rootOf(dir, marker string) string {
+	name, isDir := strings.CutSuffix(marker, "/")
+	for n := 0; n < maxConfigDepth; n++ {
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && (fi.IsDir() || !isDir) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "/"
+}
+
+// writableTree returns a place below the normalised directory dir that an allow rule
+// lets a file write tool call of c's agent write, or "": a program that runs the code
+// of every package there (go test ./...) may run what the agent wrote. The rules'
+// order is not looked at, nor whether the place exists yet: the same script may
+// create it. The answers are kept in t.
+func (s *Set) writableTree(t *tier, c *Call, dir string) string {
+	k := probeKey{dir: dir, agent: c.AgentID, source: c.Source}
+	if place, known := t.trees.get(k); known {
+		return place
+	}
+	tool := s.opt.FSWrite[0]
+	place := ""
+	for i := range t.rules {
+		r := &t.rules[i]
+		if r.action != Allow || !r.hasPath || !s.toolMatches(r.toolKind, r.tool, tool) ||
+			r.agent != "" && r.agent != c.AgentID || r.source != "" && r.source != c.Source {
+			continue
+		}
+		p := r.path.s
+		if r.path.kind == pathPrefix {
+			p = prefixDir(p)
+		}
+		if Under(p, dir) && !t.isProtected(p) {
+			place = p
+			break
+		}
+	}
+	t.trees.put(k, place)
+	return place
 }
 
 // maxConfigDepth bounds how many directories writableConfig looks at.
@@ -494,41 +557,45 @@ func (s *Set) probePath(dir, file string) string {
 	return filepath.Join(dir, filepath.FromSlash(file))
 }
 
-// maxProbes bounds how many answers a probeCache keeps.
+// maxProbes bounds how many answers an answers keeps.
 const maxProbes = 4096
 
 // probeKey is one question of writableConfig.
 type probeKey struct{ dir, file, agent, source string }
 
-// probeCache keeps writableConfig's answers of one tier; it is safe for concurrent
-// use, and its zero value is empty.
-type probeCache struct {
+// answers keeps the answers of one tier's questions of writableConfig (probes) or
+// writableTree (trees), at most maxProbes; it is safe for concurrent use, and its
+// zero value is empty.
+type answers[V any] struct {
 	mu sync.RWMutex
-	m  map[probeKey]bool
+	m  map[probeKey]V
 }
 
-func (pc *probeCache) get(k probeKey) (writable, known bool) {
-	pc.mu.RLock()
-	writable, known = pc.m[k]
-	pc.mu.RUnlock()
-	return writable, known
+func (a *answers[V]) get(k probeKey) (v V, known bool) {
+	a.mu.RLock()
+	v, known = a.m[k]
+	a.mu.RUnlock()
+	return v, known
 }
 
-func (pc *probeCache) put(k probeKey, writable bool) {
-	pc.mu.Lock()
-	if pc.m == nil {
-		pc.m = map[probeKey]bool{}
+func (a *answers[V]) put(k probeKey, v V) {
+	a.mu.Lock()
+	if a.m == nil {
+		a.m = map[probeKey]V{}
 	}
-	if len(pc.m) < maxProbes {
-		pc.m[k] = writable
+	if len(a.m) < maxProbes {
+		a.m[k] = v
 	}
-	pc.mu.Unlock()
+	a.mu.Unlock()
 }
 
 // pathWhat is how a reason names the path p of sc.
 func pathWhat(sc *shell.Script, p *shell.Path) string {
 	if p.Command < 0 || p.Command >= len(sc.Commands) {
 		return "the tool's working directory"
+	}
+	if p.Access == shell.Repo {
+		return "the repository of command " + strconv.Quote(commandText(&sc.Commands[p.Command]))
 	}
 	return p.Access.String() + " " + strconv.Quote(p.Name) + " of command " +
 		strconv.Quote(commandText(&sc.Commands[p.Command]))

@@ -7,6 +7,7 @@ import (
 
 func TestExplain(t *testing.T) {
 	root := workspace(t)
+	gitDir(t, root, "docs")
 	rs := append(seedRules(),
 		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "Bash", CommandPattern: "git status",
 			Action: Allow, Priority: 1},

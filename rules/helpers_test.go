@@ -103,6 +103,14 @@ func seedOptions(root string) Options {
 	}
 }
 
+// gitDir makes dir (relative to root) a repository's root: it holds a .git directory.
+func gitDir(tb testing.TB, root, dir string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Join(root, dir, ".git"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 func mustRename(tb testing.TB, from, to string) {
 	tb.Helper()
 	if err := os.Rename(from, to); err != nil {

@@ -32,7 +32,9 @@ type tier struct {
 	// protected are Options.Protected, normalised.
 	protected []string
 	// probes keeps writableConfig's answers, which depend on the rules only.
-	probes probeCache
+	probes answers[bool]
+	// trees keeps writableTree's answers.
+	trees answers[string]
 }
 
 // index lists, for each way a tool name can match, the positions in tier.rules of the

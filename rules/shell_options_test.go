@@ -8,6 +8,7 @@ import "testing"
 // Each hole is tested with its neighbours.
 func TestShellWritesAndRuns(t *testing.T) {
 	root := workspace(t)
+	gitDir(t, root, "docs") // git in docs reads the repository docs, not the root
 	rs := starterRules()
 	id := uint64(500)
 	for _, p := range []string{"sort *", "tee *", "cp *", "mv *", "sed *", "dd *", "wget *",

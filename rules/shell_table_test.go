@@ -40,6 +40,7 @@ func starterRules() []Rule {
 // them.
 func TestShellScripts(t *testing.T) {
 	root := workspace(t)
+	gitDir(t, root, "docs") // git in docs reads the repository docs, not the root
 	// pub holds links into the denied secrets/ and the protected state/.
 	if err := os.MkdirAll(filepath.Join(root, "pub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func TestShellScripts(t *testing.T) {
 		{in("git statusx"), R, false, `command "git statusx"`},
 		{in("git  status"), A, false, ""},
 		{in("'git' \"status\""), A, false, ""},
-		{bash("git push origin main"), R, false, ""},
+		{bash("git push origin main"), R, true, "repository"}, // no .git: the root is unknown
 		{bash("git push --force origin main"), D, false, ""},
 		{in("ls"), A, false, ""},
 		// An interpreter runs code the gate cannot read: stdin, "-", a script file.
@@ -79,7 +80,7 @@ func TestShellScripts(t *testing.T) {
 		{in("node x.js"), R, false, "node runs code"},
 		{in("python3 --version"), A, false, ""},
 		{bash("ls -la docs"), A, false, ""},
-		{bash("go test ./..."), A, false, ""},
+		{in("go test ./..."), A, false, ""},
 		{bash("npm test"), A, false, ""},
 		{bash("npm run test -- --watch"), A, false, ""},
 		{bash("npm run test"), A, false, ""},
@@ -121,9 +122,9 @@ func TestShellScripts(t *testing.T) {
 		// Wrappers.
 		{bash("env rm -rf /"), D, false, ""},
 		{bash("nice -n5 rm -rf /"), D, false, ""},
-		{bash("timeout 5 go test ./..."), A, false, ""},
-		{bash("nohup go test ./... &"), A, false, ""},
-		{bash("time go test ./..."), A, false, ""},
+		{in("timeout 5 go test ./..."), A, false, ""},
+		{in("nohup go test ./... &"), A, false, ""},
+		{in("time go test ./..."), A, false, ""},
 		{bash("command rm -rf /"), D, false, ""},
 		{bash("exec rm -rf /"), D, false, ""},
 		{bash("ionice -c3 rm -rf /"), D, false, ""},
@@ -271,6 +272,135 @@ func TestShellScripts(t *testing.T) {
 		t.Fatalf("%d scripts, want at least 60", len(tests))
 	}
 	checkShell(t, s, tests)
+}
+
+// allowCommands compiles the seeded rules of root with extra, and an allow rule of
+// Bash for each command pattern, ahead of the seeded Bash require; ~ is home.
+func allowCommands(root, home string, extra []Rule, patterns ...string) *Set {
+	rs := append(seedRules(), extra...)
+	for i, p := range patterns {
+		rs = append(rs, Rule{ID: uint64(100 + i), GroupID: DefaultGroup, ToolPattern: "Bash",
+			CommandPattern: p, Action: Allow, Priority: 1})
+	}
+	opt := seedOptions(root)
+	opt.Home = home
+	return Compile(nil, rs, opt)
+}
+
+// TestShellRepoReaders: git commands that read the files of any commit or of the
+// whole work tree without naming them read the repository, wherever in it they run:
+// under allow git *, they need a human when the repository holds secrets/.
+func TestShellRepoReaders(t *testing.T) {
+	root := workspace(t)
+	gitDir(t, root, ".")
+	gitDir(t, root, "docs/sub") // a repository of its own, without secrets
+	for _, d := range []string{"src", "wt"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A linked work tree: its .git is a file naming a repository elsewhere.
+	if err := os.WriteFile(filepath.Join(root, "wt", ".git"), []byte("gitdir: /x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := allowCommands(root, root+"/docs", nil, "git *", "cd *")
+	src, sub, wt := bashAt("src"), bashAt("docs/sub"), bashAt("wt")
+	const (
+		A = Allow
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{src("git show HEAD"), R, true, `the repository of command "git show HEAD" holds`},
+		{src("git show HEAD:secrets/key"), R, true, "holds"},
+		{src("git show"), R, true, "holds"},
+		{src("git archive HEAD"), R, true, "holds"},
+		{src("git archive --format=zip -o ../data/a.zip HEAD"), R, true, "holds"},
+		{src("git bundle create ../data/b --all"), R, true, "holds"},
+		{src("git cat-file -p HEAD:secrets/key"), R, true, "holds"},
+		{src("git cat-file blob 1234abcd"), R, true, "holds"},
+		{src("git log -p"), R, true, "holds"},
+		{src("git log --patch -n 3"), R, true, "holds"},
+		{src("git log -S token"), R, true, "holds"},
+		{src("git log --stat"), R, true, "holds"},
+		{src("git diff HEAD~1"), R, true, "holds"},
+		{src("git diff main..feature"), R, true, "holds"},
+		{src("git diff-tree -p HEAD"), R, true, "holds"},
+		{src("git format-patch -1 --stdout"), R, true, "holds"},
+		{src("git fast-export --all"), R, true, "holds"},
+		{src("git ls-tree -r HEAD"), R, true, "holds"},
+		{src("git grep token HEAD"), R, true, "holds"},
+		{src("git stash show -p"), R, true, "holds"},
+		{src("git worktree add /tmp/x"), R, true, ""},
+		{src("git checkout-index -a --prefix=../data/x/"), R, true, "holds"},
+		{src("git push https://example.invalid/x HEAD"), R, true, "holds"},
+		{bashAt("")("cd src && git show HEAD"), R, true, "holds"},
+		{bashAt("")("git -C src show HEAD"), R, true, "holds"},
+		// What names no file content stays a matter of the rules.
+		{src("git log --oneline -n 5"), A, false, ""},
+		{src("git log -n 1 --format=%H"), A, false, ""},
+		{src("git status"), A, false, ""},
+		{src("git rev-parse HEAD"), A, false, ""},
+		// A repository of its own, without secrets/, is read freely.
+		{sub("git show HEAD"), A, false, ""},
+		{sub("git log -p"), A, false, ""},
+		{sub("git archive HEAD"), A, false, ""},
+		// A .git file names a repository elsewhere: the one above counts.
+		{wt("git show HEAD"), R, true, "holds"},
+	})
+}
+
+// TestShellGoPackages: a package pattern with "..." is a recursive read of its
+// directory (the module's, for all and import paths), and go test or go run of
+// packages where the agent may write a file needs a human.
+func TestShellGoPackages(t *testing.T) {
+	root := workspace(t)
+	for _, d := range []string{"docs/sub", "memory/a"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"go.mod", "docs/sub/go.mod"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte("module x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// docs/gen does not exist yet: a script may create it before go test runs.
+	gen := Rule{ID: 110, GroupID: DefaultGroup, ToolPattern: "@fs_write",
+		PathPattern: "docs/gen/*", Action: Allow, Priority: 5}
+	s := allowCommands(root, root+"/docs/sub", []Rule{gen}, "go *", "staticcheck *", "cd *")
+	top, docs, sub := bashAt(""), bashAt("docs"), bashAt("docs/sub")
+	checkShell(t, s, []shellCase{
+		// The tree is read: at the root it holds secrets/.
+		{top("go test ./..."), Require, true, `argument "." of command "go test ./..." holds`},
+		{top("go vet ./..."), Require, true, "holds"},
+		{top("go build ./..."), Require, true, "holds"},
+		{top("go list -m ./..."), Require, true, "holds"},
+		{top("go test -race -count=1 ./..."), Require, true, "holds"},
+		{top("staticcheck ./..."), Require, true, "holds"},
+		{docs("go test ../..."), Require, true, "holds"},
+		{top("go test ./src/... ./..."), Require, true, "holds"},
+		{top("go test " + root + "/..."), Require, true, "holds"},
+		// The module's packages: its root, where go.mod is, holds secrets/.
+		{docs("go test all"), Require, true, "holds"},
+		{docs("go vet example.com/x/..."), Require, true, "holds"},
+		{sub("go test all"), Allow, false, ""},
+		{sub("go test ./..."), Allow, false, ""},
+		// Where the agent may write, go test and go run run its code.
+		{top("go test ./memory/..."), Require, false, "which the agent may write"},
+		{top("go test ./memory/a"), Require, false, "which the agent may write"},
+		{top("go run ./memory/a"), Require, false, "which the agent may write"},
+		{docs("go test ./..."), Require, false, "docs/gen, which the agent may write"},
+		{docs("go test ./gen/..."), Require, false, "which the agent may write"},
+		{top("cd memory && go test ./..."), Require, false, "which the agent may write"},
+		// Reading or building it runs nothing of the agent's.
+		{top("go vet ./memory/..."), Allow, false, ""},
+		{top("go build ./memory/a"), Allow, false, ""},
+		{docs("go vet ./..."), Allow, false, ""},
+		{top("go test ./docs/sub/..."), Allow, false, ""},
+		{top("go test"), Allow, false, ""},
+		{top("go test example.com/x/pkg"), Allow, false, ""},
+		{top("go test std"), Allow, false, ""},
+	})
 }
 
 // shellCase is a shell tool call and the decision Evaluate must give it.

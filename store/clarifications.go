@@ -355,53 +355,58 @@ func (d *DB) AnswerClarification(id uint64, a ClarificationAnswer) (Clarificatio
 		return Clarification{}, fmt.Errorf("store: answer clarification %d: %w: the answer needs who (by)",
 			id, ErrInvalid)
 	}
-	var out Clarification
-	var outcome resolveOutcome
-	var bad string
-	err := d.update(func(tx *bolt.Tx) error {
-		out, outcome, bad = Clarification{}, resolveNotFound, ""
-		c, found, err := pendingClarification(tx, id)
-		switch {
-		case err != nil:
-			return err
-		case found != resolveDone:
-			out, outcome = c, found
-			return errNoChange
-		case a.At.After(c.ExpiresAt):
-			out, outcome = c, resolveLate
-			return errNoChange
+	return d.endClarification(id, "answer", func(tx *bolt.Tx, c *Clarification) (
+		resolveOutcome, error) {
+		if a.At.After(c.ExpiresAt) {
+			return resolveLate, nil
 		}
 		if o := a.Option; o != nil && (*o < 0 || *o >= len(c.Options) || c.Options[*o] != a.Text) {
-			bad = fmt.Sprintf("option %d is not one of the %d options", *o+1, len(c.Options))
-			return errNoChange
+			return resolveDone, fmt.Errorf("%w: option %d is not one of the %d options",
+				ErrInvalid, *o+1, len(c.Options))
 		}
 		if err := tx.Bucket(bucketClarPending).Delete(timeIDKey(c.ExpiresAt, c.ID)); err != nil {
-			return err
+			return resolveDone, err
 		}
 		c.Status, c.Answer = ClarificationAnswered, &a
-		if err := putClarification(tx, c); err != nil {
-			return err
+		if err := putClarification(tx, *c); err != nil {
+			return resolveDone, err
 		}
 		detail := "session=" + c.SessionID + " answer=" + strconv.Quote(cut(a.Text, 200))
-		if err := d.appendAudit(tx, AuditEntry{By: a.By, Via: a.Via,
-			Action: AuditClarificationAnswered, ClarificationID: c.ID, Detail: detail}); err != nil {
-			return err
+		return resolveDone, d.appendAudit(tx, AuditEntry{By: a.By, Via: a.Via,
+			Action: AuditClarificationAnswered, ClarificationID: c.ID, Detail: detail})
+	})
+}
+
+// endClarification ends pending clarification id in one transaction: end writes it and
+// its audit entry and reports resolveDone, or refuses with resolveLate or an error
+// (nothing written). Every error says "store: <op> clarification <id>"; with
+// ErrAlreadyResolved and ErrExpired the stored clarification is returned too.
+func (d *DB) endClarification(id uint64, op string,
+	end func(tx *bolt.Tx, c *Clarification) (resolveOutcome, error)) (Clarification, error) {
+	var out Clarification
+	var outcome resolveOutcome
+	err := d.update(func(tx *bolt.Tx) error {
+		c, found, err := pendingClarification(tx, id)
+		out, outcome = c, found
+		if err == nil && found == resolveDone {
+			outcome, err = end(tx, &c)
+			out = c
 		}
-		out, outcome = c, resolveDone
-		return nil
+		if err == nil && outcome != resolveDone {
+			err = errNoChange
+		}
+		return err
 	})
 	switch {
 	case err != nil:
-		return Clarification{}, fmt.Errorf("store: answer clarification %d: %w", id, err)
-	case bad != "":
-		return Clarification{}, fmt.Errorf("store: answer clarification %d: %w: %s", id, ErrInvalid, bad)
+		return Clarification{}, fmt.Errorf("store: %s clarification %d: %w", op, id, err)
 	case outcome == resolveNotFound:
-		return Clarification{}, fmt.Errorf("store: answer clarification %d: %w", id, ErrNotFound)
+		return Clarification{}, fmt.Errorf("store: %s clarification %d: %w", op, id, ErrNotFound)
 	case outcome == resolveLost:
-		return out, fmt.Errorf("store: answer clarification %d: %w (%s)", id, ErrAlreadyResolved,
+		return out, fmt.Errorf("store: %s clarification %d: %w (%s)", op, id, ErrAlreadyResolved,
 			out.Outcome())
 	case outcome == resolveLate:
-		return out, fmt.Errorf("store: answer clarification %d: %w at %s", id, ErrExpired,
+		return out, fmt.Errorf("store: %s clarification %d: %w at %s", op, id, ErrExpired,
 			out.ExpiresAt.Format(time.RFC3339))
 	}
 	return out, nil
@@ -481,34 +486,10 @@ func (d *DB) CancelClarification(id uint64, res Resolution) (Clarification, erro
 		return Clarification{}, fmt.Errorf("store: cancel clarification %d: %w: who (by) is required",
 			id, ErrInvalid)
 	}
-	var out Clarification
-	var outcome resolveOutcome
-	err := d.update(func(tx *bolt.Tx) error {
-		out, outcome = Clarification{}, resolveNotFound
-		c, found, err := pendingClarification(tx, id)
-		switch {
-		case err != nil:
-			return err
-		case found != resolveDone:
-			out, outcome = c, found
-			return errNoChange
-		}
-		if err := d.closeClarification(tx, &c, ClarificationCancelled, res); err != nil {
-			return err
-		}
-		out, outcome = c, resolveDone
-		return nil
+	return d.endClarification(id, "cancel", func(tx *bolt.Tx, c *Clarification) (
+		resolveOutcome, error) {
+		return resolveDone, d.closeClarification(tx, c, ClarificationCancelled, res)
 	})
-	switch {
-	case err != nil:
-		return Clarification{}, fmt.Errorf("store: cancel clarification %d: %w", id, err)
-	case outcome == resolveNotFound:
-		return Clarification{}, fmt.Errorf("store: cancel clarification %d: %w", id, ErrNotFound)
-	case outcome == resolveLost:
-		return out, fmt.Errorf("store: cancel clarification %d: %w (%s)", id, ErrAlreadyResolved,
-			out.Outcome())
-	}
-	return out, nil
 }
 
 // CancelSessionClarifications cancels, with res (a zero At is now) and an audit entry
@@ -621,22 +602,12 @@ func (d *DB) updateClarification(id uint64,
 // (a zero ShownAt is now). A message already recorded writes nothing. Errors (nothing
 // written): ErrNotFound, ErrInvalid (empty channel, chat or ref).
 func (d *DB) AddClarificationMessage(id uint64, m Message) error {
-	if m.Channel == "" || m.ChatID == "" || m.Ref == "" {
-		return fmt.Errorf("store: add message to clarification %d: %w: "+
-			"channel, chat_id and ref are required", id, ErrInvalid)
+	m, err := d.checkMessage(m)
+	if err == nil {
+		err = d.updateClarification(id, func(_ *bolt.Tx, c *Clarification) (bool, error) {
+			return addMessage(&c.Messages, m), nil
+		})
 	}
-	if m.ShownAt.IsZero() {
-		m.ShownAt = d.now()
-	}
-	err := d.updateClarification(id, func(_ *bolt.Tx, c *Clarification) (bool, error) {
-		if slices.ContainsFunc(c.Messages, func(o Message) bool {
-			return o.Channel == m.Channel && o.ChatID == m.ChatID && o.Ref == m.Ref
-		}) {
-			return false, nil
-		}
-		c.Messages = append(c.Messages, m)
-		return true, nil
-	})
 	if err != nil {
 		return fmt.Errorf("store: add message to clarification %d: %w", id, err)
 	}
@@ -648,13 +619,7 @@ func (d *DB) AddClarificationMessage(id uint64, m Message) error {
 // exist.
 func (d *DB) MarkClarificationMessagesFinal(id uint64) error {
 	err := d.updateClarification(id, func(_ *bolt.Tx, c *Clarification) (bool, error) {
-		changed := false
-		for i := range c.Messages {
-			if !c.Messages[i].Final {
-				c.Messages[i].Final, changed = true, true
-			}
-		}
-		return changed, nil
+		return finalMessages(c.Messages), nil
 	})
 	if err != nil {
 		return fmt.Errorf("store: mark messages of clarification %d final: %w", id, err)

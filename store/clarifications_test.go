@@ -251,3 +251,32 @@ func TestVerifyChecksClarifications(t *testing.T) {
 		})
 	}
 }
+
+func TestClarificationMessages(t *testing.T) {
+	d, _ := openTest(t)
+	c, _, err := d.CreateClarification(question())
+	testkit.Must(t, err)
+	tg := Message{Channel: "telegram", ChatID: "-100123", Ref: "55"}
+	testkit.Must(t, d.AddClarificationMessage(c.ID, tg))
+
+	before := fileBytes(t, d.Path())
+	testkit.Must(t, d.AddClarificationMessage(c.ID, tg)) // already recorded: nothing written
+	testkit.WantErr(t, d.AddClarificationMessage(99, tg), ErrNotFound,
+		"store: add message to clarification 99: not found")
+	testkit.WantErr(t, d.AddClarificationMessage(c.ID, Message{Channel: "slack", ChatID: "C1"}),
+		ErrInvalid, "store: add message to clarification 1: invalid input: "+
+			"channel, chat_id and ref are required")
+	testkit.WantErr(t, d.MarkClarificationMessagesFinal(99), ErrNotFound,
+		"store: mark messages of clarification 99 final: not found")
+	unchanged(t, d.Path(), before)
+
+	testkit.Must(t, d.MarkClarificationMessagesFinal(c.ID))
+	got, err := d.Clarification(c.ID)
+	testkit.Must(t, err)
+	if m := got.Messages; len(m) != 1 || !m[0].Final || !m[0].ShownAt.Equal(testkit.T0) {
+		t.Fatalf("messages %+v", got.Messages)
+	}
+	before = fileBytes(t, d.Path())
+	testkit.Must(t, d.MarkClarificationMessagesFinal(c.ID))
+	unchanged(t, d.Path(), before)
+}

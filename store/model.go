@@ -195,7 +195,28 @@ const (
 	RunExpired         RunStatus = "expired"
 	RunCancelled       RunStatus = "cancelled"
 	RunInterrupted     RunStatus = "interrupted"
+	// RunWaitingAnswer is never stored: it is how a run, or its step, that waits
+	// WaitingApproval on a clarification (an ask_user step) is shown (Run.Shown).
+	RunWaitingAnswer RunStatus = "waiting_answer"
 )
+
+// Shown is the status to show for r: RunWaitingAnswer while it waits on a
+// clarification, else its Status.
+func (r Run) Shown() RunStatus {
+	if r.Status == RunWaitingApproval && r.ClarificationID != 0 {
+		return RunWaitingAnswer
+	}
+	return r.Status
+}
+
+// Shown is the status to show for step s: RunWaitingAnswer while it waits on a
+// clarification, else its Status.
+func (s StepResult) Shown() string {
+	if s.Status == string(RunWaitingApproval) && s.ClarificationID != 0 {
+		return string(RunWaitingAnswer)
+	}
+	return s.Status
+}
 
 // Run is one execution of a scheduled job. Its session is
 // "cron:<job>:<id>". Step is the index of the step being run or waited on.

@@ -604,23 +604,10 @@ func (d *DB) CancelSession(sessionID string, res Resolution) ([]Request, error) 
 // finished request too. Errors (nothing is written): ErrNotFound, ErrInvalid (empty
 // channel, chat or ref).
 func (d *DB) AddMessage(id uint64, m Message) error {
-	if m.Channel == "" || m.ChatID == "" || m.Ref == "" {
-		return fmt.Errorf(
-			"store: add message to request %d: %w: channel, chat_id and ref are required",
-			id, ErrInvalid)
+	m, err := d.checkMessage(m)
+	if err == nil {
+		err = d.updateRequest(id, func(r *Request) bool { return addMessage(&r.Messages, m) })
 	}
-	if m.ShownAt.IsZero() {
-		m.ShownAt = d.now()
-	}
-	err := d.updateRequest(id, func(r *Request) bool {
-		if slices.ContainsFunc(r.Messages, func(o Message) bool {
-			return o.Channel == m.Channel && o.ChatID == m.ChatID && o.Ref == m.Ref
-		}) {
-			return false
-		}
-		r.Messages = append(r.Messages, m)
-		return true
-	})
 	if err != nil {
 		return fmt.Errorf("store: add message to request %d: %w", id, err)
 	}
@@ -631,19 +618,49 @@ func (d *DB) AddMessage(id uint64, m Message) error {
 // (docs/design.md, "Chat prompts"), so the outbox stops updating them. When all are already
 // final it writes nothing. ErrNotFound when the request does not exist.
 func (d *DB) MarkMessagesFinal(id uint64) error {
-	err := d.updateRequest(id, func(r *Request) bool {
-		changed := false
-		for i := range r.Messages {
-			if !r.Messages[i].Final {
-				r.Messages[i].Final, changed = true, true
-			}
-		}
-		return changed
-	})
+	err := d.updateRequest(id, func(r *Request) bool { return finalMessages(r.Messages) })
 	if err != nil {
 		return fmt.Errorf("store: mark messages of request %d final: %w", id, err)
 	}
 	return nil
+}
+
+// checkMessage returns m, a zero ShownAt made now, for a request's or a clarification's
+// messages; ErrInvalid when its channel, chat or ref is empty.
+func (d *DB) checkMessage(m Message) (Message, error) {
+	if m.Channel == "" || m.ChatID == "" || m.Ref == "" {
+		return m, fmt.Errorf("%w: channel, chat_id and ref are required", ErrInvalid)
+	}
+	if m.ShownAt.IsZero() {
+		m.ShownAt = d.now()
+	}
+	return m, nil
+}
+
+// sameMessage reports whether a and b are the same chat message: channel, chat and ref.
+func sameMessage(a, b Message) bool {
+	return a.Channel == b.Channel && a.ChatID == b.ChatID && a.Ref == b.Ref
+}
+
+// addMessage appends m to *ms unless the same message is there; it reports whether it
+// did.
+func addMessage(ms *[]Message, m Message) bool {
+	if slices.ContainsFunc(*ms, func(o Message) bool { return sameMessage(o, m) }) {
+		return false
+	}
+	*ms = append(*ms, m)
+	return true
+}
+
+// finalMessages marks every message of ms final; it reports whether one was not.
+func finalMessages(ms []Message) bool {
+	changed := false
+	for i := range ms {
+		if !ms[i].Final {
+			ms[i].Final, changed = true, true
+		}
+	}
+	return changed
 }
 
 // updateRequest applies change to request id in one transaction and writes it, with

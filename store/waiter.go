@@ -50,7 +50,7 @@ func (d *DB) SetWaiterGone(id uint64, at time.Time) (Request, bool, error) {
 func (d *DB) MarkMessageFinal(id uint64, m Message) error {
 	err := d.updateRequest(id, func(r *Request) bool {
 		for i, o := range r.Messages {
-			if o.Channel == m.Channel && o.ChatID == m.ChatID && o.Ref == m.Ref && !o.Final {
+			if sameMessage(o, m) && !o.Final {
 				r.Messages[i].Final = true
 				return true
 			}

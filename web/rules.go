@@ -201,7 +201,7 @@ func (h *Handler) matrix(rs []rules.Rule) ([]toolSection, error) {
 	secs := map[keyed][]toolRow{}
 	for _, tr := range rows {
 		k := keyed{2, "Other tools"}
-		if s := mcpServer(tr.Tool); s != "" {
+		if s := gate.MCPServer(tr.Tool); s != "" {
 			k = keyed{1, "MCP server " + s}
 		} else if c := h.gate.Category(tr.Tool); c != "" {
 			k = keyed{0, "Category " + c}
@@ -222,19 +222,6 @@ func (h *Handler) matrix(rs []rules.Rule) ([]toolSection, error) {
 		out[i] = toolSection{Title: k.title, Tools: ts}
 	}
 	return out, nil
-}
-
-// mcpServer is the server of an MCP tool name "mcp__<server>__<tool>", else "".
-func mcpServer(tool string) string {
-	rest, ok := strings.CutPrefix(tool, "mcp__")
-	if !ok {
-		return ""
-	}
-	server, _, ok := strings.Cut(rest, "__")
-	if !ok {
-		return ""
-	}
-	return server
 }
 
 // changed finishes a rule change: back to the group's rules on success, the page with

@@ -132,21 +132,9 @@ func New(opt Options) (*Channel, error) {
 		secret:    opt.SigningSecret,
 		listen:    opt.HTTPListen,
 		targets:   append([]string(nil), opt.Channels...),
-		now:       opt.Now,
-		sleep:     opt.Sleep,
-		log:       opt.Logger,
 		listening: make(chan struct{}),
 	}
-	if c.now == nil {
-		c.now = time.Now
-	}
-	if c.sleep == nil {
-		c.sleep = bot.Sleep
-	}
-	if c.log == nil {
-		c.log = slog.Default()
-	}
-	c.log = c.log.With("component", "slack")
+	c.now, c.sleep, c.log = bot.ChannelDefaults(opt.Now, opt.Sleep, opt.Logger, "slack")
 	client := opt.HTTPClient
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}

@@ -16,40 +16,6 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-func (o *outbox) AddClarificationMessage(id uint64, m store.Message) error {
-	err := o.DB.AddClarificationMessage(id, m)
-	if err == nil {
-		o.added <- m
-	}
-	return err
-}
-
-func (o *outbox) MarkClarificationMessagesFinal(id uint64) error {
-	err := o.DB.MarkClarificationMessagesFinal(id)
-	if err == nil {
-		o.final <- id
-	}
-	return err
-}
-
-// submit sends the submission of view v by user with the answer text.
-func (e *env) submit(user string, v slacktest.OpenedView, answer string) delivery {
-	e.t.Helper()
-	s := slacktest.ViewSubmission{UserID: user, View: v,
-		Values: map[string]map[string]string{"answer": {"answer": answer}}}
-	if e.mode == socketMode {
-		env, err := e.srv.PushViewSubmission(s)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		e.waitAck(env.EnvelopeID, 1)
-		return delivery{envelope: env}
-	}
-	d := delivery{path: slack.PathInteractions, body: e.srv.ViewSubmissionBody(s)}
-	e.post(d, 200)
-	return d
-}
-
 // buttons are the texts of the buttons of blocks.
 func buttons(bs []map[string]any) []string {
 	var out []string

@@ -3,8 +3,6 @@ package slack_test
 import (
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,22 +24,28 @@ const (
 func seeds(f *testing.F, names ...string) {
 	f.Helper()
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join("testdata", n))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(b))
+		f.Add(string(testkit.ReadFile(f, n)))
 	}
 }
 
-// postSigned posts body to path of e's HTTP listener, signed now, and returns the
-// status.
-func (e *env) postSigned(path string, body []byte) int {
+// postFuzzed posts body to path of e's HTTP listener, signed now, and stops e. It
+// fails the test unless the answer is 200, or 400 with the store as the snapshot
+// before; it returns the status.
+func (e *env) postFuzzed(path string, body []byte, before string) int {
 	e.t.Helper()
 	req, err := slacktest.NewSignedRequest(testkit.Context(e.t, 30*time.Second), e.base+path, secret,
 		e.clock.Now(), body)
 	testkit.Must(e.t, err)
-	return e.do(req)
+	status := e.do(req)
+	e.stop()
+	switch status {
+	case http.StatusOK:
+	case http.StatusBadRequest:
+		teststore.Unchanged(e.t, e.db, before)
+	default:
+		e.t.Fatalf("status %d for body %q", status, body)
+	}
+	return status
 }
 
 // FuzzInteractionPayload posts any interaction payload, signed, while a request waits
@@ -73,15 +77,7 @@ func FuzzInteractionPayload(f *testing.F) {
 		id := strconv.FormatUint(req.ID, 10)
 		payload = strings.ReplaceAll(strings.ReplaceAll(payload, tsMark, ts), idMark, id)
 		before := teststore.Snapshot(t, e.db)
-		status := e.postSigned(slack.PathInteractions, []byte("payload="+url.QueryEscape(payload)))
-		e.stop()
-		switch status {
-		case http.StatusOK:
-		case http.StatusBadRequest:
-			teststore.Unchanged(t, e.db, before)
-		default:
-			t.Fatalf("status %d for payload %q", status, payload)
-		}
+		status := e.postFuzzed(slack.PathInteractions, []byte("payload="+url.QueryEscape(payload)), before)
 		got := e.request(req.ID)
 		if got.Status == store.Pending {
 			return
@@ -115,15 +111,7 @@ func FuzzSlashCommandBody(f *testing.F) {
 		rulesBefore, err := e.db.Rules()
 		testkit.Must(t, err)
 		before := teststore.Snapshot(t, e.db)
-		status := e.postSigned(slack.PathCommands, []byte(body))
-		e.stop()
-		switch status {
-		case http.StatusOK:
-		case http.StatusBadRequest:
-			teststore.Unchanged(t, e.db, before)
-		default:
-			t.Fatalf("status %d for body %q", status, body)
-		}
+		e.postFuzzed(slack.PathCommands, []byte(body), before)
 		rulesAfter, err := e.db.Rules()
 		testkit.Must(t, err)
 		if testkit.JSON(rulesAfter) != testkit.JSON(rulesBefore) && !strings.Contains(body, admin) {

@@ -1,11 +1,11 @@
 package slack_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +19,8 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -79,6 +81,22 @@ func (o *outbox) AddMessage(id uint64, m store.Message) error {
 
 func (o *outbox) MarkMessagesFinal(id uint64) error {
 	err := o.DB.MarkMessagesFinal(id)
+	if err == nil {
+		o.final <- id
+	}
+	return err
+}
+
+func (o *outbox) AddClarificationMessage(id uint64, m store.Message) error {
+	err := o.DB.AddClarificationMessage(id, m)
+	if err == nil {
+		o.added <- m
+	}
+	return err
+}
+
+func (o *outbox) MarkClarificationMessagesFinal(id uint64) error {
+	err := o.DB.MarkClarificationMessagesFinal(id)
 	if err == nil {
 		o.final <- id
 	}
@@ -156,6 +174,8 @@ type envOptions struct {
 	srv    slacktest.Config
 	// logs, when set, gets the logs of the Bot and the Channel.
 	logs *testkit.Logs
+	// deliveries, when set, is the Channel's DeliveryLog instead of the store.
+	deliveries slack.DeliveryLog
 }
 
 func newEnv(t *testing.T, m mode, opt envOptions) *env {
@@ -205,7 +225,7 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 		APIURL:     srv.URL(),
 		Channels:   []string{slacktest.DefaultChannel},
 		Bot:        b,
-		Deliveries: db,
+		Deliveries: cmp.Or[slack.DeliveryLog](opt.deliveries, db),
 		Now:        e.clock.Now,
 		Sleep:      e.sleep,
 		Logger:     log,
@@ -300,20 +320,14 @@ func (e *env) stop() {
 // chat.update), with the message's ts.
 func (e *env) require(session, tool string, args map[string]any) (store.Request, string) {
 	e.t.Helper()
-	out, err := e.g.Check(context.Background(), gate.Call{ToolName: tool, Arguments: args, SessionID: session})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if out.Decision != gate.VerdictPending || out.Request == nil {
-		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
-	}
+	req := testgate.Require(e.t, e.g, gate.Call{ToolName: tool, Arguments: args, SessionID: session})
 	select {
 	case m := <-e.box.added:
 		if m.Channel != slack.ChannelName || m.ChatID != slacktest.DefaultChannel || m.Ref == "" {
 			e.t.Fatalf("recorded message %+v, want one in slack %s", m, slacktest.DefaultChannel)
 		}
 		e.waitArmed(m.Ref)
-		return e.request(out.Request.ID), m.Ref
+		return e.request(req.ID), m.Ref
 	case <-testkit.Context(e.t, 30*time.Second).Done():
 		e.t.Fatal("the prompt was never recorded")
 	}
@@ -322,11 +336,7 @@ func (e *env) require(session, tool string, args map[string]any) (store.Request,
 
 func (e *env) request(id uint64) store.Request {
 	e.t.Helper()
-	r, err := e.db.Request(id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r
+	return teststore.Request(e.t, e.db, id)
 }
 
 // waitFinal waits until the Fanout marked the messages of request id final: every
@@ -361,32 +371,41 @@ func (e *env) click(user, ts string, id uint64, a bot.Action) delivery {
 
 func (e *env) clickAction(a slacktest.BlockAction) delivery {
 	e.t.Helper()
-	if e.mode == socketMode {
-		env, err := e.srv.PushBlockAction(a)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		e.waitAck(env.EnvelopeID, 1)
-		return delivery{envelope: env}
-	}
-	d := delivery{path: slack.PathInteractions, body: e.srv.BlockActionBody(a)}
-	e.post(d, http.StatusOK)
-	return d
+	return e.deliver(func() (slacktest.Envelope, error) { return e.srv.PushBlockAction(a) },
+		slack.PathInteractions, func() []byte { return e.srv.BlockActionBody(a) })
 }
 
 // command types /skald text as user.
 func (e *env) command(user, text string) delivery {
 	e.t.Helper()
 	c := slacktest.SlashCommand{UserID: user, Text: text}
+	return e.deliver(func() (slacktest.Envelope, error) { return e.srv.PushSlashCommand(c) },
+		slack.PathCommands, func() []byte { return e.srv.SlashCommandBody(c) })
+}
+
+// submit sends the submission of view v by user with the answer text.
+func (e *env) submit(user string, v slacktest.OpenedView, answer string) delivery {
+	e.t.Helper()
+	s := slacktest.ViewSubmission{UserID: user, View: v,
+		Values: map[string]map[string]string{"answer": {"answer": answer}}}
+	return e.deliver(func() (slacktest.Envelope, error) { return e.srv.PushViewSubmission(s) },
+		slack.PathInteractions, func() []byte { return e.srv.ViewSubmissionBody(s) })
+}
+
+// deliver sends one delivery the way e's mode receives it: the envelope push makes
+// (Socket Mode), or body posted to path (HTTP mode); it returns once it is acked.
+func (e *env) deliver(push func() (slacktest.Envelope, error), path string,
+	body func() []byte) delivery {
+	e.t.Helper()
 	if e.mode == socketMode {
-		env, err := e.srv.PushSlashCommand(c)
+		env, err := push()
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		e.waitAck(env.EnvelopeID, 1)
 		return delivery{envelope: env}
 	}
-	d := delivery{path: slack.PathCommands, body: e.srv.SlashCommandBody(c)}
+	d := delivery{path: path, body: body()}
 	e.post(d, http.StatusOK)
 	return d
 }
@@ -530,18 +549,9 @@ func (e *env) checkUpdates(ts string) {
 	}
 }
 
-func readFile(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func readJSON(t *testing.T, name string, v any) {
 	t.Helper()
-	if err := json.Unmarshal(readFile(t, name), v); err != nil {
+	if err := json.Unmarshal(testkit.ReadFile(t, name), v); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 }

@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	slackgo "github.com/slack-go/slack"
+
+	"github.com/skald-circle/skald-bot/internal/httpserve"
 )
 
 // MaxBodyBytes caps the body of an HTTP-mode request; a longer one is answered 413.
@@ -39,41 +40,49 @@ func (c *Channel) Handler() http.Handler {
 }
 
 func (c *Channel) serveInteractions(w http.ResponseWriter, r *http.Request) {
-	body, ok := c.verified(w, r)
-	if !ok {
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	cb, err := slackgo.InteractionCallbackParse(r)
-	if err != nil {
-		c.log.Warn("refused an interaction that is not a Slack payload", "err", err)
-		http.Error(w, "malformed interaction payload", http.StatusBadRequest)
-		return
-	}
-	key := ""
-	if cb.TriggerID != "" {
-		key = "slack:trigger:" + cb.TriggerID
-	}
-	c.ack(w, func(ctx context.Context) { c.handleInteraction(ctx, key, cb) })
+	c.serve(w, r, "interaction payload", func(r *http.Request) (string, handler, error) {
+		cb, err := slackgo.InteractionCallbackParse(r)
+		work := func(ctx context.Context, key string) { c.handleInteraction(ctx, key, cb) }
+		return cb.TriggerID, work, err
+	})
 }
 
 func (c *Channel) serveCommands(w http.ResponseWriter, r *http.Request) {
+	c.serve(w, r, "slash command", func(r *http.Request) (string, handler, error) {
+		cmd, err := slackgo.SlashCommandParse(r)
+		if err == nil && (cmd.UserID == "" || cmd.ChannelID == "") {
+			err = errors.New("no user_id or channel_id")
+		}
+		work := func(ctx context.Context, key string) { c.handleCommand(ctx, key, cmd) }
+		return cmd.TriggerID, work, err
+	})
+}
+
+// handler is the work of one delivery; key identifies the delivery for the
+// DeliveryLog ("" when it carries no id).
+type handler func(ctx context.Context, key string)
+
+// serve answers one HTTP-mode delivery: verified, then parsed by parse, which returns
+// the delivery's trigger_id and its work. A body parse refuses is answered 400
+// "malformed what"; else the work is acknowledged (ack), keyed by the trigger_id.
+func (c *Channel) serve(w http.ResponseWriter, r *http.Request, what string,
+	parse func(r *http.Request) (trigger string, work handler, err error)) {
 	body, ok := c.verified(w, r)
 	if !ok {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	cmd, err := slackgo.SlashCommandParse(r)
-	if err != nil || cmd.UserID == "" || cmd.ChannelID == "" {
-		c.log.Warn("refused a slash command that is not a Slack payload", "err", err)
-		http.Error(w, "malformed slash command", http.StatusBadRequest)
+	trigger, work, err := parse(r)
+	if err != nil {
+		c.log.Warn("refused a delivery that is not a Slack "+what, "err", err)
+		http.Error(w, "malformed "+what, http.StatusBadRequest)
 		return
 	}
 	key := ""
-	if cmd.TriggerID != "" {
-		key = "slack:trigger:" + cmd.TriggerID
+	if trigger != "" {
+		key = "slack:trigger:" + trigger
 	}
-	c.ack(w, func(ctx context.Context) { c.handleCommand(ctx, key, cmd) })
+	c.ack(w, func(ctx context.Context) { work(ctx, key) })
 }
 
 // ack hands work to Run's workers and answers 200 with an empty body, or 503 when
@@ -124,27 +133,8 @@ func (c *Channel) runHTTP(ctx context.Context) error {
 	c.doneListening(ln.Addr())
 	c.log.Info("listening",
 		"addr", ln.Addr().String(), "paths", []string{PathInteractions, PathCommands})
-	srv := &http.Server{
-		Handler:           c.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(c.log.Handler(), slog.LevelWarn),
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return fmt.Errorf("slack: serve on %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close()
-	}
-	<-served
-	return nil
+	srv := httpserve.NewServer(c.Handler(), c.log)
+	srv.WriteTimeout = 30 * time.Second
+	srv.MaxHeaderBytes = 64 << 10
+	return httpserve.Serve(ctx, srv, ln, ShutdownGrace, c.log, "slack", nil)
 }

@@ -125,7 +125,7 @@ func TestHTTPFixtureRequest(t *testing.T) {
 		ClockUnix int64             `json:"clock_unix"`
 	}
 	readJSON(t, "block_actions_signed_request.json", &f)
-	body := readFile(t, "block_actions_form_body.txt")
+	body := testkit.ReadFile(t, "block_actions_form_body.txt")
 	send := func() int {
 		r, err := http.NewRequestWithContext(testkit.Context(t, 30*time.Second), http.MethodPost, e.base+slack.PathInteractions, bytes.NewReader(body))
 		if err != nil {

@@ -79,29 +79,31 @@ func (c *Channel) onSocketEvent(ctx context.Context, sm *socketmode.Client, ev s
 		socketmode.EventTypeErrorWriteFailed:
 		c.log.Warn("Socket Mode error", "type", string(ev.Type), "err", eventErr(ev))
 	case socketmode.EventTypeInteractive:
-		cb, ok := ev.Data.(slackgo.InteractionCallback)
-		if !ok {
-			c.ackOnly(ctx, sm, ev)
-			return
-		}
-		c.take(ctx, sm, ev, func(ctx context.Context, key string) { c.handleInteraction(ctx, key, cb) })
+		takeAs(ctx, c, sm, ev, c.handleInteraction)
 	case socketmode.EventTypeSlashCommand:
-		cmd, ok := ev.Data.(slackgo.SlashCommand)
-		if !ok {
-			c.ackOnly(ctx, sm, ev)
-			return
-		}
-		c.take(ctx, sm, ev, func(ctx context.Context, key string) { c.handleCommand(ctx, key, cmd) })
+		takeAs(ctx, c, sm, ev, c.handleCommand)
 	default:
 		c.ackOnly(ctx, sm, ev)
 	}
+}
+
+// takeAs takes ev (take) with handle as its work when its data is a T; an envelope
+// with other data is acknowledged and ignored.
+func takeAs[T any](ctx context.Context, c *Channel, sm *socketmode.Client, ev socketmode.Event,
+	handle func(ctx context.Context, key string, v T)) {
+	v, ok := ev.Data.(T)
+	if !ok {
+		c.ackOnly(ctx, sm, ev)
+		return
+	}
+	c.take(ctx, sm, ev, func(ctx context.Context, key string) { handle(ctx, key, v) })
 }
 
 // take hands an envelope's work to the workers, then acknowledges the envelope. When
 // Run is stopping it neither takes nor acknowledges it, so Slack delivers it again
 // after the restart.
 func (c *Channel) take(ctx context.Context, sm *socketmode.Client, ev socketmode.Event,
-	work func(ctx context.Context, key string)) {
+	work handler) {
 	if ev.Request == nil || ev.Request.EnvelopeID == "" {
 		c.log.Warn("Socket Mode envelope without an envelope_id ignored", "type", string(ev.Type))
 		return

@@ -208,22 +208,7 @@ func TestNewInvalid(t *testing.T) {
 func TestDeliveryLogFails(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{manual: true})
-			b, err := bot.New(bot.Options{Gate: e.g, Access: access, Logger: testkit.Logger()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := slack.Options{BotToken: slacktest.DefaultBotToken, APIURL: e.srv.URL(), Bot: b,
-				Deliveries: failingLog{}, Logger: testkit.Logger()}
-			if m == socketMode {
-				o.AppToken = slacktest.DefaultAppToken
-			} else {
-				o.SigningSecret, o.HTTPListen = secret, "127.0.0.1:0"
-			}
-			if e.ch, err = slack.New(o); err != nil {
-				t.Fatal(err)
-			}
-			e.start()
+			e := newEnv(t, m, envOptions{deliveries: failingLog{}})
 			before := teststore.Snapshot(t, e.db)
 			e.command(admin, "allow Read")
 			if _, reply := e.nextEphemeral(); reply != "Internal error" {

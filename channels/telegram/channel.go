@@ -161,9 +161,6 @@ func New(opt Options) (*Channel, error) {
 		handler: opt.Handler,
 		store:   opt.Store,
 		tapWait: opt.TapWait,
-		now:     opt.Now,
-		sleep:   opt.Sleep,
-		log:     opt.Logger,
 	}
 	if w := opt.Webhook; w.URL != "" {
 		u, _ := url.Parse(w.URL) // Check parsed it
@@ -175,16 +172,7 @@ func New(opt Options) (*Channel, error) {
 	if c.tapWait <= 0 {
 		c.tapWait = DefaultTapWait
 	}
-	if c.now == nil {
-		c.now = time.Now
-	}
-	if c.sleep == nil {
-		c.sleep = bot.Sleep
-	}
-	if c.log == nil {
-		c.log = slog.Default()
-	}
-	c.log = c.log.With("component", "telegram")
+	c.now, c.sleep, c.log = bot.ChannelDefaults(opt.Now, opt.Sleep, opt.Logger, "telegram")
 	offset, err := c.loadOffset()
 	if err != nil {
 		return nil, fmt.Errorf("telegram: new: %w", err)

@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,47 +16,13 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
-func (n *notifier) ShowClarification(ctx context.Context, c store.Clarification) error {
-	err := n.Fanout.ShowClarification(ctx, c)
-	n.sig.done(fmt.Sprintf("ask %d", c.ID))
-	return err
-}
-
-func (n *notifier) UpdateClarification(ctx context.Context, c store.Clarification) error {
-	err := n.Fanout.UpdateClarification(ctx, c)
-	n.sig.done(fmt.Sprintf("answered %d", c.ID))
-	return err
-}
-
 // question returns the message showing clarification id in chat.
 func (e *env) question(chat int64, id uint64) telegramtest.SentMessage {
 	e.t.Helper()
 	want := bot.ClarCallback{ID: id, Option: -1}.String()
-	var got telegramtest.SentMessage
-	err := e.srv.Wait(e.ctx, func() bool {
-		for _, m := range e.srv.Messages(chat) {
-			if slices.Contains(armedData(m), want) {
-				got = m
-				return true
-			}
-		}
-		return false
+	return e.waitArmed(chat, fmt.Sprintf("question %d", id), func(data []string) bool {
+		return slices.Contains(data, want)
 	})
-	if err != nil {
-		e.t.Fatalf("no question %d in chat %d: %v", id, chat, err)
-	}
-	return got
-}
-
-// tapData injects a tap of user on the button with data under message msg of chat
-// and returns the callback query's answer.
-func (e *env) tapData(user models.User, chat int64, msg int, data string) telegramtest.CallbackAnswer {
-	e.t.Helper()
-	u := e.srv.CallbackQueryUpdate(user, chat, msg, data)
-	if _, err := e.srv.Inject(u); err != nil {
-		e.t.Fatal(err)
-	}
-	return e.answer(u.CallbackQuery.ID)
 }
 
 // replyTo injects user's message text replying to message msg of chat and returns
@@ -68,9 +33,7 @@ func (e *env) replyTo(user models.User, chat models.Chat, msg int, text string) 
 		u := e.srv.MessageUpdate(user, chat, text)
 		u.Message.ReplyToMessage = &models.Message{ID: msg, Chat: chat,
 			From: &models.User{ID: telegramtest.BotID, IsBot: true}}
-		if _, err := e.srv.Inject(u); err != nil {
-			e.t.Fatal(err)
-		}
+		e.inject(u)
 	})
 }
 

@@ -116,12 +116,14 @@ func TestAdminCommands(t *testing.T) {
 		}
 	}
 	const at = "@fake_approval_bot"
-	good := []struct {
+	// A command line typed by user in chat, and what the reply must contain.
+	type command struct {
 		user models.User
 		chat models.Chat
 		text string
 		want string
-	}{
+	}
+	good := []command{
 		{mallory, groupChat, "/help" + at, "ask an admin to add your id 100000009 to the telegram approvers"},
 		{mallory, janeChat, "/start", "Commands for you (not authorized on telegram)"},
 		{mallory, groupChat, "/whoami" + at, "Mallory · id 100000009 · telegram · not authorized"},
@@ -167,12 +169,7 @@ func TestAdminCommands(t *testing.T) {
 		t.Errorf("rmrule: %q", reply)
 	}
 
-	bad := []struct {
-		user models.User
-		chat models.Chat
-		text string
-		want string
-	}{
+	bad := []command{
 		{mallory, groupChat, "/pending" + at, "not authorized: pending needs an approver"},
 		{mallory, janeChat, "/approve 1", "not authorized: approve needs an approver"},
 		{jane, groupChat, "/allow" + at + " Bash", "not authorized: allow needs an admin"},
@@ -230,9 +227,7 @@ func TestAdminCommands(t *testing.T) {
 func TestCommandAddressing(t *testing.T) {
 	e := newEnv(t, envOptions{}).start()
 	before := e.snapshot()
-	if _, err := e.srv.Inject(e.srv.MessageUpdate(alice, groupChat, "/allow@other_bot Bash")); err != nil {
-		t.Fatal(err)
-	}
+	e.inject(e.srv.MessageUpdate(alice, groupChat, "/allow@other_bot Bash"))
 	// Updates are handled in order: once the next one is answered, the first was
 	// handled (and ignored).
 	if reply := e.say(alice, groupChat, "/whoami"); !strings.Contains(reply, "admin") {
@@ -271,9 +266,7 @@ func TestCommandAddressing(t *testing.T) {
 func TestEditedMessageIgnored(t *testing.T) {
 	e := newEnv(t, envOptions{}).start()
 	u := e.srv.MessageUpdate(alice, janeChat, "/allow Bash note=first")
-	if _, err := e.srv.Inject(u); err != nil {
-		t.Fatal(err)
-	}
+	e.inject(u)
 	if err := e.srv.Wait(e.ctx, func() bool { return len(e.replies(janeChat.ID)) == 1 }); err != nil {
 		t.Fatal(err)
 	}
@@ -281,9 +274,7 @@ func TestEditedMessageIgnored(t *testing.T) {
 	edited := models.Update{EditedMessage: u.Message}
 	edited.EditedMessage.Text = "/allow Bash note=again"
 	edited.EditedMessage.EditDate = int(time.Now().Unix())
-	if _, err := e.srv.Inject(edited); err != nil {
-		t.Fatal(err)
-	}
+	e.inject(edited)
 	if reply := e.say(alice, janeChat, "/whoami"); !strings.Contains(reply, "admin") {
 		t.Errorf("whoami: %q", reply)
 	}
@@ -338,9 +329,7 @@ func TestReplyRateLimitCap(t *testing.T) {
 		}
 	}
 	calls := len(e.srv.Calls("sendMessage"))
-	if _, err := e.srv.Inject(e.srv.MessageUpdate(jane, janeChat, "/whoami")); err != nil {
-		t.Fatal(err)
-	}
+	e.inject(e.srv.MessageUpdate(jane, janeChat, "/whoami"))
 	// Updates are handled in order: once this one is answered, the first is done.
 	if reply := e.say(jane, janeChat, "/whoami"); !strings.Contains(reply, "approver") {
 		t.Errorf("whoami: %q", reply)

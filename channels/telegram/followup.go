@@ -50,26 +50,10 @@ func (c *Channel) Reply(ctx context.Context, target, replyTo string,
 // blocks for one editMessageText call; "message is not modified" and "message to
 // edit not found" are successes. Errors as for Edit.
 func (c *Channel) EditReply(ctx context.Context, target, ref string, m bot.FollowUp) error {
-	chatID, err := parseChatID(target)
-	if err != nil {
-		return fmt.Errorf("telegram: edit reply %q of %q: %w", ref, target, err)
-	}
-	msgID, err := strconv.Atoi(ref)
-	if err != nil || msgID <= 0 {
-		return fmt.Errorf("telegram: edit reply %q of chat %d: %w: %w",
-			ref, chatID, ErrBadTarget, bot.ErrPermanent)
-	}
-	_, err = c.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{
-		ChatID:             chatID,
-		MessageID:          msgID,
+	_, err := c.editText(ctx, target, ref, "reply", "", &tgbot.EditMessageTextParams{
 		Text:               bot.Cut(m.Text, bot.TelegramMaxText),
 		LinkPreviewOptions: noPreview,
 		ReplyMarkup:        keyboard(m.Buttons),
 	})
-	switch {
-	case err == nil, isBadRequest(err, "message is not modified"),
-		isBadRequest(err, "message to edit not found"):
-		return nil
-	}
-	return fmt.Errorf("telegram: edit reply %d of chat %d: %w", msgID, chatID, classify(err))
+	return err
 }

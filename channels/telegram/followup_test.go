@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -17,29 +16,10 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
-
-// clock is a settable clock for the offers' expiry.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Now()} }
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 const mcpTool = "mcp__notes__list"
 
@@ -47,19 +27,9 @@ const mcpTool = "mcp__notes__list"
 func (e *env) followUp(chat int64, id uint64) telegramtest.SentMessage {
 	e.t.Helper()
 	want := fmt.Sprintf("r:%d", id)
-	var got telegramtest.SentMessage
-	err := e.srv.Wait(e.ctx, func() bool {
-		for _, m := range e.srv.Messages(chat) {
-			if d := armedData(m); len(d) == 1 && d[0] == want {
-				got = m
-				return true
-			}
-		}
-		return false
+	got := e.waitArmed(chat, fmt.Sprintf("follow-up of request %d", id), func(data []string) bool {
+		return len(data) == 1 && data[0] == want
 	})
-	if err != nil {
-		e.t.Fatalf("no follow-up of request %d in chat %d: %v", id, chat, err)
-	}
 	// The message is recorded on its offer just after it is sent.
 	e.note.sig.wait(e.t, e.ctx, fmt.Sprintf("offer sent %d", id))
 	return got
@@ -68,11 +38,16 @@ func (e *env) followUp(chat int64, id uint64) telegramtest.SentMessage {
 // tapFollowUp taps the button of follow-up m as user and returns the toast.
 func (e *env) tapFollowUp(user models.User, m telegramtest.SentMessage, id uint64) string {
 	e.t.Helper()
-	u := e.srv.CallbackQueryUpdate(user, m.ChatID, m.MessageID, fmt.Sprintf("r:%d", id))
-	if _, err := e.srv.Inject(u); err != nil {
-		e.t.Fatal(err)
-	}
-	return e.answer(u.CallbackQuery.ID).Text
+	return e.tapData(user, m.ChatID, m.MessageID, fmt.Sprintf("r:%d", id)).Text
+}
+
+// adminApproved makes a call of tool that requires approval, has Alice (an admin)
+// approve it, and returns the request and its "➕ Always" follow-up.
+func (e *env) adminApproved(tool string) (store.Request, telegramtest.SentMessage) {
+	e.t.Helper()
+	r := e.require("sess-1", tool, map[string]any{})
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	return r, e.followUp(groupChat.ID, r.ID)
 }
 
 func (e *env) rules() []rules.Rule {
@@ -199,17 +174,13 @@ func TestAlwaysOnlyForAdminApprovals(t *testing.T) {
 // The offer survives a restart: its tap still works on the new process; and an
 // hour later, across a restart, the sweep removes the button and a tap is refused.
 func TestAlwaysSurvivesRestartAndExpires(t *testing.T) {
-	clk := newClock()
-	e := newEnv(t, envOptions{now: clk.now}).start()
-	r := e.require("sess-1", mcpTool, map[string]any{})
-	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
-	m := e.followUp(groupChat.ID, r.ID)
-	r2 := e.require("sess-1", "mcp__notes__read", map[string]any{})
-	e.answer(e.tap(alice, groupChat.ID, r2.ID, bot.ActionApprove))
-	m2 := e.followUp(groupChat.ID, r2.ID)
+	clk := testkit.NewClock(time.Now())
+	e := newEnv(t, envOptions{now: clk.Now}).start()
+	r, m := e.adminApproved(mcpTool)
+	r2, m2 := e.adminApproved("mcp__notes__read")
 	e.close()
 
-	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.now}).start()
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.Now}).start()
 	before := len(e.rules())
 	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule") {
 		t.Errorf("tap after a restart: %q", toast)
@@ -217,13 +188,13 @@ func TestAlwaysSurvivesRestartAndExpires(t *testing.T) {
 	if got := len(e.rules()); got != before+1 {
 		t.Errorf("%d rules, want %d", got, before+1)
 	}
-	clk.add(bot.OfferTTL)
+	clk.Add(bot.OfferTTL)
 	if toast := e.tapFollowUp(alice, m2, r2.ID); toast != "This offer has expired" {
 		t.Errorf("tap after an hour: %q", toast)
 	}
 	e.close()
 
-	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.now}).start()
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.Now}).start()
 	err := e.srv.Wait(e.ctx, func() bool {
 		cur, _ := e.srv.Message(groupChat.ID, m2.MessageID)
 		return cur.Keyboard == nil && strings.Contains(cur.PlainText, "expired")
@@ -332,11 +303,7 @@ func TestAlwaysTapErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, data := range []string{"r:x", "r:0", fmt.Sprintf("r:%d:ok", r.ID)} {
-		u := e.srv.CallbackQueryUpdate(alice, m.ChatID, m.MessageID, data)
-		if _, err := e.srv.Inject(u); err != nil {
-			t.Fatal(err)
-		}
-		if a := e.answer(u.CallbackQuery.ID); a.Text != "Invalid button" {
+		if a := e.tapData(alice, m.ChatID, m.MessageID, data); a.Text != "Invalid button" {
 			t.Errorf("data %q: toast %q", data, a.Text)
 		}
 	}
@@ -364,11 +331,9 @@ func TestAlwaysTapErrors(t *testing.T) {
 // An offer claimed by a tap whose process stopped before closing it is closed by
 // the sweep of the next start, once past its hour.
 func TestAlwaysClaimedThenStopped(t *testing.T) {
-	clk := newClock()
-	e := newEnv(t, envOptions{now: clk.now}).start()
-	r := e.require("sess-1", mcpTool, map[string]any{})
-	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
-	m := e.followUp(groupChat.ID, r.ID)
+	clk := testkit.NewClock(time.Now())
+	e := newEnv(t, envOptions{now: clk.Now}).start()
+	r, m := e.adminApproved(mcpTool)
 	e.close()
 	db, err := store.Open(e.path, store.Options{})
 	if err != nil {
@@ -392,8 +357,8 @@ func TestAlwaysClaimedThenStopped(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	clk.add(bot.OfferTTL + bot.OfferSweepEvery)
-	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.now}).start()
+	clk.Add(bot.OfferTTL + bot.OfferSweepEvery)
+	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.Now}).start()
 	e.note.sig.wait(t, e.ctx, fmt.Sprintf("offer closed %d", r.ID))
 	cur, _ := e.srv.Message(groupChat.ID, m.MessageID)
 	if cur.Keyboard != nil || !strings.HasSuffix(cur.PlainText, "Closed.") {
@@ -414,12 +379,10 @@ type failOfferArm struct {
 
 func (h *failOfferArm) RoundTrip(r *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(r.URL.Path, "/editMessageText") {
-		body, err := io.ReadAll(r.Body)
+		body, err := peek(&r.Body)
 		if err != nil {
 			return nil, err
 		}
-		_ = r.Body.Close()
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		if bytes.Contains(body, []byte(`"r:`)) {
 			h.once.Do(func() { close(h.tried) })
 			return nil, errors.New("connection reset")

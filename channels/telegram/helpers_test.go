@@ -1,8 +1,10 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -270,10 +272,19 @@ func armedData(m telegramtest.SentMessage) []string {
 func (e *env) prompt(chat int64, id uint64) telegramtest.SentMessage {
 	e.t.Helper()
 	want := bot.Callback{RequestID: id, Action: bot.ActionApprove}.String()
+	return e.waitArmed(chat, fmt.Sprintf("prompt of request %d", id), func(data []string) bool {
+		return slices.Contains(data, want)
+	})
+}
+
+// waitArmed waits for the first message of chat armed with buttons whose callback
+// data match accepts, and returns it; what names it in the failure.
+func (e *env) waitArmed(chat int64, what string, match func(data []string) bool) telegramtest.SentMessage {
+	e.t.Helper()
 	var got telegramtest.SentMessage
 	err := e.srv.Wait(e.ctx, func() bool {
 		for _, m := range e.srv.Messages(chat) {
-			if slices.Contains(armedData(m), want) {
+			if d := armedData(m); d != nil && match(d) {
 				got = m
 				return true
 			}
@@ -281,9 +292,17 @@ func (e *env) prompt(chat int64, id uint64) telegramtest.SentMessage {
 		return false
 	})
 	if err != nil {
-		e.t.Fatalf("no prompt of request %d in chat %d: %v", id, chat, err)
+		e.t.Fatalf("no %s in chat %d: %v", what, chat, err)
 	}
 	return got
+}
+
+// inject hands u to the server as an update for the bot.
+func (e *env) inject(u models.Update) {
+	e.t.Helper()
+	if _, err := e.srv.Inject(u); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // tap injects a tap of user on button action of request id's prompt in chat, and
@@ -292,10 +311,17 @@ func (e *env) tap(user models.User, chat int64, id uint64, action bot.Action) st
 	e.t.Helper()
 	m := e.prompt(chat, id)
 	u := e.srv.CallbackQueryUpdate(user, chat, m.MessageID, bot.Callback{RequestID: id, Action: action}.String())
-	if _, err := e.srv.Inject(u); err != nil {
-		e.t.Fatal(err)
-	}
+	e.inject(u)
 	return u.CallbackQuery.ID
+}
+
+// tapData injects a tap of user on the button with data under message msg of chat
+// and returns the callback query's answer.
+func (e *env) tapData(user models.User, chat int64, msg int, data string) telegramtest.CallbackAnswer {
+	e.t.Helper()
+	u := e.srv.CallbackQueryUpdate(user, chat, msg, data)
+	e.inject(u)
+	return e.answer(u.CallbackQuery.ID)
 }
 
 // answer waits for the answer of callback query id.
@@ -328,11 +354,7 @@ func (e *env) waitUpdated(id uint64) {
 // message it sends there without buttons.
 func (e *env) say(user models.User, chat models.Chat, text string) string {
 	e.t.Helper()
-	return e.deliver(chat.ID, func() {
-		if _, err := e.srv.Inject(e.srv.MessageUpdate(user, chat, text)); err != nil {
-			e.t.Fatal(err)
-		}
-	})
+	return e.deliver(chat.ID, func() { e.inject(e.srv.MessageUpdate(user, chat, text)) })
 }
 
 // deliver runs send, which makes the bot receive something, and returns the text
@@ -360,21 +382,32 @@ func (e *env) replies(chat int64) []telegramtest.SentMessage {
 }
 
 // notifier is the gate's notifier: the Fanout, signalling when each Show and Update
-// has made its first attempts (so the tests wait for them, never for a timer).
+// (of a request or a clarification) has made its first attempts (so the tests wait
+// for them, never for a timer).
 type notifier struct {
 	*bot.Fanout
 	sig *signals
 }
 
 func (n *notifier) Show(ctx context.Context, r store.Request) error {
-	err := n.Fanout.Show(ctx, r)
-	n.sig.done(fmt.Sprintf("show %d", r.ID))
-	return err
+	return n.signal(n.Fanout.Show(ctx, r), "show", r.ID)
 }
 
 func (n *notifier) Update(ctx context.Context, r store.Request) error {
-	err := n.Fanout.Update(ctx, r)
-	n.sig.done(fmt.Sprintf("update %d", r.ID))
+	return n.signal(n.Fanout.Update(ctx, r), "update", r.ID)
+}
+
+func (n *notifier) ShowClarification(ctx context.Context, c store.Clarification) error {
+	return n.signal(n.Fanout.ShowClarification(ctx, c), "ask", c.ID)
+}
+
+func (n *notifier) UpdateClarification(ctx context.Context, c store.Clarification) error {
+	return n.signal(n.Fanout.UpdateClarification(ctx, c), "answered", c.ID)
+}
+
+// signal signals "<event> <id>" and returns err, the result of the Fanout's call.
+func (n *notifier) signal(err error, event string, id uint64) error {
+	n.sig.done(fmt.Sprintf("%s %d", event, id))
 	return err
 }
 
@@ -448,4 +481,16 @@ func fixture(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// peek reads all of *body, a request's or a response's, and puts back a reader of the
+// same bytes, so that a test's transport can look at what passes through it.
+func peek(body *io.ReadCloser) ([]byte, error) {
+	b, err := io.ReadAll(*body)
+	_ = (*body).Close()
+	if err != nil {
+		return nil, err
+	}
+	*body = io.NopCloser(bytes.NewReader(b))
+	return b, nil
 }

@@ -114,9 +114,7 @@ func TestStoredOffset(t *testing.T) {
 				return // the test server's update ids start at 1
 			}
 			// Each handled update moves the stored offset.
-			if _, err := e.srv.Inject(e.srv.MessageUpdate(jane, janeChat, "/whoami")); err != nil {
-				t.Fatal(err)
-			}
+			e.inject(e.srv.MessageUpdate(jane, janeChat, "/whoami"))
 			if err := e.srv.Wait(e.ctx, func() bool { return len(e.replies(janeChat.ID)) == 1 }); err != nil {
 				t.Fatal(err)
 			}

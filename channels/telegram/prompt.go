@@ -54,34 +54,48 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 // message already shows it), and so is "message to edit not found" (a user deleted
 // the message: there is nothing left to update; logged). Errors as for Send.
 func (c *Channel) Edit(ctx context.Context, target, ref string, p bot.Prompt) error {
+	m := p.Telegram()
+	gone, err := c.editText(ctx, target, ref, "message", fmt.Sprintf(" for request %d", p.RequestID),
+		&tgbot.EditMessageTextParams{
+			Text:               m.HTML,
+			ParseMode:          models.ParseModeHTML,
+			LinkPreviewOptions: noPreview,
+			ReplyMarkup:        keyboard(m.Buttons),
+		})
+	if gone {
+		c.log.Info("a prompt message to edit is gone (deleted in the chat)",
+			"request_id", p.RequestID, "chat", target, "message_id", ref)
+	}
+	return err
+}
+
+// editText replaces message ref of chat target with the text and keyboard of params,
+// whose ChatID and MessageID it sets, in one editMessageText call. "message is not
+// modified" is a success, and so is "message to edit not found", reported by gone.
+// A target or ref that is no id is ErrBadTarget with bot.ErrPermanent, and nothing is
+// called. what names the message in the errors ("message", "reply"); about follows
+// it in the error of the call (" for request 7", or "").
+func (c *Channel) editText(ctx context.Context, target, ref, what, about string,
+	params *tgbot.EditMessageTextParams) (gone bool, err error) {
 	chatID, err := parseChatID(target)
 	if err != nil {
-		return fmt.Errorf("telegram: edit message %q of %q: %w", ref, target, err)
+		return false, fmt.Errorf("telegram: edit %s %q of %q: %w", what, ref, target, err)
 	}
 	msgID, err := strconv.Atoi(ref)
 	if err != nil || msgID <= 0 {
-		return fmt.Errorf("telegram: edit message %q of chat %d: %w: %w",
-			ref, chatID, ErrBadTarget, bot.ErrPermanent)
+		return false, fmt.Errorf("telegram: edit %s %q of chat %d: %w: %w",
+			what, ref, chatID, ErrBadTarget, bot.ErrPermanent)
 	}
-	m := p.Telegram()
-	_, err = c.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{
-		ChatID:             chatID,
-		MessageID:          msgID,
-		Text:               m.HTML,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview,
-		ReplyMarkup:        keyboard(m.Buttons),
-	})
+	params.ChatID, params.MessageID = chatID, msgID
+	_, err = c.tg.EditMessageText(ctx, params)
 	switch {
 	case err == nil, isBadRequest(err, "message is not modified"):
-		return nil
+		return false, nil
 	case isBadRequest(err, "message to edit not found"):
-		c.log.Info("a prompt message to edit is gone (deleted in the chat)",
-			"request_id", p.RequestID, "chat", chatID, "message_id", msgID)
-		return nil
+		return true, nil
 	}
-	return fmt.Errorf("telegram: edit message %d of chat %d for request %d: %w",
-		msgID, chatID, p.RequestID, classify(err))
+	return false, fmt.Errorf("telegram: edit %s %d of chat %d%s: %w",
+		what, msgID, chatID, about, classify(err))
 }
 
 var noPreview = &models.LinkPreviewOptions{IsDisabled: tgbot.True()}

@@ -52,6 +52,31 @@ func TestPromptEscapedAndCut(t *testing.T) {
 	}
 }
 
+// Notify posts plain text — markup characters shown as written, no parse mode, no
+// keyboard — cut to Telegram's limit; the server, which counts characters as
+// Telegram does, accepts it.
+func TestNotify(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	chat := strconv.FormatInt(groupChat.ID, 10)
+	line := "🗓 nightly-backup run 12: failed — step 2 (execute_cmd): <b>exit</b> & 1"
+	if err := e.ch.Notify(e.ctx, chat, line); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ch.Notify(e.ctx, chat, strings.Repeat("x", 5000)); err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.srv.Messages(groupChat.ID)
+	if len(msgs) != 2 {
+		t.Fatalf("%d messages, want 2", len(msgs))
+	}
+	if m := msgs[0]; m.PlainText != line || m.ParseMode != "" || m.Keyboard != nil {
+		t.Errorf("notice %q (parse mode %q, keyboard %v), want %q as plain text", m.PlainText, m.ParseMode, m.Keyboard, line)
+	}
+	if m := msgs[1]; utf8.RuneCountInString(m.PlainText) > telegramtest.MaxTextLength || !strings.Contains(m.PlainText, "… (cut, ") {
+		t.Errorf("long notice: %d characters, ends %q", utf8.RuneCountInString(m.PlainText), m.PlainText[len(m.PlainText)-40:])
+	}
+}
+
 func testPrompt(id uint64, status store.Status) bot.Prompt {
 	r := store.Request{ID: id, SessionID: "s", ToolName: "Bash", Arguments: json.RawMessage(`{"command":"ls"}`),
 		Status: status, ExpiresAt: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
@@ -61,10 +86,10 @@ func testPrompt(id uint64, status store.Status) bot.Prompt {
 	return bot.NewPrompt(r, 0)
 }
 
-// Send and Edit map the Bot API's errors onto what the Fanout acts on: 429 → a
-// *bot.RateLimitError with retry_after; what retrying cannot fix → bot.ErrPermanent;
+// Send, Edit and Notify map the Bot API's errors onto what the Fanout acts on: 429 →
+// a *bot.RateLimitError with retry_after; what retrying cannot fix → bot.ErrPermanent;
 // a passing failure → neither. A failed call sends or changes nothing.
-func TestSendAndEditErrors(t *testing.T) {
+func TestSendEditAndNotifyErrors(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	ctx := e.ctx
 	chat := strconv.FormatInt(groupChat.ID, 10)
@@ -81,6 +106,19 @@ func TestSendAndEditErrors(t *testing.T) {
 	}
 	migrated = telegramtest.APIError{Code: raw.Code, Description: raw.Desc, MigrateToChatID: raw.Params.To}
 
+	calls := []struct {
+		name, method string
+		call         func(ref string) error
+	}{
+		{"Send", "sendMessage", func(string) error {
+			_, err := e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
+			return err
+		}},
+		{"Edit", "editMessageText", func(ref string) error {
+			return e.ch.Edit(ctx, chat, ref, testPrompt(1, store.Approved))
+		}},
+		{"Notify", "sendMessage", func(string) error { return e.ch.Notify(ctx, chat, "hello") }},
+	}
 	for _, tc := range []struct {
 		name      string
 		fail      telegramtest.APIError
@@ -96,32 +134,28 @@ func TestSendAndEditErrors(t *testing.T) {
 		{"502", telegramtest.ServerError(502), false, 0, "502 Bad Gateway"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, method := range []string{"sendMessage", "editMessageText"} {
+			for _, c := range calls {
 				ref, err := e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
 				if err != nil {
 					t.Fatal(err)
 				}
 				before := e.srv.Messages(groupChat.ID)
-				if err := e.srv.FailNext(method, tc.fail); err != nil {
+				if err := e.srv.FailNext(c.method, tc.fail); err != nil {
 					t.Fatal(err)
 				}
-				if method == "sendMessage" {
-					_, err = e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
-				} else {
-					err = e.ch.Edit(ctx, chat, ref, testPrompt(1, store.Approved))
-				}
+				err = c.call(ref)
 				if err == nil || !strings.Contains(err.Error(), tc.text) || errors.Is(err, bot.ErrPermanent) != tc.permanent {
-					t.Errorf("%s %s: %v; want permanent=%v and %q", method, tc.name, err, tc.permanent, tc.text)
+					t.Errorf("%s: %v; want permanent=%v and %q", c.name, err, tc.permanent, tc.text)
 				}
 				var rl *bot.RateLimitError
 				if errors.As(err, &rl) != (tc.retry > 0) || (rl != nil && rl.RetryAfter != tc.retry) {
-					t.Errorf("%s %s: rate limit %+v, want retry after %v", method, tc.name, rl, tc.retry)
+					t.Errorf("%s: rate limit %+v, want retry after %v", c.name, rl, tc.retry)
 				}
 				if strings.Contains(err.Error(), e.srv.Token()) {
 					t.Errorf("the token is in the error: %v", err)
 				}
 				if after := e.srv.Messages(groupChat.ID); testkit.JSON(after) != testkit.JSON(before) {
-					t.Errorf("%s %s: the chat changed", method, tc.name)
+					t.Errorf("%s: the chat changed", c.name)
 				}
 			}
 		})
@@ -129,8 +163,9 @@ func TestSendAndEditErrors(t *testing.T) {
 }
 
 // An edit that changes nothing ("message is not modified") and one of a message
-// deleted meanwhile succeed; a target that is no chat id, or a ref that is no
-// message id, is a permanent ErrBadTarget and calls nothing.
+// deleted meanwhile succeed, for a prompt and for a follow-up; a target that is no chat id, or a ref that is no
+// message id, is a permanent ErrBadTarget and calls nothing, as is a notice of an
+// empty text.
 func TestEditEdgeCases(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	ctx := e.ctx
@@ -151,6 +186,9 @@ func TestEditEdgeCases(t *testing.T) {
 	if err := e.ch.Edit(ctx, chat, "999", done); err != nil {
 		t.Errorf("edit of a deleted message: %v", err)
 	}
+	if err := e.ch.EditReply(ctx, chat, "999", bot.FollowUp{Text: "closed"}); err != nil {
+		t.Errorf("edit of a deleted follow-up: %v", err)
+	}
 	if len(e.logs.Find("prompt message to edit is gone", "message_id=999")) != 1 {
 		t.Errorf("not logged:\n%s", e.logs.All())
 	}
@@ -160,12 +198,23 @@ func TestEditEdgeCases(t *testing.T) {
 		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
 			t.Errorf("Edit(%q, %q): %v", bad.target, bad.ref, err)
 		}
+		err = e.ch.EditReply(ctx, bad.target, bad.ref, bot.FollowUp{Text: "closed"})
+		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) ||
+			!strings.HasPrefix(err.Error(), "telegram: edit reply ") {
+			t.Errorf("EditReply(%q, %q): %v", bad.target, bad.ref, err)
+		}
 	}
 	if _, err := e.ch.Send(ctx, "twelve", done); !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
 		t.Errorf("Send to a bad target: %v", err)
 	}
+	if err := e.ch.Notify(ctx, "@channel", "hello"); !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
+		t.Errorf("Notify to a bad target: %v", err)
+	}
+	if err := e.ch.Notify(ctx, chat, " \n"); !errors.Is(err, bot.ErrPermanent) || !strings.Contains(err.Error(), "empty text") {
+		t.Errorf("Notify of an empty text: %v", err)
+	}
 	if n := e.srv.CallCount(""); n != calls {
-		t.Errorf("%d Bot API calls for bad targets", n-calls)
+		t.Errorf("%d Bot API calls for bad targets and texts", n-calls)
 	}
 }
 

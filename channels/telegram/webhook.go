@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,6 +14,8 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+
+	"github.com/skald-circle/skald-bot/internal/httpserve"
 )
 
 // Webhook mode. go-telegram/bot's own WebhookHandler answers 200 to
@@ -92,50 +93,27 @@ func (c *Channel) runWebhook(ctx context.Context) error {
 			return fmt.Errorf("telegram: webhook: %w", err)
 		}
 	}
-	srv := &http.Server{
-		Handler:           c.webhookHandler(ctx),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(c.log.Handler(), slog.LevelWarn),
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	stop := func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
-			c.log.Warn("webhook server did not stop in time; closing it", "err", err)
-			_ = srv.Close()
-		}
-		<-served
-	}
-
-	err := c.startup(ctx, "setWebhook", func(ctx context.Context) error {
-		_, err := c.tg.SetWebhook(ctx, &tgbot.SetWebhookParams{
-			URL:            c.webhook.URL,
-			SecretToken:    c.webhook.SecretToken,
-			AllowedUpdates: allowedUpdates,
+	srv := httpserve.NewServer(c.webhookHandler(ctx), c.log)
+	return httpserve.Serve(ctx, srv, ln, shutdownTimeout, c.log, "telegram: webhook",
+		func(ctx context.Context) error {
+			err := c.startup(ctx, "setWebhook", func(ctx context.Context) error {
+				_, err := c.tg.SetWebhook(ctx, &tgbot.SetWebhookParams{
+					URL:            c.webhook.URL,
+					SecretToken:    c.webhook.SecretToken,
+					AllowedUpdates: allowedUpdates,
+				})
+				if errors.Is(err, tgbot.ErrorBadRequest) {
+					return fmt.Errorf("%w: %w", ErrWebhookRefused, err)
+				}
+				return err
+			})
+			if err == nil {
+				// The URL's path may hold a secret of its own: only its host is logged.
+				c.log.Info("receiving updates by webhook",
+					"host", hookHost(c.webhook.URL), "listen", ln.Addr().String())
+			}
+			return err
 		})
-		if errors.Is(err, tgbot.ErrorBadRequest) {
-			return fmt.Errorf("%w: %w", ErrWebhookRefused, err)
-		}
-		return err
-	})
-	if err != nil {
-		stop()
-		return err
-	}
-	// The URL's path may hold a secret of its own: only its host is logged.
-	c.log.Info("receiving updates by webhook",
-		"host", hookHost(c.webhook.URL), "listen", ln.Addr().String())
-	select {
-	case <-ctx.Done():
-		stop()
-		return nil
-	case err := <-served:
-		return fmt.Errorf("telegram: webhook server: %w", err)
-	}
 }
 
 func hookHost(raw string) string {

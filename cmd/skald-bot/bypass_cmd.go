@@ -19,10 +19,15 @@ calls into guarded places are never bypassed.`,
 	conn.flags(cmd, true)
 
 	list := &cobra.Command{
-		Use:   "list SESSION",
-		Short: "List the live bypasses of SESSION",
-		Args:  cobra.ExactArgs(1),
+		Use:   "list [SESSION]",
+		Short: "List the live bypasses of SESSION, or of every session",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return adminCall(cmd, conn, func(c *api.Client) ([]api.Bypass, error) {
+					return c.AllBypasses(cmd.Context())
+				}, func(bs []api.Bypass) { printAllBypasses(cmd, bs) })
+			}
 			return adminCall(cmd, conn, func(c *api.Client) ([]api.Bypass, error) {
 				return c.Bypasses(cmd.Context(), args[0])
 			}, func(bs []api.Bypass) { printBypasses(cmd, args[0], bs) })
@@ -80,14 +85,33 @@ func printBypasses(cmd *cobra.Command, session string, bs []api.Bypass) {
 	tw := newTable(cmd.OutOrStdout())
 	fmt.Fprintln(tw, "SCOPE\tCALLER\tUNTIL\tREQUEST")
 	for _, b := range bs {
-		caller := b.Caller
-		if caller == "" {
-			caller = "every caller"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", shown(b.Scope), shownName(caller), until(b),
-			idOrEmpty(b.RequestID))
+		fmt.Fprintf(tw, "%s\n", bypassRow(b))
 	}
 	tw.Flush()
+}
+
+// printAllBypasses prints the bypasses of every session, a SESSION column first.
+func printAllBypasses(cmd *cobra.Command, bs []api.Bypass) {
+	if len(bs) == 0 {
+		fmt.Fprintln(cmd.OutOrStdout(), "no bypasses")
+		return
+	}
+	tw := newTable(cmd.OutOrStdout())
+	fmt.Fprintln(tw, "SESSION\tSCOPE\tCALLER\tUNTIL\tREQUEST")
+	for _, b := range bs {
+		fmt.Fprintf(tw, "%s\t%s\n", shown(b.SessionID), bypassRow(b))
+	}
+	tw.Flush()
+}
+
+// bypassRow is b's scope, caller, end and request as tab-separated table cells.
+func bypassRow(b api.Bypass) string {
+	caller := b.Caller
+	if caller == "" {
+		caller = "every caller"
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s", shown(b.Scope), shownName(caller), until(b),
+		idOrEmpty(b.RequestID))
 }
 
 // until says how long bypass b lasts.

@@ -143,6 +143,9 @@ func TestProcessAuditAndBypass(t *testing.T) {
 	if code, out, _ := cliIn(t, nil, admin, "bypass", "list", "s1", "--server", s.url); code != 0 || out != "session s1 has no bypasses\n" {
 		t.Fatalf("bypass list, none: exit %d %q", code, out)
 	}
+	if code, out, _ := cliIn(t, nil, admin, "bypass", "list", "--server", s.url); code != 0 || out != "no bypasses\n" {
+		t.Fatalf("bypass list of every session, none: exit %d %q", code, out)
+	}
 	code, out, errOut := cliIn(t, nil, admin, "bypass", "add", "s1", "--for", "session", "--scope", "tool:Bash", "--server", s.url)
 	if code != 0 || out != "session s1: bypass tool:Bash for the session\n" {
 		t.Fatalf("bypass add: exit %d %q %q", code, out, errOut)
@@ -150,6 +153,24 @@ func TestProcessAuditAndBypass(t *testing.T) {
 	code, out, _ = cliIn(t, nil, admin, "bypass", "list", "s1", "--server", s.url)
 	if code != 0 || !strings.Contains(out, "tool:Bash  every caller  for the session") {
 		t.Fatalf("bypass list: exit %d %q", code, out)
+	}
+	// Without a session: every session's, by session.
+	if code, _, errOut := cliIn(t, nil, admin, "bypass", "add", "s0", "--for", "1h", "--scope", "tool:Read", "--caller", "local", "--server", s.url); code != 0 {
+		t.Fatalf("bypass add s0: exit %d %q", code, errOut)
+	}
+	code, out, _ = cliIn(t, nil, admin, "bypass", "list", "--server", s.url)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 3 ||
+		!strings.HasPrefix(lines[0], "SESSION  SCOPE") || !strings.HasPrefix(lines[1], "s0       tool:Read  local ") ||
+		!strings.HasPrefix(lines[2], "s1       tool:Bash  every caller  for the session") {
+		t.Fatalf("bypass list of every session: exit %d %q", code, out)
+	}
+	code, out, _ = cliIn(t, nil, admin, "bypass", "list", "--json", "--server", s.url)
+	var bs []api.Bypass
+	if err := json.Unmarshal([]byte(out), &bs); code != 0 || err != nil || len(bs) != 2 || bs[0].SessionID != "s0" {
+		t.Fatalf("bypass list --json: exit %d %v %s", code, err, out)
+	}
+	if code, _, errOut := cliIn(t, nil, admin, "bypass", "rm", "s0", "--server", s.url); code != 0 {
+		t.Fatalf("bypass rm s0: exit %d %q", code, errOut)
 	}
 	// The bypass lets s1's Bash through.
 	if code, out, _ := cliIn(t, nil, nil, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=make", "--session", "s1"); code != 0 || !strings.Contains(out, "session bypass") {
@@ -165,6 +186,7 @@ func TestProcessAuditAndBypass(t *testing.T) {
 		{[]string{"bypass", "add", "s1", "--for", "forever"}, 2, `--for "forever": want a duration such as 15m, or session`},
 		{[]string{"bypass", "add", "s1", "--scope", "bogus"}, 1, "422"},
 		{[]string{"bypass", "add"}, 2, "accepts 1 arg(s)"},
+		{[]string{"bypass", "list", "s1", "s2"}, 2, "accepts at most 1 arg(s)"},
 		{[]string{"audit", "--limit", "0"}, 2, "--limit 0: want 1 to 10000"},
 	} {
 		t.Run(c.msg, func(t *testing.T) {

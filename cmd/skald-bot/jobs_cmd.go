@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/store"
 )
 
 func newJobsCmd(conn *connection) *cobra.Command {
@@ -120,7 +121,10 @@ func printRuns(cmd *cobra.Command, rs []api.Run) {
 	fmt.Fprintln(tw, "ID\tSTATUS\tSTEP\tREQUEST\tSTARTED\tERROR")
 	for _, r := range rs {
 		req := ""
-		if r.RequestID != 0 {
+		switch {
+		case r.Status == store.RunWaitingAnswer:
+			req = fmt.Sprintf("question %d", r.ClarificationID)
+		case r.RequestID != 0:
 			req = fmt.Sprint(r.RequestID)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, shown(string(r.Status)), r.Step,

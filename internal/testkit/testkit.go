@@ -128,6 +128,17 @@ func ReadEvent(t testing.TB, r *bufio.Reader) (name, data string) {
 	}
 }
 
+// ReadFile returns the contents of testdata/name in the directory of the package under
+// test. It fails the test on an error.
+func ReadFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // Dir returns a new directory below t.TempDir() by its real path (symlinks resolved, as
 // the rules resolve workspace paths), with each of subdirs (slash-separated, relative)
 // created in it. It fails the test on an error.

@@ -76,6 +76,8 @@ type Command struct {
 	readsCwd  bool           // it reads the directory it runs in (ls, git status)
 	writesCwd bool           // it writes into that directory (curl -O, tar -x)
 	configs   []string       // files it runs from its directory and above (configPrograms)
+	repo      bool           // it reads the whole repository it runs in (git show, git archive)
+	runs      bool           // it runs the code of the packages it names (go test, go run)
 	progWord  *syntax.Word   // the program word, a path when it holds a slash
 	dirs      []string       // directories it may run in, relative to the start
 	dirKnown  bool

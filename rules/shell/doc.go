@@ -78,9 +78,11 @@
 // when it is given no path (ls, git status, curl -O), the directories a glob lists
 // (Access List, for every glob, a path or not), and the working directory of a
 // program that runs the configuration it finds there (Access Config: git, make,
-// npm, go, …). The target of ln -s is taken in the link's directory. Words are
-// expanded as bash
-// would — braces, ~, globs against the directory the command runs in, with the glob
+// npm, go, …; go test and go run also the packages they name, a ./... tree with
+// Path.Tree), and the directory of a command that reads its whole repository or
+// module (Access Repo: git show, git log -p, go test all); a ./... package pattern
+// is a read of its directory. The target of ln -s is taken in
+// the link's directory. Words are expanded as bash would — braces, ~, globs against the directory the command runs in, with the glob
 // options a script may set all on — with at most MaxMatches matches; a tilde prefix
 // other than ~ and ~/, and a glob component starting with a dot, are a Path with a
 // Problem. Paths are joined to their directory without cleaning (Path.Full), for the

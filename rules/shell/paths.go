@@ -23,6 +23,10 @@ const (
 	Write                // an output redirect
 	List                 // a directory a glob reads the names of
 	Config               // a directory whose configuration the program runs (git, make)
+	// Repo is a directory whose repository the program reads whole (git show, git
+	// archive): the caller decides the repository's root, the nearest directory at or
+	// above it that holds a .git directory, as a recursive read.
+	Repo
 )
 
 func (a Access) String() string {
@@ -35,6 +39,8 @@ func (a Access) String() string {
 		return "listing"
 	case Config:
 		return "working directory"
+	case Repo:
+		return "repository"
 	}
 	return "argument"
 }
@@ -47,6 +53,13 @@ type Path struct {
 	// Configs, for Access Config, are the files the program runs when it finds them
 	// in Name or a directory above it (.git/config, Makefile, package.json).
 	Configs []string
+	// Tree, for Access Config, says the program also runs code from every directory
+	// below Name (go test ./...): a place the agent may write there counts.
+	Tree bool
+	// Marker, when set, moves Name up to the nearest directory at or above it that
+	// holds this entry (".git/": a directory named .git; "go.mod"): the repository
+	// or module root the command works on.
+	Marker  string
 	Command int // the index of the command in Script.Commands
 	// Problem, when set, says why the path cannot be known (~user, a glob that may
 	// match ..): the call needs a human, whatever the rules say.
@@ -200,6 +213,9 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					u = c.argUses[k]
 				}
 				subOn = k != c.dirArg-1
+				if u.pkg != pkgNone {
+					pkgPaths(word, u.pkg, c.configs, c.runs, add, &paths)
+				}
 				if u.rel > 0 && u.rel <= len(c.args) {
 					// ln -s TARGET LINK: TARGET is read where LINK lies.
 					saved := dir
@@ -236,6 +252,13 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					paths[i].Configs = c.configs
 				}
 			}
+			if c.repo {
+				subOn = true // git -C d show reads d's repository
+				add(".", Repo)
+				for i := len(paths) - 1; i >= 0 && paths[i].Access == Repo && paths[i].Marker == ""; i-- {
+					paths[i].Marker = ".git/"
+				}
+			}
 			subOn = false // redirects and the directory are the shell's
 			if c.readsCwd {
 				add(".", Arg)
@@ -257,6 +280,49 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 		}
 	}
 	return paths, errors.Join(errs...)
+}
+
+// pkgPaths adds through add the paths of the go package pattern word of kind k: a
+// local tree is a recursive read of its directory, the module's packages one of the
+// module; when the command runs the packages' code (runs), the directory or tree is
+// also a working directory whose configs and code it runs (Access Config).
+func pkgPaths(word *syntax.Word, k pkgKind, configs []string, runs bool,
+	add func(string, Access), paths *[]Path) {
+	fields, err := wordFields(word)
+	if err != nil || len(fields) != 1 {
+		return
+	}
+	f := fields[0]
+	mark := func(from int, tree bool, marker string) {
+		for i := from; i < len(*paths); i++ {
+			p := &(*paths)[i]
+			p.Tree, p.Marker = tree, marker
+			if p.Access == Config {
+				p.Configs = configs
+			}
+		}
+	}
+	n := len(*paths)
+	switch k {
+	case pkgTree:
+		add(treeDir(f), Arg)
+		n = len(*paths)
+		if runs {
+			add(treeDir(f), Config)
+		}
+		mark(n, true, "")
+	case pkgModule:
+		add(".", Repo)
+		if runs {
+			add(".", Config)
+		}
+		mark(n, true, "go.mod")
+	case pkgDir:
+		if runs {
+			add(f, Config)
+		}
+		mark(n, false, "")
+	}
 }
 
 // linkDir returns the directory a symbolic link's target is taken in: the one

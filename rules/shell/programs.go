@@ -24,7 +24,18 @@ type wordUse struct {
 	// is the directory itself (ln -s -t DIR, several targets).
 	rel    int
 	relDir bool
+	pkg    pkgKind // what a go package pattern names
 }
+
+// pkgKind is what a package pattern of the go command names.
+type pkgKind uint8
+
+const (
+	pkgNone   pkgKind = iota
+	pkgDir            // a local directory: ./cmd, ../x, /abs
+	pkgTree           // a local tree: ./..., ./cmd/..., ./x...
+	pkgModule         // the module's packages: all, example.com/m/..., ...
+)
 
 // kind is what an option of a known program does.
 type kind uint8
@@ -94,6 +105,8 @@ type usage struct {
 	letters  string // the short letters given, for mode letters (tar -x, grep -r)
 	longs    []string
 	readsCwd bool  // it reads the directory it runs in, or the one dir names
+	repo     bool  // it reads the whole repository of that directory (git show)
+	runsPkgs bool  // it runs the code of the packages it names (go test, go run)
 	writeCwd bool  // it writes into that directory
 	dir      int   // the word naming the directory it works in (git -C), or 0
 	paths    []int // the words of path values (tar -f)
@@ -138,6 +151,9 @@ func classify(words []string) *usage {
 				cut = strings.IndexByte(u.words[i], '=') + 1 // of=PATH
 			}
 			u.set(i, useArg, cut)
+			if p == &genericProgram && goPackage(u.words[i]) == pkgTree {
+				u.uses[i].pkg = pkgTree // staticcheck ./..., golangci-lint run ./...
+			}
 		}
 	}
 	if p.cwd != nil && p.cwd(u, ops) {
@@ -980,6 +996,12 @@ sub:
 		"credential", "hook", "submodule--helper":
 		u.risky = append(u.risky, words[i]) // they run commands or servers
 	}
+	switch words[i] {
+	case "log", "whatchanged", "reflog", "stash", "shortlog":
+		u.repo = gitPatch(words[i+1:]) // without one, names and messages only
+	default:
+		u.repo = gitRepoReaders[words[i]]
+	}
 	ops := u.options(p, i+1)
 	for _, j := range ops {
 		// REV:PATH (git show HEAD:secrets/key) names a file of the repository.
@@ -996,6 +1018,46 @@ sub:
 	if len(ops) == 0 {
 		u.readsCwd = true
 	}
+}
+
+// gitPatch reports whether the options of git log (and the like) make it show the
+// changes of commits, or search them: -p, -u, --patch, -c, --cc, -S, -G, -L,
+// --word-diff, … up to "--". In doubt, it does.
+func gitPatch(words []string) bool {
+	for _, w := range words {
+		switch {
+		case w == "--":
+			return false
+		case strings.HasPrefix(w, "--"):
+			name, _, _ := strings.Cut(w[2:], "=")
+			for _, p := range []string{"patch", "cc", "dd", "word-diff", "color-words",
+				"pickaxe", "find-object", "diff-merges", "remerge-diff", "full-diff", "binary",
+				"textconv", "ext-diff", "unified", "function-context", "raw", "stat",
+				"numstat", "shortstat", "dirstat", "summary", "name-only", "name-status",
+				"histogram", "patience", "minimal", "diff-algorithm"} {
+				if strings.HasPrefix(p, name) && name != "" || strings.HasPrefix(name, p) {
+					return true
+				}
+			}
+		case len(w) > 1 && w[0] == '-' && strings.ContainsAny(w[1:2], "pucmSGLUWX"):
+			return true
+		}
+	}
+	return false
+}
+
+// gitRepoReaders are the git subcommands that read, print or copy the files of any
+// commit, or of the whole work tree, without naming a path (git show HEAD, git
+// archive HEAD, git log -p, git bundle create f --all, git push URL): what they read
+// is the repository, wherever they run in it.
+var gitRepoReaders = map[string]bool{
+	"archive": true, "bundle": true, "cat-file": true, "show": true, "log": true,
+	"whatchanged": true, "reflog": true, "diff": true, "diff-tree": true,
+	"diff-index": true, "diff-files": true, "difftool": true, "format-patch": true,
+	"fast-export": true, "ls-tree": true, "grep": true, "blame": true, "annotate": true,
+	"stash": true, "range-diff": true, "request-pull": true, "pack-objects": true,
+	"worktree": true, "checkout-index": true, "unpack-file": true, "push": true,
+	"send-pack": true,
 }
 
 func containsWord(words []string, names ...string) bool {
@@ -1059,7 +1121,12 @@ func (u *usage) goTool() {
 		if j < end && pathLike(words[j]) || j < end && strings.HasSuffix(words[j], ".go") {
 			u.set(j, useArg, 0)
 		}
+		if j < end && sub != "get" && sub != "mod" && sub != "env" && sub != "doc" &&
+			!strings.HasSuffix(words[j], ".go") {
+			u.uses[j].pkg = goPackage(words[j])
+		}
 	}
+	u.runsPkgs = sub == "test" || sub == "run"
 	if sub == "env" && containsWord(words[i+1:], "-w", "--w", "-u", "--u") {
 		u.risky = append(u.risky, "-w") // sets GOFLAGS, GOTOOLCHAIN, … for every later run
 	}
@@ -1067,6 +1134,41 @@ func (u *usage) goTool() {
 		u.risky = append(u.risky, sub)
 	}
 }
+
+// goPackage says what the go command's package pattern w names: a local directory
+// or tree (./x, ./..., ../x/...), the module's packages (all, an import path with
+// "..."), or nothing the gate looks at (an import path, std).
+func goPackage(w string) pkgKind {
+	local := w == "." || w == ".." || strings.HasPrefix(w, "./") ||
+		strings.HasPrefix(w, "../") || strings.HasPrefix(w, "/")
+	switch {
+	case local && strings.Contains(w, "..."):
+		return pkgTree
+	case local:
+		return pkgDir
+	case w == "all" || strings.Contains(w, "..."):
+		return pkgModule
+	}
+	return pkgNone
+}
+
+// treeDir returns the directory a local package pattern with "..." lists: its text
+// before the component holding the first "..." ("." when that is the first).
+func treeDir(pattern string) string {
+	i := strings.Index(pattern, "...")
+	switch j := strings.LastIndexByte(pattern[:i], '/'); j {
+	case -1:
+		return "."
+	case 0:
+		return "/"
+	default:
+		return pattern[:j]
+	}
+}
+
+// goRunConfigs are what go test and go run run from the directory of a package and
+// above: its configuration, and any Go file (x_test.go stands for every name).
+var goRunConfigs = []string{"go.mod", "go.work", "~/.config/go/env", "x_test.go"}
 
 var goFlags = program{single: true, long: merge(
 	longs(kWrite, "o", "coverprofile", "cpuprofile", "memprofile", "blockprofile",

@@ -410,6 +410,10 @@ func findExecs(words []string) [][]string {
 func (c *Command) uses(u *usage, start int, wordOf []int) {
 	c.Risky = u.risky
 	c.configs = configPrograms[ProgramName(u.words[0])]
+	c.repo = u.repo
+	if c.runs = u.runsPkgs; c.runs {
+		c.configs = goRunConfigs
+	}
 	c.argUses = make([]wordUse, len(c.args))
 	for j, fu := range u.uses {
 		wi := wordOf[start+j]
@@ -426,6 +430,8 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 		}
 		if au := &c.argUses[wi-1]; fu.use > au.use {
 			*au = fu
+		} else if fu.pkg > au.pkg {
+			au.pkg = fu.pkg
 		}
 	}
 	if u.dir == 0 {

@@ -1,12 +1,8 @@
 package slacktest_test
 
 import (
-	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/slack-go/slack"
 
@@ -30,14 +26,6 @@ func newAPI(srv *slacktest.Server, botToken string) *slack.Client {
 	return slack.New(botToken, slack.OptionAPIURL(srv.URL()), slack.OptionAppLevelToken(slacktest.DefaultAppToken))
 }
 
-// testCtx bounds a test: a broken test fails instead of hanging.
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // slackError returns the error code of a slack.SlackErrorResponse, failing otherwise.
 func slackError(t *testing.T, err error) string {
 	t.Helper()
@@ -46,16 +34,6 @@ func slackError(t *testing.T, err error) string {
 		t.Fatalf("error %v (%T) is not a slack.SlackErrorResponse", err, err)
 	}
 	return e.Err
-}
-
-// fixture reads testdata/name.
-func fixture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // promptBlocks is a prompt-like message: header, section, and an actions block with

@@ -2,6 +2,7 @@ package slacktest
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	_ "embed"
 	"encoding/hex"
@@ -64,15 +65,9 @@ type BlockAction struct {
 func (s *Server) BlockActionPayload(a BlockAction) json.RawMessage {
 	var p map[string]any
 	mustUnmarshal(blockActionsTemplate, &p)
-	if a.UserID == "" {
-		a.UserID = DefaultUser
-	}
-	if a.UserName == "" {
-		a.UserName = fixtureUserName
-	}
-	if a.Channel == "" {
-		a.Channel = DefaultChannel
-	}
+	a.UserID = cmp.Or(a.UserID, DefaultUser)
+	a.UserName = cmp.Or(a.UserName, fixtureUserName)
+	a.Channel = cmp.Or(a.Channel, DefaultChannel)
 	s.mu.Lock()
 	if a.MessageTS == "" {
 		if posts := s.posts[a.Channel]; len(posts) > 0 {
@@ -203,10 +198,10 @@ func (s *Server) slashCommandFields(c SlashCommand) [][2]string {
 	f := env.Payload
 	f["token"], f["team_id"] = VerificationToken, TeamID
 	f["team_domain"], f["api_app_id"] = "example-workspace", AppID
-	f["user_id"], f["user_name"] = or(c.UserID, DefaultUser), or(c.UserName, fixtureUserName)
-	f["channel_id"] = or(c.Channel, DefaultChannel)
-	f["command"], f["text"] = or(c.Command, "/skald"), c.Text
-	f["trigger_id"] = or(c.TriggerID, newTriggerID())
+	f["user_id"], f["user_name"] = cmp.Or(c.UserID, DefaultUser), cmp.Or(c.UserName, fixtureUserName)
+	f["channel_id"] = cmp.Or(c.Channel, DefaultChannel)
+	f["command"], f["text"] = cmp.Or(c.Command, "/skald"), c.Text
+	f["trigger_id"] = cmp.Or(c.TriggerID, newTriggerID())
 	s.mu.Lock()
 	f["response_url"] = s.hookURL("commands")
 	s.mu.Unlock()
@@ -310,12 +305,4 @@ func mustUnmarshal(data []byte, v any) {
 	if err := json.Unmarshal(data, v); err != nil {
 		panic(fmt.Sprintf("slacktest: embedded template: %v", err))
 	}
-}
-
-// or returns v, or def when v is empty.
-func or(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

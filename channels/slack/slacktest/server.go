@@ -190,12 +190,12 @@ func New(cfg Config) (*Server, error) {
 		s.member[id] = false
 	}
 	s.methods = map[string]methodHandler{
-		"auth.test":             s.authTest,
+		"auth.test":             s.withBotToken(s.authTest),
 		"apps.connections.open": s.appsConnectionsOpen,
-		"chat.postMessage":      s.chatPostMessage,
-		"chat.update":           s.chatUpdate,
-		"chat.postEphemeral":    s.chatPostEphemeral,
-		"views.open":            s.viewsOpen,
+		"chat.postMessage":      s.withBotToken(s.chatPostMessage),
+		"chat.update":           s.withBotToken(s.chatUpdate),
+		"chat.postEphemeral":    s.withBotToken(s.chatPostEphemeral),
+		"views.open":            s.withBotToken(s.viewsOpen),
 	}
 
 	mux := http.NewServeMux()

@@ -13,6 +13,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 func TestSignMatchesFixtureVectors(t *testing.T) {
@@ -24,7 +25,7 @@ func TestSignMatchesFixtureVectors(t *testing.T) {
 			Expected    string `json:"expected_signature"`
 			WrongSecret string `json:"wrong_signing_secret"`
 		}
-		if err := json.Unmarshal(fixture(t, name), &v); err != nil {
+		if err := json.Unmarshal(testkit.ReadFile(t, name), &v); err != nil {
 			t.Fatal(err)
 		}
 		if got := slacktest.Sign(v.Secret, v.Timestamp, []byte(v.Body)); got != v.Expected {
@@ -35,7 +36,7 @@ func TestSignMatchesFixtureVectors(t *testing.T) {
 		}
 	}
 	// The docs example's body is byte for byte slash_command_body.txt.
-	if got := slacktest.Sign("8f742231b10e8888abcd99yyyzzz85a5", "1531420618", fixture(t, "slash_command_body.txt")); got != "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503" {
+	if got := slacktest.Sign("8f742231b10e8888abcd99yyyzzz85a5", "1531420618", testkit.ReadFile(t, "slash_command_body.txt")); got != "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503" {
 		t.Errorf("Sign(slash_command_body.txt) = %s", got)
 	}
 
@@ -43,14 +44,14 @@ func TestSignMatchesFixtureVectors(t *testing.T) {
 		Secret  string            `json:"signing_secret"`
 		Headers map[string]string `json:"headers"`
 	}
-	if err := json.Unmarshal(fixture(t, "block_actions_signed_request.json"), &signed); err != nil {
+	if err := json.Unmarshal(testkit.ReadFile(t, "block_actions_signed_request.json"), &signed); err != nil {
 		t.Fatal(err)
 	}
 	sec, err := strconv.ParseInt(signed.Headers["X-Slack-Request-Timestamp"], 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := slacktest.NewSignedRequest(t.Context(), "http://127.0.0.1/slack/interactions", signed.Secret, time.Unix(sec, 0), fixture(t, "block_actions_form_body.txt"))
+	req, err := slacktest.NewSignedRequest(t.Context(), "http://127.0.0.1/slack/interactions", signed.Secret, time.Unix(sec, 0), testkit.ReadFile(t, "block_actions_form_body.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestBlockActionDefaultsAreTheFixture(t *testing.T) {
 	if err := json.Unmarshal(srv.BlockActionPayload(slacktest.BlockAction{}), &got); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(fixture(t, "block_actions_payload.json"), &want); err != nil {
+	if err := json.Unmarshal(testkit.ReadFile(t, "block_actions_payload.json"), &want); err != nil {
 		t.Fatal(err)
 	}
 	// Fresh per click: trigger_id, action_ts; response_url points at the server.
@@ -142,7 +143,7 @@ func TestBlockActionDefaultsAreTheFixture(t *testing.T) {
 
 func TestBlockActionUsesTheMessageButtons(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("prompt", false), slack.MsgOptionBlocks(promptBlocks("a:42:ok", "a:42:no")...))
 	if err != nil {

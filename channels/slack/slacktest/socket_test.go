@@ -17,6 +17,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // startSocketMode runs a real socketmode client against srv until the end of the
@@ -57,7 +58,7 @@ func nextEvent(ctx context.Context, t *testing.T, smc *socketmode.Client, typ so
 
 func TestSocketModeBlockActionIsAcked(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	ch := slacktest.DefaultChannel
 	_, ts, err := newAPI(srv, slacktest.DefaultBotToken).PostMessageContext(ctx, ch,
 		slack.MsgOptionText("prompt", false), slack.MsgOptionBlocks(promptBlocks("a:42:ok", "a:42:no")...))
@@ -109,7 +110,7 @@ func TestSocketModeBlockActionIsAcked(t *testing.T) {
 
 func TestSocketModeSlashCommandIsAckedWithPayload(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	smc := startSocketMode(t, srv)
 	if err := srv.WaitConnections(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ func TestSocketModeSlashCommandIsAckedWithPayload(t *testing.T) {
 
 func TestSocketModeRedelivery(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	smc := startSocketMode(t, srv)
 	if err := srv.WaitConnections(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -179,7 +180,7 @@ func TestSocketModeReconnects(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := newServer(t, slacktest.Config{})
-			ctx := testCtx(t)
+			ctx := testkit.Context(t, 20*time.Second)
 			smc := startSocketMode(t, srv)
 			if err := srv.WaitConnections(ctx, 1); err != nil {
 				t.Fatal(err)
@@ -212,7 +213,7 @@ func TestSocketModeReconnects(t *testing.T) {
 
 func TestSocketModeBadAppToken(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	api := slack.New(slacktest.DefaultBotToken, slack.OptionAPIURL(srv.URL()), slack.OptionAppLevelToken("xapp-1-wrong"))
 	err := socketmode.New(api, socketmode.OptionDebug(false)).RunContext(ctx)
 	if got := slackError(t, err); got != "invalid_auth" {
@@ -292,12 +293,12 @@ func keysOf(t *testing.T, raw []byte) []string {
 
 func TestSocketWireMatchesFixtures(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	ws, u := dial(ctx, t, srv)
 
 	hello := readFrame(t, ws)
 	helloRaw, _ := json.Marshal(hello)
-	if got, want := keysOf(t, helloRaw), keysOf(t, fixture(t, "socket_mode_hello.json")); !slices.Equal(got, want) {
+	if got, want := keysOf(t, helloRaw), keysOf(t, testkit.ReadFile(t, "socket_mode_hello.json")); !slices.Equal(got, want) {
 		t.Fatalf("hello keys %v, fixture %v", got, want)
 	}
 	if string(hello["type"]) != `"hello"` || string(hello["num_connections"]) != "1" ||
@@ -311,7 +312,7 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	env := readFrame(t, ws)
 	envRaw, _ := json.Marshal(env)
 	var fix map[string]json.RawMessage
-	_ = json.Unmarshal(fixture(t, "socket_mode_interactive_block_actions_composed.json"), &fix)
+	_ = json.Unmarshal(testkit.ReadFile(t, "socket_mode_interactive_block_actions_composed.json"), &fix)
 	fixRaw, _ := json.Marshal(fix)
 	if got, want := keysOf(t, envRaw), keysOf(t, fixRaw); !slices.Equal(got, want) {
 		t.Fatalf("interactive envelope keys %v, fixture %v", got, want)
@@ -325,7 +326,7 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	}
 	slash := readFrame(t, ws)
 	slashRaw, _ := json.Marshal(slash)
-	_ = json.Unmarshal(fixture(t, "socket_mode_slash_commands.json"), &fix)
+	_ = json.Unmarshal(testkit.ReadFile(t, "socket_mode_slash_commands.json"), &fix)
 	fixRaw, _ = json.Marshal(fix)
 	if got, want := keysOf(t, slashRaw), keysOf(t, fixRaw); !slices.Equal(got, want) {
 		t.Fatalf("slash_commands envelope keys %v, fixture %v", got, want)
@@ -338,7 +339,7 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	if err := ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"not an ack"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ws.WriteMessage(websocket.TextMessage, fixture(t, "socket_mode_ack.json")); err != nil {
+	if err := ws.WriteMessage(websocket.TextMessage, testkit.ReadFile(t, "socket_mode_ack.json")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := srv.WaitAck(ctx, "57d6a792-4d35-4d0b-b6aa-3361493e1caf"); err != nil {
@@ -353,7 +354,7 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	}
 	disc := readFrame(t, ws)
 	discRaw, _ := json.Marshal(disc)
-	if got, want := keysOf(t, discRaw), keysOf(t, fixture(t, "socket_mode_disconnect.json")); !slices.Equal(got, want) || string(disc["reason"]) != `"refresh_requested"` {
+	if got, want := keysOf(t, discRaw), keysOf(t, testkit.ReadFile(t, "socket_mode_disconnect.json")); !slices.Equal(got, want) || string(disc["reason"]) != `"refresh_requested"` {
 		t.Fatalf("disconnect %s", discRaw)
 	}
 	if _, err := srv.PushSlashCommand(slacktest.SlashCommand{}); !errors.Is(err, slacktest.ErrNotConnected) {
@@ -372,7 +373,7 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 
 func TestPushRejectsBadEnvelopes(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	ws, _ := dial(ctx, t, srv)
 	readFrame(t, ws) // hello
 	for _, e := range []slacktest.Envelope{
@@ -397,7 +398,7 @@ func TestPushRejectsBadEnvelopes(t *testing.T) {
 
 func TestPings(t *testing.T) {
 	srv := newServer(t, slacktest.Config{PingInterval: time.Millisecond})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	ws, _ := dial(ctx, t, srv)
 	pinged := make(chan struct{}, 1)
 	ws.SetPingHandler(func(string) error {
@@ -430,7 +431,7 @@ func TestCloseEndsEveryConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	retired, _ := dial(ctx, t, srv)
 	readFrame(t, retired) // hello
 	if err := srv.Disconnect("warning"); err != nil {

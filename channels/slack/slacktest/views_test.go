@@ -3,6 +3,7 @@ package slacktest_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -12,7 +13,7 @@ import (
 
 func TestViewsOpenAndSubmission(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	view := slack.ModalViewRequest{Type: slack.VTModal, CallbackID: "cb", PrivateMetadata: "meta",
 		Title: slack.NewTextBlockObject(slack.PlainTextType, "T", false, false),

@@ -99,6 +99,18 @@ func bearer(r *http.Request) string {
 	return strings.TrimSpace(t)
 }
 
+// withBotToken returns h behind the bot token check: a call checkBotToken refuses gets
+// its error and h is not run.
+func (s *Server) withBotToken(h methodHandler) methodHandler {
+	return func(w http.ResponseWriter, r *http.Request, args url.Values) {
+		if e := s.checkBotToken(token(r, args)); e != nil {
+			writeError(w, e)
+			return
+		}
+		h(w, r, args)
+	}
+}
+
 // checkBotToken returns the error Slack gives a call that needs the bot token:
 // not_authed without a token, not_allowed_token_type for the app-level token,
 // invalid_auth for any other token; nil for the bot token.
@@ -116,11 +128,7 @@ func (s *Server) checkBotToken(tok string) *apiError {
 }
 
 // authTest serves auth.test: who the bot token belongs to.
-func (s *Server) authTest(w http.ResponseWriter, r *http.Request, args url.Values) {
-	if e := s.checkBotToken(token(r, args)); e != nil {
-		writeError(w, e)
-		return
-	}
+func (s *Server) authTest(w http.ResponseWriter, _ *http.Request, _ url.Values) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"ok": true, "url": "https://example-workspace.slack.com/", "team": "Example Workspace",
 		"user": "fake_approval_bot", "team_id": TeamID, "user_id": BotUserID, "bot_id": BotID,
@@ -194,10 +202,6 @@ func (s *Server) postChannel(id string) *apiError {
 // chatPostMessage serves chat.postMessage: records the message and answers its
 // channel and ts.
 func (s *Server) chatPostMessage(w http.ResponseWriter, r *http.Request, args url.Values) {
-	if e := s.checkBotToken(token(r, args)); e != nil {
-		writeError(w, e)
-		return
-	}
 	channel := args.Get("channel")
 	c, e := readContent(args)
 	s.mu.Lock()
@@ -223,10 +227,6 @@ func (s *Server) chatPostMessage(w http.ResponseWriter, r *http.Request, args ur
 // only when the call carries blocks, its blocks — as Slack does, an update without
 // blocks keeps the old ones (and their buttons). Unknown message: message_not_found.
 func (s *Server) chatUpdate(w http.ResponseWriter, r *http.Request, args url.Values) {
-	if e := s.checkBotToken(token(r, args)); e != nil {
-		writeError(w, e)
-		return
-	}
 	channel, ts := args.Get("channel"), args.Get("ts")
 	c, e := readContent(args)
 	s.mu.Lock()
@@ -262,10 +262,6 @@ func (s *Server) chatUpdate(w http.ResponseWriter, r *http.Request, args url.Val
 // chatPostEphemeral serves chat.postEphemeral: records the message shown to one user
 // and answers its message_ts. No user: user_not_in_channel.
 func (s *Server) chatPostEphemeral(w http.ResponseWriter, r *http.Request, args url.Values) {
-	if e := s.checkBotToken(token(r, args)); e != nil {
-		writeError(w, e)
-		return
-	}
 	channel, user := args.Get("channel"), args.Get("user")
 	c, e := readContent(args)
 	s.mu.Lock()

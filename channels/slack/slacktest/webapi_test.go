@@ -29,7 +29,7 @@ func TestURLHasTrailingSlash(t *testing.T) {
 
 func TestAuthTest(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 
 	res, err := newAPI(srv, slacktest.DefaultBotToken).AuthTestContext(ctx)
 	if err != nil {
@@ -53,7 +53,7 @@ func TestAuthTest(t *testing.T) {
 
 func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	ch := slacktest.DefaultChannel
 
@@ -136,7 +136,7 @@ func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 func TestTimestampsAreUniqueAndFromTheClock(t *testing.T) {
 	now := time.Unix(1753425527, 891899000)
 	srv := newServer(t, slacktest.Config{Now: func() time.Time { return now }})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	_, ts1, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("one", false))
 	if err != nil {
@@ -153,7 +153,7 @@ func TestTimestampsAreUniqueAndFromTheClock(t *testing.T) {
 
 func TestChatErrorsChangeNothing(t *testing.T) {
 	srv := newServer(t, slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	ch := slacktest.DefaultChannel
 	_, ts, err := api.PostMessageContext(ctx, ch, slack.MsgOptionText("prompt", false), slack.MsgOptionBlocks(promptBlocks("ok", "no")...))
@@ -274,7 +274,7 @@ func TestChatErrorsChangeNothing(t *testing.T) {
 
 func TestBlockLimitsAreInclusive(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, strings.Repeat("h", 150), false, false)),
@@ -292,7 +292,7 @@ func TestBlockLimitsAreInclusive(t *testing.T) {
 // post sends a raw Web API request and returns the status, headers and body.
 func post(t *testing.T, target, contentType, authorization, body string) (int, http.Header, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testCtx(t), http.MethodPost, target, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(testkit.Context(t, 20*time.Second), http.MethodPost, target, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestNotInChannelMatchesFixture(t *testing.T) {
 	srv := newServer(t, slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}})
 	form := url.Values{"token": {slacktest.DefaultBotToken}, "channel": {"C0FOREIGN01"}, "text": {"x"}}
 	status, _, body := post(t, srv.URL()+"chat.postMessage", "application/x-www-form-urlencoded", "", form.Encode())
-	if want := fixture(t, "chat_postMessage_error_not_in_channel.json"); status != http.StatusOK || !bytes.Equal(body, want) {
+	if want := testkit.ReadFile(t, "chat_postMessage_error_not_in_channel.json"); status != http.StatusOK || !bytes.Equal(body, want) {
 		t.Fatalf("answer %d %s, want 200 %s", status, body, want)
 	}
 }
@@ -360,7 +360,7 @@ func TestRequestBodies(t *testing.T) {
 
 func TestUnknownMethod(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	_, err := newAPI(srv, slacktest.DefaultBotToken).GetConversationInfoContext(testCtx(t), &slack.GetConversationInfoInput{ChannelID: slacktest.DefaultChannel})
+	_, err := newAPI(srv, slacktest.DefaultBotToken).GetConversationInfoContext(testkit.Context(t, 20*time.Second), &slack.GetConversationInfoInput{ChannelID: slacktest.DefaultChannel})
 	var sce slack.StatusCodeError
 	if !errors.As(err, &sce) || sce.Code != http.StatusNotFound {
 		t.Fatalf("conversations.info: %v, want slack.StatusCodeError 404", err)
@@ -373,7 +373,7 @@ func TestUnknownMethod(t *testing.T) {
 
 func TestRateLimitNext(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	if err := srv.RateLimitNext("chat.postMessage", 30); err != nil {
 		t.Fatal(err)
@@ -396,7 +396,7 @@ func TestRateLimitNext(t *testing.T) {
 
 func TestRateLimitMatchesFixture(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	want, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(fixture(t, "rate_limited_429.http.txt"))), nil)
+	want, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(testkit.ReadFile(t, "rate_limited_429.http.txt"))), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestRateLimitMatchesFixture(t *testing.T) {
 
 func TestFailNext(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("x", false))
 	if err != nil {
@@ -463,7 +463,7 @@ func TestInjectBadInput(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := newAPI(srv, slacktest.DefaultBotToken).PostMessageContext(testCtx(t), slacktest.DefaultChannel, slack.MsgOptionText("x", false)); err != nil {
+	if _, _, err := newAPI(srv, slacktest.DefaultBotToken).PostMessageContext(testkit.Context(t, 20*time.Second), slacktest.DefaultChannel, slack.MsgOptionText("x", false)); err != nil {
 		t.Fatalf("a rejected injection was queued: %v", err)
 	}
 }
@@ -500,7 +500,7 @@ func TestWaitEnds(t *testing.T) {
 		t.Fatalf("WaitAck with a cancelled context: %v", err)
 	}
 	srv.Close()
-	_, err := srv.WaitEphemerals(testCtx(t), 1)
+	_, err := srv.WaitEphemerals(testkit.Context(t, 20*time.Second), 1)
 	if !errors.Is(err, slacktest.ErrClosed) || err.Error() != "slacktest: wait for 1 ephemerals: server closed" {
 		t.Fatalf("WaitEphemerals after Close: %v", err)
 	}

@@ -199,25 +199,24 @@ func (s *Server) editMessageText(p params) reply {
 	if p["text"] == "" {
 		return fail(ErrTextEmpty)
 	}
-	cs, m, e := s.messageToEditLocked(p)
-	if e != nil {
-		return fail(*e)
-	}
-	markup, e := parseReplyMarkup(p["reply_markup"])
-	if e != nil {
-		return fail(*e)
-	}
-	v, e := parseText("editMessageText", p, ErrEditTooLong)
-	if e != nil {
-		return fail(*e)
-	}
-	v.markup = markup
-	return s.applyEditLocked(cs, m, v)
+	return s.editLocked(p, func(version) (version, *APIError) {
+		return parseText("editMessageText", p, ErrEditTooLong)
+	})
 }
 
 // editMessageReplyMarkup serves
 // https://core.telegram.org/bots/api#editmessagereplymarkup for messages of chats.
 func (s *Server) editMessageReplyMarkup(p params) reply {
+	return s.editLocked(p, func(cur version) (version, *APIError) {
+		cur.method = "editMessageReplyMarkup"
+		return cur, nil
+	})
+}
+
+// editLocked serves an edit of a message of a chat: it finds the message, parses
+// reply_markup, and applies the version that next makes of the message's current one
+// with that markup.
+func (s *Server) editLocked(p params, next func(cur version) (version, *APIError)) reply {
 	cs, m, e := s.messageToEditLocked(p)
 	if e != nil {
 		return fail(*e)
@@ -226,8 +225,11 @@ func (s *Server) editMessageReplyMarkup(p params) reply {
 	if e != nil {
 		return fail(*e)
 	}
-	v := m.current()
-	v.method, v.markup = "editMessageReplyMarkup", markup
+	v, e := next(m.current())
+	if e != nil {
+		return fail(*e)
+	}
+	v.markup = markup
 	return s.applyEditLocked(cs, m, v)
 }
 

@@ -154,6 +154,36 @@ func wantBadRequest(t *testing.T, err error, want telegramtest.APIError) {
 	}
 }
 
+// wantSent sends p with b and returns the message, failing the test unless it was
+// sent and recorded in its chat.
+func wantSent(t *testing.T, srv *telegramtest.Server, b *bot.Bot, p *bot.SendMessageParams) *models.Message {
+	t.Helper()
+	id := p.ChatID.(int64)
+	before := len(srv.Messages(id))
+	msg, err := b.SendMessage(testContext(t), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(srv.Messages(id)); got != before+1 {
+		t.Errorf("messages = %d, want %d", got, before+1)
+	}
+	return msg
+}
+
+// wantSendRefused sends p with b and fails the test unless the Bot API refused it
+// with want (see wantBadRequest) and recorded nothing.
+func wantSendRefused(t *testing.T, srv *telegramtest.Server, b *bot.Bot, p *bot.SendMessageParams,
+	want telegramtest.APIError) {
+	t.Helper()
+	id := p.ChatID.(int64)
+	before := len(srv.Messages(id))
+	_, err := b.SendMessage(testContext(t), p)
+	wantBadRequest(t, err, want)
+	if got := len(srv.Messages(id)); got != before {
+		t.Errorf("messages = %d, want %d: a refused message was recorded", got, before)
+	}
+}
+
 func TestSendMessageWithInlineKeyboardRoundTrips(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
@@ -260,7 +290,6 @@ func TestSendMessageRejectsBadHTML(t *testing.T) {
 // TestTextLengthIsCountedAfterEntitiesParsing pins what MaxTextLength counts: the
 // characters (code points) the user sees, not the HTML sent nor UTF-16 units.
 func TestTextLengthIsCountedAfterEntitiesParsing(t *testing.T) {
-	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	tests := []struct {
@@ -276,22 +305,17 @@ func TestTextLengthIsCountedAfterEntitiesParsing(t *testing.T) {
 		{"4096 emoji (8192 UTF-16 units)", strings.Repeat("😀", 4096), "", true},
 		{"4097 emoji", strings.Repeat("😀", 4097), "", false},
 	}
-	accepted := 0
 	for _, tt := range tests {
-		msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: tt.text, ParseMode: tt.mode})
-		if tt.ok {
-			accepted++
-			if err != nil {
-				t.Errorf("%s: %v", tt.name, err)
-			} else if n := len([]rune(msg.Text)); n != 4096 {
-				t.Errorf("%s: shown text has %d characters", tt.name, n)
+		t.Run(tt.name, func(t *testing.T) {
+			p := &bot.SendMessageParams{ChatID: janeChat.ID, Text: tt.text, ParseMode: tt.mode}
+			if !tt.ok {
+				wantSendRefused(t, srv, b, p, telegramtest.ErrMessageTooLong)
+				return
 			}
-			continue
-		}
-		wantBadRequest(t, err, telegramtest.ErrMessageTooLong)
-	}
-	if got := len(srv.Messages(janeChat.ID)); got != accepted {
-		t.Errorf("messages = %d, want %d", got, accepted)
+			if n := len([]rune(wantSent(t, srv, b, p).Text)); n != 4096 {
+				t.Errorf("shown text has %d characters", n)
+			}
+		})
 	}
 }
 
@@ -481,7 +505,6 @@ func TestAnotherPollerTerminatesTheWaitingOne(t *testing.T) {
 }
 
 func TestCallbackDataIsLimitedTo64Bytes(t *testing.T) {
-	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	keyboard := func(data string) *models.InlineKeyboardMarkup {
@@ -496,25 +519,20 @@ func TestCallbackDataIsLimitedTo64Bytes(t *testing.T) {
 		{"33 two-byte characters (66 bytes)", strings.Repeat("é", 33), false},
 		{"32 two-byte characters (64 bytes)", strings.Repeat("é", 32), true},
 	}
-	accepted := 0
 	for _, tt := range tests {
-		_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "prompt", ReplyMarkup: keyboard(tt.data)})
-		if tt.ok {
-			accepted++
-			if err != nil {
-				t.Errorf("%s: %v", tt.name, err)
+		t.Run(tt.name, func(t *testing.T) {
+			p := &bot.SendMessageParams{ChatID: janeChat.ID, Text: "prompt", ReplyMarkup: keyboard(tt.data)}
+			if tt.ok {
+				wantSent(t, srv, b, p)
+			} else {
+				wantSendRefused(t, srv, b, p, telegramtest.ErrButtonDataInvalid)
 			}
-			continue
-		}
-		wantBadRequest(t, err, telegramtest.ErrButtonDataInvalid)
+		})
 	}
 	// A button with nothing to do is refused by the Bot API itself.
-	_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "prompt", ReplyMarkup: keyboard("")})
-	wantBadRequest(t, err, telegramtest.APIError{Code: 400,
-		Description: "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"})
-	if got := len(srv.Messages(janeChat.ID)); got != accepted {
-		t.Errorf("messages = %d, want %d", got, accepted)
-	}
+	wantSendRefused(t, srv, b, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "prompt", ReplyMarkup: keyboard("")},
+		telegramtest.APIError{Code: 400,
+			Description: "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"})
 }
 
 func TestEditMessage(t *testing.T) {
