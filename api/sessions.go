@@ -13,7 +13,7 @@ func (s *Server) listBypasses(w http.ResponseWriter, r *http.Request) error {
 
 // listAllBypasses is GET /api/bypasses: every session's live bypasses, by session.
 func (s *Server) listAllBypasses(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, bypassesOf(s.gate.AllBypasses()))
+	writeJSON(w, http.StatusOK, listOf(s.gate.AllBypasses(), bypassOf))
 	return nil
 }
 
