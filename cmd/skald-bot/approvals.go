@@ -61,11 +61,7 @@ func newResolveCmd(conn *connection, action string) *cobra.Command {
 		Use:   action + " ID",
 		Short: map[string]string{api.ActionApprove: "Approve a pending request", api.ActionReject: "Reject a pending request"}[action],
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
+		RunE: withID(func(cmd *cobra.Command, id uint64) error {
 			req := api.ResolveRequest{Action: action, Note: note}
 			if bypass != "" {
 				secs, err := bypassSecs(bypass)
@@ -77,7 +73,7 @@ func newResolveCmd(conn *connection, action string) *cobra.Command {
 			return adminCall(cmd, conn, func(c *api.Client) (api.Request, error) {
 				return c.Resolve(cmd.Context(), id, req)
 			}, func(q api.Request) { printStatus(cmd, q) })
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&note, "note", "", "a note for the agent (shown with the decision)")
 	if action == api.ActionApprove {
@@ -99,15 +95,11 @@ it treats as a refusal. The reason, if given, is stored with it.
 Exit status: 0 cancelled; 1 an error (no such request, or it is no longer pending);
 2 a usage error.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
+		RunE: withID(func(cmd *cobra.Command, id uint64) error {
 			return adminCall(cmd, conn, func(c *api.Client) (api.Request, error) {
 				return c.Cancel(cmd.Context(), id, reason)
 			}, func(q api.Request) { printStatus(cmd, q) })
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why, stored with the request")
 	conn.flags(cmd, true)
@@ -139,6 +131,18 @@ func parseID(s string) (uint64, error) {
 		return 0, usagef("id %q: want a positive integer", s)
 	}
 	return id, nil
+}
+
+// withID is the RunE of a command whose one argument is an ID: run gets it parsed, and
+// is not called (a usageError) when it is not a positive integer.
+func withID(run func(cmd *cobra.Command, id uint64) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		id, err := parseID(args[0])
+		if err != nil {
+			return err
+		}
+		return run(cmd, id)
+	}
 }
 
 // cut shortens s to n runes, marking the cut.

@@ -102,17 +102,13 @@ func newRulesCmd(conn *connection) *cobra.Command {
 		Use:   "rm ID",
 		Short: "Remove a rule",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
+		RunE: withID(func(cmd *cobra.Command, id uint64) error {
 			return adminCall(cmd, conn, func(c *api.Client) (map[string]uint64, error) {
 				return map[string]uint64{"deleted": id}, c.DeleteRule(cmd.Context(), id)
 			}, func(map[string]uint64) {
 				fmt.Fprintf(cmd.OutOrStdout(), "rule %d removed\n", id)
 			})
-		},
+		}),
 	}
 
 	var sf ruleFlags
@@ -120,11 +116,7 @@ func newRulesCmd(conn *connection) *cobra.Command {
 		Use:   "set ID [flags]",
 		Short: "Change the given fields of a rule",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
+		RunE: withID(func(cmd *cobra.Command, id uint64) error {
 			if sf.apply(cmd.Flags(), &rules.Rule{}) == 0 {
 				return usagef("rules set %d: nothing to change: give at least one of --action, --tool, --path, --command, --agent, --source, --priority, --group, --note", id)
 			}
@@ -148,7 +140,7 @@ func newRulesCmd(conn *connection) *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "rule %d changed\n", got.ID)
 				printPrecedence(cmd, all, got)
 			})
-		},
+		}),
 	}
 	sf.add(set.Flags(), true)
 

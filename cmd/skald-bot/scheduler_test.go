@@ -150,22 +150,6 @@ jobs:
 	svc.stop(t)
 }
 
-// TestServeBadSchedule: an invalid schedule ends serve with exit 1 and one line naming
-// the job, and nothing is created.
-func TestServeBadSchedule(t *testing.T) {
-	dir := t.TempDir()
-	cfg := testConfig(t, dir, "jobs:\n  - {name: nightly, schedule: \"61 * * * *\", steps: [{tool: execute_cmd, args: {cmd: \"true\"}}]}\n")
-	p := startSkald(t, dir, nil, "serve", "--config", cfg)
-	code, lines := p.exit(t)
-	want := `skald-bot: cron: job "nightly": schedule "61 * * * *": end of range (61) above maximum (59): 61`
-	if code != 1 || len(lines) != 1 || lines[0] != want {
-		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "data")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("data_dir created by a failed start: %v", err)
-	}
-}
-
 // TestExampleJobsAreValid: the example configuration's jobs pass the scheduler's
 // checks, so `serve --config config.example.yaml` starts.
 func TestExampleJobsAreValid(t *testing.T) {

@@ -102,67 +102,66 @@ func TestServeLocked(t *testing.T) {
 	first.signalExit(t, syscall.SIGTERM, 0)
 }
 
-// TestServeBadConfig checks an invalid configuration ends serve with exit 1 and one
-// line naming the key and value, and that nothing is created.
-func TestServeBadConfig(t *testing.T) {
-	dir := t.TempDir()
-	cfg := testConfig(t, dir, "jobs:\n  - {name: Nightly Backup, schedule: \"@daily\", steps: [{tool: execute_cmd}]}\n")
-	p := startSkald(t, dir, nil, "serve", "--config", cfg)
-	code, lines := p.exit(t)
-	want := `skald-bot: config: jobs[0].name "Nightly Backup": must match [a-z0-9_-]+`
-	if code != 1 || len(lines) != 1 || lines[0] != want {
-		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "data")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("data_dir created by a failed start: %v", err)
-	}
-}
-
-// TestServeMissingTokenVariable: an api.token whose ${SKALD_API_TOKEN} is unset stops
-// serve with one line naming the key and the variable, instead of starting without
-// it; nothing is created.
-func TestServeMissingTokenVariable(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "skald.yaml")
-	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + dir +
-		"\napi: {listen: \"127.0.0.1:0\", token: ${SKALD_API_TOKEN}}\n"
-	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	p := startSkald(t, dir, nil, "serve", "--config", cfg)
-	code, lines := p.exit(t)
-	want := "skald-bot: config: api.token: ${SKALD_API_TOKEN} is empty or unset (set it, or leave api.token out)"
-	if code != 1 || len(lines) != 1 || lines[0] != want {
-		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "data")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("data_dir created by a failed start: %v", err)
-	}
-}
-
-// TestServeBusyPort: when the API's port is taken, serve ends with exit 1 and one line
-// giving the reason, and nothing is created (the port is bound before the store).
-func TestServeBusyPort(t *testing.T) {
+// TestServeRefusesToStart: a configuration serve cannot run with ends it with exit 1
+// and one line giving the reason (naming the key and value), and nothing is created:
+// the configuration, the schedules and the API's port are checked before the store.
+func TestServeRefusesToStart(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer busy.Close()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "skald.yaml")
-	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + dir + "\napi: {listen: \"" + busy.Addr().String() + "\"}\n"
-	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
+	// withAPI is a configuration of data_dir and workspace_root under dir, and api.
+	withAPI := func(api string) func(t *testing.T, dir string) string {
+		return func(t *testing.T, dir string) string {
+			cfg := filepath.Join(dir, "skald.yaml")
+			yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + dir +
+				"\napi: " + api + "\n"
+			if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return cfg
+		}
 	}
-	p := startSkald(t, dir, nil, "serve", "--config", cfg)
-	code, lines := p.exit(t)
-	want := "skald-bot: api: listen tcp " + busy.Addr().String() + ": bind: address already in use" +
-		" (is another skald-bot serve running? stop it, or set api.listen to a free port)"
-	if code != 1 || len(lines) != 1 || lines[0] != want {
-		t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, want)
+	// extra is testConfig's configuration plus extra YAML.
+	extra := func(yaml string) func(t *testing.T, dir string) string {
+		return func(t *testing.T, dir string) string { return testConfig(t, dir, yaml) }
 	}
-	if _, err := os.Stat(filepath.Join(dir, "data")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("data_dir created by a failed start: %v", err)
+	for _, c := range []struct {
+		name   string
+		config func(t *testing.T, dir string) string // writes it, returns its file
+		want   string
+	}{
+		{"bad job name",
+			extra("jobs:\n  - {name: Nightly Backup, schedule: \"@daily\", steps: [{tool: execute_cmd}]}\n"),
+			`skald-bot: config: jobs[0].name "Nightly Backup": must match [a-z0-9_-]+`},
+		{"bad schedule",
+			extra("jobs:\n  - {name: nightly, schedule: \"61 * * * *\", steps: [{tool: execute_cmd, args: {cmd: \"true\"}}]}\n"),
+			`skald-bot: cron: job "nightly": schedule "61 * * * *": end of range (61) above maximum (59): 61`},
+		// An api.token whose ${SKALD_API_TOKEN} is unset does not start without a token.
+		{"missing token variable", withAPI(`{listen: "127.0.0.1:0", token: ${SKALD_API_TOKEN}}`),
+			"skald-bot: config: api.token: ${SKALD_API_TOKEN} is empty or unset (set it, or leave api.token out)"},
+		// api.allowed_hosts without api.token would put the token-less local caller
+		// behind a proxy.
+		{"allowed hosts without a token",
+			withAPI(`{listen: "127.0.0.1:0", allowed_hosts: ["https://skald.example"]}`),
+			`skald-bot: config: api.allowed_hosts "https://skald.example": ` +
+				`needs api.token (a generated token is for loopback only)`},
+		{"busy port", withAPI(`{listen: "` + busy.Addr().String() + `"}`),
+			"skald-bot: api: listen tcp " + busy.Addr().String() + ": bind: address already in use" +
+				" (is another skald-bot serve running? stop it, or set api.listen to a free port)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := startSkald(t, dir, nil, "serve", "--config", c.config(t, dir))
+			code, lines := p.exit(t)
+			if code != 1 || len(lines) != 1 || lines[0] != c.want {
+				t.Errorf("exit %d, stderr %q; want 1, %q", code, lines, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "data")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("data_dir created by a failed start: %v", err)
+			}
+		})
 	}
 }
 
