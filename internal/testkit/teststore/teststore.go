@@ -32,6 +32,16 @@ func OpenAt(t testing.TB, path string, opt store.Options) *store.DB {
 	return db
 }
 
+// Request returns request id of db, failing the test at once when it cannot.
+func Request(t testing.TB, db *store.DB, id uint64) store.Request {
+	t.Helper()
+	r, err := db.Request(id)
+	if err != nil {
+		t.Fatalf("request %d: %v", id, err)
+	}
+	return r
+}
+
 // SnapshotFile checks the store file at path with store.Verify, opens it and returns
 // its Snapshot; the file is closed again before SnapshotFile returns, so a later write
 // may replace it. It fails the test on any error.
