@@ -160,11 +160,7 @@ func (e *env) resolve(id uint64, a gate.Answer) {
 
 func (e *env) request(id uint64) store.Request {
 	e.t.Helper()
-	r, err := e.db.Request(id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r
+	return teststore.Request(e.t, e.db, id)
 }
 
 // fakeChannel is a hand-written Channel: it records every send and edit, and fails
