@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -49,11 +50,7 @@ func (o *flakyOutbox) AddMessage(id uint64, m store.Message) error {
 // A message sent but not recorded is recorded on the next attempt, not sent again.
 func TestFanoutRecordRetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		db, err := store.Open(t.TempDir()+"/skald.db", store.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := teststore.Open(t, store.Options{})
 		out := &flakyOutbox{DB: db, failAdds: 2}
 		tg := newFake("telegram", "-100")
 		fan := NewFanout(FanoutOptions{Store: out, Logger: testkit.Logger(), Retry: Retry{Backoff: time.Second}})

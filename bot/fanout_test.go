@@ -27,18 +27,31 @@ func (e *env) wantFinal(id uint64, c *fakeChannel, final bool) {
 	}
 }
 
-// heldTelegram runs an env with a Fanout over fakes tg (chat -100) and sl
-// (C0FAKECHAN1) until the test ends, past Run's start-up Reconcile; tg's sends wait
+// runFanout runs an env with a Fanout over chans, the rest set by opt, until the test
+// ends, and returns past Run's start-up Reconcile. It must be called in a synctest
+// bubble.
+func runFanout(t *testing.T, opt envOptions, chans ...*fakeChannel) *env {
+	t.Helper()
+	opt.fanout, opt.channels = true, chans
+	e := newEnv(t, opt)
+	t.Cleanup(e.run())
+	synctest.Wait()
+	return e
+}
+
+// heldPrompt runs a Fanout over fakes tg (chat -100) and sl (C0FAKECHAN1) and makes
+// request r: its Slack prompt is sent, its Telegram one waits, as all tg's sends do,
 // until release is closed.
-func heldTelegram(t *testing.T) (e *env, tg, sl *fakeChannel, release chan struct{}) {
+func heldPrompt(t *testing.T) (e *env, tg, sl *fakeChannel, release chan struct{},
+	r store.Request) {
 	t.Helper()
 	tg, sl = newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
 	release = make(chan struct{})
 	tg.gate = release
-	e = newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
-	t.Cleanup(e.run())
+	e = runFanout(t, envOptions{}, tg, sl)
+	r = e.require("s1", "Bash", bash)
 	synctest.Wait()
-	return e, tg, sl, release
+	return e, tg, sl, release, r
 }
 
 // wantMessages fails the test unless the request's stored messages are exactly the
@@ -100,9 +113,7 @@ func (e *env) wantEditedOnce(id uint64, want string, chans ...*fakeChannel) {
 func TestFanoutShowAndUpdate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg, sl := newFake("telegram", "-100", "-200"), newFake("slack", "C0FAKECHAN1")
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, bypassShort: time.Hour})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e := runFanout(t, envOptions{bypassShort: time.Hour}, tg, sl)
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
 		if len(tg.sent()) != 2 || len(sl.sent()) != 1 {
@@ -127,9 +138,7 @@ func TestFanoutShowAndUpdate(t *testing.T) {
 func TestFanoutExpiryAndCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg := newFake("telegram", "-100")
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e := runFanout(t, envOptions{}, tg)
 		r1 := e.require("s1", "Bash", bash)
 		r2 := e.require("s2", "Bash", bash)
 		synctest.Wait()
@@ -148,9 +157,7 @@ func TestFanoutRetriesWithBackoff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
 		sl.failSends = 3
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, retry: Retry{Attempts: 4, Backoff: time.Second}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e := runFanout(t, envOptions{retry: Retry{Attempts: 4, Backoff: time.Second}}, tg, sl)
 		start := time.Now()
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
@@ -181,9 +188,7 @@ func TestFanoutGivesUp(t *testing.T) {
 		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1", "C0FAKECHAN2")
 		sl.failSends = 100
 		tg.failSends, tg.failErr = 1, fmt.Errorf("chat not found: %w", ErrPermanent)
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, retry: Retry{Attempts: 3, Backoff: time.Second}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e := runFanout(t, envOptions{retry: Retry{Attempts: 3, Backoff: time.Second}}, tg, sl)
 		r := e.require("s1", "Bash", bash)
 		time.Sleep(30 * time.Second) // before the sweep reconciles
 		synctest.Wait()
@@ -219,9 +224,7 @@ func TestFanoutRateLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg := newFake("telegram", "-100")
 		tg.failSends, tg.failErr = 3, &RateLimitError{RetryAfter: 35 * time.Second, Err: errors.New("Too Many Requests: retry after 35")}
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}, retry: Retry{Attempts: 2, Backoff: time.Second}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e := runFanout(t, envOptions{retry: Retry{Attempts: 2, Backoff: time.Second}}, tg)
 		start := time.Now()
 		r := e.require("s1", "Bash", bash)
 		time.Sleep(34 * time.Second)
@@ -247,9 +250,7 @@ func TestFanoutEditRetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
 		tg.failEdits = 2
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, retry: Retry{Attempts: 5, Backoff: time.Second}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e := runFanout(t, envOptions{retry: Retry{Attempts: 5, Backoff: time.Second}}, tg, sl)
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
 		e.resolve(r.ID, gate.Answer{Approve: false, By: "cli", Via: "cli", Note: "not today"})
@@ -286,9 +287,7 @@ func TestFanoutEditRetry(t *testing.T) {
 // outcome too, and no message is edited twice.
 func TestFanoutResolvedWhileSending(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e, tg, sl, release := heldTelegram(t)
-		r := e.require("s1", "Bash", bash)
-		synctest.Wait()
+		e, tg, sl, release, r := heldPrompt(t)
 		e.resolve(r.ID, gate.Answer{Approve: true, By: "api", Via: "api"})
 		synctest.Wait()
 		close(release)
@@ -316,9 +315,7 @@ func TestFanoutResolvedWhileSending(t *testing.T) {
 // Show and Reconcile of the same request at once: one message per chat.
 func TestFanoutShowTwiceAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e, tg, sl, release := heldTelegram(t)
-		r := e.require("s1", "Bash", bash)
-		synctest.Wait()
+		e, tg, sl, release, r := heldPrompt(t)
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			if err := e.fan.Reconcile(context.Background()); err != nil {
@@ -341,9 +338,7 @@ func TestFanoutShowTwiceAtOnce(t *testing.T) {
 func TestFanoutTwoTapsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg, sl := newFake("telegram", "-100", "-200"), newFake("slack", "C0FAKECHAN1")
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e := runFanout(t, envOptions{}, tg, sl)
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
 		r = e.request(r.ID)
@@ -434,5 +429,140 @@ func TestFanoutRestart(t *testing.T) {
 			t.Errorf("the message sent before the restart was edited %v", e)
 		}
 		e2.wantMessages(shown.ID, true, tg, sl)
+	})
+}
+
+// A prompt is posted without buttons and armed by an edit only once its message is
+// recorded on the request.
+func TestShowPostsThenRecordsThenArms(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg := newFake("telegram", "-100", "-200")
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
+		var unrecorded []string
+		tg.onArm = func(target, ref string) {
+			// The request is the only one: its id is 1.
+			r := e.request(1)
+			if !hasMessage(r.Messages, "telegram", target) {
+				unrecorded = append(unrecorded, target+"/"+ref)
+			}
+		}
+		defer e.run()()
+		synctest.Wait()
+		r := e.require("s1", "Bash", bash)
+		synctest.Wait()
+		if len(unrecorded) > 0 {
+			t.Errorf("armed before recorded: %v", unrecorded)
+		}
+		sent := tg.sent()
+		if len(sent) != 2 {
+			t.Fatalf("sent %d, want 2", len(sent))
+		}
+		for _, s := range sent {
+			if s.Posted.Buttons != nil || !s.Armed || s.Prompt.Buttons == nil {
+				t.Errorf("message %s/%s posted with buttons %v, armed %v", s.Target, s.Ref,
+					s.Posted.Buttons != nil, s.Armed)
+			}
+		}
+		e.wantMessages(r.ID, false, tg)
+		if n := len(tg.edited()); n != 0 {
+			t.Errorf("%d edits beside the arms", n)
+		}
+	})
+}
+
+// A message recorded but never armed (the arm given up on, as a process stopped
+// between the commit and the edit) is armed by the next start's reconciliation; a
+// pending clarification's too.
+func TestReconcileArmsRecordedMessages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg := newFake("telegram", "-100")
+		tg.failEdits, tg.failErr = 2, fmt.Errorf("chat not found: %w", ErrPermanent)
+		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
+		stop := e.run()
+		synctest.Wait()
+		r := e.require("s1", "Bash", bash)
+		c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "go on?",
+			Options: []string{"yes", "no"}, Caller: store.CallerLocal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		stop()
+		if got := e.request(r.ID).Messages; len(got) != 1 {
+			t.Fatalf("recorded %+v, want one message", got)
+		}
+		for _, s := range tg.sent() {
+			if s.Armed {
+				t.Fatalf("message %s armed although its edit failed", s.Ref)
+			}
+		}
+		if err := e.db.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		tg2 := newFake("telegram", "-100")
+		e2 := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg2}, path: e.path})
+		defer e2.run()()
+		synctest.Wait()
+		if n := len(tg2.sent()); n != 0 {
+			t.Errorf("sent %d prompts again, want none", n)
+		}
+		ref := e2.request(r.ID).Messages[0].Ref
+		cc, err := e2.db.Clarification(c.ID)
+		if err != nil || len(cc.Messages) != 1 {
+			t.Fatalf("clarification %+v, %v", cc.Messages, err)
+		}
+		armed := map[string]bool{}
+		for _, s := range tg2.edited() {
+			if s.Prompt.Buttons != nil {
+				armed[s.Ref] = true
+			}
+		}
+		if !armed[ref] || !armed[cc.Messages[0].Ref] {
+			t.Errorf("armed %v, want the prompt %s and the question %s", armed, ref,
+				cc.Messages[0].Ref)
+		}
+		if got := e2.request(r.ID); got.Status != store.Pending {
+			t.Errorf("request %s", got.Status)
+		}
+	})
+}
+
+// A channel unreachable for minutes — longer than the retries cover — gets the prompt
+// of a request made meanwhile, and the outcome of one resolved meanwhile, once it is
+// back: each message sent once, each outcome edited once.
+func TestFanoutChannelDownForMinutes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
+		e := runFanout(t, envOptions{retry: Retry{Attempts: 3, Backoff: time.Second}}, tg, sl)
+		old := e.require("s1", "Bash", bash)
+		synctest.Wait()
+		e.wantMessages(old.ID, false, tg, sl)
+
+		down := errors.New("dial tcp: connection refused")
+		sl.set(func(c *fakeChannel) { c.failSends, c.failEdits, c.failErr = 1<<30, 1<<30, down })
+		r := e.require("s2", "Bash", bash)
+		e.resolve(old.ID, gate.Answer{Approve: true, By: "jane", Via: "telegram"})
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		if n := len(editsOf(sl, old.ID)); n != 0 || len(sl.sent()) != 1 {
+			t.Fatalf("while down: %d edits, %d sends", n, len(sl.sent()))
+		}
+		e.wantMessages(r.ID, false, tg)
+
+		sl.set(func(c *fakeChannel) { c.failSends, c.failEdits = 0, 0 })
+		time.Sleep(2 * OfferSweepEvery)
+		synctest.Wait()
+		e.wantMessages(r.ID, false, tg, sl)
+		if n := len(sl.sent()); n != 2 {
+			t.Errorf("slack got %d prompts, want 2 (one per request)", n)
+		}
+		e.wantEditedOnce(old.ID, "✅ Approved by jane", tg, sl)
+		time.Sleep(5 * OfferSweepEvery) // later sweeps send and edit nothing more
+		synctest.Wait()
+		if n := len(sl.sent()); n != 2 {
+			t.Errorf("slack got %d prompts after more sweeps", n)
+		}
+		e.wantEditedOnce(old.ID, "✅ Approved by jane", tg, sl)
 	})
 }

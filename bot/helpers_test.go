@@ -12,6 +12,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -146,14 +147,7 @@ func (e *env) unfinalized() ([]store.Request, error) {
 // require makes a call that requires approval and returns its request.
 func (e *env) require(session, tool string, args map[string]any) store.Request {
 	e.t.Helper()
-	out, err := e.g.Check(context.Background(), gate.Call{ToolName: tool, Arguments: args, SessionID: session})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if out.Decision != gate.VerdictPending || out.Request == nil {
-		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
-	}
-	return *out.Request
+	return testgate.Require(e.t, e.g, gate.Call{ToolName: tool, Arguments: args, SessionID: session})
 }
 
 // resolve resolves request id with answer a, failing the test on an error.
@@ -166,11 +160,7 @@ func (e *env) resolve(id uint64, a gate.Answer) {
 
 func (e *env) request(id uint64) store.Request {
 	e.t.Helper()
-	r, err := e.db.Request(id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r
+	return teststore.Request(e.t, e.db, id)
 }
 
 // fakeChannel is a hand-written Channel: it records every send and edit, and fails

@@ -58,6 +58,16 @@ func TestNewNoticesNeedsBusAndFanout(t *testing.T) {
 }
 
 // runNotices starts n.Run and returns a function that stops it and waits for it.
+// notices returns Notices of e's gate events over e's Fanout, not running yet.
+func (e *env) notices() *Notices {
+	e.t.Helper()
+	n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: testkit.Logger()})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
 func runNotices(t *testing.T, n *Notices) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -75,12 +85,8 @@ func runNotices(t *testing.T, n *Notices) (stop func()) {
 func TestNoticesAnnounceFinishedRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1", "C0FAKECHAN2")
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}})
-		defer e.run()()
-		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: testkit.Logger()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := runFanout(t, envOptions{}, tg, sl)
+		n := e.notices()
 		// Published before Run starts: NewNotices has subscribed already.
 		e.g.Publish(gate.Event{Name: EventRunFinished, Data: cronEvent{RunID: 12, Job: "nightly-backup",
 			Status: store.RunFailed, Error: "step 2 (execute_cmd): exit status 1", Notify: true}})
@@ -122,12 +128,8 @@ func TestNoticesRetryAndGiveUp(t *testing.T) {
 		tg, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
 		tg.failNotices = 2
 		sl.failNotices, sl.failErr = 1, fmt.Errorf("channel_not_found: %w", ErrPermanent)
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg, sl}, retry: Retry{Attempts: 3, Backoff: time.Second}})
-		defer e.run()()
-		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: testkit.Logger()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := runFanout(t, envOptions{retry: Retry{Attempts: 3, Backoff: time.Second}}, tg, sl)
+		n := e.notices()
 		defer runNotices(t, n)()
 		finished := gate.Event{Name: EventRunFinished, Data: cronEvent{RunID: 1, Job: "job", Status: store.RunFailed, Notify: true}}
 		e.g.Publish(finished)
@@ -181,12 +183,8 @@ func TestNoticesRetryAndGiveUp(t *testing.T) {
 func TestNoticesResubscribe(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg := newFake("telegram", "-100")
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
-		defer e.run()()
-		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan, Logger: testkit.Logger()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := runFanout(t, envOptions{}, tg)
+		n := e.notices()
 		// Nobody reads yet: the 65th event overflows the buffer and the gate drops it.
 		e.g.Publish(gate.Event{Name: EventRunFinished, Data: cronEvent{RunID: 1, Job: "a", Status: store.RunFailed, Notify: true}})
 		for range noticeBuffer {
@@ -205,10 +203,7 @@ func TestNoticesResubscribe(t *testing.T) {
 func TestNoticesRunTwice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, envOptions{fanout: true})
-		n, err := NewNotices(NoticesOptions{Events: e.g, Fanout: e.fan})
-		if err != nil {
-			t.Fatal(err)
-		}
+		n := e.notices()
 		defer runNotices(t, n)()
 		synctest.Wait()
 		if err := n.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "Run called twice") {

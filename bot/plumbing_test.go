@@ -167,9 +167,7 @@ func TestFanoutRateLimitCap(t *testing.T) {
 		tg := newFake("telegram", "-100")
 		tg.failSends = MaxRateLimitWaits + 1
 		tg.failErr = &RateLimitError{RetryAfter: 10 * time.Second, Err: errors.New("429")}
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
-		defer e.run()()
-		synctest.Wait() // Run's start-up Reconcile
+		e := runFanout(t, envOptions{}, tg)
 		r := e.require("s1", "Bash", bash)
 		time.Sleep(time.Hour)
 		synctest.Wait()
