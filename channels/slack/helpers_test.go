@@ -72,33 +72,25 @@ func (o *outbox) AddMessage(id uint64, m store.Message) error {
 			return err
 		}
 	}
-	err := o.DB.AddMessage(id, m)
-	if err == nil {
-		o.added <- m
-	}
-	return err
+	return report(o.added, m, o.DB.AddMessage(id, m))
 }
 
 func (o *outbox) MarkMessagesFinal(id uint64) error {
-	err := o.DB.MarkMessagesFinal(id)
-	if err == nil {
-		o.final <- id
-	}
-	return err
+	return report(o.final, id, o.DB.MarkMessagesFinal(id))
 }
 
 func (o *outbox) AddClarificationMessage(id uint64, m store.Message) error {
-	err := o.DB.AddClarificationMessage(id, m)
-	if err == nil {
-		o.added <- m
-	}
-	return err
+	return report(o.added, m, o.DB.AddClarificationMessage(id, m))
 }
 
 func (o *outbox) MarkClarificationMessagesFinal(id uint64) error {
-	err := o.DB.MarkClarificationMessagesFinal(id)
+	return report(o.final, id, o.DB.MarkClarificationMessagesFinal(id))
+}
+
+// report sends v on ch when err, the store's answer, is nil, and returns err.
+func report[T any](ch chan<- T, v T, err error) error {
 	if err == nil {
-		o.final <- id
+		ch <- v
 	}
 	return err
 }

@@ -119,34 +119,22 @@ func (s *Server) Connections() int {
 // channel and returns them all, oldest first. It returns an error wrapping ctx.Err()
 // when ctx ends first, or ErrClosed once the server is closed.
 func (s *Server) WaitMessages(ctx context.Context, channel string, n int) ([]Message, error) {
-	var out []Message
-	err := s.wait(ctx, fmt.Sprintf("%d messages in %s", n, channel), func() bool {
-		out = slices.Clone(s.posts[channel])
-		return len(out) >= n
-	})
-	return out, err
+	return waitAll(ctx, s, fmt.Sprintf("%d messages in %s", n, channel), n,
+		func() []Message { return s.posts[channel] })
 }
 
 // WaitUpdates blocks until at least n chat.update calls are recorded for the message
 // (channel, ts) and returns them all, oldest first. Errors as WaitMessages.
 func (s *Server) WaitUpdates(ctx context.Context, channel, ts string, n int) ([]Message, error) {
-	var out []Message
-	err := s.wait(ctx, fmt.Sprintf("%d updates of %s/%s", n, channel, ts), func() bool {
-		out = slices.Clone(s.updates[msgKey{channel, ts}])
-		return len(out) >= n
-	})
-	return out, err
+	return waitAll(ctx, s, fmt.Sprintf("%d updates of %s/%s", n, channel, ts), n,
+		func() []Message { return s.updates[msgKey{channel, ts}] })
 }
 
 // WaitEphemerals blocks until at least n chat.postEphemeral calls are recorded and
 // returns them all, oldest first. Errors as WaitMessages.
 func (s *Server) WaitEphemerals(ctx context.Context, n int) ([]Message, error) {
-	var out []Message
-	err := s.wait(ctx, fmt.Sprintf("%d ephemerals", n), func() bool {
-		out = slices.Clone(s.ephemerals)
-		return len(out) >= n
-	})
-	return out, err
+	return waitAll(ctx, s, fmt.Sprintf("%d ephemerals", n), n,
+		func() []Message { return s.ephemerals })
 }
 
 // WaitAcks blocks until at least n acknowledgements of envelopeID are received and
@@ -173,6 +161,18 @@ func (s *Server) WaitAck(ctx context.Context, envelopeID string) (Ack, error) {
 		return Ack{}, err
 	}
 	return acks[0], nil
+}
+
+// waitAll waits (wait) until get, called with s.mu held, holds at least n items, and
+// returns a copy of them.
+func waitAll[T any](ctx context.Context, s *Server, what string, n int,
+	get func() []T) ([]T, error) {
+	var out []T
+	err := s.wait(ctx, what, func() bool {
+		out = slices.Clone(get())
+		return len(out) >= n
+	})
+	return out, err
 }
 
 // WaitConnections blocks until at least n Socket Mode connections have been accepted

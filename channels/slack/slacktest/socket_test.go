@@ -21,7 +21,7 @@ import (
 )
 
 // startSocketMode runs a real socketmode client against srv until the end of the
-// test; the test reads its Events.
+// test, and returns once srv has accepted its connection; the test reads its Events.
 func startSocketMode(t *testing.T, srv *slacktest.Server) *socketmode.Client {
 	t.Helper()
 	smc := socketmode.New(newAPI(srv, slacktest.DefaultBotToken), socketmode.OptionDebug(false))
@@ -34,6 +34,9 @@ func startSocketMode(t *testing.T, srv *slacktest.Server) *socketmode.Client {
 			t.Errorf("RunContext: %v, want context.Canceled", err)
 		}
 	})
+	if err := srv.WaitConnections(testkit.Context(t, 20*time.Second), 1); err != nil {
+		t.Fatal(err)
+	}
 	return smc
 }
 
@@ -66,9 +69,6 @@ func TestSocketModeBlockActionIsAcked(t *testing.T) {
 		t.Fatal(err)
 	}
 	smc := startSocketMode(t, srv)
-	if err := srv.WaitConnections(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
 
 	env, err := srv.PushBlockAction(slacktest.BlockAction{UserID: "U0APPROVER1", Channel: ch, MessageTS: ts, Value: "a:42:no"})
 	if err != nil {
@@ -112,9 +112,6 @@ func TestSocketModeSlashCommandIsAckedWithPayload(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	smc := startSocketMode(t, srv)
-	if err := srv.WaitConnections(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
 	env, err := srv.PushSlashCommand(slacktest.SlashCommand{UserID: "U0ADMIN0001", Text: "rules default"})
 	if err != nil {
 		t.Fatal(err)
@@ -145,9 +142,6 @@ func TestSocketModeRedelivery(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	smc := startSocketMode(t, srv)
-	if err := srv.WaitConnections(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
 	env, err := srv.PushBlockAction(slacktest.BlockAction{Value: "a:7:ok"})
 	if err != nil {
 		t.Fatal(err)
@@ -182,9 +176,6 @@ func TestSocketModeReconnects(t *testing.T) {
 			srv := newServer(t, slacktest.Config{})
 			ctx := testkit.Context(t, 20*time.Second)
 			smc := startSocketMode(t, srv)
-			if err := srv.WaitConnections(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
 			if err := cut(srv); err != nil {
 				t.Fatal(err)
 			}

@@ -66,12 +66,8 @@ func (s *Server) Views() []OpenedView {
 
 // WaitViews blocks until at least n views were opened and returns them all.
 func (s *Server) WaitViews(ctx context.Context, n int) ([]OpenedView, error) {
-	var out []OpenedView
-	err := s.wait(ctx, fmt.Sprintf("%d views", n), func() bool {
-		out = slices.Clone(s.views)
-		return len(out) >= n
-	})
-	return out, err
+	return waitAll(ctx, s, fmt.Sprintf("%d views", n), n,
+		func() []OpenedView { return s.views })
 }
 
 // ViewSubmission is a user's submission of an opened view: what
