@@ -1,0 +1,122 @@
+package rules
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+// TestWatcherSeesSwap swaps secrets/ for a symlink to where it was moved right before
+// a check, with the directories watched: the check reads the event the rename queued
+// and resolves again, so the deny follows the name at once; between changes the root
+// is trusted without an lstat. Closed, the Watcher leaves the checks to lstat.
+func TestWatcherSeesSwap(t *testing.T) {
+	clock = func() time.Time { return time.Now().Add(time.Hour) } // every view settled
+	t.Cleanup(func() { clock = time.Now })
+	root := workspace(t)
+	w := &Watcher{}
+	if err := w.Open(); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	opt := seedOptions(root)
+	opt.Watcher = w
+	s := Compile(nil, seedRules(), opt)
+	denied := func(step string, paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			if d := s.Evaluate(DefaultGroup, read(p)); d.Action != Deny || d.RuleID != 11 {
+				t.Errorf("%s: Read %s → %+v, want deny by rule 11", step, p, d)
+			}
+		}
+	}
+	rootTrusted := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		x := w.watches[depKey{root, true}]
+		return x != nil && x.trusted
+	}
+	denied("before", "secrets/key")
+	if !rootTrusted() {
+		t.Fatal("the workspace root is not trusted after a check confirmed it")
+	}
+	v := s.view.Load()
+	denied("unchanged", "secrets/key")
+	if s.view.Load() != v {
+		t.Error("a watched view was rebuilt although nothing changed")
+	}
+
+	mustRename(t, root+"/secrets", root+"/v")
+	mustSymlink(t, "v", root+"/secrets")
+	denied("swap", "secrets/key", "v/key")
+	if s.view.Load() == v {
+		t.Error("the swap did not rebuild the view")
+	}
+	denied("after the swap", "v/key")
+	if !rootTrusted() {
+		t.Error("the root is not trusted again once an lstat confirmed its new identity")
+	}
+
+	// Closed: every check lstats, and a swap is seen all the same.
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	mustRename(t, root+"/v", root+"/v2")
+	if err := os.Remove(root + "/secrets"); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, "v2", root+"/secrets")
+	denied("closed", "secrets/key", "v2/key")
+}
+
+// TestWatcherFallback: a dependency that cannot be watched (beyond maxWatches, or a
+// directory that does not exist) is checked by lstat, and an overflowed queue trusts
+// nothing.
+func TestWatcherFallback(t *testing.T) {
+	w := &Watcher{}
+	if err := w.Open(); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer func() {
+		if err := w.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	root := workspace(t)
+	missing := &dep{dir: root + "/nope", inside: true}
+	if _, ok := w.prepare(missing); ok {
+		t.Error("prepare of a missing directory: watched")
+	}
+	d := &dep{dir: root, inside: true}
+	gen, ok := w.prepare(d)
+	if !ok {
+		t.Fatal("prepare of the root: not watched")
+	}
+	id, _ := statID(root)
+	w.confirm(d, gen, id)
+	d.id = id
+	got := make([]bool, 1)
+	w.trusted([]dep{*d}, got)
+	if !got[0] {
+		t.Fatal("a confirmed directory is not trusted")
+	}
+	w.mu.Lock()
+	w.untrustAll() // what IN_Q_OVERFLOW does
+	w.mu.Unlock()
+	w.trusted([]dep{*d}, got)
+	if got[0] {
+		t.Error("trusted after an overflow")
+	}
+	w.mu.Lock()
+	for i := len(w.watches); i < maxWatches; i++ {
+		w.watches[depKey{dir: string(rune(i)), inside: true}] = &watch{wd: -1}
+	}
+	w.mu.Unlock()
+	if _, ok := w.prepare(&dep{dir: root + "/docs", inside: true}); ok {
+		t.Error("prepare beyond maxWatches: watched")
+	}
+}
