@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -34,6 +35,9 @@ type watch struct {
 	id         fileID
 	trusted    bool
 	at         time.Time
+	// dev and ino are the directory the watch is on: a watch stays with its inode
+	// when the name is moved, so a path naming another one is watched again.
+	dev, ino uint64
 }
 
 // maxWatches bounds the dependencies a Watcher watches; the rest are checked by lstat.
@@ -44,10 +48,16 @@ const maxWatches = 256
 const watchRecheck = time.Second
 
 // The events that may change a dependency: a name created, removed or renamed in the
-// watched directory, its permissions, or the directory itself moved or removed.
+// watched directory, its permissions, or the directory itself moved or removed. The
+// watch is set through /proc/self/fd on a descriptor of the directory, so that the
+// inode watched is the one its identity was read from.
 const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MOVED_FROM |
 	syscall.IN_MOVED_TO | syscall.IN_ATTRIB | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF |
-	syscall.IN_DONT_FOLLOW | syscall.IN_ONLYDIR
+	syscall.IN_ONLYDIR
+
+// selfGone are the events after which a watch no longer watches what its path names.
+const selfGone = syscall.IN_MOVE_SELF | syscall.IN_DELETE_SELF | syscall.IN_UNMOUNT |
+	syscall.IN_IGNORED
 
 // Open starts watching; an error (no inotify, too many instances) leaves w closed.
 // Opening an open Watcher does nothing.
@@ -145,15 +155,22 @@ func (w *Watcher) drain() {
 					x.trusted = false
 				}
 			}
-			if ev.Mask&syscall.IN_IGNORED != 0 { // the watch is gone: set it again
-				for _, x := range w.byWD[ev.Wd] {
-					x.wd, x.trusted = -1, false
-					x.gen++
-				}
-				delete(w.byWD, ev.Wd)
+			if ev.Mask&selfGone != 0 { // moved or gone: watch the path again
+				w.unwatch(ev.Wd)
 			}
 		}
 	}
+}
+
+// unwatch removes the watch wd; its dependencies are watched again by path at their
+// next check. The caller holds w.mu.
+func (w *Watcher) unwatch(wd int32) {
+	for _, x := range w.byWD[wd] {
+		x.wd, x.trusted = -1, false
+		x.gen++
+	}
+	delete(w.byWD, wd)
+	_, _ = syscall.InotifyRmWatch(w.fd, uint32(wd)) // EINVAL when the kernel removed it
 }
 
 func (w *Watcher) untrustAll() {
@@ -191,27 +208,71 @@ func (w *Watcher) prepare(d *dep) (gen uint64, ok bool) {
 		if !d.inside {
 			dir = filepath.Dir(d.dir) // an entry: its directory tells when it changes
 		}
-		wd, err := syscall.InotifyAddWatch(w.fd, dir, watchMask)
+		wd, dev, ino, err := addWatch(w.fd, dir)
 		if err != nil {
 			return 0, false // not there, not a directory, no permission: lstat it
 		}
-		x.wd = int32(wd)
+		x.wd, x.dev, x.ino = wd, dev, ino
 		w.byWD[x.wd] = append(w.byWD[x.wd], x)
 	}
 	return x.gen, true
 }
 
 // confirm trusts d with identity id, which an lstat after prepare returned gen read,
-// unless an event came meanwhile.
+// unless an event came meanwhile or the watch is on another directory than the one
+// the path names now.
 func (w *Watcher) confirm(d *dep, gen uint64, id fileID) {
+	dev, ino := id.dev, id.ino
+	if !d.inside {
+		dev, ino = dirInode(filepath.Dir(d.dir))
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.up {
 		return
 	}
-	if x := w.watches[depKey{d.dir, d.inside}]; x != nil && x.gen == gen && x.wd >= 0 {
+	x := w.watches[depKey{d.dir, d.inside}]
+	switch {
+	case x == nil || x.gen != gen || x.wd < 0:
+	case x.dev != dev || x.ino != ino:
+		w.unwatch(x.wd)
+	default:
 		x.id, x.idGen, x.trusted, x.at = id, gen, true, clock()
 	}
+}
+
+// oPath is O_PATH, which package syscall does not define: a descriptor that only
+// names the file (the same value on every Linux architecture Go supports).
+const oPath = 0x200000
+
+// addWatch watches the directory dir through a descriptor of it and returns the watch
+// and the device and inode it is on.
+func addWatch(fd int, dir string) (wd int32, dev, ino uint64, err error) {
+	dfd, err := syscall.Open(dir, oPath|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|
+		syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer syscall.Close(dfd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(dfd, &st); err != nil {
+		return 0, 0, 0, err
+	}
+	n, err := syscall.InotifyAddWatch(fd, "/proc/self/fd/"+strconv.Itoa(dfd), watchMask)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return int32(n), uint64(st.Dev), st.Ino, nil
+}
+
+// dirInode returns the device and inode of the directory dir, zero when it cannot be
+// read.
+func dirInode(dir string) (dev, ino uint64) {
+	var st syscall.Stat_t
+	if err := lstat(dir, &st); err != nil {
+		return 0, 0
+	}
+	return uint64(st.Dev), st.Ino
 }
 
 // depKey is a dependency among a Watcher's watches: a directory in the workspace, or

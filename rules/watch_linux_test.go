@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -71,6 +72,43 @@ func TestWatcherSeesSwap(t *testing.T) {
 	}
 	mustSymlink(t, "v2", root+"/secrets")
 	denied("closed", "secrets/key", "v2/key")
+}
+
+// TestWatcherFollowsReplacedDirectory: a watch stays with its inode, so when data/ is
+// replaced by a new directory, the new one is watched: a symlink made in it later
+// moves the protected data/skald, and the next check sees it.
+func TestWatcherFollowsReplacedDirectory(t *testing.T) {
+	clock = func() time.Time { return time.Now().Add(time.Hour) }
+	t.Cleanup(func() { clock = time.Now })
+	root := workspace(t)
+	w := &Watcher{}
+	if err := w.Open(); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	opt := seedOptions(root)
+	opt.Watcher = w
+	s := Compile(nil, seedRules(), opt)
+	check := func(step, p string, want Action) {
+		t.Helper()
+		if d := s.Evaluate(DefaultGroup, read(p)); d.Action != want {
+			t.Errorf("%s: Read %s → %+v, want %s", step, p, d, want)
+		}
+	}
+	check("before", "data/skald/skald.db", Deny)
+	mustRename(t, root+"/data", root+"/data-old")
+	if err := os.Mkdir(root+"/data", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // rebuild, then watch the new data/ and trust it
+		check(fmt.Sprint("replaced ", i), "docs", Require)
+	}
+	mustSymlink(t, "../docs", root+"/data/skald")
+	check("linked", "docs/x", Deny)
 }
 
 // TestWatcherFallback: a dependency that cannot be watched (beyond maxWatches, or a
