@@ -268,7 +268,8 @@ func New(opt Options) (*Manager, error) {
 // goroutines that call the Notifier. It blocks, and returns nil only when all of them
 // have stopped. While it runs, an inotify descriptor watches the directories the path
 // patterns depend on (docs/design.md, "Tool patterns and file classes"); without
-// inotify, checks lstat them. Notifications asked for before Run starts wait for it; after it returns
+// inotify, checks lstat them. Notifications asked for before Run starts wait for it;
+// after it returns
 // they are dropped (the chat layer's outbox shows them at the next start). Calling Run
 // twice returns ErrRunning.
 func (m *Manager) Run(ctx context.Context) error {
