@@ -204,6 +204,7 @@ func BenchmarkCheckShell(b *testing.B) {
 	if out := e.check(c); out.Decision != gate.VerdictAllow || len(out.Commands) != 5 {
 		b.Fatalf("%+v, want allow of 5 commands", out)
 	}
+	defer e.run()() // Run watches the directories the patterns depend on
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

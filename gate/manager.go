@@ -190,6 +190,9 @@ type Manager struct {
 	// sweepNow asks the sweeper for an early pass (capacity 1).
 	sweepNow chan struct{}
 	running  atomic.Bool
+	// watch watches the directories the path patterns depend on while Run runs
+	// (rules.Options.Watcher); closed, checks lstat them.
+	watch rules.Watcher
 }
 
 // New builds a Manager over opt.Store: it adds the "default" profile when the
@@ -223,6 +226,7 @@ func New(opt Options) (*Manager, error) {
 		waiters:    make(map[uint64]*waiter),
 		sweepNow:   make(chan struct{}, 1),
 	}
+	m.ropt.Watcher = &m.watch
 	if m.timeout == 0 {
 		m.timeout = DefaultApprovalTimeout
 	}
@@ -262,13 +266,24 @@ func New(opt Options) (*Manager, error) {
 // Run runs the gate's background work until ctx is done: the expiry sweeper, the batcher
 // of deny audit entries and new tool names (flushed once more on the way out), and the
 // goroutines that call the Notifier. It blocks, and returns nil only when all of them
-// have stopped. Notifications asked for before Run starts wait for it; after it returns
+// have stopped. While it runs, an inotify descriptor watches the directories the path
+// patterns depend on (docs/design.md, "Tool patterns and file classes"); without
+// inotify, checks lstat them. Notifications asked for before Run starts wait for it;
+// after it returns
 // they are dropped (the chat layer's outbox shows them at the next start). Calling Run
 // twice returns ErrRunning.
 func (m *Manager) Run(ctx context.Context) error {
 	if !m.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("gate: run: %w", ErrRunning)
 	}
+	if err := m.watch.Open(); err != nil {
+		m.log.Warn("path pattern directories are checked by lstat", "err", err)
+	}
+	defer func() {
+		if err := m.watch.Close(); err != nil {
+			m.log.Warn("close the directory watcher", "err", err)
+		}
+	}()
 	var wg sync.WaitGroup
 	m.notes.start(ctx)
 	wg.Go(func() { m.sweepLoop(ctx) })

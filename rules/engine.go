@@ -37,6 +37,11 @@ type Options struct {
 	// (docs/design.md, "Projects"), and a guarded place counts when it exists under
 	// WorkspaceRoot or under one of them.
 	Projects []string
+	// Watcher, when not nil and open, watches the directories the path patterns
+	// depend on, so that a check with a path need not lstat them (docs/design.md,
+	// "Tool patterns and file classes"); nil, or closed, lstats them on every such
+	// check. One Watcher serves every Set compiled with it.
+	Watcher *Watcher
 }
 
 // ShellTool is a tool that runs a shell script: the script is its argument Arg, and

@@ -29,6 +29,15 @@ import (
 // file type) tells what it is, and a symlink's target cannot change without a new
 // inode; a change there is checked by resolving again, not by retrying. A mount over a
 // directory changes no change time and is not seen; mounting needs root.
+//
+// With a Watcher (Options.Watcher, watch_linux.go), each directory is watched by
+// inotify instead: the directory itself in the workspace, the entry's directory
+// outside it (only events naming the entry count). The kernel queues an event within
+// the system call that changes a name, so the check's one read of the queue sees every
+// change completed before it; a directory with no event since an lstat, made after
+// its watch was set, confirmed the view's identity is trusted without an lstat for
+// watchRecheck (a mount is no event). Any event for it, a full queue (IN_Q_OVERFLOW),
+// a removed watch, or a watch that cannot be set falls back to the lstat above.
 
 // settleAfter is how old a directory's change time must be before a resolution that
 // depends on it is trusted until that time changes: longer than a tick of the kernel's
@@ -120,7 +129,7 @@ func (v *view) tier(group string) *tier {
 // so that one lstat per directory is all a call with a path costs while nothing
 // changes.
 func (s *Set) held(v *view) bool {
-	switch v.check() {
+	switch v.check(s.opt.Watcher) {
 	case viewHolds:
 		return true
 	case viewMoved:
@@ -129,7 +138,7 @@ func (s *Set) held(v *view) bool {
 	}
 	nv, built := s.refresh(v)
 	// A view another call built may be older than this call's resolutions.
-	return maps.Equal(nv.resolved, v.resolved) && (built || nv.check() == viewHolds)
+	return maps.Equal(nv.resolved, v.resolved) && (built || nv.check(s.opt.Watcher) == viewHolds)
 }
 
 // The answers of view.check.
@@ -139,19 +148,34 @@ const (
 	viewMoved          // a directory in the workspace changed
 )
 
-// check compares the identity of v's directories with what they are now.
-func (v *view) check() int {
+// check compares the identity of v's directories with what they are now: by lstat,
+// except those w (when not nil) watches and saw no event for since an lstat
+// confirmed the identity v holds (see the package comment above).
+func (v *view) check(w *Watcher) int {
 	out := viewHolds
 	if !v.settled {
 		out = viewChanged
 	}
+	var trustedBuf [16]bool
+	trusted := trustedBuf[:0]
+	if w != nil && len(v.deps) <= len(trustedBuf) {
+		trusted = trustedBuf[:len(v.deps)]
+		w.trusted(v.deps, trusted)
+	}
 	for i := range v.deps {
+		if i < len(trusted) && trusted[i] {
+			continue
+		}
 		d := &v.deps[i]
-		if d.now() != d.id {
+		gen, watched := w.prepare(d)
+		now := d.now()
+		if now != d.id {
 			if d.inside {
 				return viewMoved
 			}
 			out = viewChanged
+		} else if watched {
+			w.confirm(d, gen, now)
 		}
 	}
 	return out

@@ -300,7 +300,8 @@ func TestShellRepoReaders(t *testing.T) {
 		}
 	}
 	// A linked work tree: its .git is a file naming a repository elsewhere.
-	if err := os.WriteFile(filepath.Join(root, "wt", ".git"), []byte("gitdir: /x"), 0o644); err != nil {
+	gitFile := filepath.Join(root, "wt", ".git")
+	if err := os.WriteFile(gitFile, []byte("gitdir: /x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := allowCommands(root, root+"/docs", nil, "git *", "cd *")

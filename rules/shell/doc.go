@@ -82,7 +82,8 @@
 // Path.Tree), and the directory of a command that reads its whole repository or
 // module (Access Repo: git show, git log -p, go test all); a ./... package pattern
 // is a read of its directory. The target of ln -s is taken in
-// the link's directory. Words are expanded as bash would — braces, ~, globs against the directory the command runs in, with the glob
+// the link's directory. Words are expanded as bash would —
+// braces, ~, globs against the directory the command runs in, with the glob
 // options a script may set all on — with at most MaxMatches matches; a tilde prefix
 // other than ~ and ~/, and a glob component starting with a dot, are a Path with a
 // Problem. Paths are joined to their directory without cleaning (Path.Full), for the

@@ -1118,13 +1118,16 @@ func (u *usage) goTool() {
 	}
 	ops := u.options(&goFlags, i+1)
 	for _, j := range ops {
-		if j < end && pathLike(words[j]) || j < end && strings.HasSuffix(words[j], ".go") {
-			u.set(j, useArg, 0)
-		}
+		k := pkgNone
 		if j < end && sub != "get" && sub != "mod" && sub != "env" && sub != "doc" &&
 			!strings.HasSuffix(words[j], ".go") {
-			u.uses[j].pkg = goPackage(words[j])
+			k = goPackage(words[j])
 		}
+		if k != pkgTree && k != pkgModule && j < end && (pathLike(words[j]) ||
+			strings.HasSuffix(words[j], ".go")) {
+			u.set(j, useArg, 0) // a pattern with "..." is read as its tree instead
+		}
+		u.uses[j].pkg = k
 	}
 	u.runsPkgs = sub == "test" || sub == "run"
 	if sub == "env" && containsWord(words[i+1:], "-w", "--w", "-u", "--u") {

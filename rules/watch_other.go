@@ -1,0 +1,20 @@
+//go:build !linux
+
+package rules
+
+// Watcher would watch the directories a Set's path patterns depend on; outside Linux
+// there is no inotify, and every dependency is checked as follow.go says. Its zero
+// value is ready.
+type Watcher struct{}
+
+// Open does nothing outside Linux.
+func (w *Watcher) Open() error { return nil }
+
+// Close does nothing outside Linux.
+func (w *Watcher) Close() error { return nil }
+
+func (w *Watcher) trusted([]dep, []bool) {}
+
+func (w *Watcher) prepare(*dep) (uint64, bool) { return 0, false }
+
+func (w *Watcher) confirm(*dep, uint64, fileID) {}
