@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/store"
 )
 
 // rulesNoted counts the rules whose note is note.
@@ -251,5 +254,58 @@ func TestRunStartup(t *testing.T) {
 	}
 	if n := e.srv.CallCount("getMe"); n != 3 { // the refused token's is not counted
 		t.Errorf("%d getMe calls", n)
+	}
+}
+
+// Long polling outlives a Bot API that is unreachable for a while: the connection of
+// the waiting getUpdates is cut, or it answers 502 like a proxy whose server is down,
+// and so does every poll after it. go-telegram/bot polls again with its backoff; a
+// tap made during the outage waits in Telegram's queue and is handled once it is
+// back, as is one made after. Each is handled once: one answer, one resolution.
+func TestPollingOutlivesOutage(t *testing.T) {
+	for _, o := range []testkit.Outage{testkit.Dropped, testkit.BadGateway} {
+		t.Run(map[testkit.Outage]string{testkit.Dropped: "dropped", testkit.BadGateway: "502"}[o], func(t *testing.T) {
+			e := newEnv(t, envOptions{}).start()
+			during := e.require("s1", "Bash", map[string]any{"command": "make deploy"})
+			after := e.require("s2", "Bash", map[string]any{"command": "make test"})
+			e.prompt(janeChat.ID, after.ID) // both prompts are shown and armed
+			// A long poll is waiting, with nothing to return, when the Bot API goes away.
+			if _, err := e.srv.WaitCalls(e.ctx, "getUpdates", 1); err != nil {
+				t.Fatal(err)
+			}
+			e.srv.SetOutage(o)
+			down := e.srv.CallCount("getUpdates")
+			if _, err := e.srv.WaitCalls(e.ctx, "getUpdates", down+2); err != nil {
+				t.Fatal(err) // two polls failed
+			}
+			tap1 := e.tap(jane, janeChat.ID, during.ID, bot.ActionApprove)
+			if _, err := e.srv.WaitCalls(e.ctx, "getUpdates", down+3); err != nil {
+				t.Fatal(err) // and one more, with the tap waiting
+			}
+			if st := e.request(during.ID).Status; st != store.Pending {
+				t.Fatalf("request %d is %s while the Bot API is down", during.ID, st)
+			}
+			e.srv.SetOutage(testkit.NoOutage)
+			if a := e.answer(tap1); !strings.Contains(a.Text, "Approved") {
+				t.Errorf("answer of the tap made while down: %+v", a)
+			}
+			tap2 := e.tap(jane, janeChat.ID, after.ID, bot.ActionReject)
+			if a := e.answer(tap2); !strings.Contains(a.Text, "Rejected") {
+				t.Errorf("answer of the tap made after: %+v", a)
+			}
+			e.waitUpdated(after.ID)
+			if st := e.request(during.ID).Status; st != store.Approved {
+				t.Errorf("request %d is %s, want approved", during.ID, st)
+			}
+			if st := e.request(after.ID).Status; st != store.Rejected {
+				t.Errorf("request %d is %s, want rejected", after.ID, st)
+			}
+			if n := len(e.srv.Answers()); n != 2 {
+				t.Errorf("%d callback answers, want 2: each tap once", n)
+			}
+			if n := len(e.logs.Find("getUpdates failed; retrying with backoff")); n < 3 {
+				t.Errorf("%d failed polls logged, want at least 3:\n%s", n, e.logs.All())
+			}
+		})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // Identities of the fake workspace. They are the fake ids of the fixtures in testdata
@@ -144,6 +146,8 @@ type Server struct {
 	failures map[string][]failure
 	// calls counts the requests per method, including failed ones.
 	calls map[string]int
+	// outage is how every Web API call and Socket Mode handshake fails (SetOutage).
+	outage testkit.Outage
 	// lastMicros is the last message ts handed out, in microseconds (ts are unique
 	// and increasing, like Slack's).
 	lastMicros int64
@@ -229,6 +233,21 @@ func (s *Server) Close() {
 	}
 	s.http.Close()
 	s.sockets.Wait()
+}
+
+// SetOutage makes the server unreachable: every Web API call and Socket Mode
+// handshake from now on fails as o says, testkit.NoOutage ending it. A Web API call
+// is still counted (Calls) before it fails, and changes nothing else. testkit.Dropped
+// also cuts the connections of the Web API calls in progress; open Socket Mode
+// connections stay up until Drop.
+func (s *Server) SetOutage(o testkit.Outage) {
+	s.mu.Lock()
+	s.outage = o
+	s.notify()
+	s.mu.Unlock()
+	if o == testkit.Dropped {
+		s.http.CloseClientConnections()
+	}
 }
 
 // notify wakes the wait helpers. The caller holds s.mu.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // writeTimeout bounds every WebSocket write, so a client that stopped reading cannot
@@ -51,6 +53,11 @@ func (c *socketConn) writeLocked(frame []byte) error {
 func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	ticket := r.URL.Query().Get("ticket")
 	s.mu.Lock()
+	if o := s.outage; o != testkit.NoOutage {
+		s.mu.Unlock()
+		o.Fail(w)
+		return
+	}
 	if s.closed || !s.tickets[ticket] {
 		s.mu.Unlock()
 		http.Error(w, "invalid or used ticket", http.StatusUnauthorized)

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // methodHandler serves one Web API method once its arguments are parsed.
@@ -34,6 +36,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.calls[method]++
+	if o := s.outage; o != testkit.NoOutage {
+		s.notify()
+		s.mu.Unlock()
+		s.log.Debug("call failed: outage", "method", method)
+		o.Fail(w)
+		return
+	}
 	var f *failure
 	if q := s.failures[method]; len(q) > 0 {
 		f = &q[0]

@@ -551,3 +551,38 @@ func TestViewsOpenAndSubmission(t *testing.T) {
 		t.Fatalf("payload %s", p)
 	}
 }
+
+// SetOutage makes every Web API call fail — the connection closed, or a 502 page that
+// slack-go returns as a StatusCodeError — while the calls are still counted and change
+// nothing; once back, calls work again.
+func TestSetOutage(t *testing.T) {
+	srv := newServer(t, slacktest.Config{})
+	ctx := testkit.Context(t, 20*time.Second)
+	api := newAPI(srv, slacktest.DefaultBotToken)
+	for _, c := range []struct {
+		o    testkit.Outage
+		want string
+	}{
+		{testkit.Dropped, "EOF"},
+		{testkit.BadGateway, "502 Bad Gateway"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			srv.SetOutage(c.o)
+			calls, msgs := srv.Calls("chat.postMessage"), len(srv.Messages(slacktest.DefaultChannel))
+			_, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("x", false))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("PostMessage while down: %v, want an error with %q", err, c.want)
+			}
+			if n, m := srv.Calls("chat.postMessage"), len(srv.Messages(slacktest.DefaultChannel)); n != calls+1 || m != msgs {
+				t.Errorf("%d calls and %d messages, want %d and %d", n, m, calls+1, msgs)
+			}
+			srv.SetOutage(testkit.NoOutage)
+			if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("x", false)); err != nil {
+				t.Errorf("PostMessage once back: %v", err)
+			}
+			if m := len(srv.Messages(slacktest.DefaultChannel)); m != msgs+1 {
+				t.Errorf("%d messages once back, want %d", m, msgs+1)
+			}
+		})
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // Identities of the fake bot. They are the fake ids of the fixtures in testdata, so
@@ -95,6 +97,7 @@ type Server struct {
 
 	calls    []Call
 	failures map[string][]APIError // method → one-shot failures, oldest first
+	outage   testkit.Outage        // how every call fails (SetOutage)
 
 	chats map[int64]*chatState
 
@@ -186,6 +189,21 @@ func (s *Server) Close() {
 	s.http.Close()
 }
 
+// SetOutage makes the server unreachable: every call from now on fails as o says,
+// testkit.NoOutage ending it. Each call is still recorded (Calls) before it fails and
+// changes nothing else; updates injected meanwhile wait in the queue. testkit.Dropped
+// also cuts the connections of the calls in progress, a waiting getUpdates included,
+// so a client loses its long poll as it would on a network drop.
+func (s *Server) SetOutage(o testkit.Outage) {
+	s.mu.Lock()
+	s.outage = o
+	s.notifyLocked()
+	s.mu.Unlock()
+	if o == testkit.Dropped {
+		s.http.CloseClientConnections()
+	}
+}
+
 // notifyLocked wakes everything waiting for a change. s.mu must be held.
 func (s *Server) notifyLocked() {
 	close(s.changed)
@@ -222,6 +240,7 @@ type reply struct {
 	description string
 	err         *APIError
 	poll        *longPoll
+	outage      testkit.Outage // how to fail instead (a long poll the outage ended)
 }
 
 func fail(e APIError) reply { return reply{err: &e} }
@@ -268,6 +287,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		name = m.name
 	}
 	s.calls = append(s.calls, Call{Method: name, Params: p})
+	if o := s.outage; o != testkit.NoOutage {
+		s.notifyLocked()
+		s.mu.Unlock()
+		s.log.Debug("call failed: outage", "method", name)
+		o.Fail(w)
+		return
+	}
 	var rep reply
 	switch {
 	case !known:
@@ -286,7 +312,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if rep.poll != nil {
 		var gone bool
 		rep, gone = s.waitPoll(r.Context(), rep.poll)
-		if gone {
+		if gone || rep.outage.Fail(w) {
 			return
 		}
 	}

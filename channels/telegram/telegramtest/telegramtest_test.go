@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // The people and chats of the fixtures in testdata.
@@ -1104,5 +1106,59 @@ func TestNewRejectsABadConfig(t *testing.T) {
 	srv := newServer(t, telegramtest.Config{Token: "123:abc_DEF-9", BotUsername: "other_bot", BotName: "Other"})
 	if me := srv.Me(); me.ID != 123 || me.Username != "other_bot" || me.FirstName != "Other" || !me.IsBot {
 		t.Errorf("Me = %+v", me)
+	}
+}
+
+// SetOutage makes every call fail — the connection closed, or a 502 page — while the
+// calls are still recorded and change nothing; a waiting long poll is ended too, and
+// an update injected meanwhile is delivered once the server is back.
+func TestSetOutage(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	b := newBot(t, srv)
+	for _, c := range []struct {
+		o    testkit.Outage
+		want string
+	}{
+		{testkit.Dropped, "EOF"},
+		{testkit.BadGateway, "502 Bad Gateway"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			polled := make(chan error, 1)
+			go func() {
+				status, body, err := post(ctx, srv, srv.Token(), "getUpdates", url.Values{"timeout": {"50"}})
+				if err == nil {
+					err = fmt.Errorf("%d %s", status, body)
+				}
+				polled <- err
+			}()
+			calls := srv.CallCount("getUpdates")
+			if _, err := srv.WaitCalls(ctx, "getUpdates", calls+1); err != nil {
+				t.Fatal(err)
+			}
+			srv.SetOutage(c.o)
+			if err := <-polled; err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("the waiting getUpdates: %v, want an error with %q", err, c.want)
+			}
+			sends, msgs := srv.CallCount("sendMessage"), len(srv.Messages(janeChat.ID))
+			_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "hi"})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("sendMessage while down: %v, want an error with %q", err, c.want)
+			}
+			if n, m := srv.CallCount("sendMessage"), len(srv.Messages(janeChat.ID)); n != sends+1 || m != msgs {
+				t.Errorf("%d sendMessage calls and %d messages, want %d and %d", n, m, sends+1, msgs)
+			}
+			id, err := srv.Inject(srv.MessageUpdate(jane, janeChat, "hello"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.SetOutage(testkit.NoOutage)
+			status, body, err := post(ctx, srv, srv.Token(), "getUpdates",
+				url.Values{"offset": {strconv.FormatInt(id, 10)}})
+			if err != nil || status != 200 || !strings.Contains(string(body), `"update_id":`+strconv.FormatInt(id, 10)) {
+				t.Errorf("getUpdates once back: %d %s %v; want the update injected meanwhile", status, body, err)
+			}
+			rawCall(t, ctx, srv, srv.Token(), "getUpdates", url.Values{"offset": {strconv.FormatInt(id+1, 10)}})
+		})
 	}
 }

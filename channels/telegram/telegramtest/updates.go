@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // queuedUpdate is an injected update not yet confirmed by the bot.
@@ -192,8 +194,8 @@ func (s *Server) abortPollLocked(e APIError) {
 }
 
 // waitPoll waits, without s.mu held, until the long poll has updates to return, times
-// out (an empty result), is terminated (its error) or the server closes (what it
-// has). gone is true when the client went away: nothing is to be written then.
+// out (an empty result), is terminated (its error), the server goes down (the
+// outage) or closes (what it has). gone is true when the client went away: nothing is to be written then.
 func (s *Server) waitPoll(ctx context.Context, lp *longPoll) (rep reply, gone bool) {
 	timer := time.NewTimer(lp.timeout)
 	defer timer.Stop()
@@ -204,6 +206,11 @@ func (s *Server) waitPoll(ctx context.Context, lp *longPoll) (rep reply, gone bo
 			e := lp.err
 			s.mu.Unlock()
 			return fail(e), false
+		}
+		if o := s.outage; o != testkit.NoOutage { // the server went down under it
+			s.poll = nil
+			s.mu.Unlock()
+			return reply{outage: o}, false
 		}
 		if ups := s.pendingLocked(lp.offset, lp.limit); len(ups) > 0 || s.closed || timedOut {
 			s.poll = nil

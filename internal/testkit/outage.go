@@ -1,0 +1,41 @@
+package testkit
+
+import (
+	"net/http"
+)
+
+// Outage is how a test server (telegramtest, slacktest) fails every call while it is
+// down, so that a client meets a channel unreachable for real. The zero value is no
+// outage.
+type Outage int
+
+// The outages.
+const (
+	// NoOutage serves calls as usual.
+	NoOutage Outage = iota
+	// Dropped closes each call's connection without an answer, as a network drop, a
+	// crashed server or a restarting proxy does: the client gets an EOF or a reset.
+	Dropped
+	// BadGateway answers 502 with an HTML page, as a proxy in front answers while the
+	// server behind it is down.
+	BadGateway
+)
+
+// Fail makes w fail the way o says and reports whether it did; false for NoOutage,
+// when the caller serves the call. Dropped needs a w that can be hijacked (HTTP/1).
+func (o Outage) Fail(w http.ResponseWriter) bool {
+	switch o {
+	case Dropped:
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+			return true
+		}
+		fallthrough // not hijackable: a gateway's answer is the next best
+	case BadGateway:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html><body><h1>502 Bad Gateway</h1></body></html>\n"))
+		return true
+	}
+	return false
+}
