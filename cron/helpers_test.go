@@ -166,6 +166,30 @@ func (e *env) trigger(name string) store.Run {
 	return r
 }
 
+// waiting triggers job name and returns its run once it waits for approval of a
+// request; waitingForAnswer once it waits on a clarification (an ask_user step).
+func waiting(t *testing.T, e *env, name string) store.Run {
+	t.Helper()
+	return waitingOn(t, e, name, false)
+}
+
+func waitingForAnswer(t *testing.T, e *env, name string) store.Run {
+	t.Helper()
+	return waitingOn(t, e, name, true)
+}
+
+func waitingOn(t *testing.T, e *env, name string, clarification bool) store.Run {
+	t.Helper()
+	r := e.trigger(name)
+	e.next(cron.EventRunWaiting, r.ID)
+	r = e.run(r.ID)
+	if r.Status != store.RunWaitingApproval || (r.ClarificationID != 0) != clarification ||
+		(r.RequestID != 0) == clarification {
+		t.Fatalf("run %+v, want waiting (for a clarification: %v)", r, clarification)
+	}
+	return r
+}
+
 // run reads run id from the store.
 func (e *env) run(id uint64) store.Run {
 	e.t.Helper()
