@@ -44,17 +44,8 @@ var admin = store.Actor{By: "alice", Via: "telegram"}
 
 func newEnv(t testing.TB, jobs ...cron.Job) *env {
 	t.Helper()
-	dir := t.TempDir()
-	base, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testkit.Dir(t, "ws/data", "ws/out", "ws/secrets")
 	root := filepath.Join(base, "ws")
-	for _, d := range []string{"data", "out", "secrets"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	e := &env{t: t, dir: base, root: root, path: filepath.Join(base, "skald.db"), jobs: jobs}
 	e.open()
 	if _, err := e.db.CreateRule(rules.Rule{GroupID: rules.DefaultGroup, AgentID: "ops",
