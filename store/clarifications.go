@@ -531,42 +531,18 @@ func (d *DB) CancelSessionClarifications(sessionID string, res Resolution) ([]Cl
 // entry "clarification.expired" each, every pending clarification whose ExpiresAt is
 // not after now, and returns them oldest first. When nothing is due it writes nothing.
 func (d *DB) ExpireDueClarifications(now time.Time) ([]Clarification, error) {
-	limit := timeNanos(now)
-	due := false
-	err := d.view(func(tx *bolt.Tx) error {
-		k, _ := tx.Bucket(bucketClarPending).Cursor().First()
-		due = k != nil && keyNanos(k) <= limit
-		return nil
-	})
-	if err != nil || !due {
-		return nil, wrapErr("store: expire due clarifications", err)
-	}
 	var out []Clarification
-	err = d.update(func(tx *bolt.Tx) error {
-		out = nil
-		var keys [][]byte
-		c := tx.Bucket(bucketClarPending).Cursor()
-		for k, _ := c.First(); k != nil && keyNanos(k) <= limit; k, _ = c.Next() {
-			keys = append(keys, append([]byte(nil), k...))
+	err := d.expireDue(bucketClarPending, now, func(tx *bolt.Tx, id uint64) (bool, error) {
+		c, ok, err := getClarification(tx, id)
+		if err != nil || !ok || c.Status != ClarificationPending {
+			return false, err
 		}
-		for _, k := range keys {
-			cl, ok, err := getClarification(tx, idSuffix(k))
-			if err != nil {
-				return err
-			}
-			if !ok || cl.Status != ClarificationPending {
-				if err := tx.Bucket(bucketClarPending).Delete(k); err != nil {
-					return err
-				}
-				continue
-			}
-			res := Resolution{By: actorExpiry.By, Via: actorExpiry.Via, At: now}
-			if err := d.closeClarification(tx, &cl, ClarificationExpired, res); err != nil {
-				return err
-			}
-			out = append(out, cl)
+		res := Resolution{By: actorExpiry.By, Via: actorExpiry.Via, At: now}
+		if err := d.closeClarification(tx, &c, ClarificationExpired, res); err != nil {
+			return false, err
 		}
-		return nil
+		out = append(out, c)
+		return true, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: expire due clarifications: %w", err)
