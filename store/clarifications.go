@@ -307,20 +307,10 @@ func (d *DB) PendingClarifications() ([]Clarification, error) {
 	return out, nil
 }
 
+// pendingClarsWhere returns the pending clarifications that keep accepts, by id.
 func pendingClarsWhere(tx *bolt.Tx, keep func(Clarification) bool) ([]Clarification, error) {
-	var out []Clarification
-	c := tx.Bucket(bucketClarPending).Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		cl, ok, err := getClarification(tx, idSuffix(k))
-		if err != nil {
-			return nil, err
-		}
-		if ok && keep(cl) {
-			out = append(out, cl)
-		}
-	}
-	slices.SortFunc(out, func(a, b Clarification) int { return cmp.Compare(a.ID, b.ID) })
-	return out, nil
+	return pendingIn(tx, bucketClarPending, getClarification,
+		func(c Clarification) uint64 { return c.ID }, keep)
 }
 
 // AnswerClarification records a as the answer of pending clarification id in one

@@ -311,10 +311,18 @@ func (d *DB) Pending() ([]Request, error) {
 
 // pendingWhere returns the pending requests that keep accepts, by id.
 func pendingWhere(tx *bolt.Tx, keep func(Request) bool) ([]Request, error) {
-	var out []Request
-	c := tx.Bucket(bucketPending).Cursor()
+	return pendingIn(tx, bucketPending, getRequest, func(r Request) uint64 { return r.ID }, keep)
+}
+
+// pendingIn returns the records of a pending index bucket (keys by time, then id) that
+// keep accepts, sorted by id: get reads a record (false when there is none), id
+// gives its id.
+func pendingIn[T any](tx *bolt.Tx, bucket []byte, get func(*bolt.Tx, uint64) (T, bool, error),
+	id func(T) uint64, keep func(T) bool) ([]T, error) {
+	var out []T
+	c := tx.Bucket(bucket).Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		r, ok, err := getRequest(tx, idSuffix(k))
+		r, ok, err := get(tx, idSuffix(k))
 		if err != nil {
 			return nil, err
 		}
@@ -322,7 +330,7 @@ func pendingWhere(tx *bolt.Tx, keep func(Request) bool) ([]Request, error) {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b Request) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b T) int { return cmp.Compare(id(a), id(b)) })
 	return out, nil
 }
 
