@@ -25,19 +25,6 @@ func asking(name string) cron.Job {
 	}
 }
 
-// waitingForAnswer triggers job name and returns its run once it waits on its
-// clarification.
-func waitingForAnswer(t *testing.T, e *env, name string) store.Run {
-	t.Helper()
-	r := e.trigger(name)
-	e.next(cron.EventRunWaiting, r.ID)
-	r = e.run(r.ID)
-	if r.Status != store.RunWaitingApproval || r.ClarificationID == 0 || r.RequestID != 0 {
-		t.Fatalf("waiting run %+v", r)
-	}
-	return r
-}
-
 func TestAskUserHandsTheAnswerOn(t *testing.T) {
 	e, r := started(t, asking("deploy"), waitingForAnswer)
 	c, err := e.gate.Clarification(r.ClarificationID)

@@ -44,17 +44,8 @@ var admin = store.Actor{By: "alice", Via: "telegram"}
 
 func newEnv(t testing.TB, jobs ...cron.Job) *env {
 	t.Helper()
-	dir := t.TempDir()
-	base, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testkit.Dir(t, "ws/data", "ws/out", "ws/secrets")
 	root := filepath.Join(base, "ws")
-	for _, d := range []string{"data", "out", "secrets"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	e := &env{t: t, dir: base, root: root, path: filepath.Join(base, "skald.db"), jobs: jobs}
 	e.open()
 	if _, err := e.db.CreateRule(rules.Rule{GroupID: rules.DefaultGroup, AgentID: "ops",
@@ -162,6 +153,30 @@ func (e *env) trigger(name string) store.Run {
 	r, err := e.eng.Trigger(context.Background(), name)
 	if err != nil {
 		e.t.Fatalf("Trigger(%s): %v", name, err)
+	}
+	return r
+}
+
+// waiting triggers job name and returns its run once it waits for approval of a
+// request; waitingForAnswer once it waits on a clarification (an ask_user step).
+func waiting(t *testing.T, e *env, name string) store.Run {
+	t.Helper()
+	return waitingOn(t, e, name, false)
+}
+
+func waitingForAnswer(t *testing.T, e *env, name string) store.Run {
+	t.Helper()
+	return waitingOn(t, e, name, true)
+}
+
+func waitingOn(t *testing.T, e *env, name string, clarification bool) store.Run {
+	t.Helper()
+	r := e.trigger(name)
+	e.next(cron.EventRunWaiting, r.ID)
+	r = e.run(r.ID)
+	if r.Status != store.RunWaitingApproval || (r.ClarificationID != 0) != clarification ||
+		(r.RequestID != 0) == clarification {
+		t.Fatalf("run %+v, want waiting (for a clarification: %v)", r, clarification)
 	}
 	return r
 }

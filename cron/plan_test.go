@@ -18,18 +18,6 @@ func marker(say string) cron.Job {
 		Steps: []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo " + say + " > data/marker"}}}}
 }
 
-// waiting triggers job name and returns its run once it waits for approval.
-func waiting(t *testing.T, e *env, name string) store.Run {
-	t.Helper()
-	r := e.trigger(name)
-	e.next(cron.EventRunWaiting, r.ID)
-	r = e.run(r.ID)
-	if r.Status != store.RunWaitingApproval || r.RequestID == 0 {
-		t.Fatalf("run %+v, want waiting for approval", r)
-	}
-	return r
-}
-
 // A step's command edited in the config while its approval waits: after a restart and
 // the approval, the command the request showed runs, and the run and the log say that
 // the config changed.

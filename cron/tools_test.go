@@ -20,15 +20,7 @@ import (
 // ../secrets and a symlink data/key → ../secrets/key, and returns its Env.
 func workspace(t *testing.T) cron.Env {
 	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{"data/sub", "secrets"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	base := testkit.Dir(t, "data/sub", "secrets")
 	write(t, filepath.Join(base, "secrets/key"), "hunter2")
 	write(t, filepath.Join(base, "data/a.txt"), "alpha")
 	for link, target := range map[string]string{"data/vault": "../secrets", "data/key": "../secrets/key"} {

@@ -2,7 +2,6 @@ package gate_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -33,17 +32,8 @@ var admin = store.Actor{By: "alice", Via: "telegram"}
 // newEnv opens a store and builds a Manager; edit adjusts the options first.
 func newEnv(t testing.TB, edit ...func(*gate.Options)) *env {
 	t.Helper()
-	dir := t.TempDir()
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root = filepath.Join(root, "ws")
-	for _, d := range []string{"memory", "data", "secrets", "src", "docs", "out"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testkit.Dir(t, "ws/memory", "ws/data", "ws/secrets", "ws/src", "ws/docs", "ws/out")
+	root := filepath.Join(dir, "ws")
 	e := &env{t: t, dir: dir, root: root, path: filepath.Join(dir, "skald.db")}
 	e.open()
 	e.notes = &recorder{db: e.db, events: make(chan string, 100)}
@@ -56,6 +46,7 @@ func newEnv(t testing.TB, edit ...func(*gate.Options)) *env {
 	for _, f := range edit {
 		f(&e.opt)
 	}
+	var err error
 	e.m, err = gate.New(e.opt)
 	if err != nil {
 		t.Fatalf("gate.New: %v", err)

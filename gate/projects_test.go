@@ -17,17 +17,9 @@ import (
 // workspace, with secrets/, data/ and src/) and proj/inner nested in it (with secrets/).
 func projectEnv(t *testing.T) (*env, string, string) {
 	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testkit.Dir(t, "proj/secrets", "proj/data", "proj/src", "proj/inner/secrets")
 	proj := filepath.Join(base, "proj")
 	inner := filepath.Join(proj, "inner")
-	for _, d := range []string{"secrets", "data", "src", "inner/secrets"} {
-		if err := os.MkdirAll(filepath.Join(proj, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	e := newEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{
 			{ID: "proj", SecurityGroup: "default", WorkspaceRoot: proj},

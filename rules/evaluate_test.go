@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 type evalCase struct {
@@ -754,13 +756,7 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 // disk at the time of the call — a workspace without secrets/ can be searched without a
 // human — and holds it again as soon as it is created.
 func TestGuardedPlaceMustExist(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	root := testkit.Dir(t, "src")
 	rs := []Rule{
 		{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_any", PathPattern: "secrets/*", Action: Deny, Priority: 5},
 		{ID: 2, GroupID: DefaultGroup, ToolPattern: "Grep", Action: Allow, Priority: 10},

@@ -1,25 +1,17 @@
 package rules
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // TestEvaluateProjects checks Options.Projects: a path lying deeper in another project
 // is decided in its form relative to that project too, and a guarded place counts when
 // it exists in that project although the own workspace has none.
 func TestEvaluateProjects(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testkit.Dir(t, "ws/src", "ws/proj/secrets", "ws/proj/src", "ws/proj/sub")
 	root, proj := base+"/ws", base+"/ws/proj"
-	for _, d := range []string{"ws/src", "ws/proj/secrets", "ws/proj/src", "ws/proj/sub"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	rs := append(seedRules(),
 		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow, Priority: 100},
 		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "mcp__notes__*", Action: Allow, Priority: 100})

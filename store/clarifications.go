@@ -307,20 +307,10 @@ func (d *DB) PendingClarifications() ([]Clarification, error) {
 	return out, nil
 }
 
+// pendingClarsWhere returns the pending clarifications that keep accepts, by id.
 func pendingClarsWhere(tx *bolt.Tx, keep func(Clarification) bool) ([]Clarification, error) {
-	var out []Clarification
-	c := tx.Bucket(bucketClarPending).Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		cl, ok, err := getClarification(tx, idSuffix(k))
-		if err != nil {
-			return nil, err
-		}
-		if ok && keep(cl) {
-			out = append(out, cl)
-		}
-	}
-	slices.SortFunc(out, func(a, b Clarification) int { return cmp.Compare(a.ID, b.ID) })
-	return out, nil
+	return pendingIn(tx, bucketClarPending, getClarification,
+		func(c Clarification) uint64 { return c.ID }, keep)
 }
 
 // AnswerClarification records a as the answer of pending clarification id in one
@@ -531,42 +521,18 @@ func (d *DB) CancelSessionClarifications(sessionID string, res Resolution) ([]Cl
 // entry "clarification.expired" each, every pending clarification whose ExpiresAt is
 // not after now, and returns them oldest first. When nothing is due it writes nothing.
 func (d *DB) ExpireDueClarifications(now time.Time) ([]Clarification, error) {
-	limit := timeNanos(now)
-	due := false
-	err := d.view(func(tx *bolt.Tx) error {
-		k, _ := tx.Bucket(bucketClarPending).Cursor().First()
-		due = k != nil && keyNanos(k) <= limit
-		return nil
-	})
-	if err != nil || !due {
-		return nil, wrapErr("store: expire due clarifications", err)
-	}
 	var out []Clarification
-	err = d.update(func(tx *bolt.Tx) error {
-		out = nil
-		var keys [][]byte
-		c := tx.Bucket(bucketClarPending).Cursor()
-		for k, _ := c.First(); k != nil && keyNanos(k) <= limit; k, _ = c.Next() {
-			keys = append(keys, append([]byte(nil), k...))
+	err := d.expireDue(bucketClarPending, now, func(tx *bolt.Tx, id uint64) (bool, error) {
+		c, ok, err := getClarification(tx, id)
+		if err != nil || !ok || c.Status != ClarificationPending {
+			return false, err
 		}
-		for _, k := range keys {
-			cl, ok, err := getClarification(tx, idSuffix(k))
-			if err != nil {
-				return err
-			}
-			if !ok || cl.Status != ClarificationPending {
-				if err := tx.Bucket(bucketClarPending).Delete(k); err != nil {
-					return err
-				}
-				continue
-			}
-			res := Resolution{By: actorExpiry.By, Via: actorExpiry.Via, At: now}
-			if err := d.closeClarification(tx, &cl, ClarificationExpired, res); err != nil {
-				return err
-			}
-			out = append(out, cl)
+		res := Resolution{By: actorExpiry.By, Via: actorExpiry.Via, At: now}
+		if err := d.closeClarification(tx, &c, ClarificationExpired, res); err != nil {
+			return false, err
 		}
-		return nil
+		out = append(out, c)
+		return true, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: expire due clarifications: %w", err)

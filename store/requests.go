@@ -311,10 +311,18 @@ func (d *DB) Pending() ([]Request, error) {
 
 // pendingWhere returns the pending requests that keep accepts, by id.
 func pendingWhere(tx *bolt.Tx, keep func(Request) bool) ([]Request, error) {
-	var out []Request
-	c := tx.Bucket(bucketPending).Cursor()
+	return pendingIn(tx, bucketPending, getRequest, func(r Request) uint64 { return r.ID }, keep)
+}
+
+// pendingIn returns the records of a pending index bucket (keys by time, then id) that
+// keep accepts, sorted by id: get reads a record (false when there is none), id
+// gives its id.
+func pendingIn[T any](tx *bolt.Tx, bucket []byte, get func(*bolt.Tx, uint64) (T, bool, error),
+	id func(T) uint64, keep func(T) bool) ([]T, error) {
+	var out []T
+	c := tx.Bucket(bucket).Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		r, ok, err := getRequest(tx, idSuffix(k))
+		r, ok, err := get(tx, idSuffix(k))
 		if err != nil {
 			return nil, err
 		}
@@ -322,7 +330,7 @@ func pendingWhere(tx *bolt.Tx, keep func(Request) bool) ([]Request, error) {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b Request) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b T) int { return cmp.Compare(id(a), id(b)) })
 	return out, nil
 }
 
@@ -510,44 +518,18 @@ func CheckBypassScope(scope string) error {
 // after now, and returns them oldest first (docs/design.md, "Expiry"). When nothing is
 // due it writes nothing (it looks read-only first), so it may run every second.
 func (d *DB) ExpireDue(now time.Time) ([]Request, error) {
-	limit := timeNanos(now)
-	due := false
-	err := d.view(func(tx *bolt.Tx) error {
-		k, _ := tx.Bucket(bucketPending).Cursor().First()
-		due = k != nil && keyNanos(k) <= limit
-		return nil
-	})
-	if err != nil || !due {
-		return nil, wrapErr("store: expire due", err)
-	}
 	var out []Request
-	err = d.update(func(tx *bolt.Tx) error {
-		out = nil
-		var keys [][]byte
-		c := tx.Bucket(bucketPending).Cursor()
-		for k, _ := c.First(); k != nil && keyNanos(k) <= limit; k, _ = c.Next() {
-			keys = append(keys, append([]byte(nil), k...))
+	err := d.expireDue(bucketPending, now, func(tx *bolt.Tx, id uint64) (bool, error) {
+		r, ok, err := getRequest(tx, id)
+		if err != nil || !ok || r.Status != Pending {
+			return false, err
 		}
-		for _, k := range keys {
-			r, ok, err := getRequest(tx, idSuffix(k))
-			if err != nil {
-				return err
-			}
-			if !ok || r.Status != Pending {
-				// Cannot happen (the index changes with the request, in one
-				// transaction); drop the stale entry rather than fail every sweep.
-				if err := tx.Bucket(bucketPending).Delete(k); err != nil {
-					return err
-				}
-				continue
-			}
-			res := Resolution{By: actorExpiry.By, Via: actorExpiry.Via, At: now}
-			if err := d.finish(tx, &r, Expired, res); err != nil {
-				return err
-			}
-			out = append(out, r)
+		res := Resolution{By: actorExpiry.By, Via: actorExpiry.Via, At: now}
+		if err := d.finish(tx, &r, Expired, res); err != nil {
+			return false, err
 		}
-		return nil
+		out = append(out, r)
+		return true, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: expire due: %w", err)
@@ -556,12 +538,42 @@ func (d *DB) ExpireDue(now time.Time) ([]Request, error) {
 	return out, nil
 }
 
-// wrapErr wraps a non-nil err with op; nil stays nil.
-func wrapErr(op string, err error) error {
-	if err == nil {
+// expireDue calls expire, in one transaction, with the id of each entry of the pending
+// index bucket (keys by time, then id) due at now, oldest first. It looks read-only
+// first and writes nothing when none is due. expire reports whether the id was still
+// pending; a stale entry (it cannot happen: the index changes with its record, in one
+// transaction) is dropped rather than failing every sweep.
+func (d *DB) expireDue(bucket []byte, now time.Time,
+	expire func(tx *bolt.Tx, id uint64) (bool, error)) error {
+	limit := timeNanos(now)
+	due := false
+	err := d.view(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucket).Cursor().First()
+		due = k != nil && keyNanos(k) <= limit
 		return nil
+	})
+	if err != nil || !due {
+		return err
 	}
-	return fmt.Errorf("%s: %w", op, err)
+	return d.update(func(tx *bolt.Tx) error {
+		var keys [][]byte
+		c := tx.Bucket(bucket).Cursor()
+		for k, _ := c.First(); k != nil && keyNanos(k) <= limit; k, _ = c.Next() {
+			keys = append(keys, append([]byte(nil), k...))
+		}
+		for _, k := range keys {
+			pending, err := expire(tx, idSuffix(k))
+			if err != nil {
+				return err
+			}
+			if !pending {
+				if err := tx.Bucket(bucket).Delete(k); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // CancelSession marks Cancelled, with res (a zero At means now) and an audit entry

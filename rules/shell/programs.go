@@ -210,8 +210,15 @@ func (u *usage) long(p *program, i int) int {
 	if !k.hasValue() {
 		return i
 	}
-	if hasVal {
-		u.value(k, i, eq)
+	return u.optionValue(k, i, hasVal, eq)
+}
+
+// optionValue records the value of option k at words[i]: inline, from byte at of
+// words[i], else the next word when there is one. It returns the index of the
+// option's last word.
+func (u *usage) optionValue(k kind, i int, inline bool, at int) int {
+	if inline {
+		u.value(k, i, at)
 		return i
 	}
 	if i+1 < len(u.words) {
@@ -265,19 +272,11 @@ func (u *usage) shorts(p *program, i int) int {
 		if !k.hasValue() {
 			continue
 		}
-		if j+1 < len(w) {
-			cut := j + 1
-			if w[cut] == '=' {
-				cut++
-			}
-			u.value(k, i, cut)
-			return i
+		cut := j + 1
+		if cut < len(w) && w[cut] == '=' {
+			cut++
 		}
-		if i+1 < len(u.words) {
-			u.value(k, i+1, 0)
-			return i + 1
-		}
-		return i
+		return u.optionValue(k, i, j+1 < len(w), cut)
 	}
 	return i
 }
