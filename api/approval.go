@@ -3,6 +3,8 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -36,6 +38,8 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		Note: out.Note, Commands: commandsOf(out.Commands)}
 	if out.Reason == rules.ReasonRule && out.RuleID != 0 {
 		res.Reason = s.ruleReason(out.RuleID)
+	} else if len(res.Commands) > 0 {
+		res.Reason = s.namedRules(res.Reason)
 	}
 	if out.Request != nil {
 		res = ResultOf(*out.Request)
@@ -54,22 +58,41 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ruleReason is the reason of a decision rule id made, naming the rule as the gate
-// holds it: "rule 12 (deny Bash)", "rule 5 (deny @fs_any secrets/*)", with agent= and
-// source= when the rule has them; "rule 12" when it is gone meanwhile. The note stays
-// in its own field.
+// holds it (rules.Rule.Text): "rule 12 (deny Bash)", "rule 5 (deny @fs_any
+// secrets/*)", `rule 9 (allow Bash command="git status *")`; "rule 12" when it is gone
+// meanwhile. The note stays in its own field.
 func (s *Server) ruleReason(id uint64) string {
 	r, err := s.gate.Rule(id)
 	if err != nil {
 		return fmt.Sprintf("rule %d", id)
 	}
-	what := string(r.Action) + " " + r.ToolPattern
-	filters := [][2]string{{"", r.PathPattern}, {"agent=", r.AgentID}, {"source=", r.Source}}
-	for _, kv := range filters {
-		if kv[1] != "" {
-			what += " " + kv[0] + kv[1]
+	return fmt.Sprintf("rule %d (%s)", id, r.Text())
+}
+
+// namedRules is reason with each "by rule N" of the rules package's command reasons
+// followed by the rule in words (ruleReason), formatted here, once per answer, so the
+// check itself builds no text for it.
+func (s *Server) namedRules(reason string) string {
+	const by = "by rule "
+	var b strings.Builder
+	for {
+		i := strings.Index(reason, by)
+		if i < 0 {
+			b.WriteString(reason)
+			return b.String()
 		}
+		j := i + len(by)
+		for j < len(reason) && reason[j] >= '0' && reason[j] <= '9' {
+			j++
+		}
+		b.WriteString(reason[:i+3])
+		if id, err := strconv.ParseUint(reason[i+len(by):j], 10, 64); err == nil {
+			b.WriteString(s.ruleReason(id))
+		} else {
+			b.WriteString(reason[i+3 : j])
+		}
+		reason = reason[j:]
 	}
-	return fmt.Sprintf("rule %d (%s)", id, what)
 }
 
 // restrict applies an agent's limits to a call: an agent token's profile only (naming

@@ -56,30 +56,18 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) error {
 		Commands: ex.Trace.Commands, Steps: []ExplainStep{}}
 	if d.Reason == rules.ReasonRule && d.RuleID != 0 {
 		out.Reason = s.ruleReason(d.RuleID)
+	} else {
+		out.Reason = s.namedRules(d.Reason)
 	}
 	for _, st := range ex.Trace.Steps {
 		es := ExplainStep{RuleID: st.RuleID, Group: st.Group, Action: st.Action,
 			Matched: st.Matched, Decided: st.Decided, Why: st.Why}
 		if rule, err := s.gate.Rule(st.RuleID); err == nil {
 			es.Priority = rule.Priority
-			es.Rule = ruleText(rule)
+			es.Rule = rule.Text()
 		}
 		out.Steps = append(out.Steps, es)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// ruleText is rule r in words: "deny @fs_any secrets/*", "allow Bash cmd=git status *
-// agent=a1".
-func ruleText(r rules.Rule) string {
-	what := string(r.Action) + " " + r.ToolPattern
-	filters := [][2]string{{"", r.PathPattern}, {"cmd=", r.CommandPattern},
-		{"agent=", r.AgentID}, {"source=", r.Source}}
-	for _, kv := range filters {
-		if kv[1] != "" {
-			what += " " + kv[0] + kv[1]
-		}
-	}
-	return what
 }

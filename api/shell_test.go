@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -39,7 +40,8 @@ func TestShellCommandRule(t *testing.T) {
 	want := []api.CommandDecision{{Command: "git status --short docs", Action: "allow", RuleID: r.ID,
 		Reason: rules.ReasonRule}}
 	if got.Decision != gate.VerdictAllow || got.RuleID != r.ID ||
-		!strings.Contains(got.Reason, `command "git status --short docs" allowed by rule`) ||
+		got.Reason != `command "git status --short docs" allowed by rule `+strconv.FormatUint(r.ID, 10)+
+			` (allow Bash command="git status *")` ||
 		!reflect.DeepEqual(got.Commands, want) {
 		t.Fatalf("after the rule: %+v, want allow by rule %d with %+v", got, r.ID, want)
 	}
@@ -67,6 +69,14 @@ func TestShellCommandRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.wantDecision("Bash", map[string]any{"command": "git status $(rm -rf ~)"}, "", gate.VerdictDeny)
+	// The explain trace names the rule in words too, as the check does.
+	ex, err := e.admin.Explain(ctx, gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "rm x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ex.Reason, `command "rm x" denied by rule `) || !strings.HasSuffix(ex.Reason, ` (deny Bash command="rm *")`) {
+		t.Errorf("explain reason %q", ex.Reason)
+	}
 	e.wantDecision("Bash", map[string]any{"command": `bash -c "git status; env rm -rf data"`}, "",
 		gate.VerdictDeny)
 }

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -271,6 +272,9 @@ func (b *Bot) pending(_ context.Context, c *call) (string, error) {
 			break
 		}
 		line := fmt.Sprintf("#%d %s", r.ID, shownValue(r.ToolName, true, 60))
+		if what := callGist(r); what != "" {
+			line += ": " + shownValue(what, false, 80)
+		}
 		caller, agentShown := callerText(r)
 		if caller != "" {
 			line += " · " + caller
@@ -283,6 +287,39 @@ func (b *Bot) pending(_ context.Context, c *call) (string, error) {
 		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// gistKeys are the argument keys callGist tries, in order, when a call has no
+// commands: what a file, web or search tool acts on.
+var gistKeys = []string{"file_path", "path", "notebook_path", "paths", "url", "pattern",
+	"query", "source", "destination", "directory", "dir", "target"}
+
+// callGist says in one line what request r's call does, unescaped and uncut: a shell
+// call's commands joined by "; ", else its first gistKeys argument that is a string
+// or an array of strings (joined by ", "), else "".
+func callGist(r store.Request) string {
+	if len(r.Commands) > 0 {
+		cs := make([]string, len(r.Commands))
+		for i, c := range r.Commands {
+			cs[i] = c.Command
+		}
+		return strings.Join(cs, "; ")
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(r.Arguments, &args) != nil {
+		return ""
+	}
+	for _, k := range gistKeys {
+		var one string
+		if json.Unmarshal(args[k], &one) == nil && one != "" {
+			return one
+		}
+		var many []string
+		if json.Unmarshal(args[k], &many) == nil && len(many) > 0 {
+			return strings.Join(many, ", ")
+		}
+	}
+	return ""
 }
 
 // resolve is approve and reject.

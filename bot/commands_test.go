@@ -86,7 +86,7 @@ func TestCommandsGood(t *testing.T) {
 	e.ok(slackBob, "whoami", "bob · id U0FAKEUSR01 · slack · approver")
 	e.ok(alice, "WHOAMI", "admin")
 
-	e.ok(jane, "pending", "2 pending:", fmt.Sprintf("#%d Bash · admin · session s1", r1.ID), fmt.Sprintf("#%d mcp__gmail__send", r2.ID))
+	e.ok(jane, "pending", "2 pending:", fmt.Sprintf("#%d Bash: make · admin · session s1", r1.ID), fmt.Sprintf("#%d mcp__gmail__send", r2.ID))
 	e.ok(jane, fmt.Sprintf(`approve %d "looks fine" see #12`, r1.ID), fmt.Sprintf("Request %d (Bash) approved.", r1.ID))
 	if got := e.request(r1.ID); got.Resolution.Note != "looks fine see #12" || got.Resolution.By != "Jane Doe (100000001)" || got.Resolution.Via != "telegram" {
 		t.Errorf("approve stored %+v", got.Resolution)
@@ -439,4 +439,28 @@ func TestPendingShowsCallerEscaped(t *testing.T) {
 		"agent token agent-1a2b3c4d5e6f (profile default, agent rev) · "+
 		"session s\\u202E1 · expires ",
 		out.Request.ID))
+}
+
+// The pending list says what each call does: a shell call's commands, another tool's
+// path or URL, escaped and cut in the middle as the prompts show them.
+func TestPendingShowsWhatTheCallDoes(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	long := "echo " + strings.Repeat("a", 200) + " && rm -rf data"
+	ids := []uint64{
+		e.require("s1", "Bash", map[string]any{"command": "git status && rm -rf\u202e build"}).ID,
+		e.require("s2", "Bash", map[string]any{"command": long}).ID,
+		e.require("s3", "mcp__web__fetch", map[string]any{"url": "https://example.com/<b>x</b>"}).ID,
+		e.require("s4", "mcp__notes__list", map[string]any{"paths": []any{"a", "b\u0007"}}).ID,
+		e.require("s5", "mcp__gmail__send", map[string]any{"to": "bob"}).ID,
+	}
+	txt := e.ok(jane, "pending",
+		fmt.Sprintf("#%d Bash: git status; rm -rf\\u202E build · ", ids[0]),
+		fmt.Sprintf("#%d Bash: echo aaaa", ids[1]),
+		"characters cut]…aaaa", "a; rm -rf data · admin",
+		fmt.Sprintf("#%d mcp__web__fetch: https://example.com/<b>x</b> · ", ids[2]),
+		fmt.Sprintf("#%d mcp__notes__list: a, b\\u0007 · ", ids[3]),
+		fmt.Sprintf("#%d mcp__gmail__send · ", ids[4]))
+	if strings.Contains(txt, "\u202e") || strings.Contains(txt, "\a") {
+		t.Errorf("pending shows a raw control character: %q", txt)
+	}
 }

@@ -38,5 +38,5 @@ func ExampleNewPrompt() {
 	fmt.Println(bot.NewPrompt(r, time.Hour).Outcome)
 	// Output:
 	// ✅ Approve=a:42:ok ❌ Reject=a:42:no ⏱ 1 h=a:42:b15 🔄 Session=a:42:bs
-	// ✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC · ⏱ 1 h bypass (category:shell)
+	// ✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC · ⏱ 1 h bypass: every call of category shell (any command or arguments, not only this call) (category:shell)
 }

@@ -15,7 +15,8 @@ const TerminalReason = "terminal"
 // OutcomeText is the line a prompt message shows once its request left pending, ""
 // while it is pending:
 //
-//	✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC · ⏱ 15 min bypass (category:shell)
+//	✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC · ⏱ 15 min bypass: every
+//	call of category shell (any command or arguments, not only this call) (category:shell)
 //	❌ Rejected by Jane Doe (100000001) · slack · 14:03 UTC
 //	⌛ Expired · 14:03 UTC
 //	🚫 Cancelled (handled at the terminal)
@@ -57,11 +58,14 @@ func OutcomeText(r store.Request) string {
 		parts = append(parts, res.At.UTC().Format("15:04")+" UTC")
 	}
 	if b := res.Bypass; b != nil && r.Status == store.Approved {
+		// Exactly what the bypass lets through from now on: the scope in words and
+		// that its arguments do not matter, then the scope as the API names it.
+		covers := scopeText(b.Scope) + anyArguments + " (" + scopeShown(b.Scope) + ")"
 		if b.Secs == 0 {
-			parts = append(parts, "🔄 session bypass ("+scopeShown(b.Scope)+")")
+			parts = append(parts, "🔄 session bypass: "+covers)
 		} else {
 			d := DurationLabel(time.Duration(b.Secs) * time.Second)
-			parts = append(parts, "⏱ "+d+" bypass ("+scopeShown(b.Scope)+")")
+			parts = append(parts, "⏱ "+d+" bypass: "+covers)
 		}
 	}
 	return strings.Join(parts, " · ")

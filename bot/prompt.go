@@ -77,8 +77,9 @@ type Prompt struct {
 	// renderers escape it (Escape) and cut its middle to fit their channel.
 	Arguments string
 	// Bypass says what the ⏱ and 🔄 buttons would grant, while the request is pending
-	// (Label "⏱ 15 min / 🔄 Session cover", Value "category shell, for this caller in
-	// this session"); the zero Field once it is finished.
+	// (Label "⏱ 15 min / 🔄 Session cover", Value "every call of category shell (any
+	// command or arguments, not only this call), for this caller in this session"); the
+	// zero Field once it is finished.
 	Bypass Field
 	// Outcome is OutcomeText of the request: "" while it is pending.
 	Outcome string
@@ -142,7 +143,7 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 		p.Buttons = Buttons(r.ID, bypassShort)
 		p.Bypass = Field{
 			Label: "⏱ " + DurationLabel(bypassShort) + " / 🔄 Session cover",
-			Value: scopeText(r.BypassScope()) + bypassCover(r),
+			Value: scopeText(r.BypassScope()) + anyArguments + bypassCover(r),
 		}
 	}
 	return p
@@ -202,6 +203,11 @@ func bypassCover(r store.Request) string {
 	return ", for this caller in this session"
 }
 
+// anyArguments follows a bypass scope's words in the prompt and the outcome: a bypass
+// covers every call of its scope, whatever its command, path or other arguments
+// (docs/design.md, "Bypasses"), not only one like the approved call.
+const anyArguments = " (any command or arguments, not only this call)"
+
 // scopeText writes a bypass scope ("all", "category:shell", "mcp:notes",
 // "tool:WebFetch") for people, its name escaped as EscapeName does.
 func scopeText(scope string) string {
@@ -215,11 +221,11 @@ func scopeText(scope string) string {
 	v = shownValue(v, true, MaxFieldLen)
 	switch kind {
 	case "category":
-		return "category " + v
+		return "every call of category " + v
 	case "mcp":
 		return "every tool of MCP server " + v
 	case "tool":
-		return "tool " + v
+		return "every call of tool " + v
 	}
 	return shownValue(kind, true, 40) + " " + v
 }

@@ -439,8 +439,8 @@ func TestEscape(t *testing.T) {
 func TestPromptCaller(t *testing.T) {
 	const (
 		token    = "agent-1a2b3c4d5e6f"
-		caller   = "category shell, for this caller in this session"
-		cronRun  = "category shell, for this cron run until it ends"
+		caller   = "every call of category shell (any command or arguments, not only this call), for this caller in this session"
+		cronRun  = "every call of category shell (any command or arguments, not only this call), for this cron run until it ends"
 		badToken = `agent token agent-\u202E1 ⚠ non-ASCII (profile dev)`
 	)
 	cases := []struct {
@@ -482,10 +482,10 @@ func TestPromptCaller(t *testing.T) {
 
 func TestScopeText(t *testing.T) {
 	cases := map[string]string{
-		"category:shell": "category shell",
+		"category:shell": "every call of category shell",
 		"mcp:notes":      "every tool of MCP server notes",
-		"tool:WebFetch":  "tool WebFetch",
-		"tool:сron":      `tool \u0441ron ⚠ non-ASCII`,
+		"tool:WebFetch":  "every call of tool WebFetch",
+		"tool:сron":      `every call of tool \u0441ron ⚠ non-ASCII`,
 		"all":            "every tool",
 		"other:x":        "other x",
 	}
@@ -542,7 +542,7 @@ func TestOutcomeText(t *testing.T) {
 		{resolved(r, store.Approved, store.Resolution{By: "Jane Doe (100000001)", Via: "telegram", At: at}),
 			"✅ Approved by Jane Doe (100000001) · telegram · 13:03 UTC"},
 		{resolved(r, store.Approved, store.Resolution{By: "api", Via: "api", At: at, Bypass: &store.BypassGrant{Scope: "tool:Bash", Secs: 3600}}),
-			"✅ Approved by api · api · 13:03 UTC · ⏱ 1 h bypass (tool:Bash)"},
+			"✅ Approved by api · api · 13:03 UTC · ⏱ 1 h bypass: every call of tool Bash (any command or arguments, not only this call) (tool:Bash)"},
 		{resolved(r, store.Rejected, store.Resolution{By: "U0FAKEUSR01", Via: "slack", At: at, Note: "no"}),
 			"❌ Rejected by U0FAKEUSR01 · slack · 13:03 UTC"},
 		{resolved(r, store.Expired, store.Resolution{By: "system", Via: "gate", At: at}), "⌛ Expired · 13:03 UTC"},

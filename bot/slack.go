@@ -36,8 +36,8 @@ type SlackMessage struct {
 	// would pass SlackMaxText.
 	Arguments string
 	// Bypass is mrkdwn for one section, what the ⏱ and 🔄 buttons cover ("*⏱ 15 min
-	// / 🔄 Session cover:* category shell, for this caller in this session"), ""
-	// once the request is finished.
+	// / 🔄 Session cover:* every call of category shell (any command or arguments, …"),
+	// "" once the request is finished.
 	Bypass string
 	// Outcome is mrkdwn for one section — the outcome line in bold, then the note —
 	// or "" while the request is pending; at most SlackMaxText.

@@ -18,9 +18,20 @@ import (
 // environment, parses, defaults and validates it (Parse), then resolves its paths
 // (Resolve) and records the file's absolute path in File. It touches nothing on disk
 // but reads. Errors: ErrNotFound when the file does not exist; ErrSyntax; ErrInvalid
-// (every problem found, joined); or an I/O error — each starting "config:" and never
-// holding a secret.
+// (every problem found, joined: those of Parse and of Resolve in one pass); or an I/O
+// error — each starting "config:" and never holding a secret.
 func Load(path string) (*Config, error) {
+	c, err := Check(path)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Check is Load for a caller that lists problems (config check): the same errors, and
+// with ErrInvalid also the config as decoded and defaulted, so that more of it can be
+// checked. Such a config must not be used to run anything.
+func Check(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("config: %w: %s", ErrNotFound, path)
@@ -28,12 +39,12 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	c, err := Parse(data, os.Getenv)
-	if err != nil {
+	c, err := parse(data, os.Getenv)
+	if c == nil {
 		return nil, err
 	}
-	if err := c.Resolve(path); err != nil {
-		return nil, err
+	if rerr := c.Resolve(path); rerr != nil || err != nil {
+		return c, joinProblems(Problems(err), rerr)
 	}
 	return c, nil
 }
@@ -45,6 +56,16 @@ func Load(path string) (*Config, error) {
 // one *FieldError (ErrInvalid) per problem — among them an api.token or agent token
 // whose ${VAR} expands to "".
 func Parse(data []byte, getenv func(string) string) (*Config, error) {
+	c, err := parse(data, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parse is Parse, also returning the decoded, defaulted config when only validation
+// failed (nil on any other error).
+func parse(data []byte, getenv func(string) string) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -60,7 +81,7 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 	c.setDefaults()
 	unset := unsetTokenVars(raw, getenv)
 	if err := c.validate(); err != nil || len(unset) > 0 {
-		return nil, joinProblems(unset, err)
+		return c, joinProblems(unset, err)
 	}
 	return c, nil
 }
@@ -118,22 +139,30 @@ func unsetTokenVars(raw []byte, getenv func(string) string) []error {
 func joinProblems(first []error, err error) error {
 	keys := map[string]bool{}
 	for _, e := range first {
-		keys[e.(*FieldError).Key] = true
+		if fe, ok := e.(*FieldError); ok {
+			keys[fe.Key] = true
+		}
 	}
 	all := append([]error(nil), first...)
-	var list []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		list = j.Unwrap()
-	} else if err != nil {
-		list = []error{err}
-	}
-	for _, e := range list {
+	for _, e := range Problems(err) {
 		if fe, ok := e.(*FieldError); ok && keys[fe.Key] {
 			continue
 		}
 		all = append(all, e)
 	}
 	return errors.Join(all...)
+}
+
+// Problems returns the problems an error of Load, Check, Parse or Resolve joins: err
+// alone when it joins none, nil for nil.
+func Problems(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err != nil {
+		return []error{err}
+	}
+	return nil
 }
 
 // decode decodes the single YAML document in data into c, strictly.

@@ -310,6 +310,16 @@ func TestLoadErrors(t *testing.T) {
 			`config: workspace_root "` + filepath.Join(dir, "afile") + `": not a directory`, ErrInvalid},
 		{"syntax", "workspace_root: [", "config: line 2: did not find expected ',' or ']'", ErrSyntax},
 		{"invalid", "workspace_root: " + dir + "\nlog: {level: x}", `config: log.level "x": must be debug, info, warn or error`, ErrInvalid},
+		// Every problem in one pass: values, then paths on disk, each profile's.
+		{"all at once", "workspace_root: " + filepath.Join(dir, "nope") + "\nlog: {level: x}\nprofiles:\n" +
+			"  - {id: a, workspace_root: " + filepath.Join(dir, "pa") + "}\n" +
+			"  - {id: b, workspace_root: " + filepath.Join(dir, "afile") + ", working_directory: sub}\n" +
+			"  - {id: c, workspace_root: " + filepath.Join(dir, "pa") + "}",
+			`config: log.level "x": must be debug, info, warn or error` + "\n" +
+				`config: workspace_root "` + filepath.Join(dir, "nope") + `": no such directory` + "\n" +
+				`config: profiles[0].workspace_root "` + filepath.Join(dir, "pa") + `": no such directory` + "\n" +
+				`config: profiles[1].workspace_root "` + filepath.Join(dir, "afile") + `": not a directory` + "\n" +
+				`config: profiles[2].workspace_root "` + filepath.Join(dir, "pa") + `": no such directory`, ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,44 +23,54 @@ import (
 //     means the workspace) and resolved the same way;
 //   - File is set to file's absolute, resolved path when file is not empty.
 //
-// Errors wrap ErrInvalid (a *FieldError naming the key) or an I/O error.
+// Errors join every problem found, each wrapping ErrInvalid (a *FieldError naming the
+// key) or an I/O error; on error c is left as it was.
 func (c *Config) Resolve(file string) error {
+	var errs []error
+	bad := func(key, value, problem string) {
+		errs = append(errs, &FieldError{Key: key, Value: value, Problem: problem})
+	}
 	root, err := filepath.Abs(besideFile(file, c.WorkspaceRoot))
 	if err == nil {
 		root, err = filepath.EvalSymlinks(root)
 	}
 	if err != nil {
-		return &FieldError{Key: "workspace_root", Value: c.WorkspaceRoot, Problem: ioProblem(err)}
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return &FieldError{Key: "workspace_root", Value: c.WorkspaceRoot, Problem: "not a directory"}
+		bad("workspace_root", c.WorkspaceRoot, ioProblem(err))
+		root = ""
+	} else if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		bad("workspace_root", c.WorkspaceRoot, "not a directory")
+		root = ""
 	}
 	dataDir, err := resolveExisting(besideFile(file, c.DataDir))
 	if err != nil {
-		return &FieldError{Key: "data_dir", Value: c.DataDir, Problem: ioProblem(err)}
+		bad("data_dir", c.DataDir, ioProblem(err))
 	}
+	var f string
 	if file != "" {
-		f, err := resolveExisting(file)
-		if err != nil {
-			return fmt.Errorf("config: %s: %w", file, err)
+		if f, err = resolveExisting(file); err != nil {
+			errs = append(errs, fmt.Errorf("config: %s: %w", file, err))
 		}
-		c.File = f
 	}
-	roots, err := c.profileRoots(file, root)
-	if err != nil {
-		return err
-	}
+	roots, rerrs := c.profileRoots(file, root)
+	errs = append(errs, rerrs...)
 	dirs := make([]string, len(c.Profiles))
 	for i, p := range c.Profiles {
 		wd, base := p.WorkingDirectory, cmp.Or(roots[i], root)
 		if !filepath.IsAbs(wd) {
+			if base == "" || (p.WorkspaceRoot != "" && roots[i] == "") {
+				continue // its workspace is reported already
+			}
 			wd = filepath.Join(base, wd)
 		}
 		if dirs[i], err = resolveExisting(wd); err != nil {
-			return &FieldError{Key: fmt.Sprintf("profiles[%d].working_directory", i), Value: p.WorkingDirectory, Problem: ioProblem(err)}
+			bad(fmt.Sprintf("profiles[%d].working_directory", i), p.WorkingDirectory,
+				ioProblem(err))
 		}
 	}
-	c.WorkspaceRoot, c.DataDir = root, dataDir
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	c.WorkspaceRoot, c.DataDir, c.File = root, dataDir, cmp.Or(f, c.File)
 	for i := range c.Profiles {
 		c.Profiles[i].WorkingDirectory = dirs[i]
 		c.Profiles[i].WorkspaceRoot = roots[i]
@@ -70,38 +80,46 @@ func (c *Config) Resolve(file string) error {
 
 // profileRoots returns each profile's workspace_root made absolute — relative to the
 // directory of file, else of the process — and resolved through symlinks; "" for a
-// profile that names none. Each must be an existing directory, other than root (the
-// top-level workspace) and every other profile's.
-func (c *Config) profileRoots(file, root string) ([]string, error) {
+// profile that names none or whose root is a problem. Each must be an existing
+// directory, other than root (the top-level workspace) and every other profile's; the
+// problems are returned, one per profile.
+func (c *Config) profileRoots(file, root string) ([]string, []error) {
 	out := make([]string, len(c.Profiles))
 	owner := map[string]int{}
+	var errs []error
 	for i, p := range c.Profiles {
 		if p.WorkspaceRoot == "" {
 			continue
 		}
 		key := fmt.Sprintf("profiles[%d].workspace_root", i)
+		bad := func(problem string) {
+			errs = append(errs, &FieldError{Key: key, Value: p.WorkspaceRoot, Problem: problem})
+		}
 		abs, err := filepath.Abs(besideFile(file, p.WorkspaceRoot))
 		if err == nil {
 			abs, err = filepath.EvalSymlinks(abs)
 		}
 		if err != nil {
-			return nil, &FieldError{Key: key, Value: p.WorkspaceRoot, Problem: ioProblem(err)}
+			bad(ioProblem(err))
+			continue
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, &FieldError{Key: key, Value: p.WorkspaceRoot, Problem: "not a directory"}
+			bad("not a directory")
+			continue
 		}
 		if abs == root {
-			return nil, &FieldError{Key: key, Value: p.WorkspaceRoot,
-				Problem: "is the top-level workspace_root (leave it out)"}
+			bad("is the top-level workspace_root (leave it out)")
+			continue
 		}
 		if j, dup := owner[abs]; dup {
-			return nil, &FieldError{Key: key, Value: p.WorkspaceRoot, Problem: fmt.Sprintf(
-				"is also the workspace of profile %q (profiles[%d])", c.Profiles[j].ID, j)}
+			bad(fmt.Sprintf("is also the workspace of profile %q (profiles[%d])",
+				c.Profiles[j].ID, j))
+			continue
 		}
 		owner[abs] = i
 		out[i] = abs
 	}
-	return out, nil
+	return out, errs
 }
 
 // resolveExisting returns path made absolute, with its longest existing prefix

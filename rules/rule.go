@@ -1,5 +1,7 @@
 package rules
 
+import "strconv"
+
 // Action is what a rule decides for a tool call.
 type Action string
 
@@ -48,6 +50,25 @@ type Rule struct {
 	// tool: the rule then matches each command of the call's script that the pattern
 	// matches (docs/design.md, "Shell commands").
 	CommandPattern string `json:"command_pattern,omitempty"`
+}
+
+// Text is r in words, as reasons and explain name it: its action, tool pattern, path
+// pattern, then each other filter it has, `deny @fs_any secrets/*`, `allow Bash
+// command="git status *" agent=a1`. The note is not part of it.
+func (r Rule) Text() string {
+	s := string(r.Action) + " " + r.ToolPattern
+	if r.PathPattern != "" {
+		s += " " + r.PathPattern
+	}
+	if r.CommandPattern != "" {
+		s += " command=" + strconv.Quote(r.CommandPattern)
+	}
+	for _, kv := range [][2]string{{"agent=", r.AgentID}, {"source=", r.Source}} {
+		if kv[1] != "" {
+			s += " " + kv[0] + kv[1]
+		}
+	}
+	return s
 }
 
 // Group is a permission group. ID matches [a-z0-9_-]+; Name

@@ -34,7 +34,7 @@ func TestCommands(t *testing.T) {
 				{user: stranger, text: lit("whoami"), want: "id U0FAKEUSR09 · slack · not authorized"},
 				{user: stranger, text: lit("pending"), want: "not authorized: pending needs an approver", bad: true},
 				{user: stranger, text: lit("approve 1"), want: "not authorized: approve needs an approver", bad: true},
-				{user: approver, text: lit("pending"), want: "2 pending:\n#1 Bash · admin · session s1 · expires "},
+				{user: approver, text: lit("pending"), want: "2 pending:\n#1 Bash: make deploy · admin · session s1 · expires "},
 				{user: approver, text: lit("approve 999"), want: "approve: request 999 not found", bad: true},
 				{user: approver, text: lit("approve abc"), want: "approve: bad id", bad: true},
 				{user: approver, text: lit("approve 1 looks fine"), want: "Request 1 (Bash) approved.", then: func(string) {

@@ -85,7 +85,7 @@ func TestPromptBlocks(t *testing.T) {
 			}
 			type button struct{ Text, Style, Value, ActionID string }
 			var buttons []button
-			cover := "*⏱ 1 h / 🔄 Session cover:* category shell, for this caller in this session"
+			cover := "*⏱ 1 h / 🔄 Session cover:* every call of category shell (any command or arguments, not only this call), for this caller in this session"
 			if got := text(bs[3]); got != cover {
 				t.Errorf("bypass %q, want %q", got, cover)
 			}

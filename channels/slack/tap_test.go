@@ -36,7 +36,7 @@ func TestApproverClickApproves(t *testing.T) {
 			}
 			bs := rawBlocks(t, cur)
 			if outcome := text(bs[len(bs)-1]); !strings.HasPrefix(outcome, "*✅ Approved by jane.approver (U0FAKEUSR01) · slack · ") ||
-				!strings.HasSuffix(outcome, " · ⏱ 30 min bypass (category:shell)*") {
+				!strings.HasSuffix(outcome, " · ⏱ 30 min bypass: every call of category shell (any command or arguments, not only this call) (category:shell)*") {
 				t.Errorf("outcome %q", outcome)
 			}
 

@@ -35,8 +35,8 @@ func TestCheckExitCodes(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"--tool", "TodoWrite"}, 0, "allow: Allowed by skald-bot rule "},
-		{[]string{"--tool", "Read", "--arg", "path=secrets/k"}, 1, "deny: Denied by skald-bot rule "},
+		{[]string{"--tool", "TodoWrite"}, 0, "allow: Allowed by skald-bot: rule 8 (allow TodoWrite)"},
+		{[]string{"--tool", "Read", "--arg", "path=secrets/k"}, 1, "deny: Denied by skald-bot: rule 11 (deny @fs_any secrets/*)"},
 		{[]string{"--tool", "Bash", "--args-json", `{"command":"make"}`, "--wait", "0s", "--keep"}, 3, "pending: Waiting for approval (request "},
 		{[]string{"--tool", "Bash", "--args-json", `{"command":"make -j"}`, "--wait", "0s"}, 3, "cancelled: No answer within 0s; request "},
 	} {

@@ -55,15 +55,21 @@ func TestProcessInitNeverOverwrites(t *testing.T) {
 func TestProcessConfigCheckListsEveryProblem(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
-	yaml := "log: {level: loud}\napi: {listen: nowhere}\njobs: [{name: Bad Name, schedule: \"@daily\", steps: [{tool: write_file}]}]\n"
+	// Values, a profile's missing workspace and a job's schedule, in one pass; the job
+	// with a problem of its own is not told again by the scheduler's check.
+	yaml := "log: {level: loud}\napi: {listen: nowhere}\nprofiles: [{id: shop, workspace_root: nope}]\n" +
+		"jobs: [{name: Bad Name, schedule: \"@daily\", steps: [{tool: write_file}]},\n" +
+		"  {name: late, schedule: \"99 * * * *\", steps: [{tool: execute_cmd, args: {cmd: \"true\"}}]}]\n"
 	if err := os.WriteFile(bad, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := cli(t, "config", "check", "--config", bad)
 	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
-	if code != 1 || out != "" || len(lines) != 4 || lines[0] != bad+": 3 problems" ||
+	if code != 1 || out != "" || len(lines) != 6 || lines[0] != bad+": 5 problems" ||
 		!strings.Contains(lines[1], `log.level "loud"`) || !strings.Contains(lines[2], `api.listen "nowhere"`) ||
-		!strings.Contains(lines[3], `jobs[0].name "Bad Name"`) {
+		!strings.Contains(lines[3], `jobs[0].name "Bad Name"`) ||
+		lines[4] != `  config: profiles[0].workspace_root "nope": no such directory` ||
+		!strings.HasPrefix(lines[5], `  cron: job "late": schedule "99 * * * *": `) {
 		t.Fatalf("config check: exit %d %q %q", code, out, errOut)
 	}
 	// A job step's unknown tool lists the known ones.

@@ -151,7 +151,7 @@ func TestE2EDenyRuleFromTelegram(t *testing.T) {
 	sends, posts := e.tg.CallCount("sendMessage"), e.sl.Calls("chat.postMessage")
 	d := e.hook(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
 	want := decision("deny", `Denied by skald-bot: command "npm test" denied by rule `+u(rule.ID)+
-		": no shell for agents")
+		" (deny Bash): no shell for agents")
 	if d != want {
 		t.Fatalf("hook printed %+v, want %+v", d, want)
 	}

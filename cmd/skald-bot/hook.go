@@ -236,7 +236,8 @@ func describe(r api.CheckResult) string {
 			verb = "Denied"
 		}
 		s = verb + " by skald-bot"
-		if len(r.Commands) > 0 && r.Reason != "" { // names the command that decided
+		if r.Reason != "" && (len(r.Commands) > 0 || // names the command that decided
+			r.RuleID != 0 && strings.HasPrefix(r.Reason, "rule ")) { // and the rule
 			s += ": " + r.Reason
 		} else if r.RuleID != 0 {
 			s += fmt.Sprintf(" rule %d", r.RuleID)

@@ -156,14 +156,14 @@ func TestHookFixtures(t *testing.T) {
 	})
 	t.Run("read of secrets denied by rule", func(t *testing.T) {
 		d := runFixture(t, s.url, fixture(t, "pretooluse_read.json"))
-		if d.PermissionDecision != "deny" || !strings.HasPrefix(d.PermissionDecisionReason, "Denied by skald-bot rule ") {
+		if d.PermissionDecision != "deny" || !strings.HasPrefix(d.PermissionDecisionReason, "Denied by skald-bot: rule 11 (deny @fs_any secrets/*)") {
 			t.Fatalf("got %+v", d)
 		}
 	})
 	for _, f := range []string{"pretooluse_write.json", "pretooluse_edit.json"} {
 		t.Run(f+" into src allowed by rule", func(t *testing.T) {
 			d := runFixture(t, s.url, fixture(t, f))
-			want := decision("allow", "Allowed by skald-bot rule "+u(rule.ID)+": sources are fine")
+			want := decision("allow", "Allowed by skald-bot: rule "+u(rule.ID)+" (allow @fs_write src/*): sources are fine")
 			if d != want {
 				t.Fatalf("got %+v, want %+v", d, want)
 			}

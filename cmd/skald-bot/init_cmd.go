@@ -113,17 +113,10 @@ func newConfigCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			path, _ := config.Locate(file, os.Getenv)
-			cfg, err := config.Load(path)
-			if err == nil {
-				err = cron.Validate(cronJobs(cfg), nil)
-			}
-			if err == nil {
+			problems := configProblems(path)
+			if len(problems) == 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: valid\n", path)
 				return nil
-			}
-			problems := []error{err}
-			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				problems = j.Unwrap()
 			}
 			w := cmd.ErrOrStderr()
 			noun := "problems"
@@ -140,4 +133,33 @@ func newConfigCmd() *cobra.Command {
 	check.Flags().StringVar(&file, "config", "", configFlagHelp)
 	cmd.AddCommand(check)
 	return cmd
+}
+
+// configProblems lists every problem of the configuration at path in one pass: the
+// file's own (values, then paths and profiles on disk) and the schedules of the jobs
+// the file has no problem with — a job with one is left to it, so nothing is said
+// twice.
+func configProblems(path string) []error {
+	cfg, err := config.Check(path)
+	problems := config.Problems(err)
+	if cfg == nil {
+		return problems
+	}
+	badJob := map[int]bool{}
+	for _, p := range problems {
+		var fe *config.FieldError
+		var i int
+		if errors.As(p, &fe) {
+			if _, serr := fmt.Sscanf(fe.Key, "jobs[%d]", &i); serr == nil {
+				badJob[i] = true
+			}
+		}
+	}
+	var jobs []cron.Job
+	for i, j := range cronJobs(cfg) {
+		if !badJob[i] {
+			jobs = append(jobs, j)
+		}
+	}
+	return append(problems, config.Problems(cron.Validate(jobs, nil))...)
 }
