@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/skald-circle/skald-bot/internal/netaddr"
 )
 
 // OptionError is an option New refuses. Option is its name as the configuration file
@@ -65,7 +67,7 @@ func (o Options) Check() error {
 	case w.Listen == "":
 		bad("webhook.listen", "", "required with webhook.url")
 	default:
-		if problem := listenProblem(w.Listen); problem != "" {
+		if problem := netaddr.ListenProblem(w.Listen); problem != "" {
 			bad("webhook.listen", w.Listen, problem)
 		}
 	}
@@ -108,18 +110,6 @@ func webhookProblem(u, apiURL string) string {
 	}
 	if port := wu.Port(); port != "" && !webhookPorts[port] {
 		return "port " + port + ": Telegram delivers webhooks to ports 443, 80, 88 and 8443 only"
-	}
-	return ""
-}
-
-// listenProblem says what is wrong with a host:port to listen on, "" when nothing is.
-func listenProblem(addr string) string {
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "must be host:port"
-	}
-	if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
-		return "port must be a number from 0 to 65535"
 	}
 	return ""
 }

@@ -250,7 +250,7 @@ func TestCommandAddressing(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			reply := e.deliver(tc.chat, func() {
-				if _, err := e.srv.InjectJSON(fixture(t, tc.file)); err != nil {
+				if _, err := e.srv.InjectJSON(testkit.ReadFile(t, tc.file)); err != nil {
 					t.Fatal(err)
 				}
 			})

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,6 +21,8 @@ import (
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -237,24 +238,15 @@ func (e *env) close() {
 // both chats and returns the request.
 func (e *env) require(session, tool string, args map[string]any) store.Request {
 	e.t.Helper()
-	out, err := e.g.Check(e.ctx, gate.Call{ToolName: tool, Arguments: args, SessionID: session})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if out.Decision != gate.VerdictPending || out.Request == nil {
-		e.t.Fatalf("Check(%s) = %+v, want pending", tool, out)
-	}
-	e.note.sig.wait(e.t, e.ctx, fmt.Sprintf("show %d", out.Request.ID))
-	return e.request(out.Request.ID)
+	r := testgate.Require(e.t, e.g, gate.Call{ToolName: tool, Arguments: args, SessionID: session})
+	e.note.sig.wait(e.t, e.ctx, fmt.Sprintf("show %d", r.ID))
+	return e.request(r.ID)
 }
 
+// request returns request id as stored now.
 func (e *env) request(id uint64) store.Request {
 	e.t.Helper()
-	r, err := e.db.Request(id)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r
+	return teststore.Request(e.t, e.db, id)
 }
 
 // armedData is the callback data of the first version of m that shows buttons: a
@@ -471,16 +463,6 @@ func (s *sleeps) list() []time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.all)
-}
-
-// fixture reads an update from testdata (real Bot API payloads, with fake ids).
-func fixture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // peek reads all of *body, a request's or a response's, and puts back a reader of the

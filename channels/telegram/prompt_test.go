@@ -101,7 +101,7 @@ func TestSendEditAndNotifyErrors(t *testing.T) {
 			To int64 `json:"migrate_to_chat_id"`
 		} `json:"parameters"`
 	}
-	if err := json.Unmarshal(fixture(t, "error_group_migrated.json"), &raw); err != nil {
+	if err := json.Unmarshal(testkit.ReadFile(t, "error_group_migrated.json"), &raw); err != nil {
 		t.Fatal(err)
 	}
 	migrated = telegramtest.APIError{Code: raw.Code, Description: raw.Desc, MigrateToChatID: raw.Params.To}

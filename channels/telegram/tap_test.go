@@ -267,7 +267,7 @@ func TestTapOnInaccessibleAndInlineMessages(t *testing.T) {
 		t.Errorf("request %s", got.Status)
 	}
 
-	if _, err := e.srv.InjectJSON(fixture(t, "update_callback_query_docs_example.json")); err != nil {
+	if _, err := e.srv.InjectJSON(testkit.ReadFile(t, "update_callback_query_docs_example.json")); err != nil {
 		t.Fatal(err)
 	}
 	if a := e.answer("4382bfdwdsb323b2d9"); a.Text != "Unknown request" {
@@ -279,7 +279,7 @@ func TestTapOnInaccessibleAndInlineMessages(t *testing.T) {
 // that this store does not have) is refused, and answered.
 func TestTapFixtureUnknownRequest(t *testing.T) {
 	e := newEnv(t, envOptions{}).start()
-	if _, err := e.srv.InjectJSON(fixture(t, "update_callback_query_inaccessible_message_derived.json")); err != nil {
+	if _, err := e.srv.InjectJSON(testkit.ReadFile(t, "update_callback_query_inaccessible_message_derived.json")); err != nil {
 		t.Fatal(err)
 	}
 	if a := e.answer("4000000000000000004"); a.Text != "Unknown request" {
