@@ -108,7 +108,9 @@ type Run struct {
 	Status    store.RunStatus `json:"status"`
 	Trigger   string          `json:"trigger,omitempty"`
 	Step      int             `json:"step"`
-	RequestID uint64          `json:"request_id,omitempty"`
+	// StepCount is how many steps the run has, Step among them.
+	StepCount int    `json:"step_count"`
+	RequestID uint64 `json:"request_id,omitempty"`
 	// ClarificationID is the clarification an ask_user step waits on.
 	ClarificationID uint64       `json:"clarification_id,omitempty"`
 	Steps           []StepResult `json:"steps"`
@@ -200,7 +202,7 @@ func bypassOf(b gate.Bypass) Bypass {
 
 func runOf(r store.Run) Run {
 	out := Run{ID: r.ID, Job: r.Job, SessionID: r.SessionID, Status: r.Shown(),
-		Trigger: r.Trigger, Step: r.Step + 1, RequestID: r.RequestID,
+		Trigger: r.Trigger, Step: r.Step + 1, StepCount: r.StepCount(), RequestID: r.RequestID,
 		ClarificationID: r.ClarificationID, Error: r.Error,
 		SkippedTriggers: r.SkippedTriggers, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	if r.Steps != nil { // nil stays null on the wire, as the store has it

@@ -800,7 +800,7 @@ func formatRun(r store.Run) string {
 		s += " · " + r.Trigger
 	}
 	s += " · " + r.StartedAt.UTC().Format("2006-01-02 15:04 UTC") +
-		fmt.Sprintf(" · %d steps", len(r.Steps))
+		fmt.Sprintf(" · %d steps", r.StepCount())
 	if r.Status == store.RunWaitingApproval && r.RequestID != 0 {
 		s += fmt.Sprintf(" · waiting for request %d", r.RequestID)
 	}

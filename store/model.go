@@ -209,6 +209,15 @@ func (r Run) Shown() RunStatus {
 	return r.Status
 }
 
+// StepCount is how many steps r has: its Plan's, or for a run stored without one, the
+// steps it recorded.
+func (r Run) StepCount() int {
+	if r.Plan != nil {
+		return len(r.Plan)
+	}
+	return len(r.Steps)
+}
+
 // Shown is the status to show for step s: RunWaitingAnswer while it waits on a
 // clarification, else its Status.
 func (s StepResult) Shown() string {

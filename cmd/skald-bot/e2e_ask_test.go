@@ -47,17 +47,18 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
 	e.svc.kill(t)
 	e.start()
 	if r, err := e.api.Run(e.ctx, 1); err != nil || r.Status != store.RunWaitingAnswer || r.ClarificationID != 1 ||
-		len(r.Steps) != 1 || r.Steps[0].Status != string(store.RunWaitingAnswer) {
+		len(r.Steps) != 1 || r.StepCount != 2 || r.Steps[0].Status != string(store.RunWaitingAnswer) {
 		t.Fatalf("run 1 after the restart: %+v, %v", r, err)
 	}
 	// jobs runs says what the run waits on, as text and as JSON.
 	code, out, errOut = cli(t, "jobs", "runs", "nightly-dump", "--server", e.svc.url, "--config", e.cfg)
 	if lines := strings.Split(out, "\n"); code != 0 || len(lines) < 2 ||
-		!strings.HasPrefix(lines[1], "1   waiting_answer  1/1   question 1  ") {
+		!strings.HasPrefix(lines[1], "1   waiting_answer  1/2   question 1  ") {
 		t.Fatalf("jobs runs while waiting on the question: exit %d %q %s", code, out, errOut)
 	}
 	code, out, _ = cli(t, "jobs", "runs", "nightly-dump", "--server", e.svc.url, "--json", "--config", e.cfg)
-	if code != 0 || !strings.Contains(out, `"status": "waiting_answer"`) || strings.Contains(out, "waiting_approval") {
+	if code != 0 || !strings.Contains(out, `"status": "waiting_answer"`) ||
+		!strings.Contains(out, `"step_count": 2`) || strings.Contains(out, "waiting_approval") {
 		t.Fatalf("jobs runs --json while waiting on the question: exit %d %s", code, out)
 	}
 	if toast := e.tap(q, bot.ClarCallback{ID: 1, Option: 0}.String()); toast != "Answered: upload" {

@@ -128,7 +128,7 @@ func printRuns(cmd *cobra.Command, rs []api.Run) {
 			req = fmt.Sprint(r.RequestID)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, shown(string(r.Status)), r.Step,
-			len(r.Steps), req, r.StartedAt.Local().Format(timeLayout), shown(r.Error))
+			r.StepCount, req, r.StartedAt.Local().Format(timeLayout), shown(r.Error))
 	}
 	tw.Flush()
 }
