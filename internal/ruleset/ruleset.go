@@ -236,8 +236,9 @@ func Diff(doc Doc, groups []rules.Group, rs []rules.Rule) Plan {
 }
 
 // Merge returns the changes that add add's rules to group — created when not among
-// groups — leaving every stored rule as it is; a rule whose fields a rule of the
-// group already has is left out.
+// groups — leaving every stored rule as it is. A rule the group already has is left
+// out: one that matches the same calls (tool, path, command, agent, source) with the
+// same action at the same or a lower priority, which decides before it would.
 func Merge(group string, add []rules.Rule, groups []rules.Group, rs []rules.Rule) Plan {
 	var p Plan
 	gp := GroupPlan{ID: group}
@@ -248,7 +249,9 @@ func Merge(group string, add []rules.Rule, groups []rules.Group, rs []rules.Rule
 	stored := ordered(rs, group)
 	for _, r := range add {
 		r.GroupID, r.ID = group, 0
-		if slices.ContainsFunc(stored, func(s rules.Rule) bool { return same(s, r) }) {
+		if slices.ContainsFunc(stored, func(s rules.Rule) bool {
+			return key(s) == key(r) && s.Action == r.Action && s.Priority <= r.Priority
+		}) {
 			continue
 		}
 		stored = append(stored, r)

@@ -157,13 +157,24 @@ func TestMerge(t *testing.T) {
 		{ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Allow, Priority: 100}, // already there
 		{ToolPattern: "WebSearch", Action: rules.Allow, Priority: 100},
 		{ToolPattern: "WebSearch", Action: rules.Allow, Priority: 100}, // twice in the input
+		// The stored deny at priority 0 decides first: left out. Not so a later one,
+		// nor one with another action.
+		{ToolPattern: "@fs_any", PathPattern: "secrets/*", Action: rules.Deny, Priority: 80},
 	}
 	p := Merge("shop", add, gs, rs)
 	if len(p.Changes.CreateRules) != 1 || len(p.Changes.CreateGroups) != 0 || p.Changes.CreateRules[0].GroupID != "shop" {
 		t.Errorf("Merge into shop = %+v", p.Changes)
 	}
+	p = Merge("shop", []rules.Rule{
+		{ToolPattern: "mcp__github__*", Action: rules.Require, Priority: 7}, // no agent, source
+		{ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Allow, Priority: 50},
+		{ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Deny, Priority: 100},
+	}, gs, rs)
+	if len(p.Changes.CreateRules) != 3 {
+		t.Errorf("Merge of rules not covered = %+v", p.Changes)
+	}
 	p = Merge("cc", add, gs, rs)
-	if len(p.Changes.CreateRules) != 2 || len(p.Changes.CreateGroups) != 1 || !p.Groups[0].New {
+	if len(p.Changes.CreateRules) != 3 || len(p.Changes.CreateGroups) != 1 || !p.Groups[0].New {
 		t.Errorf("Merge into a new group = %+v", p.Changes)
 	}
 }
