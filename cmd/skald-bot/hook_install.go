@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/internal/claudecode"
 )
 
@@ -35,7 +37,7 @@ timeout 60 s above --wait. Everything else in the file is kept; installing again
 nothing. Prints added, updated or already installed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			command, err := hookCommand(cmd, conn, o)
+			command, err := hookCommand(cmd, conn, o, dir)
 			if err != nil {
 				return err
 			}
@@ -100,8 +102,11 @@ func settingsPath(dir string) (string, error) {
 
 // hookCommand is the shell command Claude Code runs: this binary's absolute path, then
 // `hook claude-code` and the flags given to install (--server, and --config made
-// absolute, when given).
-func hookCommand(cmd *cobra.Command, conn *connection, o hookOptions) (string, error) {
+// absolute). With neither --server, --config nor $SKALD_URL given, the configuration
+// install finds ($SKALD_CONFIG, else dir's skald.yaml, else ./skald.yaml) is written
+// as --config, so that the hook finds the service from any directory Claude Code runs
+// it in.
+func hookCommand(cmd *cobra.Command, conn *connection, o hookOptions, dir string) (string, error) {
 	if o.wait <= 0 {
 		return "", usagef("--wait %s: must be positive", o.wait)
 	}
@@ -129,8 +134,12 @@ func hookCommand(cmd *cobra.Command, conn *connection, o hookOptions) (string, e
 	if conn.server != "" {
 		words = append(words, "--server", conn.server)
 	}
-	if conn.config != "" {
-		abs, err := filepath.Abs(conn.config)
+	cfg := conn.config
+	if cfg == "" && conn.server == "" && conn.getenv(envURL) == "" {
+		cfg = projectConfig(conn, dir)
+	}
+	if cfg != "" {
+		abs, err := filepath.Abs(cfg)
 		if err != nil {
 			return "", err
 		}
@@ -145,4 +154,20 @@ func hookCommand(cmd *cobra.Command, conn *connection, o hookOptions) (string, e
 		quoted[i] = q
 	}
 	return strings.Join(quoted, " "), nil
+}
+
+// projectConfig is the configuration file hook install records when none was named:
+// $SKALD_CONFIG, else skald.yaml in dir (the current directory when ""), else
+// ./skald.yaml; "" when there is none.
+func projectConfig(conn *connection, dir string) string {
+	if path, named := config.Locate("", conn.getenv); named {
+		return path
+	}
+	for _, d := range []string{dir, "."} {
+		path := filepath.Join(cmp.Or(d, "."), config.DefaultFile)
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+			return path
+		}
+	}
+	return ""
 }

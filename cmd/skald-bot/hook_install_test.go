@@ -116,3 +116,55 @@ func TestHookInstallRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestHookInstallRecordsConfig: a project holding skald.yaml gets a hook command with
+// that file as --config, so that the hook finds the service from any directory; with
+// --server given, or $SKALD_URL set, none is recorded.
+func TestHookInstallRecordsConfig(t *testing.T) {
+	proj := t.TempDir()
+	cfg := filepath.Join(proj, "skald.yaml")
+	if err := os.WriteFile(cfg, []byte("api:\n  listen: 127.0.0.1:18999\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	command := func(dir string, env []string, args ...string) string {
+		t.Helper()
+		code, out, errOut := cliRun(t, dir, nil, env, append([]string{"hook", "install"}, args...)...)
+		if code != 0 {
+			t.Fatalf("hook install %v: exit %d %q %q", args, code, out, errOut)
+		}
+		data, err := os.ReadFile(filepath.Join(proj, ".claude", "settings.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Hooks struct {
+				PreToolUse []struct {
+					Hooks []struct{ Command string }
+				}
+			}
+		}
+		if err := json.Unmarshal(data, &s); err != nil || len(s.Hooks.PreToolUse) != 1 {
+			t.Fatalf("settings %s: %v", data, err)
+		}
+		return s.Hooks.PreToolUse[0].Hooks[0].Command
+	}
+	for _, c := range []struct {
+		name string
+		dir  string
+		env  []string
+		args []string
+		want string // the command's end
+	}{
+		{"in the project", proj, nil, nil, " hook claude-code --config " + cfg},
+		{"with --dir", t.TempDir(), nil, []string{"--dir", proj}, " hook claude-code --config " + cfg},
+		{"with --server", proj, nil, []string{"--server", "http://127.0.0.1:1"},
+			" hook claude-code --server http://127.0.0.1:1"},
+		{"with SKALD_URL", proj, []string{"SKALD_URL=http://127.0.0.1:2"}, nil, " hook claude-code"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := command(c.dir, c.env, c.args...); !strings.HasSuffix(got, c.want) {
+				t.Errorf("command %q, want it to end with %q", got, c.want)
+			}
+		})
+	}
+}
