@@ -49,6 +49,15 @@
 // that does not parse or is longer than MaxScript is one unknown command with no
 // forms: no pattern matches it.
 //
+// A command is also Blind when the gate cannot see what it runs or names: the
+// script, or an sh -c, eval or trap script, does not parse, nests deeper than
+// MaxDepth or is not literal; a shell reads its script from its input; xargs; a
+// program that is not literal, or a word that is not literal in a command whose
+// program may open a file (an expansion may split into options and paths); an
+// expansion that runs what a variable holds (arithmetic, ${!x}, ${x@P}); a
+// construct the parser does not read. Script.Paths gives each Blind command a Path
+// with a Problem, for the caller to decide as a path it cannot resolve.
+//
 // # Patterns
 //
 // A command pattern is matched against a form: words joined by one space, the

@@ -62,7 +62,8 @@ type Path struct {
 	Marker  string
 	Command int // the index of the command in Script.Commands
 	// Problem, when set, says why the path cannot be known (~user, a glob that may
-	// match ..): the call needs a human, whatever the rules say.
+	// match ..): the call needs a human, whatever the rules say. A Blind command
+	// gives a Path with an empty Name and its Blind as the Problem.
 	Problem string
 }
 
@@ -115,6 +116,10 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 	}
 	for ci := range s.Commands {
 		c := &s.Commands[ci]
+		if c.Blind != "" {
+			// What it runs or names cannot be seen: as a path that cannot be known.
+			paths = append(paths, Path{Access: Arg, Command: ci, Problem: c.Blind})
+		}
 		dirs := c.dirs
 		if len(dirs) == 0 {
 			dirs = []string{""}

@@ -755,6 +755,12 @@ var configPrograms = func() map[string][]string {
 // The table of known programs (docs/design.md, "Shell commands").
 var programs = map[string]*program{}
 
+// noFilePrograms open no file their words name: a word of theirs that is not
+// literal hides no path.
+var noFilePrograms = []string{"echo", "printf", "true", "false", "sleep", "seq", "yes",
+	"date", "whoami", "id", "uname", "pwd", "hostname", "basename", "dirname", "expr",
+	"nproc", "arch", "tty", "logname", "groups", "cal"}
+
 func init() {
 	add := func(p *program, names ...string) {
 		for _, n := range names {
@@ -762,10 +768,7 @@ func init() {
 		}
 	}
 	cwdIfNone := func(u *usage, ops []int) bool { return noOperand(u, ops) }
-	// Programs that open no file their words name.
-	add(&program{operands: opsNone}, "echo", "printf", "true", "false", "sleep", "seq",
-		"yes", "date", "whoami", "id", "uname", "pwd", "hostname", "basename", "dirname",
-		"expr", "nproc", "arch", "tty", "logname", "groups", "cal")
+	add(&program{operands: opsNone}, noFilePrograms...)
 	add(&program{abbrev: true, short: shorts("ncs", kVal), long: longs(kVal, "lines",
 		"bytes", "sleep-interval", "pid", "max-unchanged-stats")}, "head", "tail")
 	add(&program{abbrev: true, long: longs(kRead, "files0-from")}, "wc")
