@@ -44,7 +44,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("git format-patch --output-directory=../secrets HEAD~1"), D, false, ""},
 		{in("git diff --ext-diff"), R, false, ""},
 		{in("git log --textconv"), R, false, ""},
-		{in("git -c core.pager=sh log"), A, false, ""}, // git -c * spells -c
+		{in("git -c core.pager=sh log"), R, false, "git -c runs a command"}, // even spelled
 		{in("git -ccore.pager=sh status"), R, false, ""},
 		{in("git --paginate -c core.pager=sh status"), R, false, ""},
 		{in("git --exec-path=/tmp/x status"), R, false, ""},
@@ -256,4 +256,50 @@ func TestShellDelegatedLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestShellGitRuns: git commands that run a command their words or settings give are
+// never allowed by a pattern, as interpreters are, even one that spells them; what
+// they name is still checked.
+func TestShellGitRuns(t *testing.T) {
+	root := workspace(t)
+	gitDir(t, root, "docs")
+	s := allowCommands(root, root+"/docs", nil, "git *", "git -c *", "git --exec-path*",
+		"git rebase -x *", "git rebase --exec *", "git bisect run *",
+		"git submodule foreach *", "git difftool -x *", "git difftool --extcmd *",
+		"git fetch --upload-pack *", "git clone --upload-pack=*", "git grep -O*",
+		"git filter-branch *", "git send-email *", "git log --ext-diff *")
+	in := bashAt("docs")
+	tests := []shellCase{
+		{in("git status"), Allow, false, ""},
+		{in("git log --oneline"), Allow, false, ""},
+		{in("git rebase main"), Allow, false, ""},
+		{in("git bisect start"), Require, false, ""}, // risky, and not spelled
+		{in("git submodule update --init"), Allow, false, ""},
+		{in("git -c alias.x='!cat ../secrets/key' x"), Require, false, "git -c runs a command"},
+		{in("git -c core.pager=sh log"), Require, false, "git -c runs"},
+		{in("git -c core.sshCommand=sh fetch"), Require, false, "git -c runs"},
+		{in("git -ccore.editor=sh commit"), Require, false, "runs a command"},
+		{in("git --config-env=core.pager=X log"), Require, false, "runs a command"},
+		{in("git --exec-path=../data status"), Require, false, "git --exec-path runs"},
+		{in("git --exec-path"), Require, false, "runs a command"},
+		{in("git rebase -x 'make test' main"), Require, false, "git rebase -x runs a command"},
+		{in("git rebase --exec 'make test' main"), Require, false, "runs a command"},
+		{in("git rebase --exe='make test' main"), Require, false, "runs a command"},
+		{in("git bisect run make test"), Require, false, "git bisect run runs a command"},
+		{in("git submodule foreach 'cat ../secrets/key'"), Require, false,
+			"git submodule foreach runs"},
+		{in("git submodule --quiet foreach --recursive id"), Require, false, "runs a command"},
+		{in("git difftool -x sh"), Require, false, "runs a command"},
+		{in("git difftool --extcmd=sh"), Require, false, "runs a command"},
+		{in("git fetch --upload-pack 'sh -c id' origin"), Require, false, "runs a command"},
+		{in("git clone --upload-pack=sh ../data/r x"), Require, false, "runs a command"},
+		{in("git grep -Osh token"), Require, false, "runs a command"},
+		{in("git log --ext-diff -p"), Require, false, "runs a command"},
+		{in("git filter-branch --tree-filter id HEAD"), Require, false, "runs a command"},
+		{in("git send-email --to-cmd=id x.patch"), Require, false, "runs a command"},
+		// A deny pattern still denies; a guarded path still locks.
+		{in("git submodule foreach 'rm -rf /'; cat ../secrets/key"), Require, true, "secrets"},
+	}
+	checkShell(t, s, tests)
 }

@@ -75,7 +75,9 @@
 // an awk program with system) or follow symlinks while recursing (grep -R, cp -L).
 // Those, and the options that write, are the command's
 // Risky words: Pattern.Allows allows it only when the pattern spells each of them.
-// Long options count when abbreviated where the program accepts that.
+// Long options count when abbreviated where the program accepts that. A git command
+// that runs a command its words or settings give (git -c, --exec-path, submodule
+// foreach, bisect run, rebase -x, --upload-pack, filter-branch) is Unknown instead.
 //
 // # Paths
 //

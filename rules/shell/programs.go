@@ -111,6 +111,9 @@ type usage struct {
 	dir      int   // the word naming the directory it works in (git -C), or 0
 	paths    []int // the words of path values (tar -f)
 	target   int   // 1 + the word of the directory -t names, or 0
+	// runsCmd says why it runs a command its words give (git -c alias.x=!cmd, git
+	// bisect run): like an interpreter, no pattern may allow it. "" when it does not.
+	runsCmd string
 }
 
 func (u *usage) set(i int, x use, cut int) {
@@ -948,11 +951,14 @@ func (u *usage) git() {
 		name, _, hasVal := strings.Cut(w, "=")
 		switch {
 		case w == "-c" || w == "--config-env":
+			// Any setting may name a command: alias.x=!cmd, core.pager, core.sshCommand.
 			u.risky = append(u.risky, w)
+			u.gitRuns(w)
 			i++
 		case strings.HasPrefix(w, "-c") && !strings.HasPrefix(w, "--") ||
 			name == "--config-env" || name == "--exec-path" || w == "--exec-path":
 			u.risky = append(u.risky, w)
+			u.gitRuns(name)
 		case w == "-C" || w == "--git-dir" || w == "--work-tree":
 			if w != "-C" {
 				u.risky = append(u.risky, w)
@@ -996,8 +1002,15 @@ sub:
 			u.risky = append(u.risky, words[i])
 		}
 	case "daemon", "instaweb", "bisect", "filter-branch", "filter-repo", "send-email",
-		"credential", "hook", "submodule--helper":
+		"credential", "hook", "submodule--helper", "for-each-repo", "web--browse":
 		u.risky = append(u.risky, words[i]) // they run commands or servers
+	}
+	switch sub := words[i]; {
+	case gitRunners[sub]:
+		u.gitRuns(sub)
+	case sub == "bisect" && i+1 < len(words) && words[i+1] == "run",
+		sub == "submodule" && containsWord(words[i+1:], "foreach"):
+		u.gitRuns(sub + " " + words[i+1])
 	}
 	switch words[i] {
 	case "log", "whatchanged", "reflog", "stash", "shortlog":
@@ -1006,6 +1019,9 @@ sub:
 		u.repo = gitRepoReaders[words[i]]
 	}
 	ops := u.options(p, i+1)
+	if u.has(kRun) || u.has(kRunFlag) {
+		u.gitRuns(words[i] + " " + u.risky[len(u.risky)-1]) // rebase -x, --upload-pack
+	}
 	for _, j := range ops {
 		// REV:PATH (git show HEAD:secrets/key) names a file of the repository.
 		cut := 0
@@ -1020,6 +1036,19 @@ sub:
 	}
 	if len(ops) == 0 {
 		u.readsCwd = true
+	}
+}
+
+// gitRunners are the git subcommands that run commands their words or settings give:
+// filter scripts, mail and credential programs, servers, a browser, hooks.
+var gitRunners = map[string]bool{"filter-branch": true, "filter-repo": true,
+	"send-email": true, "instaweb": true, "web--browse": true, "for-each-repo": true,
+	"hook": true}
+
+// gitRuns records that git runs a command, because of what.
+func (u *usage) gitRuns(what string) {
+	if u.runsCmd == "" {
+		u.runsCmd = "git " + what + " runs a command"
 	}
 }
 

@@ -462,6 +462,9 @@ func findExecs(words []string) [][]string {
 // Words[start]; wordOf maps each word to its syntax word.
 func (c *Command) uses(u *usage, start int, wordOf []int) {
 	c.Risky = u.risky
+	if u.runsCmd != "" {
+		c.unknown(u.runsCmd)
+	}
 	c.configs = configPrograms[ProgramName(u.words[0])]
 	c.repo = u.repo
 	if c.runs = u.runsPkgs; c.runs {
