@@ -303,3 +303,51 @@ func TestShellGitRuns(t *testing.T) {
 	}
 	checkShell(t, s, tests)
 }
+
+// TestShellRewriters: formatters and fixers that rewrite what they name are decided
+// as writes of it, a directory or a go package tree as a write of the whole tree.
+func TestShellRewriters(t *testing.T) {
+	root := workspace(t)
+	s := allowCommands(root, root+"/docs", nil, "gofmt *", "gofmt -w *", "go *",
+		"goimports -w *", "prettier *", "prettier --write *", "eslint --fix *", "black *",
+		"rustfmt *", "isort *", "sed -i *", "shfmt -w *", "clang-format -i *")
+	top, mem := bashAt(""), bashAt("memory")
+	const (
+		A = Allow
+		D = Deny
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{top("gofmt -w secrets"), D, false, `write "secrets"`},
+		{top("gofmt -w secrets/x.go"), D, false, ""},
+		{top("gofmt -w data/x.go"), A, false, ""},
+		{top("gofmt -w docs/x.go"), R, false, `write "docs/x.go"`},
+		{top("gofmt -w ."), R, true, "holds"},
+		{top("gofmt -w data"), R, true, "holds data/skald"},
+		{top("gofmt -w state/x.go"), D, false, "protected"},
+		{top("gofmt -l secrets"), R, true, "secrets"}, // a read, by the guards
+		{top("gofmt -l data/x.go"), A, false, ""},
+		{top("goimports -w secrets/a.go"), D, false, ""},
+		{top("go fmt ./secrets"), D, false, ""},
+		{top("go fmt ./..."), R, true, "holds"},
+		{top("go fmt ./data/..."), R, true, "holds data/skald"},
+		{top("go fmt ./memory/..."), A, false, ""},
+		{mem("go fmt"), R, false, "which the agent may write"}, // go.mod there runs
+		{bashAt("docs")("go fmt"), R, false, `write "."`},
+		{top("go fix ./secrets/..."), D, false, ""},
+		{top("prettier --write secrets/x.js"), D, false, ""},
+		{top("prettier --write data/x.js"), A, false, ""},
+		{top("prettier -w data/x.js"), R, false, ""}, // -w not spelled
+		{top("prettier --check secrets/x.js"), R, true, "secrets"},
+		{top("eslint --fix secrets"), D, false, ""},
+		{top("black secrets/x.py"), D, false, ""},
+		{top("black data/x.py"), A, false, ""},
+		{top("black --check secrets/x.py"), R, true, "secrets"},
+		{top("rustfmt secrets/x.rs"), D, false, ""},
+		{top("isort secrets/x.py"), D, false, ""},
+		{top("shfmt -w secrets"), D, false, ""},
+		{top("clang-format -i secrets/x.c"), D, false, ""},
+		{top("sed -i s/a/b/ secrets/*"), D, false, ""},
+		{top("sed -i s/a/b/ memory/*"), A, false, ""},
+	})
+}

@@ -70,7 +70,8 @@
 //
 // The words of known programs are read through one table (programs.go; the table
 // of docs/design.md, "Shell commands"): which options and operands are files it
-// writes or reads, which are no path (options, subcommands, patterns, URLs), and
+// writes or reads (the operands of formatters that rewrite them, gofmt -w, black,
+// go fmt ./..., a directory or tree as a write of it whole), which are no path (options, subcommands, patterns, URLs), and
 // which options run a program or code (git -c, go test -exec, find -delete, sed -i,
 // an awk program with system) or follow symlinks while recursing (grep -R, cp -L).
 // Those, and the options that write, are the command's

@@ -104,13 +104,15 @@ type usage struct {
 	seen     map[kind]int
 	letters  string // the short letters given, for mode letters (tar -x, grep -r)
 	longs    []string
-	readsCwd bool  // it reads the directory it runs in, or the one dir names
-	repo     bool  // it reads the whole repository of that directory (git show)
-	runsPkgs bool  // it runs the code of the packages it names (go test, go run)
-	writeCwd bool  // it writes into that directory
-	dir      int   // the word naming the directory it works in (git -C), or 0
-	paths    []int // the words of path values (tar -f)
-	target   int   // 1 + the word of the directory -t names, or 0
+	readsCwd bool // it reads the directory it runs in, or the one dir names
+	repo     bool // it reads the whole repository of that directory (git show)
+	runsPkgs bool // it runs the code of the packages it names (go test, go run)
+	// writesPkgs: it rewrites the files of the packages it names (go fmt, go fix).
+	writesPkgs bool
+	writeCwd   bool  // it writes into that directory
+	dir        int   // the word naming the directory it works in (git -C), or 0
+	paths      []int // the words of path values (tar -f)
+	target     int   // 1 + the word of the directory -t names, or 0
 	// runsCmd says why it runs a command its words give (git -c alias.x=!cmd, git
 	// bisect run): like an interpreter, no pattern may allow it. "" when it does not.
 	runsCmd string
@@ -331,6 +333,30 @@ func (u *usage) value(k kind, i, cut int) {
 func opsWrite(u *usage, ops []int) {
 	for _, i := range ops {
 		u.set(i, useWrite, 0)
+	}
+}
+
+// opsWriteIf: the operands are written when an option that rewrites them is given
+// (gofmt -w, prettier --write, eslint --fix), else they may be paths.
+func opsWriteIf(u *usage, ops []int) {
+	x := useArg
+	if u.has(kWriteFlag) {
+		x = useWrite
+	}
+	for _, i := range ops {
+		u.set(i, x, 0)
+	}
+}
+
+// opsWriteUnlessCheck: the operands are written unless an option only checks them
+// (black, rustfmt, isort: --check, --diff, --check-only; rustfmt --emit).
+func opsWriteUnlessCheck(u *usage, ops []int) {
+	x := useWrite
+	if containsAny(u.longs, "check", "diff", "check-only", "emit") {
+		x = useArg
+	}
+	for _, i := range ops {
+		u.set(i, x, 0)
 	}
 }
 
@@ -837,6 +863,38 @@ func init() {
 		long: merge(longs(kWriteFlag, "in-place"), longs(kVal, "expression",
 			"line-length"), longs(kRead, "file")),
 		operands: sedOps}, "sed", "gsed")
+	// Formatters and fixers: their operands, files or directories (a directory is
+	// rewritten whole), are written when the option that rewrites is given, or unless
+	// one that only checks is.
+	gofmtFlags := merge(longs(kWriteFlag, "w"), longs(kVal, "r", "local", "srcdir"),
+		longs(kWrite, "cpuprofile"))
+	add(&program{single: true, long: gofmtFlags, operands: opsWriteIf}, "gofmt", "goimports")
+	add(&program{abbrev: true, short: shorts("w", kWriteFlag),
+		long: merge(longs(kWriteFlag, "write"), longs(kVal, "config", "ignore-path",
+			"parser", "plugin", "print-width", "tab-width", "log-level", "cache-location",
+			"cache-strategy", "end-of-line", "trailing-comma", "arrow-parens",
+			"prose-wrap", "quote-props", "embedded-language-formatting")),
+		operands: opsWriteIf}, "prettier")
+	add(&program{short: merge(shorts("c", kVal), shorts("f", kVal)),
+		long: merge(longs(kWriteFlag, "fix"), longs(kVal, "config", "ext", "format",
+			"ignore-path", "ignore-pattern", "rule", "rulesdir", "plugin", "parser",
+			"output-file", "max-warnings", "resolve-plugins-relative-to", "env",
+			"global", "fix-type", "cache-location")),
+		operands: opsWriteIf}, "eslint", "stylelint")
+	add(&program{abbrev: true, short: merge(shorts("i", kWriteFlag), shorts("bpP", kVal)),
+		long: merge(longs(kWriteFlag, "in-place", "inplace"), longs(kVal, "style",
+			"assume-filename", "fallback-style", "lines", "offset", "length")),
+		operands: opsWriteIf}, "clang-format", "autopep8")
+	add(&program{short: merge(shorts("w", kWriteFlag), shorts("ilf", kVal)),
+		long: longs(kWriteFlag, "write"), operands: opsWriteIf}, "shfmt")
+	add(&program{abbrev: true, short: merge(shorts("lSWtc", kVal)),
+		long: merge(longs(kVal, "line-length", "target-version", "include", "exclude",
+			"extend-exclude", "force-exclude", "config", "workers", "required-version",
+			"python-cell-magics", "stdin-filename", "emit", "edition", "color",
+			"config-path", "print-config", "skip", "profile", "settings-path",
+			"virtual-env", "src"),
+			longs(kFlag, "check", "diff", "check-only")),
+		operands: opsWriteUnlessCheck}, "black", "rustfmt", "isort")
 	add(&program{short: merge(shorts("f", kRun), shorts("vFE", kVal), shorts("il", kRun)),
 		long: merge(longs(kRun, "file", "include", "load", "exec", "source"),
 			longs(kVal, "assign", "field-separator")),
@@ -1149,6 +1207,10 @@ func (u *usage) goTool() {
 		}
 	}
 	ops := u.options(&goFlags, i+1)
+	u.writesPkgs = sub == "fmt" || sub == "fix"
+	if u.writesPkgs && len(ops) == 0 {
+		u.writeCwd = true // the package in the directory it runs in
+	}
 	for _, j := range ops {
 		k := pkgNone
 		if j < end && sub != "get" && sub != "mod" && sub != "env" && sub != "doc" &&
@@ -1158,6 +1220,9 @@ func (u *usage) goTool() {
 		if k != pkgTree && k != pkgModule && j < end && (pathLike(words[j]) ||
 			strings.HasSuffix(words[j], ".go")) {
 			u.set(j, useArg, 0) // a pattern with "..." is read as its tree instead
+			if u.writesPkgs {
+				u.set(j, useWrite, 0)
+			}
 		}
 		u.uses[j].pkg = k
 	}

@@ -467,6 +467,7 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 	}
 	c.configs = configPrograms[ProgramName(u.words[0])]
 	c.repo = u.repo
+	c.writes = u.writesPkgs
 	if c.runs = u.runsPkgs; c.runs {
 		c.configs = goRunConfigs
 	}
