@@ -232,8 +232,8 @@ func commandText(c *shell.Command) string {
 	return ""
 }
 
-// EvaluateShell decides a call to a shell tool of Options.Shell whose script
-// argument is a string; ok is false for any other call. Evaluate decides shell calls
+// EvaluateShell decides a call to a shell tool of Options.Shell that has a script
+// argument; ok is false for any other call. Evaluate decides shell calls
 // through it; the ScriptDecision lists every command (docs/design.md, "Shell
 // commands"). The Decision is the strictest of the script's commands (see
 // decideScript) and of the paths it names, each decided on its own: a redirect
@@ -242,10 +242,13 @@ func commandText(c *shell.Command) string {
 // denies the call, and one inside a place a deny rule with a path filter denies
 // (whatever its tool pattern, when its agent and source filters apply), holding such
 // a place, or not normalisable makes it require with Contains or PathInvalid set,
-// which nothing lifts. A script whose paths cannot all be listed (too many glob
-// matches, an unknown directory, a redirect target that is not literal) is at least
-// require. The ScriptDecision, also in Decision.Script, lists every command, each
-// path's decision folded into its command's.
+// which nothing lifts. So does what the gate cannot see into (docs/design.md,
+// "Shell commands"): a script argument that is not a string, a script or sh -c
+// script that does not parse, a command that is shell.Command.Blind, paths that
+// cannot all be listed (too many glob matches, an unknown directory, a redirect
+// target that is not literal) — unless a rule or a path denies. The
+// ScriptDecision, also in Decision.Script, lists every command, each path's
+// decision folded into its command's.
 //
 // It reads the directories globs name and normalises paths; it is safe for
 // concurrent use.
@@ -260,7 +263,18 @@ func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision
 // evaluateShellTool is EvaluateShell for the shell tool st of c.Tool.
 func (s *Set) evaluateShellTool(group string, c Call, st ShellTool) (d Decision,
 	sd ScriptDecision, ok bool) {
-	script, ok := c.Args[st.Arg].(string)
+	v := c.Args[st.Arg]
+	script, ok := v.(string)
+	if !ok && v != nil {
+		// A script the gate cannot read: as an unresolvable path, unless a rule denies.
+		d = s.decide(s.view.Load().tier(group), &c, "", PathInvalid)
+		if d.Action != Deny {
+			d.Reason = st.Arg + " is not a string"
+		}
+		sdp := &ScriptDecision{Action: d.Action, RuleID: d.RuleID, Reason: d.Reason}
+		d.Script = sdp
+		return d, *sdp, true
+	}
 	if !ok {
 		return Decision{}, ScriptDecision{}, false
 	}
@@ -353,7 +367,8 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 		case errors.Is(err, shell.ErrUnknownPath):
 			reason = "a redirect target is not literal"
 		}
-		d, found = Decision{Action: Require, Reason: reason}, true
+		// Paths the gate cannot list are paths it cannot resolve.
+		d, found = Decision{Action: Require, Reason: reason, PathState: PathInvalid}, true
 	}
 	type seen struct {
 		full   string
@@ -366,10 +381,12 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 	for i := range paths {
 		p := &paths[i]
 		k := seen{p.Full(), p.Access}
-		if slices.Contains(done, k) {
-			continue
+		if p.Problem == "" { // each command's problem is its own
+			if slices.Contains(done, k) {
+				continue
+			}
+			done = append(done, k)
 		}
-		done = append(done, k)
 		pd, ok := s.shellPath(t, c, sc, p, k.full, buf[:0], &cache)
 		if !ok {
 			continue
@@ -590,6 +607,9 @@ func (a *answers[V]) put(k probeKey, v V) {
 	a.mu.Unlock()
 }
 
+// maxReasonText is how many bytes of a command a reason quotes when it names no path.
+const maxReasonText = 80
+
 // pathWhat is how a reason names the path p of sc.
 func pathWhat(sc *shell.Script, p *shell.Path) string {
 	if p.Command < 0 || p.Command >= len(sc.Commands) {
@@ -597,6 +617,13 @@ func pathWhat(sc *shell.Script, p *shell.Path) string {
 	}
 	if p.Access == shell.Repo {
 		return "the repository of command " + strconv.Quote(commandText(&sc.Commands[p.Command]))
+	}
+	if p.Name == "" { // a Blind command; its text may be the whole script
+		text := commandText(&sc.Commands[p.Command])
+		if len(text) > maxReasonText {
+			text = text[:maxReasonText] + "…"
+		}
+		return "command " + strconv.Quote(text)
 	}
 	return p.Access.String() + " " + strconv.Quote(p.Name) + " of command " +
 		strconv.Quote(commandText(&sc.Commands[p.Command]))

@@ -133,9 +133,10 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// TestEvaluateDecidesScripts: Evaluate decides a shell call command by command, and
-// a shell call without a script string by the rules without a command pattern, so
-// "allow git status *" cannot allow all of Bash.
+// TestEvaluateDecidesScripts: Evaluate decides a shell call command by command, a
+// shell call without a script by the rules without a command pattern, so "allow git
+// status *" cannot allow all of Bash, and one whose script is not a string as an
+// unresolvable path.
 func TestEvaluateDecidesScripts(t *testing.T) {
 	groups, rs := shellRules()
 	s := Compile(groups, rs, Options{WorkspaceRoot: "/w"})
@@ -144,11 +145,15 @@ func TestEvaluateDecidesScripts(t *testing.T) {
 		d.Script.Commands[0].Text != "git status" {
 		t.Errorf("Evaluate = %+v, want allow by rule 3 with its command", d)
 	}
-	for _, args := range []map[string]any{nil, {"command": 3}, {"cmd": "git status"}} {
+	for _, args := range []map[string]any{nil, {"command": nil}, {"cmd": "git status"}} {
 		d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Args: args})
 		if d.Action != Require || d.RuleID != 2 || d.Script != nil {
 			t.Errorf("Evaluate(Bash %v) = %+v, want require by rule 2", args, d)
 		}
+	}
+	d = s.Evaluate(DefaultGroup, Call{Tool: "Bash", Args: map[string]any{"command": 3}})
+	if d.Action != Require || !d.Locked() || d.Reason != "command is not a string" {
+		t.Errorf("Evaluate(Bash command 3) = %+v, want a locked require", d)
 	}
 	if s.Visible(DefaultGroup, "", "", "Bash") != true {
 		t.Error("Bash is hidden: a command deny rule must not hide the tool")
@@ -317,7 +322,7 @@ func TestEvaluateShell(t *testing.T) {
 		})
 	}
 	for _, c := range []Call{{Tool: "Read", Args: map[string]any{"path": "x"}},
-		{Tool: "Bash", Args: map[string]any{"command": 3}}, {Tool: "Bash"}} {
+		{Tool: "Bash"}} {
 		if _, _, ok := s.EvaluateShell(DefaultGroup, c); ok {
 			t.Errorf("EvaluateShell(%+v): ok, want not a shell call", c)
 		}

@@ -83,8 +83,9 @@
 // the option. Redirect targets, and the files the options and operands of known
 // programs write or read, are decided as file writes and reads by the file rules and
 // by the guards, other words that may be paths by the guards above, each in every
-// form of step 1; Decision.Script lists every command (docs/design.md, "Shell
-// commands").
+// form of step 1; what the gate cannot see into (a script that does not parse, a
+// shell.Command that is Blind, a script that is not a string) as an unresolvable
+// path. Decision.Script lists every command (docs/design.md, "Shell commands").
 //
 // # Paths
 //

@@ -28,8 +28,32 @@ var denyPlaces = []string{
 	"ls | xargs rm -rf /x; %s",
 }
 
+// guardPlaces hide a path in the denied secrets/ in the places a script names
+// one, %s as in denyPlaces.
+var guardPlaces = []string{
+	"cat secrets/key\n%s",
+	"cat secrets/key %s",
+	"cat data/../secrets/key\n%s",
+	"cat < secrets/key %s",
+	"echo hi > secrets/x %s",
+	"ls secrets\n%s",
+	"cd secrets && cat key\n%s",
+	"X=$(cat secrets/key) %s",
+	"echo $(cat secrets/key) %s",
+	"bash -c 'cat secrets/key'\n%s",
+	"bash -c 'cat secrets/key %s'",
+	"sh -c \"sh -c 'cat secrets/key'\"\n%s",
+	"eval 'cat secrets/key'\n%s",
+	"f() { cat secrets/key; }\n%s",
+	"env nice cat secrets/key\n%s",
+	"sudo cat secrets/key\n%s",
+	"find secrets -name k\n%s",
+}
+
 // FuzzEvaluateShell: a script that holds, anywhere, a command a deny pattern matches
-// is never allowed — even when a command pattern allows every other command.
+// is never allowed — even when a command pattern allows every other command; and one
+// that names a path in a denied place is never allowed, even under a tool-wide allow
+// of the shell tool or of every tool, whatever the fragment does to the parse.
 func FuzzEvaluateShell(f *testing.F) {
 	for _, s := range []string{"", "git status", "'", "\"", "cd data; ls *", "a=$(b) c <d >e",
 		"sh -c 'sh -c \"sh -c x\"'", "{a,b}{c,d}", "cat <<EOF\nx\nEOF", "f() { g; }",
@@ -37,7 +61,8 @@ func FuzzEvaluateShell(f *testing.F) {
 		"exit", "esac", "done", "fi", "}", ")", "`", "$(", "<<", "eval", "b[x]=1", "b=([x]=1)",
 		"HOME=/x; cd", "cd() { :; }", "alias a=b", "${a[x]}", "${x@P}", "[[ x -eq 1 ]]",
 		"bash -lc x", "set -k", "grep -drecurse", "grep --recur", "ln -s a b/c",
-		"echo ../s/*"} {
+		"echo ../s/*", "\xe0", "$'\\xe0'", "'; #", "<<X", "$X", "| xargs cat", "((x))",
+		"| bash", "bash -c \"$X\""} {
 		f.Add(s)
 	}
 	root := f.TempDir()
@@ -50,6 +75,13 @@ func FuzzEvaluateShell(f *testing.F) {
 		{ID: 4, GroupID: DefaultGroup, ToolPattern: "*", Action: Allow, Priority: MaxPriority},
 	}
 	s := Compile(nil, rs, Options{WorkspaceRoot: root})
+	guarded := workspace(f)
+	var tools []*Set
+	for _, tool := range []string{"Bash", "*"} {
+		rs := append(seedRules(), Rule{ID: 100, GroupID: DefaultGroup, ToolPattern: tool,
+			Action: Allow, Priority: 1})
+		tools = append(tools, Compile(nil, rs, seedOptions(guarded)))
+	}
 	f.Fuzz(func(t *testing.T, frag string) {
 		if len(frag) > 512 {
 			return
@@ -59,6 +91,17 @@ func FuzzEvaluateShell(f *testing.F) {
 			d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Args: map[string]any{"command": script}})
 			if d.Action == Allow {
 				t.Fatalf("script %q allowed: %+v; commands %+v", script, d, d.Script.Commands)
+			}
+		}
+		for _, place := range guardPlaces {
+			script := fmt.Sprintf(place, frag)
+			for _, s := range tools {
+				d := s.Evaluate(DefaultGroup, Call{Tool: "Bash",
+					Args: map[string]any{"command": script}})
+				if d.Action == Allow {
+					t.Fatalf("script %q allowed: %+v; commands %+v", script, d,
+						d.Script.Commands)
+				}
 			}
 		}
 	})

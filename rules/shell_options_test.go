@@ -44,7 +44,7 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("git format-patch --output-directory=../secrets HEAD~1"), D, false, ""},
 		{in("git diff --ext-diff"), R, false, ""},
 		{in("git log --textconv"), R, false, ""},
-		{in("git -c core.pager=sh log"), A, false, ""}, // git -c * spells -c
+		{in("git -c core.pager=sh log"), R, false, "git -c runs a command"}, // even spelled
 		{in("git -ccore.pager=sh status"), R, false, ""},
 		{in("git --paginate -c core.pager=sh status"), R, false, ""},
 		{in("git --exec-path=/tmp/x status"), R, false, ""},
@@ -256,4 +256,98 @@ func TestShellDelegatedLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestShellGitRuns: git commands that run a command their words or settings give are
+// never allowed by a pattern, as interpreters are, even one that spells them; what
+// they name is still checked.
+func TestShellGitRuns(t *testing.T) {
+	root := workspace(t)
+	gitDir(t, root, "docs")
+	s := allowCommands(root, root+"/docs", nil, "git *", "git -c *", "git --exec-path*",
+		"git rebase -x *", "git rebase --exec *", "git bisect run *",
+		"git submodule foreach *", "git difftool -x *", "git difftool --extcmd *",
+		"git fetch --upload-pack *", "git clone --upload-pack=*", "git grep -O*",
+		"git filter-branch *", "git send-email *", "git log --ext-diff *")
+	in := bashAt("docs")
+	tests := []shellCase{
+		{in("git status"), Allow, false, ""},
+		{in("git log --oneline"), Allow, false, ""},
+		{in("git rebase main"), Allow, false, ""},
+		{in("git bisect start"), Require, false, ""}, // risky, and not spelled
+		{in("git submodule update --init"), Allow, false, ""},
+		{in("git -c alias.x='!cat ../secrets/key' x"), Require, false, "git -c runs a command"},
+		{in("git -c core.pager=sh log"), Require, false, "git -c runs"},
+		{in("git -c core.sshCommand=sh fetch"), Require, false, "git -c runs"},
+		{in("git -ccore.editor=sh commit"), Require, false, "runs a command"},
+		{in("git --config-env=core.pager=X log"), Require, false, "runs a command"},
+		{in("git --exec-path=../data status"), Require, false, "git --exec-path runs"},
+		{in("git --exec-path"), Require, false, "runs a command"},
+		{in("git rebase -x 'make test' main"), Require, false, "git rebase -x runs a command"},
+		{in("git rebase --exec 'make test' main"), Require, false, "runs a command"},
+		{in("git rebase --exe='make test' main"), Require, false, "runs a command"},
+		{in("git bisect run make test"), Require, false, "git bisect run runs a command"},
+		{in("git submodule foreach 'cat ../secrets/key'"), Require, false,
+			"git submodule foreach runs"},
+		{in("git submodule --quiet foreach --recursive id"), Require, false, "runs a command"},
+		{in("git difftool -x sh"), Require, false, "runs a command"},
+		{in("git difftool --extcmd=sh"), Require, false, "runs a command"},
+		{in("git fetch --upload-pack 'sh -c id' origin"), Require, false, "runs a command"},
+		{in("git clone --upload-pack=sh ../data/r x"), Require, false, "runs a command"},
+		{in("git grep -Osh token"), Require, false, "runs a command"},
+		{in("git log --ext-diff -p"), Require, false, "runs a command"},
+		{in("git filter-branch --tree-filter id HEAD"), Require, false, "runs a command"},
+		{in("git send-email --to-cmd=id x.patch"), Require, false, "runs a command"},
+		// A deny pattern still denies; a guarded path still locks.
+		{in("git submodule foreach 'rm -rf /'; cat ../secrets/key"), Require, true, "secrets"},
+	}
+	checkShell(t, s, tests)
+}
+
+// TestShellRewriters: formatters and fixers that rewrite what they name are decided
+// as writes of it, a directory or a go package tree as a write of the whole tree.
+func TestShellRewriters(t *testing.T) {
+	root := workspace(t)
+	s := allowCommands(root, root+"/docs", nil, "gofmt *", "gofmt -w *", "go *",
+		"goimports -w *", "prettier *", "prettier --write *", "eslint --fix *", "black *",
+		"rustfmt *", "isort *", "sed -i *", "shfmt -w *", "clang-format -i *")
+	top, mem := bashAt(""), bashAt("memory")
+	const (
+		A = Allow
+		D = Deny
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{top("gofmt -w secrets"), D, false, `write "secrets"`},
+		{top("gofmt -w secrets/x.go"), D, false, ""},
+		{top("gofmt -w data/x.go"), A, false, ""},
+		{top("gofmt -w docs/x.go"), R, false, `write "docs/x.go"`},
+		{top("gofmt -w ."), R, true, "holds"},
+		{top("gofmt -w data"), R, true, "holds data/skald"},
+		{top("gofmt -w state/x.go"), D, false, "protected"},
+		{top("gofmt -l secrets"), R, true, "secrets"}, // a read, by the guards
+		{top("gofmt -l data/x.go"), A, false, ""},
+		{top("goimports -w secrets/a.go"), D, false, ""},
+		{top("go fmt ./secrets"), D, false, ""},
+		{top("go fmt ./..."), R, true, "holds"},
+		{top("go fmt ./data/..."), R, true, "holds data/skald"},
+		{top("go fmt ./memory/..."), A, false, ""},
+		{mem("go fmt"), R, false, "which the agent may write"}, // go.mod there runs
+		{bashAt("docs")("go fmt"), R, false, `write "."`},
+		{top("go fix ./secrets/..."), D, false, ""},
+		{top("prettier --write secrets/x.js"), D, false, ""},
+		{top("prettier --write data/x.js"), A, false, ""},
+		{top("prettier -w data/x.js"), R, false, ""}, // -w not spelled
+		{top("prettier --check secrets/x.js"), R, true, "secrets"},
+		{top("eslint --fix secrets"), D, false, ""},
+		{top("black secrets/x.py"), D, false, ""},
+		{top("black data/x.py"), A, false, ""},
+		{top("black --check secrets/x.py"), R, true, "secrets"},
+		{top("rustfmt secrets/x.rs"), D, false, ""},
+		{top("isort secrets/x.py"), D, false, ""},
+		{top("shfmt -w secrets"), D, false, ""},
+		{top("clang-format -i secrets/x.c"), D, false, ""},
+		{top("sed -i s/a/b/ secrets/*"), D, false, ""},
+		{top("sed -i s/a/b/ memory/*"), A, false, ""},
+	})
 }

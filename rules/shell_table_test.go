@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skald-circle/skald-bot/rules/shell"
 )
 
 // starterRules are the seeded rules as a new store has them (the shell requires at
@@ -91,7 +93,7 @@ func TestShellScripts(t *testing.T) {
 		{bash("# only a comment"), R, false, ""},
 		// Every command of the script counts.
 		{bash("git status; curl x | sh"), D, false, `command "curl x" denied`},
-		{in("git status; make | sh"), R, false, ""},
+		{in("git status; make | sh"), R, true, ""},
 		{bash("git status\nrm -rf data"), D, false, ""},
 		{bash("git status && rm -rf data"), D, false, ""},
 		{in("git status || echo failed"), A, false, ""},
@@ -111,7 +113,7 @@ func TestShellScripts(t *testing.T) {
 		{bash("X=$(cat secrets/key) git status"), R, true, "secrets"},
 		{bash("echo $HOME"), R, false, ""},
 		{bash("echo $((1+2))"), R, false, ""},
-		{bash("$(which git) status"), R, false, ""},
+		{bash("$(which git) status"), R, true, ""},
 		{bash(`eval "rm -rf /"`), D, false, ""},
 		{in(`eval "git status"`), R, false, ""},
 		{bash("source ./env.sh"), R, false, ""},
@@ -131,14 +133,14 @@ func TestShellScripts(t *testing.T) {
 		{in(`bash -c "git status"`), A, false, ""},
 		{bash("sh -c 'rm -rf /'"), D, false, ""},
 		{bash(`bash -c 'git status; rm -rf data'`), D, false, ""},
-		{bash(`sh -c "$CMD"`), R, false, ""},
+		{bash(`sh -c "$CMD"`), R, true, ""},
 		{bash("sudo rm -rf /"), D, false, ""},
 		{bash("sudo -u root rm -rf /"), D, false, ""},
 		{bash("doas rm -rf /"), D, false, ""},
 		{in("sudo ls"), R, false, ""},
 		{bash("sudo systemctl restart nginx"), A, false, ""},
 		{bash("ls | xargs rm -rf"), D, false, ""},
-		{in("ls | xargs cat"), R, false, ""},
+		{in("ls | xargs cat"), R, true, ""},
 		{bash(`find . -name x -exec rm -rf {} +`), D, false, ""},
 		// Deny patterns match literally; what they miss is still not allowed.
 		{bash("rm -fr /"), R, true, "holds"}, // and / holds every guarded place
@@ -174,11 +176,11 @@ func TestShellScripts(t *testing.T) {
 		{exec("cat file.txt", "data"), R, true, "holds data/skald"},
 		// Assignments: only harmless names keep a script allowable.
 		{bash("LANG=C ls docs"), A, false, ""},
-		{bash("x='a[$(cat state/skald.db > docs/leak)]'; b[x]=1; ls docs"), R, false,
+		{bash("x='a[$(cat state/skald.db > docs/leak)]'; b[x]=1; ls docs"), R, true,
 			"subscript"},
-		{bash("x='a[$(id > data/leak)]'; b[x]=1; ls docs"), R, false, "subscript"},
-		{bash("b=([x]=1); ls docs"), R, false, ""},
-		{bash("b[x]+=1; ls docs"), R, false, ""},
+		{bash("x='a[$(id > data/leak)]'; b[x]=1; ls docs"), R, true, "subscript"},
+		{bash("b=([x]=1); ls docs"), R, true, ""},
+		{bash("b[x]+=1; ls docs"), R, true, ""},
 		{bash("X=1; ls docs"), R, false, "assigns X"},
 		{bash("HOME=" + root + "/secrets; cat ~/key"), R, true, "assigns HOME"},
 		{bash("HOME=" + root + "/secrets; cd; cat key"), R, true, ""},
@@ -192,9 +194,9 @@ func TestShellScripts(t *testing.T) {
 		{bash("bash --login -c 'ls docs'"), R, false, ""},
 		{bash("bash -ec 'ls docs'"), A, false, ""},
 		// Arithmetic on a variable may run code.
-		{bash("echo $((x)) > /dev/null; ls docs"), R, false, "arithmetic"},
-		{bash("[[ x -eq 1 ]]; ls docs"), R, false, "arithmetic"},
-		{bash("cat <<EOF\n${a[x]}\nEOF"), R, false, "subscript"},
+		{bash("echo $((x)) > /dev/null; ls docs"), R, true, "arithmetic"},
+		{bash("[[ x -eq 1 ]]; ls docs"), R, true, "arithmetic"},
+		{bash("cat <<EOF\n${a[x]}\nEOF"), R, true, "subscript"},
 		// A function makes its name not the program.
 		{bash("cd() { echo; }; cd docs && cat secrets/key"), R, true, ""},
 		{bash("cd() { echo; }; cd docs && ls"), R, true, ""},
@@ -263,10 +265,11 @@ func TestShellScripts(t *testing.T) {
 		{in("git status"), A, false, ""},
 		{in("go test ./..."), A, false, ""},
 		{in("npm test"), A, false, ""},
-		// What does not parse is one command no command pattern matches.
-		{bash(`echo "hi`), R, false, ""},
-		{bash("git status )"), R, false, ""},
-		{bash(strings.Repeat("a", 64<<10+1)), R, false, ""},
+		// What does not parse is one command no command pattern matches, and the
+		// gate cannot see its paths: a require nothing lifts.
+		{bash(`echo "hi`), R, true, ""},
+		{bash("git status )"), R, true, ""},
+		{bash(strings.Repeat("a", 64<<10+1)), R, true, ""},
 	}
 	if len(tests) < 60 {
 		t.Fatalf("%d scripts, want at least 60", len(tests))
@@ -476,3 +479,96 @@ func TestShellHomeConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestShellBlind: what the gate cannot see into — a script that does not parse, is
+// too long or nests sh -c too deep, an sh -c or eval script that is not literal, a
+// shell reading its script from its input, xargs, a word that is not literal,
+// arithmetic on a variable — is decided as an unresolvable path: under a tool-wide
+// allow of every shell tool it is a require nothing lifts; a deny still denies.
+func TestShellBlind(t *testing.T) {
+	root := workspace(t)
+	for _, tool := range []string{"Bash", "execute_cmd", "*"} {
+		t.Run(tool, func(t *testing.T) {
+			rs := append(seedRules(),
+				Rule{ID: 100, GroupID: DefaultGroup, ToolPattern: "Bash",
+					CommandPattern: "rm -rf *", Action: Deny, Priority: 1},
+				Rule{ID: 101, GroupID: DefaultGroup, ToolPattern: tool, Action: Allow,
+					Priority: 2})
+			if tool != "*" {
+				rs = append(rs, Rule{ID: 102, GroupID: DefaultGroup, ToolPattern: "execute_cmd",
+					Action: Allow, Priority: 2}, Rule{ID: 103, GroupID: DefaultGroup,
+					ToolPattern: "Bash", Action: Allow, Priority: 2})
+			}
+			s := Compile(nil, rs, seedOptions(root))
+			bash := bashAt("")
+			exec := func(script string) Call {
+				return Call{Tool: "execute_cmd", Args: map[string]any{"cmd": script}}
+			}
+			nest := "cat secrets/key"
+			for range shell.MaxDepth {
+				nest = "bash -c " + shellQuote(nest)
+			}
+			const (
+				A = Allow
+				D = Deny
+				R = Require
+			)
+			checkShell(t, s, []shellCase{
+				{bash("cat data/file.txt"), A, false, ""},
+				{bash("cat secrets/key"), R, true, "secrets"},
+				// The script does not parse: invalid UTF-8, an open quote, too long.
+				{bash("cat \xe0/../secrets/key"), R, true, "does not parse"},
+				{exec("cat \xe0/../secrets/key"), R, true, "does not parse"},
+				{bash("cat secrets/key '"), R, true, "does not parse"},
+				{bash("cat <<EOF\nsecrets/key"), R, true, ""},
+				{bash("cat data/file.txt " + strings.Repeat("a", 64<<10)), R, true,
+					"over the limit"},
+				// An sh -c, eval or trap script that does not parse, nests too deep or
+				// is not literal.
+				{bash(`bash -c "cat secrets/key '"`), R, true, "does not parse"},
+				{bash(`eval "cat secrets/key '"`), R, true, "does not parse"},
+				{bash(`trap "cat secrets/key '" EXIT`), R, true, "does not parse"},
+				{bash(nest), R, true, "nest too deep"},
+				{bash(`X='cat secrets/key'; bash -c "$X"`), R, true, "not literal"},
+				{bash(`X='cat secrets/key'; eval "$X"`), R, true, "not literal"},
+				{bash(`bash -c 'cat "$1"' _ "$F"`), R, true, "not literal"},
+				{bash(`bash -l -c 'cat secrets/key'`), R, true, "secrets"},
+				// A shell reading its script from its input.
+				{bash("bash <<'EOF'\ncat secrets/key\nEOF"), R, true, "standard input"},
+				{bash("sh <<< 'cat secrets/key'"), R, true, "standard input"},
+				{bash("echo 'cat secrets/key' | bash -s"), R, true, "standard input"},
+				{bash("bash -"), R, true, "standard input"},
+				{bash("bash docs/x.sh"), A, false, ""},
+				// Arguments the gate cannot see: xargs, words that are not literal.
+				{bash("echo secrets/key | xargs cat"), R, true, "xargs"},
+				{bash("F=secrets/key; cat $F"), R, true, "not literal"},
+				{bash(`X='cat secrets/key'; $X`), R, true, "not literal"},
+				{bash(`env $X`), R, true, "not literal"},
+				{bash(`timeout $T cat data/file.txt`), R, true, "not literal"},
+				{bash(`cat "$(echo secrets/key)"`), R, true, "not literal"},
+				{bash(`echo "$HOME" $((1+2))`), A, false, ""},
+				{bash("cd $D && cat key"), R, true, ""},
+				{bash(`cat data/file.txt > "$F"`), R, true, "not literal"},
+				// A wrapped program given as a path is one.
+				{bash("env ./secrets/run"), R, true, "secrets"},
+				{bash("nice secrets/run"), R, true, "secrets"},
+				// Arithmetic on a variable runs what the variable holds.
+				{bash("x='a[$(cat secrets/key)]'; (( x ))"), R, true, "arithmetic"},
+				{bash("for ((i=0; i<3; i++)); do ls docs; done"), R, true, "arithmetic"},
+				{bash("echo $((1+2))"), A, false, ""},
+				// A deny still denies.
+				{bash("rm -rf /x; bash -c \"'\""), D, false, ""},
+				{bash("cat state/skald.db; bash -c \"'\""), D, false, "protected"},
+				{bash("echo hi > state/x; eval \"$X\""), D, false, "protected"},
+				// A script argument that is not a string.
+				{Call{Tool: "Bash", Args: map[string]any{"command": []any{"cat",
+					"secrets/key"}}}, R, true, "command is not a string"},
+				{Call{Tool: "execute_cmd", Args: map[string]any{"cmd": 1}}, R, true,
+					"cmd is not a string"},
+			})
+		})
+	}
+}
+
+// shellQuote quotes s as one word for bash.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

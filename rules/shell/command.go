@@ -23,7 +23,7 @@ const (
 type Script struct {
 	Commands []Command
 	// Err says why the script is one unknown command: it does not parse or is too
-	// long. It is nil otherwise.
+	// long. It is nil otherwise. Paths gives such a script as a Path with a Problem.
 	Err error
 
 	homeSet bool // it assigns HOME: ~ names a place the gate cannot know
@@ -61,6 +61,11 @@ type Command struct {
 	// not known, a script that does not parse. Why says which.
 	Unknown bool
 	Why     string
+	// Blind, when set, says why the gate cannot see what the command runs or names:
+	// the script does not parse, an sh -c script or a word is not literal, a shell
+	// reads its script from standard input, xargs, arithmetic on a variable. Paths
+	// gives the command a Path with this Problem. Blind implies Unknown.
+	Blind string
 	// Delegated marks a command whose allowing is left to other commands of the
 	// script: an sh -c wrapper (its script's commands follow it) or a command of a
 	// script run under sudo (the sudo form decides). It can still be denied.
@@ -78,6 +83,7 @@ type Command struct {
 	configs   []string       // files it runs from its directory and above (configPrograms)
 	repo      bool           // it reads the whole repository it runs in (git show, git archive)
 	runs      bool           // it runs the code of the packages it names (go test, go run)
+	writes    bool           // it rewrites the packages it names (go fmt, go fix)
 	progWord  *syntax.Word   // the program word, a path when it holds a slash
 	dirs      []string       // directories it may run in, relative to the start
 	dirKnown  bool

@@ -49,6 +49,15 @@
 // that does not parse or is longer than MaxScript is one unknown command with no
 // forms: no pattern matches it.
 //
+// A command is also Blind when the gate cannot see what it runs or names: the
+// script, or an sh -c, eval or trap script, does not parse, nests deeper than
+// MaxDepth or is not literal; a shell reads its script from its input; xargs; a
+// program that is not literal, or a word that is not literal in a command whose
+// program may open a file (an expansion may split into options and paths); an
+// expansion that runs what a variable holds (arithmetic, ${!x}, ${x@P}); a
+// construct the parser does not read. Script.Paths gives each Blind command a Path
+// with a Problem, for the caller to decide as a path it cannot resolve.
+//
 // # Patterns
 //
 // A command pattern is matched against a form: words joined by one space, the
@@ -61,12 +70,15 @@
 //
 // The words of known programs are read through one table (programs.go; the table
 // of docs/design.md, "Shell commands"): which options and operands are files it
-// writes or reads, which are no path (options, subcommands, patterns, URLs), and
+// writes or reads (the operands of formatters that rewrite them, gofmt -w, black,
+// go fmt ./..., a directory or tree as a write of it whole), which are no path (options, subcommands, patterns, URLs), and
 // which options run a program or code (git -c, go test -exec, find -delete, sed -i,
 // an awk program with system) or follow symlinks while recursing (grep -R, cp -L).
 // Those, and the options that write, are the command's
 // Risky words: Pattern.Allows allows it only when the pattern spells each of them.
-// Long options count when abbreviated where the program accepts that.
+// Long options count when abbreviated where the program accepts that. A git command
+// that runs a command its words or settings give (git -c, --exec-path, submodule
+// foreach, bisect run, rebase -x, --upload-pack, filter-branch) is Unknown instead.
 //
 // # Paths
 //

@@ -34,8 +34,9 @@ func Parse(script string) (s Script) {
 
 func unknownScript(script string, err error) Script {
 	return Script{
-		Commands: []Command{{Words: []string{script}, Unknown: true, Why: err.Error()}},
-		Err:      err,
+		Commands: []Command{{Words: []string{script}, Unknown: true, Why: err.Error(),
+			Blind: err.Error()}},
+		Err: err,
 	}
 }
 
@@ -70,9 +71,13 @@ func (w *walker) script(src string, depth int, delegated bool) error {
 	}
 	saveDepth, saveDel := w.depth, w.delegated
 	w.depth, w.delegated = depth, delegated || w.delegated
-	why, defines := evalRisk(f)
+	why, runs, defines := evalRisk(f)
 	if why != "" {
-		w.emit(Command{Words: []string{why}, Unknown: true, Why: why})
+		cmd := Command{Words: []string{why}, Unknown: true, Why: why}
+		if runs {
+			cmd.Blind = why + " may run a command the gate cannot see"
+		}
+		w.emit(cmd)
 	}
 	if defines {
 		w.cdUntrusted = true
@@ -197,6 +202,7 @@ func (w *walker) command(c syntax.Command) {
 		w.opaque(c, "arithmetic")
 	default:
 		w.opaque(c, "construct the gate does not read")
+		w.cmds[len(w.cmds)-1].Blind = "a construct the gate does not read"
 	}
 }
 
@@ -205,9 +211,10 @@ func (w *walker) command(c syntax.Command) {
 // expression, and a[$(cmd)] in it runs cmd) — $(( )), (( )), let, for (( )), a
 // subscript, a ${x:off:len}, an arithmetic test of [[ ]] — an indirect ${!x}, a
 // ${x@op} transformation (@P expands $( ) in the value), or a ${x:=v} assignment
-// of a name harmlessVar does not list. defines reports whether f defines a function
+// of a name harmlessVar does not list; runs reports that the expansion may run a
+// command (all but the assignment). defines reports whether f defines a function
 // or calls alias: then a cd may be one, and may not move.
-func evalRisk(f *syntax.File) (why string, defines bool) {
+func evalRisk(f *syntax.File) (why string, runs, defines bool) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.FuncDecl:
@@ -252,7 +259,7 @@ func evalRisk(f *syntax.File) (why string, defines bool) {
 			case n.Exp != nil && (n.Exp.Op == syntax.AssignUnset ||
 				n.Exp.Op == syntax.AssignUnsetOrNull) && (n.Param == nil ||
 				!harmlessVar(n.Param.Value)):
-				why = "assigns a variable in an expansion"
+				why = whyAssigns
 			}
 		case *syntax.BinaryTest:
 			switch n.Op {
@@ -273,8 +280,11 @@ func evalRisk(f *syntax.File) (why string, defines bool) {
 		}
 		return true
 	})
-	return why, defines
+	return why, why != "" && why != whyAssigns, defines
 }
+
+// whyAssigns is evalRisk's reason for an assignment in an expansion.
+const whyAssigns = "assigns a variable in an expansion"
 
 // namesVar reports whether an arithmetic expression (or a word evaluated as one)
 // may name a variable: it holds a word that is not a number.
@@ -581,6 +591,14 @@ func (w *walker) test(c *syntax.TestClause) {
 func (c *Command) unknown(why string) {
 	if !c.Unknown {
 		c.Unknown, c.Why = true, why
+	}
+}
+
+// blind records why the gate cannot see what c runs or names (Command.Blind).
+func (c *Command) blind(why string) {
+	c.unknown(why)
+	if c.Blind == "" {
+		c.Blind = why
 	}
 }
 

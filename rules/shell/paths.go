@@ -62,7 +62,8 @@ type Path struct {
 	Marker  string
 	Command int // the index of the command in Script.Commands
 	// Problem, when set, says why the path cannot be known (~user, a glob that may
-	// match ..): the call needs a human, whatever the rules say.
+	// match ..): the call needs a human, whatever the rules say. A Blind command
+	// gives a Path with an empty Name and its Blind as the Problem.
 	Problem string
 }
 
@@ -115,6 +116,10 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 	}
 	for ci := range s.Commands {
 		c := &s.Commands[ci]
+		if c.Blind != "" {
+			// What it runs or names cannot be seen: as a path that cannot be known.
+			paths = append(paths, Path{Access: Arg, Command: ci, Problem: c.Blind})
+		}
 		dirs := c.dirs
 		if len(dirs) == 0 {
 			dirs = []string{""}
@@ -214,7 +219,7 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				}
 				subOn = k != c.dirArg-1
 				if u.pkg != pkgNone {
-					pkgPaths(word, u.pkg, c.configs, c.runs, add, &paths)
+					pkgPaths(word, u.pkg, c.configs, c.runs, c.writes, add, &paths)
 				}
 				if u.rel > 0 && u.rel <= len(c.args) {
 					// ln -s TARGET LINK: TARGET is read where LINK lies.
@@ -284,10 +289,15 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 
 // pkgPaths adds through add the paths of the go package pattern word of kind k: a
 // local tree is a recursive read of its directory, the module's packages one of the
-// module; when the command runs the packages' code (runs), the directory or tree is
-// also a working directory whose configs and code it runs (Access Config).
-func pkgPaths(word *syntax.Word, k pkgKind, configs []string, runs bool,
+// module, or a recursive write when the command rewrites them (writes: go fmt); when
+// the command runs the packages' code (runs), the directory or tree is also a
+// working directory whose configs and code it runs (Access Config).
+func pkgPaths(word *syntax.Word, k pkgKind, configs []string, runs, writes bool,
 	add func(string, Access), paths *[]Path) {
+	treeAccess, moduleAccess := Arg, Repo
+	if writes {
+		treeAccess, moduleAccess = Write, Write
+	}
 	fields, err := wordFields(word)
 	if err != nil || len(fields) != 1 {
 		return
@@ -305,14 +315,14 @@ func pkgPaths(word *syntax.Word, k pkgKind, configs []string, runs bool,
 	n := len(*paths)
 	switch k {
 	case pkgTree:
-		add(treeDir(f), Arg)
+		add(treeDir(f), treeAccess)
 		n = len(*paths)
 		if runs {
 			add(treeDir(f), Config)
 		}
 		mark(n, true, "")
 	case pkgModule:
-		add(".", Repo)
+		add(".", moduleAccess)
 		if runs {
 			add(".", Config)
 		}

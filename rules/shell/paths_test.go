@@ -65,7 +65,7 @@ func TestPaths(t *testing.T) {
 		{"sh -c", "bash -c 'cat data/x' sh data/y", []string{"argument:w/data/x"}},
 		{"eval", "eval 'cat data/x'", []string{"argument:w/data/x"}},
 		{"test clause", "[[ -f data/x ]]", []string{"argument:w/data/x"}},
-		{"not literal skipped", "cat $X data/y", []string{"argument:w/data/y"}},
+		{"not literal", "cat $X data/y", []string{"problem:", "argument:w/data/y"}},
 		{"downloads", "curl -o data/x http://h; curl -O http://h/y; wget http://h/z",
 			[]string{"write:w/data/x", "write:w", "write:w"}},
 		{"copies", "cp -r data/x data/y; mv data/a data/b; dd if=data/c of=data/d",

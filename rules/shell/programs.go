@@ -104,13 +104,18 @@ type usage struct {
 	seen     map[kind]int
 	letters  string // the short letters given, for mode letters (tar -x, grep -r)
 	longs    []string
-	readsCwd bool  // it reads the directory it runs in, or the one dir names
-	repo     bool  // it reads the whole repository of that directory (git show)
-	runsPkgs bool  // it runs the code of the packages it names (go test, go run)
-	writeCwd bool  // it writes into that directory
-	dir      int   // the word naming the directory it works in (git -C), or 0
-	paths    []int // the words of path values (tar -f)
-	target   int   // 1 + the word of the directory -t names, or 0
+	readsCwd bool // it reads the directory it runs in, or the one dir names
+	repo     bool // it reads the whole repository of that directory (git show)
+	runsPkgs bool // it runs the code of the packages it names (go test, go run)
+	// writesPkgs: it rewrites the files of the packages it names (go fmt, go fix).
+	writesPkgs bool
+	writeCwd   bool  // it writes into that directory
+	dir        int   // the word naming the directory it works in (git -C), or 0
+	paths      []int // the words of path values (tar -f)
+	target     int   // 1 + the word of the directory -t names, or 0
+	// runsCmd says why it runs a command its words give (git -c alias.x=!cmd, git
+	// bisect run): like an interpreter, no pattern may allow it. "" when it does not.
+	runsCmd string
 }
 
 func (u *usage) set(i int, x use, cut int) {
@@ -327,6 +332,30 @@ func (u *usage) value(k kind, i, cut int) {
 func opsWrite(u *usage, ops []int) {
 	for _, i := range ops {
 		u.set(i, useWrite, 0)
+	}
+}
+
+// opsWriteIf: the operands are written when an option that rewrites them is given
+// (gofmt -w, prettier --write, eslint --fix), else they may be paths.
+func opsWriteIf(u *usage, ops []int) {
+	x := useArg
+	if u.has(kWriteFlag) {
+		x = useWrite
+	}
+	for _, i := range ops {
+		u.set(i, x, 0)
+	}
+}
+
+// opsWriteUnlessCheck: the operands are written unless an option only checks them
+// (black, rustfmt, isort: --check, --diff, --check-only; rustfmt --emit).
+func opsWriteUnlessCheck(u *usage, ops []int) {
+	x := useWrite
+	if containsAny(u.longs, "check", "diff", "check-only", "emit") {
+		x = useArg
+	}
+	for _, i := range ops {
+		u.set(i, x, 0)
 	}
 }
 
@@ -754,6 +783,12 @@ var configPrograms = func() map[string][]string {
 // The table of known programs (docs/design.md, "Shell commands").
 var programs = map[string]*program{}
 
+// noFilePrograms open no file their words name: a word of theirs that is not
+// literal hides no path.
+var noFilePrograms = []string{"echo", "printf", "true", "false", "sleep", "seq", "yes",
+	"date", "whoami", "id", "uname", "pwd", "hostname", "basename", "dirname", "expr",
+	"nproc", "arch", "tty", "logname", "groups", "cal"}
+
 func init() {
 	add := func(p *program, names ...string) {
 		for _, n := range names {
@@ -761,10 +796,7 @@ func init() {
 		}
 	}
 	cwdIfNone := func(u *usage, ops []int) bool { return noOperand(u, ops) }
-	// Programs that open no file their words name.
-	add(&program{operands: opsNone}, "echo", "printf", "true", "false", "sleep", "seq",
-		"yes", "date", "whoami", "id", "uname", "pwd", "hostname", "basename", "dirname",
-		"expr", "nproc", "arch", "tty", "logname", "groups", "cal")
+	add(&program{operands: opsNone}, noFilePrograms...)
 	add(&program{abbrev: true, short: shorts("ncs", kVal), long: longs(kVal, "lines",
 		"bytes", "sleep-interval", "pid", "max-unchanged-stats")}, "head", "tail")
 	add(&program{abbrev: true, long: longs(kRead, "files0-from")}, "wc")
@@ -830,6 +862,38 @@ func init() {
 		long: merge(longs(kWriteFlag, "in-place"), longs(kVal, "expression",
 			"line-length"), longs(kRead, "file")),
 		operands: sedOps}, "sed", "gsed")
+	// Formatters and fixers: their operands, files or directories (a directory is
+	// rewritten whole), are written when the option that rewrites is given, or unless
+	// one that only checks is.
+	gofmtFlags := merge(longs(kWriteFlag, "w"), longs(kVal, "r", "local", "srcdir"),
+		longs(kWrite, "cpuprofile"))
+	add(&program{single: true, long: gofmtFlags, operands: opsWriteIf}, "gofmt", "goimports")
+	add(&program{abbrev: true, short: shorts("w", kWriteFlag),
+		long: merge(longs(kWriteFlag, "write"), longs(kVal, "config", "ignore-path",
+			"parser", "plugin", "print-width", "tab-width", "log-level", "cache-location",
+			"cache-strategy", "end-of-line", "trailing-comma", "arrow-parens",
+			"prose-wrap", "quote-props", "embedded-language-formatting")),
+		operands: opsWriteIf}, "prettier")
+	add(&program{short: merge(shorts("c", kVal), shorts("f", kVal)),
+		long: merge(longs(kWriteFlag, "fix"), longs(kVal, "config", "ext", "format",
+			"ignore-path", "ignore-pattern", "rule", "rulesdir", "plugin", "parser",
+			"output-file", "max-warnings", "resolve-plugins-relative-to", "env",
+			"global", "fix-type", "cache-location")),
+		operands: opsWriteIf}, "eslint", "stylelint")
+	add(&program{abbrev: true, short: merge(shorts("i", kWriteFlag), shorts("bpP", kVal)),
+		long: merge(longs(kWriteFlag, "in-place", "inplace"), longs(kVal, "style",
+			"assume-filename", "fallback-style", "lines", "offset", "length")),
+		operands: opsWriteIf}, "clang-format", "autopep8")
+	add(&program{short: merge(shorts("w", kWriteFlag), shorts("ilf", kVal)),
+		long: longs(kWriteFlag, "write"), operands: opsWriteIf}, "shfmt")
+	add(&program{abbrev: true, short: merge(shorts("lSWtc", kVal)),
+		long: merge(longs(kVal, "line-length", "target-version", "include", "exclude",
+			"extend-exclude", "force-exclude", "config", "workers", "required-version",
+			"python-cell-magics", "stdin-filename", "emit", "edition", "color",
+			"config-path", "print-config", "skip", "profile", "settings-path",
+			"virtual-env", "src"),
+			longs(kFlag, "check", "diff", "check-only")),
+		operands: opsWriteUnlessCheck}, "black", "rustfmt", "isort")
 	add(&program{short: merge(shorts("f", kRun), shorts("vFE", kVal), shorts("il", kRun)),
 		long: merge(longs(kRun, "file", "include", "load", "exec", "source"),
 			longs(kVal, "assign", "field-separator")),
@@ -944,11 +1008,14 @@ func (u *usage) git() {
 		name, _, hasVal := strings.Cut(w, "=")
 		switch {
 		case w == "-c" || w == "--config-env":
+			// Any setting may name a command: alias.x=!cmd, core.pager, core.sshCommand.
 			u.risky = append(u.risky, w)
+			u.gitRuns(w)
 			i++
 		case strings.HasPrefix(w, "-c") && !strings.HasPrefix(w, "--") ||
 			name == "--config-env" || name == "--exec-path" || w == "--exec-path":
 			u.risky = append(u.risky, w)
+			u.gitRuns(name)
 		case w == "-C" || w == "--git-dir" || w == "--work-tree":
 			if w != "-C" {
 				u.risky = append(u.risky, w)
@@ -992,8 +1059,15 @@ sub:
 			u.risky = append(u.risky, words[i])
 		}
 	case "daemon", "instaweb", "bisect", "filter-branch", "filter-repo", "send-email",
-		"credential", "hook", "submodule--helper":
+		"credential", "hook", "submodule--helper", "for-each-repo", "web--browse":
 		u.risky = append(u.risky, words[i]) // they run commands or servers
+	}
+	switch sub := words[i]; {
+	case gitRunners[sub]:
+		u.gitRuns(sub)
+	case sub == "bisect" && i+1 < len(words) && words[i+1] == "run",
+		sub == "submodule" && containsWord(words[i+1:], "foreach"):
+		u.gitRuns(sub + " " + words[i+1])
 	}
 	switch words[i] {
 	case "log", "whatchanged", "reflog", "stash", "shortlog":
@@ -1002,6 +1076,9 @@ sub:
 		u.repo = gitRepoReaders[words[i]]
 	}
 	ops := u.options(p, i+1)
+	if u.has(kRun) || u.has(kRunFlag) {
+		u.gitRuns(words[i] + " " + u.risky[len(u.risky)-1]) // rebase -x, --upload-pack
+	}
 	for _, j := range ops {
 		// REV:PATH (git show HEAD:secrets/key) names a file of the repository.
 		cut := 0
@@ -1016,6 +1093,19 @@ sub:
 	}
 	if len(ops) == 0 {
 		u.readsCwd = true
+	}
+}
+
+// gitRunners are the git subcommands that run commands their words or settings give:
+// filter scripts, mail and credential programs, servers, a browser, hooks.
+var gitRunners = map[string]bool{"filter-branch": true, "filter-repo": true,
+	"send-email": true, "instaweb": true, "web--browse": true, "for-each-repo": true,
+	"hook": true}
+
+// gitRuns records that git runs a command, because of what.
+func (u *usage) gitRuns(what string) {
+	if u.runsCmd == "" {
+		u.runsCmd = "git " + what + " runs a command"
 	}
 }
 
@@ -1116,6 +1206,10 @@ func (u *usage) goTool() {
 		}
 	}
 	ops := u.options(&goFlags, i+1)
+	u.writesPkgs = sub == "fmt" || sub == "fix"
+	if u.writesPkgs && len(ops) == 0 {
+		u.writeCwd = true // the package in the directory it runs in
+	}
 	for _, j := range ops {
 		k := pkgNone
 		if j < end && sub != "get" && sub != "mod" && sub != "env" && sub != "doc" &&
@@ -1125,6 +1219,9 @@ func (u *usage) goTool() {
 		if k != pkgTree && k != pkgModule && j < end && (pathLike(words[j]) ||
 			strings.HasSuffix(words[j], ".go")) {
 			u.set(j, useArg, 0) // a pattern with "..." is read as its tree instead
+			if u.writesPkgs {
+				u.set(j, useWrite, 0)
+			}
 		}
 		u.uses[j].pkg = k
 	}

@@ -177,6 +177,7 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 		cmd.Forms = append(cmd.Forms, Form{Text: formText(cur)})
 		if !curLits[0] {
 			cmd.unknown("the program is not literal")
+			cmd.blind("the program is not literal")
 			break
 		}
 		if n == maxWrappers {
@@ -215,12 +216,20 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 		}
 		switch {
 		case shells[prog]:
-			s, ok, isC := shellScript(cur, curLits)
+			s, lit, optsOK, isC := shellScript(cur, curLits)
 			switch {
 			case !isC:
 				cmd.unknown(prog + " runs a script the gate cannot read")
-			case !ok:
-				cmd.unknown("the -c script of " + prog + " is not known")
+				if readsStdin(cur) {
+					cmd.blind(prog + " reads its script from standard input")
+				}
+			case !lit:
+				cmd.unknown("the -c script of " + prog + " is not literal")
+				cmd.blind("the -c script of " + prog + " is not literal")
+			case !optsOK:
+				// Its rc files run too; the script's own commands still count.
+				cmd.unknown("an option of " + prog + " is not known")
+				script, runsScript = s, true
 			default:
 				script, runsScript = s, true
 			}
@@ -237,6 +246,7 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 			cmd.unknown(prog + " runs a script the gate cannot read")
 		case prog == "xargs":
 			cmd.unknown("xargs runs a command whose arguments are not known")
+			cmd.blind("xargs takes the arguments of its command from its input")
 			if i, ok := xargsOpts.skip(cur); ok && i < len(cur) {
 				cmd.Forms = append(cmd.Forms, Form{Text: formText(cur[i:])})
 			}
@@ -263,11 +273,19 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 		}
 		break
 	}
+	if !cmd.Literal && !literalUpTo(lits, start) || !cmd.Literal && (runsScript ||
+		start >= len(words) || !slices.Contains(noFilePrograms, ProgramName(words[start]))) {
+		// An expansion may split into other words: options, paths, a program.
+		cmd.blind("a word is not literal")
+	}
 	if runsScript && scriptDelegated && sudoAt < 0 {
 		cmd.args = nil // eval and trap: the script's own commands name its paths
 	}
 	if !runsScript && start < len(words) {
 		cmd.uses(classify(words[start:]), start, wordOf)
+		if wi := wordOf[start]; start > 0 && wi > 0 && strings.Contains(words[start], "/") {
+			cmd.argUses[wi-1].use = useArg // a wrapped program given as a path: env ./x
+		}
 	} else if runsScript {
 		cmd.argUses = make([]wordUse, len(cmd.args)) // its script names its own paths
 	}
@@ -295,14 +313,24 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 	if runsScript {
 		if w.depth+1 >= MaxDepth {
 			w.emit(Command{Words: []string{script}, Unknown: true,
-				Why: "sh -c scripts nest too deep"})
+				Why: "sh -c scripts nest too deep", Blind: "sh -c scripts nest too deep"})
 			return
 		}
 		if err := w.script(script, w.depth+1, scriptDelegated); err != nil {
 			w.emit(Command{Words: []string{script}, Unknown: true, Why: err.Error(),
-				Delegated: scriptDelegated || w.delegated})
+				Blind: err.Error(), Delegated: scriptDelegated || w.delegated})
 		}
 	}
+}
+
+// literalUpTo reports whether the words up to and with words[start] are literal.
+func literalUpTo(lits []bool, start int) bool {
+	for i := 0; i <= start && i < len(lits); i++ {
+		if !lits[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // riskyAssigns marks cmd unknown when env or sudo assigns a variable harmlessVar
@@ -332,13 +360,13 @@ var (
 		"failglob": true, "extglob": true, "nocaseglob": true, "nocasematch": true}
 )
 
-// shellScript returns the script of sh -c SCRIPT; isC is false when the words
-// hold no -c. ok is false when an option is not known or may make the shell run
-// other code (-l, --login, -i, --rcfile, -k, -o keyword, -O extdebug, …), or the
-// script is not literal.
-func shellScript(words []string, lits []bool) (script string, ok, isC bool) {
+// shellScript returns the script of sh -c SCRIPT ("" when there is none); isC is
+// false when the words hold no -c, lit when the script is not literal. optsOK is
+// false when an option is not known or may make the shell run other code (-l,
+// --login, -i, --rcfile, -k, -o keyword, -O extdebug, …).
+func shellScript(words []string, lits []bool) (script string, lit, optsOK, isC bool) {
 	i := 1
-	ok = true
+	ok := true
 	for ; i < len(words); i++ {
 		w := words[i]
 		if w == "--" {
@@ -373,13 +401,38 @@ func shellScript(words []string, lits []bool) (script string, ok, isC bool) {
 			}
 		}
 	}
-	if !isC {
-		return "", false, false
+	switch {
+	case !isC:
+		return "", false, false, false
+	case i >= len(words):
+		return "", true, ok, true // nothing to run
+	case !lits[i]:
+		return "", false, ok, true
 	}
-	if i >= len(words) || !lits[i] || !ok {
-		return "", false, true
+	return words[i], true, ok, true
+}
+
+// readsStdin reports whether a shell without -c reads its script from standard
+// input (a here-document, a pipe): -s, "-", or no operand after the options.
+func readsStdin(words []string) bool {
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "--":
+			return i+1 >= len(words) || words[i+1] == "-"
+		case w == "-o" || w == "+o" || w == "-O" || w == "+O" || w == "--rcfile" ||
+			w == "--init-file":
+			i++
+		case strings.HasPrefix(w, "--"):
+		case len(w) > 1 && (w[0] == '-' || w[0] == '+'):
+			if strings.IndexByte(w[1:], 's') >= 0 {
+				return true
+			}
+		default:
+			return w == "-"
+		}
 	}
-	return words[i], true, true
+	return true
 }
 
 // findExecs returns the commands of find's -exec, -execdir, -ok and -okdir actions.
@@ -409,8 +462,12 @@ func findExecs(words []string) [][]string {
 // Words[start]; wordOf maps each word to its syntax word.
 func (c *Command) uses(u *usage, start int, wordOf []int) {
 	c.Risky = u.risky
+	if u.runsCmd != "" {
+		c.unknown(u.runsCmd)
+	}
 	c.configs = configPrograms[ProgramName(u.words[0])]
 	c.repo = u.repo
+	c.writes = u.writesPkgs
 	if c.runs = u.runsPkgs; c.runs {
 		c.configs = goRunConfigs
 	}
