@@ -361,7 +361,7 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 	}
 	var doneBuf [16]seen
 	done := doneBuf[:0]
-	var buf [4]string
+	var buf [4]form
 	var cache lstatCache
 	for i := range paths {
 		p := &paths[i]
@@ -403,22 +403,22 @@ func cmdSeverity(cd *CommandDecision) int {
 // target or a file an option names as the file call it is, and any path by the
 // guards. ok is false when the path changes nothing.
 func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full string,
-	buf []string, cache *lstatCache) (Decision, bool) {
+	buf []form, cache *lstatCache) (Decision, bool) {
 	if p.Problem != "" {
 		return Decision{Action: Require, Reason: pathWhat(sc, p) + ": " + p.Problem,
 			PathState: PathInvalid}, true
 	}
 	full = filepath.FromSlash(full)
-	forms, own, ok := buf[:0], 0, false
+	forms, ok := buf[:0], false
 	if p.Marker != "" && filepath.IsAbs(full) {
 		// The directory the command runs in, as the OS resolves it; the repository or
 		// module root above it.
 		if abs, problem := resolveWith(full, s.opt.WorkspaceRoot, nil, cache, nil); problem == "" {
-			forms, own = s.appendForms(forms, []string{rootOf(abs, p.Marker)})
+			forms = s.appendForms(forms, []string{rootOf(abs, p.Marker)})
 			ok = true
 		}
 	} else if filepath.IsAbs(full) {
-		forms, own, ok = s.formsCached(&Call{}, full, forms, cache)
+		forms, ok = s.formsCached(&Call{}, full, forms, cache)
 	}
 	if !ok {
 		return Decision{Action: Require, Reason: pathWhat(sc, p) + ": " + ReasonBadPath,
@@ -427,20 +427,21 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 	var d Decision
 	found := false
 	if p.Access == shell.Config {
-		for _, path := range forms {
-			f := s.writableConfig(t, c, path, p.Configs)
+		for _, fm := range forms {
+			ft := t.at(fm.proj)
+			f := s.writableConfig(ft, c, fm.path, p.Configs)
 			if f == "" && p.Tree {
-				f = s.writableTree(t, c, path)
+				f = s.writableTree(ft, c, fm.path)
 			}
 			if f != "" {
 				return Decision{Action: Require, Reason: pathWhat(sc, p) + " runs " + f +
-					", which the agent may write", Path: path, PathState: PathOK}, true
+					", which the agent may write", Path: fm.path, PathState: PathOK}, true
 			}
 		}
 		return Decision{}, false
 	}
-	for i, path := range forms {
-		pd, changes := s.shellForm(t, c, sc, p, path, i < own)
+	for _, f := range forms {
+		pd, changes := s.shellForm(t, c, sc, p, f)
 		if changes && (!found || severity(pd) > severity(d)) {
 			d, found = pd, true
 		}
@@ -519,11 +520,11 @@ func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) strin
 			}
 			if w, known := t.probes.get(k); known {
 				if w {
-					return s.probePath(dir, f)
+					return s.probePath(t, dir, f)
 				}
 				continue
 			}
-			p := s.probePath(dir, f)
+			p := s.probePath(t, dir, f)
 			if p == "" {
 				continue
 			}
@@ -544,16 +545,16 @@ func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) strin
 	return ""
 }
 
-// probePath is the path writableConfig asks about for file in dir: in the home
-// directory for ~/…, in the form paths are matched in (workspace-relative inside
-// it), lexically; "" when there is no home.
-func (s *Set) probePath(dir, file string) string {
+// probePath is the path writableConfig asks about in tier t for file in dir: in the
+// home directory for ~/…, in the form paths are matched in (relative to t's root
+// inside it), lexically; "" when there is no home.
+func (s *Set) probePath(t *tier, dir, file string) string {
 	rest, home := strings.CutPrefix(file, "~/")
 	switch {
 	case home && s.opt.Home == "":
 		return ""
 	case home:
-		return relTo(filepath.Join(s.opt.Home, filepath.FromSlash(rest)), s.opt.WorkspaceRoot)
+		return relTo(filepath.Join(s.opt.Home, filepath.FromSlash(rest)), t.root)
 	}
 	return filepath.Join(dir, filepath.FromSlash(file))
 }
@@ -602,11 +603,12 @@ func pathWhat(sc *shell.Script, p *shell.Path) string {
 		strconv.Quote(commandText(&sc.Commands[p.Command]))
 }
 
-// shellForm decides one normalised form of the path p of sc (see shellPath); own:
-// path is not relative to another project (see containing).
+// shellForm decides one normalised form f of the path p of sc (see shellPath), in the
+// workspace's tier t or the tier of the project f is relative to (tier.at).
 func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
-	path string, own bool) (Decision, bool) {
+	f form) (Decision, bool) {
 	var fd Decision
+	path, own := f.path, f.proj < 0
 	file := p.Access == shell.Read || p.Access == shell.Write
 	if file {
 		tool := s.opt.FSRead[0]
@@ -614,7 +616,7 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 			tool = s.opt.FSWrite[0]
 		}
 		fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source}
-		fd = s.decideForm(t, &fc, path, own)
+		fd = s.decideForm(t, &fc, f)
 		if fd.Action != Allow {
 			fd.Reason = pathWhat(sc, p) + ": " + fd.Reason
 		}
@@ -622,6 +624,7 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 			return fd, true
 		}
 	}
+	t = t.at(f.proj)
 	if p.Access != shell.List && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: pathWhat(sc, p) + " is a protected path",
 			Path: path, PathState: PathOK}, true
