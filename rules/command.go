@@ -442,6 +442,12 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 	}
 	for _, f := range forms {
 		pd, changes := s.shellForm(t, c, sc, p, f)
+		if od := s.outward(t, c, f, pd, func(pt *tier, path string) Decision {
+			d, _ := s.shellGuards(pt, c, sc, p, path, false)
+			return d
+		}); severity(od) > severity(pd) {
+			pd, changes = od, true
+		}
 		if changes && (!found || severity(pd) > severity(d)) {
 			d, found = pd, true
 		}
@@ -624,7 +630,16 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 			return fd, true
 		}
 	}
-	t = t.at(f.proj)
+	if gd, found := s.shellGuards(t.at(f.proj), c, sc, p, path, own); found {
+		return gd, true
+	}
+	return fd, file
+}
+
+// shellGuards decides the normalised form path of the path p of sc, in tier t, by the
+// protected and denied places (see shellForm); found is false when none applies.
+func (s *Set) shellGuards(t *tier, c *Call, sc *shell.Script, p *shell.Path, path string,
+	own bool) (Decision, bool) {
 	if p.Access != shell.List && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: pathWhat(sc, p) + " is a protected path",
 			Path: path, PathState: PathOK}, true
@@ -639,7 +654,7 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 		reason = pathWhat(sc, p) + " holds " + g.name
 	}
 	if g == nil {
-		return fd, file
+		return Decision{}, false
 	}
 	return Decision{Action: Require, Reason: reason, Path: path, PathState: PathOK,
 		Contains: g.name}, true

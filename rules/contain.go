@@ -152,6 +152,57 @@ func outerGuards(pt *tier, p project) []guard {
 	return out
 }
 
+// foreignPlaces returns the absolute places of the deny rules' guards of gs, a tier
+// of the project at root, that no form relative to that project reaches: outside
+// root, or under a project nested in it (see tier.foreign).
+func (s *Set) foreignPlaces(gs *guards, root string) []string {
+	var out []string
+	for _, list := range [2][]guard{gs.rel, gs.abs} {
+		for _, g := range list {
+			at := g.place
+			if !filepath.IsAbs(at) {
+				at = filepath.Join(root, at)
+			}
+			if !g.rule || slices.Contains(out, at) {
+				continue
+			}
+			if f, ok := s.projectRel(at); !Under(at, root) || ok && s.projects[f.proj].root != root {
+				out = append(out, at)
+			}
+		}
+	}
+	return out
+}
+
+// outward decides the form f of a call's path, once more, in the tier of each other
+// project that has a foreign place (tier.foreign) the path lies in or holds, relative
+// to that project, and returns the strictest of those decisions and d. t is the
+// workspace's tier. Allocates only when some project has a foreign place.
+func (s *Set) outward(t *tier, c *Call, f form, d Decision,
+	decide func(pt *tier, path string) Decision) Decision {
+	if !t.outward {
+		return d
+	}
+	abs := f.path
+	switch {
+	case f.proj >= 0:
+		abs = filepath.Join(s.projects[f.proj].root, f.path)
+	case !filepath.IsAbs(abs):
+		abs = filepath.Join(s.opt.WorkspaceRoot, abs)
+	}
+	for i, pt := range t.projects {
+		if i == f.proj || !slices.ContainsFunc(pt.foreign, func(p string) bool {
+			return Under(abs, p) || Under(p, abs)
+		}) {
+			continue
+		}
+		if pd := decide(pt, relTo(abs, s.projects[i].root)); severity(pd) > severity(d) {
+			d = pd
+		}
+	}
+	return d
+}
+
 // prefixDir is the directory that holds every path a prefix pattern matches: "data"
 // for data/log, "." for log, "/" for /x.
 func prefixDir(prefix string) string {

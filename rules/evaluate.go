@@ -260,10 +260,15 @@ func (sc *argScan) str(v string) bool {
 	t := sc.e.tier()
 	var buf [8]form
 	fs, _ := sc.e.s.forms(sc.c, v, buf[:0]) // a form that cannot be resolved is ignored
+	in := func(t *tier, path string) Decision {
+		if g := sc.e.s.inGuard(&t.guards, sc.c, path); g != nil {
+			return Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
+				Path: path, PathState: PathOK}
+		}
+		return Decision{}
+	}
 	for _, f := range fs {
-		if g := sc.e.s.inGuard(&t.at(f.proj).guards, sc.c, f.path); g != nil {
-			sc.d = Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
-				Path: f.path, PathState: PathOK}
+		if sc.d = sc.e.s.outward(t, sc.c, f, in(t.at(f.proj), f.path), in); sc.d.Contains != "" {
 			return true
 		}
 	}
@@ -521,7 +526,10 @@ func (s *Set) decidePath(t *tier, c *Call, p string) Decision {
 // in the workspace's tier t, or, for a form relative to another project, in that
 // project's tier of t's group (tier.at).
 func (s *Set) decideForm(t *tier, c *Call, f form) Decision {
-	return s.decideOwn(t.at(f.proj), c, f.path, PathOK, f.proj < 0)
+	d := s.decideOwn(t.at(f.proj), c, f.path, PathOK, f.proj < 0)
+	return s.outward(t, c, f, d, func(pt *tier, path string) Decision {
+		return s.decideOwn(pt, c, path, PathOK, false)
+	})
 }
 
 // decide decides the call for one of its paths (path and st; st NoPath for a call

@@ -37,6 +37,11 @@ type tier struct {
 	// order), which decides a form relative to that project; nil in a project's tier.
 	root     string
 	projects []*tier
+	// foreign are, for a project's tier, the absolute places its deny rules deny that
+	// no form relative to the project reaches: outside it, or in a project nested in
+	// it (a link out of the project). outward: some tier of projects has foreign.
+	foreign []string
+	outward bool
 	// probes keeps writableConfig's answers, which depend on the rules only.
 	probes answers[bool]
 	// trees keeps writableTree's answers.
@@ -65,6 +70,12 @@ func (s *Set) newTier(rules []crule, protected []string, root string, projects [
 		projects: projects}
 	t.guards = newGuards(rules, protected, s.projects, projects)
 	t.guards.root, t.guards.project = root, root != s.opt.WorkspaceRoot
+	if t.guards.project {
+		t.foreign = s.foreignPlaces(&t.guards, root)
+	}
+	for _, pt := range projects {
+		t.outward = t.outward || len(pt.foreign) > 0
+	}
 	for i := range rules {
 		r := &rules[i]
 		ix := &t.noPath

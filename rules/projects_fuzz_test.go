@@ -21,8 +21,8 @@ var projectsFuzzTools = []string{"Grep", "LS", "Glob", "mcp__filesystem__directo
 // ws/src/p/lib/r nested in that one, and q/s beside ws — each compiled with the others
 // as Options.Projects, in group default and in group open, whose own rules allow
 // everything. Each has a secrets the seeded deny rule denies — in ws/src/p/lib/r a
-// symlink to .vault, in q/s one to sub/vault, so that the deny covers what the name
-// resolves to in that project — and ws/state is protected; symlinks lead into and out
+// symlink to .vault, in q/s one to ../vault, out of the project, so that the deny
+// covers what the name resolves to in that project — and ws/state is protected; symlinks lead into and out
 // of the projects. Wherever a tool may open the
 // directory (filepath.EvalSymlinks of it against each base, and of it cleaned
 // lexically first), when that place holds any project's guarded place, or lies in
@@ -52,8 +52,10 @@ func FuzzEvaluateProjects(f *testing.F) {
 		{3, 2, "@B", "", true},
 		{0, 0, "src/p/lib/r/.vault", "", false},
 		{4, 1, "lib/r/.vault", "", true},
-		{1, 3, "sub", "", true},
-		{4, 0, "@B/q/s/sub/vault", "", false},
+		{1, 3, "../vault", "", true},
+		{4, 0, "@B/q/vault", "", false},
+		{6, 0, "@B/q", "", false},
+		{4, 1, "out/vault", "", true},
 		{6, 2, ".vault", "", true},
 		{2, 0, "src/p/lib/r", "", true},
 	} {
@@ -66,7 +68,7 @@ func FuzzEvaluateProjects(f *testing.F) {
 	w, p, r, s := base+"/ws", base+"/ws/src/p", base+"/ws/src/p/lib/r", base+"/q/s"
 	for _, file := range []string{"ws/secrets/key", "ws/state/skald.db", "ws/docs/a", "ws/src/b.go",
 		"ws/src/p/secrets/key", "ws/src/p/src/a.go", "ws/src/p/lib/c.go", "ws/src/p/lib/r/.vault/key",
-		"q/s/sub/vault/key", "q/s/sub/open.go", "q/d.go"} {
+		"q/vault/key", "q/s/sub/open.go", "q/d.go"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, file)), 0o755); err != nil {
 			f.Fatal(err)
 		}
@@ -81,14 +83,14 @@ func FuzzEvaluateProjects(f *testing.F) {
 		"q/back":       "../ws/src",  // holds p and r
 		// The projects' secrets: the deny follows the name in its own project.
 		"ws/src/p/lib/r/secrets": ".vault",
-		"q/s/secrets":            "sub/vault",
+		"q/s/secrets":            "../vault",
 	} {
 		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
 			f.Fatal(err)
 		}
 	}
 	roots := []string{w, p, r, s}
-	guarded := []string{w + "/secrets", w + "/state", p + "/secrets", r + "/.vault", s + "/sub/vault"}
+	guarded := []string{w + "/secrets", w + "/state", p + "/secrets", r + "/.vault", base + "/q/vault"}
 	rs := seedRules()
 	for i, tp := range []string{"*", "@fs_any"} {
 		rs = append(rs, Rule{ID: uint64(100 + i), GroupID: "open", ToolPattern: tp, Action: Allow, Priority: 0})
