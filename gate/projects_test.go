@@ -191,11 +191,8 @@ func TestProjectRulesHoldEverywhere(t *testing.T) {
 		root := o.Rules.WorkspaceRoot
 		p2 = filepath.Join(root, "proj2")
 		inner = filepath.Join(p2, "inner")
-		for _, f := range []string{"proj2/secrets/key", "proj2/src/a.go", "proj2/inner/secrets/key",
-			"secrets/key"} {
-			testkit.Must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
-			testkit.Must(t, os.WriteFile(filepath.Join(root, f), []byte("x"), 0o600))
-		}
+		testkit.Files(t, root, "proj2/secrets/key", "proj2/src/a.go", "proj2/inner/secrets/key",
+			"secrets/key")
 		o.Profiles = []rules.Profile{
 			{ID: "p2", SecurityGroup: "default", WorkspaceRoot: p2},
 			{ID: "inner", SecurityGroup: "default", WorkspaceRoot: inner},
@@ -286,11 +283,8 @@ func TestProjectHeldFromOutside(t *testing.T) {
 		p = filepath.Join(root, "src/p")               // a project in the workspace
 		deep = filepath.Join(root, "src/p/lib/r")      // a project nested in it
 		sib = filepath.Join(filepath.Dir(root), "q/s") // a project beside the workspace
-		for _, f := range []string{"src/p/secrets/key", "src/p/src/a.go", "src/p/lib/r/secrets/key",
-			"src/p/lib/b.go", "../q/s/secrets/key", "../q/c.go"} {
-			testkit.Must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
-			testkit.Must(t, os.WriteFile(filepath.Join(root, f), []byte("x"), 0o600))
-		}
+		testkit.Files(t, root, "src/p/secrets/key", "src/p/src/a.go", "src/p/lib/r/secrets/key",
+			"src/p/lib/b.go", "../q/s/secrets/key", "../q/c.go")
 		testkit.Must(t, os.RemoveAll(filepath.Join(root, "secrets"))) // the workspace's own
 		o.Profiles = []rules.Profile{
 			{ID: "p", SecurityGroup: "default", WorkspaceRoot: p},
@@ -369,18 +363,20 @@ func TestProjectHeldFromOutside(t *testing.T) {
 // then swaps it for one to .vault-2 while the gate runs: the project's secrets/* deny
 // covers what its secrets names in the project, from the top-level profile as from the
 // project's own, by the link and by its target, and follows the link at the next
-// check.
+// check. Project q's secrets links out of it, to src/shared: that is denied from
+// every profile too.
 func TestProjectLinkFollowsName(t *testing.T) {
-	var p string
+	var p, shared string
 	e := newEnv(t, func(o *gate.Options) {
 		root := o.Rules.WorkspaceRoot
 		p = filepath.Join(root, "src/p")
-		for _, f := range []string{"src/p/.vault/key", "src/p/.vault-2/key", "src/p/lib/a.go"} {
-			testkit.Must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
-			testkit.Must(t, os.WriteFile(filepath.Join(root, f), []byte("x"), 0o600))
-		}
+		shared = filepath.Join(root, "src/shared")
+		testkit.Files(t, root, "src/p/.vault/key", "src/p/.vault-2/key", "src/p/lib/a.go",
+			"src/shared/key", "src/q/a.go")
 		testkit.Must(t, os.Symlink(".vault", filepath.Join(p, "secrets")))
-		o.Profiles = []rules.Profile{{ID: "p", SecurityGroup: "default", WorkspaceRoot: p}}
+		testkit.Must(t, os.Symlink("../shared", filepath.Join(root, "src/q/secrets")))
+		o.Profiles = []rules.Profile{{ID: "p", SecurityGroup: "default", WorkspaceRoot: p},
+			{ID: "q", SecurityGroup: "default", WorkspaceRoot: filepath.Join(root, "src/q")}}
 	})
 	for _, tp := range []string{"@fs_read", "mcp__notes__*"} {
 		if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: tp,
@@ -419,6 +415,9 @@ func TestProjectLinkFollowsName(t *testing.T) {
 		{"top: the next target", "", "Read", "file_path", "src/p/.vault-2/key", gate.VerdictAllow},
 		{"own: by the link", "p", "Read", "file_path", "secrets/key", gate.VerdictDeny},
 		{"own: by the target", "p", "Read", "file_path", p + "/.vault/key", gate.VerdictDeny},
+		{"top: q's link out", "", "Read", "file_path", "src/shared/key", gate.VerdictDeny},
+		{"top: q's link out, other tool", "", "mcp__notes__get", "path", "src/shared/key", gate.VerdictPending},
+		{"p: q's link out", "p", "Read", "file_path", shared + "/key", gate.VerdictDeny},
 	})
 	testkit.Must(t, os.Remove(filepath.Join(p, "secrets")))
 	testkit.Must(t, os.Symlink(".vault-2", filepath.Join(p, "secrets")))
