@@ -188,3 +188,44 @@ func TestCheckProjectSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckProjectLink checks through the API that a project's secrets that is a
+// symlink is denied by what it names in the project, in every profile, and that the
+// deny follows the link when it is swapped between two checks.
+func TestCheckProjectLink(t *testing.T) {
+	const defToken = "default-agent-token"
+	var p2 string
+	e := newEnvGate(t, func(o *gate.Options) {
+		p2 = filepath.Join(o.Rules.WorkspaceRoot, "proj2")
+		for _, d := range []string{".vault", ".vault-2"} {
+			testkit.Must(t, os.MkdirAll(filepath.Join(p2, d), 0o755))
+		}
+		testkit.Must(t, os.Symlink(".vault", filepath.Join(p2, "secrets")))
+		o.Profiles = append(o.Profiles, rules.Profile{ID: "p2", WorkspaceRoot: p2})
+	}, func(o *api.Options) {
+		o.AgentTokens = append(o.AgentTokens, api.AgentToken{Token: defToken, Profile: "default"})
+	})
+	check := func(step, token, cwd, path string, want gate.Verdict) {
+		t.Helper()
+		t.Run(step+": "+path, func(t *testing.T) {
+			res, err := e.client(token).Check(context.Background(), api.CheckRequest{Call: gate.Call{
+				ToolName: "Read", SessionID: "s", Cwd: cwd,
+				Arguments: map[string]any{"file_path": path}}})
+			if err != nil {
+				t.Fatalf("check: %v", err)
+			}
+			if res.Decision != want {
+				t.Errorf("Read %s (cwd %s) = %+v, want %s", path, cwd, res, want)
+			}
+		})
+	}
+	check("linked, admin at the root", adminToken, e.root, "proj2/.vault/key", gate.VerdictDeny)
+	check("linked, default token", defToken, e.root, p2+"/.vault/key", gate.VerdictDeny)
+	check("linked, admin in the project", adminToken, p2, ".vault/key", gate.VerdictDeny)
+	testkit.Must(t, os.Remove(filepath.Join(p2, "secrets")))
+	testkit.Must(t, os.Symlink(".vault-2", filepath.Join(p2, "secrets")))
+	check("swapped, admin at the root", adminToken, e.root, "proj2/.vault-2/key", gate.VerdictDeny)
+	check("swapped, default token", defToken, e.root, p2+"/.vault-2/key", gate.VerdictDeny)
+	check("swapped, admin in the project", adminToken, p2, ".vault-2/key", gate.VerdictDeny)
+	check("swapped, the old target", defToken, e.root, p2+"/.vault/key", gate.VerdictAllow)
+}

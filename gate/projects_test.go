@@ -183,11 +183,8 @@ func TestProjectRulesHoldEverywhere(t *testing.T) {
 		root := o.Rules.WorkspaceRoot
 		p2 = filepath.Join(root, "proj2")
 		inner = filepath.Join(p2, "inner")
-		for _, f := range []string{"proj2/secrets/key", "proj2/src/a.go", "proj2/inner/secrets/key",
-			"secrets/key"} {
-			testkit.Must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
-			testkit.Must(t, os.WriteFile(filepath.Join(root, f), []byte("x"), 0o600))
-		}
+		testkit.Files(t, root, "proj2/secrets/key", "proj2/src/a.go", "proj2/inner/secrets/key",
+			"secrets/key")
 		o.Profiles = []rules.Profile{
 			{ID: "p2", SecurityGroup: "default", WorkspaceRoot: p2},
 			{ID: "inner", SecurityGroup: "default", WorkspaceRoot: inner},
@@ -278,11 +275,8 @@ func TestProjectHeldFromOutside(t *testing.T) {
 		p = filepath.Join(root, "src/p")               // a project in the workspace
 		deep = filepath.Join(root, "src/p/lib/r")      // a project nested in it
 		sib = filepath.Join(filepath.Dir(root), "q/s") // a project beside the workspace
-		for _, f := range []string{"src/p/secrets/key", "src/p/src/a.go", "src/p/lib/r/secrets/key",
-			"src/p/lib/b.go", "../q/s/secrets/key", "../q/c.go"} {
-			testkit.Must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
-			testkit.Must(t, os.WriteFile(filepath.Join(root, f), []byte("x"), 0o600))
-		}
+		testkit.Files(t, root, "src/p/secrets/key", "src/p/src/a.go", "src/p/lib/r/secrets/key",
+			"src/p/lib/b.go", "../q/s/secrets/key", "../q/c.go")
 		testkit.Must(t, os.RemoveAll(filepath.Join(root, "secrets"))) // the workspace's own
 		o.Profiles = []rules.Profile{
 			{ID: "p", SecurityGroup: "default", WorkspaceRoot: p},
@@ -355,4 +349,76 @@ func TestProjectHeldFromOutside(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProjectLinkFollowsName gives a project a secrets that is a symlink to .vault,
+// then swaps it for one to .vault-2 while the gate runs: the project's secrets/* deny
+// covers what its secrets names in the project, from the top-level profile as from the
+// project's own, by the link and by its target, and follows the link at the next
+// check. Project q's secrets links out of it, to src/shared: that is denied from
+// every profile too.
+func TestProjectLinkFollowsName(t *testing.T) {
+	var p, shared string
+	e := newEnv(t, func(o *gate.Options) {
+		root := o.Rules.WorkspaceRoot
+		p = filepath.Join(root, "src/p")
+		shared = filepath.Join(root, "src/shared")
+		testkit.Files(t, root, "src/p/.vault/key", "src/p/.vault-2/key", "src/p/lib/a.go",
+			"src/shared/key", "src/q/a.go")
+		testkit.Must(t, os.Symlink(".vault", filepath.Join(p, "secrets")))
+		testkit.Must(t, os.Symlink("../shared", filepath.Join(root, "src/q/secrets")))
+		o.Profiles = []rules.Profile{{ID: "p", SecurityGroup: "default", WorkspaceRoot: p},
+			{ID: "q", SecurityGroup: "default", WorkspaceRoot: filepath.Join(root, "src/q")}}
+	})
+	for _, tp := range []string{"@fs_read", "mcp__notes__*"} {
+		if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: tp,
+			Action: rules.Allow, Priority: rules.DefaultPriority}, admin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.run()
+	type check struct {
+		name, profile, tool, key, path string
+		want                           gate.Verdict
+	}
+	run := func(step string, cases []check) {
+		t.Helper()
+		for _, c := range cases {
+			t.Run(step+": "+c.name, func(t *testing.T) {
+				cwd := e.root
+				if c.profile == "p" {
+					cwd = p
+				}
+				out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: c.profile,
+					Cwd: cwd, Arguments: map[string]any{c.key: c.path}})
+				if out.Decision != c.want {
+					t.Errorf("%s %s (profile %q) = %s (%s), want %s", c.tool, c.path, c.profile,
+						out.Decision, out.Reason, c.want)
+				}
+			})
+		}
+	}
+	run("linked", []check{
+		{"top: by the link", "", "Read", "file_path", "src/p/secrets/key", gate.VerdictDeny},
+		{"top: by the target", "", "Read", "file_path", "src/p/.vault/key", gate.VerdictDeny},
+		{"top: absolute target", "", "Read", "file_path", p + "/.vault/key", gate.VerdictDeny},
+		{"top: other tool", "", "mcp__notes__get", "path", "src/p/.vault/key", gate.VerdictPending},
+		{"top: its code", "", "Read", "file_path", "src/p/lib/a.go", gate.VerdictAllow},
+		{"top: the next target", "", "Read", "file_path", "src/p/.vault-2/key", gate.VerdictAllow},
+		{"own: by the link", "p", "Read", "file_path", "secrets/key", gate.VerdictDeny},
+		{"own: by the target", "p", "Read", "file_path", p + "/.vault/key", gate.VerdictDeny},
+		{"top: q's link out", "", "Read", "file_path", "src/shared/key", gate.VerdictDeny},
+		{"top: q's link out, other tool", "", "mcp__notes__get", "path", "src/shared/key", gate.VerdictPending},
+		{"p: q's link out", "p", "Read", "file_path", shared + "/key", gate.VerdictDeny},
+	})
+	testkit.Must(t, os.Remove(filepath.Join(p, "secrets")))
+	testkit.Must(t, os.Symlink(".vault-2", filepath.Join(p, "secrets")))
+	run("swapped", []check{
+		{"top: by the link", "", "Read", "file_path", "src/p/secrets/key", gate.VerdictDeny},
+		{"top: by the new target", "", "Read", "file_path", "src/p/.vault-2/key", gate.VerdictDeny},
+		{"top: other tool", "", "mcp__notes__get", "path", "src/p/.vault-2/key", gate.VerdictPending},
+		{"top: the old target", "", "Read", "file_path", "src/p/.vault/key", gate.VerdictAllow},
+		{"own: by the new target", "p", "Read", "file_path", p + "/.vault-2/key", gate.VerdictDeny},
+		{"own: the old target", "p", "Read", "file_path", p + "/.vault/key", gate.VerdictAllow},
+	})
 }

@@ -376,7 +376,7 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 	}
 	var doneBuf [16]seen
 	done := doneBuf[:0]
-	var buf [4]string
+	var buf [4]form
 	var cache lstatCache
 	for i := range paths {
 		p := &paths[i]
@@ -420,22 +420,22 @@ func cmdSeverity(cd *CommandDecision) int {
 // target or a file an option names as the file call it is, and any path by the
 // guards. ok is false when the path changes nothing.
 func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full string,
-	buf []string, cache *lstatCache) (Decision, bool) {
+	buf []form, cache *lstatCache) (Decision, bool) {
 	if p.Problem != "" {
 		return Decision{Action: Require, Reason: pathWhat(sc, p) + ": " + p.Problem,
 			PathState: PathInvalid}, true
 	}
 	full = filepath.FromSlash(full)
-	forms, own, ok := buf[:0], 0, false
+	forms, ok := buf[:0], false
 	if p.Marker != "" && filepath.IsAbs(full) {
 		// The directory the command runs in, as the OS resolves it; the repository or
 		// module root above it.
 		if abs, problem := resolveWith(full, s.opt.WorkspaceRoot, nil, cache, nil); problem == "" {
-			forms, own = s.appendForms(forms, []string{rootOf(abs, p.Marker)})
+			forms = s.appendForms(forms, []string{rootOf(abs, p.Marker)})
 			ok = true
 		}
 	} else if filepath.IsAbs(full) {
-		forms, own, ok = s.formsCached(&Call{}, full, forms, cache)
+		forms, ok = s.formsCached(&Call{}, full, forms, cache)
 	}
 	if !ok {
 		return Decision{Action: Require, Reason: pathWhat(sc, p) + ": " + ReasonBadPath,
@@ -444,20 +444,27 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 	var d Decision
 	found := false
 	if p.Access == shell.Config {
-		for _, path := range forms {
-			f := s.writableConfig(t, c, path, p.Configs)
+		for _, fm := range forms {
+			ft := t.at(fm.proj)
+			f := s.writableConfig(ft, c, fm.path, p.Configs)
 			if f == "" && p.Tree {
-				f = s.writableTree(t, c, path)
+				f = s.writableTree(ft, c, fm.path)
 			}
 			if f != "" {
 				return Decision{Action: Require, Reason: pathWhat(sc, p) + " runs " + f +
-					", which the agent may write", Path: path, PathState: PathOK}, true
+					", which the agent may write", Path: fm.path, PathState: PathOK}, true
 			}
 		}
 		return Decision{}, false
 	}
-	for i, path := range forms {
-		pd, changes := s.shellForm(t, c, sc, p, path, i < own)
+	for _, f := range forms {
+		pd, changes := s.shellForm(t, c, sc, p, f)
+		if od := s.outward(t, c, f, pd, func(pt *tier, path string) Decision {
+			d, _ := s.shellGuards(pt, c, sc, p, path, false)
+			return d
+		}); severity(od) > severity(pd) {
+			pd, changes = od, true
+		}
 		if changes && (!found || severity(pd) > severity(d)) {
 			d, found = pd, true
 		}
@@ -536,11 +543,11 @@ func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) strin
 			}
 			if w, known := t.probes.get(k); known {
 				if w {
-					return s.probePath(dir, f)
+					return s.probePath(t, dir, f)
 				}
 				continue
 			}
-			p := s.probePath(dir, f)
+			p := s.probePath(t, dir, f)
 			if p == "" {
 				continue
 			}
@@ -561,16 +568,16 @@ func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) strin
 	return ""
 }
 
-// probePath is the path writableConfig asks about for file in dir: in the home
-// directory for ~/…, in the form paths are matched in (workspace-relative inside
-// it), lexically; "" when there is no home.
-func (s *Set) probePath(dir, file string) string {
+// probePath is the path writableConfig asks about in tier t for file in dir: in the
+// home directory for ~/…, in the form paths are matched in (relative to t's root
+// inside it), lexically; "" when there is no home.
+func (s *Set) probePath(t *tier, dir, file string) string {
 	rest, home := strings.CutPrefix(file, "~/")
 	switch {
 	case home && s.opt.Home == "":
 		return ""
 	case home:
-		return relTo(filepath.Join(s.opt.Home, filepath.FromSlash(rest)), s.opt.WorkspaceRoot)
+		return relTo(filepath.Join(s.opt.Home, filepath.FromSlash(rest)), t.root)
 	}
 	return filepath.Join(dir, filepath.FromSlash(file))
 }
@@ -629,11 +636,12 @@ func pathWhat(sc *shell.Script, p *shell.Path) string {
 		strconv.Quote(commandText(&sc.Commands[p.Command]))
 }
 
-// shellForm decides one normalised form of the path p of sc (see shellPath); own:
-// path is not relative to another project (see containing).
+// shellForm decides one normalised form f of the path p of sc (see shellPath), in the
+// workspace's tier t or the tier of the project f is relative to (tier.at).
 func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
-	path string, own bool) (Decision, bool) {
+	f form) (Decision, bool) {
 	var fd Decision
+	path, own := f.path, f.proj < 0
 	file := p.Access == shell.Read || p.Access == shell.Write
 	if file {
 		tool := s.opt.FSRead[0]
@@ -641,7 +649,7 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 			tool = s.opt.FSWrite[0]
 		}
 		fc := Call{Tool: tool, AgentID: c.AgentID, Source: c.Source}
-		fd = s.decideForm(t, &fc, path, own)
+		fd = s.decideForm(t, &fc, f)
 		if fd.Action != Allow {
 			fd.Reason = pathWhat(sc, p) + ": " + fd.Reason
 		}
@@ -649,6 +657,16 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 			return fd, true
 		}
 	}
+	if gd, found := s.shellGuards(t.at(f.proj), c, sc, p, path, own); found {
+		return gd, true
+	}
+	return fd, file
+}
+
+// shellGuards decides the normalised form path of the path p of sc, in tier t, by the
+// protected and denied places (see shellForm); found is false when none applies.
+func (s *Set) shellGuards(t *tier, c *Call, sc *shell.Script, p *shell.Path, path string,
+	own bool) (Decision, bool) {
 	if p.Access != shell.List && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: pathWhat(sc, p) + " is a protected path",
 			Path: path, PathState: PathOK}, true
@@ -663,7 +681,7 @@ func (s *Set) shellForm(t *tier, c *Call, sc *shell.Script, p *shell.Path,
 		reason = pathWhat(sc, p) + " holds " + g.name
 	}
 	if g == nil {
-		return fd, file
+		return Decision{}, false
 	}
 	return Decision{Action: Require, Reason: reason, Path: path, PathState: PathOK,
 		Contains: g.name}, true

@@ -42,33 +42,63 @@ type guard struct {
 // sorted by place so that the places under a path are found by binary search.
 type guards struct {
 	rel, abs []guard
-	// projects are, for each other project (Set.projects, in that order), the
-	// relative guards as they lie in it: a path that holds the project holds them.
+	// projects are, for a tier of the workspace and each other project (Set.projects,
+	// in that order), the guards a path holding the project holds (outerGuards).
 	projects [][]guard
+	// root is the tier's: its relative places are relative to it. project: the tier
+	// is another project's, whose places count only when they exist in it.
+	root    string
+	project bool
 }
 
 // newGuards builds the guards of a tier: the protected paths, for every tool, and the
 // places of the tier's deny rules with a path filter, for those rules' tools, agents
-// and sources, and the relative ones again in each of projects. Duplicates are
-// dropped.
-func newGuards(rules []crule, protected []string, projects []project) guards {
+// and sources. Duplicates are dropped. For a tier of the workspace, ptiers are the
+// group's tiers in projects, whose places a path holding a project holds.
+func newGuards(rules []crule, protected []string, projects []project, ptiers []*tier) guards {
 	var all []guard
 	for _, p := range protected {
 		all = append(all, guard{place: p, strict: true, toolKind: toolAny})
 	}
 	for i := range rules {
-		r := &rules[i]
-		if r.action != Deny || !r.hasPath {
-			continue
+		if r := &rules[i]; r.action == Deny && r.hasPath {
+			all = append(all, ruleGuard(r, r.path))
 		}
-		g := guard{toolKind: r.toolKind, tool: r.tool, agent: r.agent, source: r.source,
-			strict: true, place: r.path.s, rule: true, pat: r.path}
-		if r.path.kind == pathPrefix {
-			g.place, g.name, g.strict = prefixDir(r.path.s), r.path.s+"*", false
-		}
-		all = append(all, g)
 	}
 	var gs guards
+	for _, g := range named(all) {
+		if strings.HasPrefix(g.place, "/") {
+			gs.abs = append(gs.abs, g)
+		} else {
+			gs.rel = append(gs.rel, g)
+		}
+	}
+	byPlace := func(a, b guard) int { return strings.Compare(a.place, b.place) }
+	slices.SortStableFunc(gs.rel, byPlace)
+	slices.SortStableFunc(gs.abs, byPlace)
+	if ptiers == nil {
+		return gs
+	}
+	gs.projects = make([][]guard, len(projects))
+	for i, p := range projects {
+		gs.projects[i] = outerGuards(ptiers[i], p)
+	}
+	return gs
+}
+
+// ruleGuard is the guard of the deny rule r whose pattern, resolved, is pat.
+func ruleGuard(r *crule, pat pathPattern) guard {
+	g := guard{toolKind: r.toolKind, tool: r.tool, agent: r.agent, source: r.source,
+		strict: true, place: pat.s, rule: true, pat: pat}
+	if pat.kind == pathPrefix {
+		g.place, g.name, g.strict = prefixDir(pat.s), pat.s+"*", false
+	}
+	return g
+}
+
+// named returns the distinct guards of all with their names and reasons.
+func named(all []guard) []guard {
+	var out []guard
 	seen := map[guard]bool{}
 	for _, g := range all {
 		if seen[g] {
@@ -84,34 +114,93 @@ func newGuards(rules []crule, protected []string, projects []project) guards {
 		} else {
 			g.reasonIn = ReasonInProtected + ": " + g.name
 		}
-		if strings.HasPrefix(g.place, "/") {
-			gs.abs = append(gs.abs, g)
+		out = append(out, g)
+	}
+	return out
+}
+
+// outerGuards returns the guards a path holding the project p holds, pt being the
+// group's tier there: the relative places of pt, resolved in p, and the places its
+// deny rules' relative patterns name as written (a name in p may be a link to a place
+// outside it), each at its absolute place in p and named as the call's paths name it
+// ("src/p/secrets").
+func outerGuards(pt *tier, p project) []guard {
+	list := slices.Clone(pt.guards.rel)
+	var written []guard
+	for i := range pt.rules {
+		r := &pt.rules[i]
+		if r.action == Deny && r.hasPath && !filepath.IsAbs(r.written) {
+			written = append(written, ruleGuard(r, parsePath(resolvePattern(r.written, "", nil))))
+		}
+	}
+	list = append(list, named(written)...)
+	var out []guard
+	seen := map[guard]bool{}
+	for _, g := range list {
+		g.at = filepath.Join(p.root, g.place)
+		if g.name == "." {
+			g.name = p.form
 		} else {
-			gs.rel = append(gs.rel, g)
+			g.name = p.form + "/" + g.name
+		}
+		g.reason = ReasonContains + ": " + g.name
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
 		}
 	}
-	byPlace := func(a, b guard) int { return strings.Compare(a.place, b.place) }
-	slices.SortStableFunc(gs.rel, byPlace)
-	slices.SortStableFunc(gs.abs, byPlace)
-	if len(gs.rel) == 0 {
-		return gs
-	}
-	gs.projects = make([][]guard, len(projects))
-	for i, p := range projects {
-		list := make([]guard, len(gs.rel))
-		for j, g := range gs.rel {
-			g.at = filepath.Join(p.root, g.place)
-			if g.name == "." {
-				g.name = p.form
-			} else {
-				g.name = p.form + "/" + g.name
+	return out
+}
+
+// foreignPlaces returns the absolute places of the deny rules' guards of gs, a tier
+// of the project at root, that no form relative to that project reaches: outside
+// root, or under a project nested in it (see tier.foreign).
+func (s *Set) foreignPlaces(gs *guards, root string) []string {
+	var out []string
+	for _, list := range [2][]guard{gs.rel, gs.abs} {
+		for _, g := range list {
+			at := g.place
+			if !filepath.IsAbs(at) {
+				at = filepath.Join(root, at)
 			}
-			g.reason = ReasonContains + ": " + g.name
-			list[j] = g
+			if !g.rule || slices.Contains(out, at) {
+				continue
+			}
+			if f, ok := s.projectRel(at); !Under(at, root) || ok && s.projects[f.proj].root != root {
+				out = append(out, at)
+			}
 		}
-		gs.projects[i] = list
 	}
-	return gs
+	return out
+}
+
+// outward decides the form f of a call's path, once more, in the tier of each other
+// project that has a foreign place (tier.foreign) the path lies in or holds, relative
+// to that project, and returns the strictest of those decisions and d. t is the
+// workspace's tier. Allocates only when some project has a foreign place.
+func (s *Set) outward(t *tier, c *Call, f form, d Decision,
+	decide func(pt *tier, path string) Decision) Decision {
+	if !t.outward {
+		return d
+	}
+	abs := f.path
+	switch {
+	case f.proj >= 0:
+		abs = filepath.Join(s.projects[f.proj].root, f.path)
+	case !filepath.IsAbs(abs):
+		abs = filepath.Join(s.opt.WorkspaceRoot, abs)
+	}
+	for i, pt := range t.projects {
+		if i == f.proj || !slices.ContainsFunc(pt.foreign, func(p string) bool {
+			return Under(abs, p) || Under(p, abs)
+		}) {
+			continue
+		}
+		if pd := decide(pt, relTo(abs, s.projects[i].root)); severity(pd) > severity(d) {
+			d = pd
+		}
+	}
+	return d
 }
 
 // prefixDir is the directory that holds every path a prefix pattern matches: "data"
@@ -136,13 +225,13 @@ func (s *Set) containing(gs *guards, c *Call, path string, file, own bool) *guar
 	if path == "" {
 		return nil
 	}
-	sc := guardScan{s: s, c: c, any: !file}
+	sc := guardScan{s: s, c: c, gs: gs, any: !file}
 	var g *guard
 	if path[0] != '/' {
 		g = sc.scan(gs.rel, ".", path)
 	} else if g = sc.scan(gs.abs, "/", path); g == nil {
 		// An absolute path above the workspace root holds every relative place.
-		if root := s.opt.WorkspaceRoot; root != "" && len(gs.rel) > 0 && Under(root, path) {
+		if root := gs.root; root != "" && len(gs.rel) > 0 && Under(root, path) {
 			g = sc.scan(gs.rel, ".", ".")
 		}
 	}
@@ -228,10 +317,11 @@ func parentDir(p, top string) string {
 	return p[:i]
 }
 
-// guardScan looks for the guards a path contains (see containing).
+// guardScan looks for the guards of gs a path contains (see containing).
 type guardScan struct {
 	s   *Set
 	c   *Call
+	gs  *guards
 	any bool
 }
 
@@ -239,10 +329,10 @@ type guardScan struct {
 // top is "." and absolute when top is "/") that applies to the call and that path
 // contains: a place strictly under path, or equal to it when the guard is not strict.
 func (sc *guardScan) scan(list []guard, top string, path string) *guard {
-	s, c := sc.s, sc.c
+	s, c, gs := sc.s, sc.c, sc.gs
 	if path == top { // every place is under the top
 		for i := range list {
-			if g := &list[i]; !(g.strict && g.place == top) && s.holds(g, c, sc.any) {
+			if g := &list[i]; !(g.strict && g.place == top) && s.holds(gs, g, c, sc.any) {
 				return g
 			}
 		}
@@ -250,13 +340,13 @@ func (sc *guardScan) scan(list []guard, top string, path string) *guard {
 	}
 	i, _ := slices.BinarySearchFunc(list, path, func(g guard, p string) int { return strings.Compare(g.place, p) })
 	for ; i < len(list) && list[i].place == path; i++ {
-		if g := &list[i]; !g.strict && s.holds(g, c, sc.any) {
+		if g := &list[i]; !g.strict && s.holds(gs, g, c, sc.any) {
 			return g
 		}
 	}
 	i, _ = slices.BinarySearchFunc(list, path, func(g guard, p string) int { return cmpDirPrefix(g.place, p) })
 	for ; i < len(list) && underStrict(list[i].place, path); i++ {
-		if g := &list[i]; s.holds(g, c, sc.any) {
+		if g := &list[i]; s.holds(gs, g, c, sc.any) {
 			return g
 		}
 	}
@@ -280,22 +370,27 @@ func underStrict(place, dir string) bool {
 	return len(place) > len(dir) && place[len(dir)] == '/' && place[:len(dir)] == dir
 }
 
-// holds reports whether guard g applies to call c and its place exists on disk now: a
-// folder can only hide from a directory tool what is in it, so a guarded place that
-// does not exist (no secrets/ in this workspace) guards nothing until it is created.
-// Only calls with a path get here, so the lstat adds to the ones normalising took.
-// anyTool: the guard's tool pattern is not looked at.
-func (s *Set) holds(g *guard, c *Call, anyTool bool) bool {
+// holds reports whether guard g of gs applies to call c and its place exists on disk
+// now: a folder can only hide from a directory tool what is in it, so a guarded place
+// that does not exist (no secrets/ in this workspace) guards nothing until it is
+// created. A relative place of the workspace's tier counts when it exists in the
+// workspace or in another project, one of a project's tier when it exists in that
+// project. Only calls with a path get here, so the lstat adds to the ones normalising
+// took. anyTool: the guard's tool pattern is not looked at.
+func (s *Set) holds(gs *guards, g *guard, c *Call, anyTool bool) bool {
 	if !s.applies(g, c, anyTool) {
 		return false
 	}
 	if filepath.IsAbs(g.place) {
 		return exists(g.place)
 	}
-	if exists(filepath.Join(s.opt.WorkspaceRoot, g.place)) {
+	if exists(filepath.Join(gs.root, g.place)) {
 		return true
 	}
-	for _, p := range s.projects { // a form may be relative to another project
+	if gs.project {
+		return false
+	}
+	for _, p := range s.projects {
 		if exists(filepath.Join(p.root, g.place)) {
 			return true
 		}

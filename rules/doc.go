@@ -107,5 +107,8 @@
 // (device, inode, change time) of every directory their resolution looked a name up
 // in — most often the workspace root alone — and a call with a path, once decided,
 // checks those with one lstat each, resolving again and deciding again only when one
-// changed (see follow.go).
+// changed (see follow.go). With Options.Projects, the patterns are resolved in each
+// project too, and a form relative to a project is decided by the rules as resolved
+// there; a form in or holding a place a project's deny rule resolves to outside that
+// project (a link out of it) is decided by that project's rules as well.
 package rules

@@ -33,9 +33,9 @@ type Options struct {
 	Home string
 	// Projects are the other workspace roots (absolute, resolved through symlinks) whose
 	// rules hold here too: a path lying in one of them, deeper than WorkspaceRoot, is
-	// also decided in its form relative to the deepest one holding it
-	// (docs/design.md, "Projects"), and a guarded place counts when it exists under
-	// WorkspaceRoot or under one of them.
+	// also decided in its form relative to the deepest one holding it, by the path
+	// patterns as they resolve there (docs/design.md, "Projects"). A guarded place of
+	// WorkspaceRoot counts when it exists under it or under one of them.
 	Projects []string
 	// Watcher, when not nil and open, watches the directories the path patterns
 	// depend on, so that a check with a path need not lstat them (docs/design.md,

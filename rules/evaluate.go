@@ -258,12 +258,17 @@ func (sc *argScan) str(v string) bool {
 		return false
 	}
 	t := sc.e.tier()
-	var buf [8]string
-	fs, _, _ := sc.e.s.forms(sc.c, v, buf[:0]) // a form that cannot be resolved is ignored
-	for _, np := range fs {
-		if g := sc.e.s.inGuard(&t.guards, sc.c, np); g != nil {
-			sc.d = Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
-				Path: np, PathState: PathOK}
+	var buf [8]form
+	fs, _ := sc.e.s.forms(sc.c, v, buf[:0]) // a form that cannot be resolved is ignored
+	in := func(t *tier, path string) Decision {
+		if g := sc.e.s.inGuard(&t.guards, sc.c, path); g != nil {
+			return Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
+				Path: path, PathState: PathOK}
+		}
+		return Decision{}
+	}
+	for _, f := range fs {
+		if sc.d = sc.e.s.outward(t, sc.c, f, in(t.at(f.proj), f.path), in); sc.d.Contains != "" {
 			return true
 		}
 	}
@@ -330,10 +335,10 @@ func (e *evaluation) path(c *Call, p string) {
 		return
 	}
 	t := e.tier() // the view is taken before the paths are resolved (see Evaluate)
-	var buf [8]string
-	fs, own, ok := e.s.forms(c, p, buf[:0])
-	for i, np := range fs {
-		e.add(e.s.decideForm(t, c, np, i < own))
+	var buf [8]form
+	fs, ok := e.s.forms(c, p, buf[:0])
+	for _, f := range fs {
+		e.add(e.s.decideForm(t, c, f))
 	}
 	if !ok {
 		e.invalid(c)
@@ -503,25 +508,28 @@ func (s *Set) projectForm(t *tier, c *Call, p string, in func(string) bool) (Dec
 		return Decision{}, true
 	}
 	f, ok := s.projectRel(abs)
-	if !ok || f == relTo(abs, s.opt.WorkspaceRoot) {
+	if !ok || f.path == relTo(abs, s.opt.WorkspaceRoot) {
 		return Decision{}, true
 	}
-	return s.decideForm(t, c, f, false), in(f)
+	return s.decideForm(t, c, f), in(f.path)
 }
 
 // decidePath decides the call for the path p (package doc, steps 1 and 2).
 func (s *Set) decidePath(t *tier, c *Call, p string) Decision {
 	if np, ok := s.normalize(c, p); ok {
-		return s.decideForm(t, c, np, true)
+		return s.decideForm(t, c, form{path: np, proj: -1})
 	}
 	return s.decide(t, c, "", PathInvalid)
 }
 
-// decideForm decides the call for the normalised form path of one of its paths in
-// tier t (decide); own: path is relative to the workspace root or absolute, not to
-// another project (see containing).
-func (s *Set) decideForm(t *tier, c *Call, path string, own bool) Decision {
-	return s.decideOwn(t, c, path, PathOK, own)
+// decideForm decides the call for the normalised form f of one of its paths (decide)
+// in the workspace's tier t, or, for a form relative to another project, in that
+// project's tier of t's group (tier.at).
+func (s *Set) decideForm(t *tier, c *Call, f form) Decision {
+	d := s.decideOwn(t.at(f.proj), c, f.path, PathOK, f.proj < 0)
+	return s.outward(t, c, f, d, func(pt *tier, path string) Decision {
+		return s.decideOwn(pt, c, path, PathOK, false)
+	})
 }
 
 // decide decides the call for one of its paths (path and st; st NoPath for a call
@@ -531,7 +539,8 @@ func (s *Set) decide(t *tier, c *Call, path string, st PathState) Decision {
 	return s.decideOwn(t, c, path, st, true)
 }
 
-// decideOwn is decide for a path that is relative to another project unless own.
+// decideOwn is decide for a path that is relative to another project unless own, t
+// being that project's tier then.
 func (s *Set) decideOwn(t *tier, c *Call, path string, st PathState, own bool) Decision {
 	if st == PathOK && t.isProtected(path) {
 		return Decision{Action: Deny, Reason: ReasonProtected, Path: path, PathState: PathOK}
@@ -586,25 +595,32 @@ func severity(d Decision) int {
 	return 0
 }
 
+// form is one normalised form of a path: relative to the workspace root or absolute
+// (proj < 0), or relative to the other project Set.projects[proj] (appendForms).
+type form struct {
+	path string
+	proj int
+}
+
 // forms appends to out the normalised forms of the path argument p of c (package doc,
 // step 1), each once, and reports false when one of them cannot be resolved; the
 // others are still appended. The forms relative to the workspace root, or absolute,
-// come first: out[i] for i >= own is relative to another project (appendForms).
-func (s *Set) forms(c *Call, p string, out []string) (_ []string, own int, ok bool) {
+// come first, then those relative to another project (appendForms).
+func (s *Set) forms(c *Call, p string, out []form) (_ []form, ok bool) {
 	return s.formsCached(c, p, out, nil)
 }
 
 // formsCached is forms with its lstat answers kept in cache, when not nil.
-func (s *Set) formsCached(c *Call, p string, out []string, cache *lstatCache) ([]string, int, bool) {
+func (s *Set) formsCached(c *Call, p string, out []form, cache *lstatCache) ([]form, bool) {
 	if isFileURI(p) {
 		q, ok := fileURIPath(p)
 		if !ok {
-			return out, len(out), false
+			return out, false
 		}
 		p = q
 	}
 	if p == "" || strings.IndexByte(p, 0) >= 0 {
-		return out, len(out), false
+		return out, false
 	}
 	ok := true
 	written := [2]string{p}
@@ -666,42 +682,40 @@ func (s *Set) formsCached(c *Call, p string, out []string, cache *lstatCache) ([
 			}
 		}
 	}
-	out, own := s.appendForms(out, abs)
-	return out, own, ok
+	return s.appendForms(out, abs), ok
 }
 
 // appendForms appends each resolved absolute path of abs relative to the workspace
 // root, then, for each lying deeper in another project (Options.Projects), relative
-// to the deepest one holding it; own is where the latter start in out.
-func (s *Set) appendForms(out, abs []string) (_ []string, own int) {
+// to the deepest one holding it, each once.
+func (s *Set) appendForms(out []form, abs []string) []form {
 	for _, a := range abs {
-		out = appendNew(out, relTo(a, s.opt.WorkspaceRoot))
+		out = appendNew(out, form{path: relTo(a, s.opt.WorkspaceRoot), proj: -1})
 	}
-	own = len(out)
 	for _, a := range abs {
 		if f, ok := s.projectRel(a); ok {
 			out = appendNew(out, f)
 		}
 	}
-	return out, own
+	return out
 }
 
 // projectRel returns the resolved absolute path abs relative to the deepest other
 // project holding it, when that one lies deeper than the workspace root.
-func (s *Set) projectRel(abs string) (string, bool) {
+func (s *Set) projectRel(abs string) (form, bool) {
 	root := s.opt.WorkspaceRoot
-	for _, p := range s.opt.Projects { // deepest first
-		if len(p) <= len(root) && Under(abs, root) {
-			return "", false // the own workspace is the deepest holding abs
+	for i, p := range s.projects { // deepest first
+		if len(p.root) <= len(root) && Under(abs, root) {
+			return form{}, false // the own workspace is the deepest holding abs
 		}
-		if Under(abs, p) {
-			return relTo(abs, p), true
+		if Under(abs, p.root) {
+			return form{path: relTo(abs, p.root), proj: i}, true
 		}
 	}
-	return "", false
+	return form{}, false
 }
 
-func slicesIndex(list []string, s string) bool {
+func slicesIndex[T comparable](list []T, s T) bool {
 	for _, x := range list {
 		if x == s {
 			return true
@@ -710,7 +724,7 @@ func slicesIndex(list []string, s string) bool {
 	return false
 }
 
-func appendNew(list []string, s string) []string {
+func appendNew[T comparable](list []T, s T) []T {
 	if slicesIndex(list, s) {
 		return list
 	}

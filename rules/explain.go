@@ -86,8 +86,12 @@ func (s *Set) Explain(group string, c Call) Trace {
 func (s *Set) explainPaths(c *Call) []string {
 	var out []string
 	add := func(p string) {
-		if p != "" {
-			out, _, _ = s.forms(c, p, out)
+		if p == "" {
+			return
+		}
+		fs, _ := s.forms(c, p, nil)
+		for _, f := range fs {
+			out = appendNew(out, f.path)
 		}
 	}
 	for _, k := range s.opt.PathArgs {

@@ -98,14 +98,19 @@ func (d *dep) now() fileID {
 }
 
 // view is a Set's rules with their path patterns resolved as the file system was at
-// one time (see above): immutable once built.
+// one time (see above): immutable once built. The patterns are resolved in the
+// workspace and again in each other project (Set.projects), since a form of a path
+// relative to a project is decided by the patterns as they resolve there; the deps
+// are those of every resolution.
 type view struct {
 	protected []string         // Options.Protected, normalised
 	groups    map[string]*tier // per group with rules other than DefaultGroup: its rules, then DefaultGroup's
 	def       *tier            // the rules of DefaultGroup
-	resolved  map[string]string
-	deps      []dep
-	settled   bool // every dep's change time is old enough to be trusted
+	// resolved are the patterns and protected paths as resolved in each root: the
+	// workspace, then each of Set.projects.
+	resolved []map[string]string
+	deps     []dep
+	settled  bool // every dep's change time is old enough to be trusted
 }
 
 // tier returns the candidates of group: its own tier (its rules, then DefaultGroup's)
@@ -138,7 +143,13 @@ func (s *Set) held(v *view) bool {
 	}
 	nv, built := s.refresh(v)
 	// A view another call built may be older than this call's resolutions.
-	return maps.Equal(nv.resolved, v.resolved) && (built || nv.check(s.opt.Watcher) == viewHolds)
+	return sameResolved(nv.resolved, v.resolved) &&
+		(built || nv.check(s.opt.Watcher) == viewHolds)
+}
+
+// sameResolved reports whether two views' resolutions are the same.
+func sameResolved(a, b []map[string]string) bool {
+	return slices.EqualFunc(a, b, maps.Equal[map[string]string])
 }
 
 // The answers of view.check.
@@ -156,14 +167,14 @@ func (v *view) check(w *Watcher) int {
 	if !v.settled {
 		out = viewChanged
 	}
-	var trustedBuf [16]bool
-	trusted := trustedBuf[:0]
-	if w != nil && len(v.deps) <= len(trustedBuf) {
-		trusted = trustedBuf[:len(v.deps)]
-		w.trusted(v.deps, trusted)
-	}
+	var trusted [16]bool // the Watcher's answers for deps[i-i%16 : ...]
 	for i := range v.deps {
-		if i < len(trusted) && trusted[i] {
+		if i%len(trusted) == 0 && w != nil {
+			chunk := v.deps[i:min(i+len(trusted), len(v.deps))]
+			trusted = [16]bool{}
+			w.trusted(chunk, trusted[:len(chunk)])
+		}
+		if trusted[i%len(trusted)] {
 			continue
 		}
 		d := &v.deps[i]
@@ -204,20 +215,44 @@ func (s *Set) build(old *view) *view {
 		prev = old.deps
 	}
 	resolved, deps, settled := s.resolveAll(prev)
-	if old != nil && maps.Equal(old.resolved, resolved) {
+	if old != nil && sameResolved(old.resolved, resolved) {
 		nv := *old
 		nv.deps, nv.settled = deps, settled
 		return &nv
 	}
-	v := &view{groups: map[string]*tier{}, resolved: resolved, deps: deps, settled: settled}
+	projects := make([]*view, len(s.projects))
+	for i, p := range s.projects {
+		projects[i] = s.tiers(resolved[1+i], p.root, nil)
+	}
+	v := s.tiers(resolved[0], s.opt.WorkspaceRoot, projects)
+	v.resolved, v.deps, v.settled = resolved, deps, settled
+	return v
+}
+
+// tiers returns a view holding the tiers of every group with the patterns and
+// protected paths as resolved in root; projects, when not nil, are the views of the
+// other projects, whose tiers the returned ones decide a project's forms in.
+func (s *Set) tiers(resolved map[string]string, root string, projects []*view) *view {
+	v := &view{groups: map[string]*tier{}}
 	for _, p := range s.opt.Protected {
 		v.protected = append(v.protected, resolved[protectedKey+p])
 	}
+	link := func(group string) []*tier {
+		if projects == nil {
+			return nil
+		}
+		out := make([]*tier, len(projects))
+		for i, pv := range projects {
+			out[i] = pv.tier(group)
+		}
+		return out
+	}
 	def := s.withPaths(s.rules[DefaultGroup], resolved)
-	v.def = s.newTier(def, v.protected)
+	v.def = s.newTier(def, v.protected, root, link(DefaultGroup))
 	for id, rs := range s.rules {
 		if id != DefaultGroup {
-			v.groups[id] = s.newTier(append(s.withPaths(rs, resolved), def...), v.protected)
+			v.groups[id] = s.newTier(append(s.withPaths(rs, resolved), def...), v.protected,
+				root, link(id))
 		}
 	}
 	return v
@@ -233,7 +268,7 @@ const protectedKey = "\x00"
 // runs shows as a changed identity at the next call: first those of prev, the
 // directories the last resolution depended on, which most often are the same again;
 // else it resolves twice, taking them in between.
-func (s *Set) resolveAll(prev []dep) (map[string]string, []dep, bool) {
+func (s *Set) resolveAll(prev []dep) ([]map[string]string, []dep, bool) {
 	if len(prev) > 0 {
 		before := make([]string, len(prev))
 		for i := range prev {
@@ -252,7 +287,7 @@ func (s *Set) resolveAll(prev []dep) (map[string]string, []dep, bool) {
 		first, dirs := s.resolveOnce()
 		deps, settled := s.identify(dirs)
 		again, dirs2 := s.resolveOnce()
-		if maps.Equal(first, again) && slices.Equal(dirs, dirs2) {
+		if sameResolved(first, again) && slices.Equal(dirs, dirs2) {
 			return again, deps, settled
 		}
 		if try == 2 { // still changing: resolve again at the next call
@@ -279,17 +314,27 @@ func (s *Set) identify(keys []string) ([]dep, bool) {
 	return deps, settled
 }
 
-// resolveOnce resolves every pattern and protected path, and returns them with the
-// sorted keys of what their lookups depend on (see lookups).
-func (s *Set) resolveOnce() (map[string]string, []string) {
-	root := s.opt.WorkspaceRoot
-	rec := lookups{root: root}
-	out := make(map[string]string, len(s.patterns)+len(s.opt.Protected))
-	for _, p := range s.patterns {
-		out[p] = resolvePattern(p, root, &rec)
-	}
-	for _, p := range s.opt.Protected {
-		out[protectedKey+p] = normOrClean(p, root, &rec)
+// resolveOnce resolves every pattern and protected path in the workspace and in each
+// other project, and returns them, by root as view.resolved holds them, with the
+// sorted keys of what their lookups depend on (see lookups; each root is the
+// workspace of its own lookups).
+func (s *Set) resolveOnce() ([]map[string]string, []string) {
+	var rec lookups
+	out := make([]map[string]string, 1+len(s.projects))
+	for i := range out {
+		root := s.opt.WorkspaceRoot
+		if i > 0 {
+			root = s.projects[i-1].root
+		}
+		rec.root = root
+		m := make(map[string]string, len(s.patterns)+len(s.opt.Protected))
+		for _, p := range s.patterns {
+			m[p] = resolvePattern(p, root, &rec)
+		}
+		for _, p := range s.opt.Protected {
+			m[protectedKey+p] = normOrClean(p, root, &rec)
+		}
+		out[i] = m
 	}
 	return out, slices.Sorted(maps.Keys(rec.deps))
 }

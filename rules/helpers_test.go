@@ -46,6 +46,21 @@ func innerWorkspace(tb testing.TB) string {
 	return root
 }
 
+// openWatcher opens a Watcher that is closed at the end of the test.
+func openWatcher(tb testing.TB) *Watcher {
+	tb.Helper()
+	w := &Watcher{}
+	if err := w.Open(); err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return w
+}
+
 func buildWorkspace(tb testing.TB, root string) {
 	tb.Helper()
 	for _, d := range []string{"secrets/x", "data/skald", "memory/a/b", "memory-secrets/x", "docs", "state"} {

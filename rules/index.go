@@ -31,6 +31,17 @@ type tier struct {
 	guards guards
 	// protected are Options.Protected, normalised.
 	protected []string
+	// root is the directory the tier's relative patterns are resolved in: the
+	// workspace root, or another project's. projects are, for a tier of the
+	// workspace, the same group's tier in each other project (Set.projects, in that
+	// order), which decides a form relative to that project; nil in a project's tier.
+	root     string
+	projects []*tier
+	// foreign are, for a project's tier, the absolute places its deny rules deny that
+	// no form relative to the project reaches: outside it, or in a project nested in
+	// it (a link out of the project). outward: some tier of projects has foreign.
+	foreign []string
+	outward bool
 	// probes keeps writableConfig's answers, which depend on the rules only.
 	probes answers[bool]
 	// trees keeps writableTree's answers.
@@ -52,10 +63,19 @@ type index struct {
 type programKey struct{ tool, word string }
 
 // newTier indexes rules, which are in evaluation order and whose path patterns are
-// resolved; protected are the normalised protected paths.
-func (s *Set) newTier(rules []crule, protected []string) *tier {
-	t := &tier{rules: rules, byDir: map[string]*index{}, guards: newGuards(rules, protected, s.projects),
-		protected: protected}
+// resolved in root; protected are the protected paths normalised there. projects are
+// the group's tiers in the other projects, for a tier of the workspace (see tier).
+func (s *Set) newTier(rules []crule, protected []string, root string, projects []*tier) *tier {
+	t := &tier{rules: rules, byDir: map[string]*index{}, protected: protected, root: root,
+		projects: projects}
+	t.guards = newGuards(rules, protected, s.projects, projects)
+	t.guards.root, t.guards.project = root, root != s.opt.WorkspaceRoot
+	if t.guards.project {
+		t.foreign = s.foreignPlaces(&t.guards, root)
+	}
+	for _, pt := range projects {
+		t.outward = t.outward || len(pt.foreign) > 0
+	}
 	for i := range rules {
 		r := &rules[i]
 		ix := &t.noPath
@@ -117,6 +137,15 @@ func (s *Set) add(ix *index, kind toolKind, name string, i int32) {
 			}
 		}
 	}
+}
+
+// at returns the tier a form relative to the project s.projects[proj] is decided in,
+// or t for a form of the workspace (proj < 0).
+func (t *tier) at(proj int) *tier {
+	if proj < 0 {
+		return t
+	}
+	return t.projects[proj]
 }
 
 func (ix *index) finish() {

@@ -20,8 +20,10 @@ var projectsFuzzTools = []string{"Grep", "LS", "Glob", "mcp__filesystem__directo
 // profile of any of four workspaces — ws, its project ws/src/p, the project
 // ws/src/p/lib/r nested in that one, and q/s beside ws — each compiled with the others
 // as Options.Projects, in group default and in group open, whose own rules allow
-// everything. Each has a secrets/ the seeded deny rule denies, and ws/state is
-// protected; symlinks lead into and out of the projects. Wherever a tool may open the
+// everything. Each has a secrets the seeded deny rule denies — in ws/src/p/lib/r a
+// symlink to .vault, in q/s one to ../vault, out of the project, so that the deny
+// covers what the name resolves to in that project — and ws/state is protected; symlinks lead into and out
+// of the projects. Wherever a tool may open the
 // directory (filepath.EvalSymlinks of it against each base, and of it cleaned
 // lexically first), when that place holds any project's guarded place, or lies in
 // one (outside group open for a file tool, whose allow overrides the deny of
@@ -48,6 +50,14 @@ func FuzzEvaluateProjects(f *testing.F) {
 		{6, 1, "src", "lib", false},
 		{0, 0, "", "@P/lib", true},
 		{3, 2, "@B", "", true},
+		{0, 0, "src/p/lib/r/.vault", "", false},
+		{4, 1, "lib/r/.vault", "", true},
+		{1, 3, "../vault", "", true},
+		{4, 0, "@B/q/vault", "", false},
+		{6, 0, "@B/q", "", false},
+		{4, 1, "out/vault", "", true},
+		{6, 2, ".vault", "", true},
+		{2, 0, "src/p/lib/r", "", true},
 	} {
 		f.Add(seed.tool, seed.ws, seed.path, seed.cwd, seed.open)
 	}
@@ -57,8 +67,8 @@ func FuzzEvaluateProjects(f *testing.F) {
 	}
 	w, p, r, s := base+"/ws", base+"/ws/src/p", base+"/ws/src/p/lib/r", base+"/q/s"
 	for _, file := range []string{"ws/secrets/key", "ws/state/skald.db", "ws/docs/a", "ws/src/b.go",
-		"ws/src/p/secrets/key", "ws/src/p/src/a.go", "ws/src/p/lib/c.go", "ws/src/p/lib/r/secrets/key",
-		"q/s/secrets/key", "q/d.go"} {
+		"ws/src/p/secrets/key", "ws/src/p/src/a.go", "ws/src/p/lib/c.go", "ws/src/p/lib/r/.vault/key",
+		"q/vault/key", "q/s/sub/open.go", "q/d.go"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, file)), 0o755); err != nil {
 			f.Fatal(err)
 		}
@@ -71,13 +81,16 @@ func FuzzEvaluateProjects(f *testing.F) {
 		"ws/src/up":    "..",         // the workspace again
 		"ws/src/p/out": "../../../q", // beside the workspace: holds s
 		"q/back":       "../ws/src",  // holds p and r
+		// The projects' secrets: the deny follows the name in its own project.
+		"ws/src/p/lib/r/secrets": ".vault",
+		"q/s/secrets":            "../vault",
 	} {
 		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
 			f.Fatal(err)
 		}
 	}
 	roots := []string{w, p, r, s}
-	guarded := []string{w + "/secrets", w + "/state", p + "/secrets", r + "/secrets", s + "/secrets"}
+	guarded := []string{w + "/secrets", w + "/state", p + "/secrets", r + "/.vault", base + "/q/vault"}
 	rs := seedRules()
 	for i, tp := range []string{"*", "@fs_any"} {
 		rs = append(rs, Rule{ID: uint64(100 + i), GroupID: "open", ToolPattern: tp, Action: Allow, Priority: 0})
@@ -144,8 +157,10 @@ func FuzzEvaluateProjects(f *testing.F) {
 					continue // it does not exist, or cannot be resolved: it holds nothing
 				}
 				if g := slices.IndexFunc(guarded, func(g string) bool {
-					// Group open's own allow lets a file tool into a denied place.
-					return Under(g, loc) || Under(loc, g) && (!open || !file || g == w+"/state")
+					// Holding is strictly; group open's own allow lets a file tool into a
+					// denied place, the place itself included.
+					return Under(g, loc) && g != loc ||
+						Under(loc, g) && (!open || !file || g == w+"/state")
 				}); g >= 0 {
 					t.Fatalf("%s %s %+v in %s: %+v, but %q opens %s, which holds or lies in %s",
 						group, call.Tool, call.Args, root, d, path, loc, guarded[g])

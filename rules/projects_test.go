@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"fmt"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/skald-circle/skald-bot/internal/testkit"
 )
@@ -42,6 +45,80 @@ func TestEvaluateProjects(t *testing.T) {
 			if d.Action != c.action || d.Contains != c.contains {
 				t.Errorf("Evaluate(%v) = %+v, want %s containing %q", c.call.Args, d, c.action, c.contains)
 			}
+		})
+	}
+}
+
+// TestProjectPatternFollowsName links a project's secrets to .vault, then swaps the
+// link for one to .vault-2 with no new Compile: the project's secrets/* deny covers
+// what its secrets names in the project's own tree, from the top-level workspace as
+// from the project's, for a file tool, a tool outside the file classes and a read
+// holding the project, with every directory lstat'ed and with a Watcher alike, the
+// views settled (the clock an hour ahead) so that only a changed directory makes them
+// resolve again.
+func TestProjectPatternFollowsName(t *testing.T) {
+	clock = func() time.Time { return time.Now().Add(time.Hour) }
+	t.Cleanup(func() { clock = time.Now })
+	for _, watched := range []bool{false, true} {
+		t.Run(fmt.Sprintf("watched=%v", watched), func(t *testing.T) {
+			base := testkit.Dir(t, "ws/docs", "ws/src/p/.vault", "ws/src/p/.vault-2", "ws/src/p/lib")
+			root, proj := base+"/ws", base+"/ws/src/p"
+			mustSymlink(t, ".vault", proj+"/secrets")
+			var w *Watcher
+			if watched {
+				w = openWatcher(t)
+			}
+			rs := append(seedRules(),
+				Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow, Priority: 100},
+				Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "mcp__notes__*", Action: Allow, Priority: 100})
+			opt := Options{Projects: []string{root, proj}, Watcher: w}
+			opt.WorkspaceRoot = root
+			top := Compile(nil, rs, opt)
+			opt.WorkspaceRoot = proj
+			own := Compile(nil, rs, opt)
+			type check struct {
+				name     string
+				s        *Set
+				call     Call
+				action   Action
+				contains string
+			}
+			run := func(step string, cases []check) {
+				t.Helper()
+				for _, c := range cases {
+					t.Run(step+": "+c.name, func(t *testing.T) {
+						d := c.s.Evaluate(DefaultGroup, c.call)
+						if d.Action != c.action || d.Contains != c.contains {
+							t.Errorf("Evaluate(%s %v) = %+v, want %s containing %q", c.call.Tool,
+								c.call.Args, d, c.action, c.contains)
+						}
+					})
+				}
+			}
+			readOf := func(p string) Call { return Call{Tool: "Read", Args: map[string]any{"file_path": p}} }
+			notes := func(p string) Call { return Call{Tool: "mcp__notes__get", Args: map[string]any{"path": p}} }
+			grep := func(p string) Call { return Call{Tool: "Grep", Args: map[string]any{"path": p}} }
+			run("linked", []check{
+				{"top: by the link", top, readOf("src/p/secrets/key"), Deny, ""},
+				{"top: by the target", top, readOf("src/p/.vault/key"), Deny, ""},
+				{"top: absolute target", top, readOf(proj + "/.vault/key"), Deny, ""},
+				{"top: other tool", top, notes("src/p/.vault/key"), Require, ".vault"},
+				{"top: holding the project", top, grep("src"), Require, "src/p/.vault"},
+				{"top: its code", top, readOf("src/p/lib/a.go"), Allow, ""},
+				{"top: the next target is no secret yet", top, readOf("src/p/.vault-2/key"), Allow, ""},
+				{"own: by the link", own, readOf("secrets/key"), Deny, ""},
+				{"own: by the target", own, readOf(".vault/key"), Deny, ""},
+			})
+			testkit.Must(t, os.Remove(proj+"/secrets"))
+			mustSymlink(t, ".vault-2", proj+"/secrets")
+			run("swapped", []check{
+				{"top: by the link", top, readOf("src/p/secrets/key"), Deny, ""},
+				{"top: by the new target", top, readOf("src/p/.vault-2/key"), Deny, ""},
+				{"top: other tool", top, notes("src/p/.vault-2/key"), Require, ".vault-2"},
+				{"top: the old target", top, readOf("src/p/.vault/key"), Allow, ""},
+				{"own: by the new target", own, readOf(".vault-2/key"), Deny, ""},
+				{"own: the old target", own, readOf(".vault/key"), Allow, ""},
+			})
 		})
 	}
 }

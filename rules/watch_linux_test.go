@@ -14,15 +14,7 @@ func watchedSet(t *testing.T) (root string, s *Set, w *Watcher) {
 	clock = func() time.Time { return time.Now().Add(time.Hour) }
 	t.Cleanup(func() { clock = time.Now })
 	root = workspace(t)
-	w = &Watcher{}
-	if err := w.Open(); err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := w.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	w = openWatcher(t)
 	opt := seedOptions(root)
 	opt.Watcher = w
 	return root, Compile(nil, seedRules(), opt), w

@@ -155,3 +155,14 @@ func Dir(t testing.TB, subdirs ...string) string {
 	}
 	return dir
 }
+
+// Files creates each of files (slash-separated, relative to dir) holding "x", with
+// the directories above it. It fails the test on an error.
+func Files(t testing.TB, dir string, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		name := filepath.Join(dir, filepath.FromSlash(f))
+		Must(t, os.MkdirAll(filepath.Dir(name), 0o755))
+		Must(t, os.WriteFile(name, []byte("x"), 0o600))
+	}
+}
