@@ -397,6 +397,19 @@ func (c *Config) validateTools(p *problems) {
 		}
 		shellTools[st.Tool] = true
 	}
+	webTools := map[string]bool{}
+	for i, wt := range c.Tools.Web {
+		key := fmt.Sprintf("tools.web[%d]", i)
+		for _, f := range []struct{ key, v string }{{".tool", wt.Tool}, {".arg", wt.Arg}} {
+			if !plainName(f.v) {
+				p.add(key+f.key, f.v, "must be a name without spaces or stars")
+			}
+		}
+		if webTools[wt.Tool] {
+			p.add(key+".tool", wt.Tool, "duplicate web tool")
+		}
+		webTools[wt.Tool] = true
+	}
 	seen := map[string]bool{}
 	for i, n := range c.Tools.MCPFilesystem {
 		key := fmt.Sprintf("tools.mcp_filesystem[%d]", i)
