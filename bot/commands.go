@@ -65,7 +65,8 @@ type call struct {
 var commands []*command
 
 // ruleUsage is the usage of the optional keys of allow, deny and require.
-const ruleUsage = `[path=P] [command="git status *"] [host=example.com] [agent=A] [source=S] [priority=N] [group=G] [note="..."]`
+const ruleUsage = `[path=P] [command="git status *"] [host=example.com] [agent=A] [source=S] ` +
+	`[priority=N] [group=G] [note="..."]`
 
 func init() {
 	commands = []*command{
@@ -86,7 +87,8 @@ func init() {
 			"add a rule that asks for approval", (*Bot).addRule},
 		{"rmrule", RoleAdmin, 1, 1, "rmrule <id>", "delete a rule", (*Bot).rmRule},
 		{"setrule", RoleAdmin, 2, -1,
-			"setrule <id> key=value... (keys: tool action path command host agent source priority group note)",
+			"setrule <id> key=value... " +
+				"(keys: tool action path command host agent source priority group note)",
 			"change a rule", (*Bot).setRule},
 		{"groups", RoleAdmin, 0, 0, "groups", "list the permission groups", (*Bot).groups},
 		{"group", RoleAdmin, 0, -1,

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -123,7 +124,7 @@ func normHost(h string) (string, bool) {
 		return a.Unmap().String(), true
 	}
 	h = strings.TrimSuffix(h, ".")
-	if h == "" || strings.HasSuffix(h, ".") {
+	if h == "" || strings.HasSuffix(h, ".") || !utf8.ValidString(h) {
 		return "", false
 	}
 	a, err := lookup.ToASCII(h)
@@ -131,6 +132,9 @@ func normHost(h string) (string, bool) {
 		return "", false
 	}
 	a = strings.ToLower(a)
+	if again, err := lookup.ToASCII(a); err != nil || again != a {
+		return "", false // not a fixed point: no name a client resolves the same way
+	}
 	last := a[strings.LastIndexByte(a, '.')+1:]
 	if last == "" || last[0] >= '0' && last[0] <= '9' {
 		// A numeric (or hex, 0x…) last label: an address for a browser, unless it

@@ -219,3 +219,37 @@ func TestHostPatternValidate(t *testing.T) {
 		t.Fatalf("CheckHostRule(Bash) = %v, want %q", err, want)
 	}
 }
+
+// A deny rule with a host pattern does not hide its tool: visibility knows no URL.
+func TestHostPatternVisible(t *testing.T) {
+	s := hostSet(t, Rule{ToolPattern: "WebFetch", HostPattern: "*", Action: Deny})
+	if !s.Visible(DefaultGroup, "", "", "WebFetch") {
+		t.Error("WebFetch hidden by a host rule")
+	}
+}
+
+// FuzzURLHost: any string's host, when it has one, is a host pattern that matches
+// it exactly, is its own normal form, and is not matched by its own "*." pattern.
+func FuzzURLHost(f *testing.F) {
+	for _, s := range []string{"https://example.com/", "HTTP://EXAMPLE.COM.", "http://[::1]:80",
+		"https://bücher.de", "http://a@b.c", `http://evil.net\@example.com`, "http://0x7f.1",
+		"https://xn--bcher-kva.de", "http://[::ffff:127.0.0.1]/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, ok := urlHost(s)
+		if !ok {
+			return
+		}
+		p, err := compileHost(h)
+		if err != nil {
+			t.Fatalf("urlHost(%q) = %q, which compileHost refuses: %v", s, h, err)
+		}
+		if p != h || !hostMatches(p, h) || !hostMatches("*", h) {
+			t.Fatalf("urlHost(%q) = %q; compiled %q does not match it", s, h, p)
+		}
+		if sub, err := compileHost("*." + h); err == nil && hostMatches(sub, h) {
+			t.Fatalf("*.%s matches %q itself", h, h)
+		}
+	})
+}

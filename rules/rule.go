@@ -59,7 +59,8 @@ type Rule struct {
 
 // Text is r in words, as reasons and explain name it: its action, tool pattern, path
 // pattern, then each other filter it has, `deny @fs_any secrets/*`, `allow Bash
-// command="git status *" agent=a1`, `allow WebFetch host="*.example.com"`. The note is not part of it.
+// command="git status *" agent=a1`, `allow WebFetch host="*.example.com"`. The note is
+// not part of it.
 func (r Rule) Text() string {
 	s := string(r.Action) + " " + r.ToolPattern
 	if r.PathPattern != "" {

@@ -121,7 +121,9 @@ func newRulesCmd(conn *connection) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: withID(func(cmd *cobra.Command, id uint64) error {
 			if sf.apply(cmd.Flags(), &rules.Rule{}) == 0 {
-				return usagef("rules set %d: nothing to change: give at least one of --action, --tool, --path, --command, --host, --agent, --source, --priority, --group, --note", id)
+				return usagef("rules set %d: nothing to change: give at least one of --action, "+
+					"--tool, --path, --command, --host, --agent, --source, --priority, --group, "+
+					"--note", id)
 			}
 			var all []rules.Rule
 			return adminCall(cmd, conn, func(c *api.Client) (rules.Rule, error) {

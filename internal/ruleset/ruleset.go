@@ -54,7 +54,8 @@ func (r Rule) ruleOf(group string) rules.Rule {
 		p = *r.Priority
 	}
 	return rules.Rule{GroupID: group, ToolPattern: r.Tool, Action: r.Action, PathPattern: r.Path,
-		CommandPattern: r.Command, HostPattern: r.Host, AgentID: r.Agent, Source: r.Source, Priority: p, Note: r.Note}
+		CommandPattern: r.Command, HostPattern: r.Host, AgentID: r.Agent, Source: r.Source,
+		Priority: p, Note: r.Note}
 }
 
 // Export writes the groups and their rules as a Doc in YAML: groups by id, each
