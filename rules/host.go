@@ -57,14 +57,9 @@ func CheckHostRule(r Rule, tools []WebTool) error {
 	}
 	names := make([]string, len(tools))
 	for i, wt := range tools {
-		if wt.Tool == r.ToolPattern {
-			return nil
-		}
 		names[i] = wt.Tool
 	}
-	return &FieldError{Field: "host_pattern", Value: r.HostPattern,
-		Problem: fmt.Sprintf("only applies to the web tools (%s), not %q",
-			strings.Join(names, ", "), r.ToolPattern), quote: true}
+	return onlyFor("host_pattern", r.HostPattern, "web", r.ToolPattern, names)
 }
 
 // compileHost returns the host pattern p as matching compares it: "*", "*." and a
