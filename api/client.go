@@ -161,12 +161,14 @@ type wholeRule struct {
 	Priority    int          `json:"priority"`
 	// CommandPattern is sent even when empty, so that an update can clear it.
 	CommandPattern string `json:"command_pattern"`
+	// HostPattern likewise.
+	HostPattern string `json:"host_pattern"`
 }
 
 func wholeRuleOf(r rules.Rule) wholeRule {
 	return wholeRule{ID: r.ID, GroupID: r.GroupID, AgentID: r.AgentID, Source: r.Source,
 		ToolPattern: r.ToolPattern, PathPattern: r.PathPattern, Action: r.Action, Note: r.Note,
-		Priority: r.Priority, CommandPattern: r.CommandPattern}
+		Priority: r.Priority, CommandPattern: r.CommandPattern, HostPattern: r.HostPattern}
 }
 
 // DeleteRule deletes rule id. 404 when unknown.

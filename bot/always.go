@@ -147,8 +147,8 @@ func printableASCII(s string) bool {
 func alwaysPriority(tool string, group []rules.Rule) int {
 	p := rules.DefaultPriority
 	for _, r := range group {
-		plain := r.PathPattern == "" && r.CommandPattern == "" && r.AgentID == "" &&
-			r.Source == ""
+		plain := r.PathPattern == "" && r.CommandPattern == "" && r.HostPattern == "" &&
+			r.AgentID == "" && r.Source == ""
 		if r.Action == rules.Require && plain && (r.ToolPattern == tool || r.ToolPattern == "*") &&
 			r.Priority <= p {
 			p = max(r.Priority-1, rules.MinPriority)

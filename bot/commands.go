@@ -65,7 +65,8 @@ type call struct {
 var commands []*command
 
 // ruleUsage is the usage of the optional keys of allow, deny and require.
-const ruleUsage = `[path=P] [command="git status *"] [agent=A] [source=S] [priority=N] [group=G] [note="..."]`
+const ruleUsage = `[path=P] [command="git status *"] [host=example.com] [agent=A] [source=S] ` +
+	`[priority=N] [group=G] [note="..."]`
 
 func init() {
 	commands = []*command{
@@ -86,7 +87,8 @@ func init() {
 			"add a rule that asks for approval", (*Bot).addRule},
 		{"rmrule", RoleAdmin, 1, 1, "rmrule <id>", "delete a rule", (*Bot).rmRule},
 		{"setrule", RoleAdmin, 2, -1,
-			"setrule <id> key=value... (keys: tool action path command agent source priority group note)",
+			"setrule <id> key=value... " +
+				"(keys: tool action path command host agent source priority group note)",
 			"change a rule", (*Bot).setRule},
 		{"groups", RoleAdmin, 0, 0, "groups", "list the permission groups", (*Bot).groups},
 		{"group", RoleAdmin, 0, -1,
@@ -355,7 +357,7 @@ func (b *Bot) resolve(ctx context.Context, c *call) (string, error) {
 }
 
 // formatRule is one line of the rules list: "#12 default p10 require Bash
-// path=secrets/* command="git status *" agent=a source=s — note".
+// path=secrets/* command="git status *" host="x.org" agent=a source=s — note".
 func formatRule(r rules.Rule) string {
 	s := fmt.Sprintf("#%d %s p%d %s %s", r.ID, r.GroupID, r.Priority, r.Action, r.ToolPattern)
 	filters := [][2]string{{"path", r.PathPattern}, {"agent", r.AgentID}, {"source", r.Source}}
@@ -365,6 +367,9 @@ func formatRule(r rules.Rule) string {
 		}
 		if kv[0] == "path" && r.CommandPattern != "" {
 			s += ` command="` + clip(r.CommandPattern, 100) + `"`
+		}
+		if kv[0] == "path" && r.HostPattern != "" {
+			s += ` host="` + clip(r.HostPattern, 100) + `"`
 		}
 	}
 	if r.Note != "" {
@@ -398,9 +403,10 @@ func (b *Bot) rules(_ context.Context, c *call) (string, error) {
 
 // ruleKeys are the keys of allow/deny/require, ruleSetKeys those of setrule.
 var (
-	ruleKeys    = []string{"path", "command", "agent", "source", "priority", "group", "note"}
-	ruleSetKeys = []string{"tool", "action", "path", "command", "agent", "source", "priority",
-		"group", "note"}
+	ruleKeys = []string{"path", "command", "host", "agent", "source", "priority", "group",
+		"note"}
+	ruleSetKeys = []string{"tool", "action", "path", "command", "host", "agent", "source",
+		"priority", "group", "note"}
 )
 
 // applyKeys sets the fields of r that kv names.
@@ -415,6 +421,8 @@ func applyKeys(r *rules.Rule, kv map[string]string) error {
 			r.PathPattern = v
 		case "command":
 			r.CommandPattern = v
+		case "host":
+			r.HostPattern = v
 		case "agent":
 			r.AgentID = v
 		case "source":

@@ -224,7 +224,7 @@ func TestCommandsBad(t *testing.T) {
 		{alice, "allow path=x", ErrUsage, "missing tool pattern"},
 		{alice, "allow a*b", gate.ErrInvalidRule, `allow: tool_pattern "a*b": `},
 		{alice, "deny *x*", gate.ErrInvalidRule, `tool_pattern "*x*"`},
-		{alice, "allow Bash colour=red", ErrUsage, `allow: unknown key "colour" (want path, command, agent, source, priority, group, note)`},
+		{alice, "allow Bash colour=red", ErrUsage, `allow: unknown key "colour" (want path, command, host, agent, source, priority, group, note)`},
 		{alice, "allow Bash path=a path=b", ErrUsage, `key "path" given twice`},
 		{alice, "allow Bash stray", ErrUsage, `"stray" is not key=value`},
 		{alice, "allow Bash priority=high", ErrUsage, `priority "high" is not a whole number`},
@@ -235,6 +235,12 @@ func TestCommandsBad(t *testing.T) {
 			`command_pattern "ls *": only applies to the shell tools (Bash, execute_cmd), not "Read"`},
 		{alice, fmt.Sprintf(`setrule %d command="ls *"`, catchAll), gate.ErrInvalidRule,
 			`command_pattern "ls *": needs a tool_pattern naming a shell tool, not "*"`},
+		{alice, `allow Bash host="example.com"`, gate.ErrInvalidRule,
+			`allow: host_pattern "example.com": only applies to the web tools (WebFetch), not "Bash"`},
+		{alice, `allow WebFetch host="https://example.com/"`, gate.ErrInvalidRule,
+			`host_pattern "https://example.com/": must be a host name alone: no scheme, port, path or user`},
+		{alice, fmt.Sprintf(`setrule %d host="*.example.com"`, catchAll), gate.ErrInvalidRule,
+			`host_pattern "*.example.com": needs a tool_pattern naming a web tool, not "*"`},
 		{alice, "allow Bash group=nosuch", gate.ErrUnknownGroup, `allow: unknown group "nosuch"`},
 		{alice, "allow * group=default", rules.ErrCatchAll, fmt.Sprintf("allow: group default already has a catch-all (rule %d); edit that one", catchAll)},
 		{alice, "rmrule", ErrUsage, "rmrule: missing arguments"},
@@ -386,6 +392,9 @@ func TestPrecedenceNote(t *testing.T) {
 		`default p100 allow Bash command="git status *"`); strings.Contains(txt, "Note:") {
 		t.Errorf("a command rule before the seeded require got a note: %q", txt)
 	}
+	e.ok(alice, `allow WebFetch host="*.example.com"`,
+		`default p100 allow WebFetch host="*.example.com"`)
+	e.ok(alice, "rules", `allow WebFetch host="*.example.com"`)
 	e.ok(alice, fmt.Sprintf("setrule %d priority=10", seeded.ID))
 	e.ok(alice, `allow Bash command="go test *"`, `default p100 allow Bash command="go test *"`,
 		fmt.Sprintf("Note: rule %d (require Bash, priority 10) comes first for Bash; use priority=9", seeded.ID))

@@ -285,6 +285,10 @@ type Tools struct {
 	// when set, names the directory it starts in. nil means Bash (command) and
 	// execute_cmd (cmd, cwd_arg cwd).
 	Shell []rules.ShellTool `yaml:"shell" json:"shell,omitempty"`
+	// Web are the tools that fetch a URL, the only ones a rule's host_pattern may
+	// name (docs/design.md, "Web hosts"): the URL is argument Arg. nil means WebFetch
+	// (url).
+	Web []rules.WebTool `yaml:"web" json:"web,omitempty"`
 }
 
 // Category names a set of tool patterns (docs/design.md, "Deciding a call"). It has
@@ -401,6 +405,7 @@ func (c *Config) RulesOptions() rules.Options {
 		MCPFilesystem: c.Tools.MCPFilesystem,
 		Protected:     protected,
 		Shell:         c.Tools.Shell,
+		Web:           c.Tools.Web,
 		Home:          home,
 	}
 }

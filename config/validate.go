@@ -298,6 +298,20 @@ func (c *Config) validateTelegram(p *problems) {
 }
 
 // addTelegram adds the problems of telegram.Options.Check's err under telegram.
+// toolArg checks the tool and arg of the entry key of a tools list of kind (shell,
+// web): plain names, the tool not already in seen, which it joins.
+func (p *problems) toolArg(key, tool, arg, kind string, seen map[string]bool) {
+	for _, f := range []struct{ key, v string }{{".tool", tool}, {".arg", arg}} {
+		if !plainName(f.v) {
+			p.add(key+f.key, f.v, "must be a name without spaces or stars")
+		}
+	}
+	if seen[tool] {
+		p.add(key+".tool", tool, "duplicate "+kind+" tool")
+	}
+	seen[tool] = true
+}
+
 func (p *problems) addTelegram(err error) {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -378,24 +392,19 @@ func (c *Config) validateTools(p *problems) {
 			}
 		}
 	}
-	shellTools := map[string]bool{}
+	shellTools, webTools := map[string]bool{}, map[string]bool{}
 	for i, st := range c.Tools.Shell {
 		key := fmt.Sprintf("tools.shell[%d]", i)
-		for _, f := range []struct{ key, v string }{{".tool", st.Tool}, {".arg", st.Arg}} {
-			if !plainName(f.v) {
-				p.add(key+f.key, f.v, "must be a name without spaces or stars")
-			}
-		}
+		p.toolArg(key, st.Tool, st.Arg, "shell", shellTools)
 		switch {
 		case st.CwdArg != "" && !plainName(st.CwdArg):
 			p.add(key+".cwd_arg", st.CwdArg, "must be a name without spaces or stars")
 		case st.CwdArg != "" && st.CwdArg == st.Arg:
 			p.add(key+".cwd_arg", st.CwdArg, "must differ from arg")
 		}
-		if shellTools[st.Tool] {
-			p.add(key+".tool", st.Tool, "duplicate shell tool")
-		}
-		shellTools[st.Tool] = true
+	}
+	for i, wt := range c.Tools.Web {
+		p.toolArg(fmt.Sprintf("tools.web[%d]", i), wt.Tool, wt.Arg, "web", webTools)
 	}
 	seen := map[string]bool{}
 	for i, n := range c.Tools.MCPFilesystem {

@@ -65,6 +65,9 @@ func (m *Manager) prepare(r rules.Rule) (rules.Rule, error) {
 	if err := rules.CheckShellRule(r, m.ropt.Shell); err != nil {
 		return rules.Rule{}, err
 	}
+	if err := rules.CheckHostRule(r, m.ropt.Web); err != nil {
+		return rules.Rule{}, err
+	}
 	r.ResolvedPathPattern = ""
 	if r.PathPattern != "" {
 		r.ResolvedPathPattern = rules.ResolvePattern(r.PathPattern, m.ropt.WorkspaceRoot)

@@ -52,14 +52,20 @@ func CheckShellRule(r Rule, tools []ShellTool) error {
 	}
 	names := make([]string, len(tools))
 	for i, st := range tools {
-		if st.Tool == r.ToolPattern {
-			return nil
-		}
 		names[i] = st.Tool
 	}
-	return &FieldError{Field: "command_pattern", Value: r.CommandPattern,
-		Problem: fmt.Sprintf("only applies to the shell tools (%s), not %q",
-			strings.Join(names, ", "), r.ToolPattern), quote: true}
+	return onlyFor("command_pattern", r.CommandPattern, "shell", r.ToolPattern, names)
+}
+
+// onlyFor returns nil when tool is one of names, else the *FieldError of the field
+// holding value: it only applies to the kind tools (shell, web).
+func onlyFor(field, value, kind, tool string, names []string) error {
+	if slices.Contains(names, tool) {
+		return nil
+	}
+	return &FieldError{Field: field, Value: value,
+		Problem: fmt.Sprintf("only applies to the %s tools (%s), not %q", kind,
+			strings.Join(names, ", "), tool), quote: true}
 }
 
 // ShellTool returns the shell tool of Options.Shell named tool, and whether there

@@ -1,7 +1,8 @@
 // Package rules decides what happens to an AI agent's tool call: allow it, deny it, or
 // require a human's approval. It is the pure core of skald-bot: it imports only the
-// standard library, keeps no state between calls but the resolution of its path
-// patterns, and touches the file system only to resolve paths (lstat, readlink).
+// standard library, its shell parser rules/shell and golang.org/x/net/idna, keeps no
+// state between calls but the resolution of its path patterns, and touches the file
+// system only to resolve paths (lstat, readlink).
 // docs/design.md tells the design ("Deciding a call" and its subsections); this comment
 // says how the package does it.
 //
@@ -10,7 +11,8 @@
 // A Rule belongs to a permission Group and matches a tool call by its tool name
 // (ToolPattern: "*", an exact name, "prefix*", or a file-tool class @fs_read, @fs_write,
 // @fs_any), optionally by the call's agent, source and path (PathPattern: "<dir>/*" for a
-// subtree, "prefix*", or an exact path). Validate checks a rule's syntax before the
+// subtree, "prefix*", or an exact path), a shell tool's command (CommandPattern) or a
+// web tool's URL host (HostPattern). Validate checks a rule's syntax before the
 // store keeps it; CheckCatchAll refuses a second unfiltered "*" rule with another
 // action in one group. Both return errors wrapping ErrInvalidRule that name the field.
 //
@@ -86,6 +88,17 @@
 // form of step 1; what the gate cannot see into (a script that does not parse, a
 // shell.Command that is Blind, a script that is not a string) as an unresolvable
 // path. Decision.Script lists every command (docs/design.md, "Shell commands").
+//
+// # Web hosts
+//
+// A call of a web tool (Options.Web) has a host when its URL argument is a string
+// net/url parses, of scheme http or https, with a host; the host is lowercased, its
+// trailing dot, port and userinfo dropped, mapped by IDNA's lookup profile, and an IP
+// address put in canonical form (a numeric last label that is not a dotted IPv4
+// address is no host: clients read 0x7f.1 as an address). A rule with a HostPattern
+// matches only a call with a host the pattern matches: "example.com" exactly,
+// "*.example.com" its strict subdomains, "*" any; the pattern is normalised the same
+// way at Compile (docs/design.md, "Web hosts").
 //
 // # Paths
 //

@@ -28,6 +28,9 @@ type Options struct {
 	// Shell are the tools whose argument holds a shell script, decided command by
 	// command; nil means DefaultShell.
 	Shell []ShellTool
+	// Web are the tools whose argument holds a URL, matched by host patterns; nil
+	// means DefaultWeb.
+	Web []WebTool
 	// Home is the absolute directory ~ stands for in shell scripts; empty leaves ~
 	// unexpanded.
 	Home string

@@ -547,6 +547,7 @@ func (s *Set) decideOwn(t *tier, c *Call, path string, st PathState, own bool) D
 	}
 	d := Decision{Path: path, PathState: st}
 	m := matcher{agent: c.AgentID, source: c.Source, path: path, pathState: st}
+	m.host, m.hostOK = s.callHost(c)
 	r := t.first(c.Tool, &m)
 	switch {
 	case r == nil:

@@ -29,7 +29,7 @@ type TraceStep struct {
 	// Decided is set on the rule the Decision names.
 	Decided bool
 	// Why says which filter did not match ("tool pattern", "agent", "source", "path
-	// pattern", "command pattern", with the values compared), or, for a rule that
+	// pattern", "command pattern", "host pattern", with the values compared), or, for a rule that
 	// matched without deciding, what decided instead.
 	Why string
 }
@@ -149,6 +149,16 @@ func (s *Set) mismatch(r *crule, c *Call, paths []string, cmds []shell.Command) 
 			}
 			return fmt.Sprintf("command pattern %s matches none of: %s", r.cmd,
 				strings.Join(texts, "; "))
+		}
+	}
+	if r.host != "" {
+		h, ok := s.callHost(c)
+		if !ok {
+			return fmt.Sprintf("host pattern %s: the call has no http(s) URL with a host",
+				r.host)
+		}
+		if !hostMatches(r.host, h) {
+			return fmt.Sprintf("host pattern %s does not match %s", r.host, h)
 		}
 	}
 	if r.hasPath {

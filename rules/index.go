@@ -204,6 +204,10 @@ type matcher struct {
 	cmd       *shell.Command
 	allowText string
 	allowable bool
+	// host is the call's URL host (urlHost) when hostOK; rules with a host pattern
+	// match nothing without one.
+	host   string
+	hostOK bool
 }
 
 func (m *matcher) match(r *crule) bool {
@@ -214,6 +218,9 @@ func (m *matcher) match(r *crule) bool {
 		return false
 	}
 	if r.cmd != nil && !m.command(r) {
+		return false
+	}
+	if r.host != "" && !(m.hostOK && hostMatches(r.host, m.host)) {
 		return false
 	}
 	return !r.hasPath || m.pathState == PathOK && r.path.match(m.path)

@@ -60,7 +60,7 @@ func firstCovering(all []Rule, group string, r Rule) (Rule, bool) {
 	found := false
 	for _, e := range all {
 		if e.GroupID != group || e.ID == r.ID || e.AgentID != "" || e.Source != "" ||
-			e.PathPattern != "" || e.CommandPattern != "" ||
+			e.PathPattern != "" || e.CommandPattern != "" || e.HostPattern != "" ||
 			!coversTool(e.ToolPattern, r.ToolPattern) {
 			continue
 		}

@@ -50,11 +50,17 @@ type Rule struct {
 	// tool: the rule then matches each command of the call's script that the pattern
 	// matches (docs/design.md, "Shell commands").
 	CommandPattern string `json:"command_pattern,omitempty"`
+
+	// HostPattern is optional, only on a rule whose tool pattern names a web tool:
+	// the rule then matches a call whose URL's host the pattern matches ("example.com",
+	// "*.example.com", "*"; docs/design.md, "Web hosts").
+	HostPattern string `json:"host_pattern,omitempty"`
 }
 
 // Text is r in words, as reasons and explain name it: its action, tool pattern, path
 // pattern, then each other filter it has, `deny @fs_any secrets/*`, `allow Bash
-// command="git status *" agent=a1`. The note is not part of it.
+// command="git status *" agent=a1`, `allow WebFetch host="*.example.com"`. The note is
+// not part of it.
 func (r Rule) Text() string {
 	s := string(r.Action) + " " + r.ToolPattern
 	if r.PathPattern != "" {
@@ -62,6 +68,9 @@ func (r Rule) Text() string {
 	}
 	if r.CommandPattern != "" {
 		s += " command=" + strconv.Quote(r.CommandPattern)
+	}
+	if r.HostPattern != "" {
+		s += " host=" + strconv.Quote(r.HostPattern)
 	}
 	for _, kv := range [][2]string{{"agent=", r.AgentID}, {"source=", r.Source}} {
 		if kv[1] != "" {

@@ -50,6 +50,10 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 		opt.Shell = DefaultShell
 	}
 	opt.Shell = slices.Clone(opt.Shell)
+	if opt.Web == nil {
+		opt.Web = DefaultWeb
+	}
+	opt.Web = slices.Clone(opt.Web)
 	opt.Protected = slices.Clone(opt.Protected)
 	opt.Projects = projectRoots(opt.Projects, opt.WorkspaceRoot)
 	reads, writes := slices.Clone(opt.FSRead), slices.Clone(opt.FSWrite)
@@ -70,7 +74,7 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 		opt:      opt,
 		reads:    reads,
 		writes:   writes,
-		tools:    toolInfos(reads, writes, opt.Shell),
+		tools:    toolInfos(reads, writes, opt.Shell, opt.Web),
 		pathKeys: nameSet(opt.PathArgs),
 		known:    map[string]bool{DefaultGroup: true},
 		rules:    map[string][]crule{},
@@ -134,13 +138,14 @@ func orDefault(list, def []string) []string {
 type toolInfo struct {
 	read, write bool
 	shell       int    // 1 + the tool's index in Options.Shell; 0 when not a shell tool
+	web         int    // 1 + the tool's index in Options.Web; 0 when not a web tool
 	glob        string // the argument holding a glob whose literal directory is a path
 }
 
 func (ti toolInfo) file() bool { return ti.read || ti.write }
 
 // toolInfos builds the toolInfo of every tool with a class.
-func toolInfos(reads, writes []string, shells []ShellTool) map[string]toolInfo {
+func toolInfos(reads, writes []string, shells []ShellTool, webs []WebTool) map[string]toolInfo {
 	m := map[string]toolInfo{}
 	edit := func(name string, f func(*toolInfo)) {
 		ti := m[name]
@@ -155,6 +160,9 @@ func toolInfos(reads, writes []string, shells []ShellTool) map[string]toolInfo {
 	}
 	for i := len(shells) - 1; i >= 0; i-- { // the first of a name wins, as ShellTool finds it
 		edit(shells[i].Tool, func(ti *toolInfo) { ti.shell = i + 1 })
+	}
+	for i := len(webs) - 1; i >= 0; i-- {
+		edit(webs[i].Tool, func(ti *toolInfo) { ti.web = i + 1 })
 	}
 	for _, tool := range []string{"Glob", "Grep"} {
 		edit(tool, func(ti *toolInfo) { ti.glob = globKey(tool) })
@@ -175,6 +183,7 @@ type crule struct {
 	agent    string
 	source   string
 	cmd      *shell.Pattern // the command_pattern, nil when none: see matcher.command
+	host     string         // the host_pattern compiled (compileHost), "" when none
 	hasPath  bool
 	toolKind toolKind
 	path     pathPattern // written, resolved by the view that holds the rule
@@ -199,6 +208,9 @@ func compileRules(rs []Rule) []crule {
 		if r.CommandPattern != "" {
 			p := shell.MustCompile(r.CommandPattern) // Validate passed
 			cr.cmd = &p
+		}
+		if r.HostPattern != "" {
+			cr.host, _ = compileHost(r.HostPattern) // Validate passed
 		}
 		out[i] = cr
 	}
@@ -256,6 +268,7 @@ func (s *Set) Options() Options {
 	o.MCPFilesystem = slices.Clone(o.MCPFilesystem)
 	o.Protected = slices.Clone(o.Protected)
 	o.Shell = slices.Clone(o.Shell)
+	o.Web = slices.Clone(o.Web)
 	o.Projects = slices.Clone(o.Projects)
 	return o
 }

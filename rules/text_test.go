@@ -17,6 +17,8 @@ func TestRuleText(t *testing.T) {
 		{rules.Rule{Action: rules.Allow, ToolPattern: "Bash", CommandPattern: `git "x" *`,
 			AgentID: "a1", Source: "cron", Note: "not shown"},
 			`allow Bash command="git \"x\" *" agent=a1 source=cron`},
+		{rules.Rule{Action: rules.Allow, ToolPattern: "WebFetch", HostPattern: "*.example.com",
+			AgentID: "a1"}, `allow WebFetch host="*.example.com" agent=a1`},
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			if got := c.rule.Text(); got != c.want {

@@ -24,7 +24,10 @@ const (
 //   - Priority lies in [MinPriority, MaxPriority];
 //   - CommandPattern is empty or a valid command pattern, on a rule with an exact
 //     tool name and no path filter (whether that tool is a shell tool is
-//     Set.CheckShellRule's business).
+//     Set.CheckShellRule's business);
+//   - HostPattern is empty or a valid host pattern, on a rule with an exact tool name
+//     and no path or command filter (whether that tool is a web tool is
+//     Set.CheckHostRule's business).
 //
 // AgentID, Source and Note are free text. Validate does no I/O.
 func Validate(r Rule) error {
@@ -46,6 +49,11 @@ func Validate(r Rule) error {
 	}
 	if r.CommandPattern != "" {
 		if err := commandPatternError(r); err != nil {
+			return err
+		}
+	}
+	if r.HostPattern != "" {
+		if err := hostPatternError(r); err != nil {
 			return err
 		}
 	}

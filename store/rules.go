@@ -242,6 +242,9 @@ func describeRule(r rules.Rule) string {
 		if kv[0] == "path" && r.CommandPattern != "" {
 			b.WriteString(" command=" + strconv.Quote(r.CommandPattern))
 		}
+		if kv[0] == "path" && r.HostPattern != "" {
+			b.WriteString(" host=" + strconv.Quote(r.HostPattern))
+		}
 	}
 	b.WriteString(" priority=" + strconv.Itoa(r.Priority) + " group=" + r.GroupID)
 	if r.Note != "" {

@@ -60,12 +60,12 @@ func FSPriority(p string) int {
 func isFS(r rules.Rule) bool {
 	return (r.ToolPattern == rules.ClassFSRead || r.ToolPattern == rules.ClassFSWrite ||
 		r.ToolPattern == rules.ClassFSAny) && r.PathPattern != "" && r.AgentID == "" &&
-		r.Source == "" && r.CommandPattern == ""
+		r.Source == "" && r.CommandPattern == "" && r.HostPattern == ""
 }
 
 func isMatrix(r rules.Rule) bool {
 	return r.Priority == rules.DefaultPriority && r.PathPattern == "" && r.AgentID == "" &&
-		r.Source == "" && r.CommandPattern == "" && r.ToolPattern != "" &&
+		r.Source == "" && r.CommandPattern == "" && r.HostPattern == "" && r.ToolPattern != "" &&
 		!strings.ContainsAny(r.ToolPattern, "*@")
 }
 
@@ -248,7 +248,8 @@ func (h *Handler) createRule(w http.ResponseWriter, r *http.Request, sess sessio
 	group, panel := f.Get("group"), f.Get("panel")
 	x := rules.Rule{GroupID: group, ToolPattern: strings.TrimSpace(f.Get("tool_pattern")),
 		PathPattern: f.Get("path_pattern"), CommandPattern: f.Get("command_pattern"),
-		AgentID: f.Get("agent_id"), Source: f.Get("source"), Note: f.Get("note"),
+		HostPattern: strings.TrimSpace(f.Get("host_pattern")),
+		AgentID:     f.Get("agent_id"), Source: f.Get("source"), Note: f.Get("note"),
 		Action: rules.Action(f.Get("action")), Priority: rules.DefaultPriority}
 	if p := strings.TrimSpace(f.Get("priority")); p != "" {
 		n, err := strconv.Atoi(p)

@@ -422,6 +422,55 @@ func TestRulesPanels(t *testing.T) {
 	}
 }
 
+// TestRulesHostPattern: the rule form takes a host pattern, the page shows it, the
+// Tools row of the tool leaves the host rule alone, and a host pattern on another
+// tool is refused in its panel with the store unchanged.
+func TestRulesHostPattern(t *testing.T) {
+	e := newEnv(t)
+	b := e.signedIn()
+	resp, body := b.post("/rules", url.Values{"group": {"default"}, "panel": {"overrides"},
+		"tool_pattern": {"WebFetch"}, "action": {"allow"}, "priority": {"100"},
+		"host_pattern": {" *.example.com "}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("%d\n%s", resp.StatusCode, body)
+	}
+	hostRule := func() rules.Rule {
+		t.Helper()
+		rs, err := e.gate.Rules("default")
+		testkit.Must(t, err)
+		for _, r := range rs {
+			if r.HostPattern != "" {
+				return r
+			}
+		}
+		t.Fatalf("no host rule in %+v", rs)
+		return rules.Rule{}
+	}
+	r := hostRule()
+	if r.HostPattern != "*.example.com" || r.ToolPattern != "WebFetch" || r.Action != rules.Allow {
+		t.Fatalf("rule %+v", r)
+	}
+	if _, body := b.do("GET", "/rules", nil); !shows(body, "host <code>*.example.com</code>") {
+		t.Errorf("rules page lacks the host pattern")
+	}
+	resp, body = b.post("/rules/tool", url.Values{"group": {"default"}, "tool": {"WebFetch"},
+		"action": {"deny"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("matrix: %d\n%s", resp.StatusCode, body)
+	}
+	if got := hostRule(); got != r {
+		t.Errorf("the Tools row changed the host rule: %+v, was %+v", got, r)
+	}
+	before := teststore.Snapshot(t, e.db)
+	resp, body = b.post("/rules", url.Values{"group": {"default"}, "panel": {"overrides"},
+		"tool_pattern": {"Bash"}, "action": {"allow"}, "host_pattern": {"example.com"}})
+	want := `host_pattern "example.com": only applies to the web tools (WebFetch), not "Bash"`
+	if resp.StatusCode != http.StatusUnprocessableEntity || !shows(body, want) {
+		t.Fatalf("%d, want 422 with %q\n%s", resp.StatusCode, want, body)
+	}
+	teststore.Unchanged(t, e.db, before)
+}
+
 func TestFSPriority(t *testing.T) {
 	for _, tc := range []struct {
 		path string

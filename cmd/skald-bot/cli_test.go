@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -273,6 +275,54 @@ func TestRulesCommandPattern(t *testing.T) {
 		if u(r.ID) == id && r.CommandPattern != "git diff *" {
 			t.Errorf("after set: %+v", r)
 		}
+	}
+}
+
+// TestRulesHostPattern: rules add and rules set take --host, rules list shows it,
+// the call it names is then allowed, and a host pattern on a tool that is not a web
+// tool is refused with the rules unchanged.
+func TestRulesHostPattern(t *testing.T) {
+	s := startServer(t, "/w")
+	code, out, errOut := runClient(t, "rules", "add", "allow", "WebFetch", "--host",
+		"*.example.com", "--server", s.url)
+	if code != 0 || !strings.HasPrefix(out, "rule ") {
+		t.Fatalf("rules add --host: exit %d %q %q", code, out, errOut)
+	}
+	id := strings.Fields(out)[1]
+	code, out, errOut = runClient(t, "check", "--tool", "WebFetch", "--arg",
+		"url=https://docs.example.com/", "--server", s.url)
+	want := `allow: Allowed by skald-bot: rule ` + id + ` (allow WebFetch host="*.example.com")`
+	if code != 0 || !strings.HasPrefix(out, want) {
+		t.Errorf("check: exit %d %q %q, want %q", code, out, errOut, want)
+	}
+	if code, out, _ := runClient(t, "rules", "list", "--server", s.url); code != 0 ||
+		!strings.Contains(out, "HOST") || !strings.Contains(out, "*.example.com") {
+		t.Errorf("rules list: exit %d %q, want the host pattern", code, out)
+	}
+	if code, out, errOut := runClient(t, "rules", "set", id, "--host", "example.org",
+		"--server", s.url); code != 0 || !strings.Contains(out, "changed") {
+		t.Fatalf("rules set --host: exit %d %q %q", code, out, errOut)
+	}
+	before := teststore.Snapshot(t, s.db)
+	code, _, errOut = runClient(t, "rules", "add", "allow", "Read", "--host", "example.com",
+		"--server", s.url)
+	if code != 1 || !strings.Contains(errOut,
+		`host_pattern "example.com": only applies to the web tools (WebFetch), not "Read"`) {
+		t.Errorf("rules add allow Read --host: exit %d %q", code, errOut)
+	}
+	code, _, errOut = runClient(t, "rules", "set", id, "--host", "example.org:443",
+		"--server", s.url)
+	if code != 1 || !strings.Contains(errOut, "no scheme, port, path or user") {
+		t.Errorf("rules set --host with a port: exit %d %q", code, errOut)
+	}
+	teststore.Unchanged(t, s.db, before)
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.gate.Rule(n)
+	if err != nil || r.HostPattern != "example.org" {
+		t.Errorf("after set: %v %+v", err, r)
 	}
 }
 

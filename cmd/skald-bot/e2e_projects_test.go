@@ -154,9 +154,9 @@ func TestProjectRulesImport(t *testing.T) {
 		"allow Bash(npm run test:*) → allow Bash command \"npm run test *\" priority 100",
 		"allow Read(/docs/**) → allow @fs_read path \"" + p.proj + "/docs/*\" priority 100",
 		"allow mcp__github → allow mcp__github__* priority 100",
-		"not translated (12):",
-		"allow WebFetch(domain:example.com): skald-bot rules cannot match a URL's host",
-		"group proj: 26 added, 0 changed, 0 removed",
+		"not translated (11):",
+		"allow WebFetch(domain:example.com) → allow WebFetch host \"example.com\" priority 100",
+		"group proj: 27 added, 0 changed, 0 removed",
 		"nothing changed: run again with --apply",
 	} {
 		if code != 0 || !strings.Contains(plan, want) {
@@ -169,13 +169,24 @@ func TestProjectRulesImport(t *testing.T) {
 	}
 	code, out, errOut = cliRun(t, "", nil, p.env, append([]string{"rules", "import", "claude-code",
 		settings, "--group", "proj", "--apply"}, srv...)...)
-	if code != 0 || !strings.Contains(out, "applied: 0 groups added, 26 rules added, 0 changed, 0 removed") {
+	if code != 0 || !strings.Contains(out, "applied: 0 groups added, 27 rules added, 0 changed, 0 removed") {
 		t.Fatalf("import --apply: exit %d %q %q", code, out, errOut)
 	}
 	input := p.hookInput(t, p.proj, "Bash", map[string]any{"command": "curl -s example.com"})
 	d := p.hook(t, skaldBinary(t)+" hook claude-code --profile proj --server "+p.svc.url, input)
 	if d.PermissionDecision != "deny" || !strings.Contains(d.PermissionDecisionReason, "curl") {
 		t.Errorf("curl in the project after the import: %+v, want deny", d)
+	}
+	// domain:example.com is the host example.com, allow domain:* every http(s) host,
+	// and nothing allows a URL without one.
+	for url, want := range map[string]string{"https://EXAMPLE.com./x": `host="example.com"`,
+		"https://a.example.net/": `host="*"`, "file:///etc/passwd": ""} {
+		input := p.hookInput(t, p.proj, "WebFetch", map[string]any{"url": url, "prompt": "p"})
+		d := p.hook(t, skaldBinary(t)+" hook claude-code --profile proj --server "+p.svc.url, input)
+		if want == "" && d.PermissionDecision != "ask" || want != "" &&
+			(d.PermissionDecision != "allow" || !strings.Contains(d.PermissionDecisionReason, want)) {
+			t.Errorf("WebFetch %s after the import: %+v, want allowed by %q", url, d, want)
+		}
 	}
 	// A second import adds nothing.
 	code, out, _ = cliRun(t, "", nil, p.env, append([]string{"rules", "import", "claude-code",

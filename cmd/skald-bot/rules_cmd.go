@@ -34,6 +34,8 @@ func (*ruleFlags) addTo(fs *pflag.FlagSet, r *rules.Rule, forSet bool) {
 	fs.StringVar(&r.PathPattern, "path", "", "path pattern: dir/* (subtree), prefix*, or exact")
 	fs.StringVar(&r.CommandPattern, "command", "",
 		`shell command pattern, for a shell tool only: "git status *"`)
+	fs.StringVar(&r.HostPattern, "host", "",
+		`URL host pattern, for a web tool only: example.com, "*.example.com" or "*"`)
 	fs.StringVar(&r.AgentID, "agent", "", "only for this agent id")
 	fs.StringVar(&r.Source, "source", "", "only for this source")
 	fs.IntVar(&r.Priority, "priority", priority, "priority: lower is tried first")
@@ -58,11 +60,12 @@ func newRulesCmd(conn *connection) *cobra.Command {
 				return c.Rules(cmd.Context(), group)
 			}, func(rs []rules.Rule) {
 				tw := newTable(cmd.OutOrStdout())
-				fmt.Fprintln(tw, "ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tCOMMAND\tAGENT\tSOURCE\tNOTE")
+				fmt.Fprintln(tw, "ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tCOMMAND\tHOST\tAGENT\tSOURCE\tNOTE")
 				for _, r := range rs {
-					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, shownName(r.GroupID),
-						r.Priority, shown(string(r.Action)), shownName(r.ToolPattern), shown(r.PathPattern),
-						shown(r.CommandPattern), shownName(r.AgentID), shownName(r.Source), shown(r.Note))
+					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID,
+						shownName(r.GroupID), r.Priority, shown(string(r.Action)),
+						shownName(r.ToolPattern), shown(r.PathPattern), shown(r.CommandPattern),
+						shown(r.HostPattern), shownName(r.AgentID), shownName(r.Source), shown(r.Note))
 				}
 				tw.Flush()
 			})
@@ -118,7 +121,9 @@ func newRulesCmd(conn *connection) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: withID(func(cmd *cobra.Command, id uint64) error {
 			if sf.apply(cmd.Flags(), &rules.Rule{}) == 0 {
-				return usagef("rules set %d: nothing to change: give at least one of --action, --tool, --path, --command, --agent, --source, --priority, --group, --note", id)
+				return usagef("rules set %d: nothing to change: give at least one of --action, "+
+					"--tool, --path, --command, --host, --agent, --source, --priority, --group, "+
+					"--note", id)
 			}
 			var all []rules.Rule
 			return adminCall(cmd, conn, func(c *api.Client) (rules.Rule, error) {

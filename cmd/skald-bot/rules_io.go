@@ -57,7 +57,7 @@ problem is listed).`,
 			if err != nil {
 				return err
 			}
-			doc, err := ruleset.Parse(data, nil)
+			doc, err := ruleset.Parse(data, nil, nil)
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}

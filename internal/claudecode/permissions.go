@@ -85,6 +85,9 @@ func Translate(data []byte, file, home string) (out []Translated, skipped []Skip
 				if err == nil {
 					err = rules.CheckShellRule(r, nil)
 				}
+				if err == nil {
+					err = rules.CheckHostRule(r, nil)
+				}
 				if err != nil {
 					reason = strings.TrimPrefix(err.Error(), "rules: ")
 				}
@@ -172,9 +175,17 @@ func (t translator) entry(list, e string) (rules.Rule, string) {
 		return r, ""
 	case "WebFetch":
 		r.ToolPattern = "WebFetch"
-		if hasSpec && spec != "domain:*" {
-			return r, "skald-bot rules cannot match a URL's host: a rule for WebFetch decides every fetch"
+		if !hasSpec {
+			return r, ""
 		}
+		host, ok := strings.CutPrefix(spec, "domain:")
+		switch {
+		case !ok:
+			return r, "skald-bot matches a WebFetch URL by its host only (domain:…)"
+		case host == "*" && list != "allow":
+			return r, "" // every fetch: asking or refusing also what is no http(s) URL is safe
+		}
+		r.HostPattern = host // exact, *.X the subdomains, * every host: as Claude Code
 		return r, ""
 	}
 	if hasSpec {

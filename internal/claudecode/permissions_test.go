@@ -38,6 +38,12 @@ func TestTranslateEachForm(t *testing.T) {
 		"allow Edit(./src/**)":                   {rules.Allow, "@fs_write", "src/*", "", AllowPriority},
 		"allow Write(./out/**/*)":                {rules.Allow, "@fs_write", "out/*", "", AllowPriority},
 		"allow WebFetch(domain:*)":               {rules.Allow, "WebFetch", "", "", AllowPriority},
+		"allow WebFetch(domain:example.com)":     {rules.Allow, "WebFetch", "", "", AllowPriority},
+		"allow WebFetch(domain:*.Example.org)":   {rules.Allow, "WebFetch", "", "", AllowPriority},
+		"allow WebFetch(domain:bücher.de)":       {rules.Allow, "WebFetch", "", "", AllowPriority},
+		"ask WebFetch(domain:*.example.com)":     {rules.Require, "WebFetch", "", "", AskPriority},
+		"ask WebFetch(domain:*)":                 {rules.Require, "WebFetch", "", "", AskPriority},
+		"deny WebFetch(domain:evil.example.com)": {rules.Deny, "WebFetch", "", "", DenyPriority},
 		"allow WebSearch":                        {rules.Allow, "WebSearch", "", "", AllowPriority},
 		"allow mcp__github":                      {rules.Allow, "mcp__github__*", "", "", AllowPriority},
 		"allow mcp__github__get_issue":           {rules.Allow, "mcp__github__get_issue", "", "", AllowPriority},
@@ -53,6 +59,16 @@ func TestTranslateEachForm(t *testing.T) {
 		"deny Bash(curl:*)":                      {rules.Deny, "Bash", "", "curl *", DenyPriority},
 		"deny mcp__*":                            {rules.Deny, "mcp__*", "", "", DenyPriority},
 	}
+	// Claude Code's domain:X is exact and domain:*.X the subdomains, as host patterns
+	// are; an ask or deny of domain:* is every fetch.
+	hosts := map[string]string{
+		"allow WebFetch(domain:*)":               "*",
+		"allow WebFetch(domain:example.com)":     "example.com",
+		"allow WebFetch(domain:*.Example.org)":   "*.Example.org",
+		"allow WebFetch(domain:bücher.de)":       "bücher.de",
+		"ask WebFetch(domain:*.example.com)":     "*.example.com",
+		"deny WebFetch(domain:evil.example.com)": "evil.example.com",
+	}
 	got := map[string]bool{}
 	for _, tr := range out {
 		got[tr.From] = true
@@ -63,7 +79,7 @@ func TestTranslateEachForm(t *testing.T) {
 			continue
 		}
 		if r.Action != w.action || r.ToolPattern != w.tool || r.PathPattern != w.path ||
-			r.CommandPattern != w.cmd || r.Priority != w.priority {
+			r.CommandPattern != w.cmd || r.Priority != w.priority || r.HostPattern != hosts[tr.From] {
 			t.Errorf("%s → %+v, want %+v", tr.From, r, w)
 		}
 		if err := rules.Validate(r); err != nil {
@@ -79,18 +95,20 @@ func TestTranslateEachForm(t *testing.T) {
 		t.Errorf("%d rules, want %d (the duplicate once)", len(out), len(wants))
 	}
 	reasons := map[string]string{
-		"allow Read(./src/*)":                "only the entries directly in src/",
-		"allow Read(./.env.*)":               "a name prefix within one directory",
-		"allow Read(.env)":                   "matches at any depth",
-		"allow WebFetch(domain:example.com)": "cannot match a URL's host",
-		"allow Bash(FOO=1 make)":             "variable assignment",
-		`allow Bash(echo "hi")`:              "holds quotes",
-		"allow Bash(make && make install)":   "compound command",
-		"allow Bash(do)":                     "a fragment of a compound command",
-		"ask Agent(model:opus)":              "cannot match the arguments of Agent",
-		"deny Bash(run_in_background:true)":  "input field of Bash",
-		`deny Read(C:\Users\x\**)`:           "a Windows path",
-		"deny Read(src/**/*.key)":            "a wildcard before the end",
+		"allow Read(./src/*)":                   "only the entries directly in src/",
+		"allow Read(./.env.*)":                  "a name prefix within one directory",
+		"allow Read(.env)":                      "matches at any depth",
+		"allow WebFetch(domain:localhost:3000)": "no scheme, port, path or user",
+		"allow WebFetch(https://example.com/*)": "by its host only (domain:…)",
+		"allow WebFetch(domain:*.*)":            `a star is only allowed as "*" or a leading "*."`,
+		"allow Bash(FOO=1 make)":                "variable assignment",
+		`allow Bash(echo "hi")`:                 "holds quotes",
+		"allow Bash(make && make install)":      "compound command",
+		"allow Bash(do)":                        "a fragment of a compound command",
+		"ask Agent(model:opus)":                 "cannot match the arguments of Agent",
+		"deny Bash(run_in_background:true)":     "input field of Bash",
+		`deny Read(C:\Users\x\**)`:              "a Windows path",
+		"deny Read(src/**/*.key)":               "a wildcard before the end",
 	}
 	for _, s := range skipped {
 		want, ok := reasons[s.From]

@@ -20,7 +20,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := Parse(data, nil)
+		doc, err := Parse(data, nil, nil)
 		if err != nil {
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("Parse error %v does not wrap ErrInvalid", err)
@@ -43,7 +43,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Export of parsed rules: %v", err)
 		}
-		again, err := Parse(out, nil)
+		again, err := Parse(out, nil, nil)
 		if err != nil {
 			t.Fatalf("the export of a parsed file does not parse: %v\n%s", err, out)
 		}

@@ -40,6 +40,7 @@ type Rule struct {
 	Action   rules.Action `yaml:"action"`
 	Path     string       `yaml:"path,omitempty"`
 	Command  string       `yaml:"command,omitempty"`
+	Host     string       `yaml:"host,omitempty"`
 	Agent    string       `yaml:"agent,omitempty"`
 	Source   string       `yaml:"source,omitempty"`
 	Priority *int         `yaml:"priority,omitempty"`
@@ -53,7 +54,8 @@ func (r Rule) ruleOf(group string) rules.Rule {
 		p = *r.Priority
 	}
 	return rules.Rule{GroupID: group, ToolPattern: r.Tool, Action: r.Action, PathPattern: r.Path,
-		CommandPattern: r.Command, AgentID: r.Agent, Source: r.Source, Priority: p, Note: r.Note}
+		CommandPattern: r.Command, HostPattern: r.Host, AgentID: r.Agent, Source: r.Source,
+		Priority: p, Note: r.Note}
 }
 
 // Export writes the groups and their rules as a Doc in YAML: groups by id, each
@@ -75,7 +77,8 @@ func Export(groups []rules.Group, rs []rules.Rule, only string) ([]byte, error) 
 		for _, r := range ordered(rs, g.ID) {
 			p := r.Priority
 			dg.Rules = append(dg.Rules, Rule{Tool: r.ToolPattern, Action: r.Action, Path: r.PathPattern,
-				Command: r.CommandPattern, Agent: r.AgentID, Source: r.Source, Priority: &p, Note: r.Note})
+				Command: r.CommandPattern, Host: r.HostPattern, Agent: r.AgentID, Source: r.Source,
+				Priority: &p, Note: r.Note})
 		}
 		doc.Groups = append(doc.Groups, dg)
 	}
@@ -111,9 +114,10 @@ var ErrInvalid = errors.New("invalid rules file")
 
 // Parse reads a rules file strictly (unknown keys are refused) and checks it: group
 // ids unique and valid, every rule valid (rules.Validate, rules.CheckShellRule with
-// shell, nil meaning rules.DefaultShell). Errors wrap ErrInvalid and list every
+// shell, nil meaning rules.DefaultShell, rules.CheckHostRule with web, nil meaning
+// rules.DefaultWeb). Errors wrap ErrInvalid and list every
 // problem with where it is ("groups[0].rules[2]: …").
-func Parse(data []byte, shell []rules.ShellTool) (Doc, error) {
+func Parse(data []byte, shell []rules.ShellTool, web []rules.WebTool) (Doc, error) {
 	var doc Doc
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -136,6 +140,9 @@ func Parse(data []byte, shell []rules.ShellTool) (Doc, error) {
 			err := rules.Validate(rr)
 			if err == nil {
 				err = rules.CheckShellRule(rr, shell)
+			}
+			if err == nil {
+				err = rules.CheckHostRule(rr, web)
 			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s.rules[%d]: %v", where, j,
@@ -272,8 +279,9 @@ func same(a, b rules.Rule) bool {
 }
 
 // key is what identifies a rule in its group across a change: what it matches.
-func key(r rules.Rule) [5]string {
-	return [5]string{r.ToolPattern, r.PathPattern, r.CommandPattern, r.AgentID, r.Source}
+func key(r rules.Rule) [6]string {
+	return [6]string{r.ToolPattern, r.PathPattern, r.CommandPattern, r.HostPattern, r.AgentID,
+		r.Source}
 }
 
 // Describe is a rule in one line, in the words of the rules commands:
@@ -282,7 +290,7 @@ func Describe(r rules.Rule) string {
 	var b strings.Builder
 	b.WriteString(string(r.Action) + " " + r.ToolPattern)
 	for _, kv := range [][2]string{{"path", r.PathPattern}, {"command", r.CommandPattern},
-		{"agent", r.AgentID}, {"source", r.Source}} {
+		{"host", r.HostPattern}, {"agent", r.AgentID}, {"source", r.Source}} {
 		if kv[1] != "" {
 			b.WriteString(" " + kv[0] + " " + strconv.Quote(kv[1]))
 		}

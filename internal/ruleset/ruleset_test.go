@@ -23,6 +23,7 @@ func state(t *testing.T) *store.DB {
 		{GroupID: "shop", ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Allow, Priority: 100},
 		{GroupID: "shop", ToolPattern: "@fs_any", PathPattern: "secrets/*", Action: rules.Deny, Priority: 0, Note: "no"},
 		{GroupID: "shop", ToolPattern: "mcp__github__*", Action: rules.Require, Priority: 7, AgentID: "a", Source: "s"},
+		{GroupID: "shop", ToolPattern: "WebFetch", HostPattern: "*.example.com", Action: rules.Allow, Priority: 100},
 	} {
 		_, err := db.CreateRule(r, alice)
 		testkit.Must(t, err)
@@ -52,7 +53,7 @@ func TestRoundTrip(t *testing.T) {
 			if !bytes.Equal(out, again) {
 				t.Errorf("two exports differ")
 			}
-			doc, err := Parse(out, nil)
+			doc, err := Parse(out, nil, nil)
 			testkit.Must(t, err)
 			p := Diff(doc, gs, rs)
 			var b bytes.Buffer
@@ -64,7 +65,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	out, err := Export(gs, rs, "shop")
 	testkit.Must(t, err)
-	for _, want := range []string{"id: shop", "name: Shop", "command: npm run *", "priority: 0", `tool: '@fs_any'`} {
+	for _, want := range []string{"id: shop", "name: Shop", "command: npm run *", "host: '*.example.com'", "priority: 0", `tool: '@fs_any'`} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("export lacks %q:\n%s", want, out)
 		}
@@ -85,19 +86,22 @@ func TestDiffApply(t *testing.T) {
     description: the shop, edited
     rules:
       - {tool: Bash, action: allow, command: "npm run *"}
+      - {tool: WebFetch, action: allow, host: "*.example.com"}
+      - {tool: WebFetch, action: deny, host: evil.example.com, priority: 5}
       - {tool: '@fs_any', action: deny, path: secrets/*, priority: 0, note: changed}
       - {tool: Read, action: allow, path: docs/*}
   - id: new
     rules:
       - {tool: '*', action: require, priority: 999999}
 `
-	doc, err := Parse([]byte(file), nil)
+	doc, err := Parse([]byte(file), nil, nil)
 	testkit.Must(t, err)
 	p := Diff(doc, gs, rs)
 	var b bytes.Buffer
 	p.Write(&b)
 	for _, want := range []string{
-		"group shop (name or description changed): 1 added, 1 changed, 1 removed",
+		"group shop (name or description changed): 2 added, 1 changed, 1 removed",
+		`  + deny WebFetch host "evil.example.com" priority 5`,
 		`  + allow Read path "docs/*" priority 100`,
 		`note "no"` + "\n      → deny @fs_any path \"secrets/*\" priority 0 note \"changed\"",
 		`  - rule `, `require mcp__github__* agent "a" source "s" priority 7`,
@@ -128,18 +132,22 @@ func TestParseRefused(t *testing.T) {
       - {tool: 'a*b', action: allow}
       - {tool: Read, action: maybe}
       - {tool: Read, action: allow, command: "ls *"}
+      - {tool: Bash, action: allow, host: example.com}
+      - {tool: WebFetch, action: allow, host: "example.com:80"}
   - id: a
     rules: []
   - rules: []
 `, `groups[0].rules[0]: tool_pattern "a*b"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(c.file), nil)
+			_, err := Parse([]byte(c.file), nil, nil)
 			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.says) {
 				t.Fatalf("Parse = %v, want ErrInvalid saying %q", err, c.says)
 			}
 			if c.name == "every problem listed" {
 				for _, s := range []string{"groups[0].rules[1]", "groups[0].rules[2]: command_pattern",
+					`groups[0].rules[3]: host_pattern "example.com": only applies to the web tools (WebFetch), not "Bash"`,
+					`groups[0].rules[4]: host_pattern "example.com:80": must be a host name alone`,
 					`groups[1]: group "a" is named twice`, "groups[2]: the group has no id"} {
 					if !strings.Contains(err.Error(), s) {
 						t.Errorf("error lacks %q:\n%v", s, err)
