@@ -147,6 +147,30 @@ func TestDenyNeverBypassed(t *testing.T) {
 	}
 }
 
+// TestBlindScriptNeverBypassed: a script the gate cannot see into (it does not
+// parse, an sh -c script that is not literal) asks a human even under a bypass of
+// every call, while a script it reads is bypassed.
+func TestBlindScriptNeverBypassed(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
+		t.Fatal(err)
+	}
+	bash := func(script string) gate.Outcome {
+		return e.check(gate.Call{ToolName: "Bash", SessionID: "s1",
+			Arguments: map[string]any{"command": script}})
+	}
+	if out := bash("echo hi"); out.Decision != gate.VerdictAllow {
+		t.Errorf("echo hi with bypass all: %+v, want allow", out)
+	}
+	for _, script := range []string{"cat \xe0/../secrets/key", `bash -c "$X"`,
+		"echo 'cat secrets/key' | bash"} {
+		out := bash(script)
+		if out.Decision != gate.VerdictPending || out.Request == nil {
+			t.Errorf("Bash %q with bypass all: %+v, want pending", script, out)
+		}
+	}
+}
+
 func TestSetAndClearBypass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t)

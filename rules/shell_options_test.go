@@ -310,7 +310,7 @@ func TestShellRewriters(t *testing.T) {
 	root := workspace(t)
 	s := allowCommands(root, root+"/docs", nil, "gofmt *", "gofmt -w *", "go *",
 		"goimports -w *", "prettier *", "prettier --write *", "eslint --fix *", "black *",
-		"rustfmt *", "isort *", "sed -i *", "shfmt -w *", "clang-format -i *")
+		"rustfmt *", "isort *", "sed -i *", "shfmt -w *", "clang-format -i *", "date *")
 	top, mem := bashAt(""), bashAt("memory")
 	const (
 		A = Allow
@@ -349,5 +349,10 @@ func TestShellRewriters(t *testing.T) {
 		{top("clang-format -i secrets/x.c"), D, false, ""},
 		{top("sed -i s/a/b/ secrets/*"), D, false, ""},
 		{top("sed -i s/a/b/ memory/*"), A, false, ""},
+		// date reads the file -f names, and prints it.
+		{top("date -f secrets/key"), D, false, `read "secrets/key"`},
+		{top("date --file=secrets/key"), D, false, ""},
+		{top("date -r secrets/key"), D, false, ""},
+		{top("date -d tomorrow +%F"), A, false, ""},
 	})
 }

@@ -67,6 +67,10 @@ func TestPromptBlocks(t *testing.T) {
 				// The one command that decided is named second.
 				wantFields = slices.Insert(wantFields, 1, "*Script:*\n1 command needs you (of 1): "+
 					"rm -rf build &amp;&amp; echo &lt;done&gt;")
+				// It does not parse (a > without a word): the gate says why it asks.
+				wantFields = slices.Insert(wantFields, 3, "*Why:*\n`command \"rm -rf build "+
+					"&amp;&amp; echo &lt;done&gt;\": shell: script does not parse: 1:27: "+
+					"\\u0060&gt;\\u0060 must be followed by a word`")
 			}
 			fields, _ := bs[1]["fields"].([]any)
 			var gotFields []string

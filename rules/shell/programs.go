@@ -786,8 +786,8 @@ var programs = map[string]*program{}
 // noFilePrograms open no file their words name: a word of theirs that is not
 // literal hides no path.
 var noFilePrograms = []string{"echo", "printf", "true", "false", "sleep", "seq", "yes",
-	"date", "whoami", "id", "uname", "pwd", "hostname", "basename", "dirname", "expr",
-	"nproc", "arch", "tty", "logname", "groups", "cal"}
+	"whoami", "id", "uname", "pwd", "hostname", "basename", "dirname", "expr", "nproc",
+	"arch", "tty", "logname", "groups", "cal"}
 
 func init() {
 	add := func(p *program, names ...string) {
@@ -797,6 +797,10 @@ func init() {
 	}
 	cwdIfNone := func(u *usage, ops []int) bool { return noOperand(u, ops) }
 	add(&program{operands: opsNone}, noFilePrograms...)
+	// date -f FILE prints each line it cannot read as a date.
+	add(&program{abbrev: true, short: merge(shorts("fr", kRead), shorts("ds", kVal)),
+		long:     merge(longs(kRead, "file", "reference"), longs(kVal, "date", "set")),
+		operands: opsNone}, "date")
 	add(&program{abbrev: true, short: shorts("ncs", kVal), long: longs(kVal, "lines",
 		"bytes", "sleep-interval", "pid", "max-unchanged-stats")}, "head", "tail")
 	add(&program{abbrev: true, long: longs(kRead, "files0-from")}, "wc")
