@@ -39,7 +39,8 @@ const (
 // require rule.
 func CedarPolicies(p Policy) (string, error) {
 	if p.Mix != OrderFree {
-		return "", fmt.Errorf("bench: cedar: %w: a %s mix needs first-match order", ErrNotOrderFree, p.Mix)
+		return "", fmt.Errorf("bench: cedar: %w: a %s mix needs first-match order",
+			ErrNotOrderFree, p.Mix)
 	}
 	var b strings.Builder
 	for _, r := range p.Rules {
@@ -49,7 +50,8 @@ func CedarPolicies(p Policy) (string, error) {
 		case rules.Deny:
 			effect = "forbid"
 		default:
-			return "", fmt.Errorf("bench: cedar: rule %d: %w: %s is neither allow nor deny", r.ID, ErrNotOrderFree, r.Action)
+			return "", fmt.Errorf("bench: cedar: rule %d: %w: %s is neither allow nor deny",
+				r.ID, ErrNotOrderFree, r.Action)
 		}
 		principal := "principal"
 		if r.AgentID != "" {
@@ -64,7 +66,8 @@ func CedarPolicies(p Policy) (string, error) {
 		case rules.ClassFSWrite:
 			resource = "resource in " + cedarUID(cedarClass, "fs_write")
 		case rules.ClassFSAny:
-			when = append(when, "(resource in "+cedarUID(cedarClass, "fs_read")+" || resource in "+cedarUID(cedarClass, "fs_write")+")")
+			when = append(when, "(resource in "+cedarUID(cedarClass, "fs_read")+
+				" || resource in "+cedarUID(cedarClass, "fs_write")+")")
 		default:
 			if pre, ok := strings.CutSuffix(r.ToolPattern, "*"); ok {
 				when = append(when, "context.tool like "+cedarLike(pre, "*"))
@@ -73,7 +76,8 @@ func CedarPolicies(p Policy) (string, error) {
 			}
 		}
 		when = append(when, cedarFilters(r)...)
-		fmt.Fprintf(&b, "// rule %d\n%s (%s, action == %s, %s)", r.ID, effect, principal, cedarUID("Action", cedarAction), resource)
+		fmt.Fprintf(&b, "// rule %d\n%s (%s, action == %s, %s)",
+			r.ID, effect, principal, cedarUID("Action", cedarAction), resource)
 		if len(when) > 0 {
 			b.WriteString("\nwhen { " + strings.Join(when, " && ") + " }")
 		}
@@ -86,7 +90,8 @@ func CedarPolicies(p Policy) (string, error) {
 		}
 		when := []string{"!(resource in " + cedarUID(cedarClass, cedarFile) + ")"}
 		when = append(when, cedarFilters(r)...)
-		fmt.Fprintf(&b, "// the place rule %d denies, for the other tools\n@guard(\"%d\")\n", r.ID, r.ID)
+		fmt.Fprintf(&b, "// the place rule %d denies, for the other tools\n@guard(\"%d\")\n",
+			r.ID, r.ID)
 		fmt.Fprintf(&b, "forbid (%s, action == %s, resource)\nwhen { %s };\n\n",
 			principal, cedarUID("Action", cedarAction), strings.Join(when, " && "))
 	}
@@ -107,7 +112,8 @@ func cedarFilters(r rules.Rule) []string {
 		switch {
 		case strings.HasSuffix(pat, "/*"):
 			dir := strings.TrimSuffix(pat, "/*")
-			cond = "(context.path == " + cedarString(dir) + " || context.path like " + cedarLike(dir+"/", "*") + ")"
+			cond = "(context.path == " + cedarString(dir) +
+				" || context.path like " + cedarLike(dir+"/", "*") + ")"
 		case strings.HasSuffix(pat, "*"):
 			cond = "context.path like " + cedarLike(strings.TrimSuffix(pat, "*"), "*")
 		default:
@@ -214,7 +220,8 @@ func (e *Cedar) Input(c Call) cedar.Request {
 func (e *Cedar) Eval(req cedar.Request) (Decision, error) {
 	ok, diag := cedar.Authorize(e.policies, e.entities, req)
 	if len(diag.Errors) > 0 {
-		return Decision{}, fmt.Errorf("bench: cedar: authorize: %w: %s", ErrEngine, diag.Errors[0].Message)
+		return Decision{}, fmt.Errorf("bench: cedar: authorize: %w: %s",
+			ErrEngine, diag.Errors[0].Message)
 	}
 	switch {
 	case ok == cedar.Allow:

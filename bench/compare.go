@@ -71,7 +71,8 @@ func Compare(ctx context.Context, calls []Call, byRule bool, engines ...Engine) 
 		}
 	}
 	if bad > 0 {
-		return fmt.Errorf("bench: compare: %w on %d of %d calls:%s", ErrMismatch, bad, len(calls), report.String())
+		return fmt.Errorf("bench: compare: %w on %d of %d calls:%s",
+			ErrMismatch, bad, len(calls), report.String())
 	}
 	return nil
 }

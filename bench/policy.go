@@ -85,19 +85,25 @@ func Generate(mix Mix, n int) Policy {
 		case 0, 1, 2:
 			r.ToolPattern, key = toolName(tool), toolName(tool)
 		case 3:
-			r.ToolPattern, key = mcpTool(server, mcpActions[rnd.IntN(len(mcpActions))]), mcpServer(server)
+			action := mcpActions[rnd.IntN(len(mcpActions))]
+			r.ToolPattern, key = mcpTool(server, action), mcpServer(server)
 		case 4:
 			r.ToolPattern, key = mcpServer(server)+"*", mcpServer(server)
 		case 5:
-			r.ToolPattern, r.PathPattern, key = rules.ClassFSRead, projDir(dir)+"/*", projDir(dir)
+			r.ToolPattern, key = rules.ClassFSRead, projDir(dir)
+			r.PathPattern = projDir(dir) + "/*"
 		case 6:
-			r.ToolPattern, r.PathPattern, key = rules.ClassFSWrite, projDir(dir)+"/src/*", projDir(dir)
+			r.ToolPattern, key = rules.ClassFSWrite, projDir(dir)
+			r.PathPattern = projDir(dir) + "/src/*"
 		case 7:
-			r.ToolPattern, r.AgentID, key = toolName(tool), agents[rnd.IntN(len(agents))], toolName(tool)
+			r.ToolPattern, key = toolName(tool), toolName(tool)
+			r.AgentID = agents[rnd.IntN(len(agents))]
 		case 8:
-			r.ToolPattern, r.Source, key = mcpServer(server)+"*", sources[rnd.IntN(len(sources))], mcpServer(server)
+			r.ToolPattern, key = mcpServer(server)+"*", mcpServer(server)
+			r.Source = sources[rnd.IntN(len(sources))]
 		case 9:
-			r.ToolPattern, r.PathPattern, key = rules.ClassFSAny, secretDir(dir)+"/*", secretDir(dir)
+			r.ToolPattern, key = rules.ClassFSAny, secretDir(dir)
+			r.PathPattern = secretDir(dir) + "/*"
 		}
 		if mix == OrderFree {
 			r.Action = orderFreeAction(key)
@@ -108,10 +114,13 @@ func Generate(mix Mix, n int) Policy {
 			}
 			switch {
 			case i == 0:
-				r = rules.Rule{ID: 1, GroupID: rules.DefaultGroup, ToolPattern: "*", Action: rules.Require, Priority: rules.MaxPriority}
+				r = rules.Rule{ID: 1, GroupID: rules.DefaultGroup, ToolPattern: "*",
+					Action: rules.Require, Priority: rules.MaxPriority}
 			case i%50 == 49: // a fallback for every tool of one source
-				r.ToolPattern, r.PathPattern, r.AgentID, r.Source = "*", "", "", sources[rnd.IntN(len(sources))]
-				r.Action, r.Priority = []rules.Action{rules.Allow, rules.Deny, rules.Require}[rnd.IntN(3)], 900+rnd.IntN(100)
+				r.ToolPattern, r.PathPattern, r.AgentID = "*", "", ""
+				r.Source = sources[rnd.IntN(len(sources))]
+				r.Action = []rules.Action{rules.Allow, rules.Deny, rules.Require}[rnd.IntN(3)]
+				r.Priority = 900 + rnd.IntN(100)
 			}
 		}
 		r.ResolvedPathPattern = r.PathPattern
@@ -176,7 +185,8 @@ func (c Call) HasPath() bool { return c.Path != "" }
 
 // String renders the call for mismatch reports.
 func (c Call) String() string {
-	return fmt.Sprintf("{group=%s tool=%s agent=%q source=%q path=%q}", c.Group, c.Tool, c.Agent, c.Source, c.Path)
+	return fmt.Sprintf("{group=%s tool=%s agent=%q source=%q path=%q}",
+		c.Group, c.Tool, c.Agent, c.Source, c.Path)
 }
 
 // Calls returns n calls for p, deterministically for (p, n, seed). Four in five are
@@ -193,9 +203,11 @@ func Calls(p Policy, n int, seed uint64) []Call {
 	for range n {
 		c := Call{Group: pick(groups), Agent: pick(agents), Source: pick(sources)}
 		if rnd.IntN(5) == 0 || len(p.Rules) == 0 {
-			c.Tool = pick([]string{"Bash", "execute_cmd", "unknown_tool", "WebFetch", "Read", "Write"})
+			c.Tool = pick([]string{"Bash", "execute_cmd", "unknown_tool", "WebFetch", "Read",
+				"Write"})
 			if rnd.IntN(2) == 0 {
-				c.Path = pick([]string{"README.md", "src/main.go", projDir(rnd.IntN(nDirs)) + "/notes.md"})
+				c.Path = pick([]string{"README.md", "src/main.go",
+					projDir(rnd.IntN(nDirs)) + "/notes.md"})
 			}
 			out = append(out, c)
 			continue

@@ -222,7 +222,8 @@ func regoHead(r rules.Rule) []string {
 		names = append(slices.Clone(rules.DefaultFSRead), rules.DefaultFSWrite...)
 	default:
 		if strings.HasSuffix(r.ToolPattern, "*") {
-			return []string{"by_prefix[" + regoString(strings.TrimSuffix(r.ToolPattern, "*")) + "]"}
+			pre := strings.TrimSuffix(r.ToolPattern, "*")
+			return []string{"by_prefix[" + regoString(pre) + "]"}
 		}
 		names = []string{r.ToolPattern}
 	}
@@ -364,7 +365,8 @@ func (g *Rego) Eval(ctx context.Context, in ast.Value) (Decision, error) {
 	num, _ := obj["rule"].(json.Number)
 	id, err := strconv.ParseUint(string(num), 10, 64)
 	if action == "" || err != nil {
-		return Decision{}, fmt.Errorf("bench: rego: eval: %w: unexpected decision %v", ErrEngine, rs[0].Expressions[0].Value)
+		return Decision{}, fmt.Errorf("bench: rego: eval: %w: unexpected decision %v",
+			ErrEngine, rs[0].Expressions[0].Value)
 	}
 	return Decision{Action: rules.Action(action), RuleID: id}, nil
 }

@@ -80,11 +80,14 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		// yaml's own wording, so Parse names the key: "retention: a list is not a
 		// duration".
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: cannot unmarshal %s into config.Duration", n.Line, n.ShortTag())}}
+		msg := fmt.Sprintf("line %d: cannot unmarshal %s into config.Duration",
+			n.Line, n.ShortTag())
+		return &yaml.TypeError{Errors: []string{msg}}
 	}
 	v, err := ParseDuration(n.Value)
 	if err != nil {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s: %v", n.Line, quote(n.Value), err)}}
+		msg := fmt.Sprintf("line %d: %s: %v", n.Line, quote(n.Value), err)
+		return &yaml.TypeError{Errors: []string{msg}}
 	}
 	d.Duration, d.given = v, true
 	return nil

@@ -34,15 +34,18 @@ func expand(data []byte, getenv func(string) string) ([]byte, error) {
 		case '{':
 			end := bytes.IndexAny(data[i+2:], "}\n")
 			if end < 0 || data[i+2+end] != '}' {
-				return nil, syntaxf("config: line %d: unterminated ${ (write $$ for a literal $)", line)
+				return nil, syntaxf(
+					"config: line %d: unterminated ${ (write $$ for a literal $)", line)
 			}
 			name := string(data[i+2 : i+2+end])
 			if !validEnvName(name) {
-				return nil, syntaxf("config: line %d: %s is not a variable reference (want ${NAME}: letters, digits, _)", line, quote("${"+name+"}"))
+				return nil, syntaxf("config: line %d: %s is not a variable reference "+
+					"(want ${NAME}: letters, digits, _)", line, quote("${"+name+"}"))
 			}
 			v := getenv(name)
 			if strings.ContainsAny(v, "\r\n") {
-				return nil, syntaxf("config: line %d: the value of ${%s} holds a line break", line, name)
+				return nil, syntaxf("config: line %d: the value of ${%s} holds a line break",
+					line, name)
 			}
 			out.WriteString(v)
 			i += 2 + end

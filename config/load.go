@@ -290,8 +290,9 @@ func findNode(ns []lineNode, kind, value string) string {
 		case kind == "!!map" && n.kind == yaml.MappingNode,
 			kind == "!!seq" && n.kind == yaml.SequenceNode:
 			path = n.path
-		case kind != "!!map" && kind != "!!seq" && n.kind == yaml.ScalarNode && (n.value == value ||
-			strings.HasSuffix(value, "...") && strings.HasPrefix(n.value, strings.TrimSuffix(value, "..."))):
+		case kind != "!!map" && kind != "!!seq" && n.kind == yaml.ScalarNode &&
+			(n.value == value || strings.HasSuffix(value, "...") &&
+				strings.HasPrefix(n.value, strings.TrimSuffix(value, "..."))):
 			return n.path
 		}
 	}
@@ -334,7 +335,8 @@ func keyPaths(root *yaml.Node) map[int][]lineNode {
 	var walk func(n *yaml.Node, path, key string)
 	walk = func(n *yaml.Node, path, key string) {
 		if path != "" {
-			out[n.Line] = append(out[n.Line], lineNode{path: path, key: key, kind: n.Kind, value: n.Value})
+			out[n.Line] = append(out[n.Line],
+				lineNode{path: path, key: key, kind: n.Kind, value: n.Value})
 		}
 		switch n.Kind {
 		case yaml.DocumentNode:
@@ -354,7 +356,8 @@ func keyPaths(root *yaml.Node) map[int][]lineNode {
 				}
 				if k.Line != v.Line {
 					// A key whose value starts on a later line still names its key.
-					out[k.Line] = append(out[k.Line], lineNode{path: p, key: k.Value, kind: yaml.ScalarNode})
+					out[k.Line] = append(out[k.Line],
+						lineNode{path: p, key: k.Value, kind: yaml.ScalarNode})
 				}
 				walk(v, p, k.Value)
 			}

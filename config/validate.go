@@ -57,7 +57,8 @@ func (c *Config) setDefaults() {
 		def(&c.Profiles[i].SecurityGroup, rules.DefaultGroup)
 	}
 	if _, ok := c.Profile(DefaultProfile); !ok {
-		c.Profiles = append(c.Profiles, Profile{ID: DefaultProfile, SecurityGroup: rules.DefaultGroup})
+		c.Profiles = append(c.Profiles,
+			Profile{ID: DefaultProfile, SecurityGroup: rules.DefaultGroup})
 	}
 	for i := range c.Jobs {
 		j := &c.Jobs[i]
@@ -120,10 +121,12 @@ func (c *Config) validatePaths(p *problems) {
 // seconds is the whole session, docs/design.md, "Bypasses"). A zero retention keeps everything.
 func (c *Config) validateDurations(p *problems) {
 	if c.ApprovalTimeout.Duration <= 0 {
-		p.add("approval_timeout", c.ApprovalTimeout.String(), "must be more than 0 (leave the key out for the default 24h)")
+		p.add("approval_timeout", c.ApprovalTimeout.String(),
+			"must be more than 0 (leave the key out for the default 24h)")
 	}
 	if c.BypassShort.Duration < time.Second {
-		p.add("bypass_short", c.BypassShort.String(), "must be at least 1s (leave the key out for the default 15m)")
+		p.add("bypass_short", c.BypassShort.String(),
+			"must be at least 1s (leave the key out for the default 15m)")
 	}
 	for i, j := range c.Jobs {
 		if j.ApprovalTimeout.given && j.ApprovalTimeout.Duration <= 0 {
@@ -359,7 +362,10 @@ func (c *Config) validateSlack(p *problems) {
 	for _, l := range []struct {
 		key string
 		ids []string
-	}{{"slack.channels", s.Channels}, {"slack.approvers", s.Approvers}, {"slack.admins", s.Admins}} {
+	}{
+		{"slack.channels", s.Channels}, {"slack.approvers", s.Approvers},
+		{"slack.admins", s.Admins},
+	} {
 		for i, id := range l.ids {
 			if id == "" || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' }) {
 				p.add(fmt.Sprintf("%s[%d]", l.key, i), id, "must be a Slack id")
@@ -382,12 +388,16 @@ func (c *Config) validateTools(p *problems) {
 			}
 		}
 	}
+	spaceOrStar := func(r rune) bool { return r <= ' ' || r == '*' }
 	for _, l := range []struct {
 		key   string
 		names []string
-	}{{"tools.fs_read", c.Tools.FSRead}, {"tools.fs_write", c.Tools.FSWrite}, {"tools.path_args", c.Tools.PathArgs}} {
+	}{
+		{"tools.fs_read", c.Tools.FSRead}, {"tools.fs_write", c.Tools.FSWrite},
+		{"tools.path_args", c.Tools.PathArgs},
+	} {
 		for i, n := range l.names {
-			if n == "" || strings.ContainsFunc(n, func(r rune) bool { return r <= ' ' || r == '*' }) {
+			if n == "" || strings.ContainsFunc(n, spaceOrStar) {
 				p.add(fmt.Sprintf("%s[%d]", l.key, i), n, "must be a name without spaces or stars")
 			}
 		}
@@ -433,7 +443,8 @@ func mcpServerName(n string) bool {
 		return false
 	}
 	for _, r := range n {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+			r == '-' || r == '_') {
 			return false
 		}
 	}
@@ -487,7 +498,8 @@ func (c *Config) validateJobs(p *problems) {
 		key := fmt.Sprintf("jobs[%d]", i)
 		p.uniqueID(seen, key+".name", j.Name, "job name")
 		if strings.TrimSpace(j.Schedule) == "" {
-			p.add(key+".schedule", "", "required (a cron spec such as \"0 2 * * *\" or \"@every 1h\")")
+			p.add(key+".schedule", "",
+				"required (a cron spec such as \"0 2 * * *\" or \"@every 1h\")")
 		}
 		if _, ok := c.Profile(j.Profile); !ok {
 			p.add(key+".profile", j.Profile, "no such profile")

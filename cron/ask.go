@@ -121,7 +121,8 @@ func (e *Engine) parkAsk(j *job, id uint64, i int, cid uint64) {
 	}
 	e.mu.Unlock()
 	if err != nil {
-		e.log.Error("storing a waiting run; it stops here", "job", j.Name, "run_id", id, "err", err)
+		e.log.Error("storing a waiting run; it stops here",
+			"job", j.Name, "run_id", id, "err", err)
 		return
 	}
 	// An answer that came before the run was stored as waiting found no run.
@@ -139,12 +140,14 @@ func (e *Engine) answeredLocked(j *job, id uint64, i int, c store.Clarification)
 			if i < len(r.Steps) && !r.Steps[i].StartedAt.IsZero() {
 				started = r.Steps[i].StartedAt
 			}
-			setStep(r, i, store.StepResult{Tool: AskUserTool, Decision: string(store.ClarificationAnswered),
-				Status: string(store.RunSucceeded), Output: c.Answer.Text, ClarificationID: c.ID,
+			setStep(r, i, store.StepResult{Tool: AskUserTool,
+				Decision: string(store.ClarificationAnswered), Status: string(store.RunSucceeded),
+				Output: c.Answer.Text, ClarificationID: c.ID,
 				StartedAt: started, DurationMS: e.now().Sub(started).Milliseconds()})
 		})
 		if err != nil {
-			e.log.Error("storing an answer; the run stops here", "job", j.Name, "run_id", id, "err", err)
+			e.log.Error("storing an answer; the run stops here",
+				"job", j.Name, "run_id", id, "err", err)
 			return false
 		}
 		return true

@@ -138,11 +138,13 @@ func New(opt Options) (*Engine, error) {
 		return nil, errors.New("cron: new: a store and a gate are required")
 	}
 	if !filepath.IsAbs(opt.WorkspaceRoot) {
-		return nil, fmt.Errorf("cron: new: workspace root %q is not an absolute path", opt.WorkspaceRoot)
+		return nil, fmt.Errorf("cron: new: workspace root %q is not an absolute path",
+			opt.WorkspaceRoot)
 	}
 	e := &Engine{
-		store: opt.Store, gate: opt.Gate, tools: opt.Tools, now: opt.Now, log: opt.Logger, jobs: make(map[string]*job),
-		active: make(map[string]map[uint64]bool), ready: make(chan struct{}), schedStarted: make(chan struct{}),
+		store: opt.Store, gate: opt.Gate, tools: opt.Tools, now: opt.Now, log: opt.Logger,
+		jobs: make(map[string]*job), active: make(map[string]map[uint64]bool),
+		ready: make(chan struct{}), schedStarted: make(chan struct{}),
 	}
 	if e.tools == nil {
 		e.tools = Builtins()
@@ -169,7 +171,8 @@ func New(opt Options) (*Engine, error) {
 		j := &job{Job: withDefaults(cj)}
 		p, ok := e.gate.Profile(j.Profile)
 		if !ok {
-			errs = append(errs, fmt.Errorf("cron: job %q: %w", j.Name, invalidf("profile %q is not configured", j.Profile)))
+			errs = append(errs, fmt.Errorf("cron: job %q: %w",
+				j.Name, invalidf("profile %q is not configured", j.Profile)))
 			continue
 		}
 		root := cmp.Or(p.WorkspaceRoot, opt.WorkspaceRoot) // a project's own workspace
@@ -242,12 +245,14 @@ func (e *Engine) Run(ctx context.Context) error {
 			return nil
 		case ev, ok := <-events:
 			if !ok {
-				e.log.Warn("event subscription dropped; subscribing again and looking at every waiting run")
+				e.log.Warn("event subscription dropped; " +
+					"subscribing again and looking at every waiting run")
 				events, unsubscribe = e.gate.Subscribe(eventBuffer)
 				e.resumeResolved()
 				continue
 			}
-			if d, ok := ev.Data.(gate.ApprovalResolved); ok && ev.Name == gate.EventApprovalResolved {
+			if d, ok := ev.Data.(gate.ApprovalResolved); ok &&
+				ev.Name == gate.EventApprovalResolved {
 				e.requestResolved(d.RequestID)
 			}
 			if d, ok := ev.Data.(gate.ClarificationResolved); ok {

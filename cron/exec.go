@@ -78,11 +78,13 @@ func runExec(ctx context.Context, env Env, args map[string]any) (Result, error) 
 	err = cmd.Run()
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Output: out.String()}
 	if errors.Is(context.Cause(ctx), ErrTimeout) {
-		return Result{ExitCode: -1, Output: res.Output}, fmt.Errorf("%w after %s: the process group was killed", ErrTimeout, a.timeout)
+		return Result{ExitCode: -1, Output: res.Output},
+			fmt.Errorf("%w after %s: the process group was killed", ErrTimeout, a.timeout)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return Result{ExitCode: -1, Output: res.Output}, fmt.Errorf("stopped: %w", context.Cause(ctx))
+			return Result{ExitCode: -1, Output: res.Output},
+				fmt.Errorf("stopped: %w", context.Cause(ctx))
 		}
 		return res, err
 	}

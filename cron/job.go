@@ -122,7 +122,8 @@ func Validate(jobs []Job, tools map[string]Tool) error {
 		}
 		seen[j.Name] = true
 		if _, err := Parse(j.Schedule); err != nil {
-			errs = append(errs, fmt.Errorf("cron: job %q: schedule %q: %w", j.Name, j.Schedule, err))
+			errs = append(errs, fmt.Errorf("cron: job %q: schedule %q: %w",
+				j.Name, j.Schedule, err))
 		}
 		if err := j.Overlap.Check(); err != nil {
 			bad(j.Name, "overlap %q %v", j.Overlap, err)

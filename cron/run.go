@@ -40,21 +40,23 @@ func (e *Engine) Fire(ctx context.Context, name, trigger string) (store.Run, err
 		if j.Overlap == OverlapQueue {
 			br, err := e.store.Run(busy)
 			if err != nil {
-				return store.Run{}, fmt.Errorf("cron: trigger %q: read run %d: %w", name, busy, err)
+				return store.Run{}, fmt.Errorf("cron: trigger %q: read run %d: %w",
+					name, busy, err)
 			}
 			queued, err := e.takeSlotLocked(name, trigger)
 			if err != nil {
 				return store.Run{}, fmt.Errorf("cron: trigger %q: %w", name, err)
 			}
 			if queued {
-				e.log.Info("trigger queued", "job", name, "trigger", trigger, "unfinished_run", busy)
+				e.log.Info("trigger queued",
+					"job", name, "trigger", trigger, "unfinished_run", busy)
 				return store.Run{}, blocked(name, br, ErrQueued)
 			}
 		}
 		br, err := e.updateLocked(busy, func(r *store.Run) { r.SkippedTriggers++ })
 		if err != nil {
-			return store.Run{}, fmt.Errorf("cron: trigger %q: count the skipped trigger on run %d: %w",
-				name, busy, err)
+			return store.Run{}, fmt.Errorf(
+				"cron: trigger %q: count the skipped trigger on run %d: %w", name, busy, err)
 		}
 		e.log.Info("trigger skipped", "job", name, "trigger", trigger, "unfinished_run", busy)
 		return store.Run{}, blocked(name, br, ErrSkipped)
@@ -160,14 +162,16 @@ func (e *Engine) drive(ctx context.Context, j *job, steps []Step, id uint64, ses
 	from int, approved bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			e.log.Error("run engine panicked", "job", j.Name, "run_id", id, "panic", p, "stack", string(debug.Stack()))
+			e.log.Error("run engine panicked", "job", j.Name, "run_id", id,
+				"panic", p, "stack", string(debug.Stack()))
 			e.finish(j.Name, id, store.RunFailed, fmt.Sprintf("internal error: panic: %v", p), nil)
 		}
 	}()
 	for i := from; i < len(steps); i++ {
 		tool := steps[i].Tool
 		if ctx.Err() != nil {
-			e.finish(j.Name, id, store.RunInterrupted, fmt.Sprintf("interrupted: the service stopped before step %d", i+1), nil)
+			msg := fmt.Sprintf("interrupted: the service stopped before step %d", i+1)
+			e.finish(j.Name, id, store.RunInterrupted, msg, nil)
 			return
 		}
 		if tool == AskUserTool { // not gated (docs/design.md, "Scheduled jobs")
@@ -184,7 +188,8 @@ func (e *Engine) drive(ctx context.Context, j *job, steps []Step, id uint64, ses
 				if ctx.Err() != nil {
 					status = store.RunInterrupted
 				}
-				e.finish(j.Name, id, status, fmt.Sprintf("step %d (%s): gate: %v", i+1, tool, err), nil)
+				msg := fmt.Sprintf("step %d (%s): gate: %v", i+1, tool, err)
+				e.finish(j.Name, id, status, msg, nil)
 				return
 			}
 			decision = out.Decision
@@ -200,7 +205,8 @@ func (e *Engine) drive(ctx context.Context, j *job, steps []Step, id uint64, ses
 				status := endStatus(decision)
 				msg := fmt.Sprintf("step %d (%s): %s: %s", i+1, tool, decision, out.Reason)
 				e.finish(j.Name, id, status, msg, func(r *store.Run) {
-					setStep(r, i, store.StepResult{Tool: tool, Decision: string(decision), Status: string(status), RequestID: reqID})
+					setStep(r, i, store.StepResult{Tool: tool, Decision: string(decision),
+						Status: string(status), RequestID: reqID})
 				})
 				return
 			}
@@ -247,24 +253,28 @@ func (e *Engine) runStep(ctx context.Context, j *job, s Step, id uint64, i int,
 			reqID = r.Steps[i].RequestID // the request an approval resumed
 		}
 		r.Status, r.Step, r.RequestID = store.RunRunning, i, 0
-		setStep(r, i, store.StepResult{Tool: tool, Decision: string(decision), Status: string(store.RunRunning),
-			RequestID: reqID, StartedAt: start})
+		setStep(r, i, store.StepResult{Tool: tool, Decision: string(decision),
+			Status: string(store.RunRunning), RequestID: reqID, StartedAt: start})
 	})
 	if err != nil {
-		e.log.Error("storing a step's start; the run stops here", "job", j.Name, "run_id", id, "step", i+1, "err", err)
+		e.log.Error("storing a step's start; the run stops here",
+			"job", j.Name, "run_id", id, "step", i+1, "err", err)
 		return false
 	}
 	res, runErr := e.execute(ctx, j, s, i, answerEnv(run))
 	result := func(r *store.Run, status store.RunStatus, out string) {
 		if i < len(r.Steps) {
 			s := &r.Steps[i]
-			s.Status, s.ExitCode, s.Output = string(status), res.ExitCode, lastBytes(out, MaxOutput)
+			s.Status, s.ExitCode = string(status), res.ExitCode
+			s.Output = lastBytes(out, MaxOutput)
 			s.DurationMS = e.now().Sub(start).Milliseconds()
 		}
 	}
 	if runErr == nil {
-		if _, err := e.update(id, func(r *store.Run) { result(r, store.RunSucceeded, res.Output) }); err != nil {
-			e.log.Error("storing a step's result; the run stops here", "job", j.Name, "run_id", id, "step", i+1, "err", err)
+		_, err := e.update(id, func(r *store.Run) { result(r, store.RunSucceeded, res.Output) })
+		if err != nil {
+			e.log.Error("storing a step's result; the run stops here",
+				"job", j.Name, "run_id", id, "step", i+1, "err", err)
 			return false
 		}
 		return true
@@ -278,21 +288,24 @@ func (e *Engine) runStep(ctx context.Context, j *job, s Step, id uint64, i int,
 		out += "\n"
 	}
 	out += "error: " + runErr.Error()
-	e.finish(j.Name, id, status, fmt.Sprintf("step %d (%s): %v", i+1, tool, runErr), func(r *store.Run) { result(r, status, out) })
+	msg := fmt.Sprintf("step %d (%s): %v", i+1, tool, runErr)
+	e.finish(j.Name, id, status, msg, func(r *store.Run) { result(r, status, out) })
 	return false
 }
 
 // execute runs step i, s, with the answers of earlier ask_user steps; a panic in it is
 // recovered and returned as an error "panic: …", with the stack in the log, so the run
 // fails and the engine goes on.
-func (e *Engine) execute(ctx context.Context, j *job, s Step, i int, answers []string) (res Result, err error) {
+func (e *Engine) execute(ctx context.Context, j *job, s Step, i int,
+	answers []string) (res Result, err error) {
 	tool, ok := e.tools[s.Tool]
 	if !ok || tool.Run == nil {
 		return Result{ExitCode: -1}, fmt.Errorf("no tool %q", s.Tool)
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			e.log.Error("step panicked", "job", j.Name, "step", i+1, "tool", s.Tool, "panic", p, "stack", string(debug.Stack()))
+			e.log.Error("step panicked", "job", j.Name, "step", i+1, "tool", s.Tool,
+				"panic", p, "stack", string(debug.Stack()))
 			res, err = Result{ExitCode: -1}, fmt.Errorf("panic: %v", p)
 		}
 	}()
@@ -312,12 +325,14 @@ func (e *Engine) park(j *job, s Step, id uint64, i int, reqID uint64) {
 			Status: string(store.RunWaitingApproval), RequestID: reqID})
 	})
 	if err == nil {
-		e.log.Info("run waiting for approval", "job", j.Name, "run_id", id, "step", i+1, "request_id", reqID)
+		e.log.Info("run waiting for approval",
+			"job", j.Name, "run_id", id, "step", i+1, "request_id", reqID)
 		e.publish(EventRunWaiting, r)
 	}
 	e.mu.Unlock()
 	if err != nil {
-		e.log.Error("storing a waiting run; it stops here", "job", j.Name, "run_id", id, "err", err)
+		e.log.Error("storing a waiting run; it stops here",
+			"job", j.Name, "run_id", id, "err", err)
 		return
 	}
 	e.requestResolved(reqID)
@@ -344,7 +359,8 @@ func (e *Engine) requestResolved(reqID uint64) {
 	}
 	req, err := e.gate.Request(reqID)
 	if err != nil {
-		e.log.Error("reading a resolved request", "request_id", reqID, "run_id", found.ID, "err", err)
+		e.log.Error("reading a resolved request",
+			"request_id", reqID, "run_id", found.ID, "err", err)
 		return
 	}
 	if req.Status == store.Pending {
@@ -365,11 +381,11 @@ func (e *Engine) requestResolved(reqID uint64) {
 	if req.Status == store.Approved {
 		switch {
 		case j == nil:
-			e.finishLocked(r.Job, r.ID, store.RunFailed,
-				fmt.Sprintf("step %d approved, but job %q is no longer configured", i+1, r.Job), nil)
+			e.finishLocked(r.Job, r.ID, store.RunFailed, fmt.Sprintf(
+				"step %d approved, but job %q is no longer configured", i+1, r.Job), nil)
 		case i >= len(runSteps(j, r)):
-			e.finishLocked(r.Job, r.ID, store.RunFailed,
-				fmt.Sprintf("step %d approved, but job %q no longer has that step", i+1, r.Job), nil)
+			e.finishLocked(r.Job, r.ID, store.RunFailed, fmt.Sprintf(
+				"step %d approved, but job %q no longer has that step", i+1, r.Job), nil)
 		case e.ctx != nil: // else the service is stopping: the run resumes at the next start
 			changed := planChanged(j, r)
 			switch {
@@ -377,21 +393,24 @@ func (e *Engine) requestResolved(reqID uint64) {
 				e.log.Warn("the job's steps changed in the config while the run waited; "+
 					"it runs the steps it started with", "job", r.Job, "run_id", r.ID, "step", i+1)
 			case r.Plan == nil:
-				e.log.Warn("run stored without its steps; it runs the job's steps as configured now",
+				e.log.Warn("run stored without its steps; "+
+					"it runs the job's steps as configured now",
 					"job", r.Job, "run_id", r.ID, "step", i+1)
 			}
 			r, err = e.updateLocked(r.ID, func(r *store.Run) {
 				r.Status = store.RunRunning
 				r.ConfigChanged = r.ConfigChanged || changed
 				if i < len(r.Steps) {
-					r.Steps[i].Decision, r.Steps[i].Status = string(gate.VerdictApproved), string(store.RunRunning)
+					r.Steps[i].Decision = string(gate.VerdictApproved)
+					r.Steps[i].Status = string(store.RunRunning)
 				}
 			})
 			if err != nil {
 				e.log.Error("storing a resumed run", "run_id", r.ID, "err", err)
 				return
 			}
-			e.log.Info("run resumed", "job", r.Job, "run_id", r.ID, "step", i+1, "request_id", reqID)
+			e.log.Info("run resumed",
+				"job", r.Job, "run_id", r.ID, "step", i+1, "request_id", reqID)
 			e.goDrive(j, r, i, true)
 		}
 		return
@@ -412,7 +431,8 @@ func (e *Engine) requestResolved(reqID uint64) {
 }
 
 // finish is finishLocked under e.mu.
-func (e *Engine) finish(name string, id uint64, status store.RunStatus, msg string, edit func(*store.Run)) {
+func (e *Engine) finish(name string, id uint64, status store.RunStatus, msg string,
+	edit func(*store.Run)) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.finishLocked(name, id, status, msg, edit)
@@ -422,7 +442,8 @@ func (e *Engine) finish(name string, id uint64, status store.RunStatus, msg stri
 // after applying edit (may be nil), ends the bypasses granted in its session,
 // publishes run_finished, and starts the job's queued run when it was the job's last
 // unfinished one. e.mu must be held.
-func (e *Engine) finishLocked(name string, id uint64, status store.RunStatus, msg string, edit func(*store.Run)) {
+func (e *Engine) finishLocked(name string, id uint64, status store.RunStatus, msg string,
+	edit func(*store.Run)) {
 	r, err := e.updateLocked(id, func(r *store.Run) {
 		if edit != nil {
 			edit(r)
@@ -430,7 +451,8 @@ func (e *Engine) finishLocked(name string, id uint64, status store.RunStatus, ms
 		r.Status, r.Error, r.FinishedAt = status, msg, e.now()
 	})
 	if err != nil {
-		e.log.Error("storing a finished run", "job", name, "run_id", id, "status", status, "err", err)
+		e.log.Error("storing a finished run",
+			"job", name, "run_id", id, "status", status, "err", err)
 		return
 	}
 	e.dropActive(name, id)

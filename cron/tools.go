@@ -216,7 +216,8 @@ func argTimeout(args map[string]any, def time.Duration) (time.Duration, error) {
 func checkKeys(args map[string]any, allowed ...string) error {
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		if !slices.Contains(allowed, k) {
-			return fmt.Errorf("%w: unknown argument %q (want %s)", ErrBadArgs, k, strings.Join(allowed, ", "))
+			return fmt.Errorf("%w: unknown argument %q (want %s)",
+				ErrBadArgs, k, strings.Join(allowed, ", "))
 		}
 	}
 	return nil

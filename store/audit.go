@@ -47,7 +47,8 @@ func (d *DB) appendAudit(tx *bolt.Tx, e AuditEntry) error {
 }
 
 // audit appends an entry made by actor inside tx.
-func (d *DB) audit(tx *bolt.Tx, by Actor, action string, ruleID, requestID uint64, detail string) error {
+func (d *DB) audit(tx *bolt.Tx, by Actor, action string, ruleID, requestID uint64,
+	detail string) error {
 	return d.appendAudit(tx, AuditEntry{By: by.By, Via: by.Via, Action: action,
 		RuleID: ruleID, RequestID: requestID, Detail: detail})
 }
@@ -59,7 +60,8 @@ func (d *DB) audit(tx *bolt.Tx, by Actor, action string, ruleID, requestID uint6
 func (d *DB) AppendAudit(entries ...AuditEntry) error {
 	for i, e := range entries {
 		if e.By == "" || e.Action == "" {
-			return fmt.Errorf("store: append audit: entry %d: %w: by and action are required", i, ErrInvalid)
+			return fmt.Errorf("store: append audit: entry %d: %w: by and action are required",
+				i, ErrInvalid)
 		}
 	}
 	if len(entries) == 0 {

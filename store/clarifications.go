@@ -168,12 +168,13 @@ func (d *DB) CreateClarification(c Clarification) (out Clarification, created bo
 		return Clarification{}, false, fmt.Errorf("store: create clarification: %w", err)
 	case reused == "caller":
 		return Clarification{}, false, fmt.Errorf(
-			"store: create clarification: clarification_id %q of session %q: %w: made by another caller",
-			c.ClarificationID, c.SessionID, ErrToolCallReused)
+			"store: create clarification: clarification_id %q of session %q: %w: "+
+				"made by another caller", c.ClarificationID, c.SessionID, ErrToolCallReused)
 	case reused != "":
 		return out, false, fmt.Errorf(
 			"store: create clarification: clarification_id %q of session %q "+
-				"(clarification %d): %w: not the same %s", c.ClarificationID, c.SessionID, out.ID, ErrToolCallReused, reused)
+				"(clarification %d): %w: not the same %s",
+			c.ClarificationID, c.SessionID, out.ID, ErrToolCallReused, reused)
 	}
 	return out, created, nil
 }
@@ -332,8 +333,8 @@ func (d *DB) AnswerClarification(id uint64, a ClarificationAnswer) (Clarificatio
 	}
 	switch {
 	case strings.TrimSpace(a.Text) == "":
-		return Clarification{}, fmt.Errorf("store: answer clarification %d: %w: the answer is empty",
-			id, ErrInvalid)
+		return Clarification{}, fmt.Errorf(
+			"store: answer clarification %d: %w: the answer is empty", id, ErrInvalid)
 	case len(a.Text) > MaxAnswerLen:
 		return Clarification{}, fmt.Errorf(
 			"store: answer clarification %d: %w: the answer is longer than %d bytes",
@@ -342,8 +343,8 @@ func (d *DB) AnswerClarification(id uint64, a ClarificationAnswer) (Clarificatio
 		return Clarification{}, fmt.Errorf(
 			"store: answer clarification %d: %w: the answer is not valid UTF-8", id, ErrInvalid)
 	case a.By == "":
-		return Clarification{}, fmt.Errorf("store: answer clarification %d: %w: the answer needs who (by)",
-			id, ErrInvalid)
+		return Clarification{}, fmt.Errorf(
+			"store: answer clarification %d: %w: the answer needs who (by)", id, ErrInvalid)
 	}
 	return d.endClarification(id, "answer", func(tx *bolt.Tx, c *Clarification) (
 		resolveOutcome, error) {
@@ -473,8 +474,8 @@ func (d *DB) CancelClarification(id uint64, res Resolution) (Clarification, erro
 		res.At = d.now()
 	}
 	if res.By == "" {
-		return Clarification{}, fmt.Errorf("store: cancel clarification %d: %w: who (by) is required",
-			id, ErrInvalid)
+		return Clarification{}, fmt.Errorf(
+			"store: cancel clarification %d: %w: who (by) is required", id, ErrInvalid)
 	}
 	return d.endClarification(id, "cancel", func(tx *bolt.Tx, c *Clarification) (
 		resolveOutcome, error) {
@@ -486,7 +487,8 @@ func (d *DB) CancelClarification(id uint64, res Resolution) (Clarification, erro
 // each, every pending clarification of the session in one transaction, and returns
 // them oldest first. None pending is an empty result and writes nothing. ErrInvalid
 // when res has no By.
-func (d *DB) CancelSessionClarifications(sessionID string, res Resolution) ([]Clarification, error) {
+func (d *DB) CancelSessionClarifications(sessionID string,
+	res Resolution) ([]Clarification, error) {
 	if res.At.IsZero() {
 		res.At = d.now()
 	}
@@ -496,7 +498,9 @@ func (d *DB) CancelSessionClarifications(sessionID string, res Resolution) ([]Cl
 	}
 	var out []Clarification
 	err := d.update(func(tx *bolt.Tx) error {
-		cs, err := pendingClarsWhere(tx, func(c Clarification) bool { return c.SessionID == sessionID })
+		cs, err := pendingClarsWhere(tx, func(c Clarification) bool {
+			return c.SessionID == sessionID
+		})
 		if err != nil {
 			return err
 		}
@@ -512,7 +516,8 @@ func (d *DB) CancelSessionClarifications(sessionID string, res Resolution) ([]Cl
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: cancel the clarifications of session %q: %w", sessionID, err)
+		return nil, fmt.Errorf("store: cancel the clarifications of session %q: %w",
+			sessionID, err)
 	}
 	return out, nil
 }
@@ -646,7 +651,8 @@ func (d *DB) BindReply(id uint64, p ReplyPrompt) error {
 
 // ClarificationByReply returns the clarification a reply to chat message (channel,
 // chat, ref) answers, with the prompt it was bound by; ErrNotFound when none is.
-func (d *DB) ClarificationByReply(channel, chatID, ref string) (Clarification, ReplyPrompt, error) {
+func (d *DB) ClarificationByReply(
+	channel, chatID, ref string) (Clarification, ReplyPrompt, error) {
 	var c Clarification
 	var p ReplyPrompt
 	err := d.view(func(tx *bolt.Tx) error {

@@ -200,8 +200,8 @@ func checkMeta(tx *bolt.Tx) error {
 	}
 	switch n := binary.BigEndian.Uint64(v); {
 	case n > SchemaVersion:
-		return fmt.Errorf("%w: the file has schema version %d, this build knows up to %d (written by a newer skald-bot?)",
-			ErrSchemaVersion, n, SchemaVersion)
+		return fmt.Errorf("%w: the file has schema version %d, this build knows up to %d "+
+			"(written by a newer skald-bot?)", ErrSchemaVersion, n, SchemaVersion)
 	case n == 0:
 		return fmt.Errorf("%w: schema version 0", ErrNotOurs)
 	}
@@ -216,7 +216,8 @@ func (d *DB) init() error {
 		if tx.Bucket(bucketMeta) == nil {
 			// A new file. Another process may have filled it between the read-only
 			// check and now: refuse anything that already has buckets.
-			if err := tx.ForEach(func([]byte, *bolt.Bucket) error { return ErrNotOurs }); err != nil {
+			err := tx.ForEach(func([]byte, *bolt.Bucket) error { return ErrNotOurs })
+			if err != nil {
 				return fmt.Errorf("%w: it holds buckets but no skald-bot meta", ErrNotOurs)
 			}
 			m, err := tx.CreateBucket(bucketMeta)

@@ -50,7 +50,7 @@
 //	rules_by_group         (group id, rule id) → ∅
 //	requests               request id → Request
 //	requests_by_tool_call  (tool call id, session id) → request id   (idempotency)
-//	requests_pending       (expires_at ns, request id) → ∅           (the pending requests, by expiry)
+//	requests_pending       (expires_at ns, request id) → ∅           (pending requests, by expiry)
 //	requests_unfinal       request id → ∅                             (a message not yet final)
 //	audit                  audit id → AuditEntry
 //	tools                  tool name → ∅

@@ -23,7 +23,8 @@ var namePattern = regexp.MustCompile(`^[a-z0-9_-]+$`)
 // checkName checks a group id or job name (kind says which, for the message).
 func checkName(kind, s string) error {
 	if len(s) > MaxNameLen || !namePattern.MatchString(s) {
-		return fmt.Errorf("%w: %s %q must match [a-z0-9_-]+ and be at most %d bytes", ErrInvalid, kind, s, MaxNameLen)
+		return fmt.Errorf("%w: %s %q must match [a-z0-9_-]+ and be at most %d bytes",
+			ErrInvalid, kind, s, MaxNameLen)
 	}
 	return nil
 }
@@ -96,12 +97,14 @@ func checkGroup(g rules.Group, by Actor) error {
 // and listings show them on one line. Markup such as HTML is accepted: the channels
 // escape it.
 func checkGroupText(g rules.Group) error {
-	for _, f := range []struct{ field, v string }{{"name", g.Name}, {"description", g.Description}} {
+	fields := []struct{ field, v string }{{"name", g.Name}, {"description", g.Description}}
+	for _, f := range fields {
 		switch {
 		case !utf8.ValidString(f.v):
 			return fmt.Errorf("%w: group %s %q is not valid UTF-8", ErrInvalid, f.field, f.v)
 		case strings.ContainsFunc(f.v, unicode.IsControl):
-			return fmt.Errorf("%w: group %s %q must not hold control characters (newline, tab, NUL, …)", ErrInvalid, f.field, f.v)
+			return fmt.Errorf("%w: group %s %q must not hold control characters "+
+				"(newline, tab, NUL, …)", ErrInvalid, f.field, f.v)
 		}
 	}
 	return nil
@@ -278,7 +281,8 @@ func (d *DB) EnsureGroups(ids []string, by Actor) (created []string, err error) 
 			if tx.Bucket(bucketGroups).Get([]byte(id)) != nil {
 				continue
 			}
-			if err := d.createGroup(tx, rules.Group{ID: id, Name: id}, by, "(named by the configuration)"); err != nil {
+			g := rules.Group{ID: id, Name: id}
+			if err := d.createGroup(tx, g, by, "(named by the configuration)"); err != nil {
 				return err
 			}
 			created = append(created, id)

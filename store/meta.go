@@ -68,7 +68,8 @@ func (d *DB) SeenDelivery(id string, now time.Time, ttl time.Duration) (seen boo
 		return false, fmt.Errorf("store: seen delivery %q: %w", id, err)
 	}
 	if ttl <= 0 {
-		return false, fmt.Errorf("store: seen delivery %q: %w: ttl %v is not positive", id, ErrInvalid, ttl)
+		return false, fmt.Errorf("store: seen delivery %q: %w: ttl %v is not positive",
+			id, ErrInvalid, ttl)
 	}
 	err = d.update(func(tx *bolt.Tx) error {
 		seen = false

@@ -234,8 +234,10 @@ func (d *DB) deleteRuleTx(tx *bolt.Tx, id uint64, by Actor) error {
 // commands: "#12 require * priority=999999 group=default".
 func describeRule(r rules.Rule) string {
 	var b strings.Builder
-	b.WriteString("#" + strconv.FormatUint(r.ID, 10) + " " + string(r.Action) + " " + r.ToolPattern)
-	for _, kv := range [][2]string{{"path", r.PathPattern}, {"agent", r.AgentID}, {"source", r.Source}} {
+	b.WriteString("#" + strconv.FormatUint(r.ID, 10) + " " + string(r.Action) + " " +
+		r.ToolPattern)
+	filters := [][2]string{{"path", r.PathPattern}, {"agent", r.AgentID}, {"source", r.Source}}
+	for _, kv := range filters {
 		if kv[1] != "" {
 			b.WriteString(" " + kv[0] + "=" + kv[1])
 		}

@@ -121,7 +121,8 @@ func (d *DB) UpdateRun(r Run) error {
 		case !ok:
 			return ErrNotFound
 		case old.Job != r.Job:
-			return fmt.Errorf("%w: run %d belongs to job %q, not %q", ErrInvalid, r.ID, old.Job, r.Job)
+			return fmt.Errorf("%w: run %d belongs to job %q, not %q",
+				ErrInvalid, r.ID, old.Job, r.Job)
 		}
 		if r.SessionID == "" {
 			r.SessionID = old.SessionID
@@ -167,7 +168,10 @@ func (d *DB) Runs(job string, limit int) ([]Run, error) {
 		case string(k) != string(top):
 			k, _ = c.Prev()
 		}
-		for ; k != nil && hasPrefix(k, prefix) && (limit <= 0 || len(out) < limit); k, _ = c.Prev() {
+		for ; k != nil && hasPrefix(k, prefix); k, _ = c.Prev() {
+			if limit > 0 && len(out) >= limit {
+				break
+			}
 			var err error
 			if out, err = appendRun(tx, out, k); err != nil {
 				return err
@@ -188,7 +192,8 @@ func (d *DB) Runs(job string, limit int) ([]Run, error) {
 func (d *DB) RunsByStatus(statuses ...RunStatus) ([]Run, error) {
 	for _, s := range statuses {
 		if !s.valid() {
-			return nil, fmt.Errorf("store: runs by status: %w: unknown run status %q", ErrInvalid, s)
+			return nil, fmt.Errorf("store: runs by status: %w: unknown run status %q",
+				ErrInvalid, s)
 		}
 	}
 	var out []Run
@@ -262,7 +267,8 @@ func pruneRuns(tx *bolt.Tx, before time.Time) (int, error) {
 		if err := tx.Bucket(bucketRunsByJob).Delete(strIDKey(r.Job, r.ID)); err != nil {
 			return 0, err
 		}
-		if err := tx.Bucket(bucketRunsByStatus).Delete(strIDKey(string(r.Status), r.ID)); err != nil {
+		byStatus := strIDKey(string(r.Status), r.ID)
+		if err := tx.Bucket(bucketRunsByStatus).Delete(byStatus); err != nil {
 			return 0, err
 		}
 		for _, req := range runRequests(r) {

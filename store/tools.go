@@ -21,7 +21,8 @@ const MaxTools = 10000
 func (d *DB) AddTools(names []string) error {
 	for _, n := range names {
 		if n == "" || len(n) > MaxToolNameLen {
-			return fmt.Errorf("store: add tools: %w: tool name %.40q must be 1 to %d bytes", ErrInvalid, n, MaxToolNameLen)
+			return fmt.Errorf("store: add tools: %w: tool name %.40q must be 1 to %d bytes",
+				ErrInvalid, n, MaxToolNameLen)
 		}
 	}
 	err := d.update(func(tx *bolt.Tx) error {

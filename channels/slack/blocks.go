@@ -54,7 +54,8 @@ var actionIDs = map[bot.Action]string{
 // limits.
 func Blocks(m bot.SlackMessage) []slackgo.Block {
 	blocks := []slackgo.Block{
-		slackgo.NewHeaderBlock(slackgo.NewTextBlockObject(slackgo.PlainTextType, m.Header, false, false),
+		slackgo.NewHeaderBlock(
+			slackgo.NewTextBlockObject(slackgo.PlainTextType, m.Header, false, false),
 			slackgo.HeaderBlockOptionBlockID(BlockHeader)),
 	}
 	for i := 0; i < len(m.Fields); i += maxSectionFields {

@@ -119,7 +119,8 @@ func New(opt Options) (*Channel, error) {
 		missing = append(missing, "a delivery log")
 	}
 	if opt.AppToken == "" && opt.SigningSecret == "" {
-		missing = append(missing, "an app-level token (Socket Mode) or a signing secret (HTTP mode)")
+		missing = append(missing,
+			"an app-level token (Socket Mode) or a signing secret (HTTP mode)")
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("slack: new: %w: missing %s",
@@ -186,10 +187,10 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 }
 
 // Edit replaces message ref of channel target with p using chat.update, always with
-// p's blocks: a pending prompt gets its actions block, a finished prompt has its outcome and no actions block, and an update
-// without blocks would leave the old buttons live (bot.Channel). It blocks
-// for one Web API call. Errors as Send; message_not_found and cant_update_message
-// wrap bot.ErrPermanent.
+// p's blocks: a pending prompt gets its actions block, a finished prompt has its
+// outcome and no actions block, and an update without blocks would leave the old
+// buttons live (bot.Channel). It blocks for one Web API call. Errors as Send;
+// message_not_found and cant_update_message wrap bot.ErrPermanent.
 func (c *Channel) Edit(ctx context.Context, target, ref string, p bot.Prompt) error {
 	m := p.Slack()
 	_, _, _, err := c.api.UpdateMessageContext(ctx, target, ref,

@@ -46,8 +46,8 @@ func (c *Channel) openAnswer(ctx context.Context, triggerID string, t bot.Tap, a
 			slackgo.NewSectionBlock(slackgo.NewTextBlockObject(slackgo.PlainTextType, question,
 				false, false), nil, nil),
 			slackgo.NewInputBlock(answerBlockID,
-				slackgo.NewTextBlockObject(slackgo.PlainTextType, "Your answer", false, false), nil,
-				&slackgo.PlainTextInputBlockElement{Type: slackgo.METPlainTextInput,
+				slackgo.NewTextBlockObject(slackgo.PlainTextType, "Your answer", false, false),
+				nil, &slackgo.PlainTextInputBlockElement{Type: slackgo.METPlainTextInput,
 					ActionID: answerActionID, Multiline: true}),
 		}},
 	}
@@ -62,7 +62,8 @@ func (c *Channel) openAnswer(ctx context.Context, triggerID string, t bot.Tap, a
 // clarification, checked as the tap that opened it, and the user gets the toast.
 func (c *Channel) handleAnswer(ctx context.Context, key string, cb slackgo.InteractionCallback) {
 	var meta answerMeta
-	if err := json.Unmarshal([]byte(cb.View.PrivateMetadata), &meta); err != nil || meta.Channel == "" {
+	err := json.Unmarshal([]byte(cb.View.PrivateMetadata), &meta)
+	if err != nil || meta.Channel == "" {
 		c.log.Warn("answer form without its metadata ignored", "user_id", cb.User.ID)
 		return
 	}

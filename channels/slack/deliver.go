@@ -69,7 +69,8 @@ func (c *Channel) handleCommand(ctx context.Context, key string, cmd slackgo.Sla
 	reply := c.bot.Command(ctx, who, line)
 	name := strings.Fields(line)[0]
 	if reply.Err != nil {
-		c.log.Info("command refused", "command", clipLog(name), "user_id", cmd.UserID, "err", reply.Err)
+		c.log.Info("command refused",
+			"command", clipLog(name), "user_id", cmd.UserID, "err", reply.Err)
 	} else {
 		c.log.Info("command", "command", clipLog(name), "user_id", cmd.UserID)
 	}

@@ -102,7 +102,8 @@ func (c *Channel) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			c.log.Warn("refused a request over the body limit", "path", r.URL.Path, "limit", MaxBodyBytes)
+			c.log.Warn("refused a request over the body limit",
+				"path", r.URL.Path, "limit", MaxBodyBytes)
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return nil, false
 		}

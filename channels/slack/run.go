@@ -65,7 +65,8 @@ func (c *Channel) checkAuth(ctx context.Context) error {
 			mode = "socket"
 		}
 		c.log.Info("connected to Slack",
-			"team_id", res.TeamID, "bot_user_id", res.UserID, "mode", mode, "channels", len(c.targets))
+			"team_id", res.TeamID, "bot_user_id", res.UserID,
+			"mode", mode, "channels", len(c.targets))
 		return nil
 	}
 	if se, ok := errors.AsType[slackgo.SlackErrorResponse](err); ok && fatalAuth[se.Err] {

@@ -30,7 +30,8 @@ const (
 func Verify(secret string, h http.Header, body []byte, now time.Time) error {
 	ts, sig := h.Get(headerTimestamp), h.Get(headerSignature)
 	if secret == "" {
-		return fmt.Errorf("slack: verify request: %w: no signing secret configured", ErrBadSignature)
+		return fmt.Errorf("slack: verify request: %w: no signing secret configured",
+			ErrBadSignature)
 	}
 	if ts == "" || sig == "" {
 		return fmt.Errorf("slack: verify request: %w: missing %s or %s",

@@ -129,7 +129,8 @@ func (c *Channel) ackOnly(ctx context.Context, sm *socketmode.Client, ev socketm
 		return
 	}
 	c.log.Debug("acknowledged",
-		"envelope_id", ev.Request.EnvelopeID, "type", string(ev.Type), "retry", ev.Request.RetryAttempt)
+		"envelope_id", ev.Request.EnvelopeID, "type", string(ev.Type),
+		"retry", ev.Request.RetryAttempt)
 }
 
 // eventErr digs the error out of a socketmode event's data.

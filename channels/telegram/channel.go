@@ -141,7 +141,8 @@ var _ bot.Channel = (*Channel)(nil)
 // reading the offset.
 func New(opt Options) (*Channel, error) {
 	bad := func(format string, args ...any) (*Channel, error) {
-		return nil, fmt.Errorf("telegram: new: %w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
+		return nil, fmt.Errorf("telegram: new: %w: %s",
+			ErrInvalidOptions, fmt.Sprintf(format, args...))
 	}
 	if err := opt.Check(); err != nil {
 		return nil, fmt.Errorf("telegram: new: %w", err)

@@ -55,7 +55,8 @@ func (c *Channel) askForAnswer(ctx context.Context, t bot.Tap, a *bot.AskAnswer)
 			InputFieldPlaceholder: "Your answer"},
 	}
 	if qid > 0 {
-		params.ReplyParameters = &models.ReplyParameters{MessageID: qid, AllowSendingWithoutReply: true}
+		params.ReplyParameters = &models.ReplyParameters{MessageID: qid,
+			AllowSendingWithoutReply: true}
 	}
 	var sent *models.Message
 	err = c.withRetryAfter(ctx, "sendMessage", func(ctx context.Context) error {
@@ -64,10 +65,12 @@ func (c *Channel) askForAnswer(ctx context.Context, t bot.Tap, a *bot.AskAnswer)
 		return err
 	})
 	if err != nil {
-		c.log.Warn("asking for an answer", "clarification", a.ClarificationID, "chat", chatID, "err", err)
+		c.log.Warn("asking for an answer",
+			"clarification", a.ClarificationID, "chat", chatID, "err", err)
 		return
 	}
-	if err := rh.BindReply(a.ClarificationID, Name, t.ChatID, strconv.Itoa(sent.ID), t.UserID); err != nil {
+	ref := strconv.Itoa(sent.ID)
+	if err := rh.BindReply(a.ClarificationID, Name, t.ChatID, ref, t.UserID); err != nil {
 		c.log.Error("binding a reply prompt", "clarification", a.ClarificationID, "err", err)
 	}
 }

@@ -88,11 +88,12 @@ func (c *Channel) reply(ctx context.Context, m *models.Message, text string) {
 	if strings.TrimSpace(text) == "" {
 		text = "(no output)"
 	}
+	replyTo := &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true}
 	params := &tgbot.SendMessageParams{
 		ChatID:             m.Chat.ID,
 		Text:               text,
 		LinkPreviewOptions: noPreview,
-		ReplyParameters:    &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true},
+		ReplyParameters:    replyTo,
 	}
 	if m.IsTopicMessage {
 		params.MessageThreadID = m.MessageThreadID

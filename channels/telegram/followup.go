@@ -25,7 +25,8 @@ func (c *Channel) Reply(ctx context.Context, target, replyTo string,
 		return "", fmt.Errorf("telegram: reply in %q: %w", target, err)
 	}
 	if strings.TrimSpace(m.Text) == "" {
-		return "", fmt.Errorf("telegram: reply in chat %d: empty text: %w", chatID, bot.ErrPermanent)
+		return "", fmt.Errorf("telegram: reply in chat %d: empty text: %w",
+			chatID, bot.ErrPermanent)
 	}
 	p := &tgbot.SendMessageParams{
 		ChatID:             chatID,

@@ -55,7 +55,8 @@ func (c *Channel) Send(ctx context.Context, target string, p bot.Prompt) (string
 // the message: there is nothing left to update; logged). Errors as for Send.
 func (c *Channel) Edit(ctx context.Context, target, ref string, p bot.Prompt) error {
 	m := p.Telegram()
-	gone, err := c.editText(ctx, target, ref, "message", fmt.Sprintf(" for request %d", p.RequestID),
+	about := fmt.Sprintf(" for request %d", p.RequestID)
+	gone, err := c.editText(ctx, target, ref, "message", about,
 		&tgbot.EditMessageTextParams{
 			Text:               m.HTML,
 			ParseMode:          models.ParseModeHTML,

@@ -58,7 +58,8 @@ func (c *Channel) runPolling(ctx context.Context) error {
 			return err
 		}
 		// The URL may hold a secret in its path: only its host is logged.
-		c.log.Warn("deleting a webhook left over from an earlier setup, so that long polling works",
+		c.log.Warn(
+			"deleting a webhook left over from an earlier setup, so that long polling works",
 			"host", hookHost(info.URL), "pending_updates", info.PendingUpdateCount)
 		_, err = c.tg.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{})
 		return err
@@ -66,7 +67,8 @@ func (c *Channel) runPolling(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.log.Info("receiving updates by long polling", "username", c.botUsername(), "offset", c.offset)
+	c.log.Info("receiving updates by long polling",
+		"username", c.botUsername(), "offset", c.offset)
 	// Start returns once its poller and its worker have stopped.
 	c.tg.Start(ctx)
 	return nil
@@ -90,7 +92,8 @@ func (c *Channel) startup(ctx context.Context, op string,
 		case errors.Is(err, ErrWebhookRefused):
 			return fmt.Errorf("telegram: %s: %w", op, err)
 		}
-		c.log.Warn("Bot API call failed at start-up; retrying", "op", op, "in", backoff, "err", err)
+		c.log.Warn("Bot API call failed at start-up; retrying",
+			"op", op, "in", backoff, "err", err)
 		if err := c.sleep(ctx, backoff); err != nil {
 			return err
 		}

@@ -17,7 +17,8 @@ const ToastWorking = "⏳ Working on it…"
 
 // onTap resolves a tapped button through the Handler and answers the callback query.
 func (c *Channel) onTap(ctx context.Context, q *models.CallbackQuery) {
-	tap := bot.Tap{Channel: Name, UserID: userID(q.From), UserName: displayName(q.From), Data: q.Data}
+	tap := bot.Tap{Channel: Name, UserID: userID(q.From), UserName: displayName(q.From),
+		Data: q.Data}
 	chatID, msgID, ok := tappedMessage(q)
 	if !ok {
 		// An inline message, or none: no prompt of ours (prompts are chat messages).

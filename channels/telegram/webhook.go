@@ -44,7 +44,8 @@ func (c *Channel) webhookHandler(ctx context.Context) http.Handler {
 	secret := []byte(c.webhook.SecretToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get(SecretTokenHeader)), secret) != 1 {
-			c.log.Warn("webhook delivery without the right secret token refused", "remote", r.RemoteAddr)
+			c.log.Warn("webhook delivery without the right secret token refused",
+				"remote", r.RemoteAddr)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}

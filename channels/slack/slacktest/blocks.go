@@ -34,7 +34,9 @@ func checkBlocks(arg string) (json.RawMessage, *apiError) {
 		return nil, &apiError{code: "invalid_blocks_format"}
 	}
 	var msgs []string
-	bad := func(format string, a ...any) { msgs = append(msgs, "[ERROR] "+fmt.Sprintf(format, a...)) }
+	bad := func(format string, a ...any) {
+		msgs = append(msgs, "[ERROR] "+fmt.Sprintf(format, a...))
+	}
 	tooLong := func(ptr string, v any, limit int) {
 		if s, _ := v.(string); utf8.RuneCountInString(s) > limit {
 			bad("must be less than %d characters [json-pointer:%s]", limit+1, ptr)

@@ -142,7 +142,8 @@ func findButton(blocks json.RawMessage, actionID, value string) (map[string]any,
 			if el["type"] != "button" {
 				continue
 			}
-			if (actionID != "" && el["action_id"] == actionID) || (actionID == "" && el["value"] == value) {
+			if (actionID != "" && el["action_id"] == actionID) ||
+				(actionID == "" && el["value"] == value) {
 				return el, b.BlockID, true
 			}
 		}
@@ -198,7 +199,8 @@ func (s *Server) slashCommandFields(c SlashCommand) [][2]string {
 	f := env.Payload
 	f["token"], f["team_id"] = VerificationToken, TeamID
 	f["team_domain"], f["api_app_id"] = "example-workspace", AppID
-	f["user_id"], f["user_name"] = cmp.Or(c.UserID, DefaultUser), cmp.Or(c.UserName, fixtureUserName)
+	f["user_id"] = cmp.Or(c.UserID, DefaultUser)
+	f["user_name"] = cmp.Or(c.UserName, fixtureUserName)
 	f["channel_id"] = cmp.Or(c.Channel, DefaultChannel)
 	f["command"], f["text"] = cmp.Or(c.Command, "/skald"), c.Text
 	f["trigger_id"] = cmp.Or(c.TriggerID, newTriggerID())
@@ -227,7 +229,8 @@ func (s *Server) PushSlashCommand(c SlashCommand) (Envelope, error) {
 		b.Write(marshal(kv[1]))
 	}
 	b.WriteByte('}')
-	return s.Push(Envelope{Type: "slash_commands", Payload: b.Bytes(), AcceptsResponsePayload: true})
+	return s.Push(Envelope{Type: "slash_commands", Payload: b.Bytes(),
+		AcceptsResponsePayload: true})
 }
 
 // SlashCommandBody returns the HTTP-mode request body of c: its fields form-encoded

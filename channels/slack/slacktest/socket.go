@@ -119,7 +119,8 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 			ack.Payload = nil
 		}
 		s.mu.Lock()
-		s.acks = append(s.acks, Ack{EnvelopeID: ack.EnvelopeID, Payload: ack.Payload, Connection: c.n})
+		s.acks = append(s.acks,
+			Ack{EnvelopeID: ack.EnvelopeID, Payload: ack.Payload, Connection: c.n})
 		s.notify()
 		s.mu.Unlock()
 	}

@@ -38,7 +38,8 @@ func (s *Server) viewsOpen(w http.ResponseWriter, r *http.Request, args url.Valu
 		return
 	}
 	var v map[string]any
-	if json.Unmarshal([]byte(args.Get("view")), &v) != nil || v["type"] != "modal" || v["title"] == nil {
+	if json.Unmarshal([]byte(args.Get("view")), &v) != nil ||
+		v["type"] != "modal" || v["title"] == nil {
 		writeError(w, &apiError{code: "invalid_arguments"})
 		return
 	}

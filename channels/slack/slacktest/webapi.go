@@ -329,7 +329,8 @@ func (f failure) write(w http.ResponseWriter) {
 // an empty code; nothing is queued then.
 func (s *Server) FailNext(method, code string) error {
 	if code == "" {
-		return fmt.Errorf("slacktest: fail next %s: %w: empty error code", method, ErrInvalidFailure)
+		return fmt.Errorf("slacktest: fail next %s: %w: empty error code",
+			method, ErrInvalidFailure)
 	}
 	return s.inject(method, failure{status: http.StatusOK, code: code})
 }

@@ -82,15 +82,18 @@ var (
 	ErrNotUTF8 = APIError{Code: 400, Description: "Bad Request: strings must be encoded in UTF-8"}
 
 	// ErrMessageIDMissing answers an edit without a usable message_id.
-	ErrMessageIDMissing = APIError{Code: 400, Description: "Bad Request: message identifier is not specified"}
+	ErrMessageIDMissing = APIError{Code: 400,
+		Description: "Bad Request: message identifier is not specified"}
 
 	// ErrMessageToEditNotFound answers an edit of a message the bot did not send in that
 	// chat.
-	ErrMessageToEditNotFound = APIError{Code: 400, Description: "Bad Request: message to edit not found"}
+	ErrMessageToEditNotFound = APIError{Code: 400,
+		Description: "Bad Request: message to edit not found"}
 
 	// ErrUnsupportedParseMode answers a parse_mode other than HTML, Markdown or
 	// MarkdownV2 (case-insensitive) or empty.
-	ErrUnsupportedParseMode = APIError{Code: 400, Description: "Bad Request: unsupported parse_mode"}
+	ErrUnsupportedParseMode = APIError{Code: 400,
+		Description: "Bad Request: unsupported parse_mode"}
 
 	// ErrBotBlocked is not produced by this server on its own; inject it with FailNext
 	// to play a user who blocked the bot (fixture error_bot_blocked.json).
@@ -114,7 +117,8 @@ var (
 		"getUpdates request; make sure that only one bot instance is running"}
 
 	// ErrTerminatedBySetWebhook ends a waiting getUpdates when a webhook is set.
-	ErrTerminatedBySetWebhook = APIError{Code: 409, Description: "Conflict: terminated by setWebhook request"}
+	ErrTerminatedBySetWebhook = APIError{Code: 409,
+		Description: "Conflict: terminated by setWebhook request"}
 )
 
 // TooManyRequests returns the flood-control answer: HTTP 429 with the description

@@ -45,10 +45,12 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 		if c == '&' {
 			code, n, ok := decodeHTMLEntity(s[i:])
 			if !ok {
-				return "", nil, fmt.Errorf(`unescaped "&" at byte offset %d (stricter than Telegram: the docs require "&amp;")`, i)
+				return "", nil, fmt.Errorf(`unescaped "&" at byte offset %d `+
+					`(stricter than Telegram: the docs require "&amp;")`, i)
 			}
 			if 0xd800 <= code && code <= 0xdfff {
-				return "", nil, errors.New("Text contains invalid Unicode characters after decoding HTML entities, check for unmatched surrogate code units")
+				return "", nil, errors.New("Text contains invalid Unicode characters " +
+					"after decoding HTML entities, check for unmatched surrogate code units")
 			}
 			out.WriteRune(code)
 			utf16 += utf16Len(code)
@@ -77,7 +79,8 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 			}
 			tag := strings.ToLower(s[begin+1 : i])
 			if !supportedTags[tag] {
-				return "", nil, fmt.Errorf("Unsupported start tag \"%s\" at byte offset %d", tag, begin)
+				return "", nil, fmt.Errorf("Unsupported start tag \"%s\" at byte offset %d",
+					tag, begin)
 			}
 			var arg string
 			for at(i) != '>' {
@@ -93,8 +96,8 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 				}
 				name := s[attrBegin:i]
 				if name == "" {
-					return "", nil, fmt.Errorf("Empty attribute name in the tag \"%s\" at byte offset %d",
-						tag, begin)
+					return "", nil, fmt.Errorf(
+						"Empty attribute name in the tag \"%s\" at byte offset %d", tag, begin)
 				}
 				for at(i) != 0 && isHTMLSpace(at(i)) {
 					i++
@@ -104,14 +107,16 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 						arg = "expandable"
 						continue
 					}
-					return "", nil, fmt.Errorf("Expected equal sign in declaration of an attribute of the tag \"%s\" at byte offset %d", tag, begin)
+					return "", nil, fmt.Errorf("Expected equal sign in declaration of "+
+						"an attribute of the tag \"%s\" at byte offset %d", tag, begin)
 				}
 				i++
 				for at(i) != 0 && isHTMLSpace(at(i)) {
 					i++
 				}
 				if at(i) == 0 {
-					return "", nil, fmt.Errorf("Unclosed start tag \"%s\" at byte offset %d", tag, begin)
+					return "", nil, fmt.Errorf("Unclosed start tag \"%s\" at byte offset %d",
+						tag, begin)
 				}
 				var value string
 				if q := at(i); q != '\'' && q != '"' { // a name token, not case sensitive
@@ -121,7 +126,8 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 					}
 					value = strings.ToLower(s[tokenBegin:i])
 					if !isHTMLSpace(at(i)) && at(i) != '>' {
-						return "", nil, fmt.Errorf("Unexpected end of name token at byte offset %d", tokenBegin)
+						return "", nil, fmt.Errorf(
+							"Unexpected end of name token at byte offset %d", tokenBegin)
 					}
 				} else { // a string literal; entities are decoded, an unknown one kept
 					i++
@@ -157,8 +163,8 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 				}
 			}
 			if tag == "span" && arg != "spoiler" {
-				return "", nil, fmt.Errorf("Tag \"span\" must have class \"tg-spoiler\" at byte offset %d",
-					begin)
+				return "", nil, fmt.Errorf(
+					"Tag \"span\" must have class \"tg-spoiler\" at byte offset %d", begin)
 			}
 			stack = append(stack, open{tag: tag, arg: arg, offset: utf16, begin: out.Len()})
 			continue
@@ -181,15 +187,17 @@ func parseHTML(s string) (string, []models.MessageEntity, error) {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if endTag != "" && endTag != top.tag {
-			return "", nil, fmt.Errorf("Unmatched end tag at byte offset %d, expected \"</%s>\", found \"</%s>\"", begin, top.tag, endTag)
+			return "", nil, fmt.Errorf("Unmatched end tag at byte offset %d, "+
+				"expected \"</%s>\", found \"</%s>\"", begin, top.tag, endTag)
 		}
 		if utf16 == top.offset { // an empty entity is dropped
 			continue
 		}
 		e := entity{offset: top.offset, length: utf16 - top.offset}
 		last := func() *entity {
-			if len(entities) > 0 && entities[len(entities)-1].offset == e.offset && entities[len(entities)-1].length == e.length {
-				return &entities[len(entities)-1]
+			n := len(entities)
+			if n > 0 && entities[n-1].offset == e.offset && entities[n-1].length == e.length {
+				return &entities[n-1]
 			}
 			return nil
 		}

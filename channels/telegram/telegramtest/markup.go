@@ -39,22 +39,26 @@ func parseReplyMarkup(raw string) ([]byte, *APIError) {
 	for _, row := range rows {
 		cells, ok := row.([]any)
 		if !ok {
-			return nil, bad(`field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays`)
+			return nil, bad(
+				`field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays`)
 		}
 		for _, cell := range cells {
 			b, ok := cell.(map[string]any)
 			if !ok {
-				return nil, bad("can't parse inline keyboard button: InlineKeyboardButton must be an Object")
+				return nil, bad("can't parse inline keyboard button: " +
+					"InlineKeyboardButton must be an Object")
 			}
 			text, has := b["text"]
 			if !has {
 				return nil, bad(`can't parse inline keyboard button: Can't find field "text"`)
 			}
 			if _, ok := text.(string); !ok {
-				return nil, bad(`can't parse inline keyboard button: Field "text" must be of type String`)
+				return nil, bad(`can't parse inline keyboard button: ` +
+					`Field "text" must be of type String`)
 			}
 			if !hasButtonKind(b) {
-				return nil, bad("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard")
+				return nil, bad("can't parse inline keyboard button: " +
+					"Text buttons are unallowed in the inline keyboard")
 			}
 			if data, ok := b["callback_data"].(string); ok && len(data) > MaxCallbackDataBytes {
 				dataInvalid = true

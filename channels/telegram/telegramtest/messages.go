@@ -236,7 +236,8 @@ func (s *Server) editLocked(p params, next func(cur version) (version, *APIError
 // messageToEditLocked finds the message an edit names by chat_id and message_id.
 func (s *Server) messageToEditLocked(p params) (*chatState, *storedMessage, *APIError) {
 	if p["inline_message_id"] != "" {
-		return nil, nil, &APIError{Code: 400, Description: "Bad Request: inline messages are not served by telegramtest"}
+		return nil, nil, &APIError{Code: 400,
+			Description: "Bad Request: inline messages are not served by telegramtest"}
 	}
 	id, ok := p.int64Param("message_id")
 	if !ok || id <= 0 {
@@ -287,7 +288,8 @@ func parseText(method string, p params, tooLong APIError) (version, *APIError) {
 	case "html":
 		plain, entities, err := parseHTML(v.text)
 		if err != nil {
-			return v, &APIError{Code: 400, Description: "Bad Request: can't parse entities: " + err.Error()}
+			return v, &APIError{Code: 400,
+				Description: "Bad Request: can't parse entities: " + err.Error()}
 		}
 		v.plain, v.entities = plain, entities
 	default:

@@ -121,7 +121,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	m := tokenPattern.FindStringSubmatch(cfg.Token)
 	if m == nil {
-		return nil, fmt.Errorf("telegramtest: new: token is not <bot id>:<secret>: %w", ErrInvalidConfig)
+		return nil, fmt.Errorf("telegramtest: new: token is not <bot id>:<secret>: %w",
+			ErrInvalidConfig)
 	}
 	botID, err := strconv.ParseInt(m[1], 10, 64)
 	if err != nil {
@@ -345,12 +346,14 @@ func writeReply(w http.ResponseWriter, rep reply) {
 		status = e.Code
 		env = envelope{ErrorCode: e.Code, Description: e.Description}
 		if e.RetryAfter > 0 || e.MigrateToChatID != 0 {
-			env.Parameters = &parameters{MigrateToChatID: e.MigrateToChatID, RetryAfter: e.RetryAfter}
+			env.Parameters = &parameters{MigrateToChatID: e.MigrateToChatID,
+				RetryAfter: e.RetryAfter}
 		}
 	}
 	body, err := json.Marshal(env)
 	if err != nil { // only a result this package built could fail, which is a bug here
-		body, status = []byte(`{"ok":false,"error_code":500,"description":"Internal Server Error"}`), 500
+		body = []byte(`{"ok":false,"error_code":500,"description":"Internal Server Error"}`)
+		status = 500
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -384,7 +387,8 @@ func parseParams(r *http.Request) (params, *APIError) {
 	case strings.HasPrefix(ct, "application/json"):
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(body, &obj); err != nil {
-			return p, &APIError{Code: 400, Description: "Bad Request: can't parse JSON encoded request"}
+			return p, &APIError{Code: 400,
+				Description: "Bad Request: can't parse JSON encoded request"}
 		}
 		for k, raw := range obj {
 			var str string

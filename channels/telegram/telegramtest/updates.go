@@ -97,7 +97,8 @@ func (s *Server) enqueueLocked(u models.Update, raw json.RawMessage) {
 		case cq.Message.Message != nil:
 			s.learnChatLocked(cq.Message.Message.Chat, cq.Message.Message.ID)
 		case cq.Message.InaccessibleMessage != nil:
-			s.learnChatLocked(cq.Message.InaccessibleMessage.Chat, cq.Message.InaccessibleMessage.MessageID)
+			m := cq.Message.InaccessibleMessage
+			s.learnChatLocked(m.Chat, m.MessageID)
 		}
 	}
 	s.notifyLocked()
@@ -195,7 +196,8 @@ func (s *Server) abortPollLocked(e APIError) {
 
 // waitPoll waits, without s.mu held, until the long poll has updates to return, times
 // out (an empty result), is terminated (its error), the server goes down (the
-// outage) or closes (what it has). gone is true when the client went away: nothing is to be written then.
+// outage) or closes (what it has). gone is true when the client went away: nothing is
+// to be written then.
 func (s *Server) waitPoll(ctx context.Context, lp *longPoll) (rep reply, gone bool) {
 	timer := time.NewTimer(lp.timeout)
 	defer timer.Stop()

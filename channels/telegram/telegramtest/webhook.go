@@ -37,8 +37,8 @@ type Webhook struct {
 }
 
 func (w Webhook) equal(o Webhook) bool {
-	return w.URL == o.URL && w.SecretToken == o.SecretToken && w.MaxConnections == o.MaxConnections &&
-		slices.Equal(w.AllowedUpdates, o.AllowedUpdates)
+	return w.URL == o.URL && w.SecretToken == o.SecretToken &&
+		w.MaxConnections == o.MaxConnections && slices.Equal(w.AllowedUpdates, o.AllowedUpdates)
 }
 
 var secretTokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]*$`)
@@ -86,7 +86,8 @@ func (s *Server) setWebhook(p params) reply {
 	if u.Scheme != "https" {
 		return bad("bad webhook: HTTPS url must be provided for webhook")
 	}
-	if port := u.Port(); port != "" && !slices.Contains([]string{"443", "80", "88", "8443"}, port) {
+	ports := []string{"443", "80", "88", "8443"}
+	if port := u.Port(); port != "" && !slices.Contains(ports, port) {
 		return bad("bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443")
 	}
 	if drop {
@@ -166,7 +167,8 @@ func PostWebhook(ctx context.Context, webhookURL, secretToken string, update []b
 			return 0, fmt.Errorf("telegramtest: post webhook to %q: %w", h, ErrNotLoopback)
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, webhookURL, bytes.NewReader(update))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, webhookURL,
+		bytes.NewReader(update))
 	if err != nil {
 		return 0, fmt.Errorf("telegramtest: post webhook: %w", err)
 	}
