@@ -54,3 +54,23 @@ func TestShellDevices(t *testing.T) {
 		}
 	}
 }
+
+// TestShellAnsiCEscapes: a $'…' word with an escape the parser would read otherwise
+// than bash (\cX, an octal escape above \377) is shown as written and allows nothing.
+func TestShellAnsiCEscapes(t *testing.T) {
+	_, s := attackWorkspace(t)
+	top := bashAt("")
+	const (
+		A = Allow
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{top(`cat $'\cssecrets/key'`), R, false, "not read as bash"},
+		{top(`cat $'\c?x'`), R, false, "not read as bash"},
+		{top(`cat data/$'\cA'`), R, false, ""},
+		{top(`cat $'\400'`), R, false, ""},
+		{top(`cat $'\x64ata/file.txt'`), A, false, ""},
+		{top(`cat $'\\cs'`), A, false, ""}, // the file \cs, as bash reads it
+		{top(`cat $'data/file.txt\c'`), A, false, ""},
+	})
+}
