@@ -23,6 +23,80 @@ func attackWorkspace(t *testing.T) (root string, s *Set) {
 	return root, s
 }
 
+// TestShellHardLinks: a copy made as a link (cp -l, cp -s, link, rsync --link-dest)
+// makes its sources aliases of the copy, so they are written as much as it is: a
+// later Write of data/gc would edit .git/config.
+func TestShellHardLinks(t *testing.T) {
+	_, s := attackWorkspace(t)
+	top, docs := bashAt(""), bashAt("docs")
+	const (
+		A = Allow
+		D = Deny
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{top("cp -l .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp --link .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp --li .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp --l .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp -rl src data/hl"), R, false, `write "src"`},
+		{top("cp -al src data/hl"), R, false, `write "src"`},
+		{top("cp -la src data/hl"), R, false, `write "src"`},
+		{top("cp -r -l src data/hl"), R, false, `write "src"`},
+		{top("cp -s " + "/etc/hostname data/v"), R, false, `write "/etc/hostname"`},
+		{top("cp --symbolic-link .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp -l /etc/hostname data/v"), R, false, `write "/etc/hostname"`},
+		{top("cp -l src/p/p.go data/pp.go"), R, false, `write "src/p/p.go"`},
+		{top("cp -l -t data/d .git/config"), R, false, `write ".git/config"`},
+		{top("cp --link --target-directory=data/d .git/config"), R, false, ""},
+		{top("link .git/config data/gc"), R, false, `write ".git/config"`},
+		{docs("cp -l ../.git/config ../data/g"), R, false, `write "../.git/config"`},
+		{top("rsync -a --link-dest=src src/ data/x"), R, false, ""},
+		{top("rsync -a --link-dest src src/ data/x"), R, false, ""},
+		{top("cp -l secrets/key data/k"), D, false, "secrets"},
+		// A copy, or a link of a place the agent may write, stays allowed.
+		{top("cp .git/config data/gc"), A, false, ""},
+		{top("cp -S l .git/config data/gc"), A, false, ""}, // l is the suffix
+		{top("cp -r src data/c"), A, false, ""},
+		{top("cp -l data/file.txt data/hl"), A, false, ""},
+		{top("rsync -a src/ data/x"), A, false, ""},
+	})
+}
+
+// TestShellFileLists: a file that lists the files a command opens (wc
+// --files0-from, find -files0-from, tar -T, rsync --files-from, git
+// --pathspec-from-file) cannot be checked: the call needs a human, whatever the
+// list's place, and nothing lifts it.
+func TestShellFileLists(t *testing.T) {
+	_, s := attackWorkspace(t)
+	docs := bashAt("docs")
+	const (
+		A = Allow
+		R = Require
+	)
+	tests := []shellCase{
+		{docs("wc ../data/file.txt"), A, false, ""},
+		{docs("wc -l ../data/file.txt"), A, false, ""},
+		{docs("tar -cf ../data/a.tar ../data/file.txt"), A, false, ""},
+		{docs("find . -name x"), A, false, ""},
+	}
+	for _, script := range []string{
+		"wc --files0-from=../data/list", "wc --files0-from ../data/list",
+		"wc --files0=../data/list", "wc --files0-from=-", "wc -l --files0-from=../data/list",
+		"du --files0-from=../data/list", "du -s --files0-from ../data/list",
+		"sort --files0-from=../data/list", "find -files0-from ../data/list2",
+		"tar -cf ../data/a.tar -T ../data/list",
+		"tar -cf ../data/a.tar -T../data/list",
+		"tar -c --files-from=../data/list -f ../data/a.tar",
+		"tar -c --files-from ../data/list -f ../data/a.tar",
+		"rsync --files-from=../data/list . ../data/x",
+		"git add --pathspec-from-file=../data/list",
+	} {
+		tests = append(tests, shellCase{docs(script), R, true, "lists the files"})
+	}
+	checkShell(t, s, tests)
+}
+
 // TestShellDevices: a device node (a disk, a console) is unresolvable, by name or
 // through a link, for shell and file tools; null, zero, random and tty are not.
 func TestShellDevices(t *testing.T) {

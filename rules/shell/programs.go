@@ -13,6 +13,7 @@ const (
 	useArg              // may be a path: decided by the guards
 	useRead             // a file the command reads
 	useWrite            // a file the command writes, creates or removes
+	useList             // a file listing the files it opens: the gate cannot tell which
 )
 
 // wordUse is the use of one word, the path starting at byte cut (after --opt= or -o).
@@ -54,13 +55,15 @@ const (
 	kWriteFlag             // makes the operands (sed -i) or start paths (find -delete) written
 	kOutFlag               // writes into its working directory (curl -O)
 	kFollow                // follows symlinks while it recurses (grep -R, cp -L, tar -h)
+	kWriteVal              // a value that is no path; it writes where the gate does not look (go test -fuzz)
+	kList                  // a file (or - for stdin) listing the files it opens (wc --files0-from)
 )
 
 // risky reports whether an option of kind k writes a file or runs a program: a
 // command pattern allows a command with one only when it spells the option.
 func (k kind) risky() bool {
 	switch k {
-	case kWrite, kRun, kRunFlag, kWriteFlag, kOutFlag, kFollow:
+	case kWrite, kRun, kRunFlag, kWriteFlag, kOutFlag, kFollow, kWriteVal:
 		return true
 	}
 	return false
@@ -310,6 +313,8 @@ func (u *usage) value(k kind, i, cut int) {
 		}
 	case kRead:
 		u.set(i, useRead, cut)
+	case kList:
+		u.set(i, useList, cut)
 	case kWrite, kTarget:
 		u.set(i, useWrite, cut)
 		if k == kTarget {
@@ -340,6 +345,40 @@ func opsLast(u *usage, ops []int) {
 			u.set(i, useArg, 0)
 		}
 	}
+}
+
+// cpOps: as opsLast, but a copy made as a link (cp -l, -s, --link, --symbolic-link,
+// clusters such as -al, and link F1 F2) is an alias of its sources, which are then
+// written as much as the copy, as with ln.
+func cpOps(u *usage, ops []int) {
+	opsLast(u, ops)
+	if ProgramName(u.words[0]) != "link" && !strings.ContainsAny(u.letters, "ls") &&
+		!longGiven(u.words, "link", "symbolic-link") {
+		return
+	}
+	for _, i := range ops {
+		u.set(i, useWrite, 0)
+	}
+}
+
+// longGiven reports whether words, up to "--", give one of the long options names,
+// in full or abbreviated (--l for --link).
+func longGiven(words []string, names ...string) bool {
+	for _, w := range words {
+		if w == "--" {
+			return false
+		}
+		name, ok := strings.CutPrefix(w, "--")
+		if name, _, _ = strings.Cut(name, "="); !ok || name == "" {
+			continue
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lnOps: ln makes its last operand (or one name in -t DIR, or in its directory
@@ -767,9 +806,9 @@ func init() {
 		"expr", "nproc", "arch", "tty", "logname", "groups", "cal")
 	add(&program{abbrev: true, short: shorts("ncs", kVal), long: longs(kVal, "lines",
 		"bytes", "sleep-interval", "pid", "max-unchanged-stats")}, "head", "tail")
-	add(&program{abbrev: true, long: longs(kRead, "files0-from")}, "wc")
-	add(&program{abbrev: true, short: shorts("L", kFollow), long: longs(kFollow, "dereference"),
-		cwd: cwdIfNone}, "ls", "dir", "vdir", "du")
+	add(&program{abbrev: true, long: longs(kList, "files0-from")}, "wc")
+	add(&program{abbrev: true, short: shorts("L", kFollow), long: merge(longs(kFollow,
+		"dereference"), longs(kList, "files0-from")), cwd: cwdIfNone}, "ls", "dir", "vdir", "du")
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("LPIH", kVal),
 		shorts("l", kFollow)),
 		long: longs(kWrite, "output"), cwd: cwdIfNone}, "tree")
@@ -792,7 +831,7 @@ func init() {
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("T", kWrite),
 		shorts("ktSy", kVal)),
 		long: merge(longs(kWrite, "output", "temporary-directory"),
-			longs(kRun, "compress-program"), longs(kRead, "files0-from"),
+			longs(kRun, "compress-program"), longs(kList, "files0-from"),
 			longs(kVal, "key", "field-separator", "buffer-size", "parallel", "batch-size",
 				"sort"))}, "sort")
 	add(&program{abbrev: true, operands: opsWrite}, "tee", "rm", "rmdir", "unlink",
@@ -810,8 +849,9 @@ func init() {
 		shorts("L", kFollow)),
 		long: merge(longs(kTarget, "target-directory"), longs(kFollow, "dereference"),
 			longs(kVal, "suffix", "backup",
-				"sparse", "reflink", "preserve", "no-preserve", "update")),
-		operands: opsLast}
+				"sparse", "reflink", "preserve", "no-preserve", "update"),
+			longs(kFlag, "link", "symbolic-link")),
+		operands: cpOps}
 	add(cpLike, "cp", "link")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal),
 		shorts("L", kFollow)),
@@ -862,12 +902,13 @@ func init() {
 		operands: downloadOps}, "wget")
 	add(&program{abbrev: true,
 		short: merge(shorts("f", kPath), shorts("C", kDir), shorts("I", kRun),
-			shorts("F", kRun), shorts("TX", kRead), shorts("bLN", kVal), shorts("h", kFollow)),
+			shorts("F", kRun), shorts("X", kRead), shorts("T", kList), shorts("bLN", kVal),
+			shorts("h", kFollow)),
 		long: merge(longs(kPath, "file"), longs(kDir, "directory"),
 			longs(kFollow, "dereference", "hard-dereference"),
 			longs(kRun, "use-compress-program", "to-command", "checkpoint-action",
 				"rsh-command", "info-script", "new-volume-script", "rmt-command"),
-			longs(kRead, "files-from", "exclude-from"),
+			longs(kRead, "exclude-from"), longs(kList, "files-from"),
 			longs(kVal, "exclude", "transform", "xform", "owner", "group", "mode",
 				"mtime", "format", "blocking-factor", "tape-length", "strip-components")),
 		operands: tarOps}, "tar", "bsdtar", "gtar")
@@ -898,8 +939,9 @@ func init() {
 		long: merge(longs(kRun, "rsh", "rsync-path", "info"), longs(kFollow, "copy-links",
 			"copy-dirlinks", "copy-unsafe-links", "keep-dirlinks"),
 			longs(kWrite, "log-file", "write-batch", "only-write-batch", "backup-dir",
-				"temp-dir", "partial-dir"),
-			longs(kRead, "files-from", "read-batch", "password-file", "exclude-from",
+				"temp-dir", "partial-dir", "link-dest"), // link-dest: its files get linked
+			longs(kList, "files-from"),
+			longs(kRead, "read-batch", "password-file", "exclude-from",
 				"include-from", "filter"),
 			longs(kVal, "exclude", "include", "chmod", "chown", "max-size", "min-size",
 				"bwlimit", "timeout", "port", "out-format", "log-file-format")),
@@ -1077,7 +1119,7 @@ var (
 			"date", "abbrev", "max-count", "skip", "branch", "depth", "origin",
 			"reference", "separate-git-dir", "template", "config", "jobs", "filter",
 			"upstream", "onto", "strategy", "strategy-option", "word-diff-regex"),
-		longs(kRead, "file", "pathspec-from-file"))
+		longs(kRead, "file"), longs(kList, "pathspec-from-file"))
 	gitSub = program{abbrev: true, long: gitLong,
 		short: shorts("mnbSCMlUGOFXs", kFlag)}
 	gitFormatPatch = program{abbrev: true, short: shorts("o", kWrite),
@@ -1248,9 +1290,14 @@ func (u *usage) find() {
 				u.set(i+1, useWrite, 0)
 			}
 			i += 2
-		case "-newer", "-anewer", "-cnewer", "-samefile", "-files0-from":
+		case "-newer", "-anewer", "-cnewer", "-samefile":
 			if i+1 < len(words) {
 				u.set(i+1, useArg, 0)
+			}
+			i++
+		case "-files0-from": // the start paths, listed in a file
+			if i+1 < len(words) {
+				u.set(i+1, useList, 0)
 			}
 			i++
 		default:
