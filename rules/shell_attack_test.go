@@ -63,6 +63,44 @@ func TestShellHardLinks(t *testing.T) {
 	})
 }
 
+// TestShellGoFlags: the flags of go build, test, run, install and vet are all known:
+// one the table does not list is risky, -overlay and -pkgdir run the code they name,
+// -c and -artifacts write where go runs, -fuzz into the package's testdata.
+func TestShellGoFlags(t *testing.T) {
+	_, s := attackWorkspace(t)
+	top, src := bashAt(""), bashAt("src")
+	const (
+		A = Allow
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{top("go test -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go test -overlay data/ov.json ./src/p"), R, false, ""},
+		{top("go test --overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go build -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go run -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go vet -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go install -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go test -pkgdir=data/pk ./src/p"), R, false, ""},
+		{src("go test -c ./p"), R, false, "-c"},
+		{src("go test -c -o ../data/p.test ./p"), R, false, ""},
+		{src("go test -artifacts ./p"), R, false, ""},
+		{top("go test -fuzz=. ./src/p"), R, false, ""},
+		{top("go test -fuzz FuzzX ./src/p"), R, false, ""},
+		{top("go test --fuzz=. ./src/p"), R, false, ""},
+		{top("go test ./src/p -args -test.fuzz=."), R, false, ""},
+		{top("go test -newflag ./src/p"), R, false, ""},
+		{top("go build -newflag=x ./src/p"), R, false, ""},
+		// Known flags that write or run nothing stay allowed.
+		{top("go test ./src/p"), A, false, ""},
+		{top("go test -run X -count=1 -v -race ./src/p"), A, false, ""},
+		{top("go test -fuzztime=10s -fullpath ./src/p"), A, false, ""},
+		{top("go build -trimpath -modcacherw ./src/p"), A, false, ""},
+		{top("go test ./src/p -args -test.v"), A, false, ""},
+		{top("go list -deps ./src/p"), A, false, ""},
+	})
+}
+
 // TestShellFileLists: a file that lists the files a command opens (wc
 // --files0-from, find -files0-from, tar -T, rsync --files-from, git
 // --pathspec-from-file) cannot be checked: the call needs a human, whatever the

@@ -91,6 +91,9 @@ type program struct {
 	// abbrev: a long option may be written as a prefix of its name (getopt, git): a
 	// prefix of a listed name has that name's kind.
 	abbrev bool
+	// strict: an option it does not list is risky, as its options are all known (go
+	// build, test, run, install, vet).
+	strict bool
 	// operands sets the uses of the operands (indexes into u.words), after the
 	// options are read. nil: each may be a path.
 	operands func(u *usage, ops []int)
@@ -204,6 +207,9 @@ func (u *usage) long(p *program, i int) int {
 	}
 	k, known := p.lookup(name)
 	if !known {
+		if p.strict {
+			u.risky = append(u.risky, w)
+		}
 		if hasVal {
 			u.set(i, useArg, eq)
 		}
@@ -1157,7 +1163,12 @@ func (u *usage) goTool() {
 			break
 		}
 	}
-	ops := u.options(&goFlags, i+1)
+	p := &goFlags
+	switch sub {
+	case "build", "test", "run", "install", "vet":
+		p = &goStrict
+	}
+	ops := u.options(p, i+1)
 	for _, j := range ops {
 		k := pkgNone
 		if j < end && sub != "get" && sub != "mod" && sub != "env" && sub != "doc" &&
@@ -1219,17 +1230,24 @@ var goFlags = program{single: true, long: merge(
 		"mutexprofile", "trace", "outputdir", "modfile", "testlogfile", "gocoverdir",
 		"fuzzcachedir"),
 	longs(kRun, "exec", "toolexec", "ldflags", "gcflags", "asmflags", "gccgoflags",
-		"vettool", "debug-actiongraph", "debug-trace"),
-	longs(kRead, "overlay", "pgo"),
+		"vettool", "debug-actiongraph", "debug-trace", "overlay", "pkgdir"),
+	longs(kRead, "pgo"),
+	longs(kOutFlag, "c", "artifacts"), // go test -c writes p.test where it runs
+	longs(kWriteVal, "fuzz"),          // into the package's testdata/fuzz
+	longs(kFlag, "modcacherw", "fullpath", "args"),
 	longs(kDir, "C"),
 	longs(kVal, "run", "bench", "count", "timeout", "tags", "p", "parallel", "cpu",
-		"benchtime", "coverpkg", "covermode", "shuffle", "list", "skip", "fuzz",
+		"benchtime", "coverpkg", "covermode", "shuffle", "list", "skip",
 		"fuzztime", "fuzzminimizetime", "mod", "buildmode", "compiler", "installsuffix",
-		"pkgdir", "vet", "json", "memprofilerate", "blockprofilerate",
+		"vet", "json", "memprofilerate", "blockprofilerate",
 		"mutexprofilefraction", "benchmem", "failfast", "short", "v", "race", "cover",
 		"msan", "asan", "a", "n", "x", "work", "trimpath", "buildvcs", "linkshared",
 		"covervars", "f", "t", "u", "d", "m", "i"),
 	longs(kRunFlag, "w"))}
+
+// goStrict is goFlags for the subcommands that build or run code: a flag it does not
+// list is risky.
+var goStrict = func() program { p := goFlags; p.strict = true; return p }()
 
 func init() {
 	// Boolean go flags take no value: -v, -race, …
