@@ -101,6 +101,46 @@ func TestShellGoFlags(t *testing.T) {
 	})
 }
 
+// TestShellGitShowsContent: git status, log, reflog, shortlog and stash read only
+// names and messages when every option is one known to show no content of a file
+// (an allow-list); any other option reads the repository, which holds secrets/.
+func TestShellGitShowsContent(t *testing.T) {
+	_, s := attackWorkspace(t)
+	src := bashAt("src")
+	const (
+		A = Allow
+		R = Require
+	)
+	tests := []shellCase{
+		{src("git status"), A, false, ""},
+		{src("git status -s"), A, false, ""},
+		{src("git status -sb --porcelain=v2"), A, false, ""},
+		{src("git status --short --branch -uno"), A, false, ""},
+		{src("git status --untracked-files=all --ignored"), A, false, ""},
+		{src("git log --oneline -n 5"), A, false, ""},
+		{src("git log -n5 --format=%H --graph --decorate --all"), A, false, ""},
+		{src("git log -10 --author=x --since=yesterday --grep=fix"), A, false, ""},
+		{src("git log -np"), A, false, ""}, // p is -n's value
+		{src("git reflog -n 3"), A, false, ""},
+		{src("git shortlog -sne"), A, false, ""},
+		{src("git stash list"), A, false, ""},
+		{src("git log -- ../docs"), A, false, ""},
+	}
+	for _, script := range []string{
+		"git status -v", "git status -vv", "git status --verbose", "git status --verb",
+		"git status -v -v", "git status -sv", "git status --v", "git status -s --verbose",
+		"git log --check", "git log --color-moved", "git log --compact-summary",
+		"git log -t", "git log --submodule=diff", "git log -R", "git log --relative",
+		"git log --cumulative", "git log -p", "git log --pat", "git log -pn5",
+		"git log --oneline --stat", "git log --notes", "git log --show-signature",
+		"git log --format=%H -G x", "git reflog -p", "git shortlog -p", "git stash show",
+		"git stash list -p", "git whatchanged", "git log --oneline -S token",
+	} {
+		tests = append(tests, shellCase{src(script), R, true, "the repository of command"})
+	}
+	checkShell(t, s, tests)
+}
+
 // TestShellFileLists: a file that lists the files a command opens (wc
 // --files0-from, find -files0-from, tar -T, rsync --files-from, git
 // --pathspec-from-file) cannot be checked: the call needs a human, whatever the

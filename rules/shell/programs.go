@@ -1044,8 +1044,8 @@ sub:
 		u.risky = append(u.risky, words[i]) // they run commands or servers
 	}
 	switch words[i] {
-	case "log", "whatchanged", "reflog", "stash", "shortlog":
-		u.repo = gitPatch(words[i+1:]) // without one, names and messages only
+	case "log", "reflog", "shortlog", "stash", "status":
+		u.repo = gitShows(words[i], words[i+1:]) // names and messages only, unless
 	default:
 		u.repo = gitRepoReaders[words[i]]
 	}
@@ -1067,30 +1067,73 @@ sub:
 	}
 }
 
-// gitPatch reports whether the options of git log (and the like) make it show the
-// changes of commits, or search them: -p, -u, --patch, -c, --cc, -S, -G, -L,
-// --word-diff, … up to "--". In doubt, it does.
-func gitPatch(words []string) bool {
+// gitShows reports whether git log, reflog, shortlog, stash or status, given the
+// words after the subcommand, may show or search the content of files: unless every
+// option up to "--" is one known to print only names, messages and states (an
+// allow-list, exact names only: --oneline, -n 5, --format=…, status -s), and stash
+// shows no stash.
+func gitShows(sub string, words []string) bool {
+	if sub == "stash" && len(words) > 0 && words[0] == "show" {
+		return true // a diffstat by default, a patch under stash.showPatch
+	}
+	long, short := gitQuietLog, "0123456789niEFPgzsqw"
+	switch sub {
+	case "status":
+		long, short = gitQuietStatus, "sbzu"
+	case "shortlog":
+		short += "ec"
+	}
 	for _, w := range words {
 		switch {
 		case w == "--":
 			return false
 		case strings.HasPrefix(w, "--"):
 			name, _, _ := strings.Cut(w[2:], "=")
-			for _, p := range []string{"patch", "cc", "dd", "word-diff", "color-words",
-				"pickaxe", "find-object", "diff-merges", "remerge-diff", "full-diff", "binary",
-				"textconv", "ext-diff", "unified", "function-context", "raw", "stat",
-				"numstat", "shortstat", "dirstat", "summary", "name-only", "name-status",
-				"histogram", "patience", "minimal", "diff-algorithm"} {
-				if strings.HasPrefix(p, name) && name != "" || strings.HasPrefix(name, p) {
+			if !long[name] {
+				return true
+			}
+		case len(w) > 1 && w[0] == '-':
+			for j := 1; j < len(w); j++ {
+				if strings.IndexByte(short, w[j]) < 0 {
 					return true
 				}
+				if w[j] == 'n' && sub != "shortlog" || w[j] == 'u' {
+					break // the rest is its value: -n5, -uno
+				}
 			}
-		case len(w) > 1 && w[0] == '-' && strings.ContainsAny(w[1:2], "pucmSGLUWX"):
-			return true
 		}
 	}
 	return false
+}
+
+// gitQuietLog and gitQuietStatus are the long options of git log (reflog, shortlog,
+// stash list) and git status known to show no content of a file.
+var (
+	gitQuietLog = setOf("oneline", "format", "pretty", "abbrev-commit", "no-abbrev-commit",
+		"abbrev", "no-abbrev", "decorate", "no-decorate", "decorate-refs",
+		"decorate-refs-exclude", "source", "graph", "all", "branches", "tags", "remotes",
+		"glob", "exclude", "author", "committer", "grep", "all-match", "invert-grep",
+		"regexp-ignore-case", "basic-regexp", "extended-regexp", "fixed-strings",
+		"perl-regexp", "since", "after", "until", "before", "max-count", "skip", "merges",
+		"no-merges", "min-parents", "max-parents", "first-parent", "reverse", "date",
+		"relative-date", "topo-order", "date-order", "author-date-order", "no-walk",
+		"boundary", "left-right", "cherry-mark", "cherry-pick", "left-only", "right-only",
+		"ancestry-path", "simplify-by-decoration", "parents", "children", "color",
+		"no-color", "no-patch", "walk-reflogs", "follow", "full-history", "no-notes",
+		"no-show-signature", "mailmap", "use-mailmap", "no-mailmap",
+		"numbered", "email", "group", "null", "output")
+	gitQuietStatus = setOf("short", "branch", "porcelain", "long", "show-stash",
+		"untracked-files", "ignored", "ignore-submodules", "column", "no-column",
+		"ahead-behind", "no-ahead-behind", "renames", "no-renames", "find-renames",
+		"null", "no-verbose")
+)
+
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 // gitRepoReaders are the git subcommands that read, print or copy the files of any
