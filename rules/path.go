@@ -179,35 +179,50 @@ type lstatCache struct {
 }
 
 type lstatEntry struct {
-	name string
-	link bool
-	err  error
+	name   string
+	link   bool
+	device bool
+	err    error
 }
 
 // lstat reports whether name is a symlink, or the lstat error (a syscall.Errno).
 func (c *lstatCache) lstat(name []byte) (link bool, err error) {
+	e := c.entry(name)
+	return e.link, e.err
+}
+
+// entry returns the lstat answer for name, from the cache when it holds one.
+func (c *lstatCache) entry(name []byte) lstatEntry {
 	if c == nil {
-		return lstatLink(string(name))
+		e := lstatEntry{}
+		e.link, e.device, e.err = lstatLink(string(name))
+		return e
 	}
 	for i := range min(c.n, len(c.small)) {
 		if e := &c.small[i]; e.name == string(name) {
-			return e.link, e.err
+			return *e
 		}
 	}
 	for i := range c.more {
 		if e := &c.more[i]; e.name == string(name) {
-			return e.link, e.err
+			return *e
 		}
 	}
 	e := lstatEntry{name: string(name)}
-	e.link, e.err = lstatLink(e.name)
+	e.link, e.device, e.err = lstatLink(e.name)
 	if c.n < len(c.small) {
 		c.small[c.n] = e
 	} else {
 		c.more = append(c.more, e)
 	}
 	c.n++
-	return e.link, e.err
+	return e
+}
+
+// harmlessDevices are the device nodes a path may name: they hold no one's data.
+var harmlessDevices = map[string]bool{
+	"/dev/null": true, "/dev/zero": true, "/dev/full": true, "/dev/random": true,
+	"/dev/urandom": true, "/dev/tty": true,
 }
 
 // resolveWith is resolve with its lstat answers kept in cache, when not nil. dots, when
@@ -270,7 +285,11 @@ func resolveWith(full, root string, rec *lookups, cache *lstatCache, dots *bool)
 		if rec != nil {
 			rec.add(string(buf[:max(dirLen, 1)]), string(buf))
 		}
-		link, err := cache.lstat(buf)
+		e := cache.entry(buf)
+		link, err := e.link, e.err
+		if e.device && !harmlessDevices[string(buf)] {
+			return "", "is a device node" // a disk, a terminal: what it holds is unknown
+		}
 		switch {
 		case err == nil:
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):

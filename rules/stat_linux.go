@@ -84,11 +84,13 @@ func (id fileID) settled(now time.Time) bool {
 	return now.UnixNano()-id.ctime > int64(margin)
 }
 
-// lstatLink reports whether name is a symlink, or the lstat error (a syscall.Errno).
-func lstatLink(name string) (bool, error) {
+// lstatLink reports whether name is a symlink or a device node, or the lstat error (a
+// syscall.Errno).
+func lstatLink(name string) (link, device bool, err error) {
 	var st syscall.Stat_t
 	if err := lstat(name, &st); err != nil {
-		return false, err
+		return false, false, err
 	}
-	return st.Mode&syscall.S_IFMT == syscall.S_IFLNK, nil
+	t := st.Mode & syscall.S_IFMT
+	return t == syscall.S_IFLNK, t == syscall.S_IFCHR || t == syscall.S_IFBLK, nil
 }

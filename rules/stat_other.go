@@ -20,15 +20,15 @@ func entryID(string) fileID { return fileID{} }
 
 func (fileID) settled(time.Time) bool { return false }
 
-// lstatLink reports whether name is a symlink, or the lstat error.
-func lstatLink(name string) (bool, error) {
+// lstatLink reports whether name is a symlink or a device node, or the lstat error.
+func lstatLink(name string) (link, device bool, err error) {
 	fi, err := os.Lstat(name)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return false, err
+		return false, false, err
 	}
-	return fi.Mode()&fs.ModeSymlink != 0, nil
+	return fi.Mode()&fs.ModeSymlink != 0, fi.Mode()&fs.ModeDevice != 0, nil
 }

@@ -98,7 +98,8 @@
 // braces, ~, globs against the directory the command runs in, with the glob
 // options a script may set all on — with at most MaxMatches matches; a tilde prefix
 // other than ~ and ~/, and a glob component starting with a dot, are a Path with a
-// Problem. Paths are joined to their directory without cleaning (Path.Full), for the
+// Problem, as is a file that lists the files a command opens (wc --files0-from, tar
+// -T). A copy made as a link (cp -l, cp -s, link) writes its sources. Paths are joined to their directory without cleaning (Path.Full), for the
 // caller to resolve as the OS would. A literal cd DIR moves the directory later
 // commands run in; since a cd may fail, a command after it is given both
 // directories, unless it runs only when the cd succeeded (cd DIR && …). A cd that is

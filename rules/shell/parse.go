@@ -744,9 +744,40 @@ func appendFields(dst []string, word *syntax.Word) ([]string, error) {
 			}
 		}
 	}
+	if err := checkEscapes(word); err != nil {
+		return dst, err
+	}
 	fields, err := expand.Fields(&expand.Config{Env: wordEnv}, word)
 	return append(dst, fields...), err
 }
+
+// checkEscapes returns an error when a $'…' part of word holds an escape that the
+// expansion library reads otherwise than bash: \cX (a control character for bash)
+// and an octal escape above \377. The word is then shown as written, never as a
+// text that is not what bash runs.
+func checkEscapes(word *syntax.Word) error {
+	for _, p := range word.Parts {
+		q, ok := p.(*syntax.SglQuoted)
+		if !ok || !q.Dollar {
+			continue
+		}
+		v := q.Value
+		for i := 0; i+2 < len(v); i++ {
+			if v[i] != '\\' {
+				continue
+			}
+			c := v[i+1]
+			if c == 'c' || c >= '4' && c <= '7' && i+3 < len(v) && isOctal(v[i+2]) &&
+				isOctal(v[i+3]) {
+				return fmt.Errorf("escape %q of $'…' is not read as bash reads it", v[i:i+2])
+			}
+			i++ // the escaped character
+		}
+	}
+	return nil
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 func printNode(node syntax.Node) string {
 	var b strings.Builder

@@ -246,6 +246,8 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					expand(word, Read, u.cut)
 				case useWrite:
 					expand(word, Write, u.cut)
+				case useList:
+					bad(word, "a file that lists the files the command opens")
 				default:
 					expand(word, Arg, u.cut)
 				}

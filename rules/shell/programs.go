@@ -13,6 +13,7 @@ const (
 	useArg              // may be a path: decided by the guards
 	useRead             // a file the command reads
 	useWrite            // a file the command writes, creates or removes
+	useList             // a file listing the files it opens: the gate cannot tell which
 )
 
 // wordUse is the use of one word, the path starting at byte cut (after --opt= or -o).
@@ -54,13 +55,15 @@ const (
 	kWriteFlag             // makes the operands (sed -i) or start paths (find -delete) written
 	kOutFlag               // writes into its working directory (curl -O)
 	kFollow                // follows symlinks while it recurses (grep -R, cp -L, tar -h)
+	kWriteVal              // a value that is no path; it writes where the gate does not look (go test -fuzz)
+	kList                  // a file (or - for stdin) listing the files it opens (wc --files0-from)
 )
 
 // risky reports whether an option of kind k writes a file or runs a program: a
 // command pattern allows a command with one only when it spells the option.
 func (k kind) risky() bool {
 	switch k {
-	case kWrite, kRun, kRunFlag, kWriteFlag, kOutFlag, kFollow:
+	case kWrite, kRun, kRunFlag, kWriteFlag, kOutFlag, kFollow, kWriteVal:
 		return true
 	}
 	return false
@@ -88,6 +91,9 @@ type program struct {
 	// abbrev: a long option may be written as a prefix of its name (getopt, git): a
 	// prefix of a listed name has that name's kind.
 	abbrev bool
+	// strict: an option it does not list is risky, as its options are all known (go
+	// build, test, run, install, vet).
+	strict bool
 	// operands sets the uses of the operands (indexes into u.words), after the
 	// options are read. nil: each may be a path.
 	operands func(u *usage, ops []int)
@@ -206,6 +212,9 @@ func (u *usage) long(p *program, i int) int {
 	}
 	k, known := p.lookup(name)
 	if !known {
+		if p.strict {
+			u.risky = append(u.risky, w)
+		}
 		if hasVal {
 			u.set(i, useArg, eq)
 		}
@@ -315,6 +324,8 @@ func (u *usage) value(k kind, i, cut int) {
 		}
 	case kRead:
 		u.set(i, useRead, cut)
+	case kList:
+		u.set(i, useList, cut)
 	case kWrite, kTarget:
 		u.set(i, useWrite, cut)
 		if k == kTarget {
@@ -369,6 +380,40 @@ func opsLast(u *usage, ops []int) {
 			u.set(i, useArg, 0)
 		}
 	}
+}
+
+// cpOps: as opsLast, but a copy made as a link (cp -l, -s, --link, --symbolic-link,
+// clusters such as -al, and link F1 F2) is an alias of its sources, which are then
+// written as much as the copy, as with ln.
+func cpOps(u *usage, ops []int) {
+	opsLast(u, ops)
+	if ProgramName(u.words[0]) != "link" && !strings.ContainsAny(u.letters, "ls") &&
+		!longGiven(u.words, "link", "symbolic-link") {
+		return
+	}
+	for _, i := range ops {
+		u.set(i, useWrite, 0)
+	}
+}
+
+// longGiven reports whether words, up to "--", give one of the long options names,
+// in full or abbreviated (--l for --link).
+func longGiven(words []string, names ...string) bool {
+	for _, w := range words {
+		if w == "--" {
+			return false
+		}
+		name, ok := strings.CutPrefix(w, "--")
+		if name, _, _ = strings.Cut(name, "="); !ok || name == "" {
+			continue
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lnOps: ln makes its last operand (or one name in -t DIR, or in its directory
@@ -803,9 +848,9 @@ func init() {
 		operands: opsNone}, "date")
 	add(&program{abbrev: true, short: shorts("ncs", kVal), long: longs(kVal, "lines",
 		"bytes", "sleep-interval", "pid", "max-unchanged-stats")}, "head", "tail")
-	add(&program{abbrev: true, long: longs(kRead, "files0-from")}, "wc")
-	add(&program{abbrev: true, short: shorts("L", kFollow), long: longs(kFollow, "dereference"),
-		cwd: cwdIfNone}, "ls", "dir", "vdir", "du")
+	add(&program{abbrev: true, long: longs(kList, "files0-from")}, "wc")
+	add(&program{abbrev: true, short: shorts("L", kFollow), long: merge(longs(kFollow,
+		"dereference"), longs(kList, "files0-from")), cwd: cwdIfNone}, "ls", "dir", "vdir", "du")
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("LPIH", kVal),
 		shorts("l", kFollow)),
 		long: longs(kWrite, "output"), cwd: cwdIfNone}, "tree")
@@ -828,7 +873,7 @@ func init() {
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("T", kWrite),
 		shorts("ktSy", kVal)),
 		long: merge(longs(kWrite, "output", "temporary-directory"),
-			longs(kRun, "compress-program"), longs(kRead, "files0-from"),
+			longs(kRun, "compress-program"), longs(kList, "files0-from"),
 			longs(kVal, "key", "field-separator", "buffer-size", "parallel", "batch-size",
 				"sort"))}, "sort")
 	add(&program{abbrev: true, operands: opsWrite}, "tee", "rm", "rmdir", "unlink",
@@ -846,8 +891,9 @@ func init() {
 		shorts("L", kFollow)),
 		long: merge(longs(kTarget, "target-directory"), longs(kFollow, "dereference"),
 			longs(kVal, "suffix", "backup",
-				"sparse", "reflink", "preserve", "no-preserve", "update")),
-		operands: opsLast}
+				"sparse", "reflink", "preserve", "no-preserve", "update"),
+			longs(kFlag, "link", "symbolic-link")),
+		operands: cpOps}
 	add(cpLike, "cp", "link")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal),
 		shorts("L", kFollow)),
@@ -930,12 +976,13 @@ func init() {
 		operands: downloadOps}, "wget")
 	add(&program{abbrev: true,
 		short: merge(shorts("f", kPath), shorts("C", kDir), shorts("I", kRun),
-			shorts("F", kRun), shorts("TX", kRead), shorts("bLN", kVal), shorts("h", kFollow)),
+			shorts("F", kRun), shorts("X", kRead), shorts("T", kList), shorts("bLN", kVal),
+			shorts("h", kFollow)),
 		long: merge(longs(kPath, "file"), longs(kDir, "directory"),
 			longs(kFollow, "dereference", "hard-dereference"),
 			longs(kRun, "use-compress-program", "to-command", "checkpoint-action",
 				"rsh-command", "info-script", "new-volume-script", "rmt-command"),
-			longs(kRead, "files-from", "exclude-from"),
+			longs(kRead, "exclude-from"), longs(kList, "files-from"),
 			longs(kVal, "exclude", "transform", "xform", "owner", "group", "mode",
 				"mtime", "format", "blocking-factor", "tape-length", "strip-components")),
 		operands: tarOps}, "tar", "bsdtar", "gtar")
@@ -966,8 +1013,9 @@ func init() {
 		long: merge(longs(kRun, "rsh", "rsync-path", "info"), longs(kFollow, "copy-links",
 			"copy-dirlinks", "copy-unsafe-links", "keep-dirlinks"),
 			longs(kWrite, "log-file", "write-batch", "only-write-batch", "backup-dir",
-				"temp-dir", "partial-dir"),
-			longs(kRead, "files-from", "read-batch", "password-file", "exclude-from",
+				"temp-dir", "partial-dir", "link-dest"), // link-dest: its files get linked
+			longs(kList, "files-from"),
+			longs(kRead, "read-batch", "password-file", "exclude-from",
 				"include-from", "filter"),
 			longs(kVal, "exclude", "include", "chmod", "chown", "max-size", "min-size",
 				"bwlimit", "timeout", "port", "out-format", "log-file-format")),
@@ -1074,8 +1122,8 @@ sub:
 		u.gitRuns(sub + " " + words[i+1])
 	}
 	switch words[i] {
-	case "log", "whatchanged", "reflog", "stash", "shortlog":
-		u.repo = gitPatch(words[i+1:]) // without one, names and messages only
+	case "log", "reflog", "shortlog", "stash", "status":
+		u.repo = gitShows(words[i], words[i+1:]) // names and messages only, unless
 	default:
 		u.repo = gitRepoReaders[words[i]]
 	}
@@ -1113,30 +1161,73 @@ func (u *usage) gitRuns(what string) {
 	}
 }
 
-// gitPatch reports whether the options of git log (and the like) make it show the
-// changes of commits, or search them: -p, -u, --patch, -c, --cc, -S, -G, -L,
-// --word-diff, … up to "--". In doubt, it does.
-func gitPatch(words []string) bool {
+// gitShows reports whether git log, reflog, shortlog, stash or status, given the
+// words after the subcommand, may show or search the content of files: unless every
+// option up to "--" is one known to print only names, messages and states (an
+// allow-list, exact names only: --oneline, -n 5, --format=…, status -s), and stash
+// shows no stash.
+func gitShows(sub string, words []string) bool {
+	if sub == "stash" && len(words) > 0 && words[0] == "show" {
+		return true // a diffstat by default, a patch under stash.showPatch
+	}
+	long, short := gitQuietLog, "0123456789niEFPgzsqw"
+	switch sub {
+	case "status":
+		long, short = gitQuietStatus, "sbzu"
+	case "shortlog":
+		short += "ec"
+	}
 	for _, w := range words {
 		switch {
 		case w == "--":
 			return false
 		case strings.HasPrefix(w, "--"):
 			name, _, _ := strings.Cut(w[2:], "=")
-			for _, p := range []string{"patch", "cc", "dd", "word-diff", "color-words",
-				"pickaxe", "find-object", "diff-merges", "remerge-diff", "full-diff", "binary",
-				"textconv", "ext-diff", "unified", "function-context", "raw", "stat",
-				"numstat", "shortstat", "dirstat", "summary", "name-only", "name-status",
-				"histogram", "patience", "minimal", "diff-algorithm"} {
-				if strings.HasPrefix(p, name) && name != "" || strings.HasPrefix(name, p) {
+			if !long[name] {
+				return true
+			}
+		case len(w) > 1 && w[0] == '-':
+			for j := 1; j < len(w); j++ {
+				if strings.IndexByte(short, w[j]) < 0 {
 					return true
 				}
+				if w[j] == 'n' && sub != "shortlog" || w[j] == 'u' {
+					break // the rest is its value: -n5, -uno
+				}
 			}
-		case len(w) > 1 && w[0] == '-' && strings.ContainsAny(w[1:2], "pucmSGLUWX"):
-			return true
 		}
 	}
 	return false
+}
+
+// gitQuietLog and gitQuietStatus are the long options of git log (reflog, shortlog,
+// stash list) and git status known to show no content of a file.
+var (
+	gitQuietLog = setOf("oneline", "format", "pretty", "abbrev-commit", "no-abbrev-commit",
+		"abbrev", "no-abbrev", "decorate", "no-decorate", "decorate-refs",
+		"decorate-refs-exclude", "source", "graph", "all", "branches", "tags", "remotes",
+		"glob", "exclude", "author", "committer", "grep", "all-match", "invert-grep",
+		"regexp-ignore-case", "basic-regexp", "extended-regexp", "fixed-strings",
+		"perl-regexp", "since", "after", "until", "before", "max-count", "skip", "merges",
+		"no-merges", "min-parents", "max-parents", "first-parent", "reverse", "date",
+		"relative-date", "topo-order", "date-order", "author-date-order", "no-walk",
+		"boundary", "left-right", "cherry-mark", "cherry-pick", "left-only", "right-only",
+		"ancestry-path", "simplify-by-decoration", "parents", "children", "color",
+		"no-color", "no-patch", "walk-reflogs", "follow", "full-history", "no-notes",
+		"no-show-signature", "mailmap", "use-mailmap", "no-mailmap",
+		"numbered", "email", "group", "null", "output")
+	gitQuietStatus = setOf("short", "branch", "porcelain", "long", "show-stash",
+		"untracked-files", "ignored", "ignore-submodules", "column", "no-column",
+		"ahead-behind", "no-ahead-behind", "renames", "no-renames", "find-renames",
+		"null", "no-verbose")
+)
+
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 // gitRepoReaders are the git subcommands that read, print or copy the files of any
@@ -1171,7 +1262,7 @@ var (
 			"date", "abbrev", "max-count", "skip", "branch", "depth", "origin",
 			"reference", "separate-git-dir", "template", "config", "jobs", "filter",
 			"upstream", "onto", "strategy", "strategy-option", "word-diff-regex"),
-		longs(kRead, "file", "pathspec-from-file"))
+		longs(kRead, "file"), longs(kList, "pathspec-from-file"))
 	gitSub = program{abbrev: true, long: gitLong,
 		short: shorts("mnbSCMlUGOFXs", kFlag)}
 	gitFormatPatch = program{abbrev: true, short: shorts("o", kWrite),
@@ -1209,7 +1300,12 @@ func (u *usage) goTool() {
 			break
 		}
 	}
-	ops := u.options(&goFlags, i+1)
+	p := &goFlags
+	switch sub {
+	case "build", "test", "run", "install", "vet":
+		p = &goStrict
+	}
+	ops := u.options(p, i+1)
 	u.writesPkgs = sub == "fmt" || sub == "fix"
 	if u.writesPkgs && len(ops) == 0 {
 		u.writeCwd = true // the package in the directory it runs in
@@ -1278,17 +1374,24 @@ var goFlags = program{single: true, long: merge(
 		"mutexprofile", "trace", "outputdir", "modfile", "testlogfile", "gocoverdir",
 		"fuzzcachedir"),
 	longs(kRun, "exec", "toolexec", "ldflags", "gcflags", "asmflags", "gccgoflags",
-		"vettool", "debug-actiongraph", "debug-trace"),
-	longs(kRead, "overlay", "pgo"),
+		"vettool", "debug-actiongraph", "debug-trace", "overlay", "pkgdir"),
+	longs(kRead, "pgo"),
+	longs(kOutFlag, "c", "artifacts"), // go test -c writes p.test where it runs
+	longs(kWriteVal, "fuzz"),          // into the package's testdata/fuzz
+	longs(kFlag, "modcacherw", "fullpath", "args"),
 	longs(kDir, "C"),
 	longs(kVal, "run", "bench", "count", "timeout", "tags", "p", "parallel", "cpu",
-		"benchtime", "coverpkg", "covermode", "shuffle", "list", "skip", "fuzz",
+		"benchtime", "coverpkg", "covermode", "shuffle", "list", "skip",
 		"fuzztime", "fuzzminimizetime", "mod", "buildmode", "compiler", "installsuffix",
-		"pkgdir", "vet", "json", "memprofilerate", "blockprofilerate",
+		"vet", "json", "memprofilerate", "blockprofilerate",
 		"mutexprofilefraction", "benchmem", "failfast", "short", "v", "race", "cover",
 		"msan", "asan", "a", "n", "x", "work", "trimpath", "buildvcs", "linkshared",
 		"covervars", "f", "t", "u", "d", "m", "i"),
 	longs(kRunFlag, "w"))}
+
+// goStrict is goFlags for the subcommands that build or run code: a flag it does not
+// list is risky.
+var goStrict = func() program { p := goFlags; p.strict = true; return p }()
 
 func init() {
 	// Boolean go flags take no value: -v, -race, …
@@ -1349,9 +1452,14 @@ func (u *usage) find() {
 				u.set(i+1, useWrite, 0)
 			}
 			i += 2
-		case "-newer", "-anewer", "-cnewer", "-samefile", "-files0-from":
+		case "-newer", "-anewer", "-cnewer", "-samefile":
 			if i+1 < len(words) {
 				u.set(i+1, useArg, 0)
+			}
+			i++
+		case "-files0-from": // the start paths, listed in a file
+			if i+1 < len(words) {
+				u.set(i+1, useList, 0)
 			}
 			i++
 		default:

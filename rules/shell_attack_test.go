@@ -1,0 +1,228 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
+)
+
+// attackWorkspace is the workspace of the attack tables: a repository at the root
+// (with .git/config) that holds secrets/, and src/p, a package of it.
+func attackWorkspace(t *testing.T) (root string, s *Set) {
+	t.Helper()
+	root = workspace(t)
+	gitDir(t, root, ".")
+	testkit.Must(t, os.MkdirAll(filepath.Join(root, "src", "p"), 0o755))
+	testkit.Must(t, os.WriteFile(filepath.Join(root, ".git", "config"), nil, 0o644))
+	s = allowCommands(root, root+"/docs", nil, "cp *", "link *", "rsync *", "go *",
+		"git status *", "git log *", "git reflog *", "git shortlog *", "git stash *",
+		"git whatchanged *", "git add *", "wc *", "du *", "sort *", "find *", "tar *",
+		"cat *", "head *", "grep *", "cd *")
+	return root, s
+}
+
+// TestShellHardLinks: a copy made as a link (cp -l, cp -s, link, rsync --link-dest)
+// makes its sources aliases of the copy, so they are written as much as it is: a
+// later Write of data/gc would edit .git/config.
+func TestShellHardLinks(t *testing.T) {
+	_, s := attackWorkspace(t)
+	top, docs := bashAt(""), bashAt("docs")
+	const (
+		A = Allow
+		D = Deny
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{top("cp -l .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp --link .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp --li .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp --l .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp -rl src data/hl"), R, false, `write "src"`},
+		{top("cp -al src data/hl"), R, false, `write "src"`},
+		{top("cp -la src data/hl"), R, false, `write "src"`},
+		{top("cp -r -l src data/hl"), R, false, `write "src"`},
+		{top("cp -s " + "/etc/hostname data/v"), R, false, `write "/etc/hostname"`},
+		{top("cp --symbolic-link .git/config data/gc"), R, false, `write ".git/config"`},
+		{top("cp -l /etc/hostname data/v"), R, false, `write "/etc/hostname"`},
+		{top("cp -l src/p/p.go data/pp.go"), R, false, `write "src/p/p.go"`},
+		{top("cp -l -t data/d .git/config"), R, false, `write ".git/config"`},
+		{top("cp --link --target-directory=data/d .git/config"), R, false, ""},
+		{top("link .git/config data/gc"), R, false, `write ".git/config"`},
+		{docs("cp -l ../.git/config ../data/g"), R, false, `write "../.git/config"`},
+		{top("rsync -a --link-dest=src src/ data/x"), R, false, ""},
+		{top("rsync -a --link-dest src src/ data/x"), R, false, ""},
+		{top("cp -l secrets/key data/k"), D, false, "secrets"},
+		// A copy, or a link of a place the agent may write, stays allowed.
+		{top("cp .git/config data/gc"), A, false, ""},
+		{top("cp -S l .git/config data/gc"), A, false, ""}, // l is the suffix
+		{top("cp -r src data/c"), A, false, ""},
+		{top("cp -l data/file.txt data/hl"), A, false, ""},
+		{top("rsync -a src/ data/x"), A, false, ""},
+	})
+}
+
+// TestShellGoFlags: the flags of go build, test, run, install and vet are all known:
+// one the table does not list is risky, -overlay and -pkgdir run the code they name,
+// -c and -artifacts write where go runs, -fuzz into the package's testdata.
+func TestShellGoFlags(t *testing.T) {
+	_, s := attackWorkspace(t)
+	top, src := bashAt(""), bashAt("src")
+	const (
+		A = Allow
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{top("go test -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go test -overlay data/ov.json ./src/p"), R, false, ""},
+		{top("go test --overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go build -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go run -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go vet -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go install -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go test -pkgdir=data/pk ./src/p"), R, false, ""},
+		{src("go test -c ./p"), R, false, "-c"},
+		{src("go test -c -o ../data/p.test ./p"), R, false, ""},
+		{src("go test -artifacts ./p"), R, false, ""},
+		{top("go test -fuzz=. ./src/p"), R, false, ""},
+		{top("go test -fuzz FuzzX ./src/p"), R, false, ""},
+		{top("go test --fuzz=. ./src/p"), R, false, ""},
+		{top("go test ./src/p -args -test.fuzz=."), R, false, ""},
+		{top("go test -newflag ./src/p"), R, false, ""},
+		{top("go build -newflag=x ./src/p"), R, false, ""},
+		// Known flags that write or run nothing stay allowed.
+		{top("go test ./src/p"), A, false, ""},
+		{top("go test -run X -count=1 -v -race ./src/p"), A, false, ""},
+		{top("go test -fuzztime=10s -fullpath ./src/p"), A, false, ""},
+		{top("go build -trimpath -modcacherw ./src/p"), A, false, ""},
+		{top("go test ./src/p -args -test.v"), A, false, ""},
+		{top("go list -deps ./src/p"), A, false, ""},
+	})
+}
+
+// TestShellGitShowsContent: git status, log, reflog, shortlog and stash read only
+// names and messages when every option is one known to show no content of a file
+// (an allow-list); any other option reads the repository, which holds secrets/.
+func TestShellGitShowsContent(t *testing.T) {
+	_, s := attackWorkspace(t)
+	src := bashAt("src")
+	const (
+		A = Allow
+		R = Require
+	)
+	tests := []shellCase{
+		{src("git status"), A, false, ""},
+		{src("git status -s"), A, false, ""},
+		{src("git status -sb --porcelain=v2"), A, false, ""},
+		{src("git status --short --branch -uno"), A, false, ""},
+		{src("git status --untracked-files=all --ignored"), A, false, ""},
+		{src("git log --oneline -n 5"), A, false, ""},
+		{src("git log -n5 --format=%H --graph --decorate --all"), A, false, ""},
+		{src("git log -10 --author=x --since=yesterday --grep=fix"), A, false, ""},
+		{src("git log -np"), A, false, ""}, // p is -n's value
+		{src("git reflog -n 3"), A, false, ""},
+		{src("git shortlog -sne"), A, false, ""},
+		{src("git stash list"), A, false, ""},
+		{src("git log -- ../docs"), A, false, ""},
+	}
+	for _, script := range []string{
+		"git status -v", "git status -vv", "git status --verbose", "git status --verb",
+		"git status -v -v", "git status -sv", "git status --v", "git status -s --verbose",
+		"git log --check", "git log --color-moved", "git log --compact-summary",
+		"git log -t", "git log --submodule=diff", "git log -R", "git log --relative",
+		"git log --cumulative", "git log -p", "git log --pat", "git log -pn5",
+		"git log --oneline --stat", "git log --notes", "git log --show-signature",
+		"git log --format=%H -G x", "git reflog -p", "git shortlog -p", "git stash show",
+		"git stash list -p", "git whatchanged", "git log --oneline -S token",
+	} {
+		tests = append(tests, shellCase{src(script), R, true, "the repository of command"})
+	}
+	checkShell(t, s, tests)
+}
+
+// TestShellFileLists: a file that lists the files a command opens (wc
+// --files0-from, find -files0-from, tar -T, rsync --files-from, git
+// --pathspec-from-file) cannot be checked: the call needs a human, whatever the
+// list's place, and nothing lifts it.
+func TestShellFileLists(t *testing.T) {
+	_, s := attackWorkspace(t)
+	docs := bashAt("docs")
+	const (
+		A = Allow
+		R = Require
+	)
+	tests := []shellCase{
+		{docs("wc ../data/file.txt"), A, false, ""},
+		{docs("wc -l ../data/file.txt"), A, false, ""},
+		{docs("tar -cf ../data/a.tar ../data/file.txt"), A, false, ""},
+		{docs("find . -name x"), A, false, ""},
+	}
+	for _, script := range []string{
+		"wc --files0-from=../data/list", "wc --files0-from ../data/list",
+		"wc --files0=../data/list", "wc --files0-from=-", "wc -l --files0-from=../data/list",
+		"du --files0-from=../data/list", "du -s --files0-from ../data/list",
+		"sort --files0-from=../data/list", "find -files0-from ../data/list2",
+		"tar -cf ../data/a.tar -T ../data/list",
+		"tar -cf ../data/a.tar -T../data/list",
+		"tar -c --files-from=../data/list -f ../data/a.tar",
+		"tar -c --files-from ../data/list -f ../data/a.tar",
+		"rsync --files-from=../data/list . ../data/x",
+		"git add --pathspec-from-file=../data/list",
+	} {
+		tests = append(tests, shellCase{docs(script), R, true, "lists the files"})
+	}
+	checkShell(t, s, tests)
+}
+
+// TestShellDevices: a device node (a disk, a console) is unresolvable, by name or
+// through a link, for shell and file tools; null, zero, random and tty are not.
+func TestShellDevices(t *testing.T) {
+	root, s := attackWorkspace(t)
+	dev := testkit.Device(t)
+	mustSymlink(t, dev, filepath.Join(root, "data", "dv"))
+	top := bashAt("")
+	read := func(p string) Call { return Call{Tool: "Read", Args: map[string]any{"file_path": p}} }
+	const (
+		A = Allow
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{top("cat " + dev), R, true, "cannot be normalised"},
+		{top("grep -a SECRET " + dev), R, true, "cannot be normalised"},
+		{top("head -c 512 " + dev), R, true, "cannot be normalised"},
+		{top("cat data/dv"), R, true, "cannot be normalised"},
+		{top("cat < " + dev), R, true, "cannot be normalised"},
+		{top("cd /dev && cat " + filepath.Base(dev)), R, true, "cannot be normalised"},
+		{top("cat /dev/null"), A, false, ""},
+		{top("head -c 8 /dev/zero"), A, false, ""},
+		{top("head -c 8 /dev/urandom"), A, false, ""},
+		{top("cat /dev/random /dev/tty"), A, false, ""},
+	})
+	for _, c := range []Call{read(dev), read("data/dv")} {
+		if d := s.Evaluate(DefaultGroup, c); d.Action != Require || !d.Locked() {
+			t.Errorf("Evaluate(%v) = %s (locked %v) %q, want a locked require", c.Args,
+				d.Action, d.Locked(), d.Reason)
+		}
+	}
+}
+
+// TestShellAnsiCEscapes: a $'…' word with an escape the parser would read otherwise
+// than bash (\cX, an octal escape above \377) is shown as written and allows nothing.
+func TestShellAnsiCEscapes(t *testing.T) {
+	_, s := attackWorkspace(t)
+	top := bashAt("")
+	const (
+		A = Allow
+		R = Require
+	)
+	checkShell(t, s, []shellCase{
+		{top(`cat $'\cssecrets/key'`), R, false, "not read as bash"},
+		{top(`cat $'\c?x'`), R, false, "not read as bash"},
+		{top(`cat data/$'\cA'`), R, false, ""},
+		{top(`cat $'\400'`), R, false, ""},
+		{top(`cat $'\x64ata/file.txt'`), A, false, ""},
+		{top(`cat $'\\cs'`), A, false, ""}, // the file \cs, as bash reads it
+		{top(`cat $'data/file.txt\c'`), A, false, ""},
+	})
+}
