@@ -126,7 +126,7 @@ func TestHookInstallRecordsConfig(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("api:\n  listen: 127.0.0.1:18999\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	command := func(dir string, env []string, args ...string) string {
+	command := func(t *testing.T, dir string, env []string, args ...string) string {
 		t.Helper()
 		code, out, errOut := cliRun(t, dir, nil, env, append([]string{"hook", "install"}, args...)...)
 		if code != 0 {
@@ -162,7 +162,7 @@ func TestHookInstallRecordsConfig(t *testing.T) {
 		{"with SKALD_URL", proj, []string{"SKALD_URL=http://127.0.0.1:2"}, nil, " hook claude-code"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := command(c.dir, c.env, c.args...); !strings.HasSuffix(got, c.want) {
+			if got := command(t, c.dir, c.env, c.args...); !strings.HasSuffix(got, c.want) {
 				t.Errorf("command %q, want it to end with %q", got, c.want)
 			}
 		})
