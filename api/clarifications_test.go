@@ -149,8 +149,9 @@ func TestClarificationEvents(t *testing.T) {
 }
 
 // TestClarificationControlCharacters checks options and context labels holding a
-// control character are refused with 422 and nothing stored, while the question may
-// hold newlines.
+// control character, and options with invisible or bidi characters or white space at
+// their ends, are refused with 422 and nothing stored, while the question may hold
+// newlines.
 func TestClarificationControlCharacters(t *testing.T) {
 	e := newEnv(t)
 	before := teststore.Snapshot(t, e.db)
@@ -170,6 +171,12 @@ func TestClarificationControlCharacters(t *testing.T) {
 			e.wantError("POST", "/api/clarifications", agentToken, c.body,
 				http.StatusUnprocessableEntity, c.msg)
 		})
+	}
+	// Options that would look alike on a button: an end space, bidi, zero width.
+	for _, opts := range []string{`"yes","yes "`, `"\u202eon"`, `"ye\u200bs"`} {
+		e.wantError("POST", "/api/clarifications", agentToken,
+			`{"session_id":"s","question":"q","options":[`+opts+`]}`,
+			http.StatusUnprocessableEntity, "must not")
 	}
 	// A tool call's context label too.
 	e.wantError("POST", "/api/approval/check", adminToken,

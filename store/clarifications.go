@@ -118,7 +118,8 @@ func (c Clarification) Outcome() string {
 //
 // Other errors wrap ErrInvalid and write nothing: an empty question or one over
 // MaxQuestionLen, more than MaxOptions options, an empty, repeated or too long option
-// (MaxOptionLen characters), ids over MaxIDLen, text that is not UTF-8, a zero
+// (MaxOptionLen characters), one with control, invisible or bidi characters or white
+// space at its ends, ids over MaxIDLen, text that is not UTF-8, a zero
 // ExpiresAt or one not after CreatedAt.
 func (d *DB) CreateClarification(c Clarification) (out Clarification, created bool, err error) {
 	if c.CreatedAt.IsZero() {
@@ -212,6 +213,12 @@ func checkLabel(l string) error {
 	return nil
 }
 
+// invisible reports whether r is a format or separator character a button does not
+// show: bidi controls, zero-width characters, line and paragraph separators.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
 // checkNewClarification validates c and brings it to the form it is stored in.
 func checkNewClarification(c *Clarification) error {
 	q := strings.TrimSpace(c.Question)
@@ -252,6 +259,12 @@ func checkNewClarification(c *Clarification) error {
 		case strings.ContainsFunc(o, unicode.IsControl): // a button shows one line
 			return fmt.Errorf("%w: option %d %q must not hold control characters "+
 				"(newline, tab, NUL, …)", ErrInvalid, i+1, o)
+		case strings.ContainsFunc(o, invisible): // the answer is the text, not its look
+			return fmt.Errorf("%w: option %d %q must not hold invisible or bidi "+
+				"characters (U+200B, U+202E, …)", ErrInvalid, i+1, o)
+		case strings.TrimSpace(o) != o: // "yes" beside "yes "
+			return fmt.Errorf("%w: option %d %q must not start or end with white space",
+				ErrInvalid, i+1, o)
 		case utf8.RuneCountInString(o) > MaxOptionLen:
 			return fmt.Errorf("%w: option %d is longer than %d characters", ErrInvalid, i+1,
 				MaxOptionLen)
