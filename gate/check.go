@@ -61,7 +61,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	if snap.err != nil {
 		m.log.Error("rules unavailable: approval required", "tool", c.ToolName, "session_id", c.SessionID, "err", snap.err)
 		d.Reason = ReasonRulesUnavailable
-	} else if !d.Locked() { // a guarded place or an unresolvable path needs a human
+	} else if !d.Locked() && !m.replays(&c) { // a locked require needs a human
 		if m.bypassed(&c, p.ID, category, server) {
 			return Outcome{Decision: VerdictAllow, Reason: ReasonBypass, Commands: cmds}, nil
 		}
@@ -116,6 +116,17 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		RequestID: req.ID, ToolCallID: req.ToolCallID, ToolName: req.ToolName}}, m.log)
 	m.notes.show(req)
 	return out, nil
+}
+
+// replays reports whether c's (session, tool_call_id) names a request c's caller
+// registered: a replay gets that request and its outcome (who approved or rejected
+// it), not a bypass's or the fast-path's allow.
+func (m *Manager) replays(c *Call) bool {
+	if c.ToolCallID == "" {
+		return false
+	}
+	r, err := m.store.RequestByToolCall(c.SessionID, c.ToolCallID)
+	return err == nil && r.Caller == c.Caller
 }
 
 // reserve takes a pending slot for the request c may register, reporting whether it

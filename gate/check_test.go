@@ -191,6 +191,45 @@ func TestCheckIdempotent(t *testing.T) {
 	teststore.Unchanged(t, e.db, before)
 }
 
+// TestCheckReplayUnderBypass: a replay of an answered (session, tool_call_id) gets
+// that request's outcome and who gave it while a bypass of the session is active;
+// a new tool call is still lifted by the bypass.
+func TestCheckReplayUnderBypass(t *testing.T) {
+	e := newEnv(t)
+	e.run()
+	ctx := context.Background()
+	args := map[string]any{"command": "make"}
+	yes := gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", Arguments: args}
+	no := gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc2", Arguments: args}
+	approved, rejected := e.require(yes), e.require(no)
+	if _, err := e.m.Resolve(ctx, approved.ID, gate.Answer{Approve: true, By: "alice", Via: "telegram"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.Resolve(ctx, rejected.ID, gate.Answer{By: "bob", Via: "telegram"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		call gate.Call
+		want gate.Verdict
+		by   string
+	}{{yes, gate.VerdictApproved, "alice"}, {no, gate.VerdictRejected, "bob"}} {
+		t.Run(tc.call.ToolCallID, func(t *testing.T) {
+			got := e.check(tc.call)
+			if got.Decision != tc.want || got.Reason != gate.ReasonExisting || got.Request == nil ||
+				got.Request.Resolution == nil || got.Request.Resolution.By != tc.by {
+				t.Errorf("replay under a bypass = %+v, want %s by %s", got, tc.want, tc.by)
+			}
+		})
+	}
+	fresh := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc3", Arguments: args})
+	if fresh.Decision != gate.VerdictAllow || fresh.Reason != gate.ReasonBypass {
+		t.Errorf("a new call under the bypass = %+v, want allow by the bypass", fresh)
+	}
+}
+
 // TestCheckIdempotentSameCallOnly: a repeat of a (session, tool_call_id) gets the
 // request's outcome only when it is the same call in every field and of the same
 // caller (one token must not read another's outcome).
