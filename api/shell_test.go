@@ -105,3 +105,16 @@ func TestShellLinkedConfig(t *testing.T) {
 	}
 	e.wantDecision("Bash", map[string]any{"command": "git status"}, "src/ok", gate.VerdictAllow)
 }
+
+// TestShellGlobBudget: a glob that walks more of the file system than the budget is
+// for a human under an allow rule and a bypass.
+func TestShellGlobBudget(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{ToolPattern: "Bash", CommandPattern: "echo *", Action: rules.Allow})
+	_, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0)
+	testkit.Must(t, err)
+	res := e.checkAs("Bash", map[string]any{"command": "echo /**/x"}, "")
+	if res.Decision != gate.VerdictPending || !strings.Contains(res.Reason, "too many paths") {
+		t.Errorf("echo /**/x = %+v, want pending: too many paths", res)
+	}
+}

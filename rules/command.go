@@ -376,7 +376,7 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 		case errors.Is(err, shell.ErrUnknownPath):
 			reason = "a redirect target is not literal"
 		}
-		// Paths the gate cannot list are paths it cannot resolve.
+		// Paths the gate cannot list are paths it cannot resolve: a locked require.
 		d, found = Decision{Action: Require, Reason: reason, PathState: PathInvalid}, true
 	}
 	type seen struct {

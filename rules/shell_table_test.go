@@ -635,3 +635,20 @@ func TestShellLinkedConfig(t *testing.T) {
 	}
 	checkShell(t, s, tests)
 }
+
+// TestShellGlobBudget: a glob whose walk reads more directories than the budget,
+// matching little or nothing, is a locked require: what it names is unknown.
+func TestShellGlobBudget(t *testing.T) {
+	root := workspace(t)
+	s := allowCommands(root, "", nil, "echo *", "ls *")
+	bash := func(script string) Call {
+		return Call{Tool: "Bash", Args: map[string]any{"command": script}}
+	}
+	checkShell(t, s, []shellCase{
+		{bash("echo /**/x"), Require, true, "too many paths"},
+		{bash("echo /**"), Require, true, "too many paths"},
+		{bash("ls /**/*/nothing"), Require, true, "too many paths"},
+		{bash("cd / && echo **/x"), Require, true, "too many paths"},
+		{bash("echo docs/**/x"), Allow, false, ""},
+	})
+}
