@@ -652,3 +652,33 @@ func TestShellGlobBudget(t *testing.T) {
 		{bash("echo docs/**/x"), Allow, false, ""},
 	})
 }
+
+// TestShellLinkedConfigProject: a config file that resolves into another project
+// (Options.Projects) is decided in that project's form too, where the project's own
+// data/* lets the agent write it, though the workspace's data/* does not.
+func TestShellLinkedConfigProject(t *testing.T) {
+	root := workspace(t)
+	proj := filepath.Join(root, "proj")
+	for _, d := range []string{"proj/data", "proj/src"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(proj, "data/mk"), []byte("all:\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, "../data/mk", filepath.Join(proj, "src/Makefile"))
+	rs := append(seedRules(), Rule{ID: 100, GroupID: DefaultGroup, ToolPattern: "Bash",
+		CommandPattern: "make *", Action: Allow, Priority: 1})
+	opt := seedOptions(root)
+	opt.Projects = []string{root, proj}
+	s := Compile(nil, rs, opt)
+	bash := func(cwd string) Call {
+		return Call{Tool: "Bash", Cwd: cwd, Args: map[string]any{"command": "make all"}}
+	}
+	checkShell(t, s, []shellCase{
+		{bash("proj/src"), Require, false, "→ data/mk"},
+		{bash("proj"), Allow, false, ""},
+		{bash("docs"), Allow, false, ""},
+	})
+}
