@@ -109,7 +109,8 @@ func TestGlobAlternatives(t *testing.T) {
 }
 
 // TestScannedArguments: under allow mcp__* and a bypass of all, a string anywhere in
-// the arguments that names a place in secrets/ or the data directory is for a human.
+// the arguments that names, or holds, a place in secrets/ or the data directory is for
+// a human.
 func TestScannedArguments(t *testing.T) {
 	e := formsEnv(t, "")
 	e.allowAll(true)
@@ -127,6 +128,7 @@ func TestScannedArguments(t *testing.T) {
 	}
 	e.wantDecision("WebFetch", map[string]any{"url": "file://" + e.root + "/secrets/key"}, "", gate.VerdictPending)
 	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "file://" + e.root + "/secrets/key"}, "", gate.VerdictDeny)
-	e.wantDecision("mcp__notes__read", map[string]any{"file": "src/x", "q": ".", "r": "/"}, "", gate.VerdictAllow)
+	e.wantDecision("mcp__notes__read", map[string]any{"file": "src/x", "q": "a key, in src"}, "", gate.VerdictAllow)
+	e.wantDecision("mcp__notes__read", map[string]any{"file": "src/x", "q": ".", "r": "/"}, "", gate.VerdictPending)
 	e.wantDecision("WebFetch", map[string]any{"url": "https://example.com/a/b"}, "", gate.VerdictAllow)
 }

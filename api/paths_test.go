@@ -54,7 +54,8 @@ func (e *env) wantDecision(tool string, args map[string]any, cwd string, want ga
 
 // TestEveryPathArgument: under a plausible allow mcp__*, the MCP filesystem server's
 // tools reach secrets/ and the data directory through paths, source and path; a
-// notes tool's path in secrets/ and Glob's pattern out of its path are held back too.
+// notes tool's path in secrets/, a string naming one under any key and Glob's pattern
+// out of its path are held back too.
 func TestEveryPathArgument(t *testing.T) {
 	e := newEnv(t)
 	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
@@ -72,6 +73,12 @@ func TestEveryPathArgument(t *testing.T) {
 	e.wantDecision("mcp__notes__get", map[string]any{"path": "secrets/key"}, "", gate.VerdictPending)
 	e.wantDecision("mcp__notes__get", map[string]any{"path": "."}, "", gate.VerdictPending)
 	e.wantDecision("mcp__notes__get", map[string]any{"path": "docs/a"}, "", gate.VerdictAllow)
+	// Under any other key: a string or a word of it that names, lies in or holds one.
+	for _, v := range []string{"secrets", ".", "/", e.root, "cat secrets/key", "--file=secrets/key",
+		"a=secrets/key", "(secrets/key)", e.root + "/secret?/key"} {
+		e.wantDecision("mcp__notes__run", map[string]any{"p": v}, "", gate.VerdictPending)
+	}
+	e.wantDecision("mcp__notes__run", map[string]any{"p": "notes about keys"}, "", gate.VerdictAllow)
 }
 
 // TestPatternFollowsSwap: mv secrets .vault-1; ln -s .vault-1 secrets, with the service

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -79,4 +80,41 @@ func TestShellCommandRule(t *testing.T) {
 	}
 	e.wantDecision("Bash", map[string]any{"command": `bash -c "git status; env rm -rf data"`}, "",
 		gate.VerdictDeny)
+}
+
+// TestShellLinkedConfig: git run where .git is a symlink or a gitdir: file into a
+// place the agent may write runs what the agent wrote, so an allow rule for it leaves
+// the call pending; the reason names where the configuration resolves.
+func TestShellLinkedConfig(t *testing.T) {
+	e := newEnv(t)
+	for _, d := range []string{"data/fakegit", "src/q", "src/r", "src/ok/.git"} {
+		testkit.Must(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
+	}
+	testkit.Must(t, os.Symlink("../../data/fakegit", filepath.Join(e.root, "src/q/.git")))
+	testkit.Must(t, os.WriteFile(filepath.Join(e.root, "src/r/.git"),
+		[]byte("gitdir: ../../data/fakegit\n"), 0o644))
+	e.addRule(rules.Rule{ToolPattern: "Bash", CommandPattern: "git status *", Action: rules.Allow})
+	for _, dir := range []string{"src/q", "src/r"} {
+		t.Run(dir, func(t *testing.T) {
+			res := e.checkAs("Bash", map[string]any{"command": "git status"}, dir)
+			if res.Decision != gate.VerdictPending ||
+				!strings.Contains(res.Reason, "data/fakegit/config, which the agent may write") {
+				t.Errorf("git status in %s = %+v, want pending naming data/fakegit/config", dir, res)
+			}
+		})
+	}
+	e.wantDecision("Bash", map[string]any{"command": "git status"}, "src/ok", gate.VerdictAllow)
+}
+
+// TestShellGlobBudget: a glob that walks more of the file system than the budget is
+// for a human under an allow rule and a bypass.
+func TestShellGlobBudget(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{ToolPattern: "Bash", CommandPattern: "echo *", Action: rules.Allow})
+	_, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0)
+	testkit.Must(t, err)
+	res := e.checkAs("Bash", map[string]any{"command": "echo /**/x"}, "")
+	if res.Decision != gate.VerdictPending || !strings.Contains(res.Reason, "too many paths") {
+		t.Errorf("echo /**/x = %+v, want pending: too many paths", res)
+	}
 }

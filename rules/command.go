@@ -4,12 +4,15 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/skald-circle/skald-bot/rules/shell"
 )
@@ -373,7 +376,7 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 		case errors.Is(err, shell.ErrUnknownPath):
 			reason = "a redirect target is not literal"
 		}
-		// Paths the gate cannot list are paths it cannot resolve.
+		// Paths the gate cannot list are paths it cannot resolve: a locked require.
 		d, found = Decision{Action: Require, Reason: reason, PathState: PathInvalid}, true
 	}
 	type seen struct {
@@ -452,7 +455,7 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 	if p.Access == shell.Config {
 		for _, fm := range forms {
 			ft := t.at(fm.proj)
-			f := s.writableConfig(ft, c, fm.path, p.Configs)
+			f := s.writableConfig(t, ft, c, fm.path, p.Configs, cache)
 			if f == "" && p.Tree {
 				f = s.writableTree(ft, c, fm.path)
 			}
@@ -537,32 +540,27 @@ const maxConfigDepth = 64
 // file write tool call of c's agent would be allowed to write, or "". Such a
 // program (git, make, npm, go, …) run there may run what the agent wrote; any
 // ancestor counts, as the program looks upwards (git for .git, npm for
-// package.json) and the gate does not stat to find where it stops. The guards are
-// not asked: a rule allowing the write is enough. The answers are kept in t.
-func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) string {
-	tool := s.opt.FSWrite[0]
+// package.json) and the gate does not stat to find where it stops. A file counts
+// by its name and by where it resolves (configTargets). The guards are not asked: a
+// rule allowing the write is enough. dir is in ft's form (t.at of its project);
+// t is the workspace's tier, which a resolved file's own form is decided in. The
+// rules' answers are kept in the tiers.
+func (s *Set) writableConfig(t, ft *tier, c *Call, dir string, files []string,
+	cache *lstatCache) string {
 	for n := 0; n < maxConfigDepth; n++ {
 		for _, f := range files {
-			k := probeKey{dir: dir, file: f, agent: c.AgentID, source: c.Source}
 			if n > 0 && strings.HasPrefix(f, "~/") {
 				continue
 			}
-			if w, known := t.probes.get(k); known {
-				if w {
-					return s.probePath(t, dir, f)
-				}
-				continue
-			}
-			p := s.probePath(t, dir, f)
+			p := s.probePath(ft, dir, f)
 			if p == "" {
 				continue
 			}
-			m := matcher{agent: c.AgentID, source: c.Source, path: p, pathState: PathOK}
-			r := t.first(tool, &m)
-			w := r != nil && r.action == Allow && !t.isProtected(p)
-			t.probes.put(k, w)
-			if w {
+			if s.mayWrite(ft, c, probeKey{dir: dir, file: f}, p) {
 				return p
+			}
+			if w := s.writableTarget(t, ft, c, dir, f, cache); w != "" {
+				return w
 			}
 		}
 		parent := filepath.Dir(dir)
@@ -572,6 +570,164 @@ func (s *Set) writableConfig(t *tier, c *Call, dir string, files []string) strin
 		dir = parent
 	}
 	return ""
+}
+
+// mayWrite reports whether a file write tool call of c's agent on the path p (in
+// the form paths are matched in) would be allowed; the answer, which depends on the
+// rules only, is kept in t under k.
+func (s *Set) mayWrite(t *tier, c *Call, k probeKey, p string) bool {
+	k.agent, k.source = c.AgentID, c.Source
+	if w, known := t.probes.get(k); known {
+		return w
+	}
+	m := matcher{agent: c.AgentID, source: c.Source, path: p, pathState: PathOK}
+	r := t.first(s.opt.FSWrite[0], &m)
+	w := r != nil && r.action == Allow && !t.isProtected(p)
+	t.probes.put(k, w)
+	return w
+}
+
+// writableTarget returns how a reason names the config file f of dir (in ft's form)
+// when one of the files it resolves to (configTargets) may be written by c's agent,
+// decided in each of its forms (appendForms: in t, or t's tier of the project holding
+// it), or cannot be resolved; else "".
+func (s *Set) writableTarget(t, ft *tier, c *Call, dir, f string, cache *lstatCache) string {
+	p := s.probePath(ft, dir, f)
+	targets, problem := s.configTargets(ft.root, dir, f, cache)
+	if problem != "" {
+		return p + " (" + problem + ")"
+	}
+	for _, fm := range s.appendForms(nil, targets) {
+		qt := t
+		if fm.proj >= 0 {
+			if fm.proj >= len(t.projects) {
+				continue // t is a project's own tier: its workspace form is decided
+			}
+			qt = t.projects[fm.proj]
+		}
+		if (qt != ft || fm.path != p) && s.mayWrite(qt, c, probeKey{dir: fm.path}, fm.path) {
+			return p + " → " + fm.path
+		}
+	}
+	return ""
+}
+
+// maxGitFile bounds how much of a .git file configTargets reads.
+const maxGitFile = 4096
+
+// configTargets returns the files a program may open for its config file f in the
+// normalised directory dir, resolved as the OS opens them: through their symlinks; under a .git that is a file ("gitdir: D": a
+// linked work tree, a submodule), in D and in the common directory D names; for a
+// component that stands for every name (x, x.py, x_test.go: see configPrograms),
+// through every symlink in that directory with its extension. A relative dir lies
+// in base (a tier's root); the targets are absolute. problem is not "" when one
+// cannot be resolved (a loop, no permission, an unreadable .git file).
+func (s *Set) configTargets(base, dir, f string, cache *lstatCache) (targets []string,
+	problem string) {
+	root := s.opt.WorkspaceRoot
+	if home, ok := strings.CutPrefix(f, "~/"); ok {
+		dir, f = s.opt.Home, home
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(base, dir)
+	}
+	var expand func(base string, comps []string, depth int)
+	expand = func(base string, comps []string, depth int) {
+		if problem != "" {
+			return
+		}
+		if depth > maxSymlinks {
+			problem = "symlink loop"
+			return
+		}
+		if len(comps) == 0 {
+			r, pr := resolveWith(base, root, nil, cache, nil)
+			if pr != "" {
+				problem = pr
+				return
+			}
+			targets = append(targets, r)
+			return
+		}
+		name, rest := comps[0], comps[1:]
+		if standIn(name) {
+			ents, err := os.ReadDir(base)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				problem = "cannot be listed: " + err.Error()
+				return
+			}
+			for _, e := range ents {
+				if e.Type()&fs.ModeSymlink != 0 && filepath.Ext(e.Name()) == filepath.Ext(name) {
+					expand(filepath.Join(base, e.Name()), rest, depth+1)
+				}
+			}
+		}
+		next := filepath.Join(base, name)
+		if name == ".git" && len(rest) > 0 {
+			for _, d := range gitDirs(base, &problem) {
+				expand(d, rest, depth+1)
+			}
+		}
+		expand(next, rest, depth)
+	}
+	expand(dir, strings.Split(filepath.FromSlash(f), string(filepath.Separator)), 0)
+	return targets, problem
+}
+
+// standIn reports whether the config file component name stands for every name
+// with its extension (see configPrograms).
+func standIn(name string) bool {
+	return name == "x" || strings.HasPrefix(name, "x.") || strings.HasPrefix(name, "x_")
+}
+
+// gitDirs returns the directories git uses for dir/.git when that is a regular file:
+// the one its "gitdir: D" line names and the common directory D/commondir names; none
+// when it is no file. An unreadable file or one without the line sets *problem.
+func gitDirs(dir string, problem *string) []string {
+	name := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	d, err := readGitLink(name, "gitdir: ")
+	if err != nil {
+		*problem = "cannot be inspected: " + err.Error()
+		return nil
+	}
+	d = joinTo(dir, d)
+	dirs := []string{d}
+	if common, err := readGitLink(filepath.Join(d, "commondir"), ""); err == nil {
+		dirs = append(dirs, joinTo(d, common))
+	}
+	return dirs
+}
+
+// readGitLink returns the first line of the file name after prefix, for the small
+// files git keeps a path in.
+func readGitLink(name, prefix string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxGitFile))
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	line = strings.TrimRight(line, "\r")
+	v, ok := strings.CutPrefix(line, prefix)
+	if !ok || v == "" || strings.IndexByte(v, 0) >= 0 {
+		return "", errors.New(name + " names no directory")
+	}
+	return v, nil
+}
+
+// joinTo returns p, absolute, or joined to dir.
+func joinTo(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
 }
 
 // probePath is the path writableConfig asks about in tier t for file in dir: in the

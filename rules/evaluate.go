@@ -2,9 +2,11 @@ package rules
 
 import (
 	"cmp"
+	"iter"
 	"net/url"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // Evaluate decides one tool call for the permission group group (docs/design.md,
@@ -65,7 +67,7 @@ func (s *Set) hasPaths(args map[string]any) bool {
 		}
 	}
 	n := 0
-	return pathLike(args, 0, &n)
+	return pathLike(args, 0, &n, s.view.Load().names)
 }
 
 // evaluate is Evaluate on the view v; used reports whether a path needed v's patterns.
@@ -104,7 +106,7 @@ func (s *Set) evaluate(v *view, group string, c *Call, ti toolInfo, bad bool) (D
 	if ti.glob != "" {
 		e.glob(c, c.Args[ti.glob])
 	}
-	scan := e.scanArgs(c, ti.glob)
+	scan := e.scanArgs(c, ti.glob, ti.file())
 	var d Decision
 	switch {
 	case e.n > 0:
@@ -133,23 +135,26 @@ func (s *Set) evaluate(v *view, group string, c *Call, ti toolInfo, bad bool) (D
 	return d, e.t != nil
 }
 
-// Bounds of the scan of a call's arguments (see Evaluate, step 5): deeper or more
-// strings make the call unresolvable; a longer string cannot be a path the OS opens.
+// Bounds of the scan of a call's arguments (see Evaluate, step 5): deeper, more
+// strings or more distinct words make the call unresolvable; a longer string cannot
+// be a path the OS opens as a whole (its words still can).
 const (
 	maxScanDepth   = 16
 	maxScanStrings = 1024
+	maxScanWords   = 4096
 	maxScanLen     = 4096
 )
 
 // scanArgs looks at every string anywhere in c.Args, other than the paths already
 // decided (the strings of a PathArgs key, the glob of glob key), and returns the
-// decision of the first that looks like a path and lies in a protected or denied place
-// (see Evaluate, step 5), else the zero Decision.
-func (e *evaluation) scanArgs(c *Call, globKey string) Decision {
+// decision of the first that, or a word of which, lies in or holds a protected or
+// denied place (see argScan.str), else the zero Decision. file: c's tool is a file
+// tool.
+func (e *evaluation) scanArgs(c *Call, globKey string, file bool) Decision {
 	n := 0
 	for k, v := range c.Args {
-		if !e.s.decided(k, globKey) && pathLike(v, 1, &n) {
-			return e.scanSlow(*c, globKey)
+		if !e.s.decided(k, globKey) && pathLike(v, 1, &n, e.v.names) {
+			return e.scanSlow(*c, globKey, file)
 		}
 	}
 	return Decision{} // most calls: nothing to resolve, nothing allocated
@@ -168,11 +173,11 @@ func (s *Set) decided(k, globKey string) bool {
 
 // scanSlow is scanArgs for a call with a string to decide. It works on copies, which
 // may move to the heap, so that calls without one allocate nothing.
-func (e *evaluation) scanSlow(call Call, globKey string) Decision {
+func (e *evaluation) scanSlow(call Call, globKey string, file bool) Decision {
 	ev := *e
 	defer func() { e.t = ev.t }()
 	c := &call
-	sc := argScan{e: &ev, c: c}
+	sc := argScan{e: &ev, c: c, file: file}
 	for k, v := range c.Args {
 		if !ev.s.decided(k, globKey) && sc.value(v, 0) {
 			break
@@ -182,24 +187,31 @@ func (e *evaluation) scanSlow(call Call, globKey string) Decision {
 }
 
 // pathLike reports whether v holds a string the scan decides (see argScan.str), or
-// exceeds the scan's bounds; n counts the strings seen.
-func pathLike(v any, depth int, n *int) bool {
+// exceeds the scan's bounds; n counts the strings seen, names are view.names.
+func pathLike(v any, depth int, n *int, names map[string]struct{}) bool {
 	if depth > maxScanDepth {
 		return true
 	}
 	switch v := v.(type) {
 	case string:
 		*n++
-		return *n > maxScanStrings || looksLikePath(v)
+		if *n > maxScanStrings || looksLikePath(v) {
+			return true
+		}
+		for w := range words(v) {
+			if decidesWord(w, names) {
+				return true
+			}
+		}
 	case []any:
 		for _, el := range v {
-			if pathLike(el, depth+1, n) {
+			if pathLike(el, depth+1, n, names) {
 				return true
 			}
 		}
 	case map[string]any:
 		for _, el := range v {
-			if pathLike(el, depth+1, n) {
+			if pathLike(el, depth+1, n, names) {
 				return true
 			}
 		}
@@ -216,10 +228,13 @@ func looksLikePath(v string) bool {
 
 // argScan is one scan of a call's arguments.
 type argScan struct {
-	e *evaluation
-	c *Call
-	n int
-	d Decision
+	e     *evaluation
+	c     *Call
+	file  bool // c's tool is a file tool: holding a place does not count
+	n     int
+	d     Decision
+	seen  map[string]struct{} // the words decided
+	cache lstatCache
 }
 
 // value scans v at depth and reports whether the scan has its answer.
@@ -251,24 +266,108 @@ func (sc *argScan) value(v any, depth int) bool {
 	return false
 }
 
-// str decides the string v when it looks like a path (looksLikePath). Protected and
-// denied places count; holding one does not.
+// str decides the string v: as a whole when it looks like a path (looksLikePath),
+// and each of its words (wordSep), so that "cat secrets/key", "--file=secrets/key"
+// or a bare "secrets" count too. A word that lies in a protected or denied place
+// makes the call require; for a tool outside the file classes, so does one that holds
+// such a place (".", "/", a project's root), and a glob holds what lies under its
+// literal directory.
 func (sc *argScan) str(v string) bool {
-	if !looksLikePath(v) || sc.e.bad {
+	if sc.e.bad {
 		return false
+	}
+	if looksLikePath(v) && sc.word(v) {
+		return true
+	}
+	for w := range words(v) {
+		if !decidesWord(w, sc.e.v.names) {
+			continue
+		}
+		if _, done := sc.seen[w]; done {
+			continue
+		}
+		if sc.seen == nil {
+			sc.seen = map[string]struct{}{}
+		}
+		if sc.seen[w] = struct{}{}; len(sc.seen) > maxScanWords {
+			sc.d = Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
+			return true
+		}
+		if sc.word(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// words yields the words of v, split at wordSep.
+func words(v string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for len(v) > 0 {
+			i := strings.IndexFunc(v, func(r rune) bool { return !wordSep(r) })
+			if i < 0 {
+				return
+			}
+			v = v[i:]
+			j := strings.IndexFunc(v, wordSep)
+			if j < 0 {
+				j = len(v)
+			}
+			if !yield(v[:j]) {
+				return
+			}
+			v = v[j:]
+		}
+	}
+}
+
+// decidesWord reports whether the scan decides the word w: it looks like a path, is
+// a glob, or is a name one of the places or projects has as a component (names, see
+// view.names): only then may it name, hold or lie in one.
+func decidesWord(w string, names map[string]struct{}) bool {
+	if looksLikePath(w) || strings.ContainsAny(w, "*?[") {
+		return true
+	}
+	_, ok := names[w]
+	return ok
+}
+
+// wordSep reports whether r separates the words of a string the scan decides: space
+// and the punctuation that joins a path to an option, a name or a list.
+func wordSep(r rune) bool {
+	return unicode.IsSpace(r) || strings.ContainsRune("=(){},;:|&<>\"'`", r)
+}
+
+// word decides one word or string w of the scan (see str).
+func (sc *argScan) word(w string) bool {
+	if len(w) > maxScanLen || strings.IndexByte(w, 0) >= 0 {
+		return false
+	}
+	if i := strings.IndexAny(w, "*?["); i >= 0 && !isFileURI(w) {
+		// A glob reaches what lies under the directory before its first wildcard.
+		w = prefixDir(w[:i+1])
 	}
 	t := sc.e.tier()
 	var buf [8]form
-	fs, _ := sc.e.s.forms(sc.c, v, buf[:0]) // a form that cannot be resolved is ignored
-	in := func(t *tier, path string) Decision {
+	fs, _ := sc.e.s.formsCached(sc.c, w, buf[:0], &sc.cache) // unresolvable: ignored
+	decide := func(t *tier, path string, own bool) Decision {
 		if g := sc.e.s.inGuard(&t.guards, sc.c, path); g != nil {
 			return Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
 				Path: path, PathState: PathOK}
 		}
+		if sc.file {
+			return Decision{}
+		}
+		if g := sc.e.s.containing(&t.guards, sc.c, path, false, own); g != nil {
+			return Decision{Action: Require, Reason: g.reason, Contains: g.name,
+				Path: path, PathState: PathOK}
+		}
 		return Decision{}
 	}
+	other := func(pt *tier, path string) Decision { return decide(pt, path, false) }
 	for _, f := range fs {
-		if sc.d = sc.e.s.outward(t, sc.c, f, in(t.at(f.proj), f.path), in); sc.d.Contains != "" {
+		d := decide(t.at(f.proj), f.path, f.proj < 0)
+		if sc.d = sc.e.s.outward(t, sc.c, f, d, other); sc.d.Contains != "" {
 			return true
 		}
 	}

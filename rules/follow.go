@@ -109,8 +109,12 @@ type view struct {
 	// resolved are the patterns and protected paths as resolved in each root: the
 	// workspace, then each of Set.projects.
 	resolved []map[string]string
-	deps     []dep
-	settled  bool // every dep's change time is old enough to be trusted
+	// names are the components of every pattern, protected path and project,
+	// written and resolved in every root: the words of an argument string that may
+	// name a place; set in the workspace's view only.
+	names   map[string]struct{}
+	deps    []dep
+	settled bool // every dep's change time is old enough to be trusted
 }
 
 // tier returns the candidates of group: its own tier (its rules, then DefaultGroup's)
@@ -226,6 +230,16 @@ func (s *Set) build(old *view) *view {
 	}
 	v := s.tiers(resolved[0], s.opt.WorkspaceRoot, projects)
 	v.resolved, v.deps, v.settled = resolved, deps, settled
+	v.names = map[string]struct{}{}
+	for _, rm := range resolved { // every root's resolutions name places
+		for k, r := range rm {
+			addNames(v.names, strings.TrimPrefix(k, protectedKey))
+			addNames(v.names, r)
+		}
+	}
+	for _, p := range s.projects {
+		addNames(v.names, p.form)
+	}
 	return v
 }
 
@@ -256,6 +270,16 @@ func (s *Set) tiers(resolved map[string]string, root string, projects []*view) *
 		}
 	}
 	return v
+}
+
+// addNames adds every component of the path p to names, a prefix pattern's without
+// its star.
+func addNames(names map[string]struct{}, p string) {
+	for _, c := range strings.Split(strings.TrimSuffix(p, "*"), "/") {
+		if c != "" && c != "." && c != ".." {
+			names[c] = struct{}{}
+		}
+	}
 }
 
 // protectedKey marks a protected path among the resolved patterns: no path pattern

@@ -59,8 +59,8 @@ func TestEvaluateEveryForm(t *testing.T) {
 }
 
 // TestEvaluateScannedStrings: outside the path arguments, a string anywhere in the
-// arguments that looks like a path and lies in a protected or denied place locks the
-// call; holding one does not.
+// arguments, or a word of it, that names, lies in or (for a tool outside the file
+// classes) holds a protected or denied place locks the call.
 func TestEvaluateScannedStrings(t *testing.T) {
 	s, root := formsSet(t)
 	denied := inPlace(ReasonDenied, "secrets", "secrets/key")
@@ -74,9 +74,22 @@ func TestEvaluateScannedStrings(t *testing.T) {
 		{"~ expanded", "", notes(map[string]any{"file": "~/../../secrets/key"}), denied},
 		{"a protected place", "", notes(map[string]any{"file": root + "/state/skald.db"}), inPlace(ReasonInProtected, "state", "state/skald.db")},
 		{"a file tool's other key", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": "./secrets/key"}}, forms(denied, 1)},
-		{"not holding: .", "", notes(map[string]any{"q": "."}), ruled(Allow, 20, "")},
-		{"not holding: /", "", notes(map[string]any{"q": "/"}), ruled(Allow, 20, "")},
-		{"a name without a slash", "", notes(map[string]any{"q": "secrets"}), ruled(Allow, 20, "")},
+		{"holding: .", "", notes(map[string]any{"q": "."}), inPlace(ReasonContains, "data/skald", ".")},
+		{"holding: /", "", notes(map[string]any{"q": "/"}), inPlace(ReasonContains, "data/skald", "/")},
+		{"holding: the root", "", notes(map[string]any{"root": root}), inPlace(ReasonContains, "data/skald", ".")},
+		{"holding: data", "", notes(map[string]any{"p": "data"}), inPlace(ReasonContains, "data/skald", "data")},
+		{"a name without a slash", "", notes(map[string]any{"q": "secrets"}), inPlace(ReasonDenied, "secrets", "secrets")},
+		{"a command", "", notes(map[string]any{"cmd": "cat secrets/key"}), denied},
+		{"an option's value", "", notes(map[string]any{"x": "--file=secrets/key"}), denied},
+		{"an assignment", "", notes(map[string]any{"x": "a=secrets/key"}), denied},
+		{"in parentheses", "", notes(map[string]any{"x": "(secrets/key)"}), denied},
+		{"quoted, in a list", "", notes(map[string]any{"x": `a,"secrets/key";b`}), denied},
+		{"a long text", "", notes(map[string]any{"x": strings.Repeat("word ", maxScanLen) + "secrets/key"}), denied},
+		{"a glob", "", notes(map[string]any{"p": root + "/secret?/key"}), inPlace(ReasonContains, "data/skald", ".")},
+		{"a glob in a place", "", notes(map[string]any{"p": "secrets/*"}), inPlace(ReasonDenied, "secrets", "secrets")},
+		{"a file tool's other key holding", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": ". / secrets"}}, forms(inPlace(ReasonDenied, "secrets", "secrets"), 1)},
+		{"a file tool's other key holding nothing", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": ". /"}}, forms(ruled(Allow, 9, "memory/x"), 1)},
+		{"words", "", notes(map[string]any{"q": "hello world: secretsx, keys"}), ruled(Allow, 20, "")},
 		{"elsewhere", "", notes(map[string]any{"file": "memory/a", "n": 3.0, "ok": true}), ruled(Allow, 20, "")},
 		{"too deep", "", notes(deep(maxScanDepth + 2)), Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}},
 	}

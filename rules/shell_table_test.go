@@ -572,3 +572,113 @@ func TestShellBlind(t *testing.T) {
 
 // shellQuote quotes s as one word for bash.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestShellLinkedConfig: a config file a program runs counts where it resolves:
+// through a symlink of the file or of .git, through a .git file's gitdir: line and
+// the common directory it names, and for go test through every symlinked Go file of
+// the package.
+func TestShellLinkedConfig(t *testing.T) {
+	root := workspace(t)
+	for _, d := range []string{"data/fakegit/hooks", "data/wt", "src/q", "src/r", "src/w",
+		"src/p", "src/m", "src/ok", "src/py"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("data/fakegit/config", "")
+	write("data/mk", "all:\n")
+	write("data/a_test.go", "package p\n")
+	write("src/p/p.go", "package p\n")
+	write("src/r/.git", "gitdir: "+filepath.Join(root, "data/fakegit")+"\n")
+	write("src/w/.git", "gitdir: ../../data/wt\n")
+	write("data/wt/commondir", "../fakegit\n")
+	write("src/ok/.git", "gitdir: ../../docs\n")
+	gitDir(t, root, "src/m")
+	mustSymlink(t, "../../data/fakegit", filepath.Join(root, "src/q/.git"))
+	mustSymlink(t, "../data/mk", filepath.Join(root, "src/Makefile"))
+	mustSymlink(t, "../../data/mk", filepath.Join(root, "src/m/GNUmakefile"))
+	mustSymlink(t, "../../../data/fakegit/config", filepath.Join(root, "src/m/.git/config"))
+	mustSymlink(t, "../../data/a_test.go", filepath.Join(root, "src/p/a_test.go"))
+	mustSymlink(t, "../../data/a_test.go", filepath.Join(root, "src/py/x.go"))
+	mustSymlink(t, "../../data/mk", filepath.Join(root, "src/py/util.py"))
+	s := allowCommands(root, "", nil, "git status *", "make *", "go test *", "go build *",
+		"cd *", "python3 --version", "pytest *")
+	bash := func(cwd, script string) Call {
+		return Call{Tool: "Bash", Cwd: cwd, Args: map[string]any{"command": script}}
+	}
+	const R, A = Require, Allow
+	tests := []shellCase{
+		{bash("src/q", "git status"), R, false, "data/fakegit/config"},
+		{bash("", "cd src/q && git status"), R, false, "data/fakegit/config"},
+		{bash("", "git -C src/q status"), R, false, ""},
+		{bash("src/r", "git status"), R, false, "data/fakegit/config"},
+		{bash("src/w", "git status"), R, false, "→ data/wt/config"},
+		{bash("src/m", "git status"), R, false, "data/fakegit/config"},
+		{bash("src", "make"), R, false, "data/mk"},
+		{bash("", "make -C src"), R, false, ""},
+		{bash("", "cd src && make all"), R, false, "data/mk"},
+		{bash("src/m", "make"), R, false, "data/mk"},
+		{bash("", "go test ./src/p"), R, false, "data/a_test.go"},
+		{bash("", "go test ./src/py"), R, false, "data/a_test.go"},
+		{bash("", "go build ./src/p"), A, false, ""},
+		{bash("src/p", "go test ."), R, false, "data/a_test.go"},
+		{bash("src/py", "pytest"), R, false, "data/mk"},
+		{bash("src/ok", "git status"), A, false, ""},
+		{bash("docs", "git status"), A, false, ""},
+		{bash("docs", "make"), A, false, ""},
+	}
+	checkShell(t, s, tests)
+}
+
+// TestShellGlobBudget: a glob whose walk reads more directories than the budget,
+// matching little or nothing, is a locked require: what it names is unknown.
+func TestShellGlobBudget(t *testing.T) {
+	root := workspace(t)
+	s := allowCommands(root, "", nil, "echo *", "ls *")
+	bash := func(script string) Call {
+		return Call{Tool: "Bash", Args: map[string]any{"command": script}}
+	}
+	checkShell(t, s, []shellCase{
+		{bash("echo /**/x"), Require, true, "too many paths"},
+		{bash("echo /**"), Require, true, "too many paths"},
+		{bash("ls /**/*/nothing"), Require, true, "too many paths"},
+		{bash("cd / && echo **/x"), Require, true, "too many paths"},
+		{bash("echo docs/**/x"), Allow, false, ""},
+	})
+}
+
+// TestShellLinkedConfigProject: a config file that resolves into another project
+// (Options.Projects) is decided in that project's form too, where the project's own
+// data/* lets the agent write it, though the workspace's data/* does not.
+func TestShellLinkedConfigProject(t *testing.T) {
+	root := workspace(t)
+	proj := filepath.Join(root, "proj")
+	for _, d := range []string{"proj/data", "proj/src"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(proj, "data/mk"), []byte("all:\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, "../data/mk", filepath.Join(proj, "src/Makefile"))
+	rs := append(seedRules(), Rule{ID: 100, GroupID: DefaultGroup, ToolPattern: "Bash",
+		CommandPattern: "make *", Action: Allow, Priority: 1})
+	opt := seedOptions(root)
+	opt.Projects = []string{root, proj}
+	s := Compile(nil, rs, opt)
+	bash := func(cwd string) Call {
+		return Call{Tool: "Bash", Cwd: cwd, Args: map[string]any{"command": "make all"}}
+	}
+	checkShell(t, s, []shellCase{
+		{bash("proj/src"), Require, false, "→ data/mk"},
+		{bash("proj"), Allow, false, ""},
+		{bash("docs"), Allow, false, ""},
+	})
+}

@@ -96,7 +96,8 @@
 // is a read of its directory. The target of ln -s is taken in
 // the link's directory. Words are expanded as bash would —
 // braces, ~, globs against the directory the command runs in, with the glob
-// options a script may set all on — with at most MaxMatches matches; a tilde prefix
+// options a script may set all on — with at most MaxMatches matches and a budget of
+// directory work (ErrTooManyMatches past either); a tilde prefix
 // other than ~ and ~/, and a glob component starting with a dot, are a Path with a
 // Problem, as is a file that lists the files a command opens (wc --files0-from, tar
 // -T). A copy made as a link (cp -l, cp -s, link) writes its sources. Paths are joined to their directory without cleaning (Path.Full), for the

@@ -8,7 +8,8 @@ var (
 	ErrBadPattern = errors.New("invalid command pattern")
 
 	// ErrTooManyMatches is returned by Script.Paths when the globs of a script match
-	// more than MaxMatches paths, or reading the directories they name takes too long.
+	// more than MaxMatches paths, or walking for them opens and reads more directory
+	// entries than its budget, however few it matches.
 	ErrTooManyMatches = errors.New("globs match too many paths")
 
 	// ErrUnknownDir is returned by Script.Paths when a command runs in a directory the

@@ -85,9 +85,10 @@ func (p Path) Full() string {
 	return p.Dir + "/" + p.Name
 }
 
-// maxDirEntries is how many directory entries expanding the globs of one script may
-// read.
-const maxDirEntries = 100_000
+// maxDirEntries is how much directory work expanding the globs of one script may do:
+// each directory opened and each entry read counts one. Past it no directory is
+// opened and the globs are unresolvable (ErrTooManyMatches).
+const maxDirEntries = 20_000
 
 // Paths returns the paths the commands of s name — their arguments that may be paths
 // (the operands and option values the table of known programs says are files, every
@@ -507,19 +508,22 @@ func (x *expander) fields(dir string, word *syntax.Word) ([]string, error) {
 			if dir == "" && !path.IsAbs(name) {
 				return nil, fs.ErrNotExist // relative to an unknown directory
 			}
+			// globstar goes on past an error, so each call checks the budget first.
+			if x.entries++; x.entries > maxDirEntries {
+				return nil, errStop
+			}
 			entries, err := os.ReadDir(name)
 			if err == nil && !slices.Contains(x.listed, name) {
 				x.listed = append(x.listed, name) // a file read as a directory lists nothing
 			}
-			x.entries += len(entries)
-			if x.entries > maxDirEntries {
+			if x.entries += len(entries); x.entries > maxDirEntries {
 				return nil, errStop
 			}
 			return entries, err
 		},
 	}
 	fields, err := expand.Fields(cfg, word)
-	if errors.Is(err, errStop) || err != nil && x.entries > maxDirEntries {
+	if errors.Is(err, errStop) || x.entries > maxDirEntries { // globstar drops the error
 		return nil, ErrTooManyMatches
 	}
 	if err != nil {

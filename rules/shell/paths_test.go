@@ -156,3 +156,36 @@ func TestPathsErr(t *testing.T) {
 		})
 	}
 }
+
+// TestPathsGlobBudget: a glob that reads more directory entries than the budget is
+// unresolvable however few paths it matches, in every glob form: globstar (which
+// goes on past an unreadable directory), nested stars, classes and braces.
+func TestPathsGlobBudget(t *testing.T) {
+	base, home := workspace(t)
+	wide := filepath.Join(base, "wide")
+	for d := range maxDirEntries/1000 + 1 {
+		dir := filepath.Join(wide, fmt.Sprint("d", d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 1000 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(i)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, script := range []string{"echo wide/**/x", "echo wide/**", "ls wide/**/*/x",
+		"echo wide/*/x*", "echo wide/*/x[0-9]", "echo {wide,data}/*/x?", "cd wide && echo **/x",
+		"cat wide/*/[x]"} {
+		t.Run(script, func(t *testing.T) {
+			s := Parse(script)
+			if _, err := s.Paths(base, home); !errors.Is(err, ErrTooManyMatches) {
+				t.Errorf("Paths(%q) error = %v, want %v", script, err, ErrTooManyMatches)
+			}
+		})
+	}
+	s := Parse("echo wide/d1/*x wide/*")
+	if _, err := s.Paths(base, home); err != nil {
+		t.Errorf("Paths of a glob within the budget: %v", err)
+	}
+}
