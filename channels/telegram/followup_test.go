@@ -185,6 +185,8 @@ func TestAlwaysSurvivesRestartAndExpires(t *testing.T) {
 	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule") {
 		t.Errorf("tap after a restart: %q", toast)
 	}
+	// The closing edit runs after the tap answers: let it end before the next restart.
+	e.note.sig.wait(t, e.ctx, fmt.Sprintf("offer closed %d", r.ID))
 	if got := len(e.rules()); got != before+1 {
 		t.Errorf("%d rules, want %d", got, before+1)
 	}
