@@ -6,6 +6,13 @@ import (
 	"testing"
 )
 
+// A, D and R are the actions the table tests expect, as one letter each.
+const (
+	A = Allow
+	D = Deny
+	R = Require
+)
+
 // workspace builds the test workspace in a fresh directory and returns its root,
 // resolved through symlinks:
 //

@@ -29,11 +29,6 @@ func attackWorkspace(t *testing.T) (root string, s *Set) {
 func TestShellHardLinks(t *testing.T) {
 	_, s := attackWorkspace(t)
 	top, docs := bashAt(""), bashAt("docs")
-	const (
-		A = Allow
-		D = Deny
-		R = Require
-	)
 	checkShell(t, s, []shellCase{
 		{top("cp -l .git/config data/gc"), R, false, `write ".git/config"`},
 		{top("cp --link .git/config data/gc"), R, false, `write ".git/config"`},
@@ -69,10 +64,6 @@ func TestShellHardLinks(t *testing.T) {
 func TestShellGoFlags(t *testing.T) {
 	_, s := attackWorkspace(t)
 	top, src := bashAt(""), bashAt("src")
-	const (
-		A = Allow
-		R = Require
-	)
 	checkShell(t, s, []shellCase{
 		{top("go test -overlay=data/ov.json ./src/p"), R, false, ""},
 		{top("go test -overlay data/ov.json ./src/p"), R, false, ""},
@@ -107,10 +98,6 @@ func TestShellGoFlags(t *testing.T) {
 func TestShellGitShowsContent(t *testing.T) {
 	_, s := attackWorkspace(t)
 	src := bashAt("src")
-	const (
-		A = Allow
-		R = Require
-	)
 	tests := []shellCase{
 		{src("git status"), A, false, ""},
 		{src("git status -s"), A, false, ""},
@@ -148,10 +135,6 @@ func TestShellGitShowsContent(t *testing.T) {
 func TestShellFileLists(t *testing.T) {
 	_, s := attackWorkspace(t)
 	docs := bashAt("docs")
-	const (
-		A = Allow
-		R = Require
-	)
 	tests := []shellCase{
 		{docs("wc ../data/file.txt"), A, false, ""},
 		{docs("wc -l ../data/file.txt"), A, false, ""},
@@ -183,10 +166,6 @@ func TestShellDevices(t *testing.T) {
 	mustSymlink(t, dev, filepath.Join(root, "data", "dv"))
 	top := bashAt("")
 	read := func(p string) Call { return Call{Tool: "Read", Args: map[string]any{"file_path": p}} }
-	const (
-		A = Allow
-		R = Require
-	)
 	checkShell(t, s, []shellCase{
 		{top("cat " + dev), R, true, "cannot be normalised"},
 		{top("grep -a SECRET " + dev), R, true, "cannot be normalised"},
@@ -213,10 +192,6 @@ func TestShellDevices(t *testing.T) {
 func TestShellAnsiCEscapes(t *testing.T) {
 	_, s := attackWorkspace(t)
 	top := bashAt("")
-	const (
-		A = Allow
-		R = Require
-	)
 	checkShell(t, s, []shellCase{
 		{top(`cat $'\cssecrets/key'`), R, true, "not literal"},
 		{top(`cat $'\c?x'`), R, true, "not literal"},

@@ -23,11 +23,6 @@ func TestShellWritesAndRuns(t *testing.T) {
 	opt.Home = root + "/docs" // not agent-writable: git and go may run here
 	s := Compile(nil, rs, opt)
 	in, root0 := bashAt("docs"), bashAt("") // in docs: the root holds secrets
-	const (
-		A = Allow
-		D = Deny
-		R = Require
-	)
 	tests := []shellCase{
 		// git: options that write (--output, format-patch -o) and run (-c, --exec-path,
 		// --ext-diff, --upload-pack), abbreviated too.
@@ -312,11 +307,6 @@ func TestShellRewriters(t *testing.T) {
 		"goimports -w *", "prettier *", "prettier --write *", "eslint --fix *", "black *",
 		"rustfmt *", "isort *", "sed -i *", "shfmt -w *", "clang-format -i *", "date *")
 	top, mem := bashAt(""), bashAt("memory")
-	const (
-		A = Allow
-		D = Deny
-		R = Require
-	)
 	checkShell(t, s, []shellCase{
 		{top("gofmt -w secrets"), D, false, `write "secrets"`},
 		{top("gofmt -w secrets/x.go"), D, false, ""},

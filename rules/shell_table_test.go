@@ -57,11 +57,6 @@ func TestShellScripts(t *testing.T) {
 	exec := func(script, cwd string) Call {
 		return Call{Tool: "execute_cmd", Args: map[string]any{"cmd": script, "cwd": cwd}}
 	}
-	const (
-		A = Allow
-		D = Deny
-		R = Require
-	)
 	tests := []shellCase{
 		// One command, matched by its words.
 		{in("git status"), A, false, `command "git status" allowed by rule`},
@@ -309,10 +304,6 @@ func TestShellRepoReaders(t *testing.T) {
 	}
 	s := allowCommands(root, root+"/docs", nil, "git *", "cd *")
 	src, sub, wt := bashAt("src"), bashAt("docs/sub"), bashAt("wt")
-	const (
-		A = Allow
-		R = Require
-	)
 	checkShell(t, s, []shellCase{
 		{src("git show HEAD"), R, true, `the repository of command "git show HEAD" holds`},
 		{src("git show HEAD:secrets/key"), R, true, "holds"},
@@ -508,11 +499,6 @@ func TestShellBlind(t *testing.T) {
 			for range shell.MaxDepth {
 				nest = "bash -c " + shellQuote(nest)
 			}
-			const (
-				A = Allow
-				D = Deny
-				R = Require
-			)
 			checkShell(t, s, []shellCase{
 				{bash("cat data/file.txt"), A, false, ""},
 				{bash("cat secrets/key"), R, true, "secrets"},
