@@ -140,7 +140,9 @@ func TestTorture(t *testing.T) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	tg, err := telegramtest.New(telegramtest.Config{Chats: []models.Chat{{ID: jane.ID, Type: models.ChatTypePrivate}}})
+	tg, err := telegramtest.New(telegramtest.Config{
+		Chats: []models.Chat{{ID: jane.ID, Type: models.ChatTypePrivate}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +182,8 @@ jobs:
       - tool: execute_cmd
         args: {cmd: "echo ran >> data/marker.log"}
 `, filepath.Join(dir, "data"), ws, adminToken, tg.Token(), tg.URL(), jane.ID, jane.ID,
-		slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(), slacktest.DefaultChannel, slacktest.DefaultUser)
+		slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(), slacktest.DefaultChannel,
+		slacktest.DefaultUser)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -221,9 +224,10 @@ jobs:
 				wg.Go(func() {
 					for j := 0; j < perAgent && gctx.Err() == nil; j++ {
 						n := seq.Add(1)
+						id := strconv.FormatInt(n, 10)
 						call := gate.Call{ToolName: "Bash", SessionID: "agent-" + strconv.Itoa(a),
-							ToolCallID: "tc-" + strconv.FormatInt(n, 10),
-							Arguments:  map[string]any{"command": "rm -rf build-" + strconv.FormatInt(n, 10)}}
+							ToolCallID: "tc-" + id,
+							Arguments:  map[string]any{"command": "rm -rf build-" + id}}
 						res, err := c.Check(gctx, api.CheckRequest{Call: call})
 						if err != nil {
 							continue
@@ -272,7 +276,9 @@ jobs:
 						return
 					}
 					if data := m.CallbackData(); len(data) >= 2 {
-						if _, err := tg.Inject(tg.CallbackQueryUpdate(jane, jane.ID, m.MessageID, data[m.MessageID%2])); err == nil {
+						u := tg.CallbackQueryUpdate(jane, jane.ID, m.MessageID,
+							data[m.MessageID%2])
+						if _, err := tg.Inject(u); err == nil {
 							fig.taps.Add(1)
 							op()
 						}
@@ -290,8 +296,9 @@ jobs:
 					if !ok {
 						continue
 					}
-					if _, err := sl.PushBlockAction(slacktest.BlockAction{MessageTS: m.TS,
-						Value: bot.Callback{RequestID: id, Action: bot.ActionApprove}.String()}); err == nil {
+					v := bot.Callback{RequestID: id, Action: bot.ActionApprove}.String()
+					_, err := sl.PushBlockAction(slacktest.BlockAction{MessageTS: m.TS, Value: v})
+					if err == nil {
 						fig.clicks.Add(1)
 						op()
 					}
@@ -347,7 +354,8 @@ jobs:
 					}
 				}
 			}
-			t.Errorf("orphan prompt: %s message %s still shows buttons (%s)", o.channel, o.ref, state)
+			t.Errorf("orphan prompt: %s message %s still shows buttons (%s)",
+				o.channel, o.ref, state)
 		}
 		fig.orphans.Store(int64(len(orphans)))
 		stop()
@@ -413,11 +421,13 @@ jobs:
 		lines = strings.Count(string(b), "\n")
 	}
 	if lines < succeeded || lines > started {
-		t.Errorf("the cron step ran %d times; %d runs succeeded, %d started it", lines, succeeded, started)
+		t.Errorf("the cron step ran %d times; %d runs succeeded, %d started it",
+			lines, succeeded, started)
 	}
-	t.Logf("kills %d, requests %d, API resolutions %d, duplicates refused %d, taps %d, clicks %d, "+
-		"runs %d (step ran %d), orphan prompts %d, time %s", fig.kills.Load(), fig.requests.Load(),
-		fig.resolutions.Load(), fig.duplicates.Load(), fig.taps.Load(), fig.clicks.Load(), fig.runs.Load(),
+	t.Logf("kills %d, requests %d, API resolutions %d, duplicates refused %d, taps %d, "+
+		"clicks %d, runs %d (step ran %d), orphan prompts %d, time %s",
+		fig.kills.Load(), fig.requests.Load(), fig.resolutions.Load(), fig.duplicates.Load(),
+		fig.taps.Load(), fig.clicks.Load(), fig.runs.Load(),
 		lines, fig.orphans.Load(), time.Since(began).Round(time.Second))
 }
 

@@ -25,39 +25,45 @@ func TestTranslateEachForm(t *testing.T) {
 		tool, path, cmd string
 		priority        int
 	}
+	// rule gives the rows of one action at its priority.
+	rule := func(a rules.Action, priority int) func(tool, path, cmd string) want {
+		return func(tool, path, cmd string) want { return want{a, tool, path, cmd, priority} }
+	}
+	allow, ask := rule(rules.Allow, AllowPriority), rule(rules.Require, AskPriority)
+	deny := rule(rules.Deny, DenyPriority)
 	wants := map[string]want{
-		"allow Bash(npm run test:*)":             {rules.Allow, "Bash", "", "npm run test *", AllowPriority},
-		"allow Bash(git diff *)":                 {rules.Allow, "Bash", "", "git diff *", AllowPriority},
-		"allow Bash(npm run build)":              {rules.Allow, "Bash", "", "npm run build", AllowPriority},
-		"allow Bash(ls*)":                        {rules.Allow, "Bash", "", "ls*", AllowPriority},
-		"allow Bash(/usr/bin/xcodebuild test:*)": {rules.Allow, "Bash", "", "/usr/bin/xcodebuild test *", AllowPriority},
-		"allow Read(//srv/shared/**)":            {rules.Allow, "@fs_read", "/srv/shared/*", "", AllowPriority},
-		"allow Read(~/.zshrc)":                   {rules.Allow, "@fs_read", "/home/u/.zshrc", "", AllowPriority},
-		"allow Read(/docs/**)":                   {rules.Allow, "@fs_read", "/home/u/proj/docs/*", "", AllowPriority},
-		"allow Read(./notes/todo.md)":            {rules.Allow, "@fs_read", "notes/todo.md", "", AllowPriority},
-		"allow Edit(./src/**)":                   {rules.Allow, "@fs_write", "src/*", "", AllowPriority},
-		"allow Write(./out/**/*)":                {rules.Allow, "@fs_write", "out/*", "", AllowPriority},
-		"allow WebFetch(domain:*)":               {rules.Allow, "WebFetch", "", "", AllowPriority},
-		"allow WebFetch(domain:example.com)":     {rules.Allow, "WebFetch", "", "", AllowPriority},
-		"allow WebFetch(domain:*.Example.org)":   {rules.Allow, "WebFetch", "", "", AllowPriority},
-		"allow WebFetch(domain:bücher.de)":       {rules.Allow, "WebFetch", "", "", AllowPriority},
-		"ask WebFetch(domain:*.example.com)":     {rules.Require, "WebFetch", "", "", AskPriority},
-		"ask WebFetch(domain:*)":                 {rules.Require, "WebFetch", "", "", AskPriority},
-		"deny WebFetch(domain:evil.example.com)": {rules.Deny, "WebFetch", "", "", DenyPriority},
-		"allow WebSearch":                        {rules.Allow, "WebSearch", "", "", AllowPriority},
-		"allow mcp__github":                      {rules.Allow, "mcp__github__*", "", "", AllowPriority},
-		"allow mcp__github__get_issue":           {rules.Allow, "mcp__github__get_issue", "", "", AllowPriority},
-		"allow mcp__linear__*":                   {rules.Allow, "mcp__linear__*", "", "", AllowPriority},
-		"allow mcp__jira__get_*":                 {rules.Allow, "mcp__jira__get_*", "", "", AllowPriority},
-		"allow Glob":                             {rules.Allow, "Glob", "", "", AllowPriority},
-		"ask Bash(git push *)":                   {rules.Require, "Bash", "", "git push *", AskPriority},
-		"ask Edit(./src/*)":                      {rules.Require, "@fs_write", "src/*", "", AskPriority},
-		"ask Read(./.env.*)":                     {rules.Require, "@fs_read", ".env.*", "", AskPriority},
-		"ask Bash":                               {rules.Require, "Bash", "", "", AskPriority},
-		"deny Read(./secrets/**)":                {rules.Deny, "@fs_any", "secrets/*", "", DenyPriority},
-		"deny Edit(//etc/**)":                    {rules.Deny, "@fs_write", "/etc/*", "", DenyPriority},
-		"deny Bash(curl:*)":                      {rules.Deny, "Bash", "", "curl *", DenyPriority},
-		"deny mcp__*":                            {rules.Deny, "mcp__*", "", "", DenyPriority},
+		"allow Bash(npm run test:*)":             allow("Bash", "", "npm run test *"),
+		"allow Bash(git diff *)":                 allow("Bash", "", "git diff *"),
+		"allow Bash(npm run build)":              allow("Bash", "", "npm run build"),
+		"allow Bash(ls*)":                        allow("Bash", "", "ls*"),
+		"allow Bash(/usr/bin/xcodebuild test:*)": allow("Bash", "", "/usr/bin/xcodebuild test *"),
+		"allow Read(//srv/shared/**)":            allow("@fs_read", "/srv/shared/*", ""),
+		"allow Read(~/.zshrc)":                   allow("@fs_read", "/home/u/.zshrc", ""),
+		"allow Read(/docs/**)":                   allow("@fs_read", "/home/u/proj/docs/*", ""),
+		"allow Read(./notes/todo.md)":            allow("@fs_read", "notes/todo.md", ""),
+		"allow Edit(./src/**)":                   allow("@fs_write", "src/*", ""),
+		"allow Write(./out/**/*)":                allow("@fs_write", "out/*", ""),
+		"allow WebFetch(domain:*)":               allow("WebFetch", "", ""),
+		"allow WebFetch(domain:example.com)":     allow("WebFetch", "", ""),
+		"allow WebFetch(domain:*.Example.org)":   allow("WebFetch", "", ""),
+		"allow WebFetch(domain:bücher.de)":       allow("WebFetch", "", ""),
+		"ask WebFetch(domain:*.example.com)":     ask("WebFetch", "", ""),
+		"ask WebFetch(domain:*)":                 ask("WebFetch", "", ""),
+		"deny WebFetch(domain:evil.example.com)": deny("WebFetch", "", ""),
+		"allow WebSearch":                        allow("WebSearch", "", ""),
+		"allow mcp__github":                      allow("mcp__github__*", "", ""),
+		"allow mcp__github__get_issue":           allow("mcp__github__get_issue", "", ""),
+		"allow mcp__linear__*":                   allow("mcp__linear__*", "", ""),
+		"allow mcp__jira__get_*":                 allow("mcp__jira__get_*", "", ""),
+		"allow Glob":                             allow("Glob", "", ""),
+		"ask Bash(git push *)":                   ask("Bash", "", "git push *"),
+		"ask Edit(./src/*)":                      ask("@fs_write", "src/*", ""),
+		"ask Read(./.env.*)":                     ask("@fs_read", ".env.*", ""),
+		"ask Bash":                               ask("Bash", "", ""),
+		"deny Read(./secrets/**)":                deny("@fs_any", "secrets/*", ""),
+		"deny Edit(//etc/**)":                    deny("@fs_write", "/etc/*", ""),
+		"deny Bash(curl:*)":                      deny("Bash", "", "curl *"),
+		"deny mcp__*":                            deny("mcp__*", "", ""),
 	}
 	// Claude Code's domain:X is exact and domain:*.X the subdomains, as host patterns
 	// are; an ask or deny of domain:* is every fetch.
@@ -79,7 +85,8 @@ func TestTranslateEachForm(t *testing.T) {
 			continue
 		}
 		if r.Action != w.action || r.ToolPattern != w.tool || r.PathPattern != w.path ||
-			r.CommandPattern != w.cmd || r.Priority != w.priority || r.HostPattern != hosts[tr.From] {
+			r.CommandPattern != w.cmd || r.Priority != w.priority ||
+			r.HostPattern != hosts[tr.From] {
 			t.Errorf("%s → %+v, want %+v", tr.From, r, w)
 		}
 		if err := rules.Validate(r); err != nil {
@@ -157,17 +164,21 @@ func TestTranslateMalformed(t *testing.T) {
 	for _, c := range []struct{ name, data, says string }{
 		{"not JSON", `{"permissions": [`, "line 1:"},
 		{"permissions a list", `{"permissions": []}`, "permissions is not an object"},
-		{"allow a string", `{"permissions": {"allow": "Bash"}}`, "permissions.allow is not a list of strings"},
-		{"deny numbers", `{"permissions": {"deny": [1]}}`, "permissions.deny is not a list of strings"},
+		{"allow a string", `{"permissions": {"allow": "Bash"}}`,
+			"permissions.allow is not a list of strings"},
+		{"deny numbers", `{"permissions": {"deny": [1]}}`,
+			"permissions.deny is not a list of strings"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := Translate([]byte(c.data), "/p/s.json", "")
-			if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "/p/s.json") {
+			if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), c.says) ||
+				!strings.Contains(err.Error(), "/p/s.json") {
 				t.Errorf("Translate = %v, want ErrMalformed saying %q", err, c.says)
 			}
 		})
 	}
-	if out, sk, err := Translate([]byte(`{"hooks": {}}`), "/p/s.json", ""); err != nil || out != nil || sk != nil {
+	out, sk, err := Translate([]byte(`{"hooks": {}}`), "/p/s.json", "")
+	if err != nil || out != nil || sk != nil {
 		t.Errorf("no permissions: %v %v %v", out, sk, err)
 	}
 }

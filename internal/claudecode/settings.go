@@ -302,7 +302,8 @@ func sameHook(hk object, h Hook) bool {
 	var cmd string
 	var timeout json.Number
 	return json.Unmarshal(hk.get("command"), &cmd) == nil && cmd == h.Command &&
-		json.Unmarshal(hk.get("timeout"), &timeout) == nil && timeout.String() == fmt.Sprint(h.Timeout)
+		json.Unmarshal(hk.get("timeout"), &timeout) == nil &&
+		timeout.String() == fmt.Sprint(h.Timeout)
 }
 
 // isAll reports whether a matcher matches every tool: "*", "" or absent.

@@ -11,7 +11,10 @@ import (
 	"testing"
 )
 
-var testHook = Hook{Command: "/usr/local/bin/skald-bot hook claude-code --profile shop", Timeout: 600}
+var testHook = Hook{
+	Command: "/usr/local/bin/skald-bot hook claude-code --profile shop",
+	Timeout: 600,
+}
 
 // copyFixture copies testdata/name to dir/.claude/settings.json and returns its path.
 func copyFixture(t *testing.T, name string) string {
@@ -56,6 +59,11 @@ func topKeys(t *testing.T, path string) []string {
 	return o.keys
 }
 
+// firstCommand returns the command of the first hook of a PreToolUse entry.
+func firstCommand(entry any) any {
+	return entry.(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"]
+}
+
 // TestInstallKeepsEverything installs into every settings fixture: the other hooks,
 // the permissions and the unknown keys stay, in their order; a second install gives
 // the same bytes; uninstall gives back the file's content.
@@ -92,14 +100,16 @@ func TestInstallKeepsEverything(t *testing.T) {
 			pre := after["hooks"].(map[string]any)["PreToolUse"].([]any)
 			last := pre[len(pre)-1].(map[string]any)
 			h := last["hooks"].([]any)[0].(map[string]any)
-			if last["matcher"] != "*" || h["command"] != testHook.Command || h["timeout"] != 600.0 || h["type"] != "command" {
+			if last["matcher"] != "*" || h["command"] != testHook.Command ||
+				h["timeout"] != 600.0 || h["type"] != "command" {
 				t.Errorf("our entry %v", last)
 			}
 			if bh, ok := before["hooks"].(map[string]any); ok {
 				for ev, v := range bh {
 					if ev == "PreToolUse" {
 						if !reflect.DeepEqual(pre[:len(pre)-1], v) {
-							t.Errorf("the other PreToolUse entries changed: %v → %v", v, pre[:len(pre)-1])
+							t.Errorf("the other PreToolUse entries changed: %v → %v",
+								v, pre[:len(pre)-1])
 						}
 						continue
 					}
@@ -169,12 +179,14 @@ func TestInstallNewAndUpdate(t *testing.T) {
 		t.Fatalf("InstallHook with other flags = %q, %v; want updated", ch, err)
 	}
 	got := readJSON(t, path)["hooks"].(map[string]any)["PreToolUse"].([]any)
-	if len(got) != 1 || got[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"] != h.Command {
+	if len(got) != 1 || firstCommand(got[0]) != h.Command {
 		t.Errorf("after update: %v", got)
 	}
 	// Two copies of ours (installed by hand): one stays, the entry of the other goes.
-	two := `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "skald-bot hook claude-code"}]},
-	  {"matcher": "Bash", "hooks": [{"type": "command", "command": "/x/skald-bot hook claude-code --wait 1m"}]}]}}`
+	two := `{"hooks": {"PreToolUse": [
+	  {"matcher": "*", "hooks": [{"type": "command", "command": "skald-bot hook claude-code"}]},
+	  {"matcher": "Bash",
+	   "hooks": [{"type": "command", "command": "/x/skald-bot hook claude-code --wait 1m"}]}]}}`
 	if err := os.WriteFile(path, []byte(two), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +194,7 @@ func TestInstallNewAndUpdate(t *testing.T) {
 		t.Fatalf("InstallHook over two copies = %q, %v", ch, err)
 	}
 	got = readJSON(t, path)["hooks"].(map[string]any)["PreToolUse"].([]any)
-	if len(got) != 1 || got[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"] != testHook.Command {
+	if len(got) != 1 || firstCommand(got[0]) != testHook.Command {
 		t.Errorf("after installing over two copies: %v", got)
 	}
 	if ch, err := UninstallHook(path); err != nil || ch != Removed {
@@ -202,9 +214,12 @@ func TestInstallMalformed(t *testing.T) {
 		{"an array", `[]`, "not a JSON object"},
 		{"two values", `{} {}`, "after top-level value"},
 		{"hooks a list", `{"hooks": []}`, "hooks is not an object"},
-		{"PreToolUse an object", `{"hooks": {"PreToolUse": {}}}`, "hooks.PreToolUse is not a list"},
-		{"entry a string", `{"hooks": {"PreToolUse": ["x"]}}`, "hooks.PreToolUse[0] is not an object"},
-		{"entry hooks an object", `{"hooks": {"PreToolUse": [{"hooks": {}}]}}`, "hooks.PreToolUse[0].hooks is not a list"},
+		{"PreToolUse an object", `{"hooks": {"PreToolUse": {}}}`,
+			"hooks.PreToolUse is not a list"},
+		{"entry a string", `{"hooks": {"PreToolUse": ["x"]}}`,
+			"hooks.PreToolUse[0] is not an object"},
+		{"entry hooks an object", `{"hooks": {"PreToolUse": [{"hooks": {}}]}}`,
+			"hooks.PreToolUse[0].hooks is not a list"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "settings.json")

@@ -11,8 +11,10 @@ import (
 // to a file that parses to the same rules, or fails with ErrInvalid.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
-		"groups:\n- id: default\n  rules:\n  - {tool: Bash, command: \"git status *\", action: allow}\n",
-		"groups:\n- id: shop\n  name: Shop\n  rules:\n  - {tool: '@fs_any', path: 'secrets/*', action: deny, priority: 0}\n",
+		"groups:\n- id: default\n  rules:\n" +
+			"  - {tool: Bash, command: \"git status *\", action: allow}\n",
+		"groups:\n- id: shop\n  name: Shop\n  rules:\n" +
+			"  - {tool: '@fs_any', path: 'secrets/*', action: deny, priority: 0}\n",
 		"groups: [{id: x, rules: [{tool: Read, action: maybe}]}]",
 		"groups: [{id: x}, {id: x}]",
 		"{", "", "nope: 1",
@@ -30,7 +32,8 @@ func FuzzParse(f *testing.F) {
 		var groups []rules.Group
 		var rs []rules.Rule
 		for _, g := range doc.Groups {
-			groups = append(groups, rules.Group{ID: g.ID, Name: g.Name, Description: g.Description})
+			groups = append(groups,
+				rules.Group{ID: g.ID, Name: g.Name, Description: g.Description})
 			for _, r := range g.Rules {
 				rr := r.ruleOf(g.ID)
 				if err := rules.Validate(rr); err != nil {

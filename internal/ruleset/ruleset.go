@@ -76,9 +76,9 @@ func Export(groups []rules.Group, rs []rules.Rule, only string) ([]byte, error) 
 		}
 		for _, r := range ordered(rs, g.ID) {
 			p := r.Priority
-			dg.Rules = append(dg.Rules, Rule{Tool: r.ToolPattern, Action: r.Action, Path: r.PathPattern,
-				Command: r.CommandPattern, Host: r.HostPattern, Agent: r.AgentID, Source: r.Source,
-				Priority: &p, Note: r.Note})
+			dg.Rules = append(dg.Rules, Rule{Tool: r.ToolPattern, Action: r.Action,
+				Path: r.PathPattern, Command: r.CommandPattern, Host: r.HostPattern,
+				Agent: r.AgentID, Source: r.Source, Priority: &p, Note: r.Note})
 		}
 		doc.Groups = append(doc.Groups, dg)
 	}
@@ -251,7 +251,8 @@ func Merge(group string, add []rules.Rule, groups []rules.Group, rs []rules.Rule
 	gp := GroupPlan{ID: group}
 	if !slices.ContainsFunc(groups, func(g rules.Group) bool { return g.ID == group }) {
 		gp.New = true
-		p.Changes.CreateGroups = append(p.Changes.CreateGroups, rules.Group{ID: group, Name: group})
+		p.Changes.CreateGroups = append(p.Changes.CreateGroups,
+			rules.Group{ID: group, Name: group})
 	}
 	stored := ordered(rs, group)
 	for _, r := range add {
@@ -322,7 +323,8 @@ func (p Plan) Write(w io.Writer) {
 			fmt.Fprintf(w, "  + %s\n", Describe(r))
 		}
 		for _, c := range g.Changed {
-			fmt.Fprintf(w, "  ~ rule %d: %s\n      → %s\n", c[0].ID, Describe(c[0]), Describe(c[1]))
+			fmt.Fprintf(w, "  ~ rule %d: %s\n      → %s\n",
+				c[0].ID, Describe(c[0]), Describe(c[1]))
 		}
 		for _, r := range g.Removed {
 			fmt.Fprintf(w, "  - rule %d: %s\n", r.ID, Describe(r))

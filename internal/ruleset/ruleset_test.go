@@ -18,12 +18,17 @@ var alice = store.Actor{By: "alice", Via: "cli"}
 func state(t *testing.T) *store.DB {
 	t.Helper()
 	db := teststore.Open(t, store.Options{})
-	testkit.Must(t, db.CreateGroup(rules.Group{ID: "shop", Name: "Shop", Description: "the shop"}, alice))
+	testkit.Must(t, db.CreateGroup(
+		rules.Group{ID: "shop", Name: "Shop", Description: "the shop"}, alice))
 	for _, r := range []rules.Rule{
-		{GroupID: "shop", ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Allow, Priority: 100},
-		{GroupID: "shop", ToolPattern: "@fs_any", PathPattern: "secrets/*", Action: rules.Deny, Priority: 0, Note: "no"},
-		{GroupID: "shop", ToolPattern: "mcp__github__*", Action: rules.Require, Priority: 7, AgentID: "a", Source: "s"},
-		{GroupID: "shop", ToolPattern: "WebFetch", HostPattern: "*.example.com", Action: rules.Allow, Priority: 100},
+		{GroupID: "shop", ToolPattern: "Bash", CommandPattern: "npm run *",
+			Action: rules.Allow, Priority: 100},
+		{GroupID: "shop", ToolPattern: "@fs_any", PathPattern: "secrets/*",
+			Action: rules.Deny, Priority: 0, Note: "no"},
+		{GroupID: "shop", ToolPattern: "mcp__github__*",
+			Action: rules.Require, Priority: 7, AgentID: "a", Source: "s"},
+		{GroupID: "shop", ToolPattern: "WebFetch", HostPattern: "*.example.com",
+			Action: rules.Allow, Priority: 100},
 	} {
 		_, err := db.CreateRule(r, alice)
 		testkit.Must(t, err)
@@ -65,7 +70,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 	out, err := Export(gs, rs, "shop")
 	testkit.Must(t, err)
-	for _, want := range []string{"id: shop", "name: Shop", "command: npm run *", "host: '*.example.com'", "priority: 0", `tool: '@fs_any'`} {
+	for _, want := range []string{"id: shop", "name: Shop", "command: npm run *",
+		"host: '*.example.com'", "priority: 0", `tool: '@fs_any'`} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("export lacks %q:\n%s", want, out)
 		}
@@ -145,8 +151,10 @@ func TestParseRefused(t *testing.T) {
 				t.Fatalf("Parse = %v, want ErrInvalid saying %q", err, c.says)
 			}
 			if c.name == "every problem listed" {
-				for _, s := range []string{"groups[0].rules[1]", "groups[0].rules[2]: command_pattern",
-					`groups[0].rules[3]: host_pattern "example.com": only applies to the web tools (WebFetch), not "Bash"`,
+				for _, s := range []string{
+					"groups[0].rules[1]", "groups[0].rules[2]: command_pattern",
+					`groups[0].rules[3]: host_pattern "example.com": ` +
+						`only applies to the web tools (WebFetch), not "Bash"`,
 					`groups[0].rules[4]: host_pattern "example.com:80": must be a host name alone`,
 					`groups[1]: group "a" is named twice`, "groups[2]: the group has no id"} {
 					if !strings.Contains(err.Error(), s) {
@@ -162,7 +170,8 @@ func TestMerge(t *testing.T) {
 	db := state(t)
 	gs, rs := load(t, db)
 	add := []rules.Rule{
-		{ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Allow, Priority: 100}, // already there
+		// already there
+		{ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Allow, Priority: 100},
 		{ToolPattern: "WebSearch", Action: rules.Allow, Priority: 100},
 		{ToolPattern: "WebSearch", Action: rules.Allow, Priority: 100}, // twice in the input
 		// The stored deny at priority 0 decides first: left out. Not so a later one,
@@ -170,7 +179,8 @@ func TestMerge(t *testing.T) {
 		{ToolPattern: "@fs_any", PathPattern: "secrets/*", Action: rules.Deny, Priority: 80},
 	}
 	p := Merge("shop", add, gs, rs)
-	if len(p.Changes.CreateRules) != 1 || len(p.Changes.CreateGroups) != 0 || p.Changes.CreateRules[0].GroupID != "shop" {
+	if len(p.Changes.CreateRules) != 1 || len(p.Changes.CreateGroups) != 0 ||
+		p.Changes.CreateRules[0].GroupID != "shop" {
 		t.Errorf("Merge into shop = %+v", p.Changes)
 	}
 	p = Merge("shop", []rules.Rule{

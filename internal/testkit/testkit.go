@@ -102,7 +102,8 @@ func Context(t testing.TB, limit time.Duration) context.Context {
 // writes debug logs to stderr.
 func Logger() *slog.Logger {
 	if testing.Verbose() && os.Getenv("SKALD_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		opts := &slog.HandlerOptions{Level: slog.LevelDebug}
+		return slog.New(slog.NewTextHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.DiscardHandler)
 }

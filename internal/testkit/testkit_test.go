@@ -56,7 +56,8 @@ func TestLogsWait(t *testing.T) {
 	log := l.Logger().With("component", "x")
 	log.Info("first", "n", 1)
 	ctx := testkit.Context(t, 30*time.Second)
-	if got, err := l.Wait(ctx, []string{"nothing"}, []string{"first", "component=x", "n=1"}); err != nil ||
+	want := []string{"first", "component=x", "n=1"}
+	if got, err := l.Wait(ctx, []string{"nothing"}, want); err != nil ||
 		got != "INFO first component=x n=1" {
 		t.Fatalf("Wait = %q, %v", got, err)
 	}
@@ -82,7 +83,8 @@ func TestLogsWait(t *testing.T) {
 }
 
 func TestReadEventSkipsComments(t *testing.T) {
-	r := bufio.NewReader(strings.NewReader(": hello\n\n: ping\n\nevent: a\ndata: {}\n\nevent: b\n\n"))
+	r := bufio.NewReader(strings.NewReader(
+		": hello\n\n: ping\n\nevent: a\ndata: {}\n\nevent: b\n\n"))
 	if name, data := testkit.ReadEvent(t, r); name != "a" || data != "{}" {
 		t.Fatalf("first event %q %q", name, data)
 	}
