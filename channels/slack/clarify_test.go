@@ -54,11 +54,14 @@ func TestClarificationModal(t *testing.T) {
 				t.Fatal("no such message")
 			}
 			bs := rawBlocks(t, cur)
-			if got, want := strings.Join(buttons(bs), "|"), strings.Join(append(options, bot.AnswerButton), "|"); got != want {
+			if got, want := strings.Join(buttons(bs), "|"),
+				strings.Join(append(options, bot.AnswerButton), "|"); got != want {
 				t.Errorf("buttons %q, want %q", got, want)
 			}
 			all := string(cur.RawBlocks)
-			for _, s := range []string{"HEAD-OF-QUESTION", "TAIL-OF-QUESTION?", "characters cut]"} {
+			for _, s := range []string{
+				"HEAD-OF-QUESTION", "TAIL-OF-QUESTION?", "characters cut]",
+			} {
 				if !strings.Contains(all, s) {
 					t.Errorf("the question does not show %q", s)
 				}
@@ -75,7 +78,8 @@ func TestClarificationModal(t *testing.T) {
 			v := views[0]
 			var meta map[string]string
 			testkit.Must(t, json.Unmarshal([]byte(v.PrivateMetadata()), &meta))
-			if v.CallbackID() != slack.AnswerCallbackID || meta["ts"] != ts || meta["data"] != write {
+			if v.CallbackID() != slack.AnswerCallbackID || meta["ts"] != ts ||
+				meta["data"] != write {
 				t.Fatalf("view %s", v.View)
 			}
 			e.submit(stranger, v, "rm -rf /")
@@ -96,13 +100,15 @@ func TestClarificationModal(t *testing.T) {
 				t.Fatalf("answer %+v", got.Answer)
 			}
 			cur, _ = e.srv.Current(slacktest.DefaultChannel, ts)
-			if bs := rawBlocks(t, cur); len(buttons(bs)) != 0 || !strings.Contains(string(cur.RawBlocks), "Answered by jane.approver") ||
+			if bs := rawBlocks(t, cur); len(buttons(bs)) != 0 ||
+				!strings.Contains(string(cur.RawBlocks), "Answered by jane.approver") ||
 				!strings.Contains(string(cur.RawBlocks), `go on \u0026lt;b\u0026gt;`) {
 				t.Errorf("the question after the answer: %s", cur.RawBlocks)
 			}
 			e.clickAction(slacktest.BlockAction{UserID: admin, MessageTS: ts,
 				Value: bot.ClarCallback{ID: c.ID, Option: 0}.String()})
-			if _, toast := e.nextEphemeral(); toast != fmt.Sprintf("Already answered by %s (%s): go on <b>", approverName, approver) {
+			want := fmt.Sprintf("Already answered by %s (%s): go on <b>", approverName, approver)
+			if _, toast := e.nextEphemeral(); toast != want {
 				t.Errorf("a late click: %q", toast)
 			}
 		})
@@ -124,7 +130,8 @@ func TestAnswerModalRedelivered(t *testing.T) {
 			d := e.submit(approver, views[0], "the first")
 			e.redeliver(d, 2)
 			e.stop()
-			if got := e.srv.Ephemerals(); len(got) != 1 || replyText(t, got[0]) != "Answered: the first" {
+			if got := e.srv.Ephemerals(); len(got) != 1 ||
+				replyText(t, got[0]) != "Answered: the first" {
 				t.Errorf("ephemerals %d, want the one toast", len(got))
 			}
 			audit, err := e.db.Audit(0)

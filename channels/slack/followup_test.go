@@ -25,7 +25,8 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 			if _, toast := e.nextEphemeral(); toast != "Approved" {
 				t.Fatalf("toast %q", toast)
 			}
-			msgs, err := e.srv.WaitMessages(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, 2)
+			msgs, err := e.srv.WaitMessages(testkit.Context(t, 30*time.Second),
+				slacktest.DefaultChannel, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,7 +34,8 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 			if got := blockIDs(rawBlocks(t, msgs[1])); got != slack.BlockFollowUp {
 				t.Errorf("follow-up posted with blocks %s", got)
 			}
-			armed, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, msgs[1].TS, 1)
+			armed, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second),
+				slacktest.DefaultChannel, msgs[1].TS, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +79,8 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 			if last.ToolPattern != "mcp__notes__list" || last.Action != rules.Allow {
 				t.Errorf("added %+v", last)
 			}
-			up, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, f.TS, 2)
+			up, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second),
+				slacktest.DefaultChannel, f.TS, 2)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,8 +33,8 @@ func seeds(f *testing.F, names ...string) {
 // before; it returns the status.
 func (e *env) postFuzzed(path string, body []byte, before string) int {
 	e.t.Helper()
-	req, err := slacktest.NewSignedRequest(testkit.Context(e.t, 30*time.Second), e.base+path, secret,
-		e.clock.Now(), body)
+	req, err := slacktest.NewSignedRequest(testkit.Context(e.t, 30*time.Second),
+		e.base+path, secret, e.clock.Now(), body)
 	testkit.Must(e.t, err)
 	status := e.do(req)
 	e.stop()
@@ -58,16 +58,20 @@ func FuzzInteractionPayload(f *testing.F) {
 		"block_actions_payload_enterprise_install.json", "view_submission_payload.json",
 		"socket_mode_interactive_shortcut.json")
 	click := func(user, ts, value string) string {
-		return `{"type":"block_actions","user":{"id":"` + user + `","name":"x"},"trigger_id":"1.2.` + user +
-			`","container":{"type":"message","message_ts":"` + ts + `","channel_id":"` + slacktest.DefaultChannel +
-			`"},"channel":{"id":"` + slacktest.DefaultChannel + `"},"actions":[{"action_id":"approve","type":"button","value":"` +
-			value + `"}]}`
+		return `{"type":"block_actions","user":{"id":"` + user + `","name":"x"},` +
+			`"trigger_id":"1.2.` + user + `",` +
+			`"container":{"type":"message","message_ts":"` + ts + `",` +
+			`"channel_id":"` + slacktest.DefaultChannel + `"},` +
+			`"channel":{"id":"` + slacktest.DefaultChannel + `"},` +
+			`"actions":[{"action_id":"approve","type":"button","value":"` + value + `"}]}`
 	}
 	for _, s := range []string{
 		click(approver, tsMark, "a:"+idMark+":ok"), click(approver, tsMark, "a:"+idMark+":no"),
 		click(stranger, tsMark, "a:"+idMark+":ok"), click(approver, "1.000001", "a:"+idMark+":ok"),
-		click(approver, tsMark, "a:999:ok"), click(approver, tsMark, "r:"+idMark), click(admin, tsMark, "a:0:bs"),
-		"", "{}", "null", `{"type":"block_actions"}`, `{"type":"block_actions","actions":[{}]}`, "\x00",
+		click(approver, tsMark, "a:999:ok"), click(approver, tsMark, "r:"+idMark),
+		click(admin, tsMark, "a:0:bs"),
+		"", "{}", "null", `{"type":"block_actions"}`, `{"type":"block_actions","actions":[{}]}`,
+		"\x00",
 	} {
 		f.Add(s)
 	}
@@ -77,13 +81,16 @@ func FuzzInteractionPayload(f *testing.F) {
 		id := strconv.FormatUint(req.ID, 10)
 		payload = strings.ReplaceAll(strings.ReplaceAll(payload, tsMark, ts), idMark, id)
 		before := teststore.Snapshot(t, e.db)
-		status := e.postFuzzed(slack.PathInteractions, []byte("payload="+url.QueryEscape(payload)), before)
+		body := []byte("payload=" + url.QueryEscape(payload))
+		status := e.postFuzzed(slack.PathInteractions, body, before)
 		got := e.request(req.ID)
 		if got.Status == store.Pending {
 			return
 		}
-		if status != http.StatusOK || !strings.Contains(payload, ts) || !strings.Contains(payload, "a:"+id+":") ||
-			got.Resolution == nil || !strings.Contains(got.Resolution.By, approver) && !strings.Contains(got.Resolution.By, admin) {
+		if status != http.StatusOK || !strings.Contains(payload, ts) ||
+			!strings.Contains(payload, "a:"+id+":") || got.Resolution == nil ||
+			!strings.Contains(got.Resolution.By, approver) &&
+				!strings.Contains(got.Resolution.By, admin) {
 			t.Fatalf("request %s by %+v after payload %q", got.Status, got.Resolution, payload)
 		}
 	})
@@ -96,13 +103,15 @@ func FuzzSlashCommandBody(f *testing.F) {
 	seeds(f, "slash_command_body.txt", "slash_command_body_enterprise.txt",
 		"slash_command_body_skald_rules_derived.txt", "view_submission_form_body.txt")
 	cmd := func(user, text string) string {
-		return url.Values{"user_id": {user}, "user_name": {"x"}, "channel_id": {slacktest.DefaultChannel},
-			"command": {"/skald"}, "text": {text}, "trigger_id": {"9.9." + user}}.Encode()
+		return url.Values{"user_id": {user}, "user_name": {"x"},
+			"channel_id": {slacktest.DefaultChannel}, "command": {"/skald"}, "text": {text},
+			"trigger_id": {"9.9." + user}}.Encode()
 	}
 	for _, s := range []string{
 		cmd(admin, "allow Bash 'git status *'"), cmd(approver, "allow Bash 'git status *'"),
-		cmd(stranger, "deny Read *"), cmd(admin, "rmrule 1"), cmd(approver, "pending"), cmd(stranger, "help"),
-		cmd(admin, `setrule 1 "unterminated`), cmd(admin, "&amp;&lt;&gt;"), "", "user_id=&channel_id=", "%zz",
+		cmd(stranger, "deny Read *"), cmd(admin, "rmrule 1"), cmd(approver, "pending"),
+		cmd(stranger, "help"), cmd(admin, `setrule 1 "unterminated`), cmd(admin, "&amp;&lt;&gt;"),
+		"", "user_id=&channel_id=", "%zz",
 	} {
 		f.Add(s)
 	}
@@ -114,7 +123,8 @@ func FuzzSlashCommandBody(f *testing.F) {
 		e.postFuzzed(slack.PathCommands, []byte(body), before)
 		rulesAfter, err := e.db.Rules()
 		testkit.Must(t, err)
-		if testkit.JSON(rulesAfter) != testkit.JSON(rulesBefore) && !strings.Contains(body, admin) {
+		if testkit.JSON(rulesAfter) != testkit.JSON(rulesBefore) &&
+			!strings.Contains(body, admin) {
 			t.Fatalf("rules changed by body %q", body)
 		}
 	})

@@ -53,7 +53,9 @@ const (
 	secret = "8f742231b10e8888abcd99yyyzzz85a5"
 )
 
-var access = bot.Access{slack.ChannelName: {Approvers: []string{approver}, Admins: []string{admin}}}
+var access = bot.Access{
+	slack.ChannelName: {Approvers: []string{approver}, Admins: []string{admin}},
+}
 
 // outbox is the real store as the Fanout's outbox, telling the test when a prompt
 // message was recorded and when a request's messages were marked final.
@@ -115,8 +117,8 @@ func (j *jobs) Trigger(ctx context.Context, name string) (store.Run, error) {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	r := store.Run{ID: uint64(len(j.runs) + 1), Job: name, Status: store.RunStatus("running"), Trigger: "manual",
-		StartedAt: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)}
+	r := store.Run{ID: uint64(len(j.runs) + 1), Job: name, Status: store.RunStatus("running"),
+		Trigger: "manual", StartedAt: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)}
 	j.runs = append(j.runs, r)
 	return r, nil
 }
@@ -187,7 +189,8 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 	if opt.logs != nil {
 		log = opt.logs.Logger()
 	}
-	e := &env{t: t, mode: m, srv: srv, db: db, clock: &testkit.Clock{}, http: &http.Client{Timeout: 10 * time.Second}}
+	e := &env{t: t, mode: m, srv: srv, db: db, clock: &testkit.Clock{},
+		http: &http.Client{Timeout: 10 * time.Second}}
 	e.box = &outbox{DB: db, added: make(chan store.Message, 100), final: make(chan uint64, 100)}
 	e.failed = make(chan bot.Failure, 100)
 	e.fan = bot.NewFanout(bot.FanoutOptions{Store: e.box, BypassShort: opt.bypassShort,
@@ -203,12 +206,13 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Notifier: e.fan, Logger: testkit.Logger()}); err != nil {
+	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
+		Notifier: e.fan, Logger: testkit.Logger()}); err != nil {
 		t.Fatal(err)
 	}
 	e.jobs = &jobs{}
-	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: e.jobs, BypassShort: opt.bypassShort,
-		Logger: log, FollowUps: e.fan})
+	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: e.jobs,
+		BypassShort: opt.bypassShort, Logger: log, FollowUps: e.fan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +316,8 @@ func (e *env) stop() {
 // chat.update), with the message's ts.
 func (e *env) require(session, tool string, args map[string]any) (store.Request, string) {
 	e.t.Helper()
-	req := testgate.Require(e.t, e.g, gate.Call{ToolName: tool, Arguments: args, SessionID: session})
+	req := testgate.Require(e.t, e.g,
+		gate.Call{ToolName: tool, Arguments: args, SessionID: session})
 	select {
 	case m := <-e.box.added:
 		if m.Channel != slack.ChannelName || m.ChatID != slacktest.DefaultChannel || m.Ref == "" {
@@ -358,7 +363,8 @@ type delivery struct {
 // click clicks the button of action a for request id on message ts, as user.
 func (e *env) click(user, ts string, id uint64, a bot.Action) delivery {
 	e.t.Helper()
-	return e.clickAction(slacktest.BlockAction{UserID: user, MessageTS: ts, Value: bot.Callback{RequestID: id, Action: a}.String()})
+	return e.clickAction(slacktest.BlockAction{UserID: user, MessageTS: ts,
+		Value: bot.Callback{RequestID: id, Action: a}.String()})
 }
 
 func (e *env) clickAction(a slacktest.BlockAction) delivery {
@@ -426,7 +432,8 @@ func (e *env) waitAck(id string, n int) {
 // post sends an HTTP-mode delivery signed now and checks the status.
 func (e *env) post(d delivery, want int) {
 	e.t.Helper()
-	req, err := slacktest.NewSignedRequest(testkit.Context(e.t, 30*time.Second), e.base+d.path, secret, e.clock.Now(), d.body)
+	req, err := slacktest.NewSignedRequest(testkit.Context(e.t, 30*time.Second),
+		e.base+d.path, secret, e.clock.Now(), d.body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -501,7 +508,8 @@ func blockIDs(bs []map[string]any) string {
 // fails the test when the message was posted with buttons or that update has none.
 func (e *env) waitArmed(ts string) {
 	e.t.Helper()
-	ups, err := e.srv.WaitUpdates(testkit.Context(e.t, 30*time.Second), slacktest.DefaultChannel, ts, 1)
+	ups, err := e.srv.WaitUpdates(testkit.Context(e.t, 30*time.Second),
+		slacktest.DefaultChannel, ts, 1)
 	if err != nil {
 		e.t.Fatalf("prompt %s never armed: %v", ts, err)
 	}
@@ -536,7 +544,8 @@ func (e *env) checkUpdates(ts string) {
 			e.t.Errorf("chat.update %d of %s keeps the actions block: %s", i, ts, ids)
 		}
 	}
-	if cur, ok := e.srv.Current(slacktest.DefaultChannel, ts); !ok || strings.Contains(blockIDs(rawBlocks(e.t, cur)), slack.BlockActions) {
+	if cur, ok := e.srv.Current(slacktest.DefaultChannel, ts); !ok ||
+		strings.Contains(blockIDs(rawBlocks(e.t, cur)), slack.BlockActions) {
 		e.t.Errorf("message %s still shows buttons", ts)
 	}
 }

@@ -15,7 +15,8 @@ import (
 // SlackMaxText; Slack's errors are mapped as Send's, and an empty text is refused
 // without a call.
 func TestNotify(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{manual: true, srv: slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}}})
+	e := newEnv(t, socketMode, envOptions{manual: true,
+		srv: slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}}})
 	ctx := testkit.Context(t, 30*time.Second)
 	line := "🗓 nightly-backup run 12: failed — step 2 (execute_cmd): <exit> & 1"
 	if err := e.ch.Notify(ctx, slacktest.DefaultChannel, line); err != nil {
@@ -32,7 +33,8 @@ func TestNotify(t *testing.T) {
 	if m := posted[0]; m.Text != want || m.HasBlocks() {
 		t.Errorf("notice %q (blocks %s), want %q without blocks", m.Text, m.RawBlocks, want)
 	}
-	if m := posted[1]; len([]rune(m.Text)) > bot.SlackMaxText || !strings.Contains(m.Text, "… (cut, ") {
+	if m := posted[1]; len([]rune(m.Text)) > bot.SlackMaxText ||
+		!strings.Contains(m.Text, "… (cut, ") {
 		t.Errorf("long notice: %d characters", len([]rune(m.Text)))
 	}
 
@@ -43,17 +45,20 @@ func TestNotify(t *testing.T) {
 	if rl, ok := errors.AsType[*bot.RateLimitError](err); !ok || rl.RetryAfter != 9*time.Second {
 		t.Errorf("after a 429: %v, want a *bot.RateLimitError of 9s", err)
 	}
-	if err := e.ch.Notify(ctx, "C0FOREIGN01", "hello"); !errors.Is(err, bot.ErrPermanent) || !strings.Contains(err.Error(), "not_in_channel") {
+	if err := e.ch.Notify(ctx, "C0FOREIGN01", "hello"); !errors.Is(err, bot.ErrPermanent) ||
+		!strings.Contains(err.Error(), "not_in_channel") {
 		t.Errorf("a channel the bot is not in: %v, want bot.ErrPermanent", err)
 	}
 	if err := e.srv.FailNext("chat.postMessage", "internal_error"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.ch.Notify(ctx, slacktest.DefaultChannel, "hello"); err == nil || errors.Is(err, bot.ErrPermanent) {
+	if err := e.ch.Notify(ctx, slacktest.DefaultChannel, "hello"); err == nil ||
+		errors.Is(err, bot.ErrPermanent) {
 		t.Errorf("internal_error: %v, want an error to retry", err)
 	}
 	calls := e.srv.Calls("chat.postMessage")
-	if err := e.ch.Notify(ctx, slacktest.DefaultChannel, "  "); !errors.Is(err, bot.ErrPermanent) || !strings.Contains(err.Error(), "empty text") {
+	err = e.ch.Notify(ctx, slacktest.DefaultChannel, "  ")
+	if !errors.Is(err, bot.ErrPermanent) || !strings.Contains(err.Error(), "empty text") {
 		t.Errorf("empty text: %v", err)
 	}
 	if n := e.srv.Calls("chat.postMessage"); n != calls {

@@ -25,14 +25,18 @@ func TestPromptBlocks(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			e := newEnv(t, m, envOptions{bypassShort: time.Hour})
-			req, ts := e.require("s1", "Bash", map[string]any{"command": "rm -rf build && echo <done>"})
+			req, ts := e.require("s1", "Bash",
+				map[string]any{"command": "rm -rf build && echo <done>"})
 			posted := e.srv.Messages(slacktest.DefaultChannel)
 			if len(posted) != 1 || posted[0].TS != ts {
 				t.Fatalf("posted %+v, want one message with ts %s", posted, ts)
 			}
-			if want := []store.Message{{Channel: "slack", ChatID: slacktest.DefaultChannel, Ref: ts}}; len(req.Messages) != 1 ||
-				req.Messages[0].Channel != want[0].Channel || req.Messages[0].ChatID != want[0].ChatID || req.Messages[0].Ref != ts {
-				t.Fatalf("messages recorded on the request: %+v, want %+v", req.Messages, want)
+			wantMsgs := []store.Message{
+				{Channel: "slack", ChatID: slacktest.DefaultChannel, Ref: ts},
+			}
+			if len(req.Messages) != 1 || req.Messages[0].Channel != wantMsgs[0].Channel ||
+				req.Messages[0].ChatID != wantMsgs[0].ChatID || req.Messages[0].Ref != ts {
+				t.Fatalf("messages recorded on the request: %+v, want %+v", req.Messages, wantMsgs)
 			}
 			// As armed: the first update, once the message was recorded.
 			msg := e.srv.Updates(slacktest.DefaultChannel, ts)[0]
@@ -52,7 +56,8 @@ func TestPromptBlocks(t *testing.T) {
 				bs = append(bs[:2:2], bs[3:]...)
 			}
 			header := bs[0]
-			if header["type"] != "header" || text(header) != "🔐 Approval needed: Bash" || textType(header) != "plain_text" {
+			if header["type"] != "header" || text(header) != "🔐 Approval needed: Bash" ||
+				textType(header) != "plain_text" {
 				t.Errorf("header block %v", header)
 			}
 			wantFields := []string{
@@ -65,8 +70,8 @@ func TestPromptBlocks(t *testing.T) {
 			}
 			if len(req.Commands) > 0 {
 				// The one command that decided is named second.
-				wantFields = slices.Insert(wantFields, 1, "*Script:*\n1 command needs you (of 1): "+
-					"rm -rf build &amp;&amp; echo &lt;done&gt;")
+				wantFields = slices.Insert(wantFields, 1, "*Script:*\n"+
+					"1 command needs you (of 1): rm -rf build &amp;&amp; echo &lt;done&gt;")
 				// It does not parse (a > without a word): the gate says why it asks.
 				wantFields = slices.Insert(wantFields, 3, "*Why:*\n`command \"rm -rf build "+
 					"&amp;&amp; echo &lt;done&gt;\": shell: script does not parse: 1:27: "+
@@ -84,19 +89,23 @@ func TestPromptBlocks(t *testing.T) {
 			if strings.Join(gotFields, "|") != strings.Join(wantFields, "|") {
 				t.Errorf("fields\n%q\nwant\n%q", gotFields, wantFields)
 			}
-			if got, want := text(bs[2]), "```\n{\n  \"command\": \"rm -rf build &amp;&amp; echo &lt;done&gt;\"\n}\n```"; got != want || textType(bs[2]) != "mrkdwn" {
+			if got, want := text(bs[2]), "```\n{\n  \"command\": "+
+				"\"rm -rf build &amp;&amp; echo &lt;done&gt;\"\n}\n```"; got != want ||
+				textType(bs[2]) != "mrkdwn" {
 				t.Errorf("arguments %q (%s), want %q", got, textType(bs[2]), want)
 			}
 			type button struct{ Text, Style, Value, ActionID string }
 			var buttons []button
-			cover := "*⏱ 1 h / 🔄 Session cover:* every call of category shell (any command or arguments, not only this call), for this caller in this session"
+			cover := "*⏱ 1 h / 🔄 Session cover:* every call of category shell " +
+				"(any command or arguments, not only this call), for this caller in this session"
 			if got := text(bs[3]); got != cover {
 				t.Errorf("bypass %q, want %q", got, cover)
 			}
 			for _, el := range bs[4]["elements"].([]any) {
 				b := el.(map[string]any)
 				style, _ := b["style"].(string)
-				buttons = append(buttons, button{text(b), style, b["value"].(string), b["action_id"].(string)})
+				buttons = append(buttons,
+					button{text(b), style, b["value"].(string), b["action_id"].(string)})
 			}
 			want := []button{
 				{"✅ Approve", "primary", "a:1:ok", "approve"},
@@ -115,7 +124,8 @@ func TestPromptBlocks(t *testing.T) {
 // and Slack (the test server checks Block Kit's limits) accepts the message.
 func TestPromptLongArguments(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{})
-	_, ts := e.require("s1", "Write", map[string]any{"file_path": "/tmp/x", "content": strings.Repeat("<&>", 4000)})
+	_, ts := e.require("s1", "Write",
+		map[string]any{"file_path": "/tmp/x", "content": strings.Repeat("<&>", 4000)})
 	msg, ok := e.srv.Current(slacktest.DefaultChannel, ts)
 	if !ok {
 		t.Fatal("no such message")
@@ -134,16 +144,19 @@ func TestPromptLongArguments(t *testing.T) {
 // Edit sends the finished prompt's blocks — outcome, no actions block — even when
 // called directly; Send and Edit map Slack's errors for the Fanout.
 func TestSendEditErrors(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{manual: true, srv: slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}}})
+	e := newEnv(t, socketMode, envOptions{manual: true,
+		srv: slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}}})
 	ctx := testkit.Context(t, 30*time.Second)
-	r := store.Request{ID: 7, SessionID: "s1", ToolName: "Bash", Arguments: json.RawMessage(`{"command":"ls"}`),
-		Status: store.Pending, ExpiresAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	r := store.Request{ID: 7, SessionID: "s1", ToolName: "Bash", Status: store.Pending,
+		Arguments: json.RawMessage(`{"command":"ls"}`),
+		ExpiresAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	ts, err := e.ch.Send(ctx, slacktest.DefaultChannel, bot.NewPrompt(r, 0))
 	if err != nil || ts == "" {
 		t.Fatalf("Send = %q, %v", ts, err)
 	}
 	r.Status = store.Approved
-	r.Resolution = &store.Resolution{By: "Jane Doe (100000001)", Via: "telegram", At: time.Date(2026, 11, 30, 14, 3, 0, 0, time.UTC)}
+	r.Resolution = &store.Resolution{By: "Jane Doe (100000001)", Via: "telegram",
+		At: time.Date(2026, 11, 30, 14, 3, 0, 0, time.UTC)}
 	if err := e.ch.Edit(ctx, slacktest.DefaultChannel, ts, bot.NewPrompt(r, 0)); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +169,8 @@ func TestSendEditErrors(t *testing.T) {
 	if got, want := blockIDs(bs), "header,fields,arguments,outcome"; got != want {
 		t.Errorf("updated blocks %s, want %s", got, want)
 	}
-	if got, want := text(bs[3]), "*✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC*"; got != want {
+	if got, want := text(bs[3]),
+		"*✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC*"; got != want {
 		t.Errorf("outcome %q, want %q", got, want)
 	}
 	if !strings.HasSuffix(up.Text, "— ✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC") {
@@ -215,15 +229,18 @@ func TestResolvedElsewhere(t *testing.T) {
 				outcome string
 			}{
 				{"telegram", func(id uint64) error {
-					_, err := e.g.Resolve(ctx, id, gate.Answer{Approve: false, By: "Jane Doe (100000001)", Via: "telegram", Note: "not now"})
+					_, err := e.g.Resolve(ctx, id, gate.Answer{Approve: false,
+						By: "Jane Doe (100000001)", Via: "telegram", Note: "not now"})
 					return err
 				}, "*❌ Rejected by Jane Doe (100000001) · telegram · "},
 				{"api", func(id uint64) error {
-					_, err := e.g.Resolve(ctx, id, gate.Answer{Approve: true, By: "api", Via: "api"})
+					_, err := e.g.Resolve(ctx, id,
+						gate.Answer{Approve: true, By: "api", Via: "api"})
 					return err
 				}, "*✅ Approved by api · api · "},
 				{"terminal", func(id uint64) error {
-					_, err := e.g.CancelRequest(id, bot.TerminalReason, store.Actor{By: "hook", Via: "api"}, "")
+					_, err := e.g.CancelRequest(id, bot.TerminalReason,
+						store.Actor{By: "hook", Via: "api"}, "")
 					return err
 				}, "*🚫 Cancelled (handled at the terminal)*"},
 			} {
@@ -240,7 +257,8 @@ func TestResolvedElsewhere(t *testing.T) {
 					}
 					bs := rawBlocks(t, cur)
 					if got := text(bs[len(bs)-1]); !strings.HasPrefix(got, c.outcome) {
-						t.Errorf("%s: outcome %q, want it to start with %q", c.name, got, c.outcome)
+						t.Errorf("%s: outcome %q, want it to start with %q",
+							c.name, got, c.outcome)
 					}
 				})
 			}
@@ -283,7 +301,8 @@ func TestRateLimitedSend(t *testing.T) {
 	before := e.srv.Calls("chat.postMessage")
 	_, ts := e.require("s1", "Bash", map[string]any{"command": "ls"})
 	if ts == "" || e.srv.Calls("chat.postMessage")-before != 2 {
-		t.Errorf("prompt %q after %d calls, want it posted on the second", ts, e.srv.Calls("chat.postMessage")-before)
+		t.Errorf("prompt %q after %d calls, want it posted on the second",
+			ts, e.srv.Calls("chat.postMessage")-before)
 	}
 }
 
@@ -294,12 +313,14 @@ func TestAPIURLWithoutSlash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken, AppToken: slacktest.DefaultAppToken,
-		APIURL: strings.TrimSuffix(e.srv.URL(), "/"), Bot: b, Deliveries: e.db, Logger: testkit.Logger()})
+	ch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken,
+		AppToken: slacktest.DefaultAppToken, APIURL: strings.TrimSuffix(e.srv.URL(), "/"),
+		Bot: b, Deliveries: e.db, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ch.Send(context.Background(), slacktest.DefaultChannel, bot.NewPrompt(store.Request{ID: 1, ToolName: "Bash", Status: store.Pending}, 0)); err != nil {
+	p := bot.NewPrompt(store.Request{ID: 1, ToolName: "Bash", Status: store.Pending}, 0)
+	if _, err := ch.Send(context.Background(), slacktest.DefaultChannel, p); err != nil {
 		t.Fatal(err)
 	}
 }

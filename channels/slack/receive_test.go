@@ -32,7 +32,8 @@ func TestSocketReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	click := e.click(approver, ts, req.ID, bot.ActionApprove)
-	if ack := e.srv.Acks(); len(ack) != 1 || ack[0].EnvelopeID != click.envelope.EnvelopeID || ack[0].Connection != 2 {
+	if ack := e.srv.Acks(); len(ack) != 1 || ack[0].EnvelopeID != click.envelope.EnvelopeID ||
+		ack[0].Connection != 2 {
 		t.Errorf("acks %+v, want the click's on connection 2", ack)
 	}
 	if _, toast := e.nextEphemeral(); toast != "Approved" {
@@ -48,7 +49,8 @@ func TestSocketReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.command(approver, "whoami")
-	if _, reply := e.nextEphemeral(); reply != "jane.approver · id U0FAKEUSR01 · slack · approver" {
+	if _, reply := e.nextEphemeral(); reply !=
+		"jane.approver · id U0FAKEUSR01 · slack · approver" {
 		t.Errorf("whoami after the reconnect: %q", reply)
 	}
 }
@@ -57,7 +59,8 @@ func TestSocketReconnect(t *testing.T) {
 // apps.connections.open — Run keeps going and restarts it with a doubling backoff;
 // prompts still go out through the Web API.
 func TestSocketRestart(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{manual: true, srv: slacktest.Config{AppToken: "xapp-1-A0FAKEAPP01-0000000003-OTHERappTOKEN01"}})
+	e := newEnv(t, socketMode, envOptions{manual: true,
+		srv: slacktest.Config{AppToken: "xapp-1-A0FAKEAPP01-0000000003-OTHERappTOKEN01"}})
 	e.wake = make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -68,7 +71,9 @@ func TestSocketRestart(t *testing.T) {
 			t.Fatalf("%d calls of apps.connections.open before restart %d", got, i+1)
 		}
 	}
-	if _, err := e.ch.Send(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, bot.NewPrompt(store.Request{ID: 1, ToolName: "Bash", Status: store.Pending}, 0)); err != nil {
+	p := bot.NewPrompt(store.Request{ID: 1, ToolName: "Bash", Status: store.Pending}, 0)
+	_, err := e.ch.Send(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, p)
+	if err != nil {
 		t.Errorf("Send while Socket Mode is down: %v", err)
 	}
 	cancel()
@@ -76,7 +81,8 @@ func TestSocketRestart(t *testing.T) {
 		t.Errorf("Run = %v, want nil after its context ended", err)
 	}
 	got := e.slept()
-	if len(got) < 3 || got[0] != time.Second || got[1] != 2*time.Second || got[2] != 4*time.Second {
+	if len(got) < 3 || got[0] != time.Second || got[1] != 2*time.Second ||
+		got[2] != 4*time.Second {
 		t.Errorf("backoff %v, want 1s 2s 4s …", got)
 	}
 	if e.srv.Connections() != 0 {
@@ -89,7 +95,9 @@ func TestSocketRestart(t *testing.T) {
 func TestSocketOtherEnvelopes(t *testing.T) {
 	e := newEnv(t, socketMode, envOptions{})
 	before := teststore.Snapshot(t, e.db)
-	for _, name := range []string{"socket_mode_events_api_app_mention.json", "socket_mode_interactive_shortcut.json"} {
+	for _, name := range []string{
+		"socket_mode_events_api_app_mention.json", "socket_mode_interactive_shortcut.json",
+	} {
 		var f struct {
 			Type    string          `json:"type"`
 			Payload json.RawMessage `json:"payload"`
@@ -137,15 +145,18 @@ func TestAckBeforeWork(t *testing.T) {
 func TestRunBadToken(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{manual: true, srv: slacktest.Config{BotToken: "xoxb-0000000001-0000000002-OTHERbotTOKEN01"}})
+			e := newEnv(t, m, envOptions{manual: true,
+				srv: slacktest.Config{BotToken: "xoxb-0000000001-0000000002-OTHERbotTOKEN01"}})
 			err := e.ch.Run(testkit.Context(t, 30*time.Second))
-			if !errors.Is(err, slack.ErrUnauthorized) || !strings.Contains(err.Error(), "invalid_auth") {
+			if !errors.Is(err, slack.ErrUnauthorized) ||
+				!strings.Contains(err.Error(), "invalid_auth") {
 				t.Fatalf("Run = %v, want ErrUnauthorized (invalid_auth)", err)
 			}
 			if strings.Contains(err.Error(), slacktest.DefaultBotToken) {
 				t.Errorf("the error holds the token: %v", err)
 			}
-			if _, err := e.ch.Addr(testkit.Context(t, 30*time.Second)); !errors.Is(err, slack.ErrNoListener) {
+			_, err = e.ch.Addr(testkit.Context(t, 30*time.Second))
+			if !errors.Is(err, slack.ErrNoListener) {
 				t.Errorf("Addr after a failed Run: %v, want ErrNoListener", err)
 			}
 			if e.srv.Connections() != 0 {
@@ -184,20 +195,26 @@ func TestNewInvalid(t *testing.T) {
 		opt  slack.Options
 		msg  string
 	}{
-		{"nothing", slack.Options{}, "missing a bot token, a Bot, a delivery log, an app-level token (Socket Mode) or a signing secret (HTTP mode)"},
-		{"no bot", slack.Options{BotToken: slacktest.DefaultBotToken, AppToken: slacktest.DefaultAppToken, Deliveries: e.db}, "missing a Bot"},
-		{"no store", slack.Options{BotToken: slacktest.DefaultBotToken, AppToken: slacktest.DefaultAppToken, Bot: b}, "missing a delivery log"},
-		{"no mode", slack.Options{BotToken: slacktest.DefaultBotToken, Bot: b, Deliveries: e.db}, "missing an app-level token"},
+		{"nothing", slack.Options{}, "missing a bot token, a Bot, a delivery log, " +
+			"an app-level token (Socket Mode) or a signing secret (HTTP mode)"},
+		{"no bot", slack.Options{BotToken: slacktest.DefaultBotToken,
+			AppToken: slacktest.DefaultAppToken, Deliveries: e.db}, "missing a Bot"},
+		{"no store", slack.Options{BotToken: slacktest.DefaultBotToken,
+			AppToken: slacktest.DefaultAppToken, Bot: b}, "missing a delivery log"},
+		{"no mode", slack.Options{BotToken: slacktest.DefaultBotToken, Bot: b, Deliveries: e.db},
+			"missing an app-level token"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ch, err := slack.New(c.opt)
-			if ch != nil || !errors.Is(err, slack.ErrInvalidOptions) || !strings.Contains(err.Error(), c.msg) {
-				t.Errorf("%s: New = %v, %v; want ErrInvalidOptions saying %q", c.name, ch, err, c.msg)
+			if ch != nil || !errors.Is(err, slack.ErrInvalidOptions) ||
+				!strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s: New = %v, %v; want ErrInvalidOptions saying %q",
+					c.name, ch, err, c.msg)
 			}
 		})
 	}
-	ch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken, SigningSecret: secret, Bot: b, Deliveries: e.db,
-		Channels: []string{"C1", "C2"}})
+	ch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken, SigningSecret: secret,
+		Bot: b, Deliveries: e.db, Channels: []string{"C1", "C2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +253,8 @@ func (failingLog) SeenDelivery(string, time.Time, time.Duration) (bool, error) {
 func TestHTTPRefused(t *testing.T) {
 	e := newEnv(t, httpMode, envOptions{})
 	req, ts := e.require("s1", "Bash", map[string]any{"command": "ls"})
-	click := slacktest.BlockAction{UserID: approver, MessageTS: ts, Value: bot.Callback{RequestID: req.ID, Action: bot.ActionApprove}.String(),
+	click := slacktest.BlockAction{UserID: approver, MessageTS: ts,
+		Value:     bot.Callback{RequestID: req.ID, Action: bot.ActionApprove}.String(),
 		TriggerID: "1000000000009.2000000000002.feedfacefeedfacefeedfacefeedface"}
 	body := e.srv.BlockActionBody(click)
 	cmdBody := e.srv.SlashCommandBody(slacktest.SlashCommand{UserID: admin, Text: "allow Read"})
@@ -257,10 +275,18 @@ func TestHTTPRefused(t *testing.T) {
 		{"a wrong signing secret", func() *http.Request {
 			return signed(slack.PathInteractions, "e6b19c573432dcc6b075501d51b51boo", now, body)
 		}, 401},
-		{"a timestamp 6 minutes old", func() *http.Request { return signed(slack.PathInteractions, secret, now.Add(-6*time.Minute), body) }, 401},
-		{"a timestamp 6 minutes ahead", func() *http.Request { return signed(slack.PathInteractions, secret, now.Add(6*time.Minute), body) }, 401},
-		{"a command 6 minutes old", func() *http.Request { return signed(slack.PathCommands, secret, now.Add(-6*time.Minute), cmdBody) }, 401},
-		{"a command with a wrong secret", func() *http.Request { return signed(slack.PathCommands, "not-the-secret", now, cmdBody) }, 401},
+		{"a timestamp 6 minutes old", func() *http.Request {
+			return signed(slack.PathInteractions, secret, now.Add(-6*time.Minute), body)
+		}, 401},
+		{"a timestamp 6 minutes ahead", func() *http.Request {
+			return signed(slack.PathInteractions, secret, now.Add(6*time.Minute), body)
+		}, 401},
+		{"a command 6 minutes old", func() *http.Request {
+			return signed(slack.PathCommands, secret, now.Add(-6*time.Minute), cmdBody)
+		}, 401},
+		{"a command with a wrong secret", func() *http.Request {
+			return signed(slack.PathCommands, "not-the-secret", now, cmdBody)
+		}, 401},
 		{"no signature", func() *http.Request {
 			r := signed(slack.PathInteractions, secret, now, body)
 			r.Header.Del("X-Slack-Signature")
@@ -274,13 +300,15 @@ func TestHTTPRefused(t *testing.T) {
 		{"a tampered body", func() *http.Request {
 			r := signed(slack.PathInteractions, secret, now, body)
 			forged := bytes.Replace(body, []byte(approver), []byte(stranger), 1)
-			r2, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL.String(), bytes.NewReader(forged))
+			r2, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL.String(),
+				bytes.NewReader(forged))
 			testkit.Must(t, err)
 			r2.Header = r.Header
 			return r2
 		}, 401},
 		{"a body over the limit", func() *http.Request {
-			return signed(slack.PathInteractions, secret, now, bytes.Repeat([]byte("a"), slack.MaxBodyBytes+1))
+			return signed(slack.PathInteractions, secret, now,
+				bytes.Repeat([]byte("a"), slack.MaxBodyBytes+1))
 		}, 413},
 		{"a signed body that is no payload", func() *http.Request {
 			return signed(slack.PathInteractions, secret, now, []byte("payload=%7Bnot+json"))
@@ -289,11 +317,14 @@ func TestHTTPRefused(t *testing.T) {
 			return signed(slack.PathCommands, secret, now, []byte("command=%2Fskald&text=pending"))
 		}, 400},
 		{"GET", func() *http.Request {
-			r, err := http.NewRequestWithContext(ctx, http.MethodGet, e.base+slack.PathInteractions, nil)
+			r, err := http.NewRequestWithContext(ctx, http.MethodGet,
+				e.base+slack.PathInteractions, nil)
 			testkit.Must(t, err)
 			return r
 		}, 405},
-		{"another path", func() *http.Request { return signed("/slack/events", secret, now, body) }, 404},
+		{"another path", func() *http.Request {
+			return signed("/slack/events", secret, now, body)
+		}, 404},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := teststore.Snapshot(t, e.db)
@@ -339,7 +370,8 @@ func TestHTTPFixtureRequest(t *testing.T) {
 	readJSON(t, "block_actions_signed_request.json", &f)
 	body := testkit.ReadFile(t, "block_actions_form_body.txt")
 	send := func() int {
-		r, err := http.NewRequestWithContext(testkit.Context(t, 30*time.Second), http.MethodPost, e.base+slack.PathInteractions, bytes.NewReader(body))
+		r, err := http.NewRequestWithContext(testkit.Context(t, 30*time.Second), http.MethodPost,
+			e.base+slack.PathInteractions, bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,10 +400,12 @@ func TestHandlerMounted(t *testing.T) {
 	e := newEnv(t, httpMode, envOptions{manual: true})
 	mounted := httptest.NewServer(e.ch.Handler())
 	t.Cleanup(mounted.Close)
-	cmd := delivery{path: slack.PathCommands, body: e.srv.SlashCommandBody(slacktest.SlashCommand{UserID: approver, Text: "whoami"})}
+	cmd := delivery{path: slack.PathCommands,
+		body: e.srv.SlashCommandBody(slacktest.SlashCommand{UserID: approver, Text: "whoami"})}
 	post := func(want int) {
 		t.Helper()
-		req, err := slacktest.NewSignedRequest(testkit.Context(t, 30*time.Second), mounted.URL+cmd.path, secret, time.Now(), cmd.body)
+		req, err := slacktest.NewSignedRequest(testkit.Context(t, 30*time.Second),
+			mounted.URL+cmd.path, secret, time.Now(), cmd.body)
 		if err != nil {
 			t.Fatal(err)
 		}

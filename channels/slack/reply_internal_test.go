@@ -17,9 +17,12 @@ func TestChunks(t *testing.T) {
 		want []string
 	}{
 		{"short", "a\nb", 10, 3, []string{"a\nb"}},
-		{"split at line ends", line + "\n" + line + "\n" + line, 90, 5, []string{line + "\n" + line, line}},
-		{"an overlong line", strings.Repeat("y", 100), 50, 3, []string{strings.Repeat("y", 21) + "\n… (cut, 79 more characters)"}},
-		{"too many pieces", strings.Repeat(line+"\n", 9) + line, 40, 3, []string{line, line, "… (cut, 8 more lines)"}},
+		{"split at line ends", line + "\n" + line + "\n" + line, 90, 5,
+			[]string{line + "\n" + line, line}},
+		{"an overlong line", strings.Repeat("y", 100), 50, 3,
+			[]string{strings.Repeat("y", 21) + "\n… (cut, 79 more characters)"}},
+		{"too many pieces", strings.Repeat(line+"\n", 9) + line, 40, 3,
+			[]string{line, line, "… (cut, 8 more lines)"}},
 		{"astral runes count twice", "😀😀😀\nz", 6, 3, []string{"😀😀😀", "z"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,13 +20,17 @@ func TestApproverClickApproves(t *testing.T) {
 			req, ts := e.require("s1", "Bash", map[string]any{"command": "make deploy"})
 			e.click(approver, ts, req.ID, bot.ActionBypassShort)
 			eph, toast := e.nextEphemeral()
-			if toast != "Approved · ⏱ 30 min bypass" || eph.User != approver || eph.Channel != slacktest.DefaultChannel {
-				t.Errorf("toast %q to %s in %s, want the approval to %s", toast, eph.User, eph.Channel, approver)
+			if toast != "Approved · ⏱ 30 min bypass" || eph.User != approver ||
+				eph.Channel != slacktest.DefaultChannel {
+				t.Errorf("toast %q to %s in %s, want the approval to %s",
+					toast, eph.User, eph.Channel, approver)
 			}
 			e.waitFinal(req.ID)
 			got := e.request(req.ID)
-			if got.Status != store.Approved || got.Resolution == nil || got.Resolution.Via != "slack" ||
-				got.Resolution.By != approverName+" ("+approver+")" || got.Resolution.Bypass == nil || got.Resolution.Bypass.Secs != 1800 {
+			if got.Status != store.Approved || got.Resolution == nil ||
+				got.Resolution.Via != "slack" ||
+				got.Resolution.By != approverName+" ("+approver+")" ||
+				got.Resolution.Bypass == nil || got.Resolution.Bypass.Secs != 1800 {
 				t.Fatalf("request after the click: %+v %+v", got, got.Resolution)
 			}
 			e.checkUpdates(ts)
@@ -35,15 +39,18 @@ func TestApproverClickApproves(t *testing.T) {
 				t.Fatal("no such message")
 			}
 			bs := rawBlocks(t, cur)
-			if outcome := text(bs[len(bs)-1]); !strings.HasPrefix(outcome, "*✅ Approved by jane.approver (U0FAKEUSR01) · slack · ") ||
-				!strings.HasSuffix(outcome, " · ⏱ 30 min bypass: every call of category shell (any command or arguments, not only this call) (category:shell)*") {
+			if outcome := text(bs[len(bs)-1]); !strings.HasPrefix(outcome,
+				"*✅ Approved by jane.approver (U0FAKEUSR01) · slack · ") ||
+				!strings.HasSuffix(outcome, " · ⏱ 30 min bypass: every call of category shell "+
+					"(any command or arguments, not only this call) (category:shell)*") {
 				t.Errorf("outcome %q", outcome)
 			}
 
 			// A second click, on the finished message, changes nothing and says so.
 			before := teststore.Snapshot(t, e.db)
 			e.click(admin, ts, req.ID, bot.ActionReject)
-			if _, toast := e.nextEphemeral(); toast != "Already approved by jane.approver (U0FAKEUSR01)" {
+			if _, toast := e.nextEphemeral(); toast !=
+				"Already approved by jane.approver (U0FAKEUSR01)" {
 				t.Errorf("late toast %q", toast)
 			}
 			teststore.Unchanged(t, e.db, before)
@@ -64,17 +71,22 @@ func TestClickRefused(t *testing.T) {
 				click slacktest.BlockAction
 				toast string
 			}{
-				{"a stranger", slacktest.BlockAction{UserID: stranger, UserName: "mallory", MessageTS: ts, Value: "a:1:ok"}, "Not authorized"},
-				{"another message", slacktest.BlockAction{UserID: approver, MessageTS: "1700000000.000100", Value: "a:1:ok"}, "Unknown request"},
-				{"a forged value", slacktest.BlockAction{UserID: approver, MessageTS: ts, ActionID: "approve", Value: "a:1:yes"}, "Invalid button"},
-				{"an unknown request", slacktest.BlockAction{UserID: approver, MessageTS: ts, Value: "a:99:ok"}, "Unknown request"},
+				{"a stranger", slacktest.BlockAction{UserID: stranger, UserName: "mallory",
+					MessageTS: ts, Value: "a:1:ok"}, "Not authorized"},
+				{"another message", slacktest.BlockAction{UserID: approver,
+					MessageTS: "1700000000.000100", Value: "a:1:ok"}, "Unknown request"},
+				{"a forged value", slacktest.BlockAction{UserID: approver, MessageTS: ts,
+					ActionID: "approve", Value: "a:1:yes"}, "Invalid button"},
+				{"an unknown request", slacktest.BlockAction{UserID: approver, MessageTS: ts,
+					Value: "a:99:ok"}, "Unknown request"},
 			} {
 				t.Run(c.name, func(t *testing.T) {
 					before := teststore.Snapshot(t, e.db)
 					e.clickAction(c.click)
 					eph, toast := e.nextEphemeral()
 					if toast != c.toast || eph.User != c.click.UserID {
-						t.Errorf("%s: toast %q to %s, want %q to %s", c.name, toast, eph.User, c.toast, c.click.UserID)
+						t.Errorf("%s: toast %q to %s, want %q to %s",
+							c.name, toast, eph.User, c.toast, c.click.UserID)
 					}
 					teststore.Unchanged(t, e.db, before)
 				})

@@ -21,13 +21,16 @@ func Example() {
 	ctx := context.Background()
 	api := slack.New(slacktest.DefaultBotToken, slack.OptionAPIURL(srv.URL()))
 
-	button := slack.NewButtonBlockElement("approve", "a:42:ok", slack.NewTextBlockObject(slack.PlainTextType, "Approve", false, false))
+	button := slack.NewButtonBlockElement("approve", "a:42:ok",
+		slack.NewTextBlockObject(slack.PlainTextType, "Approve", false, false))
 	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
-		slack.MsgOptionText("Approval needed", false), slack.MsgOptionBlocks(slack.NewActionBlock("actions", button)))
+		slack.MsgOptionText("Approval needed", false),
+		slack.MsgOptionBlocks(slack.NewActionBlock("actions", button)))
 	if err != nil {
 		panic(err)
 	}
-	if _, _, _, err := api.UpdateMessageContext(ctx, slacktest.DefaultChannel, ts, slack.MsgOptionText("Approved", false)); err != nil {
+	if _, _, _, err := api.UpdateMessageContext(ctx, slacktest.DefaultChannel, ts,
+		slack.MsgOptionText("Approved", false)); err != nil {
 		panic(err)
 	}
 	upd, _ := srv.WaitUpdates(ctx, slacktest.DefaultChannel, ts, 1)

@@ -23,7 +23,8 @@ func newServer(t *testing.T, cfg slacktest.Config) *slacktest.Server {
 // newAPI returns a real slack-go client of srv with the given bot token and the
 // default app token.
 func newAPI(srv *slacktest.Server, botToken string) *slack.Client {
-	return slack.New(botToken, slack.OptionAPIURL(srv.URL()), slack.OptionAppLevelToken(slacktest.DefaultAppToken))
+	return slack.New(botToken, slack.OptionAPIURL(srv.URL()),
+		slack.OptionAppLevelToken(slacktest.DefaultAppToken))
 }
 
 // slackError returns the error code of a slack.SlackErrorResponse, failing otherwise.
@@ -40,11 +41,17 @@ func slackError(t *testing.T, err error) string {
 // two buttons whose values are approve and reject.
 func promptBlocks(approve, reject string) []slack.Block {
 	return []slack.Block{
-		slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, "Approval needed", false, false)),
-		slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, "*Tool:* Bash", false, false), nil, nil),
+		slack.NewHeaderBlock(
+			slack.NewTextBlockObject(slack.PlainTextType, "Approval needed", false, false)),
+		slack.NewSectionBlock(
+			slack.NewTextBlockObject(slack.MarkdownType, "*Tool:* Bash", false, false), nil, nil),
 		slack.NewActionBlock("actions",
-			slack.NewButtonBlockElement("approve", approve, slack.NewTextBlockObject(slack.PlainTextType, "Approve", false, false)).WithStyle(slack.StylePrimary),
-			slack.NewButtonBlockElement("reject", reject, slack.NewTextBlockObject(slack.PlainTextType, "Reject", false, false)).WithStyle(slack.StyleDanger),
+			slack.NewButtonBlockElement("approve", approve,
+				slack.NewTextBlockObject(slack.PlainTextType, "Approve", false, false),
+			).WithStyle(slack.StylePrimary),
+			slack.NewButtonBlockElement("reject", reject,
+				slack.NewTextBlockObject(slack.PlainTextType, "Reject", false, false),
+			).WithStyle(slack.StyleDanger),
 		),
 	}
 }

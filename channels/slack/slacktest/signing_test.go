@@ -17,7 +17,9 @@ import (
 )
 
 func TestSignMatchesFixtureVectors(t *testing.T) {
-	for _, name := range []string{"request_signing_docs_example.json", "request_signing_slackgo_vector.json"} {
+	for _, name := range []string{
+		"request_signing_docs_example.json", "request_signing_slackgo_vector.json",
+	} {
 		var v struct {
 			Secret      string `json:"signing_secret"`
 			Timestamp   string `json:"timestamp"`
@@ -31,12 +33,15 @@ func TestSignMatchesFixtureVectors(t *testing.T) {
 		if got := slacktest.Sign(v.Secret, v.Timestamp, []byte(v.Body)); got != v.Expected {
 			t.Errorf("%s: Sign = %s, want %s", name, got, v.Expected)
 		}
-		if v.WrongSecret != "" && slacktest.Sign(v.WrongSecret, v.Timestamp, []byte(v.Body)) == v.Expected {
+		if v.WrongSecret != "" &&
+			slacktest.Sign(v.WrongSecret, v.Timestamp, []byte(v.Body)) == v.Expected {
 			t.Errorf("%s: the wrong secret signs the same", name)
 		}
 	}
 	// The docs example's body is byte for byte slash_command_body.txt.
-	if got := slacktest.Sign("8f742231b10e8888abcd99yyyzzz85a5", "1531420618", testkit.ReadFile(t, "slash_command_body.txt")); got != "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503" {
+	if got := slacktest.Sign("8f742231b10e8888abcd99yyyzzz85a5", "1531420618",
+		testkit.ReadFile(t, "slash_command_body.txt")); got !=
+		"v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503" {
 		t.Errorf("Sign(slash_command_body.txt) = %s", got)
 	}
 
@@ -44,14 +49,16 @@ func TestSignMatchesFixtureVectors(t *testing.T) {
 		Secret  string            `json:"signing_secret"`
 		Headers map[string]string `json:"headers"`
 	}
-	if err := json.Unmarshal(testkit.ReadFile(t, "block_actions_signed_request.json"), &signed); err != nil {
+	err := json.Unmarshal(testkit.ReadFile(t, "block_actions_signed_request.json"), &signed)
+	if err != nil {
 		t.Fatal(err)
 	}
 	sec, err := strconv.ParseInt(signed.Headers["X-Slack-Request-Timestamp"], 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := slacktest.NewSignedRequest(t.Context(), "http://127.0.0.1/slack/interactions", signed.Secret, time.Unix(sec, 0), testkit.ReadFile(t, "block_actions_form_body.txt"))
+	req, err := slacktest.NewSignedRequest(t.Context(), "http://127.0.0.1/slack/interactions",
+		signed.Secret, time.Unix(sec, 0), testkit.ReadFile(t, "block_actions_form_body.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +75,8 @@ func TestSignedRequestsPassSlackGoVerifier(t *testing.T) {
 	body := srv.BlockActionBody(slacktest.BlockAction{UserID: "U0APPROVER1", Value: "a:42:ok"})
 
 	verify := func(sentAt time.Time, secretUsed string) error {
-		req, err := slacktest.NewSignedRequest(t.Context(), "http://127.0.0.1/slack/interactions", secretUsed, sentAt, body)
+		req, err := slacktest.NewSignedRequest(t.Context(), "http://127.0.0.1/slack/interactions",
+			secretUsed, sentAt, body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,31 +98,38 @@ func TestSignedRequestsPassSlackGoVerifier(t *testing.T) {
 		t.Fatal("a request signed with another secret passed")
 	}
 
-	if _, err := slacktest.NewSignedRequest(t.Context(), "://bad", secret, time.Now(), body); err == nil || !strings.HasPrefix(err.Error(), "slacktest: signed request: ") {
+	_, err := slacktest.NewSignedRequest(t.Context(), "://bad", secret, time.Now(), body)
+	if err == nil || !strings.HasPrefix(err.Error(), "slacktest: signed request: ") {
 		t.Fatalf("bad target: %v", err)
 	}
 }
 
 func TestHTTPBodiesParseWithSlackGo(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	req := httptest.NewRequest("POST", "/slack/interactions", bytes.NewReader(srv.BlockActionBody(slacktest.BlockAction{UserID: "U0APPROVER1", Value: "a:42:ok", TriggerID: "1.2.abc"})))
+	click := slacktest.BlockAction{UserID: "U0APPROVER1", Value: "a:42:ok", TriggerID: "1.2.abc"}
+	req := httptest.NewRequest("POST", "/slack/interactions",
+		bytes.NewReader(srv.BlockActionBody(click)))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	cb, err := slack.InteractionCallbackParse(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cb.Type != slack.InteractionTypeBlockActions || cb.User.ID != "U0APPROVER1" || cb.TriggerID != "1.2.abc" ||
-		len(cb.ActionCallback.BlockActions) != 1 || cb.ActionCallback.BlockActions[0].Value != "a:42:ok" {
+	if cb.Type != slack.InteractionTypeBlockActions || cb.User.ID != "U0APPROVER1" ||
+		cb.TriggerID != "1.2.abc" || len(cb.ActionCallback.BlockActions) != 1 ||
+		cb.ActionCallback.BlockActions[0].Value != "a:42:ok" {
 		t.Fatalf("callback %+v", cb)
 	}
 
-	req = httptest.NewRequest("POST", "/slack/commands", bytes.NewReader(srv.SlashCommandBody(slacktest.SlashCommand{UserID: "U0ADMIN0001", Text: `allow Bash note="a b"`})))
+	slash := slacktest.SlashCommand{UserID: "U0ADMIN0001", Text: `allow Bash note="a b"`}
+	req = httptest.NewRequest("POST", "/slack/commands",
+		bytes.NewReader(srv.SlashCommandBody(slash)))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	cmd, err := slack.SlashCommandParse(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmd.Command != "/skald" || cmd.Text != `allow Bash note="a b"` || cmd.UserID != "U0ADMIN0001" || cmd.TeamID != slacktest.TeamID || cmd.TriggerID == "" {
+	if cmd.Command != "/skald" || cmd.Text != `allow Bash note="a b"` ||
+		cmd.UserID != "U0ADMIN0001" || cmd.TeamID != slacktest.TeamID || cmd.TriggerID == "" {
 		t.Fatalf("slash command %+v", cmd)
 	}
 }
@@ -125,7 +140,8 @@ func TestBlockActionDefaultsAreTheFixture(t *testing.T) {
 	if err := json.Unmarshal(srv.BlockActionPayload(slacktest.BlockAction{}), &got); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(testkit.ReadFile(t, "block_actions_payload.json"), &want); err != nil {
+	if err := json.Unmarshal(testkit.ReadFile(t, "block_actions_payload.json"),
+		&want); err != nil {
 		t.Fatal(err)
 	}
 	// Fresh per click: trigger_id, action_ts; response_url points at the server.
@@ -145,7 +161,9 @@ func TestBlockActionUsesTheMessageButtons(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
-	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("prompt", false), slack.MsgOptionBlocks(promptBlocks("a:42:ok", "a:42:no")...))
+	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+		slack.MsgOptionText("prompt", false),
+		slack.MsgOptionBlocks(promptBlocks("a:42:ok", "a:42:no")...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,24 +192,30 @@ func TestBlockActionUsesTheMessageButtons(t *testing.T) {
 
 	// The newest message of the channel, its button found by action_id.
 	got, msgTS, blocks := click(slacktest.BlockAction{ActionID: "approve"})
-	if want := (action{ActionID: "approve", BlockID: "actions", Value: "a:42:ok", Style: "primary"}); msgTS != ts || blocks != 3 ||
-		got.ActionID != want.ActionID || got.BlockID != want.BlockID || got.Value != want.Value || got.Style != want.Style || got.Text.Text != "Approve" {
+	want := action{ActionID: "approve", BlockID: "actions", Value: "a:42:ok", Style: "primary"}
+	if msgTS != ts || blocks != 3 ||
+		got.ActionID != want.ActionID || got.BlockID != want.BlockID ||
+		got.Value != want.Value || got.Style != want.Style || got.Text.Text != "Approve" {
 		t.Fatalf("click approve: %+v on %s with %d blocks", got, msgTS, blocks)
 	}
 	// Set fields win over the button's (a forged value).
-	if got, _, _ := click(slacktest.BlockAction{MessageTS: ts, ActionID: "approve", Value: "a:99:ok"}); got.Value != "a:99:ok" || got.ActionID != "approve" {
+	got, _, _ = click(slacktest.BlockAction{MessageTS: ts, ActionID: "approve", Value: "a:99:ok"})
+	if got.Value != "a:99:ok" || got.ActionID != "approve" {
 		t.Fatalf("forged click: %+v", got)
 	}
 	// No such button: the fixture's button with the fields set.
-	if got, _, _ := click(slacktest.BlockAction{MessageTS: ts, Value: "gone"}); got.Value != "gone" || got.ActionID != "uSoeH" {
+	got, _, _ = click(slacktest.BlockAction{MessageTS: ts, Value: "gone"})
+	if got.Value != "gone" || got.ActionID != "uSoeH" {
 		t.Fatalf("click on a missing button: %+v", got)
 	}
 	// After an update that removed the buttons, the payload shows the new blocks.
-	if _, _, _, err := api.UpdateMessageContext(ctx, slacktest.DefaultChannel, ts, slack.MsgOptionText("done", false),
-		slack.MsgOptionBlocks(slack.NewDividerBlock())); err != nil {
+	if _, _, _, err := api.UpdateMessageContext(ctx, slacktest.DefaultChannel, ts,
+		slack.MsgOptionText("done", false), slack.MsgOptionBlocks(slack.NewDividerBlock()),
+	); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, blocks := click(slacktest.BlockAction{MessageTS: ts, ActionID: "approve"}); blocks != 1 || got.Value != "click_me_123" {
+	got, _, blocks = click(slacktest.BlockAction{MessageTS: ts, ActionID: "approve"})
+	if blocks != 1 || got.Value != "click_me_123" {
 		t.Fatalf("click after update: %+v with %d blocks", got, blocks)
 	}
 }

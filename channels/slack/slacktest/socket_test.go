@@ -42,7 +42,8 @@ func startSocketMode(t *testing.T, srv *slacktest.Server) *socketmode.Client {
 
 // nextEvent returns the next event of type typ, skipping the client's other events
 // (connecting, connected, hello).
-func nextEvent(ctx context.Context, t *testing.T, smc *socketmode.Client, typ socketmode.EventType) socketmode.Event {
+func nextEvent(ctx context.Context, t *testing.T, smc *socketmode.Client,
+	typ socketmode.EventType) socketmode.Event {
 	t.Helper()
 	for {
 		select {
@@ -50,7 +51,8 @@ func nextEvent(ctx context.Context, t *testing.T, smc *socketmode.Client, typ so
 			if evt.Type == typ {
 				return evt
 			}
-			if evt.Type == socketmode.EventTypeConnectionError || evt.Type == socketmode.EventTypeErrorBadMessage {
+			if evt.Type == socketmode.EventTypeConnectionError ||
+				evt.Type == socketmode.EventTypeErrorBadMessage {
 				t.Fatalf("waiting for %s: got %s: %+v", typ, evt.Type, evt.Data)
 			}
 		case <-ctx.Done():
@@ -64,13 +66,15 @@ func TestSocketModeBlockActionIsAcked(t *testing.T) {
 	ctx := testkit.Context(t, 20*time.Second)
 	ch := slacktest.DefaultChannel
 	_, ts, err := newAPI(srv, slacktest.DefaultBotToken).PostMessageContext(ctx, ch,
-		slack.MsgOptionText("prompt", false), slack.MsgOptionBlocks(promptBlocks("a:42:ok", "a:42:no")...))
+		slack.MsgOptionText("prompt", false),
+		slack.MsgOptionBlocks(promptBlocks("a:42:ok", "a:42:no")...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	smc := startSocketMode(t, srv)
 
-	env, err := srv.PushBlockAction(slacktest.BlockAction{UserID: "U0APPROVER1", Channel: ch, MessageTS: ts, Value: "a:42:no"})
+	env, err := srv.PushBlockAction(slacktest.BlockAction{UserID: "U0APPROVER1", Channel: ch,
+		MessageTS: ts, Value: "a:42:no"})
 	if err != nil {
 		t.Fatalf("PushBlockAction: %v", err)
 	}
@@ -79,16 +83,18 @@ func TestSocketModeBlockActionIsAcked(t *testing.T) {
 	if !ok {
 		t.Fatalf("event data %T", evt.Data)
 	}
-	if evt.Request.EnvelopeID != env.EnvelopeID || evt.Request.AcceptsResponsePayload || evt.Request.RetryAttempt != 0 {
+	if evt.Request.EnvelopeID != env.EnvelopeID || evt.Request.AcceptsResponsePayload ||
+		evt.Request.RetryAttempt != 0 {
 		t.Fatalf("request %+v, pushed %+v", evt.Request, env)
 	}
-	if cb.Type != slack.InteractionTypeBlockActions || cb.User.ID != "U0APPROVER1" || cb.Team.ID != slacktest.TeamID ||
-		cb.Container.MessageTs != ts || cb.Container.ChannelID != ch || cb.Channel.ID != ch {
+	if cb.Type != slack.InteractionTypeBlockActions || cb.User.ID != "U0APPROVER1" ||
+		cb.Team.ID != slacktest.TeamID || cb.Container.MessageTs != ts ||
+		cb.Container.ChannelID != ch || cb.Channel.ID != ch {
 		t.Fatalf("callback %+v", cb)
 	}
 	acts := cb.ActionCallback.BlockActions
-	if len(acts) != 1 || acts[0].Value != "a:42:no" || acts[0].ActionID != "reject" || acts[0].BlockID != "actions" ||
-		acts[0].Text.Text != "Reject" || acts[0].ActionTs == "" {
+	if len(acts) != 1 || acts[0].Value != "a:42:no" || acts[0].ActionID != "reject" ||
+		acts[0].BlockID != "actions" || acts[0].Text.Text != "Reject" || acts[0].ActionTs == "" {
 		t.Fatalf("actions %+v (want the message's Reject button)", acts)
 	}
 	if cb.Message.Text != "prompt" || len(cb.Message.Blocks.BlockSet) != 3 || cb.TriggerID == "" {
@@ -112,7 +118,8 @@ func TestSocketModeSlashCommandIsAckedWithPayload(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	smc := startSocketMode(t, srv)
-	env, err := srv.PushSlashCommand(slacktest.SlashCommand{UserID: "U0ADMIN0001", Text: "rules default"})
+	env, err := srv.PushSlashCommand(
+		slacktest.SlashCommand{UserID: "U0ADMIN0001", Text: "rules default"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,14 +128,16 @@ func TestSocketModeSlashCommandIsAckedWithPayload(t *testing.T) {
 	if !ok {
 		t.Fatalf("event data %T", evt.Data)
 	}
-	if cmd.Command != "/skald" || cmd.Text != "rules default" || cmd.UserID != "U0ADMIN0001" || cmd.ChannelID != slacktest.DefaultChannel ||
-		cmd.TeamID != slacktest.TeamID || cmd.APIAppID != slacktest.AppID || cmd.TriggerID == "" {
+	if cmd.Command != "/skald" || cmd.Text != "rules default" || cmd.UserID != "U0ADMIN0001" ||
+		cmd.ChannelID != slacktest.DefaultChannel || cmd.TeamID != slacktest.TeamID ||
+		cmd.APIAppID != slacktest.AppID || cmd.TriggerID == "" {
 		t.Fatalf("slash command %+v", cmd)
 	}
 	if !evt.Request.AcceptsResponsePayload || evt.Request.EnvelopeID != env.EnvelopeID {
 		t.Fatalf("request %+v", evt.Request)
 	}
-	smc.Ack(*evt.Request, map[string]any{"response_type": "ephemeral", "text": "Rules in group default: 3"})
+	smc.Ack(*evt.Request,
+		map[string]any{"response_type": "ephemeral", "text": "Rules in group default: 3"})
 	ack, err := srv.WaitAck(ctx, env.EnvelopeID)
 	if err != nil {
 		t.Fatal(err)
@@ -153,11 +162,13 @@ func TestSocketModeRedelivery(t *testing.T) {
 	}
 	second := nextEvent(ctx, t, smc, socketmode.EventTypeInteractive)
 	if again.EnvelopeID != env.EnvelopeID || second.Request.EnvelopeID != env.EnvelopeID ||
-		second.Request.RetryAttempt != 1 || second.Request.RetryReason != "timeout" || first.Request.RetryAttempt != 0 {
+		second.Request.RetryAttempt != 1 || second.Request.RetryReason != "timeout" ||
+		first.Request.RetryAttempt != 0 {
 		t.Fatalf("redelivery %+v after %+v", second.Request, first.Request)
 	}
 	if !bytes.Equal(first.Request.Payload, second.Request.Payload) {
-		t.Fatalf("redelivered payload differs:\n%s\n%s", first.Request.Payload, second.Request.Payload)
+		t.Fatalf("redelivered payload differs:\n%s\n%s",
+			first.Request.Payload, second.Request.Payload)
 	}
 	smc.Ack(*first.Request)
 	smc.Ack(*second.Request)
@@ -196,7 +207,8 @@ func TestSocketModeReconnects(t *testing.T) {
 				t.Fatal(err)
 			}
 			if ack.Connection != 2 || srv.Connections() != 2 {
-				t.Fatalf("ack %+v on connection %d of %d, want the second", ack, ack.Connection, srv.Connections())
+				t.Fatalf("ack %+v on connection %d of %d, want the second",
+					ack, ack.Connection, srv.Connections())
 			}
 		})
 	}
@@ -205,13 +217,17 @@ func TestSocketModeReconnects(t *testing.T) {
 func TestSocketModeBadAppToken(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
-	api := slack.New(slacktest.DefaultBotToken, slack.OptionAPIURL(srv.URL()), slack.OptionAppLevelToken("xapp-1-wrong"))
+	api := slack.New(slacktest.DefaultBotToken, slack.OptionAPIURL(srv.URL()),
+		slack.OptionAppLevelToken("xapp-1-wrong"))
 	err := socketmode.New(api, socketmode.OptionDebug(false)).RunContext(ctx)
 	if got := slackError(t, err); got != "invalid_auth" {
 		t.Fatalf("RunContext with a wrong app token: %v", err)
 	}
-	for token, want := range map[string]string{slacktest.DefaultBotToken: "not_allowed_token_type", "": "not_authed"} {
-		api := slack.New(slacktest.DefaultBotToken, slack.OptionAPIURL(srv.URL()), slack.OptionAppLevelToken(token))
+	for token, want := range map[string]string{
+		slacktest.DefaultBotToken: "not_allowed_token_type", "": "not_authed",
+	} {
+		api := slack.New(slacktest.DefaultBotToken, slack.OptionAPIURL(srv.URL()),
+			slack.OptionAppLevelToken(token))
 		_, _, err := api.StartSocketModeContext(ctx)
 		if got := slackError(t, err); got != want {
 			t.Errorf("apps.connections.open with %q: %q, want %q", token, got, want)
@@ -289,7 +305,8 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 
 	hello := readFrame(t, ws)
 	helloRaw, _ := json.Marshal(hello)
-	if got, want := keysOf(t, helloRaw), keysOf(t, testkit.ReadFile(t, "socket_mode_hello.json")); !slices.Equal(got, want) {
+	if got, want := keysOf(t, helloRaw),
+		keysOf(t, testkit.ReadFile(t, "socket_mode_hello.json")); !slices.Equal(got, want) {
 		t.Fatalf("hello keys %v, fixture %v", got, want)
 	}
 	if string(hello["type"]) != `"hello"` || string(hello["num_connections"]) != "1" ||
@@ -303,12 +320,14 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	env := readFrame(t, ws)
 	envRaw, _ := json.Marshal(env)
 	var fix map[string]json.RawMessage
-	_ = json.Unmarshal(testkit.ReadFile(t, "socket_mode_interactive_block_actions_composed.json"), &fix)
+	_ = json.Unmarshal(
+		testkit.ReadFile(t, "socket_mode_interactive_block_actions_composed.json"), &fix)
 	fixRaw, _ := json.Marshal(fix)
 	if got, want := keysOf(t, envRaw), keysOf(t, fixRaw); !slices.Equal(got, want) {
 		t.Fatalf("interactive envelope keys %v, fixture %v", got, want)
 	}
-	if got, want := keysOf(t, env["payload"]), keysOf(t, fix["payload"]); !slices.Equal(got, want) {
+	if got, want := keysOf(t, env["payload"]),
+		keysOf(t, fix["payload"]); !slices.Equal(got, want) {
 		t.Fatalf("block_actions payload keys %v, fixture %v", got, want)
 	}
 
@@ -322,7 +341,8 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	if got, want := keysOf(t, slashRaw), keysOf(t, fixRaw); !slices.Equal(got, want) {
 		t.Fatalf("slash_commands envelope keys %v, fixture %v", got, want)
 	}
-	if got, want := keysOf(t, slash["payload"]), keysOf(t, fix["payload"]); !slices.Equal(got, want) {
+	if got, want := keysOf(t, slash["payload"]),
+		keysOf(t, fix["payload"]); !slices.Equal(got, want) {
 		t.Fatalf("slash command payload keys %v, fixture %v", got, want)
 	}
 
@@ -330,7 +350,8 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	if err := ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"not an ack"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ws.WriteMessage(websocket.TextMessage, testkit.ReadFile(t, "socket_mode_ack.json")); err != nil {
+	if err := ws.WriteMessage(websocket.TextMessage,
+		testkit.ReadFile(t, "socket_mode_ack.json")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := srv.WaitAck(ctx, "57d6a792-4d35-4d0b-b6aa-3361493e1caf"); err != nil {
@@ -345,11 +366,15 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	}
 	disc := readFrame(t, ws)
 	discRaw, _ := json.Marshal(disc)
-	if got, want := keysOf(t, discRaw), keysOf(t, testkit.ReadFile(t, "socket_mode_disconnect.json")); !slices.Equal(got, want) || string(disc["reason"]) != `"refresh_requested"` {
+	if got, want := keysOf(t, discRaw),
+		keysOf(t, testkit.ReadFile(t, "socket_mode_disconnect.json")); !slices.Equal(got, want) ||
+		string(disc["reason"]) != `"refresh_requested"` {
 		t.Fatalf("disconnect %s", discRaw)
 	}
-	if _, err := srv.PushSlashCommand(slacktest.SlashCommand{}); !errors.Is(err, slacktest.ErrNotConnected) {
-		t.Fatalf("push after disconnect: %v, want ErrNotConnected (the connection is being retired)", err)
+	_, err := srv.PushSlashCommand(slacktest.SlashCommand{})
+	if !errors.Is(err, slacktest.ErrNotConnected) {
+		t.Fatalf("push after disconnect: %v, "+
+			"want ErrNotConnected (the connection is being retired)", err)
 	}
 
 	// A ticket opens one connection only.
@@ -374,12 +399,14 @@ func TestPushRejectsBadEnvelopes(t *testing.T) {
 		{Type: "interactive"},
 	} {
 		_, err := srv.Push(e)
-		if !errors.Is(err, slacktest.ErrInvalidEnvelope) || !strings.Contains(err.Error(), "needs a type and a JSON object payload") {
+		if !errors.Is(err, slacktest.ErrInvalidEnvelope) ||
+			!strings.Contains(err.Error(), "needs a type and a JSON object payload") {
 			t.Errorf("Push(%+v): %v", e, err)
 		}
 	}
 	// Nothing was sent: the next frame is the next valid push.
-	if _, err := srv.Push(slacktest.Envelope{Type: "events_api", EnvelopeID: "e1", Payload: json.RawMessage(`{"type":"event_callback"}`)}); err != nil {
+	if _, err := srv.Push(slacktest.Envelope{Type: "events_api", EnvelopeID: "e1",
+		Payload: json.RawMessage(`{"type":"event_callback"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if f := readFrame(t, ws); string(f["envelope_id"]) != `"e1"` {

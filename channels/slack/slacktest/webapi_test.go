@@ -35,7 +35,8 @@ func TestAuthTest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("AuthTest: %v", err)
 	}
-	if res.UserID != slacktest.BotUserID || res.TeamID != slacktest.TeamID || res.BotID != slacktest.BotID {
+	if res.UserID != slacktest.BotUserID || res.TeamID != slacktest.TeamID ||
+		res.BotID != slacktest.BotID {
 		t.Fatalf("AuthTest = %+v", res)
 	}
 
@@ -58,7 +59,8 @@ func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 	ch := slacktest.DefaultChannel
 
 	blocks := promptBlocks("a:42:ok", "a:42:no")
-	gotCh, ts, err := api.PostMessageContext(ctx, ch, slack.MsgOptionText("Approval needed: Bash", false), slack.MsgOptionBlocks(blocks...))
+	gotCh, ts, err := api.PostMessageContext(ctx, ch,
+		slack.MsgOptionText("Approval needed: Bash", false), slack.MsgOptionBlocks(blocks...))
 	if err != nil {
 		t.Fatalf("PostMessage: %v", err)
 	}
@@ -71,19 +73,23 @@ func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 	}
 	m := msgs[0]
 	wantRaw, _ := json.Marshal(blocks)
-	if m.Method != "chat.postMessage" || m.TS != ts || m.Text != "Approval needed: Bash" || !bytes.Equal(m.RawBlocks, wantRaw) {
+	if m.Method != "chat.postMessage" || m.TS != ts || m.Text != "Approval needed: Bash" ||
+		!bytes.Equal(m.RawBlocks, wantRaw) {
 		t.Fatalf("recorded %+v, raw blocks %s, want %s", m, m.RawBlocks, wantRaw)
 	}
 	if len(m.Blocks.BlockSet) != 3 || m.Blocks.BlockSet[2].BlockType() != slack.MBTAction {
 		t.Fatalf("decoded blocks %+v", m.Blocks.BlockSet)
 	}
-	if buttons := m.Blocks.BlockSet[2].(*slack.ActionBlock).Elements.ElementSet; len(buttons) != 2 || buttons[0].(*slack.ButtonBlockElement).Value != "a:42:ok" {
+	buttons := m.Blocks.BlockSet[2].(*slack.ActionBlock).Elements.ElementSet
+	if len(buttons) != 2 || buttons[0].(*slack.ButtonBlockElement).Value != "a:42:ok" {
 		t.Fatalf("decoded buttons %+v", buttons)
 	}
 
 	// An update with blocks replaces them.
-	resolved := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, "Approved by jane", false, false), nil, nil)}
-	if _, _, _, err := api.UpdateMessageContext(ctx, ch, ts, slack.MsgOptionText("Approved", false), slack.MsgOptionBlocks(resolved...)); err != nil {
+	resolved := []slack.Block{slack.NewSectionBlock(
+		slack.NewTextBlockObject(slack.MarkdownType, "Approved by jane", false, false), nil, nil)}
+	if _, _, _, err := api.UpdateMessageContext(ctx, ch, ts,
+		slack.MsgOptionText("Approved", false), slack.MsgOptionBlocks(resolved...)); err != nil {
 		t.Fatalf("UpdateMessage: %v", err)
 	}
 	ups, err := srv.WaitUpdates(ctx, ch, ts, 1)
@@ -94,12 +100,14 @@ func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 		t.Fatalf("update record %+v", ups[0])
 	}
 	cur, ok := srv.Current(ch, ts)
-	if !ok || cur.Text != "Approved" || len(cur.Blocks.BlockSet) != 1 || cur.Method != "chat.update" {
+	if !ok || cur.Text != "Approved" || len(cur.Blocks.BlockSet) != 1 ||
+		cur.Method != "chat.update" {
 		t.Fatalf("Current = %+v, %v", cur, ok)
 	}
 
 	// An update without blocks is recorded as such and leaves the old blocks in place.
-	if _, _, _, err := api.UpdateMessageContext(ctx, ch, ts, slack.MsgOptionText("text only", false)); err != nil {
+	if _, _, _, err := api.UpdateMessageContext(ctx, ch, ts,
+		slack.MsgOptionText("text only", false)); err != nil {
 		t.Fatalf("UpdateMessage: %v", err)
 	}
 	ups, err = srv.WaitUpdates(ctx, ch, ts, 2)
@@ -120,7 +128,8 @@ func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 		t.Fatalf("Messages changed by updates: %+v", got)
 	}
 
-	ets, err := api.PostEphemeralContext(ctx, ch, "U0NOTALLOWED", slack.MsgOptionText("not authorized", false))
+	ets, err := api.PostEphemeralContext(ctx, ch, "U0NOTALLOWED",
+		slack.MsgOptionText("not authorized", false))
 	if err != nil {
 		t.Fatalf("PostEphemeral: %v", err)
 	}
@@ -128,7 +137,8 @@ func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if eph[0].TS != ets || eph[0].User != "U0NOTALLOWED" || eph[0].Channel != ch || eph[0].Text != "not authorized" || eph[0].HasBlocks() {
+	if eph[0].TS != ets || eph[0].User != "U0NOTALLOWED" || eph[0].Channel != ch ||
+		eph[0].Text != "not authorized" || eph[0].HasBlocks() {
 		t.Fatalf("ephemeral %+v, ts %q", eph[0], ets)
 	}
 }
@@ -138,11 +148,13 @@ func TestTimestampsAreUniqueAndFromTheClock(t *testing.T) {
 	srv := newServer(t, slacktest.Config{Now: func() time.Time { return now }})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
-	_, ts1, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("one", false))
+	_, ts1, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+		slack.MsgOptionText("one", false))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts2, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("two", false))
+	_, ts2, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+		slack.MsgOptionText("two", false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,19 +168,25 @@ func TestChatErrorsChangeNothing(t *testing.T) {
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	ch := slacktest.DefaultChannel
-	_, ts, err := api.PostMessageContext(ctx, ch, slack.MsgOptionText("prompt", false), slack.MsgOptionBlocks(promptBlocks("ok", "no")...))
+	_, ts, err := api.PostMessageContext(ctx, ch, slack.MsgOptionText("prompt", false),
+		slack.MsgOptionBlocks(promptBlocks("ok", "no")...))
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	text := func(n int) slack.MsgOption {
-		return slack.MsgOptionBlocks(slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, strings.Repeat("x", n), false, false), nil, nil))
+		return slack.MsgOptionBlocks(slack.NewSectionBlock(
+			slack.NewTextBlockObject(slack.MarkdownType, strings.Repeat("x", n), false, false),
+			nil, nil))
 	}
 	button := func(value string) slack.MsgOption {
-		return slack.MsgOptionBlocks(slack.NewActionBlock("a", slack.NewButtonBlockElement("b", value, slack.NewTextBlockObject(slack.PlainTextType, "B", false, false))))
+		return slack.MsgOptionBlocks(slack.NewActionBlock("a",
+			slack.NewButtonBlockElement("b", value,
+				slack.NewTextBlockObject(slack.PlainTextType, "B", false, false))))
 	}
 	header := func(n int) slack.MsgOption {
-		return slack.MsgOptionBlocks(slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, strings.Repeat("h", n), false, false)))
+		return slack.MsgOptionBlocks(slack.NewHeaderBlock(
+			slack.NewTextBlockObject(slack.PlainTextType, strings.Repeat("h", n), false, false)))
 	}
 	many := make([]slack.Block, 51)
 	for i := range many {
@@ -186,41 +204,64 @@ func TestChatErrorsChangeNothing(t *testing.T) {
 		message string // in response_metadata.messages
 	}{
 		{"unknown channel", func() error {
-			_, _, err := api.PostMessageContext(ctx, "C0UNKNOWN01", slack.MsgOptionText("x", false))
+			_, _, err := api.PostMessageContext(ctx, "C0UNKNOWN01",
+				slack.MsgOptionText("x", false))
 			return err
 		}, "channel_not_found", ""},
 		{"not a member", func() error {
-			_, _, err := api.PostMessageContext(ctx, "C0FOREIGN01", slack.MsgOptionText("x", false))
+			_, _, err := api.PostMessageContext(ctx, "C0FOREIGN01",
+				slack.MsgOptionText("x", false))
 			return err
 		}, "not_in_channel", ""},
-		{"no text", func() error { _, _, err := api.PostMessageContext(ctx, ch); return err }, "no_text", ""},
-		{"section text 3001", func() error { _, _, err := api.PostMessageContext(ctx, ch, text(3001)); return err }, "invalid_blocks",
+		{"no text", func() error {
+			_, _, err := api.PostMessageContext(ctx, ch)
+			return err
+		}, "no_text", ""},
+		{"section text 3001", func() error {
+			_, _, err := api.PostMessageContext(ctx, ch, text(3001))
+			return err
+		}, "invalid_blocks",
 			"[ERROR] must be less than 3001 characters [json-pointer:/blocks/0/text/text]"},
-		{"51 blocks", func() error { _, _, err := api.PostMessageContext(ctx, ch, slack.MsgOptionBlocks(many...)); return err }, "invalid_blocks",
+		{"51 blocks", func() error {
+			_, _, err := api.PostMessageContext(ctx, ch, slack.MsgOptionBlocks(many...))
+			return err
+		}, "invalid_blocks",
 			"[ERROR] no more than 50 items allowed [json-pointer:/blocks]"},
 		{"11 fields", func() error {
-			_, _, err := api.PostMessageContext(ctx, ch, slack.MsgOptionBlocks(slack.NewSectionBlock(nil, fields, nil)))
+			_, _, err := api.PostMessageContext(ctx, ch,
+				slack.MsgOptionBlocks(slack.NewSectionBlock(nil, fields, nil)))
 			return err
-		}, "invalid_blocks", "[ERROR] no more than 10 items allowed [json-pointer:/blocks/0/fields]"},
+		}, "invalid_blocks",
+			"[ERROR] no more than 10 items allowed [json-pointer:/blocks/0/fields]"},
 		{"button value 2001", func() error {
 			_, _, err := api.PostMessageContext(ctx, ch, button(strings.Repeat("v", 2001)))
 			return err
 		}, "invalid_blocks",
-			"[ERROR] must be less than 2001 characters [json-pointer:/blocks/0/elements/0/value]"},
-		{"header 151", func() error { _, _, err := api.PostMessageContext(ctx, ch, header(151)); return err }, "invalid_blocks",
+			"[ERROR] must be less than 2001 characters " +
+				"[json-pointer:/blocks/0/elements/0/value]"},
+		{"header 151", func() error {
+			_, _, err := api.PostMessageContext(ctx, ch, header(151))
+			return err
+		}, "invalid_blocks",
 			"[ERROR] must be less than 151 characters [json-pointer:/blocks/0/text/text]"},
 		{"update unknown ts", func() error {
-			_, _, _, err := api.UpdateMessageContext(ctx, ch, "1.000001", slack.MsgOptionText("x", false))
+			_, _, _, err := api.UpdateMessageContext(ctx, ch, "1.000001",
+				slack.MsgOptionText("x", false))
 			return err
 		}, "message_not_found", ""},
 		{"update unknown channel", func() error {
-			_, _, _, err := api.UpdateMessageContext(ctx, "C0UNKNOWN01", ts, slack.MsgOptionText("x", false))
+			_, _, _, err := api.UpdateMessageContext(ctx, "C0UNKNOWN01", ts,
+				slack.MsgOptionText("x", false))
 			return err
 		}, "channel_not_found", ""},
-		{"update invalid blocks", func() error { _, _, _, err := api.UpdateMessageContext(ctx, ch, ts, text(3001)); return err }, "invalid_blocks",
+		{"update invalid blocks", func() error {
+			_, _, _, err := api.UpdateMessageContext(ctx, ch, ts, text(3001))
+			return err
+		}, "invalid_blocks",
 			"[ERROR] must be less than 3001 characters [json-pointer:/blocks/0/text/text]"},
 		{"update with app token", func() error {
-			_, _, _, err := newAPI(srv, slacktest.DefaultAppToken).UpdateMessageContext(ctx, ch, ts, slack.MsgOptionText("x", false))
+			app := newAPI(srv, slacktest.DefaultAppToken)
+			_, _, _, err := app.UpdateMessageContext(ctx, ch, ts, slack.MsgOptionText("x", false))
 			return err
 		}, "not_allowed_token_type", ""},
 		{"ephemeral without user", func() error {
@@ -228,15 +269,18 @@ func TestChatErrorsChangeNothing(t *testing.T) {
 			return err
 		}, "user_not_in_channel", ""},
 		{"ephemeral not a member", func() error {
-			_, err := api.PostEphemeralContext(ctx, "C0FOREIGN01", "U1", slack.MsgOptionText("x", false))
+			_, err := api.PostEphemeralContext(ctx, "C0FOREIGN01", "U1",
+				slack.MsgOptionText("x", false))
 			return err
 		}, "not_in_channel", ""},
 		{"post wrong token", func() error {
-			_, _, err := newAPI(srv, "xoxb-wrong").PostMessageContext(ctx, ch, slack.MsgOptionText("x", false))
+			_, _, err := newAPI(srv, "xoxb-wrong").PostMessageContext(ctx, ch,
+				slack.MsgOptionText("x", false))
 			return err
 		}, "invalid_auth", ""},
 		{"ephemeral wrong token", func() error {
-			_, err := newAPI(srv, "xoxb-wrong").PostEphemeralContext(ctx, ch, "U1", slack.MsgOptionText("x", false))
+			_, err := newAPI(srv, "xoxb-wrong").PostEphemeralContext(ctx, ch, "U1",
+				slack.MsgOptionText("x", false))
 			return err
 		}, "invalid_auth", ""},
 	} {
@@ -248,7 +292,8 @@ func TestChatErrorsChangeNothing(t *testing.T) {
 			if tc.message != "" {
 				var e slack.SlackErrorResponse
 				errors.As(err, &e)
-				if len(e.ResponseMetadata.Messages) != 1 || e.ResponseMetadata.Messages[0] != tc.message {
+				if len(e.ResponseMetadata.Messages) != 1 ||
+					e.ResponseMetadata.Messages[0] != tc.message {
 					t.Fatalf("messages %q, want [%q]", e.ResponseMetadata.Messages, tc.message)
 				}
 			}
@@ -264,7 +309,8 @@ func TestChatErrorsChangeNothing(t *testing.T) {
 	if got := srv.Updates(ch, ts); len(got) != 0 {
 		t.Errorf("Updates = %+v, want none", got)
 	}
-	if cur, ok := srv.Current(ch, ts); !ok || cur.Text != "prompt" || len(cur.Blocks.BlockSet) != 3 {
+	if cur, ok := srv.Current(ch, ts); !ok || cur.Text != "prompt" ||
+		len(cur.Blocks.BlockSet) != 3 {
 		t.Errorf("Current changed: %+v (found %v)", cur, ok)
 	}
 	if got := srv.Ephemerals(); len(got) != 0 {
@@ -277,22 +323,28 @@ func TestBlockLimitsAreInclusive(t *testing.T) {
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	blocks := []slack.Block{
-		slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, strings.Repeat("h", 150), false, false)),
-		slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, strings.Repeat("é", 3000), false, false), nil, nil),
-		slack.NewActionBlock("a", slack.NewButtonBlockElement("b", strings.Repeat("v", 2000), slack.NewTextBlockObject(slack.PlainTextType, "B", false, false))),
+		slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType,
+			strings.Repeat("h", 150), false, false)),
+		slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType,
+			strings.Repeat("é", 3000), false, false), nil, nil),
+		slack.NewActionBlock("a", slack.NewButtonBlockElement("b", strings.Repeat("v", 2000),
+			slack.NewTextBlockObject(slack.PlainTextType, "B", false, false))),
 	}
 	for len(blocks) < 50 {
 		blocks = append(blocks, slack.NewDividerBlock())
 	}
-	if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionBlocks(blocks...)); err != nil {
+	if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+		slack.MsgOptionBlocks(blocks...)); err != nil {
 		t.Fatalf("PostMessage at the limits (characters, not bytes): %v", err)
 	}
 }
 
 // post sends a raw Web API request and returns the status, headers and body.
-func post(t *testing.T, target, contentType, authorization, body string) (int, http.Header, []byte) {
+func post(t *testing.T,
+	target, contentType, authorization, body string) (int, http.Header, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testkit.Context(t, 20*time.Second), http.MethodPost, target, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(testkit.Context(t, 20*time.Second), http.MethodPost,
+		target, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,9 +366,12 @@ func post(t *testing.T, target, contentType, authorization, body string) (int, h
 
 func TestNotInChannelMatchesFixture(t *testing.T) {
 	srv := newServer(t, slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}})
-	form := url.Values{"token": {slacktest.DefaultBotToken}, "channel": {"C0FOREIGN01"}, "text": {"x"}}
-	status, _, body := post(t, srv.URL()+"chat.postMessage", "application/x-www-form-urlencoded", "", form.Encode())
-	if want := testkit.ReadFile(t, "chat_postMessage_error_not_in_channel.json"); status != http.StatusOK || !bytes.Equal(body, want) {
+	form := url.Values{"token": {slacktest.DefaultBotToken}, "channel": {"C0FOREIGN01"},
+		"text": {"x"}}
+	status, _, body := post(t, srv.URL()+"chat.postMessage",
+		"application/x-www-form-urlencoded", "", form.Encode())
+	want := testkit.ReadFile(t, "chat_postMessage_error_not_in_channel.json")
+	if status != http.StatusOK || !bytes.Equal(body, want) {
 		t.Fatalf("answer %d %s, want 200 %s", status, body, want)
 	}
 }
@@ -324,8 +379,10 @@ func TestNotInChannelMatchesFixture(t *testing.T) {
 func TestRequestBodies(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	bearer := "Bearer " + slacktest.DefaultBotToken
-	body := `{"channel":"C0FAKECHAN1","text":"hi","blocks":[{"type":"section","text":{"type":"mrkdwn","text":"hi"}}]}`
-	status, _, res := post(t, srv.URL()+"chat.postMessage", "application/json; charset=utf-8", bearer, body)
+	body := `{"channel":"C0FAKECHAN1","text":"hi",` +
+		`"blocks":[{"type":"section","text":{"type":"mrkdwn","text":"hi"}}]}`
+	status, _, res := post(t, srv.URL()+"chat.postMessage", "application/json; charset=utf-8",
+		bearer, body)
 	var ok struct {
 		OK bool   `json:"ok"`
 		TS string `json:"ts"`
@@ -340,9 +397,13 @@ func TestRequestBodies(t *testing.T) {
 
 	for _, tc := range []struct{ body, want string }{
 		{`{"channel":`, `{"ok":false,"error":"invalid_json"}`},
-		{`{"channel":"C0FAKECHAN1","blocks":"not json"}`, `{"ok":false,"error":"invalid_blocks_format"}`},
-		{`{"channel":"C0FAKECHAN1","blocks":null}`, `{"ok":false,"error":"invalid_blocks_format"}`},
-		{`{"channel":"C0FAKECHAN1","blocks":[{"text":"no type"}]}`, `{"ok":false,"error":"invalid_blocks","response_metadata":{"messages":["[ERROR] missing required field: type [json-pointer:/blocks/0]"]}}`},
+		{`{"channel":"C0FAKECHAN1","blocks":"not json"}`,
+			`{"ok":false,"error":"invalid_blocks_format"}`},
+		{`{"channel":"C0FAKECHAN1","blocks":null}`,
+			`{"ok":false,"error":"invalid_blocks_format"}`},
+		{`{"channel":"C0FAKECHAN1","blocks":[{"text":"no type"}]}`,
+			`{"ok":false,"error":"invalid_blocks","response_metadata":{"messages":` +
+				`["[ERROR] missing required field: type [json-pointer:/blocks/0]"]}}`},
 	} {
 		_, _, res := post(t, srv.URL()+"chat.postMessage", "application/json", bearer, tc.body)
 		if string(res) != tc.want {
@@ -350,7 +411,8 @@ func TestRequestBodies(t *testing.T) {
 		}
 	}
 	form := "token=" + slacktest.DefaultBotToken + "&channel=C0FAKECHAN1&text=%zz"
-	if _, _, res := post(t, srv.URL()+"chat.postMessage", "application/x-www-form-urlencoded", "", form); string(res) != `{"ok":false,"error":"invalid_form_data"}` {
+	if _, _, res := post(t, srv.URL()+"chat.postMessage", "application/x-www-form-urlencoded",
+		"", form); string(res) != `{"ok":false,"error":"invalid_form_data"}` {
 		t.Errorf("bad form: %s", res)
 	}
 	if got := srv.Messages(slacktest.DefaultChannel); len(got) != 1 {
@@ -360,13 +422,17 @@ func TestRequestBodies(t *testing.T) {
 
 func TestUnknownMethod(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	_, err := newAPI(srv, slacktest.DefaultBotToken).GetConversationInfoContext(testkit.Context(t, 20*time.Second), &slack.GetConversationInfoInput{ChannelID: slacktest.DefaultChannel})
+	_, err := newAPI(srv, slacktest.DefaultBotToken).GetConversationInfoContext(
+		testkit.Context(t, 20*time.Second),
+		&slack.GetConversationInfoInput{ChannelID: slacktest.DefaultChannel})
 	var sce slack.StatusCodeError
 	if !errors.As(err, &sce) || sce.Code != http.StatusNotFound {
 		t.Fatalf("conversations.info: %v, want slack.StatusCodeError 404", err)
 	}
-	status, _, body := post(t, srv.URL()+"chat.delete", "application/x-www-form-urlencoded", "", "")
-	if status != http.StatusNotFound || string(body) != `{"ok":false,"error":"unknown_method","req_method":"chat.delete"}` {
+	status, _, body := post(t, srv.URL()+"chat.delete", "application/x-www-form-urlencoded",
+		"", "")
+	if status != http.StatusNotFound ||
+		string(body) != `{"ok":false,"error":"unknown_method","req_method":"chat.delete"}` {
 		t.Fatalf("chat.delete: %d %s", status, body)
 	}
 }
@@ -378,7 +444,8 @@ func TestRateLimitNext(t *testing.T) {
 	if err := srv.RateLimitNext("chat.postMessage", 30); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("x", false))
+	_, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+		slack.MsgOptionText("x", false))
 	var rl *slack.RateLimitedError
 	if !errors.As(err, &rl) || rl.RetryAfter != 30*time.Second {
 		t.Fatalf("PostMessage: %v, want *slack.RateLimitedError after 30s", err)
@@ -386,7 +453,8 @@ func TestRateLimitNext(t *testing.T) {
 	if got := srv.Messages(slacktest.DefaultChannel); len(got) != 0 {
 		t.Fatalf("rate-limited call recorded: %+v", got)
 	}
-	if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("x", false)); err != nil {
+	if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+		slack.MsgOptionText("x", false)); err != nil {
 		t.Fatalf("the failure is one-shot, but the retry failed: %v", err)
 	}
 	if n := srv.Calls("chat.postMessage"); n != 2 {
@@ -396,7 +464,8 @@ func TestRateLimitNext(t *testing.T) {
 
 func TestRateLimitMatchesFixture(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
-	want, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(testkit.ReadFile(t, "rate_limited_429.http.txt"))), nil)
+	fixture := testkit.ReadFile(t, "rate_limited_429.http.txt")
+	want, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(fixture)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +474,8 @@ func TestRateLimitMatchesFixture(t *testing.T) {
 	if err := srv.RateLimitNext("chat.update", 30); err != nil {
 		t.Fatal(err)
 	}
-	status, header, body := post(t, srv.URL()+"chat.update", "application/x-www-form-urlencoded", "", "")
+	status, header, body := post(t, srv.URL()+"chat.update", "application/x-www-form-urlencoded",
+		"", "")
 	if status != want.StatusCode || !bytes.Equal(body, wantBody) {
 		t.Fatalf("answer %d %s, want %d %s", status, body, want.StatusCode, wantBody)
 	}
@@ -420,7 +490,8 @@ func TestFailNext(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
-	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("x", false))
+	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+		slack.MsgOptionText("x", false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,12 +502,14 @@ func TestFailNext(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"cant_update_message", "edit_window_closed"} {
-		_, _, _, err := api.UpdateMessageContext(ctx, slacktest.DefaultChannel, ts, slack.MsgOptionText("y", false))
+		_, _, _, err := api.UpdateMessageContext(ctx, slacktest.DefaultChannel, ts,
+			slack.MsgOptionText("y", false))
 		if got := slackError(t, err); got != want {
 			t.Fatalf("update: %q, want %q (failures are used in order)", got, want)
 		}
 	}
-	if _, _, _, err := api.UpdateMessageContext(ctx, slacktest.DefaultChannel, ts, slack.MsgOptionText("y", false)); err != nil {
+	if _, _, _, err := api.UpdateMessageContext(ctx, slacktest.DefaultChannel, ts,
+		slack.MsgOptionText("y", false)); err != nil {
 		t.Fatalf("third update: %v", err)
 	}
 	if got := srv.Updates(slacktest.DefaultChannel, ts); len(got) != 1 {
@@ -452,10 +525,16 @@ func TestInjectBadInput(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"unknown method", srv.FailNext("chat.postmessage", "x"), slacktest.ErrUnknownMethod, `slacktest: inject failure: unknown Web API method: "chat.postmessage"`},
-		{"empty code", srv.FailNext("chat.postMessage", ""), slacktest.ErrInvalidFailure, "slacktest: fail next chat.postMessage: invalid injected failure: empty error code"},
-		{"negative retry", srv.RateLimitNext("chat.postMessage", -1), slacktest.ErrInvalidFailure, "slacktest: rate limit next chat.postMessage: invalid injected failure: negative Retry-After -1"},
-		{"rate limit unknown method", srv.RateLimitNext("chat.delete", 1), slacktest.ErrUnknownMethod, `slacktest: inject failure: unknown Web API method: "chat.delete"`},
+		{"unknown method", srv.FailNext("chat.postmessage", "x"), slacktest.ErrUnknownMethod,
+			`slacktest: inject failure: unknown Web API method: "chat.postmessage"`},
+		{"empty code", srv.FailNext("chat.postMessage", ""), slacktest.ErrInvalidFailure,
+			"slacktest: fail next chat.postMessage: invalid injected failure: empty error code"},
+		{"negative retry", srv.RateLimitNext("chat.postMessage", -1), slacktest.ErrInvalidFailure,
+			"slacktest: rate limit next chat.postMessage: invalid injected failure: " +
+				"negative Retry-After -1"},
+		{"rate limit unknown method", srv.RateLimitNext("chat.delete", 1),
+			slacktest.ErrUnknownMethod,
+			`slacktest: inject failure: unknown Web API method: "chat.delete"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !errors.Is(tc.err, tc.want) || tc.err.Error() != tc.msg {
@@ -463,7 +542,9 @@ func TestInjectBadInput(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := newAPI(srv, slacktest.DefaultBotToken).PostMessageContext(testkit.Context(t, 20*time.Second), slacktest.DefaultChannel, slack.MsgOptionText("x", false)); err != nil {
+	if _, _, err := newAPI(srv, slacktest.DefaultBotToken).PostMessageContext(
+		testkit.Context(t, 20*time.Second), slacktest.DefaultChannel,
+		slack.MsgOptionText("x", false)); err != nil {
 		t.Fatalf("a rejected injection was queued: %v", err)
 	}
 }
@@ -474,15 +555,21 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		cfg  slacktest.Config
 		msg  string
 	}{
-		{"bot token", slacktest.Config{BotToken: "xoxp-user"}, "slacktest: new: invalid config: bot token must start with xoxb-"},
-		{"app token", slacktest.Config{AppToken: "xoxb-bot"}, "slacktest: new: invalid config: app token must start with xapp-"},
-		{"empty channel", slacktest.Config{Channels: []string{""}}, "slacktest: new: invalid config: empty channel id"},
-		{"twice", slacktest.Config{Channels: []string{"C1"}, ForeignChannels: []string{"C1"}}, "slacktest: new: invalid config: channel C1 listed twice"},
-		{"ping", slacktest.Config{PingInterval: -time.Second}, "slacktest: new: invalid config: negative ping interval -1s"},
+		{"bot token", slacktest.Config{BotToken: "xoxp-user"},
+			"slacktest: new: invalid config: bot token must start with xoxb-"},
+		{"app token", slacktest.Config{AppToken: "xoxb-bot"},
+			"slacktest: new: invalid config: app token must start with xapp-"},
+		{"empty channel", slacktest.Config{Channels: []string{""}},
+			"slacktest: new: invalid config: empty channel id"},
+		{"twice", slacktest.Config{Channels: []string{"C1"}, ForeignChannels: []string{"C1"}},
+			"slacktest: new: invalid config: channel C1 listed twice"},
+		{"ping", slacktest.Config{PingInterval: -time.Second},
+			"slacktest: new: invalid config: negative ping interval -1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, err := slacktest.New(tc.cfg)
-			if srv != nil || !errors.Is(err, slacktest.ErrInvalidConfig) || err.Error() != tc.msg {
+			if srv != nil || !errors.Is(err, slacktest.ErrInvalidConfig) ||
+				err.Error() != tc.msg {
 				t.Errorf("%s: New = %v, %v; want %q", tc.name, srv, err, tc.msg)
 			}
 		})
@@ -493,15 +580,18 @@ func TestWaitEnds(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := srv.WaitMessages(ctx, slacktest.DefaultChannel, 1); !errors.Is(err, context.Canceled) {
+	_, err := srv.WaitMessages(ctx, slacktest.DefaultChannel, 1)
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("WaitMessages with a cancelled context: %v", err)
 	}
-	if _, err := srv.WaitAck(ctx, "e1"); !errors.Is(err, context.Canceled) || err.Error() != "slacktest: wait for 1 acks of e1: context canceled" {
+	if _, err := srv.WaitAck(ctx, "e1"); !errors.Is(err, context.Canceled) ||
+		err.Error() != "slacktest: wait for 1 acks of e1: context canceled" {
 		t.Fatalf("WaitAck with a cancelled context: %v", err)
 	}
 	srv.Close()
-	_, err := srv.WaitEphemerals(testkit.Context(t, 20*time.Second), 1)
-	if !errors.Is(err, slacktest.ErrClosed) || err.Error() != "slacktest: wait for 1 ephemerals: server closed" {
+	_, err = srv.WaitEphemerals(testkit.Context(t, 20*time.Second), 1)
+	if !errors.Is(err, slacktest.ErrClosed) ||
+		err.Error() != "slacktest: wait for 1 ephemerals: server closed" {
 		t.Fatalf("WaitEphemerals after Close: %v", err)
 	}
 	srv.Close() // twice is fine
@@ -528,7 +618,8 @@ func TestViewsOpenAndSubmission(t *testing.T) {
 		view           slack.ModalViewRequest
 		want           string
 	}{
-		"no blocks":   {slacktest.DefaultBotToken, "1.2.4", slack.ModalViewRequest{Type: slack.VTModal, Title: view.Title}, "invalid_arguments"},
+		"no blocks": {slacktest.DefaultBotToken, "1.2.4",
+			slack.ModalViewRequest{Type: slack.VTModal, Title: view.Title}, "invalid_arguments"},
 		"wrong token": {"xoxb-wrong", "1.2.5", view, "invalid_auth"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -568,16 +659,20 @@ func TestSetOutage(t *testing.T) {
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			srv.SetOutage(c.o)
-			calls, msgs := srv.Calls("chat.postMessage"), len(srv.Messages(slacktest.DefaultChannel))
-			_, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("x", false))
+			calls := srv.Calls("chat.postMessage")
+			msgs := len(srv.Messages(slacktest.DefaultChannel))
+			_, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+				slack.MsgOptionText("x", false))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("PostMessage while down: %v, want an error with %q", err, c.want)
 			}
-			if n, m := srv.Calls("chat.postMessage"), len(srv.Messages(slacktest.DefaultChannel)); n != calls+1 || m != msgs {
+			if n, m := srv.Calls("chat.postMessage"),
+				len(srv.Messages(slacktest.DefaultChannel)); n != calls+1 || m != msgs {
 				t.Errorf("%d calls and %d messages, want %d and %d", n, m, calls+1, msgs)
 			}
 			srv.SetOutage(testkit.NoOutage)
-			if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("x", false)); err != nil {
+			if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+				slack.MsgOptionText("x", false)); err != nil {
 				t.Errorf("PostMessage once back: %v", err)
 			}
 			if m := len(srv.Messages(slacktest.DefaultChannel)); m != msgs+1 {
