@@ -148,12 +148,9 @@ func (m *Manager) Clarifications() ([]store.Clarification, error) {
 // expiry and cancellation wake it; it does not poll. Errors: ErrNotFound, ctx's, the
 // store's.
 func (m *Manager) WaitClarification(ctx context.Context, id uint64) (store.Clarification, error) {
-	c, err := waitFor(ctx, &m.clarWaiters, id, m.store.Clarification,
-		func(c store.Clarification) bool { return c.Status == store.ClarificationPending })
-	if err != nil {
-		return c, fmt.Errorf("gate: wait for clarification %d: %w", id, err)
-	}
-	return c, nil
+	return waitFor(ctx, &m.clarWaiters, id, m.store.Clarification,
+		func(c store.Clarification) bool { return c.Status == store.ClarificationPending },
+		"wait for clarification")
 }
 
 // AnswerClarification records r as the answer of pending clarification id; of

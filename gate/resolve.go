@@ -79,9 +79,9 @@ func (s *waiters) wake(id uint64) {
 
 // waitFor blocks until the record id that read returns leaves pending or ctx is done,
 // and returns it as read last: the pending one and ctx.Err() when ctx ends first, the
-// zero value and read's error when read fails.
+// zero value and read's error when read fails. Errors are wrapped as "gate: op id: ".
 func waitFor[T any](ctx context.Context, s *waiters, id uint64, read func(uint64) (T, error),
-	pending func(T) bool) (T, error) {
+	pending func(T) bool, op string) (T, error) {
 	w := s.add(id)
 	defer s.drop(id, w)
 	// Read once after registering: a change committed before this read is seen here,
@@ -89,7 +89,7 @@ func waitFor[T any](ctx context.Context, s *waiters, id uint64, read func(uint64
 	var zero T
 	v, err := read(id)
 	if err != nil {
-		return zero, err
+		return zero, fmt.Errorf("gate: %s %d: %w", op, id, err)
 	}
 	if !pending(v) {
 		return v, nil
@@ -97,10 +97,10 @@ func waitFor[T any](ctx context.Context, s *waiters, id uint64, read func(uint64
 	select {
 	case <-w.ch:
 	case <-ctx.Done():
-		return v, ctx.Err()
+		return v, fmt.Errorf("gate: %s %d: %w", op, id, ctx.Err())
 	}
 	if v, err = read(id); err != nil {
-		return zero, err
+		return zero, fmt.Errorf("gate: %s %d: %w", op, id, err)
 	}
 	return v, nil
 }
@@ -111,12 +111,8 @@ func waitFor[T any](ctx context.Context, s *waiters, id uint64, read func(uint64
 // keeps requests pending, so a Wait after a restart is woken by a resolution made
 // then). Errors: ErrNotFound, ctx's error, or the store's error.
 func (m *Manager) Wait(ctx context.Context, id uint64) (store.Request, error) {
-	r, err := waitFor(ctx, &m.waiters, id, m.store.Request,
-		func(r store.Request) bool { return r.Status == store.Pending })
-	if err != nil {
-		return r, fmt.Errorf("gate: wait %d: %w", id, err)
-	}
-	return r, nil
+	return waitFor(ctx, &m.waiters, id, m.store.Request,
+		func(r store.Request) bool { return r.Status == store.Pending }, "wait")
 }
 
 // finished tells everyone that r left pending: its waiters, the event bus
