@@ -161,20 +161,29 @@ func RequestOf(q store.Request) Request {
 		CreatedAt: q.CreatedAt, ExpiresAt: q.ExpiresAt, Status: q.Status,
 	}
 	out.Commands = commandsOf(q.Commands)
-	if res := q.Resolution; res != nil {
-		out.Resolution = &Resolution{By: res.By, Via: res.Via, At: res.At, Note: res.Note}
-		if b := res.Bypass; b != nil {
-			out.Resolution.Bypass = &BypassGrant{Scope: b.Scope, Secs: b.Secs}
-		}
+	out.Resolution = resolutionOf(q.Resolution)
+	out.Messages = messagesOf(q.Messages)
+	return out
+}
+
+// resolutionOf is res as the API shows it; nil for nil.
+func resolutionOf(res *store.Resolution) *Resolution {
+	if res == nil {
+		return nil
 	}
-	if q.Messages != nil {
-		out.Messages = make([]Message, len(q.Messages))
-		for i, m := range q.Messages {
-			out.Messages[i] = Message{Channel: m.Channel, ChatID: m.ChatID, Ref: m.Ref,
-				ShownAt: m.ShownAt, Final: m.Final}
-		}
+	out := &Resolution{By: res.By, Via: res.Via, At: res.At, Note: res.Note}
+	if b := res.Bypass; b != nil {
+		out.Bypass = &BypassGrant{Scope: b.Scope, Secs: b.Secs}
 	}
 	return out
+}
+
+// messagesOf is ms as the API shows them; nil for nil.
+func messagesOf(ms []store.Message) []Message {
+	if ms == nil {
+		return nil
+	}
+	return listOf(ms, func(m store.Message) Message { return Message(m) })
 }
 
 // commandsOf is cs as the API shows them; nil for nil.

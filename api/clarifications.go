@@ -76,13 +76,8 @@ func ClarificationOf(c store.Clarification) Clarification {
 			out.Answer.Option = &o
 		}
 	}
-	if r := c.Closed; r != nil {
-		out.Closed = &Resolution{By: r.By, Via: r.Via, At: r.At, Note: r.Note}
-	}
-	for _, m := range c.Messages {
-		out.Messages = append(out.Messages, Message{Channel: m.Channel, ChatID: m.ChatID,
-			Ref: m.Ref, ShownAt: m.ShownAt, Final: m.Final})
-	}
+	out.Closed = resolutionOf(c.Closed)
+	out.Messages = messagesOf(c.Messages)
 	return out
 }
 

@@ -190,3 +190,19 @@ func (e *env) pending(c *api.Client, session, toolCallID string) uint64 {
 	}
 	return res.RequestID
 }
+
+// filterGroup is the rules of rs in group, in order.
+func filterGroup(rs []rules.Rule, group string) []rules.Rule {
+	var out []rules.Rule
+	for _, r := range rs {
+		if r.GroupID == group {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// callOf is a call of tool with no arguments in session "s".
+func callOf(tool string) gate.Call {
+	return gate.Call{ToolName: tool, SessionID: "s", Arguments: map[string]any{}}
+}

@@ -118,3 +118,48 @@ func TestShellGlobBudget(t *testing.T) {
 		t.Errorf("echo /**/x = %+v, want pending: too many paths", res)
 	}
 }
+
+// TestShellAttacks sends each attack on command rules through the real API, beside
+// its allowed neighbour: a hard link of .git/config into data/, go -overlay, git
+// status -v and git log --check in a repository holding secrets/, a file listing
+// the files wc reads, a device node, and a $'\c…' word shown as written.
+func TestShellAttacks(t *testing.T) {
+	e := newEnv(t)
+	for _, d := range []string{".git", "src/p"} {
+		testkit.Must(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
+	}
+	for _, p := range []string{"cp *", "go *", "git status *", "git log *", "wc *", "cat *"} {
+		e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash", CommandPattern: p,
+			Action: rules.Allow, Priority: 100})
+	}
+	dev := testkit.Device(t)
+	parent := e.t
+	for _, tt := range []struct {
+		script, cwd string
+		want        gate.Verdict
+	}{
+		{"cp -l .git/config data/gc", "", gate.VerdictPending},
+		{"cp .git/config data/gc", "", gate.VerdictAllow},
+		{"go test -overlay=data/ov.json ./src/p", "", gate.VerdictPending},
+		{"go test -count=1 ./src/p", "", gate.VerdictAllow},
+		{"git status -v", "src", gate.VerdictPending},
+		{"git status -s", "src", gate.VerdictAllow},
+		{"git log --check", "src", gate.VerdictPending},
+		{"git log --oneline -n 5", "src", gate.VerdictAllow},
+		{"wc --files0-from=data/list", "", gate.VerdictPending},
+		{"wc -l data/list", "", gate.VerdictAllow},
+		{"cat " + dev, "", gate.VerdictPending},
+		{"cat /dev/null", "", gate.VerdictAllow},
+		{`cat $'\cssecrets/key'`, "", gate.VerdictPending},
+	} {
+		t.Run(tt.script, func(t *testing.T) {
+			e.t = t
+			e.wantDecision("Bash", map[string]any{"command": tt.script}, tt.cwd, tt.want)
+		})
+	}
+	e.t = parent
+	res := e.checkAs("Bash", map[string]any{"command": `cat $'\cssecrets/key'`}, "")
+	if len(res.Commands) != 1 || res.Commands[0].Command != `cat $'\cssecrets/key'` {
+		t.Errorf("commands %+v, want the word as written", res.Commands)
+	}
+}

@@ -69,26 +69,17 @@ func ParseClarCallback(data string) (ClarCallback, error) {
 // it, no buttons.
 func NewClarificationPrompt(c store.Clarification) Prompt {
 	p := Prompt{Title: "❓ Question", Arguments: c.Question, Outcome: ClarificationOutcome(c)}
-	add := func(label, value string, code bool) {
-		if value != "" {
-			p.Fields = append(p.Fields, Field{Label: label, Value: value, Code: code})
-		}
-	}
-	text := func(s string) string { return shownValue(s, false, MaxFieldLen) }
-	name := func(s string) string { return shownValue(s, true, MaxFieldLen) }
 	caller, agentShown := callerText(store.Request{Caller: c.Caller, SessionID: c.SessionID,
 		AgentID: c.AgentID})
-	add("Caller", caller, false)
+	p.addField("Caller", caller, false)
 	if !agentShown {
-		add("Agent", name(c.AgentID), false)
+		p.addField("Agent", fieldName(c.AgentID), false)
 	}
-	add("Source", name(c.Source), false)
-	add("Context", text(c.ContextLabel), false)
-	add("Session", text(c.SessionID), true)
-	add("Clarification", "#"+strconv.FormatUint(c.ID, 10), false)
-	if !c.ExpiresAt.IsZero() {
-		add("Expires", c.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC"), false)
-	}
+	p.addField("Source", fieldName(c.Source), false)
+	p.addField("Context", fieldText(c.ContextLabel), false)
+	p.addField("Session", fieldText(c.SessionID), true)
+	p.addField("Clarification", "#"+strconv.FormatUint(c.ID, 10), false)
+	p.addField("Expires", expiresText(c.ExpiresAt), false)
 	if c.Status == store.ClarificationPending {
 		for i, o := range c.Options {
 			p.Buttons = append(p.Buttons, []Button{{Label: Escape(o),

@@ -129,6 +129,14 @@ func fail(err error, format string, args ...any) error {
 	return &userError{msg: fmt.Sprintf(format, args...), err: err}
 }
 
+// failUsage is fail with err's own message, less the prefix of ErrUsage.
+func failUsage(err error) error { return fail(err, "%s", usageText(err)) }
+
+// usageText is err's message less the prefix of ErrUsage.
+func usageText(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrUsage.Error()+": ")
+}
+
 // usage says how the command is used, after why: "missing <id>".
 func (c *call) usage(why string) error {
 	msg := "usage: " + c.cmd.usage
@@ -147,7 +155,7 @@ func (c *call) usage(why string) error {
 func (b *Bot) Command(ctx context.Context, who Who, line string) Reply {
 	words, err := splitLine(line)
 	if err != nil {
-		return Reply{Text: strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "),
+		return Reply{Text: usageText(err),
 			Err: fmt.Errorf("bot: command: %w", err)}
 	}
 	if len(words) == 0 {
@@ -411,30 +419,19 @@ var (
 
 // applyKeys sets the fields of r that kv names.
 func applyKeys(r *rules.Rule, kv map[string]string) error {
+	text := map[string]*string{"tool": &r.ToolPattern, "path": &r.PathPattern,
+		"command": &r.CommandPattern, "host": &r.HostPattern, "agent": &r.AgentID,
+		"source": &r.Source, "group": &r.GroupID, "note": &r.Note}
 	for k, v := range kv {
-		switch k {
-		case "tool":
-			r.ToolPattern = v
-		case "action":
+		switch f, ok := text[k]; {
+		case ok:
+			*f = v
+		case k == "action":
 			r.Action = rules.Action(v)
-		case "path":
-			r.PathPattern = v
-		case "command":
-			r.CommandPattern = v
-		case "host":
-			r.HostPattern = v
-		case "agent":
-			r.AgentID = v
-		case "source":
-			r.Source = v
-		case "group":
-			r.GroupID = v
-		case "note":
-			r.Note = v
-		case "priority":
+		case k == "priority":
 			p, err := parsePriority(v)
 			if err != nil {
-				return fail(err, "%s", strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "))
+				return failUsage(err)
 			}
 			r.Priority = p
 		}
@@ -449,7 +446,7 @@ func (b *Bot) addRule(_ context.Context, c *call) (string, error) {
 	}
 	kv, err := keyValues(c.args[1:], ruleKeys...)
 	if err != nil {
-		return "", fail(err, "%s", strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "))
+		return "", failUsage(err)
 	}
 	r := rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: c.args[0],
 		Action: rules.Action(c.cmd.name), Priority: rules.DefaultPriority}
@@ -544,7 +541,7 @@ func (b *Bot) setRule(_ context.Context, c *call) (string, error) {
 	}
 	kv, err := keyValues(c.args[1:], ruleSetKeys...)
 	if err != nil {
-		return "", fail(err, "%s", strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "))
+		return "", failUsage(err)
 	}
 	r, err := b.findRule(id)
 	if err != nil {

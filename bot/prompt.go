@@ -103,41 +103,33 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 		Arguments: prettyJSON(r.Arguments),
 		Outcome:   OutcomeText(r),
 	}
-	add := func(label, value string, code bool) {
-		if value != "" {
-			p.Fields = append(p.Fields, Field{Label: label, Value: value, Code: code})
-		}
-	}
-	text := func(s string) string { return shownValue(s, false, MaxFieldLen) }
-	name := func(s string) string { return shownValue(s, true, MaxFieldLen) }
 	caller, agentShown := callerText(r)
-	add("Tool", name(r.ToolName), true)
-	add("Script", scriptField(r.Commands), false)
-	add("Caller", caller, false)
-	add("Why", text(r.Reason), false)
+	p.addField("Tool", fieldName(r.ToolName), true)
+	p.addField("Script", scriptField(r.Commands), false)
+	p.addField("Caller", caller, false)
+	p.addField("Why", fieldText(r.Reason), false)
 	if !agentShown {
-		add("Agent", name(r.AgentID), false)
+		p.addField("Agent", fieldName(r.AgentID), false)
 	}
-	add("Source", name(r.Source), false)
-	add("Context", text(r.ContextLabel), false)
-	add("Session", text(r.SessionID), true)
-	add("Cwd", text(r.Cwd), true)
-	add("Category", name(r.Category), false)
+	p.addField("Source", fieldName(r.Source), false)
+	p.addField("Context", fieldText(r.ContextLabel), false)
+	p.addField("Session", fieldText(r.SessionID), true)
+	p.addField("Cwd", fieldText(r.Cwd), true)
+	p.addField("Category", fieldName(r.Category), false)
 	if r.ClaimedCategory != "" {
-		add("Claimed category", name(r.ClaimedCategory)+" (not used)", false)
+		p.addField("Claimed category", fieldName(r.ClaimedCategory)+" (not used)", false)
 	}
-	add("MCP server", name(r.MCPServer), false)
-	add("Request", "#"+strconv.FormatUint(r.ID, 10), false)
-	if !r.ExpiresAt.IsZero() {
-		add("Expires", r.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC"), false)
-	}
+	p.addField("MCP server", fieldName(r.MCPServer), false)
+	p.addField("Request", "#"+strconv.FormatUint(r.ID, 10), false)
+	p.addField("Expires", expiresText(r.ExpiresAt), false)
 	if !r.WaiterGoneAt.IsZero() {
-		add("⚠ Caller", "stopped waiting at "+r.WaiterGoneAt.UTC().Format("2006-01-02 15:04:05 UTC")+
+		p.addField("⚠ Caller", "stopped waiting at "+
+			r.WaiterGoneAt.UTC().Format("2006-01-02 15:04:05 UTC")+
 			"; the request can still be answered, for a retried call", false)
 	}
 	p.Commands = commandLines(r.Commands)
 	if res := r.Resolution; res != nil && res.Note != "" && !cancelledAtTerminal(r) {
-		p.Note = text(res.Note)
+		p.Note = fieldText(res.Note)
 	}
 	if r.Status == store.Pending {
 		p.Buttons = Buttons(r.ID, bypassShort)
@@ -147,6 +139,26 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 		}
 	}
 	return p
+}
+
+// addField appends the field label: value to p's Fields, unless value is "".
+func (p *Prompt) addField(label, value string, code bool) {
+	if value != "" {
+		p.Fields = append(p.Fields, Field{Label: label, Value: value, Code: code})
+	}
+}
+
+// fieldText is caller text s as a field's value, fieldName a name (Escape,
+// EscapeName), each at most MaxFieldLen characters.
+func fieldText(s string) string { return shownValue(s, false, MaxFieldLen) }
+func fieldName(s string) string { return shownValue(s, true, MaxFieldLen) }
+
+// expiresText is the Expires field of t, in UTC; "" for the zero time.
+func expiresText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
 // callerText is the Caller field of r ("" when r records no caller), and whether it

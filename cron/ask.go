@@ -1,7 +1,6 @@
 package cron
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -172,15 +171,10 @@ func (e *Engine) clarificationResolved(sessionID string, cid uint64) {
 	if !ok || cid == 0 {
 		return
 	}
-	r, err := e.store.Run(runID)
-	if errors.Is(err, store.ErrNotFound) {
-		return
-	}
-	if err != nil {
-		e.log.Error("reading the run of a clarification", "clarification", cid, "err", err)
-		return
-	}
-	if r.Status != store.RunWaitingApproval || r.ClarificationID != cid {
+	waits := func(r store.Run) bool { return r.ClarificationID == cid }
+	r, ok := e.waitingRun(e.store.Run, runID, waits,
+		"reading the run of a clarification", "clarification", cid)
+	if !ok {
 		return
 	}
 	c, err := e.gate.Clarification(cid)
@@ -193,8 +187,8 @@ func (e *Engine) clarificationResolved(sessionID string, cid uint64) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	r, err = e.store.Run(runID)
-	if err != nil || r.Status != store.RunWaitingApproval || r.ClarificationID != cid {
+	r, ok = e.waitingRun(e.store.Run, runID, waits, "reading a waiting run", "run_id", runID)
+	if !ok {
 		return // another caller got here first
 	}
 	j := e.jobs[r.Job]

@@ -338,6 +338,22 @@ func (e *Engine) park(j *job, s Step, id uint64, i int, reqID uint64) {
 	e.requestResolved(reqID)
 }
 
+// waitingRun is the run find returns for id when it still waits on what waits
+// reports (status waiting_approval); false when there is none or find failed, which
+// it logs as msg with attrs.
+func (e *Engine) waitingRun(find func(uint64) (store.Run, error), id uint64,
+	waits func(store.Run) bool, msg string, attrs ...any) (store.Run, bool) {
+	r, err := find(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Run{}, false
+	}
+	if err != nil {
+		e.log.Error(msg, append(attrs, "err", err)...)
+		return store.Run{}, false
+	}
+	return r, r.Status == store.RunWaitingApproval && waits(r)
+}
+
 // requestResolved resumes or ends the run waiting on request reqID when the request
 // has left pending: approved → the run goes on at that step; rejected, expired,
 // cancelled → the run ends so, the step never run. A request no run waits on, or one
@@ -346,15 +362,10 @@ func (e *Engine) requestResolved(reqID uint64) {
 	if reqID == 0 {
 		return
 	}
-	found, err := e.store.RunByRequest(reqID)
-	if errors.Is(err, store.ErrNotFound) {
-		return
-	}
-	if err != nil {
-		e.log.Error("finding the run of a resolved request", "request_id", reqID, "err", err)
-		return
-	}
-	if found.Status != store.RunWaitingApproval || found.RequestID != reqID {
+	waits := func(r store.Run) bool { return r.RequestID == reqID }
+	found, ok := e.waitingRun(e.store.RunByRequest, reqID, waits,
+		"finding the run of a resolved request", "request_id", reqID)
+	if !ok {
 		return
 	}
 	req, err := e.gate.Request(reqID)
@@ -368,12 +379,9 @@ func (e *Engine) requestResolved(reqID uint64) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	r, err := e.store.Run(found.ID)
-	if err != nil {
-		e.log.Error("reading a waiting run", "run_id", found.ID, "err", err)
-		return
-	}
-	if r.Status != store.RunWaitingApproval || r.RequestID != reqID {
+	r, ok := e.waitingRun(e.store.Run, found.ID, waits, "reading a waiting run",
+		"run_id", found.ID)
+	if !ok {
 		return // another caller got here first
 	}
 	i := r.Step

@@ -148,25 +148,9 @@ func (m *Manager) Clarifications() ([]store.Clarification, error) {
 // expiry and cancellation wake it; it does not poll. Errors: ErrNotFound, ctx's, the
 // store's.
 func (m *Manager) WaitClarification(ctx context.Context, id uint64) (store.Clarification, error) {
-	w := m.addClarWaiter(id)
-	defer m.dropClarWaiter(id, w)
-	c, err := m.store.Clarification(id)
-	if err != nil {
-		return store.Clarification{}, fmt.Errorf("gate: wait for clarification %d: %w", id, err)
-	}
-	if c.Status != store.ClarificationPending {
-		return c, nil
-	}
-	select {
-	case <-w.ch:
-	case <-ctx.Done():
-		return c, fmt.Errorf("gate: wait for clarification %d: %w", id, ctx.Err())
-	}
-	c, err = m.store.Clarification(id)
-	if err != nil {
-		return store.Clarification{}, fmt.Errorf("gate: wait for clarification %d: %w", id, err)
-	}
-	return c, nil
+	return waitFor(ctx, &m.clarWaiters, id, m.store.Clarification,
+		func(c store.Clarification) bool { return c.Status == store.ClarificationPending },
+		"wait for clarification")
 }
 
 // AnswerClarification records r as the answer of pending clarification id; of
@@ -247,7 +231,7 @@ func (m *Manager) clarErr(op string, id uint64, c store.Clarification, err error
 // clarFinished tells everyone that c left pending.
 func (m *Manager) clarFinished(c store.Clarification) {
 	m.pending.release(callerOf(c.Caller))
-	m.wakeClar(c.ID)
+	m.clarWaiters.wake(c.ID)
 	m.bus.publish(Event{Name: EventClarificationResolved, Data: ClarificationResolved{
 		ID: c.ID, ClarificationID: c.ClarificationID, SessionID: c.SessionID,
 		Status: c.Status}}, m.log)
@@ -280,40 +264,6 @@ func (m *Manager) cancelSessionClarifications(sessionID string, by store.Actor,
 		m.clarFinished(c)
 	}
 	return cs, nil
-}
-
-func (m *Manager) addClarWaiter(id uint64) *waiter {
-	m.waitMu.Lock()
-	defer m.waitMu.Unlock()
-	if m.clarWaiters == nil {
-		m.clarWaiters = make(map[uint64]*waiter)
-	}
-	w := m.clarWaiters[id]
-	if w == nil {
-		w = &waiter{ch: make(chan struct{})}
-		m.clarWaiters[id] = w
-	}
-	w.n++
-	return w
-}
-
-func (m *Manager) dropClarWaiter(id uint64, w *waiter) {
-	m.waitMu.Lock()
-	defer m.waitMu.Unlock()
-	w.n--
-	if w.n == 0 && m.clarWaiters[id] == w {
-		delete(m.clarWaiters, id)
-	}
-}
-
-func (m *Manager) wakeClar(id uint64) {
-	m.waitMu.Lock()
-	w := m.clarWaiters[id]
-	delete(m.clarWaiters, id)
-	m.waitMu.Unlock()
-	if w != nil {
-		close(w.ch)
-	}
 }
 
 // showClarification asks the chat layer, when it shows clarifications, to show c.

@@ -176,11 +176,8 @@ type Manager struct {
 	bypassMu sync.Mutex
 	bypasses map[string][]Bypass
 
-	// waitMu guards waiters: request id → the callers of Wait on it.
-	waitMu  sync.Mutex
-	waiters map[uint64]*waiter
-	// clarWaiters are the callers of WaitClarification (guarded by waitMu).
-	clarWaiters map[uint64]*waiter
+	// waiters are the callers of Wait, clarWaiters those of WaitClarification.
+	waiters, clarWaiters waiters
 
 	pending pendingCount
 	catalog catalog
@@ -223,7 +220,6 @@ func New(opt Options) (*Manager, error) {
 		now:        opt.Now,
 		log:        opt.Logger,
 		bypasses:   make(map[string][]Bypass),
-		waiters:    make(map[uint64]*waiter),
 		sweepNow:   make(chan struct{}, 1),
 	}
 	m.ropt.Watcher = &m.watch

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -27,11 +28,81 @@ type Answer struct {
 	Caller string
 }
 
-// waiter is the callers of Wait on one request: ch is closed when the request leaves
-// pending; n counts the callers still waiting. Guarded by Manager.waitMu.
+// waiter is the callers waiting on one record: ch is closed when the record leaves
+// pending; n counts the callers still waiting. Guarded by its waiters' mu.
 type waiter struct {
 	ch chan struct{}
 	n  int
+}
+
+// waiters are the callers waiting on records of one kind (requests or
+// clarifications) by id. The zero value is ready to use; safe for concurrent use.
+type waiters struct {
+	mu   sync.Mutex // guards byID and each waiter's n
+	byID map[uint64]*waiter
+}
+
+func (s *waiters) add(id uint64) *waiter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byID == nil {
+		s.byID = make(map[uint64]*waiter)
+	}
+	w := s.byID[id]
+	if w == nil {
+		w = &waiter{ch: make(chan struct{})}
+		s.byID[id] = w
+	}
+	w.n++
+	return w
+}
+
+func (s *waiters) drop(id uint64, w *waiter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w.n--
+	if w.n == 0 && s.byID[id] == w {
+		delete(s.byID, id)
+	}
+}
+
+// wake wakes every caller waiting on record id.
+func (s *waiters) wake(id uint64) {
+	s.mu.Lock()
+	w := s.byID[id]
+	delete(s.byID, id)
+	s.mu.Unlock()
+	if w != nil {
+		close(w.ch)
+	}
+}
+
+// waitFor blocks until the record id that read returns leaves pending or ctx is done,
+// and returns it as read last: the pending one and ctx.Err() when ctx ends first, the
+// zero value and read's error when read fails. Errors are wrapped as "gate: op id: ".
+func waitFor[T any](ctx context.Context, s *waiters, id uint64, read func(uint64) (T, error),
+	pending func(T) bool, op string) (T, error) {
+	w := s.add(id)
+	defer s.drop(id, w)
+	// Read once after registering: a change committed before this read is seen here,
+	// one committed after it wakes w.
+	var zero T
+	v, err := read(id)
+	if err != nil {
+		return zero, fmt.Errorf("gate: %s %d: %w", op, id, err)
+	}
+	if !pending(v) {
+		return v, nil
+	}
+	select {
+	case <-w.ch:
+	case <-ctx.Done():
+		return v, fmt.Errorf("gate: %s %d: %w", op, id, ctx.Err())
+	}
+	if v, err = read(id); err != nil {
+		return zero, fmt.Errorf("gate: %s %d: %w", op, id, err)
+	}
+	return v, nil
 }
 
 // Wait blocks until request id leaves pending or ctx is done, and returns the request
@@ -40,59 +111,8 @@ type waiter struct {
 // keeps requests pending, so a Wait after a restart is woken by a resolution made
 // then). Errors: ErrNotFound, ctx's error, or the store's error.
 func (m *Manager) Wait(ctx context.Context, id uint64) (store.Request, error) {
-	w := m.addWaiter(id)
-	defer m.dropWaiter(id, w)
-	// Read once after registering: a resolution committed before this read is seen
-	// here, one committed after it wakes w.
-	r, err := m.store.Request(id)
-	if err != nil {
-		return store.Request{}, fmt.Errorf("gate: wait %d: %w", id, err)
-	}
-	if r.Status != store.Pending {
-		return r, nil
-	}
-	select {
-	case <-w.ch:
-	case <-ctx.Done():
-		return r, fmt.Errorf("gate: wait %d: %w", id, ctx.Err())
-	}
-	r, err = m.store.Request(id)
-	if err != nil {
-		return store.Request{}, fmt.Errorf("gate: wait %d: %w", id, err)
-	}
-	return r, nil
-}
-
-func (m *Manager) addWaiter(id uint64) *waiter {
-	m.waitMu.Lock()
-	defer m.waitMu.Unlock()
-	w := m.waiters[id]
-	if w == nil {
-		w = &waiter{ch: make(chan struct{})}
-		m.waiters[id] = w
-	}
-	w.n++
-	return w
-}
-
-func (m *Manager) dropWaiter(id uint64, w *waiter) {
-	m.waitMu.Lock()
-	defer m.waitMu.Unlock()
-	w.n--
-	if w.n == 0 && m.waiters[id] == w {
-		delete(m.waiters, id)
-	}
-}
-
-// wake wakes every Wait on request id.
-func (m *Manager) wake(id uint64) {
-	m.waitMu.Lock()
-	w := m.waiters[id]
-	delete(m.waiters, id)
-	m.waitMu.Unlock()
-	if w != nil {
-		close(w.ch)
-	}
+	return waitFor(ctx, &m.waiters, id, m.store.Request,
+		func(r store.Request) bool { return r.Status == store.Pending }, "wait")
 }
 
 // finished tells everyone that r left pending: its waiters, the event bus
@@ -100,7 +120,7 @@ func (m *Manager) wake(id uint64) {
 // messages.
 func (m *Manager) finished(r store.Request) {
 	m.pending.release(callerOf(r.Caller))
-	m.wake(r.ID)
+	m.waiters.wake(r.ID)
 	m.bus.publish(Event{Name: EventApprovalResolved, Data: ApprovalResolved{
 		RequestID: r.ID, ToolCallID: r.ToolCallID, Status: r.Status}}, m.log)
 	m.notes.update(r)

@@ -22,32 +22,28 @@ func newPendingCmd(conn *connection) *cobra.Command {
 				return c.Inbox(cmd.Context())
 			}, func(in api.Inbox) {
 				out := cmd.OutOrStdout()
-				if len(in.Approvals) == 0 {
-					fmt.Fprintln(out, "no pending requests")
-				} else {
-					tw := newTable(out)
-					fmt.Fprintln(tw, "ID\tTOOL\tCALLER\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS")
-					for _, q := range in.Approvals {
-						fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, shownName(q.ToolName),
-							shownName(q.Caller), shownName(q.AgentID), shownName(q.Source), shown(q.SessionID),
+				printTable(out, "no pending requests",
+					"ID\tTOOL\tCALLER\tAGENT\tSOURCE\tSESSION\tEXPIRES\tARGUMENTS", in.Approvals,
+					func(q api.Request) string {
+						return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s", q.ID,
+							shownName(q.ToolName), shownName(q.Caller), shownName(q.AgentID),
+							shownName(q.Source), shown(q.SessionID),
 							q.ExpiresAt.Local().Format(timeLayout),
 							shown(cut(string(unescapeHTML(q.Arguments)), 60)))
-					}
-					tw.Flush()
-				}
+					})
 				if len(in.Clarifications) == 0 {
 					return
 				}
 				// Questions have ids of their own: `skald-bot answer ID TEXT`.
 				fmt.Fprintln(out, "\nquestions (skald-bot answer ID TEXT):")
-				tw := newTable(out)
-				fmt.Fprintln(tw, "ID\tCALLER\tAGENT\tSESSION\tEXPIRES\tOPTIONS\tQUESTION")
-				for _, q := range in.Clarifications {
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, shownName(q.Caller),
-						shownName(q.AgentID), shown(q.SessionID), q.ExpiresAt.Local().Format(timeLayout),
-						shown(cut(strings.Join(q.Options, " | "), 40)), shown(cut(q.Question, 60)))
-				}
-				tw.Flush()
+				printTable(out, "", "ID\tCALLER\tAGENT\tSESSION\tEXPIRES\tOPTIONS\tQUESTION",
+					in.Clarifications, func(q api.Clarification) string {
+						return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s", q.ID, shownName(q.Caller),
+							shownName(q.AgentID), shown(q.SessionID),
+							q.ExpiresAt.Local().Format(timeLayout),
+							shown(cut(strings.Join(q.Options, " | "), 40)),
+							shown(cut(q.Question, 60)))
+					})
 			})
 		},
 	}

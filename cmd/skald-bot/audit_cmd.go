@@ -24,19 +24,14 @@ func newAuditCmd(conn *connection) *cobra.Command {
 			return adminCall(cmd, conn, func(c *api.Client) ([]api.AuditEntry, error) {
 				return c.Audit(cmd.Context(), limit)
 			}, func(es []api.AuditEntry) {
-				if len(es) == 0 {
-					fmt.Fprintln(cmd.OutOrStdout(), "no audit entries")
-					return
-				}
-				tw := newTable(cmd.OutOrStdout())
-				fmt.Fprintln(tw, "ID\tAT\tBY\tVIA\tACTION\tREQUEST\tRULE\tDETAIL")
-				for _, e := range es {
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID,
-						e.At.Local().Format(timeLayout), shownName(e.By), shown(e.Via),
-						shown(e.Action), idOrEmpty(e.RequestID), idOrEmpty(e.RuleID),
-						shown(cut(e.Detail, 80)))
-				}
-				tw.Flush()
+				printTable(cmd.OutOrStdout(), "no audit entries",
+					"ID\tAT\tBY\tVIA\tACTION\tREQUEST\tRULE\tDETAIL", es,
+					func(e api.AuditEntry) string {
+						return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s", e.ID,
+							e.At.Local().Format(timeLayout), shownName(e.By), shown(e.Via),
+							shown(e.Action), idOrEmpty(e.RequestID), idOrEmpty(e.RuleID),
+							shown(cut(e.Detail, 80)))
+					})
 			})
 		},
 	}

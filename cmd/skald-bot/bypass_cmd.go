@@ -78,30 +78,14 @@ of --caller (admin, local, an agent token's name) or, by default, of every calle
 }
 
 func printBypasses(cmd *cobra.Command, session string, bs []api.Bypass) {
-	if len(bs) == 0 {
-		fmt.Fprintf(cmd.OutOrStdout(), "session %s has no bypasses\n", shown(session))
-		return
-	}
-	tw := newTable(cmd.OutOrStdout())
-	fmt.Fprintln(tw, "SCOPE\tCALLER\tUNTIL\tREQUEST")
-	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\n", bypassRow(b))
-	}
-	tw.Flush()
+	printTable(cmd.OutOrStdout(), fmt.Sprintf("session %s has no bypasses", shown(session)),
+		"SCOPE\tCALLER\tUNTIL\tREQUEST", bs, bypassRow)
 }
 
 // printAllBypasses prints the bypasses of every session, a SESSION column first.
 func printAllBypasses(cmd *cobra.Command, bs []api.Bypass) {
-	if len(bs) == 0 {
-		fmt.Fprintln(cmd.OutOrStdout(), "no bypasses")
-		return
-	}
-	tw := newTable(cmd.OutOrStdout())
-	fmt.Fprintln(tw, "SESSION\tSCOPE\tCALLER\tUNTIL\tREQUEST")
-	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\n", shown(b.SessionID), bypassRow(b))
-	}
-	tw.Flush()
+	printTable(cmd.OutOrStdout(), "no bypasses", "SESSION\tSCOPE\tCALLER\tUNTIL\tREQUEST", bs,
+		func(b api.Bypass) string { return shown(b.SessionID) + "\t" + bypassRow(b) })
 }
 
 // bypassRow is b's scope, caller, end and request as tab-separated table cells.

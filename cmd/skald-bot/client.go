@@ -233,6 +233,21 @@ func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 }
 
+// printTable prints xs to w as a table (newTable): header, then row of each x, both
+// tab-separated cells. With no xs and a none that is not "", it prints none instead.
+func printTable[T any](w io.Writer, none, header string, xs []T, row func(T) string) {
+	if len(xs) == 0 && none != "" {
+		fmt.Fprintln(w, none)
+		return
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, header)
+	for _, x := range xs {
+		fmt.Fprintln(tw, row(x))
+	}
+	tw.Flush()
+}
+
 // serverHint is err's message; for a refused connection, one that asks whether the
 // server runs and names the URL tried.
 func serverHint(err error) string {

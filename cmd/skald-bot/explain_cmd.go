@@ -52,20 +52,18 @@ against it, and with no --profile it picks the project that holds it.`,
 				if len(ex.Commands) > 0 {
 					fmt.Fprintf(w, "commands: %s\n", shown(strings.Join(ex.Commands, "; ")))
 				}
-				tw := newTable(w)
-				fmt.Fprintln(tw, "RULE\tGROUP\tPRIORITY\tRULE TEXT\tRESULT")
-				for _, s := range ex.Steps {
-					result := "no: " + s.Why
-					switch {
-					case s.Decided:
-						result = "decided"
-					case s.Matched:
-						result = s.Why
-					}
-					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\n", s.RuleID, shownName(s.Group),
-						s.Priority, shown(s.Rule), shown(result))
-				}
-				tw.Flush()
+				printTable(w, "", "RULE\tGROUP\tPRIORITY\tRULE TEXT\tRESULT", ex.Steps,
+					func(s api.ExplainStep) string {
+						result := "no: " + s.Why
+						switch {
+						case s.Decided:
+							result = "decided"
+						case s.Matched:
+							result = s.Why
+						}
+						return fmt.Sprintf("%d\t%s\t%d\t%s\t%s", s.RuleID, shownName(s.Group),
+							s.Priority, shown(s.Rule), shown(result))
+					})
 			})
 		},
 	}

@@ -27,17 +27,15 @@ func newJobsCmd(conn *connection) *cobra.Command {
 			return adminCall(cmd, conn, func(c *api.Client) ([]api.Job, error) {
 				return c.Jobs(cmd.Context())
 			}, func(js []api.Job) {
-				tw := newTable(cmd.OutOrStdout())
-				fmt.Fprintln(tw, "NAME\tSCHEDULE\tSTEPS\tNEXT")
-				for _, j := range js {
-					next := ""
-					if !j.Next.IsZero() {
-						next = j.Next.Local().Format(timeLayout)
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", shownName(j.Name), shown(j.Schedule),
-						j.Steps, next)
-				}
-				tw.Flush()
+				printTable(cmd.OutOrStdout(), "", "NAME\tSCHEDULE\tSTEPS\tNEXT", js,
+					func(j api.Job) string {
+						next := ""
+						if !j.Next.IsZero() {
+							next = j.Next.Local().Format(timeLayout)
+						}
+						return fmt.Sprintf("%s\t%s\t%d\t%s", shownName(j.Name), shown(j.Schedule),
+							j.Steps, next)
+					})
 			})
 		},
 	}
@@ -117,18 +115,16 @@ func notStarted(err error) (outcome, msg string, ok bool) {
 }
 
 func printRuns(cmd *cobra.Command, rs []api.Run) {
-	tw := newTable(cmd.OutOrStdout())
-	fmt.Fprintln(tw, "ID\tSTATUS\tSTEP\tREQUEST\tSTARTED\tERROR")
-	for _, r := range rs {
-		req := ""
-		switch {
-		case r.Status == store.RunWaitingAnswer:
-			req = fmt.Sprintf("question %d", r.ClarificationID)
-		case r.RequestID != 0:
-			req = fmt.Sprint(r.RequestID)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, shown(string(r.Status)), r.Step,
-			r.StepCount, req, r.StartedAt.Local().Format(timeLayout), shown(r.Error))
-	}
-	tw.Flush()
+	printTable(cmd.OutOrStdout(), "", "ID\tSTATUS\tSTEP\tREQUEST\tSTARTED\tERROR", rs,
+		func(r api.Run) string {
+			req := ""
+			switch {
+			case r.Status == store.RunWaitingAnswer:
+				req = fmt.Sprintf("question %d", r.ClarificationID)
+			case r.RequestID != 0:
+				req = fmt.Sprint(r.RequestID)
+			}
+			return fmt.Sprintf("%d\t%s\t%d/%d\t%s\t%s\t%s", r.ID, shown(string(r.Status)),
+				r.Step, r.StepCount, req, r.StartedAt.Local().Format(timeLayout), shown(r.Error))
+		})
 }

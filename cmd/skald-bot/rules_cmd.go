@@ -59,15 +59,15 @@ func newRulesCmd(conn *connection) *cobra.Command {
 			return adminCall(cmd, conn, func(c *api.Client) ([]rules.Rule, error) {
 				return c.Rules(cmd.Context(), group)
 			}, func(rs []rules.Rule) {
-				tw := newTable(cmd.OutOrStdout())
-				fmt.Fprintln(tw, "ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tCOMMAND\tHOST\tAGENT\tSOURCE\tNOTE")
-				for _, r := range rs {
-					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID,
-						shownName(r.GroupID), r.Priority, shown(string(r.Action)),
-						shownName(r.ToolPattern), shown(r.PathPattern), shown(r.CommandPattern),
-						shown(r.HostPattern), shownName(r.AgentID), shownName(r.Source), shown(r.Note))
-				}
-				tw.Flush()
+				printTable(cmd.OutOrStdout(), "",
+					"ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tCOMMAND\tHOST\tAGENT\tSOURCE\tNOTE", rs,
+					func(r rules.Rule) string {
+						return fmt.Sprintf("%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID,
+							shownName(r.GroupID), r.Priority, shown(string(r.Action)),
+							shownName(r.ToolPattern), shown(r.PathPattern), shown(r.CommandPattern),
+							shown(r.HostPattern), shownName(r.AgentID), shownName(r.Source),
+							shown(r.Note))
+					})
 			})
 		},
 	}
@@ -199,12 +199,11 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 			return adminCall(cmd, conn, func(c *api.Client) ([]rules.Group, error) {
 				return c.Groups(cmd.Context())
 			}, func(gs []rules.Group) {
-				tw := newTable(cmd.OutOrStdout())
-				fmt.Fprintln(tw, "ID\tNAME\tDESCRIPTION")
-				for _, g := range gs {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", shownName(g.ID), shown(g.Name), shown(g.Description))
-				}
-				tw.Flush()
+				printTable(cmd.OutOrStdout(), "", "ID\tNAME\tDESCRIPTION", gs,
+					func(g rules.Group) string {
+						return fmt.Sprintf("%s\t%s\t%s", shownName(g.ID), shown(g.Name),
+							shown(g.Description))
+					})
 			})
 		},
 	}
