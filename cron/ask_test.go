@@ -29,8 +29,9 @@ func TestAskUserHandsTheAnswerOn(t *testing.T) {
 	e, r := started(t, asking("deploy"), waitingForAnswer)
 	c, err := e.gate.Clarification(r.ClarificationID)
 	testkit.Must(t, err)
-	if c.Caller != store.CallerCron || c.SessionID != r.SessionID || c.ClarificationID != "step-1" ||
-		c.Source != "cron" || strings.Join(c.Options, ",") != "main,dev" {
+	if c.Caller != store.CallerCron || c.SessionID != r.SessionID ||
+		c.ClarificationID != "step-1" || c.Source != "cron" ||
+		strings.Join(c.Options, ",") != "main,dev" {
 		t.Fatalf("clarification %+v", c)
 	}
 	one := 1
@@ -90,7 +91,8 @@ func TestAskUserExpiredOrCancelledEndsTheRun(t *testing.T) {
 		_, err := e.gate.CancelSession(r.SessionID, admin)
 		testkit.Must(t, err)
 		ev := e.next(cron.EventRunFinished, r.ID)
-		if got := e.run(r.ID); ev.Status != store.RunCancelled || !strings.Contains(got.Error, "cancelled by alice") {
+		if got := e.run(r.ID); ev.Status != store.RunCancelled ||
+			!strings.Contains(got.Error, "cancelled by alice") {
 			t.Fatalf("run %+v", got)
 		}
 	})
@@ -103,8 +105,10 @@ func TestAskUserArgumentsAreChecked(t *testing.T) {
 		want string
 	}{
 		{"no question", map[string]any{}, "question"},
-		{"bad options", map[string]any{"question": "q", "options": "main"}, "options must be a list"},
-		{"bad option", map[string]any{"question": "q", "options": []any{1}}, "option 1 must be a string"},
+		{"bad options", map[string]any{"question": "q", "options": "main"},
+			"options must be a list"},
+		{"bad option", map[string]any{"question": "q", "options": []any{1}},
+			"option 1 must be a string"},
 		{"eleven options", map[string]any{"question": "q", "options": []any{"1", "2", "3", "4",
 			"5", "6", "7", "8", "9", "10", "11"}}, "11 options, at most 10"},
 		{"unknown key", map[string]any{"question": "q", "cmd": "x"}, "cmd"},

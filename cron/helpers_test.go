@@ -138,7 +138,8 @@ func (e *env) nextWithin(name string, id uint64, d time.Duration) cron.RunEvent 
 			if !ok {
 				e.t.Fatalf("event subscription dropped waiting for %s", name)
 			}
-			if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == name && (id == 0 || d.RunID == id) {
+			if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == name &&
+				(id == 0 || d.RunID == id) {
 				return d
 			}
 		case <-timeout:
@@ -194,7 +195,8 @@ func (e *env) run(id uint64) store.Run {
 // resolve approves or rejects request id as alice.
 func (e *env) resolve(id uint64, approve bool, note string) {
 	e.t.Helper()
-	if _, err := e.gate.Resolve(context.Background(), id, gate.Answer{Approve: approve, Note: note, By: "alice", Via: "telegram"}); err != nil {
+	a := gate.Answer{Approve: approve, Note: note, By: "alice", Via: "telegram"}
+	if _, err := e.gate.Resolve(context.Background(), id, a); err != nil {
 		e.t.Fatalf("Resolve(%d): %v", id, err)
 	}
 }
@@ -242,15 +244,18 @@ func backup(name string, overlap cron.Overlap) cron.Job {
 		Name: name, Schedule: "0 2 * * *", AgentID: "ops", ContextLabel: "CronJob: " + name,
 		Overlap: overlap,
 		Steps: []cron.Step{
-			{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo one >> data/step1.log", "timeout": "30s"}},
-			{Tool: "write_file", Args: map[string]any{"path": "out/report.txt", "content": "done"}},
+			{Tool: "execute_cmd",
+				Args: map[string]any{"cmd": "echo one >> data/step1.log", "timeout": "30s"}},
+			{Tool: "write_file",
+				Args: map[string]any{"path": "out/report.txt", "content": "done"}},
 			{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo three >> data/step3.log"}},
 		},
 	}
 }
 
 func ruleAllow(tool string) rules.Rule {
-	return rules.Rule{GroupID: rules.DefaultGroup, AgentID: "ops", ToolPattern: tool, Action: rules.Allow, Priority: 1}
+	return rules.Rule{GroupID: rules.DefaultGroup, AgentID: "ops", ToolPattern: tool,
+		Action: rules.Allow, Priority: 1}
 }
 
 func (e *env) gateRules() rules.Options { return rules.Options{WorkspaceRoot: e.root} }

@@ -26,16 +26,19 @@ func TestInvalidScheduleRefusesStartUpNamingTheJob(t *testing.T) {
 	good := backup("good", "")
 	bad := backup("nightly", "")
 	bad.Schedule = "61 * * * *"
-	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: []cron.Job{good, bad}, WorkspaceRoot: e.root, Logger: testkit.Logger()})
+	eng, err := cron.New(cron.Options{Store: e.db, Gate: g, Jobs: []cron.Job{good, bad},
+		WorkspaceRoot: e.root, Logger: testkit.Logger()})
 	if eng != nil {
 		t.Error("New returned an engine with an error")
 	}
 	testkit.WantErr(t, err, cron.ErrInvalidJob)
-	if want := `cron: job "nightly": schedule "61 * * * *": end of range (61) above maximum (59): 61`; err.Error() != want {
+	if want := `cron: job "nightly": schedule "61 * * * *": ` +
+		`end of range (61) above maximum (59): 61`; err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
 	// Validate says the same without a store or gate, for cmd to call first.
-	if err2 := cron.Validate([]cron.Job{good, bad}, nil); err2 == nil || err2.Error() != err.Error() {
+	if err2 := cron.Validate([]cron.Job{good, bad}, nil); err2 == nil ||
+		err2.Error() != err.Error() {
 		t.Errorf("Validate: %v", err2)
 	}
 	after, err := os.ReadFile(e.path)
@@ -53,12 +56,14 @@ func TestInvalidScheduleRefusesStartUpNamingTheJob(t *testing.T) {
 func TestValidate(t *testing.T) {
 	ok := func() cron.Job {
 		return cron.Job{Name: "j", Schedule: "@daily", Steps: []cron.Step{
-			{Tool: "execute_cmd", Args: map[string]any{"cmd": "true", "timeout": "1m", "cwd": "data"}},
+			{Tool: "execute_cmd",
+				Args: map[string]any{"cmd": "true", "timeout": "1m", "cwd": "data"}},
 			{Tool: "read_file", Args: map[string]any{"path": "data/x"}},
 			{Tool: "write_file", Args: map[string]any{"path": "data/x", "content": ""}},
 			{Tool: "list_files", Args: map[string]any{"path": "."}},
-			{Tool: "http_request", Args: map[string]any{"method": "post", "url": "http://127.0.0.1:1/x",
-				"headers": map[string]any{"X-A": "b"}, "body": "{}", "timeout": 5}},
+			{Tool: "http_request", Args: map[string]any{"method": "post",
+				"url": "http://127.0.0.1:1/x", "headers": map[string]any{"X-A": "b"},
+				"body": "{}", "timeout": 5}},
 		}}
 	}
 	if err := cron.Validate([]cron.Job{ok()}, nil); err != nil {
@@ -69,33 +74,55 @@ func TestValidate(t *testing.T) {
 		edit func(*cron.Job)
 		want string
 	}{
-		{"bad name", func(j *cron.Job) { j.Name = "Nightly Backup" }, `cron: job "Nightly Backup": name must match [a-z0-9_-]+ and be at most 64 bytes`},
+		{"bad name", func(j *cron.Job) { j.Name = "Nightly Backup" },
+			`cron: job "Nightly Backup": name must match [a-z0-9_-]+ and be at most 64 bytes`},
 		{"long name", func(j *cron.Job) { j.Name = strings.Repeat("a", 65) }, "name must match"},
-		{"empty schedule", func(j *cron.Job) { j.Schedule = "" }, `cron: job "j": schedule "": empty spec string`},
-		{"six fields", func(j *cron.Job) { j.Schedule = "*/5 * * * * *" }, `schedule "*/5 * * * * *": expected exactly 5 fields, found 6`},
-		{"bare zone", func(j *cron.Job) { j.Schedule = "CRON_TZ=UTC" }, `schedule "CRON_TZ=UTC": a CRON_TZ= or TZ= zone must be followed`},
-		{"unknown zone", func(j *cron.Job) { j.Schedule = "CRON_TZ=Nowhere/City 0 2 * * *" }, "provided bad location Nowhere/City"},
-		{"every zero", func(j *cron.Job) { j.Schedule = "@every 0s" }, "the interval must be at least 1s"},
-		{"overlap", func(j *cron.Job) { j.Overlap = "wait" }, `overlap "wait" must be skip, queue or allow`},
-		{"notify", func(j *cron.Job) { j.Notify = "sometimes" }, `notify "sometimes" must be failure, always or never`},
-		{"negative timeout", func(j *cron.Job) { j.ApprovalTimeout = -time.Second }, "approval_timeout -1s is negative"},
-		{"context label with a newline", func(j *cron.Job) { j.ContextLabel = "a\nb" }, `context_label "a\nb" must not hold control characters`},
+		{"empty schedule", func(j *cron.Job) { j.Schedule = "" },
+			`cron: job "j": schedule "": empty spec string`},
+		{"six fields", func(j *cron.Job) { j.Schedule = "*/5 * * * * *" },
+			`schedule "*/5 * * * * *": expected exactly 5 fields, found 6`},
+		{"bare zone", func(j *cron.Job) { j.Schedule = "CRON_TZ=UTC" },
+			`schedule "CRON_TZ=UTC": a CRON_TZ= or TZ= zone must be followed`},
+		{"unknown zone", func(j *cron.Job) { j.Schedule = "CRON_TZ=Nowhere/City 0 2 * * *" },
+			"provided bad location Nowhere/City"},
+		{"every zero", func(j *cron.Job) { j.Schedule = "@every 0s" },
+			"the interval must be at least 1s"},
+		{"overlap", func(j *cron.Job) { j.Overlap = "wait" },
+			`overlap "wait" must be skip, queue or allow`},
+		{"notify", func(j *cron.Job) { j.Notify = "sometimes" },
+			`notify "sometimes" must be failure, always or never`},
+		{"negative timeout", func(j *cron.Job) { j.ApprovalTimeout = -time.Second },
+			"approval_timeout -1s is negative"},
+		{"context label with a newline", func(j *cron.Job) { j.ContextLabel = "a\nb" },
+			`context_label "a\nb" must not hold control characters`},
 		{"ask_user option with a newline", func(j *cron.Job) {
-			j.Steps = append(j.Steps, cron.Step{Tool: cron.AskUserTool, Args: map[string]any{"question": "q\nok?",
-				"options": []any{"yes", "no\n\nyes"}}})
-		}, `step 6 (ask_user): bad step arguments: option 2 "no\n\nyes" must not hold control characters`},
+			j.Steps = append(j.Steps, cron.Step{Tool: cron.AskUserTool,
+				Args: map[string]any{"question": "q\nok?", "options": []any{"yes", "no\n\nyes"}}})
+		}, `step 6 (ask_user): bad step arguments: ` +
+			`option 2 "no\n\nyes" must not hold control characters`},
 		{"no steps", func(j *cron.Job) { j.Steps = nil }, `cron: job "j": no steps`},
-		{"unknown tool", func(j *cron.Job) { j.Steps[0].Tool = "rm_rf" }, `step 1: unknown tool "rm_rf" (known: `},
-		{"no cmd", func(j *cron.Job) { j.Steps[0].Args = map[string]any{} }, "step 1 (execute_cmd): bad step arguments: cmd is required"},
-		{"cmd not a string", func(j *cron.Job) { j.Steps[0].Args = map[string]any{"cmd": 3} }, "cmd must be a string, not int"},
-		{"bad timeout", func(j *cron.Job) { j.Steps[0].Args["timeout"] = "soon" }, `timeout "soon" is not a duration`},
-		{"zero timeout", func(j *cron.Job) { j.Steps[0].Args["timeout"] = 0 }, "timeout 0 must be positive"},
-		{"typo", func(j *cron.Job) { j.Steps[1].Args["pth"] = "x" }, `step 2 (read_file): bad step arguments: unknown argument "pth" (want path)`},
-		{"no content", func(j *cron.Job) { delete(j.Steps[2].Args, "content") }, "step 3 (write_file): bad step arguments: content is required"},
-		{"no path", func(j *cron.Job) { j.Steps[3].Args = nil }, "step 4 (list_files): bad step arguments: path is required"},
-		{"bad url", func(j *cron.Job) { j.Steps[4].Args["url"] = "ftp://x" }, "url must be an http:// or https:// URL"},
-		{"bad method", func(j *cron.Job) { j.Steps[4].Args["method"] = "GE T" }, `method "GE T" is not an HTTP method`},
-		{"bad headers", func(j *cron.Job) { j.Steps[4].Args["headers"] = map[string]any{"X": 1} }, `header "X" must be a string`},
+		{"unknown tool", func(j *cron.Job) { j.Steps[0].Tool = "rm_rf" },
+			`step 1: unknown tool "rm_rf" (known: `},
+		{"no cmd", func(j *cron.Job) { j.Steps[0].Args = map[string]any{} },
+			"step 1 (execute_cmd): bad step arguments: cmd is required"},
+		{"cmd not a string", func(j *cron.Job) { j.Steps[0].Args = map[string]any{"cmd": 3} },
+			"cmd must be a string, not int"},
+		{"bad timeout", func(j *cron.Job) { j.Steps[0].Args["timeout"] = "soon" },
+			`timeout "soon" is not a duration`},
+		{"zero timeout", func(j *cron.Job) { j.Steps[0].Args["timeout"] = 0 },
+			"timeout 0 must be positive"},
+		{"typo", func(j *cron.Job) { j.Steps[1].Args["pth"] = "x" },
+			`step 2 (read_file): bad step arguments: unknown argument "pth" (want path)`},
+		{"no content", func(j *cron.Job) { delete(j.Steps[2].Args, "content") },
+			"step 3 (write_file): bad step arguments: content is required"},
+		{"no path", func(j *cron.Job) { j.Steps[3].Args = nil },
+			"step 4 (list_files): bad step arguments: path is required"},
+		{"bad url", func(j *cron.Job) { j.Steps[4].Args["url"] = "ftp://x" },
+			"url must be an http:// or https:// URL"},
+		{"bad method", func(j *cron.Job) { j.Steps[4].Args["method"] = "GE T" },
+			`method "GE T" is not an HTTP method`},
+		{"bad headers", func(j *cron.Job) { j.Steps[4].Args["headers"] = map[string]any{"X": 1} },
+			`header "X" must be a string`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,10 +155,14 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		opt  cron.Options
 		want string
 	}{
-		{cron.Options{Gate: g, WorkspaceRoot: e.root}, "cron: new: a store and a gate are required"},
-		{cron.Options{Store: e.db, WorkspaceRoot: e.root}, "cron: new: a store and a gate are required"},
-		{cron.Options{Store: e.db, Gate: g, WorkspaceRoot: "ws"}, `cron: new: workspace root "ws" is not an absolute path`},
-		{cron.Options{Store: e.db, Gate: g, WorkspaceRoot: e.root, Jobs: []cron.Job{j}}, `cron: job "backup": profile "nobody" is not configured`},
+		{cron.Options{Gate: g, WorkspaceRoot: e.root},
+			"cron: new: a store and a gate are required"},
+		{cron.Options{Store: e.db, WorkspaceRoot: e.root},
+			"cron: new: a store and a gate are required"},
+		{cron.Options{Store: e.db, Gate: g, WorkspaceRoot: "ws"},
+			`cron: new: workspace root "ws" is not an absolute path`},
+		{cron.Options{Store: e.db, Gate: g, WorkspaceRoot: e.root, Jobs: []cron.Job{j}},
+			`cron: job "backup": profile "nobody" is not configured`},
 	}
 	for _, tt := range tests {
 		eng, err := cron.New(tt.opt)
@@ -146,7 +177,8 @@ func TestEngineErrors(t *testing.T) {
 	eng := e.newEngine(e.newGate(nil), nil)
 	ctx := context.Background()
 	_, err := eng.Trigger(ctx, "backup")
-	testkit.WantErr(t, err, cron.ErrNotRunning, `cron: trigger "backup": the scheduler is not running`)
+	testkit.WantErr(t, err, cron.ErrNotRunning,
+		`cron: trigger "backup": the scheduler is not running`)
 	_, err = eng.Trigger(ctx, "nope")
 	testkit.WantErr(t, err, cron.ErrNotFound, `cron: trigger "nope": no such job`)
 	cancelled, cancel := context.WithCancel(ctx)
@@ -181,7 +213,8 @@ func TestJobsListing(t *testing.T) {
 	b := backup("backup", cron.OverlapQueue)
 	b.Profile = "reader"
 	b.ApprovalTimeout = time.Hour
-	a := cron.Job{Name: "alpha", Schedule: "CRON_TZ=Europe/Rome 30 2 * * *", Steps: []cron.Step{{Tool: "list_files", Args: map[string]any{"path": "."}}}}
+	a := cron.Job{Name: "alpha", Schedule: "CRON_TZ=Europe/Rome 30 2 * * *",
+		Steps: []cron.Step{{Tool: "list_files", Args: map[string]any{"path": "."}}}}
 	e := newEnv(t, b, a)
 	g := e.newGate(func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "reader", WorkingDirectory: "data"}}
@@ -198,10 +231,12 @@ func TestJobsListing(t *testing.T) {
 		t.Fatalf("Jobs %+v", jobs)
 	}
 	want := []cron.JobInfo{
-		{Name: "alpha", Schedule: a.Schedule, Profile: "default", Overlap: cron.OverlapSkip, Notify: cron.NotifyFailure,
-			Steps: 1, Next: at(t, "2026-03-30T00:30:00Z")},
-		{Name: "backup", Schedule: "0 2 * * *", AgentID: "ops", Profile: "reader", ContextLabel: "CronJob: backup",
-			Overlap: cron.OverlapQueue, Notify: cron.NotifyFailure, ApprovalTimeout: time.Hour, Steps: 3, Next: at(t, "2026-03-29T02:00:00Z")},
+		{Name: "alpha", Schedule: a.Schedule, Profile: "default", Overlap: cron.OverlapSkip,
+			Notify: cron.NotifyFailure, Steps: 1, Next: at(t, "2026-03-30T00:30:00Z")},
+		{Name: "backup", Schedule: "0 2 * * *", AgentID: "ops", Profile: "reader",
+			ContextLabel: "CronJob: backup", Overlap: cron.OverlapQueue,
+			Notify: cron.NotifyFailure, ApprovalTimeout: time.Hour, Steps: 3,
+			Next: at(t, "2026-03-29T02:00:00Z")},
 	}
 	for i := range want {
 		if !jobs[i].Next.Equal(want[i].Next) {

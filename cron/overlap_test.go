@@ -16,8 +16,10 @@ func TestOverlapSkipCountsTheTriggerOnTheWaitingRun(t *testing.T) {
 
 	for i, trigger := range []string{cron.TriggerManual, cron.TriggerSchedule} {
 		_, err := e.eng.Fire(context.Background(), "backup", trigger)
-		testkit.WantErr(t, err, cron.ErrSkipped, `cron: trigger "backup": run `+strconv.FormatUint(r.ID, 10)+" is unfinished")
-		if got := e.run(r.ID); got.SkippedTriggers != i+1 || got.Status != store.RunWaitingApproval {
+		testkit.WantErr(t, err, cron.ErrSkipped,
+			`cron: trigger "backup": run `+strconv.FormatUint(r.ID, 10)+" is unfinished")
+		if got := e.run(r.ID); got.SkippedTriggers != i+1 ||
+			got.Status != store.RunWaitingApproval {
 			t.Fatalf("after %d skipped triggers the run is %+v", i+1, got)
 		}
 	}
@@ -41,7 +43,8 @@ func TestOverlapQueueKeepsOneTriggerAndCountsTheRest(t *testing.T) {
 	e, r := started(t, backup("nightly", cron.OverlapQueue), waitingAtStep2)
 
 	_, err := e.eng.Fire(context.Background(), "nightly", cron.TriggerSchedule)
-	testkit.WantErr(t, err, cron.ErrQueued, `cron: trigger "nightly": run `+strconv.FormatUint(r.ID, 10)+" is unfinished")
+	testkit.WantErr(t, err, cron.ErrQueued,
+		`cron: trigger "nightly": run `+strconv.FormatUint(r.ID, 10)+" is unfinished")
 	slot, err := e.db.GetMeta("cron.queue.nightly")
 	if err != nil || slot == nil {
 		t.Fatalf("queue slot %q %v, want it stored", slot, err)
@@ -85,7 +88,8 @@ func TestOverlapAllowStartsEveryTrigger(t *testing.T) {
 	for range 2 {
 		e.next(cron.EventRunWaiting, 0)
 	}
-	if e.run(a.ID).Status != store.RunWaitingApproval || e.run(b.ID).Status != store.RunWaitingApproval {
+	if e.run(a.ID).Status != store.RunWaitingApproval ||
+		e.run(b.ID).Status != store.RunWaitingApproval {
 		t.Error("both runs should wait for approval")
 	}
 	if e.lines("data/step1.log") != 2 {

@@ -15,7 +15,8 @@ import (
 // rule) and writes what it says to data/marker.
 func marker(say string) cron.Job {
 	return cron.Job{Name: "mark", Schedule: "@daily", AgentID: "night",
-		Steps: []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo " + say + " > data/marker"}}}}
+		Steps: []cron.Step{{Tool: "execute_cmd",
+			Args: map[string]any{"cmd": "echo " + say + " > data/marker"}}}}
 }
 
 // A step's command edited in the config while its approval waits: after a restart and
@@ -28,7 +29,8 @@ func TestResumedRunRunsTheStepsItStartedWith(t *testing.T) {
 	if got := string(req.Arguments); got != `{"cmd":"echo approved \u003e data/marker"}` {
 		t.Fatalf("the request shows %s", got)
 	}
-	if len(r.Plan) != 1 || r.Plan[0].Args["cmd"] != "echo approved > data/marker" || r.ConfigChanged {
+	if len(r.Plan) != 1 || r.Plan[0].Args["cmd"] != "echo approved > data/marker" ||
+		r.ConfigChanged {
 		t.Fatalf("stored plan %+v, config changed %v", r.Plan, r.ConfigChanged)
 	}
 

@@ -15,10 +15,11 @@ import (
 // TestJobInProjectWorkspace runs a job of a profile with its own workspace: its steps'
 // paths are in that workspace and decided by the seeded rules there.
 func TestJobInProjectWorkspace(t *testing.T) {
-	j := cron.Job{Name: "proj", Schedule: "@daily", AgentID: "ops", Profile: "proj", Steps: []cron.Step{
-		{Tool: "write_file", Args: map[string]any{"path": "data/out.txt", "content": "x"}},
-		{Tool: "read_file", Args: map[string]any{"path": "secrets/key"}},
-	}}
+	j := cron.Job{Name: "proj", Schedule: "@daily", AgentID: "ops", Profile: "proj",
+		Steps: []cron.Step{
+			{Tool: "write_file", Args: map[string]any{"path": "data/out.txt", "content": "x"}},
+			{Tool: "read_file", Args: map[string]any{"path": "secrets/key"}},
+		}}
 	e := newEnv(t, j)
 	proj := filepath.Join(e.dir, "proj")
 	for _, d := range []string{"data", "secrets"} {
@@ -37,7 +38,8 @@ func TestJobInProjectWorkspace(t *testing.T) {
 		!strings.HasPrefix(r.Error, "step 2 (read_file): deny: ") {
 		t.Fatalf("run %+v", r)
 	}
-	if b, err := os.ReadFile(filepath.Join(proj, "data", "out.txt")); err != nil || string(b) != "x" {
+	b, err := os.ReadFile(filepath.Join(proj, "data", "out.txt"))
+	if err != nil || string(b) != "x" {
 		t.Errorf("the project's data/out.txt: %q, %v", b, err)
 	}
 	if _, ok := e.file("data/out.txt"); ok {

@@ -16,7 +16,9 @@ import (
 func waitingAtStep2(t *testing.T, e *env, name string) store.Run {
 	t.Helper()
 	r := e.trigger(name)
-	if r.Status != store.RunRunning || r.SessionID != "cron:"+name+":"+strconv.FormatUint(r.ID, 10) || r.Trigger != cron.TriggerManual {
+	if r.Status != store.RunRunning ||
+		r.SessionID != "cron:"+name+":"+strconv.FormatUint(r.ID, 10) ||
+		r.Trigger != cron.TriggerManual {
 		t.Fatalf("Trigger returned %+v", r)
 	}
 	if ev := e.next(cron.EventRunStarted, r.ID); ev.Job != name || ev.Notify {
@@ -24,12 +26,13 @@ func waitingAtStep2(t *testing.T, e *env, name string) store.Run {
 	}
 	ev := e.next(cron.EventRunWaiting, r.ID)
 	r = e.run(r.ID)
-	if r.Status != store.RunWaitingApproval || r.Step != 1 || r.RequestID == 0 || ev.RequestID != r.RequestID ||
-		ev.Status != store.RunWaitingApproval || ev.Notify {
+	if r.Status != store.RunWaitingApproval || r.Step != 1 || r.RequestID == 0 ||
+		ev.RequestID != r.RequestID || ev.Status != store.RunWaitingApproval || ev.Notify {
 		t.Fatalf("waiting run %+v, event %+v", r, ev)
 	}
 	if len(r.Steps) != 2 || r.Steps[0].Status != "succeeded" || r.Steps[0].Decision != "allow" ||
-		r.Steps[1].Decision != "pending" || r.Steps[1].Status != "waiting_approval" || r.Steps[1].RequestID != r.RequestID {
+		r.Steps[1].Decision != "pending" || r.Steps[1].Status != "waiting_approval" ||
+		r.Steps[1].RequestID != r.RequestID {
 		t.Fatalf("steps of the waiting run: %+v", r.Steps)
 	}
 	if n := e.lines("data/step1.log"); n != 1 {
@@ -42,8 +45,9 @@ func waitingAtStep2(t *testing.T, e *env, name string) store.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req.Status != store.Pending || req.SessionID != r.SessionID || req.Source != "cron" || req.AgentID != "ops" ||
-		req.ContextLabel != "CronJob: "+name || req.ToolName != "write_file" || req.ToolCallID != "step-2" {
+	if req.Status != store.Pending || req.SessionID != r.SessionID || req.Source != "cron" ||
+		req.AgentID != "ops" || req.ContextLabel != "CronJob: "+name ||
+		req.ToolName != "write_file" || req.ToolCallID != "step-2" {
 		t.Errorf("approval request %+v", req)
 	}
 	return r
@@ -53,22 +57,27 @@ func TestApproveResumesAtTheWaitingStep(t *testing.T) {
 	e, r := started(t, backup("backup", ""), waitingAtStep2)
 
 	r, ev := e.decide(r, true, "")
-	if r.Status != store.RunSucceeded || ev.Status != store.RunSucceeded || ev.Notify || r.Error != "" || r.FinishedAt.IsZero() {
+	if r.Status != store.RunSucceeded || ev.Status != store.RunSucceeded || ev.Notify ||
+		r.Error != "" || r.FinishedAt.IsZero() {
 		t.Fatalf("finished run %+v, event %+v", r, ev)
 	}
 	e.wantFile("out/report.txt", "done")
 	if e.lines("data/step1.log") != 1 || e.lines("data/step3.log") != 1 {
-		t.Errorf("step 1 ran %d times, step 3 %d, want once each", e.lines("data/step1.log"), e.lines("data/step3.log"))
+		t.Errorf("step 1 ran %d times, step 3 %d, want once each",
+			e.lines("data/step1.log"), e.lines("data/step3.log"))
 	}
 	want := []struct{ tool, decision, status string }{
-		{"execute_cmd", "allow", "succeeded"}, {"write_file", "approved", "succeeded"}, {"execute_cmd", "allow", "succeeded"},
+		{"execute_cmd", "allow", "succeeded"},
+		{"write_file", "approved", "succeeded"},
+		{"execute_cmd", "allow", "succeeded"},
 	}
 	if len(r.Steps) != len(want) {
 		t.Fatalf("steps %+v", r.Steps)
 	}
 	for i, w := range want {
 		s := r.Steps[i]
-		if s.Tool != w.tool || s.Decision != w.decision || s.Status != w.status || s.ExitCode != 0 || s.StartedAt.IsZero() || s.DurationMS < 0 {
+		if s.Tool != w.tool || s.Decision != w.decision || s.Status != w.status ||
+			s.ExitCode != 0 || s.StartedAt.IsZero() || s.DurationMS < 0 {
 			t.Errorf("step %d: %+v, want %+v", i+1, s, w)
 		}
 	}
@@ -85,13 +94,16 @@ func TestRejectEndsTheRunAndTheStepNeverRuns(t *testing.T) {
 	e, r := started(t, backup("backup", ""), waitingAtStep2)
 
 	r, ev := e.decide(r, false, "not tonight")
-	if r.Status != store.RunRejected || ev.Status != store.RunRejected || !ev.Notify || ev.RequestID != r.RequestID {
+	if r.Status != store.RunRejected || ev.Status != store.RunRejected || !ev.Notify ||
+		ev.RequestID != r.RequestID {
 		t.Fatalf("run %+v, event %+v", r, ev)
 	}
-	if want := "step 2: approval request " + strconv.FormatUint(r.RequestID, 10) + " rejected by alice via telegram: not tonight"; r.Error != want {
+	if want := "step 2: approval request " + strconv.FormatUint(r.RequestID, 10) +
+		" rejected by alice via telegram: not tonight"; r.Error != want {
 		t.Errorf("error %q, want %q", r.Error, want)
 	}
-	if len(r.Steps) != 2 || r.Steps[1].Status != "rejected" || r.Steps[1].Decision != "rejected" || r.Steps[1].Output != "" {
+	if len(r.Steps) != 2 || r.Steps[1].Status != "rejected" ||
+		r.Steps[1].Decision != "rejected" || r.Steps[1].Output != "" {
 		t.Errorf("steps %+v", r.Steps)
 	}
 	if _, ok := e.file("out/report.txt"); ok {
@@ -126,7 +138,8 @@ func TestApprovedWhileDownResumesAtStart(t *testing.T) {
 
 	// The service is down; the request is approved (by the CLI through another gate).
 	g := e.newGate(nil)
-	if _, err := g.Resolve(context.Background(), r.RequestID, gate.Answer{Approve: true, By: "cli", Via: "cli"}); err != nil {
+	a := gate.Answer{Approve: true, By: "cli", Via: "cli"}
+	if _, err := g.Resolve(context.Background(), r.RequestID, a); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.run(r.ID); got.Status != store.RunWaitingApproval {
@@ -134,7 +147,8 @@ func TestApprovedWhileDownResumesAtStart(t *testing.T) {
 	}
 	e.start()
 	e.next(cron.EventRunFinished, r.ID)
-	if got := e.run(r.ID); got.Status != store.RunSucceeded || e.lines("data/step1.log") != 1 || e.lines("data/step3.log") != 1 {
+	if got := e.run(r.ID); got.Status != store.RunSucceeded ||
+		e.lines("data/step1.log") != 1 || e.lines("data/step3.log") != 1 {
 		t.Fatalf("run %+v; step 1 ran %d times", got, e.lines("data/step1.log"))
 	}
 }
@@ -143,12 +157,14 @@ func TestRejectedWhileDownFinishesAtStart(t *testing.T) {
 	e, r := started(t, backup("backup", ""), waitingAtStep2)
 	e.stop()
 	g := e.newGate(nil)
-	if _, err := g.CancelRequest(r.RequestID, "not needed", store.Actor{By: "cli", Via: "cli"}, ""); err != nil {
+	by := store.Actor{By: "cli", Via: "cli"}
+	if _, err := g.CancelRequest(r.RequestID, "not needed", by, ""); err != nil {
 		t.Fatal(err)
 	}
 	e.start()
 	e.next(cron.EventRunFinished, r.ID)
-	if got := e.run(r.ID); got.Status != store.RunCancelled || !strings.Contains(got.Error, "cancelled by cli via cli: not needed") {
+	if got := e.run(r.ID); got.Status != store.RunCancelled ||
+		!strings.Contains(got.Error, "cancelled by cli via cli: not needed") {
 		t.Fatalf("run %+v", got)
 	}
 	if _, ok := e.file("out/report.txt"); ok {
@@ -158,8 +174,9 @@ func TestRejectedWhileDownFinishesAtStart(t *testing.T) {
 
 func TestRunningAtStartIsInterrupted(t *testing.T) {
 	e := newEnv(t, backup("backup", ""))
-	old, err := e.db.CreateRun(store.Run{Job: "backup", Status: store.RunRunning, Trigger: cron.TriggerSchedule,
-		Steps: []store.StepResult{{Tool: "execute_cmd", Decision: "allow", Status: "running"}}})
+	old, err := e.db.CreateRun(store.Run{Job: "backup", Status: store.RunRunning,
+		Trigger: cron.TriggerSchedule,
+		Steps:   []store.StepResult{{Tool: "execute_cmd", Decision: "allow", Status: "running"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +184,8 @@ func TestRunningAtStartIsInterrupted(t *testing.T) {
 	ev := e.next(cron.EventRunFinished, old.ID)
 	r := e.run(old.ID)
 	if r.Status != store.RunInterrupted || ev.Status != store.RunInterrupted || !ev.Notify ||
-		r.Error != "interrupted: the service stopped during step 1" || r.Steps[0].Status != "interrupted" {
+		r.Error != "interrupted: the service stopped during step 1" ||
+		r.Steps[0].Status != "interrupted" {
 		t.Fatalf("run %+v, event %+v", r, ev)
 	}
 	// The interrupted run no longer holds the job: a trigger starts a run.
@@ -184,7 +202,8 @@ func TestDenyEndsTheRunDenied(t *testing.T) {
 	r := e.trigger("peek")
 	e.next(cron.EventRunFinished, r.ID)
 	r = e.run(r.ID)
-	if r.Status != store.RunDenied || len(r.Steps) != 1 || r.Steps[0].Decision != "deny" || r.Steps[0].Status != "denied" ||
+	if r.Status != store.RunDenied || len(r.Steps) != 1 || r.Steps[0].Decision != "deny" ||
+		r.Steps[0].Status != "denied" ||
 		!strings.HasPrefix(r.Error, "step 1 (read_file): deny: ") {
 		t.Fatalf("run %+v", r)
 	}
@@ -194,20 +213,24 @@ func TestDenyEndsTheRunDenied(t *testing.T) {
 }
 
 func TestFailingStepEndsTheRunFailed(t *testing.T) {
-	j := cron.Job{Name: "broken", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyNever, Steps: []cron.Step{
+	steps := []cron.Step{
 		{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo partial; echo oops >&2; exit 3"}},
 		{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo after >> data/after.log"}},
-	}}
+	}
+	j := cron.Job{Name: "broken", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyNever,
+		Steps: steps}
 	e := newEnv(t, j)
 	e.start()
 	r := e.trigger("broken")
 	ev := e.next(cron.EventRunFinished, r.ID)
 	r = e.run(r.ID)
-	if r.Status != store.RunFailed || ev.Notify || r.Error != "step 1 (execute_cmd): exit status 3" {
+	if r.Status != store.RunFailed || ev.Notify ||
+		r.Error != "step 1 (execute_cmd): exit status 3" {
 		t.Fatalf("run %+v, event %+v", r, ev)
 	}
 	s := r.Steps[0]
-	if s.Status != "failed" || s.ExitCode != 3 || s.Output != "partial\noops\nerror: exit status 3" {
+	if s.Status != "failed" || s.ExitCode != 3 ||
+		s.Output != "partial\noops\nerror: exit status 3" {
 		t.Errorf("step %+v", s)
 	}
 	if _, ok := e.file("data/after.log"); ok {
@@ -222,17 +245,19 @@ func TestPanickingStepIsRecordedAndTheNextTriggerRuns(t *testing.T) {
 	}}
 	e := newEnv(t, j)
 	e.tools = cron.Builtins()
-	e.tools["explode"] = cron.Tool{Run: func(context.Context, cron.Env, map[string]any) (cron.Result, error) {
+	explode := func(context.Context, cron.Env, map[string]any) (cron.Result, error) {
 		panic("kaboom")
-	}}
+	}
+	e.tools["explode"] = cron.Tool{Run: explode}
 	allow(t, e, "explode")
 	e.start()
 	for range 2 {
 		r := e.trigger("boom")
 		e.next(cron.EventRunFinished, r.ID)
 		r = e.run(r.ID)
-		if r.Status != store.RunFailed || r.Error != "step 2 (explode): panic: kaboom" || len(r.Steps) != 2 ||
-			r.Steps[1].Status != "failed" || r.Steps[1].ExitCode != -1 || r.Steps[1].Output != "error: panic: kaboom" {
+		if r.Status != store.RunFailed || r.Error != "step 2 (explode): panic: kaboom" ||
+			len(r.Steps) != 2 || r.Steps[1].Status != "failed" || r.Steps[1].ExitCode != -1 ||
+			r.Steps[1].Output != "error: panic: kaboom" {
 			t.Fatalf("run %+v", r)
 		}
 	}
@@ -243,20 +268,23 @@ func TestPanickingStepIsRecordedAndTheNextTriggerRuns(t *testing.T) {
 
 func TestStopInterruptsTheStepInFlight(t *testing.T) {
 	started := make(chan struct{})
-	j := cron.Job{Name: "slow", Schedule: "@daily", AgentID: "ops", Steps: []cron.Step{{Tool: "block"}}}
+	j := cron.Job{Name: "slow", Schedule: "@daily", AgentID: "ops",
+		Steps: []cron.Step{{Tool: "block"}}}
 	e := newEnv(t, j)
-	e.tools = map[string]cron.Tool{"block": {Run: func(ctx context.Context, _ cron.Env, _ map[string]any) (cron.Result, error) {
+	block := func(ctx context.Context, _ cron.Env, _ map[string]any) (cron.Result, error) {
 		close(started)
 		<-ctx.Done()
 		return cron.Result{ExitCode: -1, Output: "half way"}, ctx.Err()
-	}}}
+	}
+	e.tools = map[string]cron.Tool{"block": {Run: block}}
 	allow(t, e, "block")
 	e.start()
 	r := e.trigger("slow")
 	<-started
 	e.stop()
 	r = e.run(r.ID)
-	if r.Status != store.RunInterrupted || r.Steps[0].Status != "interrupted" || r.Steps[0].Output != "half way\nerror: context canceled" {
+	if r.Status != store.RunInterrupted || r.Steps[0].Status != "interrupted" ||
+		r.Steps[0].Output != "half way\nerror: context canceled" {
 		t.Fatalf("run %+v", r)
 	}
 }
@@ -273,13 +301,17 @@ func TestNotifyPolicy(t *testing.T) {
 	step := []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "true"}}}
 	fail := []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "false"}}}
 	e := newEnv(t,
-		cron.Job{Name: "always", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyAlways, Steps: step},
+		cron.Job{Name: "always", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyAlways,
+			Steps: step},
 		cron.Job{Name: "failure-ok", Schedule: "@daily", AgentID: "ops", Steps: step},
 		cron.Job{Name: "failure-bad", Schedule: "@daily", AgentID: "ops", Steps: fail},
-		cron.Job{Name: "never", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyNever, Steps: fail},
+		cron.Job{Name: "never", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyNever,
+			Steps: fail},
 	)
 	e.start()
-	for name, want := range map[string]bool{"always": true, "failure-ok": false, "failure-bad": true, "never": false} {
+	for name, want := range map[string]bool{
+		"always": true, "failure-ok": false, "failure-bad": true, "never": false,
+	} {
 		r := e.trigger(name)
 		if ev := e.next(cron.EventRunFinished, r.ID); ev.Notify != want {
 			t.Errorf("%s: run_finished %+v, want notify %v", name, ev, want)

@@ -36,7 +36,8 @@ func TestApprovalTimeoutExpiresTheRun(t *testing.T) {
 		ev := e.next(cron.EventRunFinished, r.ID)
 		got := e.run(r.ID)
 		if got.Status != store.RunExpired || ev.Status != store.RunExpired || !ev.Notify ||
-			got.Error != "step 2: approval request "+strconv.FormatUint(r.RequestID, 10)+" expired by system via gate" {
+			got.Error != "step 2: approval request "+strconv.FormatUint(r.RequestID, 10)+
+				" expired by system via gate" {
 			t.Fatalf("run %+v, event %+v", got, ev)
 		}
 		if late := got.FinishedAt.Sub(req.ExpiresAt); late < 0 || late > 2*time.Second {
@@ -56,11 +57,13 @@ func TestApprovalTimeoutExpiresTheRun(t *testing.T) {
 // keeps firing it.
 func TestScheduleFiresAndSurvivesPanics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		j := cron.Job{Name: "tick", Schedule: "@every 1m", AgentID: "ops", Steps: []cron.Step{{Tool: "explode"}}}
+		j := cron.Job{Name: "tick", Schedule: "@every 1m", AgentID: "ops",
+			Steps: []cron.Step{{Tool: "explode"}}}
 		e := newEnv(t, j)
-		e.tools = map[string]cron.Tool{"explode": {Run: func(context.Context, cron.Env, map[string]any) (cron.Result, error) {
+		explode := func(context.Context, cron.Env, map[string]any) (cron.Result, error) {
 			panic("kaboom")
-		}}}
+		}
+		e.tools = map[string]cron.Tool{"explode": {Run: explode}}
 		allow(t, e, "explode")
 		start := time.Now()
 		e.start()
@@ -69,7 +72,8 @@ func TestScheduleFiresAndSurvivesPanics(t *testing.T) {
 		}
 		for i := range 3 {
 			ev := e.nextWithin(cron.EventRunFinished, 0, time.Hour)
-			if ev.Status != store.RunFailed || ev.Trigger != cron.TriggerSchedule || ev.Error != "step 1 (explode): panic: kaboom" {
+			if ev.Status != store.RunFailed || ev.Trigger != cron.TriggerSchedule ||
+				ev.Error != "step 1 (explode): panic: kaboom" {
 				t.Fatalf("run %d: %+v", i+1, ev)
 			}
 			if got, want := time.Since(start), time.Duration(i+1)*time.Minute; got != want {
@@ -106,7 +110,9 @@ func (p *stopProbe) Handle(_ context.Context, r slog.Record) error {
 func TestRunWaitsForRobfigsGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		probe := &stopProbe{returned: make(chan struct{})}
-		e := newEnv(t, cron.Job{Name: "tick", Schedule: "@every 1h", Steps: []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "true"}}}})
+		e := newEnv(t, cron.Job{Name: "tick", Schedule: "@every 1h", Steps: []cron.Step{
+			{Tool: "execute_cmd", Args: map[string]any{"cmd": "true"}},
+		}})
 		e.edit = func(o *cron.Options) { o.Logger = slog.New(probe) }
 		e.start()
 		e.stop()

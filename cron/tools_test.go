@@ -23,7 +23,9 @@ func workspace(t *testing.T) cron.Env {
 	base := testkit.Dir(t, "data/sub", "secrets")
 	write(t, filepath.Join(base, "secrets/key"), "hunter2")
 	write(t, filepath.Join(base, "data/a.txt"), "alpha")
-	for link, target := range map[string]string{"data/vault": "../secrets", "data/key": "../secrets/key"} {
+	for link, target := range map[string]string{
+		"data/vault": "../secrets", "data/key": "../secrets/key",
+	} {
 		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +51,8 @@ func TestExecuteCmd(t *testing.T) {
 	t.Setenv("SKALD_API_TOKEN", "sekret-token")
 	t.Setenv("CRON_TEST_VISIBLE", "yes")
 
-	res, err := runTool(t, env, "execute_cmd", map[string]any{"cmd": `pwd; echo "[$SKALD_API_TOKEN][$CRON_TEST_VISIBLE]"`})
+	res, err := runTool(t, env, "execute_cmd",
+		map[string]any{"cmd": `pwd; echo "[$SKALD_API_TOKEN][$CRON_TEST_VISIBLE]"`})
 	if err != nil || res.ExitCode != 0 || res.Output != env.WorkDir+"\n[][yes]\n" {
 		t.Errorf("in the working directory, without SKALD_*: %+v %v", res, err)
 	}
@@ -57,16 +60,22 @@ func TestExecuteCmd(t *testing.T) {
 	if err != nil || res.Output != filepath.Join(env.WorkDir, "sub")+"\n" {
 		t.Errorf("cwd relative to the working directory: %+v %v", res, err)
 	}
-	res, err = runTool(t, env, "execute_cmd", map[string]any{"cmd": "echo out; echo err >&2; exit 7"})
-	if err == nil || err.Error() != "exit status 7" || res.ExitCode != 7 || res.Output != "out\nerr\n" {
+	res, err = runTool(t, env, "execute_cmd",
+		map[string]any{"cmd": "echo out; echo err >&2; exit 7"})
+	if err == nil || err.Error() != "exit status 7" || res.ExitCode != 7 ||
+		res.Output != "out\nerr\n" {
 		t.Errorf("failing command: %+v %v", res, err)
 	}
-	res, err = runTool(t, env, "execute_cmd", map[string]any{"cmd": "head -c 20000 /dev/zero | tr '\\0' x; echo END"})
-	if err != nil || len(res.Output) != cron.MaxOutput || !strings.HasSuffix(res.Output, "xxEND\n") {
-		t.Errorf("long output: %d bytes, ends %q, %v", len(res.Output), res.Output[max(0, len(res.Output)-8):], err)
+	res, err = runTool(t, env, "execute_cmd",
+		map[string]any{"cmd": "head -c 20000 /dev/zero | tr '\\0' x; echo END"})
+	if err != nil || len(res.Output) != cron.MaxOutput ||
+		!strings.HasSuffix(res.Output, "xxEND\n") {
+		t.Errorf("long output: %d bytes, ends %q, %v",
+			len(res.Output), res.Output[max(0, len(res.Output)-8):], err)
 	}
 	_, err = runTool(t, env, "execute_cmd", map[string]any{"cmd": "true", "cwd": "vault"})
-	testkit.WantErr(t, err, cron.ErrSecrets, `cwd: path "vault": a secrets directory is never listed, read or written`)
+	testkit.WantErr(t, err, cron.ErrSecrets,
+		`cwd: path "vault": a secrets directory is never listed, read or written`)
 	_, err = runTool(t, env, "execute_cmd", map[string]any{"cmd": "true", "timeout": "-1s"})
 	testkit.WantErr(t, err, cron.ErrBadArgs, "timeout -1s must be positive")
 
@@ -99,13 +108,15 @@ func TestFileToolsAndTheSecretsRule(t *testing.T) {
 	for _, c := range refused {
 		t.Run(c.tool, func(t *testing.T) {
 			res, err := runTool(t, env, c.tool, c.args)
-			testkit.WantErr(t, err, cron.ErrSecrets, fmt.Sprintf("path %q: a secrets directory is never listed, read or written", c.args["path"]))
+			testkit.WantErr(t, err, cron.ErrSecrets, fmt.Sprintf(
+				"path %q: a secrets directory is never listed, read or written", c.args["path"]))
 			if res.Output != "" || res.ExitCode != 1 {
 				t.Errorf("%s %v: %+v", c.tool, c.args, res)
 			}
 		})
 	}
-	if b, err := os.ReadFile(filepath.Join(env.Root, "secrets/key")); err != nil || string(b) != "hunter2" {
+	b, err := os.ReadFile(filepath.Join(env.Root, "secrets/key"))
+	if err != nil || string(b) != "hunter2" {
 		t.Error("a refused write changed secrets/key", err)
 	}
 	if _, err := os.Stat(filepath.Join(env.Root, "secrets/new")); !errors.Is(err, os.ErrNotExist) {
@@ -118,10 +129,12 @@ func TestFileToolsAndTheSecretsRule(t *testing.T) {
 	}
 	res, err = runTool(t, env, "list_files", map[string]any{"path": "data"})
 	if err != nil || res.Output != "a.txt\nsub/\n" {
-		t.Errorf("listing data shows %q (%v), want the symlinks into secrets left out", res.Output, err)
+		t.Errorf("listing data shows %q (%v), want the symlinks into secrets left out",
+			res.Output, err)
 	}
 
-	res, err = runTool(t, env, "write_file", map[string]any{"path": "data/new/deep/b.txt", "content": "bravo"})
+	res, err = runTool(t, env, "write_file",
+		map[string]any{"path": "data/new/deep/b.txt", "content": "bravo"})
 	if err != nil || res.Output != "wrote 5 bytes to data/new/deep/b.txt\n" {
 		t.Errorf("write: %+v %v", res, err)
 	}
@@ -177,17 +190,21 @@ func TestHTTPRequest(t *testing.T) {
 	defer close(release)
 	env := workspace(t)
 
-	res, err := runTool(t, env, "http_request", map[string]any{"method": "post", "url": srv.URL + "/echo",
-		"headers": map[string]any{"X-Token": "abc"}, "body": "ping"})
+	res, err := runTool(t, env, "http_request", map[string]any{"method": "post",
+		"url": srv.URL + "/echo", "headers": map[string]any{"X-Token": "abc"}, "body": "ping"})
 	if err != nil || res.ExitCode != 0 || !strings.HasPrefix(res.Output, "HTTP/1.1 200 OK\n") ||
-		!strings.Contains(res.Output, "\nX-Seen: abc\n") || !strings.HasSuffix(res.Output, "\n\nPOST ping") {
+		!strings.Contains(res.Output, "\nX-Seen: abc\n") ||
+		!strings.HasSuffix(res.Output, "\n\nPOST ping") {
 		t.Errorf("POST: %+v %v", res, err)
 	}
-	res, err = runTool(t, env, "http_request", map[string]any{"method": "GET", "url": srv.URL + "/fail"})
-	if err == nil || err.Error() != "HTTP status 500 Internal Server Error" || res.ExitCode != 500 || !strings.HasSuffix(res.Output, "broken\n") {
+	res, err = runTool(t, env, "http_request",
+		map[string]any{"method": "GET", "url": srv.URL + "/fail"})
+	if err == nil || err.Error() != "HTTP status 500 Internal Server Error" ||
+		res.ExitCode != 500 || !strings.HasSuffix(res.Output, "broken\n") {
 		t.Errorf("500: %+v %v", res, err)
 	}
-	res, err = runTool(t, env, "http_request", map[string]any{"method": "GET", "url": srv.URL + "/slow?token=sekret", "timeout": "200ms"})
+	res, err = runTool(t, env, "http_request", map[string]any{"method": "GET",
+		"url": srv.URL + "/slow?token=sekret", "timeout": "200ms"})
 	testkit.WantErr(t, err, cron.ErrTimeout, "GET "+srv.URL+"/slow: timed out after 200ms")
 	if strings.Contains(err.Error(), "sekret") || res.ExitCode != 1 {
 		t.Errorf("timeout: %+v %v", res, err)

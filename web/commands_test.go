@@ -48,7 +48,8 @@ func TestInboxKeepsNeedingCommands(t *testing.T) {
 					needing = append(needing, c.Command)
 				}
 			}
-			resp, body := b.do("GET", "/inbox/approvals/"+strconv.FormatUint(out.Request.ID, 10), nil)
+			resp, body := b.do("GET",
+				"/inbox/approvals/"+strconv.FormatUint(out.Request.ID, 10), nil)
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("%d\n%s", resp.StatusCode, body)
 			}

@@ -101,14 +101,15 @@ type browser struct {
 func (e *env) browser() *browser {
 	jar, err := cookiejar.New(nil)
 	testkit.Must(e.t, err)
-	return &browser{t: e.t, e: e, c: &http.Client{Jar: jar,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &browser{t: e.t, e: e, c: &http.Client{Jar: jar, CheckRedirect: noRedirect}}
 }
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 // do sends a request and returns the response with its body read.
-func (b *browser) do(method, path string, form url.Values, hdr ...string) (*http.Response, string) {
+func (b *browser) do(method, path string, form url.Values,
+	hdr ...string) (*http.Response, string) {
 	b.t.Helper()
 	var body io.Reader
 	if form != nil {

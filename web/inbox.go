@@ -86,7 +86,8 @@ func (h *Handler) inboxList(w http.ResponseWriter, r *http.Request, sess session
 func (h *Handler) inboxItem(w http.ResponseWriter, r *http.Request, sess session) error {
 	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
 	if err != nil {
-		return fmt.Errorf("%w: request id %q is not a number", api.ErrBadRequest, r.PathValue("id"))
+		return fmt.Errorf("%w: request id %q is not a number",
+			api.ErrBadRequest, r.PathValue("id"))
 	}
 	q, err := h.gate.Request(id)
 	if err != nil {
@@ -153,8 +154,8 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, sess session) 
 const writeTimeout = 30 * time.Second
 
 // events is GET /events: the gate's approval and clarification events as Server-Sent
-// Events, for the open inbox. It lasts until the browser leaves, the server stops or the gate drops
-// it as slow (the browser then reconnects).
+// Events, for the open inbox. It lasts until the browser leaves, the server stops or the
+// gate drops it as slow (the browser then reconnects).
 func (h *Handler) events(w http.ResponseWriter, r *http.Request, _ session) error {
 	err := api.StreamEvents(w, r, h.gate, h.log, ": skald-bot inbox\n\n", writeTimeout, relayed)
 	if err != nil {

@@ -36,8 +36,8 @@ func (h *Handler) audit(w http.ResponseWriter, r *http.Request, sess session) er
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			h.render(w, r, http.StatusBadRequest, "audit", sess, page{Title: "Audit",
-				Nav: "audit", Data: d, Error: fmt.Sprintf("limit %q is not a positive integer", v)})
+			h.render(w, r, http.StatusBadRequest, "audit", sess, page{Title: "Audit", Nav: "audit",
+				Data: d, Error: fmt.Sprintf("limit %q is not a positive integer", v)})
 			return nil
 		}
 		d.Limit = min(n, api.MaxAuditLimit)

@@ -94,17 +94,20 @@ func TestJobs(t *testing.T) {
 func TestAuditFilter(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn()
-	if resp, _ := b.post("/groups", url.Values{"id": {"audited"}}); resp.StatusCode != http.StatusSeeOther {
+	resp, _ := b.post("/groups", url.Values{"id": {"audited"}})
+	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create group: %d", resp.StatusCode)
 	}
 	_, body := b.do("GET", "/audit?by=web&q=audited", nil)
 	if !strings.Contains(body, "admin · web") || !strings.Contains(body, "audited") {
 		t.Errorf("filtered audit lacks the change:\n%s", body)
 	}
-	if _, body := b.do("GET", "/audit?by=nobody-at-all", nil); !strings.Contains(body, "No entry matches.") {
+	_, body = b.do("GET", "/audit?by=nobody-at-all", nil)
+	if !strings.Contains(body, "No entry matches.") {
 		t.Errorf("audit filter by an unknown actor:\n%s", body)
 	}
-	if resp, body := b.do("GET", "/audit?limit=-1", nil); resp.StatusCode != http.StatusBadRequest ||
+	resp, body = b.do("GET", "/audit?limit=-1", nil)
+	if resp.StatusCode != http.StatusBadRequest ||
 		!shows(body, `limit "-1" is not a positive integer`) {
 		t.Errorf("bad limit: %d\n%s", resp.StatusCode, body)
 	}

@@ -31,8 +31,8 @@ type option struct {
 }
 
 func questionOf(c store.Clarification, csrf string) question {
-	q := question{ID: c.ID, Prompt: bot.NewClarificationPrompt(c), Question: bot.Escape(c.Question),
-		CSRF: csrf}
+	q := question{ID: c.ID, Prompt: bot.NewClarificationPrompt(c),
+		Question: bot.Escape(c.Question), CSRF: csrf}
 	for i, o := range c.Options {
 		q.Options = append(q.Options, option{Index: i, Label: bot.Escape(o)})
 	}

@@ -38,11 +38,13 @@ func TestInboxShowsQuestions(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("inbox: %d\n%s", resp.StatusCode, body)
 	}
-	for _, want := range []string{`id="q-` + u(id) + `"`, "<title>(2) Inbox", `id="badge" class="badge" >2<`,
-		`id="qcount" class="count">1<`, "head of the question", "tail of the question",
+	for _, want := range []string{`id="q-` + u(id) + `"`, "<title>(2) Inbox",
+		`id="badge" class="badge" >2<`, `id="qcount" class="count">1<`,
+		"head of the question", "tail of the question",
 		"<dt>Context</dt><dd>deploy of web</dd>", "<dt>Agent</dt><dd>claude-code</dd>",
-		"<dt>Session</dt><dd><code>s1</code></dd>", `<dt>Clarification</dt><dd>#` + u(id) + `</dd>`,
-		`action="/clarifications/` + u(id) + `"`, `<button name="option" value="0" class="option">main</button>`,
+		"<dt>Session</dt><dd><code>s1</code></dd>",
+		`<dt>Clarification</dt><dd>#` + u(id) + `</dd>`, `action="/clarifications/` + u(id) + `"`,
+		`<button name="option" value="0" class="option">main</button>`,
 		`<button name="option" value="1" class="option">dev</button>`, `<textarea name="answer"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("inbox lacks %s", want)
@@ -52,7 +54,8 @@ func TestInboxShowsQuestions(t *testing.T) {
 		t.Errorf("the question is cut, or the empty note shown")
 	}
 	// The fragments the page's script fetches.
-	if resp, body := b.do("GET", "/inbox/questions/"+u(id), nil); resp.StatusCode != http.StatusOK ||
+	resp, body = b.do("GET", "/inbox/questions/"+u(id), nil)
+	if resp.StatusCode != http.StatusOK ||
 		!strings.HasPrefix(body, `<article class="question card" id="q-`+u(id)+`"`) {
 		t.Errorf("question fragment: %d\n%s", resp.StatusCode, body)
 	}
@@ -107,7 +110,8 @@ func TestAnswerFromWeb(t *testing.T) {
 				t.Fatalf("clarification %+v, answer %+v", c, a)
 			}
 			_, body = b.do("GET", "/", nil)
-			if !shows(body, "Question "+u(id)+" answered: "+tc.text) || strings.Contains(body, `id="q-`+u(id)+`"`) {
+			if !shows(body, "Question "+u(id)+" answered: "+tc.text) ||
+				strings.Contains(body, `id="q-`+u(id)+`"`) {
 				t.Errorf("inbox after the answer:\n%s", body)
 			}
 		})
@@ -133,7 +137,8 @@ func TestAnswerRefused(t *testing.T) {
 	}{
 		{"answered in a chat", u(chat), url.Values{"answer": {"no"}}, http.StatusConflict,
 			"already answered by Jane (100000001) via telegram"},
-		{"empty", u(id), url.Values{"answer": {"  "}}, http.StatusUnprocessableEntity, "the answer is empty"},
+		{"empty", u(id), url.Values{"answer": {"  "}}, http.StatusUnprocessableEntity,
+			"the answer is empty"},
 		{"no field", u(id), url.Values{}, http.StatusUnprocessableEntity, "the answer is empty"},
 		{"unknown option", u(id), url.Values{"option": {"7"}}, http.StatusUnprocessableEntity,
 			"option 8 is not one of the 2 options"},
@@ -148,7 +153,8 @@ func TestAnswerRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := teststore.Snapshot(t, e.db)
 			resp, body := b.post("/clarifications/"+tc.id, tc.form)
-			if resp.StatusCode != tc.status || !shows(body, tc.want) || !strings.Contains(body, `role="alert"`) {
+			if resp.StatusCode != tc.status || !shows(body, tc.want) ||
+				!strings.Contains(body, `role="alert"`) {
 				t.Fatalf("%d, want %d with %q\n%s", resp.StatusCode, tc.status, tc.want, body)
 			}
 			if strings.Contains(body, "<b>yes") {
@@ -158,12 +164,14 @@ func TestAnswerRefused(t *testing.T) {
 		})
 	}
 	// Twice from the web: the second is told the first's answer was the admin's.
-	if resp, body := b.post("/clarifications/"+u(id), url.Values{"option": {"0"}}); resp.StatusCode != http.StatusSeeOther {
+	resp, body := b.post("/clarifications/"+u(id), url.Values{"option": {"0"}})
+	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("first answer: %d\n%s", resp.StatusCode, body)
 	}
 	before := teststore.Snapshot(t, e.db)
-	resp, body := b.post("/clarifications/"+u(id), url.Values{"option": {"1"}})
-	if resp.StatusCode != http.StatusConflict || !shows(body, "already answered by admin via web") {
+	resp, body = b.post("/clarifications/"+u(id), url.Values{"option": {"1"}})
+	if resp.StatusCode != http.StatusConflict ||
+		!shows(body, "already answered by admin via web") {
 		t.Fatalf("second answer: %d\n%s", resp.StatusCode, body)
 	}
 	teststore.Unchanged(t, e.db, before)
@@ -191,7 +199,8 @@ func TestAnswerWithoutCSRF(t *testing.T) {
 	}
 	anon := e.browser()
 	before := teststore.Snapshot(t, e.db)
-	if resp, _ := anon.do("POST", "/clarifications/"+u(id), url.Values{"option": {"0"}}); resp.StatusCode != http.StatusUnauthorized {
+	resp, _ := anon.do("POST", "/clarifications/"+u(id), url.Values{"option": {"0"}})
+	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without a session: %d", resp.StatusCode)
 	}
 	teststore.Unchanged(t, e.db, before)
@@ -210,8 +219,9 @@ func TestQuestionShownInert(t *testing.T) {
 		t.Fatalf("%d", resp.StatusCode)
 	}
 	for _, want := range []string{`&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;`,
-		`&lt;img src=x onerror=alert(1)&gt;`, `it&#39;s &#34;quoted&#34;`, `safe\u202Etxt.exe\u2066`,
-		`class="option">&lt;b&gt;main&lt;/b&gt;</button>`, `class="option">dev&#39;</button>`} {
+		`&lt;img src=x onerror=alert(1)&gt;`, `it&#39;s &#34;quoted&#34;`,
+		`safe\u202Etxt.exe\u2066`, `class="option">&lt;b&gt;main&lt;/b&gt;</button>`,
+		`class="option">dev&#39;</button>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %s", want)
 		}
@@ -224,12 +234,13 @@ func TestQuestionShownInert(t *testing.T) {
 	if strings.Count(body, "<script") != 1 {
 		t.Errorf("page holds a script other than app.js")
 	}
-	if resp, _ := b.post("/clarifications/"+u(id), url.Values{"answer": {"<i>ok</i>\u202Eyes"}}); resp.StatusCode != http.StatusSeeOther {
+	resp, _ = b.post("/clarifications/"+u(id), url.Values{"answer": {"<i>ok</i>\u202Eyes"}})
+	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("answer: %d", resp.StatusCode)
 	}
 	_, body = b.do("GET", "/", nil)
-	if !strings.Contains(body, `answered: &lt;i&gt;ok&lt;/i&gt;\u202Eyes`) || strings.Contains(body, "<i>ok") ||
-		strings.Contains(body, "\u202E") {
+	if !strings.Contains(body, `answered: &lt;i&gt;ok&lt;/i&gt;\u202Eyes`) ||
+		strings.Contains(body, "<i>ok") || strings.Contains(body, "\u202E") {
 		t.Errorf("the answer's message is not inert:\n%s", body)
 	}
 }
@@ -264,14 +275,17 @@ func TestEventsRelayQuestions(t *testing.T) {
 		t.Fatalf("first line %q: %v", line, err)
 	}
 	id := e.ask("go on?", "yes")
-	if ev, data := next(); ev != "event: clarification_requested" || !strings.Contains(data, `"id":`+u(id)+`,`) {
+	if ev, data := next(); ev != "event: clarification_requested" ||
+		!strings.Contains(data, `"id":`+u(id)+`,`) {
 		t.Fatalf("%s %s", ev, data)
 	}
-	if resp, body := b.post("/clarifications/"+u(id), url.Values{"option": {"0"}}); resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("answer: %d\n%s", resp.StatusCode, body)
+	answer, body := b.post("/clarifications/"+u(id), url.Values{"option": {"0"}})
+	if answer.StatusCode != http.StatusSeeOther {
+		t.Fatalf("answer: %d\n%s", answer.StatusCode, body)
 	}
 	if ev, data := next(); ev != "event: clarification_resolved" ||
-		!strings.Contains(data, `"id":`+u(id)+`,`) || !strings.Contains(data, `"status":"answered"`) {
+		!strings.Contains(data, `"id":`+u(id)+`,`) ||
+		!strings.Contains(data, `"status":"answered"`) {
 		t.Fatalf("%s %s", ev, data)
 	}
 }

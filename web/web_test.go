@@ -39,7 +39,8 @@ func TestSignIn(t *testing.T) {
 			b := e.browser()
 			resp, body := b.signIn(tc.token)
 			if resp.StatusCode != tc.status || !strings.Contains(body, tc.want) {
-				t.Fatalf("sign-in: %d, want %d with %q\n%s", resp.StatusCode, tc.status, tc.want, body)
+				t.Fatalf("sign-in: %d, want %d with %q\n%s",
+					resp.StatusCode, tc.status, tc.want, body)
 			}
 			var sess *http.Cookie
 			for _, c := range resp.Cookies() {
@@ -53,12 +54,14 @@ func TestSignIn(t *testing.T) {
 				}
 				if resp, _ := b.do("GET", "/", nil); resp.StatusCode != http.StatusSeeOther ||
 					resp.Header.Get("Location") != "/signin" {
-					t.Errorf("inbox after a refused sign-in: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+					t.Errorf("inbox after a refused sign-in: %d %s",
+						resp.StatusCode, resp.Header.Get("Location"))
 				}
 				return
 			}
 			if sess == nil || !sess.HttpOnly || sess.SameSite != http.SameSiteStrictMode ||
-				sess.MaxAge != int(web.DefaultSessionTTL/time.Second) || sess.Secure || sess.Path != "/" {
+				sess.MaxAge != int(web.DefaultSessionTTL/time.Second) || sess.Secure ||
+				sess.Path != "/" {
 				t.Fatalf("session cookie %+v", sess)
 			}
 		})
@@ -147,13 +150,14 @@ func TestPostWithoutCSRF(t *testing.T) {
 			t.Run(tc.path+"/"+csrf, func(t *testing.T) {
 				before := teststore.Snapshot(t, e.db)
 				form := url.Values{"action": {"approve"}, "group": {"default"}, "id": {"g2"},
-					"new_id": {"g3"}, "tool_pattern": {"x"}, "path": {"data/x/*"}, "mode": {"deny"},
-					"tool": {"x"}}
+					"new_id": {"g3"}, "tool_pattern": {"x"}, "path": {"data/x/*"},
+					"mode": {"deny"}, "tool": {"x"}}
 				if csrf != "" {
 					form.Set("csrf", csrf)
 				}
 				resp, body := b.do("POST", tc.path, form)
-				if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "CSRF token") {
+				if resp.StatusCode != http.StatusForbidden ||
+					!strings.Contains(body, "CSRF token") {
 					t.Fatalf("%d\n%s", resp.StatusCode, body)
 				}
 				teststore.Unchanged(t, e.db, before)
@@ -161,7 +165,8 @@ func TestPostWithoutCSRF(t *testing.T) {
 		}
 	}
 	// The session survived: the right token still works.
-	if resp, body := b.post("/approvals/"+u(id), url.Values{"action": {"reject"}}); resp.StatusCode != http.StatusSeeOther {
+	form := url.Values{"action": {"reject"}}
+	if resp, body := b.post("/approvals/"+u(id), form); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("with the token: %d\n%s", resp.StatusCode, body)
 	}
 }
@@ -195,7 +200,8 @@ func TestCookieDoesNotAuthenticateAPI(t *testing.T) {
 	teststore.Unchanged(t, e.db, before)
 	resp := b.events()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("the page's own event stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+		t.Fatalf("the page's own event stream: %d %s",
+			resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 }
 
@@ -228,7 +234,8 @@ func TestHeadersAndSession(t *testing.T) {
 		!strings.Contains(got, "script-src 'self'") || strings.Contains(got, "unsafe") {
 		t.Errorf("CSP %q", got)
 	}
-	if resp.Header.Get("X-Frame-Options") != "DENY" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+	if resp.Header.Get("X-Frame-Options") != "DENY" ||
+		resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("headers %v", resp.Header)
 	}
 	for _, p := range []string{"/", "/rules", "/groups", "/audit", "/jobs", "/profiles"} {
@@ -274,8 +281,8 @@ func TestArgumentsShownInert(t *testing.T) {
 		t.Fatalf("%d", resp.StatusCode)
 	}
 	for _, want := range []string{`&lt;script&gt;alert(\&#34;x\&#34;)&lt;/script&gt;`,
-		`&lt;img src=x onerror=alert(1)&gt;`, `it&#39;s \&#34;quoted\&#34;`, `safe\u202Etxt.exe\u2066`,
-		`id="req-` + u(id) + `"`} {
+		`&lt;img src=x onerror=alert(1)&gt;`, `it&#39;s \&#34;quoted\&#34;`,
+		`safe\u202Etxt.exe\u2066`, `id="req-` + u(id) + `"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %s", want)
 		}
@@ -307,7 +314,8 @@ func TestResolveFromWeb(t *testing.T) {
 		res.Note != "fine" || res.Bypass == nil || res.Bypass.Secs != 15*60 {
 		t.Fatalf("request %+v, resolution %+v", q, res)
 	}
-	if _, body := b.do("GET", "/", nil); !strings.Contains(body, "Request "+u(id)+" approved, with a 15 min bypass.") {
+	_, body := b.do("GET", "/", nil)
+	if !strings.Contains(body, "Request "+u(id)+" approved, with a 15 min bypass.") {
 		t.Errorf("no flash:\n%s", body)
 	}
 	before := teststore.Snapshot(t, e.db)
@@ -359,10 +367,12 @@ func TestRulesPanels(t *testing.T) {
 					got = &rs[i]
 				}
 			}
-			if got == nil || got.ToolPattern != tc.tool || got.Action != tc.action || got.Priority != tc.priority {
+			if got == nil || got.ToolPattern != tc.tool || got.Action != tc.action ||
+				got.Priority != tc.priority {
 				t.Fatalf("rule %+v", got)
 			}
-			if _, body := b.do("GET", "/rules", nil); !strings.Contains(body, `data-path="`+tc.path+`"`) {
+			_, body = b.do("GET", "/rules", nil)
+			if !strings.Contains(body, `data-path="`+tc.path+`"`) {
 				t.Errorf("rules page lacks the row")
 			}
 		})
@@ -523,7 +533,8 @@ func TestGroups(t *testing.T) {
 	for _, g := range gs {
 		ids = append(ids, g.ID+"="+g.Name)
 	}
-	if got := strings.Join(ids, ","); got != "default=Default,team2=team2" && !strings.HasPrefix(got, "default=Default,team2=") {
+	if got := strings.Join(ids, ","); got != "default=Default,team2=team2" &&
+		!strings.HasPrefix(got, "default=Default,team2=") {
 		t.Errorf("groups %s", got)
 	}
 }
@@ -545,7 +556,8 @@ func TestAPIUnchangedBeside(t *testing.T) {
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			resp, body := b.do(tc.method, tc.path, nil, "Authorization", "Bearer "+adminToken)
-			if resp.StatusCode != tc.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.ctype) {
+			if resp.StatusCode != tc.status ||
+				!strings.HasPrefix(resp.Header.Get("Content-Type"), tc.ctype) {
 				t.Fatalf("%d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 			}
 		})
