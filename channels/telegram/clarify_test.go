@@ -83,30 +83,36 @@ func TestClarificationAnsweredByReply(t *testing.T) {
 				labels = append(labels, b.Text)
 			}
 		}
-		if want := append(append([]string{}, options...), bot.AnswerButton); strings.Join(labels, "|") != strings.Join(want, "|") {
+		want := append(append([]string{}, options...), bot.AnswerButton)
+		if strings.Join(labels, "|") != strings.Join(want, "|") {
 			t.Errorf("chat %d: buttons %q, want %q", chat, labels, want)
 		}
 	}
 	m := e.question(groupChat.ID, c.ID)
 	before := teststore.Snapshot(t, e.db)
-	if a := e.tapData(mallory, groupChat.ID, m.MessageID, bot.ClarCallback{ID: c.ID, Option: 0}.String()); a.Text != "Not authorized" {
+	if a := e.tapData(mallory, groupChat.ID, m.MessageID,
+		bot.ClarCallback{ID: c.ID, Option: 0}.String()); a.Text != "Not authorized" {
 		t.Errorf("a stranger's tap: %q", a.Text)
 	}
-	if a := e.tapData(jane, groupChat.ID, m.MessageID, "q:"+fmt.Sprint(c.ID)+":9"); a.Text != "Invalid button" {
+	if a := e.tapData(jane, groupChat.ID, m.MessageID,
+		"q:"+fmt.Sprint(c.ID)+":9"); a.Text != "Invalid button" {
 		t.Errorf("a tap on an option that does not exist: %q", a.Text)
 	}
 	teststore.Unchanged(t, e.db, before)
 
 	// ✍️ Answer: a force_reply message to Jane, replying to the question.
 	n := e.srv.CallCount("sendMessage")
-	if a := e.tapData(jane, groupChat.ID, m.MessageID, bot.ClarCallback{ID: c.ID, Option: -1}.String()); a.Text != "Reply with your answer" {
+	if a := e.tapData(jane, groupChat.ID, m.MessageID,
+		bot.ClarCallback{ID: c.ID, Option: -1}.String()); a.Text != "Reply with your answer" {
 		t.Fatalf("answer tap: %q", a.Text)
 	}
 	calls, err := e.srv.WaitCalls(e.ctx, "sendMessage", n+1)
 	testkit.Must(t, err)
 	p := calls[len(calls)-1].Params
-	if !strings.Contains(p["reply_markup"], `"force_reply":true`) || !strings.Contains(p["reply_markup"], `"selective":true`) ||
-		!strings.Contains(p["text"], "tg://user?id=100000001") || !strings.Contains(p["reply_parameters"], fmt.Sprint(m.MessageID)) {
+	if !strings.Contains(p["reply_markup"], `"force_reply":true`) ||
+		!strings.Contains(p["reply_markup"], `"selective":true`) ||
+		!strings.Contains(p["text"], "tg://user?id=100000001") ||
+		!strings.Contains(p["reply_parameters"], fmt.Sprint(m.MessageID)) {
 		t.Fatalf("reply prompt %v", p)
 	}
 	<-bound
@@ -138,36 +144,44 @@ func TestClarificationAnsweredByReply(t *testing.T) {
 	}
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		m := e.question(chat, c.ID)
-		if m.Keyboard != nil || !strings.Contains(m.PlainText, "Answered by Jane Doe (100000001) · telegram") ||
+		if m.Keyboard != nil ||
+			!strings.Contains(m.PlainText, "Answered by Jane Doe (100000001) · telegram") ||
 			!strings.Contains(m.PlainText, "dev <please>") {
 			t.Errorf("chat %d after the answer: %q %v", chat, m.PlainText, m.Keyboard)
 		}
 	}
 	// Too late: Alice is told who answered.
-	if a := e.tapData(alice, groupChat.ID, m.MessageID, bot.ClarCallback{ID: c.ID, Option: 1}.String()); a.Text != "Already answered by Jane Doe (100000001): dev <please>" {
+	if a := e.tapData(alice, groupChat.ID, m.MessageID,
+		bot.ClarCallback{ID: c.ID, Option: 1}.String()); a.Text !=
+		"Already answered by Jane Doe (100000001): dev <please>" {
 		t.Errorf("a late tap: %q", a.Text)
 	}
 }
 
 func TestClarificationOptionTapAndCommand(t *testing.T) {
 	e := newEnv(t, envOptions{}).start()
-	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "go on?", Options: []string{"yes", "no"}})
+	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "go on?",
+		Options: []string{"yes", "no"}})
 	testkit.Must(t, err)
 	e.note.sig.wait(t, e.ctx, fmt.Sprintf("ask %d", c.ID))
 	m := e.question(janeChat.ID, c.ID)
-	if a := e.tapData(jane, janeChat.ID, m.MessageID, bot.ClarCallback{ID: c.ID, Option: 0}.String()); a.Text != "Answered: yes" {
+	if a := e.tapData(jane, janeChat.ID, m.MessageID,
+		bot.ClarCallback{ID: c.ID, Option: 0}.String()); a.Text != "Answered: yes" {
 		t.Fatalf("option tap: %q", a.Text)
 	}
 	d, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "which?"})
 	testkit.Must(t, err)
 	e.note.sig.wait(t, e.ctx, fmt.Sprintf("ask %d", d.ID))
-	if got := e.say(mallory, janeChat, fmt.Sprintf("/answer %d x", d.ID)); !strings.Contains(got, "approver") {
+	if got := e.say(mallory, janeChat,
+		fmt.Sprintf("/answer %d x", d.ID)); !strings.Contains(got, "approver") {
 		t.Errorf("a stranger's command: %q", got)
 	}
-	if got := e.say(jane, janeChat, fmt.Sprintf("/answer %d the big one", d.ID)); got != fmt.Sprintf("Clarification %d answered.", d.ID) {
+	if got := e.say(jane, janeChat, fmt.Sprintf("/answer %d the big one", d.ID)); got !=
+		fmt.Sprintf("Clarification %d answered.", d.ID) {
 		t.Fatalf("answer command: %q", got)
 	}
-	if got := e.say(alice, janeChat, fmt.Sprintf("/answer %d another", d.ID)); !strings.Contains(got, "already answered by Jane Doe (100000001): the big one") {
+	got := e.say(alice, janeChat, fmt.Sprintf("/answer %d another", d.ID))
+	if !strings.Contains(got, "already answered by Jane Doe (100000001): the big one") {
 		t.Errorf("answer again: %q", got)
 	}
 }

@@ -58,7 +58,10 @@ func TestCommandLine(t *testing.T) {
 }
 
 func FuzzCommandLine(f *testing.F) {
-	for _, s := range []string{"/rules", "/approve@fake_approval_bot 42 ok", "/rules @fake_approval_bot x", "/start", "/@", "/a@b@c"} {
+	for _, s := range []string{
+		"/rules", "/approve@fake_approval_bot 42 ok", "/rules @fake_approval_bot x",
+		"/start", "/@", "/a@b@c",
+	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -69,7 +72,8 @@ func FuzzCommandLine(f *testing.F) {
 			}
 			return
 		}
-		if !strings.HasPrefix(text, "/") || line == "" || strings.HasPrefix(line, "/") && !strings.HasPrefix(text, "//") {
+		if !strings.HasPrefix(text, "/") || line == "" ||
+			strings.HasPrefix(line, "/") && !strings.HasPrefix(text, "//") {
 			t.Errorf("%q → %q", text, line)
 		}
 		name, _ := firstWord(line)
@@ -88,7 +92,8 @@ func (fakeJobs) Trigger(_ context.Context, name string) (store.Run, error) {
 }
 func (fakeJobs) Runs(name string, limit int) ([]store.Run, error) {
 	return []store.Run{{ID: 5, Job: name, Status: store.RunFailed, Trigger: "manual",
-		StartedAt: time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC), Error: "step 2: exit status 1"}}, nil
+		StartedAt: time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC),
+		Error:     "step 2: exit status 1"}}, nil
 }
 
 // snapshot is what a refused command must leave as it was.
@@ -124,13 +129,16 @@ func TestAdminCommands(t *testing.T) {
 		want string
 	}
 	good := []command{
-		{mallory, groupChat, "/help" + at, "ask an admin to add your id 100000009 to the telegram approvers"},
+		{mallory, groupChat, "/help" + at,
+			"ask an admin to add your id 100000009 to the telegram approvers"},
 		{mallory, janeChat, "/start", "Commands for you (not authorized on telegram)"},
 		{mallory, groupChat, "/whoami" + at, "Mallory · id 100000009 · telegram · not authorized"},
 		{jane, janeChat, "/whoami", "Jane Doe · id 100000001 · telegram · approver"},
 		{jane, groupChat, "/pending" + at, "2 pending:"},
-		{jane, groupChat, fmt.Sprintf("/approve%s %d \"looks fine\"", at, pend.ID), fmt.Sprintf("Request %d (Bash) approved.", pend.ID)},
-		{jane, janeChat, fmt.Sprintf("/reject %d", other.ID), fmt.Sprintf("Request %d (Bash) rejected.", other.ID)},
+		{jane, groupChat, fmt.Sprintf("/approve%s %d \"looks fine\"", at, pend.ID),
+			fmt.Sprintf("Request %d (Bash) approved.", pend.ID)},
+		{jane, janeChat, fmt.Sprintf("/reject %d", other.ID),
+			fmt.Sprintf("Request %d (Bash) rejected.", other.ID)},
 		{alice, groupChat, "/rules" + at + " default", "default p999999 require *"},
 		{alice, groupChat, "/allow" + at + ` mcp__gmail__* note="mail is fine"`, "Created rule #"},
 		{alice, janeChat, "/deny rm_rf priority=1", "Created rule #"},
@@ -140,10 +148,12 @@ func TestAdminCommands(t *testing.T) {
 		{alice, groupChat, "/group" + at + " add ops Operations team", "Created group ops."},
 		{alice, janeChat, "/group dup ops ops2", "Created group ops2"},
 		{alice, janeChat, "/group rm ops2", "Deleted group ops2"},
-		{alice, groupChat, "/bypass" + at + " s9 1h scope=category:shell", "Bypass for session s9, scope category:shell, for 1 h"},
+		{alice, groupChat, "/bypass" + at + " s9 1h scope=category:shell",
+			"Bypass for session s9, scope category:shell, for 1 h"},
 		{alice, janeChat, "/unbypass s9", "Cleared 1 bypass"},
 		{alice, groupChat, "/jobs" + at, "nightly-backup"},
-		{alice, groupChat, "/run" + at + " nightly-backup", "Started run 9 of nightly-backup (running)."},
+		{alice, groupChat, "/run" + at + " nightly-backup",
+			"Started run 9 of nightly-backup (running)."},
 		{alice, janeChat, "/runs nightly-backup", "#5 failed · manual"},
 	}
 	for _, tc := range good {
@@ -154,7 +164,8 @@ func TestAdminCommands(t *testing.T) {
 			}
 		})
 	}
-	if got := e.request(pend.ID); got.Status != store.Approved || got.Resolution.Note != "looks fine" || got.Resolution.By != "Jane Doe (100000001)" {
+	if got := e.request(pend.ID); got.Status != store.Approved ||
+		got.Resolution.Note != "looks fine" || got.Resolution.By != "Jane Doe (100000001)" {
 		t.Errorf("approve: %s %+v", got.Status, got.Resolution)
 	}
 	created, err := e.db.Rules()
@@ -165,7 +176,8 @@ func TestAdminCommands(t *testing.T) {
 			newRule = fmt.Sprint(r.ID)
 		}
 	}
-	if reply := e.say(alice, janeChat, "/rmrule "+newRule); !strings.Contains(reply, "Deleted rule #"+newRule) {
+	if reply := e.say(alice, janeChat, "/rmrule "+newRule); !strings.Contains(reply,
+		"Deleted rule #"+newRule) {
 		t.Errorf("rmrule: %q", reply)
 	}
 
@@ -178,17 +190,21 @@ func TestAdminCommands(t *testing.T) {
 		{jane, janeChat, "/approve", "approve: missing arguments; usage: approve <id> [note]"},
 		{jane, groupChat, "/approve" + at + " x", `approve: bad id: id "x" is not a number`},
 		{jane, janeChat, "/reject 99999", "reject: request 99999 not found"},
-		{jane, janeChat, fmt.Sprintf("/approve %d", other.ID), fmt.Sprintf("approve: request %d is already rejected", other.ID)},
+		{jane, janeChat, fmt.Sprintf("/approve %d", other.ID),
+			fmt.Sprintf("approve: request %d is already rejected", other.ID)},
 		{alice, janeChat, "/rules nosuch", `rules: unknown group "nosuch"; see groups`},
 		{alice, groupChat, "/allow" + at + " a*b", `allow: tool_pattern "a*b"`},
 		{alice, janeChat, `/allow "Bash`, "unbalanced quotes"},
 		{alice, janeChat, "/deny Bash colour=red", `unknown key "colour"`},
-		{alice, janeChat, "/require Bash priority=-1", "priority -1: must be between 0 and 999999"},
+		{alice, janeChat, "/require Bash priority=-1",
+			"priority -1: must be between 0 and 999999"},
 		{alice, janeChat, "/allow * group=default", "already has a catch-all"},
 		{alice, janeChat, "/rmrule 99999", "rmrule: rule 99999 not found"},
-		{alice, janeChat, "/setrule " + catchAll + " action=maybe", `action "maybe": must be allow, deny or require`},
+		{alice, janeChat, "/setrule " + catchAll + " action=maybe",
+			`action "maybe": must be allow, deny or require`},
 		{alice, janeChat, "/groups x", "groups: too many arguments"},
-		{alice, groupChat, "/group" + at + " add Bad!", `group id "Bad!" must be lower-case letters`},
+		{alice, groupChat, "/group" + at + " add Bad!",
+			`group id "Bad!" must be lower-case letters`},
 		{alice, janeChat, "/group rm default", "the default group cannot be deleted"},
 		{alice, janeChat, "/group dup nosuch x", `group "nosuch" not found`},
 		{alice, janeChat, "/bypass s9 forever", `bad length "forever"`},
@@ -202,7 +218,8 @@ func TestAdminCommands(t *testing.T) {
 			before := e.snapshot()
 			reply := e.say(tc.user, tc.chat, tc.text)
 			if !strings.Contains(reply, tc.want) || strings.Contains(reply, "\n") {
-				t.Errorf("%s by %s: reply %q, want one line with %q", tc.text, tc.user.FirstName, reply, tc.want)
+				t.Errorf("%s by %s: reply %q, want one line with %q",
+					tc.text, tc.user.FirstName, reply, tc.want)
 			}
 			if after := e.snapshot(); after != before {
 				t.Errorf("%s changed the store:\nbefore %s\nafter  %s", tc.text, before, after)
@@ -212,10 +229,12 @@ func TestAdminCommands(t *testing.T) {
 
 	// Each reply answers its command: sent as a reply to it, as plain text.
 	for _, c := range e.srv.Calls("sendMessage") {
-		if c.Params["reply_markup"] != "" || strings.HasPrefix(c.Params["text"], "<b>🔐 Approval needed") {
+		if c.Params["reply_markup"] != "" ||
+			strings.HasPrefix(c.Params["text"], "<b>🔐 Approval needed") {
 			continue // a prompt
 		}
-		if !strings.Contains(c.Params["reply_parameters"], `"message_id":`) || c.Params["parse_mode"] != "" {
+		if !strings.Contains(c.Params["reply_parameters"], `"message_id":`) ||
+			c.Params["parse_mode"] != "" {
 			t.Errorf("reply sent with %v", c.Params)
 		}
 	}
@@ -242,11 +261,15 @@ func TestCommandAddressing(t *testing.T) {
 		chat int64
 		want string
 	}{
-		{"update_message_command_group.json", -5000000001, "not authorized: rules needs an admin"},  // Jane is an approver
-		{"update_message_command_group_with_mention.json", -200000001, "default p999999 require *"}, // Max is an admin
+		{"update_message_command_group.json", -5000000001,
+			"not authorized: rules needs an admin"}, // Jane is an approver
+		{"update_message_command_group_with_mention.json", -200000001,
+			"default p999999 require *"}, // Max is an admin
 		{"update_message_command_private.json", 100000001, "not authorized: rules needs an admin"},
-		{"update_message_command_supergroup.json", -1001000000001, "not authorized: rules needs an admin"},
-		{"update_message_docs_example_start.json", 1111111, "Commands for you (not authorized on telegram)"},
+		{"update_message_command_supergroup.json", -1001000000001,
+			"not authorized: rules needs an admin"},
+		{"update_message_docs_example_start.json", 1111111,
+			"Commands for you (not authorized on telegram)"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			reply := e.deliver(tc.chat, func() {
@@ -267,7 +290,9 @@ func TestEditedMessageIgnored(t *testing.T) {
 	e := newEnv(t, envOptions{}).start()
 	u := e.srv.MessageUpdate(alice, janeChat, "/allow Bash note=first")
 	e.inject(u)
-	if err := e.srv.Wait(e.ctx, func() bool { return len(e.replies(janeChat.ID)) == 1 }); err != nil {
+	if err := e.srv.Wait(e.ctx, func() bool {
+		return len(e.replies(janeChat.ID)) == 1
+	}); err != nil {
 		t.Fatal(err)
 	}
 	before := e.snapshot()
@@ -284,7 +309,8 @@ func TestEditedMessageIgnored(t *testing.T) {
 	if e.snapshot() != before {
 		t.Error("the edited message ran its command")
 	}
-	if c := e.srv.Calls("getUpdates"); !strings.Contains(c[0].Params["allowed_updates"], "callback_query") ||
+	c := e.srv.Calls("getUpdates")
+	if !strings.Contains(c[0].Params["allowed_updates"], "callback_query") ||
 		strings.Contains(c[0].Params["allowed_updates"], "edited_message") {
 		t.Errorf("allowed_updates %q", c[0].Params["allowed_updates"])
 	}
@@ -309,13 +335,15 @@ func TestReplyRateLimitedAndCut(t *testing.T) {
 
 	// 80 groups with long names make a groups listing over 4096 characters.
 	for i := range 80 {
-		if reply := e.say(alice, janeChat, fmt.Sprintf("/group add g%02d %s", i, strings.Repeat("long name ", 6))); !strings.Contains(reply, "Created group") {
+		text := fmt.Sprintf("/group add g%02d %s", i, strings.Repeat("long name ", 6))
+		if reply := e.say(alice, janeChat, text); !strings.Contains(reply, "Created group") {
 			t.Fatalf("group add: %q", reply)
 		}
 	}
 	reply := e.say(alice, janeChat, "/groups")
 	if n := len([]rune(reply)); n > bot.TelegramMaxText || !strings.Contains(reply, "… (cut, ") {
-		t.Errorf("reply of %d characters, want cut to %d:\n…%s", n, bot.TelegramMaxText, reply[max(0, len(reply)-100):])
+		t.Errorf("reply of %d characters, want cut to %d:\n…%s",
+			n, bot.TelegramMaxText, reply[max(0, len(reply)-100):])
 	}
 }
 

@@ -46,7 +46,8 @@ func TestPromptKeepsNeedingCommands(t *testing.T) {
 	}
 }
 
-func checkCommandsShown(t *testing.T, m telegramtest.SentMessage, r store.Request, needing []string) {
+func checkCommandsShown(t *testing.T, m telegramtest.SentMessage, r store.Request,
+	needing []string) {
 	t.Helper()
 	text := m.PlainText
 	if n := len([]rune(text)); n > telegramtest.MaxTextLength {

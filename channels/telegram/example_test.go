@@ -44,13 +44,15 @@ func Example() {
 		return
 	}
 	ctx := context.Background()
-	r := store.Request{ID: 42, SessionID: "demo", ToolName: "Bash", Arguments: json.RawMessage(`{"command":"make deploy"}`), Status: store.Pending}
+	r := store.Request{ID: 42, SessionID: "demo", ToolName: "Bash", Status: store.Pending,
+		Arguments: json.RawMessage(`{"command":"make deploy"}`)}
 	ref, _ := tg.Send(ctx, "100000001", bot.NewPrompt(r, 15*time.Minute))
 	m, _ := srv.Message(100000001, 1)
 	fmt.Println(ref, strings.Split(m.PlainText, "\n")[0], m.CallbackData())
 
 	r.Status = store.Approved
-	r.Resolution = &store.Resolution{By: "Jane Doe (100000001)", Via: "telegram", At: time.Date(2026, 3, 1, 14, 3, 0, 0, time.UTC)}
+	r.Resolution = &store.Resolution{By: "Jane Doe (100000001)", Via: "telegram",
+		At: time.Date(2026, 3, 1, 14, 3, 0, 0, time.UTC)}
 	_ = tg.Edit(ctx, "100000001", ref, bot.NewPrompt(r, 15*time.Minute))
 	m, _ = srv.Message(100000001, 1)
 	lines := strings.Split(m.PlainText, "\n")

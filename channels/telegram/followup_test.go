@@ -121,8 +121,8 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 	if toast != want {
 		t.Errorf("toast %q, want %q", toast, want)
 	}
-	if added.ToolPattern != mcpTool || added.Action != rules.Allow || added.GroupID != rules.DefaultGroup ||
-		added.Priority != rules.DefaultPriority {
+	if added.ToolPattern != mcpTool || added.Action != rules.Allow ||
+		added.GroupID != rules.DefaultGroup || added.Priority != rules.DefaultPriority {
 		t.Errorf("added %+v", added)
 	}
 	if got, _ := e.db.Audit(0); len(got) <= len(audit) {
@@ -241,7 +241,8 @@ func TestAlwaysShellCommands(t *testing.T) {
 	if !strings.Contains(p.PlainText, "Commands:\n❓ git status --short\n❓ go test ./...\n✓ ls\n") {
 		t.Errorf("prompt:\n%s", p.PlainText)
 	}
-	if got := e.say(alice, groupChat, fmt.Sprintf("/approve %d", r.ID)); !strings.Contains(got, "approved") {
+	if got := e.say(alice, groupChat,
+		fmt.Sprintf("/approve %d", r.ID)); !strings.Contains(got, "approved") {
 		t.Fatalf("reply %q", got)
 	}
 	m := e.followUp(groupChat.ID, r.ID)
@@ -273,7 +274,8 @@ func TestAlwaysShellCommands(t *testing.T) {
 				t.Errorf("rule %+v comes after the require %+v", x, s)
 			}
 		}
-		if !strings.Contains(toast, fmt.Sprintf("Added rule %d: allow Bash %s", x.ID, x.CommandPattern)) {
+		if !strings.Contains(toast,
+			fmt.Sprintf("Added rule %d: allow Bash %s", x.ID, x.CommandPattern)) {
 			t.Errorf("toast %q does not name rule %d", toast, x.ID)
 		}
 	}
@@ -312,8 +314,8 @@ func TestAlwaysTapErrors(t *testing.T) {
 	if err := e.g.DeleteGroup("dev", admin); err != nil {
 		t.Fatal(err)
 	}
-	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Could not add the rule: ") ||
-		!strings.Contains(toast, "dev") {
+	toast := e.tapFollowUp(alice, m, r.ID)
+	if !strings.HasPrefix(toast, "Could not add the rule: ") || !strings.Contains(toast, "dev") {
 		t.Errorf("toast %q", toast)
 	}
 	if got := e.rules(); len(got) != len(before) {

@@ -29,16 +29,20 @@ import (
 
 // The people and chats of the tests: the fake ids of the fixtures.
 var (
-	jane    = models.User{ID: 100000001, FirstName: "Jane", LastName: "Doe", Username: "jane_doe_example"} // approver
-	alice   = models.User{ID: 100000002, FirstName: "Alice", LastName: "Admin"}                            // admin
-	mallory = models.User{ID: 100000009, FirstName: "Mallory"}                                             // stranger
+	jane = models.User{ID: 100000001, FirstName: "Jane", LastName: "Doe",
+		Username: "jane_doe_example"} // approver
+	alice   = models.User{ID: 100000002, FirstName: "Alice", LastName: "Admin"} // admin
+	mallory = models.User{ID: 100000009, FirstName: "Mallory"}                  // stranger
 
 	janeChat  = models.Chat{ID: 100000001, Type: models.ChatTypePrivate, FirstName: "Jane"}
-	groupChat = models.Chat{ID: -5000000001, Type: models.ChatTypeGroup, Title: "Fake Approvers Group"}
+	groupChat = models.Chat{ID: -5000000001, Type: models.ChatTypeGroup,
+		Title: "Fake Approvers Group"}
 )
 
 // testAccess: Jane approves; Alice, and Max of the fixtures (100000003), are admins.
-var testAccess = bot.Access{Name: {Approvers: []string{"100000001"}, Admins: []string{"100000002", "100000003"}}}
+var testAccess = bot.Access{
+	Name: {Approvers: []string{"100000001"}, Admins: []string{"100000002", "100000003"}},
+}
 
 const secretToken = "s3cret_Token-for-tests"
 
@@ -123,7 +127,8 @@ func newEnv(t *testing.T, opt envOptions) *env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
-	e := &env{t: t, ctx: ctx, srv: opt.srv, path: opt.path, logs: &testkit.Logs{}, sleeps: &sleeps{}}
+	e := &env{t: t, ctx: ctx, srv: opt.srv, path: opt.path, logs: &testkit.Logs{},
+		sleeps: &sleeps{}}
 	if e.srv == nil {
 		e.srv = newServer(t)
 	}
@@ -138,7 +143,8 @@ func newEnv(t *testing.T, opt envOptions) *env {
 	e.db = db
 	t.Cleanup(func() { _ = db.Close() })
 	if opt.offset != nil {
-		if err := db.PutMeta("telegram.offset."+strconv.FormatInt(telegramtest.BotID, 10), opt.offset); err != nil {
+		key := "telegram.offset." + strconv.FormatInt(telegramtest.BotID, 10)
+		if err := db.PutMeta(key, opt.offset); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,13 +162,16 @@ func newEnv(t *testing.T, opt envOptions) *env {
 	}
 	e.fan = bot.NewFanout(bot.FanoutOptions{Store: box, Unfinalized: unfinalized, Logger: log,
 		Retry: bot.Retry{Attempts: 2, Backoff: time.Millisecond}, Meta: db, Now: opt.now,
-		OnOffer: func(o bot.Offer, ev string) { sig.done(fmt.Sprintf("offer %s %d", ev, o.RequestID)) }})
+		OnOffer: func(o bot.Offer, ev string) {
+			sig.done(fmt.Sprintf("offer %s %d", ev, o.RequestID))
+		}})
 	e.note = &notifier{Fanout: e.fan, sig: sig}
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Notifier: e.note, Logger: log}); err != nil {
+	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
+		Notifier: e.note, Logger: log}); err != nil {
 		t.Fatal(err)
 	}
 	if e.bot, err = bot.New(bot.Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs, Logger: log,
@@ -181,8 +190,9 @@ func newEnv(t *testing.T, opt envOptions) *env {
 	if opt.store != nil {
 		chStore = opt.store(db)
 	}
-	copt := Options{Token: e.srv.Token(), APIURL: e.srv.URL(), Chats: []int64{janeChat.ID, groupChat.ID},
-		Handler: h, Store: chStore, HTTPClient: opt.httpClient, TapWait: tapWait, Sleep: e.sleeps.sleep, Logger: log}
+	copt := Options{Token: e.srv.Token(), APIURL: e.srv.URL(), Handler: h, Store: chStore,
+		Chats: []int64{janeChat.ID, groupChat.ID}, HTTPClient: opt.httpClient, TapWait: tapWait,
+		Sleep: e.sleeps.sleep, Logger: log}
 	if opt.webhook {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -205,7 +215,9 @@ func newEnv(t *testing.T, opt envOptions) *env {
 func (e *env) start() *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	for name, run := range map[string]func(context.Context) error{"gate": e.g.Run, "fanout": e.fan.Run, "channel": e.ch.Run} {
+	for name, run := range map[string]func(context.Context) error{
+		"gate": e.g.Run, "fanout": e.fan.Run, "channel": e.ch.Run,
+	} {
 		e.wg.Go(func() {
 			if err := run(ctx); err != nil {
 				e.t.Errorf("%s Run: %v", name, err)
@@ -271,7 +283,8 @@ func (e *env) prompt(chat int64, id uint64) telegramtest.SentMessage {
 
 // waitArmed waits for the first message of chat armed with buttons whose callback
 // data match accepts, and returns it; what names it in the failure.
-func (e *env) waitArmed(chat int64, what string, match func(data []string) bool) telegramtest.SentMessage {
+func (e *env) waitArmed(chat int64, what string,
+	match func(data []string) bool) telegramtest.SentMessage {
 	e.t.Helper()
 	var got telegramtest.SentMessage
 	err := e.srv.Wait(e.ctx, func() bool {
@@ -302,14 +315,16 @@ func (e *env) inject(u models.Update) {
 func (e *env) tap(user models.User, chat int64, id uint64, action bot.Action) string {
 	e.t.Helper()
 	m := e.prompt(chat, id)
-	u := e.srv.CallbackQueryUpdate(user, chat, m.MessageID, bot.Callback{RequestID: id, Action: action}.String())
+	u := e.srv.CallbackQueryUpdate(user, chat, m.MessageID,
+		bot.Callback{RequestID: id, Action: action}.String())
 	e.inject(u)
 	return u.CallbackQuery.ID
 }
 
 // tapData injects a tap of user on the button with data under message msg of chat
 // and returns the callback query's answer.
-func (e *env) tapData(user models.User, chat int64, msg int, data string) telegramtest.CallbackAnswer {
+func (e *env) tapData(user models.User, chat int64, msg int,
+	data string) telegramtest.CallbackAnswer {
 	e.t.Helper()
 	u := e.srv.CallbackQueryUpdate(user, chat, msg, data)
 	e.inject(u)
@@ -356,7 +371,10 @@ func (e *env) deliver(chat int64, send func()) string {
 	n := len(e.replies(chat))
 	send()
 	var got []telegramtest.SentMessage
-	if err := e.srv.Wait(e.ctx, func() bool { got = e.replies(chat); return len(got) > n }); err != nil {
+	if err := e.srv.Wait(e.ctx, func() bool {
+		got = e.replies(chat)
+		return len(got) > n
+	}); err != nil {
 		e.t.Fatalf("no reply in chat %d: %v", chat, err)
 	}
 	return got[n].Text

@@ -13,9 +13,16 @@ import (
 func TestNewInvalidOptions(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	good := func() Options {
-		return Options{Token: telegramtest.DefaultToken, Chats: []int64{1}, Handler: e.bot, Store: e.db}
+		return Options{Token: telegramtest.DefaultToken, Chats: []int64{1}, Handler: e.bot,
+			Store: e.db}
 	}
-	hook := Webhook{URL: hookURL, SecretToken: secretToken, Listen: "127.0.0.1:0"}
+	// hooked sets a good webhook, then changes it.
+	hooked := func(change func(*Webhook)) func(*Options) {
+		return func(o *Options) {
+			o.Webhook = Webhook{URL: hookURL, SecretToken: secretToken, Listen: "127.0.0.1:0"}
+			change(&o.Webhook)
+		}
+	}
 	for _, tc := range []struct {
 		name   string
 		change func(*Options)
@@ -32,20 +39,29 @@ func TestNewInvalidOptions(t *testing.T) {
 		{"no store", func(o *Options) { o.Store = nil }, "no Store"},
 		{"api url", func(o *Options) { o.APIURL = "ftp://x" }, `api_url "ftp://x"`},
 		{"api url no host", func(o *Options) { o.APIURL = "http://" }, "api_url"},
-		{"chat 0", func(o *Options) { o.Chats = []int64{5, 0} }, `chats[1] "0": must be a chat id`},
-		{"webhook url", func(o *Options) { o.Webhook = hook; o.Webhook.URL = "bot.example.com/hook" }, "webhook.url"},
-		{"webhook no secret", func(o *Options) { o.Webhook = hook; o.Webhook.SecretToken = "" }, "webhook.secret_token"},
-		{"webhook bad secret", func(o *Options) { o.Webhook = hook; o.Webhook.SecretToken = "has space" }, "webhook.secret_token"},
-		{"webhook long secret", func(o *Options) { o.Webhook = hook; o.Webhook.SecretToken = strings.Repeat("a", 257) }, "webhook.secret_token"},
-		{"webhook no listen", func(o *Options) { o.Webhook = hook; o.Webhook.Listen = "" }, "webhook.listen"},
-		{"listen without url", func(o *Options) { o.Webhook = Webhook{Listen: ":8443"} }, "need webhook.url"},
-		{"secret without url", func(o *Options) { o.Webhook = Webhook{SecretToken: "x"} }, "need webhook.url"},
+		{"chat 0", func(o *Options) { o.Chats = []int64{5, 0} },
+			`chats[1] "0": must be a chat id`},
+		{"webhook url", hooked(func(w *Webhook) { w.URL = "bot.example.com/hook" }),
+			"webhook.url"},
+		{"webhook no secret", hooked(func(w *Webhook) { w.SecretToken = "" }),
+			"webhook.secret_token"},
+		{"webhook bad secret", hooked(func(w *Webhook) { w.SecretToken = "has space" }),
+			"webhook.secret_token"},
+		{"webhook long secret",
+			hooked(func(w *Webhook) { w.SecretToken = strings.Repeat("a", 257) }),
+			"webhook.secret_token"},
+		{"webhook no listen", hooked(func(w *Webhook) { w.Listen = "" }), "webhook.listen"},
+		{"listen without url", func(o *Options) { o.Webhook = Webhook{Listen: ":8443"} },
+			"need webhook.url"},
+		{"secret without url", func(o *Options) { o.Webhook = Webhook{SecretToken: "x"} },
+			"need webhook.url"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := good()
 			tc.change(&opt)
 			ch, err := New(opt)
-			if ch != nil || !errors.Is(err, ErrInvalidOptions) || !strings.Contains(err.Error(), tc.want) {
+			if ch != nil || !errors.Is(err, ErrInvalidOptions) ||
+				!strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: %v, want ErrInvalidOptions naming %q", tc.name, err, tc.want)
 			}
 			if err != nil && opt.Token != "" && strings.Contains(err.Error(), opt.Token) {
@@ -56,7 +72,8 @@ func TestNewInvalidOptions(t *testing.T) {
 	if n := e.srv.CallCount(""); n != 0 {
 		t.Errorf("%d Bot API calls", n)
 	}
-	if ch, err := New(good()); err != nil || ch.Name() != "telegram" || strings.Join(ch.Targets(), ",") != "1" {
+	if ch, err := New(good()); err != nil || ch.Name() != "telegram" ||
+		strings.Join(ch.Targets(), ",") != "1" {
 		t.Errorf("good options: %v", err)
 	}
 }

@@ -75,9 +75,12 @@ func TestReplayActsOnce(t *testing.T) {
 				wantOffset = "1"
 			}
 			if polls[0].Params["offset"] != wantOffset {
-				t.Errorf("first getUpdates offset %q, want %s", polls[0].Params["offset"], wantOffset)
+				t.Errorf("first getUpdates offset %q, want %s",
+					polls[0].Params["offset"], wantOffset)
 			}
-			if logged := len(e.logs.Find("update delivered again; ignored", "update_id="+strconv.FormatInt(id, 10))); logged != map[bool]int{false: 0, true: 1}[lost] {
+			replays := e.logs.Find("update delivered again; ignored",
+				"update_id="+strconv.FormatInt(id, 10))
+			if logged := len(replays); logged != map[bool]int{false: 0, true: 1}[lost] {
 				t.Errorf("replay logged %d times:\n%s", logged, e.logs.All())
 			}
 		})
@@ -98,7 +101,8 @@ func TestStoredOffset(t *testing.T) {
 		log    string
 	}{
 		{"fresh", offset(41, time.Hour), "42", ""},
-		{"stale", offset(41, 25*time.Hour), "1", "stored offset is older than Telegram keeps updates"},
+		{"stale", offset(41, 25*time.Hour), "1",
+			"stored offset is older than Telegram keeps updates"},
 		{"unreadable", []byte("garbage"), "1", "ignoring an unreadable stored offset"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,13 +122,17 @@ func TestStoredOffset(t *testing.T) {
 			}
 			// Each handled update moves the stored offset.
 			e.inject(e.srv.MessageUpdate(jane, janeChat, "/whoami"))
-			if err := e.srv.Wait(e.ctx, func() bool { return len(e.replies(janeChat.ID)) == 1 }); err != nil {
+			if err := e.srv.Wait(e.ctx, func() bool {
+				return len(e.replies(janeChat.ID)) == 1
+			}); err != nil {
 				t.Fatal(err)
 			}
 			e.stop()
-			raw, err := e.db.GetMeta("telegram.offset." + strconv.FormatInt(telegramtest.BotID, 10))
+			raw, err := e.db.GetMeta("telegram.offset." +
+				strconv.FormatInt(telegramtest.BotID, 10))
 			var got storedOffset
-			if err != nil || json.Unmarshal(raw, &got) != nil || got.UpdateID != 1 || time.Since(got.At) > time.Minute {
+			if err != nil || json.Unmarshal(raw, &got) != nil || got.UpdateID != 1 ||
+				time.Since(got.At) > time.Minute {
 				t.Errorf("stored offset %s, %v; want update 1, now", raw, err)
 			}
 		})
@@ -162,7 +170,8 @@ func TestConflictRetriedWithBackoff(t *testing.T) {
 	if reply := e.say(jane, janeChat, "/whoami"); !strings.Contains(reply, "approver") {
 		t.Errorf("whoami: %q", reply)
 	}
-	if n := len(e.logs.Find("WARN", "409 Conflict: another poller is using this bot token", "retrying with backoff")); n != 2 {
+	if n := len(e.logs.Find("WARN", "409 Conflict: another poller is using this bot token",
+		"retrying with backoff")); n != 2 {
 		t.Errorf("%d conflicts logged, want 2:\n%s", n, e.logs.All())
 	}
 	at := timing.list()
@@ -170,7 +179,8 @@ func TestConflictRetriedWithBackoff(t *testing.T) {
 		t.Fatalf("%d getUpdates calls", len(at))
 	}
 	// go-telegram/bot waits 100 ms after the first failure, then 200 ms.
-	if d1, d2 := at[1].Sub(at[0]), at[2].Sub(at[1]); d1 < 100*time.Millisecond || d2 < 200*time.Millisecond {
+	if d1, d2 := at[1].Sub(at[0]), at[2].Sub(at[1]); d1 < 100*time.Millisecond ||
+		d2 < 200*time.Millisecond {
 		t.Errorf("waits %v then %v, want at least 100 ms then 200 ms", d1, d2)
 	}
 }
@@ -201,8 +211,8 @@ func (p *pollTimes) list() []time.Time {
 // hand.
 func (e *env) newChannel(change func(*Options)) *Channel {
 	e.t.Helper()
-	opt := Options{Token: e.srv.Token(), APIURL: e.srv.URL(), Chats: []int64{janeChat.ID}, Handler: e.bot,
-		Store: e.db, Sleep: e.sleeps.sleep, Logger: e.ch.log}
+	opt := Options{Token: e.srv.Token(), APIURL: e.srv.URL(), Chats: []int64{janeChat.ID},
+		Handler: e.bot, Store: e.db, Sleep: e.sleeps.sleep, Logger: e.ch.log}
 	if change != nil {
 		change(&opt)
 	}
@@ -220,7 +230,8 @@ func TestRunStartup(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	other := e.newChannel(func(o *Options) { o.Token = "7000000002:AAOtherTokenNotAccepted" })
 	err := other.Run(e.ctx)
-	if !errors.Is(err, ErrUnauthorized) || strings.Contains(err.Error(), "AAOtherTokenNotAccepted") {
+	if !errors.Is(err, ErrUnauthorized) ||
+		strings.Contains(err.Error(), "AAOtherTokenNotAccepted") {
 		t.Errorf("Run with a refused token: %v", err)
 	}
 	if got := e.sleeps.list(); len(got) != 0 {
@@ -230,7 +241,9 @@ func TestRunStartup(t *testing.T) {
 		t.Errorf("second Run: %v", err)
 	}
 
-	for _, f := range []telegramtest.APIError{telegramtest.ServerError(502), telegramtest.TooManyRequests(3)} {
+	for _, f := range []telegramtest.APIError{
+		telegramtest.ServerError(502), telegramtest.TooManyRequests(3),
+	} {
 		if err := e.srv.FailNext("getMe", f); err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +262,8 @@ func TestRunStartup(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Run after ctx done: %v", err)
 	}
-	if got, want := e.sleeps.list(), []time.Duration{time.Second, 3 * time.Second, time.Second}; !slices.Equal(got, want) {
+	if got, want := e.sleeps.list(),
+		[]time.Duration{time.Second, 3 * time.Second, time.Second}; !slices.Equal(got, want) {
 		t.Errorf("waits %v, want %v (backoff, retry_after, backoff)", got, want)
 	}
 	if n := e.srv.CallCount("getMe"); n != 3 { // the refused token's is not counted
@@ -264,7 +278,8 @@ func TestRunStartup(t *testing.T) {
 // back, as is one made after. Each is handled once: one answer, one resolution.
 func TestPollingOutlivesOutage(t *testing.T) {
 	for _, o := range []testkit.Outage{testkit.Dropped, testkit.BadGateway} {
-		t.Run(map[testkit.Outage]string{testkit.Dropped: "dropped", testkit.BadGateway: "502"}[o], func(t *testing.T) {
+		name := map[testkit.Outage]string{testkit.Dropped: "dropped", testkit.BadGateway: "502"}[o]
+		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, envOptions{}).start()
 			during := e.require("s1", "Bash", map[string]any{"command": "make deploy"})
 			after := e.require("s2", "Bash", map[string]any{"command": "make test"})

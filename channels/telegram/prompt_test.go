@@ -24,17 +24,22 @@ func TestPromptEscapedAndCut(t *testing.T) {
 	e := newEnv(t, envOptions{}).start()
 	big := strings.Repeat("0123456789", 1024)
 	// Keys are shown sorted: the command first, then the 10 KB that must be cut.
-	r := e.require("sess-<1>", "Bash", map[string]any{"command": "echo '<b>&</b>' && cat x", "stdin": big})
+	r := e.require("sess-<1>", "Bash",
+		map[string]any{"command": "echo '<b>&</b>' && cat x", "stdin": big})
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		m := e.prompt(chat, r.ID)
-		if !strings.Contains(m.PlainText, `"command": "echo '<b>&</b>' && cat x"`) || !strings.Contains(m.PlainText, "Session: sess-<1>") {
-			t.Errorf("chat %d: the arguments are not shown as written:\n%.600s", chat, m.PlainText)
+		if !strings.Contains(m.PlainText, `"command": "echo '<b>&</b>' && cat x"`) ||
+			!strings.Contains(m.PlainText, "Session: sess-<1>") {
+			t.Errorf("chat %d: the arguments are not shown as written:\n%.600s",
+				chat, m.PlainText)
 		}
 		if !strings.Contains(m.Text, "&lt;b&gt;&amp;&lt;/b&gt;") {
 			t.Errorf("chat %d: the HTML is not escaped: %.600s", chat, m.Text)
 		}
-		if n := utf8.RuneCountInString(m.PlainText); n > telegramtest.MaxTextLength || n < telegramtest.MaxTextLength-200 {
-			t.Errorf("chat %d: %d characters, want close to %d", chat, n, telegramtest.MaxTextLength)
+		if n := utf8.RuneCountInString(m.PlainText); n > telegramtest.MaxTextLength ||
+			n < telegramtest.MaxTextLength-200 {
+			t.Errorf("chat %d: %d characters, want close to %d",
+				chat, n, telegramtest.MaxTextLength)
 		}
 		if !strings.Contains(m.PlainText, " characters cut]…") {
 			t.Errorf("chat %d: no cut marker", chat)
@@ -46,8 +51,10 @@ func TestPromptEscapedAndCut(t *testing.T) {
 	e.waitUpdated(r.ID)
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		// Posted, armed, then the outcome.
-		if m := e.prompt(chat, r.ID); len(m.History) != 3 || !strings.Contains(m.PlainText, "❌ Rejected by Alice Admin (100000002)") {
-			t.Errorf("chat %d: the outcome was not accepted (%d versions):\n…%s", chat, len(m.History), m.PlainText[len(m.PlainText)-200:])
+		if m := e.prompt(chat, r.ID); len(m.History) != 3 ||
+			!strings.Contains(m.PlainText, "❌ Rejected by Alice Admin (100000002)") {
+			t.Errorf("chat %d: the outcome was not accepted (%d versions):\n…%s",
+				chat, len(m.History), m.PlainText[len(m.PlainText)-200:])
 		}
 	}
 }
@@ -70,18 +77,23 @@ func TestNotify(t *testing.T) {
 		t.Fatalf("%d messages, want 2", len(msgs))
 	}
 	if m := msgs[0]; m.PlainText != line || m.ParseMode != "" || m.Keyboard != nil {
-		t.Errorf("notice %q (parse mode %q, keyboard %v), want %q as plain text", m.PlainText, m.ParseMode, m.Keyboard, line)
+		t.Errorf("notice %q (parse mode %q, keyboard %v), want %q as plain text",
+			m.PlainText, m.ParseMode, m.Keyboard, line)
 	}
-	if m := msgs[1]; utf8.RuneCountInString(m.PlainText) > telegramtest.MaxTextLength || !strings.Contains(m.PlainText, "… (cut, ") {
-		t.Errorf("long notice: %d characters, ends %q", utf8.RuneCountInString(m.PlainText), m.PlainText[len(m.PlainText)-40:])
+	if m := msgs[1]; utf8.RuneCountInString(m.PlainText) > telegramtest.MaxTextLength ||
+		!strings.Contains(m.PlainText, "… (cut, ") {
+		t.Errorf("long notice: %d characters, ends %q",
+			utf8.RuneCountInString(m.PlainText), m.PlainText[len(m.PlainText)-40:])
 	}
 }
 
 func testPrompt(id uint64, status store.Status) bot.Prompt {
-	r := store.Request{ID: id, SessionID: "s", ToolName: "Bash", Arguments: json.RawMessage(`{"command":"ls"}`),
-		Status: status, ExpiresAt: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
+	r := store.Request{ID: id, SessionID: "s", ToolName: "Bash", Status: status,
+		Arguments: json.RawMessage(`{"command":"ls"}`),
+		ExpiresAt: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
 	if status != store.Pending {
-		r.Resolution = &store.Resolution{By: "api", Via: "api", At: time.Date(2026, 1, 1, 14, 3, 0, 0, time.UTC)}
+		r.Resolution = &store.Resolution{By: "api", Via: "api",
+			At: time.Date(2026, 1, 1, 14, 3, 0, 0, time.UTC)}
 	}
 	return bot.NewPrompt(r, 0)
 }
@@ -104,7 +116,8 @@ func TestSendEditAndNotifyErrors(t *testing.T) {
 	if err := json.Unmarshal(testkit.ReadFile(t, "error_group_migrated.json"), &raw); err != nil {
 		t.Fatal(err)
 	}
-	migrated = telegramtest.APIError{Code: raw.Code, Description: raw.Desc, MigrateToChatID: raw.Params.To}
+	migrated = telegramtest.APIError{Code: raw.Code, Description: raw.Desc,
+		MigrateToChatID: raw.Params.To}
 
 	calls := []struct {
 		name, method string
@@ -130,7 +143,8 @@ func TestSendEditAndNotifyErrors(t *testing.T) {
 		{"blocked", telegramtest.ErrBotBlocked, true, 0, "bot was blocked by the user"},
 		{"chat not found", telegramtest.ErrChatNotFound, true, 0, "chat not found"},
 		{"too long", telegramtest.ErrMessageTooLong, true, 0, "message is too long"},
-		{"migrated", migrated, true, 0, "now supergroup -1001000000002; put that id in telegram.chats"},
+		{"migrated", migrated, true, 0,
+			"now supergroup -1001000000002; put that id in telegram.chats"},
 		{"502", telegramtest.ServerError(502), false, 0, "502 Bad Gateway"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -144,17 +158,21 @@ func TestSendEditAndNotifyErrors(t *testing.T) {
 					t.Fatal(err)
 				}
 				err = c.call(ref)
-				if err == nil || !strings.Contains(err.Error(), tc.text) || errors.Is(err, bot.ErrPermanent) != tc.permanent {
-					t.Errorf("%s: %v; want permanent=%v and %q", c.name, err, tc.permanent, tc.text)
+				if err == nil || !strings.Contains(err.Error(), tc.text) ||
+					errors.Is(err, bot.ErrPermanent) != tc.permanent {
+					t.Errorf("%s: %v; want permanent=%v and %q",
+						c.name, err, tc.permanent, tc.text)
 				}
 				var rl *bot.RateLimitError
-				if errors.As(err, &rl) != (tc.retry > 0) || (rl != nil && rl.RetryAfter != tc.retry) {
+				if errors.As(err, &rl) != (tc.retry > 0) ||
+					(rl != nil && rl.RetryAfter != tc.retry) {
 					t.Errorf("%s: rate limit %+v, want retry after %v", c.name, rl, tc.retry)
 				}
 				if strings.Contains(err.Error(), e.srv.Token()) {
 					t.Errorf("the token is in the error: %v", err)
 				}
-				if after := e.srv.Messages(groupChat.ID); testkit.JSON(after) != testkit.JSON(before) {
+				if after := e.srv.Messages(groupChat.ID); testkit.JSON(after) !=
+					testkit.JSON(before) {
 					t.Errorf("%s: the chat changed", c.name)
 				}
 			}
@@ -163,9 +181,9 @@ func TestSendEditAndNotifyErrors(t *testing.T) {
 }
 
 // An edit that changes nothing ("message is not modified") and one of a message
-// deleted meanwhile succeed, for a prompt and for a follow-up; a target that is no chat id, or a ref that is no
-// message id, is a permanent ErrBadTarget and calls nothing, as is a notice of an
-// empty text.
+// deleted meanwhile succeed, for a prompt and for a follow-up; a target that is no
+// chat id, or a ref that is no message id, is a permanent ErrBadTarget and calls
+// nothing, as is a notice of an empty text.
 func TestEditEdgeCases(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	ctx := e.ctx
@@ -180,7 +198,8 @@ func TestEditEdgeCases(t *testing.T) {
 			t.Errorf("edit %d: %v", i+1, err)
 		}
 	}
-	if m, ok := e.srv.Message(janeChat.ID, mustAtoi(t, ref)); !ok || len(m.History) != 2 || m.Keyboard != nil {
+	if m, ok := e.srv.Message(janeChat.ID, mustAtoi(t, ref)); !ok || len(m.History) != 2 ||
+		m.Keyboard != nil {
 		t.Errorf("%d versions, keyboard %v (found %v)", len(m.History), m.Keyboard, ok)
 	}
 	if err := e.ch.Edit(ctx, chat, "999", done); err != nil {
@@ -193,7 +212,9 @@ func TestEditEdgeCases(t *testing.T) {
 		t.Errorf("not logged:\n%s", e.logs.All())
 	}
 	calls := e.srv.CallCount("")
-	for _, bad := range []struct{ target, ref string }{{"@channel", ref}, {"0", ref}, {chat, "x"}, {chat, "0"}, {chat, "-1"}} {
+	for _, bad := range []struct{ target, ref string }{
+		{"@channel", ref}, {"0", ref}, {chat, "x"}, {chat, "0"}, {chat, "-1"},
+	} {
 		err := e.ch.Edit(ctx, bad.target, bad.ref, done)
 		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
 			t.Errorf("Edit(%q, %q): %v", bad.target, bad.ref, err)
@@ -204,13 +225,16 @@ func TestEditEdgeCases(t *testing.T) {
 			t.Errorf("EditReply(%q, %q): %v", bad.target, bad.ref, err)
 		}
 	}
-	if _, err := e.ch.Send(ctx, "twelve", done); !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
+	if _, err := e.ch.Send(ctx, "twelve", done); !errors.Is(err, ErrBadTarget) ||
+		!errors.Is(err, bot.ErrPermanent) {
 		t.Errorf("Send to a bad target: %v", err)
 	}
-	if err := e.ch.Notify(ctx, "@channel", "hello"); !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
+	if err := e.ch.Notify(ctx, "@channel", "hello"); !errors.Is(err, ErrBadTarget) ||
+		!errors.Is(err, bot.ErrPermanent) {
 		t.Errorf("Notify to a bad target: %v", err)
 	}
-	if err := e.ch.Notify(ctx, chat, " \n"); !errors.Is(err, bot.ErrPermanent) || !strings.Contains(err.Error(), "empty text") {
+	if err := e.ch.Notify(ctx, chat, " \n"); !errors.Is(err, bot.ErrPermanent) ||
+		!strings.Contains(err.Error(), "empty text") {
 		t.Errorf("Notify of an empty text: %v", err)
 	}
 	if n := e.srv.CallCount(""); n != calls {
@@ -234,7 +258,8 @@ func TestPromptRateLimitedIsSentLater(t *testing.T) {
 	if err := e.srv.FailNext("sendMessage", telegramtest.TooManyRequests(1)); err != nil {
 		t.Fatal(err)
 	}
-	out, err := e.g.Check(e.ctx, gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "make"}, SessionID: "sess-1"})
+	out, err := e.g.Check(e.ctx, gate.Call{ToolName: "Bash",
+		Arguments: map[string]any{"command": "make"}, SessionID: "sess-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

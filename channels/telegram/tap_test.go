@@ -30,13 +30,17 @@ func TestPromptAndApproverTap(t *testing.T) {
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make deploy"})
 
 	wantLabels := [][]string{{"✅ Approve", "❌ Reject"}, {"⏱ 15 min", "🔄 Session"}}
-	wantData := []string{fmt.Sprintf("a:%d:ok", r.ID), fmt.Sprintf("a:%d:no", r.ID), fmt.Sprintf("a:%d:b15", r.ID), fmt.Sprintf("a:%d:bs", r.ID)}
+	wantData := []string{fmt.Sprintf("a:%d:ok", r.ID), fmt.Sprintf("a:%d:no", r.ID),
+		fmt.Sprintf("a:%d:b15", r.ID), fmt.Sprintf("a:%d:bs", r.ID)}
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		m := e.prompt(chat, r.ID)
 		if m.ParseMode != "HTML" {
 			t.Errorf("chat %d: parse_mode %q", chat, m.ParseMode)
 		}
-		for _, s := range []string{"🔐 Approval needed: Bash", "Tool: Bash", "Session: sess-1", "Category: shell", `"command": "make deploy"`, fmt.Sprintf("Request: #%d", r.ID)} {
+		for _, s := range []string{
+			"🔐 Approval needed: Bash", "Tool: Bash", "Session: sess-1", "Category: shell",
+			`"command": "make deploy"`, fmt.Sprintf("Request: #%d", r.ID),
+		} {
 			if !strings.Contains(m.PlainText, s) {
 				t.Errorf("chat %d: prompt does not show %q:\n%s", chat, s, m.PlainText)
 			}
@@ -49,8 +53,10 @@ func TestPromptAndApproverTap(t *testing.T) {
 			}
 			labels = append(labels, l)
 		}
-		if testkit.JSON(labels) != testkit.JSON(wantLabels) || !slices.Equal(m.CallbackData(), wantData) {
-			t.Errorf("chat %d: keyboard %v %v, want %v %v", chat, labels, m.CallbackData(), wantLabels, wantData)
+		if testkit.JSON(labels) != testkit.JSON(wantLabels) ||
+			!slices.Equal(m.CallbackData(), wantData) {
+			t.Errorf("chat %d: keyboard %v %v, want %v %v",
+				chat, labels, m.CallbackData(), wantLabels, wantData)
 		}
 	}
 	// The messages are recorded on the request, for the edits and the taps.
@@ -64,15 +70,18 @@ func TestPromptAndApproverTap(t *testing.T) {
 	}
 	e.waitUpdated(r.ID)
 	got := e.request(r.ID)
-	if got.Status != store.Approved || got.Resolution.By != "Jane Doe (100000001)" || got.Resolution.Via != "telegram" {
+	if got.Status != store.Approved || got.Resolution.By != "Jane Doe (100000001)" ||
+		got.Resolution.Via != "telegram" {
 		t.Errorf("request %s %+v", got.Status, got.Resolution)
 	}
 	e.stop()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		m := e.prompt(chat, r.ID)
 		// Posted without buttons, armed, then the outcome.
-		if len(m.History) != 3 || m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane Doe (100000001) · telegram · ") {
-			t.Errorf("chat %d: %d versions, keyboard %v, text:\n%s", chat, len(m.History), m.Keyboard, m.PlainText)
+		if len(m.History) != 3 || m.Keyboard != nil ||
+			!strings.Contains(m.PlainText, "✅ Approved by Jane Doe (100000001) · telegram · ") {
+			t.Errorf("chat %d: %d versions, keyboard %v, text:\n%s",
+				chat, len(m.History), m.Keyboard, m.PlainText)
 		}
 	}
 }
@@ -130,20 +139,25 @@ func TestBypassButtons(t *testing.T) {
 				t.Errorf("%s: toast %q", tc.action, a.Text)
 			}
 			got := e.request(r.ID)
-			if got.Status != store.Approved || got.Resolution.Bypass == nil || got.Resolution.Bypass.Secs != tc.secs || got.Resolution.Bypass.Scope != "category:shell" {
+			if got.Status != store.Approved || got.Resolution.Bypass == nil ||
+				got.Resolution.Bypass.Secs != tc.secs ||
+				got.Resolution.Bypass.Scope != "category:shell" {
 				t.Fatalf("%s: %s %+v", tc.action, got.Status, got.Resolution)
 			}
 			sent := len(e.srv.Messages(janeChat.ID))
-			out, err := e.g.Check(e.ctx, gate.Call{ToolName: "execute_cmd", Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
+			out, err := e.g.Check(e.ctx, gate.Call{ToolName: "execute_cmd",
+				Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
 			if err != nil || out.Decision != gate.VerdictAllow {
 				t.Errorf("%s: same category: %+v, %v; want allow", tc.action, out, err)
 			}
-			other := e.require(session, "write_file", map[string]any{"path": "notes.txt", "content": "x"})
+			other := e.require(session, "write_file",
+				map[string]any{"path": "notes.txt", "content": "x"})
 			if other.Status != store.Pending {
 				t.Errorf("%s: other category: %s", tc.action, other.Status)
 			}
 			if n := len(e.srv.Messages(janeChat.ID)); n != sent+1 {
-				t.Errorf("%s: %d new messages, want the one prompt of write_file", tc.action, n-sent)
+				t.Errorf("%s: %d new messages, want the one prompt of write_file",
+					tc.action, n-sent)
 			}
 		})
 	}
@@ -162,7 +176,8 @@ func TestConcurrentResolutions(t *testing.T) {
 			chat   int64
 			action bot.Action
 		}{{jane, groupChat.ID, bot.ActionApprove}, {alice, janeChat.ID, bot.ActionReject}} {
-			u := e.srv.CallbackQueryUpdate(tap.user, tap.chat, e.prompt(tap.chat, r.ID).MessageID, bot.Callback{RequestID: r.ID, Action: tap.action}.String())
+			u := e.srv.CallbackQueryUpdate(tap.user, tap.chat, e.prompt(tap.chat, r.ID).MessageID,
+				bot.Callback{RequestID: r.ID, Action: tap.action}.String())
 			ids = append(ids, u.CallbackQuery.ID)
 			wg.Go(func() { e.post(u) })
 		}
@@ -174,7 +189,8 @@ func TestConcurrentResolutions(t *testing.T) {
 		r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			_, _ = e.g.Resolve(context.Background(), r.ID, gate.Answer{Approve: false, By: "api", Via: "api"})
+			_, _ = e.g.Resolve(context.Background(), r.ID,
+				gate.Answer{Approve: false, By: "api", Via: "api"})
 		})
 		q := e.tap(jane, groupChat.ID, r.ID, bot.ActionApprove)
 		wg.Wait()
@@ -212,7 +228,8 @@ func (e *env) checkOneOutcome(id uint64, taps []string) {
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		m := e.prompt(chat, id)
 		if len(m.History) != 3 || m.Keyboard != nil || !strings.Contains(m.PlainText, outcome) {
-			e.t.Errorf("chat %d: %d versions, keyboard %v, want the outcome %q:\n%s", chat, len(m.History), m.Keyboard, outcome, m.PlainText)
+			e.t.Errorf("chat %d: %d versions, keyboard %v, want the outcome %q:\n%s",
+				chat, len(m.History), m.Keyboard, outcome, m.PlainText)
 		}
 	}
 }
@@ -243,7 +260,8 @@ func TestRestartBetweenPromptAndTap(t *testing.T) {
 	e.waitUpdated(r.ID)
 	e.stop()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
-		if m := e.prompt(chat, r.ID); m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane Doe") {
+		if m := e.prompt(chat, r.ID); m.Keyboard != nil ||
+			!strings.Contains(m.PlainText, "✅ Approved by Jane Doe") {
 			t.Errorf("chat %d after the restart:\n%s", chat, m.PlainText)
 		}
 	}
@@ -256,7 +274,8 @@ func TestTapOnInaccessibleAndInlineMessages(t *testing.T) {
 	e := newEnv(t, envOptions{}).start()
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 	m := e.prompt(janeChat.ID, r.ID)
-	u := e.srv.CallbackQueryUpdate(jane, janeChat.ID, 424242, "a:1:no") // a message the bot never sent: inaccessible
+	// A message the bot never sent: inaccessible.
+	u := e.srv.CallbackQueryUpdate(jane, janeChat.ID, 424242, "a:1:no")
 	u.CallbackQuery.Message.InaccessibleMessage.MessageID = m.MessageID
 	u.CallbackQuery.Data = bot.Callback{RequestID: r.ID, Action: bot.ActionReject}.String()
 	e.inject(u)
@@ -267,7 +286,8 @@ func TestTapOnInaccessibleAndInlineMessages(t *testing.T) {
 		t.Errorf("request %s", got.Status)
 	}
 
-	if _, err := e.srv.InjectJSON(testkit.ReadFile(t, "update_callback_query_docs_example.json")); err != nil {
+	if _, err := e.srv.InjectJSON(
+		testkit.ReadFile(t, "update_callback_query_docs_example.json")); err != nil {
 		t.Fatal(err)
 	}
 	if a := e.answer("4382bfdwdsb323b2d9"); a.Text != "Unknown request" {
@@ -279,7 +299,8 @@ func TestTapOnInaccessibleAndInlineMessages(t *testing.T) {
 // that this store does not have) is refused, and answered.
 func TestTapFixtureUnknownRequest(t *testing.T) {
 	e := newEnv(t, envOptions{}).start()
-	if _, err := e.srv.InjectJSON(testkit.ReadFile(t, "update_callback_query_inaccessible_message_derived.json")); err != nil {
+	if _, err := e.srv.InjectJSON(testkit.ReadFile(t,
+		"update_callback_query_inaccessible_message_derived.json")); err != nil {
 		t.Fatal(err)
 	}
 	if a := e.answer("4000000000000000004"); a.Text != "Unknown request" {
@@ -341,7 +362,10 @@ func (h holdEdits) RoundTrip(r *http.Request) (*http.Response, error) {
 // then show the outcome.
 func TestSlowResolutionAnsweredFirst(t *testing.T) {
 	slow := &slowTaps{release: make(chan struct{})}
-	e := newEnv(t, envOptions{tapWait: 1, handler: func(b *bot.Bot) Handler { slow.Bot = b; return slow }}).start()
+	e := newEnv(t, envOptions{tapWait: 1, handler: func(b *bot.Bot) Handler {
+		slow.Bot = b
+		return slow
+	}}).start()
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 	q := e.tap(jane, groupChat.ID, r.ID, bot.ActionApprove)
 	if a := e.answer(q); a.Text != ToastWorking {
@@ -453,7 +477,10 @@ func (b brokenStore) SeenDelivery(id string, now time.Time, ttl time.Duration) (
 // reply the Bot API refuses.
 func TestFailuresAreLogged(t *testing.T) {
 	broken := brokenStore{broken: make(chan struct{})}
-	e := newEnv(t, envOptions{store: func(s Store) Store { broken.Store = s; return broken }}).start()
+	e := newEnv(t, envOptions{store: func(s Store) Store {
+		broken.Store = s
+		return broken
+	}}).start()
 
 	close(broken.broken)
 	if reply := e.say(jane, janeChat, "/whoami"); !strings.Contains(reply, "approver") {
@@ -461,7 +488,9 @@ func TestFailuresAreLogged(t *testing.T) {
 	}
 
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
-	for _, f := range []telegramtest.APIError{telegramtest.ErrQueryTooOld, telegramtest.ServerError(500)} {
+	for _, f := range []telegramtest.APIError{
+		telegramtest.ErrQueryTooOld, telegramtest.ServerError(500),
+	} {
 		if err := e.srv.FailNext("answerCallbackQuery", f); err != nil {
 			t.Fatal(err)
 		}
@@ -476,7 +505,9 @@ func TestFailuresAreLogged(t *testing.T) {
 	if reply := e.say(jane, janeChat, "/pending"); !strings.Contains(reply, "1 pending") {
 		t.Errorf("pending: %q", reply)
 	}
-	for _, want := range []string{"callback query answered too late", "answering a callback query", "replying to a command"} {
+	for _, want := range []string{
+		"callback query answered too late", "answering a callback query", "replying to a command",
+	} {
 		if len(e.logs.Find("WARN", want)) != 1 {
 			t.Errorf("not logged %q:\n%s", want, e.logs.All())
 		}
@@ -567,7 +598,8 @@ func TestTapBeforePromptRecorded(t *testing.T) {
 	}
 	e.waitUpdated(r.ID)
 	got := e.request(r.ID)
-	if got.Status != store.Approved || got.Resolution == nil || got.Resolution.By != "Jane Doe (100000001)" {
+	if got.Status != store.Approved || got.Resolution == nil ||
+		got.Resolution.By != "Jane Doe (100000001)" {
 		t.Fatalf("request %s %+v, want approved by Jane", got.Status, got.Resolution)
 	}
 }
@@ -578,7 +610,9 @@ func TestTapBeforePromptRecorded(t *testing.T) {
 // buttons too.
 func TestPromptNotRecordedHasNoButtons(t *testing.T) {
 	broken := errors.New("disk full")
-	e := newEnv(t, envOptions{addMessage: func(uint64, store.Message) error { return broken }}).start()
+	e := newEnv(t, envOptions{
+		addMessage: func(uint64, store.Message) error { return broken },
+	}).start()
 	id := e.require("sess-1", "Bash", map[string]any{"command": "make deploy"}).ID
 	e.close()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
@@ -624,7 +658,8 @@ func TestPromptRecordedNotArmedIsArmedAtStart(t *testing.T) {
 	e = newEnv(t, envOptions{srv: e.srv, path: e.path}).start()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		if ms := e.srv.Messages(chat); len(ms) != 1 {
-			t.Fatalf("chat %d: %d messages after the restart, want the recorded one", chat, len(ms))
+			t.Fatalf("chat %d: %d messages after the restart, want the recorded one",
+				chat, len(ms))
 		}
 		e.prompt(chat, id)
 	}
@@ -664,7 +699,8 @@ func TestPromptShowsCallerStoppedWaiting(t *testing.T) {
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		m := e.prompt(chat, r.ID)
 		if !strings.Contains(m.PlainText, "stopped waiting at ") || m.Keyboard == nil {
-			t.Fatalf("chat %d: keyboard %v, text:\n%s\nlogs:\n%s", chat, m.Keyboard != nil, m.PlainText, e.logs.All())
+			t.Fatalf("chat %d: keyboard %v, text:\n%s\nlogs:\n%s",
+				chat, m.Keyboard != nil, m.PlainText, e.logs.All())
 		}
 	}
 	q := e.tap(jane, groupChat.ID, r.ID, bot.ActionApprove)
@@ -678,9 +714,10 @@ func TestPromptShowsCallerStoppedWaiting(t *testing.T) {
 	e.wantNoButtons()
 	e.stop()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
-		if m := e.prompt(chat, r.ID); m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane Doe") {
-			t.Errorf("chat %d: keyboard %v, %d versions, text:\n%s\nlogs:\n%s", chat, m.Keyboard != nil,
-				len(m.History), m.PlainText, e.logs.All())
+		if m := e.prompt(chat, r.ID); m.Keyboard != nil ||
+			!strings.Contains(m.PlainText, "✅ Approved by Jane Doe") {
+			t.Errorf("chat %d: keyboard %v, %d versions, text:\n%s\nlogs:\n%s",
+				chat, m.Keyboard != nil, len(m.History), m.PlainText, e.logs.All())
 		}
 	}
 }

@@ -21,17 +21,21 @@ func TestWebhookMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := e.srv.Webhook()
-	if w.URL != hookURL || w.SecretToken != secretToken || strings.Join(w.AllowedUpdates, ",") != "message,callback_query" {
+	if w.URL != hookURL || w.SecretToken != secretToken ||
+		strings.Join(w.AllowedUpdates, ",") != "message,callback_query" {
 		t.Errorf("webhook %+v", w)
 	}
-	reply := e.deliver(janeChat.ID, func() { e.post(e.srv.MessageUpdate(jane, janeChat, "/whoami")) })
+	reply := e.deliver(janeChat.ID, func() {
+		e.post(e.srv.MessageUpdate(jane, janeChat, "/whoami"))
+	})
 	if !strings.Contains(reply, "approver") {
 		t.Errorf("whoami: %q", reply)
 	}
 	if n := e.srv.CallCount("getUpdates"); n != 0 {
 		t.Errorf("%d getUpdates calls in webhook mode", n)
 	}
-	if len(e.logs.Find("receiving updates by webhook", "host=bot.example.com")) != 1 || strings.Contains(e.logs.All(), "/telegram/hook") {
+	if len(e.logs.Find("receiving updates by webhook", "host=bot.example.com")) != 1 ||
+		strings.Contains(e.logs.All(), "/telegram/hook") {
 		t.Errorf("start not logged, or the URL's path logged:\n%s", e.logs.All())
 	}
 }
@@ -68,12 +72,16 @@ func TestWebhookRefusals(t *testing.T) {
 		{"GET without the secret", "GET", "/telegram/hook", "", nil, http.StatusUnauthorized},
 		{"other path", "POST", "/other", secretToken, body, http.StatusNotFound},
 		{"GET", "GET", "/telegram/hook", secretToken, nil, http.StatusMethodNotAllowed},
-		{"not JSON", "POST", "/telegram/hook", secretToken, []byte("{not json"), http.StatusBadRequest},
-		{"no update_id", "POST", "/telegram/hook", secretToken, []byte(`{"message":{"text":"/allow Bash"}}`), http.StatusBadRequest},
-		{"too large", "POST", "/telegram/hook", secretToken, bytes.Repeat([]byte(" "), maxUpdateBytes+1), http.StatusRequestEntityTooLarge},
+		{"not JSON", "POST", "/telegram/hook", secretToken, []byte("{not json"),
+			http.StatusBadRequest},
+		{"no update_id", "POST", "/telegram/hook", secretToken,
+			[]byte(`{"message":{"text":"/allow Bash"}}`), http.StatusBadRequest},
+		{"too large", "POST", "/telegram/hook", secretToken,
+			bytes.Repeat([]byte(" "), maxUpdateBytes+1), http.StatusRequestEntityTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequestWithContext(e.ctx, tc.method, strings.TrimSuffix(e.hook, "/telegram/hook")+tc.path, bytes.NewReader(tc.body))
+			req, err := http.NewRequestWithContext(e.ctx, tc.method,
+				strings.TrimSuffix(e.hook, "/telegram/hook")+tc.path, bytes.NewReader(tc.body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,13 +145,16 @@ func TestWebhookDeliveredTwice(t *testing.T) {
 // cannot be bound.
 func TestWebhookStartupErrors(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	if err := e.srv.FailNext("setWebhook", telegramtest.APIError{Code: 400, Description: "Bad Request: bad webhook: HTTPS url must be provided for webhook"}); err != nil {
+	refused := telegramtest.APIError{Code: 400,
+		Description: "Bad Request: bad webhook: HTTPS url must be provided for webhook"}
+	if err := e.srv.FailNext("setWebhook", refused); err != nil {
 		t.Fatal(err)
 	}
 	ch := e.newChannel(func(o *Options) {
 		o.Webhook = Webhook{URL: hookURL, SecretToken: secretToken, Listen: "127.0.0.1:0"}
 	})
-	if err := ch.Run(e.ctx); !errors.Is(err, ErrWebhookRefused) || !strings.Contains(err.Error(), "HTTPS url must be provided") {
+	if err := ch.Run(e.ctx); !errors.Is(err, ErrWebhookRefused) ||
+		!strings.Contains(err.Error(), "HTTPS url must be provided") {
 		t.Errorf("Run with a refused webhook: %v", err)
 	}
 
@@ -156,7 +167,8 @@ func TestWebhookStartupErrors(t *testing.T) {
 		o.Webhook = Webhook{URL: hookURL, SecretToken: secretToken, Listen: taken.Addr().String()}
 	})
 	calls := e.srv.CallCount("setWebhook")
-	if err := ch.Run(e.ctx); err == nil || !strings.Contains(err.Error(), "address already in use") {
+	if err := ch.Run(e.ctx); err == nil ||
+		!strings.Contains(err.Error(), "address already in use") {
 		t.Errorf("Run on a taken address: %v", err)
 	}
 	if n := e.srv.CallCount("setWebhook"); n != calls {
@@ -173,7 +185,8 @@ func TestWebhookStops(t *testing.T) {
 	e.stop()
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	if _, err := telegramtest.PostWebhook(ctx, e.hook, secretToken, []byte(`{"update_id":1}`)); err == nil {
+	if _, err := telegramtest.PostWebhook(ctx, e.hook, secretToken,
+		[]byte(`{"update_id":1}`)); err == nil {
 		t.Error("delivered after Run returned")
 	}
 	if w := e.srv.Webhook(); w.URL != hookURL {
