@@ -284,22 +284,13 @@ func checkNewClarification(c *Clarification) error {
 }
 
 func getClarification(tx *bolt.Tx, id uint64) (Clarification, bool, error) {
-	var c Clarification
-	ok, err := getJSON(tx.Bucket(bucketClars), u64(id), &c)
-	return c, ok, err
+	return getAs[Clarification](tx.Bucket(bucketClars), u64(id))
 }
 
 // Clarification returns clarification id, or ErrNotFound.
 func (d *DB) Clarification(id uint64) (Clarification, error) {
-	var c Clarification
-	err := d.view(func(tx *bolt.Tx) error {
-		var ok bool
-		var err error
-		c, ok, err = getClarification(tx, id)
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
+	c, err := viewOne(d, func(tx *bolt.Tx) (Clarification, bool, error) {
+		return getClarification(tx, id)
 	})
 	if err != nil {
 		return Clarification{}, fmt.Errorf("store: clarification %d: %w", id, err)
@@ -666,28 +657,18 @@ func (d *DB) BindReply(id uint64, p ReplyPrompt) error {
 // chat, ref) answers, with the prompt it was bound by; ErrNotFound when none is.
 func (d *DB) ClarificationByReply(
 	channel, chatID, ref string) (Clarification, ReplyPrompt, error) {
-	var c Clarification
-	var p ReplyPrompt
-	err := d.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketClarByReply).Get(strKey(channel, chatID, ref))
-		ok := false
-		var err error
-		if v != nil {
-			c, ok, err = getClarification(tx, readU64(v))
-		}
-		if err == nil && !ok {
-			return ErrNotFound
-		}
-		for _, r := range c.Replies {
-			if r.Channel == channel && r.ChatID == chatID && r.Ref == ref {
-				p = r
-			}
-		}
-		return err
+	c, err := viewOne(d, func(tx *bolt.Tx) (Clarification, bool, error) {
+		return getIndexed(tx, bucketClarByReply, strKey(channel, chatID, ref), getClarification)
 	})
 	if err != nil {
 		return Clarification{}, ReplyPrompt{}, fmt.Errorf(
 			"store: clarification of %s message %s in chat %s: %w", channel, ref, chatID, err)
+	}
+	var p ReplyPrompt
+	for _, r := range c.Replies {
+		if r.Channel == channel && r.ChatID == chatID && r.Ref == ref {
+			p = r
+		}
 	}
 	return c, p, nil
 }
@@ -774,18 +755,12 @@ func checkClarifications(tx *bolt.Tx) error {
 // ClarificationByCallerID returns the clarification stored for (sessionID,
 // clarificationID), or ErrNotFound (also for an empty clarificationID).
 func (d *DB) ClarificationByCallerID(sessionID, clarificationID string) (Clarification, error) {
-	var c Clarification
-	err := d.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketClarByCID).Get(strKey(clarificationID, sessionID))
-		ok := false
-		var err error
-		if v != nil && clarificationID != "" {
-			c, ok, err = getClarification(tx, readU64(v))
+	c, err := viewOne(d, func(tx *bolt.Tx) (Clarification, bool, error) {
+		if clarificationID == "" {
+			return Clarification{}, false, nil
 		}
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
+		return getIndexed(tx, bucketClarByCID, strKey(clarificationID, sessionID),
+			getClarification)
 	})
 	if err != nil {
 		return Clarification{}, fmt.Errorf("store: clarification %q of session %q: %w",

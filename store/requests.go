@@ -220,23 +220,12 @@ func toolCallKey(toolCallID, sessionID string) []byte { return strKey(toolCallID
 
 // getRequest reads request id inside tx.
 func getRequest(tx *bolt.Tx, id uint64) (Request, bool, error) {
-	var r Request
-	ok, err := getJSON(tx.Bucket(bucketRequests), u64(id), &r)
-	return r, ok, err
+	return getAs[Request](tx.Bucket(bucketRequests), u64(id))
 }
 
 // Request returns request id, or ErrNotFound.
 func (d *DB) Request(id uint64) (Request, error) {
-	var r Request
-	err := d.view(func(tx *bolt.Tx) error {
-		var ok bool
-		var err error
-		r, ok, err = getRequest(tx, id)
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
-	})
+	r, err := viewOne(d, func(tx *bolt.Tx) (Request, bool, error) { return getRequest(tx, id) })
 	if err != nil {
 		return Request{}, fmt.Errorf("store: request %d: %w", id, err)
 	}
@@ -246,18 +235,11 @@ func (d *DB) Request(id uint64) (Request, error) {
 // RequestByToolCall returns the request registered for (sessionID, toolCallID), or
 // ErrNotFound (also for an empty toolCallID: such requests are not indexed).
 func (d *DB) RequestByToolCall(sessionID, toolCallID string) (Request, error) {
-	var r Request
-	err := d.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketRequestsByTC).Get(toolCallKey(toolCallID, sessionID))
-		ok := false
-		var err error
-		if v != nil && toolCallID != "" {
-			r, ok, err = getRequest(tx, readU64(v))
+	r, err := viewOne(d, func(tx *bolt.Tx) (Request, bool, error) {
+		if toolCallID == "" {
+			return Request{}, false, nil
 		}
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
+		return getIndexed(tx, bucketRequestsByTC, toolCallKey(toolCallID, sessionID), getRequest)
 	})
 	if err != nil {
 		return Request{}, fmt.Errorf("store: request of tool call %q in session %q: %w",
