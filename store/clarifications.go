@@ -439,11 +439,7 @@ func putClarification(tx *bolt.Tx, c Clarification) error {
 	if err := putJSON(tx.Bucket(bucketClars), u64(c.ID), c); err != nil {
 		return err
 	}
-	b := tx.Bucket(bucketClarUnfinal)
-	if slices.ContainsFunc(c.Messages, func(m Message) bool { return !m.Final }) {
-		return b.Put(u64(c.ID), nil)
-	}
-	return b.Delete(u64(c.ID))
+	return markUnfinal(tx, bucketClarUnfinal, c.ID, c.Messages)
 }
 
 // closeClarification ends pending c as status (expired or cancelled) with res inside
@@ -605,17 +601,8 @@ func (d *DB) MarkClarificationMessagesFinal(id uint64) error {
 // UnfinalizedClarifications returns every finished clarification that still has a
 // chat message not edited to its outcome, oldest first.
 func (d *DB) UnfinalizedClarifications() ([]Clarification, error) {
-	var out []Clarification
-	err := d.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketClarUnfinal).ForEach(func(k, _ []byte) error {
-			c, ok, err := getClarification(tx, readU64(k))
-			if err != nil || !ok || c.Status == ClarificationPending {
-				return err
-			}
-			out = append(out, c)
-			return nil
-		})
-	})
+	out, err := unfinalized(d, bucketClarUnfinal, getClarification,
+		func(c Clarification) bool { return c.Status == ClarificationPending })
 	if err != nil {
 		return nil, fmt.Errorf("store: unfinalized clarifications: %w", err)
 	}

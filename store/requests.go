@@ -674,18 +674,37 @@ func (d *DB) updateRequest(id uint64, change func(*Request) bool) error {
 		if err := putJSON(tx.Bucket(bucketRequests), u64(id), r); err != nil {
 			return err
 		}
-		return markUnfinal(tx, r)
+		return markUnfinal(tx, bucketUnfinal, r.ID, r.Messages)
 	})
 }
 
-// markUnfinal keeps r's entry in the requests_unfinal index true: present exactly
-// when r has a message that is not final.
-func markUnfinal(tx *bolt.Tx, r Request) error {
-	b := tx.Bucket(bucketUnfinal)
-	if slices.ContainsFunc(r.Messages, func(m Message) bool { return !m.Final }) {
-		return b.Put(u64(r.ID), nil)
+// markUnfinal keeps the entry of record id in an unfinal index (requests_unfinal,
+// clarifications_unfinal) true: present exactly when one of its messages ms is not
+// final.
+func markUnfinal(tx *bolt.Tx, index []byte, id uint64, ms []Message) error {
+	b := tx.Bucket(index)
+	if slices.ContainsFunc(ms, func(m Message) bool { return !m.Final }) {
+		return b.Put(u64(id), nil)
 	}
-	return b.Delete(u64(r.ID))
+	return b.Delete(u64(id))
+}
+
+// unfinalized returns the records an unfinal index names that are no longer pending,
+// read with get, by id: the messages the outbox must update at start-up.
+func unfinalized[T any](d *DB, index []byte, get func(*bolt.Tx, uint64) (T, bool, error),
+	pending func(T) bool) ([]T, error) {
+	var out []T
+	err := d.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(index).ForEach(func(k, _ []byte) error {
+			v, ok, err := get(tx, readU64(k))
+			if err != nil || !ok || pending(v) {
+				return err
+			}
+			out = append(out, v)
+			return nil
+		})
+	})
+	return out, err
 }
 
 // Unfinalized returns every finished (not pending) request that still has a chat
@@ -693,17 +712,8 @@ func markUnfinal(tx *bolt.Tx, r Request) error {
 // at start-up (docs/design.md, "Chat prompts"). It reads only those requests, through the
 // requests_unfinal index.
 func (d *DB) Unfinalized() ([]Request, error) {
-	var out []Request
-	err := d.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketUnfinal).ForEach(func(k, _ []byte) error {
-			r, ok, err := getRequest(tx, readU64(k))
-			if err != nil || !ok || r.Status == Pending {
-				return err
-			}
-			out = append(out, r)
-			return nil
-		})
-	})
+	out, err := unfinalized(d, bucketUnfinal, getRequest,
+		func(r Request) bool { return r.Status == Pending })
 	if err != nil {
 		return nil, fmt.Errorf("store: unfinalized requests: %w", err)
 	}
