@@ -145,20 +145,11 @@ func (d *DB) CreateClarification(c Clarification) (out Clarification, created bo
 			}
 		}
 		n := c
-		var err error
-		if n.ID, err = tx.Bucket(bucketClars).NextSequence(); err != nil {
-			return err
-		}
-		if err := putJSON(tx.Bucket(bucketClars), u64(n.ID), n); err != nil {
-			return err
-		}
+		var key []byte
 		if n.ClarificationID != "" {
-			k := strKey(n.ClarificationID, n.SessionID)
-			if err := tx.Bucket(bucketClarByCID).Put(k, u64(n.ID)); err != nil {
-				return err
-			}
+			key = strKey(n.ClarificationID, n.SessionID)
 		}
-		if err := tx.Bucket(bucketClarPending).Put(timeIDKey(n.ExpiresAt, n.ID), nil); err != nil {
+		if err := clarBuckets.insert(tx, &n.ID, &n, key, n.ExpiresAt); err != nil {
 			return err
 		}
 		out, created = n, true

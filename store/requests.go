@@ -67,19 +67,11 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 				return err
 			}
 			n := r
-			if n.ID, err = tx.Bucket(bucketRequests).NextSequence(); err != nil {
-				return err
-			}
-			if err := putJSON(tx.Bucket(bucketRequests), u64(n.ID), n); err != nil {
-				return err
-			}
+			var key []byte
 			if n.ToolCallID != "" {
-				key := toolCallKey(n.ToolCallID, n.SessionID)
-				if err := tx.Bucket(bucketRequestsByTC).Put(key, u64(n.ID)); err != nil {
-					return err
-				}
+				key = toolCallKey(n.ToolCallID, n.SessionID)
 			}
-			if err := tx.Bucket(bucketPending).Put(timeIDKey(n.ExpiresAt, n.ID), nil); err != nil {
+			if err := requestBuckets.insert(tx, &n.ID, &n, key, n.ExpiresAt); err != nil {
 				return err
 			}
 			req, created = n, true
@@ -289,6 +281,35 @@ func (d *DB) Pending() ([]Request, error) {
 		return nil, fmt.Errorf("store: pending: %w", err)
 	}
 	return out, nil
+}
+
+// pendingBuckets are the buckets of a kind of record that waits for a human: the
+// records by id, their index by the caller's own id, and their pending index.
+type pendingBuckets struct{ records, byKey, pending []byte }
+
+var (
+	requestBuckets = pendingBuckets{bucketRequests, bucketRequestsByTC, bucketPending}
+	clarBuckets    = pendingBuckets{bucketClars, bucketClarByCID, bucketClarPending}
+)
+
+// insert stores the new record v under the next id of b.records, which it sets
+// through id first, indexes it under key in b.byKey (not for a nil key) and under
+// (expires, id) in b.pending.
+func (b pendingBuckets) insert(tx *bolt.Tx, id *uint64, v any, key []byte,
+	expires time.Time) error {
+	var err error
+	if *id, err = tx.Bucket(b.records).NextSequence(); err != nil {
+		return err
+	}
+	if err := putJSON(tx.Bucket(b.records), u64(*id), v); err != nil {
+		return err
+	}
+	if key != nil {
+		if err := tx.Bucket(b.byKey).Put(key, u64(*id)); err != nil {
+			return err
+		}
+	}
+	return tx.Bucket(b.pending).Put(timeIDKey(expires, *id), nil)
 }
 
 // pendingWhere returns the pending requests that keep accepts, by id.
