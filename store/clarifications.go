@@ -487,24 +487,10 @@ func (d *DB) CancelSessionClarifications(sessionID string,
 		return nil, fmt.Errorf("store: cancel the clarifications of session %q: %w: "+
 			"who (by) is required", sessionID, ErrInvalid)
 	}
-	var out []Clarification
-	err := d.update(func(tx *bolt.Tx) error {
-		cs, err := pendingClarsWhere(tx, func(c Clarification) bool {
-			return c.SessionID == sessionID
-		})
-		if err != nil {
-			return err
-		}
-		out = cs
-		if len(cs) == 0 {
-			return errNoChange
-		}
-		for i := range out {
-			if err := d.closeClarification(tx, &out[i], ClarificationCancelled, res); err != nil {
-				return err
-			}
-		}
-		return nil
+	out, err := endEach(d, func(tx *bolt.Tx) ([]Clarification, error) {
+		return pendingClarsWhere(tx, func(c Clarification) bool { return c.SessionID == sessionID })
+	}, func(tx *bolt.Tx, c *Clarification) error {
+		return d.closeClarification(tx, c, ClarificationCancelled, res)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: cancel the clarifications of session %q: %w",

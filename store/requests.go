@@ -317,6 +317,30 @@ func pendingWhere(tx *bolt.Tx, keep func(Request) bool) ([]Request, error) {
 	return pendingIn(tx, bucketPending, getRequest, func(r Request) uint64 { return r.ID }, keep)
 }
 
+// endEach ends with end, in one transaction, every record that pending returns, and
+// returns them as ended; when it returns none, nothing is written.
+func endEach[T any](d *DB, pending func(*bolt.Tx) ([]T, error),
+	end func(*bolt.Tx, *T) error) ([]T, error) {
+	var out []T
+	err := d.update(func(tx *bolt.Tx) error {
+		vs, err := pending(tx)
+		if err != nil {
+			return err
+		}
+		out = vs
+		if len(vs) == 0 {
+			return errNoChange
+		}
+		for i := range out {
+			if err := end(tx, &out[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
 // pendingIn returns the records of a pending index bucket (keys by time, then id) that
 // keep accepts, sorted by id: get reads a record (false when there is none), id
 // gives its id.
@@ -590,23 +614,9 @@ func (d *DB) CancelSession(sessionID string, res Resolution) ([]Request, error) 
 	if err := checkResolution(Cancelled, res); err != nil {
 		return nil, fmt.Errorf("store: cancel session %q: %w", sessionID, err)
 	}
-	var out []Request
-	err := d.update(func(tx *bolt.Tx) error {
-		rs, err := pendingWhere(tx, func(r Request) bool { return r.SessionID == sessionID })
-		if err != nil {
-			return err
-		}
-		out = rs
-		if len(rs) == 0 {
-			return errNoChange
-		}
-		for i := range out {
-			if err := d.finish(tx, &out[i], Cancelled, res); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	out, err := endEach(d, func(tx *bolt.Tx) ([]Request, error) {
+		return pendingWhere(tx, func(r Request) bool { return r.SessionID == sessionID })
+	}, func(tx *bolt.Tx, r *Request) error { return d.finish(tx, r, Cancelled, res) })
 	if err != nil {
 		return nil, fmt.Errorf("store: cancel session %q: %w", sessionID, err)
 	}
