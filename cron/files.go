@@ -36,16 +36,21 @@ func checkWriteFile(args map[string]any) error {
 	return nil
 }
 
+// argPath checks args with check and resolves their path against env.
+func argPath(env Env, args map[string]any, check func(map[string]any) error) (string, error) {
+	if err := check(args); err != nil {
+		return "", err
+	}
+	return env.resolve(args["path"].(string))
+}
+
 // failed is the Result of a built-in file or HTTP tool that failed.
 var failed = Result{ExitCode: 1}
 
 // runReadFile is read_file {path}: the file's content, its last MaxOutput bytes when
 // it is longer (only those are read). A path in a secrets directory is refused.
 func runReadFile(_ context.Context, env Env, args map[string]any) (Result, error) {
-	if err := checkReadFile(args); err != nil {
-		return failed, err
-	}
-	p, err := env.resolve(args["path"].(string))
+	p, err := argPath(env, args, checkReadFile)
 	if err != nil {
 		return failed, err
 	}
@@ -78,10 +83,7 @@ func runReadFile(_ context.Context, env Env, args map[string]any) (Result, error
 // directories (0755) and writes content to the file (0644), replacing it. A path in a
 // secrets directory is refused.
 func runWriteFile(_ context.Context, env Env, args map[string]any) (Result, error) {
-	if err := checkWriteFile(args); err != nil {
-		return failed, err
-	}
-	p, err := env.resolve(args["path"].(string))
+	p, err := argPath(env, args, checkWriteFile)
 	if err != nil {
 		return failed, err
 	}
@@ -99,10 +101,7 @@ func runWriteFile(_ context.Context, env Env, args map[string]any) (Result, erro
 // directories with a trailing "/". A directory named secrets, and a symlink that
 // leads into one, is left out; listing a path inside one is refused.
 func runListFiles(_ context.Context, env Env, args map[string]any) (Result, error) {
-	if err := checkListFiles(args); err != nil {
-		return failed, err
-	}
-	p, err := env.resolve(args["path"].(string))
+	p, err := argPath(env, args, checkListFiles)
 	if err != nil {
 		return failed, err
 	}

@@ -272,9 +272,7 @@ func (q *notifier) showClarification(c store.Clarification) {
 	if !ok {
 		return
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.showLocked(q.clarShows, c.ID, func(ctx context.Context) {
+	q.goShow(q.clarShows, c.ID, func(ctx context.Context) {
 		if err := n.ShowClarification(ctx, c); err != nil {
 			q.log.Error("showing a clarification", "clarification", c.ID, "err", err)
 		}
@@ -287,9 +285,7 @@ func (q *notifier) updateClarification(c store.Clarification) {
 	if !ok {
 		return
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.afterShowLocked(q.clarShows, c.ID, func(ctx context.Context) {
+	q.goAfterShow(q.clarShows, c.ID, func(ctx context.Context) {
 		if err := n.UpdateClarification(ctx, c); err != nil {
 			q.log.Error("updating the messages of a clarification", "clarification", c.ID, "err", err)
 		}

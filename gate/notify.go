@@ -52,19 +52,19 @@ func (q *notifier) show(r store.Request) {
 	if q.n == nil {
 		return
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.showLocked(q.shows, r.ID, func(ctx context.Context) {
+	q.goShow(q.shows, r.ID, func(ctx context.Context) {
 		if err := q.n.Show(ctx, r); err != nil {
 			q.log.Error("showing a request", "request_id", r.ID, "err", err)
 		}
 	})
 }
 
-// showLocked runs show on a tracked goroutine (goLocked), with a done channel in
-// shows[id] until it returns. The caller holds mu.
-func (q *notifier) showLocked(shows map[uint64]chan struct{}, id uint64,
+// goShow runs show on a tracked goroutine (goLocked), with a done channel in
+// shows[id] until it returns. It takes mu.
+func (q *notifier) goShow(shows map[uint64]chan struct{}, id uint64,
 	show func(context.Context)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	done := make(chan struct{})
 	shows[id] = done
 	finish := func() {
@@ -84,11 +84,13 @@ func (q *notifier) showLocked(shows map[uint64]chan struct{}, id uint64,
 	}
 }
 
-// afterShowLocked runs f on a tracked goroutine (goLocked) once the show in flight in
-// shows[id], if any, returned; f does not run when the context ends first. The caller
-// holds mu.
-func (q *notifier) afterShowLocked(shows map[uint64]chan struct{}, id uint64,
+// goAfterShow runs f on a tracked goroutine (goLocked) once the show in flight in
+// shows[id], if any, returned; f does not run when the context ends first. It takes
+// mu.
+func (q *notifier) goAfterShow(shows map[uint64]chan struct{}, id uint64,
 	f func(context.Context)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	shown := shows[id]
 	q.goLocked(func(ctx context.Context) {
 		if shown != nil {
@@ -108,9 +110,7 @@ func (q *notifier) update(r store.Request) {
 	if q.n == nil {
 		return
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.afterShowLocked(q.shows, r.ID, func(ctx context.Context) {
+	q.goAfterShow(q.shows, r.ID, func(ctx context.Context) {
 		if err := q.n.Update(ctx, r); err != nil {
 			q.log.Error("updating the messages of a request", "request_id", r.ID, "status", r.Status, "err", err)
 		}

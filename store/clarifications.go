@@ -145,20 +145,11 @@ func (d *DB) CreateClarification(c Clarification) (out Clarification, created bo
 			}
 		}
 		n := c
-		var err error
-		if n.ID, err = tx.Bucket(bucketClars).NextSequence(); err != nil {
-			return err
-		}
-		if err := putJSON(tx.Bucket(bucketClars), u64(n.ID), n); err != nil {
-			return err
-		}
+		var key []byte
 		if n.ClarificationID != "" {
-			k := strKey(n.ClarificationID, n.SessionID)
-			if err := tx.Bucket(bucketClarByCID).Put(k, u64(n.ID)); err != nil {
-				return err
-			}
+			key = strKey(n.ClarificationID, n.SessionID)
 		}
-		if err := tx.Bucket(bucketClarPending).Put(timeIDKey(n.ExpiresAt, n.ID), nil); err != nil {
+		if err := clarBuckets.insert(tx, &n.ID, &n, key, n.ExpiresAt); err != nil {
 			return err
 		}
 		out, created = n, true
@@ -284,22 +275,13 @@ func checkNewClarification(c *Clarification) error {
 }
 
 func getClarification(tx *bolt.Tx, id uint64) (Clarification, bool, error) {
-	var c Clarification
-	ok, err := getJSON(tx.Bucket(bucketClars), u64(id), &c)
-	return c, ok, err
+	return getAs[Clarification](tx.Bucket(bucketClars), u64(id))
 }
 
 // Clarification returns clarification id, or ErrNotFound.
 func (d *DB) Clarification(id uint64) (Clarification, error) {
-	var c Clarification
-	err := d.view(func(tx *bolt.Tx) error {
-		var ok bool
-		var err error
-		c, ok, err = getClarification(tx, id)
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
+	c, err := viewOne(d, func(tx *bolt.Tx) (Clarification, bool, error) {
+		return getClarification(tx, id)
 	})
 	if err != nil {
 		return Clarification{}, fmt.Errorf("store: clarification %d: %w", id, err)
@@ -448,11 +430,7 @@ func putClarification(tx *bolt.Tx, c Clarification) error {
 	if err := putJSON(tx.Bucket(bucketClars), u64(c.ID), c); err != nil {
 		return err
 	}
-	b := tx.Bucket(bucketClarUnfinal)
-	if slices.ContainsFunc(c.Messages, func(m Message) bool { return !m.Final }) {
-		return b.Put(u64(c.ID), nil)
-	}
-	return b.Delete(u64(c.ID))
+	return markUnfinal(tx, bucketClarUnfinal, c.ID, c.Messages)
 }
 
 // closeClarification ends pending c as status (expired or cancelled) with res inside
@@ -509,24 +487,10 @@ func (d *DB) CancelSessionClarifications(sessionID string,
 		return nil, fmt.Errorf("store: cancel the clarifications of session %q: %w: "+
 			"who (by) is required", sessionID, ErrInvalid)
 	}
-	var out []Clarification
-	err := d.update(func(tx *bolt.Tx) error {
-		cs, err := pendingClarsWhere(tx, func(c Clarification) bool {
-			return c.SessionID == sessionID
-		})
-		if err != nil {
-			return err
-		}
-		out = cs
-		if len(cs) == 0 {
-			return errNoChange
-		}
-		for i := range out {
-			if err := d.closeClarification(tx, &out[i], ClarificationCancelled, res); err != nil {
-				return err
-			}
-		}
-		return nil
+	out, err := endEach(d, func(tx *bolt.Tx) ([]Clarification, error) {
+		return pendingClarsWhere(tx, func(c Clarification) bool { return c.SessionID == sessionID })
+	}, func(tx *bolt.Tx, c *Clarification) error {
+		return d.closeClarification(tx, c, ClarificationCancelled, res)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: cancel the clarifications of session %q: %w",
@@ -614,17 +578,8 @@ func (d *DB) MarkClarificationMessagesFinal(id uint64) error {
 // UnfinalizedClarifications returns every finished clarification that still has a
 // chat message not edited to its outcome, oldest first.
 func (d *DB) UnfinalizedClarifications() ([]Clarification, error) {
-	var out []Clarification
-	err := d.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketClarUnfinal).ForEach(func(k, _ []byte) error {
-			c, ok, err := getClarification(tx, readU64(k))
-			if err != nil || !ok || c.Status == ClarificationPending {
-				return err
-			}
-			out = append(out, c)
-			return nil
-		})
-	})
+	out, err := unfinalized(d, bucketClarUnfinal, getClarification,
+		func(c Clarification) bool { return c.Status == ClarificationPending })
 	if err != nil {
 		return nil, fmt.Errorf("store: unfinalized clarifications: %w", err)
 	}
@@ -666,28 +621,18 @@ func (d *DB) BindReply(id uint64, p ReplyPrompt) error {
 // chat, ref) answers, with the prompt it was bound by; ErrNotFound when none is.
 func (d *DB) ClarificationByReply(
 	channel, chatID, ref string) (Clarification, ReplyPrompt, error) {
-	var c Clarification
-	var p ReplyPrompt
-	err := d.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketClarByReply).Get(strKey(channel, chatID, ref))
-		ok := false
-		var err error
-		if v != nil {
-			c, ok, err = getClarification(tx, readU64(v))
-		}
-		if err == nil && !ok {
-			return ErrNotFound
-		}
-		for _, r := range c.Replies {
-			if r.Channel == channel && r.ChatID == chatID && r.Ref == ref {
-				p = r
-			}
-		}
-		return err
+	c, err := viewOne(d, func(tx *bolt.Tx) (Clarification, bool, error) {
+		return getIndexed(tx, bucketClarByReply, strKey(channel, chatID, ref), getClarification)
 	})
 	if err != nil {
 		return Clarification{}, ReplyPrompt{}, fmt.Errorf(
 			"store: clarification of %s message %s in chat %s: %w", channel, ref, chatID, err)
+	}
+	var p ReplyPrompt
+	for _, r := range c.Replies {
+		if r.Channel == channel && r.ChatID == chatID && r.Ref == ref {
+			p = r
+		}
 	}
 	return c, p, nil
 }
@@ -774,18 +719,12 @@ func checkClarifications(tx *bolt.Tx) error {
 // ClarificationByCallerID returns the clarification stored for (sessionID,
 // clarificationID), or ErrNotFound (also for an empty clarificationID).
 func (d *DB) ClarificationByCallerID(sessionID, clarificationID string) (Clarification, error) {
-	var c Clarification
-	err := d.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketClarByCID).Get(strKey(clarificationID, sessionID))
-		ok := false
-		var err error
-		if v != nil && clarificationID != "" {
-			c, ok, err = getClarification(tx, readU64(v))
+	c, err := viewOne(d, func(tx *bolt.Tx) (Clarification, bool, error) {
+		if clarificationID == "" {
+			return Clarification{}, false, nil
 		}
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
+		return getIndexed(tx, bucketClarByCID, strKey(clarificationID, sessionID),
+			getClarification)
 	})
 	if err != nil {
 		return Clarification{}, fmt.Errorf("store: clarification %q of session %q: %w",

@@ -284,6 +284,26 @@ func (d *DB) view(fn func(*bolt.Tx) error) error {
 	return mapErr(d.bolt.View(fn))
 }
 
+// viewOne returns the record get finds in a read transaction; ErrNotFound when get
+// reports none, else get's error, for the caller to wrap with its operation.
+func viewOne[T any](d *DB, get func(*bolt.Tx) (T, bool, error)) (T, error) {
+	var v T
+	err := d.view(func(tx *bolt.Tx) error {
+		var ok bool
+		var err error
+		v, ok, err = get(tx)
+		if err == nil && !ok {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}
+
 // batch runs fn in a read-write transaction shared, through bbolt's db.Batch, with
 // other callers writing at the same moment; a lone caller commits at once. fn may run
 // more than once: it must reset what it captures at its start, and report outcomes

@@ -31,13 +31,8 @@ func checkName(kind, s string) error {
 
 // Group returns group id, or ErrNotFound.
 func (d *DB) Group(id string) (rules.Group, error) {
-	var g rules.Group
-	err := d.view(func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bucketGroups), []byte(id), &g)
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
+	g, err := viewOne(d, func(tx *bolt.Tx) (rules.Group, bool, error) {
+		return getAs[rules.Group](tx.Bucket(bucketGroups), []byte(id))
 	})
 	if err != nil {
 		return rules.Group{}, fmt.Errorf("store: group %q: %w", id, err)

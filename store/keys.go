@@ -87,6 +87,25 @@ func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
 	return true, decodeJSON(key, data, v)
 }
 
+// getAs is getJSON into a new T.
+func getAs[T any](b *bolt.Bucket, key []byte) (T, bool, error) {
+	var v T
+	ok, err := getJSON(b, key, &v)
+	return v, ok, err
+}
+
+// getIndexed reads with get the record whose id an index bucket holds under key;
+// false when the index has no such key.
+func getIndexed[T any](tx *bolt.Tx, index, key []byte,
+	get func(*bolt.Tx, uint64) (T, bool, error)) (T, bool, error) {
+	v := tx.Bucket(index).Get(key)
+	if v == nil {
+		var zero T
+		return zero, false, nil
+	}
+	return get(tx, readU64(v))
+}
+
 // decodeJSON decodes the value data of key into v.
 func decodeJSON(key, data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))

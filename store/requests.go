@@ -67,19 +67,11 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 				return err
 			}
 			n := r
-			if n.ID, err = tx.Bucket(bucketRequests).NextSequence(); err != nil {
-				return err
-			}
-			if err := putJSON(tx.Bucket(bucketRequests), u64(n.ID), n); err != nil {
-				return err
-			}
+			var key []byte
 			if n.ToolCallID != "" {
-				key := toolCallKey(n.ToolCallID, n.SessionID)
-				if err := tx.Bucket(bucketRequestsByTC).Put(key, u64(n.ID)); err != nil {
-					return err
-				}
+				key = toolCallKey(n.ToolCallID, n.SessionID)
 			}
-			if err := tx.Bucket(bucketPending).Put(timeIDKey(n.ExpiresAt, n.ID), nil); err != nil {
+			if err := requestBuckets.insert(tx, &n.ID, &n, key, n.ExpiresAt); err != nil {
 				return err
 			}
 			req, created = n, true
@@ -220,23 +212,12 @@ func toolCallKey(toolCallID, sessionID string) []byte { return strKey(toolCallID
 
 // getRequest reads request id inside tx.
 func getRequest(tx *bolt.Tx, id uint64) (Request, bool, error) {
-	var r Request
-	ok, err := getJSON(tx.Bucket(bucketRequests), u64(id), &r)
-	return r, ok, err
+	return getAs[Request](tx.Bucket(bucketRequests), u64(id))
 }
 
 // Request returns request id, or ErrNotFound.
 func (d *DB) Request(id uint64) (Request, error) {
-	var r Request
-	err := d.view(func(tx *bolt.Tx) error {
-		var ok bool
-		var err error
-		r, ok, err = getRequest(tx, id)
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
-	})
+	r, err := viewOne(d, func(tx *bolt.Tx) (Request, bool, error) { return getRequest(tx, id) })
 	if err != nil {
 		return Request{}, fmt.Errorf("store: request %d: %w", id, err)
 	}
@@ -246,18 +227,11 @@ func (d *DB) Request(id uint64) (Request, error) {
 // RequestByToolCall returns the request registered for (sessionID, toolCallID), or
 // ErrNotFound (also for an empty toolCallID: such requests are not indexed).
 func (d *DB) RequestByToolCall(sessionID, toolCallID string) (Request, error) {
-	var r Request
-	err := d.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketRequestsByTC).Get(toolCallKey(toolCallID, sessionID))
-		ok := false
-		var err error
-		if v != nil && toolCallID != "" {
-			r, ok, err = getRequest(tx, readU64(v))
+	r, err := viewOne(d, func(tx *bolt.Tx) (Request, bool, error) {
+		if toolCallID == "" {
+			return Request{}, false, nil
 		}
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
+		return getIndexed(tx, bucketRequestsByTC, toolCallKey(toolCallID, sessionID), getRequest)
 	})
 	if err != nil {
 		return Request{}, fmt.Errorf("store: request of tool call %q in session %q: %w",
@@ -309,9 +283,62 @@ func (d *DB) Pending() ([]Request, error) {
 	return out, nil
 }
 
+// pendingBuckets are the buckets of a kind of record that waits for a human: the
+// records by id, their index by the caller's own id, and their pending index.
+type pendingBuckets struct{ records, byKey, pending []byte }
+
+var (
+	requestBuckets = pendingBuckets{bucketRequests, bucketRequestsByTC, bucketPending}
+	clarBuckets    = pendingBuckets{bucketClars, bucketClarByCID, bucketClarPending}
+)
+
+// insert stores the new record v under the next id of b.records, which it sets
+// through id first, indexes it under key in b.byKey (not for a nil key) and under
+// (expires, id) in b.pending.
+func (b pendingBuckets) insert(tx *bolt.Tx, id *uint64, v any, key []byte,
+	expires time.Time) error {
+	var err error
+	if *id, err = tx.Bucket(b.records).NextSequence(); err != nil {
+		return err
+	}
+	if err := putJSON(tx.Bucket(b.records), u64(*id), v); err != nil {
+		return err
+	}
+	if key != nil {
+		if err := tx.Bucket(b.byKey).Put(key, u64(*id)); err != nil {
+			return err
+		}
+	}
+	return tx.Bucket(b.pending).Put(timeIDKey(expires, *id), nil)
+}
+
 // pendingWhere returns the pending requests that keep accepts, by id.
 func pendingWhere(tx *bolt.Tx, keep func(Request) bool) ([]Request, error) {
 	return pendingIn(tx, bucketPending, getRequest, func(r Request) uint64 { return r.ID }, keep)
+}
+
+// endEach ends with end, in one transaction, every record that pending returns, and
+// returns them as ended; when it returns none, nothing is written.
+func endEach[T any](d *DB, pending func(*bolt.Tx) ([]T, error),
+	end func(*bolt.Tx, *T) error) ([]T, error) {
+	var out []T
+	err := d.update(func(tx *bolt.Tx) error {
+		vs, err := pending(tx)
+		if err != nil {
+			return err
+		}
+		out = vs
+		if len(vs) == 0 {
+			return errNoChange
+		}
+		for i := range out {
+			if err := end(tx, &out[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // pendingIn returns the records of a pending index bucket (keys by time, then id) that
@@ -587,23 +614,9 @@ func (d *DB) CancelSession(sessionID string, res Resolution) ([]Request, error) 
 	if err := checkResolution(Cancelled, res); err != nil {
 		return nil, fmt.Errorf("store: cancel session %q: %w", sessionID, err)
 	}
-	var out []Request
-	err := d.update(func(tx *bolt.Tx) error {
-		rs, err := pendingWhere(tx, func(r Request) bool { return r.SessionID == sessionID })
-		if err != nil {
-			return err
-		}
-		out = rs
-		if len(rs) == 0 {
-			return errNoChange
-		}
-		for i := range out {
-			if err := d.finish(tx, &out[i], Cancelled, res); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	out, err := endEach(d, func(tx *bolt.Tx) ([]Request, error) {
+		return pendingWhere(tx, func(r Request) bool { return r.SessionID == sessionID })
+	}, func(tx *bolt.Tx, r *Request) error { return d.finish(tx, r, Cancelled, res) })
 	if err != nil {
 		return nil, fmt.Errorf("store: cancel session %q: %w", sessionID, err)
 	}
@@ -692,18 +705,37 @@ func (d *DB) updateRequest(id uint64, change func(*Request) bool) error {
 		if err := putJSON(tx.Bucket(bucketRequests), u64(id), r); err != nil {
 			return err
 		}
-		return markUnfinal(tx, r)
+		return markUnfinal(tx, bucketUnfinal, r.ID, r.Messages)
 	})
 }
 
-// markUnfinal keeps r's entry in the requests_unfinal index true: present exactly
-// when r has a message that is not final.
-func markUnfinal(tx *bolt.Tx, r Request) error {
-	b := tx.Bucket(bucketUnfinal)
-	if slices.ContainsFunc(r.Messages, func(m Message) bool { return !m.Final }) {
-		return b.Put(u64(r.ID), nil)
+// markUnfinal keeps the entry of record id in an unfinal index (requests_unfinal,
+// clarifications_unfinal) true: present exactly when one of its messages ms is not
+// final.
+func markUnfinal(tx *bolt.Tx, index []byte, id uint64, ms []Message) error {
+	b := tx.Bucket(index)
+	if slices.ContainsFunc(ms, func(m Message) bool { return !m.Final }) {
+		return b.Put(u64(id), nil)
 	}
-	return b.Delete(u64(r.ID))
+	return b.Delete(u64(id))
+}
+
+// unfinalized returns the records an unfinal index names that are no longer pending,
+// read with get, by id: the messages the outbox must update at start-up.
+func unfinalized[T any](d *DB, index []byte, get func(*bolt.Tx, uint64) (T, bool, error),
+	pending func(T) bool) ([]T, error) {
+	var out []T
+	err := d.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(index).ForEach(func(k, _ []byte) error {
+			v, ok, err := get(tx, readU64(k))
+			if err != nil || !ok || pending(v) {
+				return err
+			}
+			out = append(out, v)
+			return nil
+		})
+	})
+	return out, err
 }
 
 // Unfinalized returns every finished (not pending) request that still has a chat
@@ -711,17 +743,8 @@ func markUnfinal(tx *bolt.Tx, r Request) error {
 // at start-up (docs/design.md, "Chat prompts"). It reads only those requests, through the
 // requests_unfinal index.
 func (d *DB) Unfinalized() ([]Request, error) {
-	var out []Request
-	err := d.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketUnfinal).ForEach(func(k, _ []byte) error {
-			r, ok, err := getRequest(tx, readU64(k))
-			if err != nil || !ok || r.Status == Pending {
-				return err
-			}
-			out = append(out, r)
-			return nil
-		})
-	})
+	out, err := unfinalized(d, bucketUnfinal, getRequest,
+		func(r Request) bool { return r.Status == Pending })
 	if err != nil {
 		return nil, fmt.Errorf("store: unfinalized requests: %w", err)
 	}

@@ -14,13 +14,8 @@ import (
 
 // Rule returns rule id, or ErrNotFound.
 func (d *DB) Rule(id uint64) (rules.Rule, error) {
-	var r rules.Rule
-	err := d.view(func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bucketRules), u64(id), &r)
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
+	r, err := viewOne(d, func(tx *bolt.Tx) (rules.Rule, bool, error) {
+		return getAs[rules.Rule](tx.Bucket(bucketRules), u64(id))
 	})
 	if err != nil {
 		return rules.Rule{}, fmt.Errorf("store: rule %d: %w", id, err)

@@ -135,16 +135,14 @@ func (d *DB) UpdateRun(r Run) error {
 	return nil
 }
 
+// getRun reads run id; false when there is none.
+func getRun(tx *bolt.Tx, id uint64) (Run, bool, error) {
+	return getAs[Run](tx.Bucket(bucketRuns), u64(id))
+}
+
 // Run returns run id, or ErrNotFound.
 func (d *DB) Run(id uint64) (Run, error) {
-	var r Run
-	err := d.view(func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bucketRuns), u64(id), &r)
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
-	})
+	r, err := viewOne(d, func(tx *bolt.Tx) (Run, bool, error) { return getRun(tx, id) })
 	if err != nil {
 		return Run{}, fmt.Errorf("store: run %d: %w", id, err)
 	}
@@ -219,18 +217,8 @@ func (d *DB) RunsByStatus(statuses ...RunStatus) ([]Run, error) {
 // current RequestID or that of one of its steps), or ErrNotFound. The gate calls it
 // when a request is resolved, to resume the run waiting on it.
 func (d *DB) RunByRequest(requestID uint64) (Run, error) {
-	var r Run
-	err := d.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketRunsByRequest).Get(u64(requestID))
-		ok := false
-		var err error
-		if v != nil {
-			ok, err = getJSON(tx.Bucket(bucketRuns), v, &r)
-		}
-		if err == nil && !ok {
-			err = ErrNotFound
-		}
-		return err
+	r, err := viewOne(d, func(tx *bolt.Tx) (Run, bool, error) {
+		return getIndexed(tx, bucketRunsByRequest, u64(requestID), getRun)
 	})
 	if err != nil {
 		return Run{}, fmt.Errorf("store: run of request %d: %w", requestID, err)
@@ -241,8 +229,7 @@ func (d *DB) RunByRequest(requestID uint64) (Run, error) {
 // appendRun appends to out the run an index key k ends in; a key whose run is gone
 // appends nothing.
 func appendRun(tx *bolt.Tx, out []Run, k []byte) ([]Run, error) {
-	var r Run
-	ok, err := getJSON(tx.Bucket(bucketRuns), u64(idSuffix(k)), &r)
+	r, ok, err := getRun(tx, idSuffix(k))
 	if err != nil || !ok {
 		return out, err
 	}

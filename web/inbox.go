@@ -84,10 +84,9 @@ func (h *Handler) inboxList(w http.ResponseWriter, r *http.Request, sess session
 // inboxItem is GET /inbox/approvals/{id}: one pending request's article, for the
 // page's script when the event stream announces it; 404 once it is no longer pending.
 func (h *Handler) inboxItem(w http.ResponseWriter, r *http.Request, sess session) error {
-	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	id, err := pathID(r, "request")
 	if err != nil {
-		return fmt.Errorf("%w: request id %q is not a number",
-			api.ErrBadRequest, r.PathValue("id"))
+		return err
 	}
 	q, err := h.gate.Request(id)
 	if err != nil {

@@ -108,9 +108,9 @@ func (h *Handler) runJob(w http.ResponseWriter, r *http.Request, sess session) e
 
 // run is GET /runs/{id}: a run's steps and their output.
 func (h *Handler) run(w http.ResponseWriter, r *http.Request, sess session) error {
-	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	id, err := pathID(r, "run")
 	if err != nil {
-		return fmt.Errorf("%w: run id %q is not a number", api.ErrBadRequest, r.PathValue("id"))
+		return err
 	}
 	if h.jobs == nil {
 		return fmt.Errorf("%w: no run %d (no jobs are configured)", api.ErrNotFound, id)

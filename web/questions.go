@@ -90,10 +90,9 @@ func (h *Handler) questionList(w http.ResponseWriter, r *http.Request, sess sess
 // the page's script when the event stream announces it; 404 once it is no longer
 // pending.
 func (h *Handler) questionItem(w http.ResponseWriter, r *http.Request, sess session) error {
-	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	id, err := pathID(r, "clarification")
 	if err != nil {
-		return fmt.Errorf("%w: clarification id %q is not a number", api.ErrBadRequest,
-			r.PathValue("id"))
+		return err
 	}
 	c, err := h.gate.Clarification(id)
 	if err != nil {

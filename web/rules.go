@@ -265,10 +265,9 @@ func (h *Handler) createRule(w http.ResponseWriter, r *http.Request, sess sessio
 
 // ruleOf reads rule {id} of r's path.
 func (h *Handler) ruleOf(r *http.Request) (rules.Rule, error) {
-	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	id, err := pathID(r, "rule")
 	if err != nil {
-		return rules.Rule{}, fmt.Errorf("%w: rule id %q is not a number", api.ErrBadRequest,
-			r.PathValue("id"))
+		return rules.Rule{}, err
 	}
 	return h.gate.Rule(id)
 }

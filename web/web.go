@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -215,6 +216,17 @@ func (h *Handler) authed(f pageFunc) http.HandlerFunc {
 			h.fail(w, r, err)
 		}
 	}
+}
+
+// pathID parses the path value id of r, the id of a what; ErrBadRequest when it is
+// not a number.
+func pathID(r *http.Request, what string) (uint64, error) {
+	v := r.PathValue("id")
+	id, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s id %q is not a number", api.ErrBadRequest, what, v)
+	}
+	return id, nil
 }
 
 // fail answers an error no page shows inline: its status and the API's message.
