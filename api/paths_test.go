@@ -98,6 +98,21 @@ func TestArgumentStringDenied(t *testing.T) {
 	e.wantDecision("mcp__notes__put", map[string]any{"note": "notes/plan"}, "", gate.VerdictAllow)
 }
 
+// TestArgumentExpansions: a word a tool may expand into a path is for a human under
+// allow mcp__* and a bypass of all; a price or a bare variable is not.
+func TestArgumentExpansions(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"cat $PWD/secrets/key", `cat se\crets`, "`cat secrets/key`",
+		"~root/.ssh/id_rsa", "file:secrets/key", "${HOME}/x"} {
+		e.wantDecision("mcp__shell__run", map[string]any{"cmd": v}, "", gate.VerdictPending)
+	}
+	e.wantDecision("mcp__shell__run", map[string]any{"cmd": "echo costs $5, 50% off, see $PATH"}, "", gate.VerdictAllow)
+}
+
 // TestPatternFollowsSwap: mv secrets .vault-1; ln -s .vault-1 secrets, with the service
 // running, then a second swap: Read by either name stays denied, never allowed by the
 // profile's fast-path (its working directory is the workspace root).

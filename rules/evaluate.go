@@ -203,6 +203,11 @@ func pathLike(v any, depth int, n *int, names map[string]struct{}) bool {
 				return true
 			}
 		}
+		for w := range shellWords(v) {
+			if expands(w, names) || homeWord(w) {
+				return true
+			}
+		}
 	case []any:
 		for _, el := range v {
 			if pathLike(el, depth+1, n, names) {
@@ -269,7 +274,8 @@ func (sc *argScan) value(v any, depth int) bool {
 
 // str decides the string v: as a whole when it looks like a path (looksLikePath),
 // and each of its words (wordSep), so that "cat secrets/key", "--file=secrets/key"
-// or a bare "secrets" count too. A word that lies in a protected or denied place
+// or a bare "secrets" count too; a word a tool may expand into a path (expands) makes
+// the call unresolvable. A word that lies in a protected or denied place
 // makes the call require; for a tool outside the file classes, a word the call's own
 // rules deny, or under a protected place, denies it, and one that holds a guarded
 // place (".", "/", a project's root) makes it require; a glob holds what lies under
@@ -280,6 +286,18 @@ func (sc *argScan) str(v string) bool {
 	}
 	if looksLikePath(v) && sc.word(v) {
 		return true
+	}
+	for w := range shellWords(v) {
+		switch {
+		case homeWord(w):
+			if sc.word("~") {
+				return true
+			}
+		case expands(w, sc.e.v.names): // what it names is the tool's to know
+			if sc.add(Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}) {
+				return true
+			}
+		}
 	}
 	for w := range words(v) {
 		if !decidesWord(w, sc.e.v.names) {

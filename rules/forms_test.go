@@ -91,9 +91,29 @@ func TestEvaluateScannedStrings(t *testing.T) {
 		{"a file tool's other key holding", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": ". / secrets"}}, forms(inPlace(ReasonDenied, "secrets", "secrets"), 1)},
 		{"a file tool's other key holding nothing", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": ". /"}}, forms(ruled(Allow, 9, "memory/x"), 1)},
 		{"words", "", notes(map[string]any{"q": "hello world: secretsx, keys"}), ruled(Allow, 20, "")},
+		{"a command substitution", "", notes(map[string]any{"q": "`cat secrets/key`"}), denied},
 		{"elsewhere", "", notes(map[string]any{"file": "memory/a", "n": 3.0, "ok": true}), ruled(Allow, 20, "")},
 		{"too deep", "", notes(deep(maxScanDepth + 2)), Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}},
 	}
+	// A word a tool may expand into a path: unresolvable, still deniable.
+	bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
+	for _, v := range []string{"cat $PWD/secrets/key", `cat se\crets/key`, `se\crets`,
+		"${HOME}/x", "$(pwd)/k", `%USERPROFILE%\.ssh`, `..\secrets\key`,
+		"~root/.ssh/id_rsa", "~+/x", "file:secrets/key", "file://host/x", "secr%65ts/key",
+		"%2e%2e%2fx", "secrets$X", "$X..", "-f=${X"} {
+		cases = append(cases, evalCase{"expands: " + v, "", notes(map[string]any{"q": v}), bad})
+	}
+	for _, v := range []string{"costs $5/month, 50% off", "use $PATH", `C:\Program Files`,
+		"https://example.com/a%20b", `\d+ items`, "$X.", "~5 min", "100%", "$"} {
+		cases = append(cases, evalCase{"expands nothing: " + v, "", notes(map[string]any{"q": v}), ruled(Allow, 20, "")})
+	}
+	// The home directory's variable alone is ~: here memory/a, and it holds nothing.
+	for _, v := range []string{"x=${HOME}", "$HOME", "%USERPROFILE%"} {
+		cases = append(cases, evalCase{"home: " + v, "", notes(map[string]any{"q": v}), ruled(Allow, 20, "")})
+	}
+	cases = append(cases, evalCase{"expands, beside a protected path", "",
+		notes(map[string]any{"dir": "state", "q": "$HOME/x"}),
+		Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK, Paths: 1}})
 	for _, k := range []string{"file", "filename", "uri", "src", "from", "to"} {
 		cases = append(cases, evalCase{"key " + k, "", notes(map[string]any{k: "secrets/key"}), denied})
 	}
@@ -144,5 +164,20 @@ func TestNoHome(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "secrets")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHomeWord: the home directory's variable alone stands for ~, so a home that holds
+// the workspace holds its guarded places.
+func TestHomeWord(t *testing.T) {
+	root := workspace(t)
+	t.Setenv("HOME", root)
+	s := Compile(nil, append(seedRules(), Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 100}), seedOptions(root))
+	for _, v := range []string{"$HOME", "--dir=${HOME}", "%USERPROFILE%"} {
+		t.Run(v, func(t *testing.T) {
+			if d := s.Evaluate(DefaultGroup, Call{Tool: "mcp__notes__x", Args: map[string]any{"q": v}}); !d.Locked() || d.Contains == "" {
+				t.Errorf("%q → %+v, want a locked require holding a place", v, d)
+			}
+		})
 	}
 }
