@@ -113,6 +113,22 @@ func TestArgumentExpansions(t *testing.T) {
 	e.wantDecision("mcp__shell__run", map[string]any{"cmd": "echo costs $5, 50% off, see $PATH"}, "", gate.VerdictAllow)
 }
 
+// TestLookAlikeOptions: an option spelt with look-alike letters, in a Bash command or
+// a word of an MCP tool's argument, is for a human under allow Bash, allow mcp__* and a
+// bypass of all.
+func TestLookAlikeOptions(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash", Action: rules.Allow, Priority: 1})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("Bash", map[string]any{"command": "sort --оutput=out notes.txt"}, "", gate.VerdictPending)
+	e.wantDecision("Bash", map[string]any{"command": "sort --output=out notes.txt"}, "", gate.VerdictAllow)
+	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "－－output=out"}}, "", gate.VerdictPending)
+	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "--output=out"}}, "", gate.VerdictAllow)
+}
+
 // TestPatternFollowsSwap: mv secrets .vault-1; ln -s .vault-1 secrets, with the service
 // running, then a second swap: Read by either name stays denied, never allowed by the
 // profile's fast-path (its working directory is the workspace root).

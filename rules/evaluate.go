@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/skald-circle/skald-bot/rules/shell"
 )
 
 // Evaluate decides one tool call for the permission group group (docs/design.md,
@@ -204,7 +206,7 @@ func pathLike(v any, depth int, n *int, names map[string]struct{}) bool {
 			}
 		}
 		for w := range shellWords(v) {
-			if expands(w, names) || homeWord(w) {
+			if expands(w, names) || homeWord(w) || shell.LookAlikeOption(w) {
 				return true
 			}
 		}
@@ -275,7 +277,8 @@ func (sc *argScan) value(v any, depth int) bool {
 // str decides the string v: as a whole when it looks like a path (looksLikePath),
 // and each of its words (wordSep), so that "cat secrets/key", "--file=secrets/key"
 // or a bare "secrets" count too; a word a tool may expand into a path (expands) makes
-// the call unresolvable. A word that lies in a protected or denied place
+// the call unresolvable, as does an option spelt with look-alike letters
+// (shell.LookAlikeOption) — except for a file tool. A word that lies in a protected or denied place
 // makes the call require; for a tool outside the file classes, a word the call's own
 // rules deny, or under a protected place, denies it, and one that holds a guarded
 // place (".", "/", a project's root) makes it require; a glob holds what lies under
@@ -287,15 +290,19 @@ func (sc *argScan) str(v string) bool {
 	if looksLikePath(v) && sc.word(v) {
 		return true
 	}
-	for w := range shellWords(v) {
-		switch {
-		case homeWord(w):
-			if sc.word("~") {
-				return true
-			}
-		case expands(w, sc.e.v.names): // what it names is the tool's to know
-			if sc.add(Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}) {
-				return true
+	// A file tool's other keys are contents, which it does not expand.
+	if !sc.file {
+		for w := range shellWords(v) {
+			switch {
+			case homeWord(w):
+				if sc.word("~") {
+					return true
+				}
+			case expands(w, sc.e.v.names) || shell.LookAlikeOption(w):
+				// What it names, or means, is the tool's to know.
+				if sc.add(Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}) {
+					return true
+				}
 			}
 		}
 	}

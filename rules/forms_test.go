@@ -107,6 +107,15 @@ func TestEvaluateScannedStrings(t *testing.T) {
 		"https://example.com/a%20b", `\d+ items`, "$X.", "~5 min", "100%", "$"} {
 		cases = append(cases, evalCase{"expands nothing: " + v, "", notes(map[string]any{"q": v}), ruled(Allow, 20, "")})
 	}
+	// An option spelt with look-alike letters: what the tool reads is not what a human does.
+	for _, v := range []string{"--оutput=x", "run －－force", "−rf"} {
+		cases = append(cases, evalCase{"look-alike: " + v, "", notes(map[string]any{"q": v}), bad})
+	}
+	cases = append(cases, evalCase{"foreign text", "", notes(map[string]any{"q": "-привет, мир — да"}), ruled(Allow, 20, "")})
+	// A file tool's other keys are contents: it expands nothing in them.
+	cases = append(cases, evalCase{"a file tool's contents expand nothing", "",
+		Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": "PATH=$HOME/bin:$PATH sort --оutput=x"}},
+		forms(ruled(Allow, 9, "memory/x"), 1)})
 	// The home directory's variable alone is ~: here memory/a, and it holds nothing.
 	for _, v := range []string{"x=${HOME}", "$HOME", "%USERPROFILE%"} {
 		cases = append(cases, evalCase{"home: " + v, "", notes(map[string]any{"q": v}), ruled(Allow, 20, "")})
