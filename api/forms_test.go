@@ -109,8 +109,8 @@ func TestGlobAlternatives(t *testing.T) {
 }
 
 // TestScannedArguments: under allow mcp__* and a bypass of all, a string anywhere in
-// the arguments that names, or holds, a place in secrets/ or the data directory is for
-// a human.
+// the arguments that names, or holds, a place in secrets/ is for a human, and one in
+// the data directory is denied.
 func TestScannedArguments(t *testing.T) {
 	e := formsEnv(t, "")
 	e.allowAll(true)
@@ -122,10 +122,11 @@ func TestScannedArguments(t *testing.T) {
 		{"files": []any{map[string]any{"path": "secrets/key"}}},
 		{"path": "file://" + e.root + "/secrets/key"},
 		{"q": "file://" + e.root + "/secr%65ts/key"},
-		{"file": e.root + "/../datadir/admin.token"},
 	} {
 		e.wantDecision("mcp__notes__read", args, "", gate.VerdictPending)
 	}
+	// The data directory is denied under any key, as under a path key.
+	e.wantDecision("mcp__notes__read", map[string]any{"file": e.root + "/../datadir/admin.token"}, "", gate.VerdictDeny)
 	e.wantDecision("WebFetch", map[string]any{"url": "file://" + e.root + "/secrets/key"}, "", gate.VerdictPending)
 	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "file://" + e.root + "/secrets/key"}, "", gate.VerdictDeny)
 	e.wantDecision("mcp__notes__read", map[string]any{"file": "src/x", "q": "a key, in src"}, "", gate.VerdictAllow)

@@ -81,6 +81,54 @@ func TestEveryPathArgument(t *testing.T) {
 	e.wantDecision("mcp__notes__run", map[string]any{"p": "notes about keys"}, "", gate.VerdictAllow)
 }
 
+// TestArgumentStringDenied: a path under a key that is no path key is denied when the
+// tool's own deny rule covers it — under a bypass of all too — and the deny of other
+// tools' paths keeps it for a human.
+func TestArgumentStringDenied(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__notes__*", PathPattern: "docs/*", Action: rules.Deny, Priority: 1})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("mcp__notes__put", map[string]any{"note": "see docs/plan"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__notes__put", map[string]any{"opts": map[string]any{"to": "docs"}}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__notes__put", map[string]any{"note": "secrets/key"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__other__put", map[string]any{"note": "docs/plan"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__put", map[string]any{"note": "notes/plan"}, "", gate.VerdictAllow)
+}
+
+// TestArgumentExpansions: a word a tool may expand into a path is for a human under
+// allow mcp__* and a bypass of all; a price or a bare variable is not.
+func TestArgumentExpansions(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"cat $PWD/secrets/key", `cat se\crets`, "`cat secrets/key`",
+		"~root/.ssh/id_rsa", "file:secrets/key", "${HOME}/x"} {
+		e.wantDecision("mcp__shell__run", map[string]any{"cmd": v}, "", gate.VerdictPending)
+	}
+	e.wantDecision("mcp__shell__run", map[string]any{"cmd": "echo costs $5, 50% off, see $PATH"}, "", gate.VerdictAllow)
+}
+
+// TestLookAlikeOptions: an option spelt with look-alike letters, in a Bash command or
+// a word of an MCP tool's argument, is for a human under allow Bash, allow mcp__* and a
+// bypass of all.
+func TestLookAlikeOptions(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash", Action: rules.Allow, Priority: 1})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("Bash", map[string]any{"command": "sort --оutput=out notes.txt"}, "", gate.VerdictPending)
+	e.wantDecision("Bash", map[string]any{"command": "sort --output=out notes.txt"}, "", gate.VerdictAllow)
+	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "－－output=out"}}, "", gate.VerdictPending)
+	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "--output=out"}}, "", gate.VerdictAllow)
+}
+
 // TestPatternFollowsSwap: mv secrets .vault-1; ln -s .vault-1 secrets, with the service
 // running, then a second swap: Read by either name stays denied, never allowed by the
 // profile's fast-path (its working directory is the workspace root).

@@ -92,6 +92,14 @@ func TestEvaluateOtherTools(t *testing.T) {
 		{"a require rule keeps its id", "", Call{Tool: "WebFetch", Args: map[string]any{"path": "secrets/key"}}, func() Decision { d := in("secrets/key", "secrets", 1); d.RuleID = 12; return d }()},
 		{"a file tool is decided by its rules", "", Call{Tool: "Write", AgentID: "eve", Args: map[string]any{"file_path": "docs/private/p"}}, n1(ruled(Require, 12, "docs/private/p"))},
 		{"the data directory is denied for every tool", "", notes(map[string]any{"dir": "state"}), Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK, Paths: 1}},
+		// Under any other key a path is denied as under a path key, never allowed.
+		{"another key: the tool's own deny", "", notes(map[string]any{"note": "docs/x"}), Decision{Action: Deny, RuleID: 23, Reason: ReasonRule, Path: "docs/x", PathState: PathOK}},
+		{"another key: a word of a text", "", notes(map[string]any{"note": "see docs/x"}), Decision{Action: Deny, RuleID: 23, Reason: ReasonRule, Path: "docs/x", PathState: PathOK}},
+		{"another key: the deny after a guard", "", notes(map[string]any{"a": "secrets/key", "b": []any{"x", map[string]any{"c": "docs/x"}}}), Decision{Action: Deny, RuleID: 23, Reason: ReasonRule, Path: "docs/x", PathState: PathOK}},
+		{"another key: the deny beside a path key", "", notes(map[string]any{"path": "memory/a", "note": "docs/x"}), Decision{Action: Deny, RuleID: 23, Reason: ReasonRule, Path: "docs/x", PathState: PathOK, Paths: 1}},
+		{"another key: a deny of other tools is a guard", "", notes(map[string]any{"note": "secrets/key"}), in("secrets/key", "secrets", 0)},
+		{"another key: the protected place", "", notes(map[string]any{"note": root + "/state/skald.db"}), Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
+		{"another key: an allowed path does not allow", "", Call{Tool: "WebFetch", Args: map[string]any{"note": "memory/a"}}, Decision{Action: Require, RuleID: 12, Reason: ReasonRule}},
 	})
 	for _, c := range []Call{notes(map[string]any{"path": "secrets/key"}), notes(map[string]any{"path": "."})} {
 		if d := s.Evaluate(DefaultGroup, c); !d.Locked() {

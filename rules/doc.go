@@ -55,11 +55,14 @@
 //     directory, so Grep {"pattern":"token"} in the workspace root is guarded like Grep
 //     on "."; any other call without a path by the rules without a path filter.
 //  5. Every other string of the arguments, nested in objects and arrays too, that
-//     looks like a path (it holds a "/", starts with "~" or ".", or is a file: URI) is
-//     normalised in the same forms; one inside a protected place, or inside what a deny
-//     rule with a path filter denies when its agent and source filters apply, makes a
-//     call that steps 3 and 4 did not deny a locked require (ReasonInProtected or
-//     ReasonDenied). Deeper than 16 levels or more than 1024 strings is unresolvable.
+//     looks like a path (it holds a "/", starts with "~" or ".", or is a file: URI),
+//     and each word of it, is normalised in the same forms. For a tool outside the
+//     file classes it is decided as in step 2 but never allows: a deny denies, a
+//     locked require locks. For a file tool, one inside a protected place, or inside
+//     what a deny rule with a path filter denies when its agent and source filters
+//     apply, makes a call that steps 3 and 4 did not deny a locked require
+//     (ReasonInProtected or ReasonDenied). Deeper than 16 levels or more than 1024
+//     strings is unresolvable.
 //
 // The reference MCP filesystem server's tools, under the servers of
 // Options.MCPFilesystem, are file tools like Read and Write. Evaluate retries when the

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/skald-circle/skald-bot/rules/shell"
 )
 
 // Evaluate decides one tool call for the permission group group (docs/design.md,
@@ -128,7 +130,7 @@ func (s *Set) evaluate(v *view, group string, c *Call, ti toolInfo, bad bool) (D
 	default:
 		d = s.decide(v.tier(group), c, "", NoPath)
 	}
-	if scan.Action == Require && severity(scan) > severity(d) {
+	if scan.Action != Allow && severity(scan) > severity(d) {
 		scan.Paths = d.Paths
 		d = scan
 	}
@@ -147,9 +149,9 @@ const (
 
 // scanArgs looks at every string anywhere in c.Args, other than the paths already
 // decided (the strings of a PathArgs key, the glob of glob key), and returns the
-// decision of the first that, or a word of which, lies in or holds a protected or
-// denied place (see argScan.str), else the zero Decision. file: c's tool is a file
-// tool.
+// strictest decision of those that, or a word of which, a deny rule denies or lie in
+// or hold a protected or denied place (see argScan.str), else the zero Decision. file:
+// c's tool is a file tool.
 func (e *evaluation) scanArgs(c *Call, globKey string, file bool) Decision {
 	n := 0
 	for k, v := range c.Args {
@@ -203,6 +205,11 @@ func pathLike(v any, depth int, n *int, names map[string]struct{}) bool {
 				return true
 			}
 		}
+		for w := range shellWords(v) {
+			if expands(w, names) || homeWord(w) || shell.LookAlikeOption(w) {
+				return true
+			}
+		}
 	case []any:
 		for _, el := range v {
 			if pathLike(el, depth+1, n, names) {
@@ -232,12 +239,13 @@ type argScan struct {
 	c     *Call
 	file  bool // c's tool is a file tool: holding a place does not count
 	n     int
-	d     Decision
+	d     Decision            // the strictest so far: a deny ends the scan
 	seen  map[string]struct{} // the words decided
 	cache lstatCache
 }
 
-// value scans v at depth and reports whether the scan has its answer.
+// value scans v at depth and reports whether the scan has its answer: a deny, or
+// beyond its bounds.
 func (sc *argScan) value(v any, depth int) bool {
 	if depth > maxScanDepth {
 		sc.d = Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
@@ -268,16 +276,35 @@ func (sc *argScan) value(v any, depth int) bool {
 
 // str decides the string v: as a whole when it looks like a path (looksLikePath),
 // and each of its words (wordSep), so that "cat secrets/key", "--file=secrets/key"
-// or a bare "secrets" count too. A word that lies in a protected or denied place
-// makes the call require; for a tool outside the file classes, so does one that holds
-// such a place (".", "/", a project's root), and a glob holds what lies under its
-// literal directory.
+// or a bare "secrets" count too; a word a tool may expand into a path (expands) makes
+// the call unresolvable, as does an option spelt with look-alike letters
+// (shell.LookAlikeOption) — except for a file tool. A word that lies in a protected or denied place
+// makes the call require; for a tool outside the file classes, a word the call's own
+// rules deny, or under a protected place, denies it, and one that holds a guarded
+// place (".", "/", a project's root) makes it require; a glob holds what lies under
+// its literal directory. It reports whether the scan has its answer (value).
 func (sc *argScan) str(v string) bool {
 	if sc.e.bad {
 		return false
 	}
 	if looksLikePath(v) && sc.word(v) {
 		return true
+	}
+	// A file tool's other keys are contents, which it does not expand.
+	if !sc.file {
+		for w := range shellWords(v) {
+			switch {
+			case homeWord(w):
+				if sc.word("~") {
+					return true
+				}
+			case expands(w, sc.e.v.names) || shell.LookAlikeOption(w):
+				// What it names, or means, is the tool's to know.
+				if sc.add(Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}) {
+					return true
+				}
+			}
+		}
 	}
 	for w := range words(v) {
 		if !decidesWord(w, sc.e.v.names) {
@@ -351,27 +378,42 @@ func (sc *argScan) word(w string) bool {
 	var buf [8]form
 	fs, _ := sc.e.s.formsCached(sc.c, w, buf[:0], &sc.cache) // unresolvable: ignored
 	decide := func(t *tier, path string, own bool) Decision {
-		if g := sc.e.s.inGuard(&t.guards, sc.c, path); g != nil {
-			return Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
-				Path: path, PathState: PathOK}
-		}
-		if sc.file {
+		if !sc.file {
+			// Any key may be a path the tool opens: decided as a path argument, except
+			// that nothing but a guard makes it count when the rules would not deny.
+			d := sc.e.s.decideOwn(t, sc.c, path, PathOK, own)
+			switch {
+			case d.Action == Deny:
+				return d
+			case d.Contains != "":
+				return Decision{Action: Require, Reason: d.Reason, Contains: d.Contains,
+					Path: path, PathState: PathOK}
+			}
 			return Decision{}
 		}
-		if g := sc.e.s.containing(&t.guards, sc.c, path, false, own); g != nil {
-			return Decision{Action: Require, Reason: g.reason, Contains: g.name,
+		if g := sc.e.s.inGuard(&t.guards, sc.c, path); g != nil {
+			return Decision{Action: Require, Reason: g.reasonIn, Contains: g.name,
 				Path: path, PathState: PathOK}
 		}
 		return Decision{}
 	}
 	other := func(pt *tier, path string) Decision { return decide(pt, path, false) }
 	for _, f := range fs {
-		d := decide(t.at(f.proj), f.path, f.proj < 0)
-		if sc.d = sc.e.s.outward(t, sc.c, f, d, other); sc.d.Contains != "" {
+		d := sc.e.s.outward(t, sc.c, f, decide(t.at(f.proj), f.path, f.proj < 0), other)
+		if sc.add(d) {
 			return true
 		}
 	}
 	return false
+}
+
+// add keeps d when it is stricter than the scan's decision so far, and reports
+// whether the scan has its answer: a deny.
+func (sc *argScan) add(d Decision) bool {
+	if d.Action != Allow && severity(d) > severity(sc.d) {
+		sc.d = d
+	}
+	return sc.d.Action == Deny
 }
 
 // pathKeysOf returns the keys to read paths from: Options.PathArgs, or none when args

@@ -72,7 +72,8 @@ func TestEvaluateScannedStrings(t *testing.T) {
 		{"a file URI in a path key", "", notes(map[string]any{"path": "file://" + root + "/secrets/key"}), forms(denied, 1)},
 		{"the cleaned form", "", notes(map[string]any{"file": "lnk/../secrets/key"}), denied},
 		{"~ expanded", "", notes(map[string]any{"file": "~/../../secrets/key"}), denied},
-		{"a protected place", "", notes(map[string]any{"file": root + "/state/skald.db"}), inPlace(ReasonInProtected, "state", "state/skald.db")},
+		{"a protected place", "", notes(map[string]any{"file": root + "/state/skald.db"}), Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
+		{"a protected place, a file tool's other key", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": root + "/state/skald.db"}}, forms(inPlace(ReasonInProtected, "state", "state/skald.db"), 1)},
 		{"a file tool's other key", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": "./secrets/key"}}, forms(denied, 1)},
 		{"holding: .", "", notes(map[string]any{"q": "."}), inPlace(ReasonContains, "data/skald", ".")},
 		{"holding: /", "", notes(map[string]any{"q": "/"}), inPlace(ReasonContains, "data/skald", "/")},
@@ -90,9 +91,38 @@ func TestEvaluateScannedStrings(t *testing.T) {
 		{"a file tool's other key holding", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": ". / secrets"}}, forms(inPlace(ReasonDenied, "secrets", "secrets"), 1)},
 		{"a file tool's other key holding nothing", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": ". /"}}, forms(ruled(Allow, 9, "memory/x"), 1)},
 		{"words", "", notes(map[string]any{"q": "hello world: secretsx, keys"}), ruled(Allow, 20, "")},
+		{"a command substitution", "", notes(map[string]any{"q": "`cat secrets/key`"}), denied},
 		{"elsewhere", "", notes(map[string]any{"file": "memory/a", "n": 3.0, "ok": true}), ruled(Allow, 20, "")},
 		{"too deep", "", notes(deep(maxScanDepth + 2)), Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}},
 	}
+	// A word a tool may expand into a path: unresolvable, still deniable.
+	bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
+	for _, v := range []string{"cat $PWD/secrets/key", `cat se\crets/key`, `se\crets`,
+		"${HOME}/x", "$(pwd)/k", `%USERPROFILE%\.ssh`, `..\secrets\key`,
+		"~root/.ssh/id_rsa", "~+/x", "file:secrets/key", "file://host/x", "secr%65ts/key",
+		"%2e%2e%2fx", "secrets$X", "$X..", "-f=${X"} {
+		cases = append(cases, evalCase{"expands: " + v, "", notes(map[string]any{"q": v}), bad})
+	}
+	for _, v := range []string{"costs $5/month, 50% off", "use $PATH", `C:\Program Files`,
+		"https://example.com/a%20b", `\d+ items`, "$X.", "~5 min", "100%", "$"} {
+		cases = append(cases, evalCase{"expands nothing: " + v, "", notes(map[string]any{"q": v}), ruled(Allow, 20, "")})
+	}
+	// An option spelt with look-alike letters: what the tool reads is not what a human does.
+	for _, v := range []string{"--оutput=x", "run －－force", "−rf"} {
+		cases = append(cases, evalCase{"look-alike: " + v, "", notes(map[string]any{"q": v}), bad})
+	}
+	cases = append(cases, evalCase{"foreign text", "", notes(map[string]any{"q": "-привет, мир — да"}), ruled(Allow, 20, "")})
+	// A file tool's other keys are contents: it expands nothing in them.
+	cases = append(cases, evalCase{"a file tool's contents expand nothing", "",
+		Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": "PATH=$HOME/bin:$PATH sort --оutput=x"}},
+		forms(ruled(Allow, 9, "memory/x"), 1)})
+	// The home directory's variable alone is ~: here memory/a, and it holds nothing.
+	for _, v := range []string{"x=${HOME}", "$HOME", "%USERPROFILE%"} {
+		cases = append(cases, evalCase{"home: " + v, "", notes(map[string]any{"q": v}), ruled(Allow, 20, "")})
+	}
+	cases = append(cases, evalCase{"expands, beside a protected path", "",
+		notes(map[string]any{"dir": "state", "q": "$HOME/x"}),
+		Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK, Paths: 1}})
 	for _, k := range []string{"file", "filename", "uri", "src", "from", "to"} {
 		cases = append(cases, evalCase{"key " + k, "", notes(map[string]any{k: "secrets/key"}), denied})
 	}
@@ -143,5 +173,20 @@ func TestNoHome(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "secrets")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHomeWord: the home directory's variable alone stands for ~, so a home that holds
+// the workspace holds its guarded places.
+func TestHomeWord(t *testing.T) {
+	root := workspace(t)
+	t.Setenv("HOME", root)
+	s := Compile(nil, append(seedRules(), Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 100}), seedOptions(root))
+	for _, v := range []string{"$HOME", "--dir=${HOME}", "%USERPROFILE%"} {
+		t.Run(v, func(t *testing.T) {
+			if d := s.Evaluate(DefaultGroup, Call{Tool: "mcp__notes__x", Args: map[string]any{"q": v}}); !d.Locked() || d.Contains == "" {
+				t.Errorf("%q → %+v, want a locked require holding a place", v, d)
+			}
+		})
 	}
 }

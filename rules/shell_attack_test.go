@@ -202,3 +202,18 @@ func TestShellAnsiCEscapes(t *testing.T) {
 		{top(`cat $'data/file.txt\c'`), A, false, ""},
 	})
 }
+
+// TestShellLookAlikeOptions: an option spelt with look-alike letters or dashes is no
+// option a program reads but one a human reads: a require nothing lifts.
+func TestShellLookAlikeOptions(t *testing.T) {
+	_, s := attackWorkspace(t)
+	top := bashAt("")
+	checkShell(t, s, []shellCase{
+		{top("sort --оutput=data/x data/file.txt"), R, true, "look-alike"}, // Cyrillic о
+		{top("sort －－output=data/x data/file.txt"), R, true, "look-alike"}, // fullwidth
+		{top("cat −n data/file.txt"), R, true, "look-alike"},               // a minus sign
+		{top("cat 'data/file.txt' && wc -l data/file.txt"), A, false, ""},
+		{top("cat -- data/file.txt"), A, false, ""},
+		{top("grep -e привет data/file.txt"), A, false, ""},
+	})
+}

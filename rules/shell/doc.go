@@ -54,8 +54,9 @@
 // MaxDepth or is not literal; a shell reads its script from its input; xargs; a
 // program that is not literal, or a word that is not literal in a command whose
 // program may open a file (an expansion may split into options and paths); an
-// expansion that runs what a variable holds (arithmetic, ${!x}, ${x@P}); a
-// construct the parser does not read. Script.Paths gives each Blind command a Path
+// expansion that runs what a variable holds (arithmetic, ${!x}, ${x@P}); a word
+// that reads as an option but is spelt with look-alike letters or dashes
+// (LookAlikeOption); a construct the parser does not read. Script.Paths gives each Blind command a Path
 // with a Problem, for the caller to decide as a path it cannot resolve.
 //
 // # Patterns

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -161,6 +162,12 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 		cmd.unknown("a word is not literal")
 	}
 	words := cmd.Words
+	for i, word := range words {
+		if lits[i] && LookAlikeOption(word) {
+			cmd.blind("the option " + strconv.Quote(word) + " has look-alike letters")
+			break
+		}
+	}
 	if lits[0] {
 		cmd.Program = ProgramName(words[0])
 	} else {
