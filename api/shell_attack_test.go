@@ -12,14 +12,15 @@ import (
 
 // TestShellAttacks sends each attack on command rules through the real API, beside
 // its allowed neighbour: a hard link of .git/config into data/, go -overlay, git
-// status -v and git log --check in a repository holding secrets/, a file listing
-// the files wc reads, a device node, and a $'\c…' word shown as written.
+// status -v, git log --check and git add -p in a repository holding secrets/, a
+// file listing the files wc reads, a device node, and a $'\c…' word shown as
+// written.
 func TestShellAttacks(t *testing.T) {
 	e := newEnv(t)
 	for _, d := range []string{".git", "src/p"} {
 		testkit.Must(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
 	}
-	for _, p := range []string{"cp *", "go *", "git status *", "git log *", "wc *", "cat *"} {
+	for _, p := range []string{"cp *", "go *", "git status *", "git log *", "git add *", "wc *", "cat *"} {
 		e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash", CommandPattern: p,
 			Action: rules.Allow, Priority: 100})
 	}
@@ -37,6 +38,8 @@ func TestShellAttacks(t *testing.T) {
 		{"git status -s", "src", gate.VerdictAllow},
 		{"git log --check", "src", gate.VerdictPending},
 		{"git log --oneline -n 5", "src", gate.VerdictAllow},
+		{"git add -p", "src", gate.VerdictPending},
+		{"git add p/x.go", "src", gate.VerdictAllow},
 		{"wc --files0-from=data/list", "", gate.VerdictPending},
 		{"wc -l data/list", "", gate.VerdictAllow},
 		{"cat " + dev, "", gate.VerdictPending},

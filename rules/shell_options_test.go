@@ -293,6 +293,12 @@ func TestShellGitRuns(t *testing.T) {
 		{in("git log --ext-diff -p"), Require, false, "runs a command"},
 		{in("git filter-branch --tree-filter id HEAD"), Require, false, "runs a command"},
 		{in("git send-email --to-cmd=id x.patch"), Require, false, "runs a command"},
+		{in("git clone -c core.fsmonitor=id ../data/r x"), Require, false, "git clone --config"},
+		{in("git clone --config=core.hooksPath=../data/h ../data/r x"), Require, false,
+			"runs a command"},
+		{in("git clone --conf core.hooksPath=../data/h ../data/r x"), Require, false, ""},
+		{in("git clone -qc core.hooksPath=../data/h ../data/r x"), Require, false, ""},
+		{in("git clone --depth 1 ../data/r x"), Allow, false, ""},
 		// A deny pattern still denies; a guarded path still locks.
 		{in("git submodule foreach 'rm -rf /'; cat ../secrets/key"), Require, true, "secrets"},
 	}

@@ -92,7 +92,9 @@
 // program that runs the configuration it finds there (Access Config: git, make,
 // npm, go, …; go test and go run also the packages they name, a ./... tree with
 // Path.Tree), and the directory of a command that reads its whole repository or
-// module (Access Repo: git show, git log -p, go test all); a ./... package pattern
+// module (Access Repo: git show, git log -p, go test all; git by an allow-list of
+// subcommands and options that print only names and states, gitQuiets, any other
+// reading its repository); a ./... package pattern
 // is a read of its directory. The target of ln -s is taken in
 // the link's directory. Words are expanded as bash would —
 // braces, ~, globs against the directory the command runs in, with the glob

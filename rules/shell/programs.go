@@ -1117,16 +1117,13 @@ sub:
 	switch sub := words[i]; {
 	case gitRunners[sub]:
 		u.gitRuns(sub)
+	case sub == "clone" && gitCloneConfig(words[i+1:]):
+		u.gitRuns("clone --config") // core.fsmonitor, core.hooksPath, … of the new clone
 	case sub == "bisect" && i+1 < len(words) && words[i+1] == "run",
 		sub == "submodule" && containsWord(words[i+1:], "foreach"):
 		u.gitRuns(sub + " " + words[i+1])
 	}
-	switch words[i] {
-	case "log", "reflog", "shortlog", "stash", "status":
-		u.repo = gitShows(words[i], words[i+1:]) // names and messages only, unless
-	default:
-		u.repo = gitRepoReaders[words[i]]
-	}
+	u.repo = !gitReadsOnly(words[i], words[i+1:])
 	ops := u.options(p, i+1)
 	if u.has(kRun) || u.has(kRunFlag) {
 		u.gitRuns(words[i] + " " + u.risky[len(u.risky)-1]) // rebase -x, --upload-pack
@@ -1148,6 +1145,26 @@ sub:
 	}
 }
 
+// gitCloneConfig reports whether the words of git clone set a configuration of the
+// new repository (-c, --config, abbreviated or in a cluster), which may name a
+// command its checkout runs.
+func gitCloneConfig(words []string) bool {
+	for _, w := range words {
+		switch {
+		case w == "--":
+			return false
+		case strings.HasPrefix(w, "--"):
+			name, _, _ := strings.Cut(w[2:], "=")
+			if len(name) >= 2 && strings.HasPrefix("config", name) {
+				return true
+			}
+		case len(w) > 1 && w[0] == '-' && strings.IndexByte(w, 'c') > 0:
+			return true
+		}
+	}
+	return false
+}
+
 // gitRunners are the git subcommands that run commands their words or settings give:
 // filter scripts, mail and credential programs, servers, a browser, hooks.
 var gitRunners = map[string]bool{"filter-branch": true, "filter-repo": true,
@@ -1161,49 +1178,62 @@ func (u *usage) gitRuns(what string) {
 	}
 }
 
-// gitShows reports whether git log, reflog, shortlog, stash or status, given the
-// words after the subcommand, may show or search the content of files: unless every
-// option up to "--" is one known to print only names, messages and states (an
-// allow-list, exact names only: --oneline, -n 5, --format=…, status -s), and stash
-// shows no stash.
-func gitShows(sub string, words []string) bool {
-	if sub == "stash" && len(words) > 0 && words[0] == "show" {
-		return true // a diffstat by default, a patch under stash.showPatch
+// gitQuiet is what a git subcommand of the allow-list may be given and still read
+// only the paths its words name, printing names, messages and states: the long
+// options (exact names), the short letters, the letters whose value is the rest of
+// their word (-n5, -uno, -mMSG), and, when set, the words that may follow it as its
+// own subcommand (stash list; none given is fine).
+type gitQuiet struct {
+	long  map[string]bool
+	short string
+	value string
+	subs  map[string]bool
+}
+
+// gitReadsOnly reports whether git SUB, given the words after it, is on the
+// allow-list of gitQuiets: a subcommand there, every option up to "--" one it
+// lists, and its own subcommand one it lists. Anything else (git show, add -p,
+// notes show, merge-tree, an alias) may print or copy files it does not name.
+func gitReadsOnly(sub string, words []string) bool {
+	q := gitQuiets[sub]
+	if q == nil {
+		return false
 	}
-	long, short := gitQuietLog, "0123456789niEFPgzsqw"
-	switch sub {
-	case "status":
-		long, short = gitQuietStatus, "sbzu"
-	case "shortlog":
-		short += "ec"
+	if q.subs != nil && len(words) > 0 && !strings.HasPrefix(words[0], "-") &&
+		!q.subs[words[0]] {
+		return false
 	}
 	for _, w := range words {
 		switch {
 		case w == "--":
-			return false
+			return true
 		case strings.HasPrefix(w, "--"):
 			name, _, _ := strings.Cut(w[2:], "=")
-			if !long[name] {
-				return true
+			if !q.long[name] {
+				return false
 			}
 		case len(w) > 1 && w[0] == '-':
 			for j := 1; j < len(w); j++ {
-				if strings.IndexByte(short, w[j]) < 0 {
-					return true
+				if strings.IndexByte(q.short, w[j]) < 0 {
+					return false
 				}
-				if w[j] == 'n' && sub != "shortlog" || w[j] == 'u' {
-					break // the rest is its value: -n5, -uno
+				if strings.IndexByte(q.value, w[j]) >= 0 {
+					break // the rest is its value
 				}
 			}
 		}
 	}
-	return false
+	return true
 }
 
-// gitQuietLog and gitQuietStatus are the long options of git log (reflog, shortlog,
-// stash list) and git status known to show no content of a file.
-var (
-	gitQuietLog = setOf("oneline", "format", "pretty", "abbrev-commit", "no-abbrev-commit",
+// gitQuiets is the allow-list of git subcommands that read only what their words
+// name (docs/design.md, "Path arguments"): every other subcommand, and any option
+// a subcommand's entry does not list, reads the repository.
+var gitQuiets = func() map[string]*gitQuiet {
+	q := func(short, value string, long ...string) *gitQuiet {
+		return &gitQuiet{long: setOf(long...), short: short, value: value}
+	}
+	logLong := []string{"oneline", "format", "pretty", "abbrev-commit", "no-abbrev-commit",
 		"abbrev", "no-abbrev", "decorate", "no-decorate", "decorate-refs",
 		"decorate-refs-exclude", "source", "graph", "all", "branches", "tags", "remotes",
 		"glob", "exclude", "author", "committer", "grep", "all-match", "invert-grep",
@@ -1215,12 +1245,144 @@ var (
 		"ancestry-path", "simplify-by-decoration", "parents", "children", "color",
 		"no-color", "no-patch", "walk-reflogs", "follow", "full-history", "no-notes",
 		"no-show-signature", "mailmap", "use-mailmap", "no-mailmap",
-		"numbered", "email", "group", "null", "output")
-	gitQuietStatus = setOf("short", "branch", "porcelain", "long", "show-stash",
-		"untracked-files", "ignored", "ignore-submodules", "column", "no-column",
-		"ahead-behind", "no-ahead-behind", "renames", "no-renames", "find-renames",
-		"null", "no-verbose")
-)
+		"numbered", "email", "group", "null", "output"}
+	logShort, logValue := "0123456789niEFPgzsqw", "n"
+	m := map[string]*gitQuiet{
+		"status": q("sbzu", "u", "short", "branch", "porcelain", "long", "show-stash",
+			"untracked-files", "ignored", "ignore-submodules", "column", "no-column",
+			"ahead-behind", "no-ahead-behind", "renames", "no-renames", "find-renames",
+			"null", "no-verbose"),
+		"log":      q(logShort, logValue, logLong...),
+		"reflog":   q(logShort, logValue, logLong...),
+		"shortlog": q(logShort+"ec", "", logLong...),
+		"rev-list": q(logShort, logValue, append([]string{"count", "objects", "header",
+			"quiet", "objects-edge", "timestamp"}, logLong...)...),
+		"stash": q(logShort+"mkuaqS", "nm", append([]string{"message", "keep-index",
+			"no-keep-index", "include-untracked", "only-untracked", "quiet", "index",
+			"staged", "pathspec-from-file", "pathspec-file-nul"}, logLong...)...),
+		"rev-parse": q("q", "", "verify", "quiet", "short", "abbrev-ref", "symbolic",
+			"symbolic-full-name", "show-toplevel", "show-prefix", "show-cdup", "git-dir",
+			"absolute-git-dir", "git-common-dir", "is-inside-work-tree",
+			"is-inside-git-dir", "is-bare-repository", "is-shallow-repository",
+			"show-superproject-working-tree", "show-object-format", "show-ref-format",
+			"branches", "tags", "remotes", "all", "glob", "exclude", "sq", "default",
+			"revs-only", "no-revs", "flags", "no-flags", "since", "until", "after",
+			"before", "path-format", "git-path", "local-env-vars", "resolve-git-dir"),
+		"branch": q("adDmMcCfrlqtuv", "u", "list", "all", "remotes", "verbose", "quiet",
+			"show-current", "delete", "move", "copy", "force", "merged", "no-merged",
+			"contains", "no-contains", "points-at", "sort", "color", "no-color", "column",
+			"no-column", "track", "no-track", "set-upstream-to", "unset-upstream",
+			"ignore-case", "create-reflog", "abbrev", "no-abbrev"),
+		"tag": q("adflmn0123456789i", "mn", "list", "annotate", "delete", "force",
+			"message", "sort", "contains", "no-contains", "merged", "no-merged",
+			"points-at", "column", "no-column", "color", "ignore-case", "create-reflog"),
+		"remote": q("v", "", "verbose"),
+		"add": q("AunvfNq", "", "all", "no-all", "update", "dry-run", "verbose", "force",
+			"intent-to-add", "refresh", "ignore-errors", "ignore-missing",
+			"ignore-removal", "no-ignore-removal", "renormalize", "chmod", "sparse",
+			"pathspec-from-file", "pathspec-file-nul", "no-warn-embedded-repo"),
+		"rm": q("rfnq", "", "cached", "force", "dry-run", "quiet", "ignore-unmatch",
+			"sparse", "pathspec-from-file", "pathspec-file-nul"),
+		"mv": q("fknv", "", "force", "dry-run", "verbose", "sparse"),
+		"commit": q("amqsnoiFC", "mFC", "message", "all", "quiet", "amend", "no-edit",
+			"signoff", "no-signoff", "allow-empty", "allow-empty-message", "author",
+			"date", "file", "reuse-message", "fixup", "squash", "no-verify", "verify",
+			"reset-author", "only", "include", "cleanup", "no-gpg-sign", "no-status",
+			"status", "untracked-files", "trailer", "pathspec-from-file",
+			"pathspec-file-nul"),
+		"checkout": q("bBtfqml", "bB", "track", "no-track", "force", "quiet", "detach",
+			"orphan", "merge", "ours", "theirs", "conflict", "ignore-other-worktrees",
+			"guess", "no-guess", "progress", "no-progress", "pathspec-from-file",
+			"pathspec-file-nul"),
+		"switch": q("cCdfmqt", "cC", "create", "force-create", "detach", "guess",
+			"no-guess", "force", "discard-changes", "merge", "conflict", "quiet",
+			"orphan", "track", "no-track", "progress", "no-progress"),
+		"restore": q("sSWqm", "s", "source", "staged", "worktree", "quiet", "ours",
+			"theirs", "merge", "conflict", "ignore-unmerged", "overlay", "no-overlay",
+			"pathspec-from-file", "pathspec-file-nul", "progress", "no-progress"),
+		"reset": q("qN", "", "soft", "mixed", "hard", "merge", "keep", "quiet",
+			"no-refresh", "refresh", "intent-to-add", "pathspec-from-file",
+			"pathspec-file-nul"),
+		"merge": q("mnqsvX", "msX", "no-ff", "ff", "ff-only", "message", "no-edit",
+			"abort", "continue", "quit", "squash", "no-squash", "strategy",
+			"strategy-option", "commit", "no-commit", "quiet", "verbose", "stat",
+			"no-stat", "log", "no-log", "allow-unrelated-histories", "autostash",
+			"no-autostash", "no-verify", "signoff", "no-signoff", "progress",
+			"no-progress"),
+		"rebase": q("iqvnsXr", "sX", "continue", "abort", "skip", "quit", "onto", "root",
+			"autosquash", "no-autosquash", "autostash", "no-autostash", "quiet",
+			"verbose", "interactive", "keep-base", "update-refs", "no-update-refs",
+			"no-verify", "verify", "empty", "rebase-merges", "no-rebase-merges",
+			"committer-date-is-author-date", "reset-author-date", "signoff", "stat",
+			"no-stat", "strategy", "strategy-option", "fork-point", "no-fork-point",
+			"keep-empty", "no-keep-empty", "reapply-cherry-picks", "edit-todo"),
+		"cherry-pick": q("nesxmX", "mX", "no-commit", "edit", "no-edit", "signoff",
+			"mainline", "continue", "abort", "skip", "quit", "ff", "allow-empty",
+			"allow-empty-message", "keep-redundant-commits", "empty", "strategy",
+			"strategy-option"),
+		"revert": q("nesmX", "mX", "no-commit", "edit", "no-edit", "signoff", "mainline",
+			"continue", "abort", "skip", "quit", "strategy", "strategy-option"),
+		"fetch": q("apqvftjPnm", "j", "all", "prune", "prune-tags", "tags", "no-tags",
+			"quiet", "verbose", "depth", "deepen", "shallow-since", "shallow-exclude",
+			"unshallow", "force", "dry-run", "multiple", "recurse-submodules",
+			"no-recurse-submodules", "jobs", "atomic", "set-upstream", "append",
+			"refetch", "progress", "no-progress", "write-fetch-head",
+			"no-write-fetch-head", "keep", "update-shallow"),
+		"pull": q("qvrnf", "", "rebase", "no-rebase", "ff", "no-ff", "ff-only", "quiet",
+			"verbose", "autostash", "no-autostash", "all", "tags", "no-tags", "depth",
+			"prune", "force", "stat", "no-stat", "recurse-submodules",
+			"no-recurse-submodules", "commit", "no-commit", "edit", "no-edit",
+			"squash", "no-squash", "progress", "no-progress", "signoff", "no-verify"),
+		"clone": q("qvnlsbj", "bj", "quiet", "verbose", "no-checkout", "bare", "mirror",
+			"depth", "shallow-since", "shallow-exclude", "single-branch",
+			"no-single-branch", "branch", "recurse-submodules", "shallow-submodules",
+			"no-shallow-submodules", "jobs", "filter", "also-filter-submodules",
+			"sparse", "no-tags", "tags", "progress", "no-progress", "local", "no-local",
+			"no-hardlinks", "shared", "dissociate", "reject-shallow",
+			"no-reject-shallow", "remote-submodules", "no-remote-submodules"),
+		"init": q("qb", "b", "quiet", "bare", "initial-branch", "shared",
+			"object-format", "ref-format"),
+		"config": q("lzf", "f", "get", "get-all", "get-regexp", "get-urlmatch", "list",
+			"local", "global", "system", "worktree", "file", "show-origin",
+			"show-scope", "name-only", "type", "bool", "int", "bool-or-int", "path",
+			"expiry-date", "default", "null", "includes", "no-includes", "unset",
+			"unset-all", "add", "replace-all", "rename-section", "remove-section",
+			"fixed-value", "no-type"),
+		"ls-files": q("cdmoiskutvfzxX", "xX", "cached", "deleted", "modified", "others",
+			"ignored", "stage", "killed", "unmerged", "exclude", "exclude-from",
+			"exclude-per-directory", "exclude-standard", "error-unmatch", "full-name",
+			"abbrev", "directory", "no-empty-directory", "recurse-submodules",
+			"deduplicate", "format", "eol", "sparse", "resolve-undo", "with-tree"),
+		"describe": q("", "", "tags", "all", "long", "abbrev", "exact-match",
+			"candidates", "match", "exclude", "always", "first-parent", "contains",
+			"dirty", "broken"),
+		"name-rev":     q("", "", "tags", "refs", "exclude", "all", "name-only", "always"),
+		"merge-base":   q("a", "", "all", "octopus", "independent", "is-ancestor", "fork-point"),
+		"symbolic-ref": q("qd", "", "quiet", "short", "delete", "no-recurse"),
+		"show-ref": q("dsq", "", "head", "heads", "branches", "tags", "dereference",
+			"hash", "abbrev", "verify", "quiet", "exists", "exclude-existing"),
+		"check-ignore": q("qvnz", "", "quiet", "verbose", "non-matching", "no-index"),
+		"check-ref-format": q("", "", "normalize", "allow-onelevel",
+			"no-allow-onelevel", "refspec-pattern", "branch"),
+		"count-objects": q("vH", "", "verbose", "human-readable"),
+		"gc":            q("q", "", "aggressive", "auto", "quiet", "prune", "no-prune", "force"),
+		"prune":         q("nv", "", "dry-run", "verbose", "expire", "progress"),
+		"version":       q("", "", "build-options"),
+		"help":          q("agimw", "", "all", "guides", "info", "man", "web", "config"),
+		"submodule": q("q", "", "quiet", "init", "recursive", "remote", "force",
+			"depth", "jobs", "rebase", "merge", "checkout", "no-fetch", "cached",
+			"recommend-shallow", "no-recommend-shallow", "single-branch", "reference",
+			"progress", "filter", "all"),
+	}
+	m["stash"].subs = setOf("list", "push", "save", "pop", "apply", "drop", "clear",
+		"branch", "create", "store")
+	m["reflog"].subs = setOf("show", "list", "expire", "delete", "exists")
+	m["remote"].subs = setOf("add", "rename", "remove", "rm", "set-head", "set-branches",
+		"get-url", "set-url", "prune", "update")
+	m["submodule"].subs = setOf("status", "init", "deinit", "update", "set-branch",
+		"set-url", "sync", "absorbgitdirs")
+	return m
+}()
 
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -1228,20 +1390,6 @@ func setOf(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
-}
-
-// gitRepoReaders are the git subcommands that read, print or copy the files of any
-// commit, or of the whole work tree, without naming a path (git show HEAD, git
-// archive HEAD, git log -p, git bundle create f --all, git push URL): what they read
-// is the repository, wherever they run in it.
-var gitRepoReaders = map[string]bool{
-	"archive": true, "bundle": true, "cat-file": true, "show": true, "log": true,
-	"whatchanged": true, "reflog": true, "diff": true, "diff-tree": true,
-	"diff-index": true, "diff-files": true, "difftool": true, "format-patch": true,
-	"fast-export": true, "ls-tree": true, "grep": true, "blame": true, "annotate": true,
-	"stash": true, "range-diff": true, "request-pull": true, "pack-objects": true,
-	"worktree": true, "checkout-index": true, "unpack-file": true, "push": true,
-	"send-pack": true,
 }
 
 func containsWord(words []string, names ...string) bool {
