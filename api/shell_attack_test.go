@@ -13,14 +13,15 @@ import (
 // TestShellAttacks sends each attack on command rules through the real API, beside
 // its allowed neighbour: a hard link of .git/config into data/, go -overlay, git
 // status -v, git log --check and git add -p in a repository holding secrets/, a
-// file listing the files wc reads, a device node, and a $'\c…' word shown as
-// written.
+// file listing the files wc or md5sum -c reads, zip -@ reading them from its input,
+// a device node, and a $'\c…' word shown as written.
 func TestShellAttacks(t *testing.T) {
 	e := newEnv(t)
 	for _, d := range []string{".git", "src/p"} {
 		testkit.Must(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
 	}
-	for _, p := range []string{"cp *", "go *", "git status *", "git log *", "git add *", "wc *", "cat *"} {
+	for _, p := range []string{"cp *", "go *", "git status *", "git log *", "git add *", "wc *", "cat *",
+		"zip *", "md5sum *"} {
 		e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash", CommandPattern: p,
 			Action: rules.Allow, Priority: 100})
 	}
@@ -42,6 +43,10 @@ func TestShellAttacks(t *testing.T) {
 		{"git add p/x.go", "src", gate.VerdictAllow},
 		{"wc --files0-from=data/list", "", gate.VerdictPending},
 		{"wc -l data/list", "", gate.VerdictAllow},
+		{"zip -@ data/a.zip < data/list", "", gate.VerdictPending},
+		{"zip data/a.zip data/list", "", gate.VerdictAllow},
+		{"md5sum -c data/list", "", gate.VerdictPending},
+		{"md5sum data/list", "", gate.VerdictAllow},
 		{"cat " + dev, "", gate.VerdictPending},
 		{"cat /dev/null", "", gate.VerdictAllow},
 		{`cat $'\cssecrets/key'`, "", gate.VerdictPending},

@@ -19,7 +19,8 @@ func attackWorkspace(t *testing.T) (root string, s *Set) {
 	s = allowCommands(root, root+"/docs", nil, "cp *", "link *", "rsync *", "go *",
 		"git status *", "git log *", "git reflog *", "git shortlog *", "git stash *",
 		"git whatchanged *", "git add *", "wc *", "du *", "sort *", "find *", "tar *",
-		"cat *", "head *", "grep *", "cd *")
+		"cat *", "head *", "grep *", "cd *", "zip *", "cpio *", "md5sum *", "sha256sum *",
+		"wget *", "curl *", "xargs *", "file *", "patch *", "git apply *", "git am *")
 	return root, s
 }
 
@@ -130,8 +131,10 @@ func TestShellGitShowsContent(t *testing.T) {
 
 // TestShellFileLists: a file that lists the files a command opens (wc
 // --files0-from, find -files0-from, tar -T, rsync --files-from, git
-// --pathspec-from-file) cannot be checked: the call needs a human, whatever the
-// list's place, and nothing lifts it.
+// --pathspec-from-file, md5sum -c, wget -i, curl -K, xargs -a, file -f, a patch),
+// or its input when it reads the names from there (zip -@, cpio -o, patch < diff),
+// cannot be checked: the call needs a human, whatever the list's place, and nothing
+// lifts it.
 func TestShellFileLists(t *testing.T) {
 	_, s := attackWorkspace(t)
 	docs := bashAt("docs")
@@ -140,6 +143,19 @@ func TestShellFileLists(t *testing.T) {
 		{docs("wc -l ../data/file.txt"), A, false, ""},
 		{docs("tar -cf ../data/a.tar ../data/file.txt"), A, false, ""},
 		{docs("find . -name x"), A, false, ""},
+		{docs("zip ../data/a.zip ../data/file.txt"), A, false, ""},
+		{docs("cpio -t < ../data/a.cpio"), A, false, ""},
+		{docs("cpio -i < ../data/a.cpio"), R, false, ""}, // -i writes docs: not spelled
+		{docs("md5sum ../data/file.txt"), A, false, ""},
+		{docs("sha256sum -b ../data/file.txt"), A, false, ""},
+		{docs("wget -q --spider http://h/x"), A, false, ""},
+		{docs("curl -s http://h/x"), A, false, ""},
+		{docs("file ../data/file.txt"), A, false, ""},
+		{docs("patch ../data/file.txt ../data/fix.diff"), A, false, ""},
+		{docs("patch ../data/file.txt < ../data/fix.diff"), A, false, ""},
+		{docs("patch ../secrets/key < ../data/fix.diff"), D, false, "secrets"},
+		{docs("xargs -a ../data/list cat"), R, true, ""},
+		{docs("xargs cat -a x"), R, true, "xargs"}, // -a is cat's
 	}
 	for _, script := range []string{
 		"wc --files0-from=../data/list", "wc --files0-from ../data/list",
@@ -152,8 +168,23 @@ func TestShellFileLists(t *testing.T) {
 		"tar -c --files-from ../data/list -f ../data/a.tar",
 		"rsync --files-from=../data/list . ../data/x",
 		"git add --pathspec-from-file=../data/list",
+		"md5sum -c ../data/sums", "sha256sum --check ../data/sums", "md5sum --ch ../data/sums",
+		"sha256sum -bc ../data/sums", "wget -i ../data/urls", "wget --input-file=../data/urls",
+		"wget -i -", "curl -K ../data/cfg", "curl --config ../data/cfg http://h",
+		"curl --conf=../data/cfg", "file -f ../data/list", "file --files-from ../data/list",
+		"patch -i ../data/fix.diff", "patch -p1 --input=../data/fix.diff",
+		"git apply ../data/fix.diff", "git am ../data/m.mbox",
 	} {
 		tests = append(tests, shellCase{docs(script), R, true, "lists the files"})
+	}
+	for _, script := range []string{
+		"zip ../data/a.zip -@ < ../data/list", "zip -q@ ../data/a.zip",
+		"cpio -o < ../data/list > ../data/a.cpio", "cpio -ov -F ../data/a.cpio",
+		"cpio --create -F ../data/a.cpio", "cpio -p ../data/x < ../data/list",
+		"md5sum -c", "sha256sum --check < ../data/sums", "patch -p1 < ../data/fix.diff",
+		"patch", "git apply < ../data/fix.diff", "git am -3",
+	} {
+		tests = append(tests, shellCase{docs(script), R, true, "from its input"})
 	}
 	checkShell(t, s, tests)
 }

@@ -57,6 +57,8 @@ const (
 	kFollow                // follows symlinks while it recurses (grep -R, cp -L, tar -h)
 	kWriteVal              // a value that is no path; it writes where the gate does not look (go test -fuzz)
 	kList                  // a file (or - for stdin) listing the files it opens (wc --files0-from)
+	kListIn                // it reads the names of the files it opens from its input (zip -@)
+	kListOps               // its operands list the files it opens, else its input (md5sum -c)
 )
 
 // risky reports whether an option of kind k writes a file or runs a program: a
@@ -72,7 +74,7 @@ func (k kind) risky() bool {
 // hasValue reports whether an option of kind k takes a value.
 func (k kind) hasValue() bool {
 	switch k {
-	case kFlag, kRunFlag, kWriteFlag, kOutFlag, kFollow:
+	case kFlag, kRunFlag, kWriteFlag, kOutFlag, kFollow, kListIn, kListOps:
 		return false
 	}
 	return true
@@ -99,6 +101,8 @@ type program struct {
 	operands func(u *usage, ops []int)
 	// cwd: with no path operand, it reads the directory it runs in (ls, grep -r).
 	cwd func(u *usage, ops []int) bool
+	// posix: its options end at the first operand (xargs: the rest is a command).
+	posix bool
 }
 
 // usage is what one command does with the file system, as its words tell.
@@ -119,6 +123,10 @@ type usage struct {
 	dir        int   // the word naming the directory it works in (git -C), or 0
 	paths      []int // the words of path values (tar -f)
 	target     int   // 1 + the word of the directory -t names, or 0
+	// names says why it reads the names of the files it opens from its input (zip
+	// -@, md5sum -c with no operand, patch < diff): the gate cannot see them. "" when
+	// it does not.
+	names string
 	// runsCmd says why it runs a command its words give (git -c alias.x=!cmd, git
 	// bisect run): like an interpreter, no pattern may allow it. "" when it does not.
 	runsCmd string
@@ -167,6 +175,9 @@ func classify(words []string) *usage {
 			}
 		}
 	}
+	if u.has(kListOps) {
+		u.listOps(ops, prog+" reads the names of the files it opens from its input")
+	}
 	if p.cwd != nil && p.cwd(u, ops) {
 		u.readsCwd = true
 	}
@@ -190,6 +201,12 @@ func (u *usage) options(p *program, from int) []int {
 		}
 		if len(w) < 2 || w[0] != '-' {
 			ops = append(ops, i)
+			if p.posix {
+				for j := i + 1; j < len(words); j++ {
+					ops = append(ops, j)
+				}
+				break
+			}
 			continue
 		}
 		if strings.HasPrefix(w, "--") || p.single {
@@ -306,6 +323,21 @@ func (u *usage) note(k kind, w, name string) {
 	}
 	if k == kOutFlag {
 		u.writeCwd = true
+	}
+	if k == kListIn && u.names == "" {
+		u.names = ProgramName(u.words[0]) + " " + w +
+			" reads the names of the files it opens from its input"
+	}
+}
+
+// listOps makes the operands ops files that list the files the command opens; with
+// none, it reads those names from its input, which is why.
+func (u *usage) listOps(ops []int, why string) {
+	for _, i := range ops {
+		u.set(i, useList, 0)
+	}
+	if len(ops) == 0 && u.names == "" {
+		u.names = why
 	}
 }
 
@@ -685,6 +717,46 @@ func awkRuns(prog string) bool {
 		strings.Contains(prog, "getline") || strings.Contains(prog, "@")
 }
 
+// patchOps: patch writes its first operand and reads the second (the patch); given
+// none, it writes the files its patch names, from -i FILE or its input, which the
+// gate cannot see: the patch lists the files it opens.
+func patchOps(u *usage, ops []int) {
+	for n, i := range ops {
+		if n == 0 {
+			u.set(i, useWrite, 0)
+		} else {
+			u.set(i, useArg, 0)
+		}
+	}
+	if len(ops) > 0 {
+		return
+	}
+	for i := range u.uses {
+		if u.uses[i].use == useRead { // -i PATCHFILE
+			u.uses[i].use = useList
+		}
+	}
+	if !u.has(kRead) {
+		u.names = "patch reads the names of the files it writes from its input"
+	}
+}
+
+// cpioOps: cpio -p copies into its operand; cpio -i writes the files its archive
+// names into its directory or -D DIR. The operands of -i and -t are patterns.
+func cpioOps(u *usage, ops []int) {
+	if strings.ContainsRune(u.letters, 'p') || containsAny(u.longs, "pass-through") {
+		opsWrite(u, ops)
+	}
+	if strings.ContainsRune(u.letters, 'i') || containsAny(u.longs, "extract") {
+		u.risky = append(u.risky, "-i")
+		if u.dir > 0 {
+			u.set(u.dir, useWrite, 0)
+		} else {
+			u.writeCwd = true
+		}
+	}
+}
+
 // ddOps: of=FILE is written, if=FILE read.
 func ddOps(u *usage, ops []int) {
 	for _, i := range ops {
@@ -950,12 +1022,12 @@ func init() {
 		abbrev: true, operands: awkOps}, "awk", "gawk", "mawk", "nawk")
 	add(&program{operands: ddOps}, "dd")
 	add(&program{abbrev: true,
-		short: merge(shorts("oDc", kWrite), shorts("O", kOutFlag), shorts("K", kRun),
+		short: merge(shorts("oDc", kWrite), shorts("O", kOutFlag), shorts("K", kList),
 			shorts("T", kRead), shorts("dFb", kData), shorts("uHXAemwrxEzYyCQ", kVal)),
 		long: merge(longs(kWrite, "output", "output-dir", "dump-header", "cookie-jar",
 			"trace", "trace-ascii", "libcurl", "stderr", "etag-save", "hsts", "alt-svc"),
 			longs(kOutFlag, "remote-name", "remote-name-all", "remote-header-name"),
-			longs(kRun, "config"), longs(kRead, "upload-file", "netrc-file", "cacert",
+			longs(kList, "config"), longs(kRead, "upload-file", "netrc-file", "cacert",
 				"cert", "key", "etag-compare"),
 			longs(kData, "data", "data-binary", "data-urlencode", "data-raw", "data-ascii",
 				"form", "json", "cookie", "form-string", "variable"),
@@ -964,12 +1036,12 @@ func init() {
 				"resolve", "connect-to", "expect100-timeout")),
 		operands: curlOps}, "curl")
 	add(&program{abbrev: true,
-		short: merge(shorts("Ooa", kWrite), shorts("P", kTarget), shorts("i", kRead),
+		short: merge(shorts("Ooa", kWrite), shorts("P", kTarget), shorts("i", kList),
 			shorts("e", kRun), shorts("UtTwQlAR", kVal)),
 		long: merge(longs(kWrite, "output-document", "output-file", "append-output"),
-			longs(kTarget, "directory-prefix"), longs(kRead, "input-file", "post-file",
+			longs(kTarget, "directory-prefix"), longs(kList, "input-file"), longs(kRead, "post-file",
 				"body-file", "certificate", "private-key", "ca-certificate"),
-			longs(kRun, "execute", "use-askpass", "config"),
+			longs(kRun, "execute", "use-askpass", "config"), longs(kFlag, "spider"),
 			longs(kVal, "user-agent", "tries", "timeout", "wait", "level", "accept",
 				"reject", "header", "method", "body-data", "post-data", "user",
 				"password", "quota", "limit-rate")),
@@ -990,7 +1062,7 @@ func init() {
 		"unzip")
 	add(&program{abbrev: true, long: merge(longs(kRun, "unzip-command"),
 		longs(kWrite, "output-file", "out"), longs(kFollow, "recurse-paths")),
-		short: merge(shorts("O", kWrite), shorts("rR", kFollow)),
+		short: merge(shorts("O", kWrite), shorts("rR", kFollow), shorts("@", kListIn)),
 		operands: func(u *usage, ops []int) {
 			for n, i := range ops {
 				if n == 0 {
@@ -1033,7 +1105,28 @@ func init() {
 		shorts("d", kDir), shorts("pBzFVD", kVal)),
 		long: merge(longs(kWrite, "output", "reject-file"), longs(kRead, "input"),
 			longs(kDir, "directory"), longs(kVal, "strip", "prefix", "suffix", "fuzz")),
-		operands: opsWrite}, "patch")
+		operands: patchOps}, "patch")
+	// Programs that read the names of the files they open from a file or their input.
+	add(&program{abbrev: true, short: merge(shorts("c", kListOps), shorts("a", kVal)),
+		long: merge(longs(kListOps, "check"), longs(kVal, "algorithm", "length")),
+	}, "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum",
+		"cksum", "shasum")
+	add(&program{abbrev: true, short: merge(shorts("op", kListIn), shorts("F", kPath),
+		shorts("O", kWrite), shorts("IE", kRead), shorts("D", kDir), shorts("HRMC", kVal),
+		shorts("L", kFollow)),
+		long: merge(longs(kListIn, "create", "pass-through"), longs(kPath, "file"),
+			longs(kDir, "directory"), longs(kRead, "pattern-file"),
+			longs(kFollow, "dereference"), longs(kVal, "format", "owner", "message",
+				"io-size", "rsh-command")),
+		operands: cpioOps}, "cpio")
+	add(&program{abbrev: true, short: merge(shorts("f", kList), shorts("m", kRead),
+		shorts("FeP", kVal)),
+		long: merge(longs(kList, "files-from"), longs(kRead, "magic-file"),
+			longs(kVal, "separator", "exclude", "exclude-quiet", "parameter"))}, "file")
+	add(&program{abbrev: true, posix: true, short: merge(shorts("a", kList),
+		shorts("dEILnPs", kVal)),
+		long: merge(longs(kList, "arg-file"), longs(kVal, "delimiter", "max-args",
+			"max-procs", "max-chars", "process-slot-var"))}, "xargs")
 	npm := &program{abbrev: true, short: merge(shorts("Cc", kRun), shorts("w", kVal)),
 		long: merge(longs(kRun, "script-shell", "shell", "prefix", "userconfig",
 			"globalconfig", "node-options", "editor", "browser", "viewer", "git", "cwd",
@@ -1136,6 +1229,10 @@ sub:
 		}
 		u.set(j, useArg, cut)
 	}
+	if (words[i] == "apply" || words[i] == "am") && !gitApplyOnlyCounts(words[i+1:]) {
+		// The patch names the files it writes.
+		u.listOps(ops, "git "+words[i]+" reads the names of the files it writes from its input")
+	}
 	if words[i] == "grep" && len(ops) > 0 && !containsWord(words, "-e", "-f") {
 		u.uses[ops[0]] = wordUse{} // the pattern
 		ops = ops[1:]
@@ -1163,6 +1260,13 @@ func gitCloneConfig(words []string) bool {
 		}
 	}
 	return false
+}
+
+// gitApplyOnlyCounts reports whether git apply's words only print what its patch
+// changes (--stat, --numstat, --summary without --apply, --check or --index).
+func gitApplyOnlyCounts(words []string) bool {
+	return containsWord(words, "--stat", "--numstat", "--summary") &&
+		!containsWord(words, "--apply", "--check", "--index", "--cached", "--3way", "-3")
 }
 
 // gitRunners are the git subcommands that run commands their words or settings give:

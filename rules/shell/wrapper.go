@@ -465,6 +465,9 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 	if u.runsCmd != "" {
 		c.unknown(u.runsCmd)
 	}
+	if u.names != "" {
+		c.blind(u.names)
+	}
 	c.configs = configPrograms[ProgramName(u.words[0])]
 	c.repo = u.repo
 	c.writes = u.writesPkgs
