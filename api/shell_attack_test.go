@@ -14,14 +14,15 @@ import (
 // its allowed neighbour: a hard link of .git/config into data/, go -overlay, git
 // status -v, git log --check and git add -p in a repository holding secrets/, a
 // file listing the files wc or md5sum -c reads, zip -@ reading them from its input,
-// a device node, and a $'\c…' word shown as written.
+// inline code (python3 -c, an awk print to a file), a device node, and a $'\c…'
+// word shown as written.
 func TestShellAttacks(t *testing.T) {
 	e := newEnv(t)
 	for _, d := range []string{".git", "src/p"} {
 		testkit.Must(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
 	}
-	for _, p := range []string{"cp *", "go *", "git status *", "git log *", "git add *", "wc *", "cat *",
-		"zip *", "md5sum *"} {
+	for _, p := range []string{"cp *", "go *", "git status *", "git log *", "git add *", "wc *",
+		"cat *", "zip *", "md5sum *", "python3 *", "awk *"} {
 		e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash", CommandPattern: p,
 			Action: rules.Allow, Priority: 100})
 	}
@@ -47,6 +48,10 @@ func TestShellAttacks(t *testing.T) {
 		{"zip data/a.zip data/list", "", gate.VerdictAllow},
 		{"md5sum -c data/list", "", gate.VerdictPending},
 		{"md5sum data/list", "", gate.VerdictAllow},
+		{"python3 -c 'import os'", "", gate.VerdictPending},
+		{"python3 --version", "", gate.VerdictAllow},
+		{`awk '{ print > "data/x" }' data/list`, "", gate.VerdictPending},
+		{"awk '$1 > 5' data/list", "", gate.VerdictAllow},
 		{"cat " + dev, "", gate.VerdictPending},
 		{"cat /dev/null", "", gate.VerdictAllow},
 		{`cat $'\cssecrets/key'`, "", gate.VerdictPending},

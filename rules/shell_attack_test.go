@@ -233,3 +233,70 @@ func TestShellAnsiCEscapes(t *testing.T) {
 		{top(`cat $'data/file.txt\c'`), A, false, ""},
 	})
 }
+
+// TestShellInlineCode: code given inline to an interpreter (python3 -c, perl -e, node
+// --eval), an awk program that runs a command or opens a file, and a sed script with
+// e, r or w are opaque to the gate: a require nothing lifts, not even a pattern that
+// spells them, while a deny of either form still denies. Filters on named files stay
+// reads, and a script file stays a require a rule may lift.
+func TestShellInlineCode(t *testing.T) {
+	root := workspace(t)
+	deny := Rule{ID: 90, GroupID: DefaultGroup, ToolPattern: "Bash",
+		CommandPattern: "python3 -c *", Action: Deny, Priority: 1}
+	s := allowCommands(root, "", []Rule{deny}, "python3 *", "perl *", "ruby *", "node *",
+		"php *", "lua *", "deno *", "Rscript *", "awk *", "sed *", "sed -i *", "env *")
+	top := bashAt("")
+	tests := []shellCase{
+		{top("python3 -c 'import os'"), D, false, ""},
+		{top("env python3 -c 'import os'"), D, false, ""},
+		{top("timeout 5 python3 -c 1"), D, false, ""},
+		{top("python -c 'import os'"), R, true, "inline code"},
+		{top("python3 -Ic 'import os'"), R, true, "python3 -Ic runs inline code"},
+		{top("python3 -W ignore -c 1"), R, true, "inline code"},
+		{top("perl -e 'unlink glob q(*)'"), R, true, "inline code"},
+		{top("perl -ne print data/file.txt"), R, true, "inline code"},
+		{top("perl -Mstrict -e 1"), R, true, "inline code"},
+		{top("perl -I lib -E 'say 1'"), R, true, "inline code"},
+		{top("ruby -e 'puts 1'"), R, true, "inline code"},
+		{top("node -e 'require(\"fs\")'"), R, true, "inline code"},
+		{top("node --eval=1"), R, true, "inline code"},
+		{top("node -p process.env"), R, true, "inline code"},
+		{top("node --require ./x -e 1"), R, true, "inline code"},
+		{top("php -r 'echo 1;'"), R, true, "inline code"},
+		{top("lua -e 'print(1)'"), R, true, "inline code"},
+		{top("deno eval 'Deno.exit()'"), R, true, "inline code"},
+		{top("Rscript -e 1"), R, true, "inline code"},
+		{top(`awk '{system("id")}' data/file.txt`), R, true, "inline code"},
+		{top(`awk 'BEGIN { while (("ls" | getline l) > 0) print l }'`), R, true, "inline code"},
+		{top(`awk '{ print $1 > "/dev/stderr" }' data/file.txt`), R, true, "inline code"},
+		{top(`awk '{ if ($2) print $1 >> "out" }' data/file.txt`), R, true, "inline code"},
+		{top(`awk '@include "x"' data/file.txt`), R, true, "inline code"},
+		{top("sed 'w out' data/file.txt"), R, true, "inline code"},
+		{top("sed '/x/e date' data/file.txt"), R, true, "inline code"},
+		{top("sed -n '1r /etc/passwd' data/file.txt"), R, true, "inline code"},
+		{top("sed -e p -e 's/a/b/w out' data/file.txt"), R, true, "inline code"},
+		{top("sed --expression='s|a|b|e' data/file.txt"), R, true, "inline code"},
+		{top("sed -i 's/a/b/w out' memory/x"), R, true, "inline code"},
+		// A script in a file: the gate cannot read it, a rule may still allow it.
+		{top("python3 data/x.py"), R, false, "python3 runs code the gate cannot read"},
+		{top("node data/x.js -e 1"), R, false, "runs code"}, // -e is the script's
+		{top("python3 -m json.tool data/file.txt"), R, false, ""},
+		{top("awk -f data/p.awk data/file.txt"), R, false, "awk runs a program"},
+		{top("sed -f data/p.sed data/file.txt"), R, false, "sed -f runs a script"},
+		// Filters on the files they name stay reads.
+		{top("python3 --version"), A, false, ""},
+		{top("awk '{print $1}' data/file.txt"), A, false, ""},
+		{top("awk '$1 > 5 { print $2 }' data/file.txt"), A, false, ""},
+		{top("awk 'NR>1' data/file.txt"), A, false, ""},
+		{top(`awk '{ x = sprintf("%d", $1 > 2); print (x > 1) }' data/file.txt`), A, false, ""},
+		{top(`awk '{ print "a > b" }' data/file.txt`), A, false, ""},
+		{top("sed -n '/start/,/end/p' data/file.txt"), A, false, ""},
+		{top(`sed 's/a\/b/c/g; 3q' data/file.txt`), A, false, ""},
+		{top("sed '1i header' data/file.txt"), A, false, ""},
+		{top("sed -e '$!N' -e 's/x/y/2p' data/file.txt"), A, false, ""},
+		{top(`sed '\,x,d' data/file.txt`), A, false, ""},
+		{top("sed -i s/a/b/ memory/x"), A, false, ""}, // its files are its writes
+		{top("sed -i s/a/b/ secrets/x"), D, false, "secrets"},
+	}
+	checkShell(t, s, tests)
+}

@@ -123,10 +123,11 @@ type usage struct {
 	dir        int   // the word naming the directory it works in (git -C), or 0
 	paths      []int // the words of path values (tar -f)
 	target     int   // 1 + the word of the directory -t names, or 0
-	// names says why it reads the names of the files it opens from its input (zip
-	// -@, md5sum -c with no operand, patch < diff): the gate cannot see them. "" when
-	// it does not.
-	names string
+	// blind says why the gate cannot see what it opens or runs: it reads the names
+	// of the files it opens from its input (zip -@, md5sum -c with no operand, patch
+	// < diff), or runs inline code that opens or runs more (an awk program with
+	// system, a sed script with e or w). "" when it does not.
+	blind string
 	// runsCmd says why it runs a command its words give (git -c alias.x=!cmd, git
 	// bisect run): like an interpreter, no pattern may allow it. "" when it does not.
 	runsCmd string
@@ -324,8 +325,8 @@ func (u *usage) note(k kind, w, name string) {
 	if k == kOutFlag {
 		u.writeCwd = true
 	}
-	if k == kListIn && u.names == "" {
-		u.names = ProgramName(u.words[0]) + " " + w +
+	if k == kListIn && u.blind == "" {
+		u.blind = ProgramName(u.words[0]) + " " + w +
 			" reads the names of the files it opens from its input"
 	}
 }
@@ -336,8 +337,8 @@ func (u *usage) listOps(ops []int, why string) {
 	for _, i := range ops {
 		u.set(i, useList, 0)
 	}
-	if len(ops) == 0 && u.names == "" {
-		u.names = why
+	if len(ops) == 0 && u.blind == "" {
+		u.blind = why
 	}
 }
 
@@ -629,16 +630,15 @@ func noOperand(u *usage, ops []int) bool {
 }
 
 // sedOps: the script is the first operand unless -e or -f gave one; the files are
-// written under -i.
+// written under -i. A script that runs a command or opens a file (sedRuns) is
+// inline code the gate cannot follow; a script from -f FILE one it cannot read.
 func sedOps(u *usage, ops []int) {
 	scriptGiven := strings.ContainsAny(u.letters, "ef") || containsAny(u.longs, "expression",
 		"file")
 	for n, i := range ops {
 		switch {
 		case n == 0 && !scriptGiven:
-			if sedRuns(u.words[i]) {
-				u.risky = append(u.risky, u.words[i])
-			}
+			u.inline(u.words[i], u.words[i], sedRuns)
 		case u.has(kWriteFlag):
 			u.set(i, useWrite, 0)
 		default:
@@ -646,63 +646,178 @@ func sedOps(u *usage, ops []int) {
 		}
 	}
 	for i, w := range u.words {
-		if i > 0 && (w == "-e" || w == "--expression") && i+1 < len(u.words) &&
-			sedRuns(u.words[i+1]) {
-			u.risky = append(u.risky, u.words[i+1])
-		} else if v, ok := strings.CutPrefix(w, "--expression="); ok && sedRuns(v) {
-			u.risky = append(u.risky, w)
+		if i > 0 && (w == "-e" || w == "--expression") && i+1 < len(u.words) {
+			u.inline(u.words[i+1], u.words[i+1], sedRuns)
+		} else if v, ok := strings.CutPrefix(w, "--expression="); ok {
+			u.inline(v, w, sedRuns)
 		}
 	}
 	if u.has(kRead) { // -f FILE: a script the gate does not read
 		u.risky = append(u.risky, "-f")
+		u.runsCmd = "sed -f runs a script the gate cannot read"
 	}
 }
 
-// sedRuns reports whether a sed script may write a file or run a command: an s
-// command with the w or e flag, or a w, W, e, r or R command. It errs on the side
-// of yes.
+// inline records the inline program prog of an awk or sed command, written as w:
+// when runs says it may run a command or open a file, w is risky and the command
+// blind, since the gate cannot follow the code.
+func (u *usage) inline(prog, w string, runs func(string) bool) {
+	if !runs(prog) {
+		return
+	}
+	u.risky = append(u.risky, w)
+	if u.blind == "" {
+		u.blind = ProgramName(u.words[0]) + " runs inline code that runs a command or " +
+			"opens a file the gate cannot see"
+	}
+}
+
+// sedRuns reports whether a sed script may run a command or open a file its words
+// do not name: an e, r, R, w or W command, or an s command with the e or w flag. It
+// errs on the side of yes: a command or an address it does not read counts.
 func sedRuns(script string) bool {
-	for cmd := range strings.FieldsFuncSeq(script, func(r rune) bool { return r == ';' || r == '\n' }) {
-		cmd = strings.TrimLeft(cmd, " \t0123456789,$/!{}")
-		if cmd == "" {
+	n := len(script)
+	for i := 0; i < n; {
+		switch script[i] {
+		case ' ', '\t', '\n', ';', '{', '}':
+			i++
 			continue
 		}
-		switch cmd[0] {
+		var ok bool
+		if i, ok = sedAddress(script, i); !ok {
+			return true
+		}
+		if i < n && script[i] == ',' {
+			if i, ok = sedAddress(script, i+1); !ok {
+				return true
+			}
+		}
+		for i < n && (script[i] == ' ' || script[i] == '!') {
+			i++
+		}
+		if i >= n {
+			return true // an address without a command
+		}
+		c := script[i]
+		i++
+		switch c {
+		case '{':
+			continue
 		case 's', 'y':
-			if len(cmd) < 2 {
+			if i >= n || script[i] == '\\' || script[i] == '\n' {
 				return true
 			}
-			delim := cmd[1]
-			parts := strings.Split(cmd[2:], string(delim))
-			if len(parts) < 3 {
-				return true // a delimiter inside a part: cannot tell
+			delim := script[i]
+			i++
+			for range 2 { // the regex and the replacement
+				if i, ok = sedDelimited(script, i, delim); !ok {
+					return true
+				}
 			}
-			flags := parts[len(parts)-1]
-			if strings.ContainsAny(flags, "weWE") || len(parts) > 3 {
+			for i < n && strings.IndexByte("gpiImM0123456789", script[i]) >= 0 {
+				i++
+			}
+			if i < n && strings.IndexByte("ewW", script[i]) >= 0 {
 				return true
 			}
-		case 'p', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H', 'x', 'P', 'q', 'Q', '=', 'l', 'z':
-			if strings.TrimSpace(cmd[1:]) != "" && !strings.HasPrefix(strings.TrimSpace(cmd[1:]), "}") {
-				return true
+		case 'a', 'i', 'c', '#':
+			for i < n && (script[i] != '\n' || script[i-1] == '\\') {
+				i++ // text or a comment, to the end of the line
+			}
+		case ':', 'b', 't', 'T', 'v':
+			for i < n && script[i] != ';' && script[i] != '\n' && script[i] != '}' {
+				i++ // a label
+			}
+		case 'p', 'P', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H', 'x', '=', 'z', 'F':
+		case 'q', 'Q', 'l', 'L':
+			for i < n && (script[i] == ' ' || script[i] >= '0' && script[i] <= '9') {
+				i++ // an exit code or a line length
 			}
 		default:
+			return true // e, r, R, w, W and what the gate does not read
+		}
+		for i < n && (script[i] == ' ' || script[i] == '\t') {
+			i++
+		}
+		if i < n && script[i] != ';' && script[i] != '\n' && script[i] != '}' {
 			return true
 		}
 	}
 	return false
 }
 
+// sedAddress returns the index after the sed address at script[i] (a line number,
+// first~step, $, +N, ~N, /regex/ or \cregexc with its I and M flags), i when there
+// is none; ok is false when the address does not end.
+func sedAddress(script string, i int) (int, bool) {
+	n := len(script)
+	digits := func(i int) int {
+		for i < n && script[i] >= '0' && script[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	if i >= n {
+		return i, true
+	}
+	switch c := script[i]; {
+	case c >= '0' && c <= '9':
+		i = digits(i)
+		if i < n && script[i] == '~' {
+			i = digits(i + 1)
+		}
+	case c == '$':
+		i++
+	case c == '+' || c == '~':
+		i = digits(i + 1)
+	case c == '/' || c == '\\':
+		delim := byte('/')
+		if c == '\\' {
+			if i+1 >= n || script[i+1] == '\n' {
+				return i, false
+			}
+			delim, i = script[i+1], i+1
+		}
+		var ok bool
+		if i, ok = sedDelimited(script, i+1, delim); !ok {
+			return i, false
+		}
+		for i < n && (script[i] == 'I' || script[i] == 'M') {
+			i++
+		}
+	}
+	return i, true
+}
+
+// sedDelimited returns the index after the delim that ends the part of a sed
+// regex or replacement starting at script[i], a backslash escaping the next byte;
+// ok is false when none ends it.
+func sedDelimited(script string, i int, delim byte) (int, bool) {
+	for ; i < len(script); i++ {
+		switch script[i] {
+		case '\\':
+			i++
+		case delim:
+			return i + 1, true
+		}
+	}
+	return i, false
+}
+
 // awkOps: the program is the first operand unless -f gave a file (which the gate
-// does not read); VAR=VALUE operands are assignments.
+// does not read: an awk program it cannot see); VAR=VALUE operands are
+// assignments. A program that runs a command or opens a file (awkRuns) is inline
+// code the gate cannot follow.
 func awkOps(u *usage, ops []int) {
 	progGiven := u.has(kRun)
+	if progGiven {
+		u.runsCmd = ProgramName(u.words[0]) + " runs a program the gate cannot read"
+	}
 	for n, i := range ops {
 		w := u.words[i]
 		switch {
 		case n == 0 && !progGiven:
-			if awkRuns(w) {
-				u.risky = append(u.risky, w)
-			}
+			u.inline(w, w, awkRuns)
 		case isAssignWord(w):
 		default:
 			u.set(i, useArg, 0)
@@ -710,11 +825,43 @@ func awkOps(u *usage, ops []int) {
 	}
 }
 
-// awkRuns reports whether an awk program may run a command or write a file:
-// system(), a pipe, an output redirection, getline, or an extension.
+// awkRuns reports whether an awk program may run a command or open a file: system(),
+// getline, an extension (@include, @load), a coprocess, or a > or | that redirects a
+// print or printf statement (outside its parentheses and strings; a > elsewhere is a
+// comparison). It errs on the side of yes.
 func awkRuns(prog string) bool {
-	return strings.ContainsAny(prog, "|>") || strings.Contains(prog, "system") ||
-		strings.Contains(prog, "getline") || strings.Contains(prog, "@")
+	if strings.Contains(prog, "system") || strings.Contains(prog, "getline") ||
+		strings.ContainsAny(prog, "@") || strings.Contains(prog, "|&") {
+		return true
+	}
+	inPrint, depth := false, 0
+	for i := 0; i < len(prog); i++ {
+		switch c := prog[i]; {
+		case c == '"':
+			for i++; i < len(prog) && prog[i] != '"'; i++ {
+				if prog[i] == '\\' {
+					i++
+				}
+			}
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ';' || c == '\n' || c == '{' || c == '}':
+			inPrint, depth = false, 0
+		case c == 'p' && strings.HasPrefix(prog[i:], "print") &&
+			(i == 0 || !awkIdent(prog[i-1])):
+			inPrint = true
+			i += len("print") - 1
+		case (c == '>' || c == '|') && inPrint && depth <= 0:
+			return true
+		}
+	}
+	return false
+}
+
+func awkIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // patchOps: patch writes its first operand and reads the second (the patch); given
@@ -737,7 +884,7 @@ func patchOps(u *usage, ops []int) {
 		}
 	}
 	if !u.has(kRead) {
-		u.names = "patch reads the names of the files it writes from its input"
+		u.blind = "patch reads the names of the files it writes from its input"
 	}
 }
 
@@ -1039,7 +1186,8 @@ func init() {
 		short: merge(shorts("Ooa", kWrite), shorts("P", kTarget), shorts("i", kList),
 			shorts("e", kRun), shorts("UtTwQlAR", kVal)),
 		long: merge(longs(kWrite, "output-document", "output-file", "append-output"),
-			longs(kTarget, "directory-prefix"), longs(kList, "input-file"), longs(kRead, "post-file",
+			longs(kTarget, "directory-prefix"), longs(kList, "input-file"),
+			longs(kRead, "post-file",
 				"body-file", "certificate", "private-key", "ca-certificate"),
 			longs(kRun, "execute", "use-askpass", "config"), longs(kFlag, "spider"),
 			longs(kVal, "user-agent", "tries", "timeout", "wait", "level", "accept",
