@@ -121,14 +121,17 @@ func TestShellGlobBudget(t *testing.T) {
 
 // TestShellAttacks sends each attack on command rules through the real API, beside
 // its allowed neighbour: a hard link of .git/config into data/, go -overlay, git
-// status -v and git log --check in a repository holding secrets/, a file listing
-// the files wc reads, a device node, and a $'\c…' word shown as written.
+// status -v, git log --check and git add -p in a repository holding secrets/, a
+// file listing the files wc or md5sum -c reads, zip -@ reading them from its input,
+// inline code (python3 -c, an awk print to a file), an assignment of PATH, a device
+// node, and a $'\c…' word shown as written.
 func TestShellAttacks(t *testing.T) {
 	e := newEnv(t)
 	for _, d := range []string{".git", "src/p"} {
 		testkit.Must(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
 	}
-	for _, p := range []string{"cp *", "go *", "git status *", "git log *", "wc *", "cat *"} {
+	for _, p := range []string{"cp *", "go *", "git status *", "git log *", "git add *", "wc *",
+		"cat *", "zip *", "md5sum *", "python3 *", "awk *"} {
 		e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash", CommandPattern: p,
 			Action: rules.Allow, Priority: 100})
 	}
@@ -146,8 +149,20 @@ func TestShellAttacks(t *testing.T) {
 		{"git status -s", "src", gate.VerdictAllow},
 		{"git log --check", "src", gate.VerdictPending},
 		{"git log --oneline -n 5", "src", gate.VerdictAllow},
+		{"git add -p", "src", gate.VerdictPending},
+		{"git add p/x.go", "src", gate.VerdictAllow},
 		{"wc --files0-from=data/list", "", gate.VerdictPending},
 		{"wc -l data/list", "", gate.VerdictAllow},
+		{"zip -@ data/a.zip < data/list", "", gate.VerdictPending},
+		{"zip data/a.zip data/list", "", gate.VerdictAllow},
+		{"md5sum -c data/list", "", gate.VerdictPending},
+		{"md5sum data/list", "", gate.VerdictAllow},
+		{"PATH=/tmp/x git status -s", "src", gate.VerdictPending},
+		{"LANG=C git status -s", "src", gate.VerdictAllow},
+		{"python3 -c 'import os'", "", gate.VerdictPending},
+		{"python3 --version", "", gate.VerdictAllow},
+		{`awk '{ print > "data/x" }' data/list`, "", gate.VerdictPending},
+		{"awk '$1 > 5' data/list", "", gate.VerdictAllow},
 		{"cat " + dev, "", gate.VerdictPending},
 		{"cat /dev/null", "", gate.VerdictAllow},
 		{`cat $'\cssecrets/key'`, "", gate.VerdictPending},

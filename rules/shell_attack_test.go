@@ -19,7 +19,8 @@ func attackWorkspace(t *testing.T) (root string, s *Set) {
 	s = allowCommands(root, root+"/docs", nil, "cp *", "link *", "rsync *", "go *",
 		"git status *", "git log *", "git reflog *", "git shortlog *", "git stash *",
 		"git whatchanged *", "git add *", "wc *", "du *", "sort *", "find *", "tar *",
-		"cat *", "head *", "grep *", "cd *")
+		"cat *", "head *", "grep *", "cd *", "zip *", "cpio *", "md5sum *", "sha256sum *",
+		"wget *", "curl *", "xargs *", "file *", "patch *", "git apply *", "git am *")
 	return root, s
 }
 
@@ -130,8 +131,10 @@ func TestShellGitShowsContent(t *testing.T) {
 
 // TestShellFileLists: a file that lists the files a command opens (wc
 // --files0-from, find -files0-from, tar -T, rsync --files-from, git
-// --pathspec-from-file) cannot be checked: the call needs a human, whatever the
-// list's place, and nothing lifts it.
+// --pathspec-from-file, md5sum -c, wget -i, curl -K, xargs -a, file -f, a patch),
+// or its input when it reads the names from there (zip -@, cpio -o, patch < diff),
+// cannot be checked: the call needs a human, whatever the list's place, and nothing
+// lifts it.
 func TestShellFileLists(t *testing.T) {
 	_, s := attackWorkspace(t)
 	docs := bashAt("docs")
@@ -140,6 +143,19 @@ func TestShellFileLists(t *testing.T) {
 		{docs("wc -l ../data/file.txt"), A, false, ""},
 		{docs("tar -cf ../data/a.tar ../data/file.txt"), A, false, ""},
 		{docs("find . -name x"), A, false, ""},
+		{docs("zip ../data/a.zip ../data/file.txt"), A, false, ""},
+		{docs("cpio -t < ../data/a.cpio"), A, false, ""},
+		{docs("cpio -i < ../data/a.cpio"), R, false, ""}, // -i writes docs: not spelled
+		{docs("md5sum ../data/file.txt"), A, false, ""},
+		{docs("sha256sum -b ../data/file.txt"), A, false, ""},
+		{docs("wget -q --spider http://h/x"), A, false, ""},
+		{docs("curl -s http://h/x"), A, false, ""},
+		{docs("file ../data/file.txt"), A, false, ""},
+		{docs("patch ../data/file.txt ../data/fix.diff"), A, false, ""},
+		{docs("patch ../data/file.txt < ../data/fix.diff"), A, false, ""},
+		{docs("patch ../secrets/key < ../data/fix.diff"), D, false, "secrets"},
+		{docs("xargs -a ../data/list cat"), R, true, ""},
+		{docs("xargs cat -a x"), R, true, "xargs"}, // -a is cat's
 	}
 	for _, script := range []string{
 		"wc --files0-from=../data/list", "wc --files0-from ../data/list",
@@ -152,8 +168,23 @@ func TestShellFileLists(t *testing.T) {
 		"tar -c --files-from ../data/list -f ../data/a.tar",
 		"rsync --files-from=../data/list . ../data/x",
 		"git add --pathspec-from-file=../data/list",
+		"md5sum -c ../data/sums", "sha256sum --check ../data/sums", "md5sum --ch ../data/sums",
+		"sha256sum -bc ../data/sums", "wget -i ../data/urls", "wget --input-file=../data/urls",
+		"wget -i -", "curl -K ../data/cfg", "curl --config ../data/cfg http://h",
+		"curl --conf=../data/cfg", "file -f ../data/list", "file --files-from ../data/list",
+		"patch -i ../data/fix.diff", "patch -p1 --input=../data/fix.diff",
+		"git apply ../data/fix.diff", "git am ../data/m.mbox",
 	} {
 		tests = append(tests, shellCase{docs(script), R, true, "lists the files"})
+	}
+	for _, script := range []string{
+		"zip ../data/a.zip -@ < ../data/list", "zip -q@ ../data/a.zip",
+		"cpio -o < ../data/list > ../data/a.cpio", "cpio -ov -F ../data/a.cpio",
+		"cpio --create -F ../data/a.cpio", "cpio -p ../data/x < ../data/list",
+		"md5sum -c", "sha256sum --check < ../data/sums", "patch -p1 < ../data/fix.diff",
+		"patch", "git apply < ../data/fix.diff", "git am -3",
+	} {
+		tests = append(tests, shellCase{docs(script), R, true, "from its input"})
 	}
 	checkShell(t, s, tests)
 }
@@ -216,4 +247,71 @@ func TestShellLookAlikeOptions(t *testing.T) {
 		{top("cat -- data/file.txt"), A, false, ""},
 		{top("grep -e привет data/file.txt"), A, false, ""},
 	})
+}
+
+// TestShellInlineCode: code given inline to an interpreter (python3 -c, perl -e, node
+// --eval), an awk program that runs a command or opens a file, and a sed script with
+// e, r or w are opaque to the gate: a require nothing lifts, not even a pattern that
+// spells them, while a deny of either form still denies. Filters on named files stay
+// reads, and a script file stays a require a rule may lift.
+func TestShellInlineCode(t *testing.T) {
+	root := workspace(t)
+	deny := Rule{ID: 90, GroupID: DefaultGroup, ToolPattern: "Bash",
+		CommandPattern: "python3 -c *", Action: Deny, Priority: 1}
+	s := allowCommands(root, "", []Rule{deny}, "python3 *", "perl *", "ruby *", "node *",
+		"php *", "lua *", "deno *", "Rscript *", "awk *", "sed *", "sed -i *", "env *")
+	top := bashAt("")
+	tests := []shellCase{
+		{top("python3 -c 'import os'"), D, false, ""},
+		{top("env python3 -c 'import os'"), D, false, ""},
+		{top("timeout 5 python3 -c 1"), D, false, ""},
+		{top("python -c 'import os'"), R, true, "inline code"},
+		{top("python3 -Ic 'import os'"), R, true, "python3 -Ic runs inline code"},
+		{top("python3 -W ignore -c 1"), R, true, "inline code"},
+		{top("perl -e 'unlink glob q(*)'"), R, true, "inline code"},
+		{top("perl -ne print data/file.txt"), R, true, "inline code"},
+		{top("perl -Mstrict -e 1"), R, true, "inline code"},
+		{top("perl -I lib -E 'say 1'"), R, true, "inline code"},
+		{top("ruby -e 'puts 1'"), R, true, "inline code"},
+		{top("node -e 'require(\"fs\")'"), R, true, "inline code"},
+		{top("node --eval=1"), R, true, "inline code"},
+		{top("node -p process.env"), R, true, "inline code"},
+		{top("node --require ./x -e 1"), R, true, "inline code"},
+		{top("php -r 'echo 1;'"), R, true, "inline code"},
+		{top("lua -e 'print(1)'"), R, true, "inline code"},
+		{top("deno eval 'Deno.exit()'"), R, true, "inline code"},
+		{top("Rscript -e 1"), R, true, "inline code"},
+		{top(`awk '{system("id")}' data/file.txt`), R, true, "inline code"},
+		{top(`awk 'BEGIN { while (("ls" | getline l) > 0) print l }'`), R, true, "inline code"},
+		{top(`awk '{ print $1 > "/dev/stderr" }' data/file.txt`), R, true, "inline code"},
+		{top(`awk '{ if ($2) print $1 >> "out" }' data/file.txt`), R, true, "inline code"},
+		{top(`awk '@include "x"' data/file.txt`), R, true, "inline code"},
+		{top("sed 'w out' data/file.txt"), R, true, "inline code"},
+		{top("sed '/x/e date' data/file.txt"), R, true, "inline code"},
+		{top("sed -n '1r /etc/passwd' data/file.txt"), R, true, "inline code"},
+		{top("sed -e p -e 's/a/b/w out' data/file.txt"), R, true, "inline code"},
+		{top("sed --expression='s|a|b|e' data/file.txt"), R, true, "inline code"},
+		{top("sed -i 's/a/b/w out' memory/x"), R, true, "inline code"},
+		// A script in a file: the gate cannot read it, a rule may still allow it.
+		{top("python3 data/x.py"), R, false, "python3 runs code the gate cannot read"},
+		{top("node data/x.js -e 1"), R, false, "runs code"}, // -e is the script's
+		{top("python3 -m json.tool data/file.txt"), R, false, ""},
+		{top("awk -f data/p.awk data/file.txt"), R, false, "awk runs a program"},
+		{top("sed -f data/p.sed data/file.txt"), R, false, "sed -f runs a script"},
+		// Filters on the files they name stay reads.
+		{top("python3 --version"), A, false, ""},
+		{top("awk '{print $1}' data/file.txt"), A, false, ""},
+		{top("awk '$1 > 5 { print $2 }' data/file.txt"), A, false, ""},
+		{top("awk 'NR>1' data/file.txt"), A, false, ""},
+		{top(`awk '{ x = sprintf("%d", $1 > 2); print (x > 1) }' data/file.txt`), A, false, ""},
+		{top(`awk '{ print "a > b" }' data/file.txt`), A, false, ""},
+		{top("sed -n '/start/,/end/p' data/file.txt"), A, false, ""},
+		{top(`sed 's/a\/b/c/g; 3q' data/file.txt`), A, false, ""},
+		{top("sed '1i header' data/file.txt"), A, false, ""},
+		{top("sed -e '$!N' -e 's/x/y/2p' data/file.txt"), A, false, ""},
+		{top(`sed '\,x,d' data/file.txt`), A, false, ""},
+		{top("sed -i s/a/b/ memory/x"), A, false, ""}, // its files are its writes
+		{top("sed -i s/a/b/ secrets/x"), D, false, "secrets"},
+	}
+	checkShell(t, s, tests)
 }

@@ -73,8 +73,12 @@
 // of docs/design.md, "Shell commands"): which options and operands are files it
 // writes or reads (the operands of formatters that rewrite them, gofmt -w, black,
 // go fmt ./..., a directory or tree as a write of it whole), which are no path (options, subcommands, patterns, URLs), and
-// which options run a program or code (git -c, go test -exec, find -delete, sed -i,
-// an awk program with system) or follow symlinks while recursing (grep -R, cp -L).
+// which options run a program or code (git -c, go test -exec, find -delete, sed -i)
+// or follow symlinks while recursing (grep -R, cp -L). Code given inline that may
+// run a command or open a file — python3 -c, perl -e, an awk program with system or
+// a print to > or |, a sed script with e, r or w — makes the command Blind, as does a
+// program that reads the names of the files it opens from its input (zip -@, cpio
+// -o, md5sum -c, patch < diff; a list file is a Path with a Problem).
 // Those, and the options that write, are the command's
 // Risky words: Pattern.Allows allows it only when the pattern spells each of them.
 // Long options count when abbreviated where the program accepts that. A git command
@@ -93,7 +97,9 @@
 // program that runs the configuration it finds there (Access Config: git, make,
 // npm, go, …; go test and go run also the packages they name, a ./... tree with
 // Path.Tree), and the directory of a command that reads its whole repository or
-// module (Access Repo: git show, git log -p, go test all); a ./... package pattern
+// module (Access Repo: git show, git log -p, go test all; git by an allow-list of
+// subcommands and options that print only names and states, gitQuiets, any other
+// reading its repository); a ./... package pattern
 // is a read of its directory. The target of ln -s is taken in
 // the link's directory. Words are expanded as bash would —
 // braces, ~, globs against the directory the command runs in, with the glob

@@ -39,7 +39,8 @@ func FuzzParse(f *testing.F) {
 		"for HOME in x; do", "cd() { :; }", "function cd { :; }", "alias a=b", "${!x}",
 		"${a[x]}", "${x:y}", "${x@P}", "${HOME:=/x}", "[[ x -eq 1 ]]", "declare -n x=y",
 		"bash -lc x", "bash -o keyword -c x", "set -k", "grep -drecurse", "grep --recur",
-		"ln -s a b/c", "echo ../s/*", "git --git-dir=x"} {
+		"ln -s a b/c", "echo ../s/*", "git --git-dir=x", "sed 's", "sed '\\x", "sed 'a\\'",
+		`awk '"\'`, "awk 'print(>", "python3 -W", "node --require", "perl -e"} {
 		f.Add(s)
 	}
 	deny := MustCompile("rm -rf *")

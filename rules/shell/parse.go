@@ -174,8 +174,12 @@ func (w *walker) command(c syntax.Command) {
 	case *syntax.FuncDecl:
 		// A call of the name runs the body, not the program of that name, and cd
 		// tracking no longer holds once cd may be one.
-		w.emit(Command{Words: []string{c.Name.Value + "()"}, Unknown: true,
-			Why: "defines the function " + c.Name.Value})
+		name := "" // the parser may give none ("()0")
+		if c.Name != nil {
+			name = c.Name.Value
+		}
+		w.emit(Command{Words: []string{name + "()"}, Unknown: true,
+			Why: "defines the function " + name})
 		w.inLoop++
 		if c.Body != nil {
 			w.stmt(c.Body)

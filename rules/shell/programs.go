@@ -57,6 +57,8 @@ const (
 	kFollow                // follows symlinks while it recurses (grep -R, cp -L, tar -h)
 	kWriteVal              // a value that is no path; it writes where the gate does not look (go test -fuzz)
 	kList                  // a file (or - for stdin) listing the files it opens (wc --files0-from)
+	kListIn                // it reads the names of the files it opens from its input (zip -@)
+	kListOps               // its operands list the files it opens, else its input (md5sum -c)
 )
 
 // risky reports whether an option of kind k writes a file or runs a program: a
@@ -72,7 +74,7 @@ func (k kind) risky() bool {
 // hasValue reports whether an option of kind k takes a value.
 func (k kind) hasValue() bool {
 	switch k {
-	case kFlag, kRunFlag, kWriteFlag, kOutFlag, kFollow:
+	case kFlag, kRunFlag, kWriteFlag, kOutFlag, kFollow, kListIn, kListOps:
 		return false
 	}
 	return true
@@ -99,6 +101,8 @@ type program struct {
 	operands func(u *usage, ops []int)
 	// cwd: with no path operand, it reads the directory it runs in (ls, grep -r).
 	cwd func(u *usage, ops []int) bool
+	// posix: its options end at the first operand (xargs: the rest is a command).
+	posix bool
 }
 
 // usage is what one command does with the file system, as its words tell.
@@ -119,6 +123,11 @@ type usage struct {
 	dir        int   // the word naming the directory it works in (git -C), or 0
 	paths      []int // the words of path values (tar -f)
 	target     int   // 1 + the word of the directory -t names, or 0
+	// blind says why the gate cannot see what it opens or runs: it reads the names
+	// of the files it opens from its input (zip -@, md5sum -c with no operand, patch
+	// < diff), or runs inline code that opens or runs more (an awk program with
+	// system, a sed script with e or w). "" when it does not.
+	blind string
 	// runsCmd says why it runs a command its words give (git -c alias.x=!cmd, git
 	// bisect run): like an interpreter, no pattern may allow it. "" when it does not.
 	runsCmd string
@@ -167,6 +176,9 @@ func classify(words []string) *usage {
 			}
 		}
 	}
+	if u.has(kListOps) {
+		u.listOps(ops, prog+" reads the names of the files it opens from its input")
+	}
 	if p.cwd != nil && p.cwd(u, ops) {
 		u.readsCwd = true
 	}
@@ -190,6 +202,12 @@ func (u *usage) options(p *program, from int) []int {
 		}
 		if len(w) < 2 || w[0] != '-' {
 			ops = append(ops, i)
+			if p.posix {
+				for j := i + 1; j < len(words); j++ {
+					ops = append(ops, j)
+				}
+				break
+			}
 			continue
 		}
 		if strings.HasPrefix(w, "--") || p.single {
@@ -306,6 +324,21 @@ func (u *usage) note(k kind, w, name string) {
 	}
 	if k == kOutFlag {
 		u.writeCwd = true
+	}
+	if k == kListIn && u.blind == "" {
+		u.blind = ProgramName(u.words[0]) + " " + w +
+			" reads the names of the files it opens from its input"
+	}
+}
+
+// listOps makes the operands ops files that list the files the command opens; with
+// none, it reads those names from its input, which is why.
+func (u *usage) listOps(ops []int, why string) {
+	for _, i := range ops {
+		u.set(i, useList, 0)
+	}
+	if len(ops) == 0 && u.blind == "" {
+		u.blind = why
 	}
 }
 
@@ -597,16 +630,15 @@ func noOperand(u *usage, ops []int) bool {
 }
 
 // sedOps: the script is the first operand unless -e or -f gave one; the files are
-// written under -i.
+// written under -i. A script that runs a command or opens a file (sedRuns) is
+// inline code the gate cannot follow; a script from -f FILE one it cannot read.
 func sedOps(u *usage, ops []int) {
 	scriptGiven := strings.ContainsAny(u.letters, "ef") || containsAny(u.longs, "expression",
 		"file")
 	for n, i := range ops {
 		switch {
 		case n == 0 && !scriptGiven:
-			if sedRuns(u.words[i]) {
-				u.risky = append(u.risky, u.words[i])
-			}
+			u.inline(u.words[i], u.words[i], sedRuns)
 		case u.has(kWriteFlag):
 			u.set(i, useWrite, 0)
 		default:
@@ -614,63 +646,178 @@ func sedOps(u *usage, ops []int) {
 		}
 	}
 	for i, w := range u.words {
-		if i > 0 && (w == "-e" || w == "--expression") && i+1 < len(u.words) &&
-			sedRuns(u.words[i+1]) {
-			u.risky = append(u.risky, u.words[i+1])
-		} else if v, ok := strings.CutPrefix(w, "--expression="); ok && sedRuns(v) {
-			u.risky = append(u.risky, w)
+		if i > 0 && (w == "-e" || w == "--expression") && i+1 < len(u.words) {
+			u.inline(u.words[i+1], u.words[i+1], sedRuns)
+		} else if v, ok := strings.CutPrefix(w, "--expression="); ok {
+			u.inline(v, w, sedRuns)
 		}
 	}
 	if u.has(kRead) { // -f FILE: a script the gate does not read
 		u.risky = append(u.risky, "-f")
+		u.runsCmd = "sed -f runs a script the gate cannot read"
 	}
 }
 
-// sedRuns reports whether a sed script may write a file or run a command: an s
-// command with the w or e flag, or a w, W, e, r or R command. It errs on the side
-// of yes.
+// inline records the inline program prog of an awk or sed command, written as w:
+// when runs says it may run a command or open a file, w is risky and the command
+// blind, since the gate cannot follow the code.
+func (u *usage) inline(prog, w string, runs func(string) bool) {
+	if !runs(prog) {
+		return
+	}
+	u.risky = append(u.risky, w)
+	if u.blind == "" {
+		u.blind = ProgramName(u.words[0]) + " runs inline code that runs a command or " +
+			"opens a file the gate cannot see"
+	}
+}
+
+// sedRuns reports whether a sed script may run a command or open a file its words
+// do not name: an e, r, R, w or W command, or an s command with the e or w flag. It
+// errs on the side of yes: a command or an address it does not read counts.
 func sedRuns(script string) bool {
-	for cmd := range strings.FieldsFuncSeq(script, func(r rune) bool { return r == ';' || r == '\n' }) {
-		cmd = strings.TrimLeft(cmd, " \t0123456789,$/!{}")
-		if cmd == "" {
+	n := len(script)
+	for i := 0; i < n; {
+		switch script[i] {
+		case ' ', '\t', '\n', ';', '{', '}':
+			i++
 			continue
 		}
-		switch cmd[0] {
+		var ok bool
+		if i, ok = sedAddress(script, i); !ok {
+			return true
+		}
+		if i < n && script[i] == ',' {
+			if i, ok = sedAddress(script, i+1); !ok {
+				return true
+			}
+		}
+		for i < n && (script[i] == ' ' || script[i] == '!') {
+			i++
+		}
+		if i >= n {
+			return true // an address without a command
+		}
+		c := script[i]
+		i++
+		switch c {
+		case '{':
+			continue
 		case 's', 'y':
-			if len(cmd) < 2 {
+			if i >= n || script[i] == '\\' || script[i] == '\n' {
 				return true
 			}
-			delim := cmd[1]
-			parts := strings.Split(cmd[2:], string(delim))
-			if len(parts) < 3 {
-				return true // a delimiter inside a part: cannot tell
+			delim := script[i]
+			i++
+			for range 2 { // the regex and the replacement
+				if i, ok = sedDelimited(script, i, delim); !ok {
+					return true
+				}
 			}
-			flags := parts[len(parts)-1]
-			if strings.ContainsAny(flags, "weWE") || len(parts) > 3 {
+			for i < n && strings.IndexByte("gpiImM0123456789", script[i]) >= 0 {
+				i++
+			}
+			if i < n && strings.IndexByte("ewW", script[i]) >= 0 {
 				return true
 			}
-		case 'p', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H', 'x', 'P', 'q', 'Q', '=', 'l', 'z':
-			if strings.TrimSpace(cmd[1:]) != "" && !strings.HasPrefix(strings.TrimSpace(cmd[1:]), "}") {
-				return true
+		case 'a', 'i', 'c', '#':
+			for i < n && (script[i] != '\n' || script[i-1] == '\\') {
+				i++ // text or a comment, to the end of the line
+			}
+		case ':', 'b', 't', 'T', 'v':
+			for i < n && script[i] != ';' && script[i] != '\n' && script[i] != '}' {
+				i++ // a label
+			}
+		case 'p', 'P', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H', 'x', '=', 'z', 'F':
+		case 'q', 'Q', 'l', 'L':
+			for i < n && (script[i] == ' ' || script[i] >= '0' && script[i] <= '9') {
+				i++ // an exit code or a line length
 			}
 		default:
+			return true // e, r, R, w, W and what the gate does not read
+		}
+		for i < n && (script[i] == ' ' || script[i] == '\t') {
+			i++
+		}
+		if i < n && script[i] != ';' && script[i] != '\n' && script[i] != '}' {
 			return true
 		}
 	}
 	return false
 }
 
+// sedAddress returns the index after the sed address at script[i] (a line number,
+// first~step, $, +N, ~N, /regex/ or \cregexc with its I and M flags), i when there
+// is none; ok is false when the address does not end.
+func sedAddress(script string, i int) (int, bool) {
+	n := len(script)
+	digits := func(i int) int {
+		for i < n && script[i] >= '0' && script[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	if i >= n {
+		return i, true
+	}
+	switch c := script[i]; {
+	case c >= '0' && c <= '9':
+		i = digits(i)
+		if i < n && script[i] == '~' {
+			i = digits(i + 1)
+		}
+	case c == '$':
+		i++
+	case c == '+' || c == '~':
+		i = digits(i + 1)
+	case c == '/' || c == '\\':
+		delim := byte('/')
+		if c == '\\' {
+			if i+1 >= n || script[i+1] == '\n' {
+				return i, false
+			}
+			delim, i = script[i+1], i+1
+		}
+		var ok bool
+		if i, ok = sedDelimited(script, i+1, delim); !ok {
+			return i, false
+		}
+		for i < n && (script[i] == 'I' || script[i] == 'M') {
+			i++
+		}
+	}
+	return i, true
+}
+
+// sedDelimited returns the index after the delim that ends the part of a sed
+// regex or replacement starting at script[i], a backslash escaping the next byte;
+// ok is false when none ends it.
+func sedDelimited(script string, i int, delim byte) (int, bool) {
+	for ; i < len(script); i++ {
+		switch script[i] {
+		case '\\':
+			i++
+		case delim:
+			return i + 1, true
+		}
+	}
+	return i, false
+}
+
 // awkOps: the program is the first operand unless -f gave a file (which the gate
-// does not read); VAR=VALUE operands are assignments.
+// does not read: an awk program it cannot see); VAR=VALUE operands are
+// assignments. A program that runs a command or opens a file (awkRuns) is inline
+// code the gate cannot follow.
 func awkOps(u *usage, ops []int) {
 	progGiven := u.has(kRun)
+	if progGiven {
+		u.runsCmd = ProgramName(u.words[0]) + " runs a program the gate cannot read"
+	}
 	for n, i := range ops {
 		w := u.words[i]
 		switch {
 		case n == 0 && !progGiven:
-			if awkRuns(w) {
-				u.risky = append(u.risky, w)
-			}
+			u.inline(w, w, awkRuns)
 		case isAssignWord(w):
 		default:
 			u.set(i, useArg, 0)
@@ -678,11 +825,83 @@ func awkOps(u *usage, ops []int) {
 	}
 }
 
-// awkRuns reports whether an awk program may run a command or write a file:
-// system(), a pipe, an output redirection, getline, or an extension.
+// awkRuns reports whether an awk program may run a command or open a file: system(),
+// getline, an extension (@include, @load), a coprocess, or a > or | that redirects a
+// print or printf statement (outside its parentheses and strings; a > elsewhere is a
+// comparison). It errs on the side of yes.
 func awkRuns(prog string) bool {
-	return strings.ContainsAny(prog, "|>") || strings.Contains(prog, "system") ||
-		strings.Contains(prog, "getline") || strings.Contains(prog, "@")
+	if strings.Contains(prog, "system") || strings.Contains(prog, "getline") ||
+		strings.ContainsAny(prog, "@") || strings.Contains(prog, "|&") {
+		return true
+	}
+	inPrint, depth := false, 0
+	for i := 0; i < len(prog); i++ {
+		switch c := prog[i]; {
+		case c == '"':
+			for i++; i < len(prog) && prog[i] != '"'; i++ {
+				if prog[i] == '\\' {
+					i++
+				}
+			}
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ';' || c == '\n' || c == '{' || c == '}':
+			inPrint, depth = false, 0
+		case c == 'p' && strings.HasPrefix(prog[i:], "print") &&
+			(i == 0 || !awkIdent(prog[i-1])):
+			inPrint = true
+			i += len("print") - 1
+		case (c == '>' || c == '|') && inPrint && depth <= 0:
+			return true
+		}
+	}
+	return false
+}
+
+func awkIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// patchOps: patch writes its first operand and reads the second (the patch); given
+// none, it writes the files its patch names, from -i FILE or its input, which the
+// gate cannot see: the patch lists the files it opens.
+func patchOps(u *usage, ops []int) {
+	for n, i := range ops {
+		if n == 0 {
+			u.set(i, useWrite, 0)
+		} else {
+			u.set(i, useArg, 0)
+		}
+	}
+	if len(ops) > 0 {
+		return
+	}
+	for i := range u.uses {
+		if u.uses[i].use == useRead { // -i PATCHFILE
+			u.uses[i].use = useList
+		}
+	}
+	if !u.has(kRead) {
+		u.blind = "patch reads the names of the files it writes from its input"
+	}
+}
+
+// cpioOps: cpio -p copies into its operand; cpio -i writes the files its archive
+// names into its directory or -D DIR. The operands of -i and -t are patterns.
+func cpioOps(u *usage, ops []int) {
+	if strings.ContainsRune(u.letters, 'p') || containsAny(u.longs, "pass-through") {
+		opsWrite(u, ops)
+	}
+	if strings.ContainsRune(u.letters, 'i') || containsAny(u.longs, "extract") {
+		u.risky = append(u.risky, "-i")
+		if u.dir > 0 {
+			u.set(u.dir, useWrite, 0)
+		} else {
+			u.writeCwd = true
+		}
+	}
 }
 
 // ddOps: of=FILE is written, if=FILE read.
@@ -950,12 +1169,12 @@ func init() {
 		abbrev: true, operands: awkOps}, "awk", "gawk", "mawk", "nawk")
 	add(&program{operands: ddOps}, "dd")
 	add(&program{abbrev: true,
-		short: merge(shorts("oDc", kWrite), shorts("O", kOutFlag), shorts("K", kRun),
+		short: merge(shorts("oDc", kWrite), shorts("O", kOutFlag), shorts("K", kList),
 			shorts("T", kRead), shorts("dFb", kData), shorts("uHXAemwrxEzYyCQ", kVal)),
 		long: merge(longs(kWrite, "output", "output-dir", "dump-header", "cookie-jar",
 			"trace", "trace-ascii", "libcurl", "stderr", "etag-save", "hsts", "alt-svc"),
 			longs(kOutFlag, "remote-name", "remote-name-all", "remote-header-name"),
-			longs(kRun, "config"), longs(kRead, "upload-file", "netrc-file", "cacert",
+			longs(kList, "config"), longs(kRead, "upload-file", "netrc-file", "cacert",
 				"cert", "key", "etag-compare"),
 			longs(kData, "data", "data-binary", "data-urlencode", "data-raw", "data-ascii",
 				"form", "json", "cookie", "form-string", "variable"),
@@ -964,12 +1183,13 @@ func init() {
 				"resolve", "connect-to", "expect100-timeout")),
 		operands: curlOps}, "curl")
 	add(&program{abbrev: true,
-		short: merge(shorts("Ooa", kWrite), shorts("P", kTarget), shorts("i", kRead),
+		short: merge(shorts("Ooa", kWrite), shorts("P", kTarget), shorts("i", kList),
 			shorts("e", kRun), shorts("UtTwQlAR", kVal)),
 		long: merge(longs(kWrite, "output-document", "output-file", "append-output"),
-			longs(kTarget, "directory-prefix"), longs(kRead, "input-file", "post-file",
+			longs(kTarget, "directory-prefix"), longs(kList, "input-file"),
+			longs(kRead, "post-file",
 				"body-file", "certificate", "private-key", "ca-certificate"),
-			longs(kRun, "execute", "use-askpass", "config"),
+			longs(kRun, "execute", "use-askpass", "config"), longs(kFlag, "spider"),
 			longs(kVal, "user-agent", "tries", "timeout", "wait", "level", "accept",
 				"reject", "header", "method", "body-data", "post-data", "user",
 				"password", "quota", "limit-rate")),
@@ -990,7 +1210,7 @@ func init() {
 		"unzip")
 	add(&program{abbrev: true, long: merge(longs(kRun, "unzip-command"),
 		longs(kWrite, "output-file", "out"), longs(kFollow, "recurse-paths")),
-		short: merge(shorts("O", kWrite), shorts("rR", kFollow)),
+		short: merge(shorts("O", kWrite), shorts("rR", kFollow), shorts("@", kListIn)),
 		operands: func(u *usage, ops []int) {
 			for n, i := range ops {
 				if n == 0 {
@@ -1033,7 +1253,28 @@ func init() {
 		shorts("d", kDir), shorts("pBzFVD", kVal)),
 		long: merge(longs(kWrite, "output", "reject-file"), longs(kRead, "input"),
 			longs(kDir, "directory"), longs(kVal, "strip", "prefix", "suffix", "fuzz")),
-		operands: opsWrite}, "patch")
+		operands: patchOps}, "patch")
+	// Programs that read the names of the files they open from a file or their input.
+	add(&program{abbrev: true, short: merge(shorts("c", kListOps), shorts("a", kVal)),
+		long: merge(longs(kListOps, "check"), longs(kVal, "algorithm", "length")),
+	}, "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum",
+		"cksum", "shasum")
+	add(&program{abbrev: true, short: merge(shorts("op", kListIn), shorts("F", kPath),
+		shorts("O", kWrite), shorts("IE", kRead), shorts("D", kDir), shorts("HRMC", kVal),
+		shorts("L", kFollow)),
+		long: merge(longs(kListIn, "create", "pass-through"), longs(kPath, "file"),
+			longs(kDir, "directory"), longs(kRead, "pattern-file"),
+			longs(kFollow, "dereference"), longs(kVal, "format", "owner", "message",
+				"io-size", "rsh-command")),
+		operands: cpioOps}, "cpio")
+	add(&program{abbrev: true, short: merge(shorts("f", kList), shorts("m", kRead),
+		shorts("FeP", kVal)),
+		long: merge(longs(kList, "files-from"), longs(kRead, "magic-file"),
+			longs(kVal, "separator", "exclude", "exclude-quiet", "parameter"))}, "file")
+	add(&program{abbrev: true, posix: true, short: merge(shorts("a", kList),
+		shorts("dEILnPs", kVal)),
+		long: merge(longs(kList, "arg-file"), longs(kVal, "delimiter", "max-args",
+			"max-procs", "max-chars", "process-slot-var"))}, "xargs")
 	npm := &program{abbrev: true, short: merge(shorts("Cc", kRun), shorts("w", kVal)),
 		long: merge(longs(kRun, "script-shell", "shell", "prefix", "userconfig",
 			"globalconfig", "node-options", "editor", "browser", "viewer", "git", "cwd",
@@ -1117,16 +1358,13 @@ sub:
 	switch sub := words[i]; {
 	case gitRunners[sub]:
 		u.gitRuns(sub)
+	case sub == "clone" && gitCloneConfig(words[i+1:]):
+		u.gitRuns("clone --config") // core.fsmonitor, core.hooksPath, … of the new clone
 	case sub == "bisect" && i+1 < len(words) && words[i+1] == "run",
 		sub == "submodule" && containsWord(words[i+1:], "foreach"):
 		u.gitRuns(sub + " " + words[i+1])
 	}
-	switch words[i] {
-	case "log", "reflog", "shortlog", "stash", "status":
-		u.repo = gitShows(words[i], words[i+1:]) // names and messages only, unless
-	default:
-		u.repo = gitRepoReaders[words[i]]
-	}
+	u.repo = !gitReadsOnly(words[i], words[i+1:])
 	ops := u.options(p, i+1)
 	if u.has(kRun) || u.has(kRunFlag) {
 		u.gitRuns(words[i] + " " + u.risky[len(u.risky)-1]) // rebase -x, --upload-pack
@@ -1139,6 +1377,10 @@ sub:
 		}
 		u.set(j, useArg, cut)
 	}
+	if (words[i] == "apply" || words[i] == "am") && !gitApplyOnlyCounts(words[i+1:]) {
+		// The patch names the files it writes.
+		u.listOps(ops, "git "+words[i]+" reads the names of the files it writes from its input")
+	}
 	if words[i] == "grep" && len(ops) > 0 && !containsWord(words, "-e", "-f") {
 		u.uses[ops[0]] = wordUse{} // the pattern
 		ops = ops[1:]
@@ -1146,6 +1388,33 @@ sub:
 	if len(ops) == 0 {
 		u.readsCwd = true
 	}
+}
+
+// gitCloneConfig reports whether the words of git clone set a configuration of the
+// new repository (-c, --config, abbreviated or in a cluster), which may name a
+// command its checkout runs.
+func gitCloneConfig(words []string) bool {
+	for _, w := range words {
+		switch {
+		case w == "--":
+			return false
+		case strings.HasPrefix(w, "--"):
+			name, _, _ := strings.Cut(w[2:], "=")
+			if len(name) >= 2 && strings.HasPrefix("config", name) {
+				return true
+			}
+		case len(w) > 1 && w[0] == '-' && strings.IndexByte(w, 'c') > 0:
+			return true
+		}
+	}
+	return false
+}
+
+// gitApplyOnlyCounts reports whether git apply's words only print what its patch
+// changes (--stat, --numstat, --summary without --apply, --check or --index).
+func gitApplyOnlyCounts(words []string) bool {
+	return containsWord(words, "--stat", "--numstat", "--summary") &&
+		!containsWord(words, "--apply", "--check", "--index", "--cached", "--3way", "-3")
 }
 
 // gitRunners are the git subcommands that run commands their words or settings give:
@@ -1161,49 +1430,62 @@ func (u *usage) gitRuns(what string) {
 	}
 }
 
-// gitShows reports whether git log, reflog, shortlog, stash or status, given the
-// words after the subcommand, may show or search the content of files: unless every
-// option up to "--" is one known to print only names, messages and states (an
-// allow-list, exact names only: --oneline, -n 5, --format=…, status -s), and stash
-// shows no stash.
-func gitShows(sub string, words []string) bool {
-	if sub == "stash" && len(words) > 0 && words[0] == "show" {
-		return true // a diffstat by default, a patch under stash.showPatch
+// gitQuiet is what a git subcommand of the allow-list may be given and still read
+// only the paths its words name, printing names, messages and states: the long
+// options (exact names), the short letters, the letters whose value is the rest of
+// their word (-n5, -uno, -mMSG), and, when set, the words that may follow it as its
+// own subcommand (stash list; none given is fine).
+type gitQuiet struct {
+	long  map[string]bool
+	short string
+	value string
+	subs  map[string]bool
+}
+
+// gitReadsOnly reports whether git SUB, given the words after it, is on the
+// allow-list of gitQuiets: a subcommand there, every option up to "--" one it
+// lists, and its own subcommand one it lists. Anything else (git show, add -p,
+// notes show, merge-tree, an alias) may print or copy files it does not name.
+func gitReadsOnly(sub string, words []string) bool {
+	q := gitQuiets[sub]
+	if q == nil {
+		return false
 	}
-	long, short := gitQuietLog, "0123456789niEFPgzsqw"
-	switch sub {
-	case "status":
-		long, short = gitQuietStatus, "sbzu"
-	case "shortlog":
-		short += "ec"
+	if q.subs != nil && len(words) > 0 && !strings.HasPrefix(words[0], "-") &&
+		!q.subs[words[0]] {
+		return false
 	}
 	for _, w := range words {
 		switch {
 		case w == "--":
-			return false
+			return true
 		case strings.HasPrefix(w, "--"):
 			name, _, _ := strings.Cut(w[2:], "=")
-			if !long[name] {
-				return true
+			if !q.long[name] {
+				return false
 			}
 		case len(w) > 1 && w[0] == '-':
 			for j := 1; j < len(w); j++ {
-				if strings.IndexByte(short, w[j]) < 0 {
-					return true
+				if strings.IndexByte(q.short, w[j]) < 0 {
+					return false
 				}
-				if w[j] == 'n' && sub != "shortlog" || w[j] == 'u' {
-					break // the rest is its value: -n5, -uno
+				if strings.IndexByte(q.value, w[j]) >= 0 {
+					break // the rest is its value
 				}
 			}
 		}
 	}
-	return false
+	return true
 }
 
-// gitQuietLog and gitQuietStatus are the long options of git log (reflog, shortlog,
-// stash list) and git status known to show no content of a file.
-var (
-	gitQuietLog = setOf("oneline", "format", "pretty", "abbrev-commit", "no-abbrev-commit",
+// gitQuiets is the allow-list of git subcommands that read only what their words
+// name (docs/design.md, "Path arguments"): every other subcommand, and any option
+// a subcommand's entry does not list, reads the repository.
+var gitQuiets = func() map[string]*gitQuiet {
+	q := func(short, value string, long ...string) *gitQuiet {
+		return &gitQuiet{long: setOf(long...), short: short, value: value}
+	}
+	logLong := []string{"oneline", "format", "pretty", "abbrev-commit", "no-abbrev-commit",
 		"abbrev", "no-abbrev", "decorate", "no-decorate", "decorate-refs",
 		"decorate-refs-exclude", "source", "graph", "all", "branches", "tags", "remotes",
 		"glob", "exclude", "author", "committer", "grep", "all-match", "invert-grep",
@@ -1215,12 +1497,144 @@ var (
 		"ancestry-path", "simplify-by-decoration", "parents", "children", "color",
 		"no-color", "no-patch", "walk-reflogs", "follow", "full-history", "no-notes",
 		"no-show-signature", "mailmap", "use-mailmap", "no-mailmap",
-		"numbered", "email", "group", "null", "output")
-	gitQuietStatus = setOf("short", "branch", "porcelain", "long", "show-stash",
-		"untracked-files", "ignored", "ignore-submodules", "column", "no-column",
-		"ahead-behind", "no-ahead-behind", "renames", "no-renames", "find-renames",
-		"null", "no-verbose")
-)
+		"numbered", "email", "group", "null", "output"}
+	logShort, logValue := "0123456789niEFPgzsqw", "n"
+	m := map[string]*gitQuiet{
+		"status": q("sbzu", "u", "short", "branch", "porcelain", "long", "show-stash",
+			"untracked-files", "ignored", "ignore-submodules", "column", "no-column",
+			"ahead-behind", "no-ahead-behind", "renames", "no-renames", "find-renames",
+			"null", "no-verbose"),
+		"log":      q(logShort, logValue, logLong...),
+		"reflog":   q(logShort, logValue, logLong...),
+		"shortlog": q(logShort+"ec", "", logLong...),
+		"rev-list": q(logShort, logValue, append([]string{"count", "objects", "header",
+			"quiet", "objects-edge", "timestamp"}, logLong...)...),
+		"stash": q(logShort+"mkuaqS", "nm", append([]string{"message", "keep-index",
+			"no-keep-index", "include-untracked", "only-untracked", "quiet", "index",
+			"staged", "pathspec-from-file", "pathspec-file-nul"}, logLong...)...),
+		"rev-parse": q("q", "", "verify", "quiet", "short", "abbrev-ref", "symbolic",
+			"symbolic-full-name", "show-toplevel", "show-prefix", "show-cdup", "git-dir",
+			"absolute-git-dir", "git-common-dir", "is-inside-work-tree",
+			"is-inside-git-dir", "is-bare-repository", "is-shallow-repository",
+			"show-superproject-working-tree", "show-object-format", "show-ref-format",
+			"branches", "tags", "remotes", "all", "glob", "exclude", "sq", "default",
+			"revs-only", "no-revs", "flags", "no-flags", "since", "until", "after",
+			"before", "path-format", "git-path", "local-env-vars", "resolve-git-dir"),
+		"branch": q("adDmMcCfrlqtuv", "u", "list", "all", "remotes", "verbose", "quiet",
+			"show-current", "delete", "move", "copy", "force", "merged", "no-merged",
+			"contains", "no-contains", "points-at", "sort", "color", "no-color", "column",
+			"no-column", "track", "no-track", "set-upstream-to", "unset-upstream",
+			"ignore-case", "create-reflog", "abbrev", "no-abbrev"),
+		"tag": q("adflmn0123456789i", "mn", "list", "annotate", "delete", "force",
+			"message", "sort", "contains", "no-contains", "merged", "no-merged",
+			"points-at", "column", "no-column", "color", "ignore-case", "create-reflog"),
+		"remote": q("v", "", "verbose"),
+		"add": q("AunvfNq", "", "all", "no-all", "update", "dry-run", "verbose", "force",
+			"intent-to-add", "refresh", "ignore-errors", "ignore-missing",
+			"ignore-removal", "no-ignore-removal", "renormalize", "chmod", "sparse",
+			"pathspec-from-file", "pathspec-file-nul", "no-warn-embedded-repo"),
+		"rm": q("rfnq", "", "cached", "force", "dry-run", "quiet", "ignore-unmatch",
+			"sparse", "pathspec-from-file", "pathspec-file-nul"),
+		"mv": q("fknv", "", "force", "dry-run", "verbose", "sparse"),
+		"commit": q("amqsnoiFC", "mFC", "message", "all", "quiet", "amend", "no-edit",
+			"signoff", "no-signoff", "allow-empty", "allow-empty-message", "author",
+			"date", "file", "reuse-message", "fixup", "squash", "no-verify", "verify",
+			"reset-author", "only", "include", "cleanup", "no-gpg-sign", "no-status",
+			"status", "untracked-files", "trailer", "pathspec-from-file",
+			"pathspec-file-nul"),
+		"checkout": q("bBtfqml", "bB", "track", "no-track", "force", "quiet", "detach",
+			"orphan", "merge", "ours", "theirs", "conflict", "ignore-other-worktrees",
+			"guess", "no-guess", "progress", "no-progress", "pathspec-from-file",
+			"pathspec-file-nul"),
+		"switch": q("cCdfmqt", "cC", "create", "force-create", "detach", "guess",
+			"no-guess", "force", "discard-changes", "merge", "conflict", "quiet",
+			"orphan", "track", "no-track", "progress", "no-progress"),
+		"restore": q("sSWqm", "s", "source", "staged", "worktree", "quiet", "ours",
+			"theirs", "merge", "conflict", "ignore-unmerged", "overlay", "no-overlay",
+			"pathspec-from-file", "pathspec-file-nul", "progress", "no-progress"),
+		"reset": q("qN", "", "soft", "mixed", "hard", "merge", "keep", "quiet",
+			"no-refresh", "refresh", "intent-to-add", "pathspec-from-file",
+			"pathspec-file-nul"),
+		"merge": q("mnqsvX", "msX", "no-ff", "ff", "ff-only", "message", "no-edit",
+			"abort", "continue", "quit", "squash", "no-squash", "strategy",
+			"strategy-option", "commit", "no-commit", "quiet", "verbose", "stat",
+			"no-stat", "log", "no-log", "allow-unrelated-histories", "autostash",
+			"no-autostash", "no-verify", "signoff", "no-signoff", "progress",
+			"no-progress"),
+		"rebase": q("iqvnsXr", "sX", "continue", "abort", "skip", "quit", "onto", "root",
+			"autosquash", "no-autosquash", "autostash", "no-autostash", "quiet",
+			"verbose", "interactive", "keep-base", "update-refs", "no-update-refs",
+			"no-verify", "verify", "empty", "rebase-merges", "no-rebase-merges",
+			"committer-date-is-author-date", "reset-author-date", "signoff", "stat",
+			"no-stat", "strategy", "strategy-option", "fork-point", "no-fork-point",
+			"keep-empty", "no-keep-empty", "reapply-cherry-picks", "edit-todo"),
+		"cherry-pick": q("nesxmX", "mX", "no-commit", "edit", "no-edit", "signoff",
+			"mainline", "continue", "abort", "skip", "quit", "ff", "allow-empty",
+			"allow-empty-message", "keep-redundant-commits", "empty", "strategy",
+			"strategy-option"),
+		"revert": q("nesmX", "mX", "no-commit", "edit", "no-edit", "signoff", "mainline",
+			"continue", "abort", "skip", "quit", "strategy", "strategy-option"),
+		"fetch": q("apqvftjPnm", "j", "all", "prune", "prune-tags", "tags", "no-tags",
+			"quiet", "verbose", "depth", "deepen", "shallow-since", "shallow-exclude",
+			"unshallow", "force", "dry-run", "multiple", "recurse-submodules",
+			"no-recurse-submodules", "jobs", "atomic", "set-upstream", "append",
+			"refetch", "progress", "no-progress", "write-fetch-head",
+			"no-write-fetch-head", "keep", "update-shallow"),
+		"pull": q("qvrnf", "", "rebase", "no-rebase", "ff", "no-ff", "ff-only", "quiet",
+			"verbose", "autostash", "no-autostash", "all", "tags", "no-tags", "depth",
+			"prune", "force", "stat", "no-stat", "recurse-submodules",
+			"no-recurse-submodules", "commit", "no-commit", "edit", "no-edit",
+			"squash", "no-squash", "progress", "no-progress", "signoff", "no-verify"),
+		"clone": q("qvnlsbj", "bj", "quiet", "verbose", "no-checkout", "bare", "mirror",
+			"depth", "shallow-since", "shallow-exclude", "single-branch",
+			"no-single-branch", "branch", "recurse-submodules", "shallow-submodules",
+			"no-shallow-submodules", "jobs", "filter", "also-filter-submodules",
+			"sparse", "no-tags", "tags", "progress", "no-progress", "local", "no-local",
+			"no-hardlinks", "shared", "dissociate", "reject-shallow",
+			"no-reject-shallow", "remote-submodules", "no-remote-submodules"),
+		"init": q("qb", "b", "quiet", "bare", "initial-branch", "shared",
+			"object-format", "ref-format"),
+		"config": q("lzf", "f", "get", "get-all", "get-regexp", "get-urlmatch", "list",
+			"local", "global", "system", "worktree", "file", "show-origin",
+			"show-scope", "name-only", "type", "bool", "int", "bool-or-int", "path",
+			"expiry-date", "default", "null", "includes", "no-includes", "unset",
+			"unset-all", "add", "replace-all", "rename-section", "remove-section",
+			"fixed-value", "no-type"),
+		"ls-files": q("cdmoiskutvfzxX", "xX", "cached", "deleted", "modified", "others",
+			"ignored", "stage", "killed", "unmerged", "exclude", "exclude-from",
+			"exclude-per-directory", "exclude-standard", "error-unmatch", "full-name",
+			"abbrev", "directory", "no-empty-directory", "recurse-submodules",
+			"deduplicate", "format", "eol", "sparse", "resolve-undo", "with-tree"),
+		"describe": q("", "", "tags", "all", "long", "abbrev", "exact-match",
+			"candidates", "match", "exclude", "always", "first-parent", "contains",
+			"dirty", "broken"),
+		"name-rev":     q("", "", "tags", "refs", "exclude", "all", "name-only", "always"),
+		"merge-base":   q("a", "", "all", "octopus", "independent", "is-ancestor", "fork-point"),
+		"symbolic-ref": q("qd", "", "quiet", "short", "delete", "no-recurse"),
+		"show-ref": q("dsq", "", "head", "heads", "branches", "tags", "dereference",
+			"hash", "abbrev", "verify", "quiet", "exists", "exclude-existing"),
+		"check-ignore": q("qvnz", "", "quiet", "verbose", "non-matching", "no-index"),
+		"check-ref-format": q("", "", "normalize", "allow-onelevel",
+			"no-allow-onelevel", "refspec-pattern", "branch"),
+		"count-objects": q("vH", "", "verbose", "human-readable"),
+		"gc":            q("q", "", "aggressive", "auto", "quiet", "prune", "no-prune", "force"),
+		"prune":         q("nv", "", "dry-run", "verbose", "expire", "progress"),
+		"version":       q("", "", "build-options"),
+		"help":          q("agimw", "", "all", "guides", "info", "man", "web", "config"),
+		"submodule": q("q", "", "quiet", "init", "recursive", "remote", "force",
+			"depth", "jobs", "rebase", "merge", "checkout", "no-fetch", "cached",
+			"recommend-shallow", "no-recommend-shallow", "single-branch", "reference",
+			"progress", "filter", "all"),
+	}
+	m["stash"].subs = setOf("list", "push", "save", "pop", "apply", "drop", "clear",
+		"branch", "create", "store")
+	m["reflog"].subs = setOf("show", "list", "expire", "delete", "exists")
+	m["remote"].subs = setOf("add", "rename", "remove", "rm", "set-head", "set-branches",
+		"get-url", "set-url", "prune", "update")
+	m["submodule"].subs = setOf("status", "init", "deinit", "update", "set-branch",
+		"set-url", "sync", "absorbgitdirs")
+	return m
+}()
 
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -1228,20 +1642,6 @@ func setOf(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
-}
-
-// gitRepoReaders are the git subcommands that read, print or copy the files of any
-// commit, or of the whole work tree, without naming a path (git show HEAD, git
-// archive HEAD, git log -p, git bundle create f --all, git push URL): what they read
-// is the repository, wherever they run in it.
-var gitRepoReaders = map[string]bool{
-	"archive": true, "bundle": true, "cat-file": true, "show": true, "log": true,
-	"whatchanged": true, "reflog": true, "diff": true, "diff-tree": true,
-	"diff-index": true, "diff-files": true, "difftool": true, "format-patch": true,
-	"fast-export": true, "ls-tree": true, "grep": true, "blame": true, "annotate": true,
-	"stash": true, "range-diff": true, "request-pull": true, "pack-objects": true,
-	"worktree": true, "checkout-index": true, "unpack-file": true, "push": true,
-	"send-pack": true,
 }
 
 func containsWord(words []string, names ...string) bool {

@@ -51,7 +51,7 @@ func TestRisky(t *testing.T) {
 		{"curl -s http://h", nil},
 		{"curl -o f http://h", []string{"-o"}},
 		{"curl -O http://h/f", []string{"-O"}},
-		{"curl -K cfg http://h", []string{"-K"}},
+		{"curl -K cfg http://h", nil}, // a list: see TestShellFileLists
 		{"wget -O f http://h", []string{"-O"}},
 		{"wget --execute=x http://h", []string{"--execute=x"}},
 		{"tar -tzf a.tgz", nil},
@@ -102,6 +102,81 @@ func TestRisky(t *testing.T) {
 			}
 			if got := s.Commands[0].Risky; !slices.Equal(got, tt.want) {
 				t.Errorf("Risky = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOpaque: inline code that may open or run more, and names read from a list or
+// the input, make a command blind; a script file makes it unknown only; filters on
+// the files they name stay allowable.
+func TestOpaque(t *testing.T) {
+	const blind, unknown, plain = 2, 1, 0
+	tests := []struct {
+		script string
+		want   int
+	}{
+		{"python3 -c 1", blind},
+		{"python3 -Xdev -c 1", blind},
+		{"python3 x.py -c 1", unknown},
+		{"python3 -m venv d", unknown},
+		{"perl -lne print f", blind},
+		{"perl -Mfeature=say x.pl", unknown},
+		{"node --print 1", blind},
+		{"node --inspect-port 9 x.js", unknown},
+		{"php -B 1 -R 2", blind},
+		{"awk '{print $1 > \"f\"}'", blind},
+		{"awk '{print $1 | \"sort\"}'", blind},
+		{"awk '{print $1 || $2}'", blind}, // in doubt
+		{"awk '$1 > 5'", plain},
+		{"awk '{print ($1 > 5)}'", plain},
+		{"awk -f p.awk f", unknown},
+		{"sed 's/x/y/;w f'", blind},
+		{"sed 's/x/y/W f'", blind},
+		{"sed 'e'", blind},
+		{"sed 'R f'", blind},
+		{"sed 's/x/y'", blind}, // does not end: in doubt
+		{"sed '/x/!d'", plain},
+		{"sed -n '2,+3p;$='", plain},
+		{"sed 'y/ab/cd/'", plain},
+		{"sed ':a;N;$!ba;s/\\n/ /g'", plain},
+		{"sed '/a/{s/b/c/;p}'", plain},
+		{"sed -f s.sed f", unknown},
+		{"zip -@ a.zip", blind},
+		{"cpio -o", blind},
+		{"sha1sum -c", blind},
+		{"sha1sum -c sums", blind}, // the list is a Path with a Problem
+		{"sha1sum f", plain},
+		{"patch < d", blind},
+		{"patch f d", plain},
+		{"git apply", blind},
+		{"git apply --stat d", plain},
+	}
+	for _, tt := range tests {
+		t.Run(tt.script, func(t *testing.T) {
+			s := Parse(tt.script)
+			if len(s.Commands) != 1 {
+				t.Fatalf("%d commands", len(s.Commands))
+			}
+			c := s.Commands[0]
+			got := plain
+			switch {
+			case c.Blind != "":
+				got = blind
+			case c.Unknown:
+				got = unknown
+			}
+			paths, err := s.Paths("/w", "/h")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got == plain && slices.ContainsFunc(paths, func(p Path) bool {
+				return p.Problem != ""
+			}) {
+				got = blind
+			}
+			if got != tt.want {
+				t.Errorf("Blind %q, Unknown %v (%q); want %d", c.Blind, c.Unknown, c.Why, tt.want)
 			}
 		})
 	}

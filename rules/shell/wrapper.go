@@ -136,10 +136,68 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 
 // interpreters run code from a script operand, "-" or stdin, which the gate cannot
 // read: such a command is never allowed by a pattern, unless it only asks for the
-// version or the help.
-var interpreters = map[string]bool{"python": true, "python2": true, "python3": true,
-	"perl": true, "ruby": true, "node": true, "php": true, "lua": true, "deno": true,
-	"tclsh": true, "Rscript": true, "bun": true, "nodejs": true}
+// version or the help. Code given inline (python3 -c, perl -e, node --eval) is
+// opaque to the gate as well, and it may open or run anything: the command is
+// blind. Each names the short letters and long options whose value is such code,
+// and the letters and long options whose value is something else (a module, a
+// directory), so that the scan for the first operand, the script, skips it.
+var interpreters = func() map[string]*interpreter {
+	python := &interpreter{code: "c", value: "mWXQ"}
+	perl := &interpreter{code: "eE", value: "IMmxdDF"}
+	node := &interpreter{code: "ep", value: "rC", codeLong: []string{"eval", "print"},
+		valueLong: []string{"require", "import", "loader", "experimental-loader",
+			"env-file", "conditions", "input-type", "title", "inspect-port", "cpu-prof-dir",
+			"heap-prof-dir", "redirect-warnings", "stack-size", "max-old-space-size"}}
+	return map[string]*interpreter{"python": python, "python2": python, "python3": python,
+		"perl": perl, "ruby": {code: "e", value: "IrEFCxK0"}, "node": node, "nodejs": node,
+		"bun": node, "php": {code: "rBRE", value: "cdfzt"}, "lua": {code: "e", value: "l"},
+		"deno": {codeSub: "eval"}, "tclsh": {}, "Rscript": {code: "e",
+			codeLong: []string{"expr"}}}
+}()
+
+// interpreter is what the parser knows of an interpreter's options (interpreters).
+type interpreter struct {
+	code, value         string   // short letters: code follows; another value follows
+	codeLong, valueLong []string // long options, likewise
+	codeSub             string   // a subcommand whose operand is code (deno eval)
+}
+
+// inlineCode returns the word that gives the interpreter prog code inline, or "":
+// an option of its code before the first operand, or its code subcommand.
+func inlineCode(prog string, words []string) string {
+	in := interpreters[prog]
+	if in.codeSub != "" && len(words) > 0 && words[0] == in.codeSub {
+		return words[0]
+	}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "--" || len(w) < 2 || w[0] != '-':
+			return "" // the script: its own words follow
+		case strings.HasPrefix(w, "--"):
+			name, _, hasVal := strings.Cut(w[2:], "=")
+			if contains(in.codeLong, name) {
+				return w
+			}
+			if contains(in.valueLong, name) && !hasVal {
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(w); j++ {
+			if strings.IndexByte(in.code, w[j]) >= 0 {
+				return w
+			}
+			if strings.IndexByte(in.value, w[j]) >= 0 {
+				if j == len(w)-1 {
+					i++ // the value is the next word
+				}
+				break
+			}
+		}
+	}
+	return ""
+}
 
 // onlyAsksVersion reports whether the words after the program are nothing but
 // --version, -V, --help or -h, and at least one.
@@ -240,8 +298,12 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 			default:
 				script, runsScript = s, true
 			}
-		case interpreters[prog] && !onlyAsksVersion(cur[1:]):
-			cmd.unknown(prog + " runs code the gate cannot read")
+		case interpreters[prog] != nil && !onlyAsksVersion(cur[1:]):
+			if code := inlineCode(prog, cur[1:]); code != "" {
+				cmd.blind(prog + " " + code + " runs inline code the gate cannot follow")
+			} else {
+				cmd.unknown(prog + " runs code the gate cannot read")
+			}
 		case prog == "eval":
 			cmd.unknown("eval")
 			script, runsScript, scriptDelegated = strings.Join(cur[1:], " "), true, true
@@ -471,6 +533,9 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 	c.Risky = u.risky
 	if u.runsCmd != "" {
 		c.unknown(u.runsCmd)
+	}
+	if u.blind != "" {
+		c.blind(u.blind)
 	}
 	c.configs = configPrograms[ProgramName(u.words[0])]
 	c.repo = u.repo
