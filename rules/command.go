@@ -387,6 +387,8 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 	done := doneBuf[:0]
 	var buf [4]form
 	var cache lstatCache
+	cache.look.begin(s.opt.Watcher, s.opt.WorkspaceRoot)
+	defer cache.look.end()
 	for i := range paths {
 		p := &paths[i]
 		k := seen{p.Full(), p.Access}
@@ -440,7 +442,7 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 		// The directory the command runs in, as the OS resolves it; the repository or
 		// module root above it.
 		if abs, problem := resolveWith(full, s.opt.WorkspaceRoot, nil, cache, nil); problem == "" {
-			forms = s.appendForms(forms, []string{rootOf(abs, p.Marker)})
+			forms = s.appendForms(forms, []string{rootOf(abs, p.Marker, cache)})
 			ok = true
 		}
 	} else if filepath.IsAbs(full) {
@@ -487,10 +489,10 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 // submodule) names a repository elsewhere, so the walk goes on above it; with none
 // found, or after maxConfigDepth directories, the root is unknown and "/" stands for
 // it.
-func rootOf(dir, marker string) string {
+func rootOf(dir, marker string, cache *lstatCache) string {
 	name, isDir := strings.CutSuffix(marker, "/")
 	for n := 0; n < maxConfigDepth; n++ {
-		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && (fi.IsDir() || !isDir) {
+		if e := cache.lstatPath(filepath.Join(dir, name)); e.err == nil && (e.dir || !isDir) {
 			return dir
 		}
 		parent := filepath.Dir(dir)
@@ -650,20 +652,20 @@ func (s *Set) configTargets(base, dir, f string, cache *lstatCache) (targets []s
 		}
 		name, rest := comps[0], comps[1:]
 		if standIn(name) {
-			ents, err := os.ReadDir(base)
+			links, err := cache.symlinks(base)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 				problem = "cannot be listed: " + err.Error()
 				return
 			}
-			for _, e := range ents {
-				if e.Type()&fs.ModeSymlink != 0 && filepath.Ext(e.Name()) == filepath.Ext(name) {
-					expand(filepath.Join(base, e.Name()), rest, depth+1)
+			for _, link := range links {
+				if filepath.Ext(link) == filepath.Ext(name) {
+					expand(filepath.Join(base, link), rest, depth+1)
 				}
 			}
 		}
 		next := filepath.Join(base, name)
 		if name == ".git" && len(rest) > 0 {
-			for _, d := range gitDirs(base, &problem) {
+			for _, d := range gitDirs(base, &problem, cache) {
 				expand(d, rest, depth+1)
 			}
 		}
@@ -682,10 +684,9 @@ func standIn(name string) bool {
 // gitDirs returns the directories git uses for dir/.git when that is a regular file:
 // the one its "gitdir: D" line names and the common directory D/commondir names; none
 // when it is no file. An unreadable file or one without the line sets *problem.
-func gitDirs(dir string, problem *string) []string {
+func gitDirs(dir string, problem *string, cache *lstatCache) []string {
 	name := filepath.Join(dir, ".git")
-	fi, err := os.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() {
+	if e := cache.lstatPath(name); e.err != nil || !e.regular {
 		return nil
 	}
 	d, err := readGitLink(name, "gitdir: ")
