@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/skald-circle/skald-bot/rules/shell"
 )
@@ -593,7 +594,22 @@ func (s *Set) mayWrite(t *tier, c *Call, k probeKey, p string) bool {
 // when one of the files it resolves to (configTargets) may be written by c's agent,
 // decided in each of its forms (appendForms: in t, or t's tier of the project holding
 // it), or cannot be resolved; else "".
+// The answer is kept in ft while the lookups it took are kept (lookSession.derived).
 func (s *Set) writableTarget(t, ft *tier, c *Call, dir, f string, cache *lstatCache) string {
+	k := targetKey{t: t, probeKey: probeKey{dir: dir, file: f, agent: c.AgentID,
+		source: c.Source}}
+	if a, known := ft.targets.get(k); known && cache.look.holds(a.gen, a.at) {
+		return a.s
+	}
+	out := s.lookTarget(t, ft, c, dir, f, cache)
+	if gen, at, ok := cache.look.derived(); ok {
+		ft.targets.put(k, derivedAnswer{s: out, gen: gen, at: at})
+	}
+	return out
+}
+
+// lookTarget is writableTarget without the kept answers.
+func (s *Set) lookTarget(t, ft *tier, c *Call, dir, f string, cache *lstatCache) string {
 	p := s.probePath(ft, dir, f)
 	targets, problem := s.configTargets(ft.root, dir, f, cache)
 	if problem != "" {
@@ -612,6 +628,21 @@ func (s *Set) writableTarget(t, ft *tier, c *Call, dir, f string, cache *lstatCa
 		}
 	}
 	return ""
+}
+
+// targetKey is one question of writableTarget: the workspace's tier it is decided
+// in, and the config file of a directory for an agent and source.
+type targetKey struct {
+	t *tier
+	probeKey
+}
+
+// derivedAnswer is an answer derived from the lookups of a session that began at
+// the Watcher's lookup generation gen, the oldest of them made at at.
+type derivedAnswer struct {
+	s   string
+	gen uint64
+	at  time.Time
 }
 
 // maxGitFile bounds how much of a .git file configTargets reads.
@@ -689,6 +720,9 @@ func gitDirs(dir string, problem *string, cache *lstatCache) []string {
 	if e := cache.lstatPath(name); e.err != nil || !e.regular {
 		return nil
 	}
+	if cache != nil {
+		cache.look.used(time.Time{}, false) // what the file says is not watched
+	}
 	d, err := readGitLink(name, "gitdir: ")
 	if err != nil {
 		*problem = "cannot be inspected: " + err.Error()
@@ -751,25 +785,25 @@ const maxProbes = 4096
 // probeKey is one question of writableConfig.
 type probeKey struct{ dir, file, agent, source string }
 
-// answers keeps the answers of one tier's questions of writableConfig (probes) or
-// writableTree (trees), at most maxProbes; it is safe for concurrent use, and its
-// zero value is empty.
-type answers[V any] struct {
+// answers keeps the answers of one tier's questions of writableConfig (probes),
+// writableTree (trees) or writableTarget (targets), at most maxProbes; it is safe for
+// concurrent use, and its zero value is empty.
+type answers[K comparable, V any] struct {
 	mu sync.RWMutex
-	m  map[probeKey]V
+	m  map[K]V
 }
 
-func (a *answers[V]) get(k probeKey) (v V, known bool) {
+func (a *answers[K, V]) get(k K) (v V, known bool) {
 	a.mu.RLock()
 	v, known = a.m[k]
 	a.mu.RUnlock()
 	return v, known
 }
 
-func (a *answers[V]) put(k probeKey, v V) {
+func (a *answers[K, V]) put(k K, v V) {
 	a.mu.Lock()
 	if a.m == nil {
-		a.m = map[probeKey]V{}
+		a.m = map[K]V{}
 	}
 	if len(a.m) < maxProbes {
 		a.m[k] = v

@@ -49,6 +49,11 @@ const (
 	settleAfterCoarse = 2 * time.Second
 )
 
+// watchRecheck is how long a Watcher trusts a dependency, or keeps a lookup, without
+// an lstat: a mount over a directory is no inotify event, so it is seen within this
+// time.
+const watchRecheck = time.Second
+
 // clock is the wall clock change times are compared with; tests move it.
 var clock = time.Now
 

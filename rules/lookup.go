@@ -3,6 +3,7 @@ package rules
 import (
 	"io/fs"
 	"os"
+	"time"
 )
 
 // lookSession is one shell call's use of a Watcher's lookup cache (lookup_linux.go):
@@ -15,6 +16,10 @@ type lookSession struct {
 	gen     uint64 // the Watcher's lookGen at begin
 	on      bool
 	pending []lookPending
+	// unkept counts the lookups that could not be kept; oldest is when the oldest
+	// answer the session used was looked up.
+	unkept int
+	oldest time.Time
 }
 
 // lookPending is an answer a session looked up, to keep at its end.
@@ -27,7 +32,7 @@ type lookPending struct {
 // begin starts the session on w (nil: none) for the workspace root.
 func (l *lookSession) begin(w *Watcher, root string) {
 	l.w, l.root, l.on = w, root, false
-	l.pending = l.pending[:0]
+	l.pending, l.unkept, l.oldest = l.pending[:0], 0, time.Time{}
 	if w != nil {
 		l.gen, l.on = w.lookBegin()
 	}
@@ -39,6 +44,41 @@ func (l *lookSession) end() {
 		l.w.lookEnd(l)
 	}
 	l.on = false
+}
+
+// derived reports whether an answer derived from what the session looked up so far
+// may be kept (every lookup could be), with the session's generation and the time
+// of its oldest answer, which holds tells to an answer's later user.
+func (l *lookSession) derived() (gen uint64, at time.Time, ok bool) {
+	if !l.on || l.unkept > 0 {
+		return 0, time.Time{}, false
+	}
+	at = l.oldest
+	if at.IsZero() {
+		at = clock()
+	}
+	return l.gen, at, true
+}
+
+// holds reports whether an answer derived in a session that began at generation gen
+// from answers as old as at still holds in this session: no event came since, and
+// at is not older than watchRecheck.
+func (l *lookSession) holds(gen uint64, at time.Time) bool {
+	if !l.on || gen != l.gen {
+		return false
+	}
+	age := clock().Sub(at)
+	return age >= 0 && age < watchRecheck
+}
+
+// used notes an answer the session used, looked up at at; kept is false when it
+// could not be kept.
+func (l *lookSession) used(at time.Time, kept bool) {
+	if !kept {
+		l.unkept++
+	} else if l.oldest.IsZero() || at.Before(l.oldest) {
+		l.oldest = at
+	}
 }
 
 // lstat returns the lstat answer for name.

@@ -85,6 +85,7 @@ func (w *Watcher) lookLstat(l *lookSession, name string) lstatEntry {
 	w.mu.Lock()
 	if a, hit := w.looks[name]; hit && a.fresh(now) {
 		w.mu.Unlock()
+		l.used(a.at, true)
 		return a.e
 	}
 	dir := filepath.Dir(name)
@@ -96,6 +97,7 @@ func (w *Watcher) lookLstat(l *lookSession, name string) lstatEntry {
 		}
 	}
 	e := lstatInfo(name)
+	l.used(now, keep)
 	if keep {
 		l.pending = append(l.pending, lookPending{key: name, a: lookAnswer{at: now, e: e}})
 	}
@@ -108,6 +110,7 @@ func (w *Watcher) lookSymlinks(l *lookSession, dir string) ([]string, error) {
 	w.mu.Lock()
 	if a, hit := w.lists[dir]; hit && a.fresh(now) {
 		w.mu.Unlock()
+		l.used(a.at, true)
 		return a.links, a.err
 	}
 	_, keep := w.lookWatch(l.root, dir)
@@ -120,6 +123,7 @@ func (w *Watcher) lookSymlinks(l *lookSession, dir string) ([]string, error) {
 		}
 	}
 	links, err := readSymlinks(dir)
+	l.used(now, keep)
 	if keep {
 		l.pending = append(l.pending, lookPending{key: dir, list: true,
 			a: lookAnswer{at: now, links: links, err: err}})

@@ -26,7 +26,8 @@ func lookState(w *Watcher) (answers, dirs int, gen uint64) {
 
 // TestLookupCacheSeesChanges decides shell calls whose config files resolve through
 // the lookup cache while their directories change between the calls: a symlinked
-// .git and Go file appear and go, a package directory is replaced by another, and
+// .git and Go file appear and go, a .git file is rewritten in place (no event: what
+// it says is read on every call), a package directory is replaced by another, and
 // its parent too. Each decision is the one a Set without a Watcher makes, and an
 // unchanged script is decided from the cache without forgetting anything.
 func TestLookupCacheSeesChanges(t *testing.T) {
@@ -39,9 +40,7 @@ func TestLookupCacheSeesChanges(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"data/fakegit/config", "data/a_test.go", "src/p/p.go"} {
-		if err := os.WriteFile(at(f), []byte("package p\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(t, at(f), "package p\n")
 	}
 	gitStatus := Call{Tool: "Bash", Cwd: "src/q", Args: map[string]any{"command": "git status"}}
 	goTest := Call{Tool: "Bash", Args: map[string]any{"command": "go test ./src/p"}}
@@ -56,6 +55,12 @@ func TestLookupCacheSeesChanges(t *testing.T) {
 			mustSymlink(t, "../../data/fakegit", at("src/q/.git"))
 		}, gitStatus, Require},
 		{".git removed", func() { mustRemove(t, at("src/q/.git")) }, gitStatus, Allow},
+		{".git file naming docs", func() { write(t, at("src/q/.git"), "gitdir: ../../docs\n") },
+			gitStatus, Allow},
+		{".git file rewritten in place to name data", func() {
+			write(t, at("src/q/.git"), "gitdir: ../../data/fakegit\n")
+		}, gitStatus, Require},
+		{".git file removed", func() { mustRemove(t, at("src/q/.git")) }, gitStatus, Allow},
 		{"no linked Go file", func() {}, goTest, Allow},
 		{"Go file linked to data", func() {
 			mustSymlink(t, "../../data/a_test.go", at("src/p/a_test.go"))
@@ -104,6 +109,14 @@ func TestLookupCacheSeesChanges(t *testing.T) {
 					"was %d, %d, %d", n2, dirs2, gen2, n, dirs, gen)
 			}
 		})
+	}
+}
+
+// write writes text to the file name, truncating it in place when it exists.
+func write(t *testing.T, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

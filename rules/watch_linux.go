@@ -51,10 +51,6 @@ type watch struct {
 // maxWatches bounds the dependencies a Watcher watches; the rest are checked by lstat.
 const maxWatches = 256
 
-// watchRecheck is how long a dependency is trusted without an lstat: a mount over a
-// directory is no inotify event, so it is seen within this time.
-const watchRecheck = time.Second
-
 // The events that may change a dependency: a name created, removed or renamed in the
 // watched directory, its permissions, or the directory itself moved or removed. The
 // watch is set through /proc/self/fd on a descriptor of the directory, so that the
