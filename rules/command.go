@@ -547,8 +547,38 @@ const maxConfigDepth = 64
 // by its name and by where it resolves (configTargets). The guards are not asked: a
 // rule allowing the write is enough. dir is in ft's form (t.at of its project);
 // t is the workspace's tier, which a resolved file's own form is decided in. The
-// rules' answers are kept in the tiers.
+// rules' answers are kept in the tiers, and so is the answer while the lookups it
+// took are kept (lookSession.derived).
 func (s *Set) writableConfig(t, ft *tier, c *Call, dir string, files []string,
+	cache *lstatCache) string {
+	if len(files) == 0 {
+		return ""
+	}
+	k := configKey{t: t, files: &files[0], n: len(files),
+		probeKey: probeKey{dir: dir, agent: c.AgentID, source: c.Source}}
+	if a, known := ft.configs.get(k); known && cache.look.holds(a.gen, a.at) {
+		cache.look.used(a.at, true)
+		return a.s
+	}
+	out := s.lookConfig(t, ft, c, dir, files, cache)
+	if gen, at, ok := cache.look.derived(); ok {
+		ft.configs.put(k, derivedAnswer{s: out, gen: gen, at: at, files: files})
+	}
+	return out
+}
+
+// configKey is one question of writableConfig: targetKey's, for a list of files
+// (the program tables' own), told by where it lies: the answer holds the list, so
+// that no other list lies there while it is kept.
+type configKey struct {
+	t     *tier
+	files *string
+	n     int
+	probeKey
+}
+
+// lookConfig is writableConfig without its kept answer.
+func (s *Set) lookConfig(t, ft *tier, c *Call, dir string, files []string,
 	cache *lstatCache) string {
 	for n := 0; n < maxConfigDepth; n++ {
 		for _, f := range files {
@@ -599,6 +629,7 @@ func (s *Set) writableTarget(t, ft *tier, c *Call, dir, f string, cache *lstatCa
 	k := targetKey{t: t, probeKey: probeKey{dir: dir, file: f, agent: c.AgentID,
 		source: c.Source}}
 	if a, known := ft.targets.get(k); known && cache.look.holds(a.gen, a.at) {
+		cache.look.used(a.at, true)
 		return a.s
 	}
 	out := s.lookTarget(t, ft, c, dir, f, cache)
@@ -640,9 +671,10 @@ type targetKey struct {
 // derivedAnswer is an answer derived from the lookups of a session that began at
 // the Watcher's lookup generation gen, the oldest of them made at at.
 type derivedAnswer struct {
-	s   string
-	gen uint64
-	at  time.Time
+	s     string
+	gen   uint64
+	at    time.Time
+	files []string // configKey's files
 }
 
 // maxGitFile bounds how much of a .git file configTargets reads.
