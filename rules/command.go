@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/skald-circle/skald-bot/rules/shell"
 )
@@ -387,6 +388,8 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 	done := doneBuf[:0]
 	var buf [4]form
 	var cache lstatCache
+	cache.look.begin(s.opt.Watcher, s.opt.WorkspaceRoot)
+	defer cache.look.end()
 	for i := range paths {
 		p := &paths[i]
 		k := seen{p.Full(), p.Access}
@@ -440,7 +443,7 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 		// The directory the command runs in, as the OS resolves it; the repository or
 		// module root above it.
 		if abs, problem := resolveWith(full, s.opt.WorkspaceRoot, nil, cache, nil); problem == "" {
-			forms = s.appendForms(forms, []string{rootOf(abs, p.Marker)})
+			forms = s.appendForms(forms, []string{rootOf(abs, p.Marker, cache)})
 			ok = true
 		}
 	} else if filepath.IsAbs(full) {
@@ -487,10 +490,10 @@ func (s *Set) shellPath(t *tier, c *Call, sc *shell.Script, p *shell.Path, full 
 // submodule) names a repository elsewhere, so the walk goes on above it; with none
 // found, or after maxConfigDepth directories, the root is unknown and "/" stands for
 // it.
-func rootOf(dir, marker string) string {
+func rootOf(dir, marker string, cache *lstatCache) string {
 	name, isDir := strings.CutSuffix(marker, "/")
 	for n := 0; n < maxConfigDepth; n++ {
-		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && (fi.IsDir() || !isDir) {
+		if e := cache.lstatPath(filepath.Join(dir, name)); e.err == nil && (e.dir || !isDir) {
 			return dir
 		}
 		parent := filepath.Dir(dir)
@@ -544,8 +547,38 @@ const maxConfigDepth = 64
 // by its name and by where it resolves (configTargets). The guards are not asked: a
 // rule allowing the write is enough. dir is in ft's form (t.at of its project);
 // t is the workspace's tier, which a resolved file's own form is decided in. The
-// rules' answers are kept in the tiers.
+// rules' answers are kept in the tiers, and so is the answer while the lookups it
+// took are kept (lookSession.derived).
 func (s *Set) writableConfig(t, ft *tier, c *Call, dir string, files []string,
+	cache *lstatCache) string {
+	if len(files) == 0 {
+		return ""
+	}
+	k := configKey{t: t, files: &files[0], n: len(files),
+		probeKey: probeKey{dir: dir, agent: c.AgentID, source: c.Source}}
+	if a, known := ft.configs.get(k); known && cache.look.holds(a.gen, a.at) {
+		cache.look.used(a.at, true)
+		return a.s
+	}
+	out := s.lookConfig(t, ft, c, dir, files, cache)
+	if gen, at, ok := cache.look.derived(); ok {
+		ft.configs.put(k, derivedAnswer{s: out, gen: gen, at: at, files: files})
+	}
+	return out
+}
+
+// configKey is one question of writableConfig: targetKey's, for a list of files
+// (the program tables' own), told by where it lies: the answer holds the list, so
+// that no other list lies there while it is kept.
+type configKey struct {
+	t     *tier
+	files *string
+	n     int
+	probeKey
+}
+
+// lookConfig is writableConfig without its kept answer.
+func (s *Set) lookConfig(t, ft *tier, c *Call, dir string, files []string,
 	cache *lstatCache) string {
 	for n := 0; n < maxConfigDepth; n++ {
 		for _, f := range files {
@@ -591,7 +624,23 @@ func (s *Set) mayWrite(t *tier, c *Call, k probeKey, p string) bool {
 // when one of the files it resolves to (configTargets) may be written by c's agent,
 // decided in each of its forms (appendForms: in t, or t's tier of the project holding
 // it), or cannot be resolved; else "".
+// The answer is kept in ft while the lookups it took are kept (lookSession.derived).
 func (s *Set) writableTarget(t, ft *tier, c *Call, dir, f string, cache *lstatCache) string {
+	k := targetKey{t: t, probeKey: probeKey{dir: dir, file: f, agent: c.AgentID,
+		source: c.Source}}
+	if a, known := ft.targets.get(k); known && cache.look.holds(a.gen, a.at) {
+		cache.look.used(a.at, true)
+		return a.s
+	}
+	out := s.lookTarget(t, ft, c, dir, f, cache)
+	if gen, at, ok := cache.look.derived(); ok {
+		ft.targets.put(k, derivedAnswer{s: out, gen: gen, at: at})
+	}
+	return out
+}
+
+// lookTarget is writableTarget without the kept answers.
+func (s *Set) lookTarget(t, ft *tier, c *Call, dir, f string, cache *lstatCache) string {
 	p := s.probePath(ft, dir, f)
 	targets, problem := s.configTargets(ft.root, dir, f, cache)
 	if problem != "" {
@@ -610,6 +659,22 @@ func (s *Set) writableTarget(t, ft *tier, c *Call, dir, f string, cache *lstatCa
 		}
 	}
 	return ""
+}
+
+// targetKey is one question of writableTarget: the workspace's tier it is decided
+// in, and the config file of a directory for an agent and source.
+type targetKey struct {
+	t *tier
+	probeKey
+}
+
+// derivedAnswer is an answer derived from the lookups of a session that began at
+// the Watcher's lookup generation gen, the oldest of them made at at.
+type derivedAnswer struct {
+	s     string
+	gen   uint64
+	at    time.Time
+	files []string // configKey's files
 }
 
 // maxGitFile bounds how much of a .git file configTargets reads.
@@ -650,20 +715,20 @@ func (s *Set) configTargets(base, dir, f string, cache *lstatCache) (targets []s
 		}
 		name, rest := comps[0], comps[1:]
 		if standIn(name) {
-			ents, err := os.ReadDir(base)
+			links, err := cache.symlinks(base)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 				problem = "cannot be listed: " + err.Error()
 				return
 			}
-			for _, e := range ents {
-				if e.Type()&fs.ModeSymlink != 0 && filepath.Ext(e.Name()) == filepath.Ext(name) {
-					expand(filepath.Join(base, e.Name()), rest, depth+1)
+			for _, link := range links {
+				if filepath.Ext(link) == filepath.Ext(name) {
+					expand(filepath.Join(base, link), rest, depth+1)
 				}
 			}
 		}
 		next := filepath.Join(base, name)
 		if name == ".git" && len(rest) > 0 {
-			for _, d := range gitDirs(base, &problem) {
+			for _, d := range gitDirs(base, &problem, cache) {
 				expand(d, rest, depth+1)
 			}
 		}
@@ -682,11 +747,13 @@ func standIn(name string) bool {
 // gitDirs returns the directories git uses for dir/.git when that is a regular file:
 // the one its "gitdir: D" line names and the common directory D/commondir names; none
 // when it is no file. An unreadable file or one without the line sets *problem.
-func gitDirs(dir string, problem *string) []string {
+func gitDirs(dir string, problem *string, cache *lstatCache) []string {
 	name := filepath.Join(dir, ".git")
-	fi, err := os.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() {
+	if e := cache.lstatPath(name); e.err != nil || !e.regular {
 		return nil
+	}
+	if cache != nil {
+		cache.look.used(time.Time{}, false) // what the file says is not watched
 	}
 	d, err := readGitLink(name, "gitdir: ")
 	if err != nil {
@@ -750,25 +817,25 @@ const maxProbes = 4096
 // probeKey is one question of writableConfig.
 type probeKey struct{ dir, file, agent, source string }
 
-// answers keeps the answers of one tier's questions of writableConfig (probes) or
-// writableTree (trees), at most maxProbes; it is safe for concurrent use, and its
-// zero value is empty.
-type answers[V any] struct {
+// answers keeps the answers of one tier's questions of writableConfig (probes),
+// writableTree (trees) or writableTarget (targets), at most maxProbes; it is safe for
+// concurrent use, and its zero value is empty.
+type answers[K comparable, V any] struct {
 	mu sync.RWMutex
-	m  map[probeKey]V
+	m  map[K]V
 }
 
-func (a *answers[V]) get(k probeKey) (v V, known bool) {
+func (a *answers[K, V]) get(k K) (v V, known bool) {
 	a.mu.RLock()
 	v, known = a.m[k]
 	a.mu.RUnlock()
 	return v, known
 }
 
-func (a *answers[V]) put(k probeKey, v V) {
+func (a *answers[K, V]) put(k K, v V) {
 	a.mu.Lock()
 	if a.m == nil {
-		a.m = map[probeKey]V{}
+		a.m = map[K]V{}
 	}
 	if len(a.m) < maxProbes {
 		a.m[k] = v

@@ -42,8 +42,9 @@ type Options struct {
 	Projects []string
 	// Watcher, when not nil and open, watches the directories the path patterns
 	// depend on, so that a check with a path need not lstat them (docs/design.md,
-	// "Tool patterns and file classes"); nil, or closed, lstats them on every such
-	// check. One Watcher serves every Set compiled with it.
+	// "Tool patterns and file classes"), and keeps the lookups a shell call's paths
+	// made while their directories do not change; nil, or closed, lstats them on
+	// every such check. One Watcher serves every Set compiled with it.
 	Watcher *Watcher
 }
 

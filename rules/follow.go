@@ -37,7 +37,8 @@ import (
 // change completed before it; a directory with no event since an lstat, made after
 // its watch was set, confirmed the view's identity is trusted without an lstat for
 // watchRecheck (a mount is no event). Any event for it, a full queue (IN_Q_OVERFLOW),
-// a removed watch, or a watch that cannot be set falls back to the lstat above.
+// a removed watch, or a watch that cannot be set falls back to the lstat above. The
+// same Watcher keeps the lookups of shell calls' path work (lookup_linux.go).
 
 // settleAfter is how old a directory's change time must be before a resolution that
 // depends on it is trusted until that time changes: longer than a tick of the kernel's
@@ -47,6 +48,11 @@ const (
 	settleAfter       = 30 * time.Millisecond
 	settleAfterCoarse = 2 * time.Second
 )
+
+// watchRecheck is how long a Watcher trusts a dependency, or keeps a lookup, without
+// an lstat: a mount over a directory is no inotify event, so it is seen within this
+// time.
+const watchRecheck = time.Second
 
 // clock is the wall clock change times are compared with; tests move it.
 var clock = time.Now

@@ -140,6 +140,13 @@ func mustRename(tb testing.TB, from, to string) {
 	}
 }
 
+func mustRemove(tb testing.TB, name string) {
+	tb.Helper()
+	if err := os.Remove(name); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 func mustSymlink(tb testing.TB, target, link string) {
 	tb.Helper()
 	if err := os.Symlink(target, link); err != nil {

@@ -43,9 +43,12 @@ type tier struct {
 	foreign []string
 	outward bool
 	// probes keeps writableConfig's answers, which depend on the rules only.
-	probes answers[bool]
-	// trees keeps writableTree's answers.
-	trees answers[string]
+	probes answers[probeKey, bool]
+	// trees keeps writableTree's answers; targets writableTarget's, configs
+	// writableConfig's.
+	trees   answers[probeKey, string]
+	targets answers[targetKey, derivedAnswer]
+	configs answers[configKey, derivedAnswer]
 }
 
 // index lists, for each way a tool name can match, the positions in tier.rules of the

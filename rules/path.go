@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // maxSymlinks is how many symlinks one normalisation follows before it calls the path a
@@ -170,19 +171,22 @@ func resolve(full, root string, rec *lookups) (string, string) {
 
 // lstatCache keeps the lstat answers of one call's resolutions, by path: a shell
 // script names many paths in the same few directories. Only a call's own
-// resolutions share one, so what it answers is as current as the call. The zero
-// value is ready; a nil *lstatCache keeps nothing.
+// resolutions share one, so what it answers is as current as the call; with a
+// session of an open Watcher (look), an answer the Watcher keeps is as current as
+// the session's start (lookup_linux.go). The zero value is ready; a nil *lstatCache
+// keeps nothing.
 type lstatCache struct {
 	n     int
 	small [8]lstatEntry
 	more  []lstatEntry
+	look  lookSession
 }
 
+// lstatEntry is what an lstat of name told: its kind, or the error (a syscall.Errno).
 type lstatEntry struct {
-	name   string
-	link   bool
-	device bool
-	err    error
+	name                       string
+	link, device, dir, regular bool
+	err                        error
 }
 
 // lstat reports whether name is a symlink, or the lstat error (a syscall.Errno).
@@ -194,9 +198,7 @@ func (c *lstatCache) lstat(name []byte) (link bool, err error) {
 // entry returns the lstat answer for name, from the cache when it holds one.
 func (c *lstatCache) entry(name []byte) lstatEntry {
 	if c == nil {
-		e := lstatEntry{}
-		e.link, e.device, e.err = lstatLink(string(name))
-		return e
+		return lstatInfo(string(name))
 	}
 	for i := range min(c.n, len(c.small)) {
 		if e := &c.small[i]; e.name == string(name) {
@@ -208,8 +210,7 @@ func (c *lstatCache) entry(name []byte) lstatEntry {
 			return *e
 		}
 	}
-	e := lstatEntry{name: string(name)}
-	e.link, e.device, e.err = lstatLink(e.name)
+	e := c.look.lstat(string(name))
 	if c.n < len(c.small) {
 		c.small[c.n] = e
 	} else {
@@ -217,6 +218,23 @@ func (c *lstatCache) entry(name []byte) lstatEntry {
 	}
 	c.n++
 	return e
+}
+
+// symlinks returns the names of the symlinks in the directory dir, in the order of
+// os.ReadDir, or its error.
+func (c *lstatCache) symlinks(dir string) ([]string, error) {
+	if c == nil {
+		return readSymlinks(dir)
+	}
+	return c.look.symlinks(dir)
+}
+
+// lstatPath is entry for a string.
+func (c *lstatCache) lstatPath(name string) lstatEntry {
+	if c == nil {
+		return lstatInfo(name)
+	}
+	return c.entry(unsafe.Slice(unsafe.StringData(name), len(name)))
 }
 
 // harmlessDevices are the device nodes a path may name: they hold no one's data.

@@ -275,14 +275,19 @@ func TestShellScripts(t *testing.T) {
 // allowCommands compiles the seeded rules of root with extra, and an allow rule of
 // Bash for each command pattern, ahead of the seeded Bash require; ~ is home.
 func allowCommands(root, home string, extra []Rule, patterns ...string) *Set {
+	opt := seedOptions(root)
+	opt.Home = home
+	return Compile(nil, commandRules(extra, patterns...), opt)
+}
+
+// commandRules are the seeded rules, extra, and a Bash allow rule per command pattern.
+func commandRules(extra []Rule, patterns ...string) []Rule {
 	rs := append(seedRules(), extra...)
 	for i, p := range patterns {
 		rs = append(rs, Rule{ID: uint64(100 + i), GroupID: DefaultGroup, ToolPattern: "Bash",
 			CommandPattern: p, Action: Allow, Priority: 1})
 	}
-	opt := seedOptions(root)
-	opt.Home = home
-	return Compile(nil, rs, opt)
+	return rs
 }
 
 // TestShellRepoReaders: git commands that read the files of any commit or of the

@@ -84,13 +84,19 @@ func (id fileID) settled(now time.Time) bool {
 	return now.UnixNano()-id.ctime > int64(margin)
 }
 
-// lstatLink reports whether name is a symlink or a device node, or the lstat error (a
-// syscall.Errno).
-func lstatLink(name string) (link, device bool, err error) {
+// lstatInfo returns the lstat answer for name: what kind of file it is, or the lstat
+// error (a syscall.Errno).
+func lstatInfo(name string) lstatEntry {
 	var st syscall.Stat_t
 	if err := lstat(name, &st); err != nil {
-		return false, false, err
+		return lstatEntry{name: name, err: err}
 	}
-	t := st.Mode & syscall.S_IFMT
-	return t == syscall.S_IFLNK, t == syscall.S_IFCHR || t == syscall.S_IFBLK, nil
+	return entryOfMode(name, st.Mode&syscall.S_IFMT)
+}
+
+// entryOfMode is the lstat answer for name of a file of type t (S_IFMT bits).
+func entryOfMode(name string, t uint32) lstatEntry {
+	return lstatEntry{name: name, link: t == syscall.S_IFLNK,
+		device: t == syscall.S_IFCHR || t == syscall.S_IFBLK, dir: t == syscall.S_IFDIR,
+		regular: t == syscall.S_IFREG}
 }

@@ -20,15 +20,18 @@ func entryID(string) fileID { return fileID{} }
 
 func (fileID) settled(time.Time) bool { return false }
 
-// lstatLink reports whether name is a symlink or a device node, or the lstat error.
-func lstatLink(name string) (link, device bool, err error) {
+// lstatInfo returns the lstat answer for name: what kind of file it is, or the lstat
+// error.
+func lstatInfo(name string) lstatEntry {
 	fi, err := os.Lstat(name)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return false, false, err
+		return lstatEntry{name: name, err: err}
 	}
-	return fi.Mode()&fs.ModeSymlink != 0, fi.Mode()&fs.ModeDevice != 0, nil
+	m := fi.Mode()
+	return lstatEntry{name: name, link: m&fs.ModeSymlink != 0, device: m&fs.ModeDevice != 0,
+		dir: m.IsDir(), regular: m.IsRegular()}
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // Watcher watches, with inotify, the directories a Set's path patterns depend on, so
-// that a check need not lstat each of them (see follow.go). Its zero value is closed:
+// that a check need not lstat each of them (see follow.go), and those shell calls
+// looked paths up in, to keep the answers (lookup_linux.go). Its zero value is closed:
 // every dependency is then checked by lstat. Open and Close are safe for concurrent
 // use with the checks of the Sets that hold it (Options.Watcher).
 type Watcher struct {
@@ -23,11 +24,18 @@ type Watcher struct {
 	watches map[depKey]*watch
 	byWD    map[int32][]*watch
 	buf     [4096]byte
+	// The lookup cache (lookup_linux.go): lstat answers and listings by path, the
+	// watches of the directories they depend on, and lookGen, which counts what
+	// made it forget.
+	looks, lists map[string]lookAnswer
+	lookDirs     map[string]*watch
+	lookGen      uint64
 }
 
 // watch is what is known of one dependency.
 type watch struct {
 	name string // for an entry, its base name: only events naming it count
+	look string // for the lookup cache: the directory watched (every event counts)
 	wd   int32  // -1: no watch set
 	// gen counts the events seen for it; id is its identity as an lstat after the watch
 	// was set confirmed it at generation idGen, at time at.
@@ -42,10 +50,6 @@ type watch struct {
 
 // maxWatches bounds the dependencies a Watcher watches; the rest are checked by lstat.
 const maxWatches = 256
-
-// watchRecheck is how long a dependency is trusted without an lstat: a mount over a
-// directory is no inotify event, so it is seen within this time.
-const watchRecheck = time.Second
 
 // The events that may change a dependency: a name created, removed or renamed in the
 // watched directory, its permissions, or the directory itself moved or removed. The
@@ -73,6 +77,8 @@ func (w *Watcher) Open() error {
 	}
 	w.fd, w.up = fd, true
 	w.watches, w.byWD = map[depKey]*watch{}, map[int32][]*watch{}
+	w.looks, w.lists, w.lookDirs = map[string]lookAnswer{}, map[string]lookAnswer{},
+		map[string]*watch{}
 	return nil
 }
 
@@ -86,6 +92,7 @@ func (w *Watcher) Close() error {
 	}
 	w.up = false
 	w.watches, w.byWD = nil, nil
+	w.looks, w.lists, w.lookDirs = nil, nil, nil
 	if err := syscall.Close(w.fd); err != nil {
 		return &watchError{err}
 	}
@@ -149,11 +156,17 @@ func (w *Watcher) drain() {
 				w.untrustAll()
 				continue
 			}
+			looked := false
 			for _, x := range w.byWD[ev.Wd] {
-				if x.name == "" || name == "" || name == x.name {
+				if x.look != "" {
+					looked = true
+				} else if x.name == "" || name == "" || name == x.name {
 					x.gen++
 					x.trusted = false
 				}
+			}
+			if looked {
+				w.lookEvent(ev.Wd, name)
 			}
 			if ev.Mask&selfGone != 0 { // moved or gone: watch the path again
 				w.unwatch(ev.Wd)
@@ -166,6 +179,10 @@ func (w *Watcher) drain() {
 // next check. The caller holds w.mu.
 func (w *Watcher) unwatch(wd int32) {
 	for _, x := range w.byWD[wd] {
+		if x.look != "" {
+			w.lookForget(x.look)
+			continue
+		}
 		x.wd, x.trusted = -1, false
 		x.gen++
 	}
@@ -178,6 +195,7 @@ func (w *Watcher) untrustAll() {
 		x.gen++
 		x.trusted = false
 	}
+	w.lookFlush()
 }
 
 // prepare sets the watch of d when it has none and returns its generation, before the

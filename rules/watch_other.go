@@ -18,3 +18,16 @@ func (w *Watcher) trusted([]dep, []bool) {}
 func (w *Watcher) prepare(*dep) (uint64, bool) { return 0, false }
 
 func (w *Watcher) confirm(*dep, uint64, fileID) {}
+
+func (w *Watcher) lookBegin() (uint64, bool) { return 0, false }
+
+func (w *Watcher) lookEnd(*lookSession) {}
+
+func (w *Watcher) lookLstat(_ *lookSession, name string) lstatEntry { return lstatInfo(name) }
+
+func (w *Watcher) lookSymlinks(_ *lookSession, dir string) ([]string, error) {
+	return readSymlinks(dir)
+}
+
+// lookAnswer is a kept answer of the lookup cache, which only Linux has.
+type lookAnswer struct{}
