@@ -81,16 +81,31 @@ usage error.`,
 		},
 	}
 
+	var limit int
 	runs := &cobra.Command{
-		Use:   "runs NAME",
-		Short: "List the runs of job NAME, newest first",
-		Args:  cobra.ExactArgs(1),
+		Use:   "runs [NAME] [--limit N]",
+		Short: "List the runs of job NAME, or the latest runs of every job, newest first",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 0 || limit > api.MaxRunsLimit {
+				return usagef("--limit %d: want 1 to %d", limit, api.MaxRunsLimit)
+			}
+			if len(args) == 0 {
+				return adminCall(cmd, conn, func(c *api.Client) ([]api.Run, error) {
+					return c.RecentRuns(cmd.Context(), limit)
+				}, func(rs []api.Run) { printRuns(cmd, rs, true) })
+			}
 			return adminCall(cmd, conn, func(c *api.Client) ([]api.Run, error) {
-				return c.Runs(cmd.Context(), args[0])
-			}, func(rs []api.Run) { printRuns(cmd, rs) })
+				rs, err := c.Runs(cmd.Context(), args[0])
+				if limit > 0 && len(rs) > limit {
+					rs = rs[:limit]
+				}
+				return rs, err
+			}, func(rs []api.Run) { printRuns(cmd, rs, false) })
 		},
 	}
+	runs.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf(
+		"most runs to show (default: every run of NAME; %d of all jobs)", api.DefaultRunsLimit))
 	cmd.AddCommand(list, run, runs)
 	return cmd
 }
@@ -116,10 +131,21 @@ func notStarted(err error) (outcome, msg string, ok bool) {
 	return "", "", false
 }
 
-func printRuns(cmd *cobra.Command, rs []api.Run) {
+// printRuns prints rs as a table, with the job's name in a first column when withJob.
+func printRuns(cmd *cobra.Command, rs []api.Run, withJob bool) {
+	if withJob && len(rs) == 0 {
+		fmt.Fprintln(cmd.OutOrStdout(), "no runs")
+		return
+	}
 	tw := newTable(cmd.OutOrStdout())
+	if withJob {
+		fmt.Fprint(tw, "JOB\t")
+	}
 	fmt.Fprintln(tw, "ID\tSTATUS\tSTEP\tREQUEST\tSTARTED\tERROR")
 	for _, r := range rs {
+		if withJob {
+			fmt.Fprintf(tw, "%s\t", shownName(r.Job))
+		}
 		req := ""
 		switch {
 		case r.Status == store.RunWaitingAnswer:
