@@ -424,7 +424,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{"rules", "rm"}, {"rules", "set"}, {"groups"}, {"groups", "list"}, {"groups", "add"}, {"groups", "dup"},
 		{"groups", "set"}, {"groups", "rm"}, {"jobs"}, {"jobs", "list"}, {"jobs", "run"}, {"jobs", "runs"},
 		{"hook"}, {"hook", "claude-code"}, {"hook", "install"}, {"hook", "uninstall"},
-		{"rules", "export"}, {"rules", "import"}, {"rules", "import", "claude-code"}, {"serve"}, {"version"}, {},
+		{"rules", "export"}, {"rules", "import"}, {"rules", "import", "claude-code"}, {"serve"}, {"version"},
+		{"dev"}, {"dev", "telegram"}, {},
 	} {
 		code, out, _ := runClient(t, append(args, "--help")...)
 		if code != 0 || !strings.Contains(out, "Usage:") {
