@@ -14,13 +14,9 @@ const (
 
 // audit is GET /api/audit?limit=N: newest first.
 func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
-	limit := DefaultAuditLimit
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("%w: limit %q is not a positive integer", ErrBadRequest, v)
-		}
-		limit = min(n, MaxAuditLimit)
+	limit, err := queryLimit(r, DefaultAuditLimit, MaxAuditLimit)
+	if err != nil {
+		return err
 	}
 	es, err := s.store.Audit(limit)
 	if err != nil {
@@ -28,4 +24,18 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, listOf(es, auditEntryOf))
 	return nil
+}
+
+// queryLimit is the request's ?limit=N, at most max; def when there is none. Error:
+// ErrBadRequest for a limit that is not a positive integer.
+func queryLimit(r *http.Request, def, max int) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%w: limit %q is not a positive integer", ErrBadRequest, v)
+	}
+	return min(n, max), nil
 }

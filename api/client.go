@@ -278,6 +278,18 @@ func (c *Client) Runs(ctx context.Context, name string) ([]Run, error) {
 	return out, err
 }
 
+// RecentRuns lists at most limit runs of every job, newest first (GET /api/runs);
+// limit 0 is the server's DefaultRunsLimit.
+func (c *Client) RecentRuns(ctx context.Context, limit int) ([]Run, error) {
+	var q url.Values
+	if limit > 0 {
+		q = url.Values{"limit": {strconv.Itoa(limit)}}
+	}
+	var out []Run
+	err := c.do(ctx, http.MethodGet, "/api/runs", q, nil, &out)
+	return out, err
+}
+
 // Run returns run id (GET /api/runs/{id}). 404 when unknown.
 func (c *Client) Run(ctx context.Context, id uint64) (Run, error) {
 	var out Run

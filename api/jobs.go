@@ -3,6 +3,8 @@ package api
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/skald-circle/skald-bot/store"
 )
 
 // listJobs is GET /api/jobs: empty without a scheduler.
@@ -42,6 +44,29 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	runs, err := s.jobs.Runs(name)
 	if err != nil {
 		return err
+	}
+	writeJSON(w, http.StatusOK, listOf(runs, runOf))
+	return nil
+}
+
+// DefaultRunsLimit and MaxRunsLimit bound GET /api/runs?limit=N.
+const (
+	DefaultRunsLimit = 20
+	MaxRunsLimit     = 10000
+)
+
+// recentRuns is GET /api/runs?limit=N: the runs of every job, newest first; empty
+// without a scheduler.
+func (s *Server) recentRuns(w http.ResponseWriter, r *http.Request) error {
+	limit, err := queryLimit(r, DefaultRunsLimit, MaxRunsLimit)
+	if err != nil {
+		return err
+	}
+	runs := []store.Run{}
+	if s.jobs != nil {
+		if runs, err = s.jobs.RecentRuns(limit); err != nil {
+			return err
+		}
 	}
 	writeJSON(w, http.StatusOK, listOf(runs, runOf))
 	return nil

@@ -50,6 +50,7 @@ func (s *Server) routes() {
 	h("GET /api/jobs", s.listJobs)
 	h("POST /api/jobs/{name}/run", s.runJob)
 	h("GET /api/jobs/{name}/runs", s.listRuns)
+	h("GET /api/runs", s.recentRuns)
 	h("GET /api/runs/{id}", s.getRun)
 
 	h("GET /api/audit", s.audit)

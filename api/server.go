@@ -49,6 +49,8 @@ type Jobs interface {
 	Trigger(ctx context.Context, name string) (store.Run, error)
 	// Runs returns the runs of job name, newest first.
 	Runs(name string) ([]store.Run, error)
+	// RecentRuns returns at most limit runs of every job, newest first.
+	RecentRuns(limit int) ([]store.Run, error)
 	// Run returns run id.
 	Run(id uint64) (store.Run, error)
 }

@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,6 +112,12 @@ func (f *fakeJobs) Runs(name string) ([]store.Run, error) {
 	return f.runs, nil
 }
 
+func (f *fakeJobs) RecentRuns(limit int) ([]store.Run, error) {
+	out := slices.Clone(f.runs)
+	slices.Reverse(out)
+	return out[:min(limit, len(out))], nil
+}
+
 func (f *fakeJobs) Run(id uint64) (store.Run, error) {
 	for _, r := range f.runs {
 		if r.ID == id {
@@ -136,6 +143,24 @@ func TestJobs(t *testing.T) {
 	if rs, err := e.admin.Runs(ctx, "nightly"); err != nil || len(rs) != 1 {
 		t.Fatalf("runs: %v %+v", err, rs)
 	}
+	if _, err := e.admin.RunJob(ctx, "nightly"); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	for _, tc := range []struct {
+		limit int
+		want  []uint64
+	}{{0, []uint64{2, 1}}, {1, []uint64{2}}, {5, []uint64{2, 1}}} {
+		rs, err := e.admin.RecentRuns(ctx, tc.limit)
+		var got []uint64
+		for _, r := range rs {
+			got = append(got, r.ID)
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Fatalf("recent runs, limit %d: %v %v, want %v", tc.limit, err, got, tc.want)
+		}
+	}
+	e.wantError("GET", "/api/runs?limit=x", adminToken, "", 400, `limit "x"`)
+	e.wantError("GET", "/api/runs?limit=-1", adminToken, "", 400, "limit")
 	if got, err := e.admin.Run(ctx, 1); err != nil || got.ID != 1 {
 		t.Fatalf("run 1: %v %+v", err, got)
 	}
@@ -151,4 +176,7 @@ func TestJobs(t *testing.T) {
 	n.wantError("POST", "/api/jobs/nightly/run", adminToken, "", 404, "no jobs are configured")
 	n.wantError("GET", "/api/jobs/nightly/runs", adminToken, "", 404, "no jobs are configured")
 	n.wantError("GET", "/api/runs/1", adminToken, "", 404, "no jobs are configured")
+	if rs, err := n.admin.RecentRuns(ctx, 0); err != nil || rs == nil || len(rs) != 0 {
+		t.Fatalf("no scheduler: recent runs %v %#v", err, rs)
+	}
 }

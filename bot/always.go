@@ -1,8 +1,12 @@
 package bot
 
 import (
+	"cmp"
+	"net/netip"
 	"slices"
 	"strings"
+
+	"golang.org/x/net/publicsuffix"
 
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -157,11 +161,39 @@ func alwaysPriority(tool string, group []rules.Rule) int {
 	return p
 }
 
-// ruleText is how the follow-up names a rule: "allow Bash git status *".
+// hostRules returns the allow rules offered for approved request r of a web tool
+// whose URL has host ("" for none), without ID or priority: the rule for that host
+// alone, and as alt the subdomains of its site ("*.example.com" for docs.example.com)
+// when host is a strict subdomain of a registrable domain, never of a public suffix
+// ("*.github.io", "*.co.uk"). It returns nil without a host (no host rule would
+// allow the call) and for a call the gate asked about for a reason no rule lifts.
+func hostRules(r store.Request, host string) (first, alt []rules.Rule) {
+	if host == "" || r.Reason != "" || !literalTool(r.ToolName) {
+		return nil, nil
+	}
+	rule := rules.Rule{GroupID: cmp.Or(r.GroupID, rules.DefaultGroup), ToolPattern: r.ToolName,
+		HostPattern: host, Action: rules.Allow}
+	first = []rules.Rule{rule}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return first, nil
+	}
+	site, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil || site == host || !strings.HasSuffix(host, "."+site) {
+		return first, nil
+	}
+	rule.HostPattern = "*." + site
+	return first, []rules.Rule{rule}
+}
+
+// ruleText is how the follow-up names a rule: "allow Bash git status *", "allow
+// WebFetch host example.com".
 func ruleText(r rules.Rule) string {
 	s := string(r.Action) + " " + r.ToolPattern
 	if r.CommandPattern != "" {
 		s += " " + r.CommandPattern
+	}
+	if r.HostPattern != "" {
+		s += " host " + r.HostPattern
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/rules"
@@ -117,12 +118,84 @@ func TestAlwaysPriority(t *testing.T) {
 }
 
 func TestParseOfferData(t *testing.T) {
-	if id, err := parseOfferData("r:42"); err != nil || id != 42 {
-		t.Errorf("r:42 = %d, %v", id, err)
+	if id, alt, err := parseOfferData("r:42"); err != nil || id != 42 || alt {
+		t.Errorf("r:42 = %d, %v, %v", id, alt, err)
 	}
-	for _, bad := range []string{"r:", "r:0", "r:042", "r:x", "r:1:2", "a:1:ok"} {
-		if _, err := parseOfferData(bad); err == nil {
+	if id, alt, err := parseOfferData("r:42:2"); err != nil || id != 42 || !alt {
+		t.Errorf("r:42:2 = %d, %v, %v", id, alt, err)
+	}
+	for _, bad := range []string{"r:", "r:0", "r:042", "r:x", "r:1:3", "r:1:2:2", "r::2",
+		"a:1:ok"} {
+		if _, _, err := parseOfferData(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// A web call's offer is its exact host, and the subdomains of its site as a second
+// choice when the site is a registrable domain below the host.
+func TestHostRules(t *testing.T) {
+	web := func() store.Request {
+		return store.Request{ToolName: "WebFetch", GroupID: "dev"}
+	}
+	cases := []struct {
+		name, host, first, alt string
+		r                      store.Request
+	}{
+		{"subdomain", "docs.example.com", "docs.example.com", "*.example.com", web()},
+		{"deeper", "a.b.example.co.uk", "a.b.example.co.uk", "*.example.co.uk", web()},
+		{"the site itself", "example.com", "example.com", "", web()},
+		{"below a private suffix", "me.github.io", "me.github.io", "", web()},
+		{"a public suffix alone", "co.uk", "co.uk", "", web()},
+		{"single label", "intranet", "intranet", "", web()},
+		{"IPv4", "192.0.2.1", "192.0.2.1", "", web()},
+		{"IPv6", "2001:db8::1", "2001:db8::1", "", web()},
+		{"no host", "", "", "", web()},
+		{"guarded", "docs.example.com", "", "",
+			store.Request{ToolName: "WebFetch", Reason: "path holds a protected place"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			first, alt := hostRules(c.r, c.host)
+			pat := func(rs []rules.Rule) string {
+				if len(rs) > 1 {
+					t.Fatalf("rules %+v, want at most one", rs)
+				}
+				for _, r := range rs {
+					if r.ToolPattern != c.r.ToolName || r.Action != rules.Allow ||
+						r.GroupID != cmp.Or(c.r.GroupID, rules.DefaultGroup) {
+						t.Errorf("rule %+v", r)
+					}
+					return r.HostPattern
+				}
+				return ""
+			}
+			if got := pat(first); got != c.first {
+				t.Errorf("first = %q, want %q", got, c.first)
+			}
+			if got := pat(alt); got != c.alt {
+				t.Errorf("alt = %q, want %q", got, c.alt)
+			}
+		})
+	}
+}
+
+// A web offer's follow-up names both choices, each with its own button.
+func TestHostOfferFollowUp(t *testing.T) {
+	first, alt := hostRules(store.Request{ToolName: "WebFetch"}, "docs.example.com")
+	m := Offer{RequestID: 7, Tool: "WebFetch", Rules: first, Alt: alt}.followUp()
+	want := "Request #7 (WebFetch) was approved. Allow calls like it from now on?\n" +
+		"  allow WebFetch host docs.example.com\nor\n  allow WebFetch host *.example.com"
+	if m.Text != want {
+		t.Errorf("text:\n%s\nwant\n%s", m.Text, want)
+	}
+	if len(m.Buttons) != 2 || len(m.Buttons[0]) != 1 || len(m.Buttons[1]) != 1 {
+		t.Fatalf("buttons %+v, want two rows of one", m.Buttons)
+	}
+	for i, w := range [][2]string{{"➕ Always: docs.example.com", "r:7"},
+		{"➕ Always: *.example.com", "r:7:2"}} {
+		if b := m.Buttons[i][0]; b.Label != w[0] || b.Data != w[1] || b.Action != ActionAlways {
+			t.Errorf("button %d = %+v, want %q %q", i, b, w[0], w[1])
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,7 +22,8 @@ const OfferTTL = time.Hour
 // OfferSweepEvery is how often Run looks for offers past OfferTTL.
 const OfferSweepEvery = time.Minute
 
-// ActionAlways is the "➕ Always" button of a follow-up; its data is "r:<request id>".
+// ActionAlways is the "➕ Always" button of a follow-up; its data is "r:<request id>",
+// or "r:<request id>:2" for the button of the offer's second choice (Offer.Alt).
 const ActionAlways Action = "always"
 
 // offersKey is the store meta key of the offers not yet closed.
@@ -57,9 +59,12 @@ type Offer struct {
 	ChatID    string `json:"chat_id"`
 	// ReplyTo is the prompt message replied to, "" for none; Ref the follow-up
 	// message once sent.
-	ReplyTo   string       `json:"reply_to,omitempty"`
-	Ref       string       `json:"ref,omitempty"`
-	Rules     []rules.Rule `json:"rules"`
+	ReplyTo string       `json:"reply_to,omitempty"`
+	Ref     string       `json:"ref,omitempty"`
+	Rules   []rules.Rule `json:"rules"`
+	// Alt is a second choice, with a button of its own: the subdomains of a web
+	// call's site beside its exact host; nil for none.
+	Alt       []rules.Rule `json:"alt,omitempty"`
 	ExpiresAt time.Time    `json:"expires_at"`
 	// Armed is set once the follow-up, posted without its button, was edited to
 	// show it (docs/design.md, "Chat prompts").
@@ -79,24 +84,28 @@ func (o Offer) followUp() FollowUp {
 	if o.Closing != "" {
 		return FollowUp{Text: o.Closing}
 	}
-	var lines []string
-	for _, r := range o.Rules {
-		lines = append(lines, "  "+Escape(ruleText(r)))
+	data := "r:" + strconv.FormatUint(o.RequestID, 10)
+	lines, buttons := offerChoice(o.Rules, data, "primary")
+	if len(o.Alt) > 0 {
+		l, b := offerChoice(o.Alt, data+":2", "")
+		lines = append(append(lines, "or"), l...)
+		buttons = append(buttons, b...)
 	}
 	text := fmt.Sprintf("Request #%d (%s) was approved. Allow calls like it from now on?\n%s",
 		o.RequestID, shownValue(o.Tool, true, 60), strings.Join(lines, "\n"))
-	var shown []string
-	for _, r := range o.Rules {
-		if r.CommandPattern != "" {
-			shown = append(shown, r.CommandPattern)
-		} else {
-			shown = append(shown, r.ToolPattern)
-		}
+	return FollowUp{Text: text, Buttons: buttons}
+}
+
+// offerChoice returns the lines that list the rules rs of a follow-up and the row of
+// their button, whose data is data.
+func offerChoice(rs []rules.Rule, data, style string) ([]string, [][]Button) {
+	var lines, shown []string
+	for _, r := range rs {
+		lines = append(lines, "  "+Escape(ruleText(r)))
+		shown = append(shown, cmp.Or(r.CommandPattern, r.HostPattern, r.ToolPattern))
 	}
 	label := "➕ Always: " + shownValue(strings.Join(shown, ", "), false, 60)
-	data := "r:" + strconv.FormatUint(o.RequestID, 10)
-	return FollowUp{Text: text, Buttons: [][]Button{{
-		{Label: label, Action: ActionAlways, Data: data, Style: "primary"}}}}
+	return lines, [][]Button{{{Label: label, Action: ActionAlways, Data: data, Style: style}}}
 }
 
 // Errors of ClaimOffer.
@@ -424,12 +433,19 @@ func (b *Bot) offer(r store.Request, role Role, channel, chat, replyTo string) {
 	if b.followUps == nil || role < RoleAdmin || r.Status != store.Approved || chat == "" {
 		return
 	}
-	rs := alwaysRules(r)
+	rs, alt := alwaysRules(r), []rules.Rule(nil)
+	var args map[string]any
+	if err := json.Unmarshal(r.Arguments, &args); err != nil {
+		args = nil // no URL: a web tool's call gets no offer
+	}
+	if host, web := b.gate.WebHost(r.ToolName, args); web {
+		rs, alt = hostRules(r, host)
+	}
 	if len(rs) == 0 {
 		return
 	}
 	o := Offer{RequestID: r.ID, Tool: r.ToolName, Channel: channel, ChatID: chat,
-		ReplyTo: replyTo, Rules: rs}
+		ReplyTo: replyTo, Rules: rs, Alt: alt}
 	if err := b.followUps.Offer(o); err != nil {
 		b.log.Error("offering a rule", "request_id", r.ID, "err", err)
 	}
@@ -445,18 +461,21 @@ func promptIn(r store.Request, channel, chat string) string {
 	return ""
 }
 
-// parseOfferData decodes "r:<request id>", the data of a "➕ Always" button.
-func parseOfferData(data string) (uint64, error) {
+// parseOfferData decodes "r:<request id>", the data of a "➕ Always" button, or
+// "r:<request id>:2", that of its second choice (alt).
+func parseOfferData(data string) (id uint64, alt bool, err error) {
 	rest, ok := strings.CutPrefix(data, "r:")
 	if !ok || len(data) > MaxCallbackData {
-		return 0, fmt.Errorf("bot: callback data %s: %w: want r:<request id>",
+		return 0, false, fmt.Errorf("bot: callback data %s: %w: want r:<request id>",
 			quoteShort(data), ErrBadCallback)
 	}
-	id, err := parseID(rest)
+	rest, alt = strings.CutSuffix(rest, ":2")
+	id, err = parseID(rest)
 	if err != nil {
-		return 0, fmt.Errorf("bot: callback data %s: %w: %s", quoteShort(data), ErrBadCallback, err)
+		return 0, false, fmt.Errorf("bot: callback data %s: %w: %s", quoteShort(data),
+			ErrBadCallback, err)
 	}
-	return id, nil
+	return id, alt, nil
 }
 
 // handleOfferTap adds the rules of the offer a "➕ Always" button names, for an
@@ -465,7 +484,7 @@ func parseOfferData(data string) (uint64, error) {
 // ErrNotBound, ErrOfferUsed, ErrOfferExpired, a gate sentinel (the rule was
 // refused) or ErrInternal; no rule is added then.
 func (b *Bot) handleOfferTap(ctx context.Context, t Tap) (TapResult, error) {
-	id, err := parseOfferData(t.Data)
+	id, alt, err := parseOfferData(t.Data)
 	if err != nil {
 		return TapResult{Toast: "Invalid button"}, fmt.Errorf("bot: tap: %w", err)
 	}
@@ -493,9 +512,19 @@ func (b *Bot) handleOfferTap(ctx context.Context, t Tap) (TapResult, error) {
 		b.log.Error("claiming an offer", "request_id", id, "err", err)
 		return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: tap: %w: %w", ErrInternal, err)
 	}
+	chosen := o.Rules
+	if alt {
+		if chosen = o.Alt; len(chosen) == 0 {
+			if rerr := b.followUps.ReleaseOffer(o); rerr != nil {
+				b.log.Error("releasing an offer", "request_id", id, "err", rerr)
+			}
+			return TapResult{Toast: "Invalid button"}, fmt.Errorf(
+				"bot: tap: %w: request %d has no second choice", ErrBadCallback, id)
+		}
+	}
 	who := actor(t.Channel, t.UserName, t.UserID)
 	var added []string
-	for _, r := range o.Rules {
+	for _, r := range chosen {
 		group, err := b.gate.Rules(r.GroupID)
 		if err == nil {
 			var def []rules.Rule

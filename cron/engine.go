@@ -26,6 +26,7 @@ type Store interface {
 	UpdateRun(r store.Run) error
 	Run(id uint64) (store.Run, error)
 	Runs(job string, limit int) ([]store.Run, error)
+	RecentRuns(limit int) ([]store.Run, error)
 	RunsByStatus(statuses ...store.RunStatus) ([]store.Run, error)
 	RunByRequest(requestID uint64) (store.Run, error)
 	GetMeta(key string) ([]byte, error)

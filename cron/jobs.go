@@ -72,6 +72,16 @@ func (e *Engine) Runs(name string, limit int) ([]store.Run, error) {
 	return runs, nil
 }
 
+// RecentRuns returns at most limit runs of every job, newest first; limit <= 0
+// returns them all (GET /api/runs). Error: the store's.
+func (e *Engine) RecentRuns(limit int) ([]store.Run, error) {
+	runs, err := e.store.RecentRuns(limit)
+	if err != nil {
+		return nil, fmt.Errorf("cron: recent runs: %w", err)
+	}
+	return runs, nil
+}
+
 // RunByID returns run id as stored, with its steps (GET /api/runs/{id}). Errors:
 // ErrNotFound, or the store's error.
 func (e *Engine) RunByID(id uint64) (store.Run, error) {

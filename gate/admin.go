@@ -200,6 +200,13 @@ func (m *Manager) Visible(group, profile, agentID, source string, tools []string
 // "" when none matches (docs/design.md, "Bypasses"); it reads no store.
 func (m *Manager) Category(tool string) string { return m.category(m.snap.Load(), tool) }
 
+// WebHost reports whether tool is one of the configured web tools and returns the
+// host of its call with args that host patterns match, "" when none (rules.WebHost);
+// it reads no store.
+func (m *Manager) WebHost(tool string, args map[string]any) (host string, web bool) {
+	return rules.WebHost(m.ropt.Web, tool, args)
+}
+
 // ApplyRules applies c in one store transaction (store.DB.ApplyRules) after preparing
 // every rule it writes as CreateRule does, then rebuilds the snapshot; it returns the
 // created rules. Errors, after which nothing changed: every problem found, joined —

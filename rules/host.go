@@ -170,6 +170,22 @@ func hostMatches(p, h string) bool {
 	return p == h
 }
 
+// WebHost reports whether tool is one of the web tools tools (nil: DefaultWeb) and
+// returns the host of its call with args as a host pattern matches it, normalised as a
+// pattern is (docs/design.md, "Web hosts"); host is "" when the URL argument has none.
+func WebHost(tools []WebTool, tool string, args map[string]any) (host string, web bool) {
+	if tools == nil {
+		tools = DefaultWeb
+	}
+	for _, wt := range tools {
+		if wt.Tool == tool {
+			h, _ := urlHost(args[wt.Arg])
+			return h, true
+		}
+	}
+	return "", false
+}
+
 // callHost returns the host of c's URL argument when c.Tool is a web tool of the Set
 // (see urlHost).
 func (s *Set) callHost(c *Call) (string, bool) {

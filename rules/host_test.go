@@ -138,6 +138,26 @@ func TestHostPatternWebTools(t *testing.T) {
 	if d := call("url"); d.Action != Require {
 		t.Errorf("fetch url = %+v, want require", d)
 	}
+	web := []WebTool{{Tool: "fetch", Arg: "address"}}
+	for _, c := range []struct {
+		tools []WebTool
+		tool  string
+		args  map[string]any
+		want  string
+		web   bool
+	}{
+		{web, "fetch", map[string]any{"address": "https://User@A.Example.COM.:8443/x"},
+			"a.example.com", true},
+		{web, "fetch", map[string]any{"url": "https://example.com/"}, "", true},
+		{web, "WebFetch", map[string]any{"url": "https://example.com/"}, "", false},
+		{nil, "WebFetch", map[string]any{"url": "https://example.com/"}, "example.com", true},
+		{nil, "WebFetch", map[string]any{"url": "file:///etc/passwd"}, "", true},
+	} {
+		if h, w := WebHost(c.tools, c.tool, c.args); h != c.want || w != c.web {
+			t.Errorf("WebHost(%v, %s, %v) = %q, %v, want %q, %v", c.tools, c.tool, c.args,
+				h, w, c.want, c.web)
+		}
+	}
 	if err := s.CheckHostRule(Rule{ToolPattern: "WebFetch", HostPattern: "x.org"}); err == nil {
 		t.Error("CheckHostRule(WebFetch) with Web [fetch] = nil, want an error")
 	}

@@ -183,6 +183,27 @@ func (d *DB) Runs(job string, limit int) ([]Run, error) {
 	return out, nil
 }
 
+// RecentRuns returns at most limit runs of every job, newest (highest id) first;
+// limit <= 0 returns them all.
+func (d *DB) RecentRuns(limit int) ([]Run, error) {
+	var out []Run
+	err := d.view(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketRuns).Cursor()
+		for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
+			var r Run
+			if err := decodeJSON(k, v, &r); err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: recent runs: %w", err)
+	}
+	return out, nil
+}
+
 // RunsByStatus returns every run in one of statuses, oldest (lowest id) first: at
 // start-up the run engine marks the Running ones Interrupted and re-arms the
 // WaitingApproval ones. No statuses is an empty result. ErrInvalid for an

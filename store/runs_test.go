@@ -2,7 +2,9 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -124,6 +126,41 @@ func TestRunsNewestFirst(t *testing.T) {
 			testkit.Must(t, err)
 			if !slices.Equal(ids(rs), tc.want) {
 				t.Errorf("Runs(%q, %d) = %v, want %v", tc.job, tc.limit, ids(rs), tc.want)
+			}
+		})
+	}
+}
+
+// RecentRuns lists the runs of every job, newest first, up to its limit.
+func TestRecentRuns(t *testing.T) {
+	d, _ := openTest(t)
+	rs, err := d.RecentRuns(0)
+	testkit.Must(t, err)
+	if len(rs) != 0 {
+		t.Fatalf("RecentRuns of an empty store = %+v", rs)
+	}
+	for _, job := range []string{"a", "b", "a", "c"} {
+		_, err := d.CreateRun(Run{Job: job})
+		testkit.Must(t, err)
+	}
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{
+		{0, []string{"4 c", "3 a", "2 b", "1 a"}},
+		{-1, []string{"4 c", "3 a", "2 b", "1 a"}},
+		{2, []string{"4 c", "3 a"}},
+		{10, []string{"4 c", "3 a", "2 b", "1 a"}},
+	} {
+		t.Run(strconv.Itoa(tc.limit), func(t *testing.T) {
+			rs, err := d.RecentRuns(tc.limit)
+			testkit.Must(t, err)
+			var got []string
+			for _, r := range rs {
+				got = append(got, fmt.Sprintf("%d %s", r.ID, r.Job))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("RecentRuns(%d) = %q, want %q", tc.limit, got, tc.want)
 			}
 		})
 	}

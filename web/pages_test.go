@@ -46,6 +46,9 @@ func (f *fakeJobs) Runs(string) ([]store.Run, error) {
 	return append([]store.Run(nil), f.runs...), nil
 }
 
+// RecentRuns is not used by the pages.
+func (f *fakeJobs) RecentRuns(int) ([]store.Run, error) { return nil, nil }
+
 func (f *fakeJobs) Run(id uint64) (store.Run, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

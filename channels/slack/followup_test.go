@@ -66,16 +66,7 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 				!strings.HasSuffix(toast, ": allow mcp__notes__list") {
 				t.Errorf("admin's toast %q", toast)
 			}
-			rs, err := e.db.Rules()
-			if err != nil || len(rs) != rules0+1 {
-				t.Fatalf("rules %v, %v", rs, err)
-			}
-			last := rs[0]
-			for _, r := range rs {
-				if r.ID > last.ID {
-					last = r
-				}
-			}
+			last := lastRule(t, e, rules0+1)
 			if last.ToolPattern != "mcp__notes__list" || last.Action != rules.Allow {
 				t.Errorf("added %+v", last)
 			}
@@ -97,6 +88,62 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An approved web call's follow-up has a button for its host and one for its site's
+// subdomains; a click on the first adds the rule for the host alone.
+func TestAlwaysWebHost(t *testing.T) {
+	e := newEnv(t, modes[0], envOptions{})
+	req, ts := e.require("s1", "WebFetch", map[string]any{"url": "https://docs.example.com/x"})
+	e.click(admin, ts, req.ID, bot.ActionApprove)
+	if _, toast := e.nextEphemeral(); toast != "Approved" {
+		t.Fatalf("toast %q", toast)
+	}
+	msgs, err := e.srv.WaitMessages(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	armed, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel,
+		msgs[1].TS, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := armed[0]
+	for _, want := range []string{fmt.Sprintf(`"value":"r:%d"`, req.ID),
+		fmt.Sprintf(`"value":"r:%d:2"`, req.ID), "➕ Always: docs.example.com",
+		"➕ Always: *.example.com"} {
+		if !strings.Contains(string(f.RawBlocks), want) {
+			t.Errorf("follow-up lacks %s: %s", want, f.RawBlocks)
+		}
+	}
+	rules0 := count(t, e)
+	e.clickAction(slacktest.BlockAction{UserID: admin, MessageTS: f.TS,
+		Value: fmt.Sprintf("r:%d", req.ID)})
+	if _, toast := e.nextEphemeral(); !strings.HasPrefix(toast, "Added rule ") ||
+		!strings.HasSuffix(toast, ": allow WebFetch host docs.example.com") {
+		t.Errorf("admin's toast %q", toast)
+	}
+	last := lastRule(t, e, rules0+1)
+	if last.ToolPattern != "WebFetch" || last.HostPattern != "docs.example.com" ||
+		last.Action != rules.Allow {
+		t.Errorf("added %+v", last)
+	}
+}
+
+// lastRule returns the newest rule, once the store holds n rules.
+func lastRule(t *testing.T, e *env, n int) rules.Rule {
+	t.Helper()
+	rs, err := e.db.Rules()
+	if err != nil || len(rs) != n {
+		t.Fatalf("rules %v, %v, want %d", rs, err, n)
+	}
+	last := rs[0]
+	for _, r := range rs {
+		if r.ID > last.ID {
+			last = r
+		}
+	}
+	return last
 }
 
 func count(t *testing.T, e *env) int {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,12 +24,19 @@ import (
 
 const mcpTool = "mcp__notes__list"
 
-// followUp waits for the "➕ Always" follow-up of request id in chat.
+// followUp waits for the "➕ Always" follow-up of request id in chat, with its one
+// button.
 func (e *env) followUp(chat int64, id uint64) telegramtest.SentMessage {
 	e.t.Helper()
-	want := fmt.Sprintf("r:%d", id)
+	return e.followUpWith(chat, id, fmt.Sprintf("r:%d", id))
+}
+
+// followUpWith waits for the follow-up of request id in chat whose buttons' data are
+// want.
+func (e *env) followUpWith(chat int64, id uint64, want ...string) telegramtest.SentMessage {
+	e.t.Helper()
 	got := e.waitArmed(chat, fmt.Sprintf("follow-up of request %d", id), func(data []string) bool {
-		return len(data) == 1 && data[0] == want
+		return slices.Equal(data, want)
 	})
 	// The message is recorded on its offer just after it is sent.
 	e.note.sig.wait(e.t, e.ctx, fmt.Sprintf("offer sent %d", id))
@@ -146,6 +154,63 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 		SessionID: "sess-2"})
 	if err != nil || out.Decision != gate.VerdictAllow {
 		t.Errorf("the same call after the rule: %+v, %v", out, err)
+	}
+}
+
+// An approved web call offers its exact host and, on a second button, its site's
+// subdomains; the second adds that host rule, which then allows another subdomain, and
+// the first is refused once it did. A host just below a public suffix gets one button.
+func TestAlwaysWebHost(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	r := e.require("sess-1", "WebFetch", map[string]any{"url": "https://Docs.Example.com/a"})
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	one, two := fmt.Sprintf("r:%d", r.ID), fmt.Sprintf("r:%d:2", r.ID)
+	m := e.followUpWith(groupChat.ID, r.ID, one, two)
+	kb := m.Keyboard.InlineKeyboard
+	if kb[0][0].Text != "➕ Always: docs.example.com" || kb[1][0].Text != "➕ Always: *.example.com" {
+		t.Errorf("buttons %q, %q", kb[0][0].Text, kb[1][0].Text)
+	}
+	if !strings.Contains(m.PlainText, "  allow WebFetch host docs.example.com\nor\n"+
+		"  allow WebFetch host *.example.com") {
+		t.Errorf("follow-up text:\n%s", m.PlainText)
+	}
+	before := e.rules()
+	toast := e.tapData(alice, m.ChatID, m.MessageID, two).Text
+	rs := e.rules()
+	if len(rs) != len(before)+1 {
+		t.Fatalf("rules %+v", rs)
+	}
+	added := rs[0]
+	for _, x := range rs {
+		if x.ID > added.ID {
+			added = x
+		}
+	}
+	if added.ToolPattern != "WebFetch" || added.HostPattern != "*.example.com" ||
+		added.Action != rules.Allow || added.GroupID != rules.DefaultGroup {
+		t.Errorf("added %+v", added)
+	}
+	if want := fmt.Sprintf("Added rule %d: allow WebFetch host *.example.com", added.ID); toast != want {
+		t.Errorf("toast %q, want %q", toast, want)
+	}
+	// Refused as used, or as unknown once the offer's closing edit is done.
+	if toast := e.tapData(alice, m.ChatID, m.MessageID, one).Text; strings.HasPrefix(toast, "Added") {
+		t.Errorf("the other button after the tap: %q", toast)
+	}
+	if n := len(e.rules()); n != len(rs) {
+		t.Errorf("the other button added a rule: %d rules, want %d", n, len(rs))
+	}
+	out, err := e.g.Check(e.ctx, gate.Call{ToolName: "WebFetch", SessionID: "sess-2",
+		Arguments: map[string]any{"url": "https://api.example.com/v1"}})
+	if err != nil || out.Decision != gate.VerdictAllow {
+		t.Errorf("another subdomain after the rule: %+v, %v", out, err)
+	}
+
+	r = e.require("sess-3", "WebFetch", map[string]any{"url": "https://me.github.io/"})
+	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+	m = e.followUp(groupChat.ID, r.ID)
+	if b := m.Keyboard.InlineKeyboard[0][0].Text; b != "➕ Always: me.github.io" {
+		t.Errorf("button %q", b)
 	}
 }
 

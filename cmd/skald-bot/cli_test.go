@@ -357,7 +357,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"groups", "set", "ci"}, "groups set ci: nothing to change: give --name or --description"},
 		{[]string{"groups", "dup", "ci"}, "accepts 2 arg(s), received 1"},
 		{[]string{"jobs", "run"}, "accepts 1 arg(s), received 0"},
-		{[]string{"jobs", "runs", "a", "b"}, "accepts 1 arg(s), received 2"},
+		{[]string{"jobs", "runs", "a", "b"}, "accepts at most 1 arg(s), received 2"},
 		{[]string{"check"}, `required flag(s) "tool" not set`},
 		{[]string{"check", "--tool", "Bash", "--wait", "-1s"}, "--wait -1s: must not be negative"},
 		{[]string{"nope"}, `unknown command "nope" for "skald-bot"`},
@@ -424,7 +424,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{"rules", "rm"}, {"rules", "set"}, {"groups"}, {"groups", "list"}, {"groups", "add"}, {"groups", "dup"},
 		{"groups", "set"}, {"groups", "rm"}, {"jobs"}, {"jobs", "list"}, {"jobs", "run"}, {"jobs", "runs"},
 		{"hook"}, {"hook", "claude-code"}, {"hook", "install"}, {"hook", "uninstall"},
-		{"rules", "export"}, {"rules", "import"}, {"rules", "import", "claude-code"}, {"serve"}, {"version"}, {},
+		{"rules", "export"}, {"rules", "import"}, {"rules", "import", "claude-code"}, {"serve"}, {"version"},
+		{"dev"}, {"dev", "telegram"}, {},
 	} {
 		code, out, _ := runClient(t, append(args, "--help")...)
 		if code != 0 || !strings.Contains(out, "Usage:") {

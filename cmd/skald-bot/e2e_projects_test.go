@@ -156,6 +156,10 @@ func TestProjectRulesImport(t *testing.T) {
 		"allow mcp__github → allow mcp__github__* priority 100",
 		"not translated (11):",
 		"allow WebFetch(domain:example.com) → allow WebFetch host \"example.com\" priority 100",
+		// Claude Code's ask Bash and deny mcp__* come first: those allows never decide.
+		"never decides (9): an earlier rule decides every call it matches first\n" +
+			"  allow Bash(npm run test:*): imported require Bash priority 90 comes first\n",
+		"  allow mcp__github: imported deny mcp__* priority 80 comes first\n",
 		"group proj: 27 added, 0 changed, 0 removed",
 		"nothing changed: run again with --apply",
 	} {

@@ -76,10 +76,12 @@ func newBrowser(t *testing.T, ctx context.Context) context.Context {
 	return bctx
 }
 
-func TestE2EWebInbox(t *testing.T) {
-	t.Parallel()
-	chromium(t)
-	e := newE2E(t, "")
+// browse opens e's web inbox in a new headless Chromium, signed in at a phone's size,
+// and returns the browser, a runner of steps that fails the test with the service's
+// log, and the text of the element a CSS selector names.
+func browse(t *testing.T, e *e2e) (context.Context,
+	func(what string, steps ...chromedp.Action[chromedp.Void]), func(sel string) string) {
+	t.Helper()
 	b := newBrowser(t, e.ctx)
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
@@ -91,14 +93,22 @@ func TestE2EWebInbox(t *testing.T) {
 		t.Helper()
 		return value(t, b, chromedp.Text(chromedp.CSS(sel)))
 	}
-	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 	do("sign in",
 		chromedp.EmulateViewport(390, 844),
 		chromedp.Navigate(e.svc.url+"/"),
-		chromedp.WaitVisible(css("#token")),
-		chromedp.SendKeys(css("#token"), e.svc.token),
-		chromedp.Click(css("#signin")),
-		chromedp.WaitVisible(css("#approvals-section")))
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), e.svc.token),
+		chromedp.Click(chromedp.CSS("#signin")),
+		chromedp.WaitVisible(chromedp.CSS("#approvals-section")))
+	return b, do, text
+}
+
+func TestE2EWebInbox(t *testing.T) {
+	t.Parallel()
+	chromium(t)
+	e := newE2E(t, "")
+	b, do, text := browse(t, e)
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 
 	// A hook's call appears on the open page, from its event stream.
 	answer := e.hookAsync(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
@@ -296,6 +306,69 @@ func TestE2EWebInbox(t *testing.T) {
 	}
 	if rs2, err := e.api.Rules(e.ctx, "default"); err != nil || len(rs2) != len(rs)-1 {
 		t.Errorf("rules after the refusal: %d, want %d (%v)", len(rs2), len(rs)-1, err)
+	}
+	e.svc.stop(t)
+}
+
+// The Rules page's host field in a real Chromium: an allow of WebFetch for one host
+// added from the Overrides form is listed with its host and allows that host's
+// fetches; a URL typed as the host is refused with the field's error in the panel,
+// and no rule is added.
+func TestE2EWebRulesHost(t *testing.T) {
+	t.Parallel()
+	chromium(t)
+	e := newE2E(t, "")
+	_, do, text := browse(t, e)
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	add := func(what, tool, host string, done string) {
+		t.Helper()
+		do(what, chromedp.Navigate(e.svc.url+"/rules"),
+			chromedp.Click(css("#overrides details summary")),
+			chromedp.SendKeys(css(`#add-overrides input[name="tool_pattern"]`), tool),
+			chromedp.SetValue(css(`#add-overrides select[name="action"]`), "allow"),
+			chromedp.SendKeys(css(`#add-overrides input[name="host_pattern"]`), host),
+			chromedp.Click(css(`#add-overrides button`)),
+			chromedp.WaitVisible(css(done)))
+	}
+	before, err := e.api.Rules(e.ctx, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	add("a host rule", "WebFetch", "Docs.Example.com", "#overrides table.rules")
+	rs, err := e.api.Rules(e.ctx, "default")
+	if err != nil || len(rs) != len(before)+1 {
+		t.Fatalf("rules after the add: %d, want %d (%v)", len(rs), len(before)+1, err)
+	}
+	added := rs[0]
+	for _, r := range rs {
+		if r.ID > added.ID {
+			added = r
+		}
+	}
+	if added.ToolPattern != "WebFetch" || added.HostPattern != "Docs.Example.com" ||
+		added.Action != "allow" || added.Priority != 10 {
+		t.Errorf("added %+v", added)
+	}
+	if row := text("#rule-" + u(added.ID)); !strings.Contains(row, "WebFetch host Docs.Example.com") {
+		t.Errorf("listed as %q", row)
+	}
+	out, err := e.api.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "WebFetch",
+		SessionID: "s1", Arguments: map[string]any{"url": "https://docs.example.com/guide"}}})
+	if err != nil || out.Decision != "allow" {
+		t.Errorf("a fetch of the host after the rule: %+v, %v", out, err)
+	}
+
+	add("a URL as the host", "WebFetch", "https://example.com/x", "#error-overrides")
+	if msg := text("#error-overrides"); !strings.Contains(msg, "host_pattern") ||
+		!strings.Contains(msg, "must be a host name alone") {
+		t.Errorf("bad host error %q", msg)
+	}
+	add("a host on a tool that fetches nothing", "Read", "example.com", "#error-overrides")
+	if msg := text("#error-overrides"); !strings.Contains(msg, "host_pattern") {
+		t.Errorf("host on Read error %q", msg)
+	}
+	if rs2, err := e.api.Rules(e.ctx, "default"); err != nil || len(rs2) != len(rs) {
+		t.Errorf("rules after the refusals: %d, want %d (%v)", len(rs2), len(rs), err)
 	}
 	e.svc.stop(t)
 }

@@ -79,16 +79,31 @@ usage error.`,
 		},
 	}
 
+	var limit int
 	runs := &cobra.Command{
-		Use:   "runs NAME",
-		Short: "List the runs of job NAME, newest first",
-		Args:  cobra.ExactArgs(1),
+		Use:   "runs [NAME] [--limit N]",
+		Short: "List the runs of job NAME, or the latest runs of every job, newest first",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 0 || limit > api.MaxRunsLimit {
+				return usagef("--limit %d: want 1 to %d", limit, api.MaxRunsLimit)
+			}
+			if len(args) == 0 {
+				return adminCall(cmd, conn, func(c *api.Client) ([]api.Run, error) {
+					return c.RecentRuns(cmd.Context(), limit)
+				}, func(rs []api.Run) { printRuns(cmd, rs, true) })
+			}
 			return adminCall(cmd, conn, func(c *api.Client) ([]api.Run, error) {
-				return c.Runs(cmd.Context(), args[0])
-			}, func(rs []api.Run) { printRuns(cmd, rs) })
+				rs, err := c.Runs(cmd.Context(), args[0])
+				if limit > 0 && len(rs) > limit {
+					rs = rs[:limit]
+				}
+				return rs, err
+			}, func(rs []api.Run) { printRuns(cmd, rs, false) })
 		},
 	}
+	runs.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf(
+		"most runs to show (default: every run of NAME; %d of all jobs)", api.DefaultRunsLimit))
 	cmd.AddCommand(list, run, runs)
 	return cmd
 }
@@ -114,17 +129,26 @@ func notStarted(err error) (outcome, msg string, ok bool) {
 	return "", "", false
 }
 
-func printRuns(cmd *cobra.Command, rs []api.Run) {
-	printTable(cmd.OutOrStdout(), "", "ID\tSTATUS\tSTEP\tREQUEST\tSTARTED\tERROR", rs,
-		func(r api.Run) string {
-			req := ""
-			switch {
-			case r.Status == store.RunWaitingAnswer:
-				req = fmt.Sprintf("question %d", r.ClarificationID)
-			case r.RequestID != 0:
-				req = fmt.Sprint(r.RequestID)
-			}
-			return fmt.Sprintf("%d\t%s\t%d/%d\t%s\t%s\t%s", r.ID, shown(string(r.Status)),
-				r.Step, r.StepCount, req, r.StartedAt.Local().Format(timeLayout), shown(r.Error))
-		})
+// printRuns prints rs as a table, with the job's name in a first column when withJob
+// (and "no runs" for none).
+func printRuns(cmd *cobra.Command, rs []api.Run, withJob bool) {
+	header, none := "ID	STATUS	STEP	REQUEST	STARTED	ERROR", ""
+	if withJob {
+		header, none = "JOB	"+header, "no runs"
+	}
+	printTable(cmd.OutOrStdout(), none, header, rs, func(r api.Run) string {
+		req := ""
+		switch {
+		case r.Status == store.RunWaitingAnswer:
+			req = fmt.Sprintf("question %d", r.ClarificationID)
+		case r.RequestID != 0:
+			req = fmt.Sprint(r.RequestID)
+		}
+		row := fmt.Sprintf("%d	%s	%d/%d	%s	%s	%s", r.ID, shown(string(r.Status)),
+			r.Step, r.StepCount, req, r.StartedAt.Local().Format(timeLayout), shown(r.Error))
+		if withJob {
+			row = shownName(r.Job) + "	" + row
+		}
+		return row
+	})
 }

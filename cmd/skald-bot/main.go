@@ -94,7 +94,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newServeCmd(), newVersionCmd(), newInitCmd(), newConfigCmd())
+	root.AddCommand(newServeCmd(), newVersionCmd(), newInitCmd(), newConfigCmd(), newDevCmd())
 	addClientCommands(root)
 	markRunErrors(root)
 	refuseUnknownSubcommands(root)

@@ -104,11 +104,18 @@ func startSkald(t *testing.T, dir string, env []string, args ...string) *skaldPr
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startReading(t, cmd, stderr)
+}
+
+// startReading starts cmd and reads out, one of its pipes, for waitFor and exit. The
+// process is killed when the test ends, should it still run.
+func startReading(t *testing.T, cmd *exec.Cmd, out io.Reader) *skaldProcess {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	p := &skaldProcess{cmd: cmd, eof: make(chan struct{}), changed: make(chan struct{}), taken: map[int]bool{}}
-	go p.read(stderr)
+	go p.read(out)
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()

@@ -79,7 +79,9 @@ problem is listed).`,
 (.claude/settings.json, settings.local.json) and shows the rules they become in group G
 (default: default): allow → allow, ask → require, deny → deny, at priorities that keep
 Claude Code's order (deny, then ask, then allow). Rules the group already has are left
-out; nothing is removed. Lists every permission rule that has no translation, and why.
+out; nothing is removed. Lists every permission rule that has no translation, and why,
+and every allow that can never decide because an earlier rule without a filter decides
+every call it matches first.
 With --apply the rules are added in one transaction.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -121,7 +123,12 @@ With --apply the rules are added in one transaction.`,
 						"needs in %s\n", shownName(ccGroup), shownName(ccGroup))
 				}
 			}
-			return runPlan(cmd, conn, c, ruleset.Merge(ccGroup, add, gs, rs), ccApply)
+			p := ruleset.Merge(ccGroup, add, gs, rs)
+			if conn.json {
+				w = cmd.ErrOrStderr()
+			}
+			writeUnreachable(w, tr, p.Unreachable(rs))
+			return runPlan(cmd, conn, c, p, ccApply)
 		},
 	}
 	cc.Flags().StringVar(&ccGroup, "group", rules.DefaultGroup,
@@ -129,6 +136,30 @@ With --apply the rules are added in one transaction.`,
 	cc.Flags().BoolVar(&ccApply, "apply", false, "add the rules")
 	imp.AddCommand(cc)
 	return []*cobra.Command{export, imp}
+}
+
+// writeUnreachable warns of the imported allow rules us that can never decide, each
+// named by the Claude Code rule of tr it comes from.
+func writeUnreachable(w io.Writer, tr []claudecode.Translated, us []ruleset.Unreachable) {
+	if len(us) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "never decides (%d): an earlier rule decides every call it matches first\n",
+		len(us))
+	for _, u := range us {
+		from := ruleset.Describe(u.Rule)
+		for _, t := range tr {
+			if ruleset.Describe(t.Rule) == from {
+				from = t.From
+				break
+			}
+		}
+		by := "imported " + ruleset.Describe(u.By)
+		if u.By.ID != 0 {
+			by = fmt.Sprintf("rule %d (%s)", u.By.ID, ruleset.Describe(u.By))
+		}
+		fmt.Fprintf(w, "  %s: %s comes first\n", shown(from), shown(by))
+	}
 }
 
 // loadRules makes an admin client and lists the groups and rules through it.

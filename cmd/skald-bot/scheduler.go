@@ -78,6 +78,8 @@ func (a apiJobs) Trigger(ctx context.Context, name string) (store.Run, error) {
 
 func (a apiJobs) Runs(name string) ([]store.Run, error) { return a.e.Runs(name, 0) }
 
+func (a apiJobs) RecentRuns(limit int) ([]store.Run, error) { return a.e.RecentRuns(limit) }
+
 func (a apiJobs) Run(id uint64) (store.Run, error) { return a.e.RunByID(id) }
 
 // chatJobs adapts the run engine to the chat's Jobs (bot.Jobs): the chat's

@@ -150,6 +150,73 @@ jobs:
 	svc.stop(t)
 }
 
+// `jobs runs` without a name lists the latest runs of every job, newest first, with
+// the job's name; --limit cuts both forms, --json prints the server's runs.
+func TestProcessRecentRuns(t *testing.T) {
+	dir := t.TempDir()
+	url := closedPort(t)
+	ws := filepath.Join(dir, "ws")
+	testkit.Must(t, os.MkdirAll(filepath.Join(ws, "data"), 0o755))
+	cfg := filepath.Join(dir, "skald.yaml")
+	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + ws +
+		"\napi:\n  listen: " + strings.TrimPrefix(url, "http://") + `
+jobs:
+  - name: alpha
+    schedule: "30 2 * * *"
+    steps: [{tool: write_file, args: {path: data/a.txt, content: a}}]
+  - name: beta
+    schedule: "30 3 * * *"
+    steps: [{tool: write_file, args: {path: data/b.txt, content: b}}]
+`
+	testkit.Must(t, os.WriteFile(cfg, []byte(yaml), 0o600))
+	svc := startService(t, cfg)
+	events := subscribe(t, url, svc.token)
+	run := func(args ...string) (int, string, string) {
+		return cli(t, append(args, "--server", url, "--config", cfg)...)
+	}
+	if code, out, _ := run("jobs", "runs"); code != 0 || out != "no runs\n" {
+		t.Fatalf("jobs runs before any run: exit %d %q", code, out)
+	}
+	for _, job := range []string{"alpha", "beta", "alpha"} {
+		if code, out, errOut := run("jobs", "run", job); code != 0 {
+			t.Fatalf("jobs run %s: exit %d %s %s", job, code, out, errOut)
+		}
+		if f := events.next(t, cron.EventRunFinished); f.Status != "succeeded" {
+			t.Fatalf("run_finished %+v", f)
+		}
+	}
+	code, out, errOut := run("jobs", "runs")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], "JOB    ID  STATUS") {
+		t.Fatalf("jobs runs: exit %d %q %s", code, out, errOut)
+	}
+	for i, want := range []string{"alpha 3 succeeded", "beta 2 succeeded", "alpha 1 succeeded"} {
+		if got := strings.Fields(lines[i+1]); strings.Join(got[:3], " ") != want {
+			t.Errorf("row %d = %q, want it to start with %q", i+1, lines[i+1], want)
+		}
+	}
+	code, out, _ = run("jobs", "runs", "--limit", "2", "--json")
+	var runs []struct {
+		ID  uint64
+		Job string
+	}
+	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) != 2 ||
+		runs[0].ID != 3 || runs[0].Job != "alpha" || runs[1].ID != 2 || runs[1].Job != "beta" {
+		t.Errorf("jobs runs --limit 2 --json: exit %d %v %s", code, err, out)
+	}
+	code, out, _ = run("jobs", "runs", "alpha", "--limit", "1")
+	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); code != 0 ||
+		len(lines) != 2 || !strings.HasPrefix(lines[0], "ID  STATUS") ||
+		!strings.HasPrefix(lines[1], "3   succeeded") {
+		t.Errorf("jobs runs alpha --limit 1: exit %d %q", code, out)
+	}
+	code, out, errOut = run("jobs", "runs", "--limit", "-1")
+	if code != 2 || out != "" || !strings.Contains(errOut, "--limit -1: want 1 to 10000") {
+		t.Errorf("jobs runs --limit -1: exit %d %q %q", code, out, errOut)
+	}
+	svc.stop(t)
+}
+
 // TestExampleJobsAreValid: the example configuration's jobs pass the scheduler's
 // checks, so `serve --config config.example.yaml` starts.
 func TestExampleJobsAreValid(t *testing.T) {

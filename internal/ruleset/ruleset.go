@@ -272,6 +272,43 @@ func Merge(group string, add []rules.Rule, groups []rules.Group, rs []rules.Rule
 	return p
 }
 
+// Unreachable is an allow rule a Plan adds that can never decide a call: By, an
+// earlier rule of its group with another action and no filter, decides every call it
+// matches first (rules.Shadowing). By.ID is 0 when By is added by the plan too.
+type Unreachable struct {
+	Rule, By rules.Rule
+}
+
+// Unreachable returns the allow rules p adds that can never decide, in the order p adds
+// them, given rs, the rules stored now. The added rules count as stored after rs, in
+// the order p adds them.
+func (p Plan) Unreachable(rs []rules.Rule) []Unreachable {
+	var top uint64
+	for _, r := range rs {
+		top = max(top, r.ID)
+	}
+	all := slices.Clone(rs)
+	for i, r := range p.Changes.CreateRules {
+		r.ID = top + uint64(i) + 1
+		all = append(all, r)
+	}
+	var out []Unreachable
+	for _, r := range all[len(rs):] {
+		if r.Action != rules.Allow {
+			continue
+		}
+		if sh := rules.Shadowing(all, r); sh.First != nil {
+			by := *sh.First
+			if by.ID > top {
+				by.ID = 0
+			}
+			r.ID = 0
+			out = append(out, Unreachable{Rule: r, By: by})
+		}
+	}
+	return out
+}
+
 // same reports whether two rules have the same fields, ids and resolutions aside.
 func same(a, b rules.Rule) bool {
 	a.ID, b.ID = 0, 0

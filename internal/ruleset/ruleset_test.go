@@ -3,6 +3,8 @@ package ruleset
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -194,5 +196,37 @@ func TestMerge(t *testing.T) {
 	p = Merge("cc", add, gs, rs)
 	if len(p.Changes.CreateRules) != 3 || len(p.Changes.CreateGroups) != 1 || !p.Groups[0].New {
 		t.Errorf("Merge into a new group = %+v", p.Changes)
+	}
+}
+
+// An allow rule behind an earlier unfiltered rule with another action, stored or
+// added, is reported; one before it, or behind a filtered rule, is not.
+func TestUnreachable(t *testing.T) {
+	stored := []rules.Rule{
+		{ID: 4, GroupID: "shop", ToolPattern: "mcp__*", Action: rules.Require, Priority: 50},
+		{ID: 7, GroupID: "shop", ToolPattern: "Read", PathPattern: "src/*", Action: rules.Deny,
+			Priority: 10},
+	}
+	gs := []rules.Group{{ID: rules.DefaultGroup}, {ID: "shop"}}
+	p := Merge("shop", []rules.Rule{
+		{ToolPattern: "Bash", Action: rules.Deny, Priority: 80},
+		{ToolPattern: "Bash", CommandPattern: "npm run *", Action: rules.Allow, Priority: 100},
+		{ToolPattern: "mcp__github__*", Action: rules.Allow, Priority: 100},
+		{ToolPattern: "mcp__notes", Action: rules.Allow, Priority: 40},
+		{ToolPattern: "Read", Action: rules.Allow, Priority: 100},
+	}, gs, stored)
+	var got []string
+	for _, u := range p.Unreachable(stored) {
+		got = append(got, fmt.Sprintf("%s | %d %s", Describe(u.Rule), u.By.ID, Describe(u.By)))
+	}
+	want := []string{
+		`allow Bash command "npm run *" priority 100 | 0 deny Bash priority 80`,
+		`allow mcp__github__* priority 100 | 4 require mcp__* priority 50`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Unreachable =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if u := (Plan{}).Unreachable(stored); u != nil {
+		t.Errorf("Unreachable of an empty plan = %+v", u)
 	}
 }

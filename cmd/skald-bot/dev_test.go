@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// `dev telegram` as a user runs it, with the real binary: the telegram lines it prints
+// configure serve, the prompt of a waiting check shows in its terminal with its
+// buttons, an "a" typed into it approves (the check prints approved and exits 0), and
+// Ctrl-C stops it with exit 0.
+func TestProcessDevTelegram(t *testing.T) {
+	cmd := exec.Command(skaldBinary(t), "dev", "telegram")
+	cmd.Env = append(os.Environ(), "SKALD_CONFIG=", "SKALD_URL=", "SKALD_API_TOKEN=")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := startReading(t, cmd, stdout)
+	dev.waitFor(t, "fake Telegram Bot API at http://127.0.0.1:")
+	var telegram []string
+	for _, key := range []string{"telegram:", "  token: ", "  api_url: ", "  chats: ",
+		"  approvers: ", "  admins: "} {
+		telegram = append(telegram, dev.waitFor(t, key))
+	}
+
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "skald.yaml")
+	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + ws +
+		"\napi: {listen: \"127.0.0.1:0\"}\n" + strings.Join(telegram, "\n") + "\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	svc := startService(t, cfg)
+
+	check := exec.Command(skaldBinary(t), "check", "--tool", "Bash", "--arg",
+		"command=rm -rf build", "--wait", "2m", "--server", svc.url)
+	check.Env = cmd.Env
+	var out, errOut bytes.Buffer
+	check.Stdout, check.Stderr = &out, &errOut
+	if err := check.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- check.Wait() }()
+	t.Cleanup(func() {
+		if check.ProcessState == nil {
+			_ = check.Process.Kill()
+			<-done
+		}
+	})
+
+	dev.waitFor(t, "rm -rf build")
+	dev.waitFor(t, "[1] ✅ Approve", "[2] ❌ Reject")
+	if _, err := stdin.Write([]byte("x\na\n")); err != nil {
+		t.Fatal(err)
+	}
+	dev.waitFor(t, `"x": type a, r, 15, s, a number from 1 to`)
+	dev.waitFor(t, "tapped ✅ Approve on message")
+	dev.waitFor(t, "→ Approved")
+	if err := <-done; err != nil || !strings.HasPrefix(out.String(), "approved") {
+		t.Errorf("check: %v %q %q", err, out.String(), errOut.String())
+	}
+	lines := dev.signalExit(t, os.Interrupt, 0)
+	if last := lines[len(lines)-1]; last != "stopped" {
+		t.Errorf("last line %q, want stopped", last)
+	}
+	svc.stop(t)
+}
