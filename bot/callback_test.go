@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/skald-circle/skald-bot/store"
 )
 
 func TestParseCallback(t *testing.T) {
@@ -115,6 +117,35 @@ func FuzzCallbackRoundTrip(f *testing.F) {
 		}
 		if err != nil || got != c {
 			t.Fatalf("round trip of %v: %v, %v", c, got, err)
+		}
+	})
+}
+
+// FuzzParseClarCallback checks that ParseClarCallback never panics, that an error
+// wraps ErrBadCallback, that what it accepts is canonical (it encodes back to the same
+// bytes, within 64 bytes, a non-zero id and an option of store.MaxOptions or the ✍️
+// Answer button), and that every valid ClarCallback round-trips. The seed corpus runs
+// in every go test.
+func FuzzParseClarCallback(f *testing.F) {
+	for _, s := range []string{"q:1:0", "q:7:9", "q:7:w", "q:42:10", "q:0:1", "q:01:1", "q:1:01",
+		"q:1:-1", "q:1:+1", "q:1:W", "q:x:1", "q:1:1:", "a:1:ok", "", ":", "q::",
+		"q:18446744073709551615:w", "q:18446744073709551616:w", "q:1:\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		c, err := ParseClarCallback(data)
+		if err != nil {
+			if !errors.Is(err, ErrBadCallback) {
+				t.Fatalf("ParseClarCallback(%q) error %v does not wrap ErrBadCallback", data, err)
+			}
+			return
+		}
+		if c.String() != data || len(data) > MaxCallbackData || c.ID == 0 ||
+			c.Option < -1 || c.Option >= store.MaxOptions {
+			t.Fatalf("ParseClarCallback(%q) accepted %+v, which encodes to %q", data, c, c.String())
+		}
+		if back, err := ParseClarCallback(c.String()); err != nil || back != c {
+			t.Fatalf("round trip of %+v: %+v, %v", c, back, err)
 		}
 	})
 }

@@ -305,7 +305,7 @@ func (f *Fanout) sendTask(b box, key msgKey, ch Channel, target string) *task {
 			if !it.pending || hasMessage(it.messages, key.channel, target) {
 				return nil
 			}
-			ref, err = ch.Send(ctx, target, unarmed(it.prompt))
+			ref, err = ch.Send(ctx, target, unarmed(it.prompt, w.noun, id))
 			if err == nil && ref == "" {
 				err = fmt.Errorf("%w: the channel returned no message reference", ErrPermanent)
 			}
@@ -346,10 +346,21 @@ func (f *Fanout) sendTask(b box, key msgKey, ch Channel, target string) *task {
 	return t
 }
 
-// unarmed is p without its buttons: the first phase of a send.
-func unarmed(p Prompt) Prompt {
+// unarmed is p, the prompt of the noun's item id, without its buttons and with the
+// line that says what a copy left so is: the first phase of a send.
+func unarmed(p Prompt, noun string, id uint64) Prompt {
 	p.Buttons = nil
+	p.Spare = SpareLine(noun, id)
 	return p
+}
+
+// SpareLine is the line a prompt of the noun's ("request", "clarification") item id
+// shows until its buttons come (Prompt.Spare). A message whose post reply was lost
+// is posted again and never learnt of, so it keeps the line: it says itself that it
+// is a spare (docs/design.md, "Chat prompts").
+func SpareLine(noun string, id uint64) string {
+	return fmt.Sprintf("⏳ Buttons follow. If none appear, this is a spare copy of %s #%d: "+
+		"answer on its message that has them.", noun, id)
 }
 
 // arm edits recorded message m of item id of b to show its buttons, when the item

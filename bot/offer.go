@@ -246,6 +246,8 @@ func (f *Fanout) offerStep(ctx context.Context, rp Replier, o Offer) error {
 		}
 		m := cur.followUp()
 		m.Buttons = nil
+		m.Text += "\n\n⏳ Its button follows. If none appears, this is a spare copy: " +
+			"use the offer that has it."
 		ref, err := rp.Reply(ctx, cur.ChatID, cur.ReplyTo, m)
 		if err == nil && ref == "" {
 			err = fmt.Errorf("%w: the channel returned no message reference", ErrPermanent)

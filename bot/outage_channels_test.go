@@ -43,16 +43,7 @@ var (
 // fake clock moves whenever no call is in flight: the retries and the Fanout's
 // sweeps run on it, and no test line sleeps to wait for them.
 func TestFanoutRealChannelsDownForMinutes(t *testing.T) {
-	tg, err := telegramtest.New(telegramtest.Config{Chats: []models.Chat{outageChat}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tg.Close)
-	sl, err := slacktest.New(slacktest.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sl.Close)
+	tg, sl := newRealServers(t)
 	// A server's SetOutage makes a channel that the server's own goroutines close,
 	// which they may not when it was made in the bubble: outside runs it out there.
 	calls, done := make(chan func()), make(chan struct{})
@@ -103,6 +94,23 @@ func TestFanoutRealChannelsDownForMinutes(t *testing.T) {
 			t.Errorf("%d Telegram and %d Slack messages, want 2 each: one per request shown", n, m)
 		}
 	})
+}
+
+// newRealServers starts a Telegram Bot API server with outageChat and a Slack Web API
+// server, closed when the test ends.
+func newRealServers(t *testing.T) (*telegramtest.Server, *slacktest.Server) {
+	t.Helper()
+	tg, err := telegramtest.New(telegramtest.Config{Chats: []models.Chat{outageChat}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tg.Close)
+	sl, err := slacktest.New(slacktest.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sl.Close)
+	return tg, sl
 }
 
 // realEnv is a store, a gate and a Fanout over the real Telegram and Slack channels.

@@ -89,6 +89,11 @@ type Prompt struct {
 	// Buttons is the keyboard — [✅ Approve, ❌ Reject], [⏱ short, 🔄 Session] — while
 	// the request is pending, nil once it is finished (an edit removes the buttons).
 	Buttons [][]Button
+	// Spare is the last line of a message posted without its buttons, the first phase
+	// of a send: "⏳ Buttons follow. If none appear, this is a spare copy of request
+	// #7: …". The edit that arms the message drops it; a copy whose post reply was
+	// lost keeps it (docs/design.md, "Chat prompts"). "" otherwise.
+	Spare string
 }
 
 // NewPrompt builds the prompt of r. bypassShort is the configured bypass_short and

@@ -149,6 +149,8 @@ func goldenCases() map[string]Prompt {
 		"why":                NewPrompt(why, 0),
 		"mcp_30min":          NewPrompt(mcp, 30*time.Minute),
 		"cut":                NewPrompt(cut, time.Hour),
+		"cut_posted":         unarmed(NewPrompt(cut, time.Hour), "request", cut.ID),
+		"posted":             unarmed(NewPrompt(sampleRequest(), 0), "request", 42),
 		"cut_emoji":          NewPrompt(emoji, 0),
 		"fence":              NewPrompt(fence, 0),
 		"not_json":           NewPrompt(notJSON, 0),

@@ -42,6 +42,8 @@ type SlackMessage struct {
 	// Outcome is mrkdwn for one section — the outcome line in bold, then the note —
 	// or "" while the request is pending; at most SlackMaxText.
 	Outcome string
+	// Spare is mrkdwn for a context block, Prompt.Spare in italics; "" when none.
+	Spare string
 	// Buttons are the actions: each Button's Data is the button's value, its Style
 	// the button style; nil once finished (a chat.update must then send the blocks
 	// without the actions block).
@@ -119,6 +121,9 @@ func (p Prompt) Slack() SlackMessage {
 		outcome = shown + "…"
 	}
 	m.Outcome = EscapeMrkdwn(outcome)
+	if p.Spare != "" {
+		m.Spare = "_" + EscapeMrkdwn(p.Spare) + "_"
+	}
 	const open, close = "```\n", "\n```"
 	ps, _ := pieces(defuseFences(p.Arguments), escText)
 	args, _ := cutMiddle(ps, SlackMaxText-len(open)-len(close), mrkdwnUnits)

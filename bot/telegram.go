@@ -73,6 +73,10 @@ func (p Prompt) Telegram() TelegramMessage {
 		tail.text("\n")
 		tail.in("i", "Note: "+p.Note)
 	}
+	if p.Spare != "" {
+		tail.text("\n\n")
+		tail.in("i", p.Spare)
+	}
 	telegramCommands(&head, p, TelegramMaxText-tail.n-minArgsShown)
 	head.text("\n")
 	ps, _ := pieces(p.Arguments, escText)

@@ -18,6 +18,7 @@ const (
 	BlockBypass    = "bypass"
 	BlockOutcome   = "outcome"
 	BlockActions   = "actions"
+	BlockSpare     = "spare"
 )
 
 // maxSectionFields is how many fields Block Kit allows in one section.
@@ -43,6 +44,8 @@ var actionIDs = map[bot.Action]string{
 //     characters, their middle cut to "…[N characters cut]…" when longer;
 //   - while pending, a section saying what ⏱ and 🔄 would cover ("bypass");
 //   - once finished, a section with the outcome and the note ("outcome");
+//   - on a message posted without its buttons, a context block ("spare") saying
+//     that a copy left without them is spare (bot.Prompt.Spare);
 //   - while pending, an actions block ("actions") with the four buttons ✅ Approve
 //     (style primary), ❌ Reject (danger), ⏱ <bypass_short> and 🔄 Session, whose
 //     values are the callback data "a:<request id>:<ok|no|b15|bs>" (bot.Callback)
@@ -88,6 +91,10 @@ func Blocks(m bot.SlackMessage) []slackgo.Block {
 		text := slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Outcome, false, true)
 		id := slackgo.SectionBlockOptionBlockID(BlockOutcome)
 		blocks = append(blocks, slackgo.NewSectionBlock(text, nil, nil, id))
+	}
+	if m.Spare != "" {
+		text := slackgo.NewTextBlockObject(slackgo.MarkdownType, m.Spare, false, true)
+		blocks = append(blocks, slackgo.NewContextBlock(BlockSpare, text))
 	}
 	var buttons []slackgo.BlockElement
 	for _, row := range m.Buttons {

@@ -39,6 +39,8 @@
 //
 // FailNext and RateLimitNext inject one-shot failures on the next call of a method;
 // a 429 with Retry-After comes back from slack-go as *slack.RateLimitedError.
+// LoseReplyNext serves the next call of a method and then drops its connection, a
+// reply lost after Slack acted.
 //
 // Every chat call is recorded: Messages (per channel), Updates (per message),
 // Ephemerals, and Current, the message as it now reads. A chat.update without blocks

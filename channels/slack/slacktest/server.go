@@ -144,6 +144,9 @@ type Server struct {
 	ephemerals []Message
 	// failures holds the injected one-shot failures per method, first in first out.
 	failures map[string][]failure
+	// lost counts per method the calls to serve whose reply is then lost
+	// (LoseReplyNext).
+	lost map[string]int
 	// calls counts the requests per method, including failed ones.
 	calls map[string]int
 	// outage is how every Web API call and Socket Mode handshake fails (SetOutage).
@@ -184,6 +187,7 @@ func New(cfg Config) (*Server, error) {
 		current:  map[msgKey]Message{},
 		updates:  map[msgKey][]Message{},
 		failures: map[string][]failure{},
+		lost:     map[string]int{},
 		calls:    map[string]int{},
 		tickets:  map[string]bool{},
 	}

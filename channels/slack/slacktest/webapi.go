@@ -48,8 +48,21 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		f = &q[0]
 		s.failures[method] = q[1:]
 	}
+	lose := s.lost[method] > 0
+	if lose {
+		s.lost[method]--
+	}
 	s.notify()
 	s.mu.Unlock()
+	if lose {
+		// Served into a writer that keeps nothing, then the connection is cut.
+		conn := w
+		defer func() {
+			s.log.Debug("call served, reply lost", "method", method)
+			testkit.Dropped.Fail(conn)
+		}()
+		w = &lostReply{header: http.Header{}}
+	}
 	if f != nil {
 		s.log.Debug("injected failure", "method", method, "status", f.status, "error", f.code)
 		f.write(w)
@@ -349,6 +362,29 @@ func (s *Server) RateLimitNext(method string, retryAfter int) error {
 	return s.inject(method,
 		failure{status: http.StatusTooManyRequests, retryAfter: retryAfter, code: "ratelimited"})
 }
+
+// LoseReplyNext makes the next call of the Web API method be served as usual — a
+// chat.postMessage posts its message — and then lose its reply: the connection is
+// closed without an answer, as when the network drops after Slack acted, so slack-go
+// gets an EOF for a call that took effect. Lost replies queue up per method. It
+// returns an error wrapping ErrUnknownMethod for a method this server does not serve.
+func (s *Server) LoseReplyNext(method string) error {
+	if _, ok := s.methods[method]; !ok {
+		return fmt.Errorf("slacktest: lose reply next: %w: %q", ErrUnknownMethod, method)
+	}
+	s.mu.Lock()
+	s.lost[method]++
+	s.mu.Unlock()
+	return nil
+}
+
+// lostReply is the http.ResponseWriter of a call whose reply is lost: it keeps
+// nothing.
+type lostReply struct{ header http.Header }
+
+func (l *lostReply) Header() http.Header         { return l.header }
+func (l *lostReply) Write(b []byte) (int, error) { return len(b), nil }
+func (l *lostReply) WriteHeader(int)             {}
 
 // inject queues f for method.
 func (s *Server) inject(method string, f failure) error {

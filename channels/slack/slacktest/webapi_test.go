@@ -681,3 +681,27 @@ func TestSetOutage(t *testing.T) {
 		})
 	}
 }
+
+func TestLoseReplyNext(t *testing.T) {
+	srv := newServer(t, slacktest.Config{})
+	ctx := testkit.Context(t, 20*time.Second)
+	api := newAPI(srv, slacktest.DefaultBotToken)
+	if err := srv.LoseReplyNext("chat.postMessage"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("lost", false))
+	if err == nil || !strings.Contains(err.Error(), "EOF") {
+		t.Errorf("PostMessage whose reply is lost: %v, want an error with EOF", err)
+	}
+	if ms := srv.Messages(slacktest.DefaultChannel); len(ms) != 1 || ms[0].Text != "lost" {
+		t.Errorf("messages %+v, want the one whose reply was lost", ms)
+	}
+	if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("next", false)); err != nil {
+		t.Errorf("the next PostMessage: %v", err)
+	}
+	err = srv.LoseReplyNext("chat.delete")
+	if !errors.Is(err, slacktest.ErrUnknownMethod) ||
+		err.Error() != `slacktest: lose reply next: unknown Web API method: "chat.delete"` {
+		t.Errorf("LoseReplyNext of an unknown method: %v", err)
+	}
+}

@@ -41,6 +41,23 @@ func (s *Server) FailNext(method string, e APIError) error {
 	return nil
 }
 
+// LoseReplyNext makes the next call of method (case-insensitive) be served as usual
+// — a sendMessage posts its message — and then lose its reply: the connection is
+// closed without an answer, as when the network drops after Telegram acted, so the
+// client gets an EOF for a call that took effect. Lost replies queue up like
+// FailNext's failures; a getUpdates that waits is never lost. It returns an error wrapping ErrUnknownMethod for a method this server
+// does not serve.
+func (s *Server) LoseReplyNext(method string) error {
+	m, ok := methods[strings.ToLower(method)]
+	if !ok {
+		return fmt.Errorf("telegramtest: lose reply next %q: %w", method, ErrUnknownMethod)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lost[m.name]++
+	return nil
+}
+
 // Calls returns the calls of method received so far, oldest first; an empty method
 // means every call. A call is recorded when the server takes it, in the same step
 // that applies its effect: once sendMessage is counted, Messages shows the message.

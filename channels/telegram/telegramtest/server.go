@@ -97,6 +97,7 @@ type Server struct {
 
 	calls    []Call
 	failures map[string][]APIError // method → one-shot failures, oldest first
+	lost     map[string]int        // method → calls whose reply is lost (LoseReplyNext)
 	outage   testkit.Outage        // how every call fails (SetOutage)
 
 	chats map[int64]*chatState
@@ -150,6 +151,7 @@ func New(cfg Config) (*Server, error) {
 		log:          cfg.Logger.With("component", "telegramtest"),
 		changed:      make(chan struct{}),
 		failures:     make(map[string][]APIError),
+		lost:         make(map[string]int),
 		chats:        make(map[int64]*chatState),
 		injected:     make(map[int64]json.RawMessage),
 		nextUpdateID: 1,
@@ -307,8 +309,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		rep = m.h(s, p)
 	}
+	lose := known && rep.poll == nil && s.lost[name] > 0
+	if lose {
+		s.lost[name]--
+	}
 	s.notifyLocked()
 	s.mu.Unlock()
+	if lose {
+		s.log.Debug("call served, reply lost", "method", name)
+		testkit.Dropped.Fail(w)
+		return
+	}
 
 	if rep.poll != nil {
 		var gone bool

@@ -1162,3 +1162,28 @@ func TestSetOutage(t *testing.T) {
 		})
 	}
 }
+
+func TestLoseReplyNext(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	b := newBot(t, srv)
+	if err := srv.LoseReplyNext("sendmessage"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "lost"})
+	if err == nil || !strings.Contains(err.Error(), "EOF") {
+		t.Errorf("sendMessage whose reply is lost: %v, want an error with EOF", err)
+	}
+	if ms := srv.Messages(janeChat.ID); len(ms) != 1 || ms[0].Text != "lost" {
+		t.Errorf("messages %+v, want the one whose reply was lost", ms)
+	}
+	m, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "next"})
+	if err != nil || m.Text != "next" {
+		t.Errorf("the next sendMessage: %+v, %v; want it answered", m, err)
+	}
+	err = srv.LoseReplyNext("sendSticker")
+	if !errors.Is(err, telegramtest.ErrUnknownMethod) ||
+		err.Error() != `telegramtest: lose reply next "sendSticker": unknown Bot API method` {
+		t.Errorf("LoseReplyNext of an unknown method: %v", err)
+	}
+}
