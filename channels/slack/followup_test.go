@@ -11,6 +11,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
 )
 
 // An admin's approval posts the "➕ Always" follow-up; an approver's click on it is
@@ -20,26 +21,11 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			e := newEnv(t, m, envOptions{})
-			req, ts := e.require("s1", "mcp__notes__list", map[string]any{})
-			e.click(admin, ts, req.ID, bot.ActionApprove)
-			if _, toast := e.nextEphemeral(); toast != "Approved" {
-				t.Fatalf("toast %q", toast)
-			}
-			msgs, err := e.srv.WaitMessages(testkit.Context(t, 30*time.Second),
-				slacktest.DefaultChannel, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
+			req, ts, posted, f := approvedFollowUp(t, e, "mcp__notes__list", map[string]any{})
 			// Posted without its button, then armed by its first update.
-			if got := blockIDs(rawBlocks(t, msgs[1])); got != slack.BlockFollowUp {
+			if got := blockIDs(rawBlocks(t, posted)); got != slack.BlockFollowUp {
 				t.Errorf("follow-up posted with blocks %s", got)
 			}
-			armed, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second),
-				slacktest.DefaultChannel, msgs[1].TS, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f := armed[0]
 			bs := rawBlocks(t, f)
 			if got := blockIDs(bs); got != slack.BlockFollowUp+","+slack.BlockActions {
 				t.Errorf("follow-up blocks %s", got)
@@ -94,21 +80,8 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 // subdomains; a click on the first adds the rule for the host alone.
 func TestAlwaysWebHost(t *testing.T) {
 	e := newEnv(t, modes[0], envOptions{})
-	req, ts := e.require("s1", "WebFetch", map[string]any{"url": "https://docs.example.com/x"})
-	e.click(admin, ts, req.ID, bot.ActionApprove)
-	if _, toast := e.nextEphemeral(); toast != "Approved" {
-		t.Fatalf("toast %q", toast)
-	}
-	msgs, err := e.srv.WaitMessages(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	armed, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel,
-		msgs[1].TS, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := armed[0]
+	req, _, _, f := approvedFollowUp(t, e, "WebFetch",
+		map[string]any{"url": "https://docs.example.com/x"})
 	for _, want := range []string{fmt.Sprintf(`"value":"r:%d"`, req.ID),
 		fmt.Sprintf(`"value":"r:%d:2"`, req.ID), "➕ Always: docs.example.com",
 		"➕ Always: *.example.com"} {
@@ -128,6 +101,29 @@ func TestAlwaysWebHost(t *testing.T) {
 		last.Action != rules.Allow {
 		t.Errorf("added %+v", last)
 	}
+}
+
+// approvedFollowUp makes a call of tool that requires approval, has the admin approve
+// it, and returns the request, its prompt's ts, and its follow-up as posted and as
+// armed by its first update.
+func approvedFollowUp(t *testing.T, e *env, tool string, args map[string]any) (
+	req store.Request, ts string, posted, armed slacktest.Message) {
+	t.Helper()
+	req, ts = e.require("s1", tool, args)
+	e.click(admin, ts, req.ID, bot.ActionApprove)
+	if _, toast := e.nextEphemeral(); toast != "Approved" {
+		t.Fatalf("toast %q", toast)
+	}
+	msgs, err := e.srv.WaitMessages(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := e.srv.WaitUpdates(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel,
+		msgs[1].TS, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req, ts, msgs[1], up[0]
 }
 
 // lastRule returns the newest rule, once the store holds n rules.
