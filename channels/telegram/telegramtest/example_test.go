@@ -29,14 +29,16 @@ func Example() {
 	_, err = b.SendMessage(ctx, &bot.SendMessageParams{
 		ChatID: 100000001, Text: "<b>Run</b> rm -rf &lt;dir&gt;?", ParseMode: models.ParseModeHTML,
 		ReplyMarkup: &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{
-			{Text: "✅ Approve", CallbackData: "a:42:ok"}, {Text: "❌ Reject", CallbackData: "a:42:no"},
+			{Text: "✅ Approve", CallbackData: "a:42:ok"},
+			{Text: "❌ Reject", CallbackData: "a:42:no"},
 		}}},
 	})
 	fmt.Println(err)
 	m := srv.Messages(100000001)[0]
 	fmt.Println(m.PlainText, m.CallbackData())
 
-	_, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: 100000001, Text: "1 < 2", ParseMode: models.ParseModeHTML})
+	_, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: 100000001, Text: "1 < 2",
+		ParseMode: models.ParseModeHTML})
 	fmt.Println(err)
 	// Output:
 	// <nil>

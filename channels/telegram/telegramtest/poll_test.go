@@ -22,7 +22,8 @@ func TestWaitingPollEndsWhenTheClientGoesAway(t *testing.T) {
 	pollCtx, cancelPoll := context.WithCancel(ctx)
 	done := make(chan error)
 	go func() {
-		req, err := http.NewRequestWithContext(pollCtx, http.MethodGet, srv.URL()+"/bot"+srv.Token()+"/getUpdates?timeout=50", nil)
+		req, err := http.NewRequestWithContext(pollCtx, http.MethodGet,
+			srv.URL()+"/bot"+srv.Token()+"/getUpdates?timeout=50", nil)
 		if err == nil {
 			var resp *http.Response
 			if resp, err = http.DefaultClient.Do(req); err == nil {

@@ -23,16 +23,21 @@ import (
 
 // The people and chats of the fixtures in testdata.
 var (
-	jane      = models.User{ID: 100000001, FirstName: "Jane", Username: "jane_doe_example"}
-	janeChat  = models.Chat{ID: 100000001, Type: models.ChatTypePrivate, FirstName: "Jane", Username: "jane_doe_example"}
-	groupChat = models.Chat{ID: -5000000001, Type: models.ChatTypeGroup, Title: "Fake Approvers Group"}
+	jane     = models.User{ID: 100000001, FirstName: "Jane", Username: "jane_doe_example"}
+	janeChat = models.Chat{ID: 100000001, Type: models.ChatTypePrivate, FirstName: "Jane",
+		Username: "jane_doe_example"}
+	groupChat = models.Chat{ID: -5000000001, Type: models.ChatTypeGroup,
+		Title: "Fake Approvers Group"}
 )
 
 // approvalKeyboard is the prompt keyboard: ✅ Approve ❌ Reject / ⏱ 15 min 🔄 Session.
-var approvalKeyboard = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{
-	{{Text: "✅ Approve", CallbackData: "a:42:ok"}, {Text: "❌ Reject", CallbackData: "a:42:no"}},
-	{{Text: "⏱ 15 min", CallbackData: "a:42:b15"}, {Text: "🔄 Session", CallbackData: "a:42:bs"}},
-}}
+var approvalKeyboard = &models.InlineKeyboardMarkup{
+	InlineKeyboard: [][]models.InlineKeyboardButton{{
+		{Text: "✅ Approve", CallbackData: "a:42:ok"}, {Text: "❌ Reject", CallbackData: "a:42:no"},
+	}, {
+		{Text: "⏱ 15 min", CallbackData: "a:42:b15"}, {Text: "🔄 Session", CallbackData: "a:42:bs"},
+	}},
+}
 
 func newServer(t *testing.T, cfg telegramtest.Config) *telegramtest.Server {
 	t.Helper()
@@ -110,7 +115,8 @@ func receive[T any](t *testing.T, ctx context.Context, ch <-chan T) T {
 
 // rawCall posts a form to a method and returns the HTTP status and body, for checks
 // the client hides (descriptions of successes, exact bytes).
-func rawCall(t *testing.T, ctx context.Context, srv *telegramtest.Server, token, method string, form url.Values) (int, []byte) {
+func rawCall(t *testing.T, ctx context.Context, srv *telegramtest.Server, token, method string,
+	form url.Values) (int, []byte) {
 	t.Helper()
 	status, body, err := post(ctx, srv, token, method, form)
 	if err != nil {
@@ -120,8 +126,10 @@ func rawCall(t *testing.T, ctx context.Context, srv *telegramtest.Server, token,
 }
 
 // post is rawCall for goroutines other than the test's (which may not call t.Fatal).
-func post(ctx context.Context, srv *telegramtest.Server, token, method string, form url.Values) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"/bot"+token+"/"+method, strings.NewReader(form.Encode()))
+func post(ctx context.Context, srv *telegramtest.Server, token, method string,
+	form url.Values) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost,
+		srv.URL()+"/bot"+token+"/"+method, strings.NewReader(form.Encode()))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -158,7 +166,8 @@ func wantBadRequest(t *testing.T, err error, want telegramtest.APIError) {
 
 // wantSent sends p with b and returns the message, failing the test unless it was
 // sent and recorded in its chat.
-func wantSent(t *testing.T, srv *telegramtest.Server, b *bot.Bot, p *bot.SendMessageParams) *models.Message {
+func wantSent(t *testing.T, srv *telegramtest.Server, b *bot.Bot,
+	p *bot.SendMessageParams) *models.Message {
 	t.Helper()
 	id := p.ChatID.(int64)
 	before := len(srv.Messages(id))
@@ -191,18 +200,23 @@ func TestSendMessageWithInlineKeyboardRoundTrips(t *testing.T) {
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 
-	text := "<b>Approval request #42</b>\nTool: <code>Bash</code>\nArgs: <pre>rm -rf &lt;dir&gt; &amp;&amp; ls</pre>"
+	text := "<b>Approval request #42</b>\nTool: <code>Bash</code>\n" +
+		"Args: <pre>rm -rf &lt;dir&gt; &amp;&amp; ls</pre>"
 	msg, err := b.SendMessage(ctx, &bot.SendMessageParams{
-		ChatID: janeChat.ID, Text: text, ParseMode: models.ParseModeHTML, ReplyMarkup: approvalKeyboard,
+		ChatID: janeChat.ID, Text: text, ParseMode: models.ParseModeHTML,
+		ReplyMarkup: approvalKeyboard,
 	})
 	if err != nil {
 		t.Fatalf("SendMessage: %v", err)
 	}
 	wantPlain := "Approval request #42\nTool: Bash\nArgs: rm -rf <dir> && ls"
-	if msg.ID != 1 || msg.Chat.ID != janeChat.ID || msg.From == nil || msg.From.ID != telegramtest.BotID || msg.Text != wantPlain {
-		t.Errorf("result = id %d chat %d from %+v text %q", msg.ID, msg.Chat.ID, msg.From, msg.Text)
+	if msg.ID != 1 || msg.Chat.ID != janeChat.ID || msg.From == nil ||
+		msg.From.ID != telegramtest.BotID || msg.Text != wantPlain {
+		t.Errorf("result = id %d chat %d from %+v text %q",
+			msg.ID, msg.Chat.ID, msg.From, msg.Text)
 	}
-	if msg.ReplyMarkup == nil || len(msg.ReplyMarkup.InlineKeyboard) != 2 || msg.ReplyMarkup.InlineKeyboard[1][1].CallbackData != "a:42:bs" {
+	if msg.ReplyMarkup == nil || len(msg.ReplyMarkup.InlineKeyboard) != 2 ||
+		msg.ReplyMarkup.InlineKeyboard[1][1].CallbackData != "a:42:bs" {
 		t.Errorf("result keyboard = %+v", msg.ReplyMarkup)
 	}
 	wantEntities := []models.MessageEntity{
@@ -219,7 +233,8 @@ func TestSendMessageWithInlineKeyboardRoundTrips(t *testing.T) {
 		t.Fatalf("Messages = %d, want 1", len(sent))
 	}
 	m := sent[0]
-	if m.MessageID != 1 || m.Method != "sendMessage" || m.Text != text || m.ParseMode != "HTML" || m.PlainText != wantPlain {
+	if m.MessageID != 1 || m.Method != "sendMessage" || m.Text != text || m.ParseMode != "HTML" ||
+		m.PlainText != wantPlain {
 		t.Errorf("recorded = %+v", m.Content)
 	}
 	if got := strings.Join(m.CallbackData(), " "); got != "a:42:ok a:42:no a:42:b15 a:42:bs" {
@@ -229,7 +244,8 @@ func TestSendMessageWithInlineKeyboardRoundTrips(t *testing.T) {
 		t.Errorf("keyboard = %+v, history = %d", m.Keyboard, len(m.History))
 	}
 	calls := srv.Calls("sendMessage")
-	if len(calls) != 1 || calls[0].Params["chat_id"] != "100000001" || !strings.Contains(calls[0].Params["reply_markup"], `"callback_data":"a:42:ok"`) {
+	if len(calls) != 1 || calls[0].Params["chat_id"] != "100000001" ||
+		!strings.Contains(calls[0].Params["reply_markup"], `"callback_data":"a:42:ok"`) {
 		t.Errorf("calls = %+v", calls)
 	}
 	if n := srv.CallCount("sendMessage"); n != 1 {
@@ -254,10 +270,12 @@ func TestSendMessageRejectsBadHTML(t *testing.T) {
 		{"<b>hi", "Can't find end tag corresponding to start tag b"},
 		{"<b>hi</i>", `Unmatched end tag at byte offset 5, expected "</b>", found "</i>"`},
 		{"<span>secret</span>", `Tag "span" must have class "tg-spoiler" at byte offset 0`},
-		{"<b>&</b>", `unescaped "&" at byte offset 3 (stricter than Telegram: the docs require "&amp;")`},
+		{"<b>&</b>",
+			`unescaped "&" at byte offset 3 (stricter than Telegram: the docs require "&amp;")`},
 	}
 	for i, tt := range tests {
-		_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: tt.text, ParseMode: models.ParseModeHTML})
+		_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: tt.text,
+			ParseMode: models.ParseModeHTML})
 		wantBadRequest(t, err, telegramtest.APIError{Code: 400, Description: prefix + tt.want})
 		if n := srv.CallCount("sendMessage"); n != i+1 {
 			t.Errorf("%q: CallCount = %d, want %d", tt.text, n, i+1)
@@ -269,18 +287,22 @@ func TestSendMessageRejectsBadHTML(t *testing.T) {
 	// The same texts escaped, as a bot must send them, are accepted and shown as written.
 	for _, tt := range tests {
 		escaped := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(tt.text)
-		msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: escaped, ParseMode: models.ParseModeHTML})
+		msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: escaped,
+			ParseMode: models.ParseModeHTML})
 		if err != nil || msg.Text != tt.text || len(msg.Entities) != 0 {
 			t.Errorf("escaped %q: %v, text %q, entities %+v", tt.text, err, msg.Text, msg.Entities)
 		}
 	}
 	// Without parse_mode nothing is parsed; an unknown parse mode is refused.
-	if msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "x < y & z"}); err != nil || msg.Text != "x < y & z" {
+	if msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID,
+		Text: "x < y & z"}); err != nil || msg.Text != "x < y & z" {
 		t.Errorf("plain text: %v, %q", err, msg.Text)
 	}
-	_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "x", ParseMode: "XML"})
+	_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "x",
+		ParseMode: "XML"})
 	wantBadRequest(t, err, telegramtest.ErrUnsupportedParseMode)
-	_, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "<b> </b>", ParseMode: models.ParseModeHTML})
+	_, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "<b> </b>",
+		ParseMode: models.ParseModeHTML})
 	wantBadRequest(t, err, telegramtest.ErrTextBlank)
 	_, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: ""})
 	wantBadRequest(t, err, telegramtest.ErrTextEmpty)
@@ -301,9 +323,11 @@ func TestTextLengthIsCountedAfterEntitiesParsing(t *testing.T) {
 	}{
 		{"4096 letters", strings.Repeat("a", 4096), "", true},
 		{"4097 letters", strings.Repeat("a", 4097), "", false},
-		{"4096 escaped < (16384 bytes sent)", strings.Repeat("&lt;", 4096), models.ParseModeHTML, true},
+		{"4096 escaped < (16384 bytes sent)", strings.Repeat("&lt;", 4096),
+			models.ParseModeHTML, true},
 		{"4096 bold letters", strings.Repeat("<b>x</b>", 4096), models.ParseModeHTML, true},
-		{"4097 characters after parsing", strings.Repeat("<b>x</b>", 4096) + "&amp;", models.ParseModeHTML, false},
+		{"4097 characters after parsing", strings.Repeat("<b>x</b>", 4096) + "&amp;",
+			models.ParseModeHTML, false},
 		{"4096 emoji (8192 UTF-16 units)", strings.Repeat("😀", 4096), "", true},
 		{"4097 emoji", strings.Repeat("😀", 4097), "", false},
 	}
@@ -340,7 +364,8 @@ func TestTooManyRequestsCarriesRetryAfter(t *testing.T) {
 		t.Fatalf("a refused call was recorded as a message: %+v", got)
 	}
 	// The failure was one-shot: the retry goes through.
-	if _, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "hi"}); err != nil {
+	if _, err := b.SendMessage(ctx,
+		&bot.SendMessageParams{ChatID: janeChat.ID, Text: "hi"}); err != nil {
 		t.Fatalf("retry: %v", err)
 	}
 	if n, m := srv.CallCount("sendMessage"), len(srv.Messages(janeChat.ID)); n != 2 || m != 1 {
@@ -352,17 +377,21 @@ func TestFailNextInjectsOtherFailures(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
-	for _, e := range []telegramtest.APIError{telegramtest.ErrBotBlocked, telegramtest.ServerError(502)} {
+	for _, e := range []telegramtest.APIError{
+		telegramtest.ErrBotBlocked, telegramtest.ServerError(502),
+	} {
 		if err := srv.FailNext("SENDMESSAGE", e); err != nil { // method names are case-insensitive
 			t.Fatal(err)
 		}
 	}
 	_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "hi"})
-	if !errors.Is(err, bot.ErrorForbidden) || !strings.HasSuffix(err.Error(), "Forbidden: bot was blocked by the user") {
+	if !errors.Is(err, bot.ErrorForbidden) ||
+		!strings.HasSuffix(err.Error(), "Forbidden: bot was blocked by the user") {
 		t.Errorf("first: %v", err)
 	}
 	_, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "hi"})
-	if err == nil || err.Error() != "error response from telegram for method sendMessage, 502 Bad Gateway" {
+	if err == nil ||
+		err.Error() != "error response from telegram for method sendMessage, 502 Bad Gateway" {
 		t.Errorf("second: %v", err)
 	}
 
@@ -372,7 +401,8 @@ func TestFailNextInjectsOtherFailures(t *testing.T) {
 		want   error
 	}{
 		{"sendMesage", telegramtest.ErrNotModified, telegramtest.ErrUnknownMethod},
-		{"sendMessage", telegramtest.APIError{Code: 200, Description: "ok"}, telegramtest.ErrInvalidFailure},
+		{"sendMessage", telegramtest.APIError{Code: 200, Description: "ok"},
+			telegramtest.ErrInvalidFailure},
 		{"sendMessage", telegramtest.APIError{Code: 400}, telegramtest.ErrInvalidFailure},
 	}
 	for _, tt := range tests {
@@ -381,7 +411,8 @@ func TestFailNextInjectsOtherFailures(t *testing.T) {
 		}
 	}
 	// Nothing was queued by the refused FailNext calls.
-	if _, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "hi"}); err != nil {
+	if _, err := b.SendMessage(ctx,
+		&bot.SendMessageParams{ChatID: janeChat.ID, Text: "hi"}); err != nil {
 		t.Errorf("after refused FailNext: %v", err)
 	}
 }
@@ -390,7 +421,8 @@ func TestLongPollingDeliversAnInjectedUpdateOnce(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{})
 	got := make(chan *models.Update, 10)
-	b := newBot(t, srv, bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, u *models.Update) { got <- u }))
+	b := newBot(t, srv,
+		bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, u *models.Update) { got <- u }))
 	stop := startPolling(t, b)
 
 	id1, err := srv.Inject(srv.MessageUpdate(jane, janeChat, "/rules"))
@@ -398,10 +430,12 @@ func TestLongPollingDeliversAnInjectedUpdateOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := receive(t, ctx, got)
-	if u.ID != id1 || u.Message == nil || u.Message.Text != "/rules" || u.Message.From.ID != jane.ID {
+	if u.ID != id1 || u.Message == nil || u.Message.Text != "/rules" ||
+		u.Message.From.ID != jane.ID {
 		t.Fatalf("update = %+v", u)
 	}
-	if e := u.Message.Entities; len(e) != 1 || e[0].Type != models.MessageEntityTypeBotCommand || e[0].Length != 6 {
+	if e := u.Message.Entities; len(e) != 1 || e[0].Type != models.MessageEntityTypeBotCommand ||
+		e[0].Length != 6 {
 		t.Errorf("entities = %+v", e)
 	}
 	// The client's next poll confirms it: offset = id1+1.
@@ -452,7 +486,8 @@ func waitForPollAt(t *testing.T, ctx context.Context, srv *telegramtest.Server, 
 		return false
 	})
 	if err != nil {
-		t.Fatalf("no getUpdates with offset %s: %v (calls %+v)", want, err, srv.Calls("getUpdates"))
+		t.Fatalf("no getUpdates with offset %s: %v (calls %+v)",
+			want, err, srv.Calls("getUpdates"))
 	}
 }
 
@@ -462,11 +497,13 @@ func TestGetUpdatesConflictsWhileAWebhookIsSet(t *testing.T) {
 	srv.SetWebhook("https://bot.example.com/telegram/webhook", "FAKE_secret-token_0123456789")
 	errorsOpt, errs := collectErrors()
 	got := make(chan *models.Update, 10)
-	b := newBot(t, srv, errorsOpt, bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, u *models.Update) { got <- u }))
+	b := newBot(t, srv, errorsOpt,
+		bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, u *models.Update) { got <- u }))
 	startPolling(t, b)
 
 	err := receive(t, ctx, errs)
-	if !errors.Is(err, bot.ErrorConflict) || !strings.HasSuffix(err.Error(), telegramtest.ErrWebhookActive.Description) {
+	if !errors.Is(err, bot.ErrorConflict) ||
+		!strings.HasSuffix(err.Error(), telegramtest.ErrWebhookActive.Description) {
 		t.Fatalf("poll error = %v, want the webhook conflict", err)
 	}
 	// What a bot must do with a webhook left over from an earlier setup: delete it.
@@ -499,7 +536,8 @@ func TestAnotherPollerTerminatesTheWaitingOne(t *testing.T) {
 	stopSecond := startPolling(t, second)
 
 	err := receive(t, ctx, errsA)
-	if !errors.Is(err, bot.ErrorConflict) || !strings.HasSuffix(err.Error(), telegramtest.ErrTerminatedByOtherPoll.Description) {
+	if !errors.Is(err, bot.ErrorConflict) ||
+		!strings.HasSuffix(err.Error(), telegramtest.ErrTerminatedByOtherPoll.Description) {
 		t.Fatalf("first poller's error = %v", err)
 	}
 	stopFirst()
@@ -510,7 +548,9 @@ func TestCallbackDataIsLimitedTo64Bytes(t *testing.T) {
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	keyboard := func(data string) *models.InlineKeyboardMarkup {
-		return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "ok", CallbackData: data}}}}
+		return &models.InlineKeyboardMarkup{
+			InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "ok", CallbackData: data}}},
+		}
 	}
 	tests := []struct {
 		name, data string
@@ -523,7 +563,8 @@ func TestCallbackDataIsLimitedTo64Bytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &bot.SendMessageParams{ChatID: janeChat.ID, Text: "prompt", ReplyMarkup: keyboard(tt.data)}
+			p := &bot.SendMessageParams{ChatID: janeChat.ID, Text: "prompt",
+				ReplyMarkup: keyboard(tt.data)}
 			if tt.ok {
 				wantSent(t, srv, b, p)
 			} else {
@@ -532,9 +573,10 @@ func TestCallbackDataIsLimitedTo64Bytes(t *testing.T) {
 		})
 	}
 	// A button with nothing to do is refused by the Bot API itself.
-	wantSendRefused(t, srv, b, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "prompt", ReplyMarkup: keyboard("")},
-		telegramtest.APIError{Code: 400,
-			Description: "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"})
+	wantSendRefused(t, srv, b,
+		&bot.SendMessageParams{ChatID: janeChat.ID, Text: "prompt", ReplyMarkup: keyboard("")},
+		telegramtest.APIError{Code: 400, Description: "Bad Request: can't parse inline keyboard " +
+			"button: Text buttons are unallowed in the inline keyboard"})
 }
 
 func TestEditMessage(t *testing.T) {
@@ -542,14 +584,16 @@ func TestEditMessage(t *testing.T) {
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	sent, err := b.SendMessage(ctx, &bot.SendMessageParams{
-		ChatID: janeChat.ID, Text: "<b>Request #42</b>", ParseMode: models.ParseModeHTML, ReplyMarkup: approvalKeyboard,
+		ChatID: janeChat.ID, Text: "<b>Request #42</b>", ParseMode: models.ParseModeHTML,
+		ReplyMarkup: approvalKeyboard,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	edit := func(text string, markup models.ReplyMarkup) (*models.Message, error) {
 		return b.EditMessageText(ctx, &bot.EditMessageTextParams{
-			ChatID: janeChat.ID, MessageID: sent.ID, Text: text, ParseMode: models.ParseModeHTML, ReplyMarkup: markup,
+			ChatID: janeChat.ID, MessageID: sent.ID, Text: text, ParseMode: models.ParseModeHTML,
+			ReplyMarkup: markup,
 		})
 	}
 
@@ -567,11 +611,14 @@ func TestEditMessage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("edit: %v", err)
 	}
-	if got.ReplyMarkup != nil || got.EditDate == 0 || got.Text != "Request #42\n✅ Approved by Jane · telegram · 14:03 UTC" {
-		t.Errorf("edit result = markup %+v, edit date %d, text %q", got.ReplyMarkup, got.EditDate, got.Text)
+	if got.ReplyMarkup != nil || got.EditDate == 0 ||
+		got.Text != "Request #42\n✅ Approved by Jane · telegram · 14:03 UTC" {
+		t.Errorf("edit result = markup %+v, edit date %d, text %q",
+			got.ReplyMarkup, got.EditDate, got.Text)
 	}
 	// Removing buttons that are already gone changes nothing.
-	_, err = b.EditMessageReplyMarkup(ctx, &bot.EditMessageReplyMarkupParams{ChatID: janeChat.ID, MessageID: sent.ID})
+	_, err = b.EditMessageReplyMarkup(ctx,
+		&bot.EditMessageReplyMarkupParams{ChatID: janeChat.ID, MessageID: sent.ID})
 	wantBadRequest(t, err, telegramtest.ErrNotModified)
 	if _, err := b.EditMessageReplyMarkup(ctx, &bot.EditMessageReplyMarkupParams{
 		ChatID: janeChat.ID, MessageID: sent.ID, ReplyMarkup: approvalKeyboard,
@@ -583,19 +630,23 @@ func TestEditMessage(t *testing.T) {
 	if !ok || len(m.History) != 3 {
 		t.Fatalf("history = %+v", m.History)
 	}
-	if m.History[0].Keyboard == nil || m.History[1].Keyboard != nil || m.History[1].Method != "editMessageText" ||
-		m.History[2].Method != "editMessageReplyMarkup" || m.History[2].PlainText != m.History[1].PlainText ||
-		m.Keyboard == nil {
+	if m.History[0].Keyboard == nil || m.History[1].Keyboard != nil ||
+		m.History[1].Method != "editMessageText" ||
+		m.History[2].Method != "editMessageReplyMarkup" ||
+		m.History[2].PlainText != m.History[1].PlainText || m.Keyboard == nil {
 		t.Errorf("history = %+v", m.History)
 	}
 
-	_, err = b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: janeChat.ID, MessageID: 999, Text: "x"})
+	_, err = b.EditMessageText(ctx,
+		&bot.EditMessageTextParams{ChatID: janeChat.ID, MessageID: 999, Text: "x"})
 	wantBadRequest(t, err, telegramtest.ErrMessageToEditNotFound)
-	_, err = b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: janeChat.ID, MessageID: sent.ID, Text: strings.Repeat("a", 4097)})
+	_, err = b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: janeChat.ID,
+		MessageID: sent.ID, Text: strings.Repeat("a", 4097)})
 	wantBadRequest(t, err, telegramtest.ErrEditTooLong)
 	_, err = b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: janeChat.ID, Text: "x"})
 	wantBadRequest(t, err, telegramtest.ErrMessageIDMissing)
-	_, err = b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: int64(42), MessageID: sent.ID, Text: "x"})
+	_, err = b.EditMessageText(ctx,
+		&bot.EditMessageTextParams{ChatID: int64(42), MessageID: sent.ID, Text: "x"})
 	wantBadRequest(t, err, telegramtest.ErrChatNotFound)
 	if m2, ok := srv.Message(janeChat.ID, sent.ID); !ok || len(m2.History) != 3 {
 		t.Errorf("refused edits changed the history: %d versions (found %v)", len(m2.History), ok)
@@ -606,17 +657,20 @@ func TestAnswerCallbackQuery(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
-	sent, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "Request #42", ReplyMarkup: approvalKeyboard})
+	sent, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID,
+		Text: "Request #42", ReplyMarkup: approvalKeyboard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tap := srv.CallbackQueryUpdate(jane, janeChat.ID, sent.ID, "a:42:ok")
 	cq := tap.CallbackQuery
-	if cq.Message.Message == nil || cq.Message.Message.ID != sent.ID || cq.Message.Message.ReplyMarkup == nil || cq.Data != "a:42:ok" {
+	if cq.Message.Message == nil || cq.Message.Message.ID != sent.ID ||
+		cq.Message.Message.ReplyMarkup == nil || cq.Data != "a:42:ok" {
 		t.Fatalf("callback query = %+v", cq)
 	}
 	answer := func(id, text string) (bool, error) {
-		return b.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
+		return b.AnswerCallbackQuery(ctx,
+			&bot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
 	}
 
 	// Not delivered yet: not answerable.
@@ -633,7 +687,8 @@ func TestAnswerCallbackQuery(t *testing.T) {
 	}
 	_, err = answer(cq.ID, "again")
 	wantBadRequest(t, err, telegramtest.ErrQueryTooOld)
-	if got, err := srv.WaitAnswers(ctx, 1); err != nil || len(got) != 1 || got[0].CallbackQueryID != cq.ID || got[0].Text != "Approved" {
+	if got, err := srv.WaitAnswers(ctx, 1); err != nil || len(got) != 1 ||
+		got[0].CallbackQueryID != cq.ID || got[0].Text != "Approved" {
 		t.Errorf("answers = %+v, %v", got, err)
 	}
 
@@ -651,7 +706,9 @@ func TestAnswerCallbackQuery(t *testing.T) {
 
 	// A tap on a message the bot never sent carries an InaccessibleMessage.
 	old := srv.CallbackQueryUpdate(jane, janeChat.ID, 777, "a:7:ok").CallbackQuery
-	if old.Message.InaccessibleMessage == nil || old.Message.InaccessibleMessage.MessageID != 777 || old.Message.InaccessibleMessage.Chat.ID != janeChat.ID {
+	if old.Message.InaccessibleMessage == nil ||
+		old.Message.InaccessibleMessage.MessageID != 777 ||
+		old.Message.InaccessibleMessage.Chat.ID != janeChat.ID {
 		t.Errorf("message = %+v", old.Message)
 	}
 	if old.ID == cq.ID || old.ID == late.CallbackQuery.ID {
@@ -676,7 +733,8 @@ func TestUnknownMethodWrongTokenAndUnknownChat(t *testing.T) {
 	if !errors.Is(err, bot.ErrorUnauthorized) {
 		t.Errorf("wrong token: %v", err)
 	}
-	if me, err := b.GetMe(ctx); err != nil || me.ID != telegramtest.BotID || !me.IsBot || me.Username != telegramtest.DefaultBotUsername {
+	if me, err := b.GetMe(ctx); err != nil || me.ID != telegramtest.BotID || !me.IsBot ||
+		me.Username != telegramtest.DefaultBotUsername {
 		t.Errorf("GetMe = %+v, %v", me, err)
 	}
 
@@ -694,7 +752,8 @@ func TestUnknownMethodWrongTokenAndUnknownChat(t *testing.T) {
 		t.Errorf("reply = %+v, %v", msg, err)
 	}
 	srv.AddChat(models.Chat{ID: -1001000000001, Username: "fake_approvers"})
-	if msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: "@fake_approvers", Text: "hi"}); err != nil || msg.Chat.Type != models.ChatTypeSupergroup {
+	if msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: "@fake_approvers",
+		Text: "hi"}); err != nil || msg.Chat.Type != models.ChatTypeSupergroup {
 		t.Errorf("send to @username = %+v, %v", msg, err)
 	}
 }
@@ -703,7 +762,8 @@ func TestInjectJSONFromFixtures(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{})
 	got := make(chan *models.Update, 10)
-	b := newBot(t, srv, bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, u *models.Update) { got <- u }))
+	b := newBot(t, srv,
+		bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, u *models.Update) { got <- u }))
 	startPolling(t, b)
 
 	id, err := srv.InjectJSON(fixture(t, "update_message_command_group.json"))
@@ -711,7 +771,8 @@ func TestInjectJSONFromFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := receive(t, ctx, got)
-	if u.ID != id || u.Message.Text != "/rules@fake_approval_bot" || u.Message.Chat.ID != groupChat.ID || u.Message.Chat.Title != "Fake Approvers Group" {
+	if u.ID != id || u.Message.Text != "/rules@fake_approval_bot" ||
+		u.Message.Chat.ID != groupChat.ID || u.Message.Chat.Title != "Fake Approvers Group" {
 		t.Fatalf("update = %+v", u.Message)
 	}
 	// The group is known now; the bot's reply comes after message 6 of the fixture.
@@ -725,13 +786,17 @@ func TestInjectJSONFromFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	u = receive(t, ctx, got)
-	if u.ID != cbID || u.CallbackQuery == nil || u.CallbackQuery.Data != "a:42:ok" || u.CallbackQuery.Message.Message.ID != 1508 {
+	if u.ID != cbID || u.CallbackQuery == nil || u.CallbackQuery.Data != "a:42:ok" ||
+		u.CallbackQuery.Message.Message.ID != 1508 {
 		t.Fatalf("callback update = %+v", u.CallbackQuery)
 	}
-	if ok, err := b.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{CallbackQueryID: u.CallbackQuery.ID}); err != nil || !ok {
+	if ok, err := b.AnswerCallbackQuery(ctx, &bot.AnswerCallbackQueryParams{
+		CallbackQueryID: u.CallbackQuery.ID,
+	}); err != nil || !ok {
 		t.Errorf("answer fixture callback = %v, %v", ok, err)
 	}
-	if _, err := srv.InjectJSON(fixture(t, "update_callback_query_inaccessible_message_derived.json")); err != nil {
+	if _, err := srv.InjectJSON(
+		fixture(t, "update_callback_query_inaccessible_message_derived.json")); err != nil {
 		t.Fatal(err)
 	}
 	if u := receive(t, ctx, got); u.CallbackQuery.Message.InaccessibleMessage == nil {
@@ -753,7 +818,8 @@ func TestInjectJSONFromFixtures(t *testing.T) {
 	if err != nil || next != cbID+2 {
 		t.Errorf("next id = %d, %v; want %d", next, err, cbID+2)
 	}
-	if _, err := telegramtest.Fixture("no_such_fixture.json"); !errors.Is(err, telegramtest.ErrUnknownFixture) {
+	_, err = telegramtest.Fixture("no_such_fixture.json")
+	if !errors.Is(err, telegramtest.ErrUnknownFixture) {
 		t.Errorf("Fixture(unknown) = %v", err)
 	}
 }
@@ -805,7 +871,8 @@ func TestGetUpdatesOffsetLimitAndRedeliver(t *testing.T) {
 	}
 	check(url.Values{}, "2", 1)
 	check(url.Values{"offset": {"3"}}, "", 0) // a redelivered update is confirmed like any other
-	if err := srv.Redeliver(99); !errors.Is(err, telegramtest.ErrUnknownUpdate) || srv.PendingUpdates() != 0 {
+	if err := srv.Redeliver(99); !errors.Is(err, telegramtest.ErrUnknownUpdate) ||
+		srv.PendingUpdates() != 0 {
 		t.Errorf("Redeliver(99) = %v, pending %d", err, srv.PendingUpdates())
 	}
 
@@ -817,7 +884,8 @@ func TestGetUpdatesOffsetLimitAndRedeliver(t *testing.T) {
 	done := make(chan answer)
 	polls := srv.CallCount("getUpdates")
 	go func() {
-		status, body, _ := post(ctx, srv, srv.Token(), "getUpdates", url.Values{"offset": {"4"}, "timeout": {"50"}})
+		status, body, _ := post(ctx, srv, srv.Token(), "getUpdates",
+			url.Values{"offset": {"4"}, "timeout": {"50"}})
 		done <- answer{status, body}
 	}()
 	if _, err := srv.WaitCalls(ctx, "getUpdates", polls+1); err != nil {
@@ -872,22 +940,27 @@ func TestWebhookMethods(t *testing.T) {
 	b := newBot(t, srv)
 	const hook, secret = "https://bot.example.com/telegram/webhook", "FAKE_secret-token_0123456789"
 
-	ok, err := b.SetWebhook(ctx, &bot.SetWebhookParams{URL: hook, SecretToken: secret, AllowedUpdates: []string{"message", "callback_query"}})
+	ok, err := b.SetWebhook(ctx, &bot.SetWebhookParams{URL: hook, SecretToken: secret,
+		AllowedUpdates: []string{"message", "callback_query"}})
 	if err != nil || !ok {
 		t.Fatalf("SetWebhook = %v, %v", ok, err)
 	}
-	if w := srv.Webhook(); w.URL != hook || w.SecretToken != secret || w.MaxConnections != 40 || strings.Join(w.AllowedUpdates, ",") != "message,callback_query" {
+	if w := srv.Webhook(); w.URL != hook || w.SecretToken != secret || w.MaxConnections != 40 ||
+		strings.Join(w.AllowedUpdates, ",") != "message,callback_query" {
 		t.Errorf("webhook = %+v", w)
 	}
-	setAgain := url.Values{"url": {hook}, "secret_token": {secret}, "allowed_updates": {`["message","callback_query"]`}}
-	if _, body := rawCall(t, ctx, srv, srv.Token(), "setWebhook", setAgain); string(body) != `{"ok":true,"result":true,"description":"Webhook is already set"}` {
+	setAgain := url.Values{"url": {hook}, "secret_token": {secret},
+		"allowed_updates": {`["message","callback_query"]`}}
+	if _, body := rawCall(t, ctx, srv, srv.Token(), "setWebhook", setAgain); string(body) !=
+		`{"ok":true,"result":true,"description":"Webhook is already set"}` {
 		t.Errorf("setWebhook again = %s", body)
 	}
 
 	prefix := "Bad Request: "
 	for _, tt := range []struct{ url, secret, want string }{
 		{"http://bot.example.com/hook", "", "bad webhook: HTTPS url must be provided for webhook"},
-		{"https://bot.example.com:8080/hook", "", "bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443"},
+		{"https://bot.example.com:8080/hook", "",
+			"bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443"},
 		{"https://bad host/hook", "", "invalid webhook URL specified"},
 		{hook, "not allowed!", "secret token contains unallowed characters"},
 		{hook, strings.Repeat("s", 257), "secret token is too long"},
@@ -905,14 +978,19 @@ func TestWebhookMethods(t *testing.T) {
 		}
 	}
 	info, err := b.GetWebhookInfo(ctx)
-	if err != nil || info.URL != hook || info.PendingUpdateCount != 2 || info.MaxConnections != 40 {
+	if err != nil || info.URL != hook || info.PendingUpdateCount != 2 ||
+		info.MaxConnections != 40 {
 		t.Errorf("GetWebhookInfo = %+v, %v", info, err)
 	}
-	_, body := rawCall(t, ctx, srv, srv.Token(), "deleteWebhook", url.Values{"drop_pending_updates": {"true"}})
-	if string(body) != `{"ok":true,"result":true,"description":"Webhook was deleted"}` || srv.PendingUpdates() != 0 || srv.Webhook().URL != "" {
-		t.Errorf("deleteWebhook = %s, pending %d, webhook %+v", body, srv.PendingUpdates(), srv.Webhook())
+	_, body := rawCall(t, ctx, srv, srv.Token(), "deleteWebhook",
+		url.Values{"drop_pending_updates": {"true"}})
+	if string(body) != `{"ok":true,"result":true,"description":"Webhook was deleted"}` ||
+		srv.PendingUpdates() != 0 || srv.Webhook().URL != "" {
+		t.Errorf("deleteWebhook = %s, pending %d, webhook %+v",
+			body, srv.PendingUpdates(), srv.Webhook())
 	}
-	if _, body := rawCall(t, ctx, srv, srv.Token(), "deleteWebhook", nil); string(body) != `{"ok":true,"result":true,"description":"Webhook is already deleted"}` {
+	if _, body := rawCall(t, ctx, srv, srv.Token(), "deleteWebhook", nil); string(body) !=
+		`{"ok":true,"result":true,"description":"Webhook is already deleted"}` {
 		t.Errorf("deleteWebhook again = %s", body)
 	}
 }
@@ -931,7 +1009,8 @@ func TestSetWebhookTerminatesAWaitingPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.SetWebhook("https://bot.example.com/hook", "")
-	want := `{"ok":false,"error_code":409,"description":"Conflict: terminated by setWebhook request"}`
+	want := `{"ok":false,"error_code":409,` +
+		`"description":"Conflict: terminated by setWebhook request"}`
 	if got := receive(t, ctx, done); string(got) != want {
 		t.Errorf("poll = %s, want %s", got, want)
 	}
@@ -966,17 +1045,27 @@ func TestErrorEnvelopesMatchFixtures(t *testing.T) {
 		before                 func()
 	}{
 		{"error_message_not_modified.json", srv.Token(), "editMessageText",
-			url.Values{"chat_id": {chat}, "message_id": {strconv.Itoa(sent.Result.ID)}, "text": {"Request #42"}}, nil},
-		{"error_message_too_long.json", srv.Token(), "sendMessage", url.Values{"chat_id": {chat}, "text": {strings.Repeat("x", 4097)}}, nil},
-		{"error_button_data_invalid.json", srv.Token(), "sendMessage", url.Values{"chat_id": {chat}, "text": {"x"},
-			"reply_markup": {`{"inline_keyboard":[[{"text":"x","callback_data":"` + strings.Repeat("d", 65) + `"}]]}`}}, nil},
-		{"error_query_too_old.json", srv.Token(), "answerCallbackQuery", url.Values{"callback_query_id": {"1"}}, nil},
-		{"error_chat_not_found.json", srv.Token(), "sendMessage", url.Values{"chat_id": {"42"}, "text": {"x"}}, nil},
+			url.Values{"chat_id": {chat}, "message_id": {strconv.Itoa(sent.Result.ID)},
+				"text": {"Request #42"}}, nil},
+		{"error_message_too_long.json", srv.Token(), "sendMessage",
+			url.Values{"chat_id": {chat}, "text": {strings.Repeat("x", 4097)}}, nil},
+		{"error_button_data_invalid.json", srv.Token(), "sendMessage",
+			url.Values{"chat_id": {chat}, "text": {"x"},
+				"reply_markup": {`{"inline_keyboard":[[{"text":"x","callback_data":"` +
+					strings.Repeat("d", 65) + `"}]]}`}}, nil},
+		{"error_query_too_old.json", srv.Token(), "answerCallbackQuery",
+			url.Values{"callback_query_id": {"1"}}, nil},
+		{"error_chat_not_found.json", srv.Token(), "sendMessage",
+			url.Values{"chat_id": {"42"}, "text": {"x"}}, nil},
 		{"error_unauthorized.json", "7000000001:Wrong", "getMe", nil, nil},
-		{"error_too_many_requests.json", srv.Token(), "sendMessage", send, func() { failNext("sendMessage", telegramtest.TooManyRequests(35)) }},
-		{"error_bot_blocked.json", srv.Token(), "sendMessage", send, func() { failNext("sendMessage", telegramtest.ErrBotBlocked) }},
-		{"answerCallbackQuery_response.json", srv.Token(), "answerCallbackQuery", url.Values{"callback_query_id": {cb.CallbackQuery.ID}}, nil},
-		{"setWebhook_response.json", srv.Token(), "setWebhook", url.Values{"url": {"https://bot.example.com/hook"}}, nil},
+		{"error_too_many_requests.json", srv.Token(), "sendMessage", send,
+			func() { failNext("sendMessage", telegramtest.TooManyRequests(35)) }},
+		{"error_bot_blocked.json", srv.Token(), "sendMessage", send,
+			func() { failNext("sendMessage", telegramtest.ErrBotBlocked) }},
+		{"answerCallbackQuery_response.json", srv.Token(), "answerCallbackQuery",
+			url.Values{"callback_query_id": {cb.CallbackQuery.ID}}, nil},
+		{"setWebhook_response.json", srv.Token(), "setWebhook",
+			url.Values{"url": {"https://bot.example.com/hook"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
@@ -1003,7 +1092,8 @@ func TestParametersInEveryEncoding(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	post := func(contentType, body, query string) int {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"/bot"+srv.Token()+"/SendMessage?"+query, strings.NewReader(body))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost,
+			srv.URL()+"/bot"+srv.Token()+"/SendMessage?"+query, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1015,7 +1105,8 @@ func TestParametersInEveryEncoding(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if s := post("application/json", `{"chat_id":100000001,"text":"json","reply_markup":{"inline_keyboard":[[{"text":"a","callback_data":"a:1:ok"}]]}}`, ""); s != 200 {
+	if s := post("application/json", `{"chat_id":100000001,"text":"json","reply_markup":`+
+		`{"inline_keyboard":[[{"text":"a","callback_data":"a:1:ok"}]]}}`, ""); s != 200 {
 		t.Errorf("JSON: %d", s)
 	}
 	if s := post("", "", "chat_id=100000001&text=query"); s != 200 {
@@ -1025,7 +1116,8 @@ func TestParametersInEveryEncoding(t *testing.T) {
 		t.Errorf("broken JSON: %d", s)
 	}
 	msgs := srv.Messages(janeChat.ID)
-	if len(msgs) != 2 || msgs[0].PlainText != "json" || strings.Join(msgs[0].CallbackData(), "") != "a:1:ok" || msgs[1].PlainText != "query" {
+	if len(msgs) != 2 || msgs[0].PlainText != "json" ||
+		strings.Join(msgs[0].CallbackData(), "") != "a:1:ok" || msgs[1].PlainText != "query" {
 		t.Errorf("messages = %+v", msgs)
 	}
 	if calls := srv.Calls(""); len(calls) != 3 || calls[0].Method != "sendMessage" {
@@ -1041,7 +1133,8 @@ func TestPostWebhookDeliversLikeTelegram(t *testing.T) {
 
 	// Through go-telegram/bot's webhook handler, secret checked.
 	got := make(chan *models.Update, 1)
-	b, err := bot.New(telegramtest.DefaultToken, bot.WithSkipGetMe(), bot.WithWebhookSecretToken(secret),
+	b, err := bot.New(telegramtest.DefaultToken, bot.WithSkipGetMe(),
+		bot.WithWebhookSecretToken(secret),
 		bot.WithNotAsyncHandlers(), bot.WithErrorsHandler(func(error) {}),
 		bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, u *models.Update) { got <- u }))
 	if err != nil {
@@ -1063,12 +1156,14 @@ func TestPostWebhookDeliversLikeTelegram(t *testing.T) {
 	go func() { defer close(stopped); b.StartWebhook(runCtx) }()
 	defer func() { cancel(); <-stopped }()
 
-	status, err := telegramtest.PostWebhook(ctx, hookSrv.URL+"/telegram/webhook", secret, []byte(body))
+	status, err := telegramtest.PostWebhook(ctx, hookSrv.URL+"/telegram/webhook", secret,
+		[]byte(body))
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("PostWebhook = %d, %v", status, err)
 	}
 	r := receive(t, ctx, requests)
-	if r.method != http.MethodPost || r.path != "/telegram/webhook" || r.header.Get("Content-Type") != "application/json" ||
+	if r.method != http.MethodPost || r.path != "/telegram/webhook" ||
+		r.header.Get("Content-Type") != "application/json" ||
 		r.header.Get(telegramtest.SecretTokenHeader) != secret {
 		t.Errorf("request = %+v", r)
 	}
@@ -1082,7 +1177,8 @@ func TestPostWebhookDeliversLikeTelegram(t *testing.T) {
 		t.Errorf("update = %+v", u)
 	}
 
-	if _, err := telegramtest.PostWebhook(ctx, "https://bot.example.com/telegram/webhook", secret, []byte(body)); !errors.Is(err, telegramtest.ErrNotLoopback) {
+	if _, err := telegramtest.PostWebhook(ctx, "https://bot.example.com/telegram/webhook", secret,
+		[]byte(body)); !errors.Is(err, telegramtest.ErrNotLoopback) {
 		t.Errorf("PostWebhook off loopback = %v", err)
 	}
 	select {
@@ -1099,12 +1195,15 @@ func TestNewRejectsABadConfig(t *testing.T) {
 		{Token: "1:bad secret"},
 		{Chats: []models.Chat{{Title: "no id"}}},
 	} {
-		if srv, err := telegramtest.New(cfg); !errors.Is(err, telegramtest.ErrInvalidConfig) || srv != nil {
+		if srv, err := telegramtest.New(cfg); !errors.Is(err, telegramtest.ErrInvalidConfig) ||
+			srv != nil {
 			t.Errorf("New(%+v) = %v, %v; want ErrInvalidConfig", cfg, srv, err)
 		}
 	}
-	srv := newServer(t, telegramtest.Config{Token: "123:abc_DEF-9", BotUsername: "other_bot", BotName: "Other"})
-	if me := srv.Me(); me.ID != 123 || me.Username != "other_bot" || me.FirstName != "Other" || !me.IsBot {
+	srv := newServer(t, telegramtest.Config{Token: "123:abc_DEF-9", BotUsername: "other_bot",
+		BotName: "Other"})
+	if me := srv.Me(); me.ID != 123 || me.Username != "other_bot" || me.FirstName != "Other" ||
+		!me.IsBot {
 		t.Errorf("Me = %+v", me)
 	}
 }
@@ -1127,7 +1226,8 @@ func TestSetOutage(t *testing.T) {
 			polled := make(chan error, 1)
 			calls := srv.CallCount("getUpdates") // before the poll, which may be counted at once
 			go func() {
-				status, body, err := post(ctx, srv, srv.Token(), "getUpdates", url.Values{"timeout": {"50"}})
+				status, body, err := post(ctx, srv, srv.Token(), "getUpdates",
+					url.Values{"timeout": {"50"}})
 				if err == nil {
 					err = fmt.Errorf("%d %s", status, body)
 				}
@@ -1145,8 +1245,10 @@ func TestSetOutage(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("sendMessage while down: %v, want an error with %q", err, c.want)
 			}
-			if n, m := srv.CallCount("sendMessage"), len(srv.Messages(janeChat.ID)); n != sends+1 || m != msgs {
-				t.Errorf("%d sendMessage calls and %d messages, want %d and %d", n, m, sends+1, msgs)
+			if n, m := srv.CallCount("sendMessage"),
+				len(srv.Messages(janeChat.ID)); n != sends+1 || m != msgs {
+				t.Errorf("%d sendMessage calls and %d messages, want %d and %d",
+					n, m, sends+1, msgs)
 			}
 			id, err := srv.Inject(srv.MessageUpdate(jane, janeChat, "hello"))
 			if err != nil {
@@ -1155,10 +1257,13 @@ func TestSetOutage(t *testing.T) {
 			srv.SetOutage(testkit.NoOutage)
 			status, body, err := post(ctx, srv, srv.Token(), "getUpdates",
 				url.Values{"offset": {strconv.FormatInt(id, 10)}})
-			if err != nil || status != 200 || !strings.Contains(string(body), `"update_id":`+strconv.FormatInt(id, 10)) {
-				t.Errorf("getUpdates once back: %d %s %v; want the update injected meanwhile", status, body, err)
+			if err != nil || status != 200 ||
+				!strings.Contains(string(body), `"update_id":`+strconv.FormatInt(id, 10)) {
+				t.Errorf("getUpdates once back: %d %s %v; want the update injected meanwhile",
+					status, body, err)
 			}
-			rawCall(t, ctx, srv, srv.Token(), "getUpdates", url.Values{"offset": {strconv.FormatInt(id+1, 10)}})
+			rawCall(t, ctx, srv, srv.Token(), "getUpdates",
+				url.Values{"offset": {strconv.FormatInt(id+1, 10)}})
 		})
 	}
 }
