@@ -21,6 +21,7 @@ import (
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -54,7 +55,7 @@ func TestFanoutRealChannelsDownForMinutes(t *testing.T) {
 		}
 	}()
 	t.Cleanup(func() { close(calls) })
-	outage := func(tgo, slo testkit.Outage) {
+	setOutage := func(tgo, slo outage.Kind) {
 		calls <- func() { tg.SetOutage(tgo); sl.SetOutage(slo) }
 		<-done
 	}
@@ -66,7 +67,7 @@ func TestFanoutRealChannelsDownForMinutes(t *testing.T) {
 		synctest.Wait()
 		e.wantPrompt(old.ID)
 
-		outage(testkit.BadGateway, testkit.Dropped)
+		setOutage(outage.BadGateway, outage.Dropped)
 		r := e.require("s2")
 		brief := e.require("s3") // made and resolved while both are down
 		e.resolve(old.ID, true)
@@ -80,7 +81,7 @@ func TestFanoutRealChannelsDownForMinutes(t *testing.T) {
 		e.wantPrompt(old.ID) // nothing got through
 		e.wantNoMessage(r.ID)
 
-		outage(testkit.NoOutage, testkit.NoOutage)
+		setOutage(outage.None, outage.None)
 		time.Sleep(2 * bot.OfferSweepEvery)
 		synctest.Wait()
 		e.wantPrompt(r.ID)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
-	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -277,8 +277,8 @@ func TestRunStartup(t *testing.T) {
 // tap made during the outage waits in Telegram's queue and is handled once it is
 // back, as is one made after. Each is handled once: one answer, one resolution.
 func TestPollingOutlivesOutage(t *testing.T) {
-	for _, o := range []testkit.Outage{testkit.Dropped, testkit.BadGateway} {
-		name := map[testkit.Outage]string{testkit.Dropped: "dropped", testkit.BadGateway: "502"}[o]
+	for _, o := range []outage.Kind{outage.Dropped, outage.BadGateway} {
+		name := map[outage.Kind]string{outage.Dropped: "dropped", outage.BadGateway: "502"}[o]
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, envOptions{}).start()
 			during := e.require("s1", "Bash", map[string]any{"command": "make deploy"})
@@ -300,7 +300,7 @@ func TestPollingOutlivesOutage(t *testing.T) {
 			if st := e.request(during.ID).Status; st != store.Pending {
 				t.Fatalf("request %d is %s while the Bot API is down", during.ID, st)
 			}
-			e.srv.SetOutage(testkit.NoOutage)
+			e.srv.SetOutage(outage.None)
 			if a := e.answer(tap1); !strings.Contains(a.Text, "Approved") {
 				t.Errorf("answer of the tap made while down: %+v", a)
 			}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
 // Identities of the fake workspace. They are the fake ids of the fixtures in testdata
@@ -150,7 +150,7 @@ type Server struct {
 	// calls counts the requests per method, including failed ones.
 	calls map[string]int
 	// outage is how every Web API call and Socket Mode handshake fails (SetOutage).
-	outage testkit.Outage
+	outage outage.Kind
 	// lastMicros is the last message ts handed out, in microseconds (ts are unique
 	// and increasing, like Slack's).
 	lastMicros int64
@@ -240,16 +240,16 @@ func (s *Server) Close() {
 }
 
 // SetOutage makes the server unreachable: every Web API call and Socket Mode
-// handshake from now on fails as o says, testkit.NoOutage ending it. A Web API call
-// is still counted (Calls) before it fails, and changes nothing else. testkit.Dropped
+// handshake from now on fails as o says, outage.None ending it. A Web API call
+// is still counted (Calls) before it fails, and changes nothing else. outage.Dropped
 // also cuts the connections of the Web API calls in progress; open Socket Mode
 // connections stay up until Drop.
-func (s *Server) SetOutage(o testkit.Outage) {
+func (s *Server) SetOutage(o outage.Kind) {
 	s.mu.Lock()
 	s.outage = o
 	s.notify()
 	s.mu.Unlock()
-	if o == testkit.Dropped {
+	if o == outage.Dropped {
 		s.http.CloseClientConnections()
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
 // writeTimeout bounds every WebSocket write, so a client that stopped reading cannot
@@ -53,7 +53,7 @@ func (c *socketConn) writeLocked(frame []byte) error {
 func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	ticket := r.URL.Query().Get("ticket")
 	s.mu.Lock()
-	if o := s.outage; o != testkit.NoOutage {
+	if o := s.outage; o != outage.None {
 		s.mu.Unlock()
 		o.Fail(w)
 		return

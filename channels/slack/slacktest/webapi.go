@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
 // methodHandler serves one Web API method once its arguments are parsed.
@@ -36,7 +36,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.calls[method]++
-	if o := s.outage; o != testkit.NoOutage {
+	if o := s.outage; o != outage.None {
 		s.notify()
 		s.mu.Unlock()
 		s.log.Debug("call failed: outage", "method", method)
@@ -59,7 +59,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		conn := w
 		defer func() {
 			s.log.Debug("call served, reply lost", "method", method)
-			testkit.Dropped.Fail(conn)
+			outage.Dropped.Fail(conn)
 		}()
 		w = &lostReply{header: http.Header{}}
 	}

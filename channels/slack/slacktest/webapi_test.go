@@ -17,6 +17,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
 func TestURLHasTrailingSlash(t *testing.T) {
@@ -651,11 +652,11 @@ func TestSetOutage(t *testing.T) {
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	for _, c := range []struct {
-		o    testkit.Outage
+		o    outage.Kind
 		want string
 	}{
-		{testkit.Dropped, "EOF"},
-		{testkit.BadGateway, "502 Bad Gateway"},
+		{outage.Dropped, "EOF"},
+		{outage.BadGateway, "502 Bad Gateway"},
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			srv.SetOutage(c.o)
@@ -670,7 +671,7 @@ func TestSetOutage(t *testing.T) {
 				len(srv.Messages(slacktest.DefaultChannel)); n != calls+1 || m != msgs {
 				t.Errorf("%d calls and %d messages, want %d and %d", n, m, calls+1, msgs)
 			}
-			srv.SetOutage(testkit.NoOutage)
+			srv.SetOutage(outage.None)
 			if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
 				slack.MsgOptionText("x", false)); err != nil {
 				t.Errorf("PostMessage once back: %v", err)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
-	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
 // Identities of the fake bot. They are the fake ids of the fixtures in testdata, so
@@ -98,7 +98,7 @@ type Server struct {
 	calls    []Call
 	failures map[string][]APIError // method → one-shot failures, oldest first
 	lost     map[string]int        // method → calls whose reply is lost (LoseReplyNext)
-	outage   testkit.Outage        // how every call fails (SetOutage)
+	outage   outage.Kind           // how every call fails (SetOutage)
 
 	chats map[int64]*chatState
 
@@ -193,16 +193,16 @@ func (s *Server) Close() {
 }
 
 // SetOutage makes the server unreachable: every call from now on fails as o says,
-// testkit.NoOutage ending it. Each call is still recorded (Calls) before it fails and
-// changes nothing else; updates injected meanwhile wait in the queue. testkit.Dropped
+// outage.None ending it. Each call is still recorded (Calls) before it fails and
+// changes nothing else; updates injected meanwhile wait in the queue. outage.Dropped
 // also cuts the connections of the calls in progress, a waiting getUpdates included,
 // so a client loses its long poll as it would on a network drop.
-func (s *Server) SetOutage(o testkit.Outage) {
+func (s *Server) SetOutage(o outage.Kind) {
 	s.mu.Lock()
 	s.outage = o
 	s.notifyLocked()
 	s.mu.Unlock()
-	if o == testkit.Dropped {
+	if o == outage.Dropped {
 		s.http.CloseClientConnections()
 	}
 }
@@ -243,7 +243,7 @@ type reply struct {
 	description string
 	err         *APIError
 	poll        *longPoll
-	outage      testkit.Outage // how to fail instead (a long poll the outage ended)
+	outage      outage.Kind // how to fail instead (a long poll the outage ended)
 }
 
 func fail(e APIError) reply { return reply{err: &e} }
@@ -290,7 +290,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		name = m.name
 	}
 	s.calls = append(s.calls, Call{Method: name, Params: p})
-	if o := s.outage; o != testkit.NoOutage {
+	if o := s.outage; o != outage.None {
 		s.notifyLocked()
 		s.mu.Unlock()
 		s.log.Debug("call failed: outage", "method", name)
@@ -317,7 +317,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if lose {
 		s.log.Debug("call served, reply lost", "method", name)
-		testkit.Dropped.Fail(w)
+		outage.Dropped.Fail(w)
 		return
 	}
 

@@ -18,7 +18,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
-	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
 // The people and chats of the fixtures in testdata.
@@ -1216,11 +1216,11 @@ func TestSetOutage(t *testing.T) {
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	for _, c := range []struct {
-		o    testkit.Outage
+		o    outage.Kind
 		want string
 	}{
-		{testkit.Dropped, "EOF"},
-		{testkit.BadGateway, "502 Bad Gateway"},
+		{outage.Dropped, "EOF"},
+		{outage.BadGateway, "502 Bad Gateway"},
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			polled := make(chan error, 1)
@@ -1254,7 +1254,7 @@ func TestSetOutage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv.SetOutage(testkit.NoOutage)
+			srv.SetOutage(outage.None)
 			status, body, err := post(ctx, srv, srv.Token(), "getUpdates",
 				url.Values{"offset": {strconv.FormatInt(id, 10)}})
 			if err != nil || status != 200 ||

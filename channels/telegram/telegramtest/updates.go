@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
-	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
 // queuedUpdate is an injected update not yet confirmed by the bot.
@@ -209,7 +209,7 @@ func (s *Server) waitPoll(ctx context.Context, lp *longPoll) (rep reply, gone bo
 			s.mu.Unlock()
 			return fail(e), false
 		}
-		if o := s.outage; o != testkit.NoOutage { // the server went down under it
+		if o := s.outage; o != outage.None { // the server went down under it
 			s.poll = nil
 			s.mu.Unlock()
 			return reply{outage: o}, false

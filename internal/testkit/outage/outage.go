@@ -1,18 +1,21 @@
-package testkit
+// Package outage names the ways the in-repo test servers (telegramtest, slacktest)
+// fail while a channel is down. It imports no testing code, so that `skald-bot dev`
+// can link those servers.
+package outage
 
 import (
 	"net/http"
 )
 
-// Outage is how a test server (telegramtest, slacktest) fails every call while it is
+// Kind is how a test server (telegramtest, slacktest) fails every call while it is
 // down, so that a client meets a channel unreachable for real. The zero value is no
 // outage.
-type Outage int
+type Kind int
 
 // The outages.
 const (
-	// NoOutage serves calls as usual.
-	NoOutage Outage = iota
+	// None serves calls as usual.
+	None Kind = iota
 	// Dropped closes each call's connection without an answer, as a network drop, a
 	// crashed server or a restarting proxy does: the client gets an EOF or a reset.
 	Dropped
@@ -21,9 +24,9 @@ const (
 	BadGateway
 )
 
-// Fail makes w fail the way o says and reports whether it did; false for NoOutage,
+// Fail makes w fail the way o says and reports whether it did; false for None,
 // when the caller serves the call. Dropped needs a w that can be hijacked (HTTP/1).
-func (o Outage) Fail(w http.ResponseWriter) bool {
+func (o Kind) Fail(w http.ResponseWriter) bool {
 	switch o {
 	case Dropped:
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
