@@ -14,8 +14,8 @@ import (
 // its allowed neighbour: a hard link of .git/config into data/, go -overlay, git
 // status -v, git log --check and git add -p in a repository holding secrets/, a
 // file listing the files wc or md5sum -c reads, zip -@ reading them from its input,
-// inline code (python3 -c, an awk print to a file), a device node, and a $'\c…'
-// word shown as written.
+// inline code (python3 -c, an awk print to a file), an assignment of PATH, a device
+// node, and a $'\c…' word shown as written.
 func TestShellAttacks(t *testing.T) {
 	e := newEnv(t)
 	for _, d := range []string{".git", "src/p"} {
@@ -48,6 +48,8 @@ func TestShellAttacks(t *testing.T) {
 		{"zip data/a.zip data/list", "", gate.VerdictAllow},
 		{"md5sum -c data/list", "", gate.VerdictPending},
 		{"md5sum data/list", "", gate.VerdictAllow},
+		{"PATH=/tmp/x git status -s", "src", gate.VerdictPending},
+		{"LANG=C git status -s", "src", gate.VerdictAllow},
 		{"python3 -c 'import os'", "", gate.VerdictPending},
 		{"python3 --version", "", gate.VerdictAllow},
 		{`awk '{ print > "data/x" }' data/list`, "", gate.VerdictPending},
