@@ -228,78 +228,83 @@ func (w *walker) command(c syntax.Command) {
 // or calls alias: then a cd may be one, and may not move. runner is a variable of
 // runnerVar that a ${x:=v} assigns, or "".
 func evalRisk(f *syntax.File) (why string, runs, defines bool, runner string) {
+	// One captured variable: each one the closure sets is allocated.
+	var r struct {
+		why, runner string
+		defines     bool
+	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.ParamExp:
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset ||
 				n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil &&
-				runnerVar(n.Param.Value) && runner == "" {
-				runner = n.Param.Value
+				runnerVar(n.Param.Value) && r.runner == "" {
+				r.runner = n.Param.Value
 			}
 		case *syntax.FuncDecl:
-			defines = true
+			r.defines = true
 		case *syntax.CallExpr:
 			if len(n.Args) > 0 && n.Args[0].Lit() == "alias" {
-				defines = true
+				r.defines = true
 			}
 		}
-		if why != "" {
+		if r.why != "" {
 			return true
 		}
 		switch n := n.(type) {
 		case *syntax.ArithmExp:
 			if namesVar(n.X) {
-				why = "arithmetic on a variable"
+				r.why = "arithmetic on a variable"
 			}
 		case *syntax.ArithmCmd:
 			if namesVar(n.X) {
-				why = "arithmetic on a variable"
+				r.why = "arithmetic on a variable"
 			}
 		case *syntax.LetClause:
 			for _, x := range n.Exprs {
 				if namesVar(x) {
-					why = "arithmetic on a variable"
+					r.why = "arithmetic on a variable"
 				}
 			}
 		case *syntax.CStyleLoop:
 			if namesVar(n.Init) || namesVar(n.Cond) || namesVar(n.Post) {
-				why = "arithmetic on a variable"
+				r.why = "arithmetic on a variable"
 			}
 		case *syntax.ParamExp:
 			switch {
 			case n.Excl:
-				why = "an indirect expansion"
+				r.why = "an indirect expansion"
 			case n.Index != nil && namesVar(n.Index) && !allIndex(n.Index):
-				why = "a subscript names a variable"
+				r.why = "a subscript names a variable"
 			case n.Slice != nil && (namesVar(n.Slice.Offset) || namesVar(n.Slice.Length)):
-				why = "arithmetic on a variable"
+				r.why = "arithmetic on a variable"
 			case n.Exp != nil && n.Exp.Op == syntax.OtherParamOps:
-				why = "a ${x@op} transformation"
+				r.why = "a ${x@op} transformation"
 			case n.Exp != nil && (n.Exp.Op == syntax.AssignUnset ||
 				n.Exp.Op == syntax.AssignUnsetOrNull) && (n.Param == nil ||
 				!harmlessVar(n.Param.Value)):
-				why = whyAssigns
+				r.why = whyAssigns
 			}
 		case *syntax.BinaryTest:
 			switch n.Op {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsGtr, syntax.TsLeq,
 				syntax.TsGeq:
 				if namesVar(n.X) || namesVar(n.Y) {
-					why = "arithmetic on a variable"
+					r.why = "arithmetic on a variable"
 				}
 			}
 		case *syntax.Assign:
 			if n.Index != nil && namesVar(n.Index) {
-				why = "a subscript names a variable"
+				r.why = "a subscript names a variable"
 			}
 		case *syntax.ArrayElem:
 			if n.Index != nil && namesVar(n.Index) {
-				why = "a subscript names a variable"
+				r.why = "a subscript names a variable"
 			}
 		}
 		return true
 	})
-	return why, why != "" && why != whyAssigns, defines, runner
+	return r.why, r.why != "" && r.why != whyAssigns, r.defines, r.runner
 }
 
 // whyAssigns is evalRisk's reason for an assignment in an expansion.
