@@ -315,3 +315,59 @@ func TestShellInlineCode(t *testing.T) {
 	}
 	checkShell(t, s, tests)
 }
+
+// TestShellRunnerAssigns: an assignment of a variable that changes what runs (PATH,
+// LD_PRELOAD, GIT_SSH_COMMAND, …) as a prefix, under env or sudo, or for the rest of
+// the script (bare, export, declare, read, for) makes the commands it reaches a
+// require nothing lifts, even under a tool-wide allow; a deny still denies. Other
+// assignments stay as they were: never allowed by a pattern, lifted by allow Bash.
+func TestShellRunnerAssigns(t *testing.T) {
+	root := workspace(t)
+	deny := Rule{ID: 90, GroupID: DefaultGroup, ToolPattern: "Bash",
+		CommandPattern: "rm *", Action: Deny, Priority: 1}
+	all := Rule{ID: 91, GroupID: DefaultGroup, ToolPattern: "Bash", Action: Allow,
+		Priority: 2}
+	s := allowCommands(root, "", []Rule{deny, all}, "ls *")
+	top := bashAt("")
+	tests := []shellCase{
+		{top("ls docs"), A, false, ""},
+		{top("FOO=1 ls docs"), A, false, ""}, // allow Bash lifts a plain assignment
+		{top("export FOO=1; ls docs"), A, false, ""},
+		{top("LANG=C ls docs"), A, false, ""},
+		{top("IFS= read -r line <<< x"), A, false, ""},
+		{top("export PATH; ls docs"), A, false, ""}, // no new value
+		{top("PATH=/tmp/x ls docs"), R, true, "assigns PATH"},
+		{top("PATH+=:data ls docs"), R, true, "assigns PATH"},
+		{top("LD_PRELOAD=data/x.so ls docs"), R, true, "assigns LD_PRELOAD"},
+		{top("LD_AUDIT=data/x.so ls docs"), R, true, ""},
+		{top("BASH_ENV=data/rc bash -c 'ls docs'"), R, true, ""},
+		{top("ENV=data/rc sh -c 'ls docs'"), R, true, ""},
+		{top("IFS=/ ls docs"), R, true, "assigns IFS"},
+		{top("GIT_SSH_COMMAND='sh -c id' git fetch"), R, true, ""},
+		{top("GIT_EXTERNAL_DIFF=data/d git diff"), R, true, ""},
+		{top("GIT_PAGER=data/p git log"), R, true, ""},
+		{top("GIT_EDITOR=data/e git commit"), R, true, ""},
+		{top("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager git log"), R, true, ""},
+		{top("PAGER=data/p man ls"), R, true, ""},
+		{top("EDITOR=data/e crontab -e"), R, true, ""},
+		{top("PYTHONPATH=data python3 --version"), R, true, ""},
+		{top("NODE_OPTIONS='--require ./data/x' npm test"), R, true, ""},
+		{top("PERL5OPT=-Mdata perl --version"), R, true, ""},
+		{top("env PATH=/tmp/x ls docs"), R, true, "env assigns PATH"},
+		{top("sudo LD_PRELOAD=/tmp/x.so ls"), R, true, "sudo assigns LD_PRELOAD"},
+		{top("export PATH=/tmp/x; ls docs"), R, true, "the script assigns PATH"},
+		{top("PATH=/tmp/x; ls docs"), R, true, "the script assigns PATH"},
+		{top("declare -x LD_PRELOAD=/tmp/x.so; ls docs"), R, true, ""},
+		{top("local PAGER=x 2>/dev/null; ls docs"), R, true, ""},
+		{top("declare -n r=PATH; r=/tmp/x; ls docs"), R, true, "name reference"},
+		{top("read -r PATH < docs/x; ls docs"), R, true, ""},
+		{top("for PATH in /tmp/x; do ls docs; done"), R, true, ""},
+		{top(": ${LD_PRELOAD:=/tmp/x.so}; ls docs"), R, true, ""},
+		{top("bash -c 'export PATH=/tmp/x'; ls docs"), R, true, ""},
+		{top("export CDPATH=/etc; cd docs && ls"), R, true, ""},
+		// A deny still denies.
+		{top("PATH=/tmp/x rm -rf docs"), D, false, ""},
+		{top("export PATH=/tmp/x; rm -rf docs"), D, false, ""},
+	}
+	checkShell(t, s, tests)
+}

@@ -14,7 +14,9 @@
 // commands"): only a few harmless names (LANG, LC_*, TZ, TERM, …) with a literal
 // value keep a command allowable; any other, in any syntax (prefix, bare, export,
 // declare, for, read, printf -v, +=, arrays), makes it unknown, and a script that
-// assigns HOME has no known ~. Arithmetic that names a variable, ${!x}, ${x@op},
+// assigns HOME has no known ~. One that changes what runs (runnerVars: PATH,
+// LD_PRELOAD, GIT_SSH_COMMAND, …) makes the command it is given to Blind, and,
+// assigned for the script, every command after it. Arithmetic that names a variable, ${!x}, ${x@op},
 // and a function or alias definition (after which cd DIR && no longer narrows the
 // directory) add an unknown command.
 //

@@ -57,6 +57,9 @@ type walker struct {
 	dirKnown  bool
 	moved     []string // where the last literal cd may have arrived
 	homeSet   bool     // the script assigns HOME somewhere: ~ is not known
+	// runner says how the script changed what its later commands run (it assigns
+	// PATH, LD_PRELOAD, …: runnerVar), which makes each of them blind; "" when not.
+	runner string
 	// cdUntrusted: the script defines a function or an alias, so a cd may not move
 	// and the commands after cd DIR && may still run where it started.
 	cdUntrusted bool
@@ -71,7 +74,10 @@ func (w *walker) script(src string, depth int, delegated bool) error {
 	}
 	saveDepth, saveDel := w.depth, w.delegated
 	w.depth, w.delegated = depth, delegated || w.delegated
-	why, runs, defines := evalRisk(f)
+	why, runs, defines, runner := evalRisk(f)
+	if runner != "" {
+		w.runs(runner)
+	}
 	if why != "" {
 		cmd := Command{Words: []string{why}, Unknown: true, Why: why}
 		if runs {
@@ -149,6 +155,7 @@ func (w *walker) command(c syntax.Command) {
 		switch l := c.Loop.(type) {
 		case *syntax.WordIter:
 			if l.Name != nil {
+				w.runs(l.Name.Value)
 				if !harmlessVar(w.noteAssign(l.Name.Value, l.Name.Value)) {
 					w.emit(Command{Words: []string{"for " + l.Name.Value}, Unknown: true,
 						Why: "assigns " + l.Name.Value})
@@ -192,6 +199,7 @@ func (w *walker) command(c syntax.Command) {
 	case *syntax.CoprocClause:
 		if c.Name != nil {
 			w.substs(c.Name)
+			w.runs(printNode(c.Name))
 			w.emit(Command{Words: []string{"coproc " + printNode(c.Name)}, Unknown: true,
 				Why: "assigns an array " + printNode(c.Name)})
 		}
@@ -217,74 +225,86 @@ func (w *walker) command(c syntax.Command) {
 // ${x@op} transformation (@P expands $( ) in the value), or a ${x:=v} assignment
 // of a name harmlessVar does not list; runs reports that the expansion may run a
 // command (all but the assignment). defines reports whether f defines a function
-// or calls alias: then a cd may be one, and may not move.
-func evalRisk(f *syntax.File) (why string, runs, defines bool) {
+// or calls alias: then a cd may be one, and may not move. runner is a variable of
+// runnerVar that a ${x:=v} assigns, or "".
+func evalRisk(f *syntax.File) (why string, runs, defines bool, runner string) {
+	// One captured variable: each one the closure sets is allocated.
+	var r struct {
+		why, runner string
+		defines     bool
+	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.ParamExp:
+			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset ||
+				n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil &&
+				runnerVar(n.Param.Value) && r.runner == "" {
+				r.runner = n.Param.Value
+			}
 		case *syntax.FuncDecl:
-			defines = true
+			r.defines = true
 		case *syntax.CallExpr:
 			if len(n.Args) > 0 && n.Args[0].Lit() == "alias" {
-				defines = true
+				r.defines = true
 			}
 		}
-		if why != "" {
+		if r.why != "" {
 			return true
 		}
 		switch n := n.(type) {
 		case *syntax.ArithmExp:
 			if namesVar(n.X) {
-				why = "arithmetic on a variable"
+				r.why = "arithmetic on a variable"
 			}
 		case *syntax.ArithmCmd:
 			if namesVar(n.X) {
-				why = "arithmetic on a variable"
+				r.why = "arithmetic on a variable"
 			}
 		case *syntax.LetClause:
 			for _, x := range n.Exprs {
 				if namesVar(x) {
-					why = "arithmetic on a variable"
+					r.why = "arithmetic on a variable"
 				}
 			}
 		case *syntax.CStyleLoop:
 			if namesVar(n.Init) || namesVar(n.Cond) || namesVar(n.Post) {
-				why = "arithmetic on a variable"
+				r.why = "arithmetic on a variable"
 			}
 		case *syntax.ParamExp:
 			switch {
 			case n.Excl:
-				why = "an indirect expansion"
+				r.why = "an indirect expansion"
 			case n.Index != nil && namesVar(n.Index) && !allIndex(n.Index):
-				why = "a subscript names a variable"
+				r.why = "a subscript names a variable"
 			case n.Slice != nil && (namesVar(n.Slice.Offset) || namesVar(n.Slice.Length)):
-				why = "arithmetic on a variable"
+				r.why = "arithmetic on a variable"
 			case n.Exp != nil && n.Exp.Op == syntax.OtherParamOps:
-				why = "a ${x@op} transformation"
+				r.why = "a ${x@op} transformation"
 			case n.Exp != nil && (n.Exp.Op == syntax.AssignUnset ||
 				n.Exp.Op == syntax.AssignUnsetOrNull) && (n.Param == nil ||
 				!harmlessVar(n.Param.Value)):
-				why = whyAssigns
+				r.why = whyAssigns
 			}
 		case *syntax.BinaryTest:
 			switch n.Op {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsGtr, syntax.TsLeq,
 				syntax.TsGeq:
 				if namesVar(n.X) || namesVar(n.Y) {
-					why = "arithmetic on a variable"
+					r.why = "arithmetic on a variable"
 				}
 			}
 		case *syntax.Assign:
 			if n.Index != nil && namesVar(n.Index) {
-				why = "a subscript names a variable"
+				r.why = "a subscript names a variable"
 			}
 		case *syntax.ArrayElem:
 			if n.Index != nil && namesVar(n.Index) {
-				why = "a subscript names a variable"
+				r.why = "a subscript names a variable"
 			}
 		}
 		return true
 	})
-	return why, why != "" && why != whyAssigns, defines
+	return r.why, r.why != "" && r.why != whyAssigns, r.defines, r.runner
 }
 
 // whyAssigns is evalRisk's reason for an assignment in an expansion.
@@ -454,6 +474,62 @@ func assignProblem(a *syntax.Assign) string {
 	return ""
 }
 
+// runnerVars are the variables whose value changes which program a command runs,
+// the code it loads or the commands it starts (docs/design.md, "Shell commands"):
+// a command they are given to, and every command after a script assigns one, is
+// blind. runnerPrefixes name families of them.
+var (
+	runnerVars = setOf("PATH", "BASH_ENV", "ENV", "IFS", "CDPATH", "SHELL", "SHELLOPTS",
+		"BASHOPTS", "PROMPT_COMMAND", "PS4", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT",
+		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR",
+		"GIT_SEQUENCE_EDITOR", "GIT_ASKPASS", "GIT_EXEC_PATH", "GIT_PROXY_COMMAND",
+		"GIT_DIR", "GIT_WORK_TREE", "GIT_TEMPLATE_DIR", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
+		"GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "SSH_ASKPASS",
+		"PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL", "BROWSER",
+		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONINSPECT", "NODE_OPTIONS",
+		"NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "GOFLAGS",
+		"GOROOT", "GOTOOLCHAIN", "CC", "CXX", "MAKEFLAGS", "MAKEFILES")
+	runnerPrefixes = []string{"LD_", "DYLD_", "GIT_CONFIG_", "npm_config_", "NPM_CONFIG_",
+		"BASH_FUNC_"}
+)
+
+// runnerVar reports whether assigning name may change what a command runs
+// (runnerVars).
+func runnerVar(name string) bool {
+	if runnerVars[name] {
+		return true
+	}
+	for _, p := range runnerPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// runnerAssign reports whether a, given to a command or the script, may change what
+// runs: a name of runnerVar, but IFS set to nothing (IFS= read -r line) splits
+// no word.
+func runnerAssign(a *syntax.Assign) bool {
+	if a.Name == nil || !runnerVar(a.Name.Value) {
+		return false
+	}
+	if a.Name.Value == "IFS" && !a.Append && a.Index == nil && a.Array == nil &&
+		(a.Value == nil || plainWord(a.Value) && printNode(a.Value) == "" ||
+			printNode(a.Value) == "''" || printNode(a.Value) == `""`) {
+		return false
+	}
+	return true
+}
+
+// runs records that the script assigns name for the commands after it, when it is
+// a variable of runnerVar.
+func (w *walker) runs(name string) {
+	if w.runner == "" && runnerVar(name) {
+		w.runner = "the script assigns " + name
+	}
+}
+
 // noteAssign records that the script assigns name, and returns problem.
 func (w *walker) noteAssign(name, problem string) string {
 	if name == "HOME" {
@@ -463,12 +539,19 @@ func (w *walker) noteAssign(name, problem string) string {
 }
 
 func (w *walker) call(c *syntax.CallExpr) {
-	var risky string
+	var risky, runner string
 	for _, a := range c.Assigns {
 		w.substs(a)
 		name := ""
 		if a.Name != nil {
 			name = a.Name.Value
+		}
+		switch {
+		case !runnerAssign(a):
+		case len(c.Args) == 0: // bare: for the script from here on
+			w.runs(name)
+		case runner == "":
+			runner = name
 		}
 		if p := w.noteAssign(name, assignProblem(a)); p != "" && risky == "" {
 			risky = p
@@ -520,6 +603,9 @@ func (w *walker) call(c *syntax.CallExpr) {
 	if risky != "" {
 		cmd.unknown(risky)
 	}
+	if runner != "" {
+		cmd.blind("assigns " + runner + ", which may change what the command runs")
+	}
 	w.analyse(&cmd, lits, wordOf)
 }
 
@@ -535,11 +621,19 @@ func (w *walker) decl(c *syntax.DeclClause) {
 			if !harmlessDeclOption(a.Value.Lit()) {
 				cmd.unknown(c.Variant.Value + " option " + printNode(a.Value))
 			}
+			if opt := a.Value.Lit(); len(opt) > 1 && opt[0] == '-' &&
+				strings.IndexByte(opt, 'n') > 0 && w.runner == "" {
+				// A name reference: assigning its name assigns any variable.
+				w.runner = "the script declares a name reference"
+			}
 		case a.Naked && a.Name != nil:
 			if !harmlessVar(w.noteAssign(a.Name.Value, a.Name.Value)) {
 				cmd.unknown(c.Variant.Value + " " + a.Name.Value)
 			}
 		case a.Name != nil:
+			if runnerAssign(a) {
+				w.runs(a.Name.Value)
+			}
 			if p := w.noteAssign(a.Name.Value, assignProblem(a)); p != "" {
 				cmd.unknown(p)
 			}
@@ -610,6 +704,9 @@ func (c *Command) blind(why string) {
 func (w *walker) emit(cmd Command) {
 	cmd.dirs, cmd.dirKnown = w.dirs, w.dirKnown
 	cmd.Redirects = append(cmd.Redirects, w.redirs...)
+	if w.runner != "" {
+		cmd.blind("runs after " + w.runner + ", which may change what it runs")
+	}
 	if w.delegated {
 		cmd.Delegated = true
 	}

@@ -107,8 +107,8 @@ func TestRisky(t *testing.T) {
 	}
 }
 
-// TestOpaque: inline code that may open or run more, and names read from a list or
-// the input, make a command blind; a script file makes it unknown only; filters on
+// TestOpaque: inline code that may open or run more, names read from a list or the
+// input, and an assignment that changes what runs make a command blind; a script file makes it unknown only; filters on
 // the files they name stay allowable.
 func TestOpaque(t *testing.T) {
 	const blind, unknown, plain = 2, 1, 0
@@ -151,6 +151,12 @@ func TestOpaque(t *testing.T) {
 		{"patch f d", plain},
 		{"git apply", blind},
 		{"git apply --stat d", plain},
+		{"PATH=x ls", blind},
+		{"GIT_CONFIG_KEY_0=core.pager git log", blind},
+		{"env GIT_PAGER=x git log", blind},
+		{"FOO=1 ls", unknown},
+		{"IFS= read -r l", unknown},
+		{"IFS=: read -r l", blind},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {

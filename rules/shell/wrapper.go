@@ -257,7 +257,7 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 				}
 			}
 			i, ok := spec.skip(cur)
-			if ok && spec.assigns && w.riskyAssigns(cur[1:i], cmd) {
+			if ok && spec.assigns && w.riskyAssigns(prog, cur[1:i], cmd) {
 				break
 			}
 			if ok && prog == "command" && slices.ContainsFunc(cur[1:i], func(o string) bool {
@@ -326,9 +326,17 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 			}
 		case prog == "printf" || prog == "read" || prog == "mapfile" || prog == "readarray" ||
 			prog == "getopts":
-			if name := setsVar(prog, cur); name != "" {
+			name := setsVar(prog, cur)
+			if name != "" {
 				w.noteAssign(name, "")
 				cmd.unknown("assigns " + name)
+			}
+			if prog == "printf" {
+				w.runs(name)
+			} else {
+				for _, v := range cur[1:] { // read -r a PATH: any operand may be one
+					w.runs(v)
+				}
 			}
 		case prog == "alias" || prog == "unalias" || prog == "shopt" || prog == "enable" ||
 			prog == "hash" || prog == "declare" || prog == "typeset":
@@ -402,15 +410,20 @@ func literalUpTo(lits []bool, start int) bool {
 	return true
 }
 
-// riskyAssigns marks cmd unknown when env or sudo assigns a variable harmlessVar
-// does not list, or gives one a path.
-func (w *walker) riskyAssigns(words []string, cmd *Command) bool {
+// riskyAssigns marks cmd unknown when env or sudo (prog) assigns a variable
+// harmlessVar does not list, or gives one a path, and blind when the variable may
+// change what the command runs (runnerVar).
+func (w *walker) riskyAssigns(prog string, words []string, cmd *Command) bool {
 	for _, a := range words {
 		name, value, ok := strings.Cut(a, "=")
 		if !ok || !isAssignWord(a) {
 			continue
 		}
 		w.noteAssign(name, "")
+		if runnerVar(name) && (name != "IFS" || value != "") {
+			cmd.blind(prog + " assigns " + name +
+				", which may change what the command runs")
+		}
 		if !harmlessVar(name) || !harmlessValue(value) {
 			cmd.unknown("assigns " + name)
 			return true
