@@ -76,7 +76,8 @@ func TestDecisionsVary(t *testing.T) {
 			}
 			byGroup[p.Rules[d.RuleID-1].GroupID]++
 		}
-		t.Logf("%s: actions %v, rules by group %v, no rule %d, guarded %d", mix, actions, byGroup, noRule, guarded)
+		t.Logf("%s: actions %v, rules by group %v, no rule %d, guarded %d",
+			mix, actions, byGroup, noRule, guarded)
 		if guarded < checkCalls/100 {
 			t.Errorf("%s: only %d calls lie in a denied place", mix, guarded)
 		}
@@ -121,7 +122,8 @@ func TestOrderFreeIsOrderFree(t *testing.T) {
 		case mix == OrderFree && changed != 0:
 			t.Errorf("orderfree: reversing the order changes %d decisions", changed)
 		case mix == Ordered && changed == 0:
-			t.Errorf("ordered: reversing the order changes nothing: the mix does not test ordering")
+			t.Errorf("ordered: reversing the order changes nothing: " +
+				"the mix does not test ordering")
 		}
 	}
 }
@@ -154,7 +156,11 @@ func (failing) Decide(context.Context, Call) (Decision, error) {
 func TestCompareReportsMismatch(t *testing.T) {
 	p := Generate(Ordered, 10)
 	o := NewOurs(p, t.TempDir())
-	calls := []Call{{Group: "default", Tool: "Bash"}, {Group: "default", Tool: "tool_1"}, {Group: "dev", Tool: "tool_1"}}
+	calls := []Call{
+		{Group: "default", Tool: "Bash"},
+		{Group: "default", Tool: "tool_1"},
+		{Group: "dev", Tool: "tool_1"},
+	}
 	if err := Compare(context.Background(), calls, true, o, o); err != nil {
 		t.Fatalf("an engine disagrees with itself: %v", err)
 	}
@@ -167,10 +173,12 @@ func TestCompareReportsMismatch(t *testing.T) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
-	if err := Compare(context.Background(), calls, false, o); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "need two") {
+	if err := Compare(context.Background(), calls, false, o); !errors.Is(err, ErrMismatch) ||
+		!strings.Contains(err.Error(), "need two") {
 		t.Errorf("Compare with one engine = %v, want ErrMismatch (need two)", err)
 	}
-	if err := Compare(context.Background(), calls, false, o, failing{}); !errors.Is(err, ErrEngine) || !strings.Contains(err.Error(), "call 0") {
+	err = Compare(context.Background(), calls, false, o, failing{})
+	if !errors.Is(err, ErrEngine) || !strings.Contains(err.Error(), "call 0") {
 		t.Errorf("Compare with a failing engine = %v, want ErrEngine naming call 0", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -181,12 +189,14 @@ func TestCompareReportsMismatch(t *testing.T) {
 }
 
 func TestCedarRefusesOrder(t *testing.T) {
-	if _, err := NewCedar(Generate(Ordered, 10)); !errors.Is(err, ErrNotOrderFree) || !strings.Contains(err.Error(), "ordered mix") {
+	_, err := NewCedar(Generate(Ordered, 10))
+	if !errors.Is(err, ErrNotOrderFree) || !strings.Contains(err.Error(), "ordered mix") {
 		t.Errorf("NewCedar(ordered) = %v, want ErrNotOrderFree", err)
 	}
 	p := Generate(OrderFree, 10)
 	p.Rules[3].Action = rules.Require
-	if _, err := NewCedar(p); !errors.Is(err, ErrNotOrderFree) || !strings.Contains(err.Error(), "rule 4: ") {
+	if _, err := NewCedar(p); !errors.Is(err, ErrNotOrderFree) ||
+		!strings.Contains(err.Error(), "rule 4: ") {
 		t.Errorf("NewCedar(require rule) = %v, want ErrNotOrderFree naming rule 4", err)
 	}
 }

@@ -50,7 +50,9 @@ func BenchmarkDecide(b *testing.B) {
 	for _, mix := range []Mix{Ordered, OrderFree} {
 		for _, n := range sizes {
 			// Engines load only for the sizes -bench selects.
-			b.Run(fmt.Sprintf("mix=%s/rules=%d", mix, n), func(b *testing.B) { benchDecide(b, mix, n) })
+			b.Run(fmt.Sprintf("mix=%s/rules=%d", mix, n), func(b *testing.B) {
+				benchDecide(b, mix, n)
+			})
 		}
 	}
 }

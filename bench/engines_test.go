@@ -21,14 +21,21 @@ func handRules() []rules.Rule {
 		{ID: 3, GroupID: g, ToolPattern: "Bash", Action: rules.Deny, Priority: 60},
 		{ID: 4, GroupID: d, ToolPattern: "mcp__gmail__*", Action: rules.Require, Priority: 10},
 		{ID: 5, GroupID: d, ToolPattern: "mcp__gmail__send", Action: rules.Allow, Priority: 10},
-		{ID: 6, GroupID: d, ToolPattern: rules.ClassFSRead, PathPattern: "secrets/*", Action: rules.Deny, Priority: 5},
-		{ID: 7, GroupID: d, ToolPattern: rules.ClassFSAny, PathPattern: "/srv-skald-none/*", Action: rules.Deny, Priority: 5},
-		{ID: 8, GroupID: d, ToolPattern: "Read", AgentID: "coder", PathPattern: "docs/*", Action: rules.Allow, Priority: 1},
-		{ID: 9, GroupID: d, ToolPattern: "tool_x", Source: "cron", Action: rules.Deny, Priority: 20},
-		{ID: 10, GroupID: d, ToolPattern: rules.ClassFSRead, PathPattern: "logs/app*", Action: rules.Allow, Priority: 30},
+		{ID: 6, GroupID: d, ToolPattern: rules.ClassFSRead, PathPattern: "secrets/*",
+			Action: rules.Deny, Priority: 5},
+		{ID: 7, GroupID: d, ToolPattern: rules.ClassFSAny, PathPattern: "/srv-skald-none/*",
+			Action: rules.Deny, Priority: 5},
+		{ID: 8, GroupID: d, ToolPattern: "Read", AgentID: "coder", PathPattern: "docs/*",
+			Action: rules.Allow, Priority: 1},
+		{ID: 9, GroupID: d, ToolPattern: "tool_x", Source: "cron", Action: rules.Deny,
+			Priority: 20},
+		{ID: 10, GroupID: d, ToolPattern: rules.ClassFSRead, PathPattern: "logs/app*",
+			Action: rules.Allow, Priority: 30},
 		{ID: 11, GroupID: d, ToolPattern: "mcp__notes__*", Action: rules.Allow, Priority: 40},
-		{ID: 12, GroupID: d, ToolPattern: "Write", AgentID: "intern", PathPattern: "drafts/*", Action: rules.Deny, Priority: 2},
-		{ID: 13, GroupID: g, ToolPattern: "Edit", PathPattern: "ops/*", Action: rules.Deny, Priority: 2},
+		{ID: 12, GroupID: d, ToolPattern: "Write", AgentID: "intern", PathPattern: "drafts/*",
+			Action: rules.Deny, Priority: 2},
+		{ID: 13, GroupID: g, ToolPattern: "Edit", PathPattern: "ops/*", Action: rules.Deny,
+			Priority: 2},
 	}
 }
 
@@ -55,7 +62,8 @@ func TestEnginesOnHandwrittenPolicy(t *testing.T) {
 		want, wantFree uint64
 	}{
 		{Call{Group: "default", Tool: "Bash"}, 2, 2},
-		{Call{Group: Group, Tool: "Bash"}, 3, 2},   // the group's tier first, whatever its priority
+		// the group's tier first, whatever its priority
+		{Call{Group: Group, Tool: "Bash"}, 3, 2},
 		{Call{Group: "other", Tool: "Bash"}, 2, 2}, // an unknown group has only default's rules
 		{Call{Group: "default", Tool: "mcp__gmail__send"}, 4, 0},
 		{Call{Group: "default", Tool: "mcp__gmail__list"}, 4, 0},
@@ -79,12 +87,16 @@ func TestEnginesOnHandwrittenPolicy(t *testing.T) {
 		{Call{Group: "default", Tool: "mcp__notes__get", Path: "secrets"}, 0, 0},
 		{Call{Group: "default", Tool: "mcp__notes__get", Path: "secrets-old/key"}, 11, 11},
 		{Call{Group: "default", Tool: "mcp__notes__get", Path: "/srv-skald-none/db"}, 0, 0},
-		{Call{Group: "default", Tool: "mcp__gmail__list", Path: "secrets/key"}, 4, 0}, // a require keeps its rule
+		// a require keeps its rule
+		{Call{Group: "default", Tool: "mcp__gmail__list", Path: "secrets/key"}, 4, 0},
 		{Call{Group: "default", Tool: "mcp__notes__get", Agent: "intern", Path: "drafts/a"}, 0, 0},
-		{Call{Group: "default", Tool: "mcp__notes__get", Agent: "coder", Path: "drafts/a"}, 11, 11},
+		{Call{Group: "default", Tool: "mcp__notes__get", Agent: "coder", Path: "drafts/a"},
+			11, 11},
 		{Call{Group: Group, Tool: "mcp__notes__get", Path: "ops/run.sh"}, 0, 0},
-		{Call{Group: "default", Tool: "mcp__notes__get", Path: "ops/run.sh"}, 11, 11},     // another group's place
-		{Call{Group: "default", Tool: "Read", Agent: "coder", Path: "secrets/key"}, 6, 6}, // a file tool: the rules decide
+		// another group's place
+		{Call{Group: "default", Tool: "mcp__notes__get", Path: "ops/run.sh"}, 11, 11},
+		// a file tool: the rules decide
+		{Call{Group: "default", Tool: "Read", Agent: "coder", Path: "secrets/key"}, 6, 6},
 	}
 	actionOf := map[uint64]rules.Action{0: rules.Require}
 	for _, r := range handRules() {
@@ -118,7 +130,8 @@ func TestEnginesOnHandwrittenPolicy(t *testing.T) {
 						t.Fatal(err)
 					}
 					if got != (Decision{Action: actionOf[want], RuleID: want}) {
-						t.Errorf("got %s (rule %d), want %s (rule %d)", got.Action, got.RuleID, actionOf[want], want)
+						t.Errorf("got %s (rule %d), want %s (rule %d)",
+							got.Action, got.RuleID, actionOf[want], want)
 					}
 				})
 			}

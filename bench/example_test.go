@@ -10,10 +10,13 @@ import (
 
 // One policy, two engines that agree on it, and the Cedar text it becomes.
 func Example() {
-	p := bench.Policy{Mix: bench.OrderFree, Groups: []rules.Group{{ID: bench.Group}}, Rules: []rules.Rule{
-		{ID: 1, GroupID: rules.DefaultGroup, ToolPattern: "mcp__gmail__*", Source: "cron", Action: rules.Deny, Priority: 10},
-		{ID: 2, GroupID: bench.Group, ToolPattern: rules.ClassFSRead, PathPattern: "docs/*", Action: rules.Allow, Priority: 20},
-	}}
+	p := bench.Policy{Mix: bench.OrderFree, Groups: []rules.Group{{ID: bench.Group}},
+		Rules: []rules.Rule{
+			{ID: 1, GroupID: rules.DefaultGroup, ToolPattern: "mcp__gmail__*", Source: "cron",
+				Action: rules.Deny, Priority: 10},
+			{ID: 2, GroupID: bench.Group, ToolPattern: rules.ClassFSRead, PathPattern: "docs/*",
+				Action: rules.Allow, Priority: 20},
+		}}
 	text, err := bench.CedarPolicies(p)
 	if err != nil {
 		fmt.Println(err)

@@ -26,13 +26,14 @@ import (
 const callers = 64
 
 // benchArgs are the arguments of a typical shell call (as store's own benchmark).
-var benchArgs = json.RawMessage(`{"command":"pg_dump app > data/app.sql","cwd":"/srv/app","timeout":"10m"}`)
+var benchArgs = json.RawMessage(
+	`{"command":"pg_dump app > data/app.sql","cwd":"/srv/app","timeout":"10m"}`)
 
 // newRequest is the approval request registered for tool call i.
 func newRequest(i uint64) store.Request {
 	return store.Request{SessionID: "bench", ToolCallID: "tc-" + strconv.FormatUint(i, 10),
-		ToolName: "execute_cmd", Arguments: benchArgs, AgentID: "ops", Source: "cron", Category: "shell",
-		GroupID: rules.DefaultGroup, ExpiresAt: time.Now().Add(24 * time.Hour)}
+		ToolName: "execute_cmd", Arguments: benchArgs, AgentID: "ops", Source: "cron",
+		Category: "shell", GroupID: rules.DefaultGroup, ExpiresAt: time.Now().Add(24 * time.Hour)}
 }
 
 // requests is what the register+resolve benchmark drives: the real store, or a copy of
@@ -80,7 +81,8 @@ var (
 
 func openBolt(b *testing.B, batch bool) *boltRequests {
 	b.Helper()
-	db, err := bolt.Open(filepath.Join(b.TempDir(), "mirror.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	db, err := bolt.Open(filepath.Join(b.TempDir(), "mirror.db"), 0o600,
+		&bolt.Options{Timeout: time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -180,7 +182,8 @@ func (m *boltRequests) resolve(id uint64) error {
 		if err := tx.Bucket(mirrorPending).Delete(pendingKey(r)); err != nil {
 			return err
 		}
-		r.Status, r.Resolution = store.Approved, &store.Resolution{By: "bench", Via: "api", At: time.Now()}
+		r.Status = store.Approved
+		r.Resolution = &store.Resolution{By: "bench", Via: "api", At: time.Now()}
 		v, err := json.Marshal(r)
 		if err != nil {
 			return err
@@ -193,7 +196,8 @@ func (m *boltRequests) resolve(id uint64) error {
 			return err
 		}
 		a, err := json.Marshal(store.AuditEntry{ID: aid, At: time.Now(), By: "bench", Via: "api",
-			Action: "request.approved", RequestID: id, Detail: r.ToolName + " session=" + r.SessionID})
+			Action: "request.approved", RequestID: id,
+			Detail: r.ToolName + " session=" + r.SessionID})
 		if err != nil {
 			return err
 		}
@@ -217,6 +221,8 @@ func openStore(tb testing.TB, path string) *store.DB {
 // per transition (no batching) and with db.Batch (the mirror's check against the
 // store). pairs/s is the throughput.
 func BenchmarkRegisterResolve(b *testing.B) {
+	boltUpdate := func(b *testing.B) requests { return openBolt(b, false) }
+	boltBatch := func(b *testing.B) requests { return openBolt(b, true) }
 	for _, bc := range []struct {
 		name    string
 		callers int
@@ -224,9 +230,9 @@ func BenchmarkRegisterResolve(b *testing.B) {
 	}{
 		{"impl=store/callers=1", 1, openStoreRequests},
 		{"impl=store/callers=64", callers, openStoreRequests},
-		{"impl=bolt-update/callers=1", 1, func(b *testing.B) requests { return openBolt(b, false) }},
-		{"impl=bolt-update/callers=64", callers, func(b *testing.B) requests { return openBolt(b, false) }},
-		{"impl=bolt-batch/callers=64", callers, func(b *testing.B) requests { return openBolt(b, true) }},
+		{"impl=bolt-update/callers=1", 1, boltUpdate},
+		{"impl=bolt-update/callers=64", callers, boltUpdate},
+		{"impl=bolt-batch/callers=64", callers, boltBatch},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			s := bc.open(b)
@@ -304,7 +310,8 @@ func pendingStore(tb testing.TB) string {
 		wg.Wait()
 		close(errs)
 		pendingErr = <-errs
-		tb.Logf("stored %d pending requests in %v", pendingCount, time.Since(start).Round(time.Millisecond))
+		tb.Logf("stored %d pending requests in %v",
+			pendingCount, time.Since(start).Round(time.Millisecond))
 	})
 	if pendingErr != nil {
 		tb.Fatal(pendingErr)

@@ -28,10 +28,12 @@ jobs:
 	j := c.Jobs[0]
 	fmt.Println(j.Name, j.Overlap, j.Notify, j.Profile, j.Steps[0].Args["cmd"])
 
-	_, err = config.Parse([]byte("jobs:\n  - name: Nightly Backup\n    schedule: \"@daily\"\n    steps: [{tool: execute_cmd}]\n"), nil)
+	_, err = config.Parse([]byte("jobs:\n  - name: Nightly Backup\n    schedule: \"@daily\"\n"+
+		"    steps: [{tool: execute_cmd}]\n"), nil)
 	fmt.Println(err)
 
-	_, err = config.Parse([]byte("api: {token: ${SKALD_API_TOKEN}}\n"), func(string) string { return "" })
+	_, err = config.Parse([]byte("api: {token: ${SKALD_API_TOKEN}}\n"),
+		func(string) string { return "" })
 	fmt.Println(err)
 	// Output:
 	// listen: 127.0.0.1:8377 token: [redacted]

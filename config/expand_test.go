@@ -22,9 +22,15 @@ func TestExpand(t *testing.T) {
 		{"ünï ${A} ✓", "ünï alpha ✓", ""},
 		{"a\nb: ${A", "", "config: line 2: unterminated ${ (write $$ for a literal $)"},
 		{"${A\n}", "", "config: line 1: unterminated ${ (write $$ for a literal $)"},
-		{"${}", "", `config: line 1: "${}" is not a variable reference (want ${NAME}: letters, digits, _)`},
-		{"${1A}", "", `config: line 1: "${1A}" is not a variable reference (want ${NAME}: letters, digits, _)`},
-		{"${A B}", "", `config: line 1: "${A B}" is not a variable reference (want ${NAME}: letters, digits, _)`},
+		{"${}", "",
+			`config: line 1: "${}" is not a variable reference (want ${NAME}: letters, digits, ` +
+				`_)`},
+		{"${1A}", "",
+			`config: line 1: "${1A}" is not a variable reference (want ${NAME}: letters, ` +
+				`digits, _)`},
+		{"${A B}", "",
+			`config: line 1: "${A B}" is not a variable reference (want ${NAME}: letters, ` +
+				`digits, _)`},
 		{"\n\n${NL}", "", "config: line 3: the value of ${NL} holds a line break"},
 		{"${CR}", "", "config: line 1: the value of ${CR} holds a line break"},
 	}
@@ -44,7 +50,8 @@ func TestExpand(t *testing.T) {
 
 // TestExpandErrorHidesValue checks a value that breaks the file is not shown.
 func TestExpandErrorHidesValue(t *testing.T) {
-	_, err := Parse([]byte("api:\n  token: ${T}\n"), func(string) string { return "tok-secret\nx: 1" })
+	_, err := Parse([]byte("api:\n  token: ${T}\n"),
+		func(string) string { return "tok-secret\nx: 1" })
 	if err == nil || err.Error() != "config: line 2: the value of ${T} holds a line break" {
 		t.Fatalf("err = %v", err)
 	}

@@ -21,27 +21,46 @@ func TestSyntaxErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "data_dir: x\nfoo: 1\n", `config: line 2: unknown key foo`},
-		{"unknown nested key", "jobs:\n  - name: x\n    shedule: y\n", `config: line 3: unknown key jobs[0].shedule`},
-		{"unknown key in flow mapping", "api: {listen: \"127.0.0.1:1\", tokn: x}\n", `config: line 1: unknown key api.tokn`},
-		{"unknown webhook key", "telegram:\n  webhook:\n    secret: x\n", `config: line 3: unknown key telegram.webhook.secret`},
+		{"unknown nested key", "jobs:\n  - name: x\n    shedule: y\n",
+			`config: line 3: unknown key jobs[0].shedule`},
+		{"unknown key in flow mapping", "api: {listen: \"127.0.0.1:1\", tokn: x}\n",
+			`config: line 1: unknown key api.tokn`},
+		{"unknown webhook key", "telegram:\n  webhook:\n    secret: x\n",
+			`config: line 3: unknown key telegram.webhook.secret`},
 		{"File is not a key", "file: /etc/passwd\n", `config: line 1: unknown key file`},
-		{"string for integer", "telegram:\n  chats: [abc]\n", `config: line 2: telegram.chats[0]: "abc" is not an integer`},
+		{"string for integer", "telegram:\n  chats: [abc]\n",
+			`config: line 2: telegram.chats[0]: "abc" is not an integer`},
 		{"scalar for mapping", "api: 3\n", `config: line 1: api: "3" is not a mapping`},
-		{"mapping for string", "api:\n  token: {a: 1}\n", `config: line 2: api.token: a mapping is not a string`},
+		{"mapping for string", "api:\n  token: {a: 1}\n",
+			`config: line 2: api.token: a mapping is not a string`},
 		{"mapping for list", "jobs: {a: 1}\n", `config: line 1: jobs: a mapping is not a list`},
-		{"scalar for list", "profiles:\n  - {id: x, allow_fs_reads: 3}\n", `config: line 2: profiles[0].allow_fs_reads: "3" is not a list`},
-		{"bad duration", "approval_timeout: 5x\n", `config: line 1: approval_timeout "5x": not a duration (use 90s, 15m, 24h or 90d)`},
-		{"negative duration", "retention: -5m\n", `config: line 1: retention "-5m": must not be negative`},
-		{"duration in a job", "jobs:\n  - {name: a, approval_timeout: soon}\n", `config: line 2: jobs[0].approval_timeout "soon": not a duration (use 90s, 15m, 24h or 90d)`},
-		{"duration as a list", "bypass_short:\n  - 1m\n", `config: line 2: bypass_short: a list is not a duration (use 90s, 15m, 24h or 90d)`},
-		{"duration as a flow list", "retention: [1]\n", `config: line 1: retention: a list is not a duration (use 90s, 15m, 24h or 90d)`},
-		{"duration as a mapping", "jobs:\n  - name: a\n    approval_timeout: {h: 1}\n", `config: line 3: jobs[0].approval_timeout: a mapping is not a duration (use 90s, 15m, 24h or 90d)`},
-		{"duplicate key", "data_dir: x\ndata_dir: y\n", `config: line 2: data_dir: duplicate key (first at line 1)`},
+		{"scalar for list", "profiles:\n  - {id: x, allow_fs_reads: 3}\n",
+			`config: line 2: profiles[0].allow_fs_reads: "3" is not a list`},
+		{"bad duration", "approval_timeout: 5x\n",
+			`config: line 1: approval_timeout "5x": not a duration (use 90s, 15m, 24h or 90d)`},
+		{"negative duration", "retention: -5m\n",
+			`config: line 1: retention "-5m": must not be negative`},
+		{"duration in a job", "jobs:\n  - {name: a, approval_timeout: soon}\n",
+			`config: line 2: jobs[0].approval_timeout "soon": not a duration (use 90s, 15m, ` +
+				`24h or 90d)`},
+		{"duration as a list", "bypass_short:\n  - 1m\n",
+			`config: line 2: bypass_short: a list is not a duration (use 90s, 15m, 24h or 90d)`},
+		{"duration as a flow list", "retention: [1]\n",
+			`config: line 1: retention: a list is not a duration (use 90s, 15m, 24h or 90d)`},
+		{"duration as a mapping", "jobs:\n  - name: a\n    approval_timeout: {h: 1}\n",
+			`config: line 3: jobs[0].approval_timeout: a mapping is not a duration (use 90s, ` +
+				`15m, 24h or 90d)`},
+		{"duplicate key", "data_dir: x\ndata_dir: y\n",
+			`config: line 2: data_dir: duplicate key (first at line 1)`},
 		{"bad YAML", "a: [\n", `config: line 1: did not find expected node content`},
-		{"two documents", "---\ndata_dir: a\n---\ndata_dir: b\n", `config: more than one YAML document`},
+		{"two documents", "---\ndata_dir: a\n---\ndata_dir: b\n",
+			`config: more than one YAML document`},
 		{"top level list", "- a\n", `config: line 1: a list is not a mapping`},
-		{"unterminated var", "api:\n  token: ${TOKEN\n", `config: line 2: unterminated ${ (write $$ for a literal $)`},
-		{"bad var name", "x: ${FOO:-1}\n", `config: line 1: "${FOO:-1}" is not a variable reference (want ${NAME}: letters, digits, _)`},
+		{"unterminated var", "api:\n  token: ${TOKEN\n",
+			`config: line 2: unterminated ${ (write $$ for a literal $)`},
+		{"bad var name", "x: ${FOO:-1}\n",
+			`config: line 1: "${FOO:-1}" is not a variable reference (want ${NAME}: letters, ` +
+				`digits, _)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +81,8 @@ func TestSyntaxErrors(t *testing.T) {
 // TestSyntaxErrorsCollected checks several type errors come out together.
 func TestSyntaxErrorsCollected(t *testing.T) {
 	_, err := Parse([]byte("nope: 1\ntelegram:\n  chats: [x]\n"), noEnv)
-	want := "config: line 1: unknown key nope\nconfig: line 3: telegram.chats[0]: \"x\" is not an integer"
+	want := "config: line 1: unknown key nope\n" +
+		"config: line 3: telegram.chats[0]: \"x\" is not an integer"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error\n%v\nwant\n%s", err, want)
 	}
@@ -75,6 +95,7 @@ func TestDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", in, err)
 		}
+		limits := Limits{PendingPerCaller: ptr(Count(1000)), PendingTotal: ptr(Count(10000))}
 		want := &Config{
 			DataDir:         "./data",
 			WorkspaceRoot:   ".",
@@ -83,7 +104,7 @@ func TestDefaults(t *testing.T) {
 			Retention:       Duration{Duration: 90 * 24 * time.Hour},
 			Log:             Log{Level: "info", Format: "text"},
 			API:             API{Listen: "127.0.0.1:8377"},
-			Limits:          Limits{PendingPerCaller: ptr(Count(1000)), PendingTotal: ptr(Count(10000))},
+			Limits:          limits,
 			Profiles:        []Profile{{ID: "default", SecurityGroup: "default"}},
 		}
 		if !reflect.DeepEqual(c, want) {
@@ -107,7 +128,8 @@ jobs:
 		t.Fatal(err)
 	}
 	j := c.Jobs[0]
-	if j.Profile != "default" || j.Overlap != cron.OverlapSkip || j.Notify != cron.NotifyFailure || j.ApprovalTimeout.Duration != 0 {
+	if j.Profile != "default" || j.Overlap != cron.OverlapSkip || j.Notify != cron.NotifyFailure ||
+		j.ApprovalTimeout.Duration != 0 {
 		t.Errorf("job defaults = %+v", j)
 	}
 	args := j.Steps[0].Args
@@ -162,7 +184,8 @@ func TestExampleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Telegram.Enabled() || c.Slack.Enabled() || c.API.Token != "" || !IsLoopback(c.API.Listen) {
+	if c.Telegram.Enabled() || c.Slack.Enabled() || c.API.Token != "" ||
+		!IsLoopback(c.API.Listen) {
 		t.Errorf("example enables a channel or a token: %+v", c)
 	}
 	if c.API.Listen != DefaultListen {
@@ -172,7 +195,8 @@ func TestExampleFile(t *testing.T) {
 		t.Fatalf("jobs = %+v", c.Jobs)
 	}
 	s := c.Jobs[0].Steps
-	if s[0].Tool != "write_file" || !strings.HasPrefix(s[0].Args["path"].(string), "data/") || s[1].Tool != "execute_cmd" {
+	if s[0].Tool != "write_file" || !strings.HasPrefix(s[0].Args["path"].(string), "data/") ||
+		s[1].Tool != "execute_cmd" {
 		t.Errorf("steps = %+v", s)
 	}
 	// The heartbeat must not fall under data_dir, which the gate protects.
@@ -192,15 +216,22 @@ func TestUnsetTokenVariable(t *testing.T) {
 	env := map[string]string{"SET": "agent-0123456789abcdef"}
 	getenv := func(k string) string { return env[k] }
 	cases := []struct{ name, yaml, want string }{
-		{"admin", "api: {token: ${SKALD_API_TOKEN}}", `config: api.token: ${SKALD_API_TOKEN} is empty or unset (set it, or leave api.token out)`},
-		{"admin quoted", "api:\n  token: \"${EMPTY}\"\n", `config: api.token: ${EMPTY} is empty or unset`},
-		{"admin prefix", "api: {token: \"admin-0123456789abcdef${EMPTY}\"}", `config: api.token: ${EMPTY} is empty or unset`},
-		{"agent", "api: {agent_tokens: [{token: ${SET}}, {token: ${AGENT_TWO}}]}", `config: api.agent_tokens[1].token: ${AGENT_TWO} is empty or unset (set it, or leave api.agent_tokens[1].token out)`},
+		{"admin", "api: {token: ${SKALD_API_TOKEN}}",
+			`config: api.token: ${SKALD_API_TOKEN} is empty or unset ` +
+				`(set it, or leave api.token out)`},
+		{"admin quoted", "api:\n  token: \"${EMPTY}\"\n",
+			`config: api.token: ${EMPTY} is empty or unset`},
+		{"admin prefix", "api: {token: \"admin-0123456789abcdef${EMPTY}\"}",
+			`config: api.token: ${EMPTY} is empty or unset`},
+		{"agent", "api: {agent_tokens: [{token: ${SET}}, {token: ${AGENT_TWO}}]}",
+			`config: api.agent_tokens[1].token: ${AGENT_TWO} is empty or unset ` +
+				`(set it, or leave api.agent_tokens[1].token out)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(c.yaml), getenv)
-			if err == nil || !strings.HasPrefix(err.Error(), c.want) || !errors.Is(err, ErrInvalid) {
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) ||
+				!errors.Is(err, ErrInvalid) {
 				t.Fatalf("Parse(%q) = %v, want %q", c.yaml, err, c.want)
 			}
 			if strings.Contains(err.Error(), "required") || strings.Count(err.Error(), "\n") != 0 {
@@ -208,7 +239,8 @@ func TestUnsetTokenVariable(t *testing.T) {
 			}
 		})
 	}
-	c, err := Parse([]byte("telegram: {token: ${EMPTY}}\napi: {agent_tokens: [{token: ${SET}}]}\n"), getenv)
+	c, err := Parse([]byte("telegram: {token: ${EMPTY}}\n"+
+		"api: {agent_tokens: [{token: ${SET}}]}\n"), getenv)
 	if err != nil || c.Telegram.Enabled() || c.API.AgentTokens[0].Token.Reveal() != env["SET"] {
 		t.Fatalf("Parse with an empty chat token = %+v, %v", c, err)
 	}
@@ -258,7 +290,8 @@ tools: {mcp_filesystem: [fs, files]}
 		!reflect.DeepEqual(o.MCPFilesystem, []string{"fs", "files"}) {
 		t.Errorf("RulesOptions = %+v", o)
 	}
-	if rp := c.RulesProfiles(); len(rp) != 3 || rp[0].ID != "sub" || rp[0].WorkingDirectory != wd["sub"] {
+	if rp := c.RulesProfiles(); len(rp) != 3 || rp[0].ID != "sub" ||
+		rp[0].WorkingDirectory != wd["sub"] {
 		t.Errorf("RulesProfiles = %+v", rp)
 	}
 	if after := listDir(t, dir); !reflect.DeepEqual(before, after) {
@@ -278,7 +311,8 @@ func TestLoadRelative(t *testing.T) {
 		testkit.Must(t, err)
 		real, err := filepath.EvalSymlinks(dir)
 		testkit.Must(t, err)
-		if c.WorkspaceRoot != filepath.Join(real, "ws") || c.DataDir != filepath.Join(real, "state") {
+		if c.WorkspaceRoot != filepath.Join(real, "ws") ||
+			c.DataDir != filepath.Join(real, "state") {
 			t.Errorf("paths = %q %q, want beside %s", c.WorkspaceRoot, c.DataDir, real)
 		}
 	})
@@ -291,7 +325,8 @@ func TestLoadRelative(t *testing.T) {
 	}
 	real, err := filepath.EvalSymlinks(dir)
 	testkit.Must(t, err)
-	if c.WorkspaceRoot != real || c.DataDir != filepath.Join(real, "data") || c.File != filepath.Join(real, "skald.yaml") {
+	if c.WorkspaceRoot != real || c.DataDir != filepath.Join(real, "data") ||
+		c.File != filepath.Join(real, "skald.yaml") {
 		t.Errorf("paths = %q %q %q", c.WorkspaceRoot, c.DataDir, c.File)
 	}
 }
@@ -300,26 +335,30 @@ func TestLoadRelative(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "afile"), "")
+	nope, pa := filepath.Join(dir, "nope"), filepath.Join(dir, "pa")
+	afile := filepath.Join(dir, "afile")
 	tests := []struct {
 		name, yaml, want string
 		is               error
 	}{
-		{"missing workspace", "workspace_root: " + filepath.Join(dir, "nope"),
-			`config: workspace_root "` + filepath.Join(dir, "nope") + `": no such directory`, ErrInvalid},
-		{"workspace is a file", "workspace_root: " + filepath.Join(dir, "afile"),
-			`config: workspace_root "` + filepath.Join(dir, "afile") + `": not a directory`, ErrInvalid},
-		{"syntax", "workspace_root: [", "config: line 2: did not find expected ',' or ']'", ErrSyntax},
-		{"invalid", "workspace_root: " + dir + "\nlog: {level: x}", `config: log.level "x": must be debug, info, warn or error`, ErrInvalid},
+		{"missing workspace", "workspace_root: " + nope,
+			`config: workspace_root "` + nope + `": no such directory`, ErrInvalid},
+		{"workspace is a file", "workspace_root: " + afile,
+			`config: workspace_root "` + afile + `": not a directory`, ErrInvalid},
+		{"syntax", "workspace_root: [",
+			"config: line 2: did not find expected ',' or ']'", ErrSyntax},
+		{"invalid", "workspace_root: " + dir + "\nlog: {level: x}",
+			`config: log.level "x": must be debug, info, warn or error`, ErrInvalid},
 		// Every problem in one pass: values, then paths on disk, each profile's.
-		{"all at once", "workspace_root: " + filepath.Join(dir, "nope") + "\nlog: {level: x}\nprofiles:\n" +
-			"  - {id: a, workspace_root: " + filepath.Join(dir, "pa") + "}\n" +
-			"  - {id: b, workspace_root: " + filepath.Join(dir, "afile") + ", working_directory: sub}\n" +
-			"  - {id: c, workspace_root: " + filepath.Join(dir, "pa") + "}",
+		{"all at once", "workspace_root: " + nope + "\nlog: {level: x}\nprofiles:\n" +
+			"  - {id: a, workspace_root: " + pa + "}\n" +
+			"  - {id: b, workspace_root: " + afile + ", working_directory: sub}\n" +
+			"  - {id: c, workspace_root: " + pa + "}",
 			`config: log.level "x": must be debug, info, warn or error` + "\n" +
-				`config: workspace_root "` + filepath.Join(dir, "nope") + `": no such directory` + "\n" +
-				`config: profiles[0].workspace_root "` + filepath.Join(dir, "pa") + `": no such directory` + "\n" +
-				`config: profiles[1].workspace_root "` + filepath.Join(dir, "afile") + `": not a directory` + "\n" +
-				`config: profiles[2].workspace_root "` + filepath.Join(dir, "pa") + `": no such directory`, ErrInvalid},
+				`config: workspace_root "` + nope + `": no such directory` + "\n" +
+				`config: profiles[0].workspace_root "` + pa + `": no such directory` + "\n" +
+				`config: profiles[1].workspace_root "` + afile + `": not a directory` + "\n" +
+				`config: profiles[2].workspace_root "` + pa + `": no such directory`, ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -336,7 +375,8 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 	c, err := Load(filepath.Join(dir, "missing.yaml"))
-	if c != nil || !errors.Is(err, ErrNotFound) || err.Error() != "config: config file not found: "+filepath.Join(dir, "missing.yaml") {
+	if c != nil || !errors.Is(err, ErrNotFound) ||
+		err.Error() != "config: config file not found: "+filepath.Join(dir, "missing.yaml") {
 		t.Errorf("Load(missing) = %v, %v", c, err)
 	}
 	c, err = Load(dir)
@@ -400,7 +440,8 @@ func TestLocate(t *testing.T) {
 	for _, tt := range tests {
 		got, named := Locate(tt.flag, env(tt.env))
 		if got != tt.want || named != tt.named {
-			t.Errorf("Locate(%q) with %s=%q = %q, %v; want %q, %v", tt.flag, EnvFile, tt.env, got, named, tt.want, tt.named)
+			t.Errorf("Locate(%q) with %s=%q = %q, %v; want %q, %v",
+				tt.flag, EnvFile, tt.env, got, named, tt.want, tt.named)
 		}
 	}
 	t.Setenv(EnvFile, "from-env.yaml")

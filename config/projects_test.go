@@ -55,19 +55,25 @@ func TestLoadProjectsRefused(t *testing.T) {
 	mkdir(t, filepath.Join(dir, "proj"))
 	write(t, filepath.Join(dir, "file"), "")
 	for _, c := range []struct{ name, profiles, want string }{
-		{"missing", `[{id: a, workspace_root: nope}]`, `config: profiles[0].workspace_root "nope": no such directory`},
-		{"a file", `[{id: a, workspace_root: file}]`, `config: profiles[0].workspace_root "file": not a directory`},
+		{"missing", `[{id: a, workspace_root: nope}]`,
+			`config: profiles[0].workspace_root "nope": no such directory`},
+		{"a file", `[{id: a, workspace_root: file}]`,
+			`config: profiles[0].workspace_root "file": not a directory`},
 		{"twice", `[{id: a, workspace_root: proj}, {id: b, workspace_root: ./proj/}]`,
-			`config: profiles[1].workspace_root "./proj/": is also the workspace of profile "a" (profiles[0])`},
+			`config: profiles[1].workspace_root "./proj/": ` +
+				`is also the workspace of profile "a" (profiles[0])`},
 		{"the top-level one", `[{id: a, workspace_root: .}]`,
-			`config: profiles[0].workspace_root ".": is the top-level workspace_root (leave it out)`},
-		{"NUL", `[{id: a, workspace_root: "a\0"}]`, `config: profiles[0].workspace_root "a\x00": must not contain a NUL byte`},
+			`config: profiles[0].workspace_root ".": ` +
+				`is the top-level workspace_root (leave it out)`},
+		{"NUL", `[{id: a, workspace_root: "a\0"}]`,
+			`config: profiles[0].workspace_root "a\x00": must not contain a NUL byte`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(dir, c.name+".yaml")
 			write(t, file, "workspace_root: "+dir+"\nprofiles: "+c.profiles+"\n")
 			_, err := Load(file)
-			if err == nil || !errors.Is(err, ErrInvalid) || !strings.HasPrefix(err.Error(), c.want) {
+			if err == nil || !errors.Is(err, ErrInvalid) ||
+				!strings.HasPrefix(err.Error(), c.want) {
 				t.Errorf("Load = %v, want %q", err, c.want)
 			}
 		})

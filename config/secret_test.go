@@ -56,7 +56,8 @@ func TestSecretNeverPrinted(t *testing.T) {
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
 		assertNoSecret(t, "fmt "+verb+" of *Config", fmt.Sprintf(verb, c), secrets)
 		assertNoSecret(t, "fmt "+verb+" of Config", fmt.Sprintf(verb, *c), secrets)
-		assertNoSecret(t, "fmt "+verb+" of a Secret", fmt.Sprintf(verb, c.API.Token), []string{"admin-tok-1"})
+		assertNoSecret(t, "fmt "+verb+" of a Secret", fmt.Sprintf(verb, c.API.Token),
+			[]string{"admin-tok-1"})
 	}
 	assertNoSecret(t, "fmt Sprint", fmt.Sprint(c.Slack.BotToken, c.API.AgentTokens), secrets)
 

@@ -79,7 +79,8 @@ func TestTelegramConfigAndNewRefuseTheSameOptions(t *testing.T) {
 			slices.Sort(fromConfig)
 			slices.Sort(fromNew)
 			if !slices.Equal(fromConfig, tc.want) || !slices.Equal(fromNew, tc.want) {
-				t.Errorf("config refuses %q, New refuses %q, want %q", fromConfig, fromNew, tc.want)
+				t.Errorf("config refuses %q, New refuses %q, want %q",
+					fromConfig, fromNew, tc.want)
 			}
 		})
 	}

@@ -19,7 +19,8 @@ func TestApplyRules(t *testing.T) {
 			catchAll = r
 		}
 	}
-	old, err := d.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "x", Action: rules.Allow, Priority: 100}, alice)
+	old, err := d.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "x",
+		Action: rules.Allow, Priority: 100}, alice)
 	testkit.Must(t, err)
 	changed := catchAll
 	changed.Action = rules.Deny
@@ -28,8 +29,11 @@ func TestApplyRules(t *testing.T) {
 		UpdateGroups: []rules.Group{{ID: "default", Name: "Default", Description: "all"}},
 		DeleteRules:  []uint64{old.ID},
 		UpdateRules:  []rules.Rule{changed},
-		CreateRules: []rules.Rule{{GroupID: "shop", ToolPattern: "Bash", CommandPattern: "npm run *",
-			Action: rules.Allow, Priority: 100}, {GroupID: "shop", ToolPattern: "*", Action: rules.Require, Priority: 5}},
+		CreateRules: []rules.Rule{
+			{GroupID: "shop", ToolPattern: "Bash", CommandPattern: "npm run *",
+				Action: rules.Allow, Priority: 100},
+			{GroupID: "shop", ToolPattern: "*", Action: rules.Require, Priority: 5},
+		},
 	}, alice)
 	testkit.Must(t, err)
 	if len(out) != 2 || out[0].ID == 0 || out[0].GroupID != "shop" || out[1].ID <= out[0].ID {
@@ -45,7 +49,8 @@ func TestApplyRules(t *testing.T) {
 		t.Errorf("default group %+v %v", g, err)
 	}
 	acts := auditActions(t, d)
-	want := []string{AuditGroupCreate, AuditGroupUpdate, AuditRuleDelete, AuditRuleUpdate, AuditRuleCreate, AuditRuleCreate}
+	want := []string{AuditGroupCreate, AuditGroupUpdate, AuditRuleDelete, AuditRuleUpdate,
+		AuditRuleCreate, AuditRuleCreate}
 	if got := acts[len(acts)-len(want):]; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("audit %v, want it to end with %v", got, want)
 	}
@@ -76,8 +81,10 @@ func TestApplyRulesRefused(t *testing.T) {
 		{"state problems, all listed", RuleChanges{
 			CreateGroups: []rules.Group{{ID: "default"}},
 			DeleteRules:  []uint64{999},
-			UpdateRules:  []rules.Rule{{ID: 998, GroupID: "default", ToolPattern: "x", Action: rules.Allow, Priority: 1}},
-			CreateRules: []rules.Rule{{GroupID: "nope", ToolPattern: "x", Action: rules.Allow, Priority: 1},
+			UpdateRules: []rules.Rule{{ID: 998, GroupID: "default", ToolPattern: "x",
+				Action: rules.Allow, Priority: 1}},
+			CreateRules: []rules.Rule{
+				{GroupID: "nope", ToolPattern: "x", Action: rules.Allow, Priority: 1},
 				{ToolPattern: "*", Action: rules.Allow, Priority: 1}},
 		}, alice, []string{`create group "default": already exists`, "delete rule 999: not found",
 			"update rule 998: not found", `unknown group "nope"`, "already has a catch-all"}},

@@ -61,7 +61,8 @@ func state(t *testing.T, d *DB) string {
 func TestWriteToCopyHoldsTheSameDatabase(t *testing.T) {
 	d, _ := openTest(t)
 	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ci", Name: "CI"}, alice))
-	_, err := d.CreateRule(rules.Rule{GroupID: "ci", ToolPattern: "Bash", Action: rules.Allow, Priority: 5, Note: "builds"}, alice)
+	_, err := d.CreateRule(rules.Rule{GroupID: "ci", ToolPattern: "Bash", Action: rules.Allow,
+		Priority: 5, Note: "builds"}, alice)
 	testkit.Must(t, err)
 	for i := range 3 {
 		_, _, err := d.CreateRequest(newRequest("s1", fmt.Sprint("t", i)))
@@ -83,7 +84,8 @@ func TestWriteToCopyHoldsTheSameDatabase(t *testing.T) {
 		t.Fatalf("pending in the copy: %+v (err %v)", ps, err)
 	}
 	// The copy is a database of its own: a change to it leaves the source as it was.
-	_, err = c.CreateRule(rules.Rule{GroupID: "ci", ToolPattern: "Read", Action: rules.Deny, Priority: 6}, alice)
+	_, err = c.CreateRule(rules.Rule{GroupID: "ci", ToolPattern: "Read", Action: rules.Deny,
+		Priority: 6}, alice)
 	testkit.Must(t, err)
 	if got := state(t, d); got != want {
 		t.Fatal("a change to the copy reached the source")
@@ -180,7 +182,8 @@ func TestWriteToWhileWriting(t *testing.T) {
 	// Request 1 (the big one) was pruned; the others are pending, ids 2..k+1.
 	k := uint64(len(copied))
 	if k < 20 || len(pending) != len(copied) {
-		t.Fatalf("copy holds %d requests, %d pending; want at least 20, all pending", k, len(pending))
+		t.Fatalf("copy holds %d requests, %d pending; want at least 20, all pending",
+			k, len(pending))
 	}
 	for i, q := range copied {
 		if q.ID != uint64(i)+2 {
@@ -196,7 +199,8 @@ func TestWriteToWhileWriting(t *testing.T) {
 	}
 	// The last request in the copy is older than those committed during it.
 	if last := copied[k-1].ID; last >= maxDuring {
-		t.Fatalf("the copy holds request %d, committed while it was written (up to %d)", last, maxDuring)
+		t.Fatalf("the copy holds request %d, committed while it was written (up to %d)",
+			last, maxDuring)
 	}
 }
 
@@ -246,7 +250,10 @@ func TestVerifyRefuses(t *testing.T) {
 	foreign := filepath.Join(dir, "foreign.db")
 	b, err := bolt.Open(foreign, 0o600, nil)
 	testkit.Must(t, err)
-	testkit.Must(t, b.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("x")); return err }))
+	testkit.Must(t, b.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucket([]byte("x"))
+		return err
+	}))
 	testkit.Must(t, b.Close())
 
 	damaged := bytes.Clone(good)

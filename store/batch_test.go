@@ -33,7 +33,8 @@ func TestBatchRerunIsSafe(t *testing.T) {
 				return
 			}
 			ids[i] = r.ID
-			if _, err := d.Resolve(r.ID, Approved, Resolution{By: "u" + strconv.Itoa(i)}); err != nil {
+			res := Resolution{By: "u" + strconv.Itoa(i)}
+			if _, err := d.Resolve(r.ID, Approved, res); err != nil {
 				t.Errorf("resolve %d: %v", r.ID, err)
 			}
 		})

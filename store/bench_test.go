@@ -48,11 +48,13 @@ func openBench(b *testing.B) *DB {
 }
 
 // benchArgs are the arguments of a typical shell call.
-var benchArgs = json.RawMessage(`{"command":"pg_dump app > data/app.sql","timeout":"10m","cwd":"/srv/app"}`)
+var benchArgs = json.RawMessage(
+	`{"command":"pg_dump app > data/app.sql","timeout":"10m","cwd":"/srv/app"}`)
 
 func createResolve(b *testing.B, d *DB, i uint64) {
-	r, created, err := d.CreateRequest(Request{SessionID: "bench", ToolCallID: "tc-" + strconv.FormatUint(i, 10),
-		ToolName: "execute_cmd", Arguments: benchArgs, AgentID: "ops", Source: "cron", Category: "shell",
+	r, created, err := d.CreateRequest(Request{SessionID: "bench",
+		ToolCallID: "tc-" + strconv.FormatUint(i, 10), ToolName: "execute_cmd",
+		Arguments: benchArgs, AgentID: "ops", Source: "cron", Category: "shell",
 		GroupID: "default", ExpiresAt: time.Now().Add(time.Hour)})
 	if err != nil || !created {
 		b.Fatalf("create: %v (created %v)", err, created)

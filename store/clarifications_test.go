@@ -24,7 +24,8 @@ func TestCreateClarificationReplays(t *testing.T) {
 	d, _ := openTest(t)
 	c, created, err := d.CreateClarification(question())
 	testkit.Must(t, err)
-	if !created || c.ID != 1 || c.Status != ClarificationPending || !c.CreatedAt.Equal(testkit.T0) {
+	if !created || c.ID != 1 || c.Status != ClarificationPending ||
+		!c.CreatedAt.Equal(testkit.T0) {
 		t.Fatalf("created %v %+v", created, c)
 	}
 	again, created, err := d.CreateClarification(question())
@@ -39,19 +40,23 @@ func TestCreateClarificationReplays(t *testing.T) {
 		edit  func(*Clarification)
 		field string
 	}{
-		{"question", func(c *Clarification) { c.Question = "which tag?" }, "not the same question"},
-		{"options", func(c *Clarification) { c.Options = []string{"main"} }, "not the same options"},
+		{"question", func(c *Clarification) { c.Question = "which tag?" },
+			"not the same question"},
+		{"options", func(c *Clarification) { c.Options = []string{"main"} },
+			"not the same options"},
 		{"agent", func(c *Clarification) { c.AgentID = "other" }, "not the same agent_id"},
 		{"source", func(c *Clarification) { c.Source = "x" }, "not the same source"},
 		{"label", func(c *Clarification) { c.ContextLabel = "x" }, "not the same context_label"},
-		{"caller", func(c *Clarification) { c.Caller = "agent-0123456789ab" }, "made by another caller"},
+		{"caller", func(c *Clarification) { c.Caller = "agent-0123456789ab" },
+			"made by another caller"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := question()
 			tc.edit(&q)
 			got, _, err := d.CreateClarification(q)
 			testkit.WantErr(t, err, ErrToolCallReused, tc.field)
-			if tc.name == "caller" && (got.ID != 0 || strings.Contains(err.Error(), "clarification 1")) {
+			if tc.name == "caller" &&
+				(got.ID != 0 || strings.Contains(err.Error(), "clarification 1")) {
 				t.Errorf("another caller learned of the clarification: %+v, %v", got, err)
 			}
 		})
@@ -69,22 +74,36 @@ func TestCreateClarificationRefusesBadInput(t *testing.T) {
 		want string
 	}{
 		{"no question", func(c *Clarification) { c.Question = "  " }, "question is required"},
-		{"long question", func(c *Clarification) { c.Question = strings.Repeat("q", MaxQuestionLen+1) }, "question is longer"},
+		{"long question",
+			func(c *Clarification) { c.Question = strings.Repeat("q", MaxQuestionLen+1) },
+			"question is longer"},
 		{"eleven options", func(c *Clarification) {
 			c.Options = strings.Split("a b c d e f g h i j k", " ")
 		}, "11 options, at most 10"},
-		{"empty option", func(c *Clarification) { c.Options = []string{"a", ""} }, "option 2 is empty"},
-		{"long option", func(c *Clarification) { c.Options = []string{long} }, "option 1 is longer than 64"},
-		{"repeated option", func(c *Clarification) { c.Options = []string{"a", "a"} }, `option 2 repeats "a"`},
-		{"trailing space", func(c *Clarification) { c.Options = []string{"yes", "yes "} }, `option 2 "yes " must not start or end`},
-		{"leading space", func(c *Clarification) { c.Options = []string{"\u00a0yes"} }, "option 1"},
-		{"bidi override", func(c *Clarification) { c.Options = []string{"\u202eon"} }, "invisible or bidi"},
-		{"bidi isolate", func(c *Clarification) { c.Options = []string{"a\u2067b"} }, "invisible or bidi"},
-		{"zero width", func(c *Clarification) { c.Options = []string{"yes", "ye\u200bs"} }, "invisible or bidi"},
-		{"line separator", func(c *Clarification) { c.Options = []string{"a\u2028b"} }, "invisible or bidi"},
-		{"bad utf-8", func(c *Clarification) { c.Question = "\xff" }, "question is not valid UTF-8"},
-		{"no expiry", func(c *Clarification) { c.ExpiresAt = time.Time{} }, "expires_at is required"},
-		{"long id", func(c *Clarification) { c.ClarificationID = strings.Repeat("i", MaxIDLen+1) }, "clarification_id is longer"},
+		{"empty option", func(c *Clarification) { c.Options = []string{"a", ""} },
+			"option 2 is empty"},
+		{"long option", func(c *Clarification) { c.Options = []string{long} },
+			"option 1 is longer than 64"},
+		{"repeated option", func(c *Clarification) { c.Options = []string{"a", "a"} },
+			`option 2 repeats "a"`},
+		{"trailing space", func(c *Clarification) { c.Options = []string{"yes", "yes "} },
+			`option 2 "yes " must not start or end`},
+		{"leading space", func(c *Clarification) { c.Options = []string{"\u00a0yes"} },
+			"option 1"},
+		{"bidi override", func(c *Clarification) { c.Options = []string{"\u202eon"} },
+			"invisible or bidi"},
+		{"bidi isolate", func(c *Clarification) { c.Options = []string{"a\u2067b"} },
+			"invisible or bidi"},
+		{"zero width", func(c *Clarification) { c.Options = []string{"yes", "ye\u200bs"} },
+			"invisible or bidi"},
+		{"line separator", func(c *Clarification) { c.Options = []string{"a\u2028b"} },
+			"invisible or bidi"},
+		{"bad utf-8", func(c *Clarification) { c.Question = "\xff" },
+			"question is not valid UTF-8"},
+		{"no expiry", func(c *Clarification) { c.ExpiresAt = time.Time{} },
+			"expires_at is required"},
+		{"long id", func(c *Clarification) { c.ClarificationID = strings.Repeat("i", MaxIDLen+1) },
+			"clarification_id is longer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := question()
@@ -151,11 +170,14 @@ func TestAnswerClarificationRefuses(t *testing.T) {
 		target error
 		want   string
 	}{
-		{"empty", c.ID, ClarificationAnswer{Text: " ", By: "a"}, ErrInvalid, "the answer is empty"},
+		{"empty", c.ID, ClarificationAnswer{Text: " ", By: "a"}, ErrInvalid,
+			"the answer is empty"},
 		{"no by", c.ID, ClarificationAnswer{Text: "x"}, ErrInvalid, "needs who"},
-		{"bad option", c.ID, ClarificationAnswer{Text: "x", Option: &two, By: "a"}, ErrInvalid, "option 3 is not one"},
+		{"bad option", c.ID, ClarificationAnswer{Text: "x", Option: &two, By: "a"}, ErrInvalid,
+			"option 3 is not one"},
 		{"unknown", 99, ClarificationAnswer{Text: "x", By: "a"}, ErrNotFound, "99"},
-		{"late", c.ID, ClarificationAnswer{Text: "x", By: "a", At: clock.Now().Add(2 * time.Hour)}, ErrExpired, "expired"},
+		{"late", c.ID, ClarificationAnswer{Text: "x", By: "a", At: clock.Now().Add(2 * time.Hour)},
+			ErrExpired, "expired"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := d.AnswerClarification(tc.id, tc.a)
@@ -177,7 +199,8 @@ func TestClarificationExpiryCancelRestartPrune(t *testing.T) {
 	q.ClarificationID, q.SessionID = "c3", "s2"
 	c, _, err := d.CreateClarification(q)
 	testkit.Must(t, err)
-	testkit.Must(t, d.BindReply(c.ID, ReplyPrompt{Channel: "telegram", ChatID: "1", Ref: "5", UserID: "7"}))
+	reply := ReplyPrompt{Channel: "telegram", ChatID: "1", Ref: "5", UserID: "7"}
+	testkit.Must(t, d.BindReply(c.ID, reply))
 
 	// Restart: everything stays pending.
 	testkit.Must(t, d.Close())
@@ -205,7 +228,8 @@ func TestClarificationExpiryCancelRestartPrune(t *testing.T) {
 	}
 	_, err = d.CancelClarification(b.ID, Resolution{By: "api", Via: "api"})
 	testkit.WantErr(t, err, ErrAlreadyResolved, "cancelled by api via api")
-	_, err = d.AnswerClarification(c.ID, ClarificationAnswer{Text: "dev", By: "jane", Via: "telegram"})
+	_, err = d.AnswerClarification(c.ID,
+		ClarificationAnswer{Text: "dev", By: "jane", Via: "telegram"})
 	testkit.Must(t, err)
 	copyPath := filepath.Join(t.TempDir(), "copy.db")
 	f, err := os.Create(copyPath)

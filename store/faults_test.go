@@ -32,8 +32,9 @@ func faulty(t *testing.T) (*store.DB, *atomic.Bool) {
 }
 
 func pendingRequest(session string) store.Request {
-	return store.Request{SessionID: session, ToolName: "Bash", Arguments: json.RawMessage(`{"command":"make"}`),
-		Status: store.Pending, CreatedAt: testkit.T0, ExpiresAt: testkit.T0.Add(time.Hour)}
+	return store.Request{SessionID: session, ToolName: "Bash",
+		Arguments: json.RawMessage(`{"command":"make"}`), Status: store.Pending,
+		CreatedAt: testkit.T0, ExpiresAt: testkit.T0.Add(time.Hour)}
 }
 
 // Every write whose commit fails returns ErrWrite with the cause, and leaves the store
@@ -86,7 +87,8 @@ func TestFailedCommitChangesNothing(t *testing.T) {
 			before := teststore.Snapshot(t, db)
 			fail.Store(true)
 			err = tc.write(db, req.ID)
-			testkit.WantErr(t, err, store.ErrWrite, "nothing was recorded", "no space left on device")
+			testkit.WantErr(t, err, store.ErrWrite, "nothing was recorded",
+				"no space left on device")
 			if !errors.Is(err, errDiskFull) {
 				t.Errorf("%v does not wrap the cause", err)
 			}
@@ -131,7 +133,8 @@ func TestMarkMessageFinal(t *testing.T) {
 	b := store.Message{Channel: "slack", ChatID: "C1", Ref: "3.4"}
 	testkit.Must(t, db.AddMessage(req.ID, a))
 	testkit.Must(t, db.AddMessage(req.ID, b))
-	_, err = db.Resolve(req.ID, store.Approved, store.Resolution{By: "alice", Via: "telegram", At: testkit.T0})
+	_, err = db.Resolve(req.ID, store.Approved,
+		store.Resolution{By: "alice", Via: "telegram", At: testkit.T0})
 	testkit.Must(t, err)
 
 	before := teststore.Snapshot(t, db)

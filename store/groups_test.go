@@ -53,11 +53,15 @@ func TestCreateGroupErrors(t *testing.T) {
 		{rules.Group{ID: strings.Repeat("a", 65)}, alice, ErrInvalid, "at most 64 bytes"},
 		{rules.Group{ID: "new"}, Actor{}, ErrInvalid, "the actor (by) is required"},
 		{rules.Group{ID: "g1", Name: "a\u0000b\nc<b>x</b>"}, alice, ErrInvalid,
-			`store: create group "g1": invalid input: group name "a\x00b\nc<b>x</b>" must not hold control characters (newline, tab, NUL, …)`},
-		{rules.Group{ID: "g1", Name: "a\tb"}, alice, ErrInvalid, `group name "a\tb" must not hold control characters`},
-		{rules.Group{ID: "g1", Name: "ok", Description: "line\r\nbreak"}, alice, ErrInvalid, `group description "line\r\nbreak" must not`},
+			`store: create group "g1": invalid input: group name "a\x00b\nc<b>x</b>" ` +
+				`must not hold control characters (newline, tab, NUL, …)`},
+		{rules.Group{ID: "g1", Name: "a\tb"}, alice, ErrInvalid,
+			`group name "a\tb" must not hold control characters`},
+		{rules.Group{ID: "g1", Name: "ok", Description: "line\r\nbreak"}, alice, ErrInvalid,
+			`group description "line\r\nbreak" must not`},
 		{rules.Group{ID: "g1", Name: "c1 \u0085"}, alice, ErrInvalid, "group name"},
-		{rules.Group{ID: "g1", Name: "bad \xff"}, alice, ErrInvalid, `group name "bad \xff" is not valid UTF-8`},
+		{rules.Group{ID: "g1", Name: "bad \xff"}, alice, ErrInvalid,
+			`group name "bad \xff" is not valid UTF-8`},
 	}
 	for _, tc := range cases {
 		testkit.WantErr(t, d.CreateGroup(tc.g, tc.by), tc.target, tc.says)
@@ -73,7 +77,8 @@ func TestCreateGroupErrors(t *testing.T) {
 func TestUpdateGroup(t *testing.T) {
 	d, _ := openTest(t)
 	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
-	testkit.Must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "night"}, alice))
+	g := rules.Group{ID: "ops", Name: "Ops", Description: "night"}
+	testkit.Must(t, d.UpdateGroup(g, alice))
 	g, err := d.Group("ops")
 	testkit.Must(t, err)
 	if g.Name != "Ops" || g.Description != "night" {
@@ -87,14 +92,19 @@ func TestUpdateGroup(t *testing.T) {
 
 	before := fileBytes(t, d.Path())
 	testkit.Must(t, d.UpdateGroup(g, alice)) // no change: nothing written
-	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "nope"}, alice), ErrNotFound, `store: update group "nope": not found`)
-	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "x"}, Actor{}), ErrInvalid, "actor")
-	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "a\u0000b\nc"}, alice), ErrInvalid,
-		`store: update group "ops": invalid input: group name "a\x00b\nc" must not hold control characters`)
-	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "x\ny"}, alice), ErrInvalid, `group description "x\ny"`)
+	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "nope"}, alice), ErrNotFound,
+		`store: update group "nope": not found`)
+	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "x"}, Actor{}), ErrInvalid,
+		"actor")
+	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "a\u0000b\nc"}, alice),
+		ErrInvalid, `store: update group "ops": invalid input: `+
+			`group name "a\x00b\nc" must not hold control characters`)
+	bad := rules.Group{ID: "ops", Name: "Ops", Description: "x\ny"}
+	testkit.WantErr(t, d.UpdateGroup(bad, alice), ErrInvalid, `group description "x\ny"`)
 	unchanged(t, d.Path(), before)
 	// HTML is only text: the channels escape it.
-	testkit.Must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "<b>Ops</b> & co", Description: "night «shift»"}, alice))
+	testkit.Must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "<b>Ops</b> & co",
+		Description: "night «shift»"}, alice))
 	if g, err := d.Group("ops"); err != nil || g.Name != "<b>Ops</b> & co" {
 		t.Fatalf("Group = %+v, %v", g, err)
 	}
@@ -103,14 +113,17 @@ func TestUpdateGroup(t *testing.T) {
 func TestDeleteGroupDeletesItsRules(t *testing.T) {
 	d, _ := openTest(t)
 	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
-	testkit.Must(t, d.CreateGroup(rules.Group{ID: "opsx"}, alice)) // a longer id with the same prefix
+	// a longer id with the same prefix
+	testkit.Must(t, d.CreateGroup(rules.Group{ID: "opsx"}, alice))
 	var mine []uint64
 	for _, tool := range []string{"Bash", "Read"} {
-		r, err := d.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: tool, Action: rules.Allow}, alice)
+		r, err := d.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: tool, Action: rules.Allow},
+			alice)
 		testkit.Must(t, err)
 		mine = append(mine, r.ID)
 	}
-	other, err := d.CreateRule(rules.Rule{GroupID: "opsx", ToolPattern: "Bash", Action: rules.Deny}, alice)
+	other, err := d.CreateRule(rules.Rule{GroupID: "opsx", ToolPattern: "Bash",
+		Action: rules.Deny}, alice)
 	testkit.Must(t, err)
 
 	testkit.Must(t, d.DeleteGroup("ops", []string{"default", "opsx"}, alice))
@@ -135,13 +148,16 @@ func TestDeleteGroupDeletesItsRules(t *testing.T) {
 func TestDeleteGroupRefused(t *testing.T) {
 	d, _ := openTest(t)
 	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
-	_, err := d.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Allow}, alice)
+	_, err := d.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Allow},
+		alice)
 	testkit.Must(t, err)
 	before := fileBytes(t, d.Path())
 	testkit.WantErr(t, d.DeleteGroup("default", nil, alice), ErrProtected,
 		`store: delete group "default": group is protected: the default group cannot be deleted`)
-	testkit.WantErr(t, d.DeleteGroup("ops", []string{"ops"}, alice), ErrProtected, "a profile uses it")
-	testkit.WantErr(t, d.DeleteGroup("nope", nil, alice), ErrNotFound, `store: delete group "nope": not found`)
+	testkit.WantErr(t, d.DeleteGroup("ops", []string{"ops"}, alice), ErrProtected,
+		"a profile uses it")
+	testkit.WantErr(t, d.DeleteGroup("nope", nil, alice), ErrNotFound,
+		`store: delete group "nope": not found`)
 	testkit.WantErr(t, d.DeleteGroup("ops", nil, Actor{}), ErrInvalid, "actor")
 	unchanged(t, d.Path(), before)
 }
@@ -150,7 +166,8 @@ func TestDuplicateGroup(t *testing.T) {
 	d, _ := openTest(t)
 	src, err := d.Rules()
 	testkit.Must(t, err)
-	copies, err := d.DuplicateGroup("default", rules.Group{ID: "strict", Description: "copy"}, alice)
+	copies, err := d.DuplicateGroup("default", rules.Group{ID: "strict", Description: "copy"},
+		alice)
 	testkit.Must(t, err)
 	if len(copies) != len(src) {
 		t.Fatalf("%d copies of %d rules", len(copies), len(src))
@@ -172,7 +189,8 @@ func TestDuplicateGroup(t *testing.T) {
 	// Same rules, group aside, in the same order.
 	var a, b []string
 	byID := func(rs []rules.Rule) []rules.Rule {
-		return slices.SortedFunc(slices.Values(rs), func(x, y rules.Rule) int { return cmp.Compare(x.ID, y.ID) })
+		return slices.SortedFunc(slices.Values(rs),
+			func(x, y rules.Rule) int { return cmp.Compare(x.ID, y.ID) })
 	}
 	for _, r := range byID(src) {
 		r.GroupID = "strict"
@@ -191,15 +209,19 @@ func TestDuplicateGroup(t *testing.T) {
 	}
 	es, err := d.Audit(1)
 	testkit.Must(t, err)
-	if es[0].Action != "group.duplicate" || es[0].Detail != "strict from group default with 12 rules" {
+	if es[0].Action != "group.duplicate" ||
+		es[0].Detail != "strict from group default with 12 rules" {
 		t.Fatalf("audit = %+v", es[0])
 	}
 	// The copy's catch-all is its own: changing it leaves default's alone.
-	ca := findRule(t, d, func(r rules.Rule) bool { return r.GroupID == "strict" && rules.IsCatchAll(r) })
+	ca := findRule(t, d,
+		func(r rules.Rule) bool { return r.GroupID == "strict" && rules.IsCatchAll(r) })
 	ca.Action = rules.Deny
 	_, err = d.UpdateRule(ca, alice)
 	testkit.Must(t, err)
-	if orig := findRule(t, d, func(r rules.Rule) bool { return r.GroupID == "default" && rules.IsCatchAll(r) }); orig.Action != rules.Require {
+	if orig := findRule(t, d, func(r rules.Rule) bool {
+		return r.GroupID == "default" && rules.IsCatchAll(r)
+	}); orig.Action != rules.Require {
 		t.Fatalf("default catch-all = %+v", orig)
 	}
 }
@@ -209,7 +231,8 @@ func TestDuplicateGroupErrors(t *testing.T) {
 	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
 	before := fileBytes(t, d.Path())
 	_, err := d.DuplicateGroup("nope", rules.Group{ID: "new"}, alice)
-	testkit.WantErr(t, err, ErrNotFound, `store: duplicate group "nope" as "new": group "nope": not found`)
+	testkit.WantErr(t, err, ErrNotFound,
+		`store: duplicate group "nope" as "new": group "nope": not found`)
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "ops"}, alice)
 	testkit.WantErr(t, err, ErrExists, `group "ops": already exists`)
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "Bad Id"}, alice)
@@ -217,7 +240,8 @@ func TestDuplicateGroupErrors(t *testing.T) {
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "new"}, Actor{})
 	testkit.WantErr(t, err, ErrInvalid, "actor")
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "new", Name: "a\nb"}, alice)
-	testkit.WantErr(t, err, ErrInvalid, `store: duplicate group "default" as "new": invalid input: group name "a\nb" must not hold control characters`)
+	testkit.WantErr(t, err, ErrInvalid, `store: duplicate group "default" as "new": `+
+		`invalid input: group name "a\nb" must not hold control characters`)
 	unchanged(t, d.Path(), before)
 }
 
@@ -231,8 +255,8 @@ func TestEnsureGroups(t *testing.T) {
 	}
 	es, err := d.Audit(2)
 	testkit.Must(t, err)
-	if es[0].Detail != "dev (named by the configuration)" || es[1].Detail != "ops (named by the configuration)" ||
-		es[0].Via != "config" {
+	if es[0].Detail != "dev (named by the configuration)" ||
+		es[1].Detail != "ops (named by the configuration)" || es[0].Via != "config" {
 		t.Fatalf("audit = %+v", es)
 	}
 

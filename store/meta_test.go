@@ -35,8 +35,10 @@ func TestMeta(t *testing.T) {
 	}
 
 	before := fileBytes(t, d.Path())
-	testkit.WantErr(t, d.PutMeta("", []byte("x")), ErrInvalid, `store: put meta "": invalid input: meta key must be 1 to 1024 bytes`)
-	testkit.WantErr(t, d.PutMeta(strings.Repeat("k", 1025), []byte("x")), ErrInvalid, "meta key must be 1 to 1024 bytes")
+	testkit.WantErr(t, d.PutMeta("", []byte("x")), ErrInvalid,
+		`store: put meta "": invalid input: meta key must be 1 to 1024 bytes`)
+	testkit.WantErr(t, d.PutMeta(strings.Repeat("k", 1025), []byte("x")), ErrInvalid,
+		"meta key must be 1 to 1024 bytes")
 	_, err = d.GetMeta("")
 	testkit.WantErr(t, err, ErrInvalid, `store: get meta ""`)
 	unchanged(t, d.Path(), before)
@@ -87,6 +89,7 @@ func TestSeenDelivery(t *testing.T) {
 	_, err := d.SeenDelivery("", testkit.T0, ttl)
 	testkit.WantErr(t, err, ErrInvalid, "delivery id must be 1 to 1024 bytes")
 	_, err = d.SeenDelivery("x", testkit.T0, 0)
-	testkit.WantErr(t, err, ErrInvalid, `store: seen delivery "x": invalid input: ttl 0s is not positive`)
+	testkit.WantErr(t, err, ErrInvalid,
+		`store: seen delivery "x": invalid input: ttl 0s is not positive`)
 	unchanged(t, d.Path(), before)
 }

@@ -95,7 +95,8 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 			testkit.Must(t, err)
 			testkit.Must(t, d.Close())
 			boltFile(t, path, func(tx *bolt.Tx) error {
-				return tx.Bucket(bucketMeta).Put(keySchema, binary.BigEndian.AppendUint64(nil, SchemaVersion+1))
+				return tx.Bucket(bucketMeta).Put(keySchema,
+					binary.BigEndian.AppendUint64(nil, SchemaVersion+1))
 			})
 		}, ErrSchemaVersion, "schema version 2, this build knows up to 1"},
 	}
@@ -190,7 +191,8 @@ func TestRestart(t *testing.T) {
 	if len(pending) != 1 || pending[0].ID != req.ID {
 		t.Fatalf("pending after restart = %+v", pending)
 	}
-	if _, err := d.Resolve(req.ID, Approved, Resolution{By: "alice", Via: "telegram", Note: "ok"}); err != nil {
+	res := Resolution{By: "alice", Via: "telegram", Note: "ok"}
+	if _, err := d.Resolve(req.ID, Approved, res); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Must(t, d.Close())
@@ -206,7 +208,8 @@ func TestRestart(t *testing.T) {
 	}
 	es, err := d.Audit(1)
 	testkit.Must(t, err)
-	if len(es) != 1 || es[0].Action != "request.approved" || es[0].RequestID != req.ID || es[0].By != "alice" {
+	if len(es) != 1 || es[0].Action != "request.approved" || es[0].RequestID != req.ID ||
+		es[0].By != "alice" {
 		t.Fatalf("last audit entry = %+v", es)
 	}
 	if p, err := d.Pending(); err != nil || len(p) != 0 {

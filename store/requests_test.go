@@ -17,8 +17,9 @@ import (
 
 // newRequest is a valid request of session s with tool call id tc.
 func newRequest(s, tc string) Request {
-	return Request{SessionID: s, ToolCallID: tc, ToolName: "Bash", Arguments: json.RawMessage(`{"command":"ls"}`),
-		AgentID: "claude-code", Source: "claude-code", Category: "shell", GroupID: "default",
+	return Request{SessionID: s, ToolCallID: tc, ToolName: "Bash",
+		Arguments: json.RawMessage(`{"command":"ls"}`), AgentID: "claude-code",
+		Source: "claude-code", Category: "shell", GroupID: "default",
 		ExpiresAt: testkit.T0.Add(time.Hour)}
 }
 
@@ -35,8 +36,9 @@ func hookRequest(t *testing.T) Request {
 		ToolUseID string          `json:"tool_use_id"`
 	}
 	testkit.Must(t, json.Unmarshal(data, &h))
-	return Request{SessionID: h.SessionID, ToolCallID: h.ToolUseID, ToolName: h.ToolName, Arguments: h.ToolInput,
-		Source: "claude-code", Category: "filesystem", GroupID: "default", ExpiresAt: testkit.T0.Add(24 * time.Hour)}
+	return Request{SessionID: h.SessionID, ToolCallID: h.ToolUseID, ToolName: h.ToolName,
+		Arguments: h.ToolInput, Source: "claude-code", Category: "filesystem",
+		GroupID: "default", ExpiresAt: testkit.T0.Add(24 * time.Hour)}
 }
 
 func TestCreateRequest(t *testing.T) {
@@ -47,17 +49,19 @@ func TestCreateRequest(t *testing.T) {
 	in.Messages = []Message{{Channel: "telegram", ChatID: "1", Ref: "2"}}
 	r, created, err := d.CreateRequest(in)
 	testkit.Must(t, err)
-	if !created || r.ID != 1 || r.Status != Pending || r.Resolution != nil || r.Messages != nil || !r.CreatedAt.Equal(testkit.T0) {
+	if !created || r.ID != 1 || r.Status != Pending || r.Resolution != nil || r.Messages != nil ||
+		!r.CreatedAt.Equal(testkit.T0) {
 		t.Fatalf("created=%v %+v", created, r)
 	}
-	want := `{"content":"export const retries = 3;\n","file_path":"/home/user/my-project/src/config.ts"}`
+	want := `{"content":"export const retries = 3;\n",` +
+		`"file_path":"/home/user/my-project/src/config.ts"}`
 	if string(r.Arguments) != want {
 		t.Fatalf("arguments %s\nwant      %s", r.Arguments, want)
 	}
 	got, err := d.Request(r.ID)
 	testkit.Must(t, err)
-	if string(got.Arguments) != want || got.ToolCallID != "toolu_01WRITE0000000000000001" || got.SessionID != "abc123" ||
-		got.Status != Pending || !got.ExpiresAt.Equal(in.ExpiresAt) {
+	if string(got.Arguments) != want || got.ToolCallID != "toolu_01WRITE0000000000000001" ||
+		got.SessionID != "abc123" || got.Status != Pending || !got.ExpiresAt.Equal(in.ExpiresAt) {
 		t.Fatalf("stored %+v", got)
 	}
 	byTC, err := d.RequestByToolCall("abc123", "toolu_01WRITE0000000000000001")
@@ -73,7 +77,8 @@ func TestCreateRequest(t *testing.T) {
 		t.Fatalf("ids %d %d", r2.ID, r3.ID)
 	}
 	_, err = d.RequestByToolCall("abc123", "")
-	testkit.WantErr(t, err, ErrNotFound, `store: request of tool call "" in session "abc123": not found`)
+	testkit.WantErr(t, err, ErrNotFound,
+		`store: request of tool call "" in session "abc123": not found`)
 }
 
 // TestCreateRequestIdempotent: the same (session, tool call id) with the same call —
@@ -82,14 +87,16 @@ func TestCreateRequest(t *testing.T) {
 func TestCreateRequestIdempotent(t *testing.T) {
 	d, _ := openTest(t)
 	in := newRequest("s1", "tc1")
-	in.Arguments = json.RawMessage(`{"command":"echo <a> & b","opts":{"z":1,"a":[1,2.50,12345678901234567890]}}`)
+	in.Arguments = json.RawMessage(
+		`{"command":"echo <a> & b","opts":{"z":1,"a":[1,2.50,12345678901234567890]}}`)
 	first, created, err := d.CreateRequest(in)
 	testkit.Must(t, err)
 	if !created {
 		t.Fatal("not created")
 	}
 	again := in
-	again.Arguments = json.RawMessage(" {\n \"opts\": {\"a\": [1, 2.50, 12345678901234567890], \"z\": 1},\n \"command\": \"echo \\u003ca> & b\"}\n")
+	again.Arguments = json.RawMessage(" {\n \"opts\": {\"a\": [1, 2.50, 12345678901234567890]," +
+		" \"z\": 1},\n \"command\": \"echo \\u003ca> & b\"}\n")
 	again.ExpiresAt = testkit.T0.Add(2 * time.Hour) // other fields do not count
 	before := fileBytes(t, d.Path())
 	r, created, err := d.CreateRequest(again)
@@ -131,7 +138,8 @@ func TestCreateRequestIdempotent(t *testing.T) {
 		what   string
 	}{
 		{func(r *Request) { r.ToolName = "execute_cmd" }, "tool_name"},
-		{func(r *Request) { r.Arguments = json.RawMessage(`{"command":"echo <a> & b"}`) }, "arguments"},
+		{func(r *Request) { r.Arguments = json.RawMessage(`{"command":"echo <a> & b"}`) },
+			"arguments"},
 		{func(r *Request) { r.Cwd = "/home/dev/project" }, "cwd"},
 		{func(r *Request) { r.GroupID = "ci" }, "group"},
 		{func(r *Request) { r.Profile = "ci" }, "profile"},
@@ -160,7 +168,8 @@ func TestCreateRequestIdempotent(t *testing.T) {
 func TestCreateRequestCwd(t *testing.T) {
 	d, _ := openTest(t)
 	in := newRequest("s1", "tc1")
-	in.ToolName, in.Arguments, in.Cwd = "Write", json.RawMessage(`{"file_path":"notes.txt"}`), "/ws/docs"
+	in.ToolName, in.Cwd = "Write", "/ws/docs"
+	in.Arguments = json.RawMessage(`{"file_path":"notes.txt"}`)
 	first, created, err := d.CreateRequest(in)
 	testkit.Must(t, err)
 	stored, err := d.Request(first.ID)
@@ -178,7 +187,8 @@ func TestCreateRequestCwd(t *testing.T) {
 		other := in
 		other.Cwd = cwd
 		r, created, err := d.CreateRequest(other)
-		testkit.WantErr(t, err, ErrToolCallReused, "tool_call_id reused for a different call: not the same cwd")
+		testkit.WantErr(t, err, ErrToolCallReused,
+			"tool_call_id reused for a different call: not the same cwd")
 		if created || r.Status != Approved || r.ID != first.ID {
 			t.Fatalf("cwd %q: created=%v %+v", cwd, created, r)
 		}
@@ -205,15 +215,18 @@ func TestCreateRequestOtherCaller(t *testing.T) {
 		testkit.WantErr(t, err, ErrToolCallReused,
 			`store: create request: tool call "a1" of session "a": `+
 				`tool_call_id reused for a different call: made by another caller`)
-		if strings.Contains(err.Error(), "request 1") || strings.Contains(err.Error(), "agent_id") {
+		if strings.Contains(err.Error(), "request 1") ||
+			strings.Contains(err.Error(), "agent_id") {
 			t.Errorf("the error tells of the other caller's request: %v", err)
 		}
 		if created || r.ID != 0 || r.Status != "" || r.Resolution != nil {
-			t.Fatalf("caller %q: created=%v, got the other caller's request %+v", caller, created, r)
+			t.Fatalf("caller %q: created=%v, got the other caller's request %+v",
+				caller, created, r)
 		}
 	}
 	unchanged(t, d.Path(), before)
-	if r, created, err := d.CreateRequest(in); err != nil || created || r.ID != first.ID || r.Status != Approved {
+	if r, created, err := d.CreateRequest(in); err != nil || created || r.ID != first.ID ||
+		r.Status != Approved {
 		t.Fatalf("the same caller again: created=%v %+v %v", created, r, err)
 	}
 }
@@ -255,7 +268,9 @@ func TestRequestOldForm(t *testing.T) {
 		return nil
 	})
 	testkit.Must(t, err)
-	for id, want := range map[uint64]string{agents.ID: "agent-aaaaaaaaaaaa", admins.ID: CallerAdmin} {
+	for id, want := range map[uint64]string{
+		agents.ID: "agent-aaaaaaaaaaaa", admins.ID: CallerAdmin,
+	} {
 		r, err := d.Request(id)
 		testkit.Must(t, err)
 		if r.Caller != want {
@@ -291,7 +306,8 @@ func TestCreateRequestConcurrentSameToolCall(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if slices.Compact(slices.Sorted(slices.Values(ids)))[0] != ids[0] || len(slices.Compact(slices.Sorted(slices.Values(ids)))) != 1 {
+	if slices.Compact(slices.Sorted(slices.Values(ids)))[0] != ids[0] ||
+		len(slices.Compact(slices.Sorted(slices.Values(ids)))) != 1 {
 		t.Fatalf("ids %v", ids)
 	}
 	if c := len(slices.DeleteFunc(created, func(b bool) bool { return !b })); c != 1 {
@@ -315,14 +331,22 @@ func TestCreateRequestInvalid(t *testing.T) {
 		{"no expiry", func(r *Request) { r.ExpiresAt = time.Time{} }, "expires_at is required"},
 		{"expiry before creation", func(r *Request) { r.ExpiresAt = testkit.T0.Add(-time.Second) },
 			"expires_at 2026-03-01T11:59:59Z is not after created_at 2026-03-01T12:00:00Z"},
-		{"malformed JSON", func(r *Request) { r.Arguments = json.RawMessage(`{"a":`) }, "arguments are not valid JSON"},
-		{"array", func(r *Request) { r.Arguments = json.RawMessage(`[1,2]`) }, "arguments must be a JSON object"},
-		{"string", func(r *Request) { r.Arguments = json.RawMessage(`"rm -rf /"`) }, "arguments must be a JSON object"},
-		{"trailing data", func(r *Request) { r.Arguments = json.RawMessage(`{} {}`) }, "arguments hold data after the JSON object"},
-		{"over 1 MiB", func(r *Request) { r.Arguments = json.RawMessage(big) }, "arguments are 1048584 bytes, more than 1048576"},
-		{"long session", func(r *Request) { r.SessionID = strings.Repeat("s", MaxIDLen+1) }, "session_id is longer than 1024 bytes"},
-		{"long tool call id", func(r *Request) { r.ToolCallID = strings.Repeat("t", MaxIDLen+1) }, "tool_call_id is longer"},
-		{"long cwd", func(r *Request) { r.Cwd = "/" + strings.Repeat("d", MaxCwdLen) }, "cwd is longer than 4096 bytes"},
+		{"malformed JSON", func(r *Request) { r.Arguments = json.RawMessage(`{"a":`) },
+			"arguments are not valid JSON"},
+		{"array", func(r *Request) { r.Arguments = json.RawMessage(`[1,2]`) },
+			"arguments must be a JSON object"},
+		{"string", func(r *Request) { r.Arguments = json.RawMessage(`"rm -rf /"`) },
+			"arguments must be a JSON object"},
+		{"trailing data", func(r *Request) { r.Arguments = json.RawMessage(`{} {}`) },
+			"arguments hold data after the JSON object"},
+		{"over 1 MiB", func(r *Request) { r.Arguments = json.RawMessage(big) },
+			"arguments are 1048584 bytes, more than 1048576"},
+		{"long session", func(r *Request) { r.SessionID = strings.Repeat("s", MaxIDLen+1) },
+			"session_id is longer than 1024 bytes"},
+		{"long tool call id", func(r *Request) { r.ToolCallID = strings.Repeat("t", MaxIDLen+1) },
+			"tool_call_id is longer"},
+		{"long cwd", func(r *Request) { r.Cwd = "/" + strings.Repeat("d", MaxCwdLen) },
+			"cwd is longer than 4096 bytes"},
 	}
 	before := fileBytes(t, d.Path())
 	for _, tc := range cases {
@@ -360,7 +384,8 @@ func TestRequestNotFound(t *testing.T) {
 	_, err := d.Request(9)
 	testkit.WantErr(t, err, ErrNotFound, "store: request 9: not found")
 	_, err = d.RequestByToolCall("s", "tc")
-	testkit.WantErr(t, err, ErrNotFound, `store: request of tool call "tc" in session "s": not found`)
+	testkit.WantErr(t, err, ErrNotFound,
+		`store: request of tool call "tc" in session "s": not found`)
 }
 
 func TestResolve(t *testing.T) {
@@ -368,12 +393,13 @@ func TestResolve(t *testing.T) {
 	r, _, err := d.CreateRequest(newRequest("s", "tc"))
 	testkit.Must(t, err)
 	c.Set(testkit.T0.Add(time.Minute))
-	res := Resolution{By: "alice (42)", Via: "telegram", Note: "fine", Bypass: &BypassGrant{Scope: "category:shell", Secs: 900}}
+	res := Resolution{By: "alice (42)", Via: "telegram", Note: "fine",
+		Bypass: &BypassGrant{Scope: "category:shell", Secs: 900}}
 	got, err := d.Resolve(r.ID, Approved, res)
 	testkit.Must(t, err)
 	res.At = testkit.T0.Add(time.Minute)
-	if got.Status != Approved || *got.Resolution.Bypass != *res.Bypass || got.Resolution.By != res.By ||
-		!got.Resolution.At.Equal(res.At) {
+	if got.Status != Approved || *got.Resolution.Bypass != *res.Bypass ||
+		got.Resolution.By != res.By || !got.Resolution.At.Equal(res.At) {
 		t.Fatalf("Resolve = %+v %+v", got, got.Resolution)
 	}
 	stored, err := d.Request(r.ID)
@@ -386,7 +412,8 @@ func TestResolve(t *testing.T) {
 	}
 	es, err := d.Audit(1)
 	testkit.Must(t, err)
-	want := AuditEntry{ID: es[0].ID, At: testkit.T0.Add(time.Minute), By: "alice (42)", Via: "telegram", Action: "request.approved",
+	want := AuditEntry{ID: es[0].ID, At: testkit.T0.Add(time.Minute), By: "alice (42)",
+		Via: "telegram", Action: "request.approved",
 		RequestID: r.ID, Detail: `Bash session=s note="fine" bypass=category:shell for 900s`}
 	if es[0] != want {
 		t.Fatalf("audit %+v\nwant  %+v", es[0], want)
@@ -395,7 +422,8 @@ func TestResolve(t *testing.T) {
 	// A second resolution changes nothing and says who won.
 	before := fileBytes(t, d.Path())
 	late, err := d.Resolve(r.ID, Rejected, Resolution{By: "bob", Via: "slack"})
-	testkit.WantErr(t, err, ErrAlreadyResolved, "store: resolve 1: request already resolved (approved by alice (42) via telegram)")
+	testkit.WantErr(t, err, ErrAlreadyResolved,
+		"store: resolve 1: request already resolved (approved by alice (42) via telegram)")
 	if late.Status != Approved || late.Resolution.By != "alice (42)" {
 		t.Fatalf("late resolver got %+v", late)
 	}
@@ -414,7 +442,8 @@ func TestResolveRejectAndCancel(t *testing.T) {
 		}
 		es, err := d.Audit(1)
 		testkit.Must(t, err)
-		if es[0].Action != "request."+string(st) || es[0].Detail != `Bash session=s note="terminal"` {
+		if es[0].Action != "request."+string(st) ||
+			es[0].Detail != `Bash session=s note="terminal"` {
 			t.Fatalf("audit %+v", es[0])
 		}
 	}
@@ -437,16 +466,22 @@ func TestResolveErrors(t *testing.T) {
 		{"not found", 99, Approved, ok, ErrNotFound, "store: resolve 99: not found"},
 		{"bad status", r.ID, Expired, ok, ErrInvalid, `cannot resolve to status "expired"`},
 		{"pending status", r.ID, Pending, ok, ErrInvalid, `cannot resolve to status "pending"`},
-		{"no actor", r.ID, Approved, Resolution{Via: "api"}, ErrInvalid, "the resolution needs who (by)"},
-		{"bypass on reject", r.ID, Rejected, Resolution{By: "a", Bypass: &BypassGrant{Scope: "all"}}, ErrInvalid,
+		{"no actor", r.ID, Approved, Resolution{Via: "api"}, ErrInvalid,
+			"the resolution needs who (by)"},
+		{"bypass on reject", r.ID, Rejected,
+			Resolution{By: "a", Bypass: &BypassGrant{Scope: "all"}}, ErrInvalid,
 			"only an approval grants a bypass"},
-		{"bad scope", r.ID, Approved, Resolution{By: "a", Bypass: &BypassGrant{Scope: "everything"}}, ErrInvalid,
+		{"bad scope", r.ID, Approved,
+			Resolution{By: "a", Bypass: &BypassGrant{Scope: "everything"}}, ErrInvalid,
 			`bypass scope "everything"`},
-		{"empty scope name", r.ID, Approved, Resolution{By: "a", Bypass: &BypassGrant{Scope: "mcp:"}}, ErrInvalid,
+		{"empty scope name", r.ID, Approved,
+			Resolution{By: "a", Bypass: &BypassGrant{Scope: "mcp:"}}, ErrInvalid,
 			`bypass scope "mcp:"`},
-		{"negative secs", r.ID, Approved, Resolution{By: "a", Bypass: &BypassGrant{Scope: "all", Secs: -1}}, ErrInvalid,
+		{"negative secs", r.ID, Approved,
+			Resolution{By: "a", Bypass: &BypassGrant{Scope: "all", Secs: -1}}, ErrInvalid,
 			"bypass length -1 s is negative"},
-		{"after expiry", r.ID, Approved, Resolution{By: "a", At: testkit.T0.Add(time.Hour + time.Nanosecond)}, ErrExpired,
+		{"after expiry", r.ID, Approved,
+			Resolution{By: "a", At: testkit.T0.Add(time.Hour + time.Nanosecond)}, ErrExpired,
 			"store: resolve 1: request expired at 2026-03-01T13:00:00Z"},
 	}
 	for _, tc := range cases {
@@ -486,7 +521,8 @@ func TestResolveRace(t *testing.T) {
 			if i%2 == 1 {
 				status = Rejected
 			}
-			req, err := d.Resolve(r.ID, status, Resolution{By: "user" + string(rune('A'+i%26)) + string(rune('0'+i/26)), Via: "telegram"})
+			by := "user" + string(rune('A'+i%26)) + string(rune('0'+i/26))
+			req, err := d.Resolve(r.ID, status, Resolution{By: by, Via: "telegram"})
 			results[i] = result{req, err}
 		})
 	}
@@ -558,7 +594,8 @@ func TestExpireDue(t *testing.T) {
 		t.Fatalf("expired %+v", due)
 	}
 	for _, r := range due {
-		if r.Status != Expired || r.Resolution.By != "system" || r.Resolution.Via != "gate" || !r.Resolution.At.Equal(now) {
+		if r.Status != Expired || r.Resolution.By != "system" || r.Resolution.Via != "gate" ||
+			!r.Resolution.At.Equal(now) {
 			t.Fatalf("expired %+v %+v", r, r.Resolution)
 		}
 		stored, err := d.Request(r.ID)
@@ -567,7 +604,8 @@ func TestExpireDue(t *testing.T) {
 			t.Fatalf("stored %s", stored.Status)
 		}
 	}
-	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:], []string{"request.expired", "request.expired"}) {
+	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:],
+		[]string{"request.expired", "request.expired"}) {
 		t.Fatalf("audit %q", a[len(a)-2:])
 	}
 	p, err := d.Pending()
@@ -618,7 +656,8 @@ func TestCancelSession(t *testing.T) {
 	if s, err := d.Request(a3.ID); err != nil || s.Status != Approved {
 		t.Fatalf("resolved request touched: %s (err %v)", s.Status, err)
 	}
-	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:], []string{"request.cancelled", "request.cancelled"}) {
+	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:],
+		[]string{"request.cancelled", "request.cancelled"}) {
 		t.Fatalf("audit %q", a[len(a)-2:])
 	}
 
@@ -629,7 +668,8 @@ func TestCancelSession(t *testing.T) {
 		t.Fatalf("cancelled again %+v", got)
 	}
 	_, err = d.CancelSession("b", Resolution{})
-	testkit.WantErr(t, err, ErrInvalid, `store: cancel session "b": invalid input: the resolution needs who (by)`)
+	testkit.WantErr(t, err, ErrInvalid,
+		`store: cancel session "b": invalid input: the resolution needs who (by)`)
 	_, err = d.CancelSession("b", Resolution{By: "x", Bypass: &BypassGrant{Scope: "all"}})
 	testkit.WantErr(t, err, ErrInvalid, "only an approval grants a bypass")
 	unchanged(t, d.Path(), before)
@@ -649,15 +689,18 @@ func TestMessages(t *testing.T) {
 	dup := tg
 	dup.ShownAt = testkit.T0.Add(time.Hour)
 	testkit.Must(t, d.AddMessage(r.ID, dup)) // already recorded: nothing written
-	testkit.WantErr(t, d.AddMessage(99, tg), ErrNotFound, "store: add message to request 99: not found")
+	testkit.WantErr(t, d.AddMessage(99, tg), ErrNotFound,
+		"store: add message to request 99: not found")
 	testkit.WantErr(t, d.AddMessage(r.ID, Message{Channel: "slack", ChatID: "C1"}), ErrInvalid,
 		"channel, chat_id and ref are required")
-	testkit.WantErr(t, d.MarkMessagesFinal(99), ErrNotFound, "store: mark messages of request 99 final: not found")
+	testkit.WantErr(t, d.MarkMessagesFinal(99), ErrNotFound,
+		"store: mark messages of request 99 final: not found")
 	unchanged(t, d.Path(), before)
 
 	got, err := d.Request(r.ID)
 	testkit.Must(t, err)
-	if len(got.Messages) != 2 || !got.Messages[0].ShownAt.Equal(testkit.T0) || !got.Messages[1].ShownAt.Equal(testkit.T0.Add(time.Second)) ||
+	if len(got.Messages) != 2 || !got.Messages[0].ShownAt.Equal(testkit.T0) ||
+		!got.Messages[1].ShownAt.Equal(testkit.T0.Add(time.Second)) ||
 		got.Messages[1].Ref != sl.Ref || got.Messages[0].Final {
 		t.Fatalf("messages %+v", got.Messages)
 	}

@@ -29,16 +29,19 @@ func TestPrune(t *testing.T) {
 	_, err = d.Resolve(late.ID, Rejected, Resolution{By: "a", At: testkit.T0.Add(5 * day)})
 	testkit.Must(t, err)
 
-	doneRun, err := d.CreateRun(Run{Job: "j", Status: RunSucceeded, RequestID: old.ID, FinishedAt: testkit.T0.Add(time.Hour)})
+	doneRun, err := d.CreateRun(Run{Job: "j", Status: RunSucceeded, RequestID: old.ID,
+		FinishedAt: testkit.T0.Add(time.Hour)})
 	testkit.Must(t, err)
 	waitRun, err := d.CreateRun(Run{Job: "j", Status: RunWaitingApproval, RequestID: pend.ID})
 	testkit.Must(t, err)
-	lateRun, err := d.CreateRun(Run{Job: "j", Status: RunFailed, FinishedAt: testkit.T0.Add(5 * day)})
+	lateRun, err := d.CreateRun(Run{Job: "j", Status: RunFailed,
+		FinishedAt: testkit.T0.Add(5 * day)})
 	testkit.Must(t, err)
 
 	// Day 10: a new request.
 	c.Set(testkit.T0.Add(10 * day))
-	fresh, _, err := d.CreateRequest(Request{ToolName: "Bash", ExpiresAt: testkit.T0.Add(11 * day)})
+	fresh, _, err := d.CreateRequest(Request{ToolName: "Bash",
+		ExpiresAt: testkit.T0.Add(11 * day)})
 	testkit.Must(t, err)
 	_, err = d.Resolve(fresh.ID, Approved, Resolution{By: "a"})
 	testkit.Must(t, err)
@@ -108,7 +111,8 @@ func TestPrune(t *testing.T) {
 		}
 	}
 	if es[0].Action != "retention.prune" || es[0].By != "system" || es[0].Via != "retention" ||
-		es[0].Detail != "before 2026-03-02T12:00:00Z: 1 requests, 1 runs, "+strconv.Itoa(oldAudit)+" audit entries" {
+		es[0].Detail != "before 2026-03-02T12:00:00Z: 1 requests, 1 runs, "+
+			strconv.Itoa(oldAudit)+" audit entries" {
 		t.Fatalf("prune audit %+v", es[0])
 	}
 }

@@ -24,13 +24,16 @@ func TestCreateRule(t *testing.T) {
 	}
 	es, err := d.Audit(1)
 	testkit.Must(t, err)
-	want := AuditEntry{ID: 14, At: testkit.T0, By: "alice", Via: "telegram", Action: "rule.create", RuleID: 13,
-		Detail: `#13 deny mcp__gmail__* agent=mailer source=cron priority=50 group=default note="no mail from cron"`}
+	want := AuditEntry{ID: 14, At: testkit.T0, By: "alice", Via: "telegram", Action: "rule.create",
+		RuleID: 13,
+		Detail: `#13 deny mcp__gmail__* agent=mailer source=cron priority=50 group=default ` +
+			`note="no mail from cron"`}
 	if es[0] != want {
 		t.Fatalf("audit = %+v\nwant    %+v", es[0], want)
 	}
 	// A second catch-all with the same action is accepted.
-	_, err = d.CreateRule(rules.Rule{ToolPattern: "*", Action: rules.Require, Priority: 5000}, alice)
+	_, err = d.CreateRule(rules.Rule{ToolPattern: "*", Action: rules.Require, Priority: 5000},
+		alice)
 	testkit.Must(t, err)
 }
 
@@ -60,18 +63,21 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 			`tool_pattern "*x*"`},
 		{"unknown action", rules.Rule{ToolPattern: "Bash", Action: "maybe"}, rules.ErrInvalidRule,
 			`action "maybe": must be allow, deny or require`},
-		{"priority -1", rules.Rule{ToolPattern: "Bash", Action: rules.Allow, Priority: -1}, rules.ErrInvalidRule,
-			"priority -1: must be between 0 and 999999"},
-		{"priority 1000000", rules.Rule{ToolPattern: "Bash", Action: rules.Allow, Priority: 1000000}, rules.ErrInvalidRule,
-			"priority 1000000"},
-		{"second catch-all", rules.Rule{ToolPattern: "*", Action: rules.Allow, Priority: 10}, rules.ErrCatchAll,
-			"store: create rule: group default already has a catch-all (rule 12); edit that one"},
-		{"unknown group", rules.Rule{GroupID: "nope", ToolPattern: "Bash", Action: rules.Allow}, ErrUnknownGroup,
-			`store: create rule: unknown group "nope"`},
-		{"bad group id", rules.Rule{GroupID: "Ops!", ToolPattern: "Bash", Action: rules.Allow}, rules.ErrInvalidRule,
-			`group_id "Ops!"`},
-		{"bad path pattern", rules.Rule{ToolPattern: "@fs_read", PathPattern: "a/*/b", Action: rules.Allow}, rules.ErrInvalidRule,
-			`path_pattern "a/*/b"`},
+		{"priority -1", rules.Rule{ToolPattern: "Bash", Action: rules.Allow, Priority: -1},
+			rules.ErrInvalidRule, "priority -1: must be between 0 and 999999"},
+		{"priority 1000000",
+			rules.Rule{ToolPattern: "Bash", Action: rules.Allow, Priority: 1000000},
+			rules.ErrInvalidRule, "priority 1000000"},
+		{"second catch-all", rules.Rule{ToolPattern: "*", Action: rules.Allow, Priority: 10},
+			rules.ErrCatchAll, "store: create rule: group default already has a catch-all " +
+				"(rule 12); edit that one"},
+		{"unknown group", rules.Rule{GroupID: "nope", ToolPattern: "Bash", Action: rules.Allow},
+			ErrUnknownGroup, `store: create rule: unknown group "nope"`},
+		{"bad group id", rules.Rule{GroupID: "Ops!", ToolPattern: "Bash", Action: rules.Allow},
+			rules.ErrInvalidRule, `group_id "Ops!"`},
+		{"bad path pattern",
+			rules.Rule{ToolPattern: "@fs_read", PathPattern: "a/*/b", Action: rules.Allow},
+			rules.ErrInvalidRule, `path_pattern "a/*/b"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,8 +101,10 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 	}
 	t.Run("no actor", func(t *testing.T) {
 		before := fileBytes(t, path)
-		_, err := d.CreateRule(rules.Rule{ToolPattern: "Bash", Action: rules.Allow}, Actor{Via: "api"})
-		testkit.WantErr(t, err, ErrInvalid, "store: create rule: invalid input: the actor (by) is required")
+		_, err := d.CreateRule(rules.Rule{ToolPattern: "Bash", Action: rules.Allow},
+			Actor{Via: "api"})
+		testkit.WantErr(t, err, ErrInvalid,
+			"store: create rule: invalid input: the actor (by) is required")
 		unchanged(t, path, before)
 	})
 	if got, err := d.Rule(catchAll.ID); err != nil || got != catchAll {
@@ -137,7 +145,8 @@ func TestUpdateRule(t *testing.T) {
 	es, err := d.Audit(1)
 	testkit.Must(t, err)
 	if es[0].Action != "rule.update" || es[0].RuleID != bash.ID ||
-		es[0].Detail != `#2 require Bash priority=1000 group=default → #2 allow Bash priority=1000 group=ops note="ops may"` {
+		es[0].Detail != `#2 require Bash priority=1000 group=default → `+
+			`#2 allow Bash priority=1000 group=ops note="ops may"` {
 		t.Fatalf("audit = %+v", es[0])
 	}
 	// The group index follows the move: deleting ops deletes the rule.
@@ -190,7 +199,8 @@ func TestRulesOrder(t *testing.T) {
 	d, _ := openTest(t)
 	testkit.Must(t, d.CreateGroup(rules.Group{ID: "a-team"}, alice))
 	for _, p := range []int{30, 10, 30} {
-		_, err := d.CreateRule(rules.Rule{GroupID: "a-team", ToolPattern: "x", Action: rules.Allow, Priority: p}, alice)
+		_, err := d.CreateRule(rules.Rule{GroupID: "a-team", ToolPattern: "x",
+			Action: rules.Allow, Priority: p}, alice)
 		testkit.Must(t, err)
 	}
 	rs, err := d.Rules()

@@ -15,7 +15,8 @@ func TestCreateRun(t *testing.T) {
 	d, _ := openTest(t)
 	r, err := d.CreateRun(Run{Job: "nightly-backup", Trigger: "schedule"})
 	testkit.Must(t, err)
-	if r.ID != 1 || r.SessionID != "cron:nightly-backup:1" || r.Status != RunRunning || !r.StartedAt.Equal(testkit.T0) {
+	if r.ID != 1 || r.SessionID != "cron:nightly-backup:1" || r.Status != RunRunning ||
+		!r.StartedAt.Equal(testkit.T0) {
 		t.Fatalf("CreateRun = %+v", r)
 	}
 	got, err := d.Run(r.ID)
@@ -23,7 +24,8 @@ func TestCreateRun(t *testing.T) {
 	if got.SessionID != r.SessionID || got.Job != "nightly-backup" || got.Trigger != "schedule" {
 		t.Fatalf("Run = %+v", got)
 	}
-	own, err := d.CreateRun(Run{Job: "x", SessionID: "mine", Status: RunWaitingApproval, RequestID: 7})
+	own, err := d.CreateRun(Run{Job: "x", SessionID: "mine", Status: RunWaitingApproval,
+		RequestID: 7})
 	testkit.Must(t, err)
 	if own.SessionID != "mine" {
 		t.Fatalf("session %q", own.SessionID)
@@ -39,7 +41,8 @@ func TestCreateRunInvalid(t *testing.T) {
 	d, _ := openTest(t)
 	before := fileBytes(t, d.Path())
 	_, err := d.CreateRun(Run{Job: "Nightly Backup"})
-	testkit.WantErr(t, err, ErrInvalid, `store: create run of job "Nightly Backup": invalid input: job name "Nightly Backup" must match`)
+	testkit.WantErr(t, err, ErrInvalid, `store: create run of job "Nightly Backup": `+
+		`invalid input: job name "Nightly Backup" must match`)
 	_, err = d.CreateRun(Run{Job: "ok", Status: "sleeping"})
 	testkit.WantErr(t, err, ErrInvalid, `unknown run status "sleeping"`)
 	unchanged(t, d.Path(), before)
@@ -54,12 +57,15 @@ func TestUpdateRun(t *testing.T) {
 	r, err := d.CreateRun(Run{Job: "backup"})
 	testkit.Must(t, err)
 	r.Status, r.Step, r.RequestID = RunWaitingApproval, 1, 42
-	r.Steps = []StepResult{{Tool: "execute_cmd", Decision: "allow", Status: "succeeded", DurationMS: 1200}}
+	r.Steps = []StepResult{
+		{Tool: "execute_cmd", Decision: "allow", Status: "succeeded", DurationMS: 1200},
+	}
 	r.SessionID = "" // keeps the stored one
 	testkit.Must(t, d.UpdateRun(r))
 	got, err := d.Run(r.ID)
 	testkit.Must(t, err)
-	if got.Status != RunWaitingApproval || got.SessionID != "cron:backup:1" || len(got.Steps) != 1 || got.Steps[0].DurationMS != 1200 {
+	if got.Status != RunWaitingApproval || got.SessionID != "cron:backup:1" ||
+		len(got.Steps) != 1 || got.Steps[0].DurationMS != 1200 {
 		t.Fatalf("Run = %+v", got)
 	}
 	waiting, err := d.RunsByStatus(RunWaitingApproval)
@@ -74,7 +80,8 @@ func TestUpdateRun(t *testing.T) {
 	// Approved: the run resumes and finishes; the request still finds it.
 	r = got
 	r.Status, r.Step, r.RequestID, r.FinishedAt = RunSucceeded, 2, 0, testkit.T0.Add(time.Minute)
-	r.Steps = append(r.Steps, StepResult{Tool: "write_file", Decision: "approved", Status: "succeeded", RequestID: 42})
+	r.Steps = append(r.Steps,
+		StepResult{Tool: "write_file", Decision: "approved", Status: "succeeded", RequestID: 42})
 	testkit.Must(t, d.UpdateRun(r))
 	byReq, err := d.RunByRequest(42)
 	testkit.Must(t, err)
@@ -85,7 +92,8 @@ func TestUpdateRun(t *testing.T) {
 	before := fileBytes(t, d.Path())
 	bad := r
 	bad.Job = "other"
-	testkit.WantErr(t, d.UpdateRun(bad), ErrInvalid, `store: update run 1: invalid input: run 1 belongs to job "backup", not "other"`)
+	testkit.WantErr(t, d.UpdateRun(bad), ErrInvalid,
+		`store: update run 1: invalid input: run 1 belongs to job "backup", not "other"`)
 	bad = r
 	bad.Status = "weird"
 	testkit.WantErr(t, d.UpdateRun(bad), ErrInvalid, `unknown run status "weird"`)
@@ -185,7 +193,8 @@ func TestRunsByStatus(t *testing.T) {
 		t.Fatalf("no statuses: %v %v", rs, err)
 	}
 	_, err = d.RunsByStatus(RunRunning, "zombie")
-	testkit.WantErr(t, err, ErrInvalid, `store: runs by status: invalid input: unknown run status "zombie"`)
+	testkit.WantErr(t, err, ErrInvalid,
+		`store: runs by status: invalid input: unknown run status "zombie"`)
 }
 
 // TestRunPlanKeepsNumbers checks a stored plan's numbers come back as written.
@@ -196,7 +205,8 @@ func TestRunPlanKeepsNumbers(t *testing.T) {
 	testkit.Must(t, err)
 	got, err := d.Run(r.ID)
 	testkit.Must(t, err)
-	if a := got.Plan[0].Args; a["n"] != json.Number("9007199254740993") || a["f"] != json.Number("1.10") {
+	if a := got.Plan[0].Args; a["n"] != json.Number("9007199254740993") ||
+		a["f"] != json.Number("1.10") {
 		t.Fatalf("stored plan args %#v", a)
 	}
 }

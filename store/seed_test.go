@@ -12,8 +12,8 @@ import (
 
 // ruleLine is a rule without its id, for comparing lists.
 func ruleLine(r rules.Rule) string {
-	return fmt.Sprintf("%s %s %s path=%q agent=%q source=%q %d", r.GroupID, r.Action, r.ToolPattern,
-		r.PathPattern, r.AgentID, r.Source, r.Priority)
+	return fmt.Sprintf("%s %s %s path=%q agent=%q source=%q %d",
+		r.GroupID, r.Action, r.ToolPattern, r.PathPattern, r.AgentID, r.Source, r.Priority)
 }
 
 func ruleLines(t *testing.T, d *DB) []string {
@@ -63,7 +63,8 @@ func TestSeedNewDatabase(t *testing.T) {
 			t.Errorf("seed audit entry %+v", e)
 		}
 	}
-	if es[0].Action != "rule.create" || es[0].Detail != "#12 require * priority=999999 group=default" {
+	if es[0].Action != "rule.create" ||
+		es[0].Detail != "#12 require * priority=999999 group=default" {
 		t.Errorf("last seed entry = %+v", es[0])
 	}
 }
@@ -126,7 +127,8 @@ func TestSeedFirstRulesOnlyWhenNoRules(t *testing.T) {
 	for _, r := range rs {
 		testkit.Must(t, d.DeleteRule(r.ID, alice))
 	}
-	_, err = d.CreateRule(rules.Rule{ToolPattern: "*", AgentID: "ops", Action: rules.Allow, Priority: 1}, alice)
+	_, err = d.CreateRule(rules.Rule{ToolPattern: "*", AgentID: "ops", Action: rules.Allow,
+		Priority: 1}, alice)
 	testkit.Must(t, err)
 	testkit.Must(t, d.Close())
 

@@ -18,15 +18,18 @@ func TestTools(t *testing.T) {
 	testkit.Must(t, d.AddTools([]string{"Read", "execute_cmd"}))
 	tools, err := d.Tools()
 	testkit.Must(t, err)
-	if want := []string{"Bash", "Read", "execute_cmd", "mcp__gmail__send"}; !slices.Equal(tools, want) {
+	want := []string{"Bash", "Read", "execute_cmd", "mcp__gmail__send"}
+	if !slices.Equal(tools, want) {
 		t.Fatalf("Tools = %v, want %v", tools, want)
 	}
 
 	before := fileBytes(t, d.Path())
 	testkit.Must(t, d.AddTools([]string{"Bash", "Read"})) // all known: nothing written
 	testkit.Must(t, d.AddTools(nil))
-	testkit.WantErr(t, d.AddTools([]string{"ok_tool", ""}), ErrInvalid, `store: add tools: invalid input: tool name "" must be 1 to 256 bytes`)
-	testkit.WantErr(t, d.AddTools([]string{strings.Repeat("t", 257)}), ErrInvalid, "must be 1 to 256 bytes")
+	testkit.WantErr(t, d.AddTools([]string{"ok_tool", ""}), ErrInvalid,
+		`store: add tools: invalid input: tool name "" must be 1 to 256 bytes`)
+	testkit.WantErr(t, d.AddTools([]string{strings.Repeat("t", 257)}), ErrInvalid,
+		"must be 1 to 256 bytes")
 	unchanged(t, d.Path(), before)
 }
 
@@ -43,8 +46,8 @@ func TestToolsCap(t *testing.T) {
 	testkit.Must(t, d.AddTools([]string{"Write"}))
 	tools, err := d.Tools()
 	testkit.Must(t, err)
-	if len(tools) != MaxTools || !slices.Contains(tools, "Bash") || slices.Contains(tools, "Read") ||
-		slices.Contains(tools, "Write") {
+	if len(tools) != MaxTools || !slices.Contains(tools, "Bash") ||
+		slices.Contains(tools, "Read") || slices.Contains(tools, "Write") {
 		t.Fatalf("catalog holds %d names (Bash %v, Read %v, Write %v), want %d with Bash only",
 			len(tools), slices.Contains(tools, "Bash"), slices.Contains(tools, "Read"),
 			slices.Contains(tools, "Write"), MaxTools)
