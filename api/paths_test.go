@@ -129,6 +129,22 @@ func TestLookAlikeOptions(t *testing.T) {
 	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "--output=out"}}, "", gate.VerdictAllow)
 }
 
+// TestBareWords: a plain name is opened in the directory the tool runs in: a symlink
+// there into secrets/, or any name run in secrets/, is for a human under allow mcp__*
+// and a bypass of all.
+func TestBareWords(t *testing.T) {
+	e := newEnv(t)
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Must(t, os.WriteFile(filepath.Join(e.root, "secrets", "key"), []byte("k"), 0o600))
+	testkit.Must(t, os.Symlink("secrets/key", filepath.Join(e.root, "k")))
+	e.wantDecision("mcp__notes__get", map[string]any{"arg": "k"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"arg": "key"}, "secrets", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"arg": "key"}, "", gate.VerdictAllow)
+}
+
 // TestPatternFollowsSwap: mv secrets .vault-1; ln -s .vault-1 secrets, with the service
 // running, then a second swap: Read by either name stays denied, never allowed by the
 // profile's fast-path (its working directory is the workspace root).

@@ -94,3 +94,18 @@ func lstatLink(name string) (link, device bool, err error) {
 	t := st.Mode & syscall.S_IFMT
 	return t == syscall.S_IFLNK, t == syscall.S_IFCHR || t == syscall.S_IFBLK, nil
 }
+
+// linkIn reports whether dir/name is a symlink, allocating nothing when the path is
+// shorter than lstat's buffer.
+func linkIn(dir, name string) bool {
+	var buf [511]byte
+	if len(dir)+1+len(name) > len(buf) {
+		link, _, err := lstatLink(dir + "/" + name)
+		return err == nil && link
+	}
+	n := copy(buf[:], dir)
+	buf[n] = '/'
+	n += 1 + copy(buf[n+1:], name)
+	link, _, err := lstatLink(unsafe.String(&buf[0], n))
+	return err == nil && link
+}

@@ -32,3 +32,9 @@ func lstatLink(name string) (link, device bool, err error) {
 	}
 	return fi.Mode()&fs.ModeSymlink != 0, fi.Mode()&fs.ModeDevice != 0, nil
 }
+
+// linkIn reports whether dir/name is a symlink.
+func linkIn(dir, name string) bool {
+	link, _, err := lstatLink(dir + "/" + name)
+	return err == nil && link
+}
