@@ -145,6 +145,21 @@ func TestBareWords(t *testing.T) {
 	e.wantDecision("mcp__notes__get", map[string]any{"arg": "key"}, "", gate.VerdictAllow)
 }
 
+// TestFoldedCase: on a workspace whose file system folds case (injected: Linux's do
+// not), SECRETS/key is secrets/key: denied for Read, for a human for an MCP tool under
+// allow mcp__* and a bypass of all.
+func TestFoldedCase(t *testing.T) {
+	e := newEnvGate(t, func(o *gate.Options) { o.Rules.FoldsCase = func(string) bool { return true } })
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	e.wantDecision("Read", map[string]any{"file_path": "SECRETS/key"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "Secrets/key"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"q": "cat SECRETS/key"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "Docs/a"}, "", gate.VerdictAllow)
+}
+
 // TestPatternFollowsSwap: mv secrets .vault-1; ln -s .vault-1 secrets, with the service
 // running, then a second swap: Read by either name stays denied, never allowed by the
 // profile's fast-path (its working directory is the workspace root).

@@ -794,7 +794,7 @@ func (s *Set) projectForm(t *tier, c *Call, p string, in func(string) bool) (Dec
 		return Decision{}, true
 	}
 	f, ok := s.projectRel(abs)
-	if !ok || f.path == relTo(abs, s.opt.WorkspaceRoot) {
+	if !ok || f.path == s.relIn(abs, 0) {
 		return Decision{}, true
 	}
 	return s.decideForm(t, c, f), in(f.path)
@@ -977,7 +977,7 @@ func (s *Set) formsCached(c *Call, p string, out []form, cache *lstatCache) ([]f
 // to the deepest one holding it, each once.
 func (s *Set) appendForms(out []form, abs []string) []form {
 	for _, a := range abs {
-		out = appendNew(out, form{path: relTo(a, s.opt.WorkspaceRoot), proj: -1})
+		out = appendNew(out, form{path: s.relIn(a, 0), proj: -1})
 	}
 	for _, a := range abs {
 		if f, ok := s.projectRel(a); ok {
@@ -996,7 +996,7 @@ func (s *Set) projectRel(abs string) (form, bool) {
 			return form{}, false // the own workspace is the deepest holding abs
 		}
 		if Under(abs, p.root) {
-			return form{path: relTo(abs, p.root), proj: i}, true
+			return form{path: s.relIn(abs, i+1), proj: i}, true
 		}
 	}
 	return form{}, false
@@ -1038,7 +1038,7 @@ func (s *Set) normalize(c *Call, p string) (string, bool) {
 	if problem != "" {
 		return "", false
 	}
-	return relTo(abs, s.opt.WorkspaceRoot), true
+	return s.relIn(abs, 0), true
 }
 
 func (t *tier) isProtected(path string) bool {
