@@ -473,15 +473,18 @@ func (sc *argScan) str(v string) bool {
 }
 
 // words yields the words of v, split at wordSep.
-func words(v string) iter.Seq[string] {
+func words(v string) iter.Seq[string] { return splitWords(v, wordSep) }
+
+// splitWords yields the non-empty runs of v between the runes sep reports.
+func splitWords(v string, sep func(rune) bool) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for len(v) > 0 {
-			i := strings.IndexFunc(v, func(r rune) bool { return !wordSep(r) })
+			i := strings.IndexFunc(v, func(r rune) bool { return !sep(r) })
 			if i < 0 {
 				return
 			}
 			v = v[i:]
-			j := strings.IndexFunc(v, wordSep)
+			j := strings.IndexFunc(v, sep)
 			if j < 0 {
 				j = len(v)
 			}
