@@ -58,11 +58,8 @@ func (e *env) wantDecision(tool string, args map[string]any, cwd string, want ga
 // out of its path are held back too.
 func TestEveryPathArgument(t *testing.T) {
 	e := newEnv(t)
-	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
 	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Glob", Action: rules.Allow, Priority: 100})
-	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
-		t.Fatal(err)
-	}
+	e.allowMCP()
 	key := filepath.Join(e.root, "secrets", "key")
 	e.wantDecision("mcp__filesystem__read_multiple_files", map[string]any{"paths": []any{"README.md", key}}, "", gate.VerdictDeny)
 	e.wantDecision("mcp__filesystem__move_file", map[string]any{"source": "secrets/key", "destination": "out"}, "", gate.VerdictDeny)
@@ -79,6 +76,15 @@ func TestEveryPathArgument(t *testing.T) {
 		e.wantDecision("mcp__notes__run", map[string]any{"p": v}, "", gate.VerdictPending)
 	}
 	e.wantDecision("mcp__notes__run", map[string]any{"p": "notes about keys"}, "", gate.VerdictAllow)
+}
+
+// allowMCP adds the plausible allow mcp__* and a bypass of all for session "s".
+func (e *env) allowMCP() {
+	e.t.Helper()
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // TestArgumentStringDenied: a path under a key that is no path key is denied when the
@@ -102,10 +108,7 @@ func TestArgumentStringDenied(t *testing.T) {
 // allow mcp__* and a bypass of all; a price or a bare variable is not.
 func TestArgumentExpansions(t *testing.T) {
 	e := newEnv(t)
-	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
-	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
-		t.Fatal(err)
-	}
+	e.allowMCP()
 	for _, v := range []string{"cat $PWD/secrets/key", `cat se\crets`, "`cat secrets/key`",
 		"~root/.ssh/id_rsa", "file:secrets/key", "${HOME}/x"} {
 		e.wantDecision("mcp__shell__run", map[string]any{"cmd": v}, "", gate.VerdictPending)
@@ -118,15 +121,37 @@ func TestArgumentExpansions(t *testing.T) {
 // bypass of all.
 func TestLookAlikeOptions(t *testing.T) {
 	e := newEnv(t)
-	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
 	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash", Action: rules.Allow, Priority: 1})
-	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
-		t.Fatal(err)
-	}
+	e.allowMCP()
 	e.wantDecision("Bash", map[string]any{"command": "sort --оutput=out notes.txt"}, "", gate.VerdictPending)
 	e.wantDecision("Bash", map[string]any{"command": "sort --output=out notes.txt"}, "", gate.VerdictAllow)
 	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "－－output=out"}}, "", gate.VerdictPending)
 	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "--output=out"}}, "", gate.VerdictAllow)
+}
+
+// TestBareWords: a plain name is opened in the directory the tool runs in: a symlink
+// there into secrets/, or any name run in secrets/, is for a human under allow mcp__*
+// and a bypass of all.
+func TestBareWords(t *testing.T) {
+	e := newEnv(t)
+	e.allowMCP()
+	testkit.Must(t, os.WriteFile(filepath.Join(e.root, "secrets", "key"), []byte("k"), 0o600))
+	testkit.Must(t, os.Symlink("secrets/key", filepath.Join(e.root, "k")))
+	e.wantDecision("mcp__notes__get", map[string]any{"arg": "k"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"arg": "key"}, "secrets", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"arg": "key"}, "", gate.VerdictAllow)
+}
+
+// TestFoldedCase: on a workspace whose file system folds case (injected: Linux's do
+// not), SECRETS/key is secrets/key: denied for Read, for a human for an MCP tool under
+// allow mcp__* and a bypass of all.
+func TestFoldedCase(t *testing.T) {
+	e := newEnvGate(t, func(o *gate.Options) { o.Rules.FoldsCase = func(string) bool { return true } })
+	e.allowMCP()
+	e.wantDecision("Read", map[string]any{"file_path": "SECRETS/key"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "Secrets/key"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"q": "cat SECRETS/key"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "Docs/a"}, "", gate.VerdictAllow)
 }
 
 // TestPatternFollowsSwap: mv secrets .vault-1; ln -s .vault-1 secrets, with the service

@@ -196,7 +196,7 @@ func (s *Set) outward(t *tier, c *Call, f form, d Decision,
 		}) {
 			continue
 		}
-		if pd := decide(pt, relTo(abs, s.projects[i].root)); severity(pd) > severity(d) {
+		if pd := decide(pt, s.relIn(abs, i+1)); severity(pd) > severity(d) {
 			d = pd
 		}
 	}

@@ -116,7 +116,9 @@
 // could be bypassed; /proc/self and /dev/fd name another place for the agent than for
 // the service. Results under the workspace root are relative to it ("secrets/key").
 // Under compares normalised paths by whole components, so memory/* never matches
-// memory-secrets/x.
+// memory-secrets/x. Under a root whose file system folds case (FoldsCase,
+// Options.FoldsCase) the paths relative to it, and the patterns resolved there, are
+// in lower case (fold.go).
 //
 // A rule's path pattern follows the name it was written with: it is resolved the same
 // way, as the file system is now. A Set keeps the resolved patterns with the identity

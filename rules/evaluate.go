@@ -2,10 +2,15 @@ package rules
 
 import (
 	"cmp"
+	"errors"
+	"io"
+	"io/fs"
 	"iter"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode"
 
 	"github.com/skald-circle/skald-bot/rules/shell"
@@ -21,7 +26,9 @@ import (
 // without a path filter's (a file tool is decided on its working directory). Path
 // patterns are resolved as the file system is at the call. Safe for concurrent use; a
 // call of a tool outside the file classes with no path and no string that looks like
-// one reads no file and allocates nothing. A shell tool's call is decided command by
+// one allocates nothing and reads no file but an lstat of each of its first plain
+// words in the workspace root (a symlink there is a path). A shell tool's call is
+// decided command by
 // command (EvaluateShell; package doc, "Shell commands").
 func (s *Set) Evaluate(group string, c Call) Decision {
 	ti := s.tools[c.Tool]
@@ -33,7 +40,7 @@ func (s *Set) Evaluate(group string, c Call) Decision {
 	// With a base that cannot be resolved, no path of the call can be.
 	bad := c.Cwd != "" && strings.IndexByte(c.Cwd, 0) >= 0 ||
 		c.WorkingDir != "" && strings.IndexByte(c.WorkingDir, 0) >= 0
-	if !ti.file() && ti.glob == "" && !s.hasPaths(c.Args) { // most calls: no pattern needed
+	if !ti.file() && ti.glob == "" && !s.hasPaths(&c) { // most calls: no pattern needed
 		st := NoPath
 		if bad {
 			st = PathInvalid
@@ -57,9 +64,11 @@ func (s *Set) Evaluate(group string, c Call) Decision {
 	}
 }
 
-// hasPaths reports whether args holds a path argument (an Options.PathArgs key with a
-// value other than null and "") or, anywhere, a string the scan decides (pathLike).
-func (s *Set) hasPaths(args map[string]any) bool {
+// hasPaths reports whether c's arguments hold a path argument (an Options.PathArgs key
+// with a value other than null and "") or, anywhere, a string the scan decides
+// (pathLike).
+func (s *Set) hasPaths(c *Call) bool {
+	args := c.Args
 	if len(args) == 0 {
 		return false
 	}
@@ -69,7 +78,8 @@ func (s *Set) hasPaths(args map[string]any) bool {
 		}
 	}
 	n := 0
-	return pathLike(args, 0, &n, s.view.Load().names)
+	pl := s.newPathLike(c, s.view.Load().names)
+	return pl.of(args, 0, &n)
 }
 
 // evaluate is Evaluate on the view v; used reports whether a path needed v's patterns.
@@ -154,8 +164,9 @@ const (
 // c's tool is a file tool.
 func (e *evaluation) scanArgs(c *Call, globKey string, file bool) Decision {
 	n := 0
+	pl := e.s.newPathLike(c, e.v.names)
 	for k, v := range c.Args {
-		if !e.s.decided(k, globKey) && pathLike(v, 1, &n, e.v.names) {
+		if !e.s.decided(k, globKey) && pl.of(v, 1, &n) {
 			return e.scanSlow(*c, globKey, file)
 		}
 	}
@@ -188,9 +199,38 @@ func (e *evaluation) scanSlow(call Call, globKey string, file bool) Decision {
 	return sc.d
 }
 
-// pathLike reports whether v holds a string the scan decides (see argScan.str), or
-// exceeds the scan's bounds; n counts the strings seen, names are view.names.
-func pathLike(v any, depth int, n *int, names map[string]struct{}) bool {
+// pathLike tells whether a call's argument holds a string the scan decides: the
+// call's names (view.names) and the directories its bare words are looked up in.
+type pathLike struct {
+	names map[string]struct{}
+	root  string // the workspace root, where bare words are looked up
+	other bool   // a base may not be the root: it may lie in a guarded place
+	left  int    // the lstats of bare words still allowed before the scan decides
+}
+
+// maxBareLookups is how many lstats of bare words pathLike makes; beyond, the scan
+// decides the call.
+const maxBareLookups = 64
+
+// newPathLike returns the pathLike of c.
+func (s *Set) newPathLike(c *Call, names map[string]struct{}) pathLike {
+	root := s.opt.WorkspaceRoot
+	pl := pathLike{names: names, root: root, left: maxBareLookups}
+	for _, b := range [2]string{c.Cwd, c.WorkingDir} {
+		switch {
+		case b == "", b == ".", b == root, len(b) == len(root)+1 && b[:len(root)] == root &&
+			b[len(root)] == '/':
+		default:
+			pl.other = true
+		}
+	}
+	return pl
+}
+
+// of reports whether v holds a string the scan decides (see argScan.str), or exceeds
+// the scan's bounds; n counts the strings seen.
+func (pl *pathLike) of(v any, depth int, n *int) bool {
+	names := pl.names
 	if depth > maxScanDepth {
 		return true
 	}
@@ -201,7 +241,7 @@ func pathLike(v any, depth int, n *int, names map[string]struct{}) bool {
 			return true
 		}
 		for w := range words(v) {
-			if decidesWord(w, names) {
+			if decidesWord(w, names) || bareWord(w) && pl.bare(w) {
 				return true
 			}
 		}
@@ -212,18 +252,39 @@ func pathLike(v any, depth int, n *int, names map[string]struct{}) bool {
 		}
 	case []any:
 		for _, el := range v {
-			if pathLike(el, depth+1, n, names) {
+			if pl.of(el, depth+1, n) {
 				return true
 			}
 		}
 	case map[string]any:
 		for _, el := range v {
-			if pathLike(el, depth+1, n, names) {
+			if pl.of(el, depth+1, n) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// bare reports whether the scan must decide the bare word w: a base may lie in a
+// guarded place, w names a symlink in the workspace root, or the lookups ran out.
+func (pl *pathLike) bare(w string) bool {
+	switch {
+	case pl.other || pl.left == 0:
+		return true
+	case pl.root == "":
+		return false
+	}
+	pl.left--
+	return linkIn(pl.root, w)
+}
+
+// bareWord reports whether w is a plain name a tool may open in its directory: no
+// "/", not "." or "..", at most a file name's length. decidesWord words aside, only
+// a symlink, or a directory in a guarded place, makes it lead there.
+func bareWord(w string) bool {
+	return w != "" && w != "." && w != ".." && len(w) <= 255 && strings.IndexByte(w, '/') < 0 &&
+		strings.IndexByte(w, 0) < 0
 }
 
 // looksLikePath reports whether the scan decides the string v: it holds a "/", starts
@@ -242,6 +303,90 @@ type argScan struct {
 	d     Decision            // the strictest so far: a deny ends the scan
 	seen  map[string]struct{} // the words decided
 	cache lstatCache
+	// What bare words are decided (bare): every one when bareAll, else those naming
+	// a symlink in a base; known once bareDone.
+	bareDone, bareAll bool
+	links             map[string]struct{}
+}
+
+// maxDirEntries is how many entries of a call's base directory the scan reads to find
+// its symlinks; in a larger one every bare word is decided.
+const maxDirEntries = 1 << 16
+
+// bare reports whether the scan decides the bare word w (bareWord): it names a
+// symlink in one of the call's bases, or a base lies in a guarded place, where any
+// name lies too ("key" run in secrets/).
+func (sc *argScan) bare(w string) bool {
+	if !sc.bareDone {
+		sc.bareDone = true
+		sc.bareAll = sc.readBases()
+	}
+	if sc.bareAll {
+		return true
+	}
+	_, ok := sc.links[w]
+	return ok
+}
+
+// readBases fills sc.links with the symlinks of the call's bases, each resolved as
+// "." would be, and reports whether every bare word must be decided instead: a base
+// lies in a guarded place, cannot be resolved or read, or is too large to read.
+func (sc *argScan) readBases() bool {
+	s, c, t := sc.e.s, sc.c, sc.e.tier()
+	var buf [8]form
+	bases, ok := s.formsCached(c, ".", buf[:0], &sc.cache)
+	if !ok {
+		return true
+	}
+	for _, f := range bases {
+		if s.inGuard(&t.at(f.proj).guards, c, f.path) != nil {
+			return true
+		}
+	}
+	for _, f := range bases {
+		dir := f.path
+		switch {
+		case f.proj >= 0:
+			dir = filepath.Join(s.projects[f.proj].root, dir)
+		case !filepath.IsAbs(dir):
+			dir = filepath.Join(s.opt.WorkspaceRoot, dir)
+		}
+		if !sc.readLinks(dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// readLinks adds the names of the symlinks in dir to sc.links; false when dir cannot
+// be read or holds more than maxDirEntries entries. A dir that does not exist holds
+// none.
+func (sc *argScan) readLinks(dir string) bool {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return true
+	} else if err != nil {
+		return false
+	}
+	defer f.Close()
+	for n := 0; n <= maxDirEntries; {
+		es, err := f.ReadDir(1024)
+		for _, e := range es {
+			if e.Type()&fs.ModeSymlink != 0 {
+				if sc.links == nil {
+					sc.links = map[string]struct{}{}
+				}
+				sc.links[e.Name()] = struct{}{}
+			}
+		}
+		n += len(es)
+		if err == io.EOF {
+			return true
+		} else if err != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // value scans v at depth and reports whether the scan has its answer: a deny, or
@@ -307,7 +452,7 @@ func (sc *argScan) str(v string) bool {
 		}
 	}
 	for w := range words(v) {
-		if !decidesWord(w, sc.e.v.names) {
+		if !decidesWord(w, sc.e.v.names) && !(bareWord(w) && sc.bare(w)) {
 			continue
 		}
 		if _, done := sc.seen[w]; done {
@@ -328,15 +473,18 @@ func (sc *argScan) str(v string) bool {
 }
 
 // words yields the words of v, split at wordSep.
-func words(v string) iter.Seq[string] {
+func words(v string) iter.Seq[string] { return splitWords(v, wordSep) }
+
+// splitWords yields the non-empty runs of v between the runes sep reports.
+func splitWords(v string, sep func(rune) bool) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for len(v) > 0 {
-			i := strings.IndexFunc(v, func(r rune) bool { return !wordSep(r) })
+			i := strings.IndexFunc(v, func(r rune) bool { return !sep(r) })
 			if i < 0 {
 				return
 			}
 			v = v[i:]
-			j := strings.IndexFunc(v, wordSep)
+			j := strings.IndexFunc(v, sep)
 			if j < 0 {
 				j = len(v)
 			}
@@ -649,7 +797,7 @@ func (s *Set) projectForm(t *tier, c *Call, p string, in func(string) bool) (Dec
 		return Decision{}, true
 	}
 	f, ok := s.projectRel(abs)
-	if !ok || f.path == relTo(abs, s.opt.WorkspaceRoot) {
+	if !ok || f.path == s.relIn(abs, 0) {
 		return Decision{}, true
 	}
 	return s.decideForm(t, c, f), in(f.path)
@@ -832,7 +980,7 @@ func (s *Set) formsCached(c *Call, p string, out []form, cache *lstatCache) ([]f
 // to the deepest one holding it, each once.
 func (s *Set) appendForms(out []form, abs []string) []form {
 	for _, a := range abs {
-		out = appendNew(out, form{path: relTo(a, s.opt.WorkspaceRoot), proj: -1})
+		out = appendNew(out, form{path: s.relIn(a, 0), proj: -1})
 	}
 	for _, a := range abs {
 		if f, ok := s.projectRel(a); ok {
@@ -851,7 +999,7 @@ func (s *Set) projectRel(abs string) (form, bool) {
 			return form{}, false // the own workspace is the deepest holding abs
 		}
 		if Under(abs, p.root) {
-			return form{path: relTo(abs, p.root), proj: i}, true
+			return form{path: s.relIn(abs, i+1), proj: i}, true
 		}
 	}
 	return form{}, false
@@ -893,7 +1041,7 @@ func (s *Set) normalize(c *Call, p string) (string, bool) {
 	if problem != "" {
 		return "", false
 	}
-	return relTo(abs, s.opt.WorkspaceRoot), true
+	return s.relIn(abs, 0), true
 }
 
 func (t *tier) isProtected(path string) bool {

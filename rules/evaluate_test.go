@@ -726,7 +726,9 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 		{"empty and null path keys are no path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": nil}, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
 		{"a cwd that cannot be normalised", "", Call{Tool: "LS", Cwd: "data/loop1"}, withState(catchAll, PathInvalid)},
 		{"not a file tool: the rules alone", "", Call{Tool: "TodoWrite", Cwd: "state"}, ruled(Allow, 8, "")},
-		{"not a file tool", "", Call{Tool: "Task", Args: map[string]any{"input": "ls -l"}, Cwd: "secrets"}, catchAll},
+		// Run in secrets/, any name a tool is given lies there.
+		{"not a file tool", "", Call{Tool: "Task", Args: map[string]any{"input": "ls -l"}, Cwd: "secrets"}, inPlace(ReasonDenied, "secrets", "secrets/ls")},
+		{"not a file tool, elsewhere", "", Call{Tool: "Task", Args: map[string]any{"input": "ls -l"}, Cwd: "docs"}, catchAll},
 		// A string with a "/" is scanned as a path against every base: cwd is secrets/.
 		{"not a file tool, a string scanned", "", Call{Tool: "Task", Args: map[string]any{"input": "cat x/key"}, Cwd: "secrets"}, inPlace(ReasonDenied, "secrets", "secrets/cat x/key")},
 	})
@@ -738,7 +740,8 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 	runEvalCases(t, custom, []evalCase{
 		{"a custom read tool", "", Call{Tool: "search_repo", Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
 		{"a custom write tool", "", Call{Tool: "save", Cwd: "state"}, protected("state")},
-		{"Grep is no longer a file tool", "", Call{Tool: "Grep", Args: grep, Cwd: "secrets"}, ruled(Allow, 13, "")},
+		{"Grep is no longer a file tool", "", Call{Tool: "Grep", Args: grep, Cwd: "docs"}, ruled(Allow, 13, "")},
+		{"Grep is no longer a file tool, run in secrets/", "", Call{Tool: "Grep", Args: grep, Cwd: "secrets"}, inPlace(ReasonDenied, "secrets", "secrets/token")},
 	})
 
 	// With no workspace root and no absolute directory there is nothing to resolve: an

@@ -20,24 +20,9 @@ const maxExpandWord = 512
 // at white space, quotes and backticks only, so that "${HOME}/x" and "se\crets" stay
 // whole.
 func shellWords(v string) iter.Seq[string] {
-	sep := func(r rune) bool { return unicode.IsSpace(r) || r == '"' || r == '\'' || r == '`' }
-	return func(yield func(string) bool) {
-		for len(v) > 0 {
-			i := strings.IndexFunc(v, func(r rune) bool { return !sep(r) })
-			if i < 0 {
-				return
-			}
-			v = v[i:]
-			j := strings.IndexFunc(v, sep)
-			if j < 0 {
-				j = len(v)
-			}
-			if !yield(v[:j]) {
-				return
-			}
-			v = v[j:]
-		}
-	}
+	return splitWords(v, func(r rune) bool {
+		return unicode.IsSpace(r) || r == '"' || r == '\'' || r == '`'
+	})
 }
 
 // expands reports whether the word w (a shellWords word) holds what a tool may expand

@@ -359,10 +359,10 @@ func (s *Set) resolveOnce() ([]map[string]string, []string) {
 		rec.root = root
 		m := make(map[string]string, len(s.patterns)+len(s.opt.Protected))
 		for _, p := range s.patterns {
-			m[p] = resolvePattern(p, root, &rec)
+			m[p] = s.foldRel(resolvePattern(p, root, &rec), i)
 		}
 		for _, p := range s.opt.Protected {
-			m[protectedKey+p] = normOrClean(p, root, &rec)
+			m[protectedKey+p] = s.foldRel(normOrClean(p, root, &rec), i)
 		}
 		out[i] = m
 	}

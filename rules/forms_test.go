@@ -190,3 +190,33 @@ func TestHomeWord(t *testing.T) {
 		})
 	}
 }
+
+// TestEvaluateBareWords: a plain name is a path in the directory a tool runs in — a
+// symlink there leads where it points, and in a guarded place every name lies in it.
+func TestEvaluateBareWords(t *testing.T) {
+	s, root := formsSet(t)
+	mustSymlink(t, "secrets/key", root+"/k")
+	mustSymlink(t, "../secrets/x", root+"/docs/kx")
+	mustSymlink(t, "../state", root+"/memory/st")
+	denied := func(path string) Decision { return inPlace(ReasonDenied, "secrets", path) }
+	allowed := ruled(Allow, 20, "")
+	notes := func(cwd, wd string, args map[string]any) Call {
+		return Call{Tool: "mcp__notes__x", Cwd: cwd, WorkingDir: wd, Args: args}
+	}
+	prose := strings.Repeat("a lot of words that name nothing here ", 20)
+	runEvalCases(t, s, []evalCase{
+		{"a link in the root", "", notes("", "", map[string]any{"arg": "k"}), denied("secrets/key")},
+		{"a link in the root, a word of a text", "", notes("", "", map[string]any{"arg": "open k now"}), denied("secrets/key")},
+		{"a link in the cwd", "", notes("docs", "", map[string]any{"arg": "kx"}), denied("secrets/x")},
+		{"a link in the working directory", "", notes("", root+"/docs", map[string]any{"arg": "kx"}), denied("secrets/x")},
+		{"a link to the data directory", "", notes("memory", "", map[string]any{"arg": "st"}), Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
+		{"a link to an allowed place", "", notes("", "", map[string]any{"arg": "lnk"}), allowed},
+		{"a link of another directory", "", notes("", "", map[string]any{"arg": "kx"}), allowed},
+		{"run in secrets/: an entry", "", notes("secrets", "", map[string]any{"arg": "key"}), denied("secrets/key")},
+		{"run in secrets/: a new name", "", notes("secrets", "", map[string]any{"arg": "new"}), denied("secrets/new")},
+		{"run in secrets/ through a link", "", notes("data/link", "", map[string]any{"arg": "y"}), denied("secrets/x/y")},
+		{"run elsewhere", "", notes("docs", "", map[string]any{"arg": "key"}), allowed},
+		{"a long text", "", notes("", "", map[string]any{"arg": prose}), allowed},
+		{"a long text, then a link", "", notes("", "", map[string]any{"arg": prose + "k"}), denied("secrets/key")},
+	})
+}

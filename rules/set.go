@@ -28,6 +28,7 @@ type Set struct {
 	patterns  []string            // the distinct path patterns of rules, as written
 	home      string              // the service's home directory, "~" expanded; "" if none
 	projects  []project           // Options.Projects, deepest first
+	fold      []bool              // per root, the workspace's then each project's: it folds case
 	mu        sync.Mutex          // serialises building a new view
 	view      atomic.Pointer[view]
 }
@@ -79,8 +80,14 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 		known:    map[string]bool{DefaultGroup: true},
 		rules:    map[string][]crule{},
 	}
+	folds := opt.FoldsCase
+	if folds == nil {
+		folds = FoldsCase
+	}
+	s.fold = []bool{opt.WorkspaceRoot != "" && folds(opt.WorkspaceRoot)}
 	for _, p := range opt.Projects {
-		s.projects = append(s.projects, project{root: p, form: relTo(p, opt.WorkspaceRoot)})
+		s.projects = append(s.projects, project{root: p, form: s.relIn(p, 0)})
+		s.fold = append(s.fold, folds(p))
 	}
 	for _, g := range groups {
 		s.known[g.ID] = true

@@ -100,3 +100,19 @@ func entryOfMode(name string, t uint32) lstatEntry {
 		device: t == syscall.S_IFCHR || t == syscall.S_IFBLK, dir: t == syscall.S_IFDIR,
 		regular: t == syscall.S_IFREG}
 }
+
+// linkIn reports whether dir/name is a symlink, allocating nothing when the path is
+// shorter than lstat's buffer.
+func linkIn(dir, name string) bool {
+	var buf [511]byte
+	if len(dir)+1+len(name) > len(buf) {
+		e := lstatInfo(dir + "/" + name)
+		return e.err == nil && e.link
+	}
+	n := copy(buf[:], dir)
+	buf[n] = '/'
+	n += 1 + copy(buf[n+1:], name)
+	var st syscall.Stat_t
+	return lstat(unsafe.String(&buf[0], n), &st) == nil &&
+		st.Mode&syscall.S_IFMT == syscall.S_IFLNK
+}

@@ -35,3 +35,9 @@ func lstatInfo(name string) lstatEntry {
 	return lstatEntry{name: name, link: m&fs.ModeSymlink != 0, device: m&fs.ModeDevice != 0,
 		dir: m.IsDir(), regular: m.IsRegular()}
 }
+
+// linkIn reports whether dir/name is a symlink.
+func linkIn(dir, name string) bool {
+	e := lstatInfo(dir + "/" + name)
+	return e.err == nil && e.link
+}
