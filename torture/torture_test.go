@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +58,9 @@ var jane = models.User{ID: 100000001, FirstName: "Jane"}
 // figures are what the torture test counts, for docs/torture.md.
 type figures struct {
 	kills, requests, resolutions, duplicates, taps, clicks, apiCalls, runs, orphans atomic.Int64
+	// resumed counts the runs that went on after a kill; steps the cron steps that ran,
+	// edited those of them that ran under a config whose steps were not their run's.
+	resumed, steps, edited atomic.Int64
 }
 
 // proc is one running skald-bot serve.
@@ -133,12 +137,13 @@ func TestTorture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary")
 	}
-	kills, agents, perAgent := 20, 4, 4
+	kills, agents, perAgent, limit := 20, 4, 4, 10*time.Minute
 	if os.Getenv("SKALD_TORTURE") == "long" {
-		kills, agents, perAgent = 100, 50, 4
+		// The cron runs' prompts and steps take minutes more on a loaded machine.
+		kills, agents, perAgent, limit = 100, 50, 4, 25*time.Minute
 	}
 	began := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	tg, err := telegramtest.New(telegramtest.Config{
 		Chats: []models.Chat{{ID: jane.ID, Type: models.ChatTypePrivate}},
@@ -158,7 +163,11 @@ func TestTorture(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "skald.yaml")
-	yaml := fmt.Sprintf(`data_dir: %s
+	// The config of start gen: the job's steps carry gen, so that a run resumed after
+	// a restart has configured steps other than the ones it stored, and its marker
+	// lines say which it ran.
+	writeConfig := func(gen int) {
+		yaml := fmt.Sprintf(`data_dir: %s
 workspace_root: %s
 log: {level: debug}
 api: {listen: "127.0.0.1:0", token: %q}
@@ -178,14 +187,14 @@ jobs:
     schedule: "@every 1000h"
     agent_id: cron
     overlap: allow
+    notify: always
     steps:
-      - tool: execute_cmd
-        args: {cmd: "echo ran >> data/marker.log"}
-`, filepath.Join(dir, "data"), ws, adminToken, tg.Token(), tg.URL(), jane.ID, jane.ID,
-		slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(), slacktest.DefaultChannel,
-		slacktest.DefaultUser)
-	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
+%s%s`, filepath.Join(dir, "data"), ws, adminToken, tg.Token(), tg.URL(), jane.ID, jane.ID,
+			slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(), slacktest.DefaultChannel,
+			slacktest.DefaultUser, markStep(1, gen), markStep(2, gen))
+		if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	var (
@@ -209,7 +218,10 @@ jobs:
 		}
 	}
 
+	var starts []time.Time // when each start's process was launched
 	for k := 0; k <= kills; k++ {
+		writeConfig(k)
+		starts = append(starts, time.Now())
 		p := start(t, ctx, cfg)
 		c := api.NewClient(p.url, adminToken)
 		if err := sl.WaitConnections(ctx, k+1); err != nil {
@@ -219,6 +231,33 @@ jobs:
 		var wg sync.WaitGroup
 		final := k == kills
 		if !final {
+			// Cron: runs whose two steps each wait for approval, started before the
+			// rest, so that every start has some to suspend, resume or cut short.
+			var shows []string
+			for range 2 {
+				r, err := c.RunJob(gctx, "mark")
+				if err != nil {
+					// The API serves before the scheduler is ready: a trigger then
+					// gets 500 (the scheduler is not running).
+					t.Logf("start %d: run job: %v", k, err)
+					continue
+				}
+				fig.runs.Add(1)
+				shows = append(shows, "cron job mark, run "+strconv.FormatUint(r.ID, 10)+"\n")
+			}
+			// Until both (nearly) wait for their first approval: their prompts are
+			// armed on Telegram.
+			wctx, wcancel := context.WithTimeout(gctx, 20*time.Second)
+			_ = tg.Wait(wctx, func() bool {
+				left := slices.Clone(shows)
+				for _, m := range tg.Messages(jane.ID) {
+					left = slices.DeleteFunc(left, func(s string) bool {
+						return m.Keyboard != nil && strings.Contains(m.PlainText, s)
+					})
+				}
+				return len(left) == 0
+			})
+			wcancel()
 			// Agents: new calls that need a human, and replays of the ones told.
 			for a := range agents {
 				wg.Go(func() {
@@ -304,7 +343,7 @@ jobs:
 					}
 				}
 			})
-			// Cron: a run whose step waits for approval.
+			// Cron: one more run, which a kill may cut short as it starts.
 			wg.Go(func() {
 				if _, err := c.RunJob(gctx, "mark"); err == nil {
 					fig.runs.Add(1)
@@ -314,7 +353,7 @@ jobs:
 			// Kill at a random point: after a random number of operations.
 			idle := make(chan struct{})
 			go func() { wg.Wait(); close(idle) }()
-			want := 2 + rng.IntN(3*agents*perAgent)
+			want := 2 + rng.IntN(6*agents*perAgent) // taps on the runs' prompts count too
 		wait:
 			for range want {
 				select {
@@ -335,7 +374,10 @@ jobs:
 		// The last start: settle everything, then check. A prompt is posted without
 		// buttons and armed only once its message is recorded, so every message
 		// still showing buttons once every request is finished is an orphan: its
-		// request is resolved, or no request records it.
+		// request is resolved, or no request records it. The runs that waited across
+		// the last kill are approved to their end first, so that they resume under a
+		// config whose steps differ from the ones they stored.
+		driveCron(t, gctx, c, tg, &fig)
 		settle(t, gctx, c, &fig)
 		orphans := buttonsLeft(gctx, tg, sl)
 		if len(orphans) > 0 {
@@ -401,34 +443,13 @@ jobs:
 	for _, b := range bad {
 		t.Error(b)
 	}
-	// Every cron step that ran: at most once per run that reached it.
-	runs, err := s.RunsByStatus(store.RunSucceeded, store.RunInterrupted, store.RunFailed,
-		store.RunRejected, store.RunExpired, store.RunCancelled)
-	if err != nil {
-		t.Fatal(err)
-	}
-	started, succeeded := 0, 0
-	for _, r := range runs {
-		if len(r.Steps) > 0 && r.Steps[0].StartedAt.IsZero() == false {
-			started++
-			if r.Steps[0].Status == string(store.RunSucceeded) {
-				succeeded++
-			}
-		}
-	}
-	lines := 0
-	if b, err := os.ReadFile(filepath.Join(ws, "data", "marker.log")); err == nil {
-		lines = strings.Count(string(b), "\n")
-	}
-	if lines < succeeded || lines > started {
-		t.Errorf("the cron step ran %d times; %d runs succeeded, %d started it",
-			lines, succeeded, started)
-	}
-	t.Logf("kills %d, requests %d, API resolutions %d, duplicates refused %d, taps %d, "+
-		"clicks %d, runs %d (step ran %d), orphan prompts %d, time %s",
+	checkCron(t, s, ws, starts, &fig)
+	t.Logf("kills %d, requests %d, API resolutions %d, duplicates refused %d, taps %d, clicks %d, "+
+		"runs %d (resumed after a kill %d), cron steps run %d (under an edited config %d), "+
+		"orphan prompts %d, time %s",
 		fig.kills.Load(), fig.requests.Load(), fig.resolutions.Load(), fig.duplicates.Load(),
-		fig.taps.Load(), fig.clicks.Load(), fig.runs.Load(),
-		lines, fig.orphans.Load(), time.Since(began).Round(time.Second))
+		fig.taps.Load(), fig.clicks.Load(), fig.runs.Load(), fig.resumed.Load(), fig.steps.Load(),
+		fig.edited.Load(), fig.orphans.Load(), time.Since(began).Round(time.Second))
 }
 
 // shown is a chat message still showing buttons: its channel, its ref and the data
@@ -504,4 +525,135 @@ func requestOf(blocks string) (uint64, bool) {
 	}
 	id, err := strconv.ParseUint(rest[:j], 10, 64)
 	return id, err == nil
+}
+
+// markStep is step n of the job in the config of start gen: an execute_cmd, which
+// needs approval, that appends "g<gen> <token>" to data/step<n>.log and prints the
+// token, unique to this execution, which the run stores as the step's output.
+func markStep(n, gen int) string {
+	return fmt.Sprintf("      - tool: execute_cmd\n        args: {cmd: 't=$$$$-$(date +%%s%%N); "+
+		"echo \"g%d $t\" >> data/step%d.log; echo $t'}\n", gen, n)
+}
+
+// driveCron brings every run of job mark to its end: it approves each request a
+// run waits on, and waits, through the Telegram server, for a running one to ask its
+// next step or end (notify: always, so an end posts a notice).
+func driveCron(t *testing.T, ctx context.Context, c *api.Client, tg *telegramtest.Server,
+	fig *figures) {
+	t.Helper()
+	for ctx.Err() == nil {
+		sent := tg.CallCount("sendMessage")
+		runs, err := c.Runs(ctx, "mark")
+		if err != nil {
+			t.Fatalf("runs: %v", err)
+		}
+		running := false
+		for _, r := range runs {
+			switch r.Status {
+			case store.RunRunning:
+				running = true
+			case store.RunWaitingApproval:
+				running = true
+				if _, err := c.Resolve(ctx, r.RequestID, api.ResolveRequest{Action: "approve"}); err == nil {
+					fig.resolutions.Add(1)
+				}
+			}
+		}
+		if !running {
+			return
+		}
+		if err := tg.Wait(ctx, func() bool { return tg.CallCount("sendMessage") > sent }); err != nil {
+			t.Fatalf("waiting for the runs to go on: %v", err)
+		}
+	}
+}
+
+// checkCron checks the runs of job mark against the marker files in ws: every step
+// the store records as succeeded appended its line exactly once, with the generation
+// of the steps the run stored when it started — not of the config it resumed under —;
+// a line no succeeded step accounts for comes only from a step a kill interrupted;
+// an approved step ran, unless a kill interrupted it; a run that resumed after a kill
+// is marked config_changed. starts are the launch times of each start, to tell which
+// config a step ran under.
+func checkCron(t *testing.T, s *store.DB, ws string, starts []time.Time, fig *figures) {
+	t.Helper()
+	runs, err := s.RunsByStatus(store.RunSucceeded, store.RunInterrupted, store.RunFailed,
+		store.RunRejected, store.RunExpired, store.RunCancelled, store.RunDenied,
+		store.RunWaitingApproval, store.RunRunning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 2; n++ {
+		lines := map[string]int{} // "g<gen> <token>" → times written
+		b, err := os.ReadFile(filepath.Join(ws, "data", "step"+strconv.Itoa(n)+".log"))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		for l := range strings.Lines(string(b)) {
+			lines[strings.TrimSuffix(l, "\n")]++
+		}
+		interrupted := 0
+		for _, r := range runs {
+			if r.Status == store.RunWaitingApproval || r.Status == store.RunRunning {
+				t.Errorf("run %d still %s after settling", r.ID, r.Status)
+			}
+			if n == 1 && r.ConfigChanged {
+				fig.resumed.Add(1)
+			}
+			if len(r.Steps) < n || len(r.Plan) < n {
+				continue
+			}
+			st, plan := r.Steps[n-1], r.Plan[n-1]
+			var gen int
+			cmd, _ := plan.Args["cmd"].(string)
+			if _, err := fmt.Sscanf(cmd[strings.Index(cmd, "echo")+len(`echo "g`):], "%d", &gen); err != nil {
+				t.Fatalf("run %d step %d: stored command %q: %v", r.ID, n, cmd, err)
+			}
+			switch st.Status {
+			case string(store.RunSucceeded):
+				fig.steps.Add(1)
+				line := fmt.Sprintf("g%d %s", gen, strings.TrimSpace(st.Output))
+				if lines[line] != 1 {
+					t.Errorf("run %d step %d (stored steps of start %d) succeeded with %q: "+
+						"written %d times, want once", r.ID, n, gen, line, lines[line])
+				}
+				delete(lines, line)
+				under := 0
+				for k, at := range starts {
+					if !st.StartedAt.Before(at) {
+						under = k
+					}
+				}
+				if under != gen {
+					fig.edited.Add(1)
+					if !r.ConfigChanged {
+						t.Errorf("run %d of start %d ran step %d under start %d's config, "+
+							"not marked config_changed", r.ID, gen, n, under)
+					}
+				}
+			case string(store.RunRunning), string(store.RunInterrupted):
+				interrupted++
+			default:
+				if st.RequestID == 0 {
+					break
+				}
+				if q, err := s.Request(st.RequestID); err == nil && q.Status == store.Approved {
+					t.Errorf("run %d step %d: request %d approved, step %s, run %s; want it run",
+						r.ID, n, st.RequestID, st.Status, r.Status)
+				}
+			}
+		}
+		left := 0
+		for _, c := range lines {
+			left += c
+		}
+		if left > interrupted {
+			t.Errorf("step %d: %d marker lines no succeeded step accounts for, but %d "+
+				"interrupted: %v", n, left, interrupted, lines)
+		}
+	}
+	if fig.resumed.Load() == 0 || fig.edited.Load() == 0 {
+		t.Errorf("%d runs resumed after a kill, %d steps ran under an edited config; "+
+			"want some of each", fig.resumed.Load(), fig.edited.Load())
+	}
 }
