@@ -190,8 +190,8 @@ jobs:
     notify: always
     steps:
 %s%s`, filepath.Join(dir, "data"), ws, adminToken, tg.Token(), tg.URL(), jane.ID, jane.ID,
-			slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(), slacktest.DefaultChannel,
-			slacktest.DefaultUser, markStep(1, gen), markStep(2, gen))
+			slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(),
+			slacktest.DefaultChannel, slacktest.DefaultUser, markStep(1, gen), markStep(2, gen))
 		if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -444,9 +444,9 @@ jobs:
 		t.Error(b)
 	}
 	checkCron(t, s, ws, starts, &fig)
-	t.Logf("kills %d, requests %d, API resolutions %d, duplicates refused %d, taps %d, clicks %d, "+
-		"runs %d (resumed after a kill %d), cron steps run %d (under an edited config %d), "+
-		"orphan prompts %d, time %s",
+	t.Logf("kills %d, requests %d, API resolutions %d, duplicates refused %d, "+
+		"taps %d, clicks %d, runs %d (resumed after a kill %d), "+
+		"cron steps run %d (under an edited config %d), orphan prompts %d, time %s",
 		fig.kills.Load(), fig.requests.Load(), fig.resolutions.Load(), fig.duplicates.Load(),
 		fig.taps.Load(), fig.clicks.Load(), fig.runs.Load(), fig.resumed.Load(), fig.steps.Load(),
 		fig.edited.Load(), fig.orphans.Load(), time.Since(began).Round(time.Second))
@@ -554,7 +554,8 @@ func driveCron(t *testing.T, ctx context.Context, c *api.Client, tg *telegramtes
 				running = true
 			case store.RunWaitingApproval:
 				running = true
-				if _, err := c.Resolve(ctx, r.RequestID, api.ResolveRequest{Action: "approve"}); err == nil {
+				approve := api.ResolveRequest{Action: "approve"}
+				if _, err := c.Resolve(ctx, r.RequestID, approve); err == nil {
 					fig.resolutions.Add(1)
 				}
 			}
@@ -562,7 +563,8 @@ func driveCron(t *testing.T, ctx context.Context, c *api.Client, tg *telegramtes
 		if !running {
 			return
 		}
-		if err := tg.Wait(ctx, func() bool { return tg.CallCount("sendMessage") > sent }); err != nil {
+		more := func() bool { return tg.CallCount("sendMessage") > sent }
+		if err := tg.Wait(ctx, more); err != nil {
 			t.Fatalf("waiting for the runs to go on: %v", err)
 		}
 	}
@@ -606,7 +608,8 @@ func checkCron(t *testing.T, s *store.DB, ws string, starts []time.Time, fig *fi
 			st, plan := r.Steps[n-1], r.Plan[n-1]
 			var gen int
 			cmd, _ := plan.Args["cmd"].(string)
-			if _, err := fmt.Sscanf(cmd[strings.Index(cmd, "echo")+len(`echo "g`):], "%d", &gen); err != nil {
+			num := cmd[strings.Index(cmd, "echo")+len(`echo "g`):]
+			if _, err := fmt.Sscanf(num, "%d", &gen); err != nil {
 				t.Fatalf("run %d step %d: stored command %q: %v", r.ID, n, cmd, err)
 			}
 			switch st.Status {
