@@ -67,11 +67,16 @@ const (
 
 // Trigger starts a run of job name now. A trigger the overlap policy skipped or
 // queued is an api.ErrConflict (409) that still wraps cron.ErrSkipped or
-// cron.ErrQueued, with the one plain line of notStartedLine as its message.
+// cron.ErrQueued, with the one plain line of notStartedLine as its message. One that
+// arrives while the scheduler is starting or stopping is an api.ErrUnavailable (503)
+// that wraps cron.ErrNotRunning; it started nothing.
 func (a apiJobs) Trigger(ctx context.Context, name string) (store.Run, error) {
 	r, err := a.e.Trigger(ctx, name)
 	if msg, ok := notStartedLine(name, err); ok {
 		err = retold{msg, []error{err, api.ErrConflict}}
+	} else if errors.Is(err, cron.ErrNotRunning) {
+		msg := name + ": the scheduler is starting or stopping; try again in a moment"
+		err = retold{msg, []error{err, api.ErrUnavailable}}
 	}
 	return r, err
 }

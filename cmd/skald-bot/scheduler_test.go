@@ -16,7 +16,11 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
+	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
 )
 
 // sse reads the service's Server-Sent Events (GET /api/events) until the test ends.
@@ -337,4 +341,30 @@ func TestChatRunNotStarted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestJobsRunBeforeSchedulerRuns: a trigger that reaches the API before the run
+// engine runs (serve answers before its scheduler is ready) is a 503 that says so, and
+// starts no run.
+func TestJobsRunBeforeSchedulerRuns(t *testing.T) {
+	db := teststore.Open(t, store.Options{})
+	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: t.TempDir()},
+		Logger: testkit.Logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := cron.Step{Tool: "write_file", Args: map[string]any{"path": "x", "content": "x"}}
+	sched, err := cron.New(cron.Options{Store: db, Gate: g, WorkspaceRoot: t.TempDir(),
+		Jobs: []cron.Job{{Name: "j", Schedule: "@yearly", Steps: []cron.Step{step}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := teststore.Snapshot(t, db)
+	_, err = apiJobs{sched}.Trigger(context.Background(), "j")
+	want := "j: the scheduler is starting or stopping; try again in a moment"
+	if !errors.Is(err, api.ErrUnavailable) || !errors.Is(err, cron.ErrNotRunning) ||
+		err.Error() != want {
+		t.Fatalf("Trigger before Run: %v, want ErrUnavailable %q", err, want)
+	}
+	teststore.Unchanged(t, db, before)
 }
