@@ -15,7 +15,8 @@ func mixRules(n int) []Rule {
 	rs := seedRules()
 	actions := []Action{Allow, Deny, Require}
 	for i := range n {
-		r := Rule{ID: uint64(100 + i), GroupID: DefaultGroup, Action: actions[i%3], Priority: (i * 7919) % 1000}
+		r := Rule{ID: uint64(100 + i), GroupID: DefaultGroup, Action: actions[i%3],
+			Priority: (i * 7919) % 1000}
 		if i%5 == 4 {
 			r.GroupID = "dev"
 		}
@@ -33,9 +34,11 @@ func mixRules(n int) []Rule {
 		case 7:
 			r.ToolPattern, r.AgentID = "tool_"+strconv.Itoa(i-7), "agent"+strconv.Itoa(i%13)
 		case 8:
-			r.ToolPattern, r.Source = fmt.Sprintf("mcp__srv%d__*", i%97), []string{"slack", "cron"}[i%2]
+			r.ToolPattern = fmt.Sprintf("mcp__srv%d__*", i%97)
+			r.Source = []string{"slack", "cron"}[i%2]
 		case 9:
-			r.ToolPattern, r.PathPattern, r.Action = ClassFSAny, fmt.Sprintf("secret%d/*", i%50), Deny
+			r.ToolPattern, r.Action = ClassFSAny, Deny
+			r.PathPattern = fmt.Sprintf("secret%d/*", i%50)
 		}
 		rs = append(rs, r)
 	}
@@ -54,7 +57,8 @@ func benchCalls(n int) (noPath, withPath []Call) {
 	}
 	withPath = []Call{
 		{Tool: "read_file", Args: map[string]any{"path": "proj5/src/main.go"}},
-		{Tool: "Grep", Args: map[string]any{"pattern": "x"}, Cwd: "proj5"}, // a file tool without a path is on its cwd
+		// a file tool without a path is on its cwd
+		{Tool: "Grep", Args: map[string]any{"pattern": "x"}, Cwd: "proj5"},
 		{Tool: "Write", Args: map[string]any{"file_path": "proj7/src/new.go"}},
 		{Tool: "Edit", Args: map[string]any{"file_path": "memory/notes.md"}},
 		{Tool: "read_file", Args: map[string]any{"path": "secret3/key"}},
@@ -78,7 +82,8 @@ func benchSet(b *testing.B, n int) *Set {
 			b.Fatal(err)
 		}
 	}
-	return Compile([]Group{{ID: "dev"}}, mixRules(n), Options{WorkspaceRoot: root, Protected: []string{root + "/state"}})
+	return Compile([]Group{{ID: "dev"}}, mixRules(n),
+		Options{WorkspaceRoot: root, Protected: []string{root + "/state"}})
 }
 
 // BenchmarkEvaluate measures Evaluate over 10, 1,000 and 10,000 rules of a realistic
@@ -149,7 +154,8 @@ func TestEvaluateNoPathAllocs(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { s.Evaluate("dev", c) }); n != 0 {
 			t.Errorf("Evaluate(%+v) allocates %v times", c, n)
 		}
-		if n := testing.AllocsPerRun(100, func() { s.Visible("dev", c.AgentID, c.Source, c.Tool) }); n != 0 {
+		visible := func() { s.Visible("dev", c.AgentID, c.Source, c.Tool) }
+		if n := testing.AllocsPerRun(100, visible); n != 0 {
 			t.Errorf("Visible(%s) allocates %v times", c.Tool, n)
 		}
 		if n := testing.AllocsPerRun(100, func() { s.MatchTool("@fs_any", c.Tool) }); n != 0 {

@@ -681,7 +681,8 @@ type derivedAnswer struct {
 const maxGitFile = 4096
 
 // configTargets returns the files a program may open for its config file f in the
-// normalised directory dir, resolved as the OS opens them: through their symlinks; under a .git that is a file ("gitdir: D": a
+// normalised directory dir, resolved as the OS opens them: through their
+// symlinks; under a .git that is a file ("gitdir: D": a
 // linked work tree, a submodule), in D and in the common directory D names; for a
 // component that stands for every name (x, x.py, x_test.go: see configPrograms),
 // through every symlink in that directory with its extension. A relative dir lies

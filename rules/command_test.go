@@ -140,7 +140,8 @@ func cmpOr(a, b string) string {
 func TestEvaluateDecidesScripts(t *testing.T) {
 	groups, rs := shellRules()
 	s := Compile(groups, rs, Options{WorkspaceRoot: "/w"})
-	d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Args: map[string]any{"command": "git status"}})
+	d := s.Evaluate(DefaultGroup,
+		Call{Tool: "Bash", Args: map[string]any{"command": "git status"}})
 	if d.Action != Allow || d.RuleID != 3 || d.Script == nil || len(d.Script.Commands) != 1 ||
 		d.Script.Commands[0].Text != "git status" {
 		t.Errorf("Evaluate = %+v, want allow by rule 3 with its command", d)
@@ -197,7 +198,8 @@ func TestValidateCommandPattern(t *testing.T) {
 				Action: Require, Priority: 1000}}, Options{})
 			sc := shell.Parse("git status")
 			c := Call{Tool: "Bash"}
-			if d := s.decideScript(s.view.Load().def, &c, &sc); d.Action != Require || d.RuleID != 2 {
+			if d := s.decideScript(s.view.Load().def, &c, &sc); d.Action != Require ||
+				d.RuleID != 2 {
 				t.Errorf("after Compile: %+v, want require by rule 2", d)
 			}
 		})
@@ -283,7 +285,8 @@ func TestEvaluateShell(t *testing.T) {
 	}{
 		{"allowed", Call{Tool: "Bash", Cwd: "src", Args: map[string]any{"command": "git status"}},
 			Allow, 3, "allowed by rule 3", ""},
-		{"git reads the root", bash("git status"), Require, 0, `"." of command "git status" holds secrets`,
+		{"git reads the root", bash("git status"), Require, 0,
+			`"." of command "git status" holds secrets`,
 			"secrets"},
 		{"write denied", bash("echo hi > secrets/x"), Deny, 12, `write "secrets/x"`, ""},
 		{"write allowed", bash("echo hi > data/x"), Allow, 5, "", ""},
@@ -339,8 +342,11 @@ func TestShellDecisionNote(t *testing.T) {
 		{ID: 3, GroupID: DefaultGroup, ToolPattern: "Bash", CommandPattern: "ls *",
 			Action: Allow, Note: "listing is fine"},
 	}, Options{WorkspaceRoot: "/w"})
-	for script, want := range map[string]string{"ls; curl x": "no network", "ls": "listing is fine",
-		"make": ""} {
+	for script, want := range map[string]string{
+		"ls; curl x": "no network",
+		"ls":         "listing is fine",
+		"make":       "",
+	} {
 		d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Args: map[string]any{"command": script}})
 		if d.Note != want {
 			t.Errorf("Evaluate(%q) = %+v, want note %q", script, d, want)

@@ -166,7 +166,8 @@ func (s *Set) foreignPlaces(gs *guards, root string) []string {
 			if !g.rule || slices.Contains(out, at) {
 				continue
 			}
-			if f, ok := s.projectRel(at); !Under(at, root) || ok && s.projects[f.proj].root != root {
+			if f, ok := s.projectRel(at); !Under(at, root) ||
+				ok && s.projects[f.proj].root != root {
 				out = append(out, at)
 			}
 		}
@@ -294,7 +295,9 @@ func (s *Set) inPlace(list []guard, top string, c *Call, path string, protected 
 		return nil
 	}
 	for dir := path; ; dir = parentDir(dir, top) {
-		i, _ := slices.BinarySearchFunc(list, dir, func(g guard, p string) int { return strings.Compare(g.place, p) })
+		i, _ := slices.BinarySearchFunc(list, dir, func(g guard, p string) int {
+			return strings.Compare(g.place, p)
+		})
 		for ; i < len(list) && list[i].place == dir; i++ {
 			g := &list[i]
 			if g.rule && g.pat.match(path) && g.filtersApply(c) || protected && !g.rule {
@@ -338,13 +341,17 @@ func (sc *guardScan) scan(list []guard, top string, path string) *guard {
 		}
 		return nil
 	}
-	i, _ := slices.BinarySearchFunc(list, path, func(g guard, p string) int { return strings.Compare(g.place, p) })
+	i, _ := slices.BinarySearchFunc(list, path, func(g guard, p string) int {
+		return strings.Compare(g.place, p)
+	})
 	for ; i < len(list) && list[i].place == path; i++ {
 		if g := &list[i]; !g.strict && s.holds(gs, g, c, sc.any) {
 			return g
 		}
 	}
-	i, _ = slices.BinarySearchFunc(list, path, func(g guard, p string) int { return cmpDirPrefix(g.place, p) })
+	i, _ = slices.BinarySearchFunc(list, path, func(g guard, p string) int {
+		return cmpDirPrefix(g.place, p)
+	})
 	for ; i < len(list) && underStrict(list[i].place, path); i++ {
 		if g := &list[i]; s.holds(gs, g, c, sc.any) {
 			return g

@@ -66,8 +66,10 @@ var DefaultShell = []ShellTool{{Tool: "Bash", Arg: "command"},
 
 // The defaults of Options' lists (docs/design.md, "Path arguments").
 var (
-	DefaultFSRead   = []string{"read_file", "grep_files", "list_files", "search_file", "get_ast_outline", "Read", "Grep", "Glob", "LS"}
-	DefaultFSWrite  = []string{"write_file", "edit_file", "insert_at_line", "replace_lines", "Write", "Edit", "MultiEdit", "NotebookEdit"}
+	DefaultFSRead = []string{"read_file", "grep_files", "list_files", "search_file",
+		"get_ast_outline", "Read", "Grep", "Glob", "LS"}
+	DefaultFSWrite = []string{"write_file", "edit_file", "insert_at_line", "replace_lines",
+		"Write", "Edit", "MultiEdit", "NotebookEdit"}
 	DefaultPathArgs = []string{"path", "file_path", "notebook_path", "paths", "source",
 		"destination", "directory", "dir", "target"}
 	DefaultMCPFilesystem = []string{"filesystem"}
@@ -169,9 +171,9 @@ func (d Decision) Locked() bool {
 // The reasons a Decision gives. They are constants, and the Reasons that name a place
 // are built at Compile, so that evaluation allocates nothing.
 const (
-	ReasonRule      = "rule"                               // a rule matched; Decision.RuleID names it
+	ReasonRule      = "rule"                               // a rule matched: Decision.RuleID
 	ReasonNoRule    = "no rule matched"                    // default-closed: require
-	ReasonProtected = "protected path"                     // the path lies under Options.Protected: deny
+	ReasonProtected = "protected path"                     // under Options.Protected: deny
 	ReasonBadPath   = "path argument cannot be normalised" // an unresolvable path: locked require
 	// ReasonContains starts the Reason of a call whose path contains a protected or
 	// denied place (Decision.Contains); ": " and the place follow.

@@ -59,7 +59,8 @@ func (s *Set) Evaluate(group string, c Call) Decision {
 			if d.Action == Deny {
 				return d
 			}
-			return Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid, Paths: d.Paths}
+			return Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid,
+				Paths: d.Paths}
 		}
 	}
 }
@@ -423,11 +424,12 @@ func (sc *argScan) value(v any, depth int) bool {
 // and each of its words (wordSep), so that "cat secrets/key", "--file=secrets/key"
 // or a bare "secrets" count too; a word a tool may expand into a path (expands) makes
 // the call unresolvable, as does an option spelt with look-alike letters
-// (shell.LookAlikeOption) — except for a file tool. A word that lies in a protected or denied place
-// makes the call require; for a tool outside the file classes, a word the call's own
-// rules deny, or under a protected place, denies it, and one that holds a guarded
-// place (".", "/", a project's root) makes it require; a glob holds what lies under
-// its literal directory. It reports whether the scan has its answer (value).
+// (shell.LookAlikeOption) — except for a file tool. A word that lies in a protected
+// or denied place makes the call require; for a tool outside the file classes, a
+// word the call's own rules deny, or under a protected place, denies it, and one
+// that holds a guarded place (".", "/", a project's root) makes it require; a glob
+// holds what lies under its literal directory. It reports whether the scan has its
+// answer (value).
 func (sc *argScan) str(v string) bool {
 	if sc.e.bad {
 		return false
@@ -445,7 +447,8 @@ func (sc *argScan) str(v string) bool {
 				}
 			case expands(w, sc.e.v.names) || shell.LookAlikeOption(w):
 				// What it names, or means, is the tool's to know.
-				if sc.add(Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}) {
+				bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
+				if sc.add(bad) {
 					return true
 				}
 			}
@@ -963,8 +966,10 @@ func (s *Set) formsCached(c *Call, p string, out []form, cache *lstatCache) ([]f
 				ok = false
 				dots = true
 			}
-			if dots && strings.Contains(full, "..") { // the form a tool that cleans ".." first opens
-				if a, problem := resolveWith(filepath.Clean(full), root, nil, cache, nil); problem == "" {
+			// The form a tool that cleans ".." first opens.
+			if dots && strings.Contains(full, "..") {
+				clean := filepath.Clean(full)
+				if a, problem := resolveWith(clean, root, nil, cache, nil); problem == "" {
 					abs = appendNew(abs, a)
 				} else {
 					ok = false

@@ -67,7 +67,8 @@ func forms(d Decision, n int) Decision { d.Paths = n; return d }
 
 // inPlace is the locked require of a call with an argument string in a guarded place.
 func inPlace(reason, place, path string) Decision {
-	return Decision{Action: Require, Reason: reason + ": " + place, Contains: place, Path: path, PathState: PathOK}
+	return Decision{Action: Require, Reason: reason + ": " + place, Contains: place, Path: path,
+		PathState: PathOK}
 }
 
 func withState(d Decision, st PathState) Decision { d.PathState = st; return d }
@@ -82,57 +83,136 @@ func TestEvaluateSeeded(t *testing.T) {
 	catchAll := ruled(Require, 12, "")
 	runEvalCases(t, s, []evalCase{
 		// Exact names and the catch-all.
-		{"exact require", "", Call{Tool: "Bash", Args: map[string]any{"input": "ls"}}, ruled(Require, 2, "")},
+		{"exact require", "", Call{Tool: "Bash", Args: map[string]any{"input": "ls"}},
+			ruled(Require, 2, "")},
 		{"exact allow", "", Call{Tool: "TodoWrite"}, ruled(Allow, 8, "")},
 		{"unknown tool meets the catch-all", "", Call{Tool: "mcp__gmail__send"}, catchAll},
 		// Paths.
 		{"memory subtree", "", read("memory/a/b"), ruled(Allow, 9, "memory/a/b")},
 		{"memory itself", "", read("memory"), ruled(Allow, 9, "memory")},
-		{"sibling memory-secrets is not memory/*", "", read("memory-secrets/x"), withPath(catchAll, "memory-secrets/x")},
+		{"sibling memory-secrets is not memory/*", "", read("memory-secrets/x"),
+			withPath(catchAll, "memory-secrets/x")},
 		{"docs/../secrets/x", "", read("docs/../secrets/x"), ruled(Deny, 11, "secrets/x")},
 		{"symlink into secrets", "", read("data/link"), ruled(Deny, 11, "secrets/x")},
 		{"below a symlink into secrets", "", read("data/link/y"), ruled(Deny, 11, "secrets/x/y")},
-		{"dotdot after a symlink leaves its target", "", read("data/link/../key"), forms(ruled(Deny, 11, "secrets/key"), 2)},
-		{"symlink whose target does not exist yet", "", read("data/new"), ruled(Deny, 11, "secrets/newx")},
-		{"dotdot out of a new directory meets a symlink", "", read("data/newdir/../link/y"), ruled(Deny, 11, "secrets/x/y")},
+		{"dotdot after a symlink leaves its target", "", read("data/link/../key"),
+			forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"symlink whose target does not exist yet", "", read("data/new"),
+			ruled(Deny, 11, "secrets/newx")},
+		{"dotdot out of a new directory meets a symlink", "", read("data/newdir/../link/y"),
+			ruled(Deny, 11, "secrets/x/y")},
 		{"data file", "", read("data/file.txt"), ruled(Allow, 10, "data/file.txt")},
-		{"new file in data", "", Call{Tool: "Write", Args: map[string]any{"file_path": "data/a/../b.txt"}}, ruled(Allow, 10, "data/b.txt")},
-		{"dotdot out of the root", "", read("data/../../x"), withPath(catchAll, filepath.Dir(root)+"/x")},
-		{"symlink loop matches no path rule", "", read("data/loop1"), withState(catchAll, PathInvalid)},
-		{"NUL byte matches no path rule", "", read("secrets/x\x00"), withState(catchAll, PathInvalid)},
-		{"path not a string", "", Call{Tool: "read_file", Args: map[string]any{"path": 42}}, withState(catchAll, PathInvalid)},
-		{"path an object", "", Call{Tool: "read_file", Args: map[string]any{"path": map[string]any{"p": "secrets/x"}}}, withState(catchAll, PathInvalid)},
-		{"a non-string path gives way to a string", "", Call{Tool: "read_file", Args: map[string]any{"path": 42, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
+		{"new file in data", "",
+			Call{Tool: "Write", Args: map[string]any{"file_path": "data/a/../b.txt"}},
+			ruled(Allow, 10, "data/b.txt")},
+		{"dotdot out of the root", "", read("data/../../x"),
+			withPath(catchAll, filepath.Dir(root)+"/x")},
+		{"symlink loop matches no path rule", "", read("data/loop1"),
+			withState(catchAll, PathInvalid)},
+		{"NUL byte matches no path rule", "", read("secrets/x\x00"),
+			withState(catchAll, PathInvalid)},
+		{"path not a string", "", Call{Tool: "read_file", Args: map[string]any{"path": 42}},
+			withState(catchAll, PathInvalid)},
+		{"path an object", "",
+			Call{Tool: "read_file",
+				Args: map[string]any{"path": map[string]any{"p": "secrets/x"}}},
+			withState(catchAll, PathInvalid)},
+		{"a non-string path gives way to a string", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": 42, "file_path": "secrets/key"}},
+			ruled(Deny, 11, "secrets/key")},
 		// Which argument is the path.
-		{"empty path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
-		{"null path falls to file_path", "", Call{Tool: "read_file", Args: map[string]any{"path": nil, "file_path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
-		{"file_path before notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"file_path": "secrets/key", "notebook_path": "memory/n.ipynb"}}, ruled(Deny, 11, "secrets/key")},
-		{"notebook_path alone", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb"}}, ruled(Allow, 9, "memory/n.ipynb")},
-		{"other keys are no path: the cwd is", "", Call{Tool: "read_file", Args: map[string]any{"url": "memory/a"}, Cwd: "docs"}, withPath(catchAll, "docs")},
-		{"other keys are scanned: a denied place locks", "", Call{Tool: "read_file", Args: map[string]any{"url": "secrets/key"}, Cwd: "docs"}, inPlace(ReasonDenied, "secrets", "secrets/key")},
-		{"no path: path rules do not match", "", Call{Tool: "mcp__files__read", Args: map[string]any{"url": "memory/a"}}, catchAll},
+		{"empty path falls to file_path", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": "secrets/key"}},
+			ruled(Deny, 11, "secrets/key")},
+		{"null path falls to file_path", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": nil, "file_path": "secrets/key"}},
+			ruled(Deny, 11, "secrets/key")},
+		{"file_path before notebook_path", "",
+			Call{Tool: "NotebookEdit",
+				Args: map[string]any{"file_path": "secrets/key",
+					"notebook_path": "memory/n.ipynb"}},
+			ruled(Deny, 11, "secrets/key")},
+		{"notebook_path alone", "",
+			Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb"}},
+			ruled(Allow, 9, "memory/n.ipynb")},
+		{"other keys are no path: the cwd is", "",
+			Call{Tool: "read_file", Args: map[string]any{"url": "memory/a"}, Cwd: "docs"},
+			withPath(catchAll, "docs")},
+		{"other keys are scanned: a denied place locks", "",
+			Call{Tool: "read_file", Args: map[string]any{"url": "secrets/key"}, Cwd: "docs"},
+			inPlace(ReasonDenied, "secrets", "secrets/key")},
+		{"no path: path rules do not match", "",
+			Call{Tool: "mcp__files__read", Args: map[string]any{"url": "memory/a"}}, catchAll},
 		// The base of a relative path.
-		{"relative to cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "memory/a"}, Cwd: root, WorkingDir: root}, ruled(Allow, 9, "memory/a")},
-		{"relative: the root counts beside cwd and the working directory", "", Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory", WorkingDir: root + "/memory"}, forms(withPath(catchAll, "a"), 2)},
-		{"relative: the working directory counts beside cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory", WorkingDir: root + "/secrets"}, forms(ruled(Deny, 11, "secrets/a"), 3)},
-		{"relative: the root counts beside cwd", "", Call{Tool: "read_file", Args: map[string]any{"path": "secrets/key"}, Cwd: root + "/memory"}, forms(ruled(Deny, 11, "secrets/key"), 2)},
-		{"relative cwd is relative to the root", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, Cwd: "secrets"}, forms(ruled(Deny, 11, "secrets/key"), 2)},
-		{"cwd through a symlink", "", Call{Tool: "read_file", Args: map[string]any{"path": "../key"}, Cwd: root + "/data/link"}, forms(ruled(Deny, 11, "secrets/key"), 3)},
-		{"relative to the working directory", "", Call{Tool: "read_file", Args: map[string]any{"path": "key"}, WorkingDir: root + "/secrets"}, forms(ruled(Deny, 11, "secrets/key"), 2)},
-		{"relative to the workspace root", "", read("secrets/key"), ruled(Deny, 11, "secrets/key")},
+		{"relative to cwd", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": "memory/a"}, Cwd: root,
+				WorkingDir: root},
+			ruled(Allow, 9, "memory/a")},
+		{"relative: the root counts beside cwd and the working directory", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory",
+				WorkingDir: root + "/memory"},
+			forms(withPath(catchAll, "a"), 2)},
+		{"relative: the working directory counts beside cwd", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": "a"}, Cwd: root + "/memory",
+				WorkingDir: root + "/secrets"},
+			forms(ruled(Deny, 11, "secrets/a"), 3)},
+		{"relative: the root counts beside cwd", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": "secrets/key"},
+				Cwd: root + "/memory"},
+			forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"relative cwd is relative to the root", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": "key"}, Cwd: "secrets"},
+			forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"cwd through a symlink", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": "../key"},
+				Cwd: root + "/data/link"},
+			forms(ruled(Deny, 11, "secrets/key"), 3)},
+		{"relative to the working directory", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": "key"},
+				WorkingDir: root + "/secrets"},
+			forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"relative to the workspace root", "", read("secrets/key"),
+			ruled(Deny, 11, "secrets/key")},
 		{"absolute under the root", "", read(root + "/memory/a"), ruled(Allow, 9, "memory/a")},
-		{"absolute outside the root stays absolute", "", read("/etc/../etc/passwd"), withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "/etc/passwd"}, PathOK)},
+		{"absolute outside the root stays absolute", "", read("/etc/../etc/passwd"),
+			withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule,
+				Path: "/etc/passwd"}, PathOK)},
 		// Protected paths come first, for every tool.
-		{"data directory", "", read("state/skald.db"), Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
-		{"data directory itself", "", Call{Tool: "list_files", Args: map[string]any{"path": "state"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
-		{"data directory through a symlink", "", Call{Tool: "write_file", Args: map[string]any{"path": "data/state-link/skald.db"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
-		{"config file", "", read(root + "/skald.yaml"), Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml", PathState: PathOK}},
-		{"config file through a symlink", "", read("data/config-link"), Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml", PathState: PathOK}},
-		{"protected for any tool with a path", "", Call{Tool: "TodoWrite", Args: map[string]any{"path": "state/x"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state/x", PathState: PathOK}},
-		{"protected under a later path key", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "data/state-link/skald.db"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
-		{"protected under a later key after an invalid path", "", Call{Tool: "Read", Args: map[string]any{"path": "data/loop1", "notebook_path": "skald.yaml"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml", PathState: PathOK}},
-		{"protected after a non-string path", "", Call{Tool: "Read", Args: map[string]any{"path": true, "file_path": "state"}}, Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
-		{"a sibling of the data directory is not protected", "", read("state-x"), withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "state-x"}, PathOK)},
+		{"data directory", "", read("state/skald.db"),
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
+				PathState: PathOK}},
+		{"data directory itself", "",
+			Call{Tool: "list_files", Args: map[string]any{"path": "state"}},
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
+		{"data directory through a symlink", "",
+			Call{Tool: "write_file", Args: map[string]any{"path": "data/state-link/skald.db"}},
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
+				PathState: PathOK}},
+		{"config file", "", read(root + "/skald.yaml"),
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml",
+				PathState: PathOK}},
+		{"config file through a symlink", "", read("data/config-link"),
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml",
+				PathState: PathOK}},
+		{"protected for any tool with a path", "",
+			Call{Tool: "TodoWrite", Args: map[string]any{"path": "state/x"}},
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/x", PathState: PathOK}},
+		{"protected under a later path key", "",
+			Call{Tool: "Read",
+				Args: map[string]any{"path": "memory/a", "file_path": "data/state-link/skald.db"}},
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
+				PathState: PathOK}},
+		{"protected under a later key after an invalid path", "",
+			Call{Tool: "Read",
+				Args: map[string]any{"path": "data/loop1", "notebook_path": "skald.yaml"}},
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml",
+				PathState: PathOK}},
+		{"protected after a non-string path", "",
+			Call{Tool: "Read", Args: map[string]any{"path": true, "file_path": "state"}},
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
+		{"a sibling of the data directory is not protected", "", read("state-x"),
+			withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "state-x"},
+				PathOK)},
 	})
 }
 
@@ -147,17 +227,46 @@ func TestEvaluateEveryPathKey(t *testing.T) {
 	catchAll := ruled(Require, 12, "")
 	runEvalCases(t, s, []evalCase{
 		{"a decoy path beside a file_path in secrets", "", Call{Tool: "Edit", Args: map[string]any{
-			"path": "memory/x", "file_path": "secrets/key", "old_string": "a", "new_string": "b"}}, two(ruled(Deny, 11, "secrets/key"))},
-		{"the deny first", "", Call{Tool: "Edit", Args: map[string]any{"path": "secrets/key", "file_path": "memory/x"}}, two(ruled(Deny, 11, "secrets/key"))},
-		{"a decoy notebook_path", "", Call{Tool: "NotebookEdit", Args: map[string]any{"notebook_path": "memory/n.ipynb", "file_path": "data/link/../key"}}, forms(ruled(Deny, 11, "secrets/key"), 3)},
-		{"two allows: the first key decides", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "data/file.txt"}}, two(ruled(Allow, 9, "memory/a"))},
-		{"an allow and a require: require", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "notebook_path": "docs/x"}}, two(withPath(catchAll, "docs/x"))},
-		{"a non-string beside an allow: require", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": 42}}, two(withState(catchAll, PathInvalid))},
-		{"a symlink loop beside an allow: require", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": "data/loop1"}}, two(withState(catchAll, PathInvalid))},
-		{"an invalid path under a rule's allow: require", "", Call{Tool: "TodoWrite", Args: map[string]any{"path": 42}}, badPath},
-		{"an invalid later key under a rule's allow: require", "", Call{Tool: "TodoWrite", Args: map[string]any{"path": "memory/a", "file_path": []any{[]any{"x"}}}}, two(badPath)},
-		{"null and empty keys are no paths", "", Call{Tool: "Read", Args: map[string]any{"path": nil, "file_path": "", "notebook_path": "memory/n"}}, ruled(Allow, 9, "memory/n")},
-		{"the same path twice", "", Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": root + "/memory/a"}}, two(ruled(Allow, 9, "memory/a"))},
+			"path": "memory/x", "file_path": "secrets/key", "old_string": "a", "new_string": "b"}},
+			two(ruled(Deny, 11, "secrets/key"))},
+		{"the deny first", "",
+			Call{Tool: "Edit",
+				Args: map[string]any{"path": "secrets/key", "file_path": "memory/x"}},
+			two(ruled(Deny, 11, "secrets/key"))},
+		{"a decoy notebook_path", "",
+			Call{Tool: "NotebookEdit",
+				Args: map[string]any{"notebook_path": "memory/n.ipynb",
+					"file_path": "data/link/../key"}},
+			forms(ruled(Deny, 11, "secrets/key"), 3)},
+		{"two allows: the first key decides", "",
+			Call{Tool: "Read",
+				Args: map[string]any{"path": "memory/a", "file_path": "data/file.txt"}},
+			two(ruled(Allow, 9, "memory/a"))},
+		{"an allow and a require: require", "",
+			Call{Tool: "Read",
+				Args: map[string]any{"path": "memory/a", "notebook_path": "docs/x"}},
+			two(withPath(catchAll, "docs/x"))},
+		{"a non-string beside an allow: require", "",
+			Call{Tool: "Read", Args: map[string]any{"path": "memory/a", "file_path": 42}},
+			two(withState(catchAll, PathInvalid))},
+		{"a symlink loop beside an allow: require", "",
+			Call{Tool: "Read",
+				Args: map[string]any{"path": "memory/a", "file_path": "data/loop1"}},
+			two(withState(catchAll, PathInvalid))},
+		{"an invalid path under a rule's allow: require", "",
+			Call{Tool: "TodoWrite", Args: map[string]any{"path": 42}}, badPath},
+		{"an invalid later key under a rule's allow: require", "",
+			Call{Tool: "TodoWrite",
+				Args: map[string]any{"path": "memory/a", "file_path": []any{[]any{"x"}}}},
+			two(badPath)},
+		{"null and empty keys are no paths", "",
+			Call{Tool: "Read",
+				Args: map[string]any{"path": nil, "file_path": "", "notebook_path": "memory/n"}},
+			ruled(Allow, 9, "memory/n")},
+		{"the same path twice", "",
+			Call{Tool: "Read",
+				Args: map[string]any{"path": "memory/a", "file_path": root + "/memory/a"}},
+			two(ruled(Allow, 9, "memory/a"))},
 	})
 }
 
@@ -166,35 +275,52 @@ func TestEvaluateOrder(t *testing.T) {
 	root := workspace(t)
 	rs := append(seedRules(),
 		// default tier
-		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__gmail__*", Action: Deny, Priority: 50},
-		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "deploy", AgentID: "bot1", Action: Allow, Priority: 50},
-		Rule{ID: 22, GroupID: DefaultGroup, ToolPattern: "deploy", Source: "cron", Action: Deny, Priority: 50},
+		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__gmail__*", Action: Deny,
+			Priority: 50},
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "deploy", AgentID: "bot1", Action: Allow,
+			Priority: 50},
+		Rule{ID: 22, GroupID: DefaultGroup, ToolPattern: "deploy", Source: "cron", Action: Deny,
+			Priority: 50},
 		Rule{ID: 23, GroupID: DefaultGroup, ToolPattern: "order", Action: Deny, Priority: 60},
 		Rule{ID: 24, GroupID: DefaultGroup, ToolPattern: "order", Action: Allow, Priority: 60},
 		Rule{ID: 25, GroupID: DefaultGroup, ToolPattern: "order", Action: Require, Priority: 59},
 		Rule{ID: 26, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 46},
-		Rule{ID: 27, GroupID: DefaultGroup, ToolPattern: "mcp__gmail__send", Action: Require, Priority: 45},
+		Rule{ID: 27, GroupID: DefaultGroup, ToolPattern: "mcp__gmail__send", Action: Require,
+			Priority: 45},
 		// group dev: its allow overrides the default deny of secrets/ (its tier comes first)
-		Rule{ID: 30, GroupID: "dev", ToolPattern: "@fs_read", PathPattern: "secrets/*", Action: Allow, Priority: 100},
+		Rule{ID: 30, GroupID: "dev", ToolPattern: "@fs_read", PathPattern: "secrets/*",
+			Action: Allow, Priority: 100},
 		Rule{ID: 31, GroupID: "dev", ToolPattern: "Bash", Action: Allow, Priority: 999},
-		Rule{ID: 32, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "state/*", Action: Allow, Priority: 0},
+		Rule{ID: 32, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "state/*", Action: Allow,
+			Priority: 0},
 	)
 	s := Compile([]Group{{ID: "dev"}}, rs, seedOptions(root))
 	runEvalCases(t, s, []evalCase{
 		{"prefix pattern", "", Call{Tool: "mcp__gmail__list"}, ruled(Allow, 26, "")},
-		{"exact beats prefix by priority", "", Call{Tool: "mcp__gmail__send"}, ruled(Require, 27, "")},
+		{"exact beats prefix by priority", "", Call{Tool: "mcp__gmail__send"},
+			ruled(Require, 27, "")},
 		{"the prefix itself matches", "", Call{Tool: "mcp__gmail__"}, ruled(Allow, 26, "")},
 		{"other server's prefix", "", Call{Tool: "mcp__gmailx__send"}, ruled(Allow, 26, "")},
 		{"priority first", "", Call{Tool: "order"}, ruled(Require, 25, "")},
-		{"agent filter holds", "", Call{Tool: "deploy", AgentID: "bot1", Source: "cron"}, ruled(Allow, 21, "")},
-		{"agent filter excludes another agent", "", Call{Tool: "deploy", AgentID: "bot2", Source: "cron"}, ruled(Deny, 22, "")},
-		{"agent filter excludes no agent", "", Call{Tool: "deploy", Source: "cron"}, ruled(Deny, 22, "")},
-		{"source filter excludes another source", "", Call{Tool: "deploy", AgentID: "bot2", Source: "web"}, ruled(Require, 12, "")},
-		{"group allow overrides the default deny", "dev", read("secrets/key"), ruled(Allow, 30, "secrets/key")},
-		{"group rule for reads only", "dev", Call{Tool: "write_file", Args: map[string]any{"path": "secrets/key"}}, ruled(Deny, 11, "secrets/key")},
-		{"group tier before default, whatever the priority", "dev", Call{Tool: "Bash"}, ruled(Allow, 31, "")},
+		{"agent filter holds", "", Call{Tool: "deploy", AgentID: "bot1", Source: "cron"},
+			ruled(Allow, 21, "")},
+		{"agent filter excludes another agent", "",
+			Call{Tool: "deploy", AgentID: "bot2", Source: "cron"}, ruled(Deny, 22, "")},
+		{"agent filter excludes no agent", "", Call{Tool: "deploy", Source: "cron"},
+			ruled(Deny, 22, "")},
+		{"source filter excludes another source", "",
+			Call{Tool: "deploy", AgentID: "bot2", Source: "web"}, ruled(Require, 12, "")},
+		{"group allow overrides the default deny", "dev", read("secrets/key"),
+			ruled(Allow, 30, "secrets/key")},
+		{"group rule for reads only", "dev",
+			Call{Tool: "write_file", Args: map[string]any{"path": "secrets/key"}},
+			ruled(Deny, 11, "secrets/key")},
+		{"group tier before default, whatever the priority", "dev", Call{Tool: "Bash"},
+			ruled(Allow, 31, "")},
 		{"group falls back to default", "dev", Call{Tool: "TodoWrite"}, ruled(Allow, 8, "")},
-		{"group cannot open the protected path", "dev", read("state/skald.db"), Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
+		{"group cannot open the protected path", "dev", read("state/skald.db"),
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
+				PathState: PathOK}},
 		{"unknown group uses the default tier", "nope", Call{Tool: "Bash"}, ruled(Require, 2, "")},
 	})
 }
@@ -223,7 +349,9 @@ func TestEvaluateDefaultClosed(t *testing.T) {
 	if got := s.Evaluate(DefaultGroup, Call{Tool: "Bash"}); got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
-	s = Compile(nil, []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "Bash", Action: Allow, AgentID: "a"}}, Options{})
+	s = Compile(nil,
+		[]Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "Bash", Action: Allow, AgentID: "a"}},
+		Options{})
 	if got := s.Evaluate(DefaultGroup, Call{Tool: "Bash", AgentID: "b"}); got != want {
 		t.Errorf("filtered out: got %+v, want %+v", got, want)
 	}
@@ -234,24 +362,41 @@ func TestEvaluateDefaultClosed(t *testing.T) {
 func TestEvaluateClasses(t *testing.T) {
 	root := workspace(t)
 	rs := []Rule{
-		{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_read", PathPattern: "docs/*", Action: Allow, Priority: 1},
-		{ID: 2, GroupID: DefaultGroup, ToolPattern: "@fs_write", PathPattern: "docs/*", Action: Deny, Priority: 1},
+		{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_read", PathPattern: "docs/*",
+			Action: Allow, Priority: 1},
+		{ID: 2, GroupID: DefaultGroup, ToolPattern: "@fs_write", PathPattern: "docs/*",
+			Action: Deny, Priority: 1},
 		{ID: 3, GroupID: DefaultGroup, ToolPattern: "@fs_any", Action: Require, Priority: 2},
 	}
-	s := Compile(nil, rs, Options{WorkspaceRoot: root, FSRead: []string{"cat", "both"}, FSWrite: []string{"tee", "both"}, PathArgs: []string{"target", "path"}})
+	s := Compile(nil, rs,
+		Options{WorkspaceRoot: root, FSRead: []string{"cat", "both"},
+			FSWrite: []string{"tee", "both"}, PathArgs: []string{"target", "path"}})
 	call := func(tool string, args map[string]any) Call { return Call{Tool: tool, Args: args} }
 	runEvalCases(t, s, []evalCase{
-		{"custom read tool", "", call("cat", map[string]any{"target": "docs/a"}), ruled(Allow, 1, "docs/a")},
-		{"custom write tool", "", call("tee", map[string]any{"target": "docs/a"}), ruled(Deny, 2, "docs/a")},
-		{"a tool in both lists", "", call("both", map[string]any{"target": "docs/a"}), ruled(Allow, 1, "docs/a")},
-		{"a default read tool is no longer one: the guard of denied places", "", call("read_file", map[string]any{"target": "docs/a"}), Decision{Action: Require, Reason: ReasonDenied + ": docs", Contains: "docs", Path: "docs/a", PathState: PathOK, Paths: 1}},
-		{"@fs_any without a path: on its cwd, which holds the write deny's docs/", "", call("tee", nil), Decision{Action: Require, RuleID: 3,
-			Reason: ReasonContains + ": docs", Path: ".", PathState: PathOK, Contains: "docs"}},
-		{"every configured key counts", "", call("cat", map[string]any{"path": "x", "target": "docs/b"}), ruled(Require, 3, "x")},
-		{"a default key is no longer one: the call is on its cwd", "", call("cat", map[string]any{"file_path": "memo"}), ruled(Require, 3, ".")},
-		{"a default key is no longer one: scanned, a denied place locks", "", call("cat", map[string]any{"file_path": "docs/b"}), inPlace(ReasonDenied, "docs", "docs/b")},
+		{"custom read tool", "", call("cat", map[string]any{"target": "docs/a"}),
+			ruled(Allow, 1, "docs/a")},
+		{"custom write tool", "", call("tee", map[string]any{"target": "docs/a"}),
+			ruled(Deny, 2, "docs/a")},
+		{"a tool in both lists", "", call("both", map[string]any{"target": "docs/a"}),
+			ruled(Allow, 1, "docs/a")},
+		{"a default read tool is no longer one: the guard of denied places", "",
+			call("read_file", map[string]any{"target": "docs/a"}),
+			Decision{Action: Require, Reason: ReasonDenied + ": docs", Contains: "docs",
+				Path: "docs/a", PathState: PathOK, Paths: 1}},
+		{"@fs_any without a path: on its cwd, which holds the write deny's docs/", "",
+			call("tee", nil), Decision{Action: Require, RuleID: 3,
+				Reason: ReasonContains + ": docs", Path: ".", PathState: PathOK,
+				Contains: "docs"}},
+		{"every configured key counts", "",
+			call("cat", map[string]any{"path": "x", "target": "docs/b"}), ruled(Require, 3, "x")},
+		{"a default key is no longer one: the call is on its cwd", "",
+			call("cat", map[string]any{"file_path": "memo"}), ruled(Require, 3, ".")},
+		{"a default key is no longer one: scanned, a denied place locks", "",
+			call("cat", map[string]any{"file_path": "docs/b"}),
+			inPlace(ReasonDenied, "docs", "docs/b")},
 	})
-	if !s.IsFSRead("both") || !s.IsFSWrite("both") || s.IsFSRead("tee") || s.IsFSWrite("cat") || s.IsFSRead("read_file") {
+	if !s.IsFSRead("both") || !s.IsFSWrite("both") || s.IsFSRead("tee") || s.IsFSWrite("cat") ||
+		s.IsFSRead("read_file") {
 		t.Error("IsFSRead/IsFSWrite disagree with the configured lists")
 	}
 }
@@ -267,9 +412,11 @@ func TestEvaluatePatternSymlink(t *testing.T) {
 		t.Fatalf("ResolvePattern(secrets/*) = %q, want vault/*", got)
 	}
 	for _, resolved := range []string{"", "vault/*"} {
-		rs := []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_any", PathPattern: "secrets/*", ResolvedPathPattern: resolved, Action: Deny}}
+		rs := []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_any",
+			PathPattern: "secrets/*", ResolvedPathPattern: resolved, Action: Deny}}
 		s := Compile(nil, rs, Options{WorkspaceRoot: root})
-		for _, p := range []string{"secrets/key", "vault/key", "data/link", root + "/secrets/x/y"} {
+		for _, p := range []string{"secrets/key", "vault/key", "data/link",
+			root + "/secrets/x/y"} {
 			if d := s.Evaluate(DefaultGroup, read(p)); d.Action != Deny || d.RuleID != 1 {
 				t.Errorf("resolved %q: %s → %+v, want deny by rule 1", resolved, p, d)
 			}
@@ -281,8 +428,10 @@ func TestEvaluatePatternSymlink(t *testing.T) {
 func TestVisible(t *testing.T) {
 	rs := append(seedRules(),
 		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "rm_rf", Action: Deny, Priority: 1},
-		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "mcp__bank__*", AgentID: "bob", Action: Deny, Priority: 1},
-		Rule{ID: 22, GroupID: DefaultGroup, ToolPattern: "mcp__bank__*", Source: "slack", Action: Deny, Priority: 2},
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "mcp__bank__*", AgentID: "bob",
+			Action: Deny, Priority: 1},
+		Rule{ID: 22, GroupID: DefaultGroup, ToolPattern: "mcp__bank__*", Source: "slack",
+			Action: Deny, Priority: 2},
 		Rule{ID: 23, GroupID: DefaultGroup, ToolPattern: "web_*", Action: Allow, Priority: 1},
 		Rule{ID: 24, GroupID: DefaultGroup, ToolPattern: "web_*", Action: Deny, Priority: 2},
 		Rule{ID: 30, GroupID: "ops", ToolPattern: "rm_rf", Action: Require, Priority: 500},
@@ -301,16 +450,18 @@ func TestVisible(t *testing.T) {
 		{DefaultGroup, "ann", "web", "mcp__bank__pay", true},
 		{DefaultGroup, "", "web", "mcp__bank__pay", false}, // no agent named: bob's rule applies
 		{DefaultGroup, "ann", "slack", "mcp__bank__pay", false},
-		{DefaultGroup, "ann", "", "mcp__bank__pay", false}, // no source named: the slack rule applies
-		{DefaultGroup, "", "", "web_search", true},         // first match is the allow
-		{"ops", "", "", "rm_rf", true},                     // group tier first
+		// no source named: the slack rule applies
+		{DefaultGroup, "ann", "", "mcp__bank__pay", false},
+		{DefaultGroup, "", "", "web_search", true}, // first match is the allow
+		{"ops", "", "", "rm_rf", true},             // group tier first
 		{"ops", "", "", "Bash", false},
 		{"ops", "", "", "TodoWrite", true},
 		{"unknown", "", "", "rm_rf", false},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			if got := s.Visible(tc.group, tc.agent, tc.source, tc.tool); got != tc.want {
-				t.Errorf("Visible(%q, %q, %q, %q) = %v, want %v", tc.group, tc.agent, tc.source, tc.tool, got, tc.want)
+				t.Errorf("Visible(%q, %q, %q, %q) = %v, want %v",
+					tc.group, tc.agent, tc.source, tc.tool, got, tc.want)
 			}
 		})
 	}
@@ -319,9 +470,12 @@ func TestVisible(t *testing.T) {
 // TestCompile covers what Compile keeps and leaves out.
 func TestCompile(t *testing.T) {
 	rs := []Rule{
-		{ID: 1, GroupID: DefaultGroup, ToolPattern: "a*b", Action: Deny},       // invalid: left out
-		{ID: 2, GroupID: "ghost", ToolPattern: "x", Action: Deny},              // unknown group: left out
-		{ID: 3, GroupID: DefaultGroup, ToolPattern: "x", Action: "maybe"},      // invalid: left out
+		// invalid: left out
+		{ID: 1, GroupID: DefaultGroup, ToolPattern: "a*b", Action: Deny},
+		// unknown group: left out
+		{ID: 2, GroupID: "ghost", ToolPattern: "x", Action: Deny},
+		// invalid: left out
+		{ID: 3, GroupID: DefaultGroup, ToolPattern: "x", Action: "maybe"},
 		{ID: 4, GroupID: "dev", ToolPattern: "y", Action: Deny, Priority: 100}, // kept
 	}
 	s := Compile([]Group{{ID: "dev"}}, rs, Options{WorkspaceRoot: "/w/./x/"})
@@ -338,7 +492,8 @@ func TestCompile(t *testing.T) {
 		t.Error("HasGroup: want default and dev only")
 	}
 	o := s.Options()
-	if o.WorkspaceRoot != "/w/x" || len(o.FSRead) != len(DefaultFSRead) || len(o.FSWrite) != len(DefaultFSWrite) || len(o.PathArgs) != len(DefaultPathArgs) ||
+	if o.WorkspaceRoot != "/w/x" || len(o.FSRead) != len(DefaultFSRead) ||
+		len(o.FSWrite) != len(DefaultFSWrite) || len(o.PathArgs) != len(DefaultPathArgs) ||
 		!slices.Equal(o.MCPFilesystem, DefaultMCPFilesystem) {
 		t.Errorf("Options() = %+v, want defaults filled and the root cleaned", o)
 	}
@@ -348,9 +503,12 @@ func TestCompile(t *testing.T) {
 	}
 	// The input slices are not kept.
 	args := []string{"p"}
-	s = Compile(nil, []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "t", PathPattern: "*", Action: Allow}}, Options{WorkspaceRoot: "/w", PathArgs: args})
+	s = Compile(nil,
+		[]Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "t", PathPattern: "*", Action: Allow}},
+		Options{WorkspaceRoot: "/w", PathArgs: args})
 	args[0] = "q"
-	if d := s.Evaluate(DefaultGroup, Call{Tool: "t", Args: map[string]any{"p": "a"}}); d.RuleID != 1 {
+	c := Call{Tool: "t", Args: map[string]any{"p": "a"}}
+	if d := s.Evaluate(DefaultGroup, c); d.RuleID != 1 {
 		t.Errorf("PathArgs changed after Compile: %+v", d)
 	}
 }
@@ -466,7 +624,8 @@ func (l *linear) first(group string, c Call, visibility bool) (Rule, bool) {
 		for _, r := range l.tiers[g] {
 			agentOK := r.AgentID == "" || r.AgentID == c.AgentID || visibility && c.AgentID == ""
 			sourceOK := r.Source == "" || r.Source == c.Source || visibility && c.Source == ""
-			pathOK := r.PathPattern == "" || !visibility && st == PathOK && l.paths[r.PathPattern].match(path)
+			pathOK := r.PathPattern == "" ||
+				!visibility && st == PathOK && l.paths[r.PathPattern].match(path)
 			if agentOK && sourceOK && pathOK && l.s.MatchTool(r.ToolPattern, c.Tool) {
 				return r, true
 			}
@@ -492,7 +651,9 @@ func (l *linear) abs(p string) string {
 func (l *linear) guarded(group string, c Call, path string) bool {
 	p := l.abs(path)
 	exists := func(place string) bool { _, err := os.Lstat(place); return err == nil }
-	strictlyHolds := func(place string) bool { return place != p && Under(place, p) && exists(place) }
+	strictlyHolds := func(place string) bool {
+		return place != p && Under(place, p) && exists(place)
+	}
 	for _, pr := range l.s.view.Load().protected {
 		if strictlyHolds(l.abs(pr)) {
 			return true
@@ -500,12 +661,15 @@ func (l *linear) guarded(group string, c Call, path string) bool {
 	}
 	for _, g := range l.tiersOf(group) {
 		for _, r := range l.tiers[g] {
-			if r.Action != Deny || r.PathPattern == "" || r.AgentID != "" && r.AgentID != c.AgentID ||
-				r.Source != "" && r.Source != c.Source || l.file(c.Tool) && !l.s.MatchTool(r.ToolPattern, c.Tool) {
+			if r.Action != Deny || r.PathPattern == "" ||
+				r.AgentID != "" && r.AgentID != c.AgentID ||
+				r.Source != "" && r.Source != c.Source ||
+				l.file(c.Tool) && !l.s.MatchTool(r.ToolPattern, c.Tool) {
 				continue
 			}
 			pat := l.paths[r.PathPattern]
-			if dir := l.abs(pathpkg.Dir(pat.s)); pat.kind == pathPrefix && Under(dir, p) && exists(dir) || pat.kind != pathPrefix && strictlyHolds(l.abs(pat.s)) {
+			if dir := l.abs(pathpkg.Dir(pat.s)); pat.kind == pathPrefix && Under(dir, p) &&
+				exists(dir) || pat.kind != pathPrefix && strictlyHolds(l.abs(pat.s)) {
 				return true
 			}
 		}
@@ -523,7 +687,8 @@ func (l *linear) inDenied(group string, c Call, path string) bool {
 	}
 	for _, g := range l.tiersOf(group) {
 		for _, r := range l.tiers[g] {
-			if r.Action == Deny && r.PathPattern != "" && (r.AgentID == "" || r.AgentID == c.AgentID) &&
+			if r.Action == Deny && r.PathPattern != "" &&
+				(r.AgentID == "" || r.AgentID == c.AgentID) &&
 				(r.Source == "" || r.Source == c.Source) && l.paths[r.PathPattern].match(path) {
 				return true
 			}
@@ -537,17 +702,22 @@ func (l *linear) inDenied(group string, c Call, path string) bool {
 func TestIndexMatchesLinear(t *testing.T) {
 	root := workspace(t)
 	rs := append(mixRules(600),
-		Rule{ID: 5000, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "./*", Action: Require, Priority: 3},
-		Rule{ID: 5001, GroupID: DefaultGroup, ToolPattern: "read_*", PathPattern: "proj1*", Action: Deny, Priority: 2},
-		Rule{ID: 5002, GroupID: DefaultGroup, ToolPattern: "*", PathPattern: "/etc/*", Action: Deny, Priority: 2},
-		Rule{ID: 5003, GroupID: "dev", ToolPattern: "mcp__*", Source: "slack", Action: Allow, Priority: 1},
+		Rule{ID: 5000, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "./*", Action: Require,
+			Priority: 3},
+		Rule{ID: 5001, GroupID: DefaultGroup, ToolPattern: "read_*", PathPattern: "proj1*",
+			Action: Deny, Priority: 2},
+		Rule{ID: 5002, GroupID: DefaultGroup, ToolPattern: "*", PathPattern: "/etc/*",
+			Action: Deny, Priority: 2},
+		Rule{ID: 5003, GroupID: "dev", ToolPattern: "mcp__*", Source: "slack", Action: Allow,
+			Priority: 1},
 	)
-	s := Compile([]Group{{ID: "dev"}, {ID: "empty"}}, rs, Options{WorkspaceRoot: root, Protected: []string{root + "/state"}})
-	tools := []string{"read_file", "Write", "Edit", "grep_files", "Bash", "tool_0", "tool_30", "tool_537",
-		"mcp__srv4__x", "mcp__srv8__act8", "mcp__srv41__y", "mcp__", "unknown"}
-	paths := []any{nil, "", 7, "proj4/a", "proj6/src/x", "proj1x/y", "proj16/src", "secret9/k", "/etc/passwd",
-		"memory/a", "data/link", ".", "/usr/x", "secrets/key", "proj6", "proj16", "/", "/etc", "state/x", "data",
-		"proj1", filepath.Dir(root), "secret1"}
+	s := Compile([]Group{{ID: "dev"}, {ID: "empty"}}, rs,
+		Options{WorkspaceRoot: root, Protected: []string{root + "/state"}})
+	tools := []string{"read_file", "Write", "Edit", "grep_files", "Bash", "tool_0", "tool_30",
+		"tool_537", "mcp__srv4__x", "mcp__srv8__act8", "mcp__srv41__y", "mcp__", "unknown"}
+	paths := []any{nil, "", 7, "proj4/a", "proj6/src/x", "proj1x/y", "proj16/src", "secret9/k",
+		"/etc/passwd", "memory/a", "data/link", ".", "/usr/x", "secrets/key", "proj6", "proj16",
+		"/", "/etc", "state/x", "data", "proj1", filepath.Dir(root), "secret1"}
 	agents := []string{"", "agent3", "agent7"}
 	sources := []string{"", "slack", "cron", "web"}
 	l := newLinear(s, rs)
@@ -572,7 +742,8 @@ func TestIndexMatchesLinear(t *testing.T) {
 			}
 		case ok && want.Action == Deny:
 			if d.Action != Deny || d.Reason != ReasonRule || d.RuleID != want.ID {
-				t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: deny by rule %d", group, c, d, want.ID)
+				t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: deny by rule %d",
+					group, c, d, want.ID)
 			}
 		case st == PathOK && (l.inDenied(group, c, path) || l.guarded(group, c, path)):
 			guarded++
@@ -584,28 +755,35 @@ func TestIndexMatchesLinear(t *testing.T) {
 			if l.inDenied(group, c, path) {
 				reason, why = ReasonDenied, "it lies in a denied place"
 			}
-			if d.Action != Require || d.Contains == "" || d.Reason != reason+": "+d.Contains || d.RuleID != wantID {
-				t.Fatalf("Evaluate(%q, %+v) = %+v; %s: want require by rule %d", group, c, d, why, wantID)
+			if d.Action != Require || d.Contains == "" || d.Reason != reason+": "+d.Contains ||
+				d.RuleID != wantID {
+				t.Fatalf("Evaluate(%q, %+v) = %+v; %s: want require by rule %d",
+					group, c, d, why, wantID)
 			}
 		case ok && want.Action == Allow && st == PathInvalid: // at least require
 			if d.Action != Require || d.Reason != ReasonBadPath || d.RuleID != 0 {
-				t.Fatalf("Evaluate(%q, %+v) = %+v; an invalid path under rule %d's allow, want require", group, c, d, want.ID)
+				t.Fatalf("Evaluate(%q, %+v) = %+v; an invalid path under rule %d's allow, "+
+					"want require", group, c, d, want.ID)
 			}
 		default:
 			if d.Contains != "" || ok != (d.Reason == ReasonRule) || ok && d.RuleID != want.ID {
-				t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: rule %d (%v)", group, c, d, want.ID, ok)
+				t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: rule %d (%v)",
+					group, c, d, want.ID, ok)
 			}
 		}
 		want, ok = l.first(group, Call{Tool: c.Tool, AgentID: c.AgentID, Source: c.Source}, true)
-		if vis := !ok || want.Action != Deny; s.Visible(group, c.AgentID, c.Source, c.Tool) != vis {
-			t.Fatalf("Visible(%q, %+v) = %v; linear scan: rule %d (%v)", group, c, !vis, want.ID, ok)
+		vis := !ok || want.Action != Deny
+		if s.Visible(group, c.AgentID, c.Source, c.Tool) != vis {
+			t.Fatalf("Visible(%q, %+v) = %v; linear scan: rule %d (%v)",
+				group, c, !vis, want.ID, ok)
 		}
 		if ok {
 			n++
 		}
 	}
 	if n < 1000 || guarded < 200 {
-		t.Errorf("only %d of 4000 calls matched a rule, %d held a guarded place: the test checks little", n, guarded)
+		t.Errorf("only %d of 4000 calls matched a rule, %d held a guarded place: "+
+			"the test checks little", n, guarded)
 	}
 }
 
@@ -621,13 +799,19 @@ func TestEvaluateGuarded(t *testing.T) {
 		}
 	}
 	opt := seedOptions(root)
-	opt.Protected = append(opt.Protected, root+"/data/db") // a data_dir inside data/, as in config.example.yaml
+	// a data_dir inside data/, as in config.example.yaml
+	opt.Protected = append(opt.Protected, root+"/data/db")
 	rs := append(seedRules(),
-		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "@fs_read", PathPattern: "docs/private/*", AgentID: "bob", Action: Deny, Priority: 1},
-		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_write", PathPattern: "docs/draft*", Action: Deny, Priority: 1},
-		Rule{ID: 22, GroupID: DefaultGroup, ToolPattern: "@fs_any", PathPattern: "docs/*", Action: Allow, Priority: 2},
-		Rule{ID: 30, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "src/gen/*", Action: Deny, Priority: 1},
-		Rule{ID: 31, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "src/*", Action: Allow, Priority: 2},
+		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "@fs_read", PathPattern: "docs/private/*",
+			AgentID: "bob", Action: Deny, Priority: 1},
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_write", PathPattern: "docs/draft*",
+			Action: Deny, Priority: 1},
+		Rule{ID: 22, GroupID: DefaultGroup, ToolPattern: "@fs_any", PathPattern: "docs/*",
+			Action: Allow, Priority: 2},
+		Rule{ID: 30, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "src/gen/*",
+			Action: Deny, Priority: 1},
+		Rule{ID: 31, GroupID: "dev", ToolPattern: "@fs_any", PathPattern: "src/*", Action: Allow,
+			Priority: 2},
 	)
 	s := Compile([]Group{{ID: "dev"}}, rs, opt)
 	guarded := func(d Decision, place string) Decision {
@@ -644,32 +828,56 @@ func TestEvaluateGuarded(t *testing.T) {
 	}
 	runEvalCases(t, s, []evalCase{
 		// The tester's calls: Grep on the workspace, LS on the folder that holds data_dir.
-		{"Grep the workspace", "", call("Grep", map[string]any{"pattern": "token", "path": "."}), guarded(withPath(catchAll, "."), "data/db")},
-		{"Grep the workspace, absolute", "", call("Grep", map[string]any{"path": root}), guarded(withPath(catchAll, "."), "data/db")},
-		{"LS the folder of data_dir", "", call("LS", map[string]any{"path": root + "/data"}), guarded(ruled(Allow, 10, "data"), "data/db")},
-		{"LS above the workspace", "", call("LS", map[string]any{"path": filepath.Dir(root)}), guarded(withPath(catchAll, filepath.Dir(root)), "data/db")},
-		{"LS /", "", call("LS", map[string]any{"path": "/"}), guarded(withPath(catchAll, "/"), "data/db")},
-		{"a protected path holds for every tool", "", call("TodoWrite", map[string]any{"path": "data"}), guarded(ruled(Allow, 8, "data"), "data/db")},
+		{"Grep the workspace", "", call("Grep", map[string]any{"pattern": "token", "path": "."}),
+			guarded(withPath(catchAll, "."), "data/db")},
+		{"Grep the workspace, absolute", "", call("Grep", map[string]any{"path": root}),
+			guarded(withPath(catchAll, "."), "data/db")},
+		{"LS the folder of data_dir", "", call("LS", map[string]any{"path": root + "/data"}),
+			guarded(ruled(Allow, 10, "data"), "data/db")},
+		{"LS above the workspace", "", call("LS", map[string]any{"path": filepath.Dir(root)}),
+			guarded(withPath(catchAll, filepath.Dir(root)), "data/db")},
+		{"LS /", "", call("LS", map[string]any{"path": "/"}),
+			guarded(withPath(catchAll, "/"), "data/db")},
+		{"a protected path holds for every tool", "",
+			call("TodoWrite", map[string]any{"path": "data"}),
+			guarded(ruled(Allow, 8, "data"), "data/db")},
 		// The places themselves, and what lies beside them.
-		{"data_dir itself", "", call("LS", map[string]any{"path": "data/db"}), protected("data/db")},
-		{"secrets itself", "", call("LS", map[string]any{"path": "secrets"}), ruled(Deny, 11, "secrets")},
-		{"a folder beside them", "", call("LS", map[string]any{"path": "memory"}), ruled(Allow, 9, "memory")},
-		{"a folder below data, beside data_dir", "", call("LS", map[string]any{"path": "data/x"}), ruled(Allow, 10, "data/x")},
-		{"a file of data", "", call("Read", map[string]any{"file_path": "data/file.txt"}), ruled(Allow, 10, "data/file.txt")},
+		{"data_dir itself", "", call("LS", map[string]any{"path": "data/db"}),
+			protected("data/db")},
+		{"secrets itself", "", call("LS", map[string]any{"path": "secrets"}),
+			ruled(Deny, 11, "secrets")},
+		{"a folder beside them", "", call("LS", map[string]any{"path": "memory"}),
+			ruled(Allow, 9, "memory")},
+		{"a folder below data, beside data_dir", "", call("LS", map[string]any{"path": "data/x"}),
+			ruled(Allow, 10, "data/x")},
+		{"a file of data", "", call("Read", map[string]any{"file_path": "data/file.txt"}),
+			ruled(Allow, 10, "data/file.txt")},
 		// A deny rule guards its place only for the calls it applies to.
-		{"agent filter: bob", "", Call{Tool: "Read", AgentID: "bob", Args: map[string]any{"path": "docs"}}, guarded(ruled(Allow, 22, "docs"), "docs/private")},
-		{"agent filter: alice", "", Call{Tool: "Read", AgentID: "alice", Args: map[string]any{"path": "docs"}}, ruled(Allow, 22, "docs")},
-		{"tool filter: a write tool", "", call("Write", map[string]any{"file_path": "docs"}), guarded(ruled(Allow, 22, "docs"), "docs/draft*")},
-		{"a prefix pattern: its own folder holds it", "", call("Write", map[string]any{"file_path": "docs/drafts"}), ruled(Deny, 21, "docs/drafts")},
-		{"group tier", "dev", call("Read", map[string]any{"path": "src"}), guarded(ruled(Allow, 31, "src"), "src/gen")},
-		{"not in another group", "", call("Read", map[string]any{"path": "src"}), withPath(catchAll, "src")},
-		{"the default tier's places hold in a group", "dev", call("Read", map[string]any{"path": "."}), guarded(withPath(catchAll, "."), "data/db")},
+		{"agent filter: bob", "",
+			Call{Tool: "Read", AgentID: "bob", Args: map[string]any{"path": "docs"}},
+			guarded(ruled(Allow, 22, "docs"), "docs/private")},
+		{"agent filter: alice", "",
+			Call{Tool: "Read", AgentID: "alice", Args: map[string]any{"path": "docs"}},
+			ruled(Allow, 22, "docs")},
+		{"tool filter: a write tool", "", call("Write", map[string]any{"file_path": "docs"}),
+			guarded(ruled(Allow, 22, "docs"), "docs/draft*")},
+		{"a prefix pattern: its own folder holds it", "",
+			call("Write", map[string]any{"file_path": "docs/drafts"}),
+			ruled(Deny, 21, "docs/drafts")},
+		{"group tier", "dev", call("Read", map[string]any{"path": "src"}),
+			guarded(ruled(Allow, 31, "src"), "src/gen")},
+		{"not in another group", "", call("Read", map[string]any{"path": "src"}),
+			withPath(catchAll, "src")},
+		{"the default tier's places hold in a group", "dev",
+			call("Read", map[string]any{"path": "."}),
+			guarded(withPath(catchAll, "."), "data/db")},
 		// Every path key counts: a guarded key outranks a plain require.
-		{"a guarded second key", "", call("Read", map[string]any{"path": "/etc/x", "file_path": "."}), func() Decision {
-			d := guarded(withPath(catchAll, "."), "data/db")
-			d.Paths = 2
-			return d
-		}()},
+		{"a guarded second key", "",
+			call("Read", map[string]any{"path": "/etc/x", "file_path": "."}), func() Decision {
+				d := guarded(withPath(catchAll, "."), "data/db")
+				d.Paths = 2
+				return d
+			}()},
 	})
 }
 
@@ -678,10 +886,12 @@ func TestEvaluateGuarded(t *testing.T) {
 func TestEvaluateGuardedPrefixRoot(t *testing.T) {
 	root := workspace(t)
 	s := Compile(nil, []Rule{
-		{ID: 1, GroupID: DefaultGroup, ToolPattern: "LS", PathPattern: "log*", Action: Deny, Priority: 1},
+		{ID: 1, GroupID: DefaultGroup, ToolPattern: "LS", PathPattern: "log*", Action: Deny,
+			Priority: 1},
 		{ID: 2, GroupID: DefaultGroup, ToolPattern: "LS", Action: Allow, Priority: 2},
 	}, Options{WorkspaceRoot: root})
-	for path, want := range map[string]string{".": "log*", "docs": "", root: "log*", "/": "log*", "/usr": ""} {
+	for path, want := range map[string]string{".": "log*", "docs": "", root: "log*", "/": "log*",
+		"/usr": ""} {
 		d := s.Evaluate(DefaultGroup, Call{Tool: "LS", Args: map[string]any{"path": path}})
 		if d.Contains != want || (want == "") != (d.Action == Allow) {
 			t.Errorf("LS %q: %+v, want Contains %q", path, d, want)
@@ -698,7 +908,8 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 	root := workspace(t)
 	s := Compile(nil, seedRules(), seedOptions(root))
 	catchAll := ruled(Require, 12, "")
-	one := func(d Decision) Decision { d.Paths = 1; return d } // Glob's pattern names its directory
+	// Glob's pattern names its directory
+	one := func(d Decision) Decision { d.Paths = 1; return d }
 	guarded := func(d Decision, place string) Decision {
 		if d.Action == Allow {
 			d.RuleID = 0
@@ -711,46 +922,83 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 	}
 	grep := map[string]any{"pattern": "token"}
 	runEvalCases(t, s, []evalCase{
-		{"Grep in the workspace root holds secrets/ and the data directories", "", Call{Tool: "Grep", Args: grep}, guarded(withPath(catchAll, "."), "data/skald")},
-		{"Glob with the root as cwd", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "**/*"}, Cwd: root}, one(guarded(withPath(catchAll, "."), "data/skald"))},
-		{"LS {} in data/ holds data/skald despite the data/* allow", "", Call{Tool: "LS", Cwd: "data"}, guarded(ruled(Allow, 10, "data"), "data/skald")},
-		{"LS {} in the data directory", "", Call{Tool: "LS", Args: map[string]any{}, Cwd: root + "/state"}, protected("state")},
-		{"Grep in the data directory through a symlink", "", Call{Tool: "Grep", Args: grep, Cwd: "data/state-link"}, protected("state")},
-		{"Grep in secrets/", "", Call{Tool: "Grep", Args: grep, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
-		{"Glob in a symlink into secrets/", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "*"}, Cwd: "data/link"}, forms(ruled(Deny, 11, "secrets/x"), 2)},
-		{"a write tool in secrets/", "", Call{Tool: "Write", Args: map[string]any{"content": "x"}, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
-		{"the profile's working directory", "", Call{Tool: "LS", WorkingDir: root + "/memory"}, ruled(Allow, 9, "memory")},
-		{"the cwd before the working directory", "", Call{Tool: "LS", Cwd: "memory", WorkingDir: root + "/secrets"}, ruled(Allow, 9, "memory")},
-		{"the working directory before the root", "", Call{Tool: "Grep", Args: grep, WorkingDir: "secrets"}, ruled(Deny, 11, "secrets")},
-		{"a folder that holds nothing guarded", "", Call{Tool: "Grep", Args: grep, Cwd: "docs"}, withPath(catchAll, "docs")},
-		{"empty and null path keys are no path", "", Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": nil}, Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
-		{"a cwd that cannot be normalised", "", Call{Tool: "LS", Cwd: "data/loop1"}, withState(catchAll, PathInvalid)},
-		{"not a file tool: the rules alone", "", Call{Tool: "TodoWrite", Cwd: "state"}, ruled(Allow, 8, "")},
+		{"Grep in the workspace root holds secrets/ and the data directories", "",
+			Call{Tool: "Grep", Args: grep}, guarded(withPath(catchAll, "."), "data/skald")},
+		{"Glob with the root as cwd", "",
+			Call{Tool: "Glob", Args: map[string]any{"pattern": "**/*"}, Cwd: root},
+			one(guarded(withPath(catchAll, "."), "data/skald"))},
+		{"LS {} in data/ holds data/skald despite the data/* allow", "",
+			Call{Tool: "LS", Cwd: "data"}, guarded(ruled(Allow, 10, "data"), "data/skald")},
+		{"LS {} in the data directory", "",
+			Call{Tool: "LS", Args: map[string]any{}, Cwd: root + "/state"}, protected("state")},
+		{"Grep in the data directory through a symlink", "",
+			Call{Tool: "Grep", Args: grep, Cwd: "data/state-link"}, protected("state")},
+		{"Grep in secrets/", "", Call{Tool: "Grep", Args: grep, Cwd: "secrets"},
+			ruled(Deny, 11, "secrets")},
+		{"Glob in a symlink into secrets/", "",
+			Call{Tool: "Glob", Args: map[string]any{"pattern": "*"}, Cwd: "data/link"},
+			forms(ruled(Deny, 11, "secrets/x"), 2)},
+		{"a write tool in secrets/", "",
+			Call{Tool: "Write", Args: map[string]any{"content": "x"}, Cwd: "secrets"},
+			ruled(Deny, 11, "secrets")},
+		{"the profile's working directory", "", Call{Tool: "LS", WorkingDir: root + "/memory"},
+			ruled(Allow, 9, "memory")},
+		{"the cwd before the working directory", "",
+			Call{Tool: "LS", Cwd: "memory", WorkingDir: root + "/secrets"},
+			ruled(Allow, 9, "memory")},
+		{"the working directory before the root", "",
+			Call{Tool: "Grep", Args: grep, WorkingDir: "secrets"}, ruled(Deny, 11, "secrets")},
+		{"a folder that holds nothing guarded", "", Call{Tool: "Grep", Args: grep, Cwd: "docs"},
+			withPath(catchAll, "docs")},
+		{"empty and null path keys are no path", "",
+			Call{Tool: "read_file", Args: map[string]any{"path": "", "file_path": nil},
+				Cwd: "secrets"},
+			ruled(Deny, 11, "secrets")},
+		{"a cwd that cannot be normalised", "", Call{Tool: "LS", Cwd: "data/loop1"},
+			withState(catchAll, PathInvalid)},
+		{"not a file tool: the rules alone", "", Call{Tool: "TodoWrite", Cwd: "state"},
+			ruled(Allow, 8, "")},
 		// Run in secrets/, any name a tool is given lies there.
-		{"not a file tool", "", Call{Tool: "Task", Args: map[string]any{"input": "ls -l"}, Cwd: "secrets"}, inPlace(ReasonDenied, "secrets", "secrets/ls")},
-		{"not a file tool, elsewhere", "", Call{Tool: "Task", Args: map[string]any{"input": "ls -l"}, Cwd: "docs"}, catchAll},
+		{"not a file tool", "",
+			Call{Tool: "Task", Args: map[string]any{"input": "ls -l"}, Cwd: "secrets"},
+			inPlace(ReasonDenied, "secrets", "secrets/ls")},
+		{"not a file tool, elsewhere", "",
+			Call{Tool: "Task", Args: map[string]any{"input": "ls -l"}, Cwd: "docs"}, catchAll},
 		// A string with a "/" is scanned as a path against every base: cwd is secrets/.
-		{"not a file tool, a string scanned", "", Call{Tool: "Task", Args: map[string]any{"input": "cat x/key"}, Cwd: "secrets"}, inPlace(ReasonDenied, "secrets", "secrets/cat x/key")},
+		{"not a file tool, a string scanned", "",
+			Call{Tool: "Task", Args: map[string]any{"input": "cat x/key"}, Cwd: "secrets"},
+			inPlace(ReasonDenied, "secrets", "secrets/cat x/key")},
 	})
 
 	// The file tools are the Set's: a custom class changes which tools search their cwd.
 	opt := seedOptions(root)
 	opt.FSRead, opt.FSWrite = []string{"search_repo"}, []string{"save"}
-	custom := Compile(nil, append(seedRules(), Rule{ID: 13, GroupID: DefaultGroup, ToolPattern: "Grep", Action: Allow, Priority: 1}), opt)
+	custom := Compile(nil,
+		append(seedRules(),
+			Rule{ID: 13, GroupID: DefaultGroup, ToolPattern: "Grep", Action: Allow, Priority: 1}),
+		opt)
 	runEvalCases(t, custom, []evalCase{
-		{"a custom read tool", "", Call{Tool: "search_repo", Cwd: "secrets"}, ruled(Deny, 11, "secrets")},
+		{"a custom read tool", "", Call{Tool: "search_repo", Cwd: "secrets"},
+			ruled(Deny, 11, "secrets")},
 		{"a custom write tool", "", Call{Tool: "save", Cwd: "state"}, protected("state")},
-		{"Grep is no longer a file tool", "", Call{Tool: "Grep", Args: grep, Cwd: "docs"}, ruled(Allow, 13, "")},
-		{"Grep is no longer a file tool, run in secrets/", "", Call{Tool: "Grep", Args: grep, Cwd: "secrets"}, inPlace(ReasonDenied, "secrets", "secrets/token")},
+		{"Grep is no longer a file tool", "", Call{Tool: "Grep", Args: grep, Cwd: "docs"},
+			ruled(Allow, 13, "")},
+		{"Grep is no longer a file tool, run in secrets/", "",
+			Call{Tool: "Grep", Args: grep, Cwd: "secrets"},
+			inPlace(ReasonDenied, "secrets", "secrets/token")},
 	})
 
 	// With no workspace root and no absolute directory there is nothing to resolve: an
 	// allow becomes require, as for any path that cannot be normalised.
-	bare := Compile(nil, []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "LS", Action: Allow, Priority: 1}}, Options{})
-	if d := bare.Evaluate(DefaultGroup, Call{Tool: "LS"}); d.Action != Require || d.Reason != ReasonBadPath || d.PathState != PathInvalid {
+	bare := Compile(nil,
+		[]Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "LS", Action: Allow, Priority: 1}},
+		Options{})
+	if d := bare.Evaluate(DefaultGroup, Call{Tool: "LS"}); d.Action != Require ||
+		d.Reason != ReasonBadPath || d.PathState != PathInvalid {
 		t.Errorf("LS {} with no directory: %+v, want require (%s)", d, ReasonBadPath)
 	}
-	if d := bare.Evaluate(DefaultGroup, Call{Tool: "LS", Cwd: root + "/docs"}); d.Action != Allow || d.Path != root+"/docs" {
+	d := bare.Evaluate(DefaultGroup, Call{Tool: "LS", Cwd: root + "/docs"})
+	if d.Action != Allow || d.Path != root+"/docs" {
 		t.Errorf("LS {} with an absolute cwd: %+v, want allow on it", d)
 	}
 }
@@ -761,10 +1009,12 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 func TestGuardedPlaceMustExist(t *testing.T) {
 	root := testkit.Dir(t, "src")
 	rs := []Rule{
-		{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_any", PathPattern: "secrets/*", Action: Deny, Priority: 5},
+		{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_any", PathPattern: "secrets/*",
+			Action: Deny, Priority: 5},
 		{ID: 2, GroupID: DefaultGroup, ToolPattern: "Grep", Action: Allow, Priority: 10},
 	}
-	s := Compile(nil, rs, Options{WorkspaceRoot: root, Protected: []string{filepath.Join(root, "state")}})
+	s := Compile(nil, rs,
+		Options{WorkspaceRoot: root, Protected: []string{filepath.Join(root, "state")}})
 	grep := Call{Tool: "Grep", Args: map[string]any{"pattern": "token", "path": "."}}
 	if d := s.Evaluate(DefaultGroup, grep); d.Action != Allow || d.Contains != "" {
 		t.Fatalf("no secrets/ and no state/ yet: %+v, want allow by rule 2", d)

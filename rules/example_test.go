@@ -20,10 +20,14 @@ func Example() {
 	set := rules.Compile(
 		[]rules.Group{{ID: "dev", Name: "Developers"}},
 		[]rules.Rule{
-			{ID: 1, GroupID: rules.DefaultGroup, ToolPattern: "@fs_any", PathPattern: "data/*", Action: rules.Allow, Priority: 5},
-			{ID: 2, GroupID: rules.DefaultGroup, ToolPattern: "@fs_any", PathPattern: "secrets/*", Action: rules.Deny, Priority: 5},
-			{ID: 3, GroupID: rules.DefaultGroup, ToolPattern: "*", Action: rules.Require, Priority: rules.MaxPriority},
-			{ID: 4, GroupID: "dev", ToolPattern: "mcp__github__*", Action: rules.Allow, Priority: 100},
+			{ID: 1, GroupID: rules.DefaultGroup, ToolPattern: "@fs_any", PathPattern: "data/*",
+				Action: rules.Allow, Priority: 5},
+			{ID: 2, GroupID: rules.DefaultGroup, ToolPattern: "@fs_any", PathPattern: "secrets/*",
+				Action: rules.Deny, Priority: 5},
+			{ID: 3, GroupID: rules.DefaultGroup, ToolPattern: "*", Action: rules.Require,
+				Priority: rules.MaxPriority},
+			{ID: 4, GroupID: "dev", ToolPattern: "mcp__github__*", Action: rules.Allow,
+				Priority: 100},
 		},
 		rules.Options{WorkspaceRoot: root},
 	)
@@ -33,7 +37,8 @@ func Example() {
 		call  rules.Call
 	}{
 		{"default", rules.Call{Tool: "read_file", Args: map[string]any{"path": "data/notes.txt"}}},
-		{"default", rules.Call{Tool: "read_file", Args: map[string]any{"path": "data/link/../key"}}},
+		{"default",
+			rules.Call{Tool: "read_file", Args: map[string]any{"path": "data/link/../key"}}},
 		{"default", rules.Call{Tool: "mcp__github__create_issue"}},
 		{"dev", rules.Call{Tool: "mcp__github__create_issue"}},
 	} {

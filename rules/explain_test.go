@@ -11,8 +11,10 @@ func TestExplain(t *testing.T) {
 	rs := append(seedRules(),
 		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "Bash", CommandPattern: "git status",
 			Action: Allow, Priority: 1},
-		Rule{ID: 21, GroupID: "dev", ToolPattern: "Read", AgentID: "bot", Action: Allow, Priority: 1},
-		Rule{ID: 22, GroupID: "dev", ToolPattern: "Read", Source: "cron", Action: Allow, Priority: 2},
+		Rule{ID: 21, GroupID: "dev", ToolPattern: "Read", AgentID: "bot", Action: Allow,
+			Priority: 1},
+		Rule{ID: 22, GroupID: "dev", ToolPattern: "Read", Source: "cron", Action: Allow,
+			Priority: 2},
 	)
 	set := Compile([]Group{{ID: "dev", Name: "Dev"}}, rs, seedOptions(root))
 	type step struct {
@@ -33,7 +35,8 @@ func TestExplain(t *testing.T) {
 				{10, false, "path pattern data/* matches none of the call's paths: secrets/key"},
 				{11, true, ""}}},
 		{"a script: the command pattern does not match", DefaultGroup,
-			Call{Tool: "Bash", Cwd: root + "/docs", // git reads its cwd: away from the guarded root
+			// git reads its cwd: away from the guarded root
+			Call{Tool: "Bash", Cwd: root + "/docs",
 				Args: map[string]any{"command": "git push"}},
 			[]step{{20, false, "command pattern git status matches none of: git push"},
 				{9, false, "tool pattern does not match Bash"},
@@ -42,13 +45,15 @@ func TestExplain(t *testing.T) {
 				{1, false, "tool pattern does not match Bash"},
 				{2, true, ""}}},
 		{"agent and source filters of the group, then the default tier", "dev",
-			Call{Tool: "Read", AgentID: "claude", Source: "cli", Args: map[string]any{"file_path": "docs"}},
+			Call{Tool: "Read", AgentID: "claude", Source: "cli",
+				Args: map[string]any{"file_path": "docs"}},
 			[]step{{21, false, `agent "claude" is not the rule's "bot"`},
 				{22, false, `source "cli" is not the rule's "cron"`}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tr := set.Explain(c.group, c.call)
-			if d := set.Evaluate(c.group, c.call); d.Action != tr.Decision.Action || d.RuleID != tr.Decision.RuleID {
+			if d := set.Evaluate(c.group, c.call); d.Action != tr.Decision.Action ||
+				d.RuleID != tr.Decision.RuleID {
 				t.Fatalf("Explain's decision %+v, Evaluate's %+v", tr.Decision, d)
 			}
 			if len(tr.Steps) < len(c.want) {
@@ -68,8 +73,10 @@ func TestExplain(t *testing.T) {
 	}
 	t.Run("the group's rules carry its name, the default tier's default", func(t *testing.T) {
 		tr := set.Explain("dev", Call{Tool: "Read", Args: map[string]any{"file_path": "docs"}})
-		if !slices.ContainsFunc(tr.Steps, func(s TraceStep) bool { return s.RuleID == 21 && s.Group == "dev" }) ||
-			!slices.ContainsFunc(tr.Steps, func(s TraceStep) bool { return s.RuleID == 12 && s.Group == DefaultGroup }) {
+		if !slices.ContainsFunc(tr.Steps,
+			func(s TraceStep) bool { return s.RuleID == 21 && s.Group == "dev" }) ||
+			!slices.ContainsFunc(tr.Steps,
+				func(s TraceStep) bool { return s.RuleID == 12 && s.Group == DefaultGroup }) {
 			t.Fatalf("steps %+v", tr.Steps)
 		}
 	})

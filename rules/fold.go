@@ -83,7 +83,8 @@ func (s *Set) relIn(abs string, i int) string {
 		return relTo(abs, root)
 	}
 	if root != "" && len(abs) >= len(root) && abs[:len(root)] != root &&
-		strings.EqualFold(abs[:len(root)], root) && (len(abs) == len(root) || abs[len(root)] == '/') {
+		strings.EqualFold(abs[:len(root)], root) &&
+		(len(abs) == len(root) || abs[len(root)] == '/') {
 		abs = root + abs[len(root):]
 	}
 	return s.foldRel(relTo(abs, root), i)

@@ -32,7 +32,8 @@ func TestEvaluateFoldedCase(t *testing.T) {
 	root := workspace(t)
 	rs := append(seedRules(),
 		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 100},
-		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_read", PathPattern: "Docs/*", Action: Deny, Priority: 1})
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_read", PathPattern: "Docs/*",
+			Action: Deny, Priority: 1})
 	opt := seedOptions(root)
 	var asked []string
 	opt.FoldsCase = func(dir string) bool { asked = append(asked, dir); return true }
@@ -42,7 +43,9 @@ func TestEvaluateFoldedCase(t *testing.T) {
 	}
 	sensitive := Compile(nil, rs, seedOptions(root))
 	upperRoot := strings.ToUpper(root)
-	notes := func(v string) Call { return Call{Tool: "mcp__notes__x", Args: map[string]any{"q": v}} }
+	notes := func(v string) Call {
+		return Call{Tool: "mcp__notes__x", Args: map[string]any{"q": v}}
+	}
 	for _, tc := range []struct {
 		name     string
 		call     Call
@@ -51,12 +54,21 @@ func TestEvaluateFoldedCase(t *testing.T) {
 	}{
 		{"Read SECRETS/key", read("SECRETS/key"), n1(ruled(Deny, 11, "secrets/key")), Require},
 		{"Read Secrets/Key", read("Secrets/Key"), n1(ruled(Deny, 11, "secrets/key")), Require},
-		{"the root in another case", read(upperRoot + "/SECRETS/key"), n1(ruled(Deny, 11, "secrets/key")), Require},
-		{"the data directory", read("STATE/skald.db"), n1(Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}), Require},
-		{"a pattern written in another case", read("docs/a"), n1(ruled(Deny, 21, "docs/a")), Require},
-		{"an MCP tool's path", Call{Tool: "mcp__notes__x", Args: map[string]any{"path": "SECRETS/key"}}, Decision{Action: Require, Reason: ReasonDenied + ": secrets", Path: "secrets/key", PathState: PathOK, Contains: "secrets", Paths: 1}, Allow},
-		{"an argument word", notes("cat SECRETS/key"), inPlace(ReasonDenied, "secrets", "secrets/key"), Allow},
-		{"a shell command", Call{Tool: "Bash", Args: map[string]any{"command": "cat SECRETS/key"}}, Decision{}, Require},
+		{"the root in another case", read(upperRoot + "/SECRETS/key"),
+			n1(ruled(Deny, 11, "secrets/key")), Require},
+		{"the data directory", read("STATE/skald.db"),
+			n1(Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
+				PathState: PathOK}), Require},
+		{"a pattern written in another case", read("docs/a"), n1(ruled(Deny, 21, "docs/a")),
+			Require},
+		{"an MCP tool's path",
+			Call{Tool: "mcp__notes__x", Args: map[string]any{"path": "SECRETS/key"}},
+			Decision{Action: Require, Reason: ReasonDenied + ": secrets", Path: "secrets/key",
+				PathState: PathOK, Contains: "secrets", Paths: 1}, Allow},
+		{"an argument word", notes("cat SECRETS/key"),
+			inPlace(ReasonDenied, "secrets", "secrets/key"), Allow},
+		{"a shell command", Call{Tool: "Bash", Args: map[string]any{"command": "cat SECRETS/key"}},
+			Decision{}, Require},
 		{"an allowed place", read("MEMORY/a"), n1(ruled(Allow, 9, "memory/a")), Require},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,7 +80,8 @@ func TestEvaluateFoldedCase(t *testing.T) {
 			} else if got.Script = nil; got != tc.folded {
 				t.Errorf("folded:\n got  %+v\n want %+v", got, tc.folded)
 			}
-			if d := sensitive.Evaluate(DefaultGroup, tc.call); d.Action != tc.sensible || d.Locked() {
+			if d := sensitive.Evaluate(DefaultGroup, tc.call); d.Action != tc.sensible ||
+				d.Locked() {
 				t.Errorf("case-sensitive: %+v, want an unlocked %s", d, tc.sensible)
 			}
 		})

@@ -110,7 +110,7 @@ func (d *dep) now() fileID {
 // are those of every resolution.
 type view struct {
 	protected []string         // Options.Protected, normalised
-	groups    map[string]*tier // per group with rules other than DefaultGroup: its rules, then DefaultGroup's
+	groups    map[string]*tier // per non-default group with rules: its rules, then DefaultGroup's
 	def       *tier            // the rules of DefaultGroup
 	// resolved are the patterns and protected paths as resolved in each root: the
 	// workspace, then each of Set.projects.

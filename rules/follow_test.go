@@ -36,7 +36,8 @@ func TestPatternFollowsName(t *testing.T) {
 			notDenied := func(step, p string) {
 				t.Helper()
 				if d := s.Evaluate(DefaultGroup, read(p)); d.Action == Deny {
-					t.Errorf("%s: Read %s → %+v, want no deny: secrets no longer names it", step, p, d)
+					t.Errorf("%s: Read %s → %+v, want no deny: secrets no longer names it",
+						step, p, d)
 				}
 			}
 			denied("before", "secrets/key", "data/link")
@@ -82,7 +83,8 @@ func TestProtectedFollowsName(t *testing.T) {
 	mustRename(t, root+"/state", root+"/moved")
 	mustSymlink(t, "moved", root+"/state")
 	for _, p := range []string{"state/skald.db", "moved/skald.db"} {
-		if d := s.Evaluate(DefaultGroup, read(p)); d.Action != Deny || d.Reason != ReasonProtected {
+		if d := s.Evaluate(DefaultGroup, read(p)); d.Action != Deny ||
+			d.Reason != ReasonProtected {
 			t.Errorf("Read %s → %+v, want deny (protected)", p, d)
 		}
 	}
@@ -92,17 +94,20 @@ func TestProtectedFollowsName(t *testing.T) {
 // a directory tool above it and for a tool outside the file classes inside it.
 func TestDeniedPlaceFollowsName(t *testing.T) {
 	root := workspace(t)
-	rs := append(seedRules(), Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 1})
+	rs := append(seedRules(),
+		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 1})
 	s := Compile(nil, rs, seedOptions(root))
 	if err := os.MkdirAll(root+"/docs/hidden", 0o755); err != nil {
 		t.Fatal(err)
 	}
 	mustRename(t, root+"/secrets", root+"/docs/hidden/vault")
 	mustSymlink(t, "docs/hidden/vault", root+"/secrets")
-	if d := s.Evaluate(DefaultGroup, Call{Tool: "LS", Args: map[string]any{"path": "docs"}}); !d.Locked() || d.Contains != "docs/hidden/vault" {
+	ls := Call{Tool: "LS", Args: map[string]any{"path": "docs"}}
+	if d := s.Evaluate(DefaultGroup, ls); !d.Locked() || d.Contains != "docs/hidden/vault" {
 		t.Errorf("LS docs → %+v, want locked require holding docs/hidden/vault", d)
 	}
-	d := s.Evaluate(DefaultGroup, Call{Tool: "mcp__notes__get", Args: map[string]any{"path": "docs/hidden/vault/key"}})
+	d := s.Evaluate(DefaultGroup,
+		Call{Tool: "mcp__notes__get", Args: map[string]any{"path": "docs/hidden/vault/key"}})
 	if !d.Locked() || d.Reason != ReasonDenied+": docs/hidden/vault" {
 		t.Errorf("mcp__notes__get in the moved secrets → %+v, want locked require", d)
 	}
@@ -127,7 +132,8 @@ func TestPatternFollowsNameConcurrently(t *testing.T) {
 					return
 				default:
 				}
-				if d := s.Evaluate(DefaultGroup, read("secrets/key")); d.Action != Deny && !d.Locked() {
+				if d := s.Evaluate(DefaultGroup, read("secrets/key")); d.Action != Deny &&
+					!d.Locked() {
 					errs <- fmt.Sprintf("Read secrets/key → %+v during a swap", d)
 					return
 				}
@@ -157,9 +163,11 @@ func TestPatternFollowsNameConcurrently(t *testing.T) {
 // pattern as written, and a call is decided at once, not held as if it kept changing.
 func TestPatternsOfMissingRoot(t *testing.T) {
 	root := t.TempDir() + "/not-yet"
-	rs := []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_write", PathPattern: "src/*", Action: Allow}}
+	rs := []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "@fs_write", PathPattern: "src/*",
+		Action: Allow}}
 	s := Compile(nil, rs, Options{WorkspaceRoot: root})
-	if d := s.Evaluate(DefaultGroup, Call{Tool: "Write", Args: map[string]any{"file_path": root + "/src/a.ts"}}); d.Action != Allow || d.RuleID != 1 {
+	create := Call{Tool: "Write", Args: map[string]any{"file_path": root + "/src/a.ts"}}
+	if d := s.Evaluate(DefaultGroup, create); d.Action != Allow || d.RuleID != 1 {
 		t.Errorf("Write src/a.ts → %+v, want allow by rule 1", d)
 	}
 }
@@ -180,7 +188,8 @@ func TestOutsideFollowsEntry(t *testing.T) {
 	protected := func(step string, paths ...string) {
 		t.Helper()
 		for _, p := range paths {
-			if d := s.Evaluate(DefaultGroup, read(p)); d.Action != Deny || d.Reason != ReasonProtected {
+			if d := s.Evaluate(DefaultGroup, read(p)); d.Action != Deny ||
+				d.Reason != ReasonProtected {
 				t.Errorf("%s: Read %s → %+v, want deny (protected)", step, p, d)
 			}
 		}

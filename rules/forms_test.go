@@ -24,37 +24,81 @@ func formsSet(t *testing.T) (*Set, string) {
 // and a glob in every alternative of its braces.
 func TestEvaluateEveryForm(t *testing.T) {
 	s, root := formsSet(t)
-	protected := Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}
-	mcpRead := func(args map[string]any) Call { return Call{Tool: "mcp__filesystem__read_file", Args: args} }
+	protected := Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
+		PathState: PathOK}
+	mcpRead := func(args map[string]any) Call {
+		return Call{Tool: "mcp__filesystem__read_file", Args: args}
+	}
 	runEvalCases(t, s, []evalCase{
 		// A symlink, then "..": the OS leaves the link's target, a tool that cleans
 		// ".." first does not.
-		{"symlink then ..: the cleaned form is secrets/", "", mcpRead(map[string]any{"path": root + "/lnk/../secrets/key"}), forms(ruled(Deny, 11, "secrets/key"), 2)},
-		{"symlink then ..: the cleaned form is protected", "", Call{Tool: "Read", Args: map[string]any{"file_path": "lnk/../state/skald.db"}}, forms(protected, 2)},
-		{"symlink then ..: both forms allowed", "", Call{Tool: "Read", Args: map[string]any{"file_path": "lnk/../b"}}, forms(ruled(Allow, 9, "memory/b"), 2)},
+		{"symlink then ..: the cleaned form is secrets/", "",
+			mcpRead(map[string]any{"path": root + "/lnk/../secrets/key"}),
+			forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"symlink then ..: the cleaned form is protected", "",
+			Call{Tool: "Read", Args: map[string]any{"file_path": "lnk/../state/skald.db"}},
+			forms(protected, 2)},
+		{"symlink then ..: both forms allowed", "",
+			Call{Tool: "Read", Args: map[string]any{"file_path": "lnk/../b"}},
+			forms(ruled(Allow, 9, "memory/b"), 2)},
 		// A relative path against every base a tool may use.
-		{"relative: the root beside the working directory", "", Call{Tool: "mcp__filesystem__read_file", Args: map[string]any{"path": "secrets/key"}, WorkingDir: "memory"}, forms(ruled(Deny, 11, "secrets/key"), 2)},
-		{"relative: the root beside cwd", "", Call{Tool: "mcp__filesystem__read_file", Args: map[string]any{"path": "key"}, Cwd: "secrets", WorkingDir: "memory"}, forms(ruled(Deny, 11, "secrets/key"), 3)},
-		{"relative: every base allowed", "", Call{Tool: "Read", Args: map[string]any{"file_path": "a"}, Cwd: "memory"}, forms(ruled(Allow, 9, "memory/a"), 2)},
+		{"relative: the root beside the working directory", "",
+			Call{Tool: "mcp__filesystem__read_file", Args: map[string]any{"path": "secrets/key"},
+				WorkingDir: "memory"},
+			forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"relative: the root beside cwd", "",
+			Call{Tool: "mcp__filesystem__read_file", Args: map[string]any{"path": "key"},
+				Cwd: "secrets", WorkingDir: "memory"},
+			forms(ruled(Deny, 11, "secrets/key"), 3)},
+		{"relative: every base allowed", "",
+			Call{Tool: "Read", Args: map[string]any{"file_path": "a"}, Cwd: "memory"},
+			forms(ruled(Allow, 9, "memory/a"), 2)},
 		// ~ as the tool expands it, and as a name.
-		{"~ expanded", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~/../../secrets/key"}}, forms(ruled(Deny, 11, "secrets/key"), 2)},
-		{"~ alone", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~"}}, forms(ruled(Allow, 21, "~"), 2)},
-		{"~ expanded, allowed", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~/b"}}, forms(ruled(Allow, 21, "~/b"), 2)},
-		{"~user cannot be resolved", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~root/x"}}, locked(0, ReasonBadPath, 2)},
+		{"~ expanded", "",
+			Call{Tool: "Read", Args: map[string]any{"file_path": "~/../../secrets/key"}},
+			forms(ruled(Deny, 11, "secrets/key"), 2)},
+		{"~ alone", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~"}},
+			forms(ruled(Allow, 21, "~"), 2)},
+		{"~ expanded, allowed", "", Call{Tool: "Read", Args: map[string]any{"file_path": "~/b"}},
+			forms(ruled(Allow, 21, "~/b"), 2)},
+		{"~user cannot be resolved", "",
+			Call{Tool: "Read", Args: map[string]any{"file_path": "~root/x"}},
+			locked(0, ReasonBadPath, 2)},
 		// file: URIs are decoded.
-		{"file URI", "", mcpRead(map[string]any{"path": "file://" + root + "/secrets/key"}), forms(ruled(Deny, 11, "secrets/key"), 1)},
-		{"file URI, percent-encoded", "", mcpRead(map[string]any{"path": "file://localhost" + root + "/secr%65ts/key"}), forms(ruled(Deny, 11, "secrets/key"), 1)},
-		{"file URI of another host", "", mcpRead(map[string]any{"path": "file://h" + root + "/x"}), locked(0, ReasonBadPath, 1)},
-		{"file URI, relative", "", mcpRead(map[string]any{"path": "file:x"}), locked(0, ReasonBadPath, 1)},
+		{"file URI", "", mcpRead(map[string]any{"path": "file://" + root + "/secrets/key"}),
+			forms(ruled(Deny, 11, "secrets/key"), 1)},
+		{"file URI, percent-encoded", "",
+			mcpRead(map[string]any{"path": "file://localhost" + root + "/secr%65ts/key"}),
+			forms(ruled(Deny, 11, "secrets/key"), 1)},
+		{"file URI of another host", "", mcpRead(map[string]any{"path": "file://h" + root + "/x"}),
+			locked(0, ReasonBadPath, 1)},
+		{"file URI, relative", "", mcpRead(map[string]any{"path": "file:x"}),
+			locked(0, ReasonBadPath, 1)},
 		// Globs: every alternative of the braces; ".." after a wildcard reaches anywhere.
-		{"a brace before ..", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "{../secrets,x}/*", "path": "memory"}}, forms(ruled(Deny, 11, "secrets"), 3)},
-		{"nested braces", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/{a,{b,../secrets}}/*"}}, forms(ruled(Deny, 11, "secrets"), 3)},
-		{"a wildcard before ..", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "*/../../secrets/*"}}, locked(0, ReasonBadPath, 1)},
-		{"Grep: ** before ..", "", Call{Tool: "Grep", Args: map[string]any{"glob": "**/../x"}}, locked(0, ReasonBadPath, 1)},
-		{"too many alternatives", "", Call{Tool: "Glob", Args: map[string]any{"pattern": strings.Repeat("{a,b}", 7) + "/*"}}, locked(0, ReasonBadPath, 1)},
-		{"braces, every alternative allowed", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/{a,b}/*.go"}}, forms(ruled(Allow, 9, "memory/a"), 2)},
-		{"an unbalanced brace is literal", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/{a/*"}}, forms(ruled(Allow, 9, "memory"), 1)},
-		{".. before the wildcard is a path", "", Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/../docs/*"}}, forms(ruled(Allow, 21, "docs"), 1)},
+		{"a brace before ..", "",
+			Call{Tool: "Glob",
+				Args: map[string]any{"pattern": "{../secrets,x}/*", "path": "memory"}},
+			forms(ruled(Deny, 11, "secrets"), 3)},
+		{"nested braces", "",
+			Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/{a,{b,../secrets}}/*"}},
+			forms(ruled(Deny, 11, "secrets"), 3)},
+		{"a wildcard before ..", "",
+			Call{Tool: "Glob", Args: map[string]any{"pattern": "*/../../secrets/*"}},
+			locked(0, ReasonBadPath, 1)},
+		{"Grep: ** before ..", "", Call{Tool: "Grep", Args: map[string]any{"glob": "**/../x"}},
+			locked(0, ReasonBadPath, 1)},
+		{"too many alternatives", "",
+			Call{Tool: "Glob", Args: map[string]any{"pattern": strings.Repeat("{a,b}", 7) + "/*"}},
+			locked(0, ReasonBadPath, 1)},
+		{"braces, every alternative allowed", "",
+			Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/{a,b}/*.go"}},
+			forms(ruled(Allow, 9, "memory/a"), 2)},
+		{"an unbalanced brace is literal", "",
+			Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/{a/*"}},
+			forms(ruled(Allow, 9, "memory"), 1)},
+		{".. before the wildcard is a path", "",
+			Call{Tool: "Glob", Args: map[string]any{"pattern": "memory/../docs/*"}},
+			forms(ruled(Allow, 21, "docs"), 1)},
 	})
 }
 
@@ -66,34 +110,65 @@ func TestEvaluateScannedStrings(t *testing.T) {
 	denied := inPlace(ReasonDenied, "secrets", "secrets/key")
 	notes := func(args map[string]any) Call { return Call{Tool: "mcp__notes__read", Args: args} }
 	cases := []evalCase{
-		{"nested object", "", notes(map[string]any{"opts": map[string]any{"path": "secrets/key"}}), denied},
-		{"objects in an array", "", notes(map[string]any{"files": []any{map[string]any{"path": "secrets/key"}}}), denied},
-		{"a file URI", "", Call{Tool: "WebFetch", Args: map[string]any{"url": "file://" + root + "/secrets/key"}}, denied},
-		{"a file URI in a path key", "", notes(map[string]any{"path": "file://" + root + "/secrets/key"}), forms(denied, 1)},
+		{"nested object", "",
+			notes(map[string]any{"opts": map[string]any{"path": "secrets/key"}}), denied},
+		{"objects in an array", "",
+			notes(map[string]any{"files": []any{map[string]any{"path": "secrets/key"}}}), denied},
+		{"a file URI", "",
+			Call{Tool: "WebFetch", Args: map[string]any{"url": "file://" + root + "/secrets/key"}},
+			denied},
+		{"a file URI in a path key", "",
+			notes(map[string]any{"path": "file://" + root + "/secrets/key"}), forms(denied, 1)},
 		{"the cleaned form", "", notes(map[string]any{"file": "lnk/../secrets/key"}), denied},
 		{"~ expanded", "", notes(map[string]any{"file": "~/../../secrets/key"}), denied},
-		{"a protected place", "", notes(map[string]any{"file": root + "/state/skald.db"}), Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db", PathState: PathOK}},
-		{"a protected place, a file tool's other key", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": root + "/state/skald.db"}}, forms(inPlace(ReasonInProtected, "state", "state/skald.db"), 1)},
-		{"a file tool's other key", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": "./secrets/key"}}, forms(denied, 1)},
-		{"holding: .", "", notes(map[string]any{"q": "."}), inPlace(ReasonContains, "data/skald", ".")},
-		{"holding: /", "", notes(map[string]any{"q": "/"}), inPlace(ReasonContains, "data/skald", "/")},
-		{"holding: the root", "", notes(map[string]any{"root": root}), inPlace(ReasonContains, "data/skald", ".")},
-		{"holding: data", "", notes(map[string]any{"p": "data"}), inPlace(ReasonContains, "data/skald", "data")},
-		{"a name without a slash", "", notes(map[string]any{"q": "secrets"}), inPlace(ReasonDenied, "secrets", "secrets")},
+		{"a protected place", "", notes(map[string]any{"file": root + "/state/skald.db"}),
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
+				PathState: PathOK}},
+		{"a protected place, a file tool's other key", "",
+			Call{Tool: "Edit",
+				Args: map[string]any{"file_path": "memory/x",
+					"new_string": root + "/state/skald.db"}},
+			forms(inPlace(ReasonInProtected, "state", "state/skald.db"), 1)},
+		{"a file tool's other key", "",
+			Call{Tool: "Edit",
+				Args: map[string]any{"file_path": "memory/x", "new_string": "./secrets/key"}},
+			forms(denied, 1)},
+		{"holding: .", "", notes(map[string]any{"q": "."}),
+			inPlace(ReasonContains, "data/skald", ".")},
+		{"holding: /", "", notes(map[string]any{"q": "/"}),
+			inPlace(ReasonContains, "data/skald", "/")},
+		{"holding: the root", "", notes(map[string]any{"root": root}),
+			inPlace(ReasonContains, "data/skald", ".")},
+		{"holding: data", "", notes(map[string]any{"p": "data"}),
+			inPlace(ReasonContains, "data/skald", "data")},
+		{"a name without a slash", "", notes(map[string]any{"q": "secrets"}),
+			inPlace(ReasonDenied, "secrets", "secrets")},
 		{"a command", "", notes(map[string]any{"cmd": "cat secrets/key"}), denied},
 		{"an option's value", "", notes(map[string]any{"x": "--file=secrets/key"}), denied},
 		{"an assignment", "", notes(map[string]any{"x": "a=secrets/key"}), denied},
 		{"in parentheses", "", notes(map[string]any{"x": "(secrets/key)"}), denied},
 		{"quoted, in a list", "", notes(map[string]any{"x": `a,"secrets/key";b`}), denied},
-		{"a long text", "", notes(map[string]any{"x": strings.Repeat("word ", maxScanLen) + "secrets/key"}), denied},
-		{"a glob", "", notes(map[string]any{"p": root + "/secret?/key"}), inPlace(ReasonContains, "data/skald", ".")},
-		{"a glob in a place", "", notes(map[string]any{"p": "secrets/*"}), inPlace(ReasonDenied, "secrets", "secrets")},
-		{"a file tool's other key holding", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": ". / secrets"}}, forms(inPlace(ReasonDenied, "secrets", "secrets"), 1)},
-		{"a file tool's other key holding nothing", "", Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": ". /"}}, forms(ruled(Allow, 9, "memory/x"), 1)},
-		{"words", "", notes(map[string]any{"q": "hello world: secretsx, keys"}), ruled(Allow, 20, "")},
+		{"a long text", "",
+			notes(map[string]any{"x": strings.Repeat("word ", maxScanLen) + "secrets/key"}),
+			denied},
+		{"a glob", "", notes(map[string]any{"p": root + "/secret?/key"}),
+			inPlace(ReasonContains, "data/skald", ".")},
+		{"a glob in a place", "", notes(map[string]any{"p": "secrets/*"}),
+			inPlace(ReasonDenied, "secrets", "secrets")},
+		{"a file tool's other key holding", "",
+			Call{Tool: "Edit",
+				Args: map[string]any{"file_path": "memory/x", "new_string": ". / secrets"}},
+			forms(inPlace(ReasonDenied, "secrets", "secrets"), 1)},
+		{"a file tool's other key holding nothing", "",
+			Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": ". /"}},
+			forms(ruled(Allow, 9, "memory/x"), 1)},
+		{"words", "", notes(map[string]any{"q": "hello world: secretsx, keys"}),
+			ruled(Allow, 20, "")},
 		{"a command substitution", "", notes(map[string]any{"q": "`cat secrets/key`"}), denied},
-		{"elsewhere", "", notes(map[string]any{"file": "memory/a", "n": 3.0, "ok": true}), ruled(Allow, 20, "")},
-		{"too deep", "", notes(deep(maxScanDepth + 2)), Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}},
+		{"elsewhere", "", notes(map[string]any{"file": "memory/a", "n": 3.0, "ok": true}),
+			ruled(Allow, 20, "")},
+		{"too deep", "", notes(deep(maxScanDepth + 2)),
+			Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}},
 	}
 	// A word a tool may expand into a path: unresolvable, still deniable.
 	bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
@@ -105,26 +180,35 @@ func TestEvaluateScannedStrings(t *testing.T) {
 	}
 	for _, v := range []string{"costs $5/month, 50% off", "use $PATH", `C:\Program Files`,
 		"https://example.com/a%20b", `\d+ items`, "$X.", "~5 min", "100%", "$"} {
-		cases = append(cases, evalCase{"expands nothing: " + v, "", notes(map[string]any{"q": v}), ruled(Allow, 20, "")})
+		cases = append(cases,
+			evalCase{"expands nothing: " + v, "", notes(map[string]any{"q": v}),
+				ruled(Allow, 20, "")})
 	}
 	// An option spelt with look-alike letters: what the tool reads is not what a human does.
 	for _, v := range []string{"--оutput=x", "run －－force", "−rf"} {
 		cases = append(cases, evalCase{"look-alike: " + v, "", notes(map[string]any{"q": v}), bad})
 	}
-	cases = append(cases, evalCase{"foreign text", "", notes(map[string]any{"q": "-привет, мир — да"}), ruled(Allow, 20, "")})
+	cases = append(cases,
+		evalCase{"foreign text", "", notes(map[string]any{"q": "-привет, мир — да"}),
+			ruled(Allow, 20, "")})
 	// A file tool's other keys are contents: it expands nothing in them.
 	cases = append(cases, evalCase{"a file tool's contents expand nothing", "",
-		Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x", "new_string": "PATH=$HOME/bin:$PATH sort --оutput=x"}},
+		Call{Tool: "Edit",
+			Args: map[string]any{"file_path": "memory/x",
+				"new_string": "PATH=$HOME/bin:$PATH sort --оutput=x"}},
 		forms(ruled(Allow, 9, "memory/x"), 1)})
 	// The home directory's variable alone is ~: here memory/a, and it holds nothing.
 	for _, v := range []string{"x=${HOME}", "$HOME", "%USERPROFILE%"} {
-		cases = append(cases, evalCase{"home: " + v, "", notes(map[string]any{"q": v}), ruled(Allow, 20, "")})
+		cases = append(cases,
+			evalCase{"home: " + v, "", notes(map[string]any{"q": v}), ruled(Allow, 20, "")})
 	}
 	cases = append(cases, evalCase{"expands, beside a protected path", "",
 		notes(map[string]any{"dir": "state", "q": "$HOME/x"}),
-		Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK, Paths: 1}})
+		Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK,
+			Paths: 1}})
 	for _, k := range []string{"file", "filename", "uri", "src", "from", "to"} {
-		cases = append(cases, evalCase{"key " + k, "", notes(map[string]any{k: "secrets/key"}), denied})
+		cases = append(cases,
+			evalCase{"key " + k, "", notes(map[string]any{k: "secrets/key"}), denied})
 	}
 	runEvalCases(t, s, cases)
 }
@@ -167,8 +251,13 @@ func TestExpandBraces(t *testing.T) {
 func TestNoHome(t *testing.T) {
 	root := workspace(t)
 	t.Setenv("HOME", "")
-	s := Compile(nil, append(seedRules(), Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow, Priority: 100}), seedOptions(root))
-	if d := s.Evaluate(DefaultGroup, Call{Tool: "Read", Args: map[string]any{"file_path": "~/x"}}); !d.Locked() {
+	s := Compile(nil,
+		append(seedRules(),
+			Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow,
+				Priority: 100}),
+		seedOptions(root))
+	home := Call{Tool: "Read", Args: map[string]any{"file_path": "~/x"}}
+	if d := s.Evaluate(DefaultGroup, home); !d.Locked() {
 		t.Errorf("Read ~/x without a home → %+v, want locked", d)
 	}
 	if _, err := os.Stat(filepath.Join(root, "secrets")); err != nil {
@@ -181,10 +270,15 @@ func TestNoHome(t *testing.T) {
 func TestHomeWord(t *testing.T) {
 	root := workspace(t)
 	t.Setenv("HOME", root)
-	s := Compile(nil, append(seedRules(), Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 100}), seedOptions(root))
+	s := Compile(nil,
+		append(seedRules(),
+			Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow,
+				Priority: 100}),
+		seedOptions(root))
 	for _, v := range []string{"$HOME", "--dir=${HOME}", "%USERPROFILE%"} {
 		t.Run(v, func(t *testing.T) {
-			if d := s.Evaluate(DefaultGroup, Call{Tool: "mcp__notes__x", Args: map[string]any{"q": v}}); !d.Locked() || d.Contains == "" {
+			c := Call{Tool: "mcp__notes__x", Args: map[string]any{"q": v}}
+			if d := s.Evaluate(DefaultGroup, c); !d.Locked() || d.Contains == "" {
 				t.Errorf("%q → %+v, want a locked require holding a place", v, d)
 			}
 		})
@@ -205,18 +299,27 @@ func TestEvaluateBareWords(t *testing.T) {
 	}
 	prose := strings.Repeat("a lot of words that name nothing here ", 20)
 	runEvalCases(t, s, []evalCase{
-		{"a link in the root", "", notes("", "", map[string]any{"arg": "k"}), denied("secrets/key")},
-		{"a link in the root, a word of a text", "", notes("", "", map[string]any{"arg": "open k now"}), denied("secrets/key")},
-		{"a link in the cwd", "", notes("docs", "", map[string]any{"arg": "kx"}), denied("secrets/x")},
-		{"a link in the working directory", "", notes("", root+"/docs", map[string]any{"arg": "kx"}), denied("secrets/x")},
-		{"a link to the data directory", "", notes("memory", "", map[string]any{"arg": "st"}), Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
+		{"a link in the root", "", notes("", "", map[string]any{"arg": "k"}),
+			denied("secrets/key")},
+		{"a link in the root, a word of a text", "",
+			notes("", "", map[string]any{"arg": "open k now"}), denied("secrets/key")},
+		{"a link in the cwd", "", notes("docs", "", map[string]any{"arg": "kx"}),
+			denied("secrets/x")},
+		{"a link in the working directory", "",
+			notes("", root+"/docs", map[string]any{"arg": "kx"}), denied("secrets/x")},
+		{"a link to the data directory", "", notes("memory", "", map[string]any{"arg": "st"}),
+			Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
 		{"a link to an allowed place", "", notes("", "", map[string]any{"arg": "lnk"}), allowed},
 		{"a link of another directory", "", notes("", "", map[string]any{"arg": "kx"}), allowed},
-		{"run in secrets/: an entry", "", notes("secrets", "", map[string]any{"arg": "key"}), denied("secrets/key")},
-		{"run in secrets/: a new name", "", notes("secrets", "", map[string]any{"arg": "new"}), denied("secrets/new")},
-		{"run in secrets/ through a link", "", notes("data/link", "", map[string]any{"arg": "y"}), denied("secrets/x/y")},
+		{"run in secrets/: an entry", "", notes("secrets", "", map[string]any{"arg": "key"}),
+			denied("secrets/key")},
+		{"run in secrets/: a new name", "", notes("secrets", "", map[string]any{"arg": "new"}),
+			denied("secrets/new")},
+		{"run in secrets/ through a link", "", notes("data/link", "", map[string]any{"arg": "y"}),
+			denied("secrets/x/y")},
 		{"run elsewhere", "", notes("docs", "", map[string]any{"arg": "key"}), allowed},
 		{"a long text", "", notes("", "", map[string]any{"arg": prose}), allowed},
-		{"a long text, then a link", "", notes("", "", map[string]any{"arg": prose + "k"}), denied("secrets/key")},
+		{"a long text, then a link", "", notes("", "", map[string]any{"arg": prose + "k"}),
+			denied("secrets/key")},
 	})
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // fuzzTools are the file tools FuzzEvaluate picks from: reads and writes.
-var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "list_files", "NotebookEdit", "grep_files"}
+var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "list_files",
+	"NotebookEdit", "grep_files"}
 
 // FuzzEvaluate evaluates file tool calls with fuzzed paths and working directories in
 // group default with the seeded rules, in a workspace with
@@ -105,7 +106,8 @@ func FuzzEvaluate(f *testing.F) {
 		if d.PathState == PathOK && sensitive(d.Path) && d.Action != Deny {
 			t.Fatalf("%+v: %+v, want deny", call, d)
 		}
-		if d.Reason == ReasonProtected && !Under(d.Path, "state") && !Under(d.Path, "data/skald") && d.Path != "skald.yaml" {
+		if d.Reason == ReasonProtected && !Under(d.Path, "state") &&
+			!Under(d.Path, "data/skald") && d.Path != "skald.yaml" {
 			t.Fatalf("%+v: %+v: not a protected path", call, d)
 		}
 
@@ -152,7 +154,8 @@ func FuzzEvaluate(f *testing.F) {
 				t.Fatalf("%s %q alone: decision %+v, but the OS puts it at %q", k, v, a, loc)
 			}
 			if sensitive(loc) && (a.Action != Deny || d.Action != Deny) {
-				t.Fatalf("%+v: %+v (%s alone %+v), but %s lands in %q: want deny", call, d, k, a, k, loc)
+				t.Fatalf("%+v: %+v (%s alone %+v), but %s lands in %q: want deny",
+					call, d, k, a, k, loc)
 			}
 			if d.Action == Allow && !Under(loc, "memory") && !Under(loc, "data") {
 				t.Fatalf("%+v: allowed %+v, but %s lands in %q", call, d, k, loc)
@@ -161,10 +164,12 @@ func FuzzEvaluate(f *testing.F) {
 			// file: a human decides, whatever the rules allow. No other place does.
 			holds := loc == "." || loc == "data"
 			if holds && (a.Action != Deny && a.Contains == "" || strictness(d) < strictness(a)) {
-				t.Fatalf("%+v: %+v (%s alone %+v), but %s lands in %q, which holds guarded places", call, d, k, a, k, loc)
+				t.Fatalf("%+v: %+v (%s alone %+v), but %s lands in %q, which holds guarded places",
+					call, d, k, a, k, loc)
 			}
 			if !holds && a.Contains != "" && a.Paths <= 1 {
-				t.Fatalf("%s %q alone: %+v, but it lands in %q, which holds no guarded place", k, v, a, loc)
+				t.Fatalf("%s %q alone: %+v, but it lands in %q, which holds no guarded place",
+					k, v, a, loc)
 			}
 		}
 		// The call's decision is its most restrictive key's, the first on a tie; a call
@@ -378,9 +383,13 @@ func FuzzEvaluateArgs(f *testing.F) {
 	orig := entries(f, root)
 	rs := seedRules()
 	for i, tp := range []string{"*", "@fs_any", "mcp__*"} {
-		rs = append(rs, Rule{ID: uint64(100 + i), GroupID: "open", ToolPattern: tp, Action: Allow, Priority: 0})
+		rs = append(rs,
+			Rule{ID: uint64(100 + i), GroupID: "open", ToolPattern: tp, Action: Allow,
+				Priority: 0})
 	}
-	rs = append(rs, Rule{ID: 110, GroupID: "open", ToolPattern: "@fs_any", PathPattern: "./*", Action: Allow, Priority: 0})
+	rs = append(rs,
+		Rule{ID: 110, GroupID: "open", ToolPattern: "@fs_any", PathPattern: "./*", Action: Allow,
+			Priority: 0})
 	s := Compile([]Group{{ID: "open"}}, rs, seedOptions(root))
 
 	f.Fuzz(func(t *testing.T, tool, key, shape uint8, path, cwd string, open bool) {
@@ -419,7 +428,8 @@ func FuzzEvaluateArgs(f *testing.F) {
 		file := s.IsFSRead(call.Tool) || s.IsFSWrite(call.Tool)
 		held := d.Action == Deny || d.Locked()
 		if !valid && d.Action == Allow {
-			t.Fatalf("%s %+v: %+v, but the value is not a string or an array of strings", group, call, d)
+			t.Fatalf("%s %+v: %+v, but the value is not a string or an array of strings",
+				group, call, d)
 		}
 		if !pathKey {
 			if p, ok := v.(map[string]any); ok {
@@ -485,13 +495,15 @@ func toolLocations(t *testing.T, root string, orig map[string]bool, p, cwd strin
 }
 
 // fuzzCheckPath checks what must hold of a call whose path argument p lands in loc.
-func fuzzCheckPath(t *testing.T, group string, call Call, d Decision, p, loc string, protected, open, file, held bool) {
+func fuzzCheckPath(t *testing.T, group string, call Call, d Decision,
+	p, loc string, protected, open, file, held bool) {
 	t.Helper()
 	switch {
 	case protected && d.Action != Deny:
 		t.Fatalf("%s %+v: %+v, but %q lands in the protected %q", group, call, d, p, loc)
 	case (loc == "." || loc == "data") && !held:
-		t.Fatalf("%s %+v: %+v, but %q lands in %q, which holds protected places", group, call, d, p, loc)
+		t.Fatalf("%s %+v: %+v, but %q lands in %q, which holds protected places",
+			group, call, d, p, loc)
 	case !open && Under(loc, "secrets") && file && d.Action != Deny:
 		t.Fatalf("%s %+v: %+v, but %q lands in %q: want deny", group, call, d, p, loc)
 	case !open && Under(loc, "secrets") && !held:

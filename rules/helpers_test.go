@@ -70,12 +70,14 @@ func openWatcher(tb testing.TB) *Watcher {
 
 func buildWorkspace(tb testing.TB, root string) {
 	tb.Helper()
-	for _, d := range []string{"secrets/x", "data/skald", "memory/a/b", "memory-secrets/x", "docs", "state"} {
+	for _, d := range []string{"secrets/x", "data/skald", "memory/a/b", "memory-secrets/x", "docs",
+		"state"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	for _, f := range []string{"secrets/key", "data/file.txt", "state/skald.db", "data/skald/skald.db", "skald.yaml"} {
+	for _, f := range []string{"secrets/key", "data/file.txt", "state/skald.db",
+		"data/skald/skald.db", "skald.yaml"} {
 		if err := os.WriteFile(filepath.Join(root, f), []byte(f), 0o644); err != nil {
 			tb.Fatal(err)
 		}
@@ -101,7 +103,8 @@ func seedRules() []Rule {
 		{ID: 1, ToolPattern: "execute_cmd", Action: Require, Priority: 10},
 		{ID: 2, ToolPattern: "Bash", Action: Require, Priority: 10},
 	}
-	for _, n := range []string{"write_todos", "notify", "activate_tools", "show_file_to_user", "image_generate", "TodoWrite"} {
+	for _, n := range []string{"write_todos", "notify", "activate_tools", "show_file_to_user",
+		"image_generate", "TodoWrite"} {
 		rs = append(rs, Rule{ID: uint64(len(rs) + 1), ToolPattern: n, Action: Allow, Priority: 10})
 	}
 	rs = append(rs,
@@ -121,7 +124,8 @@ func seedRules() []Rule {
 func seedOptions(root string) Options {
 	return Options{
 		WorkspaceRoot: root,
-		Protected:     []string{filepath.Join(root, "state"), filepath.Join(root, "data/skald"), filepath.Join(root, "skald.yaml")},
+		Protected: []string{filepath.Join(root, "state"), filepath.Join(root, "data/skald"),
+			filepath.Join(root, "skald.yaml")},
 	}
 }
 

@@ -16,8 +16,9 @@ func TestProgramIndex(t *testing.T) {
 	var rs []Rule
 	for i, p := range patterns {
 		for j, a := range []Action{Allow, Deny, Require} {
-			rs = append(rs, Rule{ID: uint64(10*i + j + 1), GroupID: DefaultGroup, ToolPattern: "Bash",
-				CommandPattern: p, Action: a, Priority: 100 + (i*7+j*13)%40})
+			rs = append(rs,
+				Rule{ID: uint64(10*i + j + 1), GroupID: DefaultGroup, ToolPattern: "Bash",
+					CommandPattern: p, Action: a, Priority: 100 + (i*7+j*13)%40})
 		}
 	}
 	rs = append(rs, Rule{ID: 900, GroupID: DefaultGroup, ToolPattern: "Bash", Action: Require,

@@ -6,7 +6,8 @@ import (
 )
 
 func TestCompare(t *testing.T) {
-	rs := []Rule{{ID: 3, Priority: 5}, {ID: 1, Priority: 9}, {ID: 2, Priority: 5}, {ID: 4, Priority: 0}}
+	rs := []Rule{{ID: 3, Priority: 5}, {ID: 1, Priority: 9}, {ID: 2, Priority: 5},
+		{ID: 4, Priority: 0}}
 	slices.SortFunc(rs, Compare)
 	var ids []uint64
 	for _, r := range rs {
@@ -26,9 +27,11 @@ func TestCoversTool(t *testing.T) {
 		want bool
 	}{
 		{"*", "Bash", true}, {"*", "*", true}, {"*", "@fs_read", true}, {"Bash", "Bash", true},
-		{"Ba*", "Bash", true}, {"mcp__*", "mcp__gmail__*", true}, {"mcp__gmail__*", "mcp__*", false},
+		{"Ba*", "Bash", true}, {"mcp__*", "mcp__gmail__*", true},
+		{"mcp__gmail__*", "mcp__*", false},
 		{"Bash", "Bash*", false}, {"Ba*", "*", false}, {"@fs_any", "@fs_read", true},
-		{"@fs_any", "@fs_write", true}, {"@fs_read", "@fs_any", false}, {"@fs_read", "Read", false},
+		{"@fs_any", "@fs_write", true}, {"@fs_read", "@fs_any", false},
+		{"@fs_read", "Read", false},
 		{"Read", "@fs_read", false}, {"@*", "@fs_read", false}, {"Bash", "bash", false},
 	} {
 		t.Run(c.e+" "+c.p, func(t *testing.T) {
@@ -57,8 +60,9 @@ func TestShadowing(t *testing.T) {
 		}
 	})
 	t.Run("same action shadows nothing", func(t *testing.T) {
-		sh := Shadowing(all, Rule{ID: 9, GroupID: DefaultGroup, ToolPattern: "Bash", Action: Require,
-			Priority: 100})
+		sh := Shadowing(all,
+			Rule{ID: 9, GroupID: DefaultGroup, ToolPattern: "Bash", Action: Require,
+				Priority: 100})
 		if sh.First != nil || sh.Priority != -1 {
 			t.Fatalf("First = %+v, Priority = %d; want none and -1", sh.First, sh.Priority)
 		}

@@ -252,7 +252,8 @@ func resolveWith(full, root string, rec *lookups, cache *lstatCache, dots *bool)
 	var stack [256]byte // most paths fit: only the result is allocated
 	buf := append(stack[:0], '/')
 	rest := full
-	if len(root) > 1 && strings.HasPrefix(full, root) && (len(full) == len(root) || full[len(root)] == '/') {
+	if len(root) > 1 && strings.HasPrefix(full, root) &&
+		(len(full) == len(root) || full[len(root)] == '/') {
 		buf = append(buf[:0], root...)
 		rest = full[len(root):]
 	}

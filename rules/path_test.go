@@ -52,7 +52,8 @@ func TestNormalize(t *testing.T) {
 		t.Run(tc.path, func(t *testing.T) {
 			got, err := Normalize(tc.path, tc.base, root)
 			if err != nil || got != tc.want {
-				t.Errorf("Normalize(%q, %q) = %q, %v; want %q", tc.path, tc.base, got, err, tc.want)
+				t.Errorf("Normalize(%q, %q) = %q, %v; want %q",
+					tc.path, tc.base, got, err, tc.want)
 			}
 		})
 	}
@@ -72,7 +73,8 @@ func TestNormalizeRootSlash(t *testing.T) {
 	} {
 		got, err := Normalize(tc.path, tc.base, tc.root)
 		if err != nil || got != tc.want {
-			t.Errorf("Normalize(%q, %q, %q) = %q, %v; want %q", tc.path, tc.base, tc.root, got, err, tc.want)
+			t.Errorf("Normalize(%q, %q, %q) = %q, %v; want %q",
+				tc.path, tc.base, tc.root, got, err, tc.want)
 		}
 	}
 }
@@ -87,13 +89,21 @@ func TestNormalizeErrors(t *testing.T) {
 		path, base, root, want string
 	}{
 		{"", "", root, `rules: path "": empty: path cannot be normalised`},
-		{"secrets/x\x00", "", root, `rules: path "secrets/x\x00": holds a NUL byte: path cannot be normalised`},
-		{"x", root + "/\x00", root, `rules: path "x": base directory holds a NUL byte: path cannot be normalised`},
-		{"data/loop1", "", root, `rules: path "data/loop1": symlink loop: path cannot be normalised`},
-		{"data/loop2/x/../y", "", root, `rules: path "data/loop2/x/../y": symlink loop: path cannot be normalised`},
-		{"x", "", "", `rules: path "x": relative with no base directory: path cannot be normalised`},
-		{"x", "rel", "", `rules: path "x": relative with no base directory: path cannot be normalised`},
-		{strings.Repeat("n", 300), "", root, `rules: path "` + strings.Repeat("n", 300) + `": cannot be inspected: file name too long: path cannot be normalised`},
+		{"secrets/x\x00", "", root,
+			`rules: path "secrets/x\x00": holds a NUL byte: path cannot be normalised`},
+		{"x", root + "/\x00", root,
+			`rules: path "x": base directory holds a NUL byte: path cannot be normalised`},
+		{"data/loop1", "", root,
+			`rules: path "data/loop1": symlink loop: path cannot be normalised`},
+		{"data/loop2/x/../y", "", root,
+			`rules: path "data/loop2/x/../y": symlink loop: path cannot be normalised`},
+		{"x", "", "",
+			`rules: path "x": relative with no base directory: path cannot be normalised`},
+		{"x", "rel", "",
+			`rules: path "x": relative with no base directory: path cannot be normalised`},
+		{strings.Repeat("n", 300), "", root,
+			`rules: path "` + strings.Repeat("n", 300) +
+				`": cannot be inspected: file name too long: path cannot be normalised`},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			got, err := Normalize(tc.path, tc.base, tc.root)
@@ -102,7 +112,8 @@ func TestNormalizeErrors(t *testing.T) {
 				return
 			}
 			if !errors.Is(err, ErrBadPath) || err.Error() != tc.want || got != "" {
-				t.Errorf("Normalize(%q) = %q, %v\n want error %s wrapping ErrBadPath", tc.path, got, err, tc.want)
+				t.Errorf("Normalize(%q) = %q, %v\n want error %s wrapping ErrBadPath",
+					tc.path, got, err, tc.want)
 			}
 		})
 	}
@@ -113,7 +124,8 @@ func TestNormalizeErrors(t *testing.T) {
 		}
 		defer os.Chmod(locked, 0o755)
 		_, err := Normalize("locked/x", "", root)
-		if !errors.Is(err, ErrBadPath) || !strings.Contains(err.Error(), "cannot be inspected: permission denied") {
+		if !errors.Is(err, ErrBadPath) ||
+			!strings.Contains(err.Error(), "cannot be inspected: permission denied") {
 			t.Errorf("Normalize(locked/x) = %v, want cannot be inspected", err)
 		}
 	}
@@ -184,7 +196,8 @@ func TestPathPatterns(t *testing.T) {
 	rs := []Rule{
 		{ID: 1, GroupID: DefaultGroup, ToolPattern: "t", PathPattern: "memory/*", Action: Allow},
 		{ID: 2, GroupID: DefaultGroup, ToolPattern: "t", PathPattern: "log*", Action: Deny},
-		{ID: 3, GroupID: DefaultGroup, ToolPattern: "t", PathPattern: "docs/readme.md", Action: Require},
+		{ID: 3, GroupID: DefaultGroup, ToolPattern: "t", PathPattern: "docs/readme.md",
+			Action: Require},
 		{ID: 4, GroupID: DefaultGroup, ToolPattern: "t", PathPattern: "/etc/*", Action: Deny},
 		{ID: 5, GroupID: DefaultGroup, ToolPattern: "u", PathPattern: "./*", Action: Allow},
 		{ID: 6, GroupID: DefaultGroup, ToolPattern: "u", PathPattern: "*", Action: Deny},
@@ -212,7 +225,8 @@ func TestPathPatterns(t *testing.T) {
 		{"t", "/etc/passwd", 4},
 		{"t", "/etcx", 0},
 		{"u", "anything/here", 5},
-		{"u", ".", 0}, // rule 5 allows it, but it holds what rule 6 denies: require (see TestEvaluateGuarded)
+		// rule 5 allows it, but it holds what rule 6 denies: require (see TestEvaluateGuarded)
+		{"u", ".", 0},
 		{"u", "/outside", 6},
 		{"v", "docs/readme.md", 7},
 		{"v", "docs/re", 7},
@@ -224,7 +238,8 @@ func TestPathPatterns(t *testing.T) {
 		{"v", "usr", 0},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			d := s.Evaluate(DefaultGroup, Call{Tool: tc.tool, Args: map[string]any{"path": tc.path}})
+			d := s.Evaluate(DefaultGroup,
+				Call{Tool: tc.tool, Args: map[string]any{"path": tc.path}})
 			if d.RuleID != tc.want {
 				t.Errorf("%s %q: rule %d (%+v), want %d", tc.tool, tc.path, d.RuleID, d, tc.want)
 			}

@@ -22,8 +22,8 @@ var projectsFuzzTools = []string{"Grep", "LS", "Glob", "mcp__filesystem__directo
 // as Options.Projects, in group default and in group open, whose own rules allow
 // everything. Each has a secrets the seeded deny rule denies — in ws/src/p/lib/r a
 // symlink to .vault, in q/s one to ../vault, out of the project, so that the deny
-// covers what the name resolves to in that project — and ws/state is protected; symlinks lead into and out
-// of the projects. Wherever a tool may open the
+// covers what the name resolves to in that project — and ws/state is protected; symlinks
+// lead into and out of the projects. Wherever a tool may open the
 // directory (filepath.EvalSymlinks of it against each base, and of it cleaned
 // lexically first), when that place holds any project's guarded place, or lies in
 // one (outside group open for a file tool, whose allow overrides the deny of
@@ -66,9 +66,9 @@ func FuzzEvaluateProjects(f *testing.F) {
 		f.Fatal(err)
 	}
 	w, p, r, s := base+"/ws", base+"/ws/src/p", base+"/ws/src/p/lib/r", base+"/q/s"
-	for _, file := range []string{"ws/secrets/key", "ws/state/skald.db", "ws/docs/a", "ws/src/b.go",
-		"ws/src/p/secrets/key", "ws/src/p/src/a.go", "ws/src/p/lib/c.go", "ws/src/p/lib/r/.vault/key",
-		"q/vault/key", "q/s/sub/open.go", "q/d.go"} {
+	for _, file := range []string{"ws/secrets/key", "ws/state/skald.db", "ws/docs/a",
+		"ws/src/b.go", "ws/src/p/secrets/key", "ws/src/p/src/a.go", "ws/src/p/lib/c.go",
+		"ws/src/p/lib/r/.vault/key", "q/vault/key", "q/s/sub/open.go", "q/d.go"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, file)), 0o755); err != nil {
 			f.Fatal(err)
 		}
@@ -90,10 +90,13 @@ func FuzzEvaluateProjects(f *testing.F) {
 		}
 	}
 	roots := []string{w, p, r, s}
-	guarded := []string{w + "/secrets", w + "/state", p + "/secrets", r + "/.vault", base + "/q/vault"}
+	guarded := []string{w + "/secrets", w + "/state", p + "/secrets", r + "/.vault",
+		base + "/q/vault"}
 	rs := seedRules()
 	for i, tp := range []string{"*", "@fs_any"} {
-		rs = append(rs, Rule{ID: uint64(100 + i), GroupID: "open", ToolPattern: tp, Action: Allow, Priority: 0})
+		rs = append(rs,
+			Rule{ID: uint64(100 + i), GroupID: "open", ToolPattern: tp, Action: Allow,
+				Priority: 0})
 	}
 	var sets []*Set
 	for _, root := range roots {
@@ -115,7 +118,8 @@ func FuzzEvaluateProjects(f *testing.F) {
 		switch {
 		case sh:
 			call.Tool = "Bash"
-			call.Args = map[string]any{"command": name + " '" + strings.ReplaceAll(path, "'", `'\''`) + "'"}
+			call.Args = map[string]any{"command": name + " '" +
+				strings.ReplaceAll(path, "'", `'\''`) + "'"}
 			if shell.Parse(call.Args["command"].(string)).Err != nil {
 				return // a script that does not parse has no paths (invalid UTF-8)
 			}

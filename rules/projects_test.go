@@ -17,7 +17,8 @@ func TestEvaluateProjects(t *testing.T) {
 	root, proj := base+"/ws", base+"/ws/proj"
 	rs := append(seedRules(),
 		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow, Priority: 100},
-		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "mcp__notes__*", Action: Allow, Priority: 100})
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "mcp__notes__*", Action: Allow,
+			Priority: 100})
 	top := Compile(nil, rs, Options{WorkspaceRoot: root, Projects: []string{root, proj}})
 	own := Compile(nil, rs, Options{WorkspaceRoot: proj, Projects: []string{root, proj}})
 	alone := Compile(nil, rs, Options{WorkspaceRoot: root})
@@ -28,22 +29,35 @@ func TestEvaluateProjects(t *testing.T) {
 		action   Action
 		contains string
 	}{
-		{"into the project's secrets", top, Call{Tool: "Read", Args: map[string]any{"file_path": "proj/secrets/k"}}, Deny, ""},
-		{"absolute", top, Call{Tool: "Read", Args: map[string]any{"file_path": proj + "/secrets/k"}}, Deny, ""},
-		{"without Projects it is not", alone, Call{Tool: "Read", Args: map[string]any{"file_path": "proj/secrets/k"}}, Allow, ""},
-		{"its code", top, Call{Tool: "Read", Args: map[string]any{"file_path": "proj/src/a.go"}}, Allow, ""},
-		{"holding its secrets", top, Call{Tool: "Grep", Args: map[string]any{"path": "proj"}}, Require, "secrets"},
-		{"the root holds its secrets", top, Call{Tool: "Grep", Args: map[string]any{"path": "."}}, Require, "secrets"},
-		{"holding nothing", top, Call{Tool: "Grep", Args: map[string]any{"path": "src"}}, Allow, ""},
-		{"another tool in its secrets", top, Call{Tool: "mcp__notes__x", Args: map[string]any{"p": "proj/secrets/k"}}, Require, "secrets"},
-		{"from the project: its own secrets", own, Call{Tool: "Read", Args: map[string]any{"file_path": "secrets/k"}}, Deny, ""},
-		{"from the project: the root is not deeper", own, Call{Tool: "Read", Args: map[string]any{"file_path": "src/a.go"}}, Allow, ""},
-		{"from the project: above it", own, Call{Tool: "Grep", Args: map[string]any{"path": ".."}}, Require, "secrets"},
+		{"into the project's secrets", top,
+			Call{Tool: "Read", Args: map[string]any{"file_path": "proj/secrets/k"}}, Deny, ""},
+		{"absolute", top,
+			Call{Tool: "Read", Args: map[string]any{"file_path": proj + "/secrets/k"}}, Deny, ""},
+		{"without Projects it is not", alone,
+			Call{Tool: "Read", Args: map[string]any{"file_path": "proj/secrets/k"}}, Allow, ""},
+		{"its code", top, Call{Tool: "Read", Args: map[string]any{"file_path": "proj/src/a.go"}},
+			Allow, ""},
+		{"holding its secrets", top, Call{Tool: "Grep", Args: map[string]any{"path": "proj"}},
+			Require, "secrets"},
+		{"the root holds its secrets", top, Call{Tool: "Grep", Args: map[string]any{"path": "."}},
+			Require, "secrets"},
+		{"holding nothing", top,
+			Call{Tool: "Grep", Args: map[string]any{"path": "src"}}, Allow, ""},
+		{"another tool in its secrets", top,
+			Call{Tool: "mcp__notes__x", Args: map[string]any{"p": "proj/secrets/k"}},
+			Require, "secrets"},
+		{"from the project: its own secrets", own,
+			Call{Tool: "Read", Args: map[string]any{"file_path": "secrets/k"}}, Deny, ""},
+		{"from the project: the root is not deeper", own,
+			Call{Tool: "Read", Args: map[string]any{"file_path": "src/a.go"}}, Allow, ""},
+		{"from the project: above it", own, Call{Tool: "Grep", Args: map[string]any{"path": ".."}},
+			Require, "secrets"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := c.s.Evaluate(DefaultGroup, c.call)
 			if d.Action != c.action || d.Contains != c.contains {
-				t.Errorf("Evaluate(%v) = %+v, want %s containing %q", c.call.Args, d, c.action, c.contains)
+				t.Errorf("Evaluate(%v) = %+v, want %s containing %q",
+					c.call.Args, d, c.action, c.contains)
 			}
 		})
 	}
@@ -61,7 +75,8 @@ func TestProjectPatternFollowsName(t *testing.T) {
 	t.Cleanup(func() { clock = time.Now })
 	for _, watched := range []bool{false, true} {
 		t.Run(fmt.Sprintf("watched=%v", watched), func(t *testing.T) {
-			base := testkit.Dir(t, "ws/docs", "ws/src/p/.vault", "ws/src/p/.vault-2", "ws/src/p/lib")
+			base := testkit.Dir(t, "ws/docs", "ws/src/p/.vault", "ws/src/p/.vault-2",
+				"ws/src/p/lib")
 			root, proj := base+"/ws", base+"/ws/src/p"
 			mustSymlink(t, ".vault", proj+"/secrets")
 			var w *Watcher
@@ -69,8 +84,10 @@ func TestProjectPatternFollowsName(t *testing.T) {
 				w = openWatcher(t)
 			}
 			rs := append(seedRules(),
-				Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow, Priority: 100},
-				Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "mcp__notes__*", Action: Allow, Priority: 100})
+				Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow,
+					Priority: 100},
+				Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "mcp__notes__*", Action: Allow,
+					Priority: 100})
 			opt := Options{Projects: []string{root, proj}, Watcher: w}
 			opt.WorkspaceRoot = root
 			top := Compile(nil, rs, opt)
@@ -95,9 +112,15 @@ func TestProjectPatternFollowsName(t *testing.T) {
 					})
 				}
 			}
-			readOf := func(p string) Call { return Call{Tool: "Read", Args: map[string]any{"file_path": p}} }
-			notes := func(p string) Call { return Call{Tool: "mcp__notes__get", Args: map[string]any{"path": p}} }
-			grep := func(p string) Call { return Call{Tool: "Grep", Args: map[string]any{"path": p}} }
+			readOf := func(p string) Call {
+				return Call{Tool: "Read", Args: map[string]any{"file_path": p}}
+			}
+			notes := func(p string) Call {
+				return Call{Tool: "mcp__notes__get", Args: map[string]any{"path": p}}
+			}
+			grep := func(p string) Call {
+				return Call{Tool: "Grep", Args: map[string]any{"path": p}}
+			}
 			run("linked", []check{
 				{"top: by the link", top, readOf("src/p/secrets/key"), Deny, ""},
 				{"top: by the target", top, readOf("src/p/.vault/key"), Deny, ""},
@@ -105,7 +128,8 @@ func TestProjectPatternFollowsName(t *testing.T) {
 				{"top: other tool", top, notes("src/p/.vault/key"), Require, ".vault"},
 				{"top: holding the project", top, grep("src"), Require, "src/p/.vault"},
 				{"top: its code", top, readOf("src/p/lib/a.go"), Allow, ""},
-				{"top: the next target is no secret yet", top, readOf("src/p/.vault-2/key"), Allow, ""},
+				{"top: the next target is no secret yet", top, readOf("src/p/.vault-2/key"),
+					Allow, ""},
 				{"own: by the link", own, readOf("secrets/key"), Deny, ""},
 				{"own: by the target", own, readOf(".vault/key"), Deny, ""},
 			})

@@ -24,7 +24,7 @@ type Set struct {
 	pathKeys  map[string]struct{} // Options.PathArgs
 	protected []string            // Options.Protected, normalised
 	known     map[string]bool     // group ids, DefaultGroup included
-	rules     map[string][]crule  // per group with rules: its rules in evaluation order, patterns unresolved
+	rules     map[string][]crule  // per group with rules: its unresolved rules in evaluation order
 	patterns  []string            // the distinct path patterns of rules, as written
 	home      string              // the service's home directory, "~" expanded; "" if none
 	projects  []project           // Options.Projects, deepest first

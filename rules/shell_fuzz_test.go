@@ -88,7 +88,8 @@ func FuzzEvaluateShell(f *testing.F) {
 		}
 		for _, place := range denyPlaces {
 			script := fmt.Sprintf(place, frag)
-			d := s.Evaluate(DefaultGroup, Call{Tool: "Bash", Args: map[string]any{"command": script}})
+			d := s.Evaluate(DefaultGroup,
+				Call{Tool: "Bash", Args: map[string]any{"command": script}})
 			if d.Action == Allow {
 				t.Fatalf("script %q allowed: %+v; commands %+v", script, d, d.Script.Commands)
 			}

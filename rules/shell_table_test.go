@@ -461,7 +461,8 @@ func checkShell(t *testing.T, s *Set, tests []shellCase) {
 		}
 		t.Run(name, func(t *testing.T) {
 			d := s.Evaluate(DefaultGroup, tt.call)
-			if d.Action != tt.want || d.Locked() != tt.locked || !strings.Contains(d.Reason, tt.reason) {
+			if d.Action != tt.want || d.Locked() != tt.locked ||
+				!strings.Contains(d.Reason, tt.reason) {
 				var cmds []CommandDecision
 				if d.Script != nil {
 					cmds = d.Script.Commands

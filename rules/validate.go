@@ -32,16 +32,20 @@ const (
 // AgentID, Source and Note are free text. Validate does no I/O.
 func Validate(r Rule) error {
 	if !validGroupID(r.GroupID) {
-		return &FieldError{Field: "group_id", Value: r.GroupID, Problem: "must match [a-z0-9_-]+", quote: true}
+		return &FieldError{Field: "group_id", Value: r.GroupID,
+			Problem: "must match [a-z0-9_-]+", quote: true}
 	}
 	if problem := toolPatternProblem(r.ToolPattern); problem != "" {
-		return &FieldError{Field: "tool_pattern", Value: r.ToolPattern, Problem: problem, quote: true}
+		return &FieldError{Field: "tool_pattern", Value: r.ToolPattern,
+			Problem: problem, quote: true}
 	}
 	if problem := pathPatternProblem(r.PathPattern); problem != "" {
-		return &FieldError{Field: "path_pattern", Value: r.PathPattern, Problem: problem, quote: true}
+		return &FieldError{Field: "path_pattern", Value: r.PathPattern,
+			Problem: problem, quote: true}
 	}
 	if problem := pathPatternProblem(r.ResolvedPathPattern); problem != "" {
-		return &FieldError{Field: "resolved_path_pattern", Value: r.ResolvedPathPattern, Problem: problem, quote: true}
+		return &FieldError{Field: "resolved_path_pattern", Value: r.ResolvedPathPattern,
+			Problem: problem, quote: true}
 	}
 	if r.ResolvedPathPattern != "" && r.PathPattern == "" {
 		return &FieldError{Field: "resolved_path_pattern", Value: r.ResolvedPathPattern,
@@ -60,11 +64,13 @@ func Validate(r Rule) error {
 	switch r.Action {
 	case Allow, Deny, Require:
 	default:
-		return &FieldError{Field: "action", Value: string(r.Action), Problem: "must be allow, deny or require", quote: true}
+		return &FieldError{Field: "action", Value: string(r.Action),
+			Problem: "must be allow, deny or require", quote: true}
 	}
 	if r.Priority < MinPriority || r.Priority > MaxPriority {
 		return &FieldError{Field: "priority", Value: strconv.Itoa(r.Priority),
-			Problem: "must be between " + strconv.Itoa(MinPriority) + " and " + strconv.Itoa(MaxPriority)}
+			Problem: "must be between " + strconv.Itoa(MinPriority) + " and " +
+				strconv.Itoa(MaxPriority)}
 	}
 	return nil
 }

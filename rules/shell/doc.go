@@ -16,9 +16,9 @@
 // declare, for, read, printf -v, +=, arrays), makes it unknown, and a script that
 // assigns HOME has no known ~. One that changes what runs (runnerVars: PATH,
 // LD_PRELOAD, GIT_SSH_COMMAND, …) makes the command it is given to Blind, and,
-// assigned for the script, every command after it. Arithmetic that names a variable, ${!x}, ${x@op},
-// and a function or alias definition (after which cd DIR && no longer narrows the
-// directory) add an unknown command.
+// assigned for the script, every command after it. Arithmetic that names a
+// variable, ${!x}, ${x@op}, and a function or alias definition (after which cd
+// DIR && no longer narrows the directory) add an unknown command.
 //
 // A command's words are taken after brace expansion and quote removal; a word with
 // a parameter expansion, substitution or arithmetic is kept as written and makes the
@@ -58,8 +58,9 @@
 // program may open a file (an expansion may split into options and paths); an
 // expansion that runs what a variable holds (arithmetic, ${!x}, ${x@P}); a word
 // that reads as an option but is spelt with look-alike letters or dashes
-// (LookAlikeOption); a construct the parser does not read. Script.Paths gives each Blind command a Path
-// with a Problem, for the caller to decide as a path it cannot resolve.
+// (LookAlikeOption); a construct the parser does not read. Script.Paths gives
+// each Blind command a Path with a Problem, for the caller to decide as a path
+// it cannot resolve.
 //
 // # Patterns
 //
@@ -74,10 +75,11 @@
 // The words of known programs are read through one table (programs.go; the table
 // of docs/design.md, "Shell commands"): which options and operands are files it
 // writes or reads (the operands of formatters that rewrite them, gofmt -w, black,
-// go fmt ./..., a directory or tree as a write of it whole), which are no path (options, subcommands, patterns, URLs), and
-// which options run a program or code (git -c, go test -exec, find -delete, sed -i)
-// or follow symlinks while recursing (grep -R, cp -L). Code given inline that may
-// run a command or open a file — python3 -c, perl -e, an awk program with system or
+// go fmt ./..., a directory or tree as a write of it whole), which are no path
+// (options, subcommands, patterns, URLs), and which options run a program or code
+// (git -c, go test -exec, find -delete, sed -i) or follow symlinks while recursing
+// (grep -R, cp -L). Code given inline that may run a command or open a file —
+// python3 -c, perl -e, an awk program with system or
 // a print to > or |, a sed script with e, r or w — makes the command Blind, as does a
 // program that reads the names of the files it opens from its input (zip -@, cpio
 // -o, md5sum -c, patch < diff; a list file is a Path with a Problem).
@@ -109,7 +111,8 @@
 // directory work (ErrTooManyMatches past either); a tilde prefix
 // other than ~ and ~/, and a glob component starting with a dot, are a Path with a
 // Problem, as is a file that lists the files a command opens (wc --files0-from, tar
-// -T). A copy made as a link (cp -l, cp -s, link) writes its sources. Paths are joined to their directory without cleaning (Path.Full), for the
+// -T). A copy made as a link (cp -l, cp -s, link) writes its sources. Paths are
+// joined to their directory without cleaning (Path.Full), for the
 // caller to resolve as the OS would. A literal cd DIR moves the directory later
 // commands run in; since a cd may fail, a command after it is given both
 // directories, unless it runs only when the cd succeeded (cd DIR && …). A cd that is

@@ -256,14 +256,20 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 			if c.configs != nil {
 				subOn = true // git -C d runs d's configuration
 				add(".", Config)
-				for i := len(paths) - 1; i >= 0 && paths[i].Access == Config && paths[i].Configs == nil; i-- {
+				for i := len(paths) - 1; i >= 0; i-- {
+					if paths[i].Access != Config || paths[i].Configs != nil {
+						break
+					}
 					paths[i].Configs = c.configs
 				}
 			}
 			if c.repo {
 				subOn = true // git -C d show reads d's repository
 				add(".", Repo)
-				for i := len(paths) - 1; i >= 0 && paths[i].Access == Repo && paths[i].Marker == ""; i-- {
+				for i := len(paths) - 1; i >= 0; i-- {
+					if paths[i].Access != Repo || paths[i].Marker != "" {
+						break
+					}
 					paths[i].Marker = ".git/"
 				}
 			}

@@ -55,8 +55,8 @@ const (
 	kWriteFlag             // makes the operands (sed -i) or start paths (find -delete) written
 	kOutFlag               // writes into its working directory (curl -O)
 	kFollow                // follows symlinks while it recurses (grep -R, cp -L, tar -h)
-	kWriteVal              // a value that is no path; it writes where the gate does not look (go test -fuzz)
-	kList                  // a file (or - for stdin) listing the files it opens (wc --files0-from)
+	kWriteVal              // no path; it writes where the gate does not look (go test -fuzz)
+	kList                  // a file (- for stdin) listing the files it opens (wc --files0-from)
 	kListIn                // it reads the names of the files it opens from its input (zip -@)
 	kListOps               // its operands list the files it opens, else its input (md5sum -c)
 )
@@ -1667,7 +1667,8 @@ var (
 		short: shorts("mnbSCMlUGOFXs", kFlag)}
 	gitFormatPatch = program{abbrev: true, short: shorts("o", kWrite),
 		long: merge(gitLong, longs(kWrite, "output-directory"))}
-	gitRebase   = program{abbrev: true, short: merge(shorts("x", kRun), shorts("sX", kVal)), long: gitLong}
+	gitRebase = program{abbrev: true, long: gitLong,
+		short: merge(shorts("x", kRun), shorts("sX", kVal))}
 	gitDifftool = program{abbrev: true, short: shorts("xt", kRun), long: gitLong}
 	gitGrep     = program{abbrev: true, short: merge(shorts("O", kRunFlag), shorts("ef", kVal)),
 		long: merge(gitLong, longs(kRunFlag, "open-files-in-pager"))}

@@ -108,8 +108,8 @@ func TestRisky(t *testing.T) {
 }
 
 // TestOpaque: inline code that may open or run more, names read from a list or the
-// input, and an assignment that changes what runs make a command blind; a script file makes it unknown only; filters on
-// the files they name stay allowable.
+// input, and an assignment that changes what runs make a command blind; a script
+// file makes it unknown only; filters on the files they name stay allowable.
 func TestOpaque(t *testing.T) {
 	const blind, unknown, plain = 2, 1, 0
 	tests := []struct {
