@@ -28,9 +28,10 @@ func TestAnswersMapEveryField(t *testing.T) {
 	clar := ClarificationOf(store.Clarification{ID: 1, ClarificationID: "c", SessionID: "s",
 		AgentID: "a", Source: "cli", ContextLabel: "l", Caller: "local", Question: "q",
 		Options: []string{"x", "y"}, CreatedAt: at, ExpiresAt: at, Status: "answered",
-		Answer:   &store.ClarificationAnswer{Text: "y", Option: &two, By: "j", Via: "api", At: at},
-		Closed:   &store.Resolution{By: "j", Via: "api", At: at, Note: "n"},
-		Messages: []store.Message{{Channel: "telegram", ChatID: "1", Ref: "2", ShownAt: at, Final: true}}})
+		Answer: &store.ClarificationAnswer{Text: "y", Option: &two, By: "j", Via: "api", At: at},
+		Closed: &store.Resolution{By: "j", Via: "api", At: at, Note: "n"},
+		Messages: []store.Message{
+			{Channel: "telegram", ChatID: "1", Ref: "2", ShownAt: at, Final: true}}})
 	for _, v := range []any{run, run.Steps[0], audit, bypass, clar, *clar.Answer} {
 		rv := reflect.ValueOf(v)
 		t.Run(rv.Type().Name(), func(t *testing.T) {

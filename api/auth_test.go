@@ -20,7 +20,8 @@ func TestAuthNeedsTheToken(t *testing.T) {
 	before := teststore.Snapshot(t, e.db)
 	for _, tok := range []string{"", "wrong", adminToken + "x", "admin-secret-toke"} {
 		e.wantError("GET", "/api/inbox", tok, "", http.StatusUnauthorized, "unauthorized")
-		e.wantError("POST", "/api/approval/check", tok, `{"tool_name":"Bash","session_id":"s"}`, http.StatusUnauthorized, "unauthorized")
+		e.wantError("POST", "/api/approval/check", tok, `{"tool_name":"Bash","session_id":"s"}`,
+			http.StatusUnauthorized, "unauthorized")
 	}
 	// A scheme other than Bearer is refused too.
 	req, err := http.NewRequest("GET", e.url+"/api/inbox", nil)
@@ -76,16 +77,31 @@ func TestNewRefusesBadTokens(t *testing.T) {
 		opt  api.Options
 		msg  string
 	}{
-		{"no admin token", api.Options{AgentTokens: []api.AgentToken{{Token: agentToken}}}, "the admin token is required"},
-		{"one-character admin token", api.Options{Token: "T"}, "the admin token must be at least 16 characters"},
-		{"15 characters", api.Options{Token: tok[:15]}, "the admin token must be at least 16 characters"},
-		{"padded admin token", api.Options{Token: " " + tok}, "must not begin or end with white space"},
-		{"empty agent token", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: ""}}}, "agent token 1 is required"},
-		{"short agent token", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: "a"}}}, "agent token 1 must be at least 16"},
-		{"agent token = admin", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: tok}}}, "agent token 1 repeats another token"},
-		{"agent token = admin and a space", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: tok + " "}}}, "agent token 1 must not begin or end with white space"},
-		{"repeated agent token", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: agentToken}, {Token: agentToken}}}, "agent token 2 repeats another token"},
-		{"empty allowed host", api.Options{Token: tok, AllowedHosts: []api.AllowedHost{{Port: "80"}}}, "allowed host 1 has no host"},
+		{"no admin token", api.Options{AgentTokens: []api.AgentToken{{Token: agentToken}}},
+			"the admin token is required"},
+		{"one-character admin token", api.Options{Token: "T"},
+			"the admin token must be at least 16 characters"},
+		{"15 characters", api.Options{Token: tok[:15]},
+			"the admin token must be at least 16 characters"},
+		{"padded admin token", api.Options{Token: " " + tok},
+			"must not begin or end with white space"},
+		{"empty agent token", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: ""}}},
+			"agent token 1 is required"},
+		{"short agent token", api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: "a"}}},
+			"agent token 1 must be at least 16"},
+		{"agent token = admin",
+			api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: tok}}},
+			"agent token 1 repeats another token"},
+		{"agent token = admin and a space",
+			api.Options{Token: tok, AgentTokens: []api.AgentToken{{Token: tok + " "}}},
+			"agent token 1 must not begin or end with white space"},
+		{"repeated agent token",
+			api.Options{Token: tok,
+				AgentTokens: []api.AgentToken{{Token: agentToken}, {Token: agentToken}}},
+			"agent token 2 repeats another token"},
+		{"empty allowed host",
+			api.Options{Token: tok, AllowedHosts: []api.AllowedHost{{Port: "80"}}},
+			"allowed host 1 has no host"},
 		{"no gate", api.Options{Token: tok}, "Gate and Store are required"},
 	}
 	for _, c := range cases {
@@ -93,7 +109,8 @@ func TestNewRefusesBadTokens(t *testing.T) {
 			if c.name != "no gate" {
 				c.opt.Gate, c.opt.Store = e.gate, e.db
 			}
-			if _, err := api.New(c.opt); !errors.Is(err, api.ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
+			if _, err := api.New(c.opt); !errors.Is(err, api.ErrInvalid) ||
+				!strings.Contains(err.Error(), c.msg) {
 				t.Errorf("err = %v, want ErrInvalid with %q", err, c.msg)
 			}
 		})
@@ -104,8 +121,9 @@ func TestNewRefusesBadTokens(t *testing.T) {
 // in; the token itself, as net/http delivers the header, is accepted.
 func TestTokensComparedExactly(t *testing.T) {
 	e := newEnv(t)
-	for _, h := range []string{"Bearer  " + adminToken, "Bearer " + adminToken + "x", "Bearer " + adminToken[:17],
-		"Bearer\t" + adminToken, "Basic " + adminToken, "Bearer", "Bearer ", adminToken, "Bearer " + adminToken + "\u00a0"} {
+	for _, h := range []string{"Bearer  " + adminToken, "Bearer " + adminToken + "x",
+		"Bearer " + adminToken[:17], "Bearer\t" + adminToken, "Basic " + adminToken, "Bearer",
+		"Bearer ", adminToken, "Bearer " + adminToken + "\u00a0"} {
 		req, err := http.NewRequest("GET", e.url+"/api/inbox", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -137,14 +155,16 @@ func TestAgentTokenRole(t *testing.T) {
 		{"POST", "/api/inbox/approvals/1/resolve", `{"action":"approve"}`},
 		{"POST", "/api/tools/t1/resolve", `{"action":"approve"}`},
 		{"GET", "/api/approval/rules", ""},
-		{"POST", "/api/approval/rules", `{"tool_pattern":"Bash","action":"allow","group_id":"default"}`},
+		{"POST", "/api/approval/rules",
+			`{"tool_pattern":"Bash","action":"allow","group_id":"default"}`},
 		{"POST", "/api/approval/rules/apply", `{"create_groups":[{"id":"x"}]}`},
 		{"DELETE", "/api/tool-permission-groups/agents", ""},
 		{"POST", "/api/sessions/s/bypass", `{"secs":0}`},
 		{"POST", "/api/sessions/s/cancel", ""},
 		{"GET", "/api/audit", ""},
 		{"GET", "/api/events", ""},
-		{"POST", "/api/approval/check", `{"tool_name":"Bash","session_id":"s","profile":"default"}`},
+		{"POST", "/api/approval/check",
+			`{"tool_name":"Bash","session_id":"s","profile":"default"}`},
 		{"POST", "/api/approval/check", `{"tool_name":"Bash","session_id":"s","group":"default"}`},
 		{"POST", "/api/approval/check", `{"tool_name":"Bash","session_id":"s","source":"cron"}`},
 		{"POST", "/api/approval/visible", `{"profile":"default","tools":["Bash"]}`},
@@ -169,7 +189,8 @@ func TestAgentTokenRole(t *testing.T) {
 		t.Fatal("the request holds the token itself")
 	}
 	// The group of its own profile may be named.
-	if _, err := agent.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s1", Group: "agents"}}); err != nil {
+	if _, err := agent.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite",
+		SessionID: "s1", Group: "agents"}}); err != nil {
 		t.Fatalf("check naming its own group: %v", err)
 	}
 
@@ -184,7 +205,8 @@ func TestAgentTokenRole(t *testing.T) {
 	if _, err := other.Cancel(ctx, id, "x"); !errors.Is(err, api.ErrForbidden) {
 		t.Fatalf("cancel another token's request: %v, want 403", err)
 	}
-	if _, err := agent.Resolve(ctx, id, api.ResolveRequest{Action: "approve"}); !errors.Is(err, api.ErrForbidden) {
+	if _, err := agent.Resolve(ctx, id,
+		api.ResolveRequest{Action: "approve"}); !errors.Is(err, api.ErrForbidden) {
 		t.Fatalf("an agent approving its own request: %v, want 403", err)
 	}
 	if q2, err := e.db.Request(id); err != nil || q2.Status != store.Pending {
@@ -214,19 +236,22 @@ func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := teststore.Snapshot(t, e.db)
-	body := `{"tool_name":"Bash","session_id":"a","tool_call_id":"a1","arguments":{"command":"rm -rf build"}}`
+	body := `{"tool_name":"Bash","session_id":"a","tool_call_id":"a1",` +
+		`"arguments":{"command":"rm -rf build"}}`
 	e.wantError("POST", "/api/approval/check", otherAgent, body, http.StatusConflict,
 		`tool call "a1" of session "a": tool_call_id reused for a different call: `+
 			`made by another caller`)
-	_, err := other.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "a", ToolCallID: "a1",
-		Arguments: map[string]any{"command": "rm -rf build"}}})
-	if !errors.Is(err, api.ErrConflict) || strings.Contains(err.Error(), fmt.Sprintf("request %d", id)) || strings.Contains(err.Error(), "approved") {
+	_, err := other.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "a",
+		ToolCallID: "a1", Arguments: map[string]any{"command": "rm -rf build"}}})
+	if !errors.Is(err, api.ErrConflict) ||
+		strings.Contains(err.Error(), fmt.Sprintf("request %d", id)) ||
+		strings.Contains(err.Error(), "approved") {
 		t.Fatalf("another token's repeat: %v, want 409 naming no request", err)
 	}
 	teststore.Unchanged(t, e.db, before)
 	// The token that made it still gets its outcome.
-	res, err := agent.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "a", ToolCallID: "a1",
-		Arguments: map[string]any{"command": "rm -rf build"}}})
+	res, err := agent.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "a",
+		ToolCallID: "a1", Arguments: map[string]any{"command": "rm -rf build"}}})
 	if err != nil || res.Decision != gate.VerdictApproved || res.RequestID != id {
 		t.Fatalf("the same token's repeat: %+v %v, want approved", res, err)
 	}

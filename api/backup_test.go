@@ -29,7 +29,8 @@ func TestBackup(t *testing.T) {
 	at := time.Date(2026, 11, 29, 3, 0, 0, 0, time.FixedZone("CET", 3600))
 	e := newEnv(t, func(o *api.Options) { o.Now = func() time.Time { return at } })
 	ctx := context.Background()
-	if _, err := e.admin.CreateRule(ctx, rules.Rule{ToolPattern: "Read", Action: rules.Deny, Priority: 7, Note: "no"}); err != nil {
+	if _, err := e.admin.CreateRule(ctx, rules.Rule{ToolPattern: "Read", Action: rules.Deny,
+		Priority: 7, Note: "no"}); err != nil {
 		t.Fatal(err)
 	}
 	e.pending(e.admin, "s1", "t1")
@@ -46,8 +47,10 @@ func TestBackup(t *testing.T) {
 	}
 	raw, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/octet-stream" ||
-		resp.Header.Get("Content-Disposition") != `attachment; filename=skald-20261129T020000Z.db` ||
+	if err != nil || resp.StatusCode != 200 ||
+		resp.Header.Get("Content-Type") != "application/octet-stream" ||
+		resp.Header.Get("Content-Disposition") !=
+			`attachment; filename=skald-20261129T020000Z.db` ||
 		resp.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("GET /api/backup: %v %d %v", err, resp.StatusCode, resp.Header)
 	}
@@ -71,7 +74,8 @@ func TestBackup(t *testing.T) {
 	req, err = http.NewRequest("HEAD", e.url+"/api/backup", nil)
 	testkit.Must(t, err)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 || resp.ContentLength > 0 {
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 ||
+		resp.ContentLength > 0 {
 		t.Fatalf("HEAD: %v %+v", err, resp)
 	}
 }
@@ -83,10 +87,12 @@ func TestBackupNeedsTheAdminToken(t *testing.T) {
 	e.wantError("GET", "/api/backup", "wrong", "", http.StatusUnauthorized, "unauthorized")
 	e.wantError("GET", "/api/backup", agentToken, "", http.StatusForbidden, "forbidden")
 	var buf bytes.Buffer
-	if _, err := e.client(agentToken).Backup(ctx, &buf); !errors.Is(err, api.ErrForbidden) || buf.Len() != 0 {
+	if _, err := e.client(agentToken).Backup(ctx, &buf); !errors.Is(err, api.ErrForbidden) ||
+		buf.Len() != 0 {
 		t.Fatalf("agent token: %v, %d bytes", err, buf.Len())
 	}
-	if _, err := e.client("").Backup(ctx, &buf); !errors.Is(err, api.ErrUnauthorized) || buf.Len() != 0 {
+	if _, err := e.client("").Backup(ctx, &buf); !errors.Is(err, api.ErrUnauthorized) ||
+		buf.Len() != 0 {
 		t.Fatalf("no token: %v, %d bytes", err, buf.Len())
 	}
 }
@@ -121,18 +127,23 @@ func (f failingStore) WriteTo(w io.Writer) (int64, error) {
 func TestBackupFailure(t *testing.T) {
 	ctx := context.Background()
 	fail := func(limit int) func(*api.Options) {
-		return func(o *api.Options) { o.Store = failingStore{DB: o.Store.(*store.DB), limit: limit} }
+		return func(o *api.Options) {
+			o.Store = failingStore{DB: o.Store.(*store.DB), limit: limit}
+		}
 	}
 	e := newEnv(t, fail(0))
 	before := teststore.Snapshot(t, e.db)
-	e.wantError("GET", "/api/backup", adminToken, "", http.StatusInternalServerError, "internal error")
+	e.wantError("GET", "/api/backup", adminToken, "", http.StatusInternalServerError,
+		"internal error")
 	teststore.Unchanged(t, e.db, before)
 
 	e = newEnv(t, fail(1<<30))
 	var buf bytes.Buffer
 	n, err := e.admin.Backup(ctx, &buf)
-	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "GET /api/backup: after ") || n == 0 {
-		t.Fatalf("a copy cut short: %d bytes, %v; want io.ErrUnexpectedEOF after some bytes", n, err)
+	if !errors.Is(err, io.ErrUnexpectedEOF) ||
+		!strings.Contains(err.Error(), "GET /api/backup: after ") || n == 0 {
+		t.Fatalf("a copy cut short: %d bytes, %v; want io.ErrUnexpectedEOF after some bytes",
+			n, err)
 	}
 	if err := store.Verify(writeFile(t, buf.Bytes())); err == nil {
 		t.Fatal("the half copy verifies")
@@ -173,8 +184,9 @@ func TestBackupGivesUpOnAStalledClient(t *testing.T) {
 	// More than a connection's buffers hold (Linux: a send buffer of 4 MiB at most by
 	// default): 8 requests of 1 MiB.
 	for i := range 8 {
-		_, _, err := e.db.CreateRequest(store.Request{SessionID: "big", ToolCallID: fmt.Sprint(i), ToolName: "Write",
-			Arguments: json.RawMessage(`{"content":"` + strings.Repeat("x", 1<<20-20) + `"}`), GroupID: "default",
+		_, _, err := e.db.CreateRequest(store.Request{SessionID: "big", ToolCallID: fmt.Sprint(i),
+			ToolName: "Write", GroupID: "default",
+			Arguments: json.RawMessage(`{"content":"` + strings.Repeat("x", 1<<20-20) + `"}`),
 			ExpiresAt: time.Now().Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
@@ -188,7 +200,8 @@ func TestBackupGivesUpOnAStalledClient(t *testing.T) {
 	if err := conn.(*net.TCPConn).SetReadBuffer(4096); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(conn, "GET /api/backup HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n", adminToken)
+	fmt.Fprintf(conn, "GET /api/backup HTTP/1.1\r\nHost: 127.0.0.1\r\n"+
+		"Authorization: Bearer %s\r\n\r\n", adminToken)
 	// Read nothing until the server gives up.
 	for msg := range logs {
 		if msg == "backup cut short" {
@@ -208,7 +221,8 @@ func TestBackupGivesUpOnAStalledClient(t *testing.T) {
 	}
 	n, err := io.Copy(io.Discard, resp.Body)
 	if resp.StatusCode != 200 || !errors.Is(err, io.ErrUnexpectedEOF) || n >= 8<<20 {
-		t.Fatalf("stalled client: %d, read %d bytes, %v; want a copy cut short", resp.StatusCode, n, err)
+		t.Fatalf("stalled client: %d, read %d bytes, %v; want a copy cut short",
+			resp.StatusCode, n, err)
 	}
 }
 
@@ -222,7 +236,9 @@ func TestBackupFromAnotherServer(t *testing.T) {
 	defer srv.Close()
 	var buf bytes.Buffer
 	_, err := api.NewClient(srv.URL, "").Backup(context.Background(), &buf)
-	if err == nil || !strings.Contains(err.Error(), `the answer is "text/html", not a database file`) || buf.Len() != 0 {
+	if err == nil ||
+		!strings.Contains(err.Error(), `the answer is "text/html", not a database file`) ||
+		buf.Len() != 0 {
 		t.Fatalf("Backup from a web page: %v, %d bytes", err, buf.Len())
 	}
 }

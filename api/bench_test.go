@@ -22,8 +22,9 @@ func BenchmarkCheckAllow(b *testing.B) {
 	defer tr.CloseIdleConnections()
 	c := e.client(adminToken)
 	c.HTTPClient = &http.Client{Transport: tr}
-	req := api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "bench", AgentID: "bench",
-		Arguments: map[string]any{"todos": []any{map[string]any{"content": "write the benchmark", "status": "in_progress"}}}}}
+	req := api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "bench",
+		AgentID: "bench", Arguments: map[string]any{"todos": []any{
+			map[string]any{"content": "write the benchmark", "status": "in_progress"}}}}}
 	ctx := context.Background()
 	if res, err := c.Check(ctx, req); err != nil || res.Decision != gate.VerdictAllow {
 		b.Fatalf("check: %v %+v", err, res)

@@ -57,9 +57,10 @@ func TestBrowserAttacksRefused(t *testing.T) {
 	before := teststore.Snapshot(t, e.db)
 	bearer := "Bearer " + adminToken
 	const (
-		origin  = "forbidden: a call from origin \"https://evil.example\" is refused"
-		host    = "forbidden: host \"evil.example\" is not this service"
-		media   = "unsupported media type \"text/plain\": send the body as Content-Type: application/json"
+		origin = "forbidden: a call from origin \"https://evil.example\" is refused"
+		host   = "forbidden: host \"evil.example\" is not this service"
+		media  = "unsupported media type \"text/plain\": " +
+			"send the body as Content-Type: application/json"
 		evil    = "https://evil.example"
 		rule    = `{"action":"allow","tool_pattern":"Bash","priority":0}`
 		approve = `{"action":"approve","bypass_secs":0,"bypass_scope":"all"}`
@@ -73,34 +74,50 @@ func TestBrowserAttacksRefused(t *testing.T) {
 		{"text/plain rule from another origin", "POST", "/api/approval/rules", rule,
 			map[string]string{"Content-Type": "text/plain", "Origin": evil}, 403, origin},
 		{"text/plain rule from another origin, admin token", "POST", "/api/approval/rules", rule,
-			map[string]string{"Content-Type": "text/plain", "Origin": evil, "Authorization": bearer}, 403, origin},
-		{"text/plain resolve from another origin", "POST", "/api/inbox/approvals/" + u(id) + "/resolve", approve,
-			map[string]string{"Content-Type": "text/plain", "Origin": evil, "Authorization": bearer}, 403, origin},
-		{"JSON resolve from another origin", "POST", "/api/inbox/approvals/" + u(id) + "/resolve", approve,
-			map[string]string{"Content-Type": "application/json", "Origin": evil, "Authorization": bearer}, 403, origin},
+			map[string]string{"Content-Type": "text/plain", "Origin": evil,
+				"Authorization": bearer}, 403, origin},
+		{"text/plain resolve from another origin", "POST",
+			"/api/inbox/approvals/" + u(id) + "/resolve", approve,
+			map[string]string{"Content-Type": "text/plain", "Origin": evil,
+				"Authorization": bearer}, 403, origin},
+		{"JSON resolve from another origin", "POST",
+			"/api/inbox/approvals/" + u(id) + "/resolve", approve,
+			map[string]string{"Content-Type": "application/json", "Origin": evil,
+				"Authorization": bearer}, 403, origin},
 		{"text/plain rule, same origin", "POST", "/api/approval/rules", rule,
 			map[string]string{"Content-Type": "text/plain", "Authorization": bearer}, 415, media},
 		{"form resolve", "POST", "/api/inbox/approvals/" + u(id) + "/resolve", "action=approve",
-			map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Authorization": bearer}, 415, "unsupported media type"},
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded",
+				"Authorization": bearer}, 415, "unsupported media type"},
 		{"body without a type", "PUT", "/api/approval/rules/1", `{"action":"allow"}`,
 			map[string]string{"Authorization": bearer}, 415, `unsupported media type ""`},
 		{"null origin", "POST", "/api/inbox/approvals/" + u(id) + "/resolve", approve,
-			map[string]string{"Content-Type": "application/json", "Origin": "null", "Authorization": bearer}, 403, `origin "null"`},
+			map[string]string{"Content-Type": "application/json", "Origin": "null",
+				"Authorization": bearer}, 403, `origin "null"`},
 		{"localhost origin on 127.0.0.1", "DELETE", "/api/approval/rules/1", "",
-			map[string]string{"Origin": "http://localhost" + e.url[strings.LastIndex(e.url, ":"):], "Authorization": bearer}, 403, "is refused"},
-		{"foreign host, backup", "GET", "/api/backup", "", map[string]string{"Host": "evil.example", "Authorization": bearer}, 403, host},
-		{"foreign host, events", "GET", "/api/events", "", map[string]string{"Host": "evil.example", "Authorization": bearer}, 403, host},
-		{"foreign host, healthz", "GET", "/healthz", "", map[string]string{"Host": "evil.example"}, 403, host},
-		{"foreign host, metrics", "GET", "/metrics", "", map[string]string{"Host": "evil.example:8377"}, 403, `host "evil.example:8377"`},
+			map[string]string{"Origin": "http://localhost" + e.url[strings.LastIndex(e.url, ":"):],
+				"Authorization": bearer}, 403, "is refused"},
+		{"foreign host, backup", "GET", "/api/backup", "",
+			map[string]string{"Host": "evil.example", "Authorization": bearer}, 403, host},
+		{"foreign host, events", "GET", "/api/events", "",
+			map[string]string{"Host": "evil.example", "Authorization": bearer}, 403, host},
+		{"foreign host, healthz", "GET", "/healthz", "",
+			map[string]string{"Host": "evil.example"}, 403, host},
+		{"foreign host, metrics", "GET", "/metrics", "",
+			map[string]string{"Host": "evil.example:8377"}, 403, `host "evil.example:8377"`},
 		{"foreign host, resolve", "POST", "/api/inbox/approvals/" + u(id) + "/resolve", approve,
-			map[string]string{"Host": "evil.example", "Content-Type": "application/json", "Authorization": bearer}, 403, host},
-		{"loopback look-alike host", "GET", "/api/inbox", "", map[string]string{"Host": "127.0.0.1.evil.example", "Authorization": bearer}, 403, "is not this service"},
+			map[string]string{"Host": "evil.example", "Content-Type": "application/json",
+				"Authorization": bearer}, 403, host},
+		{"loopback look-alike host", "GET", "/api/inbox", "",
+			map[string]string{"Host": "127.0.0.1.evil.example", "Authorization": bearer},
+			403, "is not this service"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			st, msg := e.raw(c.method, c.path, c.body, c.headers)
 			if st != c.status || !strings.Contains(msg, c.msg) {
-				t.Fatalf("%s %s = %d %q, want %d with %q", c.method, c.path, st, msg, c.status, c.msg)
+				t.Fatalf("%s %s = %d %q, want %d with %q",
+					c.method, c.path, st, msg, c.status, c.msg)
 			}
 			teststore.Unchanged(t, e.db, before)
 		})
@@ -123,7 +140,8 @@ func TestBrowserAttacksRefused(t *testing.T) {
 // names one; an https entry's origin is accepted (a TLS proxy in front).
 func TestAllowedHosts(t *testing.T) {
 	e := newEnv(t, func(o *api.Options) {
-		o.AllowedHosts = []api.AllowedHost{{Host: "skald.lan", Port: "8377"}, {Host: "Skald.Example", HTTPS: true}}
+		o.AllowedHosts = []api.AllowedHost{{Host: "skald.lan", Port: "8377"},
+			{Host: "Skald.Example", HTTPS: true}}
 	})
 	bearer := "Bearer " + adminToken
 	cases := []struct {
@@ -179,19 +197,24 @@ func TestLocalCaller(t *testing.T) {
 		{"GET", "/api/backup", ""},
 		{"GET", "/api/events", ""},
 	} {
-		e.wantError(c.method, c.path, "", c.body, http.StatusUnauthorized, "unauthorized: this call needs the admin token")
+		e.wantError(c.method, c.path, "", c.body, http.StatusUnauthorized,
+			"unauthorized: this call needs the admin token")
 		teststore.Unchanged(t, e.db, before)
 	}
-	e.wantError("GET", "/api/approval/requests/"+u(adminID), "", "", http.StatusForbidden, "made by another caller")
-	e.wantError("POST", "/api/approval/requests/"+u(adminID)+"/cancel", "", "", http.StatusForbidden, "made by another caller")
-	e.wantError("POST", "/api/approval/check", "", `{"tool_name":"Bash","session_id":"s","source":"cron","arguments":{"command":"ls"}}`,
+	e.wantError("GET", "/api/approval/requests/"+u(adminID), "", "", http.StatusForbidden,
+		"made by another caller")
+	e.wantError("POST", "/api/approval/requests/"+u(adminID)+"/cancel", "", "",
+		http.StatusForbidden, "made by another caller")
+	e.wantError("POST", "/api/approval/check", "",
+		`{"tool_name":"Bash","session_id":"s","source":"cron","arguments":{"command":"ls"}}`,
 		http.StatusForbidden, "may not claim source cron")
 	teststore.Unchanged(t, e.db, before)
 	if _, err := local.Cancel(ctx, id, "terminal"); err != nil {
 		t.Fatalf("the local caller cancels its own request: %v", err)
 	}
 	// A wrong token is not the local caller.
-	e.wantError("POST", "/api/approval/check", "wrong-token-0123456789", `{"tool_name":"TodoWrite","session_id":"s"}`, 401, "unknown token")
+	e.wantError("POST", "/api/approval/check", "wrong-token-0123456789",
+		`{"tool_name":"TodoWrite","session_id":"s"}`, 401, "unknown token")
 }
 
 // TestNoLocalCallerWithTokens: a configured admin token, or any agent token, closes
@@ -204,10 +227,12 @@ func TestNoLocalCallerWithTokens(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, edit)
 			before := teststore.Snapshot(t, e.db)
-			e.wantError("POST", "/api/approval/check", "", `{"tool_name":"Bash","session_id":"s","arguments":{"command":"ls"}}`,
+			e.wantError("POST", "/api/approval/check", "",
+				`{"tool_name":"Bash","session_id":"s","arguments":{"command":"ls"}}`,
 				http.StatusUnauthorized, "needs the admin token")
 			teststore.Unchanged(t, e.db, before)
-			if _, err := e.admin.Check(context.Background(), api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}}); err != nil {
+			if _, err := e.admin.Check(context.Background(), api.CheckRequest{
+				Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}}); err != nil {
 				t.Fatal(err)
 			}
 		})

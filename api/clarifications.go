@@ -179,7 +179,8 @@ func (c *Client) Ask(ctx context.Context, req AskRequest) (Clarification, error)
 
 // Clarification returns clarification id, waiting up to waitSecs (capped) for it to
 // leave pending. 404 when unknown, 403 for another caller's.
-func (c *Client) Clarification(ctx context.Context, id uint64, waitSecs int) (Clarification, error) {
+func (c *Client) Clarification(ctx context.Context, id uint64,
+	waitSecs int) (Clarification, error) {
 	var q url.Values
 	if waitSecs > 0 {
 		q = url.Values{"wait_secs": {strconv.Itoa(waitSecs)}}
@@ -214,7 +215,8 @@ func (c *Client) AwaitClarification(ctx context.Context, id uint64) (Clarificati
 
 // CancelClarification withdraws clarification id with reason (the caller that asked,
 // or the admin).
-func (c *Client) CancelClarification(ctx context.Context, id uint64, reason string) (Clarification, error) {
+func (c *Client) CancelClarification(ctx context.Context, id uint64,
+	reason string) (Clarification, error) {
 	var out Clarification
 	err := c.do(ctx, http.MethodPost, "/api/clarifications/"+u64(id)+"/cancel", nil,
 		CancelRequest{Reason: reason}, &out)

@@ -20,7 +20,8 @@ func TestClarificationOverTheAPI(t *testing.T) {
 	c, err := agent.Ask(ctx, api.AskRequest{SessionID: "s1", ClarificationID: "c1",
 		AgentID: "claimed", Question: "which branch?", Options: []string{"main", "*dev*"}})
 	testkit.Must(t, err)
-	if c.Status != store.ClarificationPending || c.AgentID != "bot-1" || c.Caller != api.TokenName(agentToken) {
+	if c.Status != store.ClarificationPending || c.AgentID != "bot-1" ||
+		c.Caller != api.TokenName(agentToken) {
 		t.Fatalf("asked %+v", c)
 	}
 	// Idempotent, every field compared.
@@ -32,7 +33,8 @@ func TestClarificationOverTheAPI(t *testing.T) {
 	}
 	before := teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/clarifications", agentToken,
-		`{"session_id":"s1","clarification_id":"c1","question":"which tag?","options":["main","*dev*"]}`,
+		`{"session_id":"s1","clarification_id":"c1","question":"which tag?",`+
+			`"options":["main","*dev*"]}`,
 		http.StatusConflict, "not the same question")
 	e.wantError("POST", "/api/clarifications", otherAgent,
 		`{"session_id":"s1","clarification_id":"c1","question":"which branch?"}`,
@@ -73,7 +75,8 @@ func TestClarificationOverTheAPI(t *testing.T) {
 	e.admin.Actor = "jane"
 	ans, err := e.admin.Answer(ctx, c.ID, api.AnswerRequest{Answer: "*dev*"})
 	testkit.Must(t, err)
-	if ans.Answer == nil || ans.Answer.By != "jane" || ans.Answer.Option == nil || *ans.Answer.Option != 1 {
+	if ans.Answer == nil || ans.Answer.By != "jane" || ans.Answer.Option == nil ||
+		*ans.Answer.Option != 1 {
 		t.Fatalf("answer %+v", ans.Answer)
 	}
 	if w := <-got; w.Status != store.ClarificationAnswered || w.Answer.Text != "*dev*" {
@@ -137,13 +140,15 @@ func TestClarificationEvents(t *testing.T) {
 		Question: "which?"})
 	testkit.Must(t, err)
 	name, data := testkit.ReadEvent(t, r)
-	if want := `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s"}`; name != "clarification_requested" || data != want {
+	want := `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s"}`
+	if name != "clarification_requested" || data != want {
 		t.Fatalf("event %s %s", name, data)
 	}
 	_, err = e.admin.Answer(ctx, c.ID, api.AnswerRequest{Answer: "that one"})
 	testkit.Must(t, err)
 	name, data = testkit.ReadEvent(t, r)
-	if want := `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s","status":"answered"}`; name != "clarification_resolved" || data != want {
+	want = `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s","status":"answered"}`
+	if name != "clarification_resolved" || data != want {
 		t.Fatalf("event %s %s", name, data)
 	}
 }
@@ -156,15 +161,18 @@ func TestClarificationControlCharacters(t *testing.T) {
 	e := newEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct{ name, body, msg string }{
-		{"an option with newlines", `{"session_id":"s","question":"q","options":["no\n\nyes","x"]}`,
+		{"an option with newlines",
+			`{"session_id":"s","question":"q","options":["no\n\nyes","x"]}`,
 			`option 1 "no\n\nyes" must not hold control characters`},
 		{"an option with a tab", `{"session_id":"s","question":"q","options":["a","b\tc"]}`,
 			"option 2"},
-		{"an option with a carriage return", `{"session_id":"s","question":"q","options":["a\rb"]}`,
+		{"an option with a carriage return",
+			`{"session_id":"s","question":"q","options":["a\rb"]}`,
 			"must not hold control characters"},
 		{"an option with NUL", `{"session_id":"s","question":"q","options":["a\u0000"]}`,
 			"must not hold control characters"},
-		{"a context label with a newline", `{"session_id":"s","question":"q","context_label":"a\nb"}`,
+		{"a context label with a newline",
+			`{"session_id":"s","question":"q","context_label":"a\nb"}`,
 			"context_label"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -180,7 +188,8 @@ func TestClarificationControlCharacters(t *testing.T) {
 	}
 	// A tool call's context label too.
 	e.wantError("POST", "/api/approval/check", adminToken,
-		`{"tool_name":"Bash","session_id":"s","context_label":"CronJob:\nx","arguments":{"command":"rm -rf b"}}`,
+		`{"tool_name":"Bash","session_id":"s","context_label":"CronJob:\nx",`+
+			`"arguments":{"command":"rm -rf b"}}`,
 		http.StatusUnprocessableEntity, "context_label")
 	teststore.Unchanged(t, e.db, before)
 

@@ -32,7 +32,8 @@ func TestCommitFailureNeverAllows(t *testing.T) {
 
 	const msg = "the store could not record this (disk full or read-only?); nothing was changed"
 	e.wantError("POST", "/api/approval/check", agentToken,
-		`{"tool_name":"Bash","session_id":"s2","tool_call_id":"t9","arguments":{"command":"rm -rf /tmp/x"}}`,
+		`{"tool_name":"Bash","session_id":"s2","tool_call_id":"t9",`+
+			`"arguments":{"command":"rm -rf /tmp/x"}}`,
 		http.StatusServiceUnavailable, msg)
 	e.wantError("POST", "/api/inbox/approvals/"+strconv.FormatUint(id, 10)+"/resolve", adminToken,
 		`{"action":"approve"}`, http.StatusServiceUnavailable, msg)
@@ -41,16 +42,17 @@ func TestCommitFailureNeverAllows(t *testing.T) {
 		t.Fatalf("Resolve with the disk full: %v, want ErrUnavailable", err)
 	}
 	// The waiting agent asks again: still pending, never allowed.
-	res, err := agent.Check(context.Background(), api.CheckRequest{Call: gate.Call{ToolName: "Bash",
-		SessionID: "s1", ToolCallID: "t1", Arguments: map[string]any{"command": "rm -rf build"}}})
+	res, err := agent.Check(context.Background(), api.CheckRequest{Call: gate.Call{
+		ToolName: "Bash", SessionID: "s1", ToolCallID: "t1",
+		Arguments: map[string]any{"command": "rm -rf build"}}})
 	if err != nil || res.Decision != gate.VerdictPending {
 		t.Fatalf("replayed check with the disk full: %+v, %v; want pending", res, err)
 	}
 	teststore.Unchanged(t, e.db, before)
 
 	full.Store(false)
-	if r, err := e.admin.Resolve(context.Background(), id, api.ResolveRequest{Action: "approve"}); err != nil ||
-		r.Status != store.Approved {
+	if r, err := e.admin.Resolve(context.Background(), id,
+		api.ResolveRequest{Action: "approve"}); err != nil || r.Status != store.Approved {
 		t.Fatalf("Resolve once the disk is back: %+v, %v", r, err)
 	}
 }

@@ -42,7 +42,8 @@ func formsEnv(t *testing.T, wd string) *env {
 func (e *env) allowAll(bypass bool) {
 	e.t.Helper()
 	for _, tp := range []string{"mcp__*", "@fs_read", "Glob"} {
-		e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: tp, Action: rules.Allow, Priority: 100})
+		e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: tp, Action: rules.Allow,
+			Priority: 100})
 	}
 	if bypass {
 		if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
@@ -58,14 +59,19 @@ func TestSymlinkThenDotDot(t *testing.T) {
 	t.Run("rules and bypass", func(t *testing.T) {
 		e := formsEnv(t, "")
 		e.allowAll(true)
-		e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": e.root + "/lnk/../secrets/key"}, "", gate.VerdictDeny)
-		e.wantDecision("Read", map[string]any{"file_path": e.root + "/lnk/../../datadir/admin.token"}, "", gate.VerdictDeny)
-		e.wantDecision("mcp__notes__get", map[string]any{"path": "lnk/../secrets/key"}, "", gate.VerdictPending)
+		e.wantDecision("mcp__filesystem__read_file",
+			map[string]any{"path": e.root + "/lnk/../secrets/key"}, "", gate.VerdictDeny)
+		e.wantDecision("Read",
+			map[string]any{"file_path": e.root + "/lnk/../../datadir/admin.token"},
+			"", gate.VerdictDeny)
+		e.wantDecision("mcp__notes__get", map[string]any{"path": "lnk/../secrets/key"},
+			"", gate.VerdictPending)
 		e.wantDecision("Read", map[string]any{"file_path": "lnk/../x"}, "", gate.VerdictAllow)
 	})
 	t.Run("fast-path", func(t *testing.T) {
 		e := formsEnv(t, "")
-		e.wantDecision("Read", map[string]any{"file_path": "lnk/../secrets/key"}, "", gate.VerdictDeny)
+		e.wantDecision("Read", map[string]any{"file_path": "lnk/../secrets/key"},
+			"", gate.VerdictDeny)
 		e.wantDecision("Read", map[string]any{"file_path": "lnk/x"}, "", gate.VerdictAllow)
 	})
 }
@@ -75,10 +81,13 @@ func TestSymlinkThenDotDot(t *testing.T) {
 func TestRelativeEveryBase(t *testing.T) {
 	e := formsEnv(t, "src")
 	e.allowAll(false)
-	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "secrets/key"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "secrets/key"},
+		"", gate.VerdictDeny)
 	e.wantDecision("Read", map[string]any{"file_path": "key"}, "secrets", gate.VerdictDeny)
-	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": e.root + "/src/x"}, "", gate.VerdictAllow)
-	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "src/x"}, "", gate.VerdictAllow)
+	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": e.root + "/src/x"},
+		"", gate.VerdictAllow)
+	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "src/x"},
+		"", gate.VerdictAllow)
 }
 
 // TestTildeExpanded: a tool expands ~ to the home directory (here src/sub); ~user is
@@ -91,8 +100,10 @@ func TestTildeExpanded(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.allowAll(true)
-	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "~/../../../datadir/admin.token"}, "", gate.VerdictDeny)
-	e.wantDecision("Read", map[string]any{"file_path": "~/../../secrets/key"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__filesystem__read_file",
+		map[string]any{"path": "~/../../../datadir/admin.token"}, "", gate.VerdictDeny)
+	e.wantDecision("Read", map[string]any{"file_path": "~/../../secrets/key"},
+		"", gate.VerdictDeny)
 	e.wantDecision("Read", map[string]any{"file_path": "~root/x"}, "", gate.VerdictPending)
 	e.wantDecision("Read", map[string]any{"file_path": "~/notes"}, "", gate.VerdictAllow)
 }
@@ -102,9 +113,11 @@ func TestTildeExpanded(t *testing.T) {
 func TestGlobAlternatives(t *testing.T) {
 	e := formsEnv(t, "")
 	e.allowAll(true)
-	e.wantDecision("Glob", map[string]any{"pattern": "{../secrets,x}/*", "path": "src"}, "", gate.VerdictDeny)
+	e.wantDecision("Glob", map[string]any{"pattern": "{../secrets,x}/*", "path": "src"},
+		"", gate.VerdictDeny)
 	e.wantDecision("Glob", map[string]any{"pattern": "*/../../secrets/*"}, "", gate.VerdictPending)
-	e.wantDecision("Grep", map[string]any{"glob": "src/*/../../secrets/*", "pattern": "k"}, "", gate.VerdictPending)
+	e.wantDecision("Grep", map[string]any{"glob": "src/*/../../secrets/*", "pattern": "k"},
+		"", gate.VerdictPending)
 	e.wantDecision("Glob", map[string]any{"pattern": "src/{a,b}/*.go"}, "", gate.VerdictAllow)
 }
 
@@ -115,7 +128,8 @@ func TestScannedArguments(t *testing.T) {
 	e := formsEnv(t, "")
 	e.allowAll(true)
 	for _, k := range []string{"file", "filename", "uri", "src", "from", "to"} {
-		e.wantDecision("mcp__notes__read", map[string]any{k: "secrets/key"}, "", gate.VerdictPending)
+		e.wantDecision("mcp__notes__read", map[string]any{k: "secrets/key"},
+			"", gate.VerdictPending)
 	}
 	for _, args := range []map[string]any{
 		{"opts": map[string]any{"path": "secrets/key"}},
@@ -126,10 +140,16 @@ func TestScannedArguments(t *testing.T) {
 		e.wantDecision("mcp__notes__read", args, "", gate.VerdictPending)
 	}
 	// The data directory is denied under any key, as under a path key.
-	e.wantDecision("mcp__notes__read", map[string]any{"file": e.root + "/../datadir/admin.token"}, "", gate.VerdictDeny)
-	e.wantDecision("WebFetch", map[string]any{"url": "file://" + e.root + "/secrets/key"}, "", gate.VerdictPending)
-	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "file://" + e.root + "/secrets/key"}, "", gate.VerdictDeny)
-	e.wantDecision("mcp__notes__read", map[string]any{"file": "src/x", "q": "a key, in src"}, "", gate.VerdictAllow)
-	e.wantDecision("mcp__notes__read", map[string]any{"file": "src/x", "q": ".", "r": "/"}, "", gate.VerdictPending)
-	e.wantDecision("WebFetch", map[string]any{"url": "https://example.com/a/b"}, "", gate.VerdictAllow)
+	e.wantDecision("mcp__notes__read", map[string]any{"file": e.root + "/../datadir/admin.token"},
+		"", gate.VerdictDeny)
+	e.wantDecision("WebFetch", map[string]any{"url": "file://" + e.root + "/secrets/key"},
+		"", gate.VerdictPending)
+	e.wantDecision("mcp__filesystem__read_file",
+		map[string]any{"path": "file://" + e.root + "/secrets/key"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__notes__read", map[string]any{"file": "src/x", "q": "a key, in src"},
+		"", gate.VerdictAllow)
+	e.wantDecision("mcp__notes__read", map[string]any{"file": "src/x", "q": ".", "r": "/"},
+		"", gate.VerdictPending)
+	e.wantDecision("WebFetch", map[string]any{"url": "https://example.com/a/b"},
+		"", gate.VerdictAllow)
 }

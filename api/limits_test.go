@@ -42,7 +42,8 @@ func TestSlowBodies(t *testing.T) {
 	for i := range conns {
 		conns[i] = e.dialRaw()
 		_, err := fmt.Fprintf(conns[i], "POST /api/approval/check HTTP/1.1\r\nHost: 127.0.0.1\r\n"+
-			"Authorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			"Authorization: Bearer %s\r\nContent-Type: application/json\r\n"+
+			"Content-Length: %d\r\n\r\n%s",
 			adminToken, len(body), body[:20])
 		if err != nil {
 			t.Fatal(err)
@@ -50,7 +51,8 @@ func TestSlowBodies(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}})
+	res, err := e.admin.Check(ctx, api.CheckRequest{
+		Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}})
 	if err != nil || res.Decision != gate.VerdictAllow {
 		t.Fatalf("a normal check beside 500 slow bodies: %+v %v", res, err)
 	}
@@ -68,7 +70,8 @@ func TestSlowBodies(t *testing.T) {
 		}
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "the body did not arrive within the body timeout") {
+		if err != nil || resp.StatusCode != http.StatusRequestTimeout ||
+			!strings.Contains(string(b), "the body did not arrive within the body timeout") {
 			t.Fatalf("slow connection %d: %d %s %v", i, resp.StatusCode, b, err)
 		}
 		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
@@ -93,7 +96,8 @@ func TestConnectionCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, err := io.ReadAll(extra)
-	if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 503 Service Unavailable") || !strings.Contains(string(b), "too many connections") {
+	if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 503 Service Unavailable") ||
+		!strings.Contains(string(b), "too many connections") {
 		t.Fatalf("the connection past the cap: %q %v, want 503 and closed within 1 s", b, err)
 	}
 	// A held one still works.
@@ -113,8 +117,9 @@ func TestConnectionCap(t *testing.T) {
 // still bounds an ordinary answer's connection.
 func TestLongPollOutlivesTheWriteTimeout(t *testing.T) {
 	e := newEnv(t, func(o *api.Options) { o.WriteTimeout = 100 * time.Millisecond })
-	res, err := e.admin.Check(context.Background(), api.CheckRequest{WaitSecs: 1, Call: gate.Call{ToolName: "Bash",
-		SessionID: "s", Arguments: map[string]any{"command": "rm -rf build"}}})
+	res, err := e.admin.Check(context.Background(), api.CheckRequest{WaitSecs: 1,
+		Call: gate.Call{ToolName: "Bash", SessionID: "s",
+			Arguments: map[string]any{"command": "rm -rf build"}}})
 	if err != nil || res.Decision != gate.VerdictPending {
 		t.Fatalf("a 1 s long-poll with a 100 ms write timeout: %+v %v", res, err)
 	}

@@ -34,7 +34,8 @@ func newBare(t *testing.T, opts ...func(*gate.Options)) *bare {
 	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
 	testkit.Must(t, err)
 	t.Cleanup(func() { db.Close() })
-	o := gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir}, Logger: testkit.Logger()}
+	o := gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir},
+		Logger: testkit.Logger()}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -45,8 +46,8 @@ func newBare(t *testing.T, opts ...func(*gate.Options)) *bare {
 	go func() { done <- g.Run(ctx) }()
 	t.Cleanup(func() { stop(); testkit.Must(t, <-done) })
 	// httptest's requests are for example.com.
-	srv, err := api.New(api.Options{Gate: g, Store: db, Token: adminToken, Logger: testkit.Logger(),
-		AllowedHosts: []api.AllowedHost{{Host: "example.com"}}})
+	srv, err := api.New(api.Options{Gate: g, Store: db, Token: adminToken,
+		Logger: testkit.Logger(), AllowedHosts: []api.AllowedHost{{Host: "example.com"}}})
 	testkit.Must(t, err)
 	return &bare{t: t, db: db, srv: srv}
 }
@@ -108,7 +109,8 @@ func TestRequestLongPollWakesOnResolution(t *testing.T) {
 			t.Fatalf("answered before the resolution: %+v", q)
 		default:
 		}
-		if st := b.call("POST", "/api/inbox/approvals/"+u(res.RequestID)+"/resolve", `{"action":"approve"}`, nil); st != http.StatusOK {
+		if st := b.call("POST", "/api/inbox/approvals/"+u(res.RequestID)+"/resolve",
+			`{"action":"approve"}`, nil); st != http.StatusOK {
 			t.Fatalf("resolve: %d", st)
 		}
 		q := <-got
@@ -134,7 +136,8 @@ func TestCheckLongPollWakesOnResolution(t *testing.T) {
 		if in.Total != 1 {
 			t.Fatalf("inbox %+v", in)
 		}
-		b.call("POST", "/api/inbox/approvals/"+u(in.Approvals[0].ID)+"/resolve", `{"action":"reject","note":"not now"}`, nil)
+		b.call("POST", "/api/inbox/approvals/"+u(in.Approvals[0].ID)+"/resolve",
+			`{"action":"reject","note":"not now"}`, nil)
 		res := <-got
 		if res.Decision != gate.VerdictRejected || res.Note != "not now" {
 			t.Fatalf("check = %+v", res)
@@ -156,7 +159,8 @@ func TestLongPollIsCapped(t *testing.T) {
 		var q store.Request
 		b.call("GET", "/api/approval/requests/"+u(res.RequestID)+"?wait_secs=100000", "", &q)
 		if q.Status != store.Pending || time.Since(start) != api.MaxWaitSecs*time.Second {
-			t.Fatalf("request %s after %s, want pending after %ds", q.Status, time.Since(start), api.MaxWaitSecs)
+			t.Fatalf("request %s after %s, want pending after %ds",
+				q.Status, time.Since(start), api.MaxWaitSecs)
 		}
 	})
 }
@@ -177,7 +181,8 @@ func TestWaiterGoneDuringLongPoll(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ups := make(updates, 10)
 		b := newBare(t, func(o *gate.Options) { o.Notifier = ups })
-		const call = `{"tool_name":"Bash","session_id":"s","tool_call_id":"t1","arguments":{"command":"rm -rf build"}`
+		const call = `{"tool_name":"Bash","session_id":"s","tool_call_id":"t1",` +
+			`"arguments":{"command":"rm -rf build"}`
 		b.leave("POST", "/api/approval/check", call+`,"wait_secs":60}`)
 		ps, err := b.db.Pending()
 		testkit.Must(t, err)
@@ -185,7 +190,8 @@ func TestWaiterGoneDuringLongPoll(t *testing.T) {
 			t.Fatalf("pending after the check's caller left: %+v", ps)
 		}
 		id := ps[0].ID
-		if up := <-ups; up.ID != id || !up.WaiterGoneAt.Equal(ps[0].WaiterGoneAt) || up.Status != store.Pending {
+		if up := <-ups; up.ID != id || !up.WaiterGoneAt.Equal(ps[0].WaiterGoneAt) ||
+			up.Status != store.Pending {
 			t.Fatalf("update %+v", up)
 		}
 
@@ -199,7 +205,8 @@ func TestWaiterGoneDuringLongPoll(t *testing.T) {
 		}
 
 		// Still resolvable, and a retried call gets the answer.
-		if st := b.call("POST", "/api/inbox/approvals/"+u(id)+"/resolve", `{"action":"approve"}`, nil); st != http.StatusOK {
+		if st := b.call("POST", "/api/inbox/approvals/"+u(id)+"/resolve",
+			`{"action":"approve"}`, nil); st != http.StatusOK {
 			t.Fatalf("resolve: %d", st)
 		}
 		var res api.CheckResult

@@ -19,16 +19,19 @@ func TestCheckKeepsNumbers(t *testing.T) {
 			`{"tool_name":"Bash","session_id":"s","tool_call_id":"`+id+`","arguments":`+
 				`{"command":"rm -rf build","to":`+num+`}}`))
 	}
-	for _, num := range []string{"9007199254740993", "1.10", "1e3", "-0", "123456789012345678901234567890"} {
+	for _, num := range []string{"9007199254740993", "1.10", "1e3", "-0",
+		"123456789012345678901234567890"} {
 		t.Run(num, func(t *testing.T) {
 			status, body := check("n-"+num, num)
 			var res struct {
 				RequestID uint64 `json:"request_id"`
 			}
-			if err := json.Unmarshal([]byte(body), &res); err != nil || status != http.StatusOK || res.RequestID == 0 {
+			if err := json.Unmarshal([]byte(body), &res); err != nil || status != http.StatusOK ||
+				res.RequestID == 0 {
 				t.Fatalf("check = %d %s (%v)", status, body, err)
 			}
-			status, body = e.do("GET", "/api/approval/requests/"+strconv.FormatUint(res.RequestID, 10), adminToken, nil)
+			status, body = e.do("GET",
+				"/api/approval/requests/"+strconv.FormatUint(res.RequestID, 10), adminToken, nil)
 			if status != http.StatusOK || !strings.Contains(body, `"to":`+num+`}`) {
 				t.Errorf("request = %d %s, want the arguments holding to:%s", status, body, num)
 			}

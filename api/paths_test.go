@@ -58,30 +58,39 @@ func (e *env) wantDecision(tool string, args map[string]any, cwd string, want ga
 // out of its path are held back too.
 func TestEveryPathArgument(t *testing.T) {
 	e := newEnv(t)
-	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Glob", Action: rules.Allow, Priority: 100})
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Glob",
+		Action: rules.Allow, Priority: 100})
 	e.allowMCP()
 	key := filepath.Join(e.root, "secrets", "key")
-	e.wantDecision("mcp__filesystem__read_multiple_files", map[string]any{"paths": []any{"README.md", key}}, "", gate.VerdictDeny)
-	e.wantDecision("mcp__filesystem__move_file", map[string]any{"source": "secrets/key", "destination": "out"}, "", gate.VerdictDeny)
-	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "secrets/key"}, "", gate.VerdictDeny)
-	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "notes.txt"}, "", gate.VerdictAllow)
-	e.wantDecision("Glob", map[string]any{"pattern": "../secrets/*", "path": "docs"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__filesystem__read_multiple_files",
+		map[string]any{"paths": []any{"README.md", key}}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__filesystem__move_file",
+		map[string]any{"source": "secrets/key", "destination": "out"}, "", gate.VerdictDeny)
+	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "secrets/key"},
+		"", gate.VerdictDeny)
+	e.wantDecision("mcp__filesystem__read_file", map[string]any{"path": "notes.txt"},
+		"", gate.VerdictAllow)
+	e.wantDecision("Glob", map[string]any{"pattern": "../secrets/*", "path": "docs"},
+		"", gate.VerdictDeny)
 	// Outside the file classes a denied place is for a human, whatever the bypass.
-	e.wantDecision("mcp__notes__get", map[string]any{"path": "secrets/key"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "secrets/key"},
+		"", gate.VerdictPending)
 	e.wantDecision("mcp__notes__get", map[string]any{"path": "."}, "", gate.VerdictPending)
 	e.wantDecision("mcp__notes__get", map[string]any{"path": "docs/a"}, "", gate.VerdictAllow)
 	// Under any other key: a string or a word of it that names, lies in or holds one.
-	for _, v := range []string{"secrets", ".", "/", e.root, "cat secrets/key", "--file=secrets/key",
-		"a=secrets/key", "(secrets/key)", e.root + "/secret?/key"} {
+	for _, v := range []string{"secrets", ".", "/", e.root, "cat secrets/key",
+		"--file=secrets/key", "a=secrets/key", "(secrets/key)", e.root + "/secret?/key"} {
 		e.wantDecision("mcp__notes__run", map[string]any{"p": v}, "", gate.VerdictPending)
 	}
-	e.wantDecision("mcp__notes__run", map[string]any{"p": "notes about keys"}, "", gate.VerdictAllow)
+	e.wantDecision("mcp__notes__run", map[string]any{"p": "notes about keys"},
+		"", gate.VerdictAllow)
 }
 
 // allowMCP adds the plausible allow mcp__* and a bypass of all for session "s".
 func (e *env) allowMCP() {
 	e.t.Helper()
-	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*",
+		Action: rules.Allow, Priority: 100})
 	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
 		e.t.Fatal(err)
 	}
@@ -92,14 +101,19 @@ func (e *env) allowMCP() {
 // tools' paths keeps it for a human.
 func TestArgumentStringDenied(t *testing.T) {
 	e := newEnv(t)
-	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*", Action: rules.Allow, Priority: 100})
-	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__notes__*", PathPattern: "docs/*", Action: rules.Deny, Priority: 1})
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*",
+		Action: rules.Allow, Priority: 100})
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__notes__*",
+		PathPattern: "docs/*", Action: rules.Deny, Priority: 1})
 	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("mcp__notes__put", map[string]any{"note": "see docs/plan"}, "", gate.VerdictDeny)
-	e.wantDecision("mcp__notes__put", map[string]any{"opts": map[string]any{"to": "docs"}}, "", gate.VerdictDeny)
-	e.wantDecision("mcp__notes__put", map[string]any{"note": "secrets/key"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__put", map[string]any{"note": "see docs/plan"},
+		"", gate.VerdictDeny)
+	e.wantDecision("mcp__notes__put", map[string]any{"opts": map[string]any{"to": "docs"}},
+		"", gate.VerdictDeny)
+	e.wantDecision("mcp__notes__put", map[string]any{"note": "secrets/key"},
+		"", gate.VerdictPending)
 	e.wantDecision("mcp__other__put", map[string]any{"note": "docs/plan"}, "", gate.VerdictPending)
 	e.wantDecision("mcp__notes__put", map[string]any{"note": "notes/plan"}, "", gate.VerdictAllow)
 }
@@ -113,7 +127,8 @@ func TestArgumentExpansions(t *testing.T) {
 		"~root/.ssh/id_rsa", "file:secrets/key", "${HOME}/x"} {
 		e.wantDecision("mcp__shell__run", map[string]any{"cmd": v}, "", gate.VerdictPending)
 	}
-	e.wantDecision("mcp__shell__run", map[string]any{"cmd": "echo costs $5, 50% off, see $PATH"}, "", gate.VerdictAllow)
+	e.wantDecision("mcp__shell__run", map[string]any{"cmd": "echo costs $5, 50% off, see $PATH"},
+		"", gate.VerdictAllow)
 }
 
 // TestLookAlikeOptions: an option spelt with look-alike letters, in a Bash command or
@@ -121,12 +136,17 @@ func TestArgumentExpansions(t *testing.T) {
 // bypass of all.
 func TestLookAlikeOptions(t *testing.T) {
 	e := newEnv(t)
-	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash", Action: rules.Allow, Priority: 1})
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash",
+		Action: rules.Allow, Priority: 1})
 	e.allowMCP()
-	e.wantDecision("Bash", map[string]any{"command": "sort --оutput=out notes.txt"}, "", gate.VerdictPending)
-	e.wantDecision("Bash", map[string]any{"command": "sort --output=out notes.txt"}, "", gate.VerdictAllow)
-	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "－－output=out"}}, "", gate.VerdictPending)
-	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "--output=out"}}, "", gate.VerdictAllow)
+	e.wantDecision("Bash", map[string]any{"command": "sort --оutput=out notes.txt"},
+		"", gate.VerdictPending)
+	e.wantDecision("Bash", map[string]any{"command": "sort --output=out notes.txt"},
+		"", gate.VerdictAllow)
+	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "－－output=out"}},
+		"", gate.VerdictPending)
+	e.wantDecision("mcp__shell__run", map[string]any{"args": []any{"sort", "--output=out"}},
+		"", gate.VerdictAllow)
 }
 
 // TestBareWords: a plain name is opened in the directory the tool runs in: a symlink
@@ -146,11 +166,15 @@ func TestBareWords(t *testing.T) {
 // not), SECRETS/key is secrets/key: denied for Read, for a human for an MCP tool under
 // allow mcp__* and a bypass of all.
 func TestFoldedCase(t *testing.T) {
-	e := newEnvGate(t, func(o *gate.Options) { o.Rules.FoldsCase = func(string) bool { return true } })
+	e := newEnvGate(t, func(o *gate.Options) {
+		o.Rules.FoldsCase = func(string) bool { return true }
+	})
 	e.allowMCP()
 	e.wantDecision("Read", map[string]any{"file_path": "SECRETS/key"}, "", gate.VerdictDeny)
-	e.wantDecision("mcp__notes__get", map[string]any{"path": "Secrets/key"}, "", gate.VerdictPending)
-	e.wantDecision("mcp__notes__get", map[string]any{"q": "cat SECRETS/key"}, "", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"path": "Secrets/key"},
+		"", gate.VerdictPending)
+	e.wantDecision("mcp__notes__get", map[string]any{"q": "cat SECRETS/key"},
+		"", gate.VerdictPending)
 	e.wantDecision("mcp__notes__get", map[string]any{"path": "Docs/a"}, "", gate.VerdictAllow)
 }
 
@@ -159,12 +183,15 @@ func TestFoldedCase(t *testing.T) {
 // profile's fast-path (its working directory is the workspace root).
 func TestPatternFollowsSwap(t *testing.T) {
 	e := newEnv(t)
-	if err := os.WriteFile(filepath.Join(e.root, "secrets", "key"), []byte("k"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.root, "secrets", "key"), []byte("k"),
+		0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("Read", map[string]any{"file_path": "notes.txt"}, "", gate.VerdictAllow) // the fast-path
+	e.wantDecision("Read", map[string]any{"file_path": "notes.txt"},
+		"", gate.VerdictAllow) // the fast-path
 	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "", gate.VerdictDeny)
-	if err := os.Rename(filepath.Join(e.root, "secrets"), filepath.Join(e.root, ".vault-1")); err != nil {
+	if err := os.Rename(filepath.Join(e.root, "secrets"),
+		filepath.Join(e.root, ".vault-1")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(".vault-1", filepath.Join(e.root, "secrets")); err != nil {
@@ -175,7 +202,8 @@ func TestPatternFollowsSwap(t *testing.T) {
 	if err := os.Remove(filepath.Join(e.root, "secrets")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(filepath.Join(e.root, ".vault-1"), filepath.Join(e.root, ".vault-2")); err != nil {
+	if err := os.Rename(filepath.Join(e.root, ".vault-1"),
+		filepath.Join(e.root, ".vault-2")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(".vault-2", filepath.Join(e.root, "secrets")); err != nil {
@@ -199,7 +227,8 @@ func TestUnresolvableNotBypassed(t *testing.T) {
 	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("Edit", map[string]any{"file_path": "docs/a"}, "", gate.VerdictAllow) // the bypass works
+	e.wantDecision("Edit", map[string]any{"file_path": "docs/a"},
+		"", gate.VerdictAllow) // the bypass works
 	for _, args := range []map[string]any{
 		{"file_path": "loop1/x"},
 		{"file_path": "docs/a\x00"},
@@ -209,26 +238,30 @@ func TestUnresolvableNotBypassed(t *testing.T) {
 		e.wantDecision("Read", args, "", gate.VerdictPending)
 	}
 	e.wantDecision("Read", map[string]any{"file_path": "key"}, "secrets\x00", gate.VerdictPending)
-	e.wantDecision("Read", map[string]any{"path": "loop1", "file_path": "secrets/key"}, "", gate.VerdictDeny)
+	e.wantDecision("Read", map[string]any{"path": "loop1", "file_path": "secrets/key"},
+		"", gate.VerdictDeny)
 }
 
 // TestProcSelfNotResolved: /proc/self/cwd and /dev/fd name the agent's own process, not
 // the service's: under allow @fs_read for the agent, and a bypass, a human decides.
 func TestProcSelfNotResolved(t *testing.T) {
 	e := newEnv(t)
-	e.addRule(rules.Rule{ToolPattern: "@fs_read", AgentID: "bot-1", Action: rules.Allow, Priority: 1})
+	e.addRule(rules.Rule{ToolPattern: "@fs_read", AgentID: "bot-1",
+		Action: rules.Allow, Priority: 1})
 	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("/proc/self/cwd", filepath.Join(e.root, "me")); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("Read", map[string]any{"file_path": "/etc/hostname"}, "", gate.VerdictAllow) // the rule works
+	e.wantDecision("Read", map[string]any{"file_path": "/etc/hostname"},
+		"", gate.VerdictAllow) // the rule works
 	for _, p := range []string{"/proc/self/cwd/secrets/key", "/proc/thread-self/cwd/secrets/key",
 		"/proc/1/cwd/secrets/key", "/dev/fd/3", "/dev/stdin", "me/secrets/key"} {
 		e.wantDecision("Read", map[string]any{"file_path": p}, "", gate.VerdictPending)
 	}
-	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"}, "/proc/self/cwd", gate.VerdictPending)
+	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"},
+		"/proc/self/cwd", gate.VerdictPending)
 }
 
 // TestCheckProjectSecrets checks through the API that a project's denied places are
@@ -256,9 +289,9 @@ func TestCheckProjectSecrets(t *testing.T) {
 		{"default token at the root", defToken, root, "proj2/secrets/key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := e.client(c.token).Check(context.Background(), api.CheckRequest{Call: gate.Call{
-				ToolName: "Read", SessionID: "s", Cwd: c.cwd,
-				Arguments: map[string]any{"file_path": c.path}}})
+			res, err := e.client(c.token).Check(context.Background(), api.CheckRequest{
+				Call: gate.Call{ToolName: "Read", SessionID: "s", Cwd: c.cwd,
+					Arguments: map[string]any{"file_path": c.path}}})
 			if err != nil {
 				t.Fatalf("check: %v", err)
 			}
@@ -288,9 +321,9 @@ func TestCheckProjectLink(t *testing.T) {
 	check := func(step, token, cwd, path string, want gate.Verdict) {
 		t.Helper()
 		t.Run(step+": "+path, func(t *testing.T) {
-			res, err := e.client(token).Check(context.Background(), api.CheckRequest{Call: gate.Call{
-				ToolName: "Read", SessionID: "s", Cwd: cwd,
-				Arguments: map[string]any{"file_path": path}}})
+			res, err := e.client(token).Check(context.Background(), api.CheckRequest{
+				Call: gate.Call{ToolName: "Read", SessionID: "s", Cwd: cwd,
+					Arguments: map[string]any{"file_path": path}}})
 			if err != nil {
 				t.Fatalf("check: %v", err)
 			}

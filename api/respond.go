@@ -66,7 +66,8 @@ func statusOf(err error) int {
 }
 
 // msgStoreUnavailable is the 503 answer's message; the store's error is only logged.
-const msgStoreUnavailable = "the store could not record this (disk full or read-only?); nothing was changed"
+const msgStoreUnavailable = "the store could not record this (disk full or read-only?); " +
+	"nothing was changed"
 
 // fail answers err as JSON with its status. A classified error's message is shown as
 // is; anything else is "internal error" to the client and the whole chain to the log.
@@ -84,7 +85,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg = "internal error"
 	case http.StatusServiceUnavailable:
-		s.log.Error("the store could not commit", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.Error("the store could not commit", "method", r.Method, "path", r.URL.Path,
+			"err", err)
 		msg = msgStoreUnavailable
 	default:
 		s.log.Debug("refused", "method", r.Method, "path", r.URL.Path, "status", status,

@@ -69,13 +69,15 @@ func (l *addrListener) Addr() net.Addr            { return l.addr }
 
 func TestServeRefusesBeyondLoopbackWithAGeneratedToken(t *testing.T) {
 	e := newEnv(t)
-	open, err := api.New(api.Options{Gate: e.gate, Store: e.db, Token: adminToken, Generated: true, Logger: testkit.Logger()})
+	open, err := api.New(api.Options{Gate: e.gate, Store: e.db, Token: adminToken,
+		Generated: true, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ln := &addrListener{addr: &net.TCPAddr{IP: net.ParseIP("192.0.2.10"), Port: 8377}}
 	err = open.Serve(context.Background(), ln)
-	if !errors.Is(err, api.ErrInvalid) || !strings.Contains(err.Error(), "listening beyond loopback needs api.token") || !ln.closed {
+	if !errors.Is(err, api.ErrInvalid) ||
+		!strings.Contains(err.Error(), "listening beyond loopback needs api.token") || !ln.closed {
 		t.Fatalf("Serve = %v (listener closed %v)", err, ln.closed)
 	}
 }

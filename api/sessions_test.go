@@ -20,7 +20,8 @@ func TestSessionBypassAndCancel(t *testing.T) {
 	if err != nil || b.SessionID != "s" || b.Scope != "category:shell" || !b.ExpiresAt.IsZero() {
 		t.Fatalf("bypass: %v %+v", err, b)
 	}
-	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "s", Arguments: map[string]any{"command": "ls docs"}}})
+	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash",
+		SessionID: "s", Arguments: map[string]any{"command": "ls docs"}}})
 	if err != nil || res.Decision != gate.VerdictAllow {
 		t.Fatalf("check under bypass: %v %+v", err, res)
 	}
@@ -36,11 +37,15 @@ func TestSessionBypassAndCancel(t *testing.T) {
 	}
 
 	before := teststore.Snapshot(t, e.db)
-	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":60,"scope":"planet:mars"}`, 422, "invalid bypass scope")
-	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"scope":"all"}`, 400, "secs is required")
+	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":60,"scope":"planet:mars"}`,
+		422, "invalid bypass scope")
+	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"scope":"all"}`, 400,
+		"secs is required")
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":-1}`, 422, "secs must be 0")
-	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":9223372036854775807,"scope":"all"}`, 422,
-		"invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days); use 0 for the whole session")
+	e.wantError("POST", "/api/sessions/s/bypass", adminToken,
+		`{"secs":9223372036854775807,"scope":"all"}`, 422,
+		"invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days); "+
+			"use 0 for the whole session")
 	e.wantError("POST", "/api/sessions/s/bypass", adminToken, `{"secs":`, 400, "malformed JSON")
 	teststore.Unchanged(t, e.db, before)
 	if bs := e.gate.Bypasses("s"); len(bs) != 0 {
@@ -63,7 +68,8 @@ func TestSessionBypassAndCancel(t *testing.T) {
 	if bs := e.gate.Bypasses("s"); len(bs) != 0 {
 		t.Fatalf("bypasses after cancel: %+v", bs)
 	}
-	if got, err := e.admin.CancelSession(ctx, "nobody"); err != nil || len(got) != 0 || got == nil {
+	if got, err := e.admin.CancelSession(ctx, "nobody"); err != nil || len(got) != 0 ||
+		got == nil {
 		t.Fatalf("cancel an empty session: %v %#v", err, got)
 	}
 }
@@ -78,7 +84,8 @@ func TestAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 	es, err := e.admin.Audit(ctx, 1)
-	if err != nil || len(es) != 1 || es[0].RequestID != id || es[0].By != "cli" || es[0].Via != "api" {
+	if err != nil || len(es) != 1 || es[0].RequestID != id || es[0].By != "cli" ||
+		es[0].Via != "api" {
 		t.Fatalf("audit: %v %+v", err, es)
 	}
 	all, err := e.admin.Audit(ctx, 0)
@@ -100,7 +107,8 @@ func (f *fakeJobs) Trigger(_ context.Context, name string) (store.Run, error) {
 	if name != "nightly" {
 		return store.Run{}, errNoJob
 	}
-	r := store.Run{ID: uint64(len(f.runs) + 1), Job: name, Status: store.RunRunning, Trigger: "manual"}
+	r := store.Run{ID: uint64(len(f.runs) + 1), Job: name, Status: store.RunRunning,
+		Trigger: "manual"}
 	f.runs = append(f.runs, r)
 	return r, nil
 }

@@ -38,17 +38,18 @@ func TestShellCommandRule(t *testing.T) {
 		t.Fatalf("stored rule %+v lost its command pattern", r)
 	}
 	got := e.checkAs("Bash", map[string]any{"command": "git status --short docs"}, "")
-	want := []api.CommandDecision{{Command: "git status --short docs", Action: "allow", RuleID: r.ID,
-		Reason: rules.ReasonRule}}
+	want := []api.CommandDecision{{Command: "git status --short docs", Action: "allow",
+		RuleID: r.ID, Reason: rules.ReasonRule}}
 	if got.Decision != gate.VerdictAllow || got.RuleID != r.ID ||
-		got.Reason != `command "git status --short docs" allowed by rule `+strconv.FormatUint(r.ID, 10)+
-			` (allow Bash command="git status *")` ||
+		got.Reason != `command "git status --short docs" allowed by rule `+
+			strconv.FormatUint(r.ID, 10)+` (allow Bash command="git status *")` ||
 		!reflect.DeepEqual(got.Commands, want) {
 		t.Fatalf("after the rule: %+v, want allow by rule %d with %+v", got, r.ID, want)
 	}
 	// Another command of the script still needs a human, and says which.
-	res, err := e.client(agentToken).Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash",
-		SessionID: "s2", Arguments: map[string]any{"command": "git status docs && cat secrets/key"}}})
+	res, err := e.client(agentToken).Check(ctx, api.CheckRequest{Call: gate.Call{
+		ToolName: "Bash", SessionID: "s2",
+		Arguments: map[string]any{"command": "git status docs && cat secrets/key"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,17 +66,20 @@ func TestShellCommandRule(t *testing.T) {
 		t.Errorf("request commands %+v, want %+v", q.Commands, res.Commands)
 	}
 	// A deny pattern anywhere in the script denies it.
-	if _, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash",
-		CommandPattern: "rm *", Action: rules.Deny}); err != nil {
+	if _, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: rules.DefaultGroup,
+		ToolPattern: "Bash", CommandPattern: "rm *", Action: rules.Deny}); err != nil {
 		t.Fatal(err)
 	}
-	e.wantDecision("Bash", map[string]any{"command": "git status $(rm -rf ~)"}, "", gate.VerdictDeny)
+	e.wantDecision("Bash", map[string]any{"command": "git status $(rm -rf ~)"}, "",
+		gate.VerdictDeny)
 	// The explain trace names the rule in words too, as the check does.
-	ex, err := e.admin.Explain(ctx, gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "rm x"}})
+	ex, err := e.admin.Explain(ctx, gate.Call{ToolName: "Bash",
+		Arguments: map[string]any{"command": "rm x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(ex.Reason, `command "rm x" denied by rule `) || !strings.HasSuffix(ex.Reason, ` (deny Bash command="rm *")`) {
+	if !strings.HasPrefix(ex.Reason, `command "rm x" denied by rule `) ||
+		!strings.HasSuffix(ex.Reason, ` (deny Bash command="rm *")`) {
 		t.Errorf("explain reason %q", ex.Reason)
 	}
 	e.wantDecision("Bash", map[string]any{"command": `bash -c "git status; env rm -rf data"`}, "",
@@ -99,7 +103,8 @@ func TestShellLinkedConfig(t *testing.T) {
 			res := e.checkAs("Bash", map[string]any{"command": "git status"}, dir)
 			if res.Decision != gate.VerdictPending ||
 				!strings.Contains(res.Reason, "data/fakegit/config, which the agent may write") {
-				t.Errorf("git status in %s = %+v, want pending naming data/fakegit/config", dir, res)
+				t.Errorf("git status in %s = %+v, want pending naming data/fakegit/config",
+					dir, res)
 			}
 		})
 	}

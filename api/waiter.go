@@ -9,11 +9,13 @@ import (
 )
 
 // longPoll waits up to wait for pending request q to leave pending, for the client of
-// r, and returns the request as last seen (q at once when not pending or wait <= 0). A client that goes away before the wait
-// ends is recorded as gone (gate.WaiterGone: its prompt says so, the request stays
-// pending); a client waiting on a request marked so clears it (gate.WaiterBack).
-// The error is the gate's, never the wait's end.
-func (s *Server) longPoll(r *http.Request, q store.Request, wait time.Duration) (store.Request, error) {
+// r, and returns the request as last seen (q at once when not pending or wait <= 0).
+// A client that goes away before the wait ends is recorded as gone (gate.WaiterGone:
+// its prompt says so, the request stays pending); a client waiting on a request
+// marked so clears it (gate.WaiterBack). The error is the gate's, never the wait's
+// end.
+func (s *Server) longPoll(r *http.Request, q store.Request,
+	wait time.Duration) (store.Request, error) {
 	if q.Status != store.Pending || wait <= 0 {
 		return q, nil
 	}

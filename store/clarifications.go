@@ -488,7 +488,9 @@ func (d *DB) CancelSessionClarifications(sessionID string,
 			"who (by) is required", sessionID, ErrInvalid)
 	}
 	out, err := endEach(d, func(tx *bolt.Tx) ([]Clarification, error) {
-		return pendingClarsWhere(tx, func(c Clarification) bool { return c.SessionID == sessionID })
+		return pendingClarsWhere(tx, func(c Clarification) bool {
+			return c.SessionID == sessionID
+		})
 	}, func(tx *bolt.Tx, c *Clarification) error {
 		return d.closeClarification(tx, c, ClarificationCancelled, res)
 	})

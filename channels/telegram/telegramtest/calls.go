@@ -45,8 +45,8 @@ func (s *Server) FailNext(method string, e APIError) error {
 // — a sendMessage posts its message — and then lose its reply: the connection is
 // closed without an answer, as when the network drops after Telegram acted, so the
 // client gets an EOF for a call that took effect. Lost replies queue up like
-// FailNext's failures; a getUpdates that waits is never lost. It returns an error wrapping ErrUnknownMethod for a method this server
-// does not serve.
+// FailNext's failures; a getUpdates that waits is never lost. It returns an error
+// wrapping ErrUnknownMethod for a method this server does not serve.
 func (s *Server) LoseReplyNext(method string) error {
 	m, ok := methods[strings.ToLower(method)]
 	if !ok {

@@ -81,10 +81,11 @@
 // CallbackQueryUpdate build the common ones. FailNext makes the next call of a method
 // fail with any APIError (TooManyRequests(n), ErrTerminatedByOtherPoll,
 // ErrNotModified, ServerError(502)…); LoseReplyNext serves the next call and then
-// drops its connection, a reply lost after Telegram acted. Messages, Message, Answers, Calls, CallCount and
-// Webhook read what the bot did; Wait, WaitCalls, WaitMessages and WaitAnswers block
-// until it happened, woken by each change, never by a timer. PostWebhook delivers an
-// update to a webhook handler as Telegram does, with the secret token header.
+// drops its connection, a reply lost after Telegram acted. Messages, Message,
+// Answers, Calls, CallCount and Webhook read what the bot did; Wait, WaitCalls,
+// WaitMessages and WaitAnswers block until it happened, woken by each change, never
+// by a timer. PostWebhook delivers an update to a webhook handler as Telegram does,
+// with the secret token header.
 //
 // All Server methods are safe for concurrent use. The server starts no goroutine of
 // its own beyond net/http's; Close answers the waiting getUpdates calls and waits for
