@@ -110,7 +110,8 @@ func ClarificationOutcome(c store.Clarification) string {
 	}
 	if r := c.Closed; r != nil {
 		if c.Status != store.ClarificationExpired {
-			head += " by " + shownValue(r.By, false, MaxFieldLen) + " · " + shownValue(r.Via, false, 20)
+			head += " by " + shownValue(r.By, false, MaxFieldLen) +
+				" · " + shownValue(r.Via, false, 20)
 		}
 		head += " · " + r.At.UTC().Format("15:04") + " UTC"
 	}
@@ -136,7 +137,8 @@ func (b *Bot) handleClarTap(ctx context.Context, t Tap, text *string) (TapResult
 	}
 	if b.access.Role(t.Channel, t.UserID) < RoleApprover {
 		return TapResult{Toast: "Not authorized"}, fmt.Errorf(
-			"bot: tap on clarification %d by %s user %s: %w", cb.ID, t.Channel, t.UserID, ErrNotAuthorized)
+			"bot: tap on clarification %d by %s user %s: %w",
+			cb.ID, t.Channel, t.UserID, ErrNotAuthorized)
 	}
 	c, err := b.gate.Clarification(cb.ID)
 	switch {
@@ -247,12 +249,14 @@ func (b *Bot) HandleReply(ctx context.Context, r ChatReply) (TapResult, error) {
 	case errors.Is(err, gate.ErrNotFound):
 		return TapResult{}, fmt.Errorf("bot: reply: %w", ErrNotAReply)
 	case err != nil:
-		return TapResult{Toast: "Internal error"}, fmt.Errorf("bot: reply: %w: %w", ErrInternal, err)
+		return TapResult{Toast: "Internal error"},
+			fmt.Errorf("bot: reply: %w: %w", ErrInternal, err)
 	}
 	role := b.access.Role(r.Channel, r.UserID)
 	if role < RoleApprover || (p.UserID != r.UserID && role < RoleAdmin) {
 		return TapResult{Toast: "Not authorized"}, fmt.Errorf(
-			"bot: reply to clarification %d by %s user %s: %w", c.ID, r.Channel, r.UserID, ErrNotAuthorized)
+			"bot: reply to clarification %d by %s user %s: %w",
+			c.ID, r.Channel, r.UserID, ErrNotAuthorized)
 	}
 	return b.answer(ctx, r.Channel, r.UserName, r.UserID, c.ID, gate.Reply{Text: r.Text})
 }

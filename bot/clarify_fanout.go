@@ -46,7 +46,10 @@ func (b clarBox) add(id uint64, m store.Message) error {
 	return b.cs.AddClarificationMessage(id, m)
 }
 
-func (b clarBox) markFinal(id uint64) error              { return b.cs.MarkClarificationMessagesFinal(id) }
+func (b clarBox) markFinal(id uint64) error {
+	return b.cs.MarkClarificationMessagesFinal(id)
+}
+
 func (clarBox) markOneFinal(uint64, store.Message) error { return nil }
 
 func (clarBox) words() words {
@@ -113,7 +116,8 @@ func (f *Fanout) UpdateClarification(ctx context.Context, c store.Clarification)
 }
 
 // reconcileClarifications shows the pending clarifications where they have no
-// message, arms their recorded messages again, and edits the finished ones still showing buttons (Reconcile).
+// message, arms their recorded messages again, and edits the finished ones still
+// showing buttons (Reconcile).
 func (f *Fanout) reconcileClarifications(ctx context.Context) error {
 	cs, ok := f.clarStore()
 	if !ok {

@@ -74,8 +74,10 @@ func init() {
 		{"whoami", RoleNone, 0, 0, "whoami", "your user id and role", (*Bot).whoami},
 		{"pending", RoleApprover, 0, 0, "pending", "the requests waiting for a decision",
 			(*Bot).pending},
-		{"approve", RoleApprover, 1, -1, "approve <id> [note]", "approve a request", (*Bot).resolve},
-		{"reject", RoleApprover, 1, -1, "reject <id> [note]", "reject a request", (*Bot).resolve},
+		{"approve", RoleApprover, 1, -1, "approve <id> [note]", "approve a request",
+			(*Bot).resolve},
+		{"reject", RoleApprover, 1, -1, "reject <id> [note]", "reject a request",
+			(*Bot).resolve},
 		{"answer", RoleApprover, 2, -1, "answer <id> <text>", "answer a clarification",
 			(*Bot).answerCmd},
 		{"rules", RoleAdmin, 0, 1, "rules [group]", "list the rules", (*Bot).rules},
@@ -97,7 +99,8 @@ func init() {
 		{"bypass", RoleAdmin, 1, 4,
 			"bypass <session> [15m|1h|session] [scope=all|category:X|mcp:Y] [caller=C]",
 			"let a session's calls through without asking", (*Bot).bypass},
-		{"unbypass", RoleAdmin, 1, 1, "unbypass <session>", "end a session's bypasses", (*Bot).unbypass},
+		{"unbypass", RoleAdmin, 1, 1, "unbypass <session>", "end a session's bypasses",
+			(*Bot).unbypass},
 		{"jobs", RoleAdmin, 0, 0, "jobs", "list the scheduled jobs", (*Bot).listJobs},
 		{"run", RoleAdmin, 1, 1, "run <job>", "start a job now", (*Bot).runJob},
 		{"runs", RoleAdmin, 1, 1, "runs <job>", "a job's last runs", (*Bot).runs},
@@ -253,7 +256,8 @@ func (b *Bot) help(_ context.Context, c *call) (string, error) {
 		}
 	}
 	if c.role == RoleNone {
-		fmt.Fprintf(&s, "To approve requests, ask an admin to add your id %s to the %s approvers.\n",
+		fmt.Fprintf(&s,
+			"To approve requests, ask an admin to add your id %s to the %s approvers.\n",
 			c.who.ID, c.who.Channel)
 	}
 	return strings.TrimSuffix(s.String(), "\n"), nil
@@ -264,7 +268,8 @@ func (b *Bot) whoami(_ context.Context, c *call) (string, error) {
 	if name == "" {
 		name = "You"
 	}
-	return fmt.Sprintf("%s · id %s · %s · %s", clip(name, 100), c.who.ID, c.who.Channel, c.role), nil
+	return fmt.Sprintf("%s · id %s · %s · %s",
+		clip(name, 100), c.who.ID, c.who.Channel, c.role), nil
 }
 
 func (b *Bot) pending(_ context.Context, c *call) (string, error) {
@@ -401,7 +406,8 @@ func (b *Bot) rules(_ context.Context, c *call) (string, error) {
 	var lines []string
 	for i, r := range rs {
 		if i == MaxListed {
-			lines = append(lines, fmt.Sprintf("… and %d more (rules <group> lists one group)", len(rs)-i))
+			lines = append(lines,
+				fmt.Sprintf("… and %d more (rules <group> lists one group)", len(rs)-i))
 			break
 		}
 		lines = append(lines, formatRule(r))
@@ -482,7 +488,8 @@ func PrecedenceNote(all []rules.Rule, r rules.Rule, hint string) string {
 	sh := rules.Shadowing(all, r)
 	var notes []string
 	if e := sh.First; e != nil {
-		n := fmt.Sprintf("Note: rule %d (%s %s, priority %d) comes first for %s; ", e.ID, e.Action, e.ToolPattern, e.Priority, r.ToolPattern)
+		n := fmt.Sprintf("Note: rule %d (%s %s, priority %d) comes first for %s; ",
+			e.ID, e.Action, e.ToolPattern, e.Priority, r.ToolPattern)
 		if sh.Priority >= 0 {
 			n += "use " + fmt.Sprintf(hint, sh.Priority) + " to take precedence."
 		} else {
@@ -492,7 +499,8 @@ func PrecedenceNote(all []rules.Rule, r rules.Rule, hint string) string {
 	}
 	var groups []string
 	for _, e := range sh.Groups {
-		groups = append(groups, fmt.Sprintf("for calls in group %s, rule %d (%s %s) comes first", e.GroupID, e.ID, e.Action, e.ToolPattern))
+		groups = append(groups, fmt.Sprintf("for calls in group %s, rule %d (%s %s) comes first",
+			e.GroupID, e.ID, e.Action, e.ToolPattern))
 	}
 	if len(groups) > 3 {
 		groups = append(groups[:3], fmt.Sprintf("and in %d more groups", len(groups)-3))
@@ -614,7 +622,8 @@ func (b *Bot) group(_ context.Context, c *call) (string, error) {
 		if err != nil {
 			return "", groupError(err, g.ID, args[0])
 		}
-		return fmt.Sprintf("Created group %s with %d rules copied from %s.", g.ID, len(rs), args[0]), nil
+		return fmt.Sprintf("Created group %s with %d rules copied from %s.",
+			g.ID, len(rs), args[0]), nil
 	case "rm":
 		if len(args) != 1 {
 			return "", c.usage("want one group id")
@@ -658,8 +667,8 @@ func parseWindow(s string) (int64, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < time.Second || d%time.Second != 0 {
-		return 0, fail(ErrUsage,
-			"bad length %s: want 15m, 1h, session or another whole number of seconds", quoteShort(s))
+		return 0, fail(ErrUsage, "bad length %s: want 15m, 1h, session "+
+			"or another whole number of seconds", quoteShort(s))
 	}
 	return int64(d / time.Second), nil
 }
@@ -679,7 +688,8 @@ func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
 				scope, sawScope = v, true
 			default:
 				if err := gate.CheckCaller(v); err != nil {
-					return "", fail(ErrUsage, "bad caller %s: want admin, local, cron or agent-<12 hex digits>",
+					return "", fail(ErrUsage,
+						"bad caller %s: want admin, local, cron or agent-<12 hex digits>",
 						quoteShort(v))
 				}
 				caller, sawCaller = v, true
@@ -698,7 +708,8 @@ func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
 	bp, err := b.gate.SetBypass(session, scope, secs, caller, c.actor())
 	switch {
 	case errors.Is(err, gate.ErrInvalidScope):
-		return "", fail(err, "bad scope %s: want all, category:<name>, mcp:<server> or tool:<name>",
+		return "", fail(err,
+			"bad scope %s: want all, category:<name>, mcp:<server> or tool:<name>",
 			quoteShort(scope))
 	case errors.Is(err, gate.ErrNoSession), errors.Is(err, gate.ErrInvalidBypass):
 		return "", fail(err, "%s", "bad session or length")
@@ -713,8 +724,9 @@ func (b *Bot) bypass(_ context.Context, c *call) (string, error) {
 		return fmt.Sprintf("Bypass for session %s, scope %s%s, for the whole session.",
 			session, scope, who), nil
 	}
-	return fmt.Sprintf("Bypass for session %s, scope %s%s, for %s (until %s).", session, scope, who,
-		DurationLabel(time.Duration(secs)*time.Second), bp.ExpiresAt.UTC().Format("15:04 UTC")), nil
+	return fmt.Sprintf("Bypass for session %s, scope %s%s, for %s (until %s).",
+		session, scope, who, DurationLabel(time.Duration(secs)*time.Second),
+		bp.ExpiresAt.UTC().Format("15:04 UTC")), nil
 }
 
 func (b *Bot) unbypass(_ context.Context, c *call) (string, error) {

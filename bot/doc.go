@@ -38,15 +38,16 @@
 // Fanout implements gate.Notifier over every Channel: Show sends a new request's
 // prompt to every (channel, target) in two phases — posted without buttons, the
 // message recorded on the request (store.Message), then armed with an Edit that adds
-// the buttons (docs/design.md, "Chat prompts") —; Update edits every message of a finished request to show its
-// outcome without buttons, then marks them final. Each message is sent or edited on
-// its own goroutine, so one failing chat never holds up another; failures are
-// retried with exponential backoff (Retry), a *RateLimitError waits its retry_after
-// (MaxRateLimitWaits times at most), an ErrPermanent error stops at once, and a
-// message given up on is logged and reported to FanoutOptions.OnFailure. Run owns
-// the retries and, at start-up, calls Reconcile: pending requests are shown where
-// they have no message yet and their recorded messages edited to their state now
-// (armed), and finished ones whose messages still show buttons are edited.
+// the buttons (docs/design.md, "Chat prompts") —; Update edits every message of a
+// finished request to show its outcome without buttons, then marks them final. Each
+// message is sent or edited on its own goroutine, so one failing chat never holds up
+// another; failures are retried with exponential backoff (Retry), a *RateLimitError
+// waits its retry_after (MaxRateLimitWaits times at most), an ErrPermanent error
+// stops at once, and a message given up on is logged and reported to
+// FanoutOptions.OnFailure. Run owns the retries and, at start-up, calls Reconcile:
+// pending requests are shown where they have no message yet and their recorded
+// messages edited to their state now (armed), and finished ones whose messages still
+// show buttons are edited.
 //
 // # Taps and commands
 //

@@ -153,12 +153,13 @@ func (f *Fanout) channel(name string) Channel {
 }
 
 // Run reconciles the outbox once (Reconcile), then runs the retries of failed sends
-// and edits until ctx is done; every OfferSweepEvery after a send or edit was given up
-// on for an error that is not permanent, it reconciles again, so that a channel
-// unreachable for minutes gets its prompts and outcomes, each once, when it is back. It blocks, and returns only when every goroutine it
-// started has stopped; sends and edits still failing then are dropped (logged) and
-// picked up by the next start's Reconcile. Retries asked for before Run starts wait
-// for it. It returns an error only when called twice.
+// and edits until ctx is done; every OfferSweepEvery after a send or edit was given
+// up on for an error that is not permanent, it reconciles again, so that a channel
+// unreachable for minutes gets its prompts and outcomes, each once, when it is back.
+// It blocks, and returns only when every goroutine it started has stopped; sends and
+// edits still failing then are dropped (logged) and picked up by the next start's
+// Reconcile. Retries asked for before Run starts wait for it. It returns an error
+// only when called twice.
 func (f *Fanout) Run(ctx context.Context) error {
 	f.mu.Lock()
 	if f.running {
@@ -246,7 +247,8 @@ func (b requestBox) item(r store.Request) item {
 }
 
 func (b requestBox) add(id uint64, m store.Message) error { return b.f.store.AddMessage(id, m) }
-func (b requestBox) markFinal(id uint64) error            { return b.f.store.MarkMessagesFinal(id) }
+
+func (b requestBox) markFinal(id uint64) error { return b.f.store.MarkMessagesFinal(id) }
 
 func (b requestBox) markOneFinal(id uint64, m store.Message) error {
 	if mf, ok := b.f.store.(messageFinaler); ok {
@@ -300,7 +302,8 @@ func (f *Fanout) sendTask(b box, key msgKey, ch Channel, target string) *task {
 		if ref == "" {
 			it, err := b.read(id)
 			if err != nil {
-				return fmt.Errorf("bot: send %s %d to %s %s: %w", w.noun, id, key.channel, target, err)
+				return fmt.Errorf("bot: send %s %d to %s %s: %w",
+					w.noun, id, key.channel, target, err)
 			}
 			if !it.pending || hasMessage(it.messages, key.channel, target) {
 				return nil
@@ -311,7 +314,8 @@ func (f *Fanout) sendTask(b box, key msgKey, ch Channel, target string) *task {
 			}
 			if err != nil {
 				ref = ""
-				return fmt.Errorf("bot: send %s %d to %s %s: %w", w.noun, id, key.channel, target, err)
+				return fmt.Errorf("bot: send %s %d to %s %s: %w",
+					w.noun, id, key.channel, target, err)
 			}
 		}
 		msg := store.Message{Channel: key.channel, ChatID: target, Ref: ref}
@@ -332,13 +336,14 @@ func (f *Fanout) sendTask(b box, key msgKey, ch Channel, target string) *task {
 		if cur, err := b.read(id); err == nil && !cur.pending {
 			msgs := []store.Message{msg}
 			for _, m := range cur.messages {
-				if !m.Final && (m.Channel != msg.Channel || m.ChatID != msg.ChatID || m.Ref != msg.Ref) {
+				if !m.Final &&
+					(m.Channel != msg.Channel || m.ChatID != msg.ChatID || m.Ref != msg.Ref) {
 					msgs = append(msgs, m)
 				}
 			}
 			if err := f.edit(ctx, b, cur, msgs); err != nil {
-				f.log.Warn("showing the outcome of a "+w.noun+" that ended while its prompt was sent",
-					w.attr, id, "err", err)
+				f.log.Warn("showing the outcome of a "+w.noun+
+					" that ended while its prompt was sent", w.attr, id, "err", err)
 			}
 		}
 		return nil
@@ -399,13 +404,13 @@ func (f *Fanout) arm(ctx context.Context, b box, ch Channel, id uint64, m store.
 	return nil
 }
 
-// Update edits every message of r that is not final yet to show its outcome, with
-// the buttons removed (gate.Notifier); for a request still pending it edits every
-// message to its prompt as it is now, buttons kept (a caller that stopped waiting). It re-reads the request so that a
-// message recorded after r was read is edited too. Once every message was edited it
-// marks them final (MarkMessagesFinal). It returns after the first attempt of every
-// edit; failures are retried in the background. The error joins the first-attempt
-// errors that will not be retried.
+// Update edits every message of r that is not final yet to show its outcome, with the
+// buttons removed (gate.Notifier); for a request still pending it edits every message
+// to its prompt as it is now, buttons kept (a caller that stopped waiting). It
+// re-reads the request so that a message recorded after r was read is edited too.
+// Once every message was edited it marks them final (MarkMessagesFinal). It returns
+// after the first attempt of every edit; failures are retried in the background. The
+// error joins the first-attempt errors that will not be retried.
 func (f *Fanout) Update(ctx context.Context, r store.Request) error {
 	if cur, err := f.store.Request(r.ID); err == nil {
 		r = cur
@@ -473,7 +478,8 @@ func (f *Fanout) edit(ctx context.Context, b box, it item, msgs []store.Message)
 		mu.Unlock()
 		if last {
 			if err := b.markFinal(it.id); err != nil {
-				f.log.Error("marking the messages of a "+w.noun+" final", w.attr, it.id, "err", err)
+				f.log.Error("marking the messages of a "+w.noun+" final", w.attr, it.id,
+					"err", err)
 			}
 		}
 	}
@@ -576,8 +582,9 @@ func (f *Fanout) giveUp(t *task, err error) {
 	if t.key.ref != "" {
 		op = "edit"
 	}
-	f.log.Error("giving up on a message", "op", op, "request_id", t.key.id, "channel", t.key.channel,
-		"chat", t.key.chat, "attempts", t.fails+t.limits, "err", err)
+	f.log.Error("giving up on a message", "op", op, "request_id", t.key.id,
+		"channel", t.key.channel, "chat", t.key.chat, "attempts", t.fails+t.limits,
+		"err", err)
 	if !errors.Is(err, ErrPermanent) {
 		f.lost.Store(true)
 	}

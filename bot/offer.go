@@ -256,7 +256,10 @@ func (f *Fanout) offerStep(ctx context.Context, rp Replier, o Offer) error {
 			return fmt.Errorf("bot: send the offer of request %d to %s %s: %w",
 				o.RequestID, o.Channel, o.ChatID, err)
 		}
-		cur, _, err = f.changeOffer(o, func(s *Offer) (bool, error) { s.Ref = ref; return true, nil })
+		cur, _, err = f.changeOffer(o, func(s *Offer) (bool, error) {
+			s.Ref = ref
+			return true, nil
+		})
 		if err != nil {
 			return err
 		}
@@ -268,7 +271,10 @@ func (f *Fanout) offerStep(ctx context.Context, rp Replier, o Offer) error {
 			return fmt.Errorf("bot: arm the offer of request %d on %s %s: %w",
 				o.RequestID, o.Channel, o.ChatID, err)
 		}
-		cur, _, err = f.changeOffer(o, func(s *Offer) (bool, error) { s.Armed = true; return true, nil })
+		cur, _, err = f.changeOffer(o, func(s *Offer) (bool, error) {
+			s.Armed = true
+			return true, nil
+		})
 		if err != nil {
 			return err
 		}
@@ -367,14 +373,20 @@ func (f *Fanout) ClaimOffer(id uint64, channel, chat, ref string) (Offer, error)
 
 // ReleaseOffer undoes ClaimOffer of o, when adding its rules failed.
 func (f *Fanout) ReleaseOffer(o Offer) error {
-	_, _, err := f.changeOffer(o, func(s *Offer) (bool, error) { s.Used = false; return true, nil })
+	_, _, err := f.changeOffer(o, func(s *Offer) (bool, error) {
+		s.Used = false
+		return true, nil
+	})
 	return err
 }
 
 // CloseOffer edits the follow-up of claimed offer o to text, without its button,
 // soon (retried; kept in the store until it succeeds).
 func (f *Fanout) CloseOffer(o Offer, text string) error {
-	_, _, err := f.changeOffer(o, func(s *Offer) (bool, error) { s.Closing = text; return true, nil })
+	_, _, err := f.changeOffer(o, func(s *Offer) (bool, error) {
+		s.Closing = text
+		return true, nil
+	})
 	if err != nil {
 		return fmt.Errorf("bot: close the offer of request %d: %w", o.RequestID, err)
 	}
@@ -382,10 +394,10 @@ func (f *Fanout) CloseOffer(o Offer, text string) error {
 	return nil
 }
 
-// SweepOffers removes the button of every offer past its OfferTTL, sends the
-// offers not sent yet, arms the ones sent but not armed and finishes the closings still to do (after a restart). Run
-// calls it every OfferSweepEvery; the edits run on Run's goroutines. It returns the
-// store's error.
+// SweepOffers removes the button of every offer past its OfferTTL, sends the offers
+// not sent yet, arms the ones sent but not armed and finishes the closings still to
+// do (after a restart). Run calls it every OfferSweepEvery; the edits run on Run's
+// goroutines. It returns the store's error.
 func (f *Fanout) SweepOffers() error {
 	if f.meta == nil {
 		return nil
@@ -541,7 +553,8 @@ func (b *Bot) handleOfferTap(ctx context.Context, t Tap) (TapResult, error) {
 			out, err = b.gate.CreateRule(r, who)
 		}
 		if err != nil {
-			b.log.Error("adding an offered rule", "request_id", id, "rule", ruleText(r), "err", err)
+			b.log.Error("adding an offered rule", "request_id", id, "rule", ruleText(r),
+				"err", err)
 			if len(added) == 0 {
 				if rerr := b.followUps.ReleaseOffer(o); rerr != nil {
 					b.log.Error("releasing an offer", "request_id", id, "err", rerr)

@@ -72,7 +72,8 @@ func OutcomeText(r store.Request) string {
 }
 
 func cancelledAtTerminal(r store.Request) bool {
-	return r.Status == store.Cancelled && r.Resolution != nil && r.Resolution.Note == TerminalReason
+	return r.Status == store.Cancelled && r.Resolution != nil &&
+		r.Resolution.Note == TerminalReason
 }
 
 // scopeShown is a granted bypass scope as the outcome line shows it: "category:shell",

@@ -70,13 +70,15 @@ func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	}
 	cb, err := ParseCallback(t.Data)
 	if err != nil {
-		b.log.Warn("tap with bad callback data", "channel", t.Channel, "user_id", t.UserID, "err", err)
+		b.log.Warn("tap with bad callback data", "channel", t.Channel, "user_id", t.UserID,
+			"err", err)
 		return TapResult{Toast: "Invalid button"}, fmt.Errorf("bot: tap: %w", err)
 	}
 	if b.access.Role(t.Channel, t.UserID) < RoleApprover {
 		b.log.Warn("tap by a user who is not an approver", "channel", t.Channel,
 			"user_id", t.UserID, "request_id", cb.RequestID)
-		return TapResult{Toast: "Not authorized"}, fmt.Errorf("bot: tap on request %d by %s user %s: %w",
+		return TapResult{Toast: "Not authorized"}, fmt.Errorf(
+			"bot: tap on request %d by %s user %s: %w",
 			cb.RequestID, t.Channel, t.UserID, ErrNotAuthorized)
 	}
 	req, err := b.gate.Request(cb.RequestID)

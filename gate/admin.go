@@ -165,7 +165,10 @@ func (m *Manager) DeleteGroup(id string, by store.Actor) error {
 // ErrNotFound (src), ErrExists, ErrInvalid (bad id), or the store's error.
 func (m *Manager) DuplicateGroup(src string, g rules.Group, by store.Actor) ([]rules.Rule, error) {
 	var out []rules.Rule
-	err := m.change(func() (err error) { out, err = m.store.DuplicateGroup(src, g, by); return err })
+	err := m.change(func() (err error) {
+		out, err = m.store.DuplicateGroup(src, g, by)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("gate: duplicate group %q as %q: %w", src, g.ID, err)
 	}
@@ -176,7 +179,8 @@ func (m *Manager) DuplicateGroup(src string, g rules.Group, by store.Actor) ([]r
 // /api/approval/visible), in the group group names, else profile's, with the agent and
 // source filters applied when given. Errors: ErrUnknownProfile, ErrUnknownGroup, or the
 // load error while the gate runs fail-closed.
-func (m *Manager) Visible(group, profile, agentID, source string, tools []string) (visible, hidden []string, err error) {
+func (m *Manager) Visible(group, profile, agentID, source string,
+	tools []string) (visible, hidden []string, err error) {
 	snap := m.snap.Load()
 	if snap.err != nil {
 		return nil, nil, fmt.Errorf("gate: visible: %w", snap.err)

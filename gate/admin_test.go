@@ -18,11 +18,13 @@ func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
 	if out := e.check(call); out.Decision != gate.VerdictPending {
 		t.Fatalf("before any rule: %s", out.Decision)
 	}
-	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "mcp__gmail__*", Action: rules.Allow, Priority: 50, Note: "mail ok"}, admin)
+	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "mcp__gmail__*",
+		Action: rules.Allow, Priority: 50, Note: "mail ok"}, admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(call); out.Decision != gate.VerdictAllow || out.RuleID != r.ID || out.Note != "mail ok" {
+	if out := e.check(call); out.Decision != gate.VerdictAllow || out.RuleID != r.ID ||
+		out.Note != "mail ok" {
 		t.Errorf("after CreateRule: %+v", out)
 	}
 	r.Action = rules.Deny
@@ -35,7 +37,8 @@ func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
 	if err := e.m.DeleteRule(r.ID, admin); err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(gate.Call{ToolName: "mcp__gmail__send", SessionID: "s2"}); out.Decision != gate.VerdictPending {
+	out := e.check(gate.Call{ToolName: "mcp__gmail__send", SessionID: "s2"})
+	if out.Decision != gate.VerdictPending {
 		t.Errorf("after DeleteRule: %s", out.Decision)
 	}
 	acts := auditActions(t, e.db)
@@ -48,7 +51,8 @@ func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
 
 func TestRuleByID(t *testing.T) {
 	e := newEnv(t)
-	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash", Action: rules.Deny, Priority: 5}, admin)
+	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash",
+		Action: rules.Deny, Priority: 5}, admin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +64,8 @@ func TestRuleByID(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.m.Rule(r.ID)
-	if !errors.Is(err, gate.ErrNotFound) || err.Error() != fmt.Sprintf("gate: rule %d: not found", r.ID) {
+	if !errors.Is(err, gate.ErrNotFound) ||
+		err.Error() != fmt.Sprintf("gate: rule %d: not found", r.ID) {
 		t.Fatalf("Rule after delete: %v, want gate.ErrNotFound", err)
 	}
 }
@@ -68,15 +73,17 @@ func TestRuleByID(t *testing.T) {
 func TestCreateRuleResolvesPathPattern(t *testing.T) {
 	e := newEnv(t)
 	// A symlink to secrets/ is matched through its resolved form.
-	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_read", PathPattern: "docs/../memory/*",
-		Action: rules.Deny, Priority: 1}, admin)
+	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_read",
+		PathPattern: "docs/../memory/*", Action: rules.Deny, Priority: 1}, admin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.PathPattern != "docs/../memory/*" || r.ResolvedPathPattern != "memory/*" {
 		t.Errorf("stored patterns %q → %q", r.PathPattern, r.ResolvedPathPattern)
 	}
-	if out := e.check(gate.Call{ToolName: "read_file", SessionID: "s", Arguments: map[string]any{"path": "memory/x"}}); out.Decision != gate.VerdictDeny {
+	out := e.check(gate.Call{ToolName: "read_file", SessionID: "s",
+		Arguments: map[string]any{"path": "memory/x"}})
+	if out.Decision != gate.VerdictDeny {
 		t.Errorf("read_file memory/x: %s", out.Decision)
 	}
 }
@@ -101,24 +108,31 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 		target error
 		says   string
 	}{
-		{with(func(r *rules.Rule) { r.ToolPattern = "a*b" }), gate.ErrInvalidRule, `tool_pattern "a*b"`},
-		{with(func(r *rules.Rule) { r.ToolPattern = "*x*" }), gate.ErrInvalidRule, `tool_pattern "*x*"`},
+		{with(func(r *rules.Rule) { r.ToolPattern = "a*b" }), gate.ErrInvalidRule,
+			`tool_pattern "a*b"`},
+		{with(func(r *rules.Rule) { r.ToolPattern = "*x*" }), gate.ErrInvalidRule,
+			`tool_pattern "*x*"`},
 		{with(func(r *rules.Rule) { r.ToolPattern = "" }), gate.ErrInvalidRule, "tool_pattern"},
-		{with(func(r *rules.Rule) { r.PathPattern = "se*crets/*" }), gate.ErrInvalidRule, "path_pattern"},
-		{with(func(r *rules.Rule) { r.Action = "maybe" }), gate.ErrInvalidRule, `action "maybe": must be allow, deny or require`},
+		{with(func(r *rules.Rule) { r.PathPattern = "se*crets/*" }), gate.ErrInvalidRule,
+			"path_pattern"},
+		{with(func(r *rules.Rule) { r.Action = "maybe" }), gate.ErrInvalidRule,
+			`action "maybe": must be allow, deny or require`},
 		{with(func(r *rules.Rule) { r.Priority = -1 }), gate.ErrInvalidRule, "priority -1"},
-		{with(func(r *rules.Rule) { r.Priority = 1000000 }), gate.ErrInvalidRule, "priority 1000000"},
+		{with(func(r *rules.Rule) { r.Priority = 1000000 }), gate.ErrInvalidRule,
+			"priority 1000000"},
 		{with(func(r *rules.Rule) { r.GroupID = "nope" }), gate.ErrUnknownGroup, "nope"},
 		{with(func(r *rules.Rule) { r.GroupID = "Bad Id" }), gate.ErrInvalidRule, "group_id"},
-		{with(func(r *rules.Rule) { r.ToolPattern, r.Action = "*", rules.Allow }), gate.ErrInvalidRule,
-			"group default already has a catch-all (rule " + strconv.FormatUint(catchAll, 10) + "); edit that one"},
+		{with(func(r *rules.Rule) { r.ToolPattern, r.Action = "*", rules.Allow }),
+			gate.ErrInvalidRule, "group default already has a catch-all (rule " +
+				strconv.FormatUint(catchAll, 10) + "); edit that one"},
 	} {
 		_, err := e.m.CreateRule(c.rule, admin)
 		testkit.WantErr(t, err, c.target, "gate: create rule", c.says)
 	}
 	bad := with(func(r *rules.Rule) { r.ID, r.Priority = catchAll, -1 })
 	_, err = e.m.UpdateRule(bad, admin)
-	testkit.WantErr(t, err, gate.ErrInvalidRule, "gate: update rule "+strconv.FormatUint(catchAll, 10), "priority -1")
+	testkit.WantErr(t, err, gate.ErrInvalidRule,
+		"gate: update rule "+strconv.FormatUint(catchAll, 10), "priority -1")
 	_, err = e.m.UpdateRule(with(func(r *rules.Rule) { r.ID = 99999 }), admin)
 	testkit.WantErr(t, err, gate.ErrNotFound, "gate: update rule 99999")
 	testkit.WantErr(t, e.m.DeleteRule(99999, admin), gate.ErrNotFound, "gate: delete rule 99999")
@@ -136,14 +150,18 @@ func TestGroups(t *testing.T) {
 	if err := e.m.CreateGroup(rules.Group{ID: "ops", Name: "Ops"}, admin); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.m.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Allow, Priority: 1}, admin); err != nil {
+	_, err := e.m.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Allow,
+		Priority: 1}, admin)
+	if err != nil {
 		t.Fatal(err)
 	}
 	copies, err := e.m.DuplicateGroup("ops", rules.Group{ID: "ops2", Name: "Ops 2"}, admin)
-	if err != nil || len(copies) != 1 || copies[0].GroupID != "ops2" || copies[0].ToolPattern != "Bash" {
+	if err != nil || len(copies) != 1 || copies[0].GroupID != "ops2" ||
+		copies[0].ToolPattern != "Bash" {
 		t.Fatalf("DuplicateGroup = %+v, %v", copies, err)
 	}
-	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: "ops2"}); out.Decision != gate.VerdictAllow {
+	out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: "ops2"})
+	if out.Decision != gate.VerdictAllow {
 		t.Errorf("Bash in the copied group: %s", out.Decision)
 	}
 	if err := e.m.UpdateGroup(rules.Group{ID: "ops2", Name: "Second ops"}, admin); err != nil {
@@ -168,16 +186,21 @@ func TestGroups(t *testing.T) {
 	}
 
 	before := teststore.Snapshot(t, e.db)
-	testkit.WantErr(t, e.m.DeleteGroup("default", admin), gate.ErrProtected, `gate: delete group "default"`)
+	testkit.WantErr(t, e.m.DeleteGroup("default", admin), gate.ErrProtected,
+		`gate: delete group "default"`)
 	testkit.WantErr(t, e.m.DeleteGroup("devs", admin), gate.ErrProtected, `"devs"`)
 	testkit.WantErr(t, e.m.DeleteGroup("nope", admin), gate.ErrNotFound, `"nope"`)
-	testkit.WantErr(t, e.m.CreateGroup(rules.Group{ID: "ops", Name: "again"}, admin), gate.ErrExists, `gate: create group "ops"`)
-	testkit.WantErr(t, e.m.CreateGroup(rules.Group{ID: "Bad!", Name: "x"}, admin), gate.ErrInvalid, `"Bad!"`)
-	testkit.WantErr(t, e.m.CreateGroup(rules.Group{ID: "g1", Name: "a\u0000b\nc<b>x</b>"}, admin), gate.ErrInvalid,
-		`gate: create group "g1"`, "must not hold control characters")
-	testkit.WantErr(t, e.m.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "a\nb"}, admin), gate.ErrInvalid,
-		`gate: update group "ops"`, `group description "a\nb"`)
-	testkit.WantErr(t, e.m.UpdateGroup(rules.Group{ID: "nope", Name: "x"}, admin), gate.ErrNotFound, `gate: update group "nope"`)
+	testkit.WantErr(t, e.m.CreateGroup(rules.Group{ID: "ops", Name: "again"}, admin),
+		gate.ErrExists, `gate: create group "ops"`)
+	testkit.WantErr(t, e.m.CreateGroup(rules.Group{ID: "Bad!", Name: "x"}, admin),
+		gate.ErrInvalid, `"Bad!"`)
+	testkit.WantErr(t, e.m.CreateGroup(rules.Group{ID: "g1", Name: "a\u0000b\nc<b>x</b>"}, admin),
+		gate.ErrInvalid, `gate: create group "g1"`, "must not hold control characters")
+	testkit.WantErr(t,
+		e.m.UpdateGroup(rules.Group{ID: "ops", Name: "Ops", Description: "a\nb"}, admin),
+		gate.ErrInvalid, `gate: update group "ops"`, `group description "a\nb"`)
+	testkit.WantErr(t, e.m.UpdateGroup(rules.Group{ID: "nope", Name: "x"}, admin),
+		gate.ErrNotFound, `gate: update group "nope"`)
 	_, err = e.m.DuplicateGroup("nope", rules.Group{ID: "x", Name: "x"}, admin)
 	testkit.WantErr(t, err, gate.ErrNotFound, `gate: duplicate group "nope" as "x"`)
 	_, err = e.m.DuplicateGroup("ops", rules.Group{ID: "ops2", Name: "x"}, admin)
@@ -199,7 +222,8 @@ func TestVisible(t *testing.T) {
 	})
 	for _, r := range []rules.Rule{
 		{GroupID: "default", ToolPattern: "rm_rf", Action: rules.Deny, Priority: 1},
-		{GroupID: "default", ToolPattern: "mcp__bank__*", Action: rules.Deny, Priority: 1, AgentID: "intern"},
+		{GroupID: "default", ToolPattern: "mcp__bank__*", Action: rules.Deny, Priority: 1,
+			AgentID: "intern"},
 		{GroupID: "devs", ToolPattern: "rm_rf", Action: rules.Allow, Priority: 1},
 	} {
 		if _, err := e.m.CreateRule(r, admin); err != nil {
@@ -222,7 +246,9 @@ func TestVisible(t *testing.T) {
 		t.Run(c.group, func(t *testing.T) {
 			v, h, err := e.m.Visible(c.group, c.profile, c.agent, "", tools)
 			if err != nil || testkit.JSON(v) != c.visible || testkit.JSON(h) != c.hidden {
-				t.Errorf("Visible(%q, %q, %q) = %s %s %v, want %s %s", c.group, c.profile, c.agent, testkit.JSON(v), testkit.JSON(h), err, c.visible, c.hidden)
+				t.Errorf("Visible(%q, %q, %q) = %s %s %v, want %s %s",
+					c.group, c.profile, c.agent, testkit.JSON(v), testkit.JSON(h), err,
+					c.visible, c.hidden)
 			}
 		})
 	}

@@ -42,7 +42,8 @@ func benchRules(n int) (rs []rules.Rule, plain, withPath []gate.Call) {
 	sources := []string{"web", "cli", "claude-code", "cron"}
 	fsClasses := []string{"@fs_read", "@fs_any", "@fs_write"}
 	for i := range n {
-		r := rules.Rule{ID: uint64(100000 + i), GroupID: "bench", Action: rules.Allow, Priority: 10 + rnd.IntN(1000)}
+		r := rules.Rule{ID: uint64(100000 + i), GroupID: "bench", Action: rules.Allow,
+			Priority: 10 + rnd.IntN(1000)}
 		if i%4 == 3 {
 			r.Action = []rules.Action{rules.Deny, rules.Require}[rnd.IntN(2)]
 		}

@@ -87,7 +87,8 @@ func (b Bypass) appliesTo(caller, profile, agentID string) bool {
 // sameKey reports whether a and b cover the same calls but for their length, so that
 // granting b replaces a.
 func (b Bypass) sameKey(a Bypass) bool {
-	return a.Scope == b.Scope && a.Caller == b.Caller && (a.RequestID == 0) == (b.RequestID == 0) &&
+	return a.Scope == b.Scope && a.Caller == b.Caller &&
+		(a.RequestID == 0) == (b.RequestID == 0) &&
 		a.Profile == b.Profile && a.AgentID == b.AgentID
 }
 
@@ -98,7 +99,8 @@ func (b Bypass) live(now time.Time) bool { return b.ExpiresAt.IsZero() || now.Be
 // tool:<name>, the name not empty — the store's rule, with the gate's sentinel.
 func checkScope(scope string) error {
 	if store.CheckBypassScope(scope) != nil {
-		return fmt.Errorf("%w %q: want all, category:<name>, mcp:<server> or tool:<name>", ErrInvalidScope, scope)
+		return fmt.Errorf("%w %q: want all, category:<name>, mcp:<server> or tool:<name>",
+			ErrInvalidScope, scope)
 	}
 	return nil
 }
@@ -224,8 +226,8 @@ func (m *Manager) auditBypass(b Bypass, secs int64, by store.Actor, now time.Tim
 	if b.Caller != "" {
 		detail += " for caller " + b.Caller
 	}
-	return m.store.AppendAudit(store.AuditEntry{At: now, By: by.By, Via: by.Via, Action: AuditBypassGranted,
-		Detail: detail})
+	return m.store.AppendAudit(store.AuditEntry{At: now, By: by.By, Via: by.Via,
+		Action: AuditBypassGranted, Detail: detail})
 }
 
 // ClearBypass removes every bypass of the session (DELETE /api/sessions/{id}/bypass,

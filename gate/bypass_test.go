@@ -21,7 +21,8 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 		defer stop()
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
 		secs := int64(15 * 60)
-		res, err := e.m.Resolve(context.Background(), r.ID, gate.Answer{Approve: true, By: "alice", Via: "telegram", BypassSecs: &secs})
+		res, err := e.m.Resolve(context.Background(), r.ID,
+			gate.Answer{Approve: true, By: "alice", Via: "telegram", BypassSecs: &secs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,18 +52,20 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 		for _, c := range calls {
 			out := e.check(c.call)
 			if out.Decision != c.want {
-				t.Errorf("%s in %s during the window: %s, want %s", c.call.ToolName, c.call.SessionID, out.Decision, c.want)
+				t.Errorf("%s in %s during the window: %s, want %s",
+					c.call.ToolName, c.call.SessionID, out.Decision, c.want)
 			}
 			if c.want == gate.VerdictAllow && out.Reason != gate.ReasonBypass {
 				t.Errorf("%s: reason %q", c.call.ToolName, out.Reason)
 			}
 		}
 		time.Sleep(15*time.Minute - time.Second)
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.VerdictAllow {
+		bash := gate.Call{ToolName: "Bash", SessionID: "s1"}
+		if out := e.check(bash); out.Decision != gate.VerdictAllow {
 			t.Errorf("Bash a second before the window ends: %s", out.Decision)
 		}
 		time.Sleep(time.Second)
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.VerdictPending {
+		if out := e.check(bash); out.Decision != gate.VerdictPending {
 			t.Errorf("Bash after 15 min: %s, want pending", out.Decision)
 		}
 		if bs := e.m.Bypasses("s1"); bs != nil {
@@ -83,11 +86,13 @@ func TestBypassScopesAndSession(t *testing.T) {
 			{gate.Call{ToolName: "mcp__gmail__send", SessionID: "a"}, "mcp:gmail"},
 			{gate.Call{ToolName: "frobnicate", SessionID: "b"}, "tool:frobnicate"},
 			// A sent category is only claimed.
-			{gate.Call{ToolName: "frobnicate", SessionID: "c", Category: "misc"}, "tool:frobnicate"},
+			{gate.Call{ToolName: "frobnicate", SessionID: "c", Category: "misc"},
+				"tool:frobnicate"},
 		} {
 			r := e.require(c.call)
 			zero := int64(0)
-			if _, err := e.m.Resolve(ctx, r.ID, gate.Answer{Approve: true, By: "alice", Via: "slack", BypassSecs: &zero}); err != nil {
+			a := gate.Answer{Approve: true, By: "alice", Via: "slack", BypassSecs: &zero}
+			if _, err := e.m.Resolve(ctx, r.ID, a); err != nil {
 				t.Fatal(err)
 			}
 			bs := e.m.Bypasses(c.call.SessionID)
@@ -108,21 +113,26 @@ func TestBypassScopesAndSession(t *testing.T) {
 			{gate.Call{ToolName: "frobnicate", SessionID: "c"}, gate.VerdictAllow},
 		} {
 			if out := e.check(c.call); out.Decision != c.want {
-				t.Errorf("%s in %s: %s, want %s", c.call.ToolName, c.call.SessionID, out.Decision, c.want)
+				t.Errorf("%s in %s: %s, want %s",
+					c.call.ToolName, c.call.SessionID, out.Decision, c.want)
 			}
 		}
 		// An explicit scope on approval.
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "d"})
 		secs := int64(60)
-		if _, err := e.m.Resolve(ctx, r.ID, gate.Answer{Approve: true, By: "alice", Via: "slack", BypassSecs: &secs, BypassScope: "all"}); err != nil {
+		a := gate.Answer{Approve: true, By: "alice", Via: "slack", BypassSecs: &secs,
+			BypassScope: "all"}
+		if _, err := e.m.Resolve(ctx, r.ID, a); err != nil {
 			t.Fatal(err)
 		}
-		if out := e.check(gate.Call{ToolName: "anything", SessionID: "d"}); out.Decision != gate.VerdictAllow {
+		out := e.check(gate.Call{ToolName: "anything", SessionID: "d"})
+		if out.Decision != gate.VerdictAllow {
 			t.Errorf("scope all: %s", out.Decision)
 		}
 		// A rejection grants nothing.
 		r = e.require(gate.Call{ToolName: "Bash", SessionID: "e"})
-		if _, err := e.m.Resolve(ctx, r.ID, gate.Answer{By: "alice", Via: "slack", BypassSecs: &secs}); err != nil {
+		_, err := e.m.Resolve(ctx, r.ID, gate.Answer{By: "alice", Via: "slack", BypassSecs: &secs})
+		if err != nil {
 			t.Fatal(err)
 		}
 		if bs := e.m.Bypasses("e"); bs != nil {
@@ -136,11 +146,13 @@ func TestDenyNeverBypassed(t *testing.T) {
 	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.VerdictAllow {
+	out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"})
+	if out.Decision != gate.VerdictAllow {
 		t.Errorf("Bash with bypass all: %s", out.Decision)
 	}
 	for _, path := range []string{"secrets/key", "memory/../secrets/key", e.dir + "/state/x"} {
-		out := e.check(gate.Call{ToolName: "read_file", SessionID: "s1", Arguments: map[string]any{"path": path}})
+		out := e.check(gate.Call{ToolName: "read_file", SessionID: "s1",
+			Arguments: map[string]any{"path": path}})
 		if out.Decision != gate.VerdictDeny {
 			t.Errorf("read_file %s with bypass all: %s, want deny", path, out.Decision)
 		}
@@ -183,10 +195,14 @@ func TestSetAndClearBypass(t *testing.T) {
 		}{
 			{"", "all", 0, gate.ErrNoSession, "session id is required"},
 			{"s1", "all", -1, gate.ErrInvalidBypass, "-1 seconds is negative"},
-			{"s1", "all", math.MaxInt64, gate.ErrInvalidBypass, "invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days); use 0 for the whole session"},
-			{"s1", "all", gate.MaxBypassSecs + 1, gate.ErrInvalidBypass, "31622401 seconds is more than 31622400"},
+			{"s1", "all", math.MaxInt64, gate.ErrInvalidBypass, "invalid bypass: " +
+				"9223372036854775807 seconds is more than 31622400 (366 days); " +
+				"use 0 for the whole session"},
+			{"s1", "all", gate.MaxBypassSecs + 1, gate.ErrInvalidBypass,
+				"31622401 seconds is more than 31622400"},
 			{"s1", "", 0, gate.ErrInvalidScope, `invalid bypass scope ""`},
-			{"s1", "everything", 0, gate.ErrInvalidScope, `"everything": want all, category:<name>, mcp:<server> or tool:<name>`},
+			{"s1", "everything", 0, gate.ErrInvalidScope,
+				`"everything": want all, category:<name>, mcp:<server> or tool:<name>`},
 			{"s1", "mcp:", 0, gate.ErrInvalidScope, `"mcp:"`},
 			{"s1", "path:secrets", 0, gate.ErrInvalidScope, `"path:secrets"`},
 		} {
@@ -207,7 +223,8 @@ func TestSetAndClearBypass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := time.Now().Add(366 * 24 * time.Hour); !b.ExpiresAt.Equal(want) || len(e.m.Bypasses("s2")) != 1 {
+		if want := time.Now().Add(366 * 24 * time.Hour); !b.ExpiresAt.Equal(want) ||
+			len(e.m.Bypasses("s2")) != 1 {
 			t.Errorf("SetBypass(MaxBypassSecs) = %+v, want it to end at %s", b, want)
 		}
 		b, err = e.m.SetBypass("s1", "tool:Bash", 3600, "", admin)
@@ -221,7 +238,8 @@ func TestSetAndClearBypass(t *testing.T) {
 		if _, err := e.m.SetBypass("s1", "tool:Bash", 60, "", admin); err != nil {
 			t.Fatal(err)
 		}
-		if bs := e.m.Bypasses("s1"); len(bs) != 1 || !bs[0].ExpiresAt.Equal(time.Now().Add(time.Minute)) {
+		bs := e.m.Bypasses("s1")
+		if len(bs) != 1 || !bs[0].ExpiresAt.Equal(time.Now().Add(time.Minute)) {
 			t.Errorf("after replacing: %v", bs)
 		}
 		if err := e.m.ClearBypass("s1", admin); err != nil {
@@ -230,7 +248,8 @@ func TestSetAndClearBypass(t *testing.T) {
 		if bs := e.m.Bypasses("s1"); bs != nil {
 			t.Errorf("after clearing: %v", bs)
 		}
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"}); out.Decision != gate.VerdictPending {
+		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1"})
+		if out.Decision != gate.VerdictPending {
 			t.Errorf("Bash after clearing: %s", out.Decision)
 		}
 		es, err := e.db.Audit(0)
@@ -243,7 +262,8 @@ func TestSetAndClearBypass(t *testing.T) {
 			{gate.AuditBypassGranted, "session s1 scope tool:Bash for 3600 s"},
 		}
 		for i, w := range want {
-			if es[i].Action != w.action || es[i].Detail != w.detail || es[i].By != "alice" || es[i].Via != "telegram" {
+			if es[i].Action != w.action || es[i].Detail != w.detail ||
+				es[i].By != "alice" || es[i].Via != "telegram" {
 				t.Errorf("audit entry %d: %+v, want %s %q by alice", i, es[i], w.action, w.detail)
 			}
 		}
@@ -273,7 +293,10 @@ func TestAllBypasses(t *testing.T) {
 		for _, b := range []struct {
 			session, scope string
 			secs           int64
-		}{{"s2", "all", 0}, {"s1", "tool:Bash", 60}, {"s1", "tool:Read", 3600}, {"s3", "all", 60}} {
+		}{
+			{"s2", "all", 0}, {"s1", "tool:Bash", 60},
+			{"s1", "tool:Read", 3600}, {"s3", "all", 60},
+		} {
 			if _, err := e.m.SetBypass(b.session, b.scope, b.secs, "", admin); err != nil {
 				t.Fatal(err)
 			}

@@ -59,7 +59,8 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	category := m.category(snap, c.ToolName)
 	server := MCPServer(c.ToolName)
 	if snap.err != nil {
-		m.log.Error("rules unavailable: approval required", "tool", c.ToolName, "session_id", c.SessionID, "err", snap.err)
+		m.log.Error("rules unavailable: approval required", "tool", c.ToolName,
+			"session_id", c.SessionID, "err", snap.err)
 		d.Reason = ReasonRulesUnavailable
 	} else if !d.Locked() && !m.replays(&c) { // a locked require needs a human
 		if m.bypassed(&c, p.ID, category, server) {
@@ -74,7 +75,8 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	}
 	args, err := encodeArgs(c.Arguments)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("gate: check %s: %w: arguments: %v", c.ToolName, ErrInvalidCall, err)
+		return Outcome{}, fmt.Errorf("gate: check %s: %w: arguments: %v",
+			c.ToolName, ErrInvalidCall, err)
 	}
 	now := m.now()
 	timeout := m.timeout
@@ -105,13 +107,14 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("gate: check %s: %w", c.ToolName, err)
 	}
-	out := Outcome{Decision: decisionOf(req.Status), RuleID: d.RuleID, Reason: d.Reason, Note: d.Note,
-		Commands: cmds, Request: &req}
+	out := Outcome{Decision: decisionOf(req.Status), RuleID: d.RuleID, Reason: d.Reason,
+		Note: d.Note, Commands: cmds, Request: &req}
 	if !created {
 		out.Reason = ReasonExisting
 		return out, nil
 	}
-	m.log.Info("approval requested", "request_id", req.ID, "session_id", req.SessionID, "tool", req.ToolName, "group", group)
+	m.log.Info("approval requested", "request_id", req.ID, "session_id", req.SessionID,
+		"tool", req.ToolName, "group", group)
 	m.bus.publish(Event{Name: EventApprovalRequested, Data: ApprovalRequested{
 		RequestID: req.ID, ToolCallID: req.ToolCallID, ToolName: req.ToolName}}, m.log)
 	m.notes.show(req)
@@ -181,11 +184,13 @@ func (m *Manager) auditDeny(c Call, group string, d rules.Decision) {
 	if via == "" {
 		via = "gate"
 	}
-	detail := "tool " + c.ToolName + " in group " + group + " session " + c.SessionID + ": " + d.Reason
+	detail := "tool " + c.ToolName + " in group " + group +
+		" session " + c.SessionID + ": " + d.Reason
 	if d.Path != "" {
 		detail += " (path " + d.Path + ")"
 	}
-	m.batch.audit(store.AuditEntry{At: m.now(), By: by, Via: via, Action: AuditDenied, RuleID: d.RuleID, Detail: detail})
+	m.batch.audit(store.AuditEntry{At: m.now(), By: by, Via: via, Action: AuditDenied,
+		RuleID: d.RuleID, Detail: detail})
 }
 
 // MCPServer returns the server of an MCP tool name "mcp__<server>__<tool>" (the

@@ -25,8 +25,8 @@ func TestCheckAllowAndDenyReadNoStoreAndRegisterNothing(t *testing.T) {
 	if out.Decision != gate.VerdictAllow || out.RuleID == 0 || out.Request != nil {
 		t.Errorf("write_todos: %+v, want allow by a seeded rule", out)
 	}
-	out = e.check(gate.Call{ToolName: "read_file", SessionID: "s1", AgentID: "coder", Source: "web",
-		Arguments: map[string]any{"path": "docs/../secrets/key"}})
+	out = e.check(gate.Call{ToolName: "read_file", SessionID: "s1", AgentID: "coder",
+		Source: "web", Arguments: map[string]any{"path": "docs/../secrets/key"}})
 	if out.Decision != gate.VerdictDeny || out.RuleID == 0 {
 		t.Errorf("read_file secrets/key: %+v, want deny", out)
 	}
@@ -71,7 +71,8 @@ func TestCheckBadInput(t *testing.T) {
 		{gate.Call{SessionID: "s"}, gate.ErrInvalidCall, "tool_name is required"},
 		{gate.Call{ToolName: "Bash", Group: "nope"}, gate.ErrUnknownGroup, `group "nope"`},
 		{gate.Call{ToolName: "Bash", Profile: "nope"}, gate.ErrUnknownProfile, `profile "nope"`},
-		{gate.Call{ToolName: "Bash", Arguments: map[string]any{"x": make(chan int)}}, gate.ErrInvalidCall, "arguments"},
+		{gate.Call{ToolName: "Bash", Arguments: map[string]any{"x": make(chan int)}},
+			gate.ErrInvalidCall, "arguments"},
 	} {
 		t.Run(c.says, func(t *testing.T) {
 			out, err := e.m.Check(context.Background(), c.call)
@@ -92,13 +93,15 @@ func TestCheckGroupChoice(t *testing.T) {
 	e := newEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
-	if _, err := e.m.CreateRule(rules.Rule{GroupID: "devs", ToolPattern: "Bash", Action: rules.Allow, Priority: 1}, admin); err != nil {
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "devs", ToolPattern: "Bash",
+		Action: rules.Allow, Priority: 1}, admin); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.m.CreateGroup(rules.Group{ID: "ops", Name: "Ops"}, admin); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.m.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Deny, Priority: 1}, admin); err != nil {
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash",
+		Action: rules.Deny, Priority: 1}, admin); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -111,9 +114,11 @@ func TestCheckGroupChoice(t *testing.T) {
 		{"", "", gate.VerdictPending},
 	} {
 		t.Run(c.group, func(t *testing.T) {
-			out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: c.group, Profile: c.profile})
+			out := e.check(gate.Call{ToolName: "Bash", SessionID: "s", Group: c.group,
+				Profile: c.profile})
 			if out.Decision != c.want {
-				t.Errorf("group %q profile %q: %s, want %s", c.group, c.profile, out.Decision, c.want)
+				t.Errorf("group %q profile %q: %s, want %s",
+					c.group, c.profile, out.Decision, c.want)
 			}
 		})
 	}
@@ -124,8 +129,9 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 	events, unsubscribe := e.m.Subscribe(10)
 	defer unsubscribe()
 	e.run()
-	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", AgentID: "coder",
-		Source: "claude-code", ContextLabel: "CronJob: x", Arguments: map[string]any{"command": "ls -l docs", "a": 1}})
+	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1",
+		AgentID: "coder", Source: "claude-code", ContextLabel: "CronJob: x",
+		Arguments: map[string]any{"command": "ls -l docs", "a": 1}})
 	if got := e.notes.next(t); got != "show "+strconv.FormatUint(r.ID, 10)+" readable" {
 		t.Errorf("notifier saw %q, want the request shown once readable from the store", got)
 	}
@@ -133,8 +139,9 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.Status != store.Pending || stored.Category != "shell" || stored.GroupID != "default" ||
-		stored.Profile != "default" || stored.RuleID == 0 || string(stored.Arguments) != `{"a":1,"command":"ls -l docs"}` ||
+	if stored.Status != store.Pending || stored.Category != "shell" ||
+		stored.GroupID != "default" || stored.Profile != "default" || stored.RuleID == 0 ||
+		string(stored.Arguments) != `{"a":1,"command":"ls -l docs"}` ||
 		!stored.ExpiresAt.Equal(stored.CreatedAt.Add(gate.DefaultApprovalTimeout)) {
 		t.Errorf("stored request %+v", stored)
 	}
@@ -142,7 +149,8 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 	if ev.Name != gate.EventApprovalRequested {
 		t.Fatalf("event %q, want approval_requested", ev.Name)
 	}
-	if got, want := testkit.JSON(ev.Data), `{"request_id":`+strconv.FormatUint(r.ID, 10)+`,"tool_call_id":"tc1","tool_name":"Bash"}`; got != want {
+	if got, want := testkit.JSON(ev.Data), `{"request_id":`+strconv.FormatUint(r.ID, 10)+
+		`,"tool_call_id":"tc1","tool_name":"Bash"}`; got != want {
 		t.Errorf("event data %s, want %s", got, want)
 	}
 	p, err := e.m.Pending()
@@ -154,24 +162,29 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 func TestCheckIdempotent(t *testing.T) {
 	e := newEnv(t)
 	stop := e.run()
-	call := gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "make"}}
+	call := gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1",
+		Arguments: map[string]any{"command": "make"}}
 	first := e.require(call)
 	e.notes.next(t)
 	again := e.check(call)
-	if again.Decision != gate.VerdictPending || again.Request.ID != first.ID || again.Reason != gate.ReasonExisting {
+	if again.Decision != gate.VerdictPending || again.Request.ID != first.ID ||
+		again.Reason != gate.ReasonExisting {
 		t.Errorf("second check %+v, want the same pending request %d", again, first.ID)
 	}
 	// Another session may use the same tool call id.
-	other := e.require(gate.Call{ToolName: "Bash", SessionID: "s2", ToolCallID: "tc1", Arguments: call.Arguments})
+	other := e.require(gate.Call{ToolName: "Bash", SessionID: "s2", ToolCallID: "tc1",
+		Arguments: call.Arguments})
 	if other.ID == first.ID {
 		t.Errorf("another session got the same request")
 	}
 	e.notes.next(t)
-	if _, err := e.m.Resolve(context.Background(), first.ID, gate.Answer{Approve: true, By: "alice", Via: "telegram"}); err != nil {
+	if _, err := e.m.Resolve(context.Background(), first.ID,
+		gate.Answer{Approve: true, By: "alice", Via: "telegram"}); err != nil {
 		t.Fatal(err)
 	}
 	after := e.check(call)
-	if after.Decision != gate.VerdictApproved || after.Request.ID != first.ID || after.Request.Resolution.By != "alice" {
+	if after.Decision != gate.VerdictApproved || after.Request.ID != first.ID ||
+		after.Request.Resolution.By != "alice" {
 		t.Errorf("check after approval %+v, want approved by alice", after)
 	}
 	if n := e.notes.shows(); n != 2 {
@@ -182,8 +195,10 @@ func TestCheckIdempotent(t *testing.T) {
 	stop() // so the batcher writes nothing while the store is compared
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []gate.Call{
-		{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "rm -rf /"}},
-		{ToolName: "execute_cmd", SessionID: "s1", ToolCallID: "tc1", Arguments: map[string]any{"command": "make"}},
+		{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1",
+			Arguments: map[string]any{"command": "rm -rf /"}},
+		{ToolName: "execute_cmd", SessionID: "s1", ToolCallID: "tc1",
+			Arguments: map[string]any{"command": "make"}},
 	} {
 		_, err := e.m.Check(context.Background(), c)
 		testkit.WantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call")
@@ -202,10 +217,12 @@ func TestCheckReplayUnderBypass(t *testing.T) {
 	yes := gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1", Arguments: args}
 	no := gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc2", Arguments: args}
 	approved, rejected := e.require(yes), e.require(no)
-	if _, err := e.m.Resolve(ctx, approved.ID, gate.Answer{Approve: true, By: "alice", Via: "telegram"}); err != nil {
+	if _, err := e.m.Resolve(ctx, approved.ID,
+		gate.Answer{Approve: true, By: "alice", Via: "telegram"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.m.Resolve(ctx, rejected.ID, gate.Answer{By: "bob", Via: "telegram"}); err != nil {
+	_, err := e.m.Resolve(ctx, rejected.ID, gate.Answer{By: "bob", Via: "telegram"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
@@ -218,13 +235,15 @@ func TestCheckReplayUnderBypass(t *testing.T) {
 	}{{yes, gate.VerdictApproved, "alice"}, {no, gate.VerdictRejected, "bob"}} {
 		t.Run(tc.call.ToolCallID, func(t *testing.T) {
 			got := e.check(tc.call)
-			if got.Decision != tc.want || got.Reason != gate.ReasonExisting || got.Request == nil ||
-				got.Request.Resolution == nil || got.Request.Resolution.By != tc.by {
+			if got.Decision != tc.want || got.Reason != gate.ReasonExisting ||
+				got.Request == nil || got.Request.Resolution == nil ||
+				got.Request.Resolution.By != tc.by {
 				t.Errorf("replay under a bypass = %+v, want %s by %s", got, tc.want, tc.by)
 			}
 		})
 	}
-	fresh := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc3", Arguments: args})
+	fresh := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc3",
+		Arguments: args})
 	if fresh.Decision != gate.VerdictAllow || fresh.Reason != gate.ReasonBypass {
 		t.Errorf("a new call under the bypass = %+v, want allow by the bypass", fresh)
 	}
@@ -241,13 +260,15 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 	call := gate.Call{ToolName: "Write", SessionID: "s", ToolCallID: "w1", Cwd: e.root + "/docs",
 		Arguments: map[string]any{"file_path": "notes.txt", "content": "x"},
 		Caller:    "agent-aaaaaaaaaaaa",
-		AgentID:   "bot-1", Source: "claude-code", ContextLabel: "fix the tests", Category: "notes"}
+		AgentID:   "bot-1", Source: "claude-code", ContextLabel: "fix the tests",
+		Category: "notes"}
 	r := e.require(call)
 	e.notes.next(t)
 	if r.Cwd != e.root+"/docs" {
 		t.Errorf("stored cwd %q, want the call's", r.Cwd)
 	}
-	if _, err := e.m.Resolve(context.Background(), r.ID, gate.Answer{Approve: true, By: "alice", Via: "telegram"}); err != nil {
+	if _, err := e.m.Resolve(context.Background(), r.ID,
+		gate.Answer{Approve: true, By: "alice", Via: "telegram"}); err != nil {
 		t.Fatal(err)
 	}
 	e.notes.next(t)
@@ -277,11 +298,13 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 			again := call
 			c.change(&again)
 			out, err := e.m.Check(context.Background(), again)
-			testkit.WantErr(t, err, gate.ErrToolCallReused, "tool_call_id reused for a different call: "+c.says)
+			testkit.WantErr(t, err, gate.ErrToolCallReused,
+				"tool_call_id reused for a different call: "+c.says)
 			if out.Decision != "" || out.Request != nil {
 				t.Errorf("%s: %+v came with the error", c.name, out)
 			}
-			if strings.Contains(c.says, "caller") && strings.Contains(err.Error(), "request "+strconv.FormatUint(r.ID, 10)) {
+			if strings.Contains(c.says, "caller") &&
+				strings.Contains(err.Error(), "request "+strconv.FormatUint(r.ID, 10)) {
 				t.Errorf("%s: the error names the request: %v", c.name, err)
 			}
 		})
@@ -295,7 +318,10 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 func TestCategoryFromConfigWins(t *testing.T) {
 	// The first matching entry gives the category; one sent is only claimed.
 	e := newEnv(t, func(o *gate.Options) {
-		o.Categories = []gate.Category{{Name: "shell", Tools: []string{"Bash"}}, {Name: "mail", Tools: []string{"mcp__gmail__*"}}}
+		o.Categories = []gate.Category{
+			{Name: "shell", Tools: []string{"Bash"}},
+			{Name: "mail", Tools: []string{"mcp__gmail__*"}},
+		}
 	})
 	for _, c := range []struct{ tool, sent, want, claimed, server, scope string }{
 		{"Bash", "filesystem", "shell", "filesystem", "", "category:shell"},
@@ -321,8 +347,8 @@ func TestProfileFastPath(t *testing.T) {
 		o.Profiles = []rules.Profile{{ID: "dev", WorkingDirectory: "src",
 			AllowFSReads: []string{"docs"}, AllowFSWrites: []string{"out", "notes.txt"}}}
 	})
-	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_any", PathPattern: "out/private/*",
-		Action: rules.Deny, Priority: 1}, admin); err != nil {
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_any",
+		PathPattern: "out/private/*", Action: rules.Deny, Priority: 1}, admin); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -349,9 +375,11 @@ func TestProfileFastPath(t *testing.T) {
 		{"Bash", "a.go", gate.VerdictPending},
 	} {
 		t.Run(c.path, func(t *testing.T) {
-			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: "dev", Arguments: map[string]any{"path": c.path}})
+			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s", Profile: "dev",
+				Arguments: map[string]any{"path": c.path}})
 			if out.Decision != c.want {
-				t.Errorf("%s %s: %s (%s), want %s", c.tool, c.path, out.Decision, out.Reason, c.want)
+				t.Errorf("%s %s: %s (%s), want %s",
+					c.tool, c.path, out.Decision, out.Reason, c.want)
 			}
 			if c.want == gate.VerdictAllow && out.Reason != gate.ReasonFastPath {
 				t.Errorf("%s %s: reason %q, want the fast-path", c.tool, c.path, out.Reason)
@@ -365,13 +393,16 @@ func TestProfileFastPath(t *testing.T) {
 		{"file_path": "../out/y", "notebook_path": "../../x"},
 		{"path": "../out/y", "file_path": "../secrets/k"},
 	} {
-		out := e.check(gate.Call{ToolName: "write_file", SessionID: "s", Profile: "dev", Arguments: args})
+		out := e.check(gate.Call{ToolName: "write_file", SessionID: "s", Profile: "dev",
+			Arguments: args})
 		if out.Decision == gate.VerdictAllow {
 			t.Errorf("write_file %v: %s (%s), want no fast-path", args, out.Decision, out.Reason)
 		}
 	}
 	// The default profile's working directory is the workspace root.
-	if out := e.check(gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}); out.Decision != gate.VerdictAllow {
+	out := e.check(gate.Call{ToolName: "Grep", SessionID: "s",
+		Arguments: map[string]any{"path": "src"}})
+	if out.Decision != gate.VerdictAllow {
 		t.Errorf("Grep src in the default profile: %s", out.Decision)
 	}
 }
@@ -457,10 +488,13 @@ func TestFailClosed(t *testing.T) {
 	if _, err := e.m.SetBypass("s", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.VerdictPending {
+	out = e.check(gate.Call{ToolName: "write_todos", SessionID: "s"})
+	if out.Decision != gate.VerdictPending {
 		t.Errorf("a bypass let a call through while the rules are unavailable: %+v", out)
 	}
-	if out := e.check(gate.Call{ToolName: "read_file", SessionID: "s", Arguments: map[string]any{"path": e.dir + "/state/x"}}); out.Decision != gate.VerdictDeny {
+	out = e.check(gate.Call{ToolName: "read_file", SessionID: "s",
+		Arguments: map[string]any{"path": e.dir + "/state/x"}})
+	if out.Decision != gate.VerdictDeny {
 		t.Errorf("a protected path while the rules are unavailable: %+v, want deny", out)
 	}
 	_, err := e.m.Rules("")
@@ -469,10 +503,12 @@ func TestFailClosed(t *testing.T) {
 	}
 	// A successful rule change loads the rules again.
 	bs.broken.Store(false)
-	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "x", Action: rules.Allow, Priority: 1}, admin); err != nil {
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "x",
+		Action: rules.Allow, Priority: 1}, admin); err != nil {
 		t.Fatal(err)
 	}
-	if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s2"}); out.Decision != gate.VerdictAllow {
+	out = e.check(gate.Call{ToolName: "write_todos", SessionID: "s2"})
+	if out.Decision != gate.VerdictAllow {
 		t.Errorf("write_todos after the rules loaded again: %+v", out)
 	}
 }
@@ -489,7 +525,8 @@ func TestFailClosedRecoversInRun(t *testing.T) {
 		defer stop()
 		bs.broken.Store(false)
 		time.Sleep(2 * time.Second) // the sweeper retries the load every second
-		if out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"}); out.Decision != gate.VerdictAllow {
+		out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s"})
+		if out.Decision != gate.VerdictAllow {
 			t.Errorf("write_todos once the store recovered: %+v, want allow", out)
 		}
 	})
@@ -503,9 +540,12 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 	e := newEnv(t, func(o *gate.Options) {
 		// data_dir inside data/, as config.example.yaml has it.
 		o.Rules.Protected = append(o.Rules.Protected, o.Rules.WorkspaceRoot+"/data/skald")
-		o.Profiles = []rules.Profile{{ID: "dev", AllowFSReads: []string{"."}, AllowFSWrites: []string{"."}}}
+		o.Profiles = []rules.Profile{
+			{ID: "dev", AllowFSReads: []string{"."}, AllowFSWrites: []string{"."}},
+		}
 	})
-	for _, d := range []string{e.root + "/data/skald", e.dir + "/state"} { // guarded places count while they exist
+	// Guarded places count while they exist.
+	for _, d := range []string{e.root + "/data/skald", e.dir + "/state"} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -520,19 +560,33 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 		contain string
 	}{
 		{"Grep the workspace: no fast-path", gate.Call{ToolName: "Grep", SessionID: "s",
-			Arguments: map[string]any{"pattern": "token", "path": "."}}, gate.VerdictPending, "data/skald"},
+			Arguments: map[string]any{"pattern": "token", "path": "."}},
+			gate.VerdictPending, "data/skald"},
 		{"Grep the workspace: no bypass", gate.Call{ToolName: "Grep", SessionID: "bypassed",
-			Arguments: map[string]any{"pattern": "token", "path": "."}}, gate.VerdictPending, "data/skald"},
-		{"LS the folder of data_dir: not the seeded data/* allow", gate.Call{ToolName: "LS", SessionID: "bypassed",
-			Arguments: map[string]any{"path": e.root + "/data"}}, gate.VerdictPending, "data/skald"},
-		{"LS above the workspace, the state dir below it", gate.Call{ToolName: "LS", SessionID: "bypassed", Profile: "dev",
-			Arguments: map[string]any{"path": e.dir}}, gate.VerdictPending, e.dir + "/state"},
-		{"a write tool on the workspace in a profile that writes everywhere", gate.Call{ToolName: "Write", SessionID: "s", Profile: "dev",
-			Arguments: map[string]any{"file_path": "."}}, gate.VerdictPending, "data/skald"},
-		{"secrets itself", gate.Call{ToolName: "LS", SessionID: "bypassed", Arguments: map[string]any{"path": "secrets"}}, gate.VerdictDeny, ""},
-		{"data_dir itself", gate.Call{ToolName: "LS", SessionID: "bypassed", Arguments: map[string]any{"path": "data/skald"}}, gate.VerdictDeny, ""},
-		{"a folder that holds neither: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: map[string]any{"path": "src"}}, gate.VerdictAllow, ""},
-		{"a folder that holds neither: the bypass", gate.Call{ToolName: "Grep", SessionID: "bypassed", Arguments: map[string]any{"path": "/usr"}}, gate.VerdictAllow, ""},
+			Arguments: map[string]any{"pattern": "token", "path": "."}},
+			gate.VerdictPending, "data/skald"},
+		{"LS the folder of data_dir: not the seeded data/* allow",
+			gate.Call{ToolName: "LS", SessionID: "bypassed",
+				Arguments: map[string]any{"path": e.root + "/data"}},
+			gate.VerdictPending, "data/skald"},
+		{"LS above the workspace, the state dir below it",
+			gate.Call{ToolName: "LS", SessionID: "bypassed", Profile: "dev",
+				Arguments: map[string]any{"path": e.dir}},
+			gate.VerdictPending, e.dir + "/state"},
+		{"a write tool on the workspace in a profile that writes everywhere",
+			gate.Call{ToolName: "Write", SessionID: "s", Profile: "dev",
+				Arguments: map[string]any{"file_path": "."}},
+			gate.VerdictPending, "data/skald"},
+		{"secrets itself", gate.Call{ToolName: "LS", SessionID: "bypassed",
+			Arguments: map[string]any{"path": "secrets"}}, gate.VerdictDeny, ""},
+		{"data_dir itself", gate.Call{ToolName: "LS", SessionID: "bypassed",
+			Arguments: map[string]any{"path": "data/skald"}}, gate.VerdictDeny, ""},
+		{"a folder that holds neither: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s",
+			Arguments: map[string]any{"path": "src"}}, gate.VerdictAllow, ""},
+		{"a folder that holds neither: the bypass",
+			gate.Call{ToolName: "Grep", SessionID: "bypassed",
+				Arguments: map[string]any{"path": "/usr"}},
+			gate.VerdictAllow, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := e.check(c.call)
@@ -543,7 +597,8 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 			if c.contain != "" && out.Reason != rules.ReasonContains+": "+c.contain {
 				t.Errorf("%s: reason %q, want it to name %s", c.name, out.Reason, c.contain)
 			}
-			if c.want == gate.VerdictPending && (out.Request == nil || out.Request.RuleID != out.RuleID) {
+			if c.want == gate.VerdictPending &&
+				(out.Request == nil || out.Request.RuleID != out.RuleID) {
 				t.Errorf("%s: %+v, want a registered request", c.name, out)
 			}
 		})
@@ -582,18 +637,38 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 		call gate.Call
 		want
 	}{
-		{"Grep in the workspace root: no bypass all", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep}, want{gate.VerdictPending, contains}},
-		{"Glob in the workspace root: no bypass of its category", gate.Call{ToolName: "Glob", SessionID: "fs",
-			Arguments: map[string]any{"pattern": "**/*"}}, want{gate.VerdictPending, contains}},
-		{"LS {} in the profile's working directory, the workspace", gate.Call{ToolName: "LS", SessionID: "all", Profile: "top"}, want{gate.VerdictPending, contains}},
-		{"LS {} in the data directory", gate.Call{ToolName: "LS", SessionID: "all", Cwd: e.dir + "/state"}, want{gate.VerdictDeny, rules.ReasonProtected}},
-		{"Grep in secrets/", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "secrets"}, want{gate.VerdictDeny, rules.ReasonRule}},
-		{"Grep in a folder that holds nothing guarded: the bypass", gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "src"}, want{gate.VerdictAllow, gate.ReasonBypass}},
+		{"Grep in the workspace root: no bypass all",
+			gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep},
+			want{gate.VerdictPending, contains}},
+		{"Glob in the workspace root: no bypass of its category",
+			gate.Call{ToolName: "Glob", SessionID: "fs",
+				Arguments: map[string]any{"pattern": "**/*"}},
+			want{gate.VerdictPending, contains}},
+		{"LS {} in the profile's working directory, the workspace",
+			gate.Call{ToolName: "LS", SessionID: "all", Profile: "top"},
+			want{gate.VerdictPending, contains}},
+		{"LS {} in the data directory",
+			gate.Call{ToolName: "LS", SessionID: "all", Cwd: e.dir + "/state"},
+			want{gate.VerdictDeny, rules.ReasonProtected}},
+		{"Grep in secrets/",
+			gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "secrets"},
+			want{gate.VerdictDeny, rules.ReasonRule}},
+		{"Grep in a folder that holds nothing guarded: the bypass",
+			gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "src"},
+			want{gate.VerdictAllow, gate.ReasonBypass}},
 		// The fast-path takes a call on its cwd like one on a named path.
-		{"LS {} in the profile's working directory src: the fast-path", gate.Call{ToolName: "LS", SessionID: "s", Profile: "src"}, want{gate.VerdictAllow, gate.ReasonFastPath}},
-		{"Grep with no path, cwd src in the default profile: the fast-path", gate.Call{ToolName: "Grep", SessionID: "s", Arguments: grep, Cwd: "src"}, want{gate.VerdictAllow, gate.ReasonFastPath}},
-		{"Write with no path, cwd src: no fast-path for a write outside allow_fs_writes", gate.Call{ToolName: "Write", SessionID: "s", Cwd: "src"}, want{gate.VerdictPending, rules.ReasonRule}},
-		{"not a file tool", gate.Call{ToolName: "mcp__files__search", SessionID: "all", Arguments: grep}, want{gate.VerdictAllow, gate.ReasonBypass}},
+		{"LS {} in the profile's working directory src: the fast-path",
+			gate.Call{ToolName: "LS", SessionID: "s", Profile: "src"},
+			want{gate.VerdictAllow, gate.ReasonFastPath}},
+		{"Grep with no path, cwd src in the default profile: the fast-path",
+			gate.Call{ToolName: "Grep", SessionID: "s", Arguments: grep, Cwd: "src"},
+			want{gate.VerdictAllow, gate.ReasonFastPath}},
+		{"Write with no path, cwd src: no fast-path for a write outside allow_fs_writes",
+			gate.Call{ToolName: "Write", SessionID: "s", Cwd: "src"},
+			want{gate.VerdictPending, rules.ReasonRule}},
+		{"not a file tool",
+			gate.Call{ToolName: "mcp__files__search", SessionID: "all", Arguments: grep},
+			want{gate.VerdictAllow, gate.ReasonBypass}},
 	}
 	run := func(stage string) {
 		t.Helper()
@@ -601,7 +676,8 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				out := e.check(c.call)
 				if out.Decision != c.decision || out.Reason != c.reason {
-					t.Errorf("%s: %s: %s (%s), want %s (%s)", stage, c.name, out.Decision, out.Reason, c.decision, c.reason)
+					t.Errorf("%s: %s: %s (%s), want %s (%s)",
+						stage, c.name, out.Decision, out.Reason, c.decision, c.reason)
 				}
 			})
 		}
@@ -609,14 +685,17 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 	run("bypasses")
 	// An allow rule for every file tool (after the seeded path rules) does not let them
 	// through either; it allows what holds nothing guarded.
-	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_any", Action: rules.Allow, Priority: 6}, admin); err != nil {
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_any",
+		Action: rules.Allow, Priority: 6}, admin); err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range cases {
 		switch {
-		case c.reason == gate.ReasonFastPath, c.decision == gate.VerdictAllow && c.call.ToolName != "mcp__files__search",
+		case c.reason == gate.ReasonFastPath,
+			c.decision == gate.VerdictAllow && c.call.ToolName != "mcp__files__search",
 			c.call.ToolName == "Write":
-			cases[i].want = want{gate.VerdictAllow, rules.ReasonRule} // the rule decides before bypass and fast-path
+			// The rule decides before bypass and fast-path.
+			cases[i].want = want{gate.VerdictAllow, rules.ReasonRule}
 		}
 	}
 	run("allow rule")
@@ -626,7 +705,8 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 // the default require was not all (store.Request.Reason), in the store too.
 func TestRequestRecordsWhy(t *testing.T) {
 	e := newEnv(t)
-	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "list_files", Action: rules.Allow, Priority: 1}, admin); err != nil {
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "list_files",
+		Action: rules.Allow, Priority: 1}, admin); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -634,12 +714,20 @@ func TestRequestRecordsWhy(t *testing.T) {
 		call gate.Call
 		want string
 	}{
-		{"a guarded place", gate.Call{ToolName: "Grep", Arguments: map[string]any{"path": "."}}, rules.ReasonContains + ": secrets"},
-		{"a file tool on its cwd", gate.Call{ToolName: "Grep", Arguments: map[string]any{"pattern": "x"}}, rules.ReasonContains + ": secrets"},
-		{"a path that cannot be normalised", gate.Call{ToolName: "list_files", Arguments: map[string]any{"path": 42}}, rules.ReasonBadPath},
-		{"a rule's require", gate.Call{ToolName: "Bash", Arguments: map[string]any{"input": "ls"}}, ""},
-		{"a shell command's rule", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls docs"}}, ""},
-		{"a shell command's path", gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "cat secrets/x"}},
+		{"a guarded place", gate.Call{ToolName: "Grep", Arguments: map[string]any{"path": "."}},
+			rules.ReasonContains + ": secrets"},
+		{"a file tool on its cwd",
+			gate.Call{ToolName: "Grep", Arguments: map[string]any{"pattern": "x"}},
+			rules.ReasonContains + ": secrets"},
+		{"a path that cannot be normalised",
+			gate.Call{ToolName: "list_files", Arguments: map[string]any{"path": 42}},
+			rules.ReasonBadPath},
+		{"a rule's require",
+			gate.Call{ToolName: "Bash", Arguments: map[string]any{"input": "ls"}}, ""},
+		{"a shell command's rule",
+			gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls docs"}}, ""},
+		{"a shell command's path",
+			gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "cat secrets/x"}},
 			`argument "secrets/x" of command "cat secrets/x" is inside a denied place: secrets`},
 		{"the default require", gate.Call{ToolName: "mcp__x__y"}, ""},
 	} {
@@ -651,7 +739,8 @@ func TestRequestRecordsWhy(t *testing.T) {
 				t.Fatal(err)
 			}
 			if r.Reason != c.want || stored.Reason != c.want {
-				t.Errorf("%s: reason %q, stored %q; want %q", c.name, r.Reason, stored.Reason, c.want)
+				t.Errorf("%s: reason %q, stored %q; want %q",
+					c.name, r.Reason, stored.Reason, c.want)
 			}
 		})
 	}
@@ -660,7 +749,8 @@ func TestRequestRecordsWhy(t *testing.T) {
 		bs.broken.Store(true)
 		o.Store = bs
 	})
-	if r := broken.require(gate.Call{ToolName: "TodoWrite", SessionID: "s"}); r.Reason != gate.ReasonRulesUnavailable {
+	r := broken.require(gate.Call{ToolName: "TodoWrite", SessionID: "s"})
+	if r.Reason != gate.ReasonRulesUnavailable {
 		t.Errorf("rules unavailable: reason %q, want %q", r.Reason, gate.ReasonRulesUnavailable)
 	}
 }

@@ -95,7 +95,8 @@ func (m *Manager) Ask(q Question) (store.Clarification, bool, error) {
 	counted := true
 	if err := m.pending.take(caller); err != nil {
 		// A replay of a stored one counts nothing: it is answered, not refused.
-		if _, ferr := m.store.ClarificationByCallerID(q.SessionID, q.ClarificationID); ferr != nil {
+		_, ferr := m.store.ClarificationByCallerID(q.SessionID, q.ClarificationID)
+		if ferr != nil {
 			return store.Clarification{}, false, fmt.Errorf("gate: ask: %w", err)
 		}
 		counted = false
@@ -162,13 +163,14 @@ func (m *Manager) WaitClarification(ctx context.Context, id uint64) (store.Clari
 func (m *Manager) AnswerClarification(ctx context.Context, id uint64,
 	r Reply) (store.Clarification, error) {
 	if store.IsAgentCaller(r.Caller) {
-		return store.Clarification{}, fmt.Errorf(
-			"gate: answer clarification %d: %w: an agent may not answer clarifications", id, ErrForbidden)
+		return store.Clarification{}, fmt.Errorf("gate: answer clarification %d: %w: "+
+			"an agent may not answer clarifications", id, ErrForbidden)
 	}
 	if err := ctx.Err(); err != nil {
 		return store.Clarification{}, fmt.Errorf("gate: answer clarification %d: %w", id, err)
 	}
-	a := store.ClarificationAnswer{Text: r.Text, Option: r.Option, By: r.By, Via: r.Via, At: m.now()}
+	a := store.ClarificationAnswer{Text: r.Text, Option: r.Option, By: r.By, Via: r.Via,
+		At: m.now()}
 	if a.Option != nil || a.Text != "" {
 		cur, err := m.store.Clarification(id)
 		if err != nil {
@@ -287,7 +289,8 @@ func (q *notifier) updateClarification(c store.Clarification) {
 	}
 	q.goAfterShow(q.clarShows, c.ID, func(ctx context.Context) {
 		if err := n.UpdateClarification(ctx, c); err != nil {
-			q.log.Error("updating the messages of a clarification", "clarification", c.ID, "err", err)
+			q.log.Error("updating the messages of a clarification",
+				"clarification", c.ID, "err", err)
 		}
 	})
 }

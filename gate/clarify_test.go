@@ -17,7 +17,8 @@ import (
 func (r *recorder) ShowClarification(ctx context.Context, c store.Clarification) error {
 	stored, err := r.db.Clarification(c.ID)
 	readable := err == nil && stored.Status == store.ClarificationPending
-	r.send(ctx, "ask "+strconv.FormatUint(c.ID, 10)+" "+map[bool]string{true: "readable", false: "unreadable"}[readable])
+	r.send(ctx, "ask "+strconv.FormatUint(c.ID, 10)+" "+
+		map[bool]string{true: "readable", false: "unreadable"}[readable])
 	return nil
 }
 
@@ -138,11 +139,12 @@ func TestAskRefuses(t *testing.T) {
 		target error
 		want   string
 	}{
-		{"cron session", gate.Question{SessionID: "cron:x:1", Question: "q", Caller: store.CallerLocal},
+		{"cron session",
+			gate.Question{SessionID: "cron:x:1", Question: "q", Caller: store.CallerLocal},
 			gate.ErrForbidden, "cron:"},
 		{"no question", gate.Question{SessionID: "s"}, gate.ErrInvalid, "question is required"},
-		{"bad option", gate.Question{SessionID: "s", Question: "q", Options: []string{strings.Repeat("o", 65)}},
-			gate.ErrInvalid, "longer than 64"},
+		{"bad option", gate.Question{SessionID: "s", Question: "q",
+			Options: []string{strings.Repeat("o", 65)}}, gate.ErrInvalid, "longer than 64"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := e.m.Ask(tc.q)
@@ -172,7 +174,8 @@ func TestClarificationCancelExpireRestart(t *testing.T) {
 	if len(cs) != 2 {
 		t.Fatalf("after restart %d pending", len(cs))
 	}
-	_, err = e.m.CancelClarification(a.ID, "", store.Actor{By: "x", Via: "api"}, "agent-000000000000")
+	_, err = e.m.CancelClarification(a.ID, "", store.Actor{By: "x", Via: "api"},
+		"agent-000000000000")
 	testkit.WantErr(t, err, gate.ErrForbidden, "another caller")
 	if _, err := e.m.CancelSession("s1", admin); err != nil {
 		t.Fatal(err)
@@ -190,7 +193,8 @@ func TestClarificationCancelExpireRestart(t *testing.T) {
 	if got.Status != store.ClarificationExpired {
 		t.Fatalf("after expiry: %s", got.Status)
 	}
-	_, err = e.m.AnswerClarification(context.Background(), b.ID, gate.Reply{Text: "x", By: "j", Via: "api"})
+	_, err = e.m.AnswerClarification(context.Background(), b.ID,
+		gate.Reply{Text: "x", By: "j", Via: "api"})
 	testkit.WantErr(t, err, gate.ErrAlreadyResolved, "expired by system via gate")
 }
 

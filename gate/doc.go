@@ -16,10 +16,10 @@
 // fast-path takes a call whose every path, in every form, lies in the profile's places
 // (rules.Decision.Inside), or a file tool's working directory when it sent none.
 // Otherwise the call is registered as an approval request: committed to the store
-// first, then shown by the Notifier (the chat channels) and announced on the event bus. Registration is idempotent on (session, tool_call_id):
-// the same call of the same caller gets its request back, anything else
-// ErrToolCallReused. If the rules cannot be loaded the gate is fail-closed: every check
-// requires approval.
+// first, then shown by the Notifier (the chat channels) and announced on the event bus.
+// Registration is idempotent on (session, tool_call_id): the same call of the same
+// caller gets its request back, anything else ErrToolCallReused. If the rules cannot be
+// loaded the gate is fail-closed: every check requires approval.
 //
 // Every change of a rule or group goes through the Manager (CreateRule, DeleteGroup,
 // …): it is validated, written to the store, and the snapshot is rebuilt from the

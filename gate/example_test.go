@@ -22,12 +22,14 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 	root, _ := filepath.EvalSymlinks(dir)
-	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{}) // seeds the default rules
+	// Open seeds the default rules.
+	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer db.Close()
-	m, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Logger: testkit.Logger()})
+	m, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
+		Logger: testkit.Logger()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -38,7 +40,8 @@ func Example() {
 
 	out, _ := m.Check(ctx, gate.Call{ToolName: "write_todos", SessionID: "s1"})
 	fmt.Println("write_todos:", out.Decision)
-	out, _ = m.Check(ctx, gate.Call{ToolName: "read_file", SessionID: "s1", Arguments: map[string]any{"path": "secrets/token"}})
+	out, _ = m.Check(ctx, gate.Call{ToolName: "read_file", SessionID: "s1",
+		Arguments: map[string]any{"path": "secrets/token"}})
 	fmt.Println("read_file secrets/token:", out.Decision)
 
 	out, _ = m.Check(ctx, gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "call-1",
@@ -52,7 +55,8 @@ func Example() {
 		resolved <- r
 	}()
 	bypass := int64(15 * 60)
-	if _, err := m.Resolve(ctx, id, gate.Answer{Approve: true, By: "alice", Via: "telegram", BypassSecs: &bypass}); err != nil {
+	a := gate.Answer{Approve: true, By: "alice", Via: "telegram", BypassSecs: &bypass}
+	if _, err := m.Resolve(ctx, id, a); err != nil {
 		log.Fatal(err)
 	}
 	r := <-resolved

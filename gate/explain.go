@@ -22,7 +22,8 @@ type Explanation struct {
 // concurrent use.
 func (m *Manager) Explain(c Call) (Explanation, error) {
 	if c.ToolName == "" {
-		return Explanation{}, fmt.Errorf("gate: explain: %w: tool_name is required", ErrInvalidCall)
+		return Explanation{}, fmt.Errorf("gate: explain: %w: tool_name is required",
+			ErrInvalidCall)
 	}
 	snap := m.snap.Load()
 	p, group, err := m.route(snap, c.Group, c.Profile, c.Cwd)

@@ -141,7 +141,8 @@ func (r *recorder) Show(ctx context.Context, req store.Request) error {
 	r.mu.Lock()
 	r.shown = append(r.shown, req.ID)
 	r.mu.Unlock()
-	r.send(ctx, "show "+strconv.FormatUint(req.ID, 10)+" "+map[bool]string{true: "readable", false: "unreadable"}[readable])
+	r.send(ctx, "show "+strconv.FormatUint(req.ID, 10)+" "+
+		map[bool]string{true: "readable", false: "unreadable"}[readable])
 	return nil
 }
 

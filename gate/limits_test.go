@@ -28,8 +28,8 @@ func TestPendingLimitsConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			_, errs[i] = e.m.Check(context.Background(), gate.Call{ToolName: "Bash", SessionID: "s",
-				ToolCallID: fmt.Sprint("t", i), Caller: agentA})
+			_, errs[i] = e.m.Check(context.Background(), gate.Call{ToolName: "Bash",
+				SessionID: "s", ToolCallID: fmt.Sprint("t", i), Caller: agentA})
 		})
 	}
 	wg.Wait()
@@ -77,7 +77,8 @@ func TestPendingLimitsAcrossRestart(t *testing.T) {
 	before := teststore.Snapshot(t, e.db)
 	third := gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t3", Caller: agentA}
 	_, err = m.Check(ctx, third)
-	testkit.WantErr(t, err, gate.ErrTooManyPending, "this caller already has 2 waiting for a human")
+	testkit.WantErr(t, err, gate.ErrTooManyPending,
+		"this caller already has 2 waiting for a human")
 	teststore.Unchanged(t, e.db, before)
 	// A replay still gets its request; another caller is not held to A's limit.
 	bash := func(session, tc, caller string) gate.Call {
@@ -90,7 +91,8 @@ func TestPendingLimitsAcrossRestart(t *testing.T) {
 	if _, err := m.Check(ctx, bash("o", "", agentB)); err != nil {
 		t.Fatalf("another caller: %v", err)
 	}
-	if _, err := m.CancelRequest(a.ID, "", store.Actor{By: "agent", Via: "api"}, agentA); err != nil {
+	_, err = m.CancelRequest(a.ID, "", store.Actor{By: "agent", Via: "api"}, agentA)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Check(ctx, third); err != nil {
@@ -132,7 +134,8 @@ func TestCronSessionForAgents(t *testing.T) {
 			call := gate.Call{ToolName: tool, SessionID: "cron:heartbeat:1", Caller: caller,
 				Arguments: map[string]any{"command": "rm -rf /", "file_path": "data/x"}}
 			_, err := e.m.Check(context.Background(), call)
-			testkit.WantErr(t, err, gate.ErrForbidden, "session ids beginning with cron: belong to scheduled runs")
+			testkit.WantErr(t, err, gate.ErrForbidden,
+				"session ids beginning with cron: belong to scheduled runs")
 		}
 	}
 	teststore.Unchanged(t, e.db, before)
@@ -148,7 +151,8 @@ func TestBypassCallers(t *testing.T) {
 	before := teststore.Snapshot(t, e.db)
 	for _, bad := range []string{"agent-AAAAAAAAAAAA", "agent-", "admin ", "robot"} {
 		_, err := e.m.SetBypass("s", "all", 0, bad, admin)
-		testkit.WantErr(t, err, gate.ErrInvalidBypass, "want admin, local, cron or an agent token's name")
+		testkit.WantErr(t, err, gate.ErrInvalidBypass,
+			"want admin, local, cron or an agent token's name")
 	}
 	teststore.Unchanged(t, e.db, before)
 	if bs := e.m.Bypasses("s"); bs != nil {

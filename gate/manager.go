@@ -203,7 +203,8 @@ func New(opt Options) (*Manager, error) {
 		return nil, errors.New("gate: new: no store")
 	}
 	if !filepath.IsAbs(opt.Rules.WorkspaceRoot) {
-		return nil, fmt.Errorf("gate: new: workspace root %q is not an absolute path", opt.Rules.WorkspaceRoot)
+		return nil, fmt.Errorf("gate: new: workspace root %q is not an absolute path",
+			opt.Rules.WorkspaceRoot)
 	}
 	if opt.ApprovalTimeout < 0 {
 		return nil, fmt.Errorf("gate: new: approval timeout %s is negative", opt.ApprovalTimeout)
@@ -322,7 +323,8 @@ func (m *Manager) expireDue() {
 		return
 	}
 	for _, r := range reqs {
-		m.log.Info("request expired", "request_id", r.ID, "session_id", r.SessionID, "tool", r.ToolName)
+		m.log.Info("request expired", "request_id", r.ID, "session_id", r.SessionID,
+			"tool", r.ToolName)
 		m.finished(r)
 	}
 }

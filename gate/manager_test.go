@@ -14,7 +14,10 @@ import (
 
 func TestNewProfilesAndGroups(t *testing.T) {
 	e := newEnv(t, func(o *gate.Options) {
-		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs", WorkingDirectory: "src"}, {ID: "ops", SecurityGroup: "devs"}}
+		o.Profiles = []rules.Profile{
+			{ID: "dev", SecurityGroup: "devs", WorkingDirectory: "src"},
+			{ID: "ops", SecurityGroup: "devs"},
+		}
 	})
 	p, ok := e.m.Profile("default")
 	if !ok || p.SecurityGroup != "default" {
@@ -53,14 +56,24 @@ func TestNewRefusals(t *testing.T) {
 		says string
 	}{
 		{func(o *gate.Options) { o.Store = nil }, "no store"},
-		{func(o *gate.Options) { o.Rules.WorkspaceRoot = "ws" }, `workspace root "ws" is not an absolute path`},
+		{func(o *gate.Options) { o.Rules.WorkspaceRoot = "ws" },
+			`workspace root "ws" is not an absolute path`},
 		{func(o *gate.Options) { o.ApprovalTimeout = -1 }, "approval timeout -1ns is negative"},
-		{func(o *gate.Options) { o.Profiles = []rules.Profile{{ID: "a"}, {ID: "a"}} }, `profile "a" is defined twice`},
-		{func(o *gate.Options) { o.Profiles = []rules.Profile{{SecurityGroup: "x"}} }, "a profile has no id"},
-		{func(o *gate.Options) { o.Profiles = []rules.Profile{{ID: "a", SecurityGroup: "Not Valid"}} }, "Not Valid"},
-		{func(o *gate.Options) { o.Profiles = []rules.Profile{{ID: "a", AllowFSReads: []string{"x\x00y"}}} }, `allow_fs_reads "x\x00y"`},
-		{func(o *gate.Options) { o.Categories = []gate.Category{{Name: "x", Tools: []string{"a*b"}}} }, `category "x": rules: tool_pattern "a*b"`},
-		{func(o *gate.Options) { o.Categories = []gate.Category{{Tools: []string{"Bash"}}} }, "category 0 has no name"},
+		{func(o *gate.Options) { o.Profiles = []rules.Profile{{ID: "a"}, {ID: "a"}} },
+			`profile "a" is defined twice`},
+		{func(o *gate.Options) { o.Profiles = []rules.Profile{{SecurityGroup: "x"}} },
+			"a profile has no id"},
+		{func(o *gate.Options) {
+			o.Profiles = []rules.Profile{{ID: "a", SecurityGroup: "Not Valid"}}
+		}, "Not Valid"},
+		{func(o *gate.Options) {
+			o.Profiles = []rules.Profile{{ID: "a", AllowFSReads: []string{"x\x00y"}}}
+		}, `allow_fs_reads "x\x00y"`},
+		{func(o *gate.Options) {
+			o.Categories = []gate.Category{{Name: "x", Tools: []string{"a*b"}}}
+		}, `category "x": rules: tool_pattern "a*b"`},
+		{func(o *gate.Options) { o.Categories = []gate.Category{{Tools: []string{"Bash"}}} },
+			"category 0 has no name"},
 	} {
 		t.Run(c.says, func(t *testing.T) {
 			opt := e.opt
@@ -70,7 +83,8 @@ func TestNewRefusals(t *testing.T) {
 				t.Errorf("New accepted options that should say %q", c.says)
 				return
 			}
-			if got := err.Error(); !strings.Contains(got, "gate: new: ") || !strings.Contains(got, c.says) {
+			if got := err.Error(); !strings.Contains(got, "gate: new: ") ||
+				!strings.Contains(got, c.says) {
 				t.Errorf("New error %q, want it to say %q", got, c.says)
 			}
 		})
@@ -92,18 +106,22 @@ func TestRunTwiceAndStop(t *testing.T) {
 func TestToolCatalog(t *testing.T) {
 	e := newEnv(t)
 	stop := e.run()
-	for _, tool := range []string{"Bash", "mcp__gmail__send", "mcp__gmail__read", "mcp__slack__post", "write_todos", "Bash"} {
+	for _, tool := range []string{"Bash", "mcp__gmail__send", "mcp__gmail__read",
+		"mcp__slack__post", "write_todos", "Bash"} {
 		e.check(gate.Call{ToolName: tool, SessionID: "s", Arguments: map[string]any{}})
 	}
 	e.check(gate.Call{ToolName: string(make([]byte, store.MaxToolNameLen+1)), SessionID: "s"})
-	want := `{"built_in":["Bash","write_todos"],"mcp":["mcp__gmail__read","mcp__gmail__send","mcp__slack__post"],"mcp_servers":["gmail","slack"]}`
+	want := `{"built_in":["Bash","write_todos"],` +
+		`"mcp":["mcp__gmail__read","mcp__gmail__send","mcp__slack__post"],` +
+		`"mcp_servers":["gmail","slack"]}`
 	c, err := e.m.Tools()
 	if err != nil || testkit.JSON(c) != want {
 		t.Errorf("Tools() = %s %v, want %s", testkit.JSON(c), err, want)
 	}
 	stop() // flushes the batcher
 	names, err := e.db.Tools()
-	if err != nil || testkit.JSON(names) != `["Bash","mcp__gmail__read","mcp__gmail__send","mcp__slack__post","write_todos"]` {
+	if err != nil || testkit.JSON(names) !=
+		`["Bash","mcp__gmail__read","mcp__gmail__send","mcp__slack__post","write_todos"]` {
 		t.Errorf("store tools %v %v", names, err)
 	}
 	// A new Manager knows them from the store.
@@ -140,7 +158,8 @@ func TestEvents(t *testing.T) {
 		t.Errorf("channel open after unsubscribe")
 	}
 	e.m.Publish(gate.Event{Name: "run_waiting"}) // nobody listens: does not block
-	if testkit.JSON(gate.Event{Name: "x", Data: gate.ApprovalResolved{RequestID: 7, Status: store.Expired}}) !=
+	ev := gate.Event{Name: "x", Data: gate.ApprovalResolved{RequestID: 7, Status: store.Expired}}
+	if testkit.JSON(ev) !=
 		`{"name":"x","data":{"request_id":7,"tool_call_id":"","status":"expired"}}` {
 		t.Errorf("event JSON shape changed")
 	}

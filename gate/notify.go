@@ -112,7 +112,8 @@ func (q *notifier) update(r store.Request) {
 	}
 	q.goAfterShow(q.shows, r.ID, func(ctx context.Context) {
 		if err := q.n.Update(ctx, r); err != nil {
-			q.log.Error("updating the messages of a request", "request_id", r.ID, "status", r.Status, "err", err)
+			q.log.Error("updating the messages of a request", "request_id", r.ID,
+				"status", r.Status, "err", err)
 		}
 	})
 }

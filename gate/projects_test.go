@@ -44,20 +44,32 @@ func TestProjectWorkspace(t *testing.T) {
 		want                     gate.Verdict
 		reason                   string
 	}{
-		{"read in the project by profile", "proj", "", proj + "/src/main.go", gate.VerdictAllow, gate.ReasonFastPath},
-		{"relative read in the project", "proj", "", "src/main.go", gate.VerdictAllow, gate.ReasonFastPath},
-		{"its secrets by profile", "proj", "", proj + "/secrets/key.pem", gate.VerdictDeny, rules.ReasonRule},
-		{"its secrets relative", "proj", "", "secrets/key.pem", gate.VerdictDeny, rules.ReasonRule},
-		{"its secrets from src", "proj", proj + "/src", "../secrets/key.pem", gate.VerdictDeny, rules.ReasonRule},
-		{"its data is allowed", "proj", "", proj + "/data/out.txt", gate.VerdictAllow, rules.ReasonRule},
-		{"by cwd: inside", "", proj, proj + "/src/main.go", gate.VerdictAllow, gate.ReasonFastPath},
-		{"by cwd: its secrets", "", proj + "/src", proj + "/secrets/key.pem", gate.VerdictDeny, rules.ReasonRule},
-		{"by cwd: deepest wins", "", inner, inner + "/secrets/a", gate.VerdictDeny, rules.ReasonRule},
-		{"deepest: outer secrets are denied too", "", inner, proj + "/secrets/a", gate.VerdictDeny, rules.ReasonRule},
-		{"by cwd: outside every project", "", e.root, proj + "/secrets/key.pem", gate.VerdictDeny, rules.ReasonRule},
+		{"read in the project by profile", "proj", "", proj + "/src/main.go",
+			gate.VerdictAllow, gate.ReasonFastPath},
+		{"relative read in the project", "proj", "", "src/main.go",
+			gate.VerdictAllow, gate.ReasonFastPath},
+		{"its secrets by profile", "proj", "", proj + "/secrets/key.pem",
+			gate.VerdictDeny, rules.ReasonRule},
+		{"its secrets relative", "proj", "", "secrets/key.pem",
+			gate.VerdictDeny, rules.ReasonRule},
+		{"its secrets from src", "proj", proj + "/src", "../secrets/key.pem",
+			gate.VerdictDeny, rules.ReasonRule},
+		{"its data is allowed", "proj", "", proj + "/data/out.txt",
+			gate.VerdictAllow, rules.ReasonRule},
+		{"by cwd: inside", "", proj, proj + "/src/main.go",
+			gate.VerdictAllow, gate.ReasonFastPath},
+		{"by cwd: its secrets", "", proj + "/src", proj + "/secrets/key.pem",
+			gate.VerdictDeny, rules.ReasonRule},
+		{"by cwd: deepest wins", "", inner, inner + "/secrets/a",
+			gate.VerdictDeny, rules.ReasonRule},
+		{"deepest: outer secrets are denied too", "", inner, proj + "/secrets/a",
+			gate.VerdictDeny, rules.ReasonRule},
+		{"by cwd: outside every project", "", e.root, proj + "/secrets/key.pem",
+			gate.VerdictDeny, rules.ReasonRule},
 		{"no cwd: default", "", "", proj + "/secrets/key.pem", gate.VerdictDeny, rules.ReasonRule},
 		{"default keeps its workspace", "", "", "secrets/x", gate.VerdictDeny, rules.ReasonRule},
-		{"a named profile is kept whatever the cwd", "default", proj, proj + "/src/main.go", gate.VerdictPending, rules.ReasonRule},
+		{"a named profile is kept whatever the cwd", "default", proj, proj + "/src/main.go",
+			gate.VerdictPending, rules.ReasonRule},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := read(c.profile, c.cwd, c.path)
@@ -79,8 +91,9 @@ func TestProjectWorkspace(t *testing.T) {
 // workspace: a redirect into its secrets/ is denied, its data/ allowed.
 func TestProjectShell(t *testing.T) {
 	e, proj, _ := projectEnv(t)
-	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash", CommandPattern: "echo *",
-		Action: rules.Allow, Priority: rules.DefaultPriority}, admin); err != nil {
+	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash",
+		CommandPattern: "echo *", Action: rules.Allow, Priority: rules.DefaultPriority},
+		admin); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -108,8 +121,10 @@ func TestProjectRefusals(t *testing.T) {
 		profiles []rules.Profile
 		says     string
 	}{
-		{[]rules.Profile{{ID: "a", WorkspaceRoot: "rel"}}, `profile "a": workspace root "rel" is not an absolute path`},
-		{[]rules.Profile{{ID: "a", WorkspaceRoot: e.root + "/src"}, {ID: "b", WorkspaceRoot: e.root + "/src/"}},
+		{[]rules.Profile{{ID: "a", WorkspaceRoot: "rel"}},
+			`profile "a": workspace root "rel" is not an absolute path`},
+		{[]rules.Profile{{ID: "a", WorkspaceRoot: e.root + "/src"},
+			{ID: "b", WorkspaceRoot: e.root + "/src/"}},
 			`profile "b": workspace root "` + e.root + `/src" is also a's`},
 		{[]rules.Profile{{ID: "a", WorkspaceRoot: e.root}}, "is also the top-level workspace's"},
 	} {
@@ -136,7 +151,8 @@ func TestApplyRules(t *testing.T) {
 		says []string
 	}{
 		{"invalid rules", store.RuleChanges{CreateRules: []rules.Rule{
-			{GroupID: "default", ToolPattern: "Read", CommandPattern: "ls *", Action: rules.Allow, Priority: 1},
+			{GroupID: "default", ToolPattern: "Read", CommandPattern: "ls *", Action: rules.Allow,
+				Priority: 1},
 			{GroupID: "default", ToolPattern: "a*b", Action: rules.Allow, Priority: 1},
 		}}, []string{"command_pattern", `tool_pattern "a*b"`}},
 		{"a second catch-all", store.RuleChanges{CreateRules: []rules.Rule{
@@ -158,14 +174,15 @@ func TestApplyRules(t *testing.T) {
 	}
 	out, err := e.m.ApplyRules(store.RuleChanges{
 		CreateGroups: []rules.Group{{ID: "ops"}},
-		CreateRules: []rules.Rule{{GroupID: "default", ToolPattern: "Bash", CommandPattern: "make *",
-			Action: rules.Allow, Priority: rules.DefaultPriority}},
+		CreateRules: []rules.Rule{{GroupID: "default", ToolPattern: "Bash",
+			CommandPattern: "make *", Action: rules.Allow, Priority: rules.DefaultPriority}},
 	}, admin)
 	if err != nil || len(out) != 1 {
 		t.Fatalf("ApplyRules = %v, %v", out, err)
 	}
-	if got := e.check(gate.Call{ToolName: "Bash", SessionID: "s",
-		Arguments: map[string]any{"command": "make test"}}); got.Decision != gate.VerdictAllow || got.RuleID != out[0].ID {
+	got := e.check(gate.Call{ToolName: "Bash", SessionID: "s",
+		Arguments: map[string]any{"command": "make test"}})
+	if got.Decision != gate.VerdictAllow || got.RuleID != out[0].ID {
 		t.Errorf("make test after the plan: %+v", got)
 	}
 	if gs, err := e.m.Groups(); err != nil || len(gs) != 2 {
@@ -191,8 +208,9 @@ func TestProjectRulesHoldEverywhere(t *testing.T) {
 		}
 	})
 	for _, p := range []string{"cat *", "grep *"} {
-		if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash", CommandPattern: p,
-			Action: rules.Allow, Priority: rules.DefaultPriority}, admin); err != nil {
+		if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash",
+			CommandPattern: p, Action: rules.Allow, Priority: rules.DefaultPriority},
+			admin); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -214,50 +232,76 @@ func TestProjectRulesHoldEverywhere(t *testing.T) {
 		args                     map[string]any
 		want                     gate.Verdict
 	}{
-		{"default: Read absolute", "", e.root, "Read", args("file_path", p2+"/secrets/key"), gate.VerdictDeny},
-		{"default: Read relative", "", e.root, "Read", args("file_path", "proj2/secrets/key"), gate.VerdictDeny},
-		{"default: Read no cwd", "", "", "Read", args("file_path", "proj2/secrets/key"), gate.VerdictDeny},
-		{"default: cat its own secrets", "", e.root, "Bash", args("command", "cat secrets/key"), locked},
+		{"default: Read absolute", "", e.root, "Read",
+			args("file_path", p2+"/secrets/key"), gate.VerdictDeny},
+		{"default: Read relative", "", e.root, "Read",
+			args("file_path", "proj2/secrets/key"), gate.VerdictDeny},
+		{"default: Read no cwd", "", "", "Read",
+			args("file_path", "proj2/secrets/key"), gate.VerdictDeny},
+		{"default: cat its own secrets", "", e.root, "Bash",
+			args("command", "cat secrets/key"), locked},
 		{"default: cat", "", e.root, "Bash", args("command", "cat proj2/secrets/key"), locked},
-		{"default: cd and cat", "", e.root, "Bash", args("command", "cd proj2 && cat secrets/key"), locked},
-		{"default: redirect into it", "", e.root, "Bash", args("command", "cat src > proj2/secrets/k"), gate.VerdictDeny},
-		{"default: grep -r into it", "", e.root, "Bash", args("command", "grep -r x proj2"), locked},
-		{"default: Grep its secrets", "", e.root, "Grep", args("pattern", "x", "path", "proj2/secrets"), gate.VerdictDeny},
-		{"default: Grep the project", "", e.root, "Grep", args("pattern", "x", "path", "proj2"), locked},
-		{"default: Glob its secrets", "", e.root, "Glob", args("pattern", "proj2/secrets/*"), gate.VerdictDeny},
-		{"default: MCP filesystem", "", e.root, "mcp__filesystem__read_file", args("path", p2+"/secrets/key"), gate.VerdictDeny},
-		{"default: other MCP tool", "", e.root, "mcp__notes__get", args("path", "proj2/secrets/key"), locked},
-		{"default: other MCP tool, inner", "", e.root, "mcp__notes__get", args("path", "proj2/inner/secrets/key"), locked},
-		{"default: its code by fast-path", "", e.root, "Read", args("file_path", "proj2/src/a.go"), gate.VerdictAllow},
-		{"agent token fixed to default", "default", p2, "Read", args("file_path", p2+"/secrets/key"), gate.VerdictDeny},
-		{"agent token, relative", "default", p2, "Read", args("file_path", "secrets/key"), gate.VerdictDeny},
+		{"default: cd and cat", "", e.root, "Bash",
+			args("command", "cd proj2 && cat secrets/key"), locked},
+		{"default: redirect into it", "", e.root, "Bash",
+			args("command", "cat src > proj2/secrets/k"), gate.VerdictDeny},
+		{"default: grep -r into it", "", e.root, "Bash",
+			args("command", "grep -r x proj2"), locked},
+		{"default: Grep its secrets", "", e.root, "Grep",
+			args("pattern", "x", "path", "proj2/secrets"), gate.VerdictDeny},
+		{"default: Grep the project", "", e.root, "Grep",
+			args("pattern", "x", "path", "proj2"), locked},
+		{"default: Glob its secrets", "", e.root, "Glob",
+			args("pattern", "proj2/secrets/*"), gate.VerdictDeny},
+		{"default: MCP filesystem", "", e.root, "mcp__filesystem__read_file",
+			args("path", p2+"/secrets/key"), gate.VerdictDeny},
+		{"default: other MCP tool", "", e.root, "mcp__notes__get",
+			args("path", "proj2/secrets/key"), locked},
+		{"default: other MCP tool, inner", "", e.root, "mcp__notes__get",
+			args("path", "proj2/inner/secrets/key"), locked},
+		{"default: its code by fast-path", "", e.root, "Read",
+			args("file_path", "proj2/src/a.go"), gate.VerdictAllow},
+		{"agent token fixed to default", "default", p2, "Read",
+			args("file_path", p2+"/secrets/key"), gate.VerdictDeny},
+		{"agent token, relative", "default", p2, "Read",
+			args("file_path", "secrets/key"), gate.VerdictDeny},
 		{"agent token, Grep without a path", "default", p2, "Grep", args("pattern", "x"), locked},
-		{"agent token, Grep inside the project", "default", p2 + "/src", "Grep", args("pattern", "x"), gate.VerdictAllow},
+		{"agent token, Grep inside the project", "default", p2 + "/src", "Grep",
+			args("pattern", "x"), gate.VerdictAllow},
 		{"p2 by cwd: ../secrets", "", p2, "Bash", args("command", "cat ../secrets/key"), locked},
-		{"p2 by cwd: absolute root secrets", "", p2, "Bash", args("command", "cat "+e.root+"/secrets/key"), locked},
-		{"p2 by cwd: Read ../secrets", "", p2, "Read", args("file_path", "../secrets/key"), gate.VerdictDeny},
-		{"p2 named: Read absolute", "p2", "", "Read", args("file_path", e.root+"/secrets/key"), gate.VerdictDeny},
+		{"p2 by cwd: absolute root secrets", "", p2, "Bash",
+			args("command", "cat "+e.root+"/secrets/key"), locked},
+		{"p2 by cwd: Read ../secrets", "", p2, "Read",
+			args("file_path", "../secrets/key"), gate.VerdictDeny},
+		{"p2 named: Read absolute", "p2", "", "Read",
+			args("file_path", e.root+"/secrets/key"), gate.VerdictDeny},
 		{"p2: grep -r the root", "p2", "", "Bash", args("command", "grep -r x "+e.root), locked},
-		{"p2: other MCP tool", "p2", "", "mcp__notes__get", args("path", "../secrets/key"), locked},
-		{"p2: nested project's secrets", "p2", "", "Read", args("file_path", "inner/secrets/key"), gate.VerdictDeny},
+		{"p2: other MCP tool", "p2", "", "mcp__notes__get",
+			args("path", "../secrets/key"), locked},
+		{"p2: nested project's secrets", "p2", "", "Read",
+			args("file_path", "inner/secrets/key"), gate.VerdictDeny},
 		{"p2: nested, cat", "p2", "", "Bash", args("command", "cat inner/secrets/key"), locked},
 		{"p2: own code", "p2", "", "Read", args("file_path", "src/a.go"), gate.VerdictAllow},
-		{"default: nested in nested", "", e.root, "Read", args("file_path", "proj2/inner/secrets/key"), gate.VerdictDeny},
-		{"inner by cwd: outer project", "", inner, "Bash", args("command", "cat ../secrets/key"), locked},
-		{"inner by cwd: top level", "", inner, "Read", args("file_path", "../../secrets/key"), gate.VerdictDeny},
+		{"default: nested in nested", "", e.root, "Read",
+			args("file_path", "proj2/inner/secrets/key"), gate.VerdictDeny},
+		{"inner by cwd: outer project", "", inner, "Bash",
+			args("command", "cat ../secrets/key"), locked},
+		{"inner by cwd: top level", "", inner, "Read",
+			args("file_path", "../../secrets/key"), gate.VerdictDeny},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s-" + c.name, Profile: c.profile,
-				Cwd: c.cwd, Arguments: c.args})
+			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s-" + c.name,
+				Profile: c.profile, Cwd: c.cwd, Arguments: c.args})
 			got := out.Decision
 			if got == gate.VerdictPending && (strings.Contains(out.Reason, rules.ReasonContains) ||
 				strings.Contains(out.Reason, rules.ReasonDenied) ||
-				strings.Contains(out.Reason, "holds ") || strings.Contains(out.Reason, "inside a denied place")) {
+				strings.Contains(out.Reason, "holds ") ||
+				strings.Contains(out.Reason, "inside a denied place")) {
 				got = locked
 			}
 			if got != c.want {
-				t.Errorf("%s %v (profile %q, cwd %q) = %s (%s), want %s", c.tool, c.args, c.profile,
-					c.cwd, out.Decision, out.Reason, c.want)
+				t.Errorf("%s %v (profile %q, cwd %q) = %s (%s), want %s",
+					c.tool, c.args, c.profile, c.cwd, out.Decision, out.Reason, c.want)
 			}
 		})
 	}
@@ -291,8 +335,9 @@ func TestProjectHeldFromOutside(t *testing.T) {
 		}
 	}
 	for _, cp := range []string{"grep *", "ls *", "find *"} {
-		if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash", CommandPattern: cp,
-			Action: rules.Allow, Priority: rules.DefaultPriority}, admin); err != nil {
+		if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash",
+			CommandPattern: cp, Action: rules.Allow, Priority: rules.DefaultPriority},
+			admin); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -304,28 +349,40 @@ func TestProjectHeldFromOutside(t *testing.T) {
 		place                    string // "" for allowed; with both: "src/p/…"
 	}{
 		{"Grep", "", e.root, "Grep", map[string]any{"pattern": "x", "path": "src"}, "src/p/…"},
-		{"Grep absolute", "", "", "Grep", map[string]any{"pattern": "x", "path": e.root + "/src"}, "src/p/…"},
-		{"Grep without a path", "default", e.root + "/src", "Grep", map[string]any{"pattern": "x"}, "src/p/…"},
+		{"Grep absolute", "", "", "Grep",
+			map[string]any{"pattern": "x", "path": e.root + "/src"}, "src/p/…"},
+		{"Grep without a path", "default", e.root + "/src", "Grep",
+			map[string]any{"pattern": "x"}, "src/p/…"},
 		{"grep -r", "", e.root, "Bash", map[string]any{"command": "grep -r x src"}, "src/p/…"},
 		{"ls -R", "", e.root, "Bash", map[string]any{"command": "ls -R src"}, "src/p/…"},
 		{"find", "", e.root, "Bash", map[string]any{"command": "find src"}, "src/p/…"},
-		{"cd and grep -r", "", e.root, "Bash", map[string]any{"command": "cd src && grep -r x ."}, "src/p/…"},
+		{"cd and grep -r", "", e.root, "Bash",
+			map[string]any{"command": "cd src && grep -r x ."}, "src/p/…"},
 		{"Glob", "", e.root, "Glob", map[string]any{"pattern": "src/**"}, "src/p/…"},
-		{"directory_tree", "", e.root, "mcp__filesystem__directory_tree", map[string]any{"path": "src"}, "src/p/…"},
-		{"nested project", "", e.root, "Grep", map[string]any{"pattern": "x", "path": "src/p/lib"}, "src/p/lib/r/secrets"},
-		{"nested, from the project", "p", "", "Bash", map[string]any{"command": "ls -R lib"}, "lib/r/secrets"},
-		{"beside the workspace", "", e.root, "Grep", map[string]any{"pattern": "x", "path": q}, sib + "/secrets"},
-		{"beside, from a project", "p", "", "Glob", map[string]any{"pattern": q + "/**"}, sib + "/secrets"},
-		{"inside the project, holding nothing", "", e.root, "Grep", map[string]any{"pattern": "x", "path": "src/p/src"}, ""},
-		{"the project's own src", "p", "", "Grep", map[string]any{"pattern": "x", "path": "src"}, ""},
-		{"beside the project", "", e.root, "Bash", map[string]any{"command": "ls -R src/p/lib/b.go"}, ""},
+		{"directory_tree", "", e.root, "mcp__filesystem__directory_tree",
+			map[string]any{"path": "src"}, "src/p/…"},
+		{"nested project", "", e.root, "Grep",
+			map[string]any{"pattern": "x", "path": "src/p/lib"}, "src/p/lib/r/secrets"},
+		{"nested, from the project", "p", "", "Bash",
+			map[string]any{"command": "ls -R lib"}, "lib/r/secrets"},
+		{"beside the workspace", "", e.root, "Grep",
+			map[string]any{"pattern": "x", "path": q}, sib + "/secrets"},
+		{"beside, from a project", "p", "", "Glob",
+			map[string]any{"pattern": q + "/**"}, sib + "/secrets"},
+		{"inside the project, holding nothing", "", e.root, "Grep",
+			map[string]any{"pattern": "x", "path": "src/p/src"}, ""},
+		{"the project's own src", "p", "", "Grep",
+			map[string]any{"pattern": "x", "path": "src"}, ""},
+		{"beside the project", "", e.root, "Bash",
+			map[string]any{"command": "ls -R src/p/lib/b.go"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s-" + c.name, Profile: c.profile,
-				Cwd: c.cwd, Arguments: c.args})
+			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s-" + c.name,
+				Profile: c.profile, Cwd: c.cwd, Arguments: c.args})
 			if c.place == "" {
 				if out.Decision != gate.VerdictAllow {
-					t.Errorf("%s %v = %s (%s), want allow", c.tool, c.args, out.Decision, out.Reason)
+					t.Errorf("%s %v = %s (%s), want allow",
+						c.tool, c.args, out.Decision, out.Reason)
 				}
 				return
 			}
@@ -342,8 +399,8 @@ func TestProjectHeldFromOutside(t *testing.T) {
 			if _, err := e.m.SetBypass("s-"+c.name, "all", 0, "", admin); err != nil {
 				t.Fatal(err)
 			}
-			again := e.check(gate.Call{ToolName: c.tool, SessionID: "s-" + c.name, Profile: c.profile,
-				Cwd: c.cwd, Arguments: c.args})
+			again := e.check(gate.Call{ToolName: c.tool, SessionID: "s-" + c.name,
+				Profile: c.profile, Cwd: c.cwd, Arguments: c.args})
 			if again.Decision != gate.VerdictPending {
 				t.Errorf("under a bypass: %s (%s), want pending", again.Decision, again.Reason)
 			}
@@ -402,23 +459,28 @@ func TestProjectLinkFollowsName(t *testing.T) {
 		{"top: by the link", "", "Read", "file_path", "src/p/secrets/key", gate.VerdictDeny},
 		{"top: by the target", "", "Read", "file_path", "src/p/.vault/key", gate.VerdictDeny},
 		{"top: absolute target", "", "Read", "file_path", p + "/.vault/key", gate.VerdictDeny},
-		{"top: other tool", "", "mcp__notes__get", "path", "src/p/.vault/key", gate.VerdictPending},
+		{"top: other tool", "", "mcp__notes__get",
+			"path", "src/p/.vault/key", gate.VerdictPending},
 		{"top: its code", "", "Read", "file_path", "src/p/lib/a.go", gate.VerdictAllow},
 		{"top: the next target", "", "Read", "file_path", "src/p/.vault-2/key", gate.VerdictAllow},
 		{"own: by the link", "p", "Read", "file_path", "secrets/key", gate.VerdictDeny},
 		{"own: by the target", "p", "Read", "file_path", p + "/.vault/key", gate.VerdictDeny},
 		{"top: q's link out", "", "Read", "file_path", "src/shared/key", gate.VerdictDeny},
-		{"top: q's link out, other tool", "", "mcp__notes__get", "path", "src/shared/key", gate.VerdictPending},
+		{"top: q's link out, other tool", "", "mcp__notes__get",
+			"path", "src/shared/key", gate.VerdictPending},
 		{"p: q's link out", "p", "Read", "file_path", shared + "/key", gate.VerdictDeny},
 	})
 	testkit.Must(t, os.Remove(filepath.Join(p, "secrets")))
 	testkit.Must(t, os.Symlink(".vault-2", filepath.Join(p, "secrets")))
 	run("swapped", []check{
 		{"top: by the link", "", "Read", "file_path", "src/p/secrets/key", gate.VerdictDeny},
-		{"top: by the new target", "", "Read", "file_path", "src/p/.vault-2/key", gate.VerdictDeny},
-		{"top: other tool", "", "mcp__notes__get", "path", "src/p/.vault-2/key", gate.VerdictPending},
+		{"top: by the new target", "", "Read",
+			"file_path", "src/p/.vault-2/key", gate.VerdictDeny},
+		{"top: other tool", "", "mcp__notes__get",
+			"path", "src/p/.vault-2/key", gate.VerdictPending},
 		{"top: the old target", "", "Read", "file_path", "src/p/.vault/key", gate.VerdictAllow},
-		{"own: by the new target", "p", "Read", "file_path", p + "/.vault-2/key", gate.VerdictDeny},
+		{"own: by the new target", "p", "Read",
+			"file_path", p + "/.vault-2/key", gate.VerdictDeny},
 		{"own: the old target", "p", "Read", "file_path", p + "/.vault/key", gate.VerdictAllow},
 	})
 }

@@ -136,8 +136,8 @@ func (m *Manager) finished(r store.Request) {
 // the store's. It blocks only for the store's transaction.
 func (m *Manager) Resolve(ctx context.Context, id uint64, r Answer) (store.Request, error) {
 	if store.IsAgentCaller(r.Caller) {
-		return store.Request{}, fmt.Errorf("gate: resolve %d: %w: an agent may not resolve requests",
-			id, ErrForbidden)
+		return store.Request{}, fmt.Errorf(
+			"gate: resolve %d: %w: an agent may not resolve requests", id, ErrForbidden)
 	}
 	if err := ctx.Err(); err != nil {
 		return store.Request{}, fmt.Errorf("gate: resolve %d: %w", id, err)
@@ -159,7 +159,8 @@ func (m *Manager) Resolve(ctx context.Context, id uint64, r Answer) (store.Reque
 	if err != nil {
 		return req, m.resolveErr("resolve", id, req, err)
 	}
-	m.log.Info("request resolved", "request_id", id, "status", req.Status, "by", r.By, "via", r.Via)
+	m.log.Info("request resolved", "request_id", id, "status", req.Status,
+		"by", r.By, "via", r.Via)
 	if g := res.Bypass; g != nil {
 		m.grant(Bypass{SessionID: req.SessionID, Scope: g.Scope, Caller: callerOf(req.Caller),
 			RequestID: req.ID, Profile: req.Profile, AgentID: req.AgentID,
@@ -193,7 +194,8 @@ func (m *Manager) resolveErr(op string, id uint64, req store.Request, err error)
 	switch {
 	case errors.Is(err, store.ErrAlreadyResolved):
 		if res := req.Resolution; res != nil && res.By != "" {
-			return fmt.Errorf("gate: %s %d: already %s by %s via %s: %w", op, id, req.Status, res.By, res.Via, ErrAlreadyResolved)
+			return fmt.Errorf("gate: %s %d: already %s by %s via %s: %w",
+				op, id, req.Status, res.By, res.Via, ErrAlreadyResolved)
 		}
 		return fmt.Errorf("gate: %s %d: already %s: %w", op, id, req.Status, ErrAlreadyResolved)
 	case errors.Is(err, store.ErrExpired):
@@ -220,7 +222,8 @@ func (m *Manager) CancelRequest(id uint64, reason string, by store.Actor,
 				"the request was made by another caller")
 		}
 	}
-	req, err := m.store.Resolve(id, store.Cancelled, store.Resolution{By: by.By, Via: by.Via, At: m.now(), Note: reason})
+	req, err := m.store.Resolve(id, store.Cancelled,
+		store.Resolution{By: by.By, Via: by.Via, At: m.now(), Note: reason})
 	if err != nil {
 		return req, m.resolveErr("cancel", id, req, err)
 	}
@@ -241,7 +244,8 @@ func (m *Manager) CancelSession(sessionID string, by store.Actor) ([]store.Reque
 		return nil, fmt.Errorf("gate: cancel session: %w", ErrNoSession)
 	}
 	now := m.now()
-	reqs, err := m.store.CancelSession(sessionID, store.Resolution{By: by.By, Via: by.Via, At: now, Note: "session cancelled"})
+	reqs, err := m.store.CancelSession(sessionID,
+		store.Resolution{By: by.By, Via: by.Via, At: now, Note: "session cancelled"})
 	if err != nil {
 		return nil, fmt.Errorf("gate: cancel session %s: %w", sessionID, err)
 	}
@@ -260,8 +264,8 @@ func (m *Manager) CancelSession(sessionID string, by store.Actor) ([]store.Reque
 	if len(clars) > 0 {
 		detail += fmt.Sprintf(", %d clarifications cancelled", len(clars))
 	}
-	err = m.store.AppendAudit(store.AuditEntry{At: now, By: by.By, Via: by.Via, Action: AuditSessionCancelled,
-		Detail: detail})
+	err = m.store.AppendAudit(store.AuditEntry{At: now, By: by.By, Via: by.Via,
+		Action: AuditSessionCancelled, Detail: detail})
 	if err != nil {
 		return reqs, fmt.Errorf("gate: cancel session %s: %w", sessionID, err)
 	}

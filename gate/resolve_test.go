@@ -41,11 +41,13 @@ func TestResolveWakesWaitersAndNotifies(t *testing.T) {
 			got <- req
 		}()
 	}
-	res, err := e.m.Resolve(context.Background(), r.ID, gate.Answer{Approve: false, Note: "not today", By: "bob (42)", Via: "slack"})
+	res, err := e.m.Resolve(context.Background(), r.ID,
+		gate.Answer{Approve: false, Note: "not today", By: "bob (42)", Via: "slack"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != store.Rejected || res.Resolution.Note != "not today" || res.Resolution.By != "bob (42)" {
+	if res.Status != store.Rejected || res.Resolution.Note != "not today" ||
+		res.Resolution.By != "bob (42)" {
 		t.Errorf("resolved request %+v", res)
 	}
 	for range waiters {
@@ -54,7 +56,9 @@ func TestResolveWakesWaitersAndNotifies(t *testing.T) {
 		}
 	}
 	ev := <-events
-	if want := `{"request_id":` + strconv.FormatUint(r.ID, 10) + `,"tool_call_id":"tc1","status":"rejected"}`; ev.Name != gate.EventApprovalResolved || testkit.JSON(ev.Data) != want {
+	want := `{"request_id":` + strconv.FormatUint(r.ID, 10) +
+		`,"tool_call_id":"tc1","status":"rejected"}`
+	if ev.Name != gate.EventApprovalResolved || testkit.JSON(ev.Data) != want {
 		t.Errorf("event %s %s, want approval_resolved %s", ev.Name, testkit.JSON(ev.Data), want)
 	}
 	if got := e.notes.next(t); got != "update "+strconv.FormatUint(r.ID, 10)+" rejected" {
@@ -78,7 +82,8 @@ func TestWaitErrors(t *testing.T) {
 		defer close(done)
 		req, err := e.m.Wait(ctx, r.ID)
 		if !errors.Is(err, context.Canceled) || req.ID != r.ID || req.Status != store.Pending {
-			t.Errorf("Wait after cancel: %+v %v, want the pending request and context.Canceled", req, err)
+			t.Errorf("Wait after cancel: %+v %v, want the pending request and context.Canceled",
+				req, err)
 		}
 	}()
 	cancel()
@@ -102,14 +107,20 @@ func TestResolveRefusals(t *testing.T) {
 			gate.ErrForbidden, "forbidden"},
 		{r.ID, gate.Answer{Approve: true, By: "agent", Via: "api", Caller: store.CallerLocal},
 			gate.ErrForbidden, "an agent may not resolve"},
-		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &neg}, gate.ErrInvalidBypass, "-5 seconds is negative"},
-		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &huge}, gate.ErrInvalidBypass,
-			"gate: resolve " + strconv.FormatUint(r.ID, 10) + ": invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days)"},
-		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &huge, BypassScope: "all"}, gate.ErrInvalidBypass, "more than 31622400"},
-		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "everything"}, gate.ErrInvalidScope, `"everything"`},
-		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &zero, BypassScope: "category:"}, gate.ErrInvalidScope, `"category:"`},
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &neg},
+			gate.ErrInvalidBypass, "-5 seconds is negative"},
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &huge},
+			gate.ErrInvalidBypass, "gate: resolve " + strconv.FormatUint(r.ID, 10) +
+				": invalid bypass: 9223372036854775807 seconds is more than 31622400 (366 days)"},
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &huge,
+			BypassScope: "all"}, gate.ErrInvalidBypass, "more than 31622400"},
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &zero,
+			BypassScope: "everything"}, gate.ErrInvalidScope, `"everything"`},
+		{r.ID, gate.Answer{Approve: true, By: "alice", Via: "api", BypassSecs: &zero,
+			BypassScope: "category:"}, gate.ErrInvalidScope, `"category:"`},
 		{r.ID, gate.Answer{Approve: true, Via: "api"}, store.ErrInvalid, "needs who"},
-		{999, gate.Answer{Approve: true, By: "a", BypassSecs: &zero}, gate.ErrNotFound, "gate: resolve 999"},
+		{999, gate.Answer{Approve: true, By: "a", BypassSecs: &zero}, gate.ErrNotFound,
+			"gate: resolve 999"},
 	} {
 		_, err := e.m.Resolve(context.Background(), c.id, c.res)
 		testkit.WantErr(t, err, c.target, c.says)
@@ -139,7 +150,8 @@ func TestResolveRaceExactlyOnce(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			_, errs[i] = e.m.Resolve(context.Background(), r.ID, approve(fmt.Sprintf("user-%d", i)))
+			_, errs[i] = e.m.Resolve(context.Background(), r.ID,
+				approve(fmt.Sprintf("user-%d", i)))
 		})
 	}
 	close(start)
@@ -158,7 +170,8 @@ func TestResolveRaceExactlyOnce(t *testing.T) {
 	}
 	for i, err := range errs {
 		if i != winner {
-			testkit.WantErr(t, err, gate.ErrAlreadyResolved, fmt.Sprintf("already approved by user-%d via telegram", winner))
+			testkit.WantErr(t, err, gate.ErrAlreadyResolved,
+				fmt.Sprintf("already approved by user-%d via telegram", winner))
 		}
 	}
 	if got := count(auditActions(t, e.db), "request.approved"); got != 1 {
@@ -187,16 +200,19 @@ func TestExpiry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if late := time.Since(r.ExpiresAt); req.Status != store.Expired || late < 0 || late > 2*time.Second {
+		if late := time.Since(r.ExpiresAt); req.Status != store.Expired || late < 0 ||
+			late > 2*time.Second {
 			t.Errorf("request %s %s after its expiry, want expired within 2 s", req.Status, late)
 		}
-		if ev := <-events; testkit.JSON(ev.Data) != `{"request_id":`+strconv.FormatUint(r.ID, 10)+`,"tool_call_id":"tc","status":"expired"}` {
+		if ev := <-events; testkit.JSON(ev.Data) != `{"request_id":`+
+			strconv.FormatUint(r.ID, 10)+`,"tool_call_id":"tc","status":"expired"}` {
 			t.Errorf("event %s %s", ev.Name, testkit.JSON(ev.Data))
 		}
 		if got := e.notes.next(t); got != "update "+strconv.FormatUint(r.ID, 10)+" expired" {
 			t.Errorf("notifier saw %q", got)
 		}
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc"}); out.Decision != gate.VerdictExpired {
+		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc"})
+		if out.Decision != gate.VerdictExpired {
 			t.Errorf("check again after expiry: %s, want expired", out.Decision)
 		}
 		_, err = e.m.Resolve(context.Background(), r.ID, approve("alice"))
@@ -250,10 +266,13 @@ func TestClockJumps(t *testing.T) {
 		before := e.request(r.ID)
 		_, err = e.m.Resolve(context.Background(), r.ID, approve("alice"))
 		testkit.WantErr(t, err, gate.ErrAlreadyResolved, "already expired")
-		if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"}); out.Decision != gate.VerdictExpired {
-			t.Errorf("check of the expired call after the jump back: %s, want expired", out.Decision)
+		out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"})
+		if out.Decision != gate.VerdictExpired {
+			t.Errorf("check of the expired call after the jump back: %s, want expired",
+				out.Decision)
 		}
-		if got := e.request(r.ID); got.Status != store.Expired || testkit.JSON(got) != testkit.JSON(before) {
+		if got := e.request(r.ID); got.Status != store.Expired ||
+			testkit.JSON(got) != testkit.JSON(before) {
 			t.Errorf("the expired request changed after the jump back: %+v", got)
 		}
 
@@ -288,7 +307,8 @@ func TestCancelRequest(t *testing.T) {
 	mine := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Caller: "ci-bot"})
 	before := teststore.Snapshot(t, e.db)
 	for _, caller := range []string{"other-bot", store.CallerLocal} {
-		_, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "agent", Via: "api"}, caller)
+		_, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "agent", Via: "api"},
+			caller)
 		testkit.WantErr(t, err, gate.ErrForbidden, "made by another caller")
 	}
 	_, err := e.m.CancelRequest(999, "", admin, "ci-bot")
@@ -300,7 +320,8 @@ func TestCancelRequest(t *testing.T) {
 		t.Errorf("notifier saw %q", n)
 	}
 
-	got, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "ci-bot", Via: "api"}, "ci-bot")
+	got, err := e.m.CancelRequest(mine.ID, "terminal", store.Actor{By: "ci-bot", Via: "api"},
+		"ci-bot")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +336,8 @@ func TestCancelRequest(t *testing.T) {
 
 	// An admin may cancel any request.
 	theirs := e.require(gate.Call{ToolName: "Bash", SessionID: "s2", Caller: "x"})
-	if got, err := e.m.CancelRequest(theirs.ID, "", admin, ""); err != nil || got.Status != store.Cancelled {
+	if got, err := e.m.CancelRequest(theirs.ID, "", admin, ""); err != nil ||
+		got.Status != store.Cancelled {
 		t.Errorf("admin cancel: %v %v", got.Status, err)
 	}
 }
@@ -339,7 +361,8 @@ func TestCancelSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].ID != a.ID || got[1].ID != b.ID || got[0].Status != store.Cancelled {
+	if len(got) != 2 || got[0].ID != a.ID || got[1].ID != b.ID ||
+		got[0].Status != store.Cancelled {
 		t.Errorf("CancelSession returned %+v", got)
 	}
 	if s := <-waited; s != store.Cancelled {
@@ -394,7 +417,8 @@ func TestRestart(t *testing.T) {
 	if w := <-waited; w.Status != store.Approved {
 		t.Errorf("Wait after restart returned %s", w.Status)
 	}
-	if out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"}); out.Decision != gate.VerdictApproved || out.Request.ID != r.ID {
+	out := e.check(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"})
+	if out.Decision != gate.VerdictApproved || out.Request.ID != r.ID {
 		t.Errorf("check again after restart: %+v", out)
 	}
 

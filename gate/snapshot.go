@@ -37,7 +37,8 @@ func (m *Manager) load() *snapshot {
 		rs, err = m.store.Rules()
 	}
 	if err != nil {
-		m.log.Error("rules could not be loaded: every check requires approval until they are", "err", err)
+		m.log.Error("rules could not be loaded: every check requires approval until they are",
+			"err", err)
 		return m.compile(&snapshot{err: fmt.Errorf("rules unavailable: %w", err)})
 	}
 	byID := make(map[uint64]int, len(rs))
@@ -131,7 +132,8 @@ func (m *Manager) loadProfiles(ps []rules.Profile) error {
 		}
 	}
 	if m.profiles[DefaultProfile] == nil {
-		pp, err := m.prepareProfile(rules.Profile{ID: DefaultProfile, SecurityGroup: rules.DefaultGroup})
+		pp, err := m.prepareProfile(rules.Profile{ID: DefaultProfile,
+			SecurityGroup: rules.DefaultGroup})
 		if err != nil {
 			return err
 		}
@@ -254,7 +256,8 @@ func validateCategories(cs []Category) error {
 			return fmt.Errorf("category %d has no name", i)
 		}
 		for _, p := range c.Tools {
-			r := rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: p, Action: rules.Allow, Priority: rules.DefaultPriority}
+			r := rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: p, Action: rules.Allow,
+				Priority: rules.DefaultPriority}
 			if err := rules.Validate(r); err != nil {
 				return fmt.Errorf("category %q: %w", c.Name, err)
 			}

@@ -43,10 +43,12 @@ type Store interface {
 	PendingClarifications() ([]store.Clarification, error)
 	AnswerClarification(id uint64, a store.ClarificationAnswer) (store.Clarification, error)
 	CancelClarification(id uint64, res store.Resolution) (store.Clarification, error)
-	CancelSessionClarifications(sessionID string, res store.Resolution) ([]store.Clarification, error)
+	CancelSessionClarifications(sessionID string,
+		res store.Resolution) ([]store.Clarification, error)
 	ExpireDueClarifications(now time.Time) ([]store.Clarification, error)
 	BindReply(id uint64, p store.ReplyPrompt) error
-	ClarificationByReply(channel, chatID, ref string) (store.Clarification, store.ReplyPrompt, error)
+	ClarificationByReply(channel, chatID, ref string) (store.Clarification,
+		store.ReplyPrompt, error)
 
 	AppendAudit(entries ...store.AuditEntry) error
 	AddTools(names []string) error
