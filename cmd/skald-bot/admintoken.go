@@ -75,10 +75,12 @@ func readAdminToken(path string) (string, error) {
 		return "", fmt.Errorf("admin token: %w", err)
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > 4096 {
-		return "", fmt.Errorf("admin token: %s is not a token file; delete it and start serve to make a new one", path)
+		return "", fmt.Errorf("admin token: %s is not a token file; "+
+			"delete it and start serve to make a new one", path)
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return "", fmt.Errorf("admin token: %s is open to others (mode %04o); run chmod 600 on it", path, perm)
+		return "", fmt.Errorf("admin token: %s is open to others (mode %04o); run chmod 600 on it",
+			path, perm)
 	}
 	data := make([]byte, fi.Size())
 	if _, err := f.ReadAt(data, 0); err != nil && fi.Size() > 0 {
@@ -86,7 +88,8 @@ func readAdminToken(path string) (string, error) {
 	}
 	tok := strings.TrimSuffix(string(data), "\n")
 	if len(tok) < config.MinTokenLen || strings.ContainsAny(tok, " \t\r\n") {
-		return "", fmt.Errorf("admin token: %s is not one token line; delete it and start serve to make a new one", path)
+		return "", fmt.Errorf("admin token: %s is not one token line; "+
+			"delete it and start serve to make a new one", path)
 	}
 	return tok, nil
 }

@@ -18,7 +18,9 @@ import (
 // ln. adminToken is api.token or the generated one (generated set). jobs may be nil
 // (no scheduler); metrics nil means the API's own. The web inbox is mounted at /.
 // Errors: bad tokens (api.New).
-func apiComponent(cfg *config.Config, ln net.Listener, adminToken string, generated bool, gt *gate.Manager, db *store.DB, jobs api.Jobs, metrics *api.Metrics, log *slog.Logger) (component, error) {
+func apiComponent(cfg *config.Config, ln net.Listener, adminToken string, generated bool,
+	gt *gate.Manager, db *store.DB, jobs api.Jobs, metrics *api.Metrics,
+	log *slog.Logger) (component, error) {
 	agents := make([]api.AgentToken, len(cfg.API.AgentTokens))
 	for i, t := range cfg.API.AgentTokens {
 		agents[i] = api.AgentToken{Token: t.Token.Reveal(), Profile: t.Profile, AgentID: t.AgentID}

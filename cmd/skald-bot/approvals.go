@@ -54,9 +54,12 @@ func newPendingCmd(conn *connection) *cobra.Command {
 func newResolveCmd(conn *connection, action string) *cobra.Command {
 	var note, bypass string
 	cmd := &cobra.Command{
-		Use:   action + " ID",
-		Short: map[string]string{api.ActionApprove: "Approve a pending request", api.ActionReject: "Reject a pending request"}[action],
-		Args:  cobra.ExactArgs(1),
+		Use: action + " ID",
+		Short: map[string]string{
+			api.ActionApprove: "Approve a pending request",
+			api.ActionReject:  "Reject a pending request",
+		}[action],
+		Args: cobra.ExactArgs(1),
 		RunE: withID(func(cmd *cobra.Command, id uint64) error {
 			req := api.ResolveRequest{Action: action, Note: note}
 			if bypass != "" {
@@ -73,7 +76,8 @@ func newResolveCmd(conn *connection, action string) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&note, "note", "", "a note for the agent (shown with the decision)")
 	if action == api.ActionApprove {
-		cmd.Flags().StringVar(&bypass, "bypass", "", "also let through the same kind of call in this session: a duration (15m) or session")
+		cmd.Flags().StringVar(&bypass, "bypass", "", "also let through the same kind of call "+
+			"in this session: a duration (15m) or session")
 	}
 	conn.flags(cmd, true)
 	return cmd

@@ -20,8 +20,9 @@ type askOptions struct {
 func newAskCmd(conn *connection) *cobra.Command {
 	var o askOptions
 	cmd := &cobra.Command{
-		Use:   `ask "QUESTION" [--option A]... [--wait D] [flags]`,
-		Short: "Ask a human a question; print the answer (exit 0), 1 expired or cancelled, 3 pending",
+		Use: `ask "QUESTION" [--option A]... [--wait D] [flags]`,
+		Short: "Ask a human a question; " +
+			"print the answer (exit 0), 1 expired or cancelled, 3 pending",
 		Long: `Asks a clarification: the question goes to the inbox and the chats, with a button
 for each --option, and the answer is printed when a human gives it within --wait.
 
@@ -42,7 +43,8 @@ pending when --wait ran out (the id is printed on stderr); 2 an error.`,
 				case c.Status == store.ClarificationPending:
 					fmt.Fprintf(cmd.ErrOrStderr(), "clarification %d: still pending\n", c.ID)
 				default:
-					fmt.Fprintf(cmd.ErrOrStderr(), "clarification %d: %s\n", c.ID, shown(string(c.Status)))
+					fmt.Fprintf(cmd.ErrOrStderr(), "clarification %d: %s\n",
+						c.ID, shown(string(c.Status)))
 				}
 			}); err != nil {
 				return err

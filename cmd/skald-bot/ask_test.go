@@ -23,7 +23,8 @@ func (s *testServer) answerNext(t *testing.T, text string) <-chan uint64 {
 func TestAskAndAnswerCommands(t *testing.T) {
 	s := startServer(t, "/w")
 	ids := s.answerNext(t, "dev")
-	code, out, errOut := runClient(t, "ask", "which branch?", "--option", "main", "--option", "dev",
+	code, out, errOut := runClient(t, "ask", "which branch?",
+		"--option", "main", "--option", "dev",
 		"--wait", "1m", "--server", s.url)
 	<-ids
 	if code != 0 || out != "dev\n" || errOut != "" {
@@ -42,7 +43,8 @@ func TestAskAndAnswerCommands(t *testing.T) {
 	id := u(pend[0].ID)
 	// pending lists the question, with the id answer takes.
 	code, out, errOut = runClient(t, "pending", "--server", s.url)
-	if code != 0 || !strings.Contains(out, "no pending requests\n\nquestions (skald-bot answer ID TEXT):\n") ||
+	if code != 0 ||
+		!strings.Contains(out, "no pending requests\n\nquestions (skald-bot answer ID TEXT):\n") ||
 		!strings.Contains(out, "\n"+id+" ") || !strings.Contains(out, "go on?") {
 		t.Fatalf("pending: exit %d %q %q", code, out, errOut)
 	}
@@ -72,7 +74,10 @@ func TestAskAndAnswerCommands(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"ask", " ", "--wait", "0s"}, "question is required"},
-		{[]string{"ask", "q", "--option", "a", "--option", "a", "--wait", "0s"}, `option 2 repeats "a"`},
+		{
+			[]string{"ask", "q", "--option", "a", "--option", "a", "--wait", "0s"},
+			`option 2 repeats "a"`,
+		},
 		{[]string{"ask", "q", "--wait", "-1s"}, "--wait -1s: must not be negative"},
 	} {
 		t.Run(c.msg, func(t *testing.T) {

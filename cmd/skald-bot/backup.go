@@ -45,7 +45,8 @@ error, such as an existing FILE without --force.`,
 					return nil, err
 				}
 				if err := syncDir(filepath.Dir(path)); err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "skald-bot: warning: %s is written, but its directory could not be flushed to disk: %v\n", path, err)
+					fmt.Fprintf(cmd.ErrOrStderr(), "skald-bot: warning: %s is written, "+
+						"but its directory could not be flushed to disk: %v\n", path, err)
 				}
 				return map[string]any{"file": path, "bytes": n}, nil
 			}, func(v map[string]any) {
@@ -90,11 +91,13 @@ func checkBackupTarget(path string, force bool) error {
 // bytes. On any error path.tmp is removed and path is left as it was. path.tmp must
 // not exist (another backup may be writing it). Without force, a path that appeared
 // during the download is kept, and the copy dropped.
-func writeBackup(ctx context.Context, c *api.Client, path string, force bool) (n int64, err error) {
+func writeBackup(ctx context.Context, c *api.Client, path string,
+	force bool) (n int64, err error) {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return 0, fmt.Errorf("backup: %s exists: another backup is writing it, or one was interrupted (then remove it)", tmp)
+		return 0, fmt.Errorf("backup: %s exists: another backup is writing it, "+
+			"or one was interrupted (then remove it)", tmp)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("backup: %w", err)
@@ -122,7 +125,8 @@ func writeBackup(ctx context.Context, c *api.Client, path string, force bool) (n
 	}
 	if !force {
 		if _, serr := os.Lstat(path); serr == nil {
-			return 0, fmt.Errorf("backup: %s appeared while the copy was written: kept it, dropped the copy", path)
+			return 0, fmt.Errorf("backup: %s appeared while the copy was written: "+
+				"kept it, dropped the copy", path)
 		}
 	}
 	if err = os.Rename(tmp, path); err != nil {

@@ -18,7 +18,8 @@ import (
 // pendingCheck makes a check the seed sends for approval and returns its request id.
 func pendingCheck(t *testing.T, s *testServer, toolCallID string) string {
 	t.Helper()
-	code, out, errOut := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=make",
+	code, out, errOut := runClient(t, "check", "--server", s.url,
+		"--tool", "Bash", "--arg", "command=make",
 		"--tool-call-id", toolCallID, "--wait", "0s", "--keep", "--json")
 	var res struct {
 		RequestID uint64 `json:"request_id"`
@@ -46,7 +47,8 @@ func dirEntries(t *testing.T, dir string) []string {
 func TestBackupCommand(t *testing.T) {
 	s := startServer(t, "/w")
 	pendingCheck(t, s, "t1")
-	if code, _, errOut := runClient(t, "rules", "add", "deny", "Read", "--path", "keys/*", "--server", s.url); code != 0 {
+	if code, _, errOut := runClient(t, "rules", "add", "deny", "Read", "--path", "keys/*",
+		"--server", s.url); code != 0 {
 		t.Fatalf("rules add: %s", errOut)
 	}
 	dir := t.TempDir()
@@ -54,7 +56,8 @@ func TestBackupCommand(t *testing.T) {
 
 	code, out, errOut := runClient(t, "backup", file, "--server", s.url)
 	fi, err := os.Stat(file)
-	if code != 0 || err != nil || out != file+": "+u(uint64(fi.Size()))+" bytes, checked\n" || errOut != "" {
+	if code != 0 || err != nil || out != file+": "+u(uint64(fi.Size()))+" bytes, checked\n" ||
+		errOut != "" {
 		t.Fatalf("backup: exit %d %q %q (%v)", code, out, errOut, err)
 	}
 	if fi.Mode().Perm() != 0o600 {
@@ -72,7 +75,8 @@ func TestBackupCommand(t *testing.T) {
 	testkit.Must(t, err)
 	pendingCheck(t, s, "t2")
 	code, out, errOut = runClient(t, "backup", file, "--server", s.url)
-	if code != 2 || out != "" || errOut != "skald-bot: "+file+" exists: give --force to replace it (see skald-bot backup --help)\n" {
+	if code != 2 || out != "" || errOut != "skald-bot: "+file+
+		" exists: give --force to replace it (see skald-bot backup --help)\n" {
 		t.Fatalf("backup onto an existing file: exit %d %q %q", code, out, errOut)
 	}
 	if after, err := os.ReadFile(file); err != nil || !bytes.Equal(before, after) {
@@ -90,7 +94,8 @@ func TestBackupCommand(t *testing.T) {
 	}
 	fi, err = os.Stat(file)
 	testkit.Must(t, err)
-	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || res.File != file || res.Bytes != fi.Size() {
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || res.File != file ||
+		res.Bytes != fi.Size() {
 		t.Fatalf("backup --force --json: exit %d %q %q", code, out, errOut)
 	}
 	if p := teststore.SnapshotFile(t, file); strings.Count(p, `"status":"pending"`) != 2 {
@@ -121,15 +126,29 @@ func TestBackupCommandWritesNothingOnError(t *testing.T) {
 	for _, c := range []struct {
 		name, server, msg string
 	}{
-		{"cut mid-copy", serve("application/octet-stream", whole.Bytes()[:whole.Len()/2], true), "GET /api/backup: after "},
-		{"not a database", serve("application/octet-stream", bytes.Repeat([]byte("skald "), 20000), false), "the copy does not check out: "},
-		{"a web page", serve("text/html", []byte("<html></html>"), false), `the answer is "text/html", not a database file`},
+		{
+			"cut mid-copy",
+			serve("application/octet-stream", whole.Bytes()[:whole.Len()/2], true),
+			"GET /api/backup: after ",
+		},
+		{
+			"not a database",
+			serve("application/octet-stream", bytes.Repeat([]byte("skald "), 20000), false),
+			"the copy does not check out: ",
+		},
+		{
+			"a web page",
+			serve("text/html", []byte("<html></html>"), false),
+			`the answer is "text/html", not a database file`,
+		},
 		{"no server", closedPort(t), "connection refused"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			code, out, errOut := runClient(t, "backup", filepath.Join(dir, "b.db"), "--server", c.server)
-			if code != 1 || out != "" || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+			code, out, errOut := runClient(t, "backup", filepath.Join(dir, "b.db"),
+				"--server", c.server)
+			if code != 1 || out != "" || !strings.Contains(errOut, c.msg) ||
+				strings.Count(errOut, "\n") != 1 {
 				t.Errorf("exit %d %q %q, want 1 and %q", code, out, errOut, c.msg)
 			}
 			if names := dirEntries(t, dir); len(names) != 0 {
@@ -144,7 +163,8 @@ func TestBackupCommandWritesNothingOnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runClient(t, "backup", file, "--server", s.url)
-	if code != 1 || !strings.Contains(errOut, "b.db.tmp exists: another backup is writing it, or one was interrupted") {
+	if code != 1 || !strings.Contains(errOut,
+		"b.db.tmp exists: another backup is writing it, or one was interrupted") {
 		t.Errorf("FILE.tmp exists: exit %d %q", code, errOut)
 	}
 	if b, err := os.ReadFile(file + ".tmp"); err != nil || string(b) != "another backup's" {
@@ -158,8 +178,10 @@ func TestBackupCommandWritesNothingOnError(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, dir+" is a directory: name the file to write") {
 		t.Errorf("backup onto a directory: exit %d %q", code, errOut)
 	}
-	code, _, errOut = runClient(t, "backup", filepath.Join(dir, "missing", "b.db"), "--server", s.url)
-	if code != 2 || !strings.Contains(errOut, filepath.Join(dir, "missing")+": no such directory") {
+	code, _, errOut = runClient(t, "backup", filepath.Join(dir, "missing", "b.db"),
+		"--server", s.url)
+	if code != 2 ||
+		!strings.Contains(errOut, filepath.Join(dir, "missing")+": no such directory") {
 		t.Errorf("backup into a missing directory: exit %d %q", code, errOut)
 	}
 }
@@ -172,7 +194,8 @@ func TestCancelCommand(t *testing.T) {
 		t.Fatalf("cancel: exit %d %q %q", code, out, errOut)
 	}
 	q, err := s.db.Request(mustID(t, id))
-	if err != nil || q.Status != store.Cancelled || q.Resolution.Note != "wrong branch" || q.Resolution.By != "cli" {
+	if err != nil || q.Status != store.Cancelled || q.Resolution.Note != "wrong branch" ||
+		q.Resolution.By != "cli" {
 		t.Fatalf("after cancel: %v %+v %+v", err, q, q.Resolution)
 	}
 	for _, c := range []struct {
@@ -187,18 +210,21 @@ func TestCancelCommand(t *testing.T) {
 	} {
 		t.Run(c.msg, func(t *testing.T) {
 			code, out, errOut := runClient(t, append(c.args, "--server", s.url)...)
-			if code != c.code || out != "" || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+			if code != c.code || out != "" || !strings.Contains(errOut, c.msg) ||
+				strings.Count(errOut, "\n") != 1 {
 				t.Errorf("%v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.msg)
 			}
 		})
 	}
-	if q2, err := s.db.Request(q.ID); err != nil || q2.Resolution.Note != "wrong branch" || q2.Resolution.At != q.Resolution.At {
+	if q2, err := s.db.Request(q.ID); err != nil || q2.Resolution.Note != "wrong branch" ||
+		q2.Resolution.At != q.Resolution.At {
 		t.Fatal("a refused cancel changed the request", err)
 	}
 	id2 := pendingCheck(t, s, "t2")
 	code, out, _ = runClient(t, "cancel", id2, "--json", "--server", s.url)
 	var got store.Request
-	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || u(got.ID) != id2 || got.Status != store.Cancelled {
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || u(got.ID) != id2 ||
+		got.Status != store.Cancelled {
 		t.Fatalf("cancel --json: exit %d %q", code, out)
 	}
 }
@@ -220,14 +246,18 @@ func TestProcessBackupRestore(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	cfg := filepath.Join(dir, "skald.yaml")
 	os.MkdirAll(filepath.Join(dir, "ws"), 0o755)
-	err := os.WriteFile(cfg, []byte("data_dir: "+data+"\nworkspace_root: "+filepath.Join(dir, "ws")+
-		"\napi:\n  listen: 127.0.0.1:0\n  token: admin-t-0123456789abcdef\n  agent_tokens: [{token: agent-t-0123456789abcdef}]\n"), 0o600)
+	err := os.WriteFile(cfg, []byte("data_dir: "+data+
+		"\nworkspace_root: "+filepath.Join(dir, "ws")+
+		"\napi:\n  listen: 127.0.0.1:0\n  token: admin-t-0123456789abcdef\n"+
+		"  agent_tokens: [{token: agent-t-0123456789abcdef}]\n"), 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc := startService(t, cfg)
-	admin, agent := []string{"SKALD_API_TOKEN=admin-t-0123456789abcdef"}, []string{"SKALD_API_TOKEN=agent-t-0123456789abcdef"}
-	code, out, errOut := cliIn(t, nil, admin, "check", "--tool", "Bash", "--arg", "command=make", "--wait", "0s", "--keep", "--json", "--server", svc.url)
+	admin := []string{"SKALD_API_TOKEN=admin-t-0123456789abcdef"}
+	agent := []string{"SKALD_API_TOKEN=agent-t-0123456789abcdef"}
+	code, out, errOut := cliIn(t, nil, admin, "check", "--tool", "Bash", "--arg", "command=make",
+		"--wait", "0s", "--keep", "--json", "--server", svc.url)
 	var res struct {
 		RequestID uint64 `json:"request_id"`
 	}
@@ -250,7 +280,8 @@ func TestProcessBackupRestore(t *testing.T) {
 			t.Fatalf("a refused backup left %v", names)
 		}
 	}
-	if code, out, errOut := cliIn(t, nil, admin, "backup", file, "--server", svc.url); code != 0 || !strings.HasSuffix(out, " bytes, checked\n") {
+	if code, out, errOut := cliIn(t, nil, admin, "backup", file, "--server", svc.url); code != 0 ||
+		!strings.HasSuffix(out, " bytes, checked\n") {
 		t.Fatalf("backup: exit %d %q %q", code, out, errOut)
 	}
 	if code, _, errOut := cliIn(t, nil, admin, "approve", id, "--server", svc.url); code != 0 {
@@ -268,7 +299,8 @@ func TestProcessBackupRestore(t *testing.T) {
 	}
 	svc = startService(t, cfg)
 	code, out, errOut = cliIn(t, nil, admin, "pending", "--json", "--server", svc.url)
-	if code != 0 || !strings.Contains(out, `"request_id": `+id+",") || !strings.Contains(out, `"status": "pending"`) {
+	if code != 0 || !strings.Contains(out, `"request_id": `+id+",") ||
+		!strings.Contains(out, `"status": "pending"`) {
 		t.Fatalf("pending after the restore: exit %d %s %s", code, out, errOut)
 	}
 	svc.stop(t)

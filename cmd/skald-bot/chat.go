@@ -18,7 +18,8 @@ import (
 // configured chat and keeps the outbox (docs/design.md, "Chat prompts"). A send or an
 // edit it gives up on counts in metrics' skald_channel_send_errors_total. With no chat
 // channel configured it has nothing to do.
-func newFanout(cfg *config.Config, db *store.DB, metrics *api.Metrics, log *slog.Logger) *bot.Fanout {
+func newFanout(cfg *config.Config, db *store.DB, metrics *api.Metrics,
+	log *slog.Logger) *bot.Fanout {
 	return bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized,
 		BypassShort: cfg.BypassShort.Duration, Logger: log, Meta: db,
 		OnFailure: func(f bot.Failure) { metrics.ChannelSendError(f.Channel) }})
@@ -30,10 +31,14 @@ func newFanout(cfg *config.Config, db *store.DB, metrics *api.Metrics, log *slog
 // Fanout, the notices of finished runs (subscribed to gt's events here, before anything
 // starts), then each channel, so the channels stop before the Fanout. Errors: a
 // channel's invalid options.
-func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot.Fanout, sched *cron.Engine, log *slog.Logger) ([]component, error) {
+func chatComponents(cfg *config.Config, gt *gate.Manager, db *store.DB, fan *bot.Fanout,
+	sched *cron.Engine, log *slog.Logger) ([]component, error) {
 	access := bot.Access{}
 	if t := cfg.Telegram; t.Enabled() {
-		access[telegram.Name] = bot.Roles{Approvers: decimalIDs(t.Approvers), Admins: decimalIDs(t.Admins)}
+		access[telegram.Name] = bot.Roles{
+			Approvers: decimalIDs(t.Approvers),
+			Admins:    decimalIDs(t.Admins),
+		}
 	}
 	if s := cfg.Slack; s.Enabled() {
 		access[slack.ChannelName] = bot.Roles{Approvers: s.Approvers, Admins: s.Admins}

@@ -24,12 +24,14 @@ type checkOptions struct {
 func newCheckCmd(conn *connection) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
-		Use:   "check --tool NAME [--arg k=v]... [--args-json JSON] [flags]",
-		Short: "Gate one tool call; exit 0 allow/approved, 1 deny/rejected/expired/cancelled, 3 unanswered, 2 error",
-		Long: `Checks one tool call with the skald-bot server and prints the decision. When the call
-needs a human, waits up to --wait for one (0: do not wait). A request still unanswered
-when --wait runs out, or when check gets SIGINT or SIGTERM, is cancelled (reason
-timeout or interrupted), unless --keep leaves it pending for a later answer.
+		Use: "check --tool NAME [--arg k=v]... [--args-json JSON] [flags]",
+		Short: "Gate one tool call; exit 0 allow/approved, 1 deny/rejected/expired/cancelled, " +
+			"3 unanswered, 2 error",
+		Long: `Checks one tool call with the skald-bot server and prints the decision.
+When the call needs a human, waits up to --wait for one (0: do not wait). A request
+still unanswered when --wait runs out, or when check gets SIGINT or SIGTERM, is
+cancelled (reason timeout or interrupted), unless --keep leaves it pending for a
+later answer.
 
 Exit status: 0 allow or approved; 1 deny, rejected, expired or cancelled; 3 no answer
 within --wait; 2 an error.`,
@@ -67,18 +69,25 @@ within --wait; 2 an error.`,
 	f := cmd.Flags()
 	f.StringVar(&o.call.ToolName, "tool", "", "tool name (required)")
 	f.StringArrayVar(&o.args, "arg", nil, "argument key=value (a string; repeatable)")
-	f.StringVar(&o.argsJSON, "args-json", "", "arguments as a JSON object (--arg values are added to it)")
+	f.StringVar(&o.argsJSON, "args-json", "",
+		"arguments as a JSON object (--arg values are added to it)")
 	f.StringVar(&o.call.SessionID, "session", "cli", "session id")
-	f.StringVar(&o.call.ToolCallID, "tool-call-id", "", "the caller's own id of this call (makes a repeated check idempotent)")
+	f.StringVar(&o.call.ToolCallID, "tool-call-id", "",
+		"the caller's own id of this call (makes a repeated check idempotent)")
 	f.StringVar(&o.call.AgentID, "agent", "", "agent id")
 	f.StringVar(&o.call.Source, "source", "cli", "source of the call")
 	f.StringVar(&o.call.Cwd, "cwd", "", "working directory relative paths resolve against")
-	f.StringVar(&o.call.Category, "category", "", "category (shell, filesystem, …) when the configuration gives none")
-	f.StringVar(&o.call.ContextLabel, "context-label", "", "context shown on the prompt, e.g. \"CronJob: Nightly backup\"")
+	f.StringVar(&o.call.Category, "category", "",
+		"category (shell, filesystem, …) when the configuration gives none")
+	f.StringVar(&o.call.ContextLabel, "context-label", "",
+		"context shown on the prompt, e.g. \"CronJob: Nightly backup\"")
 	f.StringVar(&o.call.Group, "group", "", "permission group to check in")
-	f.StringVar(&o.call.Profile, "profile", "", "profile to check in (else the one whose workspace holds --cwd, else default)")
-	f.DurationVar(&o.wait, "wait", 30*time.Second, "how long to wait for a human (0: answer pending at once)")
-	f.BoolVar(&o.keep, "keep", false, "leave the request pending when --wait runs out or check is interrupted (else it is cancelled)")
+	f.StringVar(&o.call.Profile, "profile", "",
+		"profile to check in (else the one whose workspace holds --cwd, else default)")
+	f.DurationVar(&o.wait, "wait", 30*time.Second,
+		"how long to wait for a human (0: answer pending at once)")
+	f.BoolVar(&o.keep, "keep", false, "leave the request pending when --wait runs out "+
+		"or check is interrupted (else it is cancelled)")
 	cmd.MarkFlagRequired("tool")
 	conn.flags(cmd, true)
 	return cmd

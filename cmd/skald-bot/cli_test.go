@@ -37,22 +37,44 @@ func TestCheckExitCodes(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"--tool", "TodoWrite"}, 0, "allow: Allowed by skald-bot: rule 8 (allow TodoWrite)"},
-		{[]string{"--tool", "Read", "--arg", "path=secrets/k"}, 1, "deny: Denied by skald-bot: rule 11 (deny @fs_any secrets/*)"},
-		{[]string{"--tool", "Bash", "--args-json", `{"command":"make"}`, "--wait", "0s", "--keep"}, 3, "pending: Waiting for approval (request "},
-		{[]string{"--tool", "Bash", "--args-json", `{"command":"make -j"}`, "--wait", "0s"}, 3, "cancelled: No answer within 0s; request "},
+		{
+			args: []string{"--tool", "TodoWrite"},
+			code: 0,
+			out:  "allow: Allowed by skald-bot: rule 8 (allow TodoWrite)",
+		},
+		{
+			args: []string{"--tool", "Read", "--arg", "path=secrets/k"},
+			code: 1,
+			out:  "deny: Denied by skald-bot: rule 11 (deny @fs_any secrets/*)",
+		},
+		{
+			args: []string{"--tool", "Bash", "--args-json", `{"command":"make"}`,
+				"--wait", "0s", "--keep"},
+			code: 3,
+			out:  "pending: Waiting for approval (request ",
+		},
+		{
+			args: []string{"--tool", "Bash", "--args-json", `{"command":"make -j"}`,
+				"--wait", "0s"},
+			code: 3,
+			out:  "cancelled: No answer within 0s; request ",
+		},
 	} {
 		t.Run(c.out, func(t *testing.T) {
-			code, out, errOut := runClient(t, append([]string{"check", "--server", s.url}, c.args...)...)
+			code, out, errOut := runClient(t,
+				append([]string{"check", "--server", s.url}, c.args...)...)
 			if code != c.code || !strings.HasPrefix(out, c.out) || errOut != "" {
-				t.Errorf("check %v: exit %d %q %q, want %d %q", c.args, code, out, errOut, c.code, c.out)
+				t.Errorf("check %v: exit %d %q %q, want %d %q",
+					c.args, code, out, errOut, c.code, c.out)
 			}
 		})
 	}
 	// Rejected while waiting: 1.
 	ids := s.answer(t, false, "no", "telegram")
-	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=rm -rf /", "--wait", "1m")
-	if id := <-ids; code != 1 || out != "rejected: Rejected by jane via Telegram (request "+u(id)+"): no\n" {
+	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash",
+		"--arg", "command=rm -rf /", "--wait", "1m")
+	if id := <-ids; code != 1 ||
+		out != "rejected: Rejected by jane via Telegram (request "+u(id)+"): no\n" {
 		t.Fatalf("rejected: exit %d %q", code, out)
 	}
 
@@ -63,7 +85,10 @@ func TestCheckExitCodes(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--tool", "Bash", "--group", "nope"}, `422: check Bash: group "nope": unknown group`},
+		{
+			[]string{"--tool", "Bash", "--group", "nope"},
+			`422: check Bash: group "nope": unknown group`,
+		},
 		{[]string{"--tool", "Bash", "--args-json", "[1]"}, "--args-json: not a JSON object"},
 		{[]string{"--tool", "Bash", "--arg", "novalue"}, `--arg "novalue": want key=value`},
 		{[]string{"--tool", "Bash", "--wait", "-1s"}, "--wait -1s: must not be negative"},
@@ -72,8 +97,10 @@ func TestCheckExitCodes(t *testing.T) {
 		t.Run(c.msg, func(t *testing.T) {
 			args := append([]string{"check", "--server", s.url}, c.args...)
 			code, out, errOut := runClient(t, args...)
-			if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
-				t.Errorf("check %v: exit %d %q %q, want 2 and %q", c.args, code, out, errOut, c.msg)
+			if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") ||
+				!strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("check %v: exit %d %q %q, want 2 and %q",
+					c.args, code, out, errOut, c.msg)
 			}
 		})
 	}
@@ -81,14 +108,16 @@ func TestCheckExitCodes(t *testing.T) {
 		t.Fatalf("pending %d → %d after refused checks (err %v)", len(before), len(after), err)
 	}
 	// A usage error is 2 as well.
-	if code, _, errOut := runClient(t, "check", "--server", s.url); code != 2 || !strings.Contains(errOut, `"tool" not set`) {
+	if code, _, errOut := runClient(t, "check", "--server", s.url); code != 2 ||
+		!strings.Contains(errOut, `"tool" not set`) {
 		t.Fatalf("no --tool: exit %d %q", code, errOut)
 	}
 }
 
 func TestApproveRejectPending(t *testing.T) {
 	s := startServer(t, "/w")
-	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=ls", "--session", "s9", "--wait", "0s", "--keep", "--json")
+	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash",
+		"--arg", "command=ls", "--session", "s9", "--wait", "0s", "--keep", "--json")
 	var res struct {
 		RequestID uint64 `json:"request_id"`
 	}
@@ -96,7 +125,10 @@ func TestApproveRejectPending(t *testing.T) {
 		t.Fatalf("check: %d %s", code, out)
 	}
 	id := u(res.RequestID)
-	if code, out, _ := runClient(t, "pending", "--server", s.url); code != 0 || !strings.Contains(out, id+"  ") || !strings.Contains(out, `{"cmd":"ls","command":"ls"}`) && !strings.Contains(out, `{"command":"ls"}`) {
+	if code, out, _ := runClient(t, "pending", "--server", s.url); code != 0 ||
+		!strings.Contains(out, id+"  ") ||
+		!strings.Contains(out, `{"cmd":"ls","command":"ls"}`) &&
+			!strings.Contains(out, `{"command":"ls"}`) {
 		t.Fatalf("pending: %d %q", code, out)
 	}
 	before, err := s.db.Request(res.RequestID)
@@ -106,7 +138,11 @@ func TestApproveRejectPending(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"approve", id, "--bypass", "forever"}, 2, `--bypass "forever": want a duration such as 15m, or session`},
+		{
+			args: []string{"approve", id, "--bypass", "forever"},
+			code: 2,
+			msg:  `--bypass "forever": want a duration such as 15m, or session`,
+		},
 		{[]string{"approve", "x"}, 2, `id "x": want a positive integer`},
 		{[]string{"approve", "999"}, 1, "404: "},
 		{[]string{"approve"}, 2, "accepts 1 arg(s)"},
@@ -114,7 +150,8 @@ func TestApproveRejectPending(t *testing.T) {
 	} {
 		t.Run(c.msg, func(t *testing.T) {
 			code, _, errOut := runClient(t, append(c.args, "--server", s.url)...)
-			if code != c.code || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
+			if code != c.code || !strings.Contains(errOut, c.msg) ||
+				strings.Count(errOut, "\n") != 1 {
 				t.Errorf("%v: exit %d %q, want %d %q", c.args, code, errOut, c.code, c.msg)
 			}
 		})
@@ -122,15 +159,18 @@ func TestApproveRejectPending(t *testing.T) {
 	if after, err := s.db.Request(res.RequestID); err != nil || after.Status != before.Status {
 		t.Fatal("a refused command changed the request", err)
 	}
-	if code, out, errOut := runClient(t, "approve", id, "--bypass", "15m", "--note", "ok", "--server", s.url); code != 0 || out != "request "+id+" approved\n" {
+	if code, out, errOut := runClient(t, "approve", id, "--bypass", "15m", "--note", "ok",
+		"--server", s.url); code != 0 || out != "request "+id+" approved\n" {
 		t.Fatalf("approve: %d %q %q", code, out, errOut)
 	}
 	q, err := s.db.Request(res.RequestID)
 	testkit.Must(t, err)
-	if q.Resolution.By != "cli" || q.Resolution.Note != "ok" || q.Resolution.Bypass == nil || q.Resolution.Bypass.Secs != 900 {
+	if q.Resolution.By != "cli" || q.Resolution.Note != "ok" || q.Resolution.Bypass == nil ||
+		q.Resolution.Bypass.Secs != 900 {
 		t.Fatalf("resolution %+v", q.Resolution)
 	}
-	if code, _, errOut := runClient(t, "reject", id, "--server", s.url); code != 1 || !strings.Contains(errOut, "already approved by cli via") {
+	if code, _, errOut := runClient(t, "reject", id, "--server", s.url); code != 1 ||
+		!strings.Contains(errOut, "already approved by cli via") {
 		t.Fatalf("reject after approve: %d %q", code, errOut)
 	}
 }
@@ -156,7 +196,11 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 		out  string
 	}{
 		{[]string{"groups", "add", "ci", "--name", "CI"}, 0, "group ci added\n"},
-		{[]string{"rules", "add", "allow", "Bash", "--group", "ci", "--note", "builds"}, 0, "rule "},
+		{
+			args: []string{"rules", "add", "allow", "Bash", "--group", "ci", "--note", "builds"},
+			code: 0,
+			out:  "rule ",
+		},
 		{[]string{"groups", "dup", "ci", "ci-2"}, 0, "group ci-2 added with 1 rules of ci\n"},
 		{[]string{"groups", "set", "ci-2", "--description", "copy"}, 0, "group ci-2 changed\n"},
 		{[]string{"groups", "list"}, 0, "ID"},
@@ -183,21 +227,26 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 		t.Fatalf("rules of ci: %+v", rs)
 	}
 	id := u(rs[0].ID)
-	if code, _, errOut := runClient(t, "rules", "set", id, "--server", s.url); code != 2 || !strings.Contains(errOut, "nothing to change") {
+	if code, _, errOut := runClient(t, "rules", "set", id, "--server", s.url); code != 2 ||
+		!strings.Contains(errOut, "nothing to change") {
 		t.Fatalf("set nothing: %d %q", code, errOut)
 	}
-	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "5", "--action", "deny", "--server", s.url); code != 0 || out != "rule "+id+" changed\n" {
+	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "5", "--action", "deny",
+		"--server", s.url); code != 0 || out != "rule "+id+" changed\n" {
 		t.Fatalf("set: %d %q", code, out)
 	}
 	rs, err = s.gate.Rules("ci")
 	testkit.Must(t, err)
-	if rs[0].Priority != 5 || rs[0].Action != rules.Deny || rs[0].ToolPattern != "Bash" || rs[0].Note != "builds" {
+	if rs[0].Priority != 5 || rs[0].Action != rules.Deny || rs[0].ToolPattern != "Bash" ||
+		rs[0].Note != "builds" {
 		t.Fatalf("after set: %+v", rs[0])
 	}
-	if code, out, _ := runClient(t, "rules", "rm", id, "--server", s.url); code != 0 || out != "rule "+id+" removed\n" {
+	if code, out, _ := runClient(t, "rules", "rm", id, "--server", s.url); code != 0 ||
+		out != "rule "+id+" removed\n" {
 		t.Fatalf("rm: %d %q", code, out)
 	}
-	if code, _, errOut := runClient(t, "rules", "rm", id, "--server", s.url); code != 1 || !strings.Contains(errOut, "404") {
+	if code, _, errOut := runClient(t, "rules", "rm", id, "--server", s.url); code != 1 ||
+		!strings.Contains(errOut, "404") {
 		t.Fatalf("rm again: %d %q", code, errOut)
 	}
 	_ = store.Pending
@@ -219,22 +268,27 @@ func TestRulesAddNote(t *testing.T) {
 		}
 	}
 	// A store seeded before command rules has the Bash require at priority 10.
-	if code, _, errOut := runClient(t, "rules", "set", u(seeded), "--priority", "10", "--server", s.url); code != 0 {
+	if code, _, errOut := runClient(t, "rules", "set", u(seeded), "--priority", "10",
+		"--server", s.url); code != 0 {
 		t.Fatalf("rules set %d --priority 10: exit %d %q", seeded, code, errOut)
 	}
 	code, out, errOut := runClient(t, "rules", "add", "deny", "Bash", "--server", s.url)
-	want := "Note: rule " + u(seeded) + " (require Bash, priority 10) comes first for Bash; use --priority 9 to take precedence.\n"
+	want := "Note: rule " + u(seeded) + " (require Bash, priority 10) comes first for Bash; " +
+		"use --priority 9 to take precedence.\n"
 	if code != 0 || !strings.HasPrefix(out, "rule ") || !strings.HasSuffix(out, " added\n"+want) {
 		t.Fatalf("rules add deny Bash: exit %d %q %q, want the note %q", code, out, errOut, want)
 	}
 	id := strings.Fields(out)[1]
-	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "5", "--server", s.url); code != 0 || out != "rule "+id+" changed\n" {
+	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "5",
+		"--server", s.url); code != 0 || out != "rule "+id+" changed\n" {
 		t.Errorf("rules set --priority 5: exit %d %q, want no note", code, out)
 	}
-	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "20", "--server", s.url); code != 0 || out != "rule "+id+" changed\n"+want {
+	if code, out, _ := runClient(t, "rules", "set", id, "--priority", "20",
+		"--server", s.url); code != 0 || out != "rule "+id+" changed\n"+want {
 		t.Errorf("rules set --priority 20: exit %d %q, want the note", code, out)
 	}
-	if code, out, _ := runClient(t, "rules", "add", "deny", "Bash", "--priority", "5", "--json", "--server", s.url); code != 0 || strings.Contains(out, "Note") {
+	if code, out, _ := runClient(t, "rules", "add", "deny", "Bash", "--priority", "5", "--json",
+		"--server", s.url); code != 0 || strings.Contains(out, "Note") {
 		t.Errorf("--json: exit %d %q, want the rule only", code, out)
 	}
 }
@@ -249,22 +303,26 @@ func TestRulesCommandPattern(t *testing.T) {
 		t.Fatalf("rules add --command: exit %d %q %q", code, out, errOut)
 	}
 	id := strings.Fields(out)[1]
-	code, out, errOut = runClient(t, "check", "--tool", "Bash", "--arg", "command=git status --short",
+	code, out, errOut = runClient(t, "check", "--tool", "Bash",
+		"--arg", "command=git status --short",
 		"--server", s.url)
-	if want := `allow: Allowed by skald-bot: command "git status --short" allowed by rule ` + id; code != 0 ||
-		!strings.HasPrefix(out, want) {
+	if want := `allow: Allowed by skald-bot: command "git status --short" ` +
+		`allowed by rule ` + id; code != 0 || !strings.HasPrefix(out, want) {
 		t.Errorf("check: exit %d %q %q, want %q", code, out, errOut, want)
 	}
 	if code, out, _ := runClient(t, "rules", "list", "--server", s.url); code != 0 ||
 		!strings.Contains(out, "COMMAND") || !strings.Contains(out, "git status *") {
 		t.Errorf("rules list: exit %d %q, want the command pattern", code, out)
 	}
-	if code, out, errOut := runClient(t, "rules", "set", id, "--command", "git diff *", "--server", s.url); code != 0 || !strings.Contains(out, "changed") {
+	if code, out, errOut := runClient(t, "rules", "set", id, "--command", "git diff *",
+		"--server", s.url); code != 0 || !strings.Contains(out, "changed") {
 		t.Fatalf("rules set --command: exit %d %q %q", code, out, errOut)
 	}
 	before, _ := s.gate.Rules("")
-	code, _, errOut = runClient(t, "rules", "add", "allow", "Read", "--command", "ls *", "--server", s.url)
-	if code != 1 || !strings.Contains(errOut, `only applies to the shell tools (Bash, execute_cmd), not "Read"`) {
+	code, _, errOut = runClient(t, "rules", "add", "allow", "Read", "--command", "ls *",
+		"--server", s.url)
+	if code != 1 || !strings.Contains(errOut,
+		`only applies to the shell tools (Bash, execute_cmd), not "Read"`) {
 		t.Errorf("rules add allow Read --command: exit %d %q", code, errOut)
 	}
 	after, _ := s.gate.Rules("")
@@ -336,8 +394,14 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"approve", "abc"}, `id "abc": want a positive integer`},
 		{[]string{"approve", "0"}, `id "0": want a positive integer`},
 		{[]string{"approve", "-1"}, "unknown shorthand flag: '1' in -1"},
-		{[]string{"approve", "7", "--bypass", "forever"}, `--bypass "forever": want a duration such as 15m, or session`},
-		{[]string{"approve", "7", "--bypass", "0s"}, `--bypass "0s": want a duration such as 15m, or session`},
+		{
+			[]string{"approve", "7", "--bypass", "forever"},
+			`--bypass "forever": want a duration such as 15m, or session`,
+		},
+		{
+			[]string{"approve", "7", "--bypass", "0s"},
+			`--bypass "0s": want a duration such as 15m, or session`,
+		},
 		{[]string{"reject", "x"}, `id "x": want a positive integer`},
 		{[]string{"reject", "7", "--bypass", "15m"}, "unknown flag: --bypass"},
 		{[]string{"cancel"}, "accepts 1 arg(s), received 0"},
@@ -346,15 +410,25 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"backup", "/"}, `backup: "/": name the file to write`},
 		{[]string{"backup", ""}, `backup: "": name the file to write`},
 		{[]string{"backup", "/no/such/dir/x.db"}, "backup: /no/such/dir: no such directory"},
-		{[]string{"backup", "backup.go"}, "backup.go exists: give --force to replace it"}, // the source file beside the test
+		// The source file beside the test.
+		{[]string{"backup", "backup.go"}, "backup.go exists: give --force to replace it"},
 		{[]string{"pending", "extra"}, `unknown command "extra" for "skald-bot pending"`},
 		{[]string{"rules", "rm", "x"}, `id "x": want a positive integer`},
 		{[]string{"rules", "set", "x", "--action", "deny"}, `id "x": want a positive integer`},
-		{[]string{"rules", "set", "3"}, "rules set 3: nothing to change: give at least one of --action"},
-		{[]string{"rules", "set", "3", "--priority", "high"}, `invalid argument "high" for "--priority"`},
+		{
+			[]string{"rules", "set", "3"},
+			"rules set 3: nothing to change: give at least one of --action",
+		},
+		{
+			[]string{"rules", "set", "3", "--priority", "high"},
+			`invalid argument "high" for "--priority"`,
+		},
 		{[]string{"rules", "add", "maybe", "Bash"}, `ACTION "maybe": want allow, deny or require`},
 		{[]string{"rules", "add", "allow"}, "accepts 2 arg(s), received 1"},
-		{[]string{"groups", "set", "ci"}, "groups set ci: nothing to change: give --name or --description"},
+		{
+			[]string{"groups", "set", "ci"},
+			"groups set ci: nothing to change: give --name or --description",
+		},
 		{[]string{"groups", "dup", "ci"}, "accepts 2 arg(s), received 1"},
 		{[]string{"jobs", "run"}, "accepts 1 arg(s), received 0"},
 		{[]string{"jobs", "runs", "a", "b"}, "accepts at most 1 arg(s), received 2"},
@@ -364,9 +438,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 	} {
 		t.Run(c.msg, func(t *testing.T) {
 			code, out, errOut := runClient(t, append(c.args, "--server", server)...)
-			if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") || !strings.Contains(errOut, c.msg) ||
+			if code != 2 || out != "" || !strings.HasPrefix(errOut, "skald-bot: ") ||
+				!strings.Contains(errOut, c.msg) ||
 				strings.Count(errOut, "\n") != 1 {
-				t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errOut, c.msg)
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q",
+					c.args, code, out, errOut, c.msg)
 			}
 			if c.args[0] != "check" && !strings.Contains(errOut, "--help)") {
 				t.Errorf("%v: stderr %q does not point at --help", c.args, errOut)
@@ -379,11 +455,13 @@ func TestUsageErrorsExit2(t *testing.T) {
 // in arguments as themselves, not as encoding/json's HTML escapes.
 func TestPendingShowsArgumentsAsWritten(t *testing.T) {
 	s := startServer(t, "/w")
-	if code, _, errOut := runClient(t, "check", "--server", s.url, "--tool", "Bash", "--arg", "command=ls > out && cat <in", "--wait", "0s", "--keep"); code != 3 {
+	if code, _, errOut := runClient(t, "check", "--server", s.url, "--tool", "Bash",
+		"--arg", "command=ls > out && cat <in", "--wait", "0s", "--keep"); code != 3 {
 		t.Fatalf("check: exit %d %q", code, errOut)
 	}
 	code, out, _ := runClient(t, "pending", "--server", s.url)
-	if code != 0 || !strings.Contains(out, `{"command":"ls > out && cat <in"}`) || strings.Contains(out, `\u00`) {
+	if code != 0 || !strings.Contains(out, `{"command":"ls > out && cat <in"}`) ||
+		strings.Contains(out, `\u00`) {
 		t.Errorf("pending table: exit %d\n%s", code, out)
 	}
 	code, out, _ = runClient(t, "pending", "--server", s.url, "--json")
@@ -392,8 +470,10 @@ func TestPendingShowsArgumentsAsWritten(t *testing.T) {
 			Arguments map[string]string `json:"arguments"`
 		} `json:"approvals"`
 	}
-	if err := json.Unmarshal([]byte(out), &in); code != 0 || err != nil || len(in.Approvals) != 1 ||
-		in.Approvals[0].Arguments["command"] != "ls > out && cat <in" || strings.Contains(out, `\u00`) {
+	if err := json.Unmarshal([]byte(out), &in); code != 0 || err != nil ||
+		len(in.Approvals) != 1 ||
+		in.Approvals[0].Arguments["command"] != "ls > out && cat <in" ||
+		strings.Contains(out, `\u00`) {
 		t.Errorf("pending --json: exit %d %v\n%s", code, err, out)
 	}
 }
@@ -412,7 +492,8 @@ func TestUnescapeHTML(t *testing.T) {
 			t.Errorf("unescapeHTML(%s) = %s, want %s", in, got, want)
 		}
 		var a, b any
-		if json.Unmarshal([]byte(in), &a) == nil && (json.Unmarshal([]byte(got), &b) != nil || !reflect.DeepEqual(a, b)) {
+		if json.Unmarshal([]byte(in), &a) == nil &&
+			(json.Unmarshal([]byte(got), &b) != nil || !reflect.DeepEqual(a, b)) {
 			t.Errorf("unescapeHTML(%s) = %s changed the value", in, got)
 		}
 	}
@@ -420,11 +501,14 @@ func TestUnescapeHTML(t *testing.T) {
 
 func TestEveryCommandHasHelp(t *testing.T) {
 	for _, args := range [][]string{
-		{"check"}, {"pending"}, {"approve"}, {"reject"}, {"cancel"}, {"backup"}, {"rules"}, {"rules", "list"}, {"rules", "add"},
-		{"rules", "rm"}, {"rules", "set"}, {"groups"}, {"groups", "list"}, {"groups", "add"}, {"groups", "dup"},
-		{"groups", "set"}, {"groups", "rm"}, {"jobs"}, {"jobs", "list"}, {"jobs", "run"}, {"jobs", "runs"},
+		{"check"}, {"pending"}, {"approve"}, {"reject"}, {"cancel"}, {"backup"},
+		{"rules"}, {"rules", "list"}, {"rules", "add"}, {"rules", "rm"}, {"rules", "set"},
+		{"groups"}, {"groups", "list"}, {"groups", "add"}, {"groups", "dup"},
+		{"groups", "set"}, {"groups", "rm"}, {"jobs"}, {"jobs", "list"}, {"jobs", "run"},
+		{"jobs", "runs"},
 		{"hook"}, {"hook", "claude-code"}, {"hook", "install"}, {"hook", "uninstall"},
-		{"rules", "export"}, {"rules", "import"}, {"rules", "import", "claude-code"}, {"serve"}, {"version"},
+		{"rules", "export"}, {"rules", "import"}, {"rules", "import", "claude-code"},
+		{"serve"}, {"version"},
 		{"dev"}, {"dev", "telegram"}, {},
 	} {
 		code, out, _ := runClient(t, append(args, "--help")...)
@@ -441,7 +525,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	if _, out, _ := runClient(t, "rules", "set", "--help"); strings.Contains(out, "(default") {
 		t.Errorf("rules set --help shows defaults:\n%s", out)
 	}
-	if _, out, _ := runClient(t, "rules", "add", "--help"); !strings.Contains(out, `permission group (default "default")`) ||
+	if _, out, _ := runClient(t, "rules", "add", "--help"); !strings.Contains(out,
+		`permission group (default "default")`) ||
 		!strings.Contains(out, "(default 100)") {
 		t.Errorf("rules add --help lost its defaults:\n%s", out)
 	}
@@ -450,7 +535,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 func TestConnection(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "c.yaml")
-	os.WriteFile(cfg, []byte("api:\n  listen: 0.0.0.0:9999\n  token: from-config-0123456789\n"), 0o600)
+	os.WriteFile(cfg, []byte("api:\n  listen: 0.0.0.0:9999\n  token: from-config-0123456789\n"),
+		0o600)
 	env := map[string]string{}
 	conn := &connection{getenv: func(k string) string { return env[k] }}
 
@@ -488,7 +574,8 @@ func TestConnection(t *testing.T) {
 	}
 	// ./skald.yaml is read when present; with no api.token, the admin commands send the
 	// token file of its data_dir, the agent-side ones nothing.
-	os.WriteFile(filepath.Join(dir, "skald.yaml"), []byte("data_dir: state\napi:\n  listen: 127.0.0.1:1234\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "skald.yaml"),
+		[]byte("data_dir: state\napi:\n  listen: 127.0.0.1:1234\n"), 0o600)
 	conn.config, env = "", map[string]string{}
 	check("http://127.0.0.1:1234", "", "")
 	os.Mkdir(filepath.Join(dir, "state"), 0o700)
@@ -499,7 +586,8 @@ func TestConnection(t *testing.T) {
 	check("http://127.0.0.1:1234", tok, "")
 	// A token file open to others is refused, not sent.
 	os.Chmod(filepath.Join(dir, "state", "admin.token"), 0o644)
-	if _, err := conn.client(); err == nil || !strings.Contains(err.Error(), "is open to others (mode 0644); run chmod 600 on it") {
+	if _, err := conn.client(); err == nil || !strings.Contains(err.Error(),
+		"is open to others (mode 0644); run chmod 600 on it") {
 		t.Fatalf("a token file open to others: %v", err)
 	}
 }
@@ -534,12 +622,15 @@ func TestAdminTokenFile(t *testing.T) {
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("data_dir holds %v (%v), want the token file only", entries, err)
 	}
-	for name, content := range map[string]string{"empty": "", "short": "abc\n", "two lines": tok + "\n" + tok + "\n"} {
+	for name, content := range map[string]string{
+		"empty": "", "short": "abc\n", "two lines": tok + "\n" + tok + "\n",
+	} {
 		t.Run(name, func(t *testing.T) {
 			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := ensureAdminToken(dir); err == nil || !strings.Contains(err.Error(), "is not one token line; delete it") {
+			if _, _, err := ensureAdminToken(dir); err == nil ||
+				!strings.Contains(err.Error(), "is not one token line; delete it") {
 				t.Fatalf("err = %v", err)
 			}
 			if got, err := os.ReadFile(path); err != nil || string(got) != content {

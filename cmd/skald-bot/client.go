@@ -26,7 +26,8 @@ const (
 	envToken       = "SKALD_API_TOKEN"
 	defaultServer  = "http://127.0.0.1:8377"
 	cliActor       = "cli"
-	configFlagHelp = "configuration file (else $" + config.EnvFile + ", else ./" + config.DefaultFile + ")"
+	configFlagHelp = "configuration file (else $" + config.EnvFile +
+		", else ./" + config.DefaultFile + ")"
 )
 
 // connection is how a client command reaches the running server: --server, else
@@ -47,7 +48,8 @@ func newConnection() *connection { return &connection{getenv: os.Getenv} }
 // its subcommands.
 func (c *connection) flags(cmd *cobra.Command, withJSON bool) {
 	f := cmd.PersistentFlags()
-	f.StringVar(&c.server, "server", "", "server URL (else $SKALD_URL, else the configuration's api.listen, else "+defaultServer+")")
+	f.StringVar(&c.server, "server", "", "server URL (else $SKALD_URL, "+
+		"else the configuration's api.listen, else "+defaultServer+")")
 	f.StringVar(&c.config, "config", "", configFlagHelp)
 	if withJSON {
 		f.BoolVar(&c.json, "json", false, "print the server's answer as JSON")

@@ -45,7 +45,8 @@ func TestComponentsStopInReverseOrder(t *testing.T) {
 	done := make(chan error)
 	go func() {
 		done <- runComponents(ctx, testkit.Logger(), []component{
-			blocking(r, "gate", started, nil), blocking(r, "cron", started, nil), blocking(r, "api", started, nil),
+			blocking(r, "gate", started, nil), blocking(r, "cron", started, nil),
+			blocking(r, "api", started, nil),
 		})
 	}()
 	for range 3 {
@@ -55,7 +56,8 @@ func TestComponentsStopInReverseOrder(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("runComponents = %v", err)
 	}
-	if got, want := r.get(), []string{"stop api", "stop cron", "stop gate"}; !reflect.DeepEqual(got, want) {
+	want := []string{"stop api", "stop cron", "stop gate"}
+	if got := r.get(); !reflect.DeepEqual(got, want) {
 		t.Errorf("stop order %v, want %v", got, want)
 	}
 }
@@ -71,7 +73,9 @@ func TestComponentFailureStopsTheRest(t *testing.T) {
 	done := make(chan error)
 	go func() {
 		done <- runComponents(context.Background(), testkit.Logger(), []component{
-			blocking(r, "gate", started, nil), blocking(r, "cron", started, errors.New("run 7 left running")), failing,
+			blocking(r, "gate", started, nil),
+			blocking(r, "cron", started, errors.New("run 7 left running")),
+			failing,
 		})
 	}()
 	for range 2 {

@@ -30,7 +30,8 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
         args:
           cmd: 'echo "$SKALD_ANSWER_1" > data/answer.txt'
 `)
-	code, out, errOut := cli(t, "jobs", "run", "nightly-dump", "--server", e.svc.url, "--config", e.cfg)
+	code, out, errOut := cli(t, "jobs", "run", "nightly-dump",
+		"--server", e.svc.url, "--config", e.cfg)
 	if code != 0 || out != "run 1 of nightly-dump: running\n" {
 		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
 	}
@@ -41,30 +42,37 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
 		t.Fatalf("question %q with buttons %q", q.PlainText, q.CallbackData())
 	}
 
-	for _, ch := range []string{"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel} {
+	for _, ch := range []string{
+		"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel,
+	} {
 		e.svc.waitFor(t, `msg="question sent"`, "clarification=1 ", ch)
 	}
 	e.svc.kill(t)
 	e.start()
-	if r, err := e.api.Run(e.ctx, 1); err != nil || r.Status != store.RunWaitingAnswer || r.ClarificationID != 1 ||
-		len(r.Steps) != 1 || r.StepCount != 2 || r.Steps[0].Status != string(store.RunWaitingAnswer) {
+	if r, err := e.api.Run(e.ctx, 1); err != nil || r.Status != store.RunWaitingAnswer ||
+		r.ClarificationID != 1 || len(r.Steps) != 1 || r.StepCount != 2 ||
+		r.Steps[0].Status != string(store.RunWaitingAnswer) {
 		t.Fatalf("run 1 after the restart: %+v, %v", r, err)
 	}
 	// jobs runs says what the run waits on, as text and as JSON.
-	code, out, errOut = cli(t, "jobs", "runs", "nightly-dump", "--server", e.svc.url, "--config", e.cfg)
+	code, out, errOut = cli(t, "jobs", "runs", "nightly-dump",
+		"--server", e.svc.url, "--config", e.cfg)
 	if lines := strings.Split(out, "\n"); code != 0 || len(lines) < 2 ||
 		!strings.HasPrefix(lines[1], "1   waiting_answer  1/2   question 1  ") {
 		t.Fatalf("jobs runs while waiting on the question: exit %d %q %s", code, out, errOut)
 	}
-	code, out, _ = cli(t, "jobs", "runs", "nightly-dump", "--server", e.svc.url, "--json", "--config", e.cfg)
+	code, out, _ = cli(t, "jobs", "runs", "nightly-dump",
+		"--server", e.svc.url, "--json", "--config", e.cfg)
 	if code != 0 || !strings.Contains(out, `"status": "waiting_answer"`) ||
 		!strings.Contains(out, `"step_count": 2`) || strings.Contains(out, "waiting_approval") {
 		t.Fatalf("jobs runs --json while waiting on the question: exit %d %s", code, out)
 	}
-	if toast := e.tap(q, bot.ClarCallback{ID: 1, Option: 0}.String()); toast != "Answered: upload" {
+	toast := e.tap(q, bot.ClarCallback{ID: 1, Option: 0}.String())
+	if toast != "Answered: upload" {
 		t.Fatalf("toast %q", toast)
 	}
-	if m := e.waitTelegramEdited(q); m.Keyboard != nil || !strings.Contains(m.PlainText, "✍️ Answered by Jane (100000001) · telegram · ") ||
+	if m := e.waitTelegramEdited(q); m.Keyboard != nil ||
+		!strings.Contains(m.PlainText, "✍️ Answered by Jane (100000001) · telegram · ") ||
 		!strings.HasSuffix(strings.TrimSpace(m.PlainText), "UTC: upload") {
 		t.Errorf("the question after the answer: %q", m.PlainText)
 	}
@@ -74,7 +82,8 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
 		t.Fatalf("toast %q", toast)
 	}
 	e.svc.waitFor(t, `msg="run finished"`, "run_id=1 ", "status=succeeded")
-	if b, err := os.ReadFile(filepath.Join(e.ws, "data/answer.txt")); err != nil || string(b) != "upload\n" {
+	b, err := os.ReadFile(filepath.Join(e.ws, "data/answer.txt"))
+	if err != nil || string(b) != "upload\n" {
 		t.Errorf("the step after the question wrote %q (%v), want the answer", b, err)
 	}
 }

@@ -26,7 +26,8 @@ func TestE2EHookApprovedInSlack(t *testing.T) {
 	answer := e.hookAsync(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
 
 	tgPrompt, id := e.telegramPrompt(1)
-	if !strings.Contains(tgPrompt.PlainText, `"command": "npm test"`) || !strings.Contains(tgPrompt.PlainText, "Session: abc123") {
+	if !strings.Contains(tgPrompt.PlainText, `"command": "npm test"`) ||
+		!strings.Contains(tgPrompt.PlainText, "Session: abc123") {
 		t.Errorf("Telegram prompt:\n%s", tgPrompt.PlainText)
 	}
 	slPrompt := e.slackPrompt(1)
@@ -36,14 +37,16 @@ func TestE2EHookApprovedInSlack(t *testing.T) {
 	}
 	e.promptsRecorded(id)
 
-	click, err := e.sl.PushBlockAction(slacktest.BlockAction{UserID: slackApprover, MessageTS: slPrompt.TS, ActionID: "approve"})
+	click, err := e.sl.PushBlockAction(slacktest.BlockAction{UserID: slackApprover,
+		MessageTS: slPrompt.TS, ActionID: "approve"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.sl.WaitAck(e.ctx, click.EnvelopeID); err != nil {
 		t.Fatalf("the click was not acknowledged: %v", err)
 	}
-	if eph, err := e.sl.WaitEphemerals(e.ctx, 1); err != nil || !strings.Contains(replyOf(eph[0]), "Approved") {
+	if eph, err := e.sl.WaitEphemerals(e.ctx, 1); err != nil ||
+		!strings.Contains(replyOf(eph[0]), "Approved") {
 		t.Fatalf("the click was not taken: %v %+v", err, eph)
 	}
 	d := e.await(answer)
@@ -58,9 +61,11 @@ func TestE2EHookApprovedInSlack(t *testing.T) {
 	}
 	ups, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, slPrompt.TS, 2)
 	if err != nil || hasActions(ups[1]) || !strings.Contains(ups[1].Text, "✅ Approved by "+by) {
-		t.Errorf("Slack prompt after the click (%v): %q\n%s", err, ups[len(ups)-1].Text, ups[len(ups)-1].RawBlocks)
+		t.Errorf("Slack prompt after the click (%v): %q\n%s",
+			err, ups[len(ups)-1].Text, ups[len(ups)-1].RawBlocks)
 	}
-	if q, err := e.api.Request(e.ctx, id, 0); err != nil || q.Resolution == nil || q.Resolution.Via != "slack" || q.Resolution.By != by {
+	if q, err := e.api.Request(e.ctx, id, 0); err != nil || q.Resolution == nil ||
+		q.Resolution.Via != "slack" || q.Resolution.By != by {
 		t.Errorf("request %d: %+v, %v", id, q.Resolution, err)
 	}
 	e.waitMetric(`skald_channel_send_errors_total{channel="slack"} 1`)
@@ -112,14 +117,17 @@ func TestE2EDenyRuleFromTelegram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.tg.Inject(e.tg.MessageUpdate(jane, chatOf(jane), "/deny Bash priority=5")); err != nil {
+	if _, err := e.tg.Inject(e.tg.MessageUpdate(jane, chatOf(jane),
+		"/deny Bash priority=5")); err != nil {
 		t.Fatal(err)
 	}
-	if msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, 1); err != nil || !strings.Contains(msgs[0].Text, "not authorized") {
+	if msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, 1); err != nil ||
+		!strings.Contains(msgs[0].Text, "not authorized") {
 		t.Fatalf("reply to an approver's /deny: %v %+v", err, msgs)
 	}
 	if after, err := e.api.Rules(e.ctx, ""); err != nil || len(after) != len(before) {
-		t.Fatalf("an approver's /deny changed the rules: %d → %d (err %v)", len(before), len(after), err)
+		t.Fatalf("an approver's /deny changed the rules: %d → %d (err %v)",
+			len(before), len(after), err)
 	}
 
 	cmd := `/deny Bash priority=5 note="no shell for agents"`
@@ -140,11 +148,13 @@ func TestE2EDenyRuleFromTelegram(t *testing.T) {
 			rule = r
 		}
 	}
-	if rule.ID == 0 || rule.Priority != 5 || rule.Note != "no shell for agents" || !strings.Contains(replies[0].Text, "#"+u(rule.ID)) {
+	if rule.ID == 0 || rule.Priority != 5 || rule.Note != "no shell for agents" ||
+		!strings.Contains(replies[0].Text, "#"+u(rule.ID)) {
 		t.Fatalf("rule %+v; reply %q", rule, replies[0].Text)
 	}
 	audit, err := e.api.Audit(e.ctx, 10)
-	if err != nil || len(audit) == 0 || audit[0].By != "Alice Admin (100000002)" || audit[0].Via != "telegram" || audit[0].RuleID != rule.ID {
+	if err != nil || len(audit) == 0 || audit[0].By != "Alice Admin (100000002)" ||
+		audit[0].Via != "telegram" || audit[0].RuleID != rule.ID {
 		t.Errorf("audit of the new rule: %+v, %v", audit, err)
 	}
 
@@ -159,8 +169,10 @@ func TestE2EDenyRuleFromTelegram(t *testing.T) {
 	if in, err := e.api.Inbox(e.ctx); err != nil || in.Total != 0 {
 		t.Errorf("inbox after the deny: %+v, %v", in, err)
 	}
-	if n, m := e.tg.CallCount("sendMessage"), e.sl.Calls("chat.postMessage"); n != sends || m != posts {
-		t.Errorf("prompted anyway: %d Telegram sendMessage, %d Slack chat.postMessage", n-sends, m-posts)
+	if n, m := e.tg.CallCount("sendMessage"), e.sl.Calls("chat.postMessage"); n != sends ||
+		m != posts {
+		t.Errorf("prompted anyway: %d Telegram sendMessage, %d Slack chat.postMessage",
+			n-sends, m-posts)
 	}
 	e.svc.stop(t)
 }
@@ -174,7 +186,8 @@ func TestE2EBypassWindow(t *testing.T) {
 	e := newE2E(t, "bypass_short: 5s\n")
 	answer := e.hookAsync(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
 	prompt, id := e.telegramPrompt(1)
-	if label := prompt.Keyboard.InlineKeyboard[1][0].Text; label != "⏱ "+bot.DurationLabel(window) {
+	if label := prompt.Keyboard.InlineKeyboard[1][0].Text; label !=
+		"⏱ "+bot.DurationLabel(window) {
 		t.Errorf("⏱ button %q, want the window of bypass_short", label)
 	}
 	e.promptsRecorded(id)
@@ -185,14 +198,16 @@ func TestE2EBypassWindow(t *testing.T) {
 		t.Fatalf("the approved call: %+v", d)
 	}
 	q, err := e.api.Request(e.ctx, id, 0)
-	if err != nil || q.Resolution == nil || q.Resolution.Bypass == nil || q.Resolution.Bypass.Secs != 5 {
+	if err != nil || q.Resolution == nil || q.Resolution.Bypass == nil ||
+		q.Resolution.Bypass.Secs != 5 {
 		t.Fatalf("request %d resolution %+v, %v", id, q.Resolution, err)
 	}
 
 	// The next shell call of the session: allowed at once (--wait 0s would answer
 	// ask for a pending one).
 	sends := e.tg.CallCount("sendMessage")
-	if d := e.hook(bashCall(t, "toolu_e2e_second", "npm run lint"), "--wait", "0s"); d.PermissionDecision != "allow" {
+	d := e.hook(bashCall(t, "toolu_e2e_second", "npm run lint"), "--wait", "0s")
+	if d.PermissionDecision != "allow" {
 		t.Fatalf("the next shell call in the window: %+v", d)
 	}
 
@@ -203,7 +218,8 @@ func TestE2EBypassWindow(t *testing.T) {
 	var res api.CheckResult
 	local := api.NewClient(e.svc.url, "") // the hook's caller: the bypass is bound to it
 	for i := 1; ; i++ {
-		res, err = local.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash", SessionID: "abc123",
+		res, err = local.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash",
+			SessionID:  "abc123",
 			ToolCallID: "toolu_e2e_poll_" + strconv.Itoa(i),
 			Arguments:  map[string]any{"command": "npm run build"}, Source: "claude-code",
 			AgentID: "claude-code"}}) // the hook's agent id: the bypass is bound to it
@@ -219,12 +235,15 @@ func TestE2EBypassWindow(t *testing.T) {
 		case <-tick.C:
 		}
 	}
-	if at := time.Now(); res.Decision != gate.VerdictPending || at.Before(q.Resolution.At.Add(window)) {
-		t.Fatalf("after the window: %+v at %s, approved at %s", res, at.Format(time.StampMilli), q.Resolution.At.Format(time.StampMilli))
+	if at := time.Now(); res.Decision != gate.VerdictPending ||
+		at.Before(q.Resolution.At.Add(window)) {
+		t.Fatalf("after the window: %+v at %s, approved at %s", res,
+			at.Format(time.StampMilli), q.Resolution.At.Format(time.StampMilli))
 	}
 	again, againID := e.telegramPrompt(2)
 	if againID != res.RequestID || !strings.Contains(again.PlainText, "npm run build") {
-		t.Errorf("prompt after the window: request %d, want %d:\n%s", againID, res.RequestID, again.PlainText)
+		t.Errorf("prompt after the window: request %d, want %d:\n%s",
+			againID, res.RequestID, again.PlainText)
 	}
 	if n := e.tg.CallCount("sendMessage"); n != sends+1 {
 		t.Errorf("%d sendMessage calls since the bypass, want only the last prompt", n-sends)

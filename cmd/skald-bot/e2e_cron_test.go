@@ -29,7 +29,8 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
       - {tool: write_file, args: {path: data/first.txt, content: one}}
       - {tool: execute_cmd, args: {cmd: "echo done > data/backup.txt"}}
 `)
-	code, out, errOut := cli(t, "jobs", "run", "nightly-backup", "--server", e.svc.url, "--config", e.cfg)
+	code, out, errOut := cli(t, "jobs", "run", "nightly-backup",
+		"--server", e.svc.url, "--config", e.cfg)
 	if code != 0 || out != "run 1 of nightly-backup: running\n" {
 		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
 	}
@@ -37,11 +38,13 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
 	// the kill.
 	e.svc.waitFor(t, `msg="run waiting for approval"`, "run_id=1 ", "step=2 ")
 	prompt, id := e.telegramPrompt(1)
-	if !strings.Contains(prompt.PlainText, "echo done > data/backup.txt") || !strings.Contains(prompt.PlainText, "CronJob: Nightly backup") {
+	if !strings.Contains(prompt.PlainText, "echo done > data/backup.txt") ||
+		!strings.Contains(prompt.PlainText, "CronJob: Nightly backup") {
 		t.Errorf("prompt:\n%s", prompt.PlainText)
 	}
 	e.promptsRecorded(id)
-	if b, err := os.ReadFile(filepath.Join(e.ws, "data/first.txt")); err != nil || string(b) != "one" {
+	if b, err := os.ReadFile(filepath.Join(e.ws, "data/first.txt")); err != nil ||
+		string(b) != "one" {
 		t.Errorf("the first step's file: %q %v", b, err)
 	}
 	if _, err := os.Stat(filepath.Join(e.ws, "data/backup.txt")); !os.IsNotExist(err) {
@@ -50,7 +53,8 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
 
 	e.svc.kill(t)
 	e.start()
-	if r, err := e.api.Run(e.ctx, 1); err != nil || r.Status != store.RunWaitingApproval || r.RequestID != id {
+	if r, err := e.api.Run(e.ctx, 1); err != nil || r.Status != store.RunWaitingApproval ||
+		r.RequestID != id {
 		t.Fatalf("run 1 after the restart: %+v, %v", r, err)
 	}
 
@@ -59,32 +63,37 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
 	}
 	e.svc.waitFor(t, `msg="run finished"`, "run_id=1 ", "status=succeeded")
 	notice := "🗓 nightly-backup run 1: succeeded"
-	if msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, 2); err != nil || msgs[1].Text != notice || msgs[1].Keyboard != nil {
+	if msgs, err := e.tg.WaitMessages(e.ctx, jane.ID, 2); err != nil ||
+		msgs[1].Text != notice || msgs[1].Keyboard != nil {
 		t.Fatalf("Telegram notice: %v %+v", err, msgs)
 	}
 	if m := e.slackPrompt(2); m.Text != notice || m.HasBlocks() {
 		t.Errorf("Slack notice %q", m.Text)
 	}
-	if b, err := os.ReadFile(filepath.Join(e.ws, "data/backup.txt")); err != nil || string(b) != "done\n" {
+	if b, err := os.ReadFile(filepath.Join(e.ws, "data/backup.txt")); err != nil ||
+		string(b) != "done\n" {
 		t.Errorf("the approved step's file: %q %v", b, err)
 	}
-	code, out, _ = cli(t, "jobs", "runs", "nightly-backup", "--server", e.svc.url, "--json", "--config", e.cfg)
+	code, out, _ = cli(t, "jobs", "runs", "nightly-backup",
+		"--server", e.svc.url, "--json", "--config", e.cfg)
 	var runs []api.Run
 	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) != 1 {
 		t.Fatalf("jobs runs: exit %d %s", code, out)
 	}
 	r := runs[0]
 	if r.Status != store.RunSucceeded || len(r.Steps) != 2 || r.Steps[0].Decision != "allow" ||
-		r.Steps[1].Decision != "approved" || r.Steps[1].RequestID != id || r.Steps[1].ExitCode == nil || *r.Steps[1].ExitCode != 0 ||
-		r.Step != 2 {
+		r.Steps[1].Decision != "approved" || r.Steps[1].RequestID != id ||
+		r.Steps[1].ExitCode == nil || *r.Steps[1].ExitCode != 0 || r.Step != 2 {
 		t.Errorf("run %+v", r)
 	}
-	if m := e.waitTelegramEdited(prompt); m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by Jane (100000001) · telegram · ") {
+	if m := e.waitTelegramEdited(prompt); m.Keyboard != nil ||
+		!strings.Contains(m.PlainText, "✅ Approved by Jane (100000001) · telegram · ") {
 		t.Errorf("Telegram prompt after the tap (keyboard %v):\n%s", m.Keyboard, m.PlainText)
 	}
 	// Armed before or after the kill, armed again by the restart: its last update
 	// is the outcome.
-	if m := e.slackFinished(e.sl.Messages(slacktest.DefaultChannel)[0].TS); !strings.Contains(m.Text, "Approved") {
+	m := e.slackFinished(e.sl.Messages(slacktest.DefaultChannel)[0].TS)
+	if !strings.Contains(m.Text, "Approved") {
 		t.Errorf("Slack prompt after the tap: %q", m.Text)
 	}
 	// One prompt before the kill, none after it: the restart found them recorded.

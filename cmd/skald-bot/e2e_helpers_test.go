@@ -34,8 +34,10 @@ const e2eDeadline = 90 * time.Second
 
 // The people of the suite: fake ids, as in the captured payloads in testdata.
 var (
-	jane  = models.User{ID: 100000001, FirstName: "Jane"}                     // Telegram approver; the prompts go to her private chat
-	alice = models.User{ID: 100000002, FirstName: "Alice", LastName: "Admin"} // Telegram admin
+	// jane is the Telegram approver; the prompts go to her private chat.
+	jane = models.User{ID: 100000001, FirstName: "Jane"}
+	// alice is the Telegram admin.
+	alice = models.User{ID: 100000002, FirstName: "Alice", LastName: "Admin"}
 )
 
 // slackApprover is the Slack user the suite clicks as (slacktest's default user).
@@ -88,7 +90,8 @@ func newE2EAPI(t *testing.T, apiYAML, adminToken, extra string) *e2e {
 	}
 	t.Cleanup(sl.Close)
 	dir := t.TempDir()
-	e := &e2e{t: t, ctx: ctx, dir: dir, ws: filepath.Join(dir, "workspace"), cfg: filepath.Join(dir, "skald.yaml"), tg: tg, sl: sl}
+	e := &e2e{t: t, ctx: ctx, dir: dir, ws: filepath.Join(dir, "workspace"),
+		cfg: filepath.Join(dir, "skald.yaml"), tg: tg, sl: sl}
 	e.adminToken = adminToken
 	if err := os.MkdirAll(filepath.Join(e.ws, "data"), 0o755); err != nil {
 		t.Fatal(err)
@@ -110,7 +113,8 @@ slack:
   channels: [%s, %s]
   approvers: [%s]
 %s`, filepath.Join(dir, "data"), e.ws, apiYAML, tg.Token(), tg.URL(), jane.ID, jane.ID, alice.ID,
-		slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(), slacktest.DefaultChannel, slackForeign, slackApprover, extra)
+		slacktest.DefaultBotToken, slacktest.DefaultAppToken, sl.URL(), slacktest.DefaultChannel,
+		slackForeign, slackApprover, extra)
 	if err := os.WriteFile(e.cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +208,8 @@ func (e *e2e) await(ch <-chan hookRun) hookDecision {
 	select {
 	case r = <-ch:
 	case <-e.ctx.Done():
-		e.t.Fatalf("the hook did not answer: %v\n%s", e.ctx.Err(), strings.Join(e.svc.lines(), "\n"))
+		e.t.Fatalf("the hook did not answer: %v\n%s",
+			e.ctx.Err(), strings.Join(e.svc.lines(), "\n"))
 	}
 	if r.err != nil || r.code != 0 {
 		e.t.Fatalf("hook: exit %d (%v), stdout %q, stderr %q", r.code, r.err, r.out, r.errOut)
@@ -212,7 +217,8 @@ func (e *e2e) await(ch <-chan hookRun) hookDecision {
 	dec := json.NewDecoder(strings.NewReader(r.out))
 	dec.DisallowUnknownFields()
 	var o hookOutput
-	if err := dec.Decode(&o); err != nil || dec.More() || o.HookSpecificOutput.HookEventName != "PreToolUse" {
+	if err := dec.Decode(&o); err != nil || dec.More() ||
+		o.HookSpecificOutput.HookEventName != "PreToolUse" {
 		e.t.Fatalf("hook output %q: %v", r.out, err)
 	}
 	return o.HookSpecificOutput
@@ -246,7 +252,8 @@ func (e *e2e) telegramPrompt(n int) (telegramtest.SentMessage, uint64) {
 		e.t.Fatalf("Telegram message %q has buttons %q, want a prompt's four", m.PlainText, data)
 	}
 	id, err := strconv.ParseUint(strings.Split(data[0], ":")[1], 10, 64)
-	if err != nil || data[0] != "a:"+u(id)+":ok" || !strings.Contains(m.PlainText, "Request: #"+u(id)) {
+	if err != nil || data[0] != "a:"+u(id)+":ok" ||
+		!strings.Contains(m.PlainText, "Request: #"+u(id)) {
 		e.t.Fatalf("Telegram prompt %q with buttons %q", m.PlainText, data)
 	}
 	return m, id
@@ -275,7 +282,9 @@ func (e *e2e) telegramArmed(n int) telegramtest.SentMessage {
 // recorded (the outbox) on both channels.
 func (e *e2e) promptsRecorded(id uint64) {
 	e.t.Helper()
-	for _, ch := range []string{"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel} {
+	for _, ch := range []string{
+		"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel,
+	} {
 		e.svc.waitFor(e.t, "msg=\"prompt sent\"", "request_id="+u(id)+" ", ch)
 	}
 }
@@ -285,7 +294,8 @@ func (e *e2e) promptsRecorded(id uint64) {
 func (e *e2e) tap(m telegramtest.SentMessage, data string) string {
 	e.t.Helper()
 	before := len(e.tg.Answers())
-	if _, err := e.tg.Inject(e.tg.CallbackQueryUpdate(jane, jane.ID, m.MessageID, data)); err != nil {
+	update := e.tg.CallbackQueryUpdate(jane, jane.ID, m.MessageID, data)
+	if _, err := e.tg.Inject(update); err != nil {
 		e.t.Fatal(err)
 	}
 	answers, err := e.tg.WaitAnswers(e.ctx, before+1)

@@ -110,20 +110,29 @@ func TestProjectHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	installed := settings.Hooks.PreToolUse[0].Hooks[0].Command
-	bare := strings.Join([]string{skaldBinary(t), "hook", "claude-code", "--server", p.svc.url}, " ")
+	bare := strings.Join([]string{skaldBinary(t), "hook", "claude-code", "--server", p.svc.url},
+		" ")
 	for _, c := range []struct {
 		name, cwd, tool string
 		input           map[string]any
 		want            string
 	}{
-		{"read inside", p.proj, "Read", map[string]any{"file_path": p.proj + "/src/main.go"}, "allow"},
-		{"read the README", p.proj + "/src", "Read", map[string]any{"file_path": p.proj + "/README"}, "allow"},
-		{"read its secrets", p.proj, "Read", map[string]any{"file_path": p.proj + "/secrets/key.pem"}, "deny"},
-		{"grep its secrets", p.proj, "Grep", map[string]any{"pattern": "x", "path": "secrets"}, "deny"},
-		{"write its data", p.proj, "Write", map[string]any{"file_path": p.proj + "/data/out.txt", "content": "x"}, "allow"},
-		{"shell writes its secrets", p.proj, "Bash", map[string]any{"command": "echo x > secrets/key.pem"}, "deny"},
+		{"read inside", p.proj, "Read",
+			map[string]any{"file_path": p.proj + "/src/main.go"}, "allow"},
+		{"read the README", p.proj + "/src", "Read",
+			map[string]any{"file_path": p.proj + "/README"}, "allow"},
+		{"read its secrets", p.proj, "Read",
+			map[string]any{"file_path": p.proj + "/secrets/key.pem"}, "deny"},
+		{"grep its secrets", p.proj, "Grep",
+			map[string]any{"pattern": "x", "path": "secrets"}, "deny"},
+		{"write its data", p.proj, "Write",
+			map[string]any{"file_path": p.proj + "/data/out.txt", "content": "x"}, "allow"},
+		{"shell writes its secrets", p.proj, "Bash",
+			map[string]any{"command": "echo x > secrets/key.pem"}, "deny"},
 	} {
-		for _, h := range []struct{ name, command string }{{"installed", installed}, {"by cwd", bare}} {
+		for _, h := range []struct{ name, command string }{
+			{"installed", installed}, {"by cwd", bare},
+		} {
 			t.Run(c.name+" "+h.name, func(t *testing.T) {
 				d := p.hook(t, h.command, p.hookInput(t, c.cwd, c.tool, c.input))
 				if d.PermissionDecision != c.want {
@@ -147,8 +156,8 @@ func TestProjectRulesImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := []string{"--server", p.svc.url}
-	code, plan, errOut := cliRun(t, "", nil, p.env, append([]string{"rules", "import", "claude-code",
-		settings, "--group", "proj"}, srv...)...)
+	code, plan, errOut := cliRun(t, "", nil, p.env,
+		append([]string{"rules", "import", "claude-code", settings, "--group", "proj"}, srv...)...)
 	for _, want := range []string{
 		"deny Read(./secrets/**) → deny @fs_any path \"secrets/*\" priority 80",
 		"allow Bash(npm run test:*) → allow Bash command \"npm run test *\" priority 100",
@@ -164,16 +173,19 @@ func TestProjectRulesImport(t *testing.T) {
 		"nothing changed: run again with --apply",
 	} {
 		if code != 0 || !strings.Contains(plan, want) {
-			t.Errorf("import claude-code: exit %d, output lacks %q:\n%s%s", code, want, plan, errOut)
+			t.Errorf("import claude-code: exit %d, output lacks %q:\n%s%s",
+				code, want, plan, errOut)
 		}
 	}
-	code, out, errOut := cliRun(t, "", nil, p.env, append([]string{"rules", "export", "--group", "proj"}, srv...)...)
+	code, out, errOut := cliRun(t, "", nil, p.env,
+		append([]string{"rules", "export", "--group", "proj"}, srv...)...)
 	if code != 0 || !strings.Contains(out, "rules: []") {
 		t.Fatalf("the plan changed the store: exit %d %q %q", code, out, errOut)
 	}
 	code, out, errOut = cliRun(t, "", nil, p.env, append([]string{"rules", "import", "claude-code",
 		settings, "--group", "proj", "--apply"}, srv...)...)
-	if code != 0 || !strings.Contains(out, "applied: 0 groups added, 27 rules added, 0 changed, 0 removed") {
+	if code != 0 ||
+		!strings.Contains(out, "applied: 0 groups added, 27 rules added, 0 changed, 0 removed") {
 		t.Fatalf("import --apply: exit %d %q %q", code, out, errOut)
 	}
 	input := p.hookInput(t, p.proj, "Bash", map[string]any{"command": "curl -s example.com"})
@@ -186,9 +198,11 @@ func TestProjectRulesImport(t *testing.T) {
 	for url, want := range map[string]string{"https://EXAMPLE.com./x": `host="example.com"`,
 		"https://a.example.net/": `host="*"`, "file:///etc/passwd": ""} {
 		input := p.hookInput(t, p.proj, "WebFetch", map[string]any{"url": url, "prompt": "p"})
-		d := p.hook(t, skaldBinary(t)+" hook claude-code --profile proj --server "+p.svc.url, input)
+		d := p.hook(t, skaldBinary(t)+" hook claude-code --profile proj --server "+p.svc.url,
+			input)
 		if want == "" && d.PermissionDecision != "ask" || want != "" &&
-			(d.PermissionDecision != "allow" || !strings.Contains(d.PermissionDecisionReason, want)) {
+			(d.PermissionDecision != "allow" ||
+				!strings.Contains(d.PermissionDecisionReason, want)) {
 			t.Errorf("WebFetch %s after the import: %+v, want allowed by %q", url, d, want)
 		}
 	}
@@ -199,21 +213,26 @@ func TestProjectRulesImport(t *testing.T) {
 		t.Errorf("second import: exit %d %q", code, out)
 	}
 
-	code, exported, errOut := cliRun(t, "", nil, p.env, append([]string{"rules", "export"}, srv...)...)
-	if code != 0 || !strings.Contains(exported, "id: proj") || !strings.Contains(exported, "id: default") {
+	code, exported, errOut := cliRun(t, "", nil, p.env,
+		append([]string{"rules", "export"}, srv...)...)
+	if code != 0 || !strings.Contains(exported, "id: proj") ||
+		!strings.Contains(exported, "id: default") {
 		t.Fatalf("export: exit %d %q %q", code, exported, errOut)
 	}
 	file := filepath.Join(t.TempDir(), "rules.yaml")
 	if err := os.WriteFile(file, []byte(exported), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = cliRun(t, "", nil, p.env, append([]string{"rules", "import", file}, srv...)...)
+	code, out, errOut = cliRun(t, "", nil, p.env,
+		append([]string{"rules", "import", file}, srv...)...)
 	if code != 0 || out != "no changes\n" {
 		t.Fatalf("export → import: exit %d %q %q, want no changes", code, out, errOut)
 	}
 	// An edit: one rule's action changed, one removed, one added.
-	edited := strings.Replace(exported, "action: deny\n        command: curl *", "action: require\n        command: curl *", 1)
-	edited = strings.Replace(edited, "      - tool: WebSearch\n        action: allow\n        priority: 100\n",
+	edited := strings.Replace(exported, "action: deny\n        command: curl *",
+		"action: require\n        command: curl *", 1)
+	edited = strings.Replace(edited,
+		"      - tool: WebSearch\n        action: allow\n        priority: 100\n",
 		"      - tool: WebFetch\n        action: deny\n        priority: 80\n", 1)
 	if edited == exported {
 		t.Fatalf("the edit did not apply to:\n%s", exported)
@@ -221,7 +240,8 @@ func TestProjectRulesImport(t *testing.T) {
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = cliRun(t, "", nil, p.env, append([]string{"rules", "import", file, "--apply"}, srv...)...)
+	code, out, errOut = cliRun(t, "", nil, p.env,
+		append([]string{"rules", "import", file, "--apply"}, srv...)...)
 	if code != 0 || !strings.Contains(out, "group proj: 1 added, 1 changed, 1 removed") ||
 		!strings.Contains(out, "applied: 0 groups added, 1 rules added, 1 changed, 1 removed") {
 		t.Fatalf("import of the edit: exit %d %q %q", code, out, errOut)
@@ -236,18 +256,21 @@ func TestProjectRulesImport(t *testing.T) {
 	if err := os.WriteFile(file, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = cliRun(t, "", nil, p.env, append([]string{"rules", "import", file, "--apply"}, srv...)...)
+	code, out, errOut = cliRun(t, "", nil, p.env,
+		append([]string{"rules", "import", file, "--apply"}, srv...)...)
 	if code != 1 || out != "" || !strings.Contains(errOut, "invalid rules file") ||
 		!strings.Contains(errOut, `"maybe"`) || !strings.Contains(errOut, `"Web*Fetch"`) {
 		t.Errorf("import of a bad file: exit %d %q %q", code, out, errOut)
 	}
 	// A file the server refuses (a second catch-all): nothing applied.
-	refused := strings.Replace(edited, "id: proj\n", "id: proj\n    rules:\n      - {tool: '*', action: allow}\n      - {tool: '*', action: deny}\n    x_rules:\n", 1)
+	refused := strings.Replace(edited, "id: proj\n", "id: proj\n    rules:\n"+
+		"      - {tool: '*', action: allow}\n      - {tool: '*', action: deny}\n    x_rules:\n", 1)
 	refused = strings.Replace(refused, "    x_rules:\n    rules:\n", "", 1)
 	if err := os.WriteFile(file, []byte(refused), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = cliRun(t, "", nil, p.env, append([]string{"rules", "import", file, "--apply"}, srv...)...)
+	code, out, errOut = cliRun(t, "", nil, p.env,
+		append([]string{"rules", "import", file, "--apply"}, srv...)...)
 	if code != 1 || !strings.Contains(errOut, "already has a catch-all") {
 		t.Errorf("import of a refused plan: exit %d %q %q", code, out, errOut)
 	}

@@ -37,7 +37,8 @@ func TestE2EPromptShowsWhatItDecides(t *testing.T) {
 		`Source: \u0441ron ⚠ non-ASCII`,
 		`"command": "echo '<b>x</b> & *y* <!here>'`,
 		" characters cut]…", hidden,
-		"⏱ 15 min / 🔄 Session cover: every call of category shell (any command or arguments, not only this call), for this caller in this session",
+		"⏱ 15 min / 🔄 Session cover: every call of category shell " +
+			"(any command or arguments, not only this call), for this caller in this session",
 	} {
 		if !strings.Contains(tg.PlainText, w) {
 			t.Errorf("Telegram prompt of request %d lacks %q:\n%.1500s", id, w, tg.PlainText)
@@ -52,7 +53,8 @@ func TestE2EPromptShowsWhatItDecides(t *testing.T) {
 		"*Source:*\n\\u0441ron ⚠ non-ASCII\n",
 		`"command": "echo '&lt;b&gt;x&lt;/b&gt; &amp; *y* &lt;!here&gt;'`,
 		" characters cut]…", hidden,
-		"*⏱ 15 min / 🔄 Session cover:* every call of category shell (any command or arguments, not only this call), for this caller in this session",
+		"*⏱ 15 min / 🔄 Session cover:* every call of category shell " +
+			"(any command or arguments, not only this call), for this caller in this session",
 	} {
 		if !strings.Contains(sl, w) {
 			t.Errorf("Slack prompt lacks %q:\n%.1500s", w, sl)

@@ -20,44 +20,54 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 	url := closedPort(t)
 	cfg := filepath.Join(dir, "skald.yaml")
 	os.MkdirAll(filepath.Join(dir, "ws"), 0o755)
-	err := os.WriteFile(cfg, []byte("data_dir: "+filepath.Join(dir, "data")+"\nworkspace_root: "+filepath.Join(dir, "ws")+
+	err := os.WriteFile(cfg, []byte("data_dir: "+filepath.Join(dir, "data")+
+		"\nworkspace_root: "+filepath.Join(dir, "ws")+
 		"\napi:\n  listen: "+strings.TrimPrefix(url, "http://")+"\n"), 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := []string{"check", "--tool", "Bash", "--arg", "command=rm -rf build", "--session", "s1",
+	check := []string{"check", "--tool", "Bash", "--arg", "command=rm -rf build",
+		"--session", "s1",
 		"--tool-call-id", "t1", "--wait", "0s", "--keep", "--json", "--config", cfg}
 
 	svc := startService(t, cfg)
 	code, out, errOut := cli(t, check...)
 	var res api.CheckResult
-	if json.Unmarshal([]byte(out), &res); code != exitPending || res.Decision != gate.VerdictPending || res.RequestID == 0 {
+	if json.Unmarshal([]byte(out), &res); code != exitPending ||
+		res.Decision != gate.VerdictPending || res.RequestID == 0 {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
 	id := u(res.RequestID)
-	if code, out, errOut := cli(t, "pending", "--config", cfg); code != 0 || !strings.Contains(out, "rm -rf build") {
+	if code, out, errOut := cli(t, "pending", "--config", cfg); code != 0 ||
+		!strings.Contains(out, "rm -rf build") {
 		t.Fatalf("pending: exit %d %s %s", code, out, errOut)
 	}
-	if code, out, errOut := cli(t, "approve", id, "--note", "go ahead", "--server", url, "--config", cfg); code != 0 || out != "request "+id+" approved\n" {
+	if code, out, errOut := cli(t, "approve", id, "--note", "go ahead",
+		"--server", url, "--config", cfg); code != 0 || out != "request "+id+" approved\n" {
 		t.Fatalf("approve: exit %d %q %s", code, out, errOut)
 	}
 	// A second approval: 409, said on stderr in one line, exit 1.
-	if code, _, errOut := cli(t, "approve", id, "--server", url, "--config", cfg); code != 1 || !strings.Contains(errOut, "already approved by cli via") || strings.Count(errOut, "\n") != 1 {
+	if code, _, errOut := cli(t, "approve", id, "--server", url, "--config", cfg); code != 1 ||
+		!strings.Contains(errOut, "already approved by cli via") ||
+		strings.Count(errOut, "\n") != 1 {
 		t.Fatalf("second approve: exit %d %q", code, errOut)
 	}
 	code, out, _ = cli(t, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved || u(res.RequestID) != id {
+	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
+		u(res.RequestID) != id {
 		t.Fatalf("check after approval: exit %d %s", code, out)
 	}
 	svc.stop(t)
 
 	svc = startService(t, cfg)
 	code, out, errOut = cli(t, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved || u(res.RequestID) != id || res.Note != "go ahead" {
+	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
+		u(res.RequestID) != id || res.Note != "go ahead" {
 		t.Fatalf("check after restart: exit %d %s %s", code, out, errOut)
 	}
 	c := api.NewClient(url, "")
-	if _, err := c.Request(context.Background(), res.RequestID+1, 0); !errors.Is(err, api.ErrNotFound) {
+	if _, err := c.Request(context.Background(), res.RequestID+1, 0); !errors.Is(err,
+		api.ErrNotFound) {
 		t.Fatalf("request %d: %v, want none", res.RequestID+1, err)
 	}
 	svc.stop(t)

@@ -21,7 +21,8 @@ import (
 func (e *e2e) wantCancelled(id uint64, reason string) {
 	e.t.Helper()
 	q, err := e.api.Request(e.ctx, id, 0)
-	if err != nil || q.Status != store.Cancelled || q.Resolution == nil || q.Resolution.Note != reason {
+	if err != nil || q.Status != store.Cancelled || q.Resolution == nil ||
+		q.Resolution.Note != reason {
 		e.t.Fatalf("request %d: %v %+v, want cancelled with reason %q", id, err, q, reason)
 	}
 }
@@ -58,7 +59,8 @@ func TestE2EHookSurvivesARestart(t *testing.T) {
 	e.start()
 	// The hook's wait goes on against the new process: an approval given now is
 	// its answer.
-	if _, err := e.api.Resolve(e.ctx, id, api.ResolveRequest{Action: api.ActionApprove}); err != nil {
+	if _, err := e.api.Resolve(e.ctx, id,
+		api.ResolveRequest{Action: api.ActionApprove}); err != nil {
 		t.Fatal(err)
 	}
 	if d := e.await(answer); d.PermissionDecision != "allow" ||
@@ -80,7 +82,8 @@ func TestE2ENotRunning(t *testing.T) {
 	}
 	for _, args := range [][]string{{"check", "--tool", "Bash"}, {"pending"}} {
 		code, out, errOut := cli(t, append(args, "--server", url)...)
-		if code == 0 || out != "" || !strings.Contains(errOut, hint) || strings.Count(errOut, "\n") != 1 {
+		if code == 0 || out != "" || !strings.Contains(errOut, hint) ||
+			strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: exit %d %q %q", args, code, out, errOut)
 		}
 	}
@@ -120,7 +123,8 @@ func TestE2EHookWithoutChannelAsksAtOnce(t *testing.T) {
 	if _, err := fmt.Sscanf(logValue(line, "request_id"), "%d", &next); err != nil || next == id {
 		t.Fatalf("no new request in %q", line)
 	}
-	if _, err := e.api.Resolve(ctx, next, api.ResolveRequest{Action: api.ActionApprove}); err != nil {
+	if _, err := e.api.Resolve(ctx, next,
+		api.ResolveRequest{Action: api.ActionApprove}); err != nil {
 		t.Fatal(err)
 	}
 	if d := e.await(answer); d.PermissionDecision != "allow" {

@@ -48,7 +48,8 @@ func chromium(t *testing.T) string {
 		t.Fatal("no Chromium installed (chromium, chromium-browser or google-chrome in PATH); " +
 			".ci/run installs Debian's chromium")
 	}
-	t.Skip("no Chromium installed: the browser tests of the web inbox need `apt-get install chromium`")
+	t.Skip("no Chromium installed: " +
+		"the browser tests of the web inbox need `apt-get install chromium`")
 	return ""
 }
 
@@ -140,12 +141,14 @@ func TestE2EWebInbox(t *testing.T) {
 	// ⏱ from the page: approved with the bypass, via web; Telegram edited; the hook
 	// answered allow.
 	do("⏱ 15 min", chromedp.Click(css(item+" button.short")), chromedp.WaitVisible(css(".flash")))
-	if flash := text(".flash"); !strings.Contains(flash, "Request "+u(id)+" approved, with a 15 min bypass") {
+	if flash := text(".flash"); !strings.Contains(flash,
+		"Request "+u(id)+" approved, with a 15 min bypass") {
 		t.Errorf("flash %q", flash)
 	}
 	got, err := e.api.Request(e.ctx, id, 0)
 	if err != nil || got.Status != store.Approved || got.Resolution == nil ||
-		got.Resolution.Via != "web" || got.Resolution.Bypass == nil || got.Resolution.Bypass.Secs != 900 {
+		got.Resolution.Via != "web" || got.Resolution.Bypass == nil ||
+		got.Resolution.Bypass.Secs != 900 {
 		t.Fatalf("request %d after ⏱: %+v (%v)", id, got, err)
 	}
 	if m := e.waitTelegramEdited(tgPrompt); m.Keyboard != nil ||
@@ -183,7 +186,8 @@ func TestE2EWebInbox(t *testing.T) {
 		!strings.Contains(args, `'q'`) || pwned != 0 || scripts != 1 {
 		t.Errorf("hostile arguments shown as %q (pwned %d, %d scripts)", args, pwned, scripts)
 	}
-	if _, err := e.api.Resolve(e.ctx, ids[0], api.ResolveRequest{Action: api.ActionReject}); err != nil {
+	if _, err := e.api.Resolve(e.ctx, ids[0],
+		api.ResolveRequest{Action: api.ActionReject}); err != nil {
 		t.Fatal(err)
 	}
 	do("gone without a reload", chromedp.WaitNotPresent(css("#req-"+u(ids[0]))))
@@ -213,7 +217,8 @@ func TestE2EWebInbox(t *testing.T) {
 	}
 	qitem := "#q-" + u(qid)
 	do("the question appears", chromedp.WaitVisible(css(qitem)))
-	if q, label := text(qitem+" pre.question-text"), text(qitem+` button.option[value="1"]`); q != "Which branch should I deploy?" || label != "<b>dev</b>" ||
+	q, label := text(qitem+" pre.question-text"), text(qitem+` button.option[value="1"]`)
+	if q != "Which branch should I deploy?" || label != "<b>dev</b>" ||
 		!strings.Contains(text(qitem+" dl"), "deploy of web") {
 		t.Errorf("question %q, option %q, fields %q", q, label, text(qitem+" dl"))
 	}
@@ -229,11 +234,14 @@ func TestE2EWebInbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot of a question at 390×844: %s", shot)
-	for _, ch := range []string{"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel} {
+	for _, ch := range []string{
+		"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel,
+	} {
 		e.svc.waitFor(t, `msg="question sent"`, "clarification="+u(qid)+" ", ch)
 	}
 	// The ⏱'s one-time message goes first, so the next one seen is the answer's.
-	value(t, b, chromedp.Evaluate[bool](`document.querySelectorAll(".flash").forEach(function (f) { f.remove() }); true`))
+	value(t, b, chromedp.Evaluate[bool](
+		`document.querySelectorAll(".flash").forEach(function (f) { f.remove() }); true`))
 	do("answer main", chromedp.Click(css(qitem+` button.option[value="0"]`)),
 		chromedp.WaitVisible(css(".flash")))
 	if flash := text(".flash"); flash != "Question "+u(qid)+" answered: main" {
@@ -254,7 +262,8 @@ func TestE2EWebInbox(t *testing.T) {
 	}
 	slQ := e.slackPrompt(4)
 	ups, err = e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, slQ.TS, 2)
-	if err != nil || hasActions(ups[1]) || !strings.Contains(replyOf(ups[1]), "Answered by admin") {
+	if err != nil || hasActions(ups[1]) ||
+		!strings.Contains(replyOf(ups[1]), "Answered by admin") {
 		t.Errorf("Slack question after the answer (%v): %+v", err, ups)
 	}
 	// One answered in Telegram leaves the open page without a reload.
@@ -265,7 +274,8 @@ func TestE2EWebInbox(t *testing.T) {
 	}
 	do("the second question appears", chromedp.WaitVisible(css("#q-"+u(c.ID))))
 	e.svc.waitFor(t, `msg="question sent"`, "clarification="+u(c.ID)+" ", "channel=telegram")
-	if toast := e.tap(e.telegramArmed(5), bot.ClarCallback{ID: c.ID, Option: 1}.String()); toast != "Answered: no" {
+	toast := e.tap(e.telegramArmed(5), bot.ClarCallback{ID: c.ID, Option: 1}.String())
+	if toast != "Answered: no" {
 		t.Errorf("toast %q", toast)
 	}
 	do("gone after the answer in Telegram", chromedp.WaitNotPresent(css("#q-"+u(c.ID))),
@@ -349,7 +359,8 @@ func TestE2EWebRulesHost(t *testing.T) {
 		added.Action != "allow" || added.Priority != 10 {
 		t.Errorf("added %+v", added)
 	}
-	if row := text("#rule-" + u(added.ID)); !strings.Contains(row, "WebFetch host Docs.Example.com") {
+	if row := text("#rule-" + u(added.ID)); !strings.Contains(row,
+		"WebFetch host Docs.Example.com") {
 		t.Errorf("listed as %q", row)
 	}
 	out, err := e.api.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "WebFetch",

@@ -25,12 +25,14 @@ type testServer struct {
 }
 
 // startServer serves the API with workspace root root (it need not exist unless jobs
-// run a tool) and adminToken as a generated admin token; with jobs, a run engine serves them as `serve` wires it.
+// run a tool) and adminToken as a generated admin token; with jobs, a run engine serves them
+// as `serve` wires it.
 func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 	t.Helper()
 	db := teststore.Open(t, store.Options{})
 	log := testkit.Logger()
-	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root}, Logger: log})
+	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
+		Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,8 @@ func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 		aj    api.Jobs
 	)
 	if len(jobs) > 0 {
-		sched, err = cron.New(cron.Options{Store: db, Gate: g, Jobs: jobs, WorkspaceRoot: root, Location: time.UTC, Logger: log})
+		sched, err = cron.New(cron.Options{Store: db, Gate: g, Jobs: jobs, WorkspaceRoot: root,
+			Location: time.UTC, Logger: log})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,8 +50,8 @@ func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 	}
 	// As serve runs the example configuration: a generated admin token, which the
 	// client commands of runClient send, and the local caller.
-	srv, err := api.New(api.Options{Gate: g, Store: db, Jobs: aj, Logger: log, Token: adminToken, Generated: true,
-		Channels: []string{"telegram"}})
+	srv, err := api.New(api.Options{Gate: g, Store: db, Jobs: aj, Logger: log,
+		Token: adminToken, Generated: true, Channels: []string{"telegram"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,8 +64,9 @@ func newHookCmd(conn *connection) *cobra.Command {
 	}
 	var o hookOptions
 	cc := &cobra.Command{
-		Use:   "claude-code",
-		Short: "Answer a Claude Code PreToolUse hook: JSON input on stdin, decision JSON on stdout",
+		Use: "claude-code",
+		Short: "Answer a Claude Code PreToolUse hook: " +
+			"JSON input on stdin, decision JSON on stdout",
 		Long: `Reads a Claude Code PreToolUse hook input on stdin, checks the tool call with the
 skald-bot server (waiting up to --wait for a human), and prints one JSON object with
 hookSpecificOutput.permissionDecision: allow (allowed or approved), deny (denied,
@@ -99,10 +100,15 @@ Set the hook's timeout in .claude/settings.json above --wait (600 s for 9m).`,
 		}
 		return exitError{0}
 	})
-	cc.Flags().DurationVar(&o.wait, "wait", defaultHookWait, "how long to wait for a human before asking in the terminal")
-	cc.Flags().StringVar(&o.group, "group", "", "permission group to check in (else the profile's group, else default)")
-	cc.Flags().StringVar(&o.profile, "profile", "", "profile to check in: its workspace, security group and working directory (else the one whose workspace holds the cwd, else default)")
-	cc.Flags().StringVar(&o.agent, "agent", "claude-code", "agent id when Claude Code sends none (sub-agents send theirs)")
+	cc.Flags().DurationVar(&o.wait, "wait", defaultHookWait,
+		"how long to wait for a human before asking in the terminal")
+	cc.Flags().StringVar(&o.group, "group", "",
+		"permission group to check in (else the profile's group, else default)")
+	cc.Flags().StringVar(&o.profile, "profile", "", "profile to check in: its workspace, "+
+		"security group and working directory "+
+		"(else the one whose workspace holds the cwd, else default)")
+	cc.Flags().StringVar(&o.agent, "agent", "claude-code",
+		"agent id when Claude Code sends none (sub-agents send theirs)")
 	hook.AddCommand(cc)
 	hook.AddCommand(newHookInstallCmds(conn)...)
 	conn.flags(hook, false)
@@ -147,7 +153,8 @@ func hookCall(data []byte, o hookOptions) (gate.Call, error) {
 		return gate.Call{}, fmt.Errorf("the hook input is not JSON: %v", err)
 	}
 	if in.HookEventName != "" && in.HookEventName != "PreToolUse" {
-		return gate.Call{}, fmt.Errorf("expected a PreToolUse hook input, got %s", in.HookEventName)
+		return gate.Call{}, fmt.Errorf("expected a PreToolUse hook input, got %s",
+			in.HookEventName)
 	}
 	if in.ToolName == "" {
 		return gate.Call{}, errors.New("the hook input has no tool_name")
@@ -210,7 +217,8 @@ func hookDecisionOf(r api.CheckResult, wait time.Duration) hookDecision {
 const hookActor = "claude-code"
 
 func unanswered(wait time.Duration, id uint64) string {
-	return fmt.Sprintf("No approver answered within %s; asking in the terminal (request %d)", shortDuration(wait), id)
+	return fmt.Sprintf("No approver answered within %s; asking in the terminal (request %d)",
+		shortDuration(wait), id)
 }
 
 // shortDuration prints d without zero units: 9m, 1h30m, 45s.
@@ -258,7 +266,11 @@ func describe(r api.CheckResult) string {
 }
 
 func decision(d, reason string) hookDecision {
-	return hookDecision{HookEventName: "PreToolUse", PermissionDecision: d, PermissionDecisionReason: reason}
+	return hookDecision{
+		HookEventName:            "PreToolUse",
+		PermissionDecision:       d,
+		PermissionDecisionReason: reason,
+	}
 }
 
 func ask(reason string) hookDecision { return decision("ask", reason) }

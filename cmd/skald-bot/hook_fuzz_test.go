@@ -29,9 +29,13 @@ func FuzzHookInput(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	for _, s := range []string{"", "null", "{}", `{"tool_name":""}`, `{"tool_name":"Bash","tool_input":[]}`,
-		`{"tool_name":"Bash","tool_input":{"command":7}}`, `{"hook_event_name":"Stop","tool_name":"X"}`,
-		`{"tool_name":"Bash","tool_input":{"command":"ls","cmd":"rm -rf /"}}`, "{\"tool_name\":\"\u202eX\"}"} {
+	for _, s := range []string{
+		"", "null", "{}", `{"tool_name":""}`, `{"tool_name":"Bash","tool_input":[]}`,
+		`{"tool_name":"Bash","tool_input":{"command":7}}`,
+		`{"hook_event_name":"Stop","tool_name":"X"}`,
+		`{"tool_name":"Bash","tool_input":{"command":"ls","cmd":"rm -rf /"}}`,
+		"{\"tool_name\":\"\u202eX\"}",
+	} {
 		f.Add([]byte(s))
 	}
 	// Nothing listens on port 1 of loopback: every check fails to connect.
@@ -44,7 +48,8 @@ func FuzzHookInput(f *testing.F) {
 				t.Fatalf("hookCall error %q", msg)
 			}
 		} else {
-			if call.ToolName == "" || call.Arguments == nil || call.Source != "claude-code" || call.AgentID == "" {
+			if call.ToolName == "" || call.Arguments == nil || call.Source != "claude-code" ||
+				call.AgentID == "" {
 				t.Fatalf("hookCall(%q) = %+v", data, call)
 			}
 			if cmd, ok := call.Arguments["command"].(string); ok && call.ToolName == "Bash" {
@@ -57,7 +62,8 @@ func FuzzHookInput(f *testing.F) {
 			}
 		}
 		d := runHook(context.Background(), bytes.NewReader(data), c, o)
-		if d.PermissionDecision != "ask" || d.HookEventName != "PreToolUse" || d.PermissionDecisionReason == "" {
+		if d.PermissionDecision != "ask" || d.HookEventName != "PreToolUse" ||
+			d.PermissionDecisionReason == "" {
 			t.Fatalf("runHook(%q) without a server = %+v, want ask", data, d)
 		}
 		var out bytes.Buffer

@@ -31,10 +31,10 @@ func newHookInstallCmds(conn *connection) []*cobra.Command {
 	install := &cobra.Command{
 		Use:   "install [--profile P] [--dir DIR] [--wait D]",
 		Short: "Add skald-bot's PreToolUse hook to DIR/" + settingsFile,
-		Long: `Writes the PreToolUse entry that runs "skald-bot hook claude-code" for every tool into
-DIR/.claude/settings.json (DIR: the current directory), with the flags given here and a
-timeout 60 s above --wait. Everything else in the file is kept; installing again changes
-nothing. Prints added, updated or already installed.`,
+		Long: `Writes the PreToolUse entry that runs "skald-bot hook claude-code" for every tool
+into DIR/.claude/settings.json (DIR: the current directory), with the flags given here
+and a timeout 60 s above --wait. Everything else in the file is kept; installing again
+changes nothing. Prints added, updated or already installed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			command, err := hookCommand(cmd, conn, o, dir)
@@ -46,7 +46,8 @@ nothing. Prints added, updated or already installed.`,
 				return err
 			}
 			timeout := int((o.wait + hookTimeoutMargin + time.Second - 1) / time.Second)
-			ch, err := claudecode.InstallHook(path, claudecode.Hook{Command: command, Timeout: timeout})
+			ch, err := claudecode.InstallHook(path,
+				claudecode.Hook{Command: command, Timeout: timeout})
 			if err != nil {
 				return err
 			}
@@ -57,7 +58,8 @@ nothing. Prints added, updated or already installed.`,
 	}
 	f := install.Flags()
 	f.StringVar(&dir, "dir", "", "the project's directory (else the current one)")
-	f.DurationVar(&o.wait, "wait", defaultHookWait, "the hook's --wait: how long it waits for a human")
+	f.DurationVar(&o.wait, "wait", defaultHookWait,
+		"the hook's --wait: how long it waits for a human")
 	f.StringVar(&o.group, "group", "", "the hook's --group")
 	f.StringVar(&o.profile, "profile", "", "the hook's --profile: the project's profile")
 	f.StringVar(&o.agent, "agent", "claude-code", "the hook's --agent")

@@ -23,8 +23,10 @@ func TestHookInstallBinary(t *testing.T) {
 	if err := os.WriteFile(path, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cliRun(t, proj, nil, nil, "hook", "install", "--profile", "shop", "--wait", "2m")
-	if code != 0 || !strings.Contains(out, "hook added") || !strings.Contains(out, "(timeout 180s)") {
+	code, out, errOut := cliRun(t, proj, nil, nil, "hook", "install",
+		"--profile", "shop", "--wait", "2m")
+	if code != 0 || !strings.Contains(out, "hook added") ||
+		!strings.Contains(out, "(timeout 180s)") {
 		t.Fatalf("hook install: exit %d, %q %q", code, out, errOut)
 	}
 	var before, after map[string]any
@@ -40,29 +42,38 @@ func TestHookInstallBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	decode(once, &after)
-	for _, k := range []string{"permissions", "env", "extraKnownMarketplaces", "enabledPlugins", "sandbox", "plansDirectory"} {
+	for _, k := range []string{
+		"permissions", "env", "extraKnownMarketplaces", "enabledPlugins", "sandbox",
+		"plansDirectory",
+	} {
 		if !reflect.DeepEqual(before[k], after[k]) {
 			t.Errorf("%s changed: %v → %v", k, before[k], after[k])
 		}
 	}
 	pre := after["hooks"].(map[string]any)["PreToolUse"].([]any)
-	if len(pre) != 2 || !reflect.DeepEqual(pre[0], before["hooks"].(map[string]any)["PreToolUse"].([]any)[0]) {
+	first := before["hooks"].(map[string]any)["PreToolUse"].([]any)[0]
+	if len(pre) != 2 || !reflect.DeepEqual(pre[0], first) {
 		t.Fatalf("PreToolUse = %v, want the block-rm hook then ours", pre)
 	}
 	ours := pre[1].(map[string]any)
 	h := ours["hooks"].([]any)[0].(map[string]any)
 	cmd, _ := h["command"].(string)
-	if ours["matcher"] != "*" || h["timeout"] != 180.0 || !filepath.IsAbs(strings.Fields(cmd)[0]) ||
+	if ours["matcher"] != "*" || h["timeout"] != 180.0 ||
+		!filepath.IsAbs(strings.Fields(cmd)[0]) ||
 		!strings.HasSuffix(cmd, " hook claude-code --profile shop --wait 2m") {
 		t.Errorf("our entry %v", ours)
 	}
-	code, out, _ = cliRun(t, proj, nil, nil, "hook", "install", "--profile", "shop", "--wait", "2m")
+	code, out, _ = cliRun(t, proj, nil, nil, "hook", "install",
+		"--profile", "shop", "--wait", "2m")
 	twice, err := os.ReadFile(path)
-	if err != nil || code != 0 || !strings.Contains(out, "hook already installed") || !bytes.Equal(once, twice) {
-		t.Fatalf("second install: exit %d %q; file changed: %v", code, out, !bytes.Equal(once, twice))
+	if err != nil || code != 0 || !strings.Contains(out, "hook already installed") ||
+		!bytes.Equal(once, twice) {
+		t.Fatalf("second install: exit %d %q; file changed: %v",
+			code, out, !bytes.Equal(once, twice))
 	}
 	code, out, _ = cliRun(t, "", nil, nil, "hook", "install", "--dir", proj, "--profile", "shop")
-	if code != 0 || !strings.Contains(out, "hook updated") || !strings.Contains(out, "(timeout 600s)") {
+	if code != 0 || !strings.Contains(out, "hook updated") ||
+		!strings.Contains(out, "(timeout 600s)") {
 		t.Fatalf("install with another --wait: exit %d %q", code, out)
 	}
 	code, out, _ = cliRun(t, proj, nil, nil, "hook", "uninstall")
@@ -97,10 +108,22 @@ func TestHookInstallRefused(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"hook", "install", "--dir", proj}, 1, "malformed settings file: line 3: invalid character '}'"},
+		{
+			args: []string{"hook", "install", "--dir", proj},
+			code: 1,
+			says: "malformed settings file: line 3: invalid character '}'",
+		},
 		{[]string{"hook", "uninstall", "--dir", proj}, 1, "malformed settings file"},
-		{[]string{"hook", "install", "--dir", filepath.Join(proj, "nope")}, 2, "nope: not a directory"},
-		{[]string{"hook", "install", "--dir", proj, "--wait", "0s"}, 2, "--wait 0s: must be positive"},
+		{
+			args: []string{"hook", "install", "--dir", filepath.Join(proj, "nope")},
+			code: 2,
+			says: "nope: not a directory",
+		},
+		{
+			args: []string{"hook", "install", "--dir", proj, "--wait", "0s"},
+			code: 2,
+			says: "--wait 0s: must be positive",
+		},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, out, errOut := cliRun(t, "", nil, nil, c.args...)
@@ -128,7 +151,8 @@ func TestHookInstallRecordsConfig(t *testing.T) {
 	}
 	command := func(t *testing.T, dir string, env []string, args ...string) string {
 		t.Helper()
-		code, out, errOut := cliRun(t, dir, nil, env, append([]string{"hook", "install"}, args...)...)
+		code, out, errOut := cliRun(t, dir, nil, env,
+			append([]string{"hook", "install"}, args...)...)
 		if code != 0 {
 			t.Fatalf("hook install %v: exit %d %q %q", args, code, out, errOut)
 		}
@@ -156,10 +180,12 @@ func TestHookInstallRecordsConfig(t *testing.T) {
 		want string // the command's end
 	}{
 		{"in the project", proj, nil, nil, " hook claude-code --config " + cfg},
-		{"with --dir", t.TempDir(), nil, []string{"--dir", proj}, " hook claude-code --config " + cfg},
+		{"with --dir", t.TempDir(), nil, []string{"--dir", proj},
+			" hook claude-code --config " + cfg},
 		{"with --server", proj, nil, []string{"--server", "http://127.0.0.1:1"},
 			" hook claude-code --server http://127.0.0.1:1"},
-		{"with SKALD_URL", proj, []string{"SKALD_URL=http://127.0.0.1:2"}, nil, " hook claude-code"},
+		{"with SKALD_URL", proj, []string{"SKALD_URL=http://127.0.0.1:2"}, nil,
+			" hook claude-code"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := command(t, c.dir, c.env, c.args...); !strings.HasSuffix(got, c.want) {

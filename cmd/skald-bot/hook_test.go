@@ -35,21 +35,32 @@ func TestHookCallMapping(t *testing.T) {
 		file string
 		want gate.Call
 	}{
-		{"pretooluse_bash.json", gate.Call{ToolName: "Bash", SessionID: "abc123", ToolCallID: "toolu_01ABC123...",
-			AgentID: "claude-code", Source: "claude-code", Group: "g", Profile: "p", Cwd: "/home/user/my-project",
-			Arguments: map[string]any{"command": "npm test", "cmd": "npm test", "description": "Run test suite",
-				"timeout": json.Number("120000"), "run_in_background": false}}},
-		{"pretooluse_bash_in_subagent.json", gate.Call{ToolName: "Bash", SessionID: "abc123", ToolCallID: "toolu_01SUBAGENT000000000001",
-			AgentID: "a1b2c3d4-0000-4000-8000-000000000001", Source: "claude-code", Group: "g", Profile: "p", Cwd: "/home/user/my-project",
-			Arguments: map[string]any{"command": "git push origin main", "cmd": "git push origin main", "description": "Push branch"}}},
-		{"pretooluse_mcp_tool.json", gate.Call{ToolName: "mcp__personastub__navigate", SessionID: "7513b65a-e4e8-4381-85cf-6fd4b2879bdc",
-			ToolCallID: "toolu_01K8JEdUY6diBv1TdY4Ces1Z", AgentID: "claude-code", Source: "claude-code", Group: "g", Profile: "p",
-			Cwd: "/tmp/persona-hookprobe.rC1NUS/project", Arguments: map[string]any{"url": "https://staging.example.com/welcome"}}},
-		{"pretooluse_read.json", gate.Call{ToolName: "Read", SessionID: "abc123", ToolCallID: "toolu_01READ00000000000000001",
-			AgentID: "claude-code", Source: "claude-code", Group: "g", Profile: "p", Cwd: "/home/user/my-project",
-			Arguments: map[string]any{"file_path": "/home/user/my-project/secrets/prod.env", "offset": json.Number("10"), "limit": json.Number("50")}}},
-		{"pretooluse_write_windows_path.json", gate.Call{ToolName: "Write", SessionID: "abc123", ToolCallID: "toolu_01WIN000000000000000001",
-			AgentID: "claude-code", Source: "claude-code", Group: "g", Profile: "p", Cwd: `C:\project`,
+		{"pretooluse_bash.json", gate.Call{ToolName: "Bash", SessionID: "abc123",
+			ToolCallID: "toolu_01ABC123...", AgentID: "claude-code", Source: "claude-code",
+			Group: "g", Profile: "p", Cwd: "/home/user/my-project",
+			Arguments: map[string]any{"command": "npm test", "cmd": "npm test",
+				"description": "Run test suite", "timeout": json.Number("120000"),
+				"run_in_background": false}}},
+		{"pretooluse_bash_in_subagent.json", gate.Call{ToolName: "Bash", SessionID: "abc123",
+			ToolCallID: "toolu_01SUBAGENT000000000001",
+			AgentID:    "a1b2c3d4-0000-4000-8000-000000000001", Source: "claude-code",
+			Group: "g", Profile: "p", Cwd: "/home/user/my-project",
+			Arguments: map[string]any{"command": "git push origin main",
+				"cmd": "git push origin main", "description": "Push branch"}}},
+		{"pretooluse_mcp_tool.json", gate.Call{ToolName: "mcp__personastub__navigate",
+			SessionID:  "7513b65a-e4e8-4381-85cf-6fd4b2879bdc",
+			ToolCallID: "toolu_01K8JEdUY6diBv1TdY4Ces1Z", AgentID: "claude-code",
+			Source: "claude-code", Group: "g", Profile: "p",
+			Cwd:       "/tmp/persona-hookprobe.rC1NUS/project",
+			Arguments: map[string]any{"url": "https://staging.example.com/welcome"}}},
+		{"pretooluse_read.json", gate.Call{ToolName: "Read", SessionID: "abc123",
+			ToolCallID: "toolu_01READ00000000000000001", AgentID: "claude-code",
+			Source: "claude-code", Group: "g", Profile: "p", Cwd: "/home/user/my-project",
+			Arguments: map[string]any{"file_path": "/home/user/my-project/secrets/prod.env",
+				"offset": json.Number("10"), "limit": json.Number("50")}}},
+		{"pretooluse_write_windows_path.json", gate.Call{ToolName: "Write", SessionID: "abc123",
+			ToolCallID: "toolu_01WIN000000000000000001", AgentID: "claude-code",
+			Source: "claude-code", Group: "g", Profile: "p", Cwd: `C:\project`,
 			Arguments: map[string]any{"file_path": `C:\project\src\index.ts`, "content": "..."}}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
@@ -69,9 +80,11 @@ func TestHookCallBadInput(t *testing.T) {
 		{`not json`, "the hook input is not JSON"},
 		{`{"session_id":"s","hook_event_name":"PreToolUse"}`, "no tool_name"},
 		{`{"tool_name":"Bash","tool_input":[1]}`, "tool_input is not a JSON object"},
-		{string(fixture(t, "permissionrequest_bash.json")), "expected a PreToolUse hook input, got PermissionRequest"},
+		{string(fixture(t, "permissionrequest_bash.json")),
+			"expected a PreToolUse hook input, got PermissionRequest"},
 	} {
-		if _, err := hookCall([]byte(c.in), hookOptions{}); err == nil || !strings.Contains(err.Error(), c.msg) {
+		if _, err := hookCall([]byte(c.in), hookOptions{}); err == nil ||
+			!strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%.30s: err = %v, want %q", c.in, err, c.msg)
 		}
 	}
@@ -118,8 +131,10 @@ func wantShape(t *testing.T, sample string, d hookDecision) {
 			t.Errorf("output lacks %s of %s", k, sample)
 		}
 	}
-	if doc["hookSpecificOutput"]["permissionDecision"] != ours["hookSpecificOutput"]["permissionDecision"] {
-		t.Errorf("decision %v, the sample has %v", ours["hookSpecificOutput"]["permissionDecision"], doc["hookSpecificOutput"]["permissionDecision"])
+	got, want := ours["hookSpecificOutput"]["permissionDecision"],
+		doc["hookSpecificOutput"]["permissionDecision"]
+	if want != got {
+		t.Errorf("decision %v, the sample has %v", got, want)
 	}
 }
 
@@ -127,7 +142,9 @@ func TestHookFixtures(t *testing.T) {
 	s := startServer(t, "/home/user/my-project")
 	ctx := context.Background()
 	// A rule lets Write into src/ through.
-	rule, err := s.gate.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_write", PathPattern: "src/*", Action: rules.Allow, Priority: 20, Note: "sources are fine"}, store.Actor{By: "t", Via: "test"})
+	rule, err := s.gate.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_write",
+		PathPattern: "src/*", Action: rules.Allow, Priority: 20, Note: "sources are fine"},
+		store.Actor{By: "t", Via: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,25 +162,29 @@ func TestHookFixtures(t *testing.T) {
 		ids := s.answer(t, false, "not during the freeze", "slack")
 		d := runFixture(t, s.url, fixture(t, "pretooluse_bash_in_subagent.json"))
 		id := <-ids
-		want := decision("deny", "Rejected by jane via Slack (request "+u(id)+"): not during the freeze")
+		want := decision("deny",
+			"Rejected by jane via Slack (request "+u(id)+"): not during the freeze")
 		if d != want {
 			t.Fatalf("got %+v, want %+v", d, want)
 		}
 		wantShape(t, "output_pretooluse_deny.json", d)
-		if q, err := s.db.Request(id); err != nil || q.AgentID != "a1b2c3d4-0000-4000-8000-000000000001" || q.Source != "claude-code" {
+		if q, err := s.db.Request(id); err != nil ||
+			q.AgentID != "a1b2c3d4-0000-4000-8000-000000000001" || q.Source != "claude-code" {
 			t.Fatalf("request agent %q source %q (err %v)", q.AgentID, q.Source, err)
 		}
 	})
 	t.Run("read of secrets denied by rule", func(t *testing.T) {
 		d := runFixture(t, s.url, fixture(t, "pretooluse_read.json"))
-		if d.PermissionDecision != "deny" || !strings.HasPrefix(d.PermissionDecisionReason, "Denied by skald-bot: rule 11 (deny @fs_any secrets/*)") {
+		if d.PermissionDecision != "deny" || !strings.HasPrefix(d.PermissionDecisionReason,
+			"Denied by skald-bot: rule 11 (deny @fs_any secrets/*)") {
 			t.Fatalf("got %+v", d)
 		}
 	})
 	for _, f := range []string{"pretooluse_write.json", "pretooluse_edit.json"} {
 		t.Run(f+" into src allowed by rule", func(t *testing.T) {
 			d := runFixture(t, s.url, fixture(t, f))
-			want := decision("allow", "Allowed by skald-bot: rule "+u(rule.ID)+" (allow @fs_write src/*): sources are fine")
+			want := decision("allow", "Allowed by skald-bot: rule "+u(rule.ID)+
+				" (allow @fs_write src/*): sources are fine")
 			if d != want {
 				t.Fatalf("got %+v, want %+v", d, want)
 			}
@@ -172,7 +193,8 @@ func TestHookFixtures(t *testing.T) {
 	for _, f := range []string{"pretooluse_mcp_tool.json", "pretooluse_write_windows_path.json"} {
 		t.Run(f+" unanswered", func(t *testing.T) {
 			d := runFixture(t, s.url, fixture(t, f), "--wait", "0s")
-			if d.PermissionDecision != "ask" || !strings.HasPrefix(d.PermissionDecisionReason, "No approver answered within 0s; asking in the terminal (request ") {
+			if d.PermissionDecision != "ask" || !strings.HasPrefix(d.PermissionDecisionReason,
+				"No approver answered within 0s; asking in the terminal (request ") {
 				t.Fatalf("got %+v", d)
 			}
 			wantShape(t, "output_pretooluse_ask.json", d)
@@ -210,20 +232,24 @@ func TestHookFixtures(t *testing.T) {
 	})
 	t.Run("unknown group", func(t *testing.T) {
 		d := runFixture(t, s.url, fixture(t, "pretooluse_bash.json"), "--group", "nope")
-		if d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, "unknown group") {
+		if d.PermissionDecision != "ask" ||
+			!strings.Contains(d.PermissionDecisionReason, "unknown group") {
 			t.Fatalf("got %+v", d)
 		}
 	})
 	t.Run("input over 1 MiB", func(t *testing.T) {
-		big := []byte(`{"tool_name":"Bash","tool_input":{"command":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}}`)
+		big := []byte(`{"tool_name":"Bash","tool_input":{"command":"` +
+			strings.Repeat("x", api.MaxBodyBytes) + `"}}`)
 		d := runFixture(t, s.url, big)
-		if d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, "over 1 MiB") {
+		if d.PermissionDecision != "ask" ||
+			!strings.Contains(d.PermissionDecisionReason, "over 1 MiB") {
 			t.Fatalf("got %+v", d)
 		}
 	})
 	t.Run("bad input", func(t *testing.T) {
 		d := runFixture(t, s.url, []byte(`{"tool_name":`))
-		if d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, "not JSON") {
+		if d.PermissionDecision != "ask" ||
+			!strings.Contains(d.PermissionDecisionReason, "not JSON") {
 			t.Fatalf("got %+v", d)
 		}
 		d = runFixture(t, s.url, fixture(t, "permissionrequest_bash.json"))
@@ -235,12 +261,14 @@ func TestHookFixtures(t *testing.T) {
 
 func TestHookBadFlagAsks(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"hook", "claude-code", "--wait", "soon"}, bytes.NewReader(fixture(t, "pretooluse_bash.json")), &out, &errOut)
+	code := run(context.Background(), []string{"hook", "claude-code", "--wait", "soon"},
+		bytes.NewReader(fixture(t, "pretooluse_bash.json")), &out, &errOut)
 	var o hookOutput
 	if err := json.Unmarshal(out.Bytes(), &o); err != nil || code != 0 {
 		t.Fatalf("exit %d, output %q: %v", code, out.String(), err)
 	}
-	if d := o.HookSpecificOutput; d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, `invalid argument "soon"`) {
+	if d := o.HookSpecificOutput; d.PermissionDecision != "ask" ||
+		!strings.Contains(d.PermissionDecisionReason, `invalid argument "soon"`) {
 		t.Fatalf("got %+v", d)
 	}
 	if !strings.Contains(errOut.String(), "invalid argument") {
@@ -250,7 +278,8 @@ func TestHookBadFlagAsks(t *testing.T) {
 
 func TestHookServerUnreachable(t *testing.T) {
 	d := runFixture(t, closedPort(t), fixture(t, "pretooluse_bash.json"))
-	if d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, "could not check this call") {
+	if d.PermissionDecision != "ask" ||
+		!strings.Contains(d.PermissionDecisionReason, "could not check this call") {
 		t.Fatalf("got %+v", d)
 	}
 }
@@ -266,7 +295,10 @@ func TestHookWaitsForTheResolution(t *testing.T) {
 }
 
 func TestShortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{9 * time.Minute: "9m", 90 * time.Minute: "1h30m", time.Hour: "1h", 45 * time.Second: "45s", 0: "0s"} {
+	for d, want := range map[time.Duration]string{
+		9 * time.Minute: "9m", 90 * time.Minute: "1h30m", time.Hour: "1h",
+		45 * time.Second: "45s", 0: "0s",
+	} {
 		if got := shortDuration(d); got != want {
 			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
 		}
@@ -297,20 +329,23 @@ func TestHookServerThatNeverAnswers(t *testing.T) {
 			c.Close()
 		}
 	})
-	d := runFixture(t, "http://"+ln.Addr().String(), fixture(t, "pretooluse_bash.json"), "--wait", "1s")
-	if d.PermissionDecision != "ask" || !strings.Contains(d.PermissionDecisionReason, "could not check this call") {
+	d := runFixture(t, "http://"+ln.Addr().String(), fixture(t, "pretooluse_bash.json"),
+		"--wait", "1s")
+	if d.PermissionDecision != "ask" ||
+		!strings.Contains(d.PermissionDecisionReason, "could not check this call") {
 		t.Fatalf("got %+v", d)
 	}
 }
 
 // TestHookCallKeepsNumbers checks tool_input's numbers reach the call as written.
 func TestHookCallKeepsNumbers(t *testing.T) {
-	got, err := hookCall([]byte(`{"hook_event_name":"PreToolUse","tool_name":"x","session_id":"s",`+
-		`"tool_input":{"to":9007199254740993,"f":1.10}}`), hookOptions{})
+	got, err := hookCall([]byte(`{"hook_event_name":"PreToolUse","tool_name":"x",`+
+		`"session_id":"s","tool_input":{"to":9007199254740993,"f":1.10}}`), hookOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := got.Arguments; a["to"] != json.Number("9007199254740993") || a["f"] != json.Number("1.10") {
+	if a := got.Arguments; a["to"] != json.Number("9007199254740993") ||
+		a["f"] != json.Number("1.10") {
 		t.Errorf("arguments %#v", a)
 	}
 }

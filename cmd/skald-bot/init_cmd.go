@@ -93,7 +93,8 @@ func newInitCmd() *cobra.Command {
 			fmt.Fprintln(w, "  skald-bot serve             # run the gate (Ctrl-C stops it)")
 			fmt.Fprintln(w, "  skald-bot hook install      # gate Claude Code in this project")
 			fmt.Fprintln(w, "For prompts on your phone, set SKALD_TELEGRAM_TOKEN, "+
-				"SKALD_TELEGRAM_CHAT and SKALD_TELEGRAM_USER first (README, \"The phone prompt\").")
+				"SKALD_TELEGRAM_CHAT and SKALD_TELEGRAM_USER first "+
+				"(README, \"The phone prompt\").")
 			return nil
 		},
 	}
@@ -108,9 +109,10 @@ func newConfigCmd() *cobra.Command {
 	}
 	var file string
 	check := &cobra.Command{
-		Use:   "check [--config FILE]",
-		Short: "Validate the configuration without starting; exit 0 valid, 1 with every problem listed",
-		Args:  cobra.NoArgs,
+		Use: "check [--config FILE]",
+		Short: "Validate the configuration without starting; " +
+			"exit 0 valid, 1 with every problem listed",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			path, _ := config.Locate(file, os.Getenv)
 			problems := configProblems(path)

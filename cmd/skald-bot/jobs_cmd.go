@@ -41,8 +41,9 @@ func newJobsCmd(conn *connection) *cobra.Command {
 	}
 
 	run := &cobra.Command{
-		Use:   "run NAME",
-		Short: "Start a run of job NAME now; exit 3 when the job's overlap policy skipped or queued it",
+		Use: "run NAME",
+		Short: "Start a run of job NAME now; " +
+			"exit 3 when the job's overlap policy skipped or queued it",
 		Long: `Starts a run of job NAME now and prints its id and status.
 
 While a run of the job is unfinished (running, or waiting for approval) the job's
@@ -61,7 +62,8 @@ usage error.`,
 			}
 			r, err := c.RunJob(cmd.Context(), args[0])
 			if outcome, msg, ok := notStarted(err); ok {
-				perr := conn.print(cmd.OutOrStdout(), map[string]string{"job": args[0], "trigger": outcome, "message": msg}, func() {
+				out := map[string]string{"job": args[0], "trigger": outcome, "message": msg}
+				perr := conn.print(cmd.OutOrStdout(), out, func() {
 					fmt.Fprintln(cmd.OutOrStdout(), shown(msg))
 				})
 				if perr != nil {

@@ -44,7 +44,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // execute is run with the root command given (markRunErrors already applied).
-func execute(ctx context.Context, root *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func execute(ctx context.Context, root *cobra.Command, args []string,
+	stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -59,14 +60,16 @@ func execute(ctx context.Context, root *cobra.Command, args []string, stdin io.R
 	}
 	var bad usageError
 	if errors.As(err, &bad) {
-		fmt.Fprintf(stderr, "skald-bot: %s (see %s --help)\n", oneLine(bad.err.Error()), cmd.CommandPath())
+		fmt.Fprintf(stderr, "skald-bot: %s (see %s --help)\n",
+			oneLine(bad.err.Error()), cmd.CommandPath())
 		return exitCodeUsage
 	}
 	var failed runError
 	if errors.As(err, &failed) {
 		msg := oneLine(serverHint(failed.err))
 		if errors.Is(err, api.ErrUnauthorized) {
-			msg += " (set " + envToken + ", or name the service's configuration with --config or $" +
+			msg += " (set " + envToken +
+				", or name the service's configuration with --config or $" +
 				config.EnvFile + " so that its data_dir/" + config.AdminTokenFile + " is read)"
 		}
 		fmt.Fprintln(stderr, "skald-bot: "+msg)

@@ -21,7 +21,8 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 
 func TestVersion(t *testing.T) {
 	code, out, errOut := runCLI(t, "version")
-	if code != 0 || !strings.HasPrefix(out, "skald-bot dev (") || strings.Count(out, "\n") != 1 || errOut != "" {
+	if code != 0 || !strings.HasPrefix(out, "skald-bot dev (") ||
+		strings.Count(out, "\n") != 1 || errOut != "" {
 		t.Errorf("version = %d, %q, %q", code, out, errOut)
 	}
 }
@@ -33,11 +34,14 @@ func TestCommandLineErrors(t *testing.T) {
 	t.Chdir(dir) // no ./skald.yaml here
 	t.Setenv("SKALD_CONFIG", "")
 	bad := filepath.Join(dir, "bad.yaml")
-	if err := os.WriteFile(bad, []byte("log: {level: loud}\njobs: [{name: Bad Name, schedule: \"@daily\", steps: [{tool: x}]}]\n"), 0o600); err != nil {
+	if err := os.WriteFile(bad, []byte("log: {level: loud}\n"+
+		"jobs: [{name: Bad Name, schedule: \"@daily\", steps: [{tool: x}]}]\n"),
+		0o600); err != nil {
 		t.Fatal(err)
 	}
 	unknown := filepath.Join(dir, "unknown.yaml")
-	if err := os.WriteFile(unknown, []byte("api:\n  listen: \"127.0.0.1:0\"\n  tokn: x\n"), 0o600); err != nil {
+	if err := os.WriteFile(unknown, []byte("api:\n  listen: \"127.0.0.1:0\"\n  tokn: x\n"),
+		0o600); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -46,22 +50,78 @@ func TestCommandLineErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown command", []string{"bogus"}, 2, `skald-bot: unknown command "bogus" for "skald-bot" (see skald-bot --help)`},
-		{"suggestion", []string{"aprove", "1"}, 2, "skald-bot: unknown command \"aprove\" for \"skald-bot\" (see skald-bot --help)\nDid you mean this?\n\tapprove"},
-		{"unknown flag", []string{"serve", "--bogus"}, 2, `skald-bot: unknown flag: --bogus (see skald-bot serve --help)`},
-		{"flag without value", []string{"serve", "--config"}, 2, `skald-bot: flag needs an argument: --config (see skald-bot serve --help)`},
-		{"extra argument", []string{"serve", "now"}, 2, `skald-bot: unknown command "now" for "skald-bot serve" (see skald-bot serve --help)`},
-		{"version argument", []string{"version", "x"}, 2, `skald-bot: unknown command "x" for "skald-bot version" (see skald-bot version --help)`},
-		{"named config missing", []string{"serve", "--config", "missing.yaml"}, 1, `skald-bot: config: config file not found: missing.yaml`},
-		{"default config missing", []string{"serve"}, 1, `skald-bot: config: config file not found: skald.yaml (name one with --config FILE or $SKALD_CONFIG)`},
-		{"invalid config", []string{"serve", "--config", bad}, 1, `skald-bot: config: log.level "loud": must be debug, info, warn or error; config: jobs[0].name "Bad Name": must match [a-z0-9_-]+`},
-		{"unknown key", []string{"serve", "--config", unknown}, 1, `skald-bot: config: line 3: unknown key api.tokn`},
+		{
+			name: "unknown command",
+			args: []string{"bogus"},
+			code: 2,
+			want: `skald-bot: unknown command "bogus" for "skald-bot" (see skald-bot --help)`,
+		},
+		{
+			name: "suggestion",
+			args: []string{"aprove", "1"},
+			code: 2,
+			want: "skald-bot: unknown command \"aprove\" for \"skald-bot\" " +
+				"(see skald-bot --help)\nDid you mean this?\n\tapprove",
+		},
+		{
+			name: "unknown flag",
+			args: []string{"serve", "--bogus"},
+			code: 2,
+			want: `skald-bot: unknown flag: --bogus (see skald-bot serve --help)`,
+		},
+		{
+			name: "flag without value",
+			args: []string{"serve", "--config"},
+			code: 2,
+			want: `skald-bot: flag needs an argument: --config (see skald-bot serve --help)`,
+		},
+		{
+			name: "extra argument",
+			args: []string{"serve", "now"},
+			code: 2,
+			want: `skald-bot: unknown command "now" for "skald-bot serve" ` +
+				`(see skald-bot serve --help)`,
+		},
+		{
+			name: "version argument",
+			args: []string{"version", "x"},
+			code: 2,
+			want: `skald-bot: unknown command "x" for "skald-bot version" ` +
+				`(see skald-bot version --help)`,
+		},
+		{
+			name: "named config missing",
+			args: []string{"serve", "--config", "missing.yaml"},
+			code: 1,
+			want: `skald-bot: config: config file not found: missing.yaml`,
+		},
+		{
+			name: "default config missing",
+			args: []string{"serve"},
+			code: 1,
+			want: `skald-bot: config: config file not found: skald.yaml ` +
+				`(name one with --config FILE or $SKALD_CONFIG)`,
+		},
+		{
+			name: "invalid config",
+			args: []string{"serve", "--config", bad},
+			code: 1,
+			want: `skald-bot: config: log.level "loud": must be debug, info, warn or error; ` +
+				`config: jobs[0].name "Bad Name": must match [a-z0-9_-]+`,
+		},
+		{
+			name: "unknown key",
+			args: []string{"serve", "--config", unknown},
+			code: 1,
+			want: `skald-bot: config: line 3: unknown key api.tokn`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, tt.args...)
 			if code != tt.code || errOut != tt.want+"\n" || out != "" {
-				t.Errorf("%v = %d, stdout %q, stderr %q; want %d, %q", tt.args, code, out, errOut, tt.code, tt.want)
+				t.Errorf("%v = %d, stdout %q, stderr %q; want %d, %q",
+					tt.args, code, out, errOut, tt.code, tt.want)
 			}
 		})
 	}
@@ -79,7 +139,8 @@ func (c coded) ExitCode() int { return int(c) }
 
 func TestExitCoder(t *testing.T) {
 	root := &cobra.Command{Use: "skald-bot", SilenceErrors: true, SilenceUsage: true}
-	root.AddCommand(&cobra.Command{Use: "pending", RunE: func(*cobra.Command, []string) error { return coded(3) }})
+	root.AddCommand(&cobra.Command{Use: "pending",
+		RunE: func(*cobra.Command, []string) error { return coded(3) }})
 	markRunErrors(root)
 	var stdout, stderr bytes.Buffer
 	code := execute(context.Background(), root, []string{"pending"}, nil, &stdout, &stderr)

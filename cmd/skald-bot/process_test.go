@@ -98,7 +98,8 @@ func startSkald(t *testing.T, dir string, env []string, args ...string) *skaldPr
 	cmd := exec.Command(skaldBinary(t), args...)
 	cmd.Dir = dir
 	// TEST_ADMIN_TOKEN: the api.token of testConfig.
-	cmd.Env = append(os.Environ(), "SKALD_CONFIG=", "SKALD_URL=", "SKALD_API_TOKEN=", "TEST_ADMIN_TOKEN="+adminToken)
+	cmd.Env = append(os.Environ(), "SKALD_CONFIG=", "SKALD_URL=", "SKALD_API_TOKEN=",
+		"TEST_ADMIN_TOKEN="+adminToken)
 	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -114,7 +115,8 @@ func startReading(t *testing.T, cmd *exec.Cmd, out io.Reader) *skaldProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &skaldProcess{cmd: cmd, eof: make(chan struct{}), changed: make(chan struct{}), taken: map[int]bool{}}
+	p := &skaldProcess{cmd: cmd, eof: make(chan struct{}), changed: make(chan struct{}),
+		taken: map[int]bool{}}
 	go p.read(out)
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
@@ -286,7 +288,8 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 
 // cliIn runs the binary with args, stdin and extra environment variables (after
 // clearing SKALD_*), and returns its exit code and output.
-func cliIn(t *testing.T, stdin []byte, env []string, args ...string) (code int, stdout, stderr string) {
+func cliIn(t *testing.T, stdin []byte, env []string,
+	args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return cliRun(t, "", stdin, env, args...)
 }

@@ -13,7 +13,8 @@ import (
 
 // cliAt runs the binary with args in dir, the SKALD_* variables cleared but for env,
 // and returns its exit code and output.
-func cliAt(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+func cliAt(t *testing.T, dir string, env []string,
+	args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return cliRun(t, dir, nil, env, args...)
 }
@@ -29,12 +30,14 @@ func TestProcessQuickStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := closedPort(t)
-	text := strings.Replace(string(example), "listen: 127.0.0.1:8377", "listen: "+strings.TrimPrefix(url, "http://"), 1)
+	text := strings.Replace(string(example), "listen: 127.0.0.1:8377",
+		"listen: "+strings.TrimPrefix(url, "http://"), 1)
 	if text == string(example) {
 		t.Fatal("config.example.yaml has no listen: 127.0.0.1:8377")
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "config.example.yaml"), []byte(text), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "config.example.yaml"), []byte(text),
+		0o600); err != nil {
 		t.Fatal(err)
 	}
 	svc := startService(t, filepath.Join(dir, "config.example.yaml"))
@@ -54,35 +57,43 @@ func TestProcessQuickStart(t *testing.T) {
 	}
 
 	env := []string{"SKALD_CONFIG=config.example.yaml"}
-	check := []string{"check", "--tool", "Bash", "--arg", "command=rm -rf build", "--session", "qs",
+	check := []string{"check", "--tool", "Bash", "--arg", "command=rm -rf build",
+		"--session", "qs",
 		"--tool-call-id", "t1", "--wait", "0s", "--keep", "--json"}
 	code, out, errOut := cliAt(t, dir, env, check...)
 	var res api.CheckResult
-	if json.Unmarshal([]byte(out), &res); code != exitPending || res.Decision != gate.VerdictPending {
+	if json.Unmarshal([]byte(out), &res); code != exitPending ||
+		res.Decision != gate.VerdictPending {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
 	id := u(res.RequestID)
-	if code, out, errOut := cliAt(t, dir, env, "pending"); code != 0 || !strings.Contains(out, "rm -rf build") {
+	if code, out, errOut := cliAt(t, dir, env, "pending"); code != 0 ||
+		!strings.Contains(out, "rm -rf build") {
 		t.Fatalf("pending: exit %d %s %s", code, out, errOut)
 	}
 	// Without the configuration an admin command has no token: a clear error.
 	if code, _, errOut := cliAt(t, dir, []string{"SKALD_URL=" + url}, "approve", id); code != 1 ||
-		!strings.Contains(errOut, "401: unauthorized: this call needs the admin token") || !strings.Contains(errOut, "SKALD_CONFIG") {
+		!strings.Contains(errOut, "401: unauthorized: this call needs the admin token") ||
+		!strings.Contains(errOut, "SKALD_CONFIG") {
 		t.Fatalf("approve without the configuration: exit %d %s", code, errOut)
 	}
-	if code, out, errOut := cliAt(t, dir, env, "approve", id, "--note", "fine"); code != 0 || out != "request "+id+" approved\n" {
+	if code, out, errOut := cliAt(t, dir, env, "approve", id, "--note", "fine"); code != 0 ||
+		out != "request "+id+" approved\n" {
 		t.Fatalf("approve: exit %d %q %s", code, out, errOut)
 	}
 	code, out, errOut = cliAt(t, dir, env, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved || u(res.RequestID) != id {
+	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
+		u(res.RequestID) != id {
 		t.Fatalf("check after approval: exit %d %s %s", code, out, errOut)
 	}
 	// The local caller cannot approve, even its own request.
-	code, out, _ = cliAt(t, dir, env, "check", "--tool", "Bash", "--arg", "command=rm -rf dist", "--session", "qs", "--wait", "0s", "--keep", "--json")
+	code, out, _ = cliAt(t, dir, env, "check", "--tool", "Bash", "--arg", "command=rm -rf dist",
+		"--session", "qs", "--wait", "0s", "--keep", "--json")
 	if json.Unmarshal([]byte(out), &res); code != exitPending {
 		t.Fatalf("second check: exit %d %s", code, out)
 	}
-	if code, _, errOut := cliAt(t, dir, []string{"SKALD_URL=" + url}, "reject", u(res.RequestID)); code != 1 || !strings.Contains(errOut, "401") {
+	if code, _, errOut := cliAt(t, dir, []string{"SKALD_URL=" + url},
+		"reject", u(res.RequestID)); code != 1 || !strings.Contains(errOut, "401") {
 		t.Fatalf("reject without a token: exit %d %s", code, errOut)
 	}
 	svc.stop(t)

@@ -22,7 +22,8 @@ const retentionInterval = time.Hour
 // round is logged and retried at the next. keep 0 (retention: 0 in the
 // configuration) keeps everything: nothing is ever pruned. It blocks until ctx is done
 // and returns nil.
-func runRetention(ctx context.Context, db pruner, keep time.Duration, now func() time.Time, log *slog.Logger) error {
+func runRetention(ctx context.Context, db pruner, keep time.Duration, now func() time.Time,
+	log *slog.Logger) error {
 	if keep <= 0 {
 		log.Info("retention: 0, nothing is pruned")
 		<-ctx.Done()

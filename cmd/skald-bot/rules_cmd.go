@@ -29,7 +29,8 @@ func (*ruleFlags) addTo(fs *pflag.FlagSet, r *rules.Rule, forSet bool) {
 	if forSet {
 		priority, group = 0, ""
 		fs.StringVar((*string)(&r.Action), "action", "", "allow, deny or require")
-		fs.StringVar(&r.ToolPattern, "tool", "", "tool pattern: *, a name, prefix*, @fs_read, @fs_write or @fs_any")
+		fs.StringVar(&r.ToolPattern, "tool", "",
+			"tool pattern: *, a name, prefix*, @fs_read, @fs_write or @fs_any")
 	}
 	fs.StringVar(&r.PathPattern, "path", "", "path pattern: dir/* (subtree), prefix*, or exact")
 	fs.StringVar(&r.CommandPattern, "command", "",
@@ -64,9 +65,9 @@ func newRulesCmd(conn *connection) *cobra.Command {
 					func(r rules.Rule) string {
 						return fmt.Sprintf("%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID,
 							shownName(r.GroupID), r.Priority, shown(string(r.Action)),
-							shownName(r.ToolPattern), shown(r.PathPattern), shown(r.CommandPattern),
-							shown(r.HostPattern), shownName(r.AgentID), shownName(r.Source),
-							shown(r.Note))
+							shownName(r.ToolPattern), shown(r.PathPattern),
+							shown(r.CommandPattern), shown(r.HostPattern),
+							shownName(r.AgentID), shownName(r.Source), shown(r.Note))
 					})
 			})
 		},
@@ -90,7 +91,8 @@ func newRulesCmd(conn *connection) *cobra.Command {
 			return adminCall(cmd, conn, func(c *api.Client) (rules.Rule, error) {
 				got, err := c.CreateRule(cmd.Context(), r)
 				if err == nil {
-					all, _ = c.Rules(cmd.Context(), "") // for the note only: the rule is added either way
+					// For the note only: the rule is added either way.
+					all, _ = c.Rules(cmd.Context(), "")
 				}
 				return got, err
 			}, func(got rules.Rule) {
@@ -234,7 +236,8 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 			return adminCall(cmd, conn, func(c *api.Client) ([]rules.Rule, error) {
 				return c.DuplicateGroup(cmd.Context(), args[0], args[1], dupName)
 			}, func(rs []rules.Rule) {
-				fmt.Fprintf(cmd.OutOrStdout(), "group %s added with %d rules of %s\n", args[1], len(rs), args[0])
+				fmt.Fprintf(cmd.OutOrStdout(), "group %s added with %d rules of %s\n",
+					args[1], len(rs), args[0])
 			})
 		},
 	}
@@ -247,7 +250,8 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("name") && !cmd.Flags().Changed("description") {
-				return usagef("groups set %s: nothing to change: give --name or --description", args[0])
+				return usagef("groups set %s: nothing to change: give --name or --description",
+					args[0])
 			}
 			return adminCall(cmd, conn, func(c *api.Client) (rules.Group, error) {
 				gs, err := c.Groups(cmd.Context())

@@ -46,11 +46,11 @@ changes nothing.`,
 	imp := &cobra.Command{
 		Use:   "import FILE [--apply]",
 		Short: "Show, and with --apply make, the changes that give the store FILE's rules",
-		Long: `Reads a rules file as "rules export" writes it and shows what would change, per group:
-rules added (+), changed (~) and removed (-). Each group the file names ends up with
-exactly the file's rules; groups it does not name are left alone. With --apply the
-changes are made in one transaction: all of them, or none when any is refused (every
-problem is listed).`,
+		Long: `Reads a rules file as "rules export" writes it and shows what would change,
+per group: rules added (+), changed (~) and removed (-). Each group the file names ends
+up with exactly the file's rules; groups it does not name are left alone. With --apply
+the changes are made in one transaction: all of them, or none when any is refused
+(every problem is listed).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := os.ReadFile(args[0])
@@ -118,9 +118,9 @@ With --apply the rules are added in one transaction.`,
 					}
 				}
 				if ccGroup != rules.DefaultGroup && len(add) > 0 {
-					fmt.Fprintf(w, "note: group %s's rules are tried before default's, so its allow "+
-						"rules override default's denies (secrets/* included): keep the denies it "+
-						"needs in %s\n", shownName(ccGroup), shownName(ccGroup))
+					fmt.Fprintf(w, "note: group %s's rules are tried before default's, "+
+						"so its allow rules override default's denies (secrets/* included): "+
+						"keep the denies it needs in %s\n", shownName(ccGroup), shownName(ccGroup))
 				}
 			}
 			p := ruleset.Merge(ccGroup, add, gs, rs)

@@ -34,7 +34,8 @@ func cronJobs(cfg *config.Config) []cron.Job {
 // newScheduler builds the run engine over the gate and the store; its Run is the
 // "scheduler" component. Errors: the jobs' problems (cron.ErrInvalidJob, naming the
 // job).
-func newScheduler(cfg *config.Config, gt *gate.Manager, db *store.DB, log *slog.Logger) (*cron.Engine, error) {
+func newScheduler(cfg *config.Config, gt *gate.Manager, db *store.DB,
+	log *slog.Logger) (*cron.Engine, error) {
 	return cron.New(cron.Options{
 		Store: db, Gate: gt, Jobs: cronJobs(cfg),
 		WorkspaceRoot: cfg.WorkspaceRoot, Logger: log,
@@ -52,8 +53,8 @@ func (a apiJobs) List() ([]api.Job, error) {
 	infos := a.e.Jobs()
 	out := make([]api.Job, len(infos))
 	for i, j := range infos {
-		out[i] = api.Job{Name: j.Name, Schedule: j.Schedule, AgentID: j.AgentID, Profile: j.Profile,
-			ContextLabel: j.ContextLabel, Steps: j.Steps, Next: j.Next}
+		out[i] = api.Job{Name: j.Name, Schedule: j.Schedule, AgentID: j.AgentID,
+			Profile: j.Profile, ContextLabel: j.ContextLabel, Steps: j.Steps, Next: j.Next}
 	}
 	return out, nil
 }
@@ -126,7 +127,8 @@ func notStartedLine(name string, err error) (msg string, ok bool) {
 // is still waiting for approval (request 13)".
 func unfinished(b *cron.BlockedError) string {
 	if b.Status == store.RunWaitingApproval {
-		return fmt.Sprintf("run %d is still waiting for approval (request %d)", b.RunID, b.RequestID)
+		return fmt.Sprintf("run %d is still waiting for approval (request %d)",
+			b.RunID, b.RequestID)
 	}
 	return fmt.Sprintf("run %d is still running", b.RunID)
 }

@@ -85,7 +85,8 @@ func (s *sse) next(t *testing.T, name string) cron.RunEvent {
 
 // A job run through the real binary: the CLI starts it, its second step waits for
 // approval (the first step's file exists, the second's does not), a second trigger is
-// skipped (exit 3, one line naming the waiting run), the CLI approves, and the run finishes with both files written.
+// skipped (exit 3, one line naming the waiting run), the CLI approves, and the run
+// finishes with both files written.
 func TestProcessJobWaitsForApproval(t *testing.T) {
 	dir := t.TempDir()
 	url := closedPort(t)
@@ -116,26 +117,30 @@ jobs:
 	if w.Job != "nightly" || w.RequestID == 0 {
 		t.Fatalf("run_waiting %+v", w)
 	}
-	if b, err := os.ReadFile(filepath.Join(ws, "data/first.txt")); err != nil || string(b) != "one" {
+	if b, err := os.ReadFile(filepath.Join(ws, "data/first.txt")); err != nil ||
+		string(b) != "one" {
 		t.Errorf("the first step's file: %q %v", b, err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "out/second.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the second step ran before approval: %v", err)
 	}
 	code, out, errOut = cli(t, "jobs", "run", "nightly", "--server", url, "--config", cfg)
-	want := "nightly: trigger skipped: run " + u(w.RunID) + " is still waiting for approval (request " + u(w.RequestID) + ")\n"
+	want := "nightly: trigger skipped: run " + u(w.RunID) +
+		" is still waiting for approval (request " + u(w.RequestID) + ")\n"
 	if code != 3 || out != want || errOut != "" {
 		t.Errorf("a second trigger: exit %d %q %q, want 3 and %q", code, out, errOut, want)
 	}
 
-	if code, _, errOut := cli(t, "approve", u(w.RequestID), "--server", url, "--config", cfg); code != 0 {
+	if code, _, errOut := cli(t, "approve", u(w.RequestID), "--server", url,
+		"--config", cfg); code != 0 {
 		t.Fatalf("approve: exit %d %s", code, errOut)
 	}
 	f := events.next(t, cron.EventRunFinished)
 	if f.RunID != w.RunID || f.Status != "succeeded" || f.Notify {
 		t.Fatalf("run_finished %+v", f)
 	}
-	if b, err := os.ReadFile(filepath.Join(ws, "out/second.txt")); err != nil || string(b) != "two" {
+	if b, err := os.ReadFile(filepath.Join(ws, "out/second.txt")); err != nil ||
+		string(b) != "two" {
 		t.Errorf("the second step's file: %q %v", b, err)
 	}
 	code, out, _ = cli(t, "jobs", "runs", "nightly", "--server", url, "--json", "--config", cfg)
@@ -148,7 +153,8 @@ jobs:
 		t.Errorf("jobs runs: exit %d %s", code, out)
 	}
 	code, out, _ = cli(t, "jobs", "list", "--server", url, "--config", cfg)
-	if code != 0 || !strings.Contains(out, "nightly") || !strings.Contains(out, "CRON_TZ=Europe/Rome 30 2 * * *") {
+	if code != 0 || !strings.Contains(out, "nightly") ||
+		!strings.Contains(out, "CRON_TZ=Europe/Rome 30 2 * * *") {
 		t.Errorf("jobs list: exit %d %s", code, out)
 	}
 	svc.stop(t)
@@ -245,10 +251,13 @@ func TestExampleJobsAreValid(t *testing.T) {
 // in text and as JSON — and the API's 409 carries the same line.
 func TestJobsRunNotStarted(t *testing.T) {
 	root := t.TempDir()
-	step := cron.Step{Tool: "write_file", Args: map[string]any{"path": "out/x.txt", "content": "x"}} // requires approval
+	// requires approval
+	step := cron.Step{Tool: "write_file",
+		Args: map[string]any{"path": "out/x.txt", "content": "x"}}
 	s := startServer(t, root,
 		cron.Job{Name: "skipper", Schedule: "@yearly", Steps: []cron.Step{step}},
-		cron.Job{Name: "queuer", Schedule: "@yearly", Overlap: cron.OverlapQueue, Steps: []cron.Step{step}})
+		cron.Job{Name: "queuer", Schedule: "@yearly", Overlap: cron.OverlapQueue,
+			Steps: []cron.Step{step}})
 	events, release := s.gate.Subscribe(16)
 	defer release()
 	// The two runs park in either order: keep every job's event until it is asked for.
@@ -269,7 +278,8 @@ func TestJobsRunNotStarted(t *testing.T) {
 		}
 	}
 	for _, job := range []string{"skipper", "queuer"} {
-		if code, out, errOut := runClient(t, "jobs", "run", job, "--server", s.url); code != 0 || !strings.HasSuffix(out, " of "+job+": running\n") {
+		if code, out, errOut := runClient(t, "jobs", "run", job, "--server", s.url); code != 0 ||
+			!strings.HasSuffix(out, " of "+job+": running\n") {
 			t.Fatalf("jobs run %s: exit %d %q %q", job, code, out, errOut)
 		}
 	}
@@ -278,17 +288,21 @@ func TestJobsRunNotStarted(t *testing.T) {
 		t.Fatalf("run_waiting %+v %+v", sk, qu)
 	}
 
-	want := "skipper: trigger skipped: run " + u(sk.RunID) + " is still waiting for approval (request " + u(sk.RequestID) + ")"
+	want := "skipper: trigger skipped: run " + u(sk.RunID) +
+		" is still waiting for approval (request " + u(sk.RequestID) + ")"
 	code, out, errOut := runClient(t, "jobs", "run", "skipper", "--server", s.url)
 	if code != 3 || out != want+"\n" || errOut != "" {
 		t.Errorf("skipped: exit %d, stdout %q, stderr %q; want 3 and %q", code, out, errOut, want)
 	}
-	wantQ := "queuer: trigger queued: run " + u(qu.RunID) + " is still waiting for approval (request " + u(qu.RequestID) + "); this one starts when it ends"
+	wantQ := "queuer: trigger queued: run " + u(qu.RunID) +
+		" is still waiting for approval (request " + u(qu.RequestID) +
+		"); this one starts when it ends"
 	code, out, errOut = runClient(t, "jobs", "run", "queuer", "--server", s.url, "--json")
 	var got map[string]string
 	if err := json.Unmarshal([]byte(out), &got); code != 3 || err != nil || errOut != "" ||
 		got["job"] != "queuer" || got["trigger"] != "queued" || got["message"] != wantQ {
-		t.Errorf("queued --json: exit %d, stdout %q, stderr %q; want 3 and %q", code, out, errOut, wantQ)
+		t.Errorf("queued --json: exit %d, stdout %q, stderr %q; want 3 and %q",
+			code, out, errOut, wantQ)
 	}
 
 	// The API answers 409 with the same line.
@@ -303,13 +317,17 @@ func TestJobsRunNotStarted(t *testing.T) {
 // skipped or queued with the API's line (chatJobs), through bot.Command and the real
 // run engine, and the reply's error still wraps cron's.
 func TestChatRunNotStarted(t *testing.T) {
-	step := cron.Step{Tool: "write_file", Args: map[string]any{"path": "out/x.txt", "content": "x"}} // requires approval
+	// requires approval
+	step := cron.Step{Tool: "write_file",
+		Args: map[string]any{"path": "out/x.txt", "content": "x"}}
 	s := startServer(t, t.TempDir(),
 		cron.Job{Name: "skipper", Schedule: "@yearly", Steps: []cron.Step{step}},
-		cron.Job{Name: "queuer", Schedule: "@yearly", Overlap: cron.OverlapQueue, Steps: []cron.Step{step}})
+		cron.Job{Name: "queuer", Schedule: "@yearly", Overlap: cron.OverlapQueue,
+			Steps: []cron.Step{step}})
 	admin := bot.Who{ID: "1", Name: "alice", Channel: "telegram"}
-	b, err := bot.New(bot.Options{Gate: s.gate, Access: bot.Access{"telegram": bot.Roles{Admins: []string{"1"}}},
-		Jobs: chatJobs{s.sched}, Logger: testkit.Logger()})
+	b, err := bot.New(bot.Options{Gate: s.gate,
+		Access: bot.Access{"telegram": bot.Roles{Admins: []string{"1"}}},
+		Jobs:   chatJobs{s.sched}, Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,19 +343,24 @@ func TestChatRunNotStarted(t *testing.T) {
 		{"queuer", "queued", cron.ErrQueued, "; this one starts when it ends"},
 	} {
 		t.Run(c.job, func(t *testing.T) {
-			if r := b.Command(ctx, admin, "run "+c.job); r.Err != nil || !strings.HasPrefix(r.Text, "Started run ") {
+			if r := b.Command(ctx, admin, "run "+c.job); r.Err != nil ||
+				!strings.HasPrefix(r.Text, "Started run ") {
 				t.Fatalf("run %s: %+v", c.job, r)
 			}
 			var w cron.RunEvent
 			for ev := range events {
-				if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting && d.Job == c.job {
+				if d, ok := ev.Data.(cron.RunEvent); ok && ev.Name == cron.EventRunWaiting &&
+					d.Job == c.job {
 					w = d
 					break
 				}
 			}
-			want := "run: " + c.job + ": trigger " + c.how + ": run " + u(w.RunID) + " is still waiting for approval (request " + u(w.RequestID) + ")" + c.tail
-			if r := b.Command(ctx, admin, "run "+c.job); r.Text != want || !errors.Is(r.Err, c.sentinel) {
-				t.Errorf("run %s again: %q (%v), want %q wrapping %v", c.job, r.Text, r.Err, want, c.sentinel)
+			want := "run: " + c.job + ": trigger " + c.how + ": run " + u(w.RunID) +
+				" is still waiting for approval (request " + u(w.RequestID) + ")" + c.tail
+			if r := b.Command(ctx, admin, "run "+c.job); r.Text != want ||
+				!errors.Is(r.Err, c.sentinel) {
+				t.Errorf("run %s again: %q (%v), want %q wrapping %v",
+					c.job, r.Text, r.Err, want, c.sentinel)
 			}
 		})
 	}

@@ -42,7 +42,8 @@ func newServeCmd() *cobra.Command {
 			return serve(cmd.Context(), cfg, newLogger(cfg.Log, cmd.ErrOrStderr()))
 		},
 	}
-	cmd.Flags().StringVar(&file, "config", "", "configuration file (else $"+config.EnvFile+", else ./"+config.DefaultFile+")")
+	cmd.Flags().StringVar(&file, "config", "",
+		"configuration file (else $"+config.EnvFile+", else ./"+config.DefaultFile+")")
 	return cmd
 }
 
@@ -134,7 +135,8 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 		generated = true
 		svcLog.Info("admin token", "file", adminTokenPath(cfg.DataDir), "created", created)
 	}
-	apiComp, err := apiComponent(cfg, ln, adminToken, generated, gt, db, apiJobs{sched}, metrics, log)
+	apiComp, err := apiComponent(cfg, ln, adminToken, generated, gt, db, apiJobs{sched},
+		metrics, log)
 	if err != nil {
 		return err
 	}

@@ -41,11 +41,13 @@ func TestServeStartStop(t *testing.T) {
 
 	p := startSkald(t, dir, env, "serve", "--config", cfg)
 	line := p.waitFor(t, "msg=serving")
-	if !strings.Contains(line, "component=serve") || !strings.Contains(line, "data_dir="+filepath.Join(dir, "data")) {
+	if !strings.Contains(line, "component=serve") ||
+		!strings.Contains(line, "data_dir="+filepath.Join(dir, "data")) {
 		t.Errorf("serving line: %s", line)
 	}
 	// api.listen asks for port 0: the line names the port the API is bound to.
-	if addr := logValue(line, "api"); !strings.HasPrefix(addr, "127.0.0.1:") || strings.HasSuffix(addr, ":0") {
+	if addr := logValue(line, "api"); !strings.HasPrefix(addr, "127.0.0.1:") ||
+		strings.HasSuffix(addr, ":0") {
 		t.Errorf("serving line without the API's bound address: %s", line)
 	}
 	fi, err := os.Stat(filepath.Join(dir, "data"))
@@ -78,7 +80,8 @@ func TestServeStartStop(t *testing.T) {
 	p = startSkald(t, dir, append(env, "SKALD_CONFIG="+cfg), "serve")
 	line = p.waitFor(t, `"msg":"serving"`)
 	var rec map[string]any
-	if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["component"] != "serve" || rec["level"] != "INFO" {
+	if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["component"] != "serve" ||
+		rec["level"] != "INFO" {
 		t.Errorf("JSON log line %s: %v", line, err)
 	}
 	p.signalExit(t, syscall.SIGINT, 0)
@@ -133,14 +136,18 @@ func TestServeRefusesToStart(t *testing.T) {
 		want   string
 	}{
 		{"bad job name",
-			extra("jobs:\n  - {name: Nightly Backup, schedule: \"@daily\", steps: [{tool: execute_cmd}]}\n"),
+			extra("jobs:\n  - {name: Nightly Backup, schedule: \"@daily\", " +
+				"steps: [{tool: execute_cmd}]}\n"),
 			`skald-bot: config: jobs[0].name "Nightly Backup": must match [a-z0-9_-]+`},
 		{"bad schedule",
-			extra("jobs:\n  - {name: nightly, schedule: \"61 * * * *\", steps: [{tool: execute_cmd, args: {cmd: \"true\"}}]}\n"),
-			`skald-bot: cron: job "nightly": schedule "61 * * * *": end of range (61) above maximum (59): 61`},
+			extra("jobs:\n  - {name: nightly, schedule: \"61 * * * *\", " +
+				"steps: [{tool: execute_cmd, args: {cmd: \"true\"}}]}\n"),
+			`skald-bot: cron: job "nightly": schedule "61 * * * *": ` +
+				`end of range (61) above maximum (59): 61`},
 		// An api.token whose ${SKALD_API_TOKEN} is unset does not start without a token.
 		{"missing token variable", withAPI(`{listen: "127.0.0.1:0", token: ${SKALD_API_TOKEN}}`),
-			"skald-bot: config: api.token: ${SKALD_API_TOKEN} is empty or unset (set it, or leave api.token out)"},
+			"skald-bot: config: api.token: ${SKALD_API_TOKEN} is empty or unset " +
+				"(set it, or leave api.token out)"},
 		// api.allowed_hosts without api.token would put the token-less local caller
 		// behind a proxy.
 		{"allowed hosts without a token",
@@ -148,8 +155,9 @@ func TestServeRefusesToStart(t *testing.T) {
 			`skald-bot: config: api.allowed_hosts "https://skald.example": ` +
 				`needs api.token (a generated token is for loopback only)`},
 		{"busy port", withAPI(`{listen: "` + busy.Addr().String() + `"}`),
-			"skald-bot: api: listen tcp " + busy.Addr().String() + ": bind: address already in use" +
-				" (is another skald-bot serve running? stop it, or set api.listen to a free port)"},
+			"skald-bot: api: listen tcp " + busy.Addr().String() +
+				": bind: address already in use (is another skald-bot serve running? " +
+				"stop it, or set api.listen to a free port)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -31,7 +31,8 @@ func TestProcessTelegram(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "ws"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + filepath.Join(dir, "ws") +
+	yaml := "data_dir: " + filepath.Join(dir, "data") +
+		"\nworkspace_root: " + filepath.Join(dir, "ws") +
 		"\napi:\n  listen: " + strings.TrimPrefix(url, "http://") +
 		"\ntelegram:\n  token: " + srv.Token() + "\n  api_url: " + srv.URL() +
 		"\n  chats: [100000001]\n  approvers: [100000001]\n"
@@ -43,7 +44,8 @@ func TestProcessTelegram(t *testing.T) {
 	defer cancel()
 
 	jane := models.User{ID: 100000001, FirstName: "Jane"}
-	if _, err := srv.Inject(srv.MessageUpdate(jane, models.Chat{ID: 100000001}, "/whoami")); err != nil {
+	update := srv.MessageUpdate(jane, models.Chat{ID: 100000001}, "/whoami")
+	if _, err := srv.Inject(update); err != nil {
 		t.Fatal(err)
 	}
 	msgs, err := srv.WaitMessages(ctx, 100000001, 1)
@@ -54,7 +56,8 @@ func TestProcessTelegram(t *testing.T) {
 		t.Errorf("whoami: %q", msgs[0].Text)
 	}
 
-	code, out, errOut := cli(t, "check", "--tool", "Bash", "--arg", "command=make deploy", "--session", "s1",
+	code, out, errOut := cli(t, "check", "--tool", "Bash", "--arg", "command=make deploy",
+		"--session", "s1",
 		"--wait", "0s", "--keep", "--json", "--config", cfg)
 	var res api.CheckResult
 	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
@@ -69,7 +72,10 @@ func TestProcessTelegram(t *testing.T) {
 		t.Fatalf("no prompt: %v", err)
 	}
 	prompt := msgs[1]
-	if id := u(res.RequestID); !strings.Contains(prompt.PlainText, "Request: #"+id) || strings.Join(prompt.CallbackData(), " ") != "a:"+id+":ok a:"+id+":no a:"+id+":b15 a:"+id+":bs" {
+	id := u(res.RequestID)
+	buttons := "a:" + id + ":ok a:" + id + ":no a:" + id + ":b15 a:" + id + ":bs"
+	if !strings.Contains(prompt.PlainText, "Request: #"+id) ||
+		strings.Join(prompt.CallbackData(), " ") != buttons {
 		t.Errorf("prompt %q with buttons %v", prompt.PlainText, prompt.CallbackData())
 	}
 
@@ -86,7 +92,8 @@ func TestProcessTelegram(t *testing.T) {
 	if err != nil {
 		t.Fatalf("prompt not edited: %v", err)
 	}
-	if m, ok := srv.Message(100000001, prompt.MessageID); !ok || m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by cli · ") {
+	m, ok := srv.Message(100000001, prompt.MessageID)
+	if !ok || m.Keyboard != nil || !strings.Contains(m.PlainText, "✅ Approved by cli · ") {
 		t.Errorf("edited prompt (keyboard %v):\n%s (found %v)", m.Keyboard, m.PlainText, ok)
 	}
 	svc.stop(t)

@@ -36,5 +36,6 @@ func versionLine() string {
 			}
 		}
 	}
-	return fmt.Sprintf("skald-bot %s (%s%s %s/%s)", version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("skald-bot %s (%s%s %s/%s)", version, rev,
+		runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
