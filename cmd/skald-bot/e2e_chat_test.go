@@ -177,21 +177,69 @@ func TestE2EDenyRuleFromTelegram(t *testing.T) {
 	e.svc.stop(t)
 }
 
-// The ⏱ button (bypass_short: 5s): the call is approved and the next shell call of
-// that session is allowed at once, with no prompt; once the window has passed, the
-// same kind of call prompts again.
+// The ⏱ button (bypass_short): the call is approved and the next shell call of that
+// session is allowed at once, with no prompt; once the window has passed, the same
+// kind of call prompts again. The two halves run with windows of their own: a long
+// one for the call in it, however slow the machine is to make it, and a short one to
+// see it end.
 func TestE2EBypassWindow(t *testing.T) {
 	t.Parallel()
-	const window = 5 * time.Second
-	e := newE2E(t, "bypass_short: 5s\n")
+	for _, tc := range []struct {
+		name   string
+		window time.Duration
+		inside bool // the next call is made in the window, else once it has ended
+	}{
+		{"in the window", 10 * time.Minute, true},
+		{"after the window", 2 * time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, q := bypassApproved(t, tc.window)
+			sends := e.tg.CallCount("sendMessage")
+			if tc.inside {
+				// --wait 0s would answer ask for a pending call.
+				d := e.hook(bashCall(t, "toolu_e2e_second", "npm run lint"), "--wait", "0s")
+				if d.PermissionDecision != "allow" {
+					t.Fatalf("the next shell call in the window: %+v", d)
+				}
+				if n := e.tg.CallCount("sendMessage"); n != sends {
+					t.Errorf("%d sendMessage calls for the call in the window, want 0", n-sends)
+				}
+				e.svc.stop(t)
+				return
+			}
+			res := bypassEnded(t, e)
+			if at := time.Now(); at.Before(q.Resolution.At.Add(tc.window)) {
+				t.Fatalf("pending at %s, before the window approved at %s ended",
+					at.Format(time.StampMilli), q.Resolution.At.Format(time.StampMilli))
+			}
+			again, againID := e.telegramPrompt(2)
+			if againID != res.RequestID || !strings.Contains(again.PlainText, "npm run build") {
+				t.Errorf("prompt after the window: request %d, want %d:\n%s",
+					againID, res.RequestID, again.PlainText)
+			}
+			if n := e.tg.CallCount("sendMessage"); n != sends+1 {
+				t.Errorf("%d sendMessage calls since the bypass, want only the last prompt",
+					n-sends)
+			}
+			e.svc.stop(t)
+		})
+	}
+}
+
+// bypassApproved starts a service whose bypass_short is window, approves a hook's
+// shell call with ⏱ in Telegram and returns the service and the approved request.
+func bypassApproved(t *testing.T, window time.Duration) (*e2e, api.Request) {
+	t.Helper()
+	e := newE2E(t, "bypass_short: "+window.String()+"\n")
 	answer := e.hookAsync(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
 	prompt, id := e.telegramPrompt(1)
-	if label := prompt.Keyboard.InlineKeyboard[1][0].Text; label !=
-		"⏱ "+bot.DurationLabel(window) {
-		t.Errorf("⏱ button %q, want the window of bypass_short", label)
+	label := bot.DurationLabel(window)
+	if got := prompt.Keyboard.InlineKeyboard[1][0].Text; got != "⏱ "+label {
+		t.Errorf("⏱ button %q, want the window of bypass_short", got)
 	}
 	e.promptsRecorded(id)
-	if toast := e.tap(prompt, "a:"+u(id)+":b15"); toast != "Approved · ⏱ 5 s bypass" {
+	if toast := e.tap(prompt, "a:"+u(id)+":b15"); toast != "Approved · ⏱ "+label+" bypass" {
 		t.Errorf("toast %q", toast)
 	}
 	if d := e.await(answer); d.PermissionDecision != "allow" {
@@ -199,35 +247,33 @@ func TestE2EBypassWindow(t *testing.T) {
 	}
 	q, err := e.api.Request(e.ctx, id, 0)
 	if err != nil || q.Resolution == nil || q.Resolution.Bypass == nil ||
-		q.Resolution.Bypass.Secs != 5 {
+		q.Resolution.Bypass.Secs != int64(window/time.Second) {
 		t.Fatalf("request %d resolution %+v, %v", id, q.Resolution, err)
 	}
+	return e, q
+}
 
-	// The next shell call of the session: allowed at once (--wait 0s would answer
-	// ask for a pending one).
-	sends := e.tg.CallCount("sendMessage")
-	d := e.hook(bashCall(t, "toolu_e2e_second", "npm run lint"), "--wait", "0s")
-	if d.PermissionDecision != "allow" {
-		t.Fatalf("the next shell call in the window: %+v", d)
-	}
-
-	// Once the window has passed, the same kind of call needs approval again: poll
-	// check (no wait) until it answers pending; the deadline bounds the loop.
+// bypassEnded polls check (no wait), as the hook's caller and agent to which the
+// bypass is bound, until a shell call of the session is no longer allowed, and
+// returns that answer; e's deadline bounds the loop.
+func bypassEnded(t *testing.T, e *e2e) api.CheckResult {
+	t.Helper()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	var res api.CheckResult
-	local := api.NewClient(e.svc.url, "") // the hook's caller: the bypass is bound to it
+	local := api.NewClient(e.svc.url, "")
 	for i := 1; ; i++ {
-		res, err = local.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash",
-			SessionID:  "abc123",
-			ToolCallID: "toolu_e2e_poll_" + strconv.Itoa(i),
-			Arguments:  map[string]any{"command": "npm run build"}, Source: "claude-code",
-			AgentID: "claude-code"}}) // the hook's agent id: the bypass is bound to it
+		res, err := local.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash",
+			SessionID: "abc123", ToolCallID: "toolu_e2e_poll_" + strconv.Itoa(i),
+			Arguments: map[string]any{"command": "npm run build"}, Source: "claude-code",
+			AgentID: "claude-code"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Decision != gate.VerdictAllow {
-			break
+			if res.Decision != gate.VerdictPending {
+				t.Fatalf("after the window: %+v", res)
+			}
+			return res
 		}
 		select {
 		case <-e.ctx.Done():
@@ -235,18 +281,4 @@ func TestE2EBypassWindow(t *testing.T) {
 		case <-tick.C:
 		}
 	}
-	if at := time.Now(); res.Decision != gate.VerdictPending ||
-		at.Before(q.Resolution.At.Add(window)) {
-		t.Fatalf("after the window: %+v at %s, approved at %s", res,
-			at.Format(time.StampMilli), q.Resolution.At.Format(time.StampMilli))
-	}
-	again, againID := e.telegramPrompt(2)
-	if againID != res.RequestID || !strings.Contains(again.PlainText, "npm run build") {
-		t.Errorf("prompt after the window: request %d, want %d:\n%s",
-			againID, res.RequestID, again.PlainText)
-	}
-	if n := e.tg.CallCount("sendMessage"); n != sends+1 {
-		t.Errorf("%d sendMessage calls since the bypass, want only the last prompt", n-sends)
-	}
-	e.svc.stop(t)
 }

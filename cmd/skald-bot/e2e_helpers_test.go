@@ -247,6 +247,34 @@ func bashCall(t *testing.T, toolUseID, command string) []byte {
 func (e *e2e) telegramPrompt(n int) (telegramtest.SentMessage, uint64) {
 	e.t.Helper()
 	m := e.telegramArmed(n)
+	return m, e.promptID(m)
+}
+
+// telegramPromptOf waits for the prompt of request id in Jane's chat to be armed, and
+// returns it: where requests made together are shown in no set order.
+func (e *e2e) telegramPromptOf(id uint64) telegramtest.SentMessage {
+	e.t.Helper()
+	var m telegramtest.SentMessage
+	err := e.tg.Wait(e.ctx, func() bool {
+		for _, m = range e.tg.Messages(jane.ID) {
+			if data := m.CallbackData(); len(data) > 0 && data[0] == "a:"+u(id)+":ok" {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		e.t.Fatalf("no Telegram prompt of request %d: %v\n%s", id, err,
+			strings.Join(e.svc.lines(), "\n"))
+	}
+	e.promptID(m)
+	return m
+}
+
+// promptID checks that Telegram message m is the prompt of a request with its four
+// buttons, and returns the request id.
+func (e *e2e) promptID(m telegramtest.SentMessage) uint64 {
+	e.t.Helper()
 	data := m.CallbackData()
 	if len(data) != 4 {
 		e.t.Fatalf("Telegram message %q has buttons %q, want a prompt's four", m.PlainText, data)
@@ -256,7 +284,7 @@ func (e *e2e) telegramPrompt(n int) (telegramtest.SentMessage, uint64) {
 		!strings.Contains(m.PlainText, "Request: #"+u(id)) {
 		e.t.Fatalf("Telegram prompt %q with buttons %q", m.PlainText, data)
 	}
-	return m, id
+	return id
 }
 
 // telegramArmed waits for the n-th message in Jane's chat to show buttons (a prompt
