@@ -344,7 +344,9 @@ func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script,
 		}
 	}
 	paths, err := sc.Paths(s.absDir(start), s.opt.Home)
-	paths = append(extra, paths...)
+	if len(extra) > 0 {
+		paths = append(extra, paths...)
+	}
 	pd, found, mark := s.shellPaths(t, c, sc, paths, err, cmds, unread)
 	if found && severity(pd) > severity(d) {
 		d = pd
@@ -402,13 +404,17 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 	var cache lstatCache
 	cache.look.begin(s.opt.Watcher, s.opt.WorkspaceRoot, unread)
 	defer func() { mark = cache.look.end() }()
+	var fullBuf [256]byte
 	for i := range paths {
 		p := &paths[i]
-		k := seen{p.Full(), p.Access}
-		if p.Problem == "" { // each command's problem is its own
-			if slices.Contains(done, k) {
-				continue
-			}
+		full := p.FullIn(fullBuf[:0])
+		if p.Problem == "" && slices.ContainsFunc(done, func(k seen) bool {
+			return k.access == p.Access && k.full == string(full)
+		}) {
+			continue // each command's problem is its own: never skipped
+		}
+		k := seen{string(full), p.Access}
+		if p.Problem == "" {
 			done = append(done, k)
 		}
 		pd, ok := s.shellPath(t, c, sc, p, k.full, buf[:0], &cache)
