@@ -289,11 +289,21 @@ func (s *Set) evaluateShellTool(group string, c Call, st ShellTool) (d Decision,
 		return Decision{}, ScriptDecision{}, false
 	}
 	sc := shell.ParseCached(script)
+	unread := true // the first try reads the event queue once, in held or mark.stale
 	for try := 0; ; try++ {
 		v := s.view.Load()
-		d, sd = s.evaluateShell(v.tier(group), &c, st, sc)
+		var mark lookMark
+		d, sd, mark = s.evaluateShell(v.tier(group), &c, st, sc, unread)
 		// As in Evaluate: the patterns must have held while the paths were resolved.
-		if s.held(v) {
+		held := s.held(v)
+		if mark.stale() {
+			// A kept answer may have been used after an event changed it: again,
+			// reading the queue first, as a try that does not count.
+			unread = false
+			try--
+			continue
+		}
+		if held {
 			return d, sd, true
 		}
 		if try == 2 {
@@ -306,18 +316,19 @@ func (s *Set) evaluateShellTool(group string, c Call, st ShellTool) (d Decision,
 	}
 }
 
-// evaluateShell is EvaluateShell on tier t.
-func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script) (d Decision,
-	sd ScriptDecision) {
+// evaluateShell is EvaluateShell on tier t. With unread, the lookup session does not read the event queue first and mark is
+// what the caller checks (lookSession.begin).
+func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script,
+	unread bool) (d Decision, sd ScriptDecision, mark lookMark) {
 	sd = s.decideScript(t, c, sc)
 	d = Decision{Action: sd.Action, RuleID: sd.RuleID, Reason: sd.Reason, Note: sd.Note}
 	cmds := sd.Commands // decideScript's own: path decisions fold into them in place
 	defer func() { d.Script = &sd }()
 	if d.Action == Deny {
-		return d, sd
+		return d, sd, mark
 	}
 	if strings.IndexByte(c.Cwd, 0) >= 0 || strings.IndexByte(c.WorkingDir, 0) >= 0 {
-		return Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}, sd
+		return Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}, sd, mark
 	}
 	start := cmp.Or(c.Cwd, c.WorkingDir)
 	var extra []shell.Path
@@ -326,20 +337,22 @@ func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script) (d
 			dir, isString := v.(string)
 			if !isString {
 				return Decision{Action: Require, Reason: st.CwdArg + " is not a string",
-					PathState: PathInvalid}, sd
+					PathState: PathInvalid}, sd, mark
 			}
 			extra = append(extra, shell.Path{Name: dir, Dir: s.absDir(start), Command: -1})
 			start = joinDir(start, dir)
 		}
 	}
 	paths, err := sc.Paths(s.absDir(start), s.opt.Home)
-	paths = append(extra, paths...)
-	pd, found := s.shellPaths(t, c, sc, paths, err, cmds)
+	if len(extra) > 0 {
+		paths = append(extra, paths...)
+	}
+	pd, found, mark := s.shellPaths(t, c, sc, paths, err, cmds, unread)
 	if found && severity(pd) > severity(d) {
 		d = pd
 	}
 	d.Paths = len(paths)
-	return d, sd
+	return d, sd, mark
 }
 
 // joinDir returns dir relative to start, or dir when it is absolute or start empty.
@@ -365,8 +378,9 @@ func (s *Set) absDir(dir string) string {
 // shellPaths decides the paths of sc (see EvaluateShell) in tier t and returns the
 // strictest decision; found is false when none of them, nor err, changes anything. A
 // path's decision stricter than its command's replaces that command's in cmds.
+// unread and mark are evaluateShell's.
 func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
-	err error, cmds []CommandDecision) (d Decision, found bool) {
+	err error, cmds []CommandDecision, unread bool) (d Decision, found bool, mark lookMark) {
 	if err != nil {
 		reason := "paths of the script cannot all be listed"
 		switch {
@@ -388,15 +402,19 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 	done := doneBuf[:0]
 	var buf [4]form
 	var cache lstatCache
-	cache.look.begin(s.opt.Watcher, s.opt.WorkspaceRoot)
-	defer cache.look.end()
+	cache.look.begin(s.opt.Watcher, s.opt.WorkspaceRoot, unread)
+	defer func() { mark = cache.look.end() }()
+	var fullBuf [256]byte
 	for i := range paths {
 		p := &paths[i]
-		k := seen{p.Full(), p.Access}
-		if p.Problem == "" { // each command's problem is its own
-			if slices.Contains(done, k) {
-				continue
-			}
+		full := p.FullIn(fullBuf[:0])
+		if p.Problem == "" && slices.ContainsFunc(done, func(k seen) bool {
+			return k.access == p.Access && k.full == string(full)
+		}) {
+			continue // each command's problem is its own: never skipped
+		}
+		k := seen{string(full), p.Access}
+		if p.Problem == "" {
 			done = append(done, k)
 		}
 		pd, ok := s.shellPath(t, c, sc, p, k.full, buf[:0], &cache)
@@ -413,7 +431,7 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 			}
 		}
 	}
-	return d, found
+	return d, found, mark
 }
 
 // cmdSeverity orders a command's decision as severity orders a call's.

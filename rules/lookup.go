@@ -15,6 +15,7 @@ type lookSession struct {
 	root    string // the workspace root: a path under it is watched from there down
 	gen     uint64 // the Watcher's lookGen at begin
 	on      bool
+	unread  bool // begun without reading the event queue: see lookMark
 	pending []lookPending
 	// unkept counts the lookups that could not be kept; oldest is when the oldest
 	// answer the session used was looked up.
@@ -29,21 +30,41 @@ type lookPending struct {
 	a    lookAnswer
 }
 
-// begin starts the session on w (nil: none) for the workspace root.
-func (l *lookSession) begin(w *Watcher, root string) {
-	l.w, l.root, l.on = w, root, false
+// begin starts the session on w (nil: none) for the workspace root. With unread, it
+// does not read the event queue first: the answers it uses may then be older than
+// an event already queued, and its caller must check the lookMark end returns.
+func (l *lookSession) begin(w *Watcher, root string, unread bool) {
+	l.w, l.root, l.on, l.unread = w, root, false, unread
 	l.pending, l.unkept, l.oldest = l.pending[:0], 0, time.Time{}
 	if w != nil {
-		l.gen, l.on = w.lookBegin()
+		l.gen, l.on = w.lookBegin(!unread)
 	}
 }
 
-// end keeps the session's answers in the Watcher when nothing changed meanwhile.
-func (l *lookSession) end() {
-	if l.on && len(l.pending) > 0 {
-		l.w.lookEnd(l)
+// end keeps the session's answers in the Watcher when nothing changed meanwhile,
+// and returns what an unread session's caller checks.
+func (l *lookSession) end() lookMark {
+	var m lookMark
+	if l.on && (len(l.pending) > 0 || l.unread) {
+		m = l.w.lookEnd(l)
 	}
 	l.on = false
+	return m
+}
+
+// lookMark is where an unread session ended. An answer it used is what a lookup
+// would have told unless an event for its directory was queued before the
+// session's last lookup; a read of the queue at or after the end sees every such
+// event, so the session's answers held when the generation is unchanged after one.
+type lookMark struct {
+	w           *Watcher // nil: nothing to check
+	gen, drains uint64   // the session's generation; the Watcher's reads at the end
+}
+
+// stale reports whether the session m marks may have used an answer an event had
+// already changed, reading the event queue unless a read began after its end.
+func (m lookMark) stale() bool {
+	return m.w != nil && m.w.lookStale(m)
 }
 
 // derived reports whether an answer derived from what the session looked up so far

@@ -43,29 +43,36 @@ func (a *lookAnswer) fresh(now time.Time) bool {
 	return age >= 0 && age < watchRecheck
 }
 
-// lookBegin reads the queued events and returns the generation a session starts at;
-// ok is false when w is closed.
-func (w *Watcher) lookBegin() (gen uint64, ok bool) {
+// lookBegin reads the queued events when read is true and returns the generation a
+// session starts at; ok is false when w is closed.
+func (w *Watcher) lookBegin(read bool) (gen uint64, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.up {
 		return 0, false
 	}
-	w.drain()
+	if read {
+		w.drain()
+	}
 	return w.lookGen, true
 }
 
-// lookEnd reads the queued events and keeps l's answers unless an event came for a
-// directory of the cache since l began.
-func (w *Watcher) lookEnd(l *lookSession) {
+// lookEnd keeps l's answers, reading the queued events first, unless an event came
+// for a directory of the cache since l began; for an unread session it returns the
+// mark to check.
+func (w *Watcher) lookEnd(l *lookSession) lookMark {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.up {
-		return
+	var m lookMark
+	if l.unread {
+		m = lookMark{w: w, gen: l.gen, drains: w.drains}
+	}
+	if !w.up || len(l.pending) == 0 {
+		return m
 	}
 	w.drain()
 	if w.lookGen != l.gen {
-		return
+		return m
 	}
 	for _, p := range l.pending {
 		m := w.looks
@@ -77,6 +84,20 @@ func (w *Watcher) lookEnd(l *lookSession) {
 		}
 		m[p.key] = p.a
 	}
+	return m
+}
+
+// lookStale is lookMark.stale: true also when w was closed since.
+func (w *Watcher) lookStale(m lookMark) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.up {
+		return true
+	}
+	if w.drains == m.drains {
+		w.drain()
+	}
+	return w.lookGen != m.gen
 }
 
 // lookLstat returns the lstat answer for name, kept or looked up.

@@ -30,6 +30,7 @@ type Watcher struct {
 	looks, lists map[string]lookAnswer
 	lookDirs     map[string]*watch
 	lookGen      uint64
+	drains       uint64 // counts the calls of drain
 }
 
 // watch is what is known of one dependency.
@@ -129,6 +130,7 @@ func (w *Watcher) trusted(deps []dep, out []bool) {
 // drain reads the queued events and marks what they touch untrusted. The caller
 // holds w.mu.
 func (w *Watcher) drain() {
+	w.drains++
 	for {
 		n, err := syscall.Read(w.fd, w.buf[:])
 		if n <= 0 || err != nil {

@@ -19,9 +19,11 @@ func (w *Watcher) prepare(*dep) (uint64, bool) { return 0, false }
 
 func (w *Watcher) confirm(*dep, uint64, fileID) {}
 
-func (w *Watcher) lookBegin() (uint64, bool) { return 0, false }
+func (w *Watcher) lookBegin(bool) (uint64, bool) { return 0, false }
 
-func (w *Watcher) lookEnd(*lookSession) {}
+func (w *Watcher) lookEnd(*lookSession) lookMark { return lookMark{} }
+
+func (w *Watcher) lookStale(lookMark) bool { return false }
 
 func (w *Watcher) lookLstat(_ *lookSession, name string) lstatEntry { return lstatInfo(name) }
 

@@ -85,6 +85,15 @@ func (p Path) Full() string {
 	return p.Dir + "/" + p.Name
 }
 
+// FullIn returns Full's path, in buf when it has to be joined and fits: the result
+// may then alias buf and is valid until buf changes.
+func (p Path) FullIn(buf []byte) []byte {
+	if path.IsAbs(p.Name) || p.Dir == "" {
+		return append(buf[:0], p.Name...)
+	}
+	return append(append(append(buf[:0], p.Dir...), '/'), p.Name...)
+}
+
 // maxDirEntries is how much directory work expanding the globs of one script may do:
 // each directory opened and each entry read counts one. Past it no directory is
 // opened and the globs are unresolvable (ErrTooManyMatches).
@@ -109,12 +118,17 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 		home = "" // ~ and a bare cd go where the script's HOME says
 	}
 	x := expander{home: home}
+	if len(s.Commands) > 0 {
+		paths = make([]Path, 0, 2*len(s.Commands)) // most commands name one or two
+	}
 	var errs []error
 	note := func(e error) {
 		if !containsError(errs, e) {
 			errs = append(errs, e)
 		}
 	}
+	var lastD, lastDir string // resolveDir's last answer
+	lastOK := false
 	for ci := range s.Commands {
 		c := &s.Commands[ci]
 		if c.Blind != "" {
@@ -126,7 +140,11 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 			dirs = []string{""}
 		}
 		for _, d := range dirs {
-			dir := resolveDir(base, home, d)
+			dir := lastDir
+			if d != lastD || !lastOK {
+				dir = resolveDir(base, home, d)
+				lastD, lastDir, lastOK = d, dir, true // the commands after a cd share it
+			}
 			if !c.dirKnown {
 				dir = ""
 			}
