@@ -72,7 +72,9 @@ func TestParseCallbackQuotesLongDataShort(t *testing.T) {
 }
 
 func TestCallbackFitsTelegram(t *testing.T) {
-	for _, a := range []Action{ActionApprove, ActionReject, ActionBypassShort, ActionBypassSession} {
+	for _, a := range []Action{
+		ActionApprove, ActionReject, ActionBypassShort, ActionBypassSession,
+	} {
 		if s := (Callback{RequestID: ^uint64(0), Action: a}).String(); len(s) > MaxCallbackData {
 			t.Errorf("%q is %d bytes, over %d", s, len(s), MaxCallbackData)
 		}
@@ -142,7 +144,8 @@ func FuzzParseClarCallback(f *testing.F) {
 		}
 		if c.String() != data || len(data) > MaxCallbackData || c.ID == 0 ||
 			c.Option < -1 || c.Option >= store.MaxOptions {
-			t.Fatalf("ParseClarCallback(%q) accepted %+v, which encodes to %q", data, c, c.String())
+			t.Fatalf("ParseClarCallback(%q) accepted %+v, which encodes to %q",
+				data, c, c.String())
 		}
 		if back, err := ParseClarCallback(c.String()); err != nil || back != c {
 			t.Fatalf("round trip of %+v: %+v, %v", c, back, err)

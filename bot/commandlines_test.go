@@ -21,8 +21,9 @@ func script(n int, needing ...int) store.Request {
 			Action: "allow", RuleID: 7}
 		for _, k := range needing {
 			if k == i {
-				c = store.CommandDecision{Command: fmt.Sprintf(`python3 -c import os;os.system("id %d")`, i),
-					Action: "require", Reason: "no rule matches"}
+				c = store.CommandDecision{
+					Command: fmt.Sprintf(`python3 -c import os;os.system("id %d")`, i),
+					Action:  "require", Reason: "no rule matches"}
 			}
 		}
 		r.Commands = append(r.Commands, c)

@@ -41,9 +41,13 @@ func newJobs() *fakeJobs {
 	at := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
 	return &fakeJobs{runs: map[string][]store.Run{
 		"nightly-backup": {
-			{ID: 7, Job: "nightly-backup", Status: store.RunWaitingApproval, Trigger: "schedule", RequestID: 3, StartedAt: at, Steps: make([]store.StepResult, 1)},
-			{ID: 6, Job: "nightly-backup", Status: store.RunWaitingApproval, Trigger: "manual", ClarificationID: 2, StartedAt: at.Add(-time.Hour), Steps: make([]store.StepResult, 1)},
-			{ID: 5, Job: "nightly-backup", Status: store.RunFailed, Trigger: "manual", StartedAt: at.Add(-24 * time.Hour), Error: "step 2: exit status 1"},
+			{ID: 7, Job: "nightly-backup", Status: store.RunWaitingApproval, Trigger: "schedule",
+				RequestID: 3, StartedAt: at, Steps: make([]store.StepResult, 1)},
+			{ID: 6, Job: "nightly-backup", Status: store.RunWaitingApproval, Trigger: "manual",
+				ClarificationID: 2, StartedAt: at.Add(-time.Hour),
+				Steps: make([]store.StepResult, 1)},
+			{ID: 5, Job: "nightly-backup", Status: store.RunFailed, Trigger: "manual",
+				StartedAt: at.Add(-24 * time.Hour), Error: "step 2: exit status 1"},
 		},
 	}}
 }
@@ -74,11 +78,13 @@ func TestCommandsGood(t *testing.T) {
 	r1 := e.require("s1", "Bash", map[string]any{"command": "make"})
 	r2 := e.require("s2", "mcp__gmail__send", map[string]any{"to": "bob"})
 
-	e.ok(stranger, "help", "help — ", "whoami — ", "ask an admin to add your id 100000009 to the telegram approvers")
+	e.ok(stranger, "help", "help — ", "whoami — ",
+		"ask an admin to add your id 100000009 to the telegram approvers")
 	if txt := e.ok(stranger, "help"); strings.Contains(txt, "approve <id>") {
 		t.Errorf("help shows a stranger commands they may not use: %q", txt)
 	}
-	if txt := e.ok(jane, "/help"); !strings.Contains(txt, "approve <id> [note]") || strings.Contains(txt, "rmrule") {
+	if txt := e.ok(jane, "/help"); !strings.Contains(txt, "approve <id> [note]") ||
+		strings.Contains(txt, "rmrule") {
 		t.Errorf("approver's help: %q", txt)
 	}
 	e.ok(alice, "help", "rmrule <id>", "runs <job>", "admin on telegram")
@@ -86,22 +92,28 @@ func TestCommandsGood(t *testing.T) {
 	e.ok(slackBob, "whoami", "bob · id U0FAKEUSR01 · slack · approver")
 	e.ok(alice, "WHOAMI", "admin")
 
-	e.ok(jane, "pending", "2 pending:", fmt.Sprintf("#%d Bash: make · admin · session s1", r1.ID), fmt.Sprintf("#%d mcp__gmail__send", r2.ID))
-	e.ok(jane, fmt.Sprintf(`approve %d "looks fine" see #12`, r1.ID), fmt.Sprintf("Request %d (Bash) approved.", r1.ID))
-	if got := e.request(r1.ID); got.Resolution.Note != "looks fine see #12" || got.Resolution.By != "Jane Doe (100000001)" || got.Resolution.Via != "telegram" {
+	e.ok(jane, "pending", "2 pending:", fmt.Sprintf("#%d Bash: make · admin · session s1", r1.ID),
+		fmt.Sprintf("#%d mcp__gmail__send", r2.ID))
+	e.ok(jane, fmt.Sprintf(`approve %d "looks fine" see #12`, r1.ID),
+		fmt.Sprintf("Request %d (Bash) approved.", r1.ID))
+	if got := e.request(r1.ID); got.Resolution.Note != "looks fine see #12" ||
+		got.Resolution.By != "Jane Doe (100000001)" || got.Resolution.Via != "telegram" {
 		t.Errorf("approve stored %+v", got.Resolution)
 	}
 	e.ok(slackBob, fmt.Sprintf("reject %d", r2.ID), "rejected")
 	e.ok(jane, "pending", "No pending requests.")
 
 	e.ok(alice, "rules default", "#", "default p999999 require *")
-	created := e.ok(alice, `allow mcp__gmail__* path=docs/* agent=ops source=cron priority=20 note="mail “is” fine"`,
-		"Created rule #", "default p20 allow mcp__gmail__* path=docs/* agent=ops source=cron — mail is fine")
+	created := e.ok(alice,
+		`allow mcp__gmail__* path=docs/* agent=ops source=cron priority=20 note="mail “is” fine"`,
+		"Created rule #",
+		"default p20 allow mcp__gmail__* path=docs/* agent=ops source=cron — mail is fine")
 	var id uint64
 	if _, err := fmt.Sscanf(created, "Created rule #%d", &id); err != nil {
 		t.Fatal(err)
 	}
-	e.ok(alice, fmt.Sprintf("setrule %d action=deny priority=30 note=", id), fmt.Sprintf("Updated rule #%d default p30 deny mcp__gmail__*", id))
+	e.ok(alice, fmt.Sprintf("setrule %d action=deny priority=30 note=", id),
+		fmt.Sprintf("Updated rule #%d default p30 deny mcp__gmail__*", id))
 	e.ok(alice, "group add ops Operations team", "Created group ops.")
 	e.ok(alice, "require Bash group=ops", "ops p100 require Bash")
 	e.ok(alice, "deny * group=ops", "ops p100 deny *")
@@ -120,7 +132,8 @@ func TestCommandsGood(t *testing.T) {
 	if n := len(e.g.Bypasses("s9")); n != 3 {
 		t.Errorf("session s9 has %d bypasses, want 3", n)
 	}
-	out, err := e.g.Check(context.Background(), gate.Call{ToolName: "mcp__gmail__send", Arguments: map[string]any{}, SessionID: "s9"})
+	out, err := e.g.Check(context.Background(), gate.Call{ToolName: "mcp__gmail__send",
+		Arguments: map[string]any{}, SessionID: "s9"})
 	if err != nil || out.Decision != gate.VerdictAllow {
 		t.Errorf("bypassed call: %+v, %v", out, err)
 	}
@@ -129,7 +142,8 @@ func TestCommandsGood(t *testing.T) {
 
 	// A bypass naming a caller covers that caller's calls only.
 	e.ok(alice, "bypass s8 session scope=tool:Bash caller=agent-0123456789ab",
-		"Bypass for session s8, scope tool:Bash, caller agent-0123456789ab, for the whole session.")
+		"Bypass for session s8, scope tool:Bash, caller agent-0123456789ab, "+
+			"for the whole session.")
 	for caller, want := range map[string]gate.Verdict{
 		"agent-0123456789ab": gate.VerdictAllow, "agent-ba9876543210": gate.VerdictPending,
 	} {
@@ -140,13 +154,15 @@ func TestCommandsGood(t *testing.T) {
 		}
 	}
 
-	e.ok(alice, "jobs", "nightly-backup · last run #7 waiting_approval · schedule · 2026-11-30 02:00 UTC · 1 steps · waiting for request 3", "weekly-report · never run")
+	e.ok(alice, "jobs", "nightly-backup · last run #7 waiting_approval · schedule · "+
+		"2026-11-30 02:00 UTC · 1 steps · waiting for request 3", "weekly-report · never run")
 	e.ok(alice, "run weekly-report", "Started run 9 of weekly-report (running).")
 	if len(jobs.triggered) != 1 {
 		t.Errorf("triggered %v", jobs.triggered)
 	}
-	e.ok(alice, "runs nightly-backup", "nightly-backup:", "#5 failed · manual", "step 2: exit status 1",
-		"#6 waiting_answer · manual · 2026-11-30 01:00 UTC · 1 steps · waiting for an answer to question 2")
+	e.ok(alice, "runs nightly-backup", "nightly-backup:", "#5 failed · manual",
+		"step 2: exit status 1", "#6 waiting_answer · manual · 2026-11-30 01:00 UTC · "+
+			"1 steps · waiting for an answer to question 2")
 	e.ok(alice, "runs weekly-report", "weekly-report has not run yet.")
 
 	// The audit log names who did it, through which channel.
@@ -165,7 +181,8 @@ func TestCommandsNoJobs(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	e.ok(alice, "jobs", "No jobs configured.")
 	for _, line := range []string{"run x", "runs x"} {
-		if r := e.cmd(alice, line); !errors.Is(r.Err, ErrNoJobs) || r.Text != strings.Fields(line)[0]+": no jobs configured" {
+		if r := e.cmd(alice, line); !errors.Is(r.Err, ErrNoJobs) ||
+			r.Text != strings.Fields(line)[0]+": no jobs configured" {
 			t.Errorf("%s: %q, %v", line, r.Text, r.Err)
 		}
 	}
@@ -186,7 +203,8 @@ func TestCommandsBad(t *testing.T) {
 			catchAll = r.ID
 		}
 	}
-	if _, err := e.g.SetBypass("s3", "all", 0, "", store.Actor{By: "api", Via: "api"}); err != nil {
+	_, err = e.g.SetBypass("s3", "all", 0, "", store.Actor{By: "api", Via: "api"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -202,13 +220,15 @@ func TestCommandsBad(t *testing.T) {
 		{alice, `allow Bash\`, ErrUsage, "a backslash at the end of the line"},
 		// Roles.
 		{stranger, "pending", ErrNotAuthorized, "not authorized: pending needs an approver"},
-		{stranger, fmt.Sprintf("approve %d", pend.ID), ErrNotAuthorized, "not authorized: approve needs an approver"},
+		{stranger, fmt.Sprintf("approve %d", pend.ID), ErrNotAuthorized,
+			"not authorized: approve needs an approver"},
 		{jane, "allow Bash", ErrNotAuthorized, "not authorized: allow needs an admin"},
 		{jane, "rules", ErrNotAuthorized, "not authorized: rules needs an admin"},
 		{jane, "group add x", ErrNotAuthorized, "not authorized"},
 		{jane, "bypass s1", ErrNotAuthorized, "not authorized"},
 		{slackBob, "run nightly-backup", ErrNotAuthorized, "not authorized"},
-		{Who{ID: alice.ID, Name: alice.Name, Channel: "slack"}, "rmrule 1", ErrNotAuthorized, "not authorized"},
+		{Who{ID: alice.ID, Name: alice.Name, Channel: "slack"}, "rmrule 1", ErrNotAuthorized,
+			"not authorized"},
 		// Arguments.
 		{alice, "help me", ErrUsage, "help: too many arguments; usage: help"},
 		{alice, "pending now", ErrUsage, "pending: too many arguments"},
@@ -217,32 +237,41 @@ func TestCommandsBad(t *testing.T) {
 		{jane, "approve 0", ErrUsage, "id 0 does not exist"},
 		{jane, "approve -3", ErrUsage, "is not a number"},
 		{jane, "approve 99999", gate.ErrNotFound, "approve: request 99999 not found"},
-		{jane, fmt.Sprintf("reject %d", done.ID), gate.ErrAlreadyResolved, fmt.Sprintf("reject: request %d is already approved by api via api", done.ID)},
+		{jane, fmt.Sprintf("reject %d", done.ID), gate.ErrAlreadyResolved,
+			fmt.Sprintf("reject: request %d is already approved by api via api", done.ID)},
 		{alice, "rules nosuch", gate.ErrUnknownGroup, `rules: unknown group "nosuch"; see groups`},
 		{alice, "rules a b", ErrUsage, "too many arguments"},
 		{alice, "allow", ErrUsage, "allow: missing arguments"},
 		{alice, "allow path=x", ErrUsage, "missing tool pattern"},
 		{alice, "allow a*b", gate.ErrInvalidRule, `allow: tool_pattern "a*b": `},
 		{alice, "deny *x*", gate.ErrInvalidRule, `tool_pattern "*x*"`},
-		{alice, "allow Bash colour=red", ErrUsage, `allow: unknown key "colour" (want path, command, host, agent, source, priority, group, note)`},
+		{alice, "allow Bash colour=red", ErrUsage,
+			`allow: unknown key "colour" ` +
+				`(want path, command, host, agent, source, priority, group, note)`},
 		{alice, "allow Bash path=a path=b", ErrUsage, `key "path" given twice`},
 		{alice, "allow Bash stray", ErrUsage, `"stray" is not key=value`},
 		{alice, "allow Bash priority=high", ErrUsage, `priority "high" is not a whole number`},
-		{alice, "allow Bash priority=-1", gate.ErrInvalidRule, "priority -1: must be between 0 and 999999"},
+		{alice, "allow Bash priority=-1", gate.ErrInvalidRule,
+			"priority -1: must be between 0 and 999999"},
 		{alice, "allow Bash priority=1000000", gate.ErrInvalidRule, "priority 1000000"},
 		{alice, "allow Bash path=a*b", gate.ErrInvalidRule, `path_pattern "a*b"`},
 		{alice, `allow Read command="ls *"`, gate.ErrInvalidRule,
-			`command_pattern "ls *": only applies to the shell tools (Bash, execute_cmd), not "Read"`},
+			`command_pattern "ls *": ` +
+				`only applies to the shell tools (Bash, execute_cmd), not "Read"`},
 		{alice, fmt.Sprintf(`setrule %d command="ls *"`, catchAll), gate.ErrInvalidRule,
 			`command_pattern "ls *": needs a tool_pattern naming a shell tool, not "*"`},
 		{alice, `allow Bash host="example.com"`, gate.ErrInvalidRule,
-			`allow: host_pattern "example.com": only applies to the web tools (WebFetch), not "Bash"`},
+			`allow: host_pattern "example.com": ` +
+				`only applies to the web tools (WebFetch), not "Bash"`},
 		{alice, `allow WebFetch host="https://example.com/"`, gate.ErrInvalidRule,
-			`host_pattern "https://example.com/": must be a host name alone: no scheme, port, path or user`},
+			`host_pattern "https://example.com/": ` +
+				`must be a host name alone: no scheme, port, path or user`},
 		{alice, fmt.Sprintf(`setrule %d host="*.example.com"`, catchAll), gate.ErrInvalidRule,
 			`host_pattern "*.example.com": needs a tool_pattern naming a web tool, not "*"`},
 		{alice, "allow Bash group=nosuch", gate.ErrUnknownGroup, `allow: unknown group "nosuch"`},
-		{alice, "allow * group=default", rules.ErrCatchAll, fmt.Sprintf("allow: group default already has a catch-all (rule %d); edit that one", catchAll)},
+		{alice, "allow * group=default", rules.ErrCatchAll,
+			fmt.Sprintf("allow: group default already has a catch-all (rule %d); edit that one",
+				catchAll)},
 		{alice, "rmrule", ErrUsage, "rmrule: missing arguments"},
 		{alice, "rmrule 1 2", ErrUsage, "too many arguments"},
 		{alice, "rmrule abc", ErrUsage, "bad id"},
@@ -250,16 +279,20 @@ func TestCommandsBad(t *testing.T) {
 		{alice, "setrule 99999 note=x", gate.ErrNotFound, "setrule: rule 99999 not found"},
 		{alice, fmt.Sprintf("setrule %d", catchAll), ErrUsage, "setrule: missing arguments"},
 		{alice, fmt.Sprintf("setrule %d colour=red", catchAll), ErrUsage, `unknown key "colour"`},
-		{alice, fmt.Sprintf("setrule %d action=maybe", catchAll), gate.ErrInvalidRule, `action "maybe": must be allow, deny or require`},
+		{alice, fmt.Sprintf("setrule %d action=maybe", catchAll), gate.ErrInvalidRule,
+			`action "maybe": must be allow, deny or require`},
 		{alice, fmt.Sprintf("setrule %d priority=1e3", catchAll), ErrUsage, "not a whole number"},
-		{alice, fmt.Sprintf("setrule %d group=nosuch", catchAll), gate.ErrUnknownGroup, `unknown group "nosuch"`},
-		{alice, fmt.Sprintf("setrule %d tool=a*b", catchAll), gate.ErrInvalidRule, `tool_pattern "a*b"`},
+		{alice, fmt.Sprintf("setrule %d group=nosuch", catchAll), gate.ErrUnknownGroup,
+			`unknown group "nosuch"`},
+		{alice, fmt.Sprintf("setrule %d tool=a*b", catchAll), gate.ErrInvalidRule,
+			`tool_pattern "a*b"`},
 		{alice, "groups x", ErrUsage, "too many arguments"},
 		{alice, "group", ErrUsage, "group: missing add, dup or rm; usage: group add <id> [name]"},
 		{alice, "group move a b", ErrUsage, `unknown "move"`},
 		{alice, "group add", ErrUsage, "missing group id"},
 		{alice, "group add default", gate.ErrExists, `group "default" already exists`},
-		{alice, "group add Bad!", gate.ErrInvalid, `group id "Bad!" must be lower-case letters, digits, _ and -`},
+		{alice, "group add Bad!", gate.ErrInvalid,
+			`group id "Bad!" must be lower-case letters, digits, _ and -`},
 		{alice, "group dup nosuch x", gate.ErrNotFound, `group "nosuch" not found`},
 		{alice, "group dup default default", gate.ErrExists, `group "default" already exists`},
 		{alice, "group dup default", ErrUsage, "missing group ids"},
@@ -350,7 +383,8 @@ func FuzzCommand(f *testing.F) {
 	for _, c := range commands {
 		f.Add(c.usage)
 	}
-	for _, s := range []string{`allow "x`, "approve 1 \\", "group add a b c", "bypass s 15m scope=all", "setrule 1 a=b=c", "\x00", "/help@bot"} {
+	for _, s := range []string{`allow "x`, "approve 1 \\", "group add a b c",
+		"bypass s 15m scope=all", "setrule 1 a=b=c", "\x00", "/help@bot"} {
 		f.Add(s)
 	}
 	e := newEnv(f, envOptions{jobs: newJobs()})
@@ -397,8 +431,10 @@ func TestPrecedenceNote(t *testing.T) {
 	e.ok(alice, "rules", `allow WebFetch host="*.example.com"`)
 	e.ok(alice, fmt.Sprintf("setrule %d priority=10", seeded.ID))
 	e.ok(alice, `allow Bash command="go test *"`, `default p100 allow Bash command="go test *"`,
-		fmt.Sprintf("Note: rule %d (require Bash, priority 10) comes first for Bash; use priority=9", seeded.ID))
-	note := fmt.Sprintf("Note: rule %d (require Bash, priority 10) comes first for Bash; use priority=9 to take precedence.", seeded.ID)
+		fmt.Sprintf("Note: rule %d (require Bash, priority 10) comes first for Bash; "+
+			"use priority=9", seeded.ID))
+	note := fmt.Sprintf("Note: rule %d (require Bash, priority 10) comes first for Bash; "+
+		"use priority=9 to take precedence.", seeded.ID)
 
 	txt := e.ok(alice, "deny Bash", "Created rule #", "default p100 deny Bash\n"+note)
 	if strings.Count(txt, "Note:") != 1 {
@@ -422,7 +458,8 @@ func TestPrecedenceNote(t *testing.T) {
 	ciBash := e.ok(alice, "allow Ba* group=ci", "ci p100 allow Ba*")
 	var ciID uint64
 	fmt.Sscanf(ciBash, "Created rule #%d", &ciID)
-	e.ok(alice, "deny Bash priority=4", fmt.Sprintf("Note: for calls in group ci, rule %d (allow Ba*) comes first.", ciID))
+	e.ok(alice, "deny Bash priority=4",
+		fmt.Sprintf("Note: for calls in group ci, rule %d (allow Ba*) comes first.", ciID))
 
 	// setrule says it too; priority 0 cannot be beaten.
 	e.ok(alice, fmt.Sprintf("setrule %d priority=0", seeded.ID))
@@ -458,7 +495,8 @@ func TestPendingShowsWhatTheCallDoes(t *testing.T) {
 	ids := []uint64{
 		e.require("s1", "Bash", map[string]any{"command": "git status && rm -rf\u202e build"}).ID,
 		e.require("s2", "Bash", map[string]any{"command": long}).ID,
-		e.require("s3", "mcp__web__fetch", map[string]any{"url": "https://example.com/<b>x</b>"}).ID,
+		e.require("s3", "mcp__web__fetch",
+			map[string]any{"url": "https://example.com/<b>x</b>"}).ID,
 		e.require("s4", "mcp__notes__list", map[string]any{"paths": []any{"a", "b\u0007"}}).ID,
 		e.require("s5", "mcp__gmail__send", map[string]any{"to": "bob"}).ID,
 	}

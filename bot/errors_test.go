@@ -21,7 +21,8 @@ func TestInternalErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	reply := e.cmd(jane, "pending")
-	if !errors.Is(reply.Err, ErrInternal) || !errors.Is(reply.Err, store.ErrClosed) || reply.Text != "pending: internal error" {
+	if !errors.Is(reply.Err, ErrInternal) || !errors.Is(reply.Err, store.ErrClosed) ||
+		reply.Text != "pending: internal error" {
 		t.Errorf("pending on a closed store: %q, %v", reply.Text, reply.Err)
 	}
 	res, err := e.bot.HandleTap(context.Background(), tapOn(r, jane, ActionApprove))
@@ -53,15 +54,16 @@ func TestFanoutRecordRetry(t *testing.T) {
 		db := teststore.Open(t, store.Options{})
 		out := &flakyOutbox{DB: db, failAdds: 2}
 		tg := newFake("telegram", "-100")
-		fan := NewFanout(FanoutOptions{Store: out, Logger: testkit.Logger(), Retry: Retry{Backoff: time.Second}})
+		fan := NewFanout(FanoutOptions{Store: out, Logger: testkit.Logger(),
+			Retry: Retry{Backoff: time.Second}})
 		if err := fan.Add(tg); err != nil {
 			t.Fatal(err)
 		}
 		if err := fan.Add(newFake("telegram", "-200")); err == nil {
 			t.Error("a second telegram channel was added")
 		}
-		r, _, err := db.CreateRequest(store.Request{SessionID: "s1", ToolName: "Bash", Arguments: []byte(`{}`),
-			GroupID: "default", ExpiresAt: time.Now().Add(time.Hour)})
+		r, _, err := db.CreateRequest(store.Request{SessionID: "s1", ToolName: "Bash",
+			Arguments: []byte(`{}`), GroupID: "default", ExpiresAt: time.Now().Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,8 @@ func ExampleParseCallback() {
 func ExampleNewPrompt() {
 	at := time.Date(2026, 11, 30, 14, 3, 0, 0, time.UTC)
 	r := store.Request{ID: 42, SessionID: "s1", ToolName: "Bash", Category: "shell",
-		Arguments: json.RawMessage(`{"command":"ls"}`), ExpiresAt: at.Add(time.Hour), Status: store.Pending}
+		Arguments: json.RawMessage(`{"command":"ls"}`), ExpiresAt: at.Add(time.Hour),
+		Status: store.Pending}
 	p := bot.NewPrompt(r, time.Hour)
 	var buttons []string
 	for _, row := range p.Buttons {

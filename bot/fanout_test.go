@@ -100,11 +100,14 @@ func (e *env) wantEditedOnce(id uint64, want string, chans ...*fakeChannel) {
 			}
 			ps := edits[s.Target+"/"+s.Ref]
 			if len(ps) != 1 {
-				e.t.Errorf("%s message %s/%s edited %d times, want once", c.name, s.Target, s.Ref, len(ps))
+				e.t.Errorf("%s message %s/%s edited %d times, want once",
+					c.name, s.Target, s.Ref, len(ps))
 				continue
 			}
 			if ps[0].Buttons != nil || !strings.Contains(ps[0].Outcome, want) {
-				e.t.Errorf("%s message %s/%s edited to outcome %q with buttons %v; want %q and none", c.name, s.Target, s.Ref, ps[0].Outcome, ps[0].Buttons, want)
+				e.t.Errorf("%s message %s/%s edited to outcome %q with buttons %v; "+
+					"want %q and none", c.name, s.Target, s.Ref, ps[0].Outcome, ps[0].Buttons,
+					want)
 			}
 		}
 	}
@@ -117,10 +120,12 @@ func TestFanoutShowAndUpdate(t *testing.T) {
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
 		if len(tg.sent()) != 2 || len(sl.sent()) != 1 {
-			t.Fatalf("sent %d to telegram, %d to slack; want 2 and 1", len(tg.sent()), len(sl.sent()))
+			t.Fatalf("sent %d to telegram, %d to slack; want 2 and 1",
+				len(tg.sent()), len(sl.sent()))
 		}
 		for _, s := range append(tg.sent(), sl.sent()...) {
-			if s.Prompt.RequestID != r.ID || s.Prompt.Buttons[1][0].Label != "⏱ 1 h" || s.Prompt.Buttons[0][0].Data != fmt.Sprintf("a:%d:ok", r.ID) {
+			if s.Prompt.RequestID != r.ID || s.Prompt.Buttons[1][0].Label != "⏱ 1 h" ||
+				s.Prompt.Buttons[0][0].Data != fmt.Sprintf("a:%d:ok", r.ID) {
 				t.Errorf("prompt %+v", s.Prompt)
 			}
 		}
@@ -142,7 +147,8 @@ func TestFanoutExpiryAndCancel(t *testing.T) {
 		r1 := e.require("s1", "Bash", bash)
 		r2 := e.require("s2", "Bash", bash)
 		synctest.Wait()
-		if _, err := e.g.CancelRequest(r2.ID, TerminalReason, store.Actor{By: "claude-code", Via: "api"}, ""); err != nil {
+		if _, err := e.g.CancelRequest(r2.ID, TerminalReason,
+			store.Actor{By: "claude-code", Via: "api"}, ""); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Until(r1.ExpiresAt) + 2*time.Second)
@@ -162,7 +168,8 @@ func TestFanoutRetriesWithBackoff(t *testing.T) {
 		r := e.require("s1", "Bash", bash)
 		synctest.Wait()
 		if len(tg.sent()) != 1 || len(sl.sent()) != 0 {
-			t.Fatalf("after the first attempt: %d telegram, %d slack", len(tg.sent()), len(sl.sent()))
+			t.Fatalf("after the first attempt: %d telegram, %d slack",
+				len(tg.sent()), len(sl.sent()))
 		}
 		e.wantMessages(r.ID, false, tg)
 		time.Sleep(10 * time.Second)
@@ -173,7 +180,8 @@ func TestFanoutRetriesWithBackoff(t *testing.T) {
 				offsets = append(offsets, a.Sub(start))
 			}
 		})
-		if want := []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second}; fmt.Sprint(offsets) != fmt.Sprint(want) {
+		want := []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second}
+		if fmt.Sprint(offsets) != fmt.Sprint(want) {
 			t.Errorf("slack attempts at %v, want %v", offsets, want)
 		}
 		e.wantMessages(r.ID, false, tg, sl)
@@ -197,7 +205,8 @@ func TestFanoutGivesUp(t *testing.T) {
 			f := <-e.failures
 			got[f.Channel+"/"+f.Target] = f
 		}
-		if f := got["telegram/-100"]; f.Op != "send" || f.Attempts != 1 || f.RequestID != r.ID || !errors.Is(f.Err, ErrPermanent) {
+		if f := got["telegram/-100"]; f.Op != "send" || f.Attempts != 1 || f.RequestID != r.ID ||
+			!errors.Is(f.Err, ErrPermanent) {
 			t.Errorf("telegram failure %+v; want one attempt, permanent", f)
 		}
 		for _, target := range sl.targets {
@@ -223,7 +232,8 @@ func TestFanoutGivesUp(t *testing.T) {
 func TestFanoutRateLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg := newFake("telegram", "-100")
-		tg.failSends, tg.failErr = 3, &RateLimitError{RetryAfter: 35 * time.Second, Err: errors.New("Too Many Requests: retry after 35")}
+		tg.failSends, tg.failErr = 3, &RateLimitError{RetryAfter: 35 * time.Second,
+			Err: errors.New("Too Many Requests: retry after 35")}
 		e := runFanout(t, envOptions{retry: Retry{Attempts: 2, Backoff: time.Second}}, tg)
 		start := time.Now()
 		r := e.require("s1", "Bash", bash)
@@ -327,7 +337,8 @@ func TestFanoutShowTwiceAtOnce(t *testing.T) {
 		wg.Wait()
 		synctest.Wait()
 		if len(tg.sent()) != 1 || len(sl.sent()) != 1 {
-			t.Errorf("sent %d to telegram, %d to slack; want one each", len(tg.sent()), len(sl.sent()))
+			t.Errorf("sent %d to telegram, %d to slack; want one each",
+				len(tg.sent()), len(sl.sent()))
 		}
 		e.wantMessages(r.ID, false, tg, sl)
 	})
@@ -389,7 +400,8 @@ func TestFanoutRestart(t *testing.T) {
 		}
 		shownRef, finishedRef := refOf(shown.ID), refOf(finished.ID)
 		// Resolved while no notifier runs: its message keeps its buttons.
-		if _, err := e.db.Resolve(finished.ID, store.Rejected, store.Resolution{By: "cli", Via: "cli", At: time.Now()}); err != nil {
+		if _, err := e.db.Resolve(finished.ID, store.Rejected,
+			store.Resolution{By: "cli", Via: "cli", At: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 		if err := e.db.Close(); err != nil {

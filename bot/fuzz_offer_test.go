@@ -7,10 +7,11 @@ import (
 )
 
 // FuzzParseOfferData checks that parseOfferData never panics, that what it accepts is
-// canonical ("r:" and the id in decimal, then ":2" or nothing, within 64 bytes) and that anything else wraps
-// ErrBadCallback. The seed corpus runs in every go test.
+// canonical ("r:" and the id in decimal, then ":2" or nothing, within 64 bytes) and
+// that anything else wraps ErrBadCallback. The seed corpus runs in every go test.
 func FuzzParseOfferData(f *testing.F) {
-	for _, s := range []string{"r:1", "r:42", "r:0", "r:01", "r:", "r:x", "r:1:", "r:1:2", "r:1:02", "a:1:ok", "",
+	for _, s := range []string{"r:1", "r:42", "r:0", "r:01", "r:", "r:x", "r:1:", "r:1:2",
+		"r:1:02", "a:1:ok", "",
 		"r:18446744073709551615", "r:18446744073709551616", "r:-1", "r:+1", "r: 1", "r:1\xff"} {
 		f.Add(s)
 	}

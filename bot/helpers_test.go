@@ -74,8 +74,9 @@ func newEnv(t testing.TB, opt envOptions) *env {
 	}
 	e.open()
 	if opt.fanout {
-		e.fan = NewFanout(FanoutOptions{Store: e.db, Unfinalized: e.unfinalized, BypassShort: opt.bypassShort,
-			Retry: opt.retry, Logger: testkit.Logger(), OnFailure: func(f Failure) { e.failures <- f }})
+		e.fan = NewFanout(FanoutOptions{Store: e.db, Unfinalized: e.unfinalized,
+			BypassShort: opt.bypassShort, Retry: opt.retry, Logger: testkit.Logger(),
+			OnFailure: func(f Failure) { e.failures <- f }})
 		for _, c := range opt.channels {
 			e.chans[c.name] = c
 			if err := e.fan.Add(c); err != nil {
@@ -87,14 +88,16 @@ func newEnv(t testing.TB, opt envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gopt := gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: root}, Now: e.clock.Now, Logger: testkit.Logger()}
+	gopt := gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: root}, Now: e.clock.Now,
+		Logger: testkit.Logger()}
 	if e.fan != nil {
 		gopt.Notifier = e.fan
 	}
 	if e.g, err = gate.New(gopt); err != nil {
 		t.Fatal(err)
 	}
-	if e.bot, err = New(Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs, BypassShort: opt.bypassShort, Logger: testkit.Logger()}); err != nil {
+	if e.bot, err = New(Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs,
+		BypassShort: opt.bypassShort, Logger: testkit.Logger()}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -138,7 +141,8 @@ func (e *env) unfinalized() ([]store.Request, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.Status != store.Pending && slices.ContainsFunc(r.Messages, func(m store.Message) bool { return !m.Final }) {
+		if r.Status != store.Pending &&
+			slices.ContainsFunc(r.Messages, func(m store.Message) bool { return !m.Final }) {
 			out = append(out, r)
 		}
 	}
@@ -147,7 +151,8 @@ func (e *env) unfinalized() ([]store.Request, error) {
 // require makes a call that requires approval and returns its request.
 func (e *env) require(session, tool string, args map[string]any) store.Request {
 	e.t.Helper()
-	return testgate.Require(e.t, e.g, gate.Call{ToolName: tool, Arguments: args, SessionID: session})
+	return testgate.Require(e.t, e.g,
+		gate.Call{ToolName: tool, Arguments: args, SessionID: session})
 }
 
 // resolve resolves request id with answer a, failing the test on an error.

@@ -65,13 +65,15 @@ func TestFanoutRealChannelsLostSendReply(t *testing.T) {
 		}
 		m := slSpares[0]
 		if cur, _ := sl.Current(m.Channel, m.TS); hasActions(cur) ||
-			len(sl.Updates(m.Channel, m.TS)) != 0 || !strings.Contains(string(cur.RawBlocks), spare) {
+			len(sl.Updates(m.Channel, m.TS)) != 0 ||
+			!strings.Contains(string(cur.RawBlocks), spare) {
 			t.Errorf("Slack's lost copy: buttons %v, %d updates, blocks %q; want none, "+
 				"saying %q", hasActions(cur), len(sl.Updates(m.Channel, m.TS)),
 				string(cur.RawBlocks), spare)
 		}
 		if strings.Contains(string(slm.RawBlocks), "spare") {
-			t.Errorf("Slack's recorded message still says it may be spare: %q", string(slm.RawBlocks))
+			t.Errorf("Slack's recorded message still says it may be spare: %q",
+				string(slm.RawBlocks))
 		}
 		if n := tg.CallCount("sendMessage"); n != 2 {
 			t.Errorf("%d sendMessage calls, want 2: the lost one and its retry", n)

@@ -34,11 +34,14 @@ func TestNoticeText(t *testing.T) {
 		r    RunFinished
 		want string
 	}{
-		{RunFinished{RunID: 12, Job: "nightly-backup", Status: "failed", Error: "step 2 (execute_cmd): exit status 1"},
+		{RunFinished{RunID: 12, Job: "nightly-backup", Status: "failed",
+			Error: "step 2 (execute_cmd): exit status 1"},
 			"🗓 nightly-backup run 12: failed — step 2 (execute_cmd): exit status 1"},
 		{RunFinished{RunID: 3, Job: "report", Status: "succeeded"}, "🗓 report run 3: succeeded"},
-		{RunFinished{RunID: 4, Job: "report", Status: "rejected", Error: "step 1: approval request 9 rejected by Jane (1) via telegram"},
-			"🗓 report run 4: rejected — step 1: approval request 9 rejected by Jane (1) via telegram"},
+		{RunFinished{RunID: 4, Job: "report", Status: "rejected",
+			Error: "step 1: approval request 9 rejected by Jane (1) via telegram"},
+			"🗓 report run 4: rejected — " +
+				"step 1: approval request 9 rejected by Jane (1) via telegram"},
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			if got := NoticeText(c.r); got != c.want {
@@ -51,7 +54,8 @@ func TestNoticeText(t *testing.T) {
 func TestNewNoticesNeedsBusAndFanout(t *testing.T) {
 	e := newEnv(t, envOptions{fanout: true})
 	for _, opt := range []NoticesOptions{{Fanout: e.fan}, {Events: e.g}} {
-		if _, err := NewNotices(opt); err == nil || !strings.Contains(err.Error(), "an event bus and a Fanout are required") {
+		if _, err := NewNotices(opt); err == nil ||
+			!strings.Contains(err.Error(), "an event bus and a Fanout are required") {
 			t.Errorf("NewNotices(%+v) = %v", opt, err)
 		}
 	}
@@ -88,21 +92,27 @@ func TestNoticesAnnounceFinishedRuns(t *testing.T) {
 		e := runFanout(t, envOptions{}, tg, sl)
 		n := e.notices()
 		// Published before Run starts: NewNotices has subscribed already.
-		e.g.Publish(gate.Event{Name: EventRunFinished, Data: cronEvent{RunID: 12, Job: "nightly-backup",
-			Status: store.RunFailed, Error: "step 2 (execute_cmd): exit status 1", Notify: true}})
+		e.g.Publish(gate.Event{Name: EventRunFinished, Data: cronEvent{RunID: 12,
+			Job: "nightly-backup", Status: store.RunFailed,
+			Error: "step 2 (execute_cmd): exit status 1", Notify: true}})
 		defer runNotices(t, n)()
 		for _, ev := range []gate.Event{
-			{Name: EventRunFinished, Data: cronEvent{RunID: 13, Job: "nightly-backup", Status: store.RunSucceeded}},
-			{Name: "run_waiting", Data: cronEvent{RunID: 14, Job: "nightly-backup", Status: store.RunWaitingApproval, RequestID: 3, Notify: true}},
-			{Name: gate.EventApprovalResolved, Data: gate.ApprovalResolved{RequestID: 3, Status: store.Approved}},
+			{Name: EventRunFinished, Data: cronEvent{RunID: 13, Job: "nightly-backup",
+				Status: store.RunSucceeded}},
+			{Name: "run_waiting", Data: cronEvent{RunID: 14, Job: "nightly-backup",
+				Status: store.RunWaitingApproval, RequestID: 3, Notify: true}},
+			{Name: gate.EventApprovalResolved,
+				Data: gate.ApprovalResolved{RequestID: 3, Status: store.Approved}},
 			{Name: EventRunFinished, Data: "not a run"},
-			{Name: EventRunFinished, Data: RunFinished{RunID: 15, Job: "report", Status: "succeeded", Notify: true}},
+			{Name: EventRunFinished,
+				Data: RunFinished{RunID: 15, Job: "report", Status: "succeeded", Notify: true}},
 		} {
 			e.g.Publish(ev)
 		}
 		synctest.Wait()
 		// Two notices to one chat are posted at once, in no set order.
-		want := []string{"🗓 nightly-backup run 12: failed — step 2 (execute_cmd): exit status 1", "🗓 report run 15: succeeded"}
+		want := []string{"🗓 nightly-backup run 12: failed — step 2 (execute_cmd): exit status 1",
+			"🗓 report run 15: succeeded"}
 		for _, c := range []*fakeChannel{tg, sl} {
 			got := c.noticed()
 			if len(got) != len(c.targets) {
@@ -131,7 +141,8 @@ func TestNoticesRetryAndGiveUp(t *testing.T) {
 		e := runFanout(t, envOptions{retry: Retry{Attempts: 3, Backoff: time.Second}}, tg, sl)
 		n := e.notices()
 		defer runNotices(t, n)()
-		finished := gate.Event{Name: EventRunFinished, Data: cronEvent{RunID: 1, Job: "job", Status: store.RunFailed, Notify: true}}
+		finished := gate.Event{Name: EventRunFinished,
+			Data: cronEvent{RunID: 1, Job: "job", Status: store.RunFailed, Notify: true}}
 		e.g.Publish(finished)
 		synctest.Wait()
 		if len(tg.noticed()) != 0 {
@@ -144,7 +155,8 @@ func TestNoticesRetryAndGiveUp(t *testing.T) {
 		}
 		select {
 		case f := <-e.failures:
-			if f.Op != "notice" || f.Channel != "slack" || f.Target != "C0FAKECHAN1" || f.Attempts != 1 || !errors.Is(f.Err, ErrPermanent) {
+			if f.Op != "notice" || f.Channel != "slack" || f.Target != "C0FAKECHAN1" ||
+				f.Attempts != 1 || !errors.Is(f.Err, ErrPermanent) {
 				t.Errorf("failure %+v", f)
 			}
 		default:
@@ -153,9 +165,12 @@ func TestNoticesRetryAndGiveUp(t *testing.T) {
 
 		// A 429 is waited out and uses up no attempt; three plain failures give up.
 		tg.set(func(c *fakeChannel) {
-			c.failNotices, c.failErr = 3, &RateLimitError{RetryAfter: 30 * time.Second, Err: errors.New("429")}
+			c.failNotices, c.failErr = 3,
+				&RateLimitError{RetryAfter: 30 * time.Second, Err: errors.New("429")}
 		})
-		sl.set(func(c *fakeChannel) { c.failNotices, c.failErr, c.noticeCalls = 3, errors.New("connection reset"), 0 })
+		sl.set(func(c *fakeChannel) {
+			c.failNotices, c.failErr, c.noticeCalls = 3, errors.New("connection reset"), 0
+		})
 		e.g.Publish(finished)
 		time.Sleep(89 * time.Second)
 		synctest.Wait()
@@ -169,7 +184,8 @@ func TestNoticesRetryAndGiveUp(t *testing.T) {
 		}
 		sl.set(func(c *fakeChannel) {
 			if c.noticeCalls != 3 || len(c.notices) != 0 {
-				t.Errorf("slack: %d attempts, notices %q; want 3 attempts, none posted", c.noticeCalls, c.notices)
+				t.Errorf("slack: %d attempts, notices %q; want 3 attempts, none posted",
+					c.noticeCalls, c.notices)
 			}
 		})
 		if f := <-e.failures; f.Op != "notice" || f.Attempts != 3 {
@@ -186,15 +202,18 @@ func TestNoticesResubscribe(t *testing.T) {
 		e := runFanout(t, envOptions{}, tg)
 		n := e.notices()
 		// Nobody reads yet: the 65th event overflows the buffer and the gate drops it.
-		e.g.Publish(gate.Event{Name: EventRunFinished, Data: cronEvent{RunID: 1, Job: "a", Status: store.RunFailed, Notify: true}})
+		e.g.Publish(gate.Event{Name: EventRunFinished,
+			Data: cronEvent{RunID: 1, Job: "a", Status: store.RunFailed, Notify: true}})
 		for range noticeBuffer {
 			e.g.Publish(gate.Event{Name: "run_started", Data: cronEvent{RunID: 2, Job: "a"}})
 		}
 		defer runNotices(t, n)()
 		synctest.Wait()
-		e.g.Publish(gate.Event{Name: EventRunFinished, Data: cronEvent{RunID: 3, Job: "a", Status: store.RunFailed, Notify: true}})
+		e.g.Publish(gate.Event{Name: EventRunFinished,
+			Data: cronEvent{RunID: 3, Job: "a", Status: store.RunFailed, Notify: true}})
 		synctest.Wait()
-		if got, want := tg.noticed()["-100"], []string{"🗓 a run 1: failed", "🗓 a run 3: failed"}; !reflect.DeepEqual(got, want) {
+		if got, want := tg.noticed()["-100"],
+			[]string{"🗓 a run 1: failed", "🗓 a run 3: failed"}; !reflect.DeepEqual(got, want) {
 			t.Errorf("notices %q, want %q", got, want)
 		}
 	})
@@ -206,7 +225,8 @@ func TestNoticesRunTwice(t *testing.T) {
 		n := e.notices()
 		defer runNotices(t, n)()
 		synctest.Wait()
-		if err := n.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "Run called twice") {
+		if err := n.Run(context.Background()); err == nil ||
+			!strings.Contains(err.Error(), "Run called twice") {
 			t.Errorf("second Run = %v", err)
 		}
 	})

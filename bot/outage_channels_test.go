@@ -91,7 +91,8 @@ func TestFanoutRealChannelsDownForMinutes(t *testing.T) {
 		synctest.Wait()
 		e.wantPrompt(r.ID)
 		e.wantOutcome(old.ID, "Approved by Jane Doe")
-		if n, m := len(tg.Messages(outageChat.ID)), len(sl.Messages(slacktest.DefaultChannel)); n != 2 || m != 2 {
+		n, m := len(tg.Messages(outageChat.ID)), len(sl.Messages(slacktest.DefaultChannel))
+		if n != 2 || m != 2 {
 			t.Errorf("%d Telegram and %d Slack messages, want 2 each: one per request shown", n, m)
 		}
 	})
@@ -156,9 +157,9 @@ func newRealEnv(t *testing.T, tg *telegramtest.Server, sl *slacktest.Server) *re
 	if err != nil {
 		t.Fatal(err)
 	}
-	sch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken, SigningSecret: "unused",
-		APIURL: sl.URL(), Channels: []string{slacktest.DefaultChannel}, Bot: b, Deliveries: db,
-		HTTPClient: client(), Logger: testkit.Logger()})
+	sch, err := slack.New(slack.Options{BotToken: slacktest.DefaultBotToken,
+		SigningSecret: "unused", APIURL: sl.URL(), Channels: []string{slacktest.DefaultChannel},
+		Bot: b, Deliveries: db, HTTPClient: client(), Logger: testkit.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,9 @@ func newRealEnv(t *testing.T, tg *telegramtest.Server, sl *slacktest.Server) *re
 func (e *realEnv) run() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	for name, run := range map[string]func(context.Context) error{"gate": e.g.Run, "fanout": e.fan.Run} {
+	for name, run := range map[string]func(context.Context) error{
+		"gate": e.g.Run, "fanout": e.fan.Run,
+	} {
 		wg.Go(func() {
 			if err := run(ctx); err != nil {
 				e.t.Errorf("%s Run: %v", name, err)
@@ -202,8 +205,8 @@ func (e *realEnv) require(session string) store.Request {
 
 func (e *realEnv) resolve(id uint64, approve bool) {
 	e.t.Helper()
-	if _, err := e.g.Resolve(context.Background(), id, gate.Answer{Approve: approve, By: outageJane.Name,
-		Via: "telegram"}); err != nil {
+	if _, err := e.g.Resolve(context.Background(), id,
+		gate.Answer{Approve: approve, By: outageJane.Name, Via: "telegram"}); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -246,8 +249,8 @@ func (e *realEnv) wantPrompt(id uint64) {
 		e.t.Errorf("request %d on Telegram: %d versions, keyboard %v; want posted, then armed",
 			id, len(tg.History), tg.Keyboard != nil)
 	case len(ups) != 1 || !hasActions(sl):
-		e.t.Errorf("request %d on Slack: %d updates, buttons %v; want one, arming it", id, len(ups),
-			hasActions(sl))
+		e.t.Errorf("request %d on Slack: %d updates, buttons %v; want one, arming it",
+			id, len(ups), hasActions(sl))
 	}
 }
 
@@ -260,8 +263,8 @@ func (e *realEnv) wantOutcome(id uint64, says string) {
 	case !ok:
 		e.t.Errorf("request %d: not on both channels", id)
 	case len(tg.History) != 3 || tg.Keyboard != nil || !strings.Contains(tg.PlainText, says):
-		e.t.Errorf("request %d on Telegram: %d versions, keyboard %v, text %q; want its outcome once",
-			id, len(tg.History), tg.Keyboard != nil, tg.PlainText)
+		e.t.Errorf("request %d on Telegram: %d versions, keyboard %v, text %q; "+
+			"want its outcome once", id, len(tg.History), tg.Keyboard != nil, tg.PlainText)
 	case len(ups) != 2 || hasActions(sl) || !strings.Contains(sl.Text, says):
 		e.t.Errorf("request %d on Slack: %d updates, buttons %v, text %q; want its outcome once",
 			id, len(ups), hasActions(sl), sl.Text)

@@ -129,7 +129,8 @@ func TestWorkers(t *testing.T) {
 // LogTap logs each outcome of a tap at its level.
 func TestLogTap(t *testing.T) {
 	tap := Tap{Channel: "telegram", ChatID: "-100", MessageRef: "7", UserID: "100000001"}
-	done := TapResult{Toast: "Already approved", Request: store.Request{ID: 4, Status: store.Approved}}
+	done := TapResult{Toast: "Already approved",
+		Request: store.Request{ID: 4, Status: store.Approved}}
 	cases := []struct {
 		name string
 		res  TapResult
@@ -139,7 +140,8 @@ func TestLogTap(t *testing.T) {
 		{"resolved", TapResult{Toast: "Approved", Resolved: true,
 			Request: store.Request{ID: 4, Status: store.Approved}}, nil,
 			"level=INFO msg=\"request resolved by a tap\""},
-		{"finished", done, gate.ErrAlreadyResolved, "level=INFO msg=\"tap on a finished request\""},
+		{"finished", done, gate.ErrAlreadyResolved,
+			"level=INFO msg=\"tap on a finished request\""},
 		{"refused", TapResult{Toast: "Not authorized"}, ErrNotAuthorized,
 			"level=WARN msg=\"tap refused\""},
 		{"internal", TapResult{Toast: "Internal error"}, ErrInternal,

@@ -56,11 +56,14 @@ func resolved(r store.Request, s store.Status, res store.Resolution) store.Reque
 
 // goldenCases are the prompts whose renderings are kept under testdata/golden.
 func goldenCases() map[string]Prompt {
-	big := map[string]string{"path": "notes/big.txt", "content": strings.Repeat("0123456789abcdef<&>\n", 512)}
+	big := map[string]string{"path": "notes/big.txt",
+		"content": strings.Repeat("0123456789abcdef<&>\n", 512)}
 	bigJSON, _ := json.Marshal(big)
 	mcp := sampleRequest()
-	mcp.ToolName, mcp.Category, mcp.MCPServer, mcp.ContextLabel = "mcp__gmail__send", "", "gmail", ""
-	mcp.Arguments = json.RawMessage(`{"body":"Hi \u003cb\u003eBob\u003c/b\u003e \u0026 co","n":1.50,"to":["bob@example.com"]}`)
+	mcp.ToolName, mcp.Category = "mcp__gmail__send", ""
+	mcp.MCPServer, mcp.ContextLabel = "gmail", ""
+	mcp.Arguments = json.RawMessage(`{"body":"Hi \u003cb\u003eBob\u003c/b\u003e \u0026 co",` +
+		`"n":1.50,"to":["bob@example.com"]}`)
 	cut := sampleRequest()
 	cut.ToolName = "write_file"
 	cut.Category = "filesystem"
@@ -158,14 +161,19 @@ func goldenCases() map[string]Prompt {
 			By: "Jane Doe (100000001)", Via: "telegram", At: at,
 			Bypass: &store.BypassGrant{Scope: "category:shell", Secs: 900}}), 0),
 		"approved_session": NewPrompt(resolved(sampleRequest(), store.Approved, store.Resolution{
-			By: "U0FAKEUSR01", Via: "slack", At: at, Bypass: &store.BypassGrant{Scope: "category:shell"}}), 0),
+			By: "U0FAKEUSR01", Via: "slack", At: at,
+			Bypass: &store.BypassGrant{Scope: "category:shell"}}), 0),
 		"rejected_note": NewPrompt(resolved(sampleRequest(), store.Rejected, store.Resolution{
-			By: "Jane Doe (100000001)", Via: "telegram", At: at, Note: "not on <prod> & not now"}), 0),
-		"expired":   NewPrompt(resolved(sampleRequest(), store.Expired, store.Resolution{By: "system", Via: "gate", At: at}), 0),
-		"cut_final": NewPrompt(resolved(cut, store.Approved, store.Resolution{By: "api", Via: "api", At: at, Note: strings.Repeat("n", 500)}), 0),
-		"cancelled_terminal": NewPrompt(resolved(sampleRequest(), store.Cancelled, store.Resolution{
-			By: "claude-code", Via: "api", At: at, Note: "terminal"}), 0),
-		"cancelled": NewPrompt(resolved(sampleRequest(), store.Cancelled, store.Resolution{By: "cli", Via: "cli", At: at}), 0),
+			By: "Jane Doe (100000001)", Via: "telegram", At: at,
+			Note: "not on <prod> & not now"}), 0),
+		"expired": NewPrompt(resolved(sampleRequest(), store.Expired, store.Resolution{
+			By: "system", Via: "gate", At: at}), 0),
+		"cut_final": NewPrompt(resolved(cut, store.Approved, store.Resolution{
+			By: "api", Via: "api", At: at, Note: strings.Repeat("n", 500)}), 0),
+		"cancelled_terminal": NewPrompt(resolved(sampleRequest(), store.Cancelled,
+			store.Resolution{By: "claude-code", Via: "api", At: at, Note: "terminal"}), 0),
+		"cancelled": NewPrompt(resolved(sampleRequest(), store.Cancelled, store.Resolution{
+			By: "cli", Via: "cli", At: at}), 0),
 	}
 }
 
@@ -215,7 +223,8 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test ./bot -run Golden -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./bot -run Golden -update rewrites it):\n%s", path, got)
+		t.Errorf("%s differs from the golden file "+
+			"(go test ./bot -run Golden -update rewrites it):\n%s", path, got)
 	}
 }
 
@@ -256,7 +265,8 @@ func checkTelegramHTML(t *testing.T, s string) string {
 	}
 	for i := strings.Index(plain, "&"); i >= 0; i = strings.Index(plain[i+1:], "&") + i + 1 {
 		rest := plain[i:]
-		if !strings.HasPrefix(rest, "&amp;") && !strings.HasPrefix(rest, "&lt;") && !strings.HasPrefix(rest, "&gt;") {
+		if !strings.HasPrefix(rest, "&amp;") && !strings.HasPrefix(rest, "&lt;") &&
+			!strings.HasPrefix(rest, "&gt;") {
 			t.Fatalf("bare & at %q", rest[:min(len(rest), 20)])
 		}
 		if strings.Index(plain[i+1:], "&") < 0 {
@@ -286,7 +296,8 @@ func checkSlack(t *testing.T, m SlackMessage) {
 		if u(f) > SlackMaxField && f != m.Text && f != m.Outcome {
 			t.Fatalf("field %q over %d", f, SlackMaxField)
 		}
-		if strings.ContainsAny(strings.NewReplacer("&amp;", "", "&lt;", "", "&gt;", "").Replace(f), "<>&") {
+		unescaped := strings.NewReplacer("&amp;", "", "&lt;", "", "&gt;", "").Replace(f)
+		if strings.ContainsAny(unescaped, "<>&") {
 			t.Fatalf("unescaped mrkdwn in %q", f)
 		}
 	}
@@ -309,14 +320,16 @@ func TestPromptFields(t *testing.T) {
 			t.Errorf("field %s is %d long", f.Label, units(f.Value))
 		}
 	}
-	if got, want := strings.Join(labels, ","), "Tool,Session,Category,Request,Expires"; got != want {
+	if got, want := strings.Join(labels, ","),
+		"Tool,Session,Category,Request,Expires"; got != want {
 		t.Errorf("fields %s, want %s", got, want)
 	}
 	want := strings.Repeat("s", 88) + "…[823 characters cut]…" + strings.Repeat("s", 89)
 	if got := p.Fields[1].Value; got != want {
 		t.Errorf("a cut field reads %q, want its head and tail around the marker", got)
 	}
-	if len(p.Buttons) != 2 || p.Buttons[1][0].Label != "⏱ 15 min" || p.Buttons[0][0].Data != "a:42:ok" {
+	if len(p.Buttons) != 2 || p.Buttons[1][0].Label != "⏱ 15 min" ||
+		p.Buttons[0][0].Data != "a:42:ok" {
 		t.Errorf("buttons %+v", p.Buttons)
 	}
 	r.Status = store.Approved
@@ -327,7 +340,8 @@ func TestPromptFields(t *testing.T) {
 
 func TestPromptArgumentsEscapedAndCut(t *testing.T) {
 	r := sampleRequest()
-	args, _ := json.Marshal(map[string]string{"html": "<b>&</b>", "text": strings.Repeat("x", 10*1024)})
+	args, _ := json.Marshal(map[string]string{"html": "<b>&</b>",
+		"text": strings.Repeat("x", 10*1024)})
 	r.Arguments = args
 	p := NewPrompt(r, 0)
 	tg := p.Telegram()
@@ -440,9 +454,11 @@ func TestEscape(t *testing.T) {
 // the agent id within an agent token's caller line; a finished prompt drops the cover.
 func TestPromptCaller(t *testing.T) {
 	const (
-		token    = "agent-1a2b3c4d5e6f"
-		caller   = "every call of category shell (any command or arguments, not only this call), for this caller in this session"
-		cronRun  = "every call of category shell (any command or arguments, not only this call), for this cron run until it ends"
+		token  = "agent-1a2b3c4d5e6f"
+		caller = "every call of category shell (any command or arguments, not only this call), " +
+			"for this caller in this session"
+		cronRun = "every call of category shell (any command or arguments, not only this call), " +
+			"for this cron run until it ends"
 		badToken = `agent token agent-\u202E1 ⚠ non-ASCII (profile dev)`
 	)
 	cases := []struct {
@@ -541,17 +557,24 @@ func TestOutcomeText(t *testing.T) {
 		want string
 	}{
 		{r, ""},
-		{resolved(r, store.Approved, store.Resolution{By: "Jane Doe (100000001)", Via: "telegram", At: at}),
+		{resolved(r, store.Approved,
+			store.Resolution{By: "Jane Doe (100000001)", Via: "telegram", At: at}),
 			"✅ Approved by Jane Doe (100000001) · telegram · 13:03 UTC"},
-		{resolved(r, store.Approved, store.Resolution{By: "api", Via: "api", At: at, Bypass: &store.BypassGrant{Scope: "tool:Bash", Secs: 3600}}),
-			"✅ Approved by api · api · 13:03 UTC · ⏱ 1 h bypass: every call of tool Bash (any command or arguments, not only this call) (tool:Bash)"},
-		{resolved(r, store.Rejected, store.Resolution{By: "U0FAKEUSR01", Via: "slack", At: at, Note: "no"}),
+		{resolved(r, store.Approved, store.Resolution{By: "api", Via: "api", At: at,
+			Bypass: &store.BypassGrant{Scope: "tool:Bash", Secs: 3600}}),
+			"✅ Approved by api · api · 13:03 UTC · ⏱ 1 h bypass: every call of tool Bash " +
+				"(any command or arguments, not only this call) (tool:Bash)"},
+		{resolved(r, store.Rejected,
+			store.Resolution{By: "U0FAKEUSR01", Via: "slack", At: at, Note: "no"}),
 			"❌ Rejected by U0FAKEUSR01 · slack · 13:03 UTC"},
-		{resolved(r, store.Expired, store.Resolution{By: "system", Via: "gate", At: at}), "⌛ Expired · 13:03 UTC"},
+		{resolved(r, store.Expired, store.Resolution{By: "system", Via: "gate", At: at}),
+			"⌛ Expired · 13:03 UTC"},
 		{resolved(r, store.Expired, store.Resolution{}), "⌛ Expired"},
-		{resolved(r, store.Cancelled, store.Resolution{By: "claude-code", Via: "api", At: at, Note: "terminal"}),
+		{resolved(r, store.Cancelled,
+			store.Resolution{By: "claude-code", Via: "api", At: at, Note: "terminal"}),
 			"🚫 Cancelled (handled at the terminal)"},
-		{resolved(r, store.Cancelled, store.Resolution{By: "cli", Via: "cli", At: at, Note: "session over"}),
+		{resolved(r, store.Cancelled,
+			store.Resolution{By: "cli", Via: "cli", At: at, Note: "session over"}),
 			"🚫 Cancelled by cli · cli · 13:03 UTC"},
 	}
 	for _, tc := range cases {
@@ -592,7 +615,8 @@ func TestCut(t *testing.T) {
 // their channel's limits with all markup escaped.
 func FuzzPromptRender(f *testing.F) {
 	f.Add("Bash", `{"command":"<b>&</b>"}`, "sess", "note", uint16(100))
-	f.Add("mcp__x__y", `{"a":"`+strings.Repeat("🔄&", 3000)+`"}`, strings.Repeat("<", 300), strings.Repeat("&", 300), uint16(9000))
+	f.Add("mcp__x__y", `{"a":"`+strings.Repeat("🔄&", 3000)+`"}`, strings.Repeat("<", 300),
+		strings.Repeat("&", 300), uint16(9000))
 	f.Add("", "not json ```", "", "", uint16(0))
 	f.Fuzz(func(t *testing.T, tool, args, session, note string, repeat uint16) {
 		r := sampleRequest()

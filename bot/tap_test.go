@@ -18,7 +18,10 @@ import (
 func (e *env) shown(session string) store.Request {
 	e.t.Helper()
 	r := e.require(session, "Bash", map[string]any{"command": "make deploy"})
-	for _, m := range []store.Message{{Channel: "telegram", ChatID: "-100", Ref: "7"}, {Channel: "slack", ChatID: "C0FAKECHAN1", Ref: "1.5"}} {
+	for _, m := range []store.Message{
+		{Channel: "telegram", ChatID: "-100", Ref: "7"},
+		{Channel: "slack", ChatID: "C0FAKECHAN1", Ref: "1.5"},
+	} {
 		if err := e.db.AddMessage(r.ID, m); err != nil {
 			e.t.Fatal(err)
 		}
@@ -49,18 +52,22 @@ func TestTapResolves(t *testing.T) {
 	}{
 		{jane, ActionApprove, store.Approved, "Approved", nil},
 		{jane, ActionReject, store.Rejected, "Rejected", nil},
-		{alice, ActionBypassShort, store.Approved, "Approved · ⏱ 30 min bypass", &store.BypassGrant{Scope: "category:shell", Secs: 1800}},
-		{slackBob, ActionBypassSession, store.Approved, "Approved · 🔄 session bypass", &store.BypassGrant{Scope: "category:shell", Secs: 0}},
+		{alice, ActionBypassShort, store.Approved, "Approved · ⏱ 30 min bypass",
+			&store.BypassGrant{Scope: "category:shell", Secs: 1800}},
+		{slackBob, ActionBypassSession, store.Approved, "Approved · 🔄 session bypass",
+			&store.BypassGrant{Scope: "category:shell", Secs: 0}},
 	}
 	for i, tc := range cases {
 		r := e.shown("s" + string(rune('a'+i)))
 		res, err := e.bot.HandleTap(ctx, tapOn(r, tc.who, tc.action))
 		if err != nil || !res.Resolved || res.Toast != tc.toast {
-			t.Fatalf("%s by %s: %+v, %v; want toast %q", tc.action, tc.who.Name, res, err, tc.toast)
+			t.Fatalf("%s by %s: %+v, %v; want toast %q",
+				tc.action, tc.who.Name, res, err, tc.toast)
 		}
 		got := e.request(r.ID)
 		if got.Status != tc.status || got.Resolution.Via != tc.who.Channel ||
-			got.Resolution.By != tc.who.Name+" ("+tc.who.ID+")" || testkit.JSON(got.Resolution.Bypass) != testkit.JSON(tc.bypass) {
+			got.Resolution.By != tc.who.Name+" ("+tc.who.ID+")" ||
+			testkit.JSON(got.Resolution.Bypass) != testkit.JSON(tc.bypass) {
 			t.Errorf("%s: stored %s %+v", tc.action, got.Status, got.Resolution)
 		}
 		if res.Request.Status != tc.status {
@@ -80,15 +87,18 @@ func TestTapBypassCoversTheCategory(t *testing.T) {
 		if _, err := e.bot.HandleTap(ctx, tapOn(r, jane, a)); err != nil {
 			t.Fatal(err)
 		}
-		out, err := e.g.Check(ctx, gate.Call{ToolName: "execute_cmd", Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
+		out, err := e.g.Check(ctx, gate.Call{ToolName: "execute_cmd",
+			Arguments: map[string]any{"cmd": "ls"}, SessionID: session})
 		if err != nil || out.Decision != gate.VerdictAllow {
 			t.Errorf("%s: next shell call = %+v, %v; want allow", a, out, err)
 		}
-		out, err = e.g.Check(ctx, gate.Call{ToolName: "mcp__gmail__send", Arguments: map[string]any{}, SessionID: session})
+		out, err = e.g.Check(ctx, gate.Call{ToolName: "mcp__gmail__send",
+			Arguments: map[string]any{}, SessionID: session})
 		if err != nil || out.Decision != gate.VerdictPending {
 			t.Errorf("%s: MCP call = %+v, %v; want pending", a, out.Decision, err)
 		}
-		out, err = e.g.Check(ctx, gate.Call{ToolName: "Bash", Arguments: map[string]any{"command": "ls"}, SessionID: "other"})
+		out, err = e.g.Check(ctx, gate.Call{ToolName: "Bash",
+			Arguments: map[string]any{"command": "ls"}, SessionID: "other"})
 		if err != nil || out.Decision != gate.VerdictPending {
 			t.Errorf("%s: another session = %+v, %v; want pending", a, out.Decision, err)
 		}
@@ -106,15 +116,27 @@ func TestTapRefused(t *testing.T) {
 		target error
 		toast  string
 	}{
-		{"stranger in the group chat", tapOn(r, stranger, ActionApprove), ErrNotAuthorized, "Not authorized"},
-		{"slack approver's id on telegram", func() Tap { t := good; t.UserID = slackBob.ID; return t }(), ErrNotAuthorized, "Not authorized"},
-		{"no user id", func() Tap { t := good; t.UserID = ""; return t }(), ErrNotAuthorized, "Not authorized"},
-		{"forged data", func() Tap { t := good; t.Data = "a:1:yes"; return t }(), ErrBadCallback, "Invalid button"},
-		{"overlong data", func() Tap { t := good; t.Data = "a:1:ok" + string(make([]byte, 70)); return t }(), ErrBadCallback, "Invalid button"},
-		{"unknown request", func() Tap { t := good; t.Data = "a:999:ok"; return t }(), gate.ErrNotFound, "Unknown request"},
-		{"another message", func() Tap { t := good; t.MessageRef = "8"; return t }(), ErrNotBound, "Unknown request"},
-		{"another chat", func() Tap { t := good; t.ChatID = "-200"; return t }(), ErrNotBound, "Unknown request"},
-		{"the slack message's ids on telegram", func() Tap { t := good; t.ChatID, t.MessageRef = "C0FAKECHAN1", "1.5"; return t }(), ErrNotBound, "Unknown request"},
+		{"stranger in the group chat", tapOn(r, stranger, ActionApprove),
+			ErrNotAuthorized, "Not authorized"},
+		{"slack approver's id on telegram",
+			func() Tap { t := good; t.UserID = slackBob.ID; return t }(),
+			ErrNotAuthorized, "Not authorized"},
+		{"no user id", func() Tap { t := good; t.UserID = ""; return t }(),
+			ErrNotAuthorized, "Not authorized"},
+		{"forged data", func() Tap { t := good; t.Data = "a:1:yes"; return t }(),
+			ErrBadCallback, "Invalid button"},
+		{"overlong data",
+			func() Tap { t := good; t.Data = "a:1:ok" + string(make([]byte, 70)); return t }(),
+			ErrBadCallback, "Invalid button"},
+		{"unknown request", func() Tap { t := good; t.Data = "a:999:ok"; return t }(),
+			gate.ErrNotFound, "Unknown request"},
+		{"another message", func() Tap { t := good; t.MessageRef = "8"; return t }(),
+			ErrNotBound, "Unknown request"},
+		{"another chat", func() Tap { t := good; t.ChatID = "-200"; return t }(),
+			ErrNotBound, "Unknown request"},
+		{"the slack message's ids on telegram",
+			func() Tap { t := good; t.ChatID, t.MessageRef = "C0FAKECHAN1", "1.5"; return t }(),
+			ErrNotBound, "Unknown request"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,7 +163,8 @@ func TestTapAfterTheOutcome(t *testing.T) {
 	}
 	before := teststore.Snapshot(t, e.db)
 	res, err := e.bot.HandleTap(ctx, tapOn(r, slackBob, ActionReject))
-	if !errors.Is(err, gate.ErrAlreadyResolved) || res.Toast != "Already approved by Jane Doe (100000001)" || res.Resolved {
+	if !errors.Is(err, gate.ErrAlreadyResolved) ||
+		res.Toast != "Already approved by Jane Doe (100000001)" || res.Resolved {
 		t.Errorf("late tap: %+v, %v", res, err)
 	}
 	if res.Request.Status != store.Approved {
@@ -186,7 +209,8 @@ func TestTapRace(t *testing.T) {
 	ctx := context.Background()
 	for i := range 20 {
 		r := e.shown("race" + string(rune('a'+i)))
-		taps := []Tap{tapOn(r, jane, ActionApprove), tapOn(r, slackBob, ActionReject), tapOn(r, alice, ActionBypassShort)}
+		taps := []Tap{tapOn(r, jane, ActionApprove), tapOn(r, slackBob, ActionReject),
+			tapOn(r, alice, ActionBypassShort)}
 		results := make([]TapResult, len(taps))
 		errs := make([]error, len(taps))
 		var wg sync.WaitGroup

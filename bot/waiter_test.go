@@ -16,7 +16,8 @@ func TestPromptCallerStoppedWaiting(t *testing.T) {
 	}
 	r.WaiterGoneAt = time.Date(2026, 12, 1, 14, 3, 9, 0, time.UTC)
 	p := NewPrompt(r, 0)
-	want := "stopped waiting at 2026-12-01 14:03:09 UTC; the request can still be answered, for a retried call"
+	want := "stopped waiting at 2026-12-01 14:03:09 UTC; " +
+		"the request can still be answered, for a retried call"
 	if got := fieldOf(p, "⚠ Caller"); got != want || len(p.Buttons) != 2 {
 		t.Fatalf("field %q, %d button rows", got, len(p.Buttons))
 	}
