@@ -316,8 +316,8 @@ func (s *Set) evaluateShellTool(group string, c Call, st ShellTool) (d Decision,
 	}
 }
 
-// evaluateShell is EvaluateShell on tier t. With unread, the lookup session does not read the event queue first and mark is
-// what the caller checks (lookSession.begin).
+// evaluateShell is EvaluateShell on tier t. With unread, the lookup session does not
+// read the event queue first and mark is what the caller checks (lookSession.begin).
 func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script,
 	unread bool) (d Decision, sd ScriptDecision, mark lookMark) {
 	sd = s.decideScript(t, c, sc)

@@ -114,7 +114,8 @@ func approvedFollowUp(t *testing.T, e *env, tool string, args map[string]any) (
 	if _, toast := e.nextEphemeral(); toast != "Approved" {
 		t.Fatalf("toast %q", toast)
 	}
-	msgs, err := e.srv.WaitMessages(testkit.Context(t, 30*time.Second), slacktest.DefaultChannel, 2)
+	msgs, err := e.srv.WaitMessages(testkit.Context(t, 30*time.Second),
+		slacktest.DefaultChannel, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,8 @@ func TestAlwaysWebHost(t *testing.T) {
 	one, two := fmt.Sprintf("r:%d", r.ID), fmt.Sprintf("r:%d:2", r.ID)
 	m := e.followUpWith(groupChat.ID, r.ID, one, two)
 	kb := m.Keyboard.InlineKeyboard
-	if kb[0][0].Text != "➕ Always: docs.example.com" || kb[1][0].Text != "➕ Always: *.example.com" {
+	if kb[0][0].Text != "➕ Always: docs.example.com" ||
+		kb[1][0].Text != "➕ Always: *.example.com" {
 		t.Errorf("buttons %q, %q", kb[0][0].Text, kb[1][0].Text)
 	}
 	if !strings.Contains(m.PlainText, "  allow WebFetch host docs.example.com\nor\n"+
@@ -190,11 +191,13 @@ func TestAlwaysWebHost(t *testing.T) {
 		added.Action != rules.Allow || added.GroupID != rules.DefaultGroup {
 		t.Errorf("added %+v", added)
 	}
-	if want := fmt.Sprintf("Added rule %d: allow WebFetch host *.example.com", added.ID); toast != want {
+	want := fmt.Sprintf("Added rule %d: allow WebFetch host *.example.com", added.ID)
+	if toast != want {
 		t.Errorf("toast %q, want %q", toast, want)
 	}
 	// Refused as used, or as unknown once the offer's closing edit is done.
-	if toast := e.tapData(alice, m.ChatID, m.MessageID, one).Text; strings.HasPrefix(toast, "Added") {
+	toast = e.tapData(alice, m.ChatID, m.MessageID, one).Text
+	if strings.HasPrefix(toast, "Added") {
 		t.Errorf("the other button after the tap: %q", toast)
 	}
 	if n := len(e.rules()); n != len(rs) {

@@ -690,14 +690,16 @@ func TestLoseReplyNext(t *testing.T) {
 	if err := srv.LoseReplyNext("chat.postMessage"); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("lost", false))
+	_, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
+		slack.MsgOptionText("lost", false))
 	if err == nil || !strings.Contains(err.Error(), "EOF") {
 		t.Errorf("PostMessage whose reply is lost: %v, want an error with EOF", err)
 	}
 	if ms := srv.Messages(slacktest.DefaultChannel); len(ms) != 1 || ms[0].Text != "lost" {
 		t.Errorf("messages %+v, want the one whose reply was lost", ms)
 	}
-	if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, slack.MsgOptionText("next", false)); err != nil {
+	next := slack.MsgOptionText("next", false)
+	if _, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel, next); err != nil {
 		t.Errorf("the next PostMessage: %v", err)
 	}
 	err = srv.LoseReplyNext("chat.delete")
