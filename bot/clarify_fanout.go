@@ -48,6 +48,7 @@ func (b clarBox) add(id uint64, m store.Message) error {
 
 func (b clarBox) markFinal(id uint64) error              { return b.cs.MarkClarificationMessagesFinal(id) }
 func (clarBox) markOneFinal(uint64, store.Message) error { return nil }
+func (clarBox) marksOne() bool                           { return false }
 
 func (clarBox) words() words {
 	return words{noun: "clarification", attr: "clarification", sent: "question sent", clar: true}
