@@ -59,10 +59,13 @@ chat command (/pending, /rules). Ctrl-C stops it; the port changes at each start
 type devPhone struct {
 	srv *telegramtest.Server
 
-	mu  sync.Mutex // guards out, latest
+	mu  sync.Mutex // guards out, latest, ended
 	out io.Writer
 	// latest is the newest message showing buttons, by message id; 0 for none.
 	latest int
+	// ended is the message whose buttons went last (answered, expired or cancelled);
+	// 0 for none.
+	ended int
 }
 
 // run prints the configuration, then shows the bot's messages and reads taps from in
@@ -150,7 +153,7 @@ func (d *devPhone) show(m telegramtest.SentMessage) {
 	fmt.Fprintf(d.out, "\n── %s %d ──\n%s\n", what, m.MessageID, m.PlainText)
 	if m.Keyboard == nil {
 		if d.latest == m.MessageID {
-			d.latest = 0
+			d.latest, d.ended = 0, m.MessageID
 		}
 		return
 	}
@@ -182,12 +185,16 @@ func (d *devPhone) act(ctx context.Context, line string) error {
 		return err
 	}
 	d.mu.Lock()
-	id := d.latest
+	id, ended := d.latest, d.ended
 	d.mu.Unlock()
 	m, ok := d.srv.Message(devUser.ID, id)
 	bs := buttons(m)
 	if !ok || len(bs) == 0 {
-		return fmt.Errorf("no message with buttons to tap yet")
+		if last := cmp.Or(id, ended); last != 0 {
+			return fmt.Errorf("message %d has no buttons any more (answered, expired or "+
+				"cancelled): nothing to tap until the next prompt", last)
+		}
+		return fmt.Errorf("no prompt with buttons to tap yet")
 	}
 	i := slices.IndexFunc(bs, func(b models.InlineKeyboardButton) bool {
 		mark, ok := devShortcuts[strings.ToLower(line)]

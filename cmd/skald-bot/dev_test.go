@@ -12,7 +12,8 @@ import (
 // `dev telegram` as a user runs it, with the real binary: the telegram lines it prints
 // configure serve, the prompt of a waiting check shows in its terminal with its
 // buttons, an "a" typed into it approves (the check prints approved and exits 0), and
-// Ctrl-C stops it with exit 0.
+// Ctrl-C stops it with exit 0. A tap before any prompt, and one after the prompt lost
+// its buttons, say which of the two it is.
 func TestProcessDevTelegram(t *testing.T) {
 	cmd := exec.Command(skaldBinary(t), "dev", "telegram")
 	cmd.Env = append(os.Environ(), "SKALD_CONFIG=", "SKALD_URL=", "SKALD_API_TOKEN=")
@@ -26,6 +27,10 @@ func TestProcessDevTelegram(t *testing.T) {
 	}
 	dev := startReading(t, cmd, stdout)
 	dev.waitFor(t, "fake Telegram Bot API at http://127.0.0.1:")
+	if _, err := stdin.Write([]byte("a\n")); err != nil {
+		t.Fatal(err)
+	}
+	dev.waitFor(t, "no prompt with buttons to tap yet")
 	var telegram []string
 	for _, key := range []string{"telegram:", "  token: ", "  api_url: ", "  chats: ",
 		"  approvers: ", "  admins: "} {
@@ -73,6 +78,11 @@ func TestProcessDevTelegram(t *testing.T) {
 	if err := <-done; err != nil || !strings.HasPrefix(out.String(), "approved") {
 		t.Errorf("check: %v %q %q", err, out.String(), errOut.String())
 	}
+	dev.waitFor(t, "Approved by You")
+	if _, err := stdin.Write([]byte("a\n")); err != nil {
+		t.Fatal(err)
+	}
+	dev.waitFor(t, "has no buttons any more (answered, expired or cancelled)")
 	lines := dev.signalExit(t, os.Interrupt, 0)
 	if last := lines[len(lines)-1]; last != "stopped" {
 		t.Errorf("last line %q, want stopped", last)

@@ -85,7 +85,10 @@ usage error.`,
 	runs := &cobra.Command{
 		Use:   "runs [NAME] [--limit N]",
 		Short: "List the runs of job NAME, or the latest runs of every job, newest first",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `Lists the runs of job NAME, or the latest runs of every job, newest first: status,
+current step, request and error. Each step's tool, decision, status, exit code and
+output are in the --json answer (steps) and on the web inbox's page of the run.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 0 || limit > api.MaxRunsLimit {
 				return usagef("--limit %d: want 1 to %d", limit, api.MaxRunsLimit)

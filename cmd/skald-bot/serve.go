@@ -144,9 +144,19 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) (err error
 	serving = true
 	svcLog.Info("serving", "config", cfg.File, "data_dir", cfg.DataDir,
 		"workspace_root", cfg.WorkspaceRoot, "jobs", len(cfg.Jobs), "api", ln.Addr().String(),
-		"telegram", cfg.Telegram.Enabled(), "slack", cfg.Slack.Enabled())
+		"telegram", channelState(cfg.Telegram.Enabled(), "telegram.token"),
+		"slack", channelState(cfg.Slack.Enabled(), "slack.bot_token"))
 	svcLog.Debug("configuration", "config", cfg)
 	return runComponents(ctx, svcLog, comps)
+}
+
+// channelState is a chat channel as the "serving" line shows it: "true", or "false"
+// with the key whose empty value turns it off, so a token variable left unset shows.
+func channelState(on bool, key string) string {
+	if on {
+		return "true"
+	}
+	return "false (no " + key + ")"
 }
 
 // gateOptions maps the configuration onto the gate's options: rules options with

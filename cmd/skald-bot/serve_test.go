@@ -45,6 +45,11 @@ func TestServeStartStop(t *testing.T) {
 		!strings.Contains(line, "data_dir="+filepath.Join(dir, "data")) {
 		t.Errorf("serving line: %s", line)
 	}
+	// No token: the line says which key would turn each chat channel on.
+	if !strings.Contains(line, `telegram="false (no telegram.token)"`) ||
+		!strings.Contains(line, `slack="false (no slack.bot_token)"`) {
+		t.Errorf("serving line without why the chat channels are off: %s", line)
+	}
 	// api.listen asks for port 0: the line names the port the API is bound to.
 	if addr := logValue(line, "api"); !strings.HasPrefix(addr, "127.0.0.1:") ||
 		strings.HasSuffix(addr, ":0") {
