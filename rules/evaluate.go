@@ -251,6 +251,9 @@ func (pl *pathLike) of(v any, depth int, n *int) bool {
 				return true
 			}
 		}
+		if shellJoins(v) {
+			return true // its shell words are read in the scan (argScan.shellRead)
+		}
 	case []any:
 		for _, el := range v {
 			if pl.of(el, depth+1, n) {
@@ -454,6 +457,12 @@ func (sc *argScan) str(v string) bool {
 			}
 		}
 	}
+	return sc.pieces(v) || !sc.file && shellJoins(v) && sc.shellRead(v)
+}
+
+// pieces decides the words (wordSep) of v that the scan decides (decidesWord, bare)
+// and reports whether the scan has its answer.
+func (sc *argScan) pieces(v string) bool {
 	for w := range words(v) {
 		if !decidesWord(w, sc.e.v.names) && !(bareWord(w) && sc.bare(w)) {
 			continue
