@@ -367,3 +367,23 @@ func TestEvaluateBareWords(t *testing.T) {
 			denied("secrets/key")},
 	})
 }
+
+// TestEvaluateWebURL: a web tool's http(s) URL is read as a URL, by the host rules; its
+// "?" is no glob holding "/" ("https://h?@evil.net"). A file: URL is still a path.
+func TestEvaluateWebURL(t *testing.T) {
+	s, root := formsSet(t)
+	fetch := func(u string) Call { return Call{Tool: "WebFetch", Args: map[string]any{"url": u}} }
+	want := s.Evaluate(DefaultGroup, fetch("https://xn--80ak6aa92e.com/a"))
+	for _, u := range []string{"https://xn--80ak6aa92e.com?@evil.net",
+		"https://xn--80ak6aa92e.com/*", "HTTPS://xn--80ak6aa92e.com/{a,b}/../secrets"} {
+		t.Run(u, func(t *testing.T) {
+			if d := s.Evaluate(DefaultGroup, fetch(u)); d != want {
+				t.Errorf("Evaluate(%q) = %+v, want %+v", u, d, want)
+			}
+		})
+	}
+	if d := s.Evaluate(DefaultGroup, fetch("file://"+root+"/secrets/key")); d.Action == Allow ||
+		d.Contains != "secrets" {
+		t.Errorf("a file: URL = %+v, want it decided as secrets/key", d)
+	}
+}
