@@ -26,10 +26,10 @@ import (
 // without a path filter's (a file tool is decided on its working directory). Path
 // patterns are resolved as the file system is at the call. Safe for concurrent use; a
 // call of a tool outside the file classes with no path and no string that looks like
-// one allocates nothing and reads no file but an lstat of each of its first plain
-// words in the workspace root (a symlink there is a path). A shell tool's call is
-// decided command by
-// command (EvaluateShell; package doc, "Shell commands").
+// one or that a shell reads into other words (a quote, "$(", a brace list: shellJoins)
+// allocates nothing and reads no file but an lstat of each of its first plain words
+// in the workspace root (a symlink there is a path). A shell tool's call is decided
+// command by command (EvaluateShell; package doc, "Shell commands").
 func (s *Set) Evaluate(group string, c Call) Decision {
 	ti := s.tools[c.Tool]
 	if ti.shell > 0 {
