@@ -131,6 +131,25 @@ func TestArgumentExpansions(t *testing.T) {
 		"", gate.VerdictAllow)
 }
 
+// TestArgumentShellWords: a string is read as a shell joins its words — quotes,
+// braces, $'…', substitutions — under allow mcp__* and a bypass of all; prose is not.
+func TestArgumentShellWords(t *testing.T) {
+	e := newEnv(t)
+	e.allowMCP()
+	for _, v := range []string{`cat "sec"rets/key`, `cat se"cr"ets/key`, `cat sec''rets/key`,
+		`cat sec""rets`, `cat {sec,x}rets/key`, `cat sec{rets,x}/key`, `cat $'\x73ecrets'/key`,
+		`cat $(printf c2VjcmV0cw==|base64 -d)/key`, `cat $(cat data/nl)`, "cat `cat data/nl`",
+		`cat "$(cat data/nl)"`} {
+		res := e.checkAs("mcp__x__run", map[string]any{"cmd": v}, "")
+		if res.Decision != gate.VerdictPending && res.Decision != gate.VerdictDeny {
+			t.Errorf("%s: %+v, want pending or deny", v, res)
+		}
+	}
+	for _, v := range []string{`it's "fine"`, "costs $5", "{json: 1}"} {
+		e.wantDecision("mcp__x__run", map[string]any{"cmd": v}, "", gate.VerdictAllow)
+	}
+}
+
 // TestLookAlikeOptions: an option spelt with look-alike letters, in a Bash command or
 // a word of an MCP tool's argument, is for a human under allow Bash, allow mcp__* and a
 // bypass of all.

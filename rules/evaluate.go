@@ -26,10 +26,10 @@ import (
 // without a path filter's (a file tool is decided on its working directory). Path
 // patterns are resolved as the file system is at the call. Safe for concurrent use; a
 // call of a tool outside the file classes with no path and no string that looks like
-// one allocates nothing and reads no file but an lstat of each of its first plain
-// words in the workspace root (a symlink there is a path). A shell tool's call is
-// decided command by
-// command (EvaluateShell; package doc, "Shell commands").
+// one or that a shell reads into other words (a quote, "$(", a brace list: shellJoins)
+// allocates nothing and reads no file but an lstat of each of its first plain words
+// in the workspace root (a symlink there is a path). A shell tool's call is decided
+// command by command (EvaluateShell; package doc, "Shell commands").
 func (s *Set) Evaluate(group string, c Call) Decision {
 	ti := s.tools[c.Tool]
 	if ti.shell > 0 {
@@ -119,7 +119,13 @@ func (s *Set) evaluate(v *view, group string, c *Call, ti toolInfo, bad bool) (D
 	if ti.glob != "" {
 		e.glob(c, c.Args[ti.glob])
 	}
-	scan := e.scanArgs(c, ti.glob, ti.file())
+	webKey := "" // a web tool's URL is decided by the host rules, not as a path
+	if ti.web > 0 {
+		if _, ok := urlHost(c.Args[s.opt.Web[ti.web-1].Arg]); ok {
+			webKey = s.opt.Web[ti.web-1].Arg
+		}
+	}
+	scan := e.scanArgs(c, ti.glob, webKey, ti.file())
 	var d Decision
 	switch {
 	case e.n > 0:
@@ -161,14 +167,14 @@ const (
 // scanArgs looks at every string anywhere in c.Args, other than the paths already
 // decided (the strings of a PathArgs key, the glob of glob key), and returns the
 // strictest decision of those that, or a word of which, a deny rule denies or lie in
-// or hold a protected or denied place (see argScan.str), else the zero Decision. file:
-// c's tool is a file tool.
-func (e *evaluation) scanArgs(c *Call, globKey string, file bool) Decision {
+// or hold a protected or denied place (see argScan.str), else the zero Decision. webKey
+// is a web tool's http(s) URL argument, also left out; file: c's tool is a file tool.
+func (e *evaluation) scanArgs(c *Call, globKey, webKey string, file bool) Decision {
 	n := 0
 	pl := e.s.newPathLike(c, e.v.names)
 	for k, v := range c.Args {
-		if !e.s.decided(k, globKey) && pl.of(v, 1, &n) {
-			return e.scanSlow(*c, globKey, file)
+		if !e.s.decided(k, globKey, webKey) && pl.of(v, 1, &n) {
+			return e.scanSlow(*c, globKey, webKey, file)
 		}
 	}
 	return Decision{} // most calls: nothing to resolve, nothing allocated
@@ -176,9 +182,9 @@ func (e *evaluation) scanArgs(c *Call, globKey string, file bool) Decision {
 
 // decided reports whether the argument k was decided as the call's paths: a PathArgs
 // key (its strings are paths; anything else in it made the call unresolvable) or the
-// glob key.
-func (s *Set) decided(k, globKey string) bool {
-	if k == globKey {
+// glob key; or as a URL, by the host rules: the web key.
+func (s *Set) decided(k, globKey, webKey string) bool {
+	if k == globKey || k == webKey && k != "" {
 		return true
 	}
 	_, ok := s.pathKeys[k]
@@ -187,13 +193,13 @@ func (s *Set) decided(k, globKey string) bool {
 
 // scanSlow is scanArgs for a call with a string to decide. It works on copies, which
 // may move to the heap, so that calls without one allocate nothing.
-func (e *evaluation) scanSlow(call Call, globKey string, file bool) Decision {
+func (e *evaluation) scanSlow(call Call, globKey, webKey string, file bool) Decision {
 	ev := *e
 	defer func() { e.t = ev.t }()
 	c := &call
 	sc := argScan{e: &ev, c: c, file: file}
 	for k, v := range c.Args {
-		if !ev.s.decided(k, globKey) && sc.value(v, 0) {
+		if !ev.s.decided(k, globKey, webKey) && sc.value(v, 0) {
 			break
 		}
 	}
@@ -250,6 +256,9 @@ func (pl *pathLike) of(v any, depth int, n *int) bool {
 			if expands(w, names) || homeWord(w) || shell.LookAlikeOption(w) {
 				return true
 			}
+		}
+		if shellJoins(v) {
+			return true // its shell words are read in the scan (argScan.shellRead)
 		}
 	case []any:
 		for _, el := range v {
@@ -454,6 +463,12 @@ func (sc *argScan) str(v string) bool {
 			}
 		}
 	}
+	return sc.pieces(v) || !sc.file && shellJoins(v) && sc.shellRead(v)
+}
+
+// pieces decides the words (wordSep) of v that the scan decides (decidesWord, bare)
+// and reports whether the scan has its answer.
+func (sc *argScan) pieces(v string) bool {
 	for w := range words(v) {
 		if !decidesWord(w, sc.e.v.names) && !(bareWord(w) && sc.bare(w)) {
 			continue

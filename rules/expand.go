@@ -1,9 +1,13 @@
 package rules
 
 import (
+	"errors"
 	"iter"
 	"strings"
 	"unicode"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // A tool may expand a word of its arguments before it opens it: a shell its
@@ -184,4 +188,102 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
+}
+
+// A shell joins what the pieces of a string (shellWords, words) keep apart: quotes
+// join ("sec"rets/key), "\" escapes, $'…' decodes and braces expand ({sec,x}rets). The
+// scan reads a string that holds any of these as a shell would too (argScan.shellRead).
+
+// shellJoins reports whether a shell may read v into words its pieces do not show: v
+// holds a quote, a backslash, a backtick, "$(", "$'", "<(" or a brace with a comma. It
+// allocates nothing.
+func shellJoins(v string) bool {
+	return strings.ContainsAny(v, "\"'`\\") || strings.Contains(v, "$(") ||
+		strings.Contains(v, "<(") || strings.Contains(v, ">(") ||
+		strings.IndexByte(v, '{') >= 0 && strings.IndexByte(v, ',') >= 0
+}
+
+// shellEnv stands every variable for "${}", which expands marks as an expansion.
+var shellEnv = &expand.Config{Env: expand.FuncEnviron(func(string) string { return "${}" })}
+
+// shellRead decides the shell words of v (see shellWord), those inside a substitution
+// included, and reports whether the scan has its answer. A string the shell parser
+// cannot read (prose: "it's") or longer than maxScanLen is decided on its words with
+// the quotes and backslashes dropped, as a shell would join them.
+func (sc *argScan) shellRead(v string) bool {
+	var f *syntax.File
+	err := errTooLong
+	if len(v) <= maxScanLen {
+		f, err = syntax.NewParser().Parse(strings.NewReader(v), "")
+	}
+	if err != nil {
+		return sc.pieces(strings.Map(func(r rune) rune {
+			if r == '"' || r == '\'' || r == '\\' {
+				return -1
+			}
+			return r
+		}, v))
+	}
+	var ws []*syntax.Word
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok {
+			ws = append(ws, w)
+		}
+		return true
+	})
+	for _, w := range ws { // shellWord expands braces in place: not while walking
+		if sc.shellWord(v[w.Pos().Offset():w.End().Offset()], w) {
+			return true
+		}
+	}
+	return false
+}
+
+var errTooLong = errors.New("too long")
+
+// shellWord decides the shell word w, whose source is src: a word holding a command
+// or process substitution is unresolvable when it could name a path (namesPath of its
+// source: a "/", "..", a name of a place); otherwise each of its brace alternatives,
+// its quotes removed and its escapes decoded, is decided as the scan's pieces are, or,
+// holding a variable, is unresolvable when it could name a path (expands). More than
+// maxAlternatives alternatives are unresolvable.
+func (sc *argScan) shellWord(src string, w *syntax.Word) bool {
+	bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
+	names := sc.e.v.names
+	subst, param := false, false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			subst = true
+		case *syntax.ParamExp, *syntax.ArithmExp:
+			param = true
+		}
+		return !subst
+	})
+	if subst {
+		return namesPath([]byte(src), names) && sc.add(bad)
+	}
+	syntax.SplitBraces(w)
+	n := 0
+	for alt, err := range expand.BracesSeq(nil, w) {
+		if n++; err != nil || n > maxAlternatives {
+			return sc.add(bad)
+		}
+		lit, err := expand.Literal(shellEnv, alt)
+		switch {
+		case err != nil:
+			if namesPath([]byte(src), names) && sc.add(bad) {
+				return true
+			}
+		case param:
+			if expands(lit, names) && sc.add(bad) {
+				return true
+			}
+		case lit != src:
+			if looksLikePath(lit) && sc.word(lit) || sc.pieces(lit) {
+				return true
+			}
+		}
+	}
+	return false
 }

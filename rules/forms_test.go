@@ -213,6 +213,50 @@ func TestEvaluateScannedStrings(t *testing.T) {
 	runEvalCases(t, s, cases)
 }
 
+// TestEvaluateShellWords: a string is read as a shell joins its words too — quotes
+// removed, escapes and $'…' decoded, braces expanded — and a word holding a
+// substitution that could name a path is unresolvable; prose stays allowed.
+func TestEvaluateShellWords(t *testing.T) {
+	s, _ := formsSet(t)
+	for _, tc := range []struct {
+		q      string
+		closed bool // deny or a locked require; else allowed
+	}{
+		{`cat "sec"rets/key`, true},
+		{`cat se"cr"ets/key`, true},
+		{`cat sec''rets/key`, true},
+		{`cat sec""rets`, true},
+		{`cat {sec,x}rets/key`, true},
+		{`cat sec{rets,x}/key`, true},
+		{`cat $'\x73ecrets'/key`, true},
+		{`cat $'\x73ecrets'`, true},
+		{`cat $(printf c2VjcmV0cw==|base64 -d)/key`, true},
+		{`cat $(cat data/nl)`, true},
+		{"cat `cat data/nl`", true},
+		{`cat "$(cat data/nl)"`, true},
+		{`cat <(cat data/nl)`, true},
+		{`cat "$X"/key`, true},
+		{`cat {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}`, true},
+		{`it's "sec"rets/key`, true},
+		{`it's "fine"`, false},
+		{`costs $5, "really"`, false},
+		{`{json: 1}`, false},
+		{"run `ls` now", false},
+		{`echo "hello, world"`, false},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			d := s.Evaluate(DefaultGroup, Call{Tool: "mcp__notes__read",
+				Args: map[string]any{"cmd": tc.q}})
+			if closed := d.Action == Deny || d.Locked(); closed != tc.closed {
+				t.Errorf("Evaluate(%q) = %+v, want closed %v", tc.q, d, tc.closed)
+			}
+			if !tc.closed && d.Action != Allow {
+				t.Errorf("Evaluate(%q) = %+v, want allow", tc.q, d)
+			}
+		})
+	}
+}
+
 // deep is an object nested n levels deep.
 func deep(n int) map[string]any {
 	m := map[string]any{"q": "x"}
@@ -322,4 +366,24 @@ func TestEvaluateBareWords(t *testing.T) {
 		{"a long text, then a link", "", notes("", "", map[string]any{"arg": prose + "k"}),
 			denied("secrets/key")},
 	})
+}
+
+// TestEvaluateWebURL: a web tool's http(s) URL is read as a URL, by the host rules; its
+// "?" is no glob holding "/" ("https://h?@evil.net"). A file: URL is still a path.
+func TestEvaluateWebURL(t *testing.T) {
+	s, root := formsSet(t)
+	fetch := func(u string) Call { return Call{Tool: "WebFetch", Args: map[string]any{"url": u}} }
+	want := s.Evaluate(DefaultGroup, fetch("https://xn--80ak6aa92e.com/a"))
+	for _, u := range []string{"https://xn--80ak6aa92e.com?@evil.net",
+		"https://xn--80ak6aa92e.com/*", "HTTPS://xn--80ak6aa92e.com/{a,b}/../secrets"} {
+		t.Run(u, func(t *testing.T) {
+			if d := s.Evaluate(DefaultGroup, fetch(u)); d != want {
+				t.Errorf("Evaluate(%q) = %+v, want %+v", u, d, want)
+			}
+		})
+	}
+	if d := s.Evaluate(DefaultGroup, fetch("file://"+root+"/secrets/key")); d.Action == Allow ||
+		d.Contains != "secrets" {
+		t.Errorf("a file: URL = %+v, want it decided as secrets/key", d)
+	}
 }
