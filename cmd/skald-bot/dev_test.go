@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 )
 
 // `dev telegram` as a user runs it, with the real binary: the telegram lines it prints
@@ -64,6 +69,53 @@ func TestProcessDevTelegram(t *testing.T) {
 
 	dev.waitFor(t, "rm -rf build")
 	dev.waitFor(t, "[1] ✅ Approve", "[2] ❌ Reject")
+
+	// Another local process cannot rewrite the prompt: the public test token gets 401,
+	// and the run's own token only serves a POST without a query (no web fetch).
+	token := strings.Trim(strings.TrimPrefix(telegram[1], "  token: "), `"`)
+	api := strings.TrimPrefix(telegram[2], "  api_url: ")
+	if token == telegramtest.DefaultToken || !strings.HasPrefix(token, "7000000001:") {
+		t.Errorf("token %q, want a random one of the bot", token)
+	}
+	forged := url.Values{"chat_id": {"100000001"}, "text": {"Script: ls"}}
+	for _, tc := range []struct {
+		name, method, url string
+		want              int
+	}{
+		{"public token", http.MethodPost, api + "/bot" + telegramtest.DefaultToken +
+			"/editMessageText", http.StatusUnauthorized},
+		{"GET with query", http.MethodGet, api + "/bot" + token + "/editMessageText?" +
+			forged.Encode(), http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for id := range 4 {
+				forged.Set("message_id", strconv.Itoa(id+1))
+				req, err := http.NewRequest(tc.method, tc.url, strings.NewReader(forged.Encode()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != tc.want {
+					t.Errorf("message %d: status %d, want %d", id+1, resp.StatusCode, tc.want)
+				}
+			}
+		})
+	}
+	// /pending's answer comes after any edit the calls above made: none is shown.
+	if _, err := stdin.Write([]byte("/pending\n")); err != nil {
+		t.Fatal(err)
+	}
+	dev.waitFor(t, "1 pending:")
+	for _, l := range dev.lines() {
+		if strings.Contains(l, "Script: ls") {
+			t.Errorf("forged edit shown: %q", l)
+		}
+	}
 	if _, err := stdin.Write([]byte("x\na\n")); err != nil {
 		t.Fatal(err)
 	}
