@@ -512,3 +512,22 @@ func TestAlwaysArmedAfterRestart(t *testing.T) {
 		t.Errorf("tap on the armed follow-up: %q", toast)
 	}
 }
+
+// A web call's prompt names the host its URL goes to, beside the raw URL: after
+// userinfo that looks like a host, and with the Unicode form of an IDNA name.
+func TestPromptWebHost(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	for i, c := range []struct{ url, host string }{
+		{"http://user@evil.com:80@good.com/", "Host: good.com\n"},
+		{"https://xn--80ak6aa92e.com/a", "Host: xn--80ak6aa92e.com (аррӏе.com)\n"},
+		{"https://аррӏе.com/a", "Host: xn--80ak6aa92e.com (аррӏе.com)\n"},
+	} {
+		t.Run(c.url, func(t *testing.T) {
+			r := e.require(fmt.Sprintf("sess-%d", i), "WebFetch", map[string]any{"url": c.url})
+			if m := e.prompt(groupChat.ID, r.ID); !strings.Contains(m.PlainText, c.host) ||
+				!strings.Contains(m.PlainText, c.url) {
+				t.Errorf("prompt:\n%s\nwant %q and the URL", m.PlainText, c.host)
+			}
+		})
+	}
+}
