@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
 
 	"github.com/skald-circle/skald-bot/rules"
@@ -166,23 +167,47 @@ func alwaysPriority(tool string, group []rules.Rule) int {
 // alone, and as alt the subdomains of its site ("*.example.com" for docs.example.com)
 // when host is a strict subdomain of a registrable domain, never of a public suffix
 // ("*.github.io", "*.co.uk"). It returns nil without a host (no host rule would
-// allow the call) and for a call the gate asked about for a reason no rule lifts.
+// allow the call), for a call the gate asked about for a reason no rule lifts, and
+// for a local host (localHost): a one-off approval only.
 func hostRules(r store.Request, host string) (first, alt []rules.Rule) {
-	if host == "" || r.Reason != "" || !literalTool(r.ToolName) {
+	if host == "" || r.Reason != "" || !literalTool(r.ToolName) || localHost(host) {
 		return nil, nil
 	}
 	rule := rules.Rule{GroupID: cmp.Or(r.GroupID, rules.DefaultGroup), ToolPattern: r.ToolName,
 		HostPattern: host, Action: rules.Allow}
 	first = []rules.Rule{rule}
-	if _, err := netip.ParseAddr(host); err == nil {
-		return first, nil
-	}
 	site, err := publicsuffix.EffectiveTLDPlusOne(host)
 	if err != nil || site == host || !strings.HasSuffix(host, "."+site) {
 		return first, nil
 	}
 	rule.HostPattern = "*." + site
 	return first, []rules.Rule{rule}
+}
+
+// localHost reports whether host, as rules.WebHost gives it, is an IP address or
+// localhost or below it: a host rule matches every port, so one for 127.0.0.1 would
+// allow every local service, skald-bot's own API included.
+func localHost(host string) bool {
+	_, err := netip.ParseAddr(host)
+	return err == nil || host == "localhost" || strings.HasSuffix(host, ".localhost")
+}
+
+// hostShown is host pattern p as an offer shows it: with its Unicode form beside it
+// when it holds an IDNA label ("xn--80ak6aa92e.com (аррӏе.com)"), so a look-alike
+// shows; plain text, not escaped.
+func hostShown(p string) string {
+	if !strings.Contains(p, "xn--") {
+		return p
+	}
+	star, name := "", p
+	if rest, ok := strings.CutPrefix(p, "*."); ok {
+		star, name = "*.", rest
+	}
+	u, err := idna.Display.ToUnicode(name)
+	if err != nil || u == name {
+		return p
+	}
+	return p + " (" + star + u + ")"
 }
 
 // ruleText is how the follow-up names a rule: "allow Bash git status *", "allow

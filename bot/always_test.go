@@ -148,8 +148,18 @@ func TestHostRules(t *testing.T) {
 		{"below a private suffix", "me.github.io", "me.github.io", "", web()},
 		{"a public suffix alone", "co.uk", "co.uk", "", web()},
 		{"single label", "intranet", "intranet", "", web()},
-		{"IPv4", "192.0.2.1", "192.0.2.1", "", web()},
-		{"IPv6", "2001:db8::1", "2001:db8::1", "", web()},
+		{"IPv4", "192.0.2.1", "", "", web()},
+		{"IPv6", "2001:db8::1", "", "", web()},
+		{"loopback", "127.0.0.1", "", "", web()},
+		{"IPv6 loopback", "::1", "", "", web()},
+		{"private", "10.1.2.3", "", "", web()},
+		{"link-local", "169.254.169.254", "", "", web()},
+		{"IPv6 link-local", "fe80::1", "", "", web()},
+		{"localhost", "localhost", "", "", web()},
+		{"below localhost", "api.localhost", "", "", web()},
+		{"not localhost", "localhost.example.com", "localhost.example.com", "*.example.com",
+			web()},
+		{"IDNA", "xn--80ak6aa92e.com", "xn--80ak6aa92e.com", "", web()},
 		{"no host", "", "", "", web()},
 		{"guarded", "docs.example.com", "", "",
 			store.Request{ToolName: "WebFetch", Reason: "path holds a protected place"}},
@@ -192,10 +202,36 @@ func TestHostOfferFollowUp(t *testing.T) {
 	if len(m.Buttons) != 2 || len(m.Buttons[0]) != 1 || len(m.Buttons[1]) != 1 {
 		t.Fatalf("buttons %+v, want two rows of one", m.Buttons)
 	}
-	for i, w := range [][2]string{{"➕ Always: docs.example.com", "r:7"},
-		{"➕ Always: *.example.com", "r:7:2"}} {
+	for i, w := range [][2]string{{"➕ Always: docs.example.com (any port)", "r:7"},
+		{"➕ Always: *.example.com (any port)", "r:7:2"}} {
 		if b := m.Buttons[i][0]; b.Label != w[0] || b.Data != w[1] || b.Action != ActionAlways {
 			t.Errorf("button %d = %+v, want %q %q", i, b, w[0], w[1])
 		}
+	}
+}
+
+// A look-alike IDNA host shows its Unicode form beside the ASCII one, in the text
+// and on the button; the rule keeps the ASCII form.
+func TestHostOfferShowsUnicode(t *testing.T) {
+	first, alt := hostRules(store.Request{ToolName: "WebFetch"}, "www.xn--80ak6aa92e.com")
+	m := Offer{RequestID: 7, Tool: "WebFetch", Rules: first, Alt: alt}.followUp()
+	want := "Request #7 (WebFetch) was approved. Allow calls like it from now on?\n" +
+		"  allow WebFetch host www.xn--80ak6aa92e.com (www.аррӏе.com)\nor\n" +
+		"  allow WebFetch host *.xn--80ak6aa92e.com (*.аррӏе.com)"
+	if m.Text != want {
+		t.Errorf("text:\n%s\nwant\n%s", m.Text, want)
+	}
+	if len(m.Buttons) != 2 {
+		t.Fatalf("buttons %+v", m.Buttons)
+	}
+	for i, w := range []string{"➕ Always: www.xn--80ak6aa92e.com (www.аррӏе.com) (any port)",
+		"➕ Always: *.xn--80ak6aa92e.com (*.аррӏе.com) (any port)"} {
+		if b := m.Buttons[i][0].Label; b != w {
+			t.Errorf("button %d = %q, want %q", i, b, w)
+		}
+	}
+	if first[0].HostPattern != "www.xn--80ak6aa92e.com" ||
+		alt[0].HostPattern != "*.xn--80ak6aa92e.com" {
+		t.Errorf("rules %+v %+v", first, alt)
 	}
 }

@@ -100,11 +100,17 @@ func (o Offer) followUp() FollowUp {
 // their button, whose data is data.
 func offerChoice(rs []rules.Rule, data, style string) ([]string, [][]Button) {
 	var lines, shown []string
+	port := ""
 	for _, r := range rs {
-		lines = append(lines, "  "+Escape(ruleText(r)))
-		shown = append(shown, cmp.Or(r.CommandPattern, r.HostPattern, r.ToolPattern))
+		line := ruleText(r)
+		if r.HostPattern != "" {
+			line = strings.TrimSuffix(line, r.HostPattern) + hostShown(r.HostPattern)
+			port = " (any port)"
+		}
+		lines = append(lines, "  "+Escape(line))
+		shown = append(shown, cmp.Or(r.CommandPattern, hostShown(r.HostPattern), r.ToolPattern))
 	}
-	label := "➕ Always: " + shownValue(strings.Join(shown, ", "), false, 60)
+	label := "➕ Always: " + shownValue(strings.Join(shown, ", "), false, 60) + port
 	return lines, [][]Button{{{Label: label, Action: ActionAlways, Data: data, Style: style}}}
 }
 

@@ -29,7 +29,9 @@ func bypassShort(d time.Duration) time.Duration {
 // so that the arguments always get most of a message.
 const MaxFieldLen = 200
 
-// Field is one labelled line of a prompt: "Tool", "Script" (for a shell call whose
+// Field is one labelled line of a prompt: "Tool", "Host" (a web call's host, the one
+// its URL goes to whatever userinfo precedes it, with the Unicode form of an IDNA
+// name beside it: "xn--80ak6aa92e.com (аррӏе.com)"), "Script" (for a shell call whose
 // commands are not all allowed: "1 command needs you (of 81): python3 -c …", naming
 // the one that decided), "Caller" (who made the call: "agent token agent-1a2b3c4d5e6f
 // (profile dev, agent claude-code)", "admin", "local (no token, loopback)", "cron job
@@ -110,6 +112,7 @@ func NewPrompt(r store.Request, bypassShort time.Duration) Prompt {
 	}
 	caller, agentShown := callerText(r)
 	p.addField("Tool", fieldName(r.ToolName), true)
+	p.addField("Host", fieldText(hostShown(r.Host)), true)
 	p.addField("Script", scriptField(r.Commands), false)
 	p.addField("Caller", caller, false)
 	p.addField("Why", fieldText(r.Reason), false)

@@ -685,3 +685,25 @@ func TestPromptCommandsFit(t *testing.T) {
 			strings.Contains(sl.Commands, " commands cut, "))
 	}
 }
+
+// A web call's host is its own field, right after the tool, with the Unicode form of
+// an IDNA name beside it; other calls have none.
+func TestPromptHost(t *testing.T) {
+	for _, c := range []struct{ host, want string }{
+		{"good.com", "good.com"},
+		{"xn--80ak6aa92e.com", "xn--80ak6aa92e.com (аррӏе.com)"},
+		{"", ""},
+	} {
+		t.Run(c.host, func(t *testing.T) {
+			r := sampleRequest()
+			r.Host = c.host
+			f := NewPrompt(r, 0).Fields[1]
+			switch {
+			case c.want == "" && f.Label == "Host":
+				t.Errorf("a Host field without a host: %+v", f)
+			case c.want != "" && (f.Label != "Host" || f.Value != c.want || !f.Code):
+				t.Errorf("field %+v, want Host %q", f, c.want)
+			}
+		})
+	}
+}

@@ -87,6 +87,7 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 	if claimed == category {
 		claimed = ""
 	}
+	host, _ := m.WebHost(c.ToolName, c.Arguments)
 	reserved, err := m.reserve(&c)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("gate: check %s: %w", c.ToolName, err)
@@ -96,7 +97,8 @@ func (m *Manager) Check(ctx context.Context, c Call) (Outcome, error) {
 		AgentID: c.AgentID, Source: c.Source, ContextLabel: c.ContextLabel, Category: category,
 		MCPServer: server, GroupID: group, Profile: p.ID, Cwd: c.Cwd, RuleID: d.RuleID,
 		Reason: requestReason(d), Caller: c.Caller, ClaimedCategory: claimed,
-		Commands: cmds, CreatedAt: now, ExpiresAt: now.Add(timeout), Status: store.Pending,
+		Commands: cmds, Host: host, CreatedAt: now, ExpiresAt: now.Add(timeout),
+		Status: store.Pending,
 	})
 	switch {
 	case reserved && !created:

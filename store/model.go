@@ -66,11 +66,14 @@ type Request struct {
 	ClaimedCategory string `json:"claimed_category,omitempty"`
 	// Commands are, for a shell tool's call, how each simple command of its script
 	// was decided (docs/design.md, "Shell commands"); nil for other tools.
-	Commands   []CommandDecision `json:"commands,omitempty"`
-	CreatedAt  time.Time         `json:"created_at"`
-	ExpiresAt  time.Time         `json:"expires_at"`
-	Status     Status            `json:"status"`
-	Resolution *Resolution       `json:"resolution,omitempty"`
+	Commands []CommandDecision `json:"commands,omitempty"`
+	// Host is, for a web tool's call, the host its URL goes to as host patterns match
+	// it (docs/design.md, "Web hosts"); "" for other tools and a URL without a host.
+	Host       string      `json:"host,omitempty"`
+	CreatedAt  time.Time   `json:"created_at"`
+	ExpiresAt  time.Time   `json:"expires_at"`
+	Status     Status      `json:"status"`
+	Resolution *Resolution `json:"resolution,omitempty"`
 	// Messages are the chat messages that show the request (the outbox).
 	Messages []Message `json:"messages,omitempty"`
 	// WaiterGoneAt is when the caller that waited on the pending request stopped

@@ -167,8 +167,8 @@ func TestAlwaysWebHost(t *testing.T) {
 	one, two := fmt.Sprintf("r:%d", r.ID), fmt.Sprintf("r:%d:2", r.ID)
 	m := e.followUpWith(groupChat.ID, r.ID, one, two)
 	kb := m.Keyboard.InlineKeyboard
-	if kb[0][0].Text != "➕ Always: docs.example.com" ||
-		kb[1][0].Text != "➕ Always: *.example.com" {
+	if kb[0][0].Text != "➕ Always: docs.example.com (any port)" ||
+		kb[1][0].Text != "➕ Always: *.example.com (any port)" {
 		t.Errorf("buttons %q, %q", kb[0][0].Text, kb[1][0].Text)
 	}
 	if !strings.Contains(m.PlainText, "  allow WebFetch host docs.example.com\nor\n"+
@@ -212,8 +212,25 @@ func TestAlwaysWebHost(t *testing.T) {
 	r = e.require("sess-3", "WebFetch", map[string]any{"url": "https://me.github.io/"})
 	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
 	m = e.followUp(groupChat.ID, r.ID)
-	if b := m.Keyboard.InlineKeyboard[0][0].Text; b != "➕ Always: me.github.io" {
+	if b := m.Keyboard.InlineKeyboard[0][0].Text; b != "➕ Always: me.github.io (any port)" {
 		t.Errorf("button %q", b)
+	}
+}
+
+// An approved web call to a local host gets no offer: a host rule would allow every
+// port of it.
+func TestAlwaysNoLocalHost(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	for _, u := range []string{"http://127.0.0.1:18477/api/x", "http://[::1]/",
+		"http://10.0.0.2/", "http://api.localhost:8080/"} {
+		t.Run(u, func(t *testing.T) {
+			r := e.require("sess-"+u, "WebFetch", map[string]any{"url": u})
+			e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
+			e.waitUpdated(r.ID)
+			if v, err := e.db.GetMeta("bot/offers"); err != nil || v != nil {
+				t.Errorf("offers stored: %s, %v", v, err)
+			}
+		})
 	}
 }
 
@@ -495,5 +512,24 @@ func TestAlwaysArmedAfterRestart(t *testing.T) {
 	}
 	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule") {
 		t.Errorf("tap on the armed follow-up: %q", toast)
+	}
+}
+
+// A web call's prompt names the host its URL goes to, beside the raw URL: after
+// userinfo that looks like a host, and with the Unicode form of an IDNA name.
+func TestPromptWebHost(t *testing.T) {
+	e := newEnv(t, envOptions{}).start()
+	for i, c := range []struct{ url, host string }{
+		{"http://user@evil.com:80@good.com/", "Host: good.com\n"},
+		{"https://xn--80ak6aa92e.com/a", "Host: xn--80ak6aa92e.com (аррӏе.com)\n"},
+		{"https://аррӏе.com/a", "Host: xn--80ak6aa92e.com (аррӏе.com)\n"},
+	} {
+		t.Run(c.url, func(t *testing.T) {
+			r := e.require(fmt.Sprintf("sess-%d", i), "WebFetch", map[string]any{"url": c.url})
+			if m := e.prompt(groupChat.ID, r.ID); !strings.Contains(m.PlainText, c.host) ||
+				!strings.Contains(m.PlainText, c.url) {
+				t.Errorf("prompt:\n%s\nwant %q and the URL", m.PlainText, c.host)
+			}
+		})
 	}
 }

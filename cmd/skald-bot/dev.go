@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"slices"
@@ -38,11 +39,16 @@ lines to put in skald.yaml; restart serve with them. Every message the bot sends
 you is shown here with its buttons, numbered. Type a line to act on the latest
 message with buttons: a (✅ Approve), r (❌ Reject), 15 (⏱ the short bypass), s
 (🔄 Session), or a button's number; a line starting with / is sent to the bot as a
-chat command (/pending, /rules). Ctrl-C stops it; the port changes at each start.`,
+chat command (/pending, /rules). Ctrl-C stops it; the port and the bot token change
+at each start, and only the bot holding the token can send or edit a message.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			srv, err := telegramtest.New(telegramtest.Config{Chats: []models.Chat{
-				{ID: devUser.ID, Type: models.ChatTypePrivate, FirstName: devUser.FirstName}}})
+			// A token of its own per run, and no GET: a local process that finds the
+			// port (or a web fetch of a URL on it) cannot edit the prompts shown here.
+			token := strconv.FormatInt(telegramtest.BotID, 10) + ":" + rand.Text()
+			srv, err := telegramtest.New(telegramtest.Config{Token: token, PostOnly: true,
+				Chats: []models.Chat{{ID: devUser.ID, Type: models.ChatTypePrivate,
+					FirstName: devUser.FirstName}}})
 			if err != nil {
 				return err
 			}

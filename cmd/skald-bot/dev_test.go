@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
 )
 
 // `dev telegram` as a user runs it, with the real binary: the telegram lines it prints
@@ -69,6 +74,54 @@ func TestProcessDevTelegram(t *testing.T) {
 
 	dev.waitFor(t, "rm -rf build")
 	dev.waitFor(t, "[1] ✅ Approve", "[2] ❌ Reject")
+
+	// Another local process cannot rewrite the prompt: the public test token gets 401,
+	// and the run's own token only serves a POST without a query (no web fetch).
+	token := strings.Trim(strings.TrimPrefix(telegram[1], "  token: "), `"`)
+	api := strings.TrimPrefix(telegram[2], "  api_url: ")
+	if token == telegramtest.DefaultToken || !strings.HasPrefix(token, "7000000001:") {
+		t.Errorf("token %q, want a random one of the bot", token)
+	}
+	edit := func(id int) url.Values {
+		return url.Values{"chat_id": {"100000001"}, "message_id": {strconv.Itoa(id)},
+			"text": {"Script: ls"}}
+	}
+	for _, tc := range []struct {
+		name string
+		call func(id int) (*http.Response, error)
+		want int
+	}{
+		{"public token", func(id int) (*http.Response, error) {
+			return http.PostForm(api+"/bot"+telegramtest.DefaultToken+"/editMessageText",
+				edit(id))
+		}, http.StatusUnauthorized},
+		{"GET with query", func(id int) (*http.Response, error) {
+			return http.Get(api + "/bot" + token + "/editMessageText?" + edit(id).Encode())
+		}, http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for id := 1; id <= 4; id++ {
+				resp, err := tc.call(id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != tc.want {
+					t.Errorf("message %d: status %d, want %d", id, resp.StatusCode, tc.want)
+				}
+			}
+		})
+	}
+	// /pending's answer comes after any edit the calls above made: none is shown.
+	if _, err := stdin.Write([]byte("/pending\n")); err != nil {
+		t.Fatal(err)
+	}
+	dev.waitFor(t, "1 pending:")
+	for _, l := range dev.lines() {
+		if strings.Contains(l, "Script: ls") {
+			t.Errorf("forged edit shown: %q", l)
+		}
+	}
 	if _, err := stdin.Write([]byte("x\na\n")); err != nil {
 		t.Fatal(err)
 	}

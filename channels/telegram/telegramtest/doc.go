@@ -19,11 +19,12 @@
 //
 // The methods getMe, getUpdates, sendMessage, editMessageText,
 // editMessageReplyMarkup, answerCallbackQuery, setWebhook, deleteWebhook and
-// getWebhookInfo at <URL>/bot<token>/<method> (GET or POST; parameters in the query,
-// form-urlencoded, multipart — what go-telegram/bot sends — or JSON; method names
-// case-insensitive). Answers are the documented envelopes
-// {"ok":true,"result":…} and {"ok":false,"error_code":N,"description":…,
-// "parameters":{"retry_after":N}} with HTTP status N
+// getWebhookInfo at <URL>/bot<token>/<method> (GET or POST, only POST without a query
+// with Config.PostOnly; parameters in the query, form-urlencoded, multipart — what
+// go-telegram/bot sends — or JSON; method names case-insensitive). Answers are the
+// documented envelopes {"ok":true,"result":…} and
+// {"ok":false,"error_code":N,"description":…, "parameters":{"retry_after":N}} with
+// HTTP status N
 // (https://core.telegram.org/bots/api#making-requests). Another token gets 401
 // Unauthorized, another method or path 404 Not Found. Error texts are Telegram's own,
 // taken from the Bot API server's source (tdlib/telegram-bot-api Client.cpp, tdlib

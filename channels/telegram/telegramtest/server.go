@@ -77,17 +77,22 @@ type Config struct {
 	// Logger receives debug logs with component=telegramtest; the token is never
 	// logged. nil means logs are discarded.
 	Logger *slog.Logger
+	// PostOnly refuses with 404 Not Found every call but a POST without a query
+	// string (go-telegram/bot sends nothing else), so a client that can only fetch a
+	// URL cannot make a call. false serves GET and query parameters too.
+	PostOnly bool
 }
 
 // Server is a Telegram Bot API server on 127.0.0.1 for tests, to be used through the
 // real go-telegram/bot client (bot.WithServerURL(srv.URL())). All its methods are safe
 // for concurrent use. See the package documentation for what it serves.
 type Server struct {
-	token string
-	me    models.User
-	now   func() time.Time
-	log   *slog.Logger
-	http  *httptest.Server
+	token    string
+	postOnly bool
+	me       models.User
+	now      func() time.Time
+	log      *slog.Logger
+	http     *httptest.Server
 
 	// mu guards every field below; changed is closed and replaced on each change of
 	// them, which wakes the wait helpers and waiting getUpdates calls.
@@ -142,7 +147,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		token: cfg.Token,
+		token:    cfg.Token,
+		postOnly: cfg.PostOnly,
 		me: models.User{
 			ID: botID, IsBot: true, FirstName: cfg.BotName, Username: cfg.BotUsername,
 			CanJoinGroups: true,
@@ -268,11 +274,13 @@ var methods = map[string]struct {
 	"getwebhookinfo":         {"getWebhookInfo", (*Server).getWebhookInfo},
 }
 
-// serveHTTP routes /bot<token>/<method> (GET or POST), records the call and writes
-// the envelope.
+// serveHTTP routes /bot<token>/<method> (GET or POST; POST without a query when
+// postOnly), records the call and writes the envelope.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
-	if !ok || (r.Method != http.MethodGet && r.Method != http.MethodPost) {
+	get := r.Method == http.MethodGet && !s.postOnly
+	post := r.Method == http.MethodPost && (!s.postOnly || r.URL.RawQuery == "")
+	if !ok || !get && !post {
 		writeReply(w, fail(ErrNotFound))
 		return
 	}

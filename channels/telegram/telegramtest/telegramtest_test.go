@@ -1292,3 +1292,60 @@ func TestLoseReplyNext(t *testing.T) {
 		t.Errorf("LoseReplyNext of an unknown method: %v", err)
 	}
 }
+
+// With PostOnly, a GET and a POST with a query are refused before they are served:
+// no message changes and no call is recorded; the client's POSTs still work.
+func TestPostOnly(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t, telegramtest.Config{PostOnly: true, Chats: []models.Chat{janeChat}})
+	b := newBot(t, srv)
+	msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "bot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := url.Values{"chat_id": {strconv.FormatInt(janeChat.ID, 10)},
+		"message_id": {strconv.Itoa(msg.ID)}, "text": {"forged"}}.Encode()
+	base := srv.URL() + "/bot" + srv.Token() + "/editMessageText"
+	for _, tc := range []struct{ name, method, url, body string }{
+		{"GET with query", http.MethodGet, base + "?" + edit, ""},
+		{"GET", http.MethodGet, base, ""},
+		{"POST with query", http.MethodPost, base + "?" + edit, ""},
+		{"POST with query and body", http.MethodPost, base + "?x=1", edit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(ctx, tc.method, tc.url,
+				strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body),
+				`"description":"Not Found"`) {
+				t.Errorf("%d %s, want 404 Not Found", resp.StatusCode, body)
+			}
+			if m, _ := srv.Message(janeChat.ID, msg.ID); m.PlainText != "bot" ||
+				len(m.History) != 1 {
+				t.Errorf("message = %+v, want the bot's only", m)
+			}
+			if calls := srv.Calls("editMessageText"); len(calls) != 0 {
+				t.Errorf("calls = %+v", calls)
+			}
+		})
+	}
+	status, body := rawCall(t, ctx, srv, srv.Token(), "editMessageText", url.Values{
+		"chat_id": {strconv.FormatInt(janeChat.ID, 10)}, "message_id": {strconv.Itoa(msg.ID)},
+		"text": {"edited by the bot"}})
+	if m, _ := srv.Message(janeChat.ID, msg.ID); status != http.StatusOK ||
+		m.PlainText != "edited by the bot" {
+		t.Errorf("POST: %d %s, message %+v", status, body, m)
+	}
+}
