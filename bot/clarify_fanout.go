@@ -51,7 +51,6 @@ func (b clarBox) markFinal(id uint64) error {
 }
 
 func (clarBox) markOneFinal(uint64, store.Message) error { return nil }
-func (clarBox) marksOne() bool                           { return false }
 
 func (clarBox) words() words {
 	return words{noun: "clarification", attr: "clarification", sent: "question sent", clar: true}

@@ -206,10 +206,9 @@ type box interface {
 	// add records message m of item id.
 	add(id uint64, m store.Message) error
 	// markFinal marks every message of item id final; markOneFinal marks m, when the
-	// store can mark one message (marksOne; nil otherwise).
+	// store can mark one message (nil otherwise).
 	markFinal(id uint64) error
 	markOneFinal(id uint64, m store.Message) error
-	marksOne() bool
 	// words names the kind in errors, logs and message keys.
 	words() words
 }
@@ -256,11 +255,6 @@ func (b requestBox) markOneFinal(id uint64, m store.Message) error {
 		return mf.MarkMessageFinal(id, m)
 	}
 	return nil
-}
-
-func (b requestBox) marksOne() bool {
-	_, ok := b.f.store.(messageFinaler)
-	return ok
 }
 
 func (requestBox) words() words {
@@ -464,11 +458,8 @@ func (f *Fanout) refresh(ctx context.Context, r store.Request) error {
 	return f.first(ctx, "edit", tasks)
 }
 
-// edit edits msgs of finished item it of b, marking each final once edited. When b
-// marks one message at a time, an edit first re-reads the item under the message's
-// claim and skips a message already final: a send that ended after the outcome was
-// shown, or a retry that raced another edit, does not edit it twice. Otherwise the
-// item's messages are marked final together once every one of them was edited.
+// edit edits msgs of finished item it of b, then marks the item's messages final
+// when every one of them was edited.
 func (f *Fanout) edit(ctx context.Context, b box, it item, msgs []store.Message) error {
 	if len(msgs) == 0 {
 		return nil
@@ -483,9 +474,7 @@ func (f *Fanout) edit(ctx context.Context, b box, it item, msgs []store.Message)
 		mu.Lock()
 		left--
 		failed = failed || err != nil
-		// One at a time, each is marked as edited: marking all could mark one
-		// recorded since msgs were read, and then no one would edit it.
-		last := left == 0 && !failed && !b.marksOne()
+		last := left == 0 && !failed
 		mu.Unlock()
 		if last {
 			if err := b.markFinal(it.id); err != nil {
@@ -506,9 +495,6 @@ func (f *Fanout) edit(ctx context.Context, b box, it item, msgs []store.Message)
 		}
 		t := &task{key: key, done: finish}
 		t.try = func(ctx context.Context) error {
-			if b.marksOne() && editedAlready(b, it.id, m) {
-				return nil
-			}
 			if err := ch.Edit(ctx, m.ChatID, m.Ref, it.prompt); err != nil {
 				return fmt.Errorf("bot: edit message %s of %s %d on %s %s: %w",
 					m.Ref, w.noun, it.id, m.Channel, m.ChatID, err)
@@ -528,15 +514,6 @@ func (f *Fanout) edit(ctx context.Context, b box, it item, msgs []store.Message)
 }
 
 var errSkipped = errors.New("skipped")
-
-// editedAlready reports whether message m of item id of b is final as stored now.
-// When the item cannot be read it reports false: an edit twice is the lesser harm.
-func editedAlready(b box, id uint64, m store.Message) bool {
-	it, err := b.read(id)
-	return err == nil && slices.ContainsFunc(it.messages, func(o store.Message) bool {
-		return o.Final && o.Channel == m.Channel && o.ChatID == m.ChatID && o.Ref == m.Ref
-	})
-}
 
 // markFinal marks message m of request id final, when the store can mark one message.
 func (f *Fanout) markFinal(id uint64, m store.Message) {

@@ -293,27 +293,6 @@ func TestFanoutEditRetry(t *testing.T) {
 	})
 }
 
-// An arming edit that failed is retried after the outcome was shown: the retry finds
-// the message final and leaves it, so it is edited once. TestFanoutEditRetry hits this
-// when its two retries, due at the same instant, run in this order.
-func TestFanoutArmRetryAfterOutcome(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		tg := newFake("telegram", "-100")
-		tg.failEdits = 1 // the arming edit
-		e := runFanout(t, envOptions{retry: Retry{Attempts: 5, Backoff: time.Second}}, tg)
-		r := e.require("s1", "Bash", bash)
-		synctest.Wait()
-		time.Sleep(time.Second / 2) // the outcome before the arming retry
-		e.resolve(r.ID, gate.Answer{Approve: false, By: "cli", Via: "cli"})
-		synctest.Wait()
-		e.wantFinal(r.ID, tg, true)
-		time.Sleep(3 * time.Second)
-		synctest.Wait()
-		e.wantEditedOnce(r.ID, "❌ Rejected by cli · cli", tg)
-		e.wantMessages(r.ID, true, tg)
-	})
-}
-
 // A request resolved while its prompt is being sent: the late message shows the
 // outcome too, and no message is edited twice.
 func TestFanoutResolvedWhileSending(t *testing.T) {
