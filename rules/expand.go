@@ -195,12 +195,13 @@ func unhex(c byte) byte {
 // scan reads a string that holds any of these as a shell would too (argScan.shellRead).
 
 // shellJoins reports whether a shell may read v into words its pieces do not show: v
-// holds a quote, a backslash, a backtick, "$(", "$'", "<(" or a brace with a comma. It
-// allocates nothing.
+// holds a quote, a backslash, a backtick, "$(", "$'", "<(", a brace with a comma or
+// "..", or "${". It allocates nothing.
 func shellJoins(v string) bool {
 	return strings.ContainsAny(v, "\"'`\\") || strings.Contains(v, "$(") ||
 		strings.Contains(v, "<(") || strings.Contains(v, ">(") ||
-		strings.IndexByte(v, '{') >= 0 && strings.IndexByte(v, ',') >= 0
+		strings.Contains(v, "${") || strings.IndexByte(v, '{') >= 0 &&
+		(strings.IndexByte(v, ',') >= 0 || strings.Contains(v, ".."))
 }
 
 // shellEnv stands every variable for "${}", which expands marks as an expansion.
@@ -250,12 +251,15 @@ var errTooLong = errors.New("too long")
 func (sc *argScan) shellWord(src string, w *syntax.Word) bool {
 	bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
 	names := sc.e.v.names
-	subst, param := false, false
+	subst, param, op := false, false, false
 	syntax.Walk(w, func(n syntax.Node) bool {
 		switch n.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst:
 			subst = true
-		case *syntax.ParamExp, *syntax.ArithmExp:
+		case *syntax.ParamExp:
+			param = true
+			op = op || n.(*syntax.ParamExp).Exp != nil
+		case *syntax.ArithmExp:
 			param = true
 		}
 		return !subst
@@ -284,6 +288,20 @@ func (sc *argScan) shellWord(src string, w *syntax.Word) bool {
 				return true
 			}
 		}
+		// An operator's word is the value where the variable is unset (${x:-secrets})
+		// or set (${x:+secrets}).
+		for _, env := range [...]*expand.Config{unsetEnv, shellEnv} {
+			if !op {
+				break
+			}
+			if lit, err := expand.Literal(env, alt); err == nil &&
+				(looksLikePath(lit) && sc.word(lit) || sc.pieces(lit)) {
+				return true
+			}
+		}
 	}
 	return false
 }
+
+// unsetEnv leaves every variable unset, for the words of ${x-…} and ${x:-…}.
+var unsetEnv = &expand.Config{Env: expand.ListEnviron()}
