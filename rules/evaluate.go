@@ -310,6 +310,7 @@ type argScan struct {
 	c     *Call
 	file  bool // c's tool is a file tool: holding a place does not count
 	n     int
+	depth int                 // how many shell strings enclose the one being read (reread)
 	d     Decision            // the strictest so far: a deny ends the scan
 	seen  map[string]struct{} // the words decided
 	cache lstatCache
