@@ -287,20 +287,23 @@ func shellEnvs() (set, unset *expand.Config) {
 // another (argScan.reread): the depth of "bash -c" nesting the shell tool follows.
 const maxReread = shell.MaxDepth
 
-// reread decides the literal v of a shell word as a shell string of its own, since a
-// program may hand it to a shell again (sh -c, eval, su -c, ssh, find -exec sh -c):
-// the word "cat sec\"r\"ets" of bash -c is cat secrets. Deeper than maxReread the call
-// is unresolvable. It reports whether the scan has its answer.
+// reread decides the literal v of a shell word as a string of its own (argScan.str),
+// since a program may hand it to a shell again (sh -c, eval, su -c, ssh, find -exec
+// sh -c): the word "cat sec\"r\"ets" of bash -c is cat secrets. A value still read as
+// a shell reads it deeper than maxReread is unresolvable. It reports whether the scan
+// has its answer.
 func (sc *argScan) reread(v string) bool {
-	if !shellJoins(strings.ReplaceAll(v, exprMark, "")) {
-		return false
-	}
-	if sc.depth >= maxReread {
-		return sc.add(Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid})
+	if shellJoins(strings.ReplaceAll(v, exprMark, "")) {
+		if sc.depth >= maxReread {
+			return sc.add(Decision{Action: Require, Reason: ReasonBadPath,
+				PathState: PathInvalid})
+		}
+	} else if sc.depth > maxReread {
+		return sc.pieces(v) // nothing in it is read again
 	}
 	sc.depth++
 	defer func() { sc.depth-- }()
-	return sc.shellRead(v)
+	return sc.str(v)
 }
 
 // shellRead decides the shell words of v (see shellWord), those inside a substitution
@@ -340,9 +343,9 @@ var errTooLong = errors.New("too long")
 
 // shellWord decides the shell word w, whose source is src: each of its brace
 // alternatives, its quotes removed and its escapes decoded, is decided as the scan's
-// pieces are or, holding a variable or a substitution, is unresolvable when it could
-// name a path (expands: a substitution alone is a value the call does not say, like a
-// variable alone); and each is read again as a shell string (reread). More than
+// strings are (reread: a program may hand it to a shell again) and, holding a variable
+// or a substitution, is unresolvable when it could name a path (expands: a
+// substitution alone is a value the call does not say, like a variable alone). More than
 // maxAlternatives alternatives are unresolvable.
 func (sc *argScan) shellWord(src string, w *syntax.Word) bool {
 	bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
@@ -374,16 +377,9 @@ func (sc *argScan) shellWord(src string, w *syntax.Word) bool {
 			if namesPath([]byte(src), names) && sc.add(bad) {
 				return true
 			}
-		case param:
-			if expands(lit, names) && sc.add(bad) {
-				return true
-			}
-		case lit != src:
-			if looksLikePath(lit) && sc.word(lit) || sc.pieces(lit) {
-				return true
-			}
-		}
-		if err == nil && lit != src && sc.reread(lit) {
+		case param && expands(lit, names) && sc.add(bad):
+			return true
+		case lit != src && sc.reread(lit):
 			return true
 		}
 		// An operator's word is the value where the variable is unset (${x:-secrets})
