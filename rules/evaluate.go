@@ -211,7 +211,7 @@ func (e *evaluation) scanSlow(call Call, globKey, webKey string, file bool) Deci
 // pathLike tells whether a call's argument holds a string the scan decides: the
 // call's names (view.names) and the directories its bare words are looked up in.
 type pathLike struct {
-	names map[string]struct{}
+	names placeNames
 	root  string // the workspace root, where bare words are looked up
 	other bool   // a base may not be the root: it may lie in a guarded place
 	left  int    // the lstats of bare words still allowed before the scan decides
@@ -222,7 +222,7 @@ type pathLike struct {
 const maxBareLookups = 64
 
 // newPathLike returns the pathLike of c.
-func (s *Set) newPathLike(c *Call, names map[string]struct{}) pathLike {
+func (s *Set) newPathLike(c *Call, names placeNames) pathLike {
 	root := s.opt.WorkspaceRoot
 	pl := pathLike{names: names, root: root, left: maxBareLookups}
 	for _, b := range [2]string{c.Cwd, c.WorkingDir} {
@@ -606,12 +606,11 @@ func splitWords(v string, sep func(rune) bool) iter.Seq[string] {
 // decidesWord reports whether the scan decides the word w: it looks like a path, is
 // a glob, or is a name one of the places or projects has as a component (names, see
 // view.names): only then may it name, hold or lie in one.
-func decidesWord(w string, names map[string]struct{}) bool {
+func decidesWord(w string, names placeNames) bool {
 	if looksLikePath(w) || globIndex(w) >= 0 {
 		return true
 	}
-	_, ok := names[w]
-	return ok
+	return names.has(w)
 }
 
 // globIndex returns the index in w of the first wildcard a shell globs — "*", "?",
@@ -650,11 +649,13 @@ func (sc *argScan) globReaches(w string, i int) bool {
 	if strings.Contains(comp, "**") || globIndex(rest) >= 0 || strings.Contains(rest, "..") {
 		return true
 	}
+	names := sc.e.v.names
+	comp = names.folded(comp)
 	match := func(name string) bool {
-		ok, err := path.Match(comp, name)
+		ok, err := path.Match(comp, names.folded(name))
 		return ok || err != nil
 	}
-	for n := range sc.e.v.names {
+	for n := range names.set {
 		if match(n) {
 			return true
 		}

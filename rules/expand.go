@@ -39,7 +39,7 @@ func shellWords(v string) iter.Seq[string] {
 // name of names (view.names); an expansion that starts the word and is followed by a
 // backslash (%USERPROFILE%\x) is a directory too. A price ("$5", "50%") expands
 // nothing. It allocates nothing.
-func expands(w string, names map[string]struct{}) bool {
+func expands(w string, names placeNames) bool {
 	switch {
 	case w == "":
 		return false
@@ -165,7 +165,7 @@ func homeWord(w string) bool {
 // "/", or a word of it (wordSep) is ".." or a name of names — where an anyText in it
 // stands for any text and the word holds text besides (${X}rets, sec${X}rets: an
 // expansion alone names nothing the call says).
-func namesPath(b []byte, names map[string]struct{}) bool {
+func namesPath(b []byte, names placeNames) bool {
 	for _, c := range b {
 		if c == '/' || c == 0 {
 			return true
@@ -178,7 +178,7 @@ func namesPath(b []byte, names map[string]struct{}) bool {
 		}
 		if w := b[:i]; string(bytes.ReplaceAll(w, []byte{anyText}, nil)) == ".." {
 			return true
-		} else if _, ok := names[string(w)]; ok && i > 0 {
+		} else if i > 0 && names.has(string(w)) {
 			return true
 		} else if completes(w, names) {
 			return true
@@ -193,11 +193,14 @@ func namesPath(b []byte, names map[string]struct{}) bool {
 
 // completes reports whether the word w, holding anyText and some other text, matches
 // a name of names with each anyText standing for any text.
-func completes(w []byte, names map[string]struct{}) bool {
+func completes(w []byte, names placeNames) bool {
 	if bytes.IndexByte(w, anyText) < 0 || len(bytes.Trim(w, "\x01")) == 0 {
 		return false
 	}
-	for n := range names {
+	if names.fold {
+		w = bytes.ToLower(w)
+	}
+	for n := range names.set {
 		if matchAny(w, n) {
 			return true
 		}
