@@ -138,14 +138,17 @@ func TestArgumentShellWords(t *testing.T) {
 	e.allowMCP()
 	for _, v := range []string{`cat "sec"rets/key`, `cat se"cr"ets/key`, `cat sec''rets/key`,
 		`cat sec""rets`, `cat {sec,x}rets/key`, `cat sec{rets,x}/key`, `cat $'\x73ecrets'/key`,
-		`cat $(printf c2VjcmV0cw==|base64 -d)/key`, `cat $(cat data/nl)`, "cat `cat data/nl`",
-		`cat "$(cat data/nl)"`} {
+		`cat $(printf c2VjcmV0cw==|base64 -d)/key`, `cat $(cat data/nl)/key`, "`echo sec`rets",
+		`bash -c 'cat sec"r"ets'`, `eval "cat se\"cr\"ets"`, `ssh h 'cat sec"r"ets'`,
+		`cat sec@(r)ets`, `type sec^rets`, `%X:~0,3%rets`, `x —-force`} {
 		res := e.checkAs("mcp__x__run", map[string]any{"cmd": v}, "")
 		if res.Decision != gate.VerdictPending && res.Decision != gate.VerdictDeny {
 			t.Errorf("%s: %+v, want pending or deny", v, res)
 		}
 	}
-	for _, v := range []string{`it's "fine"`, "costs $5", "{json: 1}"} {
+	// A substitution alone is a value the call does not say, like a variable alone.
+	for _, v := range []string{`it's "fine"`, "costs $5", "{json: 1}", `cat $(cat data/nl)`,
+		"Run `go test ./...` first", "—fix it", "use –v", "[2, 3]", "[1/2]", "ready?"} {
 		e.wantDecision("mcp__x__run", map[string]any{"cmd": v}, "", gate.VerdictAllow)
 	}
 }

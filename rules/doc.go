@@ -118,7 +118,7 @@
 // Under compares normalised paths by whole components, so memory/* never matches
 // memory-secrets/x. Under a root whose file system folds case (FoldsCase,
 // Options.FoldsCase) the paths relative to it, and the patterns resolved there, are
-// in lower case (fold.go).
+// in lower case, as are absolute paths outside every root when "/" folds (fold.go).
 //
 // A rule's path pattern follows the name it was written with: it is resolved the same
 // way, as the file system is now. A Set keeps the resolved patterns with the identity

@@ -46,9 +46,10 @@ type Options struct {
 	// made while their directories do not change; nil, or closed, lstats them on
 	// every such check. One Watcher serves every Set compiled with it.
 	Watcher *Watcher
-	// FoldsCase reports whether the file system of a root (WorkspaceRoot, a project)
-	// compares names case-insensitively: there paths are compared in lower case. nil
-	// means the package's FoldsCase, which probes each root once per process.
+	// FoldsCase reports whether the file system of a root (WorkspaceRoot, a project,
+	// and "/" for the absolute paths outside them) compares names case-insensitively:
+	// there paths are compared in lower case. nil means the package's FoldsCase, which
+	// probes each root once per process.
 	FoldsCase func(dir string) bool
 }
 

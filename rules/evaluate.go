@@ -8,10 +8,12 @@ import (
 	"iter"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/skald-circle/skald-bot/rules/shell"
 )
@@ -209,7 +211,7 @@ func (e *evaluation) scanSlow(call Call, globKey, webKey string, file bool) Deci
 // pathLike tells whether a call's argument holds a string the scan decides: the
 // call's names (view.names) and the directories its bare words are looked up in.
 type pathLike struct {
-	names map[string]struct{}
+	names placeNames
 	root  string // the workspace root, where bare words are looked up
 	other bool   // a base may not be the root: it may lie in a guarded place
 	left  int    // the lstats of bare words still allowed before the scan decides
@@ -220,7 +222,7 @@ type pathLike struct {
 const maxBareLookups = 64
 
 // newPathLike returns the pathLike of c.
-func (s *Set) newPathLike(c *Call, names map[string]struct{}) pathLike {
+func (s *Set) newPathLike(c *Call, names placeNames) pathLike {
 	root := s.opt.WorkspaceRoot
 	pl := pathLike{names: names, root: root, left: maxBareLookups}
 	for _, b := range [2]string{c.Cwd, c.WorkingDir} {
@@ -253,12 +255,12 @@ func (pl *pathLike) of(v any, depth int, n *int) bool {
 			}
 		}
 		for w := range shellWords(v) {
-			if expands(w, names) || homeWord(w) || shell.LookAlikeOption(w) {
+			if expands(w, names) || homeWord(w) || lookAlike(w) {
 				return true
 			}
 		}
-		if shellJoins(v) {
-			return true // its shell words are read in the scan (argScan.shellRead)
+		if shellJoins(v) || hasExtGlob(v) || strings.IndexByte(v, '^') >= 0 {
+			return true // read as a shell or cmd.exe reads it in the scan (argScan.str)
 		}
 	case []any:
 		for _, el := range v {
@@ -310,6 +312,7 @@ type argScan struct {
 	c     *Call
 	file  bool // c's tool is a file tool: holding a place does not count
 	n     int
+	depth int                 // how many shell strings enclose the one being read (reread)
 	d     Decision            // the strictest so far: a deny ends the scan
 	seen  map[string]struct{} // the words decided
 	cache lstatCache
@@ -433,7 +436,7 @@ func (sc *argScan) value(v any, depth int) bool {
 // and each of its words (wordSep), so that "cat secrets/key", "--file=secrets/key"
 // or a bare "secrets" count too; a word a tool may expand into a path (expands) makes
 // the call unresolvable, as does an option spelt with look-alike letters
-// (shell.LookAlikeOption) — except for a file tool. A word that lies in a protected
+// (lookAlike) — except for a file tool. A word that lies in a protected
 // or denied place makes the call require; for a tool outside the file classes, a
 // word the call's own rules deny, or under a protected place, denies it, and one
 // that holds a guarded place (".", "/", a project's root) makes it require; a glob
@@ -454,7 +457,7 @@ func (sc *argScan) str(v string) bool {
 				if sc.word("~") {
 					return true
 				}
-			case expands(w, sc.e.v.names) || shell.LookAlikeOption(w):
+			case expands(w, sc.e.v.names) || lookAlike(w):
 				// What it names, or means, is the tool's to know.
 				bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
 				if sc.add(bad) {
@@ -463,7 +466,93 @@ func (sc *argScan) str(v string) bool {
 			}
 		}
 	}
+	if !sc.file && sc.otherReads(v) {
+		return true
+	}
 	return sc.pieces(v) || !sc.file && shellJoins(v) && sc.shellRead(v)
+}
+
+// lookAlike is shell.LookAlikeOption for a word of a text: a word whose only look-alike
+// is one en or em dash before an ASCII letter or digit ("—fix", "–v") is a sentence's
+// dash, which no one reads as an option; "—-force" and "––force" are not.
+func lookAlike(w string) bool {
+	if !shell.LookAlikeOption(w) {
+		return false
+	}
+	r, n := utf8.DecodeRuneInString(w)
+	if r != '\u2013' && r != '\u2014' || n == len(w) {
+		return true
+	}
+	c := w[n]
+	alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	return !alnum || shell.LookAlikeOption("-"+w[n:])
+}
+
+// otherReads decides what v names as bash's extended globs and cmd.exe's "^" escapes
+// read it (sec@(r)ets, !(x), sec^rets), and reports whether the scan has its answer.
+func (sc *argScan) otherReads(v string) bool {
+	if hasExtGlob(v) {
+		for w := range shellWords(v) {
+			if hasExtGlob(w) && sc.word(extGlobStar(w)) {
+				return true
+			}
+		}
+	}
+	if strings.IndexByte(v, '^') >= 0 {
+		return sc.str(uncaret(v)) // shorter than v: "^^" is "^"
+	}
+	return false
+}
+
+// hasExtGlob reports whether v holds an extended glob's "@(", "+(", "!(", "?(" or "*(".
+func hasExtGlob(v string) bool {
+	for i := 1; i < len(v); i++ {
+		if v[i] == '(' && strings.IndexByte("@+!?*", v[i-1]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// extGlobStar returns w with each extended glob's group ("@(a|b)") as "*", which
+// matches at least what the group does.
+func extGlobStar(w string) string {
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		if i+1 < len(w) && w[i+1] == '(' && strings.IndexByte("@+!?*", w[i]) >= 0 {
+			depth, j := 0, i+1
+			for ; j < len(w); j++ {
+				if w[j] == '(' {
+					depth++
+				} else if w[j] == ')' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			b.WriteByte('*')
+			i = j
+			continue
+		}
+		b.WriteByte(w[i])
+	}
+	return b.String()
+}
+
+// uncaret returns v as cmd.exe reads its "^" escapes: each "^" dropped, the byte after
+// it kept (a last "^" continues the line: dropped). It is shorter than v when v holds a
+// "^".
+func uncaret(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '^' {
+			if i++; i == len(v) {
+				break
+			}
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
 }
 
 // pieces decides the words (wordSep) of v that the scan decides (decidesWord, bare)
@@ -517,12 +606,72 @@ func splitWords(v string, sep func(rune) bool) iter.Seq[string] {
 // decidesWord reports whether the scan decides the word w: it looks like a path, is
 // a glob, or is a name one of the places or projects has as a component (names, see
 // view.names): only then may it name, hold or lie in one.
-func decidesWord(w string, names map[string]struct{}) bool {
-	if looksLikePath(w) || strings.ContainsAny(w, "*?[") {
+func decidesWord(w string, names placeNames) bool {
+	if looksLikePath(w) || globIndex(w) >= 0 {
 		return true
 	}
-	_, ok := names[w]
-	return ok
+	return names.has(w)
+}
+
+// globIndex returns the index in w of the first wildcard a shell globs — "*", "?",
+// or a "[" that a "]" closes in the same component ("[2," and "[1/2]" are literal) —
+// or -1.
+func globIndex(w string) int {
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '*', '?':
+			return i
+		case '[':
+			j := i + 1
+			if j < len(w) && (w[j] == '!' || w[j] == '^') {
+				j++
+			}
+			if j < len(w) && w[j] == ']' {
+				j++ // a "]" first is a member
+			}
+			for ; j < len(w) && w[j] != '/'; j++ {
+				if w[j] == ']' {
+					return i
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// globReaches reports whether the glob w, whose first wildcard is at i, may reach a
+// guarded place under its directory: its wildcard component may match a name of a
+// place or project (view.names) or, in a base, one of its symlinks (argScan.bare), or
+// a later component has a wildcard or is "..", which reach further.
+func (sc *argScan) globReaches(w string, i int) bool {
+	start := strings.LastIndexByte(w[:i], '/') + 1
+	comp, rest, _ := strings.Cut(w[start:], "/")
+	if strings.Contains(comp, "**") || globIndex(rest) >= 0 || strings.Contains(rest, "..") {
+		return true
+	}
+	names := sc.e.v.names
+	comp = names.folded(comp)
+	match := func(name string) bool {
+		ok, err := path.Match(comp, names.folded(name))
+		return ok || err != nil
+	}
+	for n := range names.set {
+		if match(n) {
+			return true
+		}
+	}
+	if start == 0 {
+		if !sc.bareDone {
+			sc.bareDone = true
+			sc.bareAll = sc.readBases()
+		}
+		for n := range sc.links {
+			if match(n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wordSep reports whether r separates the words of a string the scan decides: space
@@ -536,8 +685,11 @@ func (sc *argScan) word(w string) bool {
 	if len(w) > maxScanLen || strings.IndexByte(w, 0) >= 0 {
 		return false
 	}
-	if i := strings.IndexAny(w, "*?["); i >= 0 && !isFileURI(w) {
-		// A glob reaches what lies under the directory before its first wildcard.
+	listing := false
+	if i := globIndex(w); i >= 0 && !isFileURI(w) {
+		// A glob lists the directory before its first wildcard, and reaches what lies
+		// under it when it may match a place there.
+		listing = !sc.globReaches(w, i)
 		w = prefixDir(w[:i+1])
 	}
 	t := sc.e.tier()
@@ -551,6 +703,8 @@ func (sc *argScan) word(w string) bool {
 			switch {
 			case d.Action == Deny:
 				return d
+			case listing && strings.HasPrefix(d.Reason, ReasonContains):
+				return Decision{} // a listing of a directory holding a place reads none
 			case d.Contains != "":
 				return Decision{Action: Require, Reason: d.Reason, Contains: d.Contains,
 					Path: path, PathState: PathOK}

@@ -1,11 +1,14 @@
 package rules
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"iter"
 	"strings"
 	"unicode"
 
+	"github.com/skald-circle/skald-bot/rules/shell"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -36,7 +39,7 @@ func shellWords(v string) iter.Seq[string] {
 // name of names (view.names); an expansion that starts the word and is followed by a
 // backslash (%USERPROFILE%\x) is a directory too. A price ("$5", "50%") expands
 // nothing. It allocates nothing.
-func expands(w string, names map[string]struct{}) bool {
+func expands(w string, names placeNames) bool {
 	switch {
 	case w == "":
 		return false
@@ -60,12 +63,12 @@ func expands(w string, names map[string]struct{}) bool {
 	for i := 0; i < len(w); i++ {
 		switch c := w[i]; {
 		case c == '\\' && i > 0 && (w[i-1] == '}' || w[i-1] == '%' || nameByte(w[i-1])) &&
-			marked && len(rest) == 0:
+			marked && len(bytes.Trim(rest, "\x01")) == 0:
 			return true // %USERPROFILE%\x, $HOME\x: a directory the tool knows
 		case c == '\\':
 			rest, marked = append(rest, '\\'), true
 		case c == '$' && i+1 < len(w) && (w[i+1] == '{' || w[i+1] == '('):
-			marked = true
+			marked, rest = true, append(rest, anyText)
 			if w[i+1] == '(' {
 				i++ // the command's words are words of their own
 				continue
@@ -76,7 +79,7 @@ func expands(w string, names map[string]struct{}) bool {
 			}
 			return true // an open ${: what follows is part of it
 		case c == '$' && i+1 < len(w) && nameStart(w[i+1]):
-			marked = true
+			marked, rest = true, append(rest, anyText)
 			for i+1 < len(w) && nameByte(w[i+1]) {
 				i++
 			}
@@ -89,8 +92,9 @@ func expands(w string, names map[string]struct{}) bool {
 			for j < len(w) && nameByte(w[j]) {
 				j++
 			}
-			if j < len(w) && w[j] == '%' {
-				marked, i = true, j // %NAME%
+			if k := cmdSubstring(w[j:]); j < len(w) && w[j] == '%' || k > 0 {
+				// %NAME%, or its substring or substitution %NAME:~0,3% or %NAME:a=b%
+				marked, rest, i = true, append(rest, anyText), j+k
 				continue
 			}
 			rest = append(rest, c)
@@ -128,6 +132,22 @@ func expands(w string, names map[string]struct{}) bool {
 	return false
 }
 
+// cmdSubstring returns the length of the ":~n,m%" or ":a=b%" that w starts with,
+// the rest of cmd.exe's substring or substitution of a variable, else 0.
+func cmdSubstring(w string) int {
+	if len(w) < 3 || w[0] != ':' {
+		return 0
+	}
+	end := strings.IndexByte(w, '%')
+	if end < 0 || w[1] != '~' && strings.IndexByte(w[:end], '=') < 0 {
+		return 0
+	}
+	return end
+}
+
+// anyText stands for an expansion in the rest of a word (expands): any text.
+const anyText = 0x01
+
 // homeWord reports whether the word w, after any "NAME=", is the home directory's
 // variable alone ($HOME, ${HOME}, %USERPROFILE%): it stands for "~".
 func homeWord(w string) bool {
@@ -142,8 +162,10 @@ func homeWord(w string) bool {
 }
 
 // namesPath reports whether the expanded rest b of a word may name a path: it holds a
-// "/", or a word of it (wordSep) is ".." or a name of names.
-func namesPath(b []byte, names map[string]struct{}) bool {
+// "/", or a word of it (wordSep) is ".." or a name of names — where an anyText in it
+// stands for any text and the word holds text besides (${X}rets, sec${X}rets: an
+// expansion alone names nothing the call says).
+func namesPath(b []byte, names placeNames) bool {
 	for _, c := range b {
 		if c == '/' || c == 0 {
 			return true
@@ -154,9 +176,11 @@ func namesPath(b []byte, names map[string]struct{}) bool {
 		for i < len(b) && !wordSepByte(b[i]) {
 			i++
 		}
-		if w := b[:i]; string(w) == ".." {
+		if w := b[:i]; string(bytes.ReplaceAll(w, []byte{anyText}, nil)) == ".." {
 			return true
-		} else if _, ok := names[string(w)]; ok && i > 0 {
+		} else if i > 0 && names.has(string(w)) {
+			return true
+		} else if completes(w, names) {
 			return true
 		}
 		if i < len(b) {
@@ -165,6 +189,44 @@ func namesPath(b []byte, names map[string]struct{}) bool {
 		b = b[i:]
 	}
 	return false
+}
+
+// completes reports whether the word w, holding anyText and some other text, matches
+// a name of names with each anyText standing for any text.
+func completes(w []byte, names placeNames) bool {
+	if bytes.IndexByte(w, anyText) < 0 || len(bytes.Trim(w, "\x01")) == 0 {
+		return false
+	}
+	if names.fold {
+		w = bytes.ToLower(w)
+	}
+	for n := range names.set {
+		if matchAny(w, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchAny reports whether name matches the pattern p, each anyText of which matches
+// any run of bytes.
+func matchAny(p []byte, name string) bool {
+	star, at := -1, 0 // the last anyText seen in p, and where name was when it was
+	for i, j := 0, 0; j < len(name) || i < len(p); {
+		switch {
+		case i < len(p) && p[i] == anyText:
+			star, at = i, j
+			i++
+		case i < len(p) && j < len(name) && p[i] == name[j]:
+			i, j = i+1, j+1
+		case star >= 0 && at < len(name):
+			at++
+			i, j = star+1, at
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // wordSepByte is wordSep for one byte; a byte of a multi-byte rune is no separator.
@@ -204,8 +266,48 @@ func shellJoins(v string) bool {
 		(strings.IndexByte(v, ',') >= 0 || strings.Contains(v, ".."))
 }
 
-// shellEnv stands every variable for "${}", which expands marks as an expansion.
-var shellEnv = &expand.Config{Env: expand.FuncEnviron(func(string) string { return "${}" })}
+// exprMark is what a variable, a command or a process substitution stands for in a
+// word's literal (shellWord): expands reads it as an expansion, and a shell reads it
+// again as one (argScan.reread).
+const exprMark = "${_}"
+
+// shellEnvs returns the expansion configs of one shell word: every variable set to
+// exprMark, and every variable unset (for the words of ${x-…} and ${x:-…}); both stand
+// each substitution for exprMark. A config is not safe for concurrent use.
+func shellEnvs() (set, unset *expand.Config) {
+	subst := func(w io.Writer, _ *syntax.CmdSubst) error {
+		_, err := io.WriteString(w, exprMark)
+		return err
+	}
+	proc := func(*syntax.ProcSubst) (string, error) { return exprMark, nil }
+	set = &expand.Config{Env: expand.FuncEnviron(func(string) string { return exprMark }),
+		CmdSubst: subst, ProcSubst: proc}
+	unset = &expand.Config{Env: expand.ListEnviron(), CmdSubst: subst, ProcSubst: proc}
+	return set, unset
+}
+
+// maxReread is how many times a string is read again as a shell string inside
+// another (argScan.reread): the depth of "bash -c" nesting the shell tool follows.
+const maxReread = shell.MaxDepth
+
+// reread decides the literal v of a shell word as a string of its own (argScan.str),
+// since a program may hand it to a shell again (sh -c, eval, su -c, ssh, find -exec
+// sh -c): the word "cat sec\"r\"ets" of bash -c is cat secrets. A value still read as
+// a shell reads it deeper than maxReread is unresolvable. It reports whether the scan
+// has its answer.
+func (sc *argScan) reread(v string) bool {
+	if shellJoins(strings.ReplaceAll(v, exprMark, "")) {
+		if sc.depth >= maxReread {
+			return sc.add(Decision{Action: Require, Reason: ReasonBadPath,
+				PathState: PathInvalid})
+		}
+	} else if sc.depth > maxReread {
+		return sc.pieces(v) // nothing in it is read again
+	}
+	sc.depth++
+	defer func() { sc.depth-- }()
+	return sc.str(v)
+}
 
 // shellRead decides the shell words of v (see shellWord), those inside a substitution
 // included, and reports whether the scan has its answer. A string the shell parser
@@ -242,55 +344,50 @@ func (sc *argScan) shellRead(v string) bool {
 
 var errTooLong = errors.New("too long")
 
-// shellWord decides the shell word w, whose source is src: a word holding a command
-// or process substitution is unresolvable when it could name a path (namesPath of its
-// source: a "/", "..", a name of a place); otherwise each of its brace alternatives,
-// its quotes removed and its escapes decoded, is decided as the scan's pieces are, or,
-// holding a variable, is unresolvable when it could name a path (expands). More than
+// shellWord decides the shell word w, whose source is src: each of its brace
+// alternatives, its quotes removed and its escapes decoded, is decided as the scan's
+// strings are (reread: a program may hand it to a shell again) and, holding a variable
+// or a substitution, is unresolvable when it could name a path (expands: a
+// substitution alone is a value the call does not say, like a variable alone). More than
 // maxAlternatives alternatives are unresolvable.
 func (sc *argScan) shellWord(src string, w *syntax.Word) bool {
 	bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
 	names := sc.e.v.names
-	subst, param, op := false, false, false
+	param, op := false, false
 	syntax.Walk(w, func(n syntax.Node) bool {
-		switch n.(type) {
+		switch n := n.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst:
-			subst = true
+			param = true
+			return false // its words are words of their own (shellRead)
 		case *syntax.ParamExp:
 			param = true
-			op = op || n.(*syntax.ParamExp).Exp != nil
+			op = op || n.Exp != nil
 		case *syntax.ArithmExp:
 			param = true
 		}
-		return !subst
+		return true
 	})
-	if subst {
-		return namesPath([]byte(src), names) && sc.add(bad)
-	}
 	syntax.SplitBraces(w)
+	set, unset := shellEnvs()
 	n := 0
 	for alt, err := range expand.BracesSeq(nil, w) {
 		if n++; err != nil || n > maxAlternatives {
 			return sc.add(bad)
 		}
-		lit, err := expand.Literal(shellEnv, alt)
+		lit, err := expand.Literal(set, alt)
 		switch {
 		case err != nil:
 			if namesPath([]byte(src), names) && sc.add(bad) {
 				return true
 			}
-		case param:
-			if expands(lit, names) && sc.add(bad) {
-				return true
-			}
-		case lit != src:
-			if looksLikePath(lit) && sc.word(lit) || sc.pieces(lit) {
-				return true
-			}
+		case param && expands(lit, names) && sc.add(bad):
+			return true
+		case lit != src && sc.reread(lit):
+			return true
 		}
 		// An operator's word is the value where the variable is unset (${x:-secrets})
 		// or set (${x:+secrets}).
-		for _, env := range [...]*expand.Config{unsetEnv, shellEnv} {
+		for _, env := range [...]*expand.Config{unset, set} {
 			if !op {
 				break
 			}
@@ -302,6 +399,3 @@ func (sc *argScan) shellWord(src string, w *syntax.Word) bool {
 	}
 	return false
 }
-
-// unsetEnv leaves every variable unset, for the words of ${x-…} and ${x:-…}.
-var unsetEnv = &expand.Config{Env: expand.ListEnviron()}

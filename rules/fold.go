@@ -13,8 +13,8 @@ import (
 // therefore asks once per root (the workspace and each project) whether its file
 // system folds case, and there compares paths in lower case: the forms of a call's
 // paths relative to that root and the patterns as resolved in it are folded alike
-// (docs/design.md, "Normalising paths"). Absolute paths outside every root keep their
-// case.
+// (docs/design.md, "Normalising paths"). Absolute paths outside every root are folded
+// alike when the file system of "/" folds case.
 
 // folded caches probeFolds' answers by directory: a file system does not change its
 // mind while the service runs.
@@ -80,7 +80,7 @@ func (s *Set) relIn(abs string, i int) string {
 		root = s.projects[i-1].root
 	}
 	if i >= len(s.fold) || !s.fold[i] {
-		return relTo(abs, root)
+		return s.foldRel(relTo(abs, root), i)
 	}
 	if root != "" && len(abs) >= len(root) && abs[:len(root)] != root &&
 		strings.EqualFold(abs[:len(root)], root) &&
@@ -91,9 +91,18 @@ func (s *Set) relIn(abs string, i int) string {
 }
 
 // foldRel returns the path p, relative to the root of index i (see relIn), in lower
-// case when that root folds case; an absolute p is returned as it is.
+// case when that root folds case; an absolute p, outside every root, in lower case when
+// "/" folds case.
 func (s *Set) foldRel(p string, i int) string {
-	if i >= len(s.fold) || !s.fold[i] || p == "" || p[0] == '/' {
+	switch {
+	case p == "":
+		return p
+	case p[0] == '/':
+		if s.foldAbs {
+			return strings.ToLower(p)
+		}
+		return p
+	case i >= len(s.fold) || !s.fold[i]:
 		return p
 	}
 	return strings.ToLower(p)

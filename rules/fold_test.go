@@ -34,14 +34,21 @@ func TestEvaluateFoldedCase(t *testing.T) {
 		Rule{ID: 20, GroupID: DefaultGroup, ToolPattern: "mcp__*", Action: Allow, Priority: 100},
 		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_read", PathPattern: "Docs/*",
 			Action: Deny, Priority: 1})
+	conf := filepath.Join(t.TempDir(), "skald.yaml") // a protected place outside the root
+	if err := os.WriteFile(conf, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	opt := seedOptions(root)
+	opt.Protected = append(opt.Protected, conf)
 	var asked []string
 	opt.FoldsCase = func(dir string) bool { asked = append(asked, dir); return true }
 	s := Compile(nil, rs, opt)
-	if len(asked) != 1 || asked[0] != root {
-		t.Errorf("FoldsCase asked %q, want the workspace root once", asked)
+	if len(asked) != 2 || asked[0] != root || asked[1] != "/" {
+		t.Errorf("FoldsCase asked %q, want the workspace root and / once", asked)
 	}
-	sensitive := Compile(nil, rs, seedOptions(root))
+	sensitiveOpt := seedOptions(root)
+	sensitiveOpt.Protected = opt.Protected
+	sensitive := Compile(nil, rs, sensitiveOpt)
 	upperRoot := strings.ToUpper(root)
 	notes := func(v string) Call {
 		return Call{Tool: "mcp__notes__x", Args: map[string]any{"q": v}}
@@ -59,6 +66,9 @@ func TestEvaluateFoldedCase(t *testing.T) {
 		{"the data directory", read("STATE/skald.db"),
 			n1(Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
 				PathState: PathOK}), Require},
+		{"a protected place outside the root", read(strings.ToUpper(conf)),
+			n1(Decision{Action: Deny, Reason: ReasonProtected, Path: strings.ToLower(conf),
+				PathState: PathOK}), Require},
 		{"a pattern written in another case", read("docs/a"), n1(ruled(Deny, 21, "docs/a")),
 			Require},
 		{"an MCP tool's path",
@@ -67,6 +77,12 @@ func TestEvaluateFoldedCase(t *testing.T) {
 				PathState: PathOK, Contains: "secrets", Paths: 1}, Allow},
 		{"an argument word", notes("cat SECRETS/key"),
 			inPlace(ReasonDenied, "secrets", "secrets/key"), Allow},
+		{"a bare name in another case", notes("see SECRETS"),
+			inPlace(ReasonDenied, "secrets", "secrets"), Allow},
+		{"a glued expansion in another case", notes("${X}RETS"),
+			Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}, Allow},
+		{"a glob in another case", notes("SEC?ETS"),
+			inPlace(ReasonContains, "data/skald", "."), Allow},
 		{"a shell command", Call{Tool: "Bash", Args: map[string]any{"command": "cat SECRETS/key"}},
 			Decision{}, Require},
 		{"an allowed place", read("MEMORY/a"), n1(ruled(Allow, 9, "memory/a")), Require},

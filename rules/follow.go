@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // A rule's path pattern follows the name it was written with: "secrets/*" covers what
@@ -118,7 +119,7 @@ type view struct {
 	// names are the components of every pattern, protected path and project,
 	// written and resolved in every root: the words of an argument string that may
 	// name a place; set in the workspace's view only.
-	names   map[string]struct{}
+	names   placeNames
 	deps    []dep
 	settled bool // every dep's change time is old enough to be trusted
 }
@@ -236,15 +237,15 @@ func (s *Set) build(old *view) *view {
 	}
 	v := s.tiers(resolved[0], s.opt.WorkspaceRoot, projects)
 	v.resolved, v.deps, v.settled = resolved, deps, settled
-	v.names = map[string]struct{}{}
+	v.names = placeNames{set: map[string]struct{}{}, fold: slices.Contains(s.fold, true)}
 	for _, rm := range resolved { // every root's resolutions name places
 		for k, r := range rm {
-			addNames(v.names, strings.TrimPrefix(k, protectedKey))
-			addNames(v.names, r)
+			v.names.add(strings.TrimPrefix(k, protectedKey))
+			v.names.add(r)
 		}
 	}
 	for _, p := range s.projects {
-		addNames(v.names, p.form)
+		v.names.add(p.form)
 	}
 	return v
 }
@@ -278,14 +279,58 @@ func (s *Set) tiers(resolved map[string]string, root string, projects []*view) *
 	return v
 }
 
-// addNames adds every component of the path p to names, a prefix pattern's without
-// its star.
-func addNames(names map[string]struct{}, p string) {
+// placeNames are the names of places and projects that a word of an argument string
+// may be (view.names). Where a root's file system folds case (Set.fold), a word is one
+// in any case: SECRETS is secrets there.
+type placeNames struct {
+	set  map[string]struct{} // with fold, also each name in lower case
+	fold bool
+}
+
+// add adds every component of the path p, a prefix pattern's without its star.
+func (n placeNames) add(p string) {
 	for _, c := range strings.Split(strings.TrimSuffix(p, "*"), "/") {
 		if c != "" && c != "." && c != ".." {
-			names[c] = struct{}{}
+			n.set[c] = struct{}{}
+			if n.fold {
+				n.set[strings.ToLower(c)] = struct{}{}
+			}
 		}
 	}
+}
+
+// has reports whether w is one of the names. It allocates nothing for an ASCII w of up
+// to 255 bytes.
+func (n placeNames) has(w string) bool {
+	if _, ok := n.set[w]; ok || !n.fold {
+		return ok
+	}
+	var buf [255]byte
+	if len(w) > len(buf) {
+		_, ok := n.set[strings.ToLower(w)]
+		return ok
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			_, ok := n.set[strings.ToLower(w)]
+			return ok
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	_, ok := n.set[string(buf[:len(w)])]
+	return ok
+}
+
+// folded returns w in lower case when the names fold case, else w.
+func (n placeNames) folded(w string) string {
+	if n.fold {
+		return strings.ToLower(w)
+	}
+	return w
 }
 
 // protectedKey marks a protected path among the resolved patterns: no path pattern

@@ -3,6 +3,7 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -231,10 +232,74 @@ func TestEvaluateShellWords(t *testing.T) {
 		{`cat $'\x73ecrets'/key`, true},
 		{`cat $'\x73ecrets'`, true},
 		{`cat $(printf c2VjcmV0cw==|base64 -d)/key`, true},
-		{`cat $(cat data/nl)`, true},
-		{"cat `cat data/nl`", true},
-		{`cat "$(cat data/nl)"`, true},
-		{`cat <(cat data/nl)`, true},
+		// A substitution alone is a value the call does not say, like a variable alone;
+		// glued to text that could complete a path or a place's name, it is not.
+		{`cat $(cat data/nl)`, false},
+		{"cat `cat data/nl`", false},
+		{`cat "$(cat data/nl)"`, false},
+		{`cat <(cat data/nl)`, false},
+		{`cat $(printf c2VjcmV0cw==|base64 -d)`, false},
+		{"Run `go test ./...` first", false},
+		{`cat $(cat data/nl)/key`, true},
+		{`cat $(cat secrets/key)`, true},
+		{`$(echo sec)rets`, true},
+		{"`echo sec`rets", true},
+		{`$(printf sec)rets`, true},
+		{`sec$(:)rets`, true},
+		{`"$(echo sec)"rets`, true},
+		{`${X}rets`, true},
+		{`sec${X}ets`, true},
+		{`$(date).log`, false},
+		{`${X}-notes`, false},
+		// A string a program hands to a shell again (sh -c, eval, ssh, su -c) is
+		// read again, up to maxReread deep.
+		{`bash -c 'cat sec"r"ets'`, true},
+		{`sh -c "cat sec'r'ets"`, true},
+		{`eval 'cat sec"r"ets'`, true},
+		{`eval "cat se\"cr\"ets"`, true},
+		{`bash -c $'cat sec\'r\'ets'`, true},
+		{`su -c 'cat sec"r"ets'`, true},
+		{`ssh host 'cat sec"r"ets'`, true},
+		{`find docs -exec sh -c 'cat sec"r"ets' \;`, true},
+		{`bash -c "bash -c 'cat sec\"r\"ets'"`, true},
+		{`bash -c 'cat "$1"' _ "sec"rets`, true},
+		{`bash -c 'echo "hello, world"'`, false},
+		{`say "it is 'fine'"`, false},
+		{nested(maxReread + 1), false}, // the string and maxReread inner ones
+		{nested(maxReread + 2), true},
+		// Globs: bash's extended ones too; a glob that may match a place's name reaches
+		// it, one that may not lists its directory, and "[" globs only when closed.
+		{`sec@(r)ets`, true},
+		{`sec+(r)ets/key`, true},
+		{`!(x)`, true},
+		{`bash -c 'cat sec@(r)ets'`, true},
+		{`sec?ets`, true},
+		{`sec[r]ets`, true},
+		{`secre*`, true},
+		{`wow!(really) no`, false},
+		{`is it ready? yes`, false},
+		{`see [1] and [2]`, false},
+		{`[2, 3]`, false},
+		{`[1/2] done`, false},
+		{`{"a": [1, 2]}`, false},
+		{`ls *.go`, false},
+		{`ls */key`, true},
+		{`ls secrets/*.go`, true},
+		// cmd.exe: "^" escapes, %VAR:~n,m% and %VAR:a=b% expand.
+		{`type sec^rets\key`, true},
+		{`sec^rets`, true},
+		{`2^10 = 1024`, false},
+		{`up^`, false},
+		{`sec^^rets^`, true}, // read again, as cmd /c would
+		{`%X:~0,3%rets`, true},
+		{`sec%X:a=b%ets`, true},
+		{`%X:~0,3%.log`, false},
+		// A sentence's dash is no look-alike option; a dash that spells one is.
+		{`—fix the thing`, false},
+		{`use –v for more`, false},
+		{`x —-force`, true},
+		{`x ––force`, true},
+		{`x —fоrce`, true},
 		{`cat "$X"/key`, true},
 		{`cat secret{s..s}/key`, true},
 		{`cat {r..t}ecrets/key`, true},
@@ -263,6 +328,15 @@ func TestEvaluateShellWords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nested is a harmless echo quoted n levels deep, each level escaped for the next.
+func nested(n int) string {
+	s := "echo hi"
+	for range n {
+		s = "sh -c " + strconv.Quote(s)
+	}
+	return s
 }
 
 // deep is an object nested n levels deep.

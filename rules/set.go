@@ -29,6 +29,7 @@ type Set struct {
 	home      string              // the service's home directory, "~" expanded; "" if none
 	projects  []project           // Options.Projects, deepest first
 	fold      []bool              // per root, the workspace's then each project's: it folds case
+	foldAbs   bool                // "/" folds case: so do absolute paths outside every root
 	mu        sync.Mutex          // serialises building a new view
 	view      atomic.Pointer[view]
 }
@@ -85,6 +86,7 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 		folds = FoldsCase
 	}
 	s.fold = []bool{opt.WorkspaceRoot != "" && folds(opt.WorkspaceRoot)}
+	s.foldAbs = folds("/")
 	for _, p := range opt.Projects {
 		s.projects = append(s.projects, project{root: p, form: s.relIn(p, 0)})
 		s.fold = append(s.fold, folds(p))
