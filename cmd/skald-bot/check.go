@@ -67,15 +67,10 @@ within --wait; 2 an error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.call.ToolName, "tool", "", "tool name (required)")
-	f.StringArrayVar(&o.args, "arg", nil, "argument key=value (a string; repeatable)")
-	f.StringVar(&o.argsJSON, "args-json", "",
-		"arguments as a JSON object (--arg values are added to it)")
+	o.addCallFlags(cmd)
 	f.StringVar(&o.call.SessionID, "session", "cli", "session id")
 	f.StringVar(&o.call.ToolCallID, "tool-call-id", "",
 		"the caller's own id of this call (makes a repeated check idempotent)")
-	f.StringVar(&o.call.AgentID, "agent", "", "agent id")
-	f.StringVar(&o.call.Source, "source", "cli", "source of the call")
 	f.StringVar(&o.call.Cwd, "cwd", "", "working directory relative paths resolve against")
 	f.StringVar(&o.call.Category, "category", "",
 		"category (shell, filesystem, …) when the configuration gives none")
@@ -88,9 +83,21 @@ within --wait; 2 an error.`,
 		"how long to wait for a human (0: answer pending at once)")
 	f.BoolVar(&o.keep, "keep", false, "leave the request pending when --wait runs out "+
 		"or check is interrupted (else it is cancelled)")
-	cmd.MarkFlagRequired("tool")
 	conn.flags(cmd, true)
 	return cmd
+}
+
+// addCallFlags defines on cmd the flags of the call that check and explain share:
+// --tool (required), --arg, --args-json (see toolCall), --agent and --source.
+func (o *checkOptions) addCallFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.call.ToolName, "tool", "", "tool name (required)")
+	f.StringArrayVar(&o.args, "arg", nil, "argument key=value (a string; repeatable)")
+	f.StringVar(&o.argsJSON, "args-json", "",
+		"arguments as a JSON object (--arg values are added to it)")
+	f.StringVar(&o.call.AgentID, "agent", "", "agent id")
+	f.StringVar(&o.call.Source, "source", "cli", "source of the call")
+	cmd.MarkFlagRequired("tool")
 }
 
 // run checks the call the flags describe, waiting as --wait says; unanswered, the

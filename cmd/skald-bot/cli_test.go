@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -290,6 +294,40 @@ func TestRulesAddNote(t *testing.T) {
 	if code, out, _ := runClient(t, "rules", "add", "deny", "Bash", "--priority", "5", "--json",
 		"--server", s.url); code != 0 || strings.Contains(out, "Note") {
 		t.Errorf("--json: exit %d %q, want the rule only", code, out)
+	}
+}
+
+// TestRulesAddListFails: when the rules cannot be listed after the rule is added (for
+// the precedence note), rules add still succeeds, says so on stderr, and the rule is
+// stored once.
+func TestRulesAddListFails(t *testing.T) {
+	s := startServer(t, "/w")
+	target, err := url.Parse(s.url)
+	testkit.Must(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/api/approval/rules" {
+			http.Error(w, `{"error":"listing is down"}`, http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	before, err := s.gate.Rules("default")
+	testkit.Must(t, err)
+	code, out, errOut := runClient(t, "rules", "add", "deny", "Bash", "--server", front.URL)
+	if code != 0 || !strings.HasPrefix(out, "rule ") || !strings.HasSuffix(out, " added\n") {
+		t.Fatalf("rules add: exit %d %q %q, want the rule added", code, out, errOut)
+	}
+	id := strings.Fields(out)[1]
+	want := "skald-bot: warning: rule " + id + " is added, but the rules could not be listed"
+	if !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "listing is down") {
+		t.Errorf("stderr %q, want %q… with the server's error", errOut, want)
+	}
+	after, err := s.gate.Rules("default")
+	testkit.Must(t, err)
+	if len(after) != len(before)+1 {
+		t.Errorf("%d rules, want %d: the one added", len(after), len(before)+1)
 	}
 }
 

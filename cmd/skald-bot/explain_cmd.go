@@ -68,17 +68,11 @@ against it, and with no --profile it picks the project that holds it.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.call.ToolName, "tool", "", "tool name (required)")
-	f.StringArrayVar(&o.args, "arg", nil, "argument key=value (a string; repeatable)")
-	f.StringVar(&o.argsJSON, "args-json", "",
-		"arguments as a JSON object (--arg values are added to it)")
-	f.StringVar(&o.call.AgentID, "agent", "", "agent id")
-	f.StringVar(&o.call.Source, "source", "cli", "source of the call")
+	o.addCallFlags(cmd)
 	f.StringVar(&o.call.Cwd, "cwd", "",
 		"working directory relative paths resolve against (default: the current one)")
 	f.StringVar(&o.call.Group, "group", "", "permission group to evaluate in")
 	f.StringVar(&o.call.Profile, "profile", "", "profile to evaluate in")
-	cmd.MarkFlagRequired("tool")
 	conn.flags(cmd, true)
 	return cmd
 }

@@ -90,11 +90,17 @@ func newRulesCmd(conn *connection) *cobra.Command {
 			var all []rules.Rule
 			return adminCall(cmd, conn, func(c *api.Client) (rules.Rule, error) {
 				got, err := c.CreateRule(cmd.Context(), r)
-				if err == nil {
-					// For the note only: the rule is added either way.
-					all, _ = c.Rules(cmd.Context(), "")
+				if err != nil || conn.json {
+					return got, err
 				}
-				return got, err
+				// For the note only: the rule is added either way, so a failed listing
+				// is a warning and the command succeeds.
+				if all, err = c.Rules(cmd.Context(), ""); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "skald-bot: warning: rule %d is added, "+
+						"but the rules could not be listed to check its precedence: %s\n",
+						got.ID, oneLine(err.Error()))
+				}
+				return got, nil
 			}, func(got rules.Rule) {
 				fmt.Fprintf(cmd.OutOrStdout(), "rule %d added\n", got.ID)
 				printPrecedence(cmd, all, got)

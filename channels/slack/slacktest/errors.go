@@ -1,6 +1,10 @@
 package slacktest
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/skald-circle/skald-bot/internal/testkit/loopback"
+)
 
 // Sentinel errors. Every function of this package wraps them with the operation
 // ("slacktest: push interactive: no Socket Mode connection"); test them with errors.Is.
@@ -28,5 +32,5 @@ var (
 
 	// ErrClosed is returned by the wait helpers once the server is closed: what they
 	// wait for can no longer happen.
-	ErrClosed = errors.New("server closed")
+	ErrClosed = loopback.ErrClosed
 )

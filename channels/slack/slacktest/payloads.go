@@ -269,7 +269,7 @@ func disconnectFrame(reason string) []byte {
 // "commands". The caller holds s.mu.
 func (s *Server) hookURL(kind string) string {
 	s.seq++
-	return fmt.Sprintf("%s/hooks/%s/%s/%d/FakeResponseUrlToken", s.http.URL, kind, TeamID, s.seq)
+	return fmt.Sprintf("%s/hooks/%s/%s/%d/FakeResponseUrlToken", s.frame.URL(), kind, TeamID, s.seq)
 }
 
 // newEnvelopeID returns a fresh envelope id in Slack's UUID form.

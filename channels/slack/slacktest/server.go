@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/skald-circle/skald-bot/internal/testkit/loopback"
 	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
@@ -116,9 +116,8 @@ func (cfg *Config) validate() error {
 // Server is a Slack Web API and Socket Mode server on 127.0.0.1. All its methods are
 // safe for concurrent use.
 type Server struct {
-	cfg  Config
-	log  *slog.Logger
-	http *httptest.Server
+	cfg Config
+	log *slog.Logger
 	// methods maps a Web API method name to its handler; fixed after New.
 	methods map[string]methodHandler
 
@@ -126,12 +125,11 @@ type Server struct {
 	// httptest.Server.Close does not wait for them; Close does.
 	sockets sync.WaitGroup
 
-	mu sync.Mutex // guards every field below
-	// closed is set by Close; nothing is accepted or waited for afterwards.
-	closed bool
-	// changed is closed and replaced on every change of the records below, waking
-	// the wait helpers.
-	changed chan struct{}
+	mu sync.Mutex // guards every field below and frame's state
+	// frame is the HTTP server; frame.Notify follows every change of the records
+	// below, waking the wait helpers. Once it is closed nothing is accepted or waited
+	// for.
+	frame loopback.Frame
 	// member maps every known channel id to whether the bot is a member.
 	member map[string]bool
 	// posts holds each channel's chat.postMessage records in order.
@@ -149,8 +147,6 @@ type Server struct {
 	lost map[string]int
 	// calls counts the requests per method, including failed ones.
 	calls map[string]int
-	// outage is how every Web API call and Socket Mode handshake fails (SetOutage).
-	outage outage.Kind
 	// lastMicros is the last message ts handed out, in microseconds (ts are unique
 	// and increasing, like Slack's).
 	lastMicros int64
@@ -181,7 +177,6 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:      cfg,
 		log:      cfg.Logger.With("component", "slacktest"),
-		changed:  make(chan struct{}),
 		member:   map[string]bool{},
 		posts:    map[string][]Message{},
 		current:  map[msgKey]Message{},
@@ -209,33 +204,26 @@ func New(cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/socket", s.serveSocket)
-	s.http = httptest.NewServer(mux) // httptest listens on 127.0.0.1:0
+	s.frame.Start(&s.mu, mux)
 	return s, nil
 }
 
 // URL returns the Web API base URL to pass to slack.OptionAPIURL:
 // "http://127.0.0.1:PORT/api/". slack-go appends the method name directly, so the
 // trailing slash is part of it.
-func (s *Server) URL() string { return s.http.URL + "/api/" }
+func (s *Server) URL() string { return s.frame.URL() + "/api/" }
 
-// Close closes every open Socket Mode connection abruptly (retired ones too), stops the
-// HTTP server and waits until all its goroutines have returned. Wait helpers blocked at
-// that moment return ErrClosed. Calling Close again does nothing.
+// Close stops the HTTP server, closes every open Socket Mode connection abruptly
+// (retired ones too) and waits until all its goroutines have returned. Wait helpers
+// blocked at that moment return ErrClosed. Calling Close again does nothing.
 func (s *Server) Close() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	var open []*socketConn
+	if !s.frame.Close(func() { open, s.conns = s.conns, nil }) {
 		return
 	}
-	s.closed = true
-	open := s.conns
-	s.conns = nil
-	s.notify()
-	s.mu.Unlock()
 	for _, c := range open {
 		_ = c.ws.Close()
 	}
-	s.http.Close()
 	s.sockets.Wait()
 }
 
@@ -244,41 +232,23 @@ func (s *Server) Close() {
 // is still counted (Calls) before it fails, and changes nothing else. outage.Dropped
 // also cuts the connections of the Web API calls in progress; open Socket Mode
 // connections stay up until Drop.
-func (s *Server) SetOutage(o outage.Kind) {
-	s.mu.Lock()
-	s.outage = o
-	s.notify()
-	s.mu.Unlock()
-	if o == outage.Dropped {
-		s.http.CloseClientConnections()
-	}
-}
+func (s *Server) SetOutage(o outage.Kind) { s.frame.SetOutage(o) }
 
 // notify wakes the wait helpers. The caller holds s.mu.
-func (s *Server) notify() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
+func (s *Server) notify() { s.frame.Notify() }
 
 // wait blocks until ready, called with s.mu held, returns true, the context ends
 // (the error wraps ctx.Err()) or the server closes (ErrClosed).
 func (s *Server) wait(ctx context.Context, what string, ready func() bool) error {
-	for {
+	err := s.frame.Wait(ctx, func() bool {
 		s.mu.Lock()
-		ok, closed, changed := ready(), s.closed, s.changed
-		s.mu.Unlock()
-		switch {
-		case ok:
-			return nil
-		case closed:
-			return fmt.Errorf("slacktest: wait for %s: %w", what, ErrClosed)
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return fmt.Errorf("slacktest: wait for %s: %w", what, ctx.Err())
-		}
+		defer s.mu.Unlock()
+		return ready()
+	})
+	if err != nil {
+		return fmt.Errorf("slacktest: wait for %s: %w", what, err)
 	}
+	return nil
 }
 
 // nextTS returns a new message timestamp "seconds.micros" from the clock, strictly

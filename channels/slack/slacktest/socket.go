@@ -53,12 +53,12 @@ func (c *socketConn) writeLocked(frame []byte) error {
 func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	ticket := r.URL.Query().Get("ticket")
 	s.mu.Lock()
-	if o := s.outage; o != outage.None {
+	if o := s.frame.Outage(); o != outage.None {
 		s.mu.Unlock()
 		o.Fail(w)
 		return
 	}
-	if s.closed || !s.tickets[ticket] {
+	if s.frame.Closed() || !s.tickets[ticket] {
 		s.mu.Unlock()
 		http.Error(w, "invalid or used ticket", http.StatusUnauthorized)
 		return
@@ -75,7 +75,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	defer ws.Close()
 	s.mu.Lock()
-	if s.closed {
+	if s.frame.Closed() {
 		s.mu.Unlock()
 		return
 	}

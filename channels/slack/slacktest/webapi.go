@@ -36,7 +36,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.calls[method]++
-	if o := s.outage; o != outage.None {
+	if o := s.frame.Outage(); o != outage.None {
 		s.notify()
 		s.mu.Unlock()
 		s.log.Debug("call failed: outage", "method", method)
@@ -178,7 +178,7 @@ func (s *Server) appsConnectionsOpen(w http.ResponseWriter, r *http.Request, _ u
 	s.mu.Lock()
 	s.tickets[ticket] = true
 	s.mu.Unlock()
-	u := "ws" + strings.TrimPrefix(s.http.URL, "http") +
+	u := "ws" + strings.TrimPrefix(s.frame.URL(), "http") +
 		"/socket?ticket=" + ticket + "&app_id=" + AppID
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "url": u})
 }

@@ -1,6 +1,10 @@
 package telegramtest
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/skald-circle/skald-bot/internal/testkit/loopback"
+)
 
 // Sentinel errors of this package's Go API (not of the Bot API it serves: those are
 // the APIError values of apierror.go). Every function wraps them with the operation
@@ -38,5 +42,5 @@ var (
 
 	// ErrClosed is returned by the wait helpers once the server is closed: what they
 	// wait for can no longer happen.
-	ErrClosed = errors.New("server closed")
+	ErrClosed = loopback.ErrClosed
 )

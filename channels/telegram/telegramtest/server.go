@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/skald-circle/skald-bot/internal/testkit/loopback"
 	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
@@ -92,18 +92,15 @@ type Server struct {
 	me       models.User
 	now      func() time.Time
 	log      *slog.Logger
-	http     *httptest.Server
 
-	// mu guards every field below; changed is closed and replaced on each change of
-	// them, which wakes the wait helpers and waiting getUpdates calls.
-	mu      sync.Mutex
-	changed chan struct{}
-	closed  bool
+	// mu guards every field below and frame's state; frame.Notify follows each change
+	// of them, which wakes the wait helpers and waiting getUpdates calls.
+	mu    sync.Mutex
+	frame loopback.Frame
 
 	calls    []Call
 	failures map[string][]APIError // method → one-shot failures, oldest first
 	lost     map[string]int        // method → calls whose reply is lost (LoseReplyNext)
-	outage   outage.Kind           // how every call fails (SetOutage)
 
 	chats map[int64]*chatState
 
@@ -155,7 +152,6 @@ func New(cfg Config) (*Server, error) {
 		},
 		now:          cfg.Now,
 		log:          cfg.Logger.With("component", "telegramtest"),
-		changed:      make(chan struct{}),
 		failures:     make(map[string][]APIError),
 		lost:         make(map[string]int),
 		chats:        make(map[int64]*chatState),
@@ -169,13 +165,13 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.addChatLocked(c)
 	}
-	s.http = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.frame.Start(&s.mu, http.HandlerFunc(s.serveHTTP))
 	return s, nil
 }
 
 // URL returns the server's base URL, "http://127.0.0.1:<port>", to pass to
 // bot.WithServerURL (the client appends /bot<token>/<method>).
-func (s *Server) URL() string { return s.http.URL }
+func (s *Server) URL() string { return s.frame.URL() }
 
 // Token returns the one bot token the server accepts.
 func (s *Server) Token() string { return s.token }
@@ -186,60 +182,27 @@ func (s *Server) Me() models.User { return s.me }
 // Close answers every waiting getUpdates with the updates it has (none, usually),
 // stops the HTTP server and waits for the calls in progress to finish. The wait
 // helpers then return ErrClosed. Calling Close again does nothing.
-func (s *Server) Close() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.closed = true
-	s.notifyLocked()
-	s.mu.Unlock()
-	s.http.Close()
-}
+func (s *Server) Close() { s.frame.Close(nil) }
 
 // SetOutage makes the server unreachable: every call from now on fails as o says,
 // outage.None ending it. Each call is still recorded (Calls) before it fails and
 // changes nothing else; updates injected meanwhile wait in the queue. outage.Dropped
 // also cuts the connections of the calls in progress, a waiting getUpdates included,
 // so a client loses its long poll as it would on a network drop.
-func (s *Server) SetOutage(o outage.Kind) {
-	s.mu.Lock()
-	s.outage = o
-	s.notifyLocked()
-	s.mu.Unlock()
-	if o == outage.Dropped {
-		s.http.CloseClientConnections()
-	}
-}
+func (s *Server) SetOutage(o outage.Kind) { s.frame.SetOutage(o) }
 
 // notifyLocked wakes everything waiting for a change. s.mu must be held.
-func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
+func (s *Server) notifyLocked() { s.frame.Notify() }
 
 // Wait blocks until cond returns true, the context ends (its error is returned,
 // wrapped) or the server is closed (ErrClosed). cond is called without the server's
 // lock held, so it may call any method of the Server; it is called again after every
 // change of the server's state (a call, an injected update, …), never on a timer.
 func (s *Server) Wait(ctx context.Context, cond func() bool) error {
-	for {
-		s.mu.Lock()
-		changed, closed := s.changed, s.closed
-		s.mu.Unlock()
-		if cond() {
-			return nil
-		}
-		if closed {
-			return fmt.Errorf("telegramtest: wait: %w", ErrClosed)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("telegramtest: wait: %w", ctx.Err())
-		case <-changed:
-		}
+	if err := s.frame.Wait(ctx, cond); err != nil {
+		return fmt.Errorf("telegramtest: wait: %w", err)
 	}
+	return nil
 }
 
 // reply is what a method handler decided: a result (marshalled as "result"), an
@@ -298,7 +261,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		name = m.name
 	}
 	s.calls = append(s.calls, Call{Method: name, Params: p})
-	if o := s.outage; o != outage.None {
+	if o := s.frame.Outage(); o != outage.None {
 		s.notifyLocked()
 		s.mu.Unlock()
 		s.log.Debug("call failed: outage", "method", name)

@@ -147,7 +147,7 @@ func (s *Server) getUpdates(p params) reply {
 	limit := p.intParam("limit", 100, 1, 100)
 	timeout := p.intParam("timeout", 0, 0, MaxPollTimeout)
 	offset = s.confirmLocked(offset)
-	if ups := s.pendingLocked(offset, limit); len(ups) > 0 || timeout == 0 || s.closed {
+	if ups := s.pendingLocked(offset, limit); len(ups) > 0 || timeout == 0 || s.frame.Closed() {
 		return reply{result: ups}
 	}
 	s.abortPollLocked(ErrTerminatedByOtherPoll)
@@ -209,17 +209,17 @@ func (s *Server) waitPoll(ctx context.Context, lp *longPoll) (rep reply, gone bo
 			s.mu.Unlock()
 			return fail(e), false
 		}
-		if o := s.outage; o != outage.None { // the server went down under it
+		if o := s.frame.Outage(); o != outage.None { // the server went down under it
 			s.poll = nil
 			s.mu.Unlock()
 			return reply{outage: o}, false
 		}
-		if ups := s.pendingLocked(lp.offset, lp.limit); len(ups) > 0 || s.closed || timedOut {
+		if ups := s.pendingLocked(lp.offset, lp.limit); len(ups) > 0 || s.frame.Closed() || timedOut {
 			s.poll = nil
 			s.mu.Unlock()
 			return reply{result: ups}, false
 		}
-		changed := s.changed
+		changed := s.frame.Changed()
 		s.mu.Unlock()
 		select {
 		case <-changed:
