@@ -27,7 +27,7 @@ func pendingCheck(t *testing.T, s *testServer, toolCallID string) string {
 	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
-	return u(res.RequestID)
+	return testkit.ID(res.RequestID)
 }
 
 // dirEntries returns the names in dir.
@@ -56,7 +56,7 @@ func TestBackupCommand(t *testing.T) {
 
 	code, out, errOut := runClient(t, "backup", file, "--server", s.url)
 	fi, err := os.Stat(file)
-	if code != 0 || err != nil || out != file+": "+u(uint64(fi.Size()))+" bytes, checked\n" ||
+	if code != 0 || err != nil || out != file+": "+testkit.ID(uint64(fi.Size()))+" bytes, checked\n" ||
 		errOut != "" {
 		t.Fatalf("backup: exit %d %q %q (%v)", code, out, errOut, err)
 	}
@@ -223,7 +223,7 @@ func TestCancelCommand(t *testing.T) {
 	id2 := pendingCheck(t, s, "t2")
 	code, out, _ = runClient(t, "cancel", id2, "--json", "--server", s.url)
 	var got store.Request
-	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || u(got.ID) != id2 ||
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || testkit.ID(got.ID) != id2 ||
 		got.Status != store.Cancelled {
 		t.Fatalf("cancel --json: exit %d %q", code, out)
 	}
@@ -264,7 +264,7 @@ func TestProcessBackupRestore(t *testing.T) {
 	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
-	id := u(res.RequestID)
+	id := testkit.ID(res.RequestID)
 
 	file := filepath.Join(dir, "backup.db")
 	for _, env := range [][]string{agent, nil} {

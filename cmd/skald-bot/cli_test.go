@@ -74,7 +74,7 @@ func TestCheckExitCodes(t *testing.T) {
 	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash",
 		"--arg", "command=rm -rf /", "--wait", "1m")
 	if id := <-ids; code != 1 ||
-		out != "rejected: Rejected by jane via Telegram (request "+u(id)+"): no\n" {
+		out != "rejected: Rejected by jane via Telegram (request "+testkit.ID(id)+"): no\n" {
 		t.Fatalf("rejected: exit %d %q", code, out)
 	}
 
@@ -124,7 +124,7 @@ func TestApproveRejectPending(t *testing.T) {
 	if json.Unmarshal([]byte(out), &res); code != 3 || res.RequestID == 0 {
 		t.Fatalf("check: %d %s", code, out)
 	}
-	id := u(res.RequestID)
+	id := testkit.ID(res.RequestID)
 	if code, out, _ := runClient(t, "pending", "--server", s.url); code != 0 ||
 		!strings.Contains(out, id+"  ") ||
 		!strings.Contains(out, `{"cmd":"ls","command":"ls"}`) &&
@@ -226,7 +226,7 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 	if len(rs) != 1 || rs[0].Note != "builds" || rs[0].Priority != rules.DefaultPriority {
 		t.Fatalf("rules of ci: %+v", rs)
 	}
-	id := u(rs[0].ID)
+	id := testkit.ID(rs[0].ID)
 	if code, _, errOut := runClient(t, "rules", "set", id, "--server", s.url); code != 2 ||
 		!strings.Contains(errOut, "nothing to change") {
 		t.Fatalf("set nothing: %d %q", code, errOut)
@@ -268,12 +268,12 @@ func TestRulesAddNote(t *testing.T) {
 		}
 	}
 	// A store seeded before command rules has the Bash require at priority 10.
-	if code, _, errOut := runClient(t, "rules", "set", u(seeded), "--priority", "10",
+	if code, _, errOut := runClient(t, "rules", "set", testkit.ID(seeded), "--priority", "10",
 		"--server", s.url); code != 0 {
 		t.Fatalf("rules set %d --priority 10: exit %d %q", seeded, code, errOut)
 	}
 	code, out, errOut := runClient(t, "rules", "add", "deny", "Bash", "--server", s.url)
-	want := "Note: rule " + u(seeded) + " (require Bash, priority 10) comes first for Bash; " +
+	want := "Note: rule " + testkit.ID(seeded) + " (require Bash, priority 10) comes first for Bash; " +
 		"use --priority 9 to take precedence.\n"
 	if code != 0 || !strings.HasPrefix(out, "rule ") || !strings.HasSuffix(out, " added\n"+want) {
 		t.Fatalf("rules add deny Bash: exit %d %q %q, want the note %q", code, out, errOut, want)
@@ -330,7 +330,7 @@ func TestRulesCommandPattern(t *testing.T) {
 		t.Errorf("a refused rule changed the rules: %d → %d", len(before), len(after))
 	}
 	for _, r := range after {
-		if u(r.ID) == id && r.CommandPattern != "git diff *" {
+		if testkit.ID(r.ID) == id && r.CommandPattern != "git diff *" {
 			t.Errorf("after set: %+v", r)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // A restart keeps an approval: check → pending → approve → approved; SIGTERM; start
@@ -37,7 +38,7 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 		res.Decision != gate.VerdictPending || res.RequestID == 0 {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
-	id := u(res.RequestID)
+	id := testkit.ID(res.RequestID)
 	if code, out, errOut := cli(t, "pending", "--config", cfg); code != 0 ||
 		!strings.Contains(out, "rm -rf build") {
 		t.Fatalf("pending: exit %d %s %s", code, out, errOut)
@@ -54,7 +55,7 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 	}
 	code, out, _ = cli(t, check...)
 	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
-		u(res.RequestID) != id {
+		testkit.ID(res.RequestID) != id {
 		t.Fatalf("check after approval: exit %d %s", code, out)
 	}
 	svc.stop(t)
@@ -62,7 +63,7 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 	svc = startService(t, cfg)
 	code, out, errOut = cli(t, check...)
 	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
-		u(res.RequestID) != id || res.Note != "go ahead" {
+		testkit.ID(res.RequestID) != id || res.Note != "go ahead" {
 		t.Fatalf("check after restart: exit %d %s %s", code, out, errOut)
 	}
 	c := api.NewClient(url, "")

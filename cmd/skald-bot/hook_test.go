@@ -16,6 +16,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -152,7 +153,7 @@ func TestHookFixtures(t *testing.T) {
 	t.Run("bash approved", func(t *testing.T) {
 		ids := s.answer(t, true, "", "telegram")
 		d := runFixture(t, s.url, fixture(t, "pretooluse_bash.json"))
-		want := decision("allow", "Approved by jane via Telegram (request "+u(<-ids)+")")
+		want := decision("allow", "Approved by jane via Telegram (request "+testkit.ID(<-ids)+")")
 		if d != want {
 			t.Fatalf("got %+v, want %+v", d, want)
 		}
@@ -163,7 +164,7 @@ func TestHookFixtures(t *testing.T) {
 		d := runFixture(t, s.url, fixture(t, "pretooluse_bash_in_subagent.json"))
 		id := <-ids
 		want := decision("deny",
-			"Rejected by jane via Slack (request "+u(id)+"): not during the freeze")
+			"Rejected by jane via Slack (request "+testkit.ID(id)+"): not during the freeze")
 		if d != want {
 			t.Fatalf("got %+v, want %+v", d, want)
 		}
@@ -183,7 +184,7 @@ func TestHookFixtures(t *testing.T) {
 	for _, f := range []string{"pretooluse_write.json", "pretooluse_edit.json"} {
 		t.Run(f+" into src allowed by rule", func(t *testing.T) {
 			d := runFixture(t, s.url, fixture(t, f))
-			want := decision("allow", "Allowed by skald-bot: rule "+u(rule.ID)+
+			want := decision("allow", "Allowed by skald-bot: rule "+testkit.ID(rule.ID)+
 				" (allow @fs_write src/*): sources are fine")
 			if d != want {
 				t.Fatalf("got %+v, want %+v", d, want)
@@ -288,7 +289,7 @@ func TestHookWaitsForTheResolution(t *testing.T) {
 	s := startServer(t, "/w")
 	ids := s.answer(t, true, "ok", "api")
 	d := runFixture(t, s.url, fixture(t, "pretooluse_mcp_tool.json"), "--wait", "1m")
-	want := decision("allow", "Approved by jane via the API (request "+u(<-ids)+"): ok")
+	want := decision("allow", "Approved by jane via the API (request "+testkit.ID(<-ids)+"): ok")
 	if d != want {
 		t.Fatalf("got %+v, want %+v", d, want)
 	}

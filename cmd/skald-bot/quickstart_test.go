@@ -9,6 +9,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // cliAt runs the binary with args in dir, the SKALD_* variables cleared but for env,
@@ -66,7 +67,7 @@ func TestProcessQuickStart(t *testing.T) {
 		res.Decision != gate.VerdictPending {
 		t.Fatalf("check: exit %d %s %s", code, out, errOut)
 	}
-	id := u(res.RequestID)
+	id := testkit.ID(res.RequestID)
 	if code, out, errOut := cliAt(t, dir, env, "pending"); code != 0 ||
 		!strings.Contains(out, "rm -rf build") {
 		t.Fatalf("pending: exit %d %s %s", code, out, errOut)
@@ -83,7 +84,7 @@ func TestProcessQuickStart(t *testing.T) {
 	}
 	code, out, errOut = cliAt(t, dir, env, check...)
 	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
-		u(res.RequestID) != id {
+		testkit.ID(res.RequestID) != id {
 		t.Fatalf("check after approval: exit %d %s %s", code, out, errOut)
 	}
 	// The local caller cannot approve, even its own request.
@@ -93,7 +94,7 @@ func TestProcessQuickStart(t *testing.T) {
 		t.Fatalf("second check: exit %d %s", code, out)
 	}
 	if code, _, errOut := cliAt(t, dir, []string{"SKALD_URL=" + url},
-		"reject", u(res.RequestID)); code != 1 || !strings.Contains(errOut, "401") {
+		"reject", testkit.ID(res.RequestID)); code != 1 || !strings.Contains(errOut, "401") {
 		t.Fatalf("reject without a token: exit %d %s", code, errOut)
 	}
 	svc.stop(t)
