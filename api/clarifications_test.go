@@ -147,7 +147,8 @@ func TestClarificationEvents(t *testing.T) {
 	_, err = e.admin.Answer(ctx, c.ID, api.AnswerRequest{Answer: "that one"})
 	testkit.Must(t, err)
 	name, data = testkit.ReadEvent(t, r)
-	want = `{"id":` + testkit.ID(c.ID) + `,"clarification_id":"c9","session_id":"s","status":"answered"}`
+	want = `{"id":` + testkit.ID(c.ID) +
+		`,"clarification_id":"c9","session_id":"s","status":"answered"}`
 	if name != "clarification_resolved" || data != want {
 		t.Fatalf("event %s %s", name, data)
 	}

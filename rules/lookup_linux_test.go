@@ -57,7 +57,8 @@ func TestLookupCacheSeesChanges(t *testing.T) {
 			mustSymlink(t, "../../data/fakegit", at("src/q/.git"))
 		}, gitStatus, Require},
 		{".git removed", func() { mustRemove(t, at("src/q/.git")) }, gitStatus, Allow},
-		{".git file naming docs", func() { testkit.WriteFile(t, at("src/q/.git"), "gitdir: ../../docs\n") },
+		{".git file naming docs",
+			func() { testkit.WriteFile(t, at("src/q/.git"), "gitdir: ../../docs\n") },
 			gitStatus, Allow},
 		{".git file rewritten in place to name data", func() {
 			testkit.WriteFile(t, at("src/q/.git"), "gitdir: ../../data/fakegit\n")

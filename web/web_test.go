@@ -163,7 +163,8 @@ func TestPostWithoutCSRF(t *testing.T) {
 	}
 	// The session survived: the right token still works.
 	form := url.Values{"action": {"reject"}}
-	if resp, body := b.post("/approvals/"+testkit.ID(id), form); resp.StatusCode != http.StatusSeeOther {
+	resp, body := b.post("/approvals/"+testkit.ID(id), form)
+	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("with the token: %d\n%s", resp.StatusCode, body)
 	}
 }

@@ -34,9 +34,9 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 	svc := startService(t, cfg)
 	code, out, errOut := cli(t, check...)
 	var res api.CheckResult
-	if json.Unmarshal([]byte(out), &res); code != exitPending ||
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitPending ||
 		res.Decision != gate.VerdictPending || res.RequestID == 0 {
-		t.Fatalf("check: exit %d %s %s", code, out, errOut)
+		t.Fatalf("check: exit %d %s %s: %v", code, out, errOut, err)
 	}
 	id := testkit.ID(res.RequestID)
 	if code, out, errOut := cli(t, "pending", "--config", cfg); code != 0 ||
@@ -54,17 +54,19 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 		t.Fatalf("second approve: exit %d %q", code, errOut)
 	}
 	code, out, _ = cli(t, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
+	if err := json.Unmarshal([]byte(out), &res); err != nil ||
+		code != 0 || res.Decision != gate.VerdictApproved ||
 		testkit.ID(res.RequestID) != id {
-		t.Fatalf("check after approval: exit %d %s", code, out)
+		t.Fatalf("check after approval: exit %d %s: %v", code, out, err)
 	}
 	svc.stop(t)
 
 	svc = startService(t, cfg)
 	code, out, errOut = cli(t, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
+	if err := json.Unmarshal([]byte(out), &res); err != nil ||
+		code != 0 || res.Decision != gate.VerdictApproved ||
 		testkit.ID(res.RequestID) != id || res.Note != "go ahead" {
-		t.Fatalf("check after restart: exit %d %s %s", code, out, errOut)
+		t.Fatalf("check after restart: exit %d %s %s: %v", code, out, errOut, err)
 	}
 	c := api.NewClient(url, "")
 	if _, err := c.Request(context.Background(), res.RequestID+1, 0); !errors.Is(err,

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -21,13 +20,11 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 )
 
+// fixture returns testdata/claude-code/name: a hook input or output as Claude Code
+// sends it.
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "claude-code", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return testkit.ReadFile(t, filepath.Join("claude-code", name))
 }
 
 func TestHookCallMapping(t *testing.T) {
@@ -124,9 +121,8 @@ func runFixture(t *testing.T, url string, in []byte, args ...string) hookDecisio
 func wantShape(t *testing.T, sample string, d hookDecision) {
 	t.Helper()
 	var doc, ours map[string]map[string]any
-	json.Unmarshal(fixture(t, sample), &doc)
-	b, _ := json.Marshal(hookOutput{HookSpecificOutput: d})
-	json.Unmarshal(b, &ours)
+	testkit.Must(t, json.Unmarshal(fixture(t, sample), &doc))
+	testkit.Must(t, json.Unmarshal(testkit.Marshal(t, hookOutput{HookSpecificOutput: d}), &ours))
 	for k := range doc["hookSpecificOutput"] {
 		if _, ok := ours["hookSpecificOutput"][k]; !ok {
 			t.Errorf("output lacks %s of %s", k, sample)

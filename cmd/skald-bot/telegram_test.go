@@ -61,8 +61,9 @@ func TestProcessTelegram(t *testing.T) {
 		"--session", "s1",
 		"--wait", "0s", "--keep", "--json", "--config", cfg)
 	var res api.CheckResult
-	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
-		t.Fatalf("check: exit %d %s %s", code, out, errOut)
+	if err := json.Unmarshal([]byte(out), &res); err != nil ||
+		code != exitPending || res.RequestID == 0 {
+		t.Fatalf("check: exit %d %s %s: %v", code, out, errOut, err)
 	}
 	// Posted without buttons, then armed by an edit.
 	err = srv.Wait(ctx, func() bool {
