@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -85,7 +86,7 @@ func TestServerSendsRequestWireFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, body := e.do("GET", "/api/approval/requests/"+u(id), adminToken, nil)
+	st, body := e.do("GET", "/api/approval/requests/"+testkit.ID(id), adminToken, nil)
 	if st != 200 || strings.TrimSpace(body) != string(want) {
 		t.Errorf("GET request %d: %d\n got %s\nwant %s", id, st, body, want)
 	}

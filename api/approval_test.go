@@ -23,13 +23,13 @@ func TestCheckAllowAndDeny(t *testing.T) {
 	res, err := e.admin.Check(ctx, api.CheckRequest{
 		Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}})
 	if err != nil || res.Decision != gate.VerdictAllow || res.RuleID == 0 || res.RequestID != 0 ||
-		res.Reason != "rule "+u(res.RuleID)+" (allow TodoWrite)" {
+		res.Reason != "rule "+testkit.ID(res.RuleID)+" (allow TodoWrite)" {
 		t.Fatalf("TodoWrite: %v %+v, want allow by a rule, named", err, res)
 	}
 	res, err = e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Read",
 		SessionID: "s", Arguments: map[string]any{"file_path": "secrets/prod.env"}}})
 	if err != nil || res.Decision != gate.VerdictDeny || res.RuleID == 0 ||
-		res.Reason != "rule "+u(res.RuleID)+" (deny @fs_any secrets/*)" {
+		res.Reason != "rule "+testkit.ID(res.RuleID)+" (deny @fs_any secrets/*)" {
 		t.Fatalf("Read secrets/: %v %+v, want deny by the seeded rule, named", err, res)
 	}
 	// The reason names the rule that decided, with its filters; the note stays apart.
@@ -42,7 +42,7 @@ func TestCheckAllowAndDeny(t *testing.T) {
 		SessionID: "s", AgentID: "bot-1", Source: "web"}})
 	if err != nil || res.Decision != gate.VerdictDeny || res.RuleID != r.ID ||
 		res.Note != "no mail" ||
-		res.Reason != "rule "+u(r.ID)+" (deny mcp__gmail__* agent=bot-1 source=web)" {
+		res.Reason != "rule "+testkit.ID(r.ID)+" (deny mcp__gmail__* agent=bot-1 source=web)" {
 		t.Fatalf("gmail: %v %+v", err, res)
 	}
 	if ps, err := e.db.Pending(); err != nil || len(ps) != 0 {
@@ -224,7 +224,7 @@ func TestResolve(t *testing.T) {
 		{`{"action":"approve","bypass_secs":0,"bypass_scope":"everything"}`,
 			"invalid bypass scope", 422},
 	} {
-		e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken, c.body,
+		e.wantError("POST", "/api/inbox/approvals/"+testkit.ID(id)+"/resolve", adminToken, c.body,
 			c.status, c.msg)
 	}
 	e.wantError("POST", "/api/inbox/approvals/424242/resolve", adminToken,
@@ -234,7 +234,7 @@ func TestResolve(t *testing.T) {
 	alice := e.client(adminToken)
 	alice.Actor = "alice"
 	q, err := alice.Resolve(ctx, id,
-		api.ResolveRequest{Action: "approve", BypassSecs: ptr(int64(900))})
+		api.ResolveRequest{Action: "approve", BypassSecs: new(int64(900))})
 	if err != nil || q.Status != store.Approved || q.Resolution.By != "alice" ||
 		q.Resolution.Via != "api" || q.Resolution.Bypass == nil ||
 		q.Resolution.Bypass.Scope != "category:shell" || q.Resolution.Bypass.Secs != 900 {
@@ -251,7 +251,7 @@ func TestResolve(t *testing.T) {
 	before = teststore.Snapshot(t, e.db)
 	stored, err := e.db.Request(id)
 	testkit.Must(t, err)
-	e.wantError("POST", "/api/inbox/approvals/"+u(id)+"/resolve", adminToken,
+	e.wantError("POST", "/api/inbox/approvals/"+testkit.ID(id)+"/resolve", adminToken,
 		`{"action":"reject"}`, http.StatusConflict, "already approved by alice via api")
 	teststore.Unchanged(t, e.db, before)
 	if again, err := e.db.Request(id); err != nil || again.Status != store.Approved ||
@@ -289,7 +289,7 @@ func TestCancelRequest(t *testing.T) {
 	e := newEnv(t)
 	id := e.pending(e.admin, "s", "")
 	// No body: cancelled without a reason.
-	st, body := e.do("POST", "/api/approval/requests/"+u(id)+"/cancel", adminToken, nil)
+	st, body := e.do("POST", "/api/approval/requests/"+testkit.ID(id)+"/cancel", adminToken, nil)
 	var q store.Request
 	if json.Unmarshal([]byte(body), &q); st != 200 || q.Status != store.Cancelled {
 		t.Fatalf("cancel: %d %s", st, body)
@@ -299,7 +299,7 @@ func TestCancelRequest(t *testing.T) {
 		t.Fatalf("ResultOf = %+v", res)
 	}
 	before := teststore.Snapshot(t, e.db)
-	e.wantError("POST", "/api/approval/requests/"+u(id)+"/cancel", adminToken,
+	e.wantError("POST", "/api/approval/requests/"+testkit.ID(id)+"/cancel", adminToken,
 		`{"reason":"x"}`, 409, "already cancelled by api via api")
 	e.wantError("POST", "/api/approval/requests/777/cancel", adminToken, ``, 404, "not found")
 	teststore.Unchanged(t, e.db, before)
@@ -323,10 +323,6 @@ func TestInbox(t *testing.T) {
 	}
 }
 
-func u(id uint64) string { return strconv.FormatUint(id, 10) }
-
-func ptr[T any](v T) *T { return &v }
-
 func TestErrorMessagesAreShort(t *testing.T) {
 	e := newEnv(t)
 	_, body := e.do("POST", "/api/inbox/approvals/99/resolve", adminToken,
@@ -344,7 +340,7 @@ func TestCheckPendingSaysWhy(t *testing.T) {
 	ctx := context.Background()
 	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Grep",
 		SessionID: "s", Arguments: map[string]any{"pattern": "token", "path": "."}}})
-	want := "waiting for approval (request " + u(res.RequestID) + "): " +
+	want := "waiting for approval (request " + testkit.ID(res.RequestID) + "): " +
 		rules.ReasonContains + ": secrets"
 	if err != nil || res.Decision != gate.VerdictPending || res.Reason != want {
 		t.Fatalf("Grep .: %v %+v, want pending, reason %q", err, res, want)
@@ -358,7 +354,7 @@ func TestCheckPendingSaysWhy(t *testing.T) {
 	}
 	res, err = e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Bash",
 		SessionID: "s", Arguments: map[string]any{"command": "ls docs"}}})
-	if want := "waiting for approval (request " + u(res.RequestID) + ")"; err != nil ||
+	if want := "waiting for approval (request " + testkit.ID(res.RequestID) + ")"; err != nil ||
 		res.Reason != want {
 		t.Errorf("Bash: %v %+v, want reason %q", err, res, want)
 	}

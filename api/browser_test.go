@@ -10,6 +10,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 )
 
@@ -77,21 +78,21 @@ func TestBrowserAttacksRefused(t *testing.T) {
 			map[string]string{"Content-Type": "text/plain", "Origin": evil,
 				"Authorization": bearer}, 403, origin},
 		{"text/plain resolve from another origin", "POST",
-			"/api/inbox/approvals/" + u(id) + "/resolve", approve,
+			"/api/inbox/approvals/" + testkit.ID(id) + "/resolve", approve,
 			map[string]string{"Content-Type": "text/plain", "Origin": evil,
 				"Authorization": bearer}, 403, origin},
 		{"JSON resolve from another origin", "POST",
-			"/api/inbox/approvals/" + u(id) + "/resolve", approve,
+			"/api/inbox/approvals/" + testkit.ID(id) + "/resolve", approve,
 			map[string]string{"Content-Type": "application/json", "Origin": evil,
 				"Authorization": bearer}, 403, origin},
 		{"text/plain rule, same origin", "POST", "/api/approval/rules", rule,
 			map[string]string{"Content-Type": "text/plain", "Authorization": bearer}, 415, media},
-		{"form resolve", "POST", "/api/inbox/approvals/" + u(id) + "/resolve", "action=approve",
+		{"form resolve", "POST", "/api/inbox/approvals/" + testkit.ID(id) + "/resolve", "action=approve",
 			map[string]string{"Content-Type": "application/x-www-form-urlencoded",
 				"Authorization": bearer}, 415, "unsupported media type"},
 		{"body without a type", "PUT", "/api/approval/rules/1", `{"action":"allow"}`,
 			map[string]string{"Authorization": bearer}, 415, `unsupported media type ""`},
-		{"null origin", "POST", "/api/inbox/approvals/" + u(id) + "/resolve", approve,
+		{"null origin", "POST", "/api/inbox/approvals/" + testkit.ID(id) + "/resolve", approve,
 			map[string]string{"Content-Type": "application/json", "Origin": "null",
 				"Authorization": bearer}, 403, `origin "null"`},
 		{"localhost origin on 127.0.0.1", "DELETE", "/api/approval/rules/1", "",
@@ -105,7 +106,7 @@ func TestBrowserAttacksRefused(t *testing.T) {
 			map[string]string{"Host": "evil.example"}, 403, host},
 		{"foreign host, metrics", "GET", "/metrics", "",
 			map[string]string{"Host": "evil.example:8377"}, 403, `host "evil.example:8377"`},
-		{"foreign host, resolve", "POST", "/api/inbox/approvals/" + u(id) + "/resolve", approve,
+		{"foreign host, resolve", "POST", "/api/inbox/approvals/" + testkit.ID(id) + "/resolve", approve,
 			map[string]string{"Host": "evil.example", "Content-Type": "application/json",
 				"Authorization": bearer}, 403, host},
 		{"loopback look-alike host", "GET", "/api/inbox", "",
@@ -186,8 +187,8 @@ func TestLocalCaller(t *testing.T) {
 	adminID := e.pending(e.admin, "s2", "t2")
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct{ method, path, body string }{
-		{"POST", "/api/inbox/approvals/" + u(id) + "/resolve", `{"action":"approve"}`},
-		{"POST", "/api/inbox/approvals/" + u(id) + "/resolve", `{"action":"reject"}`},
+		{"POST", "/api/inbox/approvals/" + testkit.ID(id) + "/resolve", `{"action":"approve"}`},
+		{"POST", "/api/inbox/approvals/" + testkit.ID(id) + "/resolve", `{"action":"reject"}`},
 		{"POST", "/api/tools/t1/resolve", `{"action":"approve"}`},
 		{"POST", "/api/approval/rules", `{"action":"allow","tool_pattern":"Bash"}`},
 		{"DELETE", "/api/approval/rules/1", ""},
@@ -201,9 +202,9 @@ func TestLocalCaller(t *testing.T) {
 			"unauthorized: this call needs the admin token")
 		teststore.Unchanged(t, e.db, before)
 	}
-	e.wantError("GET", "/api/approval/requests/"+u(adminID), "", "", http.StatusForbidden,
+	e.wantError("GET", "/api/approval/requests/"+testkit.ID(adminID), "", "", http.StatusForbidden,
 		"made by another caller")
-	e.wantError("POST", "/api/approval/requests/"+u(adminID)+"/cancel", "", "",
+	e.wantError("POST", "/api/approval/requests/"+testkit.ID(adminID)+"/cancel", "", "",
 		http.StatusForbidden, "made by another caller")
 	e.wantError("POST", "/api/approval/check", "",
 		`{"tool_name":"Bash","session_id":"s","source":"cron","arguments":{"command":"ls"}}`,

@@ -140,14 +140,15 @@ func TestClarificationEvents(t *testing.T) {
 		Question: "which?"})
 	testkit.Must(t, err)
 	name, data := testkit.ReadEvent(t, r)
-	want := `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s"}`
+	want := `{"id":` + testkit.ID(c.ID) + `,"clarification_id":"c9","session_id":"s"}`
 	if name != "clarification_requested" || data != want {
 		t.Fatalf("event %s %s", name, data)
 	}
 	_, err = e.admin.Answer(ctx, c.ID, api.AnswerRequest{Answer: "that one"})
 	testkit.Must(t, err)
 	name, data = testkit.ReadEvent(t, r)
-	want = `{"id":` + u(c.ID) + `,"clarification_id":"c9","session_id":"s","status":"answered"}`
+	want = `{"id":` + testkit.ID(c.ID) +
+		`,"clarification_id":"c9","session_id":"s","status":"answered"}`
 	if name != "clarification_resolved" || data != want {
 		t.Fatalf("event %s %s", name, data)
 	}

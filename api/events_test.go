@@ -24,7 +24,7 @@ func TestEvents(t *testing.T) {
 	id := e.pending(e.admin, "s", "call-9")
 	name, data := testkit.ReadEvent(t, r)
 	if name != "approval_requested" ||
-		data != `{"request_id":`+u(id)+`,"tool_call_id":"call-9","tool_name":"Bash"}` {
+		data != `{"request_id":`+testkit.ID(id)+`,"tool_call_id":"call-9","tool_name":"Bash"}` {
 		t.Fatalf("event %s %s", name, data)
 	}
 	if _, err := e.admin.Resolve(context.Background(), id,
@@ -33,7 +33,7 @@ func TestEvents(t *testing.T) {
 	}
 	name, data = testkit.ReadEvent(t, r)
 	if name != "approval_resolved" ||
-		data != `{"request_id":`+u(id)+`,"tool_call_id":"call-9","status":"approved"}` {
+		data != `{"request_id":`+testkit.ID(id)+`,"tool_call_id":"call-9","status":"approved"}` {
 		t.Fatalf("event %s %s", name, data)
 	}
 }

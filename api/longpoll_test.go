@@ -100,7 +100,7 @@ func TestRequestLongPollWakesOnResolution(t *testing.T) {
 		got := make(chan store.Request)
 		go func() {
 			var q store.Request
-			b.call("GET", "/api/approval/requests/"+u(res.RequestID)+"?wait_secs=120", "", &q)
+			b.call("GET", "/api/approval/requests/"+testkit.ID(res.RequestID)+"?wait_secs=120", "", &q)
 			got <- q
 		}()
 		synctest.Wait() // the GET is blocked waiting
@@ -109,7 +109,7 @@ func TestRequestLongPollWakesOnResolution(t *testing.T) {
 			t.Fatalf("answered before the resolution: %+v", q)
 		default:
 		}
-		if st := b.call("POST", "/api/inbox/approvals/"+u(res.RequestID)+"/resolve",
+		if st := b.call("POST", "/api/inbox/approvals/"+testkit.ID(res.RequestID)+"/resolve",
 			`{"action":"approve"}`, nil); st != http.StatusOK {
 			t.Fatalf("resolve: %d", st)
 		}
@@ -136,7 +136,7 @@ func TestCheckLongPollWakesOnResolution(t *testing.T) {
 		if in.Total != 1 {
 			t.Fatalf("inbox %+v", in)
 		}
-		b.call("POST", "/api/inbox/approvals/"+u(in.Approvals[0].ID)+"/resolve",
+		b.call("POST", "/api/inbox/approvals/"+testkit.ID(in.Approvals[0].ID)+"/resolve",
 			`{"action":"reject","note":"not now"}`, nil)
 		res := <-got
 		if res.Decision != gate.VerdictRejected || res.Note != "not now" {
@@ -157,7 +157,7 @@ func TestLongPollIsCapped(t *testing.T) {
 		}
 		start = time.Now()
 		var q store.Request
-		b.call("GET", "/api/approval/requests/"+u(res.RequestID)+"?wait_secs=100000", "", &q)
+		b.call("GET", "/api/approval/requests/"+testkit.ID(res.RequestID)+"?wait_secs=100000", "", &q)
 		if q.Status != store.Pending || time.Since(start) != api.MaxWaitSecs*time.Second {
 			t.Fatalf("request %s after %s, want pending after %ds",
 				q.Status, time.Since(start), api.MaxWaitSecs)
@@ -196,7 +196,7 @@ func TestWaiterGoneDuringLongPoll(t *testing.T) {
 		}
 
 		// Waiting again clears the mark, and leaving sets it again.
-		b.leave("GET", "/api/approval/requests/"+u(id)+"?wait_secs=60", "")
+		b.leave("GET", "/api/approval/requests/"+testkit.ID(id)+"?wait_secs=60", "")
 		if up := <-ups; !up.WaiterGoneAt.IsZero() {
 			t.Fatalf("update when the caller waits again: %+v", up)
 		}
@@ -205,7 +205,7 @@ func TestWaiterGoneDuringLongPoll(t *testing.T) {
 		}
 
 		// Still resolvable, and a retried call gets the answer.
-		if st := b.call("POST", "/api/inbox/approvals/"+u(id)+"/resolve",
+		if st := b.call("POST", "/api/inbox/approvals/"+testkit.ID(id)+"/resolve",
 			`{"action":"approve"}`, nil); st != http.StatusOK {
 			t.Fatalf("resolve: %d", st)
 		}

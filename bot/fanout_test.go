@@ -355,14 +355,21 @@ func TestFanoutTwoTapsAtOnce(t *testing.T) {
 		r = e.request(r.ID)
 		taps := []Tap{tapOn(r, jane, ActionApprove), tapOn(r, slackBob, ActionReject)}
 		var results [2]TapResult
+		var errs [2]error
 		var wg sync.WaitGroup
 		for i := range taps {
-			wg.Go(func() { results[i], _ = e.bot.HandleTap(context.Background(), taps[i]) })
+			wg.Go(func() { results[i], errs[i] = e.bot.HandleTap(context.Background(), taps[i]) })
 		}
 		wg.Wait()
 		synctest.Wait()
 		if results[0].Resolved == results[1].Resolved {
 			t.Fatalf("results %+v", results)
+		}
+		for i, err := range errs { // the second tap finds the request resolved
+			if results[i].Resolved && err != nil ||
+				!results[i].Resolved && !errors.Is(err, gate.ErrAlreadyResolved) {
+				t.Fatalf("tap %d: %v, resolved %v", i, err, results[i].Resolved)
+			}
 		}
 		want := "✅ Approved by Jane Doe (100000001) · telegram"
 		if results[1].Resolved {

@@ -12,22 +12,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
-
-// cronEvent has the shape of cron.RunEvent, which bot does not import: Notices
-// must read it through its JSON form.
-type cronEvent struct {
-	RunID     uint64          `json:"run_id"`
-	Job       string          `json:"job"`
-	Status    store.RunStatus `json:"status"`
-	RequestID uint64          `json:"request_id,omitempty"`
-	Trigger   string          `json:"trigger,omitempty"`
-	Error     string          `json:"error,omitempty"`
-	Notify    bool            `json:"notify"`
-}
 
 func TestNoticeText(t *testing.T) {
 	for _, c := range []struct {
@@ -61,7 +50,6 @@ func TestNewNoticesNeedsBusAndFanout(t *testing.T) {
 	}
 }
 
-// runNotices starts n.Run and returns a function that stops it and waits for it.
 // notices returns Notices of e's gate events over e's Fanout, not running yet.
 func (e *env) notices() *Notices {
 	e.t.Helper()
@@ -72,6 +60,7 @@ func (e *env) notices() *Notices {
 	return n
 }
 
+// runNotices starts n.Run and returns a function that stops it and waits for it.
 func runNotices(t *testing.T, n *Notices) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -92,14 +81,14 @@ func TestNoticesAnnounceFinishedRuns(t *testing.T) {
 		e := runFanout(t, envOptions{}, tg, sl)
 		n := e.notices()
 		// Published before Run starts: NewNotices has subscribed already.
-		e.g.Publish(gate.Event{Name: EventRunFinished, Data: cronEvent{RunID: 12,
+		e.g.Publish(gate.Event{Name: EventRunFinished, Data: cron.RunEvent{RunID: 12,
 			Job: "nightly-backup", Status: store.RunFailed,
 			Error: "step 2 (execute_cmd): exit status 1", Notify: true}})
 		defer runNotices(t, n)()
 		for _, ev := range []gate.Event{
-			{Name: EventRunFinished, Data: cronEvent{RunID: 13, Job: "nightly-backup",
+			{Name: EventRunFinished, Data: cron.RunEvent{RunID: 13, Job: "nightly-backup",
 				Status: store.RunSucceeded}},
-			{Name: "run_waiting", Data: cronEvent{RunID: 14, Job: "nightly-backup",
+			{Name: "run_waiting", Data: cron.RunEvent{RunID: 14, Job: "nightly-backup",
 				Status: store.RunWaitingApproval, RequestID: 3, Notify: true}},
 			{Name: gate.EventApprovalResolved,
 				Data: gate.ApprovalResolved{RequestID: 3, Status: store.Approved}},
@@ -142,7 +131,7 @@ func TestNoticesRetryAndGiveUp(t *testing.T) {
 		n := e.notices()
 		defer runNotices(t, n)()
 		finished := gate.Event{Name: EventRunFinished,
-			Data: cronEvent{RunID: 1, Job: "job", Status: store.RunFailed, Notify: true}}
+			Data: cron.RunEvent{RunID: 1, Job: "job", Status: store.RunFailed, Notify: true}}
 		e.g.Publish(finished)
 		synctest.Wait()
 		if len(tg.noticed()) != 0 {
@@ -203,14 +192,14 @@ func TestNoticesResubscribe(t *testing.T) {
 		n := e.notices()
 		// Nobody reads yet: the 65th event overflows the buffer and the gate drops it.
 		e.g.Publish(gate.Event{Name: EventRunFinished,
-			Data: cronEvent{RunID: 1, Job: "a", Status: store.RunFailed, Notify: true}})
+			Data: cron.RunEvent{RunID: 1, Job: "a", Status: store.RunFailed, Notify: true}})
 		for range noticeBuffer {
-			e.g.Publish(gate.Event{Name: "run_started", Data: cronEvent{RunID: 2, Job: "a"}})
+			e.g.Publish(gate.Event{Name: "run_started", Data: cron.RunEvent{RunID: 2, Job: "a"}})
 		}
 		defer runNotices(t, n)()
 		synctest.Wait()
 		e.g.Publish(gate.Event{Name: EventRunFinished,
-			Data: cronEvent{RunID: 3, Job: "a", Status: store.RunFailed, Notify: true}})
+			Data: cron.RunEvent{RunID: 3, Job: "a", Status: store.RunFailed, Notify: true}})
 		synctest.Wait()
 		if got, want := tg.noticed()["-100"],
 			[]string{"🗓 a run 1: failed", "🗓 a run 3: failed"}; !reflect.DeepEqual(got, want) {

@@ -15,6 +15,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -55,10 +56,10 @@ func resolved(r store.Request, s store.Status, res store.Resolution) store.Reque
 }
 
 // goldenCases are the prompts whose renderings are kept under testdata/golden.
-func goldenCases() map[string]Prompt {
+func goldenCases(t *testing.T) map[string]Prompt {
 	big := map[string]string{"path": "notes/big.txt",
 		"content": strings.Repeat("0123456789abcdef<&>\n", 512)}
-	bigJSON, _ := json.Marshal(big)
+	bigJSON := testkit.Marshal(t, big)
 	mcp := sampleRequest()
 	mcp.ToolName, mcp.Category = "mcp__gmail__send", ""
 	mcp.MCPServer, mcp.ContextLabel = "gmail", ""
@@ -178,7 +179,7 @@ func goldenCases() map[string]Prompt {
 }
 
 func TestPromptGolden(t *testing.T) {
-	for name, p := range goldenCases() {
+	for name, p := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			tg := p.Telegram()
 			checkTelegramHTML(t, tg.HTML)
@@ -340,9 +341,8 @@ func TestPromptFields(t *testing.T) {
 
 func TestPromptArgumentsEscapedAndCut(t *testing.T) {
 	r := sampleRequest()
-	args, _ := json.Marshal(map[string]string{"html": "<b>&</b>",
+	r.Arguments = testkit.Marshal(t, map[string]string{"html": "<b>&</b>",
 		"text": strings.Repeat("x", 10*1024)})
-	r.Arguments = args
 	p := NewPrompt(r, 0)
 	tg := p.Telegram()
 	checkTelegramHTML(t, tg.HTML)

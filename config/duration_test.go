@@ -1,9 +1,10 @@
 package config
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 func TestParseDuration(t *testing.T) {
@@ -58,7 +59,7 @@ func TestDurationString(t *testing.T) {
 		if got := (Duration{Duration: d}).String(); got != want {
 			t.Errorf("Duration(%v).String() = %q, want %q", time.Duration(d), got, want)
 		}
-		b, _ := json.Marshal(Duration{Duration: d})
+		b := testkit.Marshal(t, Duration{Duration: d})
 		if string(b) != `"`+want+`"` {
 			t.Errorf("json of %v = %s", time.Duration(d), b)
 		}

@@ -95,7 +95,7 @@ func TestDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", in, err)
 		}
-		limits := Limits{PendingPerCaller: ptr(Count(1000)), PendingTotal: ptr(Count(10000))}
+		limits := Limits{PendingPerCaller: new(Count(1000)), PendingTotal: new(Count(10000))}
 		want := &Config{
 			DataDir:         "./data",
 			WorkspaceRoot:   ".",
@@ -256,7 +256,7 @@ func TestLoad(t *testing.T) {
 	}
 	mkdir(t, filepath.Join(real, "sub"))
 	file := filepath.Join(dir, "skald.yaml")
-	write(t, file, `
+	testkit.WriteFile(t, file, `
 workspace_root: `+filepath.Join(dir, "ws")+`
 data_dir: `+filepath.Join(dir, "ws", "state", "db")+`
 profiles:
@@ -305,7 +305,7 @@ func TestLoadRelative(t *testing.T) {
 	t.Run("from elsewhere", func(t *testing.T) {
 		dir, elsewhere := t.TempDir(), t.TempDir()
 		testkit.Must(t, os.Mkdir(filepath.Join(dir, "ws"), 0o755))
-		write(t, filepath.Join(dir, "skald.yaml"), "data_dir: ./state\nworkspace_root: ws\n")
+		testkit.WriteFile(t, filepath.Join(dir, "skald.yaml"), "data_dir: ./state\nworkspace_root: ws\n")
 		t.Chdir(elsewhere)
 		c, err := Load(filepath.Join(dir, "skald.yaml"))
 		testkit.Must(t, err)
@@ -318,7 +318,7 @@ func TestLoadRelative(t *testing.T) {
 	})
 	dir := t.TempDir()
 	t.Chdir(dir)
-	write(t, "skald.yaml", "")
+	testkit.WriteFile(t, "skald.yaml", "")
 	c, err := Load("skald.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -334,7 +334,7 @@ func TestLoadRelative(t *testing.T) {
 // TestLoadErrors checks each failure of Load and that it changes nothing on disk.
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "afile"), "")
+	testkit.WriteFile(t, filepath.Join(dir, "afile"), "")
 	nope, pa := filepath.Join(dir, "nope"), filepath.Join(dir, "pa")
 	afile := filepath.Join(dir, "afile")
 	tests := []struct {
@@ -363,7 +363,7 @@ func TestLoadErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(dir, "skald.yaml")
-			write(t, file, tt.yaml+"\ndata_dir: "+filepath.Join(dir, "data")+"\n")
+			testkit.WriteFile(t, file, tt.yaml+"\ndata_dir: "+filepath.Join(dir, "data")+"\n")
 			before := listDir(t, dir)
 			c, err := Load(file)
 			if err == nil || c != nil || err.Error() != tt.want || !errors.Is(err, tt.is) {
@@ -388,13 +388,6 @@ func TestLoadErrors(t *testing.T) {
 func mkdir(t *testing.T, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func write(t *testing.T, file, content string) {
-	t.Helper()
-	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -449,5 +442,3 @@ func TestLocate(t *testing.T) {
 		t.Errorf("Locate with the process environment = %q, %v", got, named)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

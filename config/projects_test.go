@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // TestLoadProjects checks a profile's own workspace_root: relative to the file's
@@ -19,7 +21,7 @@ func TestLoadProjects(t *testing.T) {
 		mkdir(t, filepath.Join(dir, d))
 	}
 	file := filepath.Join(dir, "svc", "skald.yaml")
-	write(t, file, `
+	testkit.WriteFile(t, file, `
 workspace_root: `+filepath.Join(dir, "svc")+`
 profiles:
   - {id: proj, workspace_root: ../proj}
@@ -53,7 +55,7 @@ profiles:
 func TestLoadProjectsRefused(t *testing.T) {
 	dir := t.TempDir()
 	mkdir(t, filepath.Join(dir, "proj"))
-	write(t, filepath.Join(dir, "file"), "")
+	testkit.WriteFile(t, filepath.Join(dir, "file"), "")
 	for _, c := range []struct{ name, profiles, want string }{
 		{"missing", `[{id: a, workspace_root: nope}]`,
 			`config: profiles[0].workspace_root "nope": no such directory`},
@@ -70,7 +72,7 @@ func TestLoadProjectsRefused(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(dir, c.name+".yaml")
-			write(t, file, "workspace_root: "+dir+"\nprofiles: "+c.profiles+"\n")
+			testkit.WriteFile(t, file, "workspace_root: "+dir+"\nprofiles: "+c.profiles+"\n")
 			_, err := Load(file)
 			if err == nil || !errors.Is(err, ErrInvalid) ||
 				!strings.HasPrefix(err.Error(), c.want) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // secretConfig is a Config with a distinct value in every secret.
@@ -95,7 +97,7 @@ func TestSecretReveal(t *testing.T) {
 	if s := fmt.Sprintf("%v|%s|%q", empty, empty, empty); s != `||""` {
 		t.Errorf("empty secret prints %s", s)
 	}
-	if b, _ := json.Marshal(empty); string(b) != `""` {
+	if b := testkit.Marshal(t, empty); string(b) != `""` {
 		t.Errorf("empty secret JSON %s", b)
 	}
 }

@@ -1,8 +1,6 @@
 package cron_test
 
 import (
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,17 +8,6 @@ import (
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/internal/testkit"
 )
-
-func readJSON(t *testing.T, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
 
 func mustParse(t *testing.T, spec string) cron.Schedule {
 	t.Helper()
@@ -116,7 +103,7 @@ func TestActivationFixtures(t *testing.T) {
 			Fires      bool
 		}
 	}
-	readJSON(t, "activation_cases.json", &f)
+	testkit.ReadJSON(t, "activation_cases.json", &f)
 	if len(f.Cases) == 0 {
 		t.Fatal("no cases")
 	}
@@ -143,7 +130,7 @@ func TestParseFixtures(t *testing.T) {
 		} `json:"must_fail"`
 		MustParse []struct{ Spec, Parser string } `json:"must_parse"`
 	}
-	readJSON(t, "parse_cases.json", &pc)
+	testkit.ReadJSON(t, "parse_cases.json", &pc)
 	n := 0
 	for _, c := range pc.MustFail {
 		if c.Parser != "standard" {
@@ -173,7 +160,7 @@ func TestParseFixtures(t *testing.T) {
 	var pr struct {
 		Probes []struct{ Spec, Result, Detail string }
 	}
-	readJSON(t, "probe_results.json", &pr)
+	testkit.ReadJSON(t, "probe_results.json", &pr)
 	refusedHere := map[string]string{
 		"CRON_TZ=UTC": "a CRON_TZ= or TZ= zone must be followed by one space and the schedule",
 		"@every 0s":   "@every 0s: the interval must be at least 1s",

@@ -21,8 +21,8 @@ import (
 func workspace(t *testing.T) cron.Env {
 	t.Helper()
 	base := testkit.Dir(t, "data/sub", "secrets")
-	write(t, filepath.Join(base, "secrets/key"), "hunter2")
-	write(t, filepath.Join(base, "data/a.txt"), "alpha")
+	testkit.WriteFile(t, filepath.Join(base, "secrets/key"), "hunter2")
+	testkit.WriteFile(t, filepath.Join(base, "data/a.txt"), "alpha")
 	for link, target := range map[string]string{
 		"data/vault": "../secrets", "data/key": "../secrets/key",
 	} {
@@ -31,13 +31,6 @@ func workspace(t *testing.T) cron.Env {
 		}
 	}
 	return cron.Env{Root: base, WorkDir: base}
-}
-
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func runTool(t *testing.T, env cron.Env, tool string, args map[string]any) (cron.Result, error) {
@@ -149,7 +142,7 @@ func TestFileToolsAndTheSecretsRule(t *testing.T) {
 	}
 
 	big := strings.Repeat("é", cron.MaxOutput) + "END" // 2 bytes a character
-	write(t, filepath.Join(env.Root, "data/big.txt"), big)
+	testkit.WriteFile(t, filepath.Join(env.Root, "data/big.txt"), big)
 	res, err = runTool(t, env, "read_file", map[string]any{"path": "big.txt"})
 	if err != nil || len(res.Output) > cron.MaxOutput || len(res.Output) < cron.MaxOutput-1 ||
 		!strings.HasSuffix(res.Output, "éEND") || !strings.HasPrefix(res.Output, "é") {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // watchedShell compiles the seeded rules with allow rules for command patterns, over a
@@ -40,7 +42,7 @@ func TestLookupCacheSeesChanges(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"data/fakegit/config", "data/a_test.go", "src/p/p.go"} {
-		write(t, at(f), "package p\n")
+		testkit.WriteFile(t, at(f), "package p\n")
 	}
 	gitStatus := Call{Tool: "Bash", Cwd: "src/q", Args: map[string]any{"command": "git status"}}
 	goTest := Call{Tool: "Bash", Args: map[string]any{"command": "go test ./src/p"}}
@@ -55,10 +57,11 @@ func TestLookupCacheSeesChanges(t *testing.T) {
 			mustSymlink(t, "../../data/fakegit", at("src/q/.git"))
 		}, gitStatus, Require},
 		{".git removed", func() { mustRemove(t, at("src/q/.git")) }, gitStatus, Allow},
-		{".git file naming docs", func() { write(t, at("src/q/.git"), "gitdir: ../../docs\n") },
+		{".git file naming docs",
+			func() { testkit.WriteFile(t, at("src/q/.git"), "gitdir: ../../docs\n") },
 			gitStatus, Allow},
 		{".git file rewritten in place to name data", func() {
-			write(t, at("src/q/.git"), "gitdir: ../../data/fakegit\n")
+			testkit.WriteFile(t, at("src/q/.git"), "gitdir: ../../data/fakegit\n")
 		}, gitStatus, Require},
 		{".git file removed", func() { mustRemove(t, at("src/q/.git")) }, gitStatus, Allow},
 		{"no linked Go file", func() {}, goTest, Allow},
@@ -109,14 +112,6 @@ func TestLookupCacheSeesChanges(t *testing.T) {
 					"was %d, %d, %d", n2, dirs2, gen2, n, dirs, gen)
 			}
 		})
-	}
-}
-
-// write writes text to the file name, truncating it in place when it exists.
-func write(t *testing.T, name, text string) {
-	t.Helper()
-	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

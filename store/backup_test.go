@@ -191,8 +191,7 @@ func TestWriteToWhileWriting(t *testing.T) {
 		}
 		src, err := d.Request(q.ID)
 		testkit.Must(t, err)
-		a, _ := json.Marshal(q)
-		b, _ := json.Marshal(src)
+		a, b := testkit.Marshal(t, q), testkit.Marshal(t, src)
 		if !bytes.Equal(a, b) {
 			t.Fatalf("request %d differs:\ncopy   %s\nsource %s", q.ID, a, b)
 		}

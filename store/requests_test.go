@@ -635,10 +635,13 @@ func TestPendingOrder(t *testing.T) {
 
 func TestCancelSession(t *testing.T) {
 	d, _ := openTest(t)
-	a1, _, _ := d.CreateRequest(newRequest("a", "1"))
-	b1, _, _ := d.CreateRequest(newRequest("b", "1"))
-	a2, _, _ := d.CreateRequest(newRequest("a", "2"))
-	a3, _, _ := d.CreateRequest(newRequest("a", "3"))
+	create := func(s, tc string) Request {
+		t.Helper()
+		r, _, err := d.CreateRequest(newRequest(s, tc))
+		testkit.Must(t, err)
+		return r
+	}
+	a1, b1, a2, a3 := create("a", "1"), create("b", "1"), create("a", "2"), create("a", "3")
 	_, err := d.Resolve(a3.ID, Approved, Resolution{By: "x"})
 	testkit.Must(t, err)
 

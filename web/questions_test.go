@@ -38,12 +38,13 @@ func TestInboxShowsQuestions(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("inbox: %d\n%s", resp.StatusCode, body)
 	}
-	for _, want := range []string{`id="q-` + u(id) + `"`, "<title>(2) Inbox",
+	for _, want := range []string{`id="q-` + testkit.ID(id) + `"`, "<title>(2) Inbox",
 		`id="badge" class="badge" >2<`, `id="qcount" class="count">1<`,
 		"head of the question", "tail of the question",
 		"<dt>Context</dt><dd>deploy of web</dd>", "<dt>Agent</dt><dd>claude-code</dd>",
 		"<dt>Session</dt><dd><code>s1</code></dd>",
-		`<dt>Clarification</dt><dd>#` + u(id) + `</dd>`, `action="/clarifications/` + u(id) + `"`,
+		`<dt>Clarification</dt><dd>#` + testkit.ID(id) + `</dd>`,
+		`action="/clarifications/` + testkit.ID(id) + `"`,
 		`<button name="option" value="0" class="option">main</button>`,
 		`<button name="option" value="1" class="option">dev</button>`, `<textarea name="answer"`} {
 		if !strings.Contains(body, want) {
@@ -54,9 +55,9 @@ func TestInboxShowsQuestions(t *testing.T) {
 		t.Errorf("the question is cut, or the empty note shown")
 	}
 	// The fragments the page's script fetches.
-	resp, body = b.do("GET", "/inbox/questions/"+u(id), nil)
+	resp, body = b.do("GET", "/inbox/questions/"+testkit.ID(id), nil)
 	if resp.StatusCode != http.StatusOK ||
-		!strings.HasPrefix(body, `<article class="question card" id="q-`+u(id)+`"`) {
+		!strings.HasPrefix(body, `<article class="question card" id="q-`+testkit.ID(id)+`"`) {
 		t.Errorf("question fragment: %d\n%s", resp.StatusCode, body)
 	}
 	if resp, body := b.do("GET", "/inbox/questions", nil); resp.StatusCode != http.StatusOK ||
@@ -97,7 +98,7 @@ func TestAnswerFromWeb(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := e.ask("which branch, "+tc.name+"?", "main", "dev")
-			resp, body := b.post("/clarifications/"+u(id), tc.form)
+			resp, body := b.post("/clarifications/"+testkit.ID(id), tc.form)
 			if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
 				t.Fatalf("answer: %d\n%s", resp.StatusCode, body)
 			}
@@ -110,8 +111,8 @@ func TestAnswerFromWeb(t *testing.T) {
 				t.Fatalf("clarification %+v, answer %+v", c, a)
 			}
 			_, body = b.do("GET", "/", nil)
-			if !shows(body, "Question "+u(id)+" answered: "+tc.text) ||
-				strings.Contains(body, `id="q-`+u(id)+`"`) {
+			if !shows(body, "Question "+testkit.ID(id)+" answered: "+tc.text) ||
+				strings.Contains(body, `id="q-`+testkit.ID(id)+`"`) {
 				t.Errorf("inbox after the answer:\n%s", body)
 			}
 		})
@@ -135,17 +136,18 @@ func TestAnswerRefused(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"answered in a chat", u(chat), url.Values{"answer": {"no"}}, http.StatusConflict,
+		{"answered in a chat", testkit.ID(chat), url.Values{"answer": {"no"}}, http.StatusConflict,
 			"already answered by Jane (100000001) via telegram"},
-		{"empty", u(id), url.Values{"answer": {"  "}}, http.StatusUnprocessableEntity,
+		{"empty", testkit.ID(id), url.Values{"answer": {"  "}}, http.StatusUnprocessableEntity,
 			"the answer is empty"},
-		{"no field", u(id), url.Values{}, http.StatusUnprocessableEntity, "the answer is empty"},
-		{"unknown option", u(id), url.Values{"option": {"7"}}, http.StatusUnprocessableEntity,
+		{"no field", testkit.ID(id), url.Values{}, http.StatusUnprocessableEntity,
+			"the answer is empty"},
+		{"unknown option", testkit.ID(id), url.Values{"option": {"7"}}, http.StatusUnprocessableEntity,
 			"option 8 is not one of the 2 options"},
-		{"negative option", u(id), url.Values{"option": {"-1"}}, http.StatusUnprocessableEntity,
+		{"negative option", testkit.ID(id), url.Values{"option": {"-1"}}, http.StatusUnprocessableEntity,
 			"option 0 is not one of the 2 options"},
-		{"option not a number", u(id), url.Values{"option": {"<b>yes</b>"}}, http.StatusBadRequest,
-			`option "<b>yes</b>" is not a number`},
+		{"option not a number", testkit.ID(id), url.Values{"option": {"<b>yes</b>"}},
+			http.StatusBadRequest, `option "<b>yes</b>" is not a number`},
 		{"unknown clarification", "999", url.Values{"answer": {"x"}}, http.StatusNotFound, "999"},
 		{"id not a number", "x", url.Values{"answer": {"x"}}, http.StatusBadRequest,
 			"clarification id is not a number"},
@@ -164,12 +166,12 @@ func TestAnswerRefused(t *testing.T) {
 		})
 	}
 	// Twice from the web: the second is told the first's answer was the admin's.
-	resp, body := b.post("/clarifications/"+u(id), url.Values{"option": {"0"}})
+	resp, body := b.post("/clarifications/"+testkit.ID(id), url.Values{"option": {"0"}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("first answer: %d\n%s", resp.StatusCode, body)
 	}
 	before := teststore.Snapshot(t, e.db)
-	resp, body = b.post("/clarifications/"+u(id), url.Values{"option": {"1"}})
+	resp, body = b.post("/clarifications/"+testkit.ID(id), url.Values{"option": {"1"}})
 	if resp.StatusCode != http.StatusConflict ||
 		!shows(body, "already answered by admin via web") {
 		t.Fatalf("second answer: %d\n%s", resp.StatusCode, body)
@@ -190,7 +192,7 @@ func TestAnswerWithoutCSRF(t *testing.T) {
 			if csrf != "" {
 				form.Set("csrf", csrf)
 			}
-			resp, body := b.do("POST", "/clarifications/"+u(id), form)
+			resp, body := b.do("POST", "/clarifications/"+testkit.ID(id), form)
 			if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "CSRF token") {
 				t.Fatalf("%d\n%s", resp.StatusCode, body)
 			}
@@ -199,7 +201,7 @@ func TestAnswerWithoutCSRF(t *testing.T) {
 	}
 	anon := e.browser()
 	before := teststore.Snapshot(t, e.db)
-	resp, _ := anon.do("POST", "/clarifications/"+u(id), url.Values{"option": {"0"}})
+	resp, _ := anon.do("POST", "/clarifications/"+testkit.ID(id), url.Values{"option": {"0"}})
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without a session: %d", resp.StatusCode)
 	}
@@ -234,7 +236,7 @@ func TestQuestionShownInert(t *testing.T) {
 	if strings.Count(body, "<script") != 1 {
 		t.Errorf("page holds a script other than app.js")
 	}
-	resp, _ = b.post("/clarifications/"+u(id), url.Values{"answer": {"<i>ok</i>\u202Eyes"}})
+	resp, _ = b.post("/clarifications/"+testkit.ID(id), url.Values{"answer": {"<i>ok</i>\u202Eyes"}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("answer: %d", resp.StatusCode)
 	}
@@ -276,15 +278,15 @@ func TestEventsRelayQuestions(t *testing.T) {
 	}
 	id := e.ask("go on?", "yes")
 	if ev, data := next(); ev != "event: clarification_requested" ||
-		!strings.Contains(data, `"id":`+u(id)+`,`) {
+		!strings.Contains(data, `"id":`+testkit.ID(id)+`,`) {
 		t.Fatalf("%s %s", ev, data)
 	}
-	answer, body := b.post("/clarifications/"+u(id), url.Values{"option": {"0"}})
+	answer, body := b.post("/clarifications/"+testkit.ID(id), url.Values{"option": {"0"}})
 	if answer.StatusCode != http.StatusSeeOther {
 		t.Fatalf("answer: %d\n%s", answer.StatusCode, body)
 	}
 	if ev, data := next(); ev != "event: clarification_resolved" ||
-		!strings.Contains(data, `"id":`+u(id)+`,`) ||
+		!strings.Contains(data, `"id":`+testkit.ID(id)+`,`) ||
 		!strings.Contains(data, `"status":"answered"`) {
 		t.Fatalf("%s %s", ev, data)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +16,6 @@ import (
 	"github.com/skald-circle/skald-bot/store"
 	"github.com/skald-circle/skald-bot/web"
 )
-
-func u(id uint64) string { return strconv.FormatUint(id, 10) }
 
 // Only the admin token signs in; the session cookie is HttpOnly, SameSite=Strict,
 // with an expiry, and not Secure over plain HTTP.
@@ -124,7 +121,7 @@ func TestForeignOriginRefused(t *testing.T) {
 	b := e.signedIn()
 	id := e.pending(nil)
 	before := teststore.Snapshot(t, e.db)
-	resp, body := b.do("POST", "/approvals/"+u(id), url.Values{"action": {"approve"},
+	resp, body := b.do("POST", "/approvals/"+testkit.ID(id), url.Values{"action": {"approve"},
 		"csrf": {b.csrf}}, "Origin", "http://evil.example")
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "origin") {
 		t.Fatalf("foreign origin: %d\n%s", resp.StatusCode, body)
@@ -140,9 +137,9 @@ func TestPostWithoutCSRF(t *testing.T) {
 	id := e.pending(nil)
 	rs, err := e.gate.Rules(rules.DefaultGroup)
 	testkit.Must(t, err)
-	rid := u(rs[0].ID)
+	rid := testkit.ID(rs[0].ID)
 	for _, tc := range []struct{ path string }{
-		{"/approvals/" + u(id)}, {"/rules"}, {"/rules/fs"}, {"/rules/tool"},
+		{"/approvals/" + testkit.ID(id)}, {"/rules"}, {"/rules/fs"}, {"/rules/tool"},
 		{"/rules/" + rid + "/delete"}, {"/rules/" + rid + "/action"}, {"/groups"},
 		{"/groups/default"}, {"/groups/default/duplicate"}, {"/signout"},
 	} {
@@ -166,7 +163,8 @@ func TestPostWithoutCSRF(t *testing.T) {
 	}
 	// The session survived: the right token still works.
 	form := url.Values{"action": {"reject"}}
-	if resp, body := b.post("/approvals/"+u(id), form); resp.StatusCode != http.StatusSeeOther {
+	resp, body := b.post("/approvals/"+testkit.ID(id), form)
+	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("with the token: %d\n%s", resp.StatusCode, body)
 	}
 }
@@ -180,7 +178,7 @@ func TestCookieDoesNotAuthenticateAPI(t *testing.T) {
 	for _, tc := range []struct{ method, path, body string }{
 		{"GET", "/api/inbox", ""},
 		{"GET", "/api/audit", ""},
-		{"POST", "/api/inbox/approvals/" + u(id) + "/resolve", `{"action":"approve"}`},
+		{"POST", "/api/inbox/approvals/" + testkit.ID(id) + "/resolve", `{"action":"approve"}`},
 		{"POST", "/api/approval/rules", `{"tool_pattern":"x","action":"allow"}`},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
@@ -219,7 +217,7 @@ func TestEventStream(t *testing.T) {
 	}
 	id := e.pending(nil)
 	if name, data := testkit.ReadEvent(t, r); name != gate.EventApprovalRequested ||
-		!strings.Contains(data, `"request_id":`+u(id)) {
+		!strings.Contains(data, `"request_id":`+testkit.ID(id)) {
 		t.Fatalf("event %s %s", name, data)
 	}
 }
@@ -282,7 +280,7 @@ func TestArgumentsShownInert(t *testing.T) {
 	}
 	for _, want := range []string{`&lt;script&gt;alert(\&#34;x\&#34;)&lt;/script&gt;`,
 		`&lt;img src=x onerror=alert(1)&gt;`, `it&#39;s \&#34;quoted\&#34;`,
-		`safe\u202Etxt.exe\u2066`, `id="req-` + u(id) + `"`} {
+		`safe\u202Etxt.exe\u2066`, `id="req-` + testkit.ID(id) + `"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %s", want)
 		}
@@ -303,7 +301,7 @@ func TestResolveFromWeb(t *testing.T) {
 	e := newEnv(t)
 	id := e.pending(nil)
 	b := e.signedIn()
-	resp, _ := b.post("/approvals/"+u(id), url.Values{"action": {"short"}, "note": {"fine"}})
+	resp, _ := b.post("/approvals/"+testkit.ID(id), url.Values{"action": {"short"}, "note": {"fine"}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
 		t.Fatalf("resolve: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -315,7 +313,7 @@ func TestResolveFromWeb(t *testing.T) {
 		t.Fatalf("request %+v, resolution %+v", q, res)
 	}
 	_, body := b.do("GET", "/", nil)
-	if !strings.Contains(body, "Request "+u(id)+" approved, with a 15 min bypass.") {
+	if !strings.Contains(body, "Request "+testkit.ID(id)+" approved, with a 15 min bypass.") {
 		t.Errorf("no flash:\n%s", body)
 	}
 	before := teststore.Snapshot(t, e.db)
@@ -328,7 +326,7 @@ func TestResolveFromWeb(t *testing.T) {
 		{"bogus", http.StatusBadRequest, `unknown action "bogus"`},
 	} {
 		t.Run(tc.action, func(t *testing.T) {
-			resp, body := b.post("/approvals/"+u(id), url.Values{"action": {tc.action}})
+			resp, body := b.post("/approvals/"+testkit.ID(id), url.Values{"action": {tc.action}})
 			if resp.StatusCode != tc.status || !shows(body, tc.want) {
 				t.Fatalf("%d\n%s", resp.StatusCode, body)
 			}

@@ -549,10 +549,3 @@ func (e *env) checkUpdates(ts string) {
 		e.t.Errorf("message %s still shows buttons", ts)
 	}
 }
-
-func readJSON(t *testing.T, name string, v any) {
-	t.Helper()
-	if err := json.Unmarshal(testkit.ReadFile(t, name), v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}

@@ -102,7 +102,7 @@ func TestSocketOtherEnvelopes(t *testing.T) {
 			Type    string          `json:"type"`
 			Payload json.RawMessage `json:"payload"`
 		}
-		readJSON(t, name, &f)
+		testkit.ReadJSON(t, name, &f)
 		env, err := e.srv.Push(slacktest.Envelope{Type: f.Type, Payload: f.Payload})
 		if err != nil {
 			t.Fatal(err)
@@ -367,7 +367,7 @@ func TestHTTPFixtureRequest(t *testing.T) {
 		Headers   map[string]string `json:"headers"`
 		ClockUnix int64             `json:"clock_unix"`
 	}
-	readJSON(t, "block_actions_signed_request.json", &f)
+	testkit.ReadJSON(t, "block_actions_signed_request.json", &f)
 	body := testkit.ReadFile(t, "block_actions_form_body.txt")
 	send := func() int {
 		r, err := http.NewRequestWithContext(testkit.Context(t, 30*time.Second), http.MethodPost,

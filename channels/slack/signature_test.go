@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skald-circle/skald-bot/channels/slack"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // signingVector is a signing example of the fixtures.
@@ -25,8 +26,8 @@ type signingVector struct {
 // else with ErrStaleRequest or ErrBadSignature.
 func TestVerify(t *testing.T) {
 	var docs, sg signingVector
-	readJSON(t, "request_signing_docs_example.json", &docs)
-	readJSON(t, "request_signing_slackgo_vector.json", &sg)
+	testkit.ReadJSON(t, "request_signing_docs_example.json", &docs)
+	testkit.ReadJSON(t, "request_signing_slackgo_vector.json", &sg)
 	header := func(ts, sig string) http.Header {
 		h := http.Header{}
 		if ts != "" {

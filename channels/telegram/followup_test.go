@@ -110,8 +110,9 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 	if got := e.rules(); len(got) != len(before) {
 		t.Errorf("an approver's tap added rules: %v", got)
 	}
-	if got, _ := e.db.Audit(0); len(got) != len(audit) {
-		t.Errorf("an approver's tap was audited: %d entries, had %d", len(got), len(audit))
+	if got, err := e.db.Audit(0); err != nil || len(got) != len(audit) {
+		t.Errorf("an approver's tap was audited: %d entries (%v), had %d", len(got), err,
+			len(audit))
 	}
 
 	toast := e.tapFollowUp(alice, m, r.ID)
@@ -133,8 +134,8 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 		added.GroupID != rules.DefaultGroup || added.Priority != rules.DefaultPriority {
 		t.Errorf("added %+v", added)
 	}
-	if got, _ := e.db.Audit(0); len(got) <= len(audit) {
-		t.Errorf("the added rule was not audited")
+	if got, err := e.db.Audit(0); err != nil || len(got) <= len(audit) {
+		t.Errorf("the added rule was not audited (%v)", err)
 	}
 	err = e.srv.Wait(e.ctx, func() bool {
 		cur, _ := e.srv.Message(groupChat.ID, m.MessageID)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -97,8 +98,7 @@ func TestReplayActsOnce(t *testing.T) {
 // Telegram keeps updates; an older or unreadable one is not used.
 func TestStoredOffset(t *testing.T) {
 	offset := func(id int64, age time.Duration) []byte {
-		b, _ := json.Marshal(storedOffset{UpdateID: id, At: time.Now().Add(-age)})
-		return b
+		return testkit.Marshal(t, storedOffset{UpdateID: id, At: time.Now().Add(-age)})
 	}
 	for _, tc := range []struct {
 		name   string
@@ -310,9 +310,8 @@ func TestRunStartup(t *testing.T) {
 // tap made during the outage waits in Telegram's queue and is handled once it is
 // back, as is one made after. Each is handled once: one answer, one resolution.
 func TestPollingOutlivesOutage(t *testing.T) {
-	for _, o := range []outage.Kind{outage.Dropped, outage.BadGateway} {
-		name := map[outage.Kind]string{outage.Dropped: "dropped", outage.BadGateway: "502"}[o]
-		t.Run(name, func(t *testing.T) {
+	for _, o := range outage.Kinds() {
+		t.Run(o.String(), func(t *testing.T) {
 			e := newEnv(t, envOptions{}).start()
 			during := e.require("s1", "Bash", map[string]any{"command": "make deploy"})
 			after := e.require("s2", "Bash", map[string]any{"command": "make test"})

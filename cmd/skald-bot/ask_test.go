@@ -40,7 +40,7 @@ func TestAskAndAnswerCommands(t *testing.T) {
 	if len(pend) != 1 {
 		t.Fatalf("pending %d", len(pend))
 	}
-	id := u(pend[0].ID)
+	id := testkit.ID(pend[0].ID)
 	// pending lists the question, with the id answer takes.
 	code, out, errOut = runClient(t, "pending", "--server", s.url)
 	if code != 0 ||

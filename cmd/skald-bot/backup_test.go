@@ -24,10 +24,11 @@ func pendingCheck(t *testing.T, s *testServer, toolCallID string) string {
 	var res struct {
 		RequestID uint64 `json:"request_id"`
 	}
-	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
-		t.Fatalf("check: exit %d %s %s", code, out, errOut)
+	if err := json.Unmarshal([]byte(out), &res); err != nil ||
+		code != exitPending || res.RequestID == 0 {
+		t.Fatalf("check: exit %d %s %s: %v", code, out, errOut, err)
 	}
-	return u(res.RequestID)
+	return testkit.ID(res.RequestID)
 }
 
 // dirEntries returns the names in dir.
@@ -56,8 +57,8 @@ func TestBackupCommand(t *testing.T) {
 
 	code, out, errOut := runClient(t, "backup", file, "--server", s.url)
 	fi, err := os.Stat(file)
-	if code != 0 || err != nil || out != file+": "+u(uint64(fi.Size()))+" bytes, checked\n" ||
-		errOut != "" {
+	if code != 0 || err != nil ||
+		out != file+": "+testkit.ID(uint64(fi.Size()))+" bytes, checked\n" || errOut != "" {
 		t.Fatalf("backup: exit %d %q %q (%v)", code, out, errOut, err)
 	}
 	if fi.Mode().Perm() != 0o600 {
@@ -223,9 +224,9 @@ func TestCancelCommand(t *testing.T) {
 	id2 := pendingCheck(t, s, "t2")
 	code, out, _ = runClient(t, "cancel", id2, "--json", "--server", s.url)
 	var got store.Request
-	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || u(got.ID) != id2 ||
-		got.Status != store.Cancelled {
-		t.Fatalf("cancel --json: exit %d %q", code, out)
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil ||
+		testkit.ID(got.ID) != id2 || got.Status != store.Cancelled {
+		t.Fatalf("cancel --json: exit %d %q (%v)", code, out, err)
 	}
 }
 
@@ -261,10 +262,11 @@ func TestProcessBackupRestore(t *testing.T) {
 	var res struct {
 		RequestID uint64 `json:"request_id"`
 	}
-	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
-		t.Fatalf("check: exit %d %s %s", code, out, errOut)
+	if err := json.Unmarshal([]byte(out), &res); err != nil ||
+		code != exitPending || res.RequestID == 0 {
+		t.Fatalf("check: exit %d %s %s: %v", code, out, errOut, err)
 	}
-	id := u(res.RequestID)
+	id := testkit.ID(res.RequestID)
 
 	file := filepath.Join(dir, "backup.db")
 	for _, env := range [][]string{agent, nil} {

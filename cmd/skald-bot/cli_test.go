@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -18,7 +19,6 @@ import (
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
-	"github.com/skald-circle/skald-bot/store"
 )
 
 // runClient runs the command line in-process with env cleared of SKALD_* but
@@ -78,7 +78,7 @@ func TestCheckExitCodes(t *testing.T) {
 	code, out, _ := runClient(t, "check", "--server", s.url, "--tool", "Bash",
 		"--arg", "command=rm -rf /", "--wait", "1m")
 	if id := <-ids; code != 1 ||
-		out != "rejected: Rejected by jane via Telegram (request "+u(id)+"): no\n" {
+		out != "rejected: Rejected by jane via Telegram (request "+testkit.ID(id)+"): no\n" {
 		t.Fatalf("rejected: exit %d %q", code, out)
 	}
 
@@ -125,10 +125,10 @@ func TestApproveRejectPending(t *testing.T) {
 	var res struct {
 		RequestID uint64 `json:"request_id"`
 	}
-	if json.Unmarshal([]byte(out), &res); code != 3 || res.RequestID == 0 {
-		t.Fatalf("check: %d %s", code, out)
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 3 || res.RequestID == 0 {
+		t.Fatalf("check: %d %s: %v", code, out, err)
 	}
-	id := u(res.RequestID)
+	id := testkit.ID(res.RequestID)
 	if code, out, _ := runClient(t, "pending", "--server", s.url); code != 0 ||
 		!strings.Contains(out, id+"  ") ||
 		!strings.Contains(out, `{"cmd":"ls","command":"ls"}`) &&
@@ -230,7 +230,7 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 	if len(rs) != 1 || rs[0].Note != "builds" || rs[0].Priority != rules.DefaultPriority {
 		t.Fatalf("rules of ci: %+v", rs)
 	}
-	id := u(rs[0].ID)
+	id := testkit.ID(rs[0].ID)
 	if code, _, errOut := runClient(t, "rules", "set", id, "--server", s.url); code != 2 ||
 		!strings.Contains(errOut, "nothing to change") {
 		t.Fatalf("set nothing: %d %q", code, errOut)
@@ -253,7 +253,6 @@ func TestRulesAndGroupsCommands(t *testing.T) {
 		!strings.Contains(errOut, "404") {
 		t.Fatalf("rm again: %d %q", code, errOut)
 	}
-	_ = store.Pending
 }
 
 // TestUsageErrorsExit2 checks every bad argument of a client command — cobra's own
@@ -272,13 +271,13 @@ func TestRulesAddNote(t *testing.T) {
 		}
 	}
 	// A store seeded before command rules has the Bash require at priority 10.
-	if code, _, errOut := runClient(t, "rules", "set", u(seeded), "--priority", "10",
+	if code, _, errOut := runClient(t, "rules", "set", testkit.ID(seeded), "--priority", "10",
 		"--server", s.url); code != 0 {
 		t.Fatalf("rules set %d --priority 10: exit %d %q", seeded, code, errOut)
 	}
 	code, out, errOut := runClient(t, "rules", "add", "deny", "Bash", "--server", s.url)
-	want := "Note: rule " + u(seeded) + " (require Bash, priority 10) comes first for Bash; " +
-		"use --priority 9 to take precedence.\n"
+	want := "Note: rule " + testkit.ID(seeded) +
+		" (require Bash, priority 10) comes first for Bash; " + "use --priority 9 to take precedence.\n"
 	if code != 0 || !strings.HasPrefix(out, "rule ") || !strings.HasSuffix(out, " added\n"+want) {
 		t.Fatalf("rules add deny Bash: exit %d %q %q, want the note %q", code, out, errOut, want)
 	}
@@ -331,94 +330,76 @@ func TestRulesAddListFails(t *testing.T) {
 	}
 }
 
-// TestRulesCommandPattern: rules add and rules set take --command, rules list shows
-// it, and a command pattern on a tool that is not a shell tool is refused.
-func TestRulesCommandPattern(t *testing.T) {
-	s := startServer(t, "/w")
-	code, out, errOut := runClient(t, "rules", "add", "allow", "Bash", "--command", "git status *",
-		"--server", s.url)
-	if code != 0 || !strings.HasPrefix(out, "rule ") || strings.Contains(out, "Note") {
-		t.Fatalf("rules add --command: exit %d %q %q", code, out, errOut)
-	}
-	id := strings.Fields(out)[1]
-	code, out, errOut = runClient(t, "check", "--tool", "Bash",
-		"--arg", "command=git status --short",
-		"--server", s.url)
-	if want := `allow: Allowed by skald-bot: command "git status --short" ` +
-		`allowed by rule ` + id; code != 0 || !strings.HasPrefix(out, want) {
-		t.Errorf("check: exit %d %q %q, want %q", code, out, errOut, want)
-	}
-	if code, out, _ := runClient(t, "rules", "list", "--server", s.url); code != 0 ||
-		!strings.Contains(out, "COMMAND") || !strings.Contains(out, "git status *") {
-		t.Errorf("rules list: exit %d %q, want the command pattern", code, out)
-	}
-	if code, out, errOut := runClient(t, "rules", "set", id, "--command", "git diff *",
-		"--server", s.url); code != 0 || !strings.Contains(out, "changed") {
-		t.Fatalf("rules set --command: exit %d %q %q", code, out, errOut)
-	}
-	before, _ := s.gate.Rules("")
-	code, _, errOut = runClient(t, "rules", "add", "allow", "Read", "--command", "ls *",
-		"--server", s.url)
-	if code != 1 || !strings.Contains(errOut,
-		`only applies to the shell tools (Bash, execute_cmd), not "Read"`) {
-		t.Errorf("rules add allow Read --command: exit %d %q", code, errOut)
-	}
-	after, _ := s.gate.Rules("")
-	if len(after) != len(before) {
-		t.Errorf("a refused rule changed the rules: %d → %d", len(before), len(after))
-	}
-	for _, r := range after {
-		if u(r.ID) == id && r.CommandPattern != "git diff *" {
-			t.Errorf("after set: %+v", r)
-		}
-	}
-}
-
-// TestRulesHostPattern: rules add and rules set take --host, rules list shows it,
-// the call it names is then allowed, and a host pattern on a tool that is not a web
-// tool is refused with the rules unchanged.
-func TestRulesHostPattern(t *testing.T) {
-	s := startServer(t, "/w")
-	code, out, errOut := runClient(t, "rules", "add", "allow", "WebFetch", "--host",
-		"*.example.com", "--server", s.url)
-	if code != 0 || !strings.HasPrefix(out, "rule ") {
-		t.Fatalf("rules add --host: exit %d %q %q", code, out, errOut)
-	}
-	id := strings.Fields(out)[1]
-	code, out, errOut = runClient(t, "check", "--tool", "WebFetch", "--arg",
-		"url=https://docs.example.com/", "--server", s.url)
-	want := `allow: Allowed by skald-bot: rule ` + id + ` (allow WebFetch host="*.example.com")`
-	if code != 0 || !strings.HasPrefix(out, want) {
-		t.Errorf("check: exit %d %q %q, want %q", code, out, errOut, want)
-	}
-	if code, out, _ := runClient(t, "rules", "list", "--server", s.url); code != 0 ||
-		!strings.Contains(out, "HOST") || !strings.Contains(out, "*.example.com") {
-		t.Errorf("rules list: exit %d %q, want the host pattern", code, out)
-	}
-	if code, out, errOut := runClient(t, "rules", "set", id, "--host", "example.org",
-		"--server", s.url); code != 0 || !strings.Contains(out, "changed") {
-		t.Fatalf("rules set --host: exit %d %q %q", code, out, errOut)
-	}
-	before := teststore.Snapshot(t, s.db)
-	code, _, errOut = runClient(t, "rules", "add", "allow", "Read", "--host", "example.com",
-		"--server", s.url)
-	if code != 1 || !strings.Contains(errOut,
-		`host_pattern "example.com": only applies to the web tools (WebFetch), not "Read"`) {
-		t.Errorf("rules add allow Read --host: exit %d %q", code, errOut)
-	}
-	code, _, errOut = runClient(t, "rules", "set", id, "--host", "example.org:443",
-		"--server", s.url)
-	if code != 1 || !strings.Contains(errOut, "no scheme, port, path or user") {
-		t.Errorf("rules set --host with a port: exit %d %q", code, errOut)
-	}
-	teststore.Unchanged(t, s.db, before)
-	n, err := strconv.ParseUint(id, 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.gate.Rule(n)
-	if err != nil || r.HostPattern != "example.org" {
-		t.Errorf("after set: %v %+v", err, r)
+// TestRulesPatternFlags: rules add and rules set take --command and --host, rules
+// list shows the pattern, the call it names is then allowed, and a pattern the tool
+// cannot take (or a malformed one) is refused with the rules unchanged.
+func TestRulesPatternFlags(t *testing.T) {
+	for _, c := range []struct {
+		flag, tool, pattern, arg string
+		allowed                  string // how the check's output starts, %s the rule id
+		column, set              string
+		refused                  []string // rules add … with the flag, refused
+		refusedMsg               string
+		badSet, badSetMsg        string // a value rules set refuses, if any
+		of                       func(rules.Rule) string
+	}{
+		{flag: "--command", tool: "Bash", pattern: "git status *",
+			arg: "command=git status --short", column: "COMMAND", set: "git diff *",
+			allowed:    `allow: Allowed by skald-bot: command "git status --short" allowed by rule %s`,
+			refused:    []string{"allow", "Read", "--command", "ls *"},
+			refusedMsg: `only applies to the shell tools (Bash, execute_cmd), not "Read"`,
+			of:         func(r rules.Rule) string { return r.CommandPattern }},
+		{flag: "--host", tool: "WebFetch", pattern: "*.example.com",
+			arg: "url=https://docs.example.com/", column: "HOST", set: "example.org",
+			allowed: `allow: Allowed by skald-bot: rule %s (allow WebFetch host="*.example.com")`,
+			refused: []string{"allow", "Read", "--host", "example.com"},
+			refusedMsg: `host_pattern "example.com": only applies to the web tools (WebFetch), ` +
+				`not "Read"`,
+			badSet: "example.org:443", badSetMsg: "no scheme, port, path or user",
+			of: func(r rules.Rule) string { return r.HostPattern }},
+	} {
+		t.Run(c.flag, func(t *testing.T) {
+			s := startServer(t, "/w")
+			code, out, errOut := runClient(t, "rules", "add", "allow", c.tool, c.flag, c.pattern,
+				"--server", s.url)
+			if code != 0 || !strings.HasPrefix(out, "rule ") || strings.Contains(out, "Note") {
+				t.Fatalf("rules add %s: exit %d %q %q", c.flag, code, out, errOut)
+			}
+			id := strings.Fields(out)[1]
+			code, out, errOut = runClient(t, "check", "--tool", c.tool, "--arg", c.arg,
+				"--server", s.url)
+			if want := fmt.Sprintf(c.allowed, id); code != 0 || !strings.HasPrefix(out, want) {
+				t.Errorf("check: exit %d %q %q, want %q", code, out, errOut, want)
+			}
+			if code, out, errOut := runClient(t, "rules", "list", "--server", s.url); code != 0 ||
+				!strings.Contains(out, c.column) || !strings.Contains(out, c.pattern) {
+				t.Errorf("rules list: exit %d %q %q, want the pattern", code, out, errOut)
+			}
+			if code, out, errOut := runClient(t, "rules", "set", id, c.flag, c.set,
+				"--server", s.url); code != 0 || !strings.Contains(out, "changed") {
+				t.Fatalf("rules set %s: exit %d %q %q", c.flag, code, out, errOut)
+			}
+			before := teststore.Snapshot(t, s.db)
+			code, _, errOut = runClient(t, append(append([]string{"rules", "add"}, c.refused...),
+				"--server", s.url)...)
+			if code != 1 || !strings.Contains(errOut, c.refusedMsg) {
+				t.Errorf("rules add %q: exit %d %q", c.refused, code, errOut)
+			}
+			if c.badSet != "" {
+				code, _, errOut = runClient(t, "rules", "set", id, c.flag, c.badSet,
+					"--server", s.url)
+				if code != 1 || !strings.Contains(errOut, c.badSetMsg) {
+					t.Errorf("rules set %s %q: exit %d %q", c.flag, c.badSet, code, errOut)
+				}
+			}
+			teststore.Unchanged(t, s.db, before)
+			n, err := strconv.ParseUint(id, 10, 64)
+			testkit.Must(t, err)
+			r, err := s.gate.Rule(n)
+			if err != nil || c.of(r) != c.set {
+				t.Errorf("after set: %v %+v", err, r)
+			}
+		})
 	}
 }
 

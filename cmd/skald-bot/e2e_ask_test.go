@@ -8,6 +8,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -78,7 +79,7 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
 	}
 	prompt, id := e.telegramPrompt(2)
 	e.promptsRecorded(id)
-	if toast := e.tap(prompt, "a:"+u(id)+":ok"); toast != "Approved" {
+	if toast := e.tap(prompt, "a:"+testkit.ID(id)+":ok"); toast != "Approved" {
 		t.Fatalf("toast %q", toast)
 	}
 	e.svc.waitFor(t, `msg="run finished"`, "run_id=1 ", "status=succeeded")

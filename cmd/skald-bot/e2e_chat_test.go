@@ -12,6 +12,7 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -31,8 +32,9 @@ func TestE2EHookApprovedInSlack(t *testing.T) {
 		t.Errorf("Telegram prompt:\n%s", tgPrompt.PlainText)
 	}
 	slPrompt := e.slackPrompt(1)
-	if !strings.Contains(slPrompt.Text, "Bash (request #"+u(id)+")") || !hasActions(slPrompt) ||
-		!strings.Contains(string(slPrompt.RawBlocks), `"value":"a:`+u(id)+`:ok"`) {
+	if !strings.Contains(slPrompt.Text, "Bash (request #"+testkit.ID(id)+")") ||
+		!hasActions(slPrompt) ||
+		!strings.Contains(string(slPrompt.RawBlocks), `"value":"a:`+testkit.ID(id)+`:ok"`) {
 		t.Fatalf("Slack prompt %q:\n%s", slPrompt.Text, slPrompt.RawBlocks)
 	}
 	e.promptsRecorded(id)
@@ -51,7 +53,8 @@ func TestE2EHookApprovedInSlack(t *testing.T) {
 	}
 	d := e.await(answer)
 	by := "jane.approver (" + slackApprover + ")"
-	if want := decision("allow", "Approved by "+by+" via Slack (request "+u(id)+")"); d != want {
+	want := decision("allow", "Approved by "+by+" via Slack (request "+testkit.ID(id)+")")
+	if d != want {
 		t.Fatalf("hook printed %+v, want %+v", d, want)
 	}
 
@@ -149,7 +152,7 @@ func TestE2EDenyRuleFromTelegram(t *testing.T) {
 		}
 	}
 	if rule.ID == 0 || rule.Priority != 5 || rule.Note != "no shell for agents" ||
-		!strings.Contains(replies[0].Text, "#"+u(rule.ID)) {
+		!strings.Contains(replies[0].Text, "#"+testkit.ID(rule.ID)) {
 		t.Fatalf("rule %+v; reply %q", rule, replies[0].Text)
 	}
 	audit, err := e.api.Audit(e.ctx, 10)
@@ -160,8 +163,8 @@ func TestE2EDenyRuleFromTelegram(t *testing.T) {
 
 	sends, posts := e.tg.CallCount("sendMessage"), e.sl.Calls("chat.postMessage")
 	d := e.hook(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
-	want := decision("deny", `Denied by skald-bot: command "npm test" denied by rule `+u(rule.ID)+
-		" (deny Bash): no shell for agents")
+	want := decision("deny", `Denied by skald-bot: command "npm test" denied by rule `+
+		testkit.ID(rule.ID)+" (deny Bash): no shell for agents")
 	if d != want {
 		t.Fatalf("hook printed %+v, want %+v", d, want)
 	}
@@ -239,7 +242,8 @@ func bypassApproved(t *testing.T, window time.Duration) (*e2e, api.Request) {
 		t.Errorf("⏱ button %q, want the window of bypass_short", got)
 	}
 	e.promptsRecorded(id)
-	if toast := e.tap(prompt, "a:"+u(id)+":b15"); toast != "Approved · ⏱ "+label+" bypass" {
+	toast := e.tap(prompt, "a:"+testkit.ID(id)+":b15")
+	if toast != "Approved · ⏱ "+label+" bypass" {
 		t.Errorf("toast %q", toast)
 	}
 	if d := e.await(answer); d.PermissionDecision != "allow" {

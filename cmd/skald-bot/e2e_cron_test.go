@@ -9,6 +9,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -58,7 +59,7 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("run 1 after the restart: %+v, %v", r, err)
 	}
 
-	if toast := e.tap(prompt, "a:"+u(id)+":ok"); toast != "Approved" {
+	if toast := e.tap(prompt, "a:"+testkit.ID(id)+":ok"); toast != "Approved" {
 		t.Errorf("toast %q", toast)
 	}
 	e.svc.waitFor(t, `msg="run finished"`, "run_id=1 ", "status=succeeded")

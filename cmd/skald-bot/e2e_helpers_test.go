@@ -19,6 +19,7 @@ import (
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // The end-to-end suite: the real binary, run as `skald-bot serve` with a
@@ -257,7 +258,7 @@ func (e *e2e) telegramPromptOf(id uint64) telegramtest.SentMessage {
 	var m telegramtest.SentMessage
 	err := e.tg.Wait(e.ctx, func() bool {
 		for _, m = range e.tg.Messages(jane.ID) {
-			if data := m.CallbackData(); len(data) > 0 && data[0] == "a:"+u(id)+":ok" {
+			if data := m.CallbackData(); len(data) > 0 && data[0] == "a:"+testkit.ID(id)+":ok" {
 				return true
 			}
 		}
@@ -280,8 +281,8 @@ func (e *e2e) promptID(m telegramtest.SentMessage) uint64 {
 		e.t.Fatalf("Telegram message %q has buttons %q, want a prompt's four", m.PlainText, data)
 	}
 	id, err := strconv.ParseUint(strings.Split(data[0], ":")[1], 10, 64)
-	if err != nil || data[0] != "a:"+u(id)+":ok" ||
-		!strings.Contains(m.PlainText, "Request: #"+u(id)) {
+	if err != nil || data[0] != "a:"+testkit.ID(id)+":ok" ||
+		!strings.Contains(m.PlainText, "Request: #"+testkit.ID(id)) {
 		e.t.Fatalf("Telegram prompt %q with buttons %q", m.PlainText, data)
 	}
 	return id
@@ -313,7 +314,7 @@ func (e *e2e) promptsRecorded(id uint64) {
 	for _, ch := range []string{
 		"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel,
 	} {
-		e.svc.waitFor(e.t, "msg=\"prompt sent\"", "request_id="+u(id)+" ", ch)
+		e.svc.waitFor(e.t, "msg=\"prompt sent\"", "request_id="+testkit.ID(id)+" ", ch)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // A restart keeps an approval: check → pending → approve → approved; SIGTERM; start
@@ -33,11 +34,11 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 	svc := startService(t, cfg)
 	code, out, errOut := cli(t, check...)
 	var res api.CheckResult
-	if json.Unmarshal([]byte(out), &res); code != exitPending ||
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitPending ||
 		res.Decision != gate.VerdictPending || res.RequestID == 0 {
-		t.Fatalf("check: exit %d %s %s", code, out, errOut)
+		t.Fatalf("check: exit %d %s %s: %v", code, out, errOut, err)
 	}
-	id := u(res.RequestID)
+	id := testkit.ID(res.RequestID)
 	if code, out, errOut := cli(t, "pending", "--config", cfg); code != 0 ||
 		!strings.Contains(out, "rm -rf build") {
 		t.Fatalf("pending: exit %d %s %s", code, out, errOut)
@@ -53,17 +54,19 @@ func TestProcessApproveSurvivesRestart(t *testing.T) {
 		t.Fatalf("second approve: exit %d %q", code, errOut)
 	}
 	code, out, _ = cli(t, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
-		u(res.RequestID) != id {
-		t.Fatalf("check after approval: exit %d %s", code, out)
+	if err := json.Unmarshal([]byte(out), &res); err != nil ||
+		code != 0 || res.Decision != gate.VerdictApproved ||
+		testkit.ID(res.RequestID) != id {
+		t.Fatalf("check after approval: exit %d %s: %v", code, out, err)
 	}
 	svc.stop(t)
 
 	svc = startService(t, cfg)
 	code, out, errOut = cli(t, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
-		u(res.RequestID) != id || res.Note != "go ahead" {
-		t.Fatalf("check after restart: exit %d %s %s", code, out, errOut)
+	if err := json.Unmarshal([]byte(out), &res); err != nil ||
+		code != 0 || res.Decision != gate.VerdictApproved ||
+		testkit.ID(res.RequestID) != id || res.Note != "go ahead" {
+		t.Fatalf("check after restart: exit %d %s %s: %v", code, out, errOut, err)
 	}
 	c := api.NewClient(url, "")
 	if _, err := c.Request(context.Background(), res.RequestID+1, 0); !errors.Is(err,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -114,7 +115,7 @@ func TestE2EHookWithoutChannelAsksAtOnce(t *testing.T) {
 		t.Fatalf("hook: %+v (%v)", d, err)
 	}
 	e.wantCancelled(id, "terminal")
-	svc.waitFor(t, `msg="approval requested"`, "request_id="+u(id)+" ")
+	svc.waitFor(t, `msg="approval requested"`, "request_id="+testkit.ID(id)+" ")
 
 	// An explicit --wait waits, for the command line's approve.
 	answer := e.hookAsync(bashCall(t, "toolu_wait", "make lint"), "--wait", "1m")

@@ -15,6 +15,7 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -115,7 +116,7 @@ func TestE2EWebInbox(t *testing.T) {
 	answer := e.hookAsync(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
 	tgPrompt, id := e.telegramPrompt(1)
 	slPrompt := e.slackPrompt(1)
-	item := "#req-" + u(id)
+	item := "#req-" + testkit.ID(id)
 	do("the request appears", chromedp.WaitVisible(css(item)))
 	fields, title := text(item+" dl"), value(t, b, chromedp.Title())
 	if !strings.Contains(fields, "abc123") || !strings.HasPrefix(title, "(1) Inbox") {
@@ -142,7 +143,7 @@ func TestE2EWebInbox(t *testing.T) {
 	// answered allow.
 	do("⏱ 15 min", chromedp.Click(css(item+" button.short")), chromedp.WaitVisible(css(".flash")))
 	if flash := text(".flash"); !strings.Contains(flash,
-		"Request "+u(id)+" approved, with a 15 min bypass") {
+		"Request "+testkit.ID(id)+" approved, with a 15 min bypass") {
 		t.Errorf("flash %q", flash)
 	}
 	got, err := e.api.Request(e.ctx, id, 0)
@@ -170,18 +171,18 @@ func TestE2EWebInbox(t *testing.T) {
 	ids := make([]uint64, 2)
 	for i, args := range []map[string]any{{"env": "prod"}, {"note": hostile}} {
 		res, err := e.api.Check(e.ctx, api.CheckRequest{Call: gate.Call{ToolName: "deploy",
-			SessionID: "web-" + u(uint64(i)), Arguments: args}})
+			SessionID: "web-" + testkit.ID(uint64(i)), Arguments: args}})
 		if err != nil || res.RequestID == 0 {
 			t.Fatalf("check: %+v, %v", res, err)
 		}
 		ids[i] = res.RequestID
 	}
-	do("both appear", chromedp.WaitVisible(css("#req-"+u(ids[0]))),
-		chromedp.WaitVisible(css("#req-"+u(ids[1]))))
+	do("both appear", chromedp.WaitVisible(css("#req-"+testkit.ID(ids[0]))),
+		chromedp.WaitVisible(css("#req-"+testkit.ID(ids[1]))))
 	// Both are shown in the chats, in either order, before the question that follows.
 	e.promptsRecorded(ids[0])
 	e.promptsRecorded(ids[1])
-	args := text("#req-" + u(ids[1]) + " pre.args")
+	args := text("#req-" + testkit.ID(ids[1]) + " pre.args")
 	pwned := value(t, b, chromedp.Evaluate[int](`window.pwned || 0`))
 	scripts := value(t, b, chromedp.Evaluate[int](`document.scripts.length`))
 	if !strings.Contains(args, `<script>window.pwned=1</script>`) ||
@@ -193,14 +194,14 @@ func TestE2EWebInbox(t *testing.T) {
 		api.ResolveRequest{Action: api.ActionReject}); err != nil {
 		t.Fatal(err)
 	}
-	do("gone without a reload", chromedp.WaitNotPresent(css("#req-"+u(ids[0]))))
+	do("gone without a reload", chromedp.WaitNotPresent(css("#req-"+testkit.ID(ids[0]))))
 	if title := value(t, b, chromedp.Title()); !strings.HasPrefix(title, "(1) Inbox") {
 		t.Errorf("title after the API's resolution %q", title)
 	}
 	// One rejected in Telegram leaves it too.
 	hid := ids[1]
-	e.tap(e.telegramPromptOf(hid), "a:"+u(hid)+":no")
-	do("gone after a tap", chromedp.WaitNotPresent(css("#req-"+u(hid))),
+	e.tap(e.telegramPromptOf(hid), "a:"+testkit.ID(hid)+":no")
+	do("gone after a tap", chromedp.WaitNotPresent(css("#req-"+testkit.ID(hid))),
 		chromedp.WaitVisible(css("#empty")))
 	if title := value(t, b, chromedp.Title()); !strings.HasPrefix(title, "Inbox") {
 		t.Errorf("title with nothing pending %q", title)
@@ -215,7 +216,7 @@ func TestE2EWebInbox(t *testing.T) {
 	if err != nil {
 		t.Fatalf("question buttons %q: %v", tgQ.CallbackData(), err)
 	}
-	qitem := "#q-" + u(qid)
+	qitem := "#q-" + testkit.ID(qid)
 	do("the question appears", chromedp.WaitVisible(css(qitem)))
 	q, label := text(qitem+" pre.question-text"), text(qitem+` button.option[value="1"]`)
 	if q != "Which branch should I deploy?" || label != "<b>dev</b>" ||
@@ -237,14 +238,14 @@ func TestE2EWebInbox(t *testing.T) {
 	for _, ch := range []string{
 		"channel=telegram", "channel=slack chat=" + slacktest.DefaultChannel,
 	} {
-		e.svc.waitFor(t, `msg="question sent"`, "clarification="+u(qid)+" ", ch)
+		e.svc.waitFor(t, `msg="question sent"`, "clarification="+testkit.ID(qid)+" ", ch)
 	}
 	// The ⏱'s one-time message goes first, so the next one seen is the answer's.
 	value(t, b, chromedp.Evaluate[bool](
 		`document.querySelectorAll(".flash").forEach(function (f) { f.remove() }); true`))
 	do("answer main", chromedp.Click(css(qitem+` button.option[value="0"]`)),
 		chromedp.WaitVisible(css(".flash")))
-	if flash := text(".flash"); flash != "Question "+u(qid)+" answered: main" {
+	if flash := text(".flash"); flash != "Question "+testkit.ID(qid)+" answered: main" {
 		t.Errorf("flash %q", flash)
 	}
 	select {
@@ -272,13 +273,13 @@ func TestE2EWebInbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	do("the second question appears", chromedp.WaitVisible(css("#q-"+u(c.ID))))
-	e.svc.waitFor(t, `msg="question sent"`, "clarification="+u(c.ID)+" ", "channel=telegram")
+	do("the second question appears", chromedp.WaitVisible(css("#q-"+testkit.ID(c.ID))))
+	e.svc.waitFor(t, `msg="question sent"`, "clarification="+testkit.ID(c.ID)+" ", "channel=telegram")
 	toast := e.tap(e.telegramArmed(5), bot.ClarCallback{ID: c.ID, Option: 1}.String())
 	if toast != "Answered: no" {
 		t.Errorf("toast %q", toast)
 	}
-	do("gone after the answer in Telegram", chromedp.WaitNotPresent(css("#q-"+u(c.ID))),
+	do("gone after the answer in Telegram", chromedp.WaitNotPresent(css("#q-"+testkit.ID(c.ID))),
 		chromedp.WaitVisible(css("#qempty")))
 
 	// The File System panel: a row added, then removed.
@@ -359,7 +360,7 @@ func TestE2EWebRulesHost(t *testing.T) {
 		added.Action != "allow" || added.Priority != 10 {
 		t.Errorf("added %+v", added)
 	}
-	if row := text("#rule-" + u(added.ID)); !strings.Contains(row,
+	if row := text("#rule-" + testkit.ID(added.ID)); !strings.Contains(row,
 		"WebFetch host Docs.Example.com") {
 		t.Errorf("listed as %q", row)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -16,17 +15,16 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
+// fixture returns testdata/claude-code/name: a hook input or output as Claude Code
+// sends it.
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "claude-code", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return testkit.ReadFile(t, filepath.Join("claude-code", name))
 }
 
 func TestHookCallMapping(t *testing.T) {
@@ -123,9 +121,8 @@ func runFixture(t *testing.T, url string, in []byte, args ...string) hookDecisio
 func wantShape(t *testing.T, sample string, d hookDecision) {
 	t.Helper()
 	var doc, ours map[string]map[string]any
-	json.Unmarshal(fixture(t, sample), &doc)
-	b, _ := json.Marshal(hookOutput{HookSpecificOutput: d})
-	json.Unmarshal(b, &ours)
+	testkit.Must(t, json.Unmarshal(fixture(t, sample), &doc))
+	testkit.Must(t, json.Unmarshal(testkit.Marshal(t, hookOutput{HookSpecificOutput: d}), &ours))
 	for k := range doc["hookSpecificOutput"] {
 		if _, ok := ours["hookSpecificOutput"][k]; !ok {
 			t.Errorf("output lacks %s of %s", k, sample)
@@ -152,7 +149,7 @@ func TestHookFixtures(t *testing.T) {
 	t.Run("bash approved", func(t *testing.T) {
 		ids := s.answer(t, true, "", "telegram")
 		d := runFixture(t, s.url, fixture(t, "pretooluse_bash.json"))
-		want := decision("allow", "Approved by jane via Telegram (request "+u(<-ids)+")")
+		want := decision("allow", "Approved by jane via Telegram (request "+testkit.ID(<-ids)+")")
 		if d != want {
 			t.Fatalf("got %+v, want %+v", d, want)
 		}
@@ -163,7 +160,7 @@ func TestHookFixtures(t *testing.T) {
 		d := runFixture(t, s.url, fixture(t, "pretooluse_bash_in_subagent.json"))
 		id := <-ids
 		want := decision("deny",
-			"Rejected by jane via Slack (request "+u(id)+"): not during the freeze")
+			"Rejected by jane via Slack (request "+testkit.ID(id)+"): not during the freeze")
 		if d != want {
 			t.Fatalf("got %+v, want %+v", d, want)
 		}
@@ -183,7 +180,7 @@ func TestHookFixtures(t *testing.T) {
 	for _, f := range []string{"pretooluse_write.json", "pretooluse_edit.json"} {
 		t.Run(f+" into src allowed by rule", func(t *testing.T) {
 			d := runFixture(t, s.url, fixture(t, f))
-			want := decision("allow", "Allowed by skald-bot: rule "+u(rule.ID)+
+			want := decision("allow", "Allowed by skald-bot: rule "+testkit.ID(rule.ID)+
 				" (allow @fs_write src/*): sources are fine")
 			if d != want {
 				t.Fatalf("got %+v, want %+v", d, want)
@@ -288,7 +285,7 @@ func TestHookWaitsForTheResolution(t *testing.T) {
 	s := startServer(t, "/w")
 	ids := s.answer(t, true, "ok", "api")
 	d := runFixture(t, s.url, fixture(t, "pretooluse_mcp_tool.json"), "--wait", "1m")
-	want := decision("allow", "Approved by jane via the API (request "+u(<-ids)+"): ok")
+	want := decision("allow", "Approved by jane via the API (request "+testkit.ID(<-ids)+"): ok")
 	if d != want {
 		t.Fatalf("got %+v, want %+v", d, want)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // cliAt runs the binary with args in dir, the SKALD_* variables cleared but for env,
@@ -62,11 +63,11 @@ func TestProcessQuickStart(t *testing.T) {
 		"--tool-call-id", "t1", "--wait", "0s", "--keep", "--json"}
 	code, out, errOut := cliAt(t, dir, env, check...)
 	var res api.CheckResult
-	if json.Unmarshal([]byte(out), &res); code != exitPending ||
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitPending ||
 		res.Decision != gate.VerdictPending {
-		t.Fatalf("check: exit %d %s %s", code, out, errOut)
+		t.Fatalf("check: exit %d %s %s: %v", code, out, errOut, err)
 	}
-	id := u(res.RequestID)
+	id := testkit.ID(res.RequestID)
 	if code, out, errOut := cliAt(t, dir, env, "pending"); code != 0 ||
 		!strings.Contains(out, "rm -rf build") {
 		t.Fatalf("pending: exit %d %s %s", code, out, errOut)
@@ -82,18 +83,19 @@ func TestProcessQuickStart(t *testing.T) {
 		t.Fatalf("approve: exit %d %q %s", code, out, errOut)
 	}
 	code, out, errOut = cliAt(t, dir, env, check...)
-	if json.Unmarshal([]byte(out), &res); code != 0 || res.Decision != gate.VerdictApproved ||
-		u(res.RequestID) != id {
-		t.Fatalf("check after approval: exit %d %s %s", code, out, errOut)
+	if err := json.Unmarshal([]byte(out), &res); err != nil ||
+		code != 0 || res.Decision != gate.VerdictApproved ||
+		testkit.ID(res.RequestID) != id {
+		t.Fatalf("check after approval: exit %d %s %s: %v", code, out, errOut, err)
 	}
 	// The local caller cannot approve, even its own request.
 	code, out, _ = cliAt(t, dir, env, "check", "--tool", "Bash", "--arg", "command=rm -rf dist",
 		"--session", "qs", "--wait", "0s", "--keep", "--json")
-	if json.Unmarshal([]byte(out), &res); code != exitPending {
-		t.Fatalf("second check: exit %d %s", code, out)
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitPending {
+		t.Fatalf("second check: exit %d %s: %v", code, out, err)
 	}
 	if code, _, errOut := cliAt(t, dir, []string{"SKALD_URL=" + url},
-		"reject", u(res.RequestID)); code != 1 || !strings.Contains(errOut, "401") {
+		"reject", testkit.ID(res.RequestID)); code != 1 || !strings.Contains(errOut, "401") {
 		t.Fatalf("reject without a token: exit %d %s", code, errOut)
 	}
 	svc.stop(t)

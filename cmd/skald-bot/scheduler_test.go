@@ -125,13 +125,13 @@ jobs:
 		t.Errorf("the second step ran before approval: %v", err)
 	}
 	code, out, errOut = cli(t, "jobs", "run", "nightly", "--server", url, "--config", cfg)
-	want := "nightly: trigger skipped: run " + u(w.RunID) +
-		" is still waiting for approval (request " + u(w.RequestID) + ")\n"
+	want := "nightly: trigger skipped: run " + testkit.ID(w.RunID) +
+		" is still waiting for approval (request " + testkit.ID(w.RequestID) + ")\n"
 	if code != 3 || out != want || errOut != "" {
 		t.Errorf("a second trigger: exit %d %q %q, want 3 and %q", code, out, errOut, want)
 	}
 
-	if code, _, errOut := cli(t, "approve", u(w.RequestID), "--server", url,
+	if code, _, errOut := cli(t, "approve", testkit.ID(w.RequestID), "--server", url,
 		"--config", cfg); code != 0 {
 		t.Fatalf("approve: exit %d %s", code, errOut)
 	}
@@ -288,14 +288,14 @@ func TestJobsRunNotStarted(t *testing.T) {
 		t.Fatalf("run_waiting %+v %+v", sk, qu)
 	}
 
-	want := "skipper: trigger skipped: run " + u(sk.RunID) +
-		" is still waiting for approval (request " + u(sk.RequestID) + ")"
+	want := "skipper: trigger skipped: run " + testkit.ID(sk.RunID) +
+		" is still waiting for approval (request " + testkit.ID(sk.RequestID) + ")"
 	code, out, errOut := runClient(t, "jobs", "run", "skipper", "--server", s.url)
 	if code != 3 || out != want+"\n" || errOut != "" {
 		t.Errorf("skipped: exit %d, stdout %q, stderr %q; want 3 and %q", code, out, errOut, want)
 	}
-	wantQ := "queuer: trigger queued: run " + u(qu.RunID) +
-		" is still waiting for approval (request " + u(qu.RequestID) +
+	wantQ := "queuer: trigger queued: run " + testkit.ID(qu.RunID) +
+		" is still waiting for approval (request " + testkit.ID(qu.RequestID) +
 		"); this one starts when it ends"
 	code, out, errOut = runClient(t, "jobs", "run", "queuer", "--server", s.url, "--json")
 	var got map[string]string
@@ -355,8 +355,8 @@ func TestChatRunNotStarted(t *testing.T) {
 					break
 				}
 			}
-			want := "run: " + c.job + ": trigger " + c.how + ": run " + u(w.RunID) +
-				" is still waiting for approval (request " + u(w.RequestID) + ")" + c.tail
+			want := "run: " + c.job + ": trigger " + c.how + ": run " + testkit.ID(w.RunID) +
+				" is still waiting for approval (request " + testkit.ID(w.RequestID) + ")" + c.tail
 			if r := b.Command(ctx, admin, "run "+c.job); r.Text != want ||
 				!errors.Is(r.Err, c.sentinel) {
 				t.Errorf("run %s again: %q (%v), want %q wrapping %v",

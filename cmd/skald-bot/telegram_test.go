@@ -13,6 +13,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
 // serve with telegram.token set runs the Telegram channel (against a test Bot API
@@ -60,8 +61,9 @@ func TestProcessTelegram(t *testing.T) {
 		"--session", "s1",
 		"--wait", "0s", "--keep", "--json", "--config", cfg)
 	var res api.CheckResult
-	if json.Unmarshal([]byte(out), &res); code != exitPending || res.RequestID == 0 {
-		t.Fatalf("check: exit %d %s %s", code, out, errOut)
+	if err := json.Unmarshal([]byte(out), &res); err != nil ||
+		code != exitPending || res.RequestID == 0 {
+		t.Fatalf("check: exit %d %s %s: %v", code, out, errOut, err)
 	}
 	// Posted without buttons, then armed by an edit.
 	err = srv.Wait(ctx, func() bool {
@@ -72,14 +74,14 @@ func TestProcessTelegram(t *testing.T) {
 		t.Fatalf("no prompt: %v", err)
 	}
 	prompt := msgs[1]
-	id := u(res.RequestID)
+	id := testkit.ID(res.RequestID)
 	buttons := "a:" + id + ":ok a:" + id + ":no a:" + id + ":b15 a:" + id + ":bs"
 	if !strings.Contains(prompt.PlainText, "Request: #"+id) ||
 		strings.Join(prompt.CallbackData(), " ") != buttons {
 		t.Errorf("prompt %q with buttons %v", prompt.PlainText, prompt.CallbackData())
 	}
 
-	if code, out, errOut := cli(t, "approve", u(res.RequestID), "--config", cfg); code != 0 {
+	if code, out, errOut := cli(t, "approve", testkit.ID(res.RequestID), "--config", cfg); code != 0 {
 		t.Fatalf("approve: exit %d %s %s", code, out, errOut)
 	}
 	err = srv.Wait(ctx, func() bool {

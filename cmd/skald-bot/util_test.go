@@ -2,11 +2,8 @@ package main
 
 import (
 	"net"
-	"strconv"
 	"testing"
 )
-
-func u(id uint64) string { return strconv.FormatUint(id, 10) }
 
 // closedPort returns the URL of a loopback port that was free a moment ago and is
 // closed now.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -88,6 +89,19 @@ func JSON(v any) string {
 	return string(b)
 }
 
+// ID returns id in decimal, as paths, commands and messages spell an id.
+func ID(id uint64) string { return strconv.FormatUint(id, 10) }
+
+// Marshal returns v encoded as JSON. It fails the test on an error.
+func Marshal(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal %T: %v", v, err)
+	}
+	return b
+}
+
 // Context returns a context that ends with the test, or after limit, so that a hang
 // fails the test instead of stalling the suite.
 func Context(t testing.TB, limit time.Duration) context.Context {
@@ -138,6 +152,24 @@ func ReadFile(t testing.TB, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// ReadJSON decodes testdata/name, as ReadFile finds it, into v. It fails the test on
+// an error.
+func ReadJSON(t testing.TB, name string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(ReadFile(t, name), v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// WriteFile writes text to the file name (mode 0644), truncating it in place when it
+// exists. It fails the test on an error.
+func WriteFile(t testing.TB, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Dir returns a new directory below t.TempDir() by its real path (symlinks resolved, as

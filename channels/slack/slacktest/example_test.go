@@ -33,7 +33,10 @@ func Example() {
 		slack.MsgOptionText("Approved", false)); err != nil {
 		panic(err)
 	}
-	upd, _ := srv.WaitUpdates(ctx, slacktest.DefaultChannel, ts, 1)
+	upd, err := srv.WaitUpdates(ctx, slacktest.DefaultChannel, ts, 1)
+	if err != nil {
+		panic(err)
+	}
 	cur, _ := srv.Current(slacktest.DefaultChannel, ts)
 	fmt.Println(upd[0].Text, upd[0].HasBlocks(), len(cur.Blocks.BlockSet))
 

@@ -84,7 +84,9 @@ func TestSignedRequestsPassSlackGoVerifier(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, _ = sv.Write(body)
+		if _, err := sv.Write(body); err != nil {
+			return err
+		}
 		return sv.Ensure()
 	}
 	// slack-go's verifier reads the wall clock, so these requests are signed "now".
@@ -151,9 +153,8 @@ func TestBlockActionDefaultsAreTheFixture(t *testing.T) {
 		delete(m["actions"].([]any)[0].(map[string]any), "action_ts")
 	}
 	if !reflect.DeepEqual(got, want) {
-		g, _ := json.Marshal(got)
-		w, _ := json.Marshal(want)
-		t.Fatalf("default payload\n%s\nwant the fixture\n%s", g, w)
+		t.Fatalf("default payload\n%s\nwant the fixture\n%s",
+			testkit.JSON(got), testkit.JSON(want))
 	}
 }
 

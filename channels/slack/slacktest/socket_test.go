@@ -277,13 +277,27 @@ func dial(ctx context.Context, t *testing.T, srv *slacktest.Server) (*websocket.
 	return ws, u
 }
 
+// readRaw reads one frame, waiting 10 seconds at the most.
+func readRaw(t *testing.T, ws *websocket.Conn) []byte {
+	t.Helper()
+	testkit.Must(t, ws.SetReadDeadline(time.Now().Add(10*time.Second)))
+	_, b, err := ws.ReadMessage()
+	testkit.Must(t, err)
+	return b
+}
+
 // readFrame reads one JSON frame as a map, keeping its raw fields.
 func readFrame(t *testing.T, ws *websocket.Conn) map[string]json.RawMessage {
 	t.Helper()
-	_ = ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+	return object(t, readRaw(t, ws))
+}
+
+// object decodes a JSON object, keeping its raw fields.
+func object(t *testing.T, raw []byte) map[string]json.RawMessage {
+	t.Helper()
 	var m map[string]json.RawMessage
-	if err := ws.ReadJSON(&m); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("%s: %v", raw, err)
 	}
 	return m
 }
@@ -291,11 +305,7 @@ func readFrame(t *testing.T, ws *websocket.Conn) map[string]json.RawMessage {
 // keysOf returns the sorted keys of a JSON object.
 func keysOf(t *testing.T, raw []byte) []string {
 	t.Helper()
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	return slices.Sorted(maps.Keys(m))
+	return slices.Sorted(maps.Keys(object(t, raw)))
 }
 
 func TestSocketWireMatchesFixtures(t *testing.T) {
@@ -303,8 +313,8 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	ctx := testkit.Context(t, 20*time.Second)
 	ws, u := dial(ctx, t, srv)
 
-	hello := readFrame(t, ws)
-	helloRaw, _ := json.Marshal(hello)
+	helloRaw := readRaw(t, ws)
+	hello := object(t, helloRaw)
 	if got, want := keysOf(t, helloRaw),
 		keysOf(t, testkit.ReadFile(t, "socket_mode_hello.json")); !slices.Equal(got, want) {
 		t.Fatalf("hello keys %v, fixture %v", got, want)
@@ -317,12 +327,10 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	if _, err := srv.PushBlockAction(slacktest.BlockAction{}); err != nil {
 		t.Fatal(err)
 	}
-	env := readFrame(t, ws)
-	envRaw, _ := json.Marshal(env)
-	var fix map[string]json.RawMessage
-	_ = json.Unmarshal(
-		testkit.ReadFile(t, "socket_mode_interactive_block_actions_composed.json"), &fix)
-	fixRaw, _ := json.Marshal(fix)
+	envRaw := readRaw(t, ws)
+	env := object(t, envRaw)
+	fixRaw := testkit.ReadFile(t, "socket_mode_interactive_block_actions_composed.json")
+	fix := object(t, fixRaw)
 	if got, want := keysOf(t, envRaw), keysOf(t, fixRaw); !slices.Equal(got, want) {
 		t.Fatalf("interactive envelope keys %v, fixture %v", got, want)
 	}
@@ -334,10 +342,10 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	if _, err := srv.PushSlashCommand(slacktest.SlashCommand{}); err != nil {
 		t.Fatal(err)
 	}
-	slash := readFrame(t, ws)
-	slashRaw, _ := json.Marshal(slash)
-	_ = json.Unmarshal(testkit.ReadFile(t, "socket_mode_slash_commands.json"), &fix)
-	fixRaw, _ = json.Marshal(fix)
+	slashRaw := readRaw(t, ws)
+	slash := object(t, slashRaw)
+	fixRaw = testkit.ReadFile(t, "socket_mode_slash_commands.json")
+	fix = object(t, fixRaw)
 	if got, want := keysOf(t, slashRaw), keysOf(t, fixRaw); !slices.Equal(got, want) {
 		t.Fatalf("slash_commands envelope keys %v, fixture %v", got, want)
 	}
@@ -364,8 +372,8 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 	if err := srv.Disconnect("refresh_requested"); err != nil {
 		t.Fatal(err)
 	}
-	disc := readFrame(t, ws)
-	discRaw, _ := json.Marshal(disc)
+	discRaw := readRaw(t, ws)
+	disc := object(t, discRaw)
 	if got, want := keysOf(t, discRaw),
 		keysOf(t, testkit.ReadFile(t, "socket_mode_disconnect.json")); !slices.Equal(got, want) ||
 		string(disc["reason"]) != `"refresh_requested"` {

@@ -73,7 +73,7 @@ func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := msgs[0]
-	wantRaw, _ := json.Marshal(blocks)
+	wantRaw := testkit.Marshal(t, blocks)
 	if m.Method != "chat.postMessage" || m.TS != ts || m.Text != "Approval needed: Bash" ||
 		!bytes.Equal(m.RawBlocks, wantRaw) {
 		t.Fatalf("recorded %+v, raw blocks %s, want %s", m, m.RawBlocks, wantRaw)
@@ -651,21 +651,16 @@ func TestSetOutage(t *testing.T) {
 	srv := newServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
-	for _, c := range []struct {
-		o    outage.Kind
-		want string
-	}{
-		{outage.Dropped, "EOF"},
-		{outage.BadGateway, "502 Bad Gateway"},
-	} {
-		t.Run(c.want, func(t *testing.T) {
-			srv.SetOutage(c.o)
+	for _, o := range outage.Kinds() {
+		t.Run(o.String(), func(t *testing.T) {
+			want := o.ClientError()
+			srv.SetOutage(o)
 			calls := srv.Calls("chat.postMessage")
 			msgs := len(srv.Messages(slacktest.DefaultChannel))
 			_, _, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
 				slack.MsgOptionText("x", false))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("PostMessage while down: %v, want an error with %q", err, c.want)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("PostMessage while down: %v, want an error with %q", err, want)
 			}
 			if n, m := srv.Calls("chat.postMessage"),
 				len(srv.Messages(slacktest.DefaultChannel)); n != calls+1 || m != msgs {

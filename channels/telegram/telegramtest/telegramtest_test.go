@@ -18,6 +18,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/skald-circle/skald-bot/channels/telegram/telegramtest"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/outage"
 )
 
@@ -224,7 +225,7 @@ func TestSendMessageWithInlineKeyboardRoundTrips(t *testing.T) {
 		{Type: models.MessageEntityTypeCode, Offset: 27, Length: 4},
 		{Type: models.MessageEntityTypePre, Offset: 38, Length: 18},
 	}
-	if !equalJSON(msg.Entities, wantEntities) {
+	if !equalJSON(t, msg.Entities, wantEntities) {
 		t.Errorf("result entities = %+v, want %+v", msg.Entities, wantEntities)
 	}
 
@@ -253,10 +254,9 @@ func TestSendMessageWithInlineKeyboardRoundTrips(t *testing.T) {
 	}
 }
 
-func equalJSON(a, b any) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return string(ja) == string(jb)
+func equalJSON(t *testing.T, a, b any) bool {
+	t.Helper()
+	return string(testkit.Marshal(t, a)) == string(testkit.Marshal(t, b))
 }
 
 func TestSendMessageRejectsBadHTML(t *testing.T) {
@@ -880,13 +880,14 @@ func TestGetUpdatesOffsetLimitAndRedeliver(t *testing.T) {
 	type answer struct {
 		status int
 		body   []byte
+		err    error
 	}
 	done := make(chan answer)
 	polls := srv.CallCount("getUpdates")
 	go func() {
-		status, body, _ := post(ctx, srv, srv.Token(), "getUpdates",
+		status, body, err := post(ctx, srv, srv.Token(), "getUpdates",
 			url.Values{"offset": {"4"}, "timeout": {"50"}})
-		done <- answer{status, body}
+		done <- answer{status, body, err}
 	}()
 	if _, err := srv.WaitCalls(ctx, "getUpdates", polls+1); err != nil {
 		t.Fatal(err)
@@ -896,6 +897,7 @@ func TestGetUpdatesOffsetLimitAndRedeliver(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := receive(t, ctx, done)
+	testkit.Must(t, a.err)
 	if got := decode(a.status, a.body); len(got) != 1 || got[0] != id {
 		t.Errorf("waiting poll got %v, want [%d]", got, id)
 	}
@@ -915,17 +917,19 @@ func TestCloseAnswersAWaitingPoll(t *testing.T) {
 	type result struct {
 		status int
 		body   string
+		err    error
 	}
 	done := make(chan result)
 	go func() {
-		status, body, _ := post(ctx, srv, srv.Token(), "getUpdates", url.Values{"timeout": {"50"}})
-		done <- result{status, string(body)}
+		status, body, err := post(ctx, srv, srv.Token(), "getUpdates", url.Values{"timeout": {"50"}})
+		done <- result{status, string(body), err}
 	}()
 	if _, err := srv.WaitCalls(ctx, "getUpdates", 1); err != nil {
 		t.Fatal(err)
 	}
 	srv.Close()
-	if got := receive(t, ctx, done); got.status != 200 || got.body != `{"ok":true,"result":[]}` {
+	if got := receive(t, ctx, done); got.err != nil || got.status != 200 ||
+		got.body != `{"ok":true,"result":[]}` {
 		t.Errorf("waiting poll after Close = %+v", got)
 	}
 	if _, err := srv.WaitCalls(ctx, "getUpdates", 2); !errors.Is(err, telegramtest.ErrClosed) {
@@ -1000,10 +1004,14 @@ func TestWebhookMethods(t *testing.T) {
 func TestSetWebhookTerminatesAWaitingPoll(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{})
-	done := make(chan []byte)
+	type result struct {
+		body []byte
+		err  error
+	}
+	done := make(chan result)
 	go func() {
-		_, body, _ := post(ctx, srv, srv.Token(), "getUpdates", url.Values{"timeout": {"50"}})
-		done <- body
+		_, body, err := post(ctx, srv, srv.Token(), "getUpdates", url.Values{"timeout": {"50"}})
+		done <- result{body, err}
 	}()
 	if _, err := srv.WaitCalls(ctx, "getUpdates", 1); err != nil {
 		t.Fatal(err)
@@ -1011,8 +1019,8 @@ func TestSetWebhookTerminatesAWaitingPoll(t *testing.T) {
 	srv.SetWebhook("https://bot.example.com/hook", "")
 	want := `{"ok":false,"error_code":409,` +
 		`"description":"Conflict: terminated by setWebhook request"}`
-	if got := receive(t, ctx, done); string(got) != want {
-		t.Errorf("poll = %s, want %s", got, want)
+	if got := receive(t, ctx, done); got.err != nil || string(got.body) != want {
+		t.Errorf("poll = %s (%v), want %s", got.body, got.err, want)
 	}
 }
 
@@ -1080,7 +1088,9 @@ func TestErrorEnvelopesMatchFixtures(t *testing.T) {
 			var env struct {
 				ErrorCode int `json:"error_code"`
 			}
-			_ = json.Unmarshal(want, &env)
+			if err := json.Unmarshal(want, &env); err != nil {
+				t.Fatalf("fixture %s: %v", tt.fixture, err)
+			}
 			if wantStatus := max(env.ErrorCode, 200); status != wantStatus {
 				t.Errorf("status = %d, want %d", status, wantStatus)
 			}
@@ -1215,14 +1225,9 @@ func TestSetOutage(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
-	for _, c := range []struct {
-		o    outage.Kind
-		want string
-	}{
-		{outage.Dropped, "EOF"},
-		{outage.BadGateway, "502 Bad Gateway"},
-	} {
-		t.Run(c.want, func(t *testing.T) {
+	for _, o := range outage.Kinds() {
+		t.Run(o.String(), func(t *testing.T) {
+			want := o.ClientError()
 			polled := make(chan error, 1)
 			calls := srv.CallCount("getUpdates") // before the poll, which may be counted at once
 			go func() {
@@ -1236,14 +1241,14 @@ func TestSetOutage(t *testing.T) {
 			if _, err := srv.WaitCalls(ctx, "getUpdates", calls+1); err != nil {
 				t.Fatal(err)
 			}
-			srv.SetOutage(c.o)
-			if err := <-polled; err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("the waiting getUpdates: %v, want an error with %q", err, c.want)
+			srv.SetOutage(o)
+			if err := <-polled; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("the waiting getUpdates: %v, want an error with %q", err, want)
 			}
 			sends, msgs := srv.CallCount("sendMessage"), len(srv.Messages(janeChat.ID))
 			_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "hi"})
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("sendMessage while down: %v, want an error with %q", err, c.want)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("sendMessage while down: %v, want an error with %q", err, want)
 			}
 			if n, m := srv.CallCount("sendMessage"),
 				len(srv.Messages(janeChat.ID)); n != sends+1 || m != msgs {

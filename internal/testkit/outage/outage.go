@@ -24,6 +24,32 @@ const (
 	BadGateway
 )
 
+// Kinds returns the outages, None left out, for a test that tries each.
+func Kinds() []Kind { return []Kind{Dropped, BadGateway} }
+
+// String returns "none", "dropped" or "502", a subtest's name.
+func (o Kind) String() string {
+	switch o {
+	case Dropped:
+		return "dropped"
+	case BadGateway:
+		return "502"
+	}
+	return "none"
+}
+
+// ClientError returns what the error of a Go HTTP client's call says when it meets o:
+// "EOF" for Dropped, "502 Bad Gateway" for BadGateway, "" for None.
+func (o Kind) ClientError() string {
+	switch o {
+	case Dropped:
+		return "EOF"
+	case BadGateway:
+		return "502 Bad Gateway"
+	}
+	return ""
+}
+
 // Fail makes w fail the way o says and reports whether it did; false for None,
 // when the caller serves the call. Dropped needs a w that can be hijacked (HTTP/1).
 func (o Kind) Fail(w http.ResponseWriter) bool {
