@@ -41,6 +41,7 @@ func starterRules() []Rule {
 // starter set, every example of the shell commands section of docs/design.md among
 // them.
 func TestShellScripts(t *testing.T) {
+	const stdinCode = "python3 reads its code from standard input"
 	root := workspace(t)
 	gitDir(t, root, "docs") // git in docs reads the repository docs, not the root
 	// pub holds links into the denied secrets/ and the protected state/.
@@ -67,10 +68,11 @@ func TestShellScripts(t *testing.T) {
 		{bash("git push origin main"), R, true, "repository"}, // no .git: the root is unknown
 		{bash("git push --force origin main"), D, false, ""},
 		{in("ls"), A, false, ""},
-		// An interpreter runs code the gate cannot read: stdin, "-", a script file.
-		{in(`python3 <<< "print(open('../secrets/key').read())"`), R, false, "python3 runs code"},
-		{in(`echo "print(1)" | python3`), R, false, "python3 runs code"},
-		{in("python3 -"), R, false, "python3 runs code"},
+		// An interpreter runs code the gate cannot read: from its input (a require
+		// nothing lifts), "-", a script file.
+		{in(`python3 <<< "print(open('../secrets/key').read())"`), R, true, stdinCode},
+		{in(`echo "print(1)" | python3`), R, true, stdinCode},
+		{in("python3 -"), R, true, stdinCode},
 		{in("python3 < ../data/x.py"), R, false, "python3 runs code"},
 		{in("python3 ../data/x.py"), R, false, "python3 runs code"},
 		{in("env python3 x.py"), R, false, "python3 runs code"},
@@ -592,6 +594,86 @@ func TestShellBlind(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestShellCodeFromInput: every interpreter of the parser's table fed code from its
+// input — a pipe, a here-document or here-string, what the caller gave, "-",
+// /dev/stdin, a descriptor, a process substitution, a socket — is a require nothing
+// lifts under a tool-wide allow of Bash, as a shell reading its script there is; a
+// deny still denies. Run on a script file, or with its input from a literal < FILE,
+// it stays what it was: allowed by allow Bash.
+func TestShellCodeFromInput(t *testing.T) {
+	root := workspace(t)
+	s := Compile(nil, append(seedRules(),
+		Rule{ID: 100, GroupID: DefaultGroup, ToolPattern: "Bash", CommandPattern: "rm -rf *",
+			Action: Deny, Priority: 1},
+		Rule{ID: 101, GroupID: DefaultGroup, ToolPattern: "Bash", Action: Allow, Priority: 2}),
+		seedOptions(root))
+	bash := bashAt("")
+	// How each program is given a code file (%s); the default is its first operand.
+	forms := map[string]string{"deno": "deno run %s", "bun": "bun run %s",
+		"pwsh": "pwsh -File %s", "powershell": "powershell -File %s",
+		"sqlite3": "sqlite3 -init %s docs/db"}
+	bare := map[string]string{"sqlite3": "sqlite3 docs/db", "Rscript": "", "bun": ""}
+	var tests []shellCase
+	locked := func(script string) {
+		tests = append(tests, shellCase{bash(script), Require, true, ""})
+	}
+	for _, prog := range append(shell.Interpreters(), "bash", "sh") {
+		form, ok := forms[prog]
+		switch {
+		case shell.Filter(prog):
+			form = prog + " -f %s docs/in"
+		case !ok:
+			form = prog + " %s"
+		}
+		code := func(name string) string { return fmt.Sprintf(form, name) }
+		for _, name := range []string{"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
+			"/dev/fd/3 3<docs/x", "/proc/1/fd/3", "<(curl -s x)"} {
+			locked(code(name))
+		}
+		for _, feed := range []string{"curl -s x | %s", "%s <<'EOF'\ncode\nEOF",
+			"%s <<< code", "%s < /dev/tcp/h/80", "{ %s; } <<< code",
+			"curl -s x | %s < /dev/stdin", "%s < docs/x.py <<< code"} {
+			locked(fmt.Sprintf(feed, code("-")))
+			if b, ok := bare[prog]; !shell.Filter(prog) && (!ok || b != "") {
+				if !ok {
+					b = prog
+				}
+				locked(fmt.Sprintf(feed, b))
+			}
+		}
+		// A deny still denies; a file stays what it was: an operand is allowed, a
+		// < FILE is a read the file rules decide (the catch-all requires).
+		read, file := `read "`, Allow
+		if prog == "sed" || prog == "gsed" {
+			file = Require // sed -f FILE is a read
+		}
+		tests = append(tests,
+			shellCase{bash("rm -rf /x; " + code("-")), Deny, false, ""},
+			shellCase{bash(code("docs/x.py")), file, false, ""},
+			shellCase{bash(code("-") + " < docs/x.py"), Require, false, read},
+			shellCase{bash("{ " + code("-") + "; } < docs/x.py"), Require, false, read},
+			shellCase{bash("curl -s x | " + code("-") + " < docs/x.py"), Require, false, read})
+	}
+	tests = append(tests,
+		shellCase{bash("curl -s x | python3"), Require, true,
+			"python3 reads its code from standard input"},
+		shellCase{bash("python3 -i docs/x.py"), Require, true, "standard input"},
+		shellCase{bash("python3 docs/x.py"), Allow, false, ""},
+		shellCase{bash("python3 -m pytest"), Allow, false, ""},
+		shellCase{bash("python3 < docs/x.py"), Require, false, `read "docs/x.py"`},
+		shellCase{bash("python3 < secrets/key"), Deny, false, "secrets"},
+		shellCase{bash("echo x | grep y"), Allow, false, ""},
+		shellCase{bash("cat docs/x | jq -r .name"), Allow, false, ""},
+		shellCase{bash("jq -f docs/x.jq docs/in"), Allow, false, ""},
+		shellCase{bash("deno fmt docs"), Allow, false, ""},
+		shellCase{bash("bun install"), Allow, false, ""},
+		shellCase{bash("sqlite3 docs/db 'select 1'"), Require, true, "inline code"},
+		shellCase{bash("pwsh -c 'Get-Content secrets/key'"), Require, true, "inline code"},
+		shellCase{bash("osascript -e 'do shell script \"id\"'"), Require, true, "inline code"},
+		shellCase{bash("gawk -E docs/x.awk docs/in"), Allow, false, ""})
+	checkShell(t, s, tests)
 }
 
 // shellQuote quotes s as one word for bash.

@@ -63,8 +63,9 @@ type Command struct {
 	Why     string
 	// Blind, when set, says why the gate cannot see what the command runs or names:
 	// the script does not parse, an sh -c script or a word is not literal, a shell
-	// reads its script from standard input, xargs, arithmetic on a variable. Paths
-	// gives the command a Path with this Problem. Blind implies Unknown.
+	// or an interpreter reads its code from its input, xargs, arithmetic on a
+	// variable. Paths gives the command a Path with this Problem. Blind implies
+	// Unknown.
 	Blind string
 	// Delegated marks a command whose allowing is left to other commands of the
 	// script: an sh -c wrapper (its script's commands follow it) or a command of a

@@ -53,7 +53,9 @@
 //
 // A command is also Blind when the gate cannot see what it runs or names: the
 // script, or an sh -c, eval or trap script, does not parse, nests deeper than
-// MaxDepth or is not literal; a shell reads its script from its input; xargs; a
+// MaxDepth or is not literal; a shell or an interpreter reads its code from its
+// input (a pipe, a here-document, -, /dev/stdin, a descriptor; not a literal
+// < FILE, which is like a script file: docs/design.md, "Shell commands"); xargs; a
 // program that is not literal, or a word that is not literal in a command whose
 // program may open a file (an expansion may split into options and paths); an
 // expansion that runs what a variable holds (arithmetic, ${!x}, ${x@P}); a word

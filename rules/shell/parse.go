@@ -63,6 +63,9 @@ type walker struct {
 	// cdUntrusted: the script defines a function or an alias, so a cd may not move
 	// and the commands after cd DIR && may still run where it started.
 	cdUntrusted bool
+	// stdinFile: the standard input of the next command is a file a literal < names,
+	// not a pipe, a here-document or what the caller gave (codeFromInput).
+	stdinFile bool
 }
 
 func (w *walker) script(src string, depth int, delegated bool) error {
@@ -100,8 +103,18 @@ func (w *walker) stmts(list []*syntax.Stmt) {
 }
 
 func (w *walker) stmt(s *syntax.Stmt) {
-	saved := w.redirs
+	saved, savedIn := w.redirs, w.stdinFile
 	w.redirs = append(saved[:len(saved):len(saved)], w.redirects(s.Redirs)...)
+	for _, r := range s.Redirs {
+		if r.N == nil || r.N.Value == "0" {
+			switch r.Op {
+			case syntax.RdrIn:
+				w.stdinFile = fileInput(r.Word)
+			case syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+				w.stdinFile = false
+			}
+		}
+	}
 	if s.Cmd == nil {
 		if len(w.redirs) > 0 {
 			w.emit(Command{Literal: true, Delegated: true})
@@ -109,7 +122,21 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	} else {
 		w.command(s.Cmd)
 	}
-	w.redirs = saved
+	w.redirs, w.stdinFile = saved, savedIn
+}
+
+// fileInput reports whether the target of a < redirect is a file the file rules
+// read: a literal path outside /dev and /proc (/dev/null is empty). A descriptor, a
+// socket (/dev/tcp/…) or a word that is not literal is input the gate cannot see.
+func fileInput(word *syntax.Word) bool {
+	if !isLiteral(word) {
+		return false
+	}
+	fields, err := wordFields(word)
+	if err != nil || len(fields) != 1 {
+		return false
+	}
+	return inputName(fields[0]) == notInput
 }
 
 func (w *walker) command(c syntax.Command) {
@@ -126,6 +153,13 @@ func (w *walker) command(c syntax.Command) {
 		w.moved = nil
 		w.stmt(c.X)
 		_, simple := c.X.Cmd.(*syntax.CallExpr)
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			saved := w.stdinFile
+			w.stdinFile = false // the pipe
+			w.stmt(c.Y)
+			w.stdinFile = saved
+			break
+		}
 		if c.Op != syntax.AndStmt || !simple || w.moved == nil || w.cdUntrusted {
 			w.stmt(c.Y)
 			break
@@ -377,10 +411,10 @@ func (w *walker) substs(node syntax.Node) {
 		default:
 			return true
 		}
-		saved := w.redirs
-		w.redirs = nil
+		saved, savedIn := w.redirs, w.stdinFile
+		w.redirs, w.stdinFile = nil, false
 		w.stmts(list)
-		w.redirs = saved
+		w.redirs, w.stdinFile = saved, savedIn
 		return false
 	})
 }

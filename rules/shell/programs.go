@@ -1163,7 +1163,7 @@ func init() {
 			"virtual-env", "src"),
 			longs(kFlag, "check", "diff", "check-only")),
 		operands: opsWriteUnlessCheck}, "black", "rustfmt", "isort")
-	add(&program{short: merge(shorts("f", kRun), shorts("vFE", kVal), shorts("il", kRun)),
+	add(&program{short: merge(shorts("fEil", kRun), shorts("vF", kVal)),
 		long: merge(longs(kRun, "file", "include", "load", "exec", "source"),
 			longs(kVal, "assign", "field-separator")),
 		abbrev: true, operands: awkOps}, "awk", "gawk", "mawk", "nawk")
@@ -1287,8 +1287,11 @@ func init() {
 	interp := &program{short: merge(shorts("cepEmrIl", kRun), shorts("WX", kVal)),
 		long: longs(kRun, "eval", "print", "require", "import", "loader",
 			"experimental-loader", "env-file")}
-	add(interp, "python", "python2", "python3", "perl", "ruby", "node", "php", "lua",
-		"deno", "tclsh", "Rscript")
+	for name, in := range interpreters { // bun keeps npm's options
+		if !in.filter && programs[name] == nil {
+			add(interp, name)
+		}
+	}
 }
 
 // git reads git's options: those before the subcommand (-c, -C, --exec-path, …),

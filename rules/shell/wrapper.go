@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,65 +138,237 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 
 // interpreters run code from a script operand, "-" or stdin, which the gate cannot
 // read: such a command is never allowed by a pattern, unless it only asks for the
-// version or the help. Code given inline (python3 -c, perl -e, node --eval) is
-// opaque to the gate as well, and it may open or run anything: the command is
-// blind. Each names the short letters and long options whose value is such code,
-// and the letters and long options whose value is something else (a module, a
-// directory), so that the scan for the first operand, the script, skips it.
+// version or the help. Code given inline (python3 -c, perl -e, node --eval,
+// sqlite3's SQL) is opaque to the gate as well, and it may open or run anything: the
+// command is blind; so is code read from its input (codeFromInput). Each names the
+// short letters and long options whose value is such code, and those whose value is
+// something else (a module, a directory), so that the scan for the first operand,
+// the script, skips it. The filters (awk, sed, jq) are here for their code files
+// only: the rest of their words is programs.go's.
 var interpreters = func() map[string]*interpreter {
-	python := &interpreter{code: "c", value: "mWXQ"}
+	python := &interpreter{code: "c", value: "WXQ", module: "m", interactive: "i"}
 	perl := &interpreter{code: "eE", value: "IMmxdDF"}
 	node := &interpreter{code: "ep", value: "rC", codeLong: []string{"eval", "print"},
 		valueLong: []string{"require", "import", "loader", "experimental-loader",
 			"env-file", "conditions", "input-type", "title", "inspect-port", "cpu-prof-dir",
-			"heap-prof-dir", "redirect-warnings", "stack-size", "max-old-space-size"}}
+			"heap-prof-dir", "redirect-warnings", "stack-size", "max-old-space-size"},
+		interactive: "i", interactiveLong: []string{"interactive"}}
+	bun := *node
+	bun.scriptSub, bun.bare = "run", true
+	awk := &interpreter{filter: true, file: "fEi", fileLong: []string{"file", "exec",
+		"include"}, value: "vFl", valueLong: []string{"assign", "field-separator", "load"}}
+	pwsh := &interpreter{single: true, fold: true,
+		codeLong: []string{"command", "c", "encodedcommand", "e", "ec"},
+		fileLong: []string{"file", "f"},
+		valueLong: []string{"executionpolicy", "ex", "ep", "workingdirectory", "wd",
+			"configurationname", "config", "outputformat", "of", "o", "inputformat", "if",
+			"in", "windowstyle", "w", "custompipename", "settingsfile", "settings"},
+		interactiveLong: []string{"noexit", "noe", "interactive", "i"}}
+	sed := &interpreter{filter: true, file: "f", fileLong: []string{"file"}, value: "el",
+		valueLong: []string{"expression", "line-length"}}
 	return map[string]*interpreter{"python": python, "python2": python, "python3": python,
 		"perl": perl, "ruby": {code: "e", value: "IrEFCxK0"}, "node": node, "nodejs": node,
-		"bun": node, "php": {code: "rBRE", value: "cdfzt"}, "lua": {code: "e", value: "l"},
-		"deno": {codeSub: "eval"}, "tclsh": {}, "Rscript": {code: "e",
-			codeLong: []string{"expr"}}}
+		"bun": &bun, "php": {code: "rBRE", value: "cdzt", file: "f", interactive: "a"},
+		"lua": {code: "e", value: "l", interactive: "i"},
+		"deno": {codeSub: "eval", scriptSub: "run", value: "c", valueLong: []string{
+			"config", "import-map", "lock", "cert", "location", "seed", "v8-flags"}},
+		"tclsh": {}, "Rscript": {code: "e", codeLong: []string{"expr"}, bare: true},
+		"osascript": {code: "e", value: "ls", interactive: "i"},
+		"pwsh":      pwsh, "powershell": pwsh,
+		"sqlite3": {single: true, database: true, codeLong: []string{"cmd"},
+			fileLong: []string{"init"}, valueLong: []string{"separator", "newline",
+				"nullvalue", "vfs", "maxsize", "mmap", "pagecache", "lookaside", "heap"}},
+		"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
+		"sed": sed, "gsed": sed,
+		"jq": {filter: true, file: "f", fileLong: []string{"from-file"}, value: "L",
+			valueLong: []string{"arg", "argjson", "slurpfile", "rawfile", "indent"}},
+	}
 }()
+
+// Interpreters returns the programs the parser reads as interpreters, sorted: those
+// that run code from a script, inline or from their input, and the filters (awk, sed,
+// jq) that read a program from a file (docs/design.md, "Shell commands").
+func Interpreters() []string { return slices.Sorted(maps.Keys(interpreters)) }
+
+// Filter reports whether Interpreters' name reads its code inline unless an option
+// names a file of it (awk -f, sed -f, jq -f); false for the others.
+func Filter(name string) bool { return interpreters[name] != nil && interpreters[name].filter }
 
 // interpreter is what the parser knows of an interpreter's options (interpreters).
 type interpreter struct {
 	code, value         string   // short letters: code follows; another value follows
 	codeLong, valueLong []string // long options, likewise
 	codeSub             string   // a subcommand whose operand is code (deno eval)
+	file                string   // short letters whose value is the file of its code
+	fileLong            []string // long options, likewise (php -f, awk -f, sed --file)
+	module              string   // short letters whose value names the code (python -m)
+	// interactive and interactiveLong read code from the input after the script
+	// (python -i, pwsh -NoExit).
+	interactive     string
+	interactiveLong []string
+	scriptSub       string // the subcommand whose first operand is the script (deno run)
+	bare            bool   // given no script it runs no code (Rscript, bun: a usage)
+	filter          bool   // its code is inline, decided in programs.go (awk, sed, jq)
+	database        bool   // its first operand is a database, its code the rest (sqlite3)
+	single          bool   // long options take one dash (sqlite3 -cmd, pwsh -Command)
+	fold            bool   // options are read in any case (pwsh)
 }
 
-// inlineCode returns the word that gives the interpreter prog code inline, or "":
-// an option of its code before the first operand, or its code subcommand.
-func inlineCode(prog string, words []string) string {
-	in := interpreters[prog]
-	if in.codeSub != "" && len(words) > 0 && words[0] == in.codeSub {
-		return words[0]
+// codeSource is where an interpreter's or a shell's words say its code comes from.
+type codeSource struct {
+	inline string // the word giving code inline (-c, --eval, deno eval), or ""
+	script string // its script operand or code file (-f F), "" when none
+	// stdin: it reads code from its standard input: no script (and not bare), or
+	// asked to read more (python -i).
+	stdin bool
+}
+
+// code records a code file: the first that names an input counts.
+func (src *codeSource) code(name string) {
+	if src.script == "" || inputName(src.script) == notInput {
+		src.script = name
 	}
+}
+
+// source reads the words after the program (codeSource).
+func (in *interpreter) source(words []string) codeSource {
+	var src codeSource
+	if in.codeSub != "" && len(words) > 0 && words[0] == in.codeSub {
+		return codeSource{inline: words[0]}
+	}
+	if in.scriptSub != "" && len(words) > 0 && words[0] == in.scriptSub {
+		words = words[1:]
+	} else if in.scriptSub != "" && len(words) > 0 && !strings.HasPrefix(words[0], "-") &&
+		!strings.ContainsAny(words[0], "./") {
+		return codeSource{script: words[0]} // another subcommand (deno fmt, bun install)
+	}
+	named := false // the script, a module or a code file is named
 	for i := 0; i < len(words); i++ {
 		w := words[i]
+		var opt string
 		switch {
-		case w == "--" || len(w) < 2 || w[0] != '-':
-			return "" // the script: its own words follow
-		case strings.HasPrefix(w, "--"):
-			name, _, hasVal := strings.Cut(w[2:], "=")
-			if contains(in.codeLong, name) {
-				return w
+		case w == "--":
+			if i+1 < len(words) && !in.filter && !named {
+				src.script, named = words[i+1], true
 			}
-			if contains(in.valueLong, name) && !hasVal {
-				i++
+			i = len(words)
+			continue
+		case len(w) < 2 || w[0] != '-':
+			if in.database && !named {
+				named = true // the database; the SQL and dot-commands follow, or stdin
+				if i+1 >= len(words) {
+					src.stdin = true
+				} else if src.inline == "" {
+					src.inline = words[i+1]
+				}
+				i = len(words)
+			} else if !in.filter && !named {
+				src.script, named = w, true
+				i = len(words) // its own words follow
+			}
+			continue
+		case in.single:
+			opt = strings.TrimLeft(w, "-")
+		case strings.HasPrefix(w, "--"):
+			opt = w[2:]
+		}
+		if opt != "" {
+			name, val, hasVal := strings.Cut(opt, "=")
+			if in.fold {
+				name = strings.ToLower(name)
+			}
+			value := func() string {
+				if !hasVal && i+1 < len(words) {
+					i++
+					val = words[i]
+				}
+				return val
+			}
+			switch {
+			case contains(in.codeLong, name):
+				if src.inline == "" {
+					src.inline = w
+				}
+				value()
+			case contains(in.fileLong, name):
+				src.code(value())
+				named = true
+			case contains(in.valueLong, name):
+				value()
+			case contains(in.interactiveLong, name):
+				src.stdin = true
 			}
 			continue
 		}
 		for j := 1; j < len(w); j++ {
-			if strings.IndexByte(in.code, w[j]) >= 0 {
-				return w
+			c := w[j]
+			if strings.IndexByte(in.interactive, c) >= 0 {
+				src.stdin = true
 			}
-			if strings.IndexByte(in.value, w[j]) >= 0 {
-				if j == len(w)-1 {
-					i++ // the value is the next word
+			if strings.IndexByte(in.code+in.file+in.module+in.value, c) < 0 {
+				continue
+			}
+			val := w[j+1:]
+			if val == "" && i+1 < len(words) {
+				i++
+				val = words[i]
+			}
+			switch {
+			case strings.IndexByte(in.code, c) >= 0:
+				if src.inline == "" {
+					src.inline = w
 				}
-				break
+			case strings.IndexByte(in.file, c) >= 0:
+				src.code(val)
+				named = true
+			case strings.IndexByte(in.module, c) >= 0:
+				src.script, named = val, true
+				i = len(words) // the module's own words follow
 			}
+			break
 		}
+	}
+	if !named && src.inline == "" && !in.filter && !in.bare {
+		src.stdin = true
+	}
+	return src
+}
+
+// Kinds of a name a program may read code from (inputName).
+const (
+	notInput   = iota // a file the file rules decide
+	stdinInput        // its standard input: -, /dev/stdin, /dev/fd/0, /proc/self/fd/0
+	otherInput        // a descriptor or device: /dev/fd/3, /proc/N/fd/N, /dev/tcp/…
+)
+
+// inputName says whether a script operand or code file names an input rather than
+// a file: one of the kinds above. /dev/null is a file (empty).
+func inputName(name string) int {
+	switch name {
+	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return stdinInput
+	case "/dev/null":
+		return notInput
+	}
+	clean := path.Clean(name)
+	if clean == "/dev" || clean == "/proc" || strings.HasPrefix(clean, "/dev/") ||
+		strings.HasPrefix(clean, "/proc/") {
+		return otherInput
+	}
+	return notInput
+}
+
+// codeFromInput says why the code an interpreter or a shell runs (src) comes from
+// its input — a pipe, a here-document or here-string, what the caller gave, a
+// descriptor, "-", /dev/stdin — which the gate cannot see, or "" when it names a
+// file: a script operand or code file, or standard input from a literal < FILE.
+func (w *walker) codeFromInput(prog string, src codeSource) string {
+	k := inputName(src.script)
+	switch {
+	case src.script != "" && k == otherInput:
+		return prog + " reads its code from " + src.script
+	case (src.stdin || k == stdinInput) && !w.stdinFile:
+		return prog + " reads its code from standard input"
 	}
 	return ""
 }
@@ -285,8 +459,8 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 			switch {
 			case !isC:
 				cmd.unknown(prog + " runs a script the gate cannot read")
-				if readsStdin(cur) {
-					cmd.blind(prog + " reads its script from standard input")
+				if why := w.codeFromInput(prog, shellSource(cur)); why != "" {
+					cmd.blind(why)
 				}
 			case !lit:
 				cmd.unknown("the -c script of " + prog + " is not literal")
@@ -299,9 +473,14 @@ func (w *walker) analyse(cmd *Command, lits []bool, wordOf []int) {
 				script, runsScript = s, true
 			}
 		case interpreters[prog] != nil && !onlyAsksVersion(cur[1:]):
-			if code := inlineCode(prog, cur[1:]); code != "" {
-				cmd.blind(prog + " " + code + " runs inline code the gate cannot follow")
-			} else {
+			in := interpreters[prog]
+			src := in.source(cur[1:])
+			switch why := w.codeFromInput(prog, src); {
+			case src.inline != "" && !in.filter:
+				cmd.blind(prog + " " + src.inline + " runs inline code the gate cannot follow")
+			case why != "":
+				cmd.blind(why)
+			case !in.filter:
 				cmd.unknown(prog + " runs code the gate cannot read")
 			}
 		case prog == "eval":
@@ -494,27 +673,30 @@ func shellScript(words []string, lits []bool) (script string, lit, optsOK, isC b
 	return words[i], true, ok, true
 }
 
-// readsStdin reports whether a shell without -c reads its script from standard
-// input (a here-document, a pipe): -s, "-", or no operand after the options.
-func readsStdin(words []string) bool {
+// shellSource reads where a shell without -c takes its script (codeSource): its
+// first operand, else (and under -s) its standard input.
+func shellSource(words []string) codeSource {
 	for i := 1; i < len(words); i++ {
 		w := words[i]
 		switch {
 		case w == "--":
-			return i+1 >= len(words) || words[i+1] == "-"
+			if i+1 < len(words) {
+				return codeSource{script: words[i+1]}
+			}
+			return codeSource{stdin: true}
 		case w == "-o" || w == "+o" || w == "-O" || w == "+O" || w == "--rcfile" ||
 			w == "--init-file":
 			i++
 		case strings.HasPrefix(w, "--"):
 		case len(w) > 1 && (w[0] == '-' || w[0] == '+'):
 			if strings.IndexByte(w[1:], 's') >= 0 {
-				return true
+				return codeSource{stdin: true}
 			}
 		default:
-			return w == "-"
+			return codeSource{script: w}
 		}
 	}
-	return true
+	return codeSource{stdin: true}
 }
 
 // findExecs returns the commands of find's -exec, -execdir, -ok and -okdir actions.
