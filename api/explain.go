@@ -10,8 +10,9 @@ import (
 // ExplainResult is the answer to POST /api/approval/explain: how the rules decide a
 // call (docs/design.md, "Deciding a call"). Decision is allow, deny or require, as
 // the rules alone give it; FastPath says the profile fast-path would turn a require
-// into allow. Steps are the rules tried, in evaluation order, up to the one that
-// decided.
+// into allow; Locked says the require is one no allow rule, session bypass or fast-path
+// lifts (a guarded place, an unresolvable path). Steps are the rules tried, in
+// evaluation order, up to the one that decided.
 type ExplainResult struct {
 	Decision rules.Action  `json:"decision"`
 	RuleID   uint64        `json:"rule_id,omitempty"`
@@ -20,6 +21,7 @@ type ExplainResult struct {
 	Group    string        `json:"group"`
 	Profile  string        `json:"profile"`
 	FastPath bool          `json:"fast_path,omitempty"`
+	Locked   bool          `json:"locked,omitempty"`
 	Paths    []string      `json:"paths,omitempty"`
 	Commands []string      `json:"commands,omitempty"`
 	Steps    []ExplainStep `json:"steps"`
@@ -52,8 +54,8 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) error {
 	}
 	d := ex.Trace.Decision
 	out := ExplainResult{Decision: d.Action, RuleID: d.RuleID, Reason: d.Reason, Note: d.Note,
-		Group: ex.Group, Profile: ex.Profile, FastPath: ex.FastPath, Paths: ex.Trace.Paths,
-		Commands: ex.Trace.Commands, Steps: []ExplainStep{}}
+		Group: ex.Group, Profile: ex.Profile, FastPath: ex.FastPath, Locked: d.Locked(),
+		Paths: ex.Trace.Paths, Commands: ex.Trace.Commands, Steps: []ExplainStep{}}
 	if d.Reason == rules.ReasonRule && d.RuleID != 0 {
 		out.Reason = s.ruleReason(d.RuleID)
 	} else {

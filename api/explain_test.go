@@ -24,6 +24,19 @@ func TestExplain(t *testing.T) {
 		last.RuleID != ex.RuleID || last.Rule != "deny @fs_any secrets/*" || last.Priority == 0 {
 		t.Fatalf("explain: %+v", ex)
 	}
+	// A require is locked when nothing lifts it: a path holding the denied secrets/.
+	for path, want := range map[string]bool{".": true, "notes.txt": false} {
+		ex, err := e.admin.Explain(context.Background(), gate.Call{ToolName: "LS",
+			Arguments: map[string]any{"path": path}})
+		testkit.Must(t, err)
+		if ex.Decision == rules.Deny || ex.Locked != want {
+			t.Errorf("explain LS %s: %s, locked %v, want locked %v", path, ex.Decision,
+				ex.Locked, want)
+		}
+	}
+	if ex.Locked {
+		t.Errorf("a deny is locked: %+v", ex)
+	}
 	for _, s := range ex.Steps[:len(ex.Steps)-1] {
 		if s.Matched || s.Why == "" || s.Rule == "" {
 			t.Errorf("step before the deciding rule: %+v", s)

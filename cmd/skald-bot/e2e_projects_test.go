@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -277,5 +278,75 @@ func TestProjectRulesImport(t *testing.T) {
 	code, after, _ := cliRun(t, "", nil, p.env, append([]string{"rules", "export"}, srv...)...)
 	if code != 0 || after != again {
 		t.Errorf("a refused import changed the store:\n%s\n---\n%s", again, after)
+	}
+}
+
+// TestProjectRulesImportAlwaysAsks: an imported allow of a command that reads the
+// directory it runs in is named when, at the project root, that directory holds a
+// denied place (docs/design.md, "Shell commands"); an imported deny counts once applied.
+func TestProjectRulesImportAlwaysAsks(t *testing.T) {
+	p := startProjects(t)
+	if err := os.MkdirAll(filepath.Join(p.proj, "src", "gen"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"permissions": {"allow": ["Bash(git status)", "Bash(ls:*)", "Bash(echo *)",
+		"Bash(git * main)"], "deny": ["Read(./src/gen/**)"]}}`
+	srv := []string{"--group", "proj", "--server", p.svc.url}
+	for _, tc := range []struct {
+		name, dir string
+		args      []string
+		want      []string // lines of the warning, "" for none
+	}{
+		{name: "root holding secrets", dir: p.proj, want: []string{
+			"always asks (2): run at the project root, these commands read a directory " +
+				"holding a denied place; no allow rule lifts that\n" +
+				"  allow Bash(git status): git status — argument \".\" of command \"git status\" " +
+				"holds secrets\n" +
+				"  allow Bash(ls:*): ls — argument \".\" of command \"ls\" holds secrets\n" +
+				"  to let them run: start the agent in a subdirectory of " + p.proj +
+				", or move the denied places out of it\n"}},
+		{name: "subdirectory, deny not applied", dir: filepath.Join(p.proj, "src")},
+		{name: "json", dir: p.proj, args: []string{"--json"}, want: []string{
+			"always asks (2)", "allow Bash(ls:*): ls"}},
+		{name: "subdirectory, deny applied", dir: filepath.Join(p.proj, "src"),
+			args: []string{"--apply"}, want: []string{"always asks (2)",
+				"allow Bash(git status): git status — argument \".\" of command \"git status\" " +
+					"holds src/gen\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(tc.dir, ".claude", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, []byte(settings), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"rules", "import", "claude-code", file}, srv...)
+			code, out, errOut := cliRun(t, "", nil, p.env, append(args, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s%s", code, out, errOut)
+			}
+			warning := out
+			if slices.Contains(tc.args, "--json") {
+				if !json.Valid([]byte(out)) {
+					t.Errorf("stdout is not JSON: %q", out)
+				}
+				warning = errOut
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(warning, want) {
+					t.Errorf("output lacks %q:\n%s", want, warning)
+				}
+			}
+			if len(tc.want) == 0 && strings.Contains(out+errOut, "always asks") {
+				t.Errorf("a warning without a denied place:\n%s%s", out, errOut)
+			}
+			// echo reads no directory; a pattern with an inner star is not tried.
+			for _, not := range []string{"Bash(echo *): ", "Bash(git * main): "} {
+				if strings.Contains(warning, not) {
+					t.Errorf("output names %q:\n%s", not, warning)
+				}
+			}
+		})
 	}
 }

@@ -41,6 +41,9 @@ against it, and with no --profile it picks the project that holds it.`,
 				if ex.FastPath {
 					verdict += ", then allow by the profile fast-path"
 				}
+				if ex.Locked {
+					verdict += " (locked: no allow rule, bypass or fast-path lifts it)"
+				}
 				fmt.Fprintf(w, "%s in group %s (profile %s): %s — %s\n", shownName(call.ToolName),
 					shownName(ex.Group), shownName(ex.Profile), verdict, shown(ex.Reason))
 				if ex.Note != "" {

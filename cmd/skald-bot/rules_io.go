@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skald-circle/skald-bot/api"
+	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/claudecode"
 	"github.com/skald-circle/skald-bot/internal/ruleset"
 	"github.com/skald-circle/skald-bot/rules"
@@ -80,9 +81,12 @@ the changes are made in one transaction: all of them, or none when any is refuse
 (default: default): allow → allow, ask → require, deny → deny, at priorities that keep
 Claude Code's order (deny, then ask, then allow). Rules the group already has are left
 out; nothing is removed. Lists every permission rule that has no translation, and why,
-and every allow that can never decide because an earlier rule without a filter decides
-every call it matches first.
-With --apply the rules are added in one transaction.`,
+every allow that can never decide because an earlier rule without a filter decides
+every call it matches first, and every allow of a shell command that always asks at the
+project's root because the command reads a directory holding a denied place ("git
+status" where secrets/ lies).
+With --apply the rules are added in one transaction (and the last check is made with
+them).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file, err := filepath.Abs(args[0])
@@ -128,7 +132,14 @@ With --apply the rules are added in one transaction.`,
 				w = cmd.ErrOrStderr()
 			}
 			writeUnreachable(w, tr, p.Unreachable(rs))
-			return runPlan(cmd, conn, c, p, ccApply)
+			if err := runPlan(cmd, conn, c, p, ccApply); err != nil {
+				return err
+			}
+			group := ccGroup
+			if !ccApply && !hasGroup(gs, group) {
+				group = ""
+			}
+			return writeAlwaysAsks(cmd.Context(), w, c, tr, claudecode.ProjectDir(file), group)
 		},
 	}
 	cc.Flags().StringVar(&ccGroup, "group", rules.DefaultGroup,
@@ -160,6 +171,54 @@ func writeUnreachable(w io.Writer, tr []claudecode.Translated, us []ruleset.Unre
 		}
 		fmt.Fprintf(w, "  %s: %s comes first\n", shown(from), shown(by))
 	}
+}
+
+// writeAlwaysAsks warns of the imported allow rules of tr with a command pattern whose
+// command, run at the project root dir in group (the profile's when ""), needs a human
+// whatever the rules say: a locked require, as `git status` at a root holding secrets/
+// (docs/design.md, "Shell commands"). Each pattern is tried as its command with nothing
+// after it (`git status *` as `git status`); one with another star is not tried. Errors
+// are those of the explain calls.
+func writeAlwaysAsks(ctx context.Context, w io.Writer, c *api.Client, tr []claudecode.Translated,
+	dir, group string) error {
+	var lines []string
+	for _, t := range tr {
+		r := t.Rule
+		if r.Action != rules.Allow || r.ToolPattern != "Bash" || r.CommandPattern == "" {
+			continue
+		}
+		command := strings.TrimSuffix(strings.TrimSuffix(r.CommandPattern, "*"), " ")
+		if command == "" || strings.Contains(command, "*") {
+			continue
+		}
+		ex, err := c.Explain(ctx, gate.Call{ToolName: r.ToolPattern, Group: group, Cwd: dir,
+			Source: "cli", Arguments: map[string]any{"command": command}})
+		if err != nil {
+			return err
+		}
+		if ex.Locked {
+			lines = append(lines, fmt.Sprintf("  %s: %s — %s", shown(t.From), shown(command),
+				shown(ex.Reason)))
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "always asks (%d): run at the project root, these commands read a "+
+		"directory holding a denied place; no allow rule lifts that\n%s\n", len(lines), strings.Join(lines, "\n"))
+	fmt.Fprintf(w, "  to let them run: start the agent in a subdirectory of %s, or move the "+
+		"denied places out of it\n", shown(dir))
+	return nil
+}
+
+// hasGroup reports whether gs holds the group id.
+func hasGroup(gs []rules.Group, id string) bool {
+	for _, g := range gs {
+		if g.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // loadRules makes an admin client and lists the groups and rules through it.

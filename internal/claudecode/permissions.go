@@ -57,11 +57,7 @@ func Translate(data []byte, file, home string) (out []Translated, skipped []Skip
 	if doc.Permissions != nil && json.Unmarshal(doc.Permissions, &perms) != nil {
 		return nil, nil, fmt.Errorf("%s: %w: permissions is not an object", file, ErrMalformed)
 	}
-	base := filepath.Dir(file)
-	if filepath.Base(base) == ".claude" {
-		base = filepath.Dir(base)
-	}
-	t := translator{base: filepath.ToSlash(base), home: filepath.ToSlash(home)}
+	t := translator{base: filepath.ToSlash(ProjectDir(file)), home: filepath.ToSlash(home)}
 	seen := map[string]bool{}
 	for _, list := range []string{"deny", "ask", "allow"} {
 		raw, ok := perms[list]
@@ -104,6 +100,16 @@ func Translate(data []byte, file, home string) (out []Translated, skipped []Skip
 			maxPermissionsN)
 	}
 	return out, skipped, nil
+}
+
+// ProjectDir returns the project a settings file at the absolute path file belongs to:
+// the directory holding its .claude directory, else the file's own directory.
+func ProjectDir(file string) string {
+	dir := filepath.Dir(file)
+	if filepath.Base(dir) == ".claude" {
+		return filepath.Dir(dir)
+	}
+	return dir
 }
 
 // translator translates the entries of one settings file.
