@@ -15,7 +15,7 @@ type ClarificationOutbox interface {
 	Clarification(id uint64) (store.Clarification, error)
 	PendingClarifications() ([]store.Clarification, error)
 	AddClarificationMessage(id uint64, m store.Message) error
-	MarkClarificationMessagesFinal(id uint64) error
+	MarkClarificationMessageFinal(id uint64, m store.Message) error
 	UnfinalizedClarifications() ([]store.Clarification, error)
 }
 
@@ -46,11 +46,9 @@ func (b clarBox) add(id uint64, m store.Message) error {
 	return b.cs.AddClarificationMessage(id, m)
 }
 
-func (b clarBox) markFinal(id uint64) error {
-	return b.cs.MarkClarificationMessagesFinal(id)
+func (b clarBox) markFinal(id uint64, m store.Message) error {
+	return b.cs.MarkClarificationMessageFinal(id, m)
 }
-
-func (clarBox) markOneFinal(uint64, store.Message) error { return nil }
 
 func (clarBox) words() words {
 	return words{noun: "clarification", attr: "clarification", sent: "question sent", clar: true}
@@ -100,7 +98,7 @@ func (f *Fanout) clarRearm(ctx context.Context, cs ClarificationOutbox,
 }
 
 // UpdateClarification edits every message of c not final yet to show how it ended,
-// without buttons (gate.ClarificationNotifier), then marks them final.
+// without buttons (gate.ClarificationNotifier), marking each final once edited.
 func (f *Fanout) UpdateClarification(ctx context.Context, c store.Clarification) error {
 	cs, ok := f.clarStore()
 	if !ok {

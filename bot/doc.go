@@ -39,7 +39,8 @@
 // prompt to every (channel, target) in two phases — posted without buttons, the
 // message recorded on the request (store.Message), then armed with an Edit that adds
 // the buttons (docs/design.md, "Chat prompts") —; Update edits every message of a
-// finished request to show its outcome without buttons, then marks them final. Each
+// finished request to show its outcome without buttons, marking each final once
+// edited (docs/design.md, "Chat prompts", one outcome edit per message). Each
 // message is sent or edited on its own goroutine, so one failing chat never holds up
 // another; failures are retried with exponential backoff (Retry), a *RateLimitError
 // waits its retry_after (MaxRateLimitWaits times at most), an ErrPermanent error

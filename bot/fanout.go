@@ -21,7 +21,8 @@ type Outbox interface {
 	Request(id uint64) (store.Request, error)
 	Pending() ([]store.Request, error)
 	AddMessage(id uint64, m store.Message) error
-	MarkMessagesFinal(id uint64) error
+	// MarkMessageFinal marks message m of request id as showing the outcome.
+	MarkMessageFinal(id uint64, m store.Message) error
 }
 
 // FanoutOptions configure a Fanout.
@@ -205,10 +206,8 @@ type box interface {
 	read(id uint64) (item, error)
 	// add records message m of item id.
 	add(id uint64, m store.Message) error
-	// markFinal marks every message of item id final; markOneFinal marks m, when the
-	// store can mark one message (nil otherwise).
-	markFinal(id uint64) error
-	markOneFinal(id uint64, m store.Message) error
+	// markFinal marks message m of item id final: it shows the outcome.
+	markFinal(id uint64, m store.Message) error
 	// words names the kind in errors, logs and message keys.
 	words() words
 }
@@ -248,13 +247,8 @@ func (b requestBox) item(r store.Request) item {
 
 func (b requestBox) add(id uint64, m store.Message) error { return b.f.store.AddMessage(id, m) }
 
-func (b requestBox) markFinal(id uint64) error { return b.f.store.MarkMessagesFinal(id) }
-
-func (b requestBox) markOneFinal(id uint64, m store.Message) error {
-	if mf, ok := b.f.store.(messageFinaler); ok {
-		return mf.MarkMessageFinal(id, m)
-	}
-	return nil
+func (b requestBox) markFinal(id uint64, m store.Message) error {
+	return b.f.store.MarkMessageFinal(id, m)
 }
 
 func (requestBox) words() words {
@@ -331,17 +325,10 @@ func (f *Fanout) sendTask(b box, key msgKey, ch Channel, target string) *task {
 			return err
 		}
 		// Ended while we were sending? The end's Update may have read the messages
-		// before this one was recorded, found its arm in flight, or found them all
-		// final: edit this one, and any other still showing buttons, here.
+		// before this one was recorded, or found its arm in flight: edit it, and any
+		// other still showing buttons, here.
 		if cur, err := b.read(id); err == nil && !cur.pending {
-			msgs := []store.Message{msg}
-			for _, m := range cur.messages {
-				if !m.Final &&
-					(m.Channel != msg.Channel || m.ChatID != msg.ChatID || m.Ref != msg.Ref) {
-					msgs = append(msgs, m)
-				}
-			}
-			if err := f.edit(ctx, b, cur, msgs); err != nil {
+			if err := f.edit(ctx, b, cur, unfinal(cur.messages)); err != nil {
 				f.log.Warn("showing the outcome of a "+w.noun+
 					" that ended while its prompt was sent", w.attr, id, "err", err)
 			}
@@ -408,7 +395,7 @@ func (f *Fanout) arm(ctx context.Context, b box, ch Channel, id uint64, m store.
 // buttons removed (gate.Notifier); for a request still pending it edits every message
 // to its prompt as it is now, buttons kept (a caller that stopped waiting). It
 // re-reads the request so that a message recorded after r was read is edited too.
-// Once every message was edited it marks them final (MarkMessagesFinal). It returns
+// Each message is marked final (MarkMessageFinal) once edited. It returns
 // after the first attempt of every edit; failures are retried in the background. The
 // error joins the first-attempt errors that will not be retried.
 func (f *Fanout) Update(ctx context.Context, r store.Request) error {
@@ -439,12 +426,15 @@ func (f *Fanout) refresh(ctx context.Context, r store.Request) error {
 		t.try = func(ctx context.Context) error {
 			cur, err := f.store.Request(r.ID)
 			for err == nil {
+				if cur.Status != store.Pending && isFinal(cur.Messages, m) {
+					return nil // its outcome was shown
+				}
 				if err := ch.Edit(ctx, m.ChatID, m.Ref, NewPrompt(cur, f.short)); err != nil {
 					return fmt.Errorf("bot: edit message %s of request %d on %s %s: %w",
 						m.Ref, r.ID, m.Channel, m.ChatID, err)
 				}
 				if cur.Status != store.Pending {
-					f.markFinal(r.ID, m)
+					f.markFinal(requestBox{f}, r.ID, m)
 					return nil
 				}
 				if cur, err = f.store.Request(r.ID); err == nil && cur.Status == store.Pending {
@@ -458,54 +448,33 @@ func (f *Fanout) refresh(ctx context.Context, r store.Request) error {
 	return f.first(ctx, "edit", tasks)
 }
 
-// edit edits msgs of finished item it of b, then marks the item's messages final
-// when every one of them was edited.
+// edit edits msgs of finished item it of b to its outcome, one task per message, and
+// marks each final once edited. Under the message's claim each task first re-reads
+// the item and skips a message final already: another edit showed the outcome
+// (docs/design.md, "Chat prompts"). A message whose edit is in flight, or whose
+// channel is gone, is skipped. It returns as Show does.
 func (f *Fanout) edit(ctx context.Context, b box, it item, msgs []store.Message) error {
-	if len(msgs) == 0 {
-		return nil
-	}
 	w := b.words()
-	var (
-		mu     sync.Mutex // guards left and failed
-		left   = len(msgs)
-		failed = false
-	)
-	finish := func(err error) {
-		mu.Lock()
-		left--
-		failed = failed || err != nil
-		last := left == 0 && !failed
-		mu.Unlock()
-		if last {
-			if err := b.markFinal(it.id); err != nil {
-				f.log.Error("marking the messages of a "+w.noun+" final", w.attr, it.id,
-					"err", err)
-			}
-		}
-	}
 	var tasks []*task
 	for _, m := range msgs {
 		ch := f.channel(m.Channel)
 		key := msgKey{id: it.id, channel: m.Channel, chat: m.ChatID, ref: m.Ref, clar: w.clar}
 		if ch == nil || !f.claim(key) {
-			// No such channel any more, or an edit of it in flight: not ours to
-			// finish, so not final on our account.
-			finish(errSkipped)
 			continue
 		}
-		t := &task{key: key, done: finish}
+		t := &task{key: key, done: func(error) {}}
 		t.try = func(ctx context.Context) error {
+			// When the item cannot be read, edit: twice is the lesser harm.
+			if cur, err := b.read(it.id); err == nil && isFinal(cur.messages, m) {
+				return nil
+			}
 			if err := ch.Edit(ctx, m.ChatID, m.Ref, it.prompt); err != nil {
 				return fmt.Errorf("bot: edit message %s of %s %d on %s %s: %w",
 					m.Ref, w.noun, it.id, m.Channel, m.ChatID, err)
 			}
 			f.log.Debug("outcome shown", w.attr, it.id, "channel", m.Channel,
 				"chat", m.ChatID, "ref", m.Ref, "status", it.status)
-			// Final at once, so a later reconciliation, after another message's
-			// edit was given up on, does not edit this one again.
-			if err := b.markOneFinal(it.id, m); err != nil {
-				f.log.Warn("marking a message final", w.attr, it.id, "err", err)
-			}
+			f.markFinal(b, it.id, m)
 			return nil
 		}
 		tasks = append(tasks, t)
@@ -513,19 +482,20 @@ func (f *Fanout) edit(ctx context.Context, b box, it item, msgs []store.Message)
 	return f.first(ctx, "edit", tasks)
 }
 
-var errSkipped = errors.New("skipped")
-
-// markFinal marks message m of request id final, when the store can mark one message.
-func (f *Fanout) markFinal(id uint64, m store.Message) {
-	if err := (requestBox{f}).markOneFinal(id, m); err != nil {
-		f.log.Warn("marking a message final", "request_id", id, "err", err)
+// markFinal marks message m of item id of b final, logging a failure: the message
+// may then be edited once more by a later reconciliation.
+func (f *Fanout) markFinal(b box, id uint64, m store.Message) {
+	if err := b.markFinal(id, m); err != nil {
+		w := b.words()
+		f.log.Warn("marking a message final", w.attr, id, "err", err)
 	}
 }
 
-// messageFinaler marks one message final (*store.DB has it); an Outbox without it
-// has its messages marked final all at once, when every edit succeeded.
-type messageFinaler interface {
-	MarkMessageFinal(id uint64, m store.Message) error
+// isFinal reports whether msgs hold message m (channel, chat and ref), final.
+func isFinal(msgs []store.Message, m store.Message) bool {
+	return slices.ContainsFunc(msgs, func(o store.Message) bool {
+		return o.Final && o.Channel == m.Channel && o.ChatID == m.ChatID && o.Ref == m.Ref
+	})
 }
 
 // first runs the first attempt of every task at once and waits for them all; the

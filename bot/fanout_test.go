@@ -293,6 +293,76 @@ func TestFanoutEditRetry(t *testing.T) {
 	})
 }
 
+// An arming edit that failed is retried after the outcome was shown: the retry finds
+// the message final and leaves it, so it is edited once, for a request and for a
+// question. TestFanoutEditRetry hits this when its two retries, due at the same
+// instant, run in this order.
+func TestFanoutArmRetryAfterOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// start makes the item; end ends it; messages reads its messages.
+		start    func(e *env) uint64
+		end      func(e *env, id uint64)
+		messages func(e *env, id uint64) []store.Message
+	}{
+		{"request", func(e *env) uint64 { return e.require("s1", "Bash", bash).ID },
+			func(e *env, id uint64) {
+				e.resolve(id, gate.Answer{Approve: false, By: "cli", Via: "cli"})
+			},
+			func(e *env, id uint64) []store.Message { return e.request(id).Messages }},
+		{"clarification", func(e *env) uint64 {
+			c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "go on?",
+				Options: []string{"yes", "no"}, Caller: store.CallerLocal})
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			return c.ID
+		}, func(e *env, id uint64) {
+			if _, err := e.g.CancelClarification(id, "moot",
+				store.Actor{By: "cli", Via: "cli"}, ""); err != nil {
+				e.t.Fatal(err)
+			}
+		}, func(e *env, id uint64) []store.Message {
+			c, err := e.db.Clarification(id)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			return c.Messages
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tg := newFake("telegram", "-100")
+				tg.failEdits = 1 // the arming edit
+				e := runFanout(t, envOptions{retry: Retry{Attempts: 5, Backoff: time.Second}},
+					tg)
+				id := tc.start(e)
+				synctest.Wait()
+				time.Sleep(time.Second / 2) // the outcome before the arming retry
+				tc.end(e, id)
+				synctest.Wait()
+				time.Sleep(3 * time.Second)
+				synctest.Wait()
+				msgs := tc.messages(e, id)
+				if len(msgs) != 1 || !msgs[0].Final || len(tg.sent()) != 1 {
+					t.Fatalf("messages %+v of %d sent, want one, final", msgs, len(tg.sent()))
+				}
+				var edits []Prompt
+				for _, s := range tg.edited() {
+					if s.Ref == msgs[0].Ref {
+						edits = append(edits, s.Prompt)
+					}
+				}
+				if len(edits) != 1 || edits[0].Buttons != nil ||
+					!strings.Contains(edits[0].Outcome, "by cli · cli") {
+					t.Fatalf("message edited %d times (%+v), want once, to its outcome",
+						len(edits), edits)
+				}
+			})
+		})
+	}
+}
+
 // A request resolved while its prompt is being sent: the late message shows the
 // outcome too, and no message is edited twice.
 func TestFanoutResolvedWhileSending(t *testing.T) {

@@ -577,6 +577,20 @@ func (d *DB) MarkClarificationMessagesFinal(id uint64) error {
 	return nil
 }
 
+// MarkClarificationMessageFinal marks message m (by channel, chat and ref) of
+// clarification id as edited to its outcome. An unknown or already final message
+// writes nothing. Errors (nothing is written): ErrNotFound (no such clarification),
+// ErrWrite.
+func (d *DB) MarkClarificationMessageFinal(id uint64, m Message) error {
+	err := d.updateClarification(id, func(_ *bolt.Tx, c *Clarification) (bool, error) {
+		return finalMessage(c.Messages, m), nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: mark message %s of clarification %d final: %w", m.Ref, id, err)
+	}
+	return nil
+}
+
 // UnfinalizedClarifications returns every finished clarification that still has a
 // chat message not edited to its outcome, oldest first.
 func (d *DB) UnfinalizedClarifications() ([]Clarification, error) {

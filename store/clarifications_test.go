@@ -310,3 +310,42 @@ func TestClarificationMessages(t *testing.T) {
 	testkit.Must(t, d.MarkClarificationMessagesFinal(c.ID))
 	unchanged(t, d.Path(), before)
 }
+
+// MarkClarificationMessageFinal marks one message; the clarification leaves the
+// unfinalized list only once all are final. An unknown clarification, or a message
+// unknown or final already, writes nothing.
+func TestClarificationMessageFinal(t *testing.T) {
+	d, _ := openTest(t)
+	c, _, err := d.CreateClarification(question())
+	testkit.Must(t, err)
+	a := Message{Channel: "telegram", ChatID: "-100123", Ref: "55"}
+	b := Message{Channel: "slack", ChatID: "C1", Ref: "3.4"}
+	testkit.Must(t, d.AddClarificationMessage(c.ID, a))
+	testkit.Must(t, d.AddClarificationMessage(c.ID, b))
+	_, err = d.CancelClarification(c.ID, Resolution{By: "cli", Via: "cli"})
+	testkit.Must(t, err)
+
+	before := fileBytes(t, d.Path())
+	testkit.WantErr(t, d.MarkClarificationMessageFinal(99, a), ErrNotFound,
+		"store: mark message 55 of clarification 99 final: not found")
+	testkit.Must(t, d.MarkClarificationMessageFinal(c.ID, Message{Channel: "slack",
+		ChatID: "C1", Ref: "9.9"}))
+	unchanged(t, d.Path(), before)
+
+	testkit.Must(t, d.MarkClarificationMessageFinal(c.ID, a))
+	got, err := d.Clarification(c.ID)
+	testkit.Must(t, err)
+	if m := got.Messages; !m[0].Final || m[1].Final {
+		t.Fatalf("messages %+v, want only the first final", m)
+	}
+	if un, err := d.UnfinalizedClarifications(); err != nil || len(un) != 1 {
+		t.Fatalf("unfinalized %d (%v), want the clarification", len(un), err)
+	}
+	before = fileBytes(t, d.Path())
+	testkit.Must(t, d.MarkClarificationMessageFinal(c.ID, a)) // final already
+	unchanged(t, d.Path(), before)
+	testkit.Must(t, d.MarkClarificationMessageFinal(c.ID, b))
+	if un, err := d.UnfinalizedClarifications(); err != nil || len(un) != 0 {
+		t.Fatalf("unfinalized %d (%v) once all are final", len(un), err)
+	}
+}

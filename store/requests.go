@@ -688,6 +688,18 @@ func finalMessages(ms []Message) bool {
 	return changed
 }
 
+// finalMessage marks message m of ms final; it reports whether it was there and not
+// final.
+func finalMessage(ms []Message, m Message) bool {
+	for i, o := range ms {
+		if sameMessage(o, m) && !o.Final {
+			ms[i].Final = true
+			return true
+		}
+	}
+	return false
+}
+
 // updateRequest applies change to request id in one transaction and writes it, with
 // its requests_unfinal entry, when change reports a change.
 func (d *DB) updateRequest(id uint64, change func(*Request) bool) error {

@@ -48,15 +48,7 @@ func (d *DB) SetWaiterGone(id uint64, at time.Time) (Request, bool, error) {
 // or already final message writes nothing. Errors (nothing is written): ErrNotFound
 // (no such request), ErrWrite.
 func (d *DB) MarkMessageFinal(id uint64, m Message) error {
-	err := d.updateRequest(id, func(r *Request) bool {
-		for i, o := range r.Messages {
-			if sameMessage(o, m) && !o.Final {
-				r.Messages[i].Final = true
-				return true
-			}
-		}
-		return false
-	})
+	err := d.updateRequest(id, func(r *Request) bool { return finalMessage(r.Messages, m) })
 	if err != nil {
 		return fmt.Errorf("store: mark message %s of request %d final: %w", m.Ref, id, err)
 	}

@@ -58,7 +58,7 @@ var access = bot.Access{
 }
 
 // outbox is the real store as the Fanout's outbox, telling the test when a prompt
-// message was recorded and when a request's messages were marked final.
+// message was recorded and when one was marked final (edited to its outcome).
 type outbox struct {
 	*store.DB
 	added chan store.Message
@@ -77,16 +77,16 @@ func (o *outbox) AddMessage(id uint64, m store.Message) error {
 	return report(o.added, m, o.DB.AddMessage(id, m))
 }
 
-func (o *outbox) MarkMessagesFinal(id uint64) error {
-	return report(o.final, id, o.DB.MarkMessagesFinal(id))
+func (o *outbox) MarkMessageFinal(id uint64, m store.Message) error {
+	return report(o.final, id, o.DB.MarkMessageFinal(id, m))
 }
 
 func (o *outbox) AddClarificationMessage(id uint64, m store.Message) error {
 	return report(o.added, m, o.DB.AddClarificationMessage(id, m))
 }
 
-func (o *outbox) MarkClarificationMessagesFinal(id uint64) error {
-	return report(o.final, id, o.DB.MarkClarificationMessagesFinal(id))
+func (o *outbox) MarkClarificationMessageFinal(id uint64, m store.Message) error {
+	return report(o.final, id, o.DB.MarkClarificationMessageFinal(id, m))
 }
 
 // report sends v on ch when err, the store's answer, is nil, and returns err.
@@ -336,8 +336,8 @@ func (e *env) request(id uint64) store.Request {
 	return teststore.Request(e.t, e.db, id)
 }
 
-// waitFinal waits until the Fanout marked the messages of request id final: every
-// chat.update of it is done.
+// waitFinal waits until the Fanout marked a message of request id final: its
+// chat.update is done (the tests show a request in one Slack channel).
 func (e *env) waitFinal(id uint64) {
 	e.t.Helper()
 	for {
