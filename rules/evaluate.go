@@ -300,8 +300,13 @@ func bareWord(w string) bool {
 // looksLikePath reports whether the scan decides the string v: it holds a "/", starts
 // with "~" or ".", or is a file: URI, and could be a path the OS opens.
 func looksLikePath(v string) bool {
-	return v != "" && len(v) <= maxScanLen && strings.IndexByte(v, 0) < 0 &&
-		(v[0] == '~' || v[0] == '.' || strings.IndexByte(v, '/') >= 0 || isFileURI(v))
+	return len(v) <= maxScanLen && strings.IndexByte(v, 0) < 0 && pathShaped(v)
+}
+
+// pathShaped reports whether v holds a "/", starts with "~" or ".", or is a file: URI.
+func pathShaped(v string) bool {
+	return v != "" && (v[0] == '~' || v[0] == '.' || strings.IndexByte(v, '/') >= 0 ||
+		isFileURI(v))
 }
 
 // argScan is one scan of a call's arguments.
@@ -518,11 +523,29 @@ func splitWords(v string, sep func(rune) bool) iter.Seq[string] {
 // a glob, or is a name one of the places or projects has as a component (names, see
 // view.names): only then may it name, hold or lie in one.
 func decidesWord(w string, names map[string]struct{}) bool {
-	if looksLikePath(w) || strings.ContainsAny(w, "*?[") {
+	if looksLikePath(w) || strings.ContainsAny(w, "*?[") || unreadablePath(w, names) {
 		return true
 	}
 	_, ok := names[w]
 	return ok
+}
+
+// unreadablePath reports whether w is a word the scan cannot read (over maxScanLen,
+// or holding a NUL) that a tool could still turn into a path: path-shaped, or a part
+// between NULs is a guarded name. Such a word makes the call unresolvable.
+func unreadablePath(w string, names map[string]struct{}) bool {
+	if len(w) <= maxScanLen && strings.IndexByte(w, 0) < 0 {
+		return false
+	}
+	if pathShaped(w) {
+		return true
+	}
+	for part := range strings.SplitSeq(w, "\x00") {
+		if _, ok := names[part]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // wordSep reports whether r separates the words of a string the scan decides: space
@@ -534,7 +557,8 @@ func wordSep(r rune) bool {
 // word decides one word or string w of the scan (see str).
 func (sc *argScan) word(w string) bool {
 	if len(w) > maxScanLen || strings.IndexByte(w, 0) >= 0 {
-		return false
+		// Only words a tool could turn into a path get here (unreadablePath).
+		return sc.add(Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid})
 	}
 	if i := strings.IndexAny(w, "*?["); i >= 0 && !isFileURI(w) {
 		// A glob reaches what lies under the directory before its first wildcard.
