@@ -302,8 +302,13 @@ func bareWord(w string) bool {
 // looksLikePath reports whether the scan decides the string v: it holds a "/", starts
 // with "~" or ".", or is a file: URI, and could be a path the OS opens.
 func looksLikePath(v string) bool {
-	return v != "" && len(v) <= maxScanLen && strings.IndexByte(v, 0) < 0 &&
-		(v[0] == '~' || v[0] == '.' || strings.IndexByte(v, '/') >= 0 || isFileURI(v))
+	return len(v) <= maxScanLen && strings.IndexByte(v, 0) < 0 && pathShaped(v)
+}
+
+// pathShaped reports whether v holds a "/", starts with "~" or ".", or is a file: URI.
+func pathShaped(v string) bool {
+	return v != "" && (v[0] == '~' || v[0] == '.' || strings.IndexByte(v, '/') >= 0 ||
+		isFileURI(v))
 }
 
 // argScan is one scan of a call's arguments.
@@ -607,7 +612,7 @@ func splitWords(v string, sep func(rune) bool) iter.Seq[string] {
 // a glob, or is a name one of the places or projects has as a component (names, see
 // view.names): only then may it name, hold or lie in one.
 func decidesWord(w string, names placeNames) bool {
-	if looksLikePath(w) || globIndex(w) >= 0 {
+	if looksLikePath(w) || globIndex(w) >= 0 || unreadablePath(w, names) {
 		return true
 	}
 	return names.has(w)
@@ -674,6 +679,24 @@ func (sc *argScan) globReaches(w string, i int) bool {
 	return false
 }
 
+// unreadablePath reports whether w is a word the scan cannot read (over maxScanLen,
+// or holding a NUL) that a tool could still turn into a path: path-shaped, or a part
+// between NULs is a guarded name. Such a word makes the call unresolvable.
+func unreadablePath(w string, names placeNames) bool {
+	if len(w) <= maxScanLen && strings.IndexByte(w, 0) < 0 {
+		return false
+	}
+	if pathShaped(w) {
+		return true
+	}
+	for part := range strings.SplitSeq(w, "\x00") {
+		if names.has(part) {
+			return true
+		}
+	}
+	return false
+}
+
 // wordSep reports whether r separates the words of a string the scan decides: space
 // and the punctuation that joins a path to an option, a name or a list.
 func wordSep(r rune) bool {
@@ -683,7 +706,8 @@ func wordSep(r rune) bool {
 // word decides one word or string w of the scan (see str).
 func (sc *argScan) word(w string) bool {
 	if len(w) > maxScanLen || strings.IndexByte(w, 0) >= 0 {
-		return false
+		// Only words a tool could turn into a path get here (unreadablePath).
+		return sc.add(Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid})
 	}
 	listing := false
 	if i := globIndex(w); i >= 0 && !isFileURI(w) {
