@@ -21,22 +21,11 @@ const (
 )
 
 // CedarPolicies returns p as a Cedar policy set, one policy per rule in order (cedar-go
-// names them policy0, policy1, …): allow → permit, deny → forbid. The request is
-// principal Agent::"<agent_id>", action Action::"call", resource Tool::"<tool>", and
-// the context {group, tool, source, path, has_path}. An exact tool name is a resource
-// constraint, a prefix a like pattern on context.tool, an @fs class membership of
-// ToolClass::"fs_read" or "fs_write" (CedarEntities); the agent a principal
-// constraint; group, source and path conditions on the context.
-//
-// Each deny rule with a path filter is also a forbid annotated @guard("<id>") for the
-// tools outside the file classes (not in ToolClass::"file"), with the rule's agent,
-// group, source and path conditions but not its tool: Cedar has no effect but permit
-// and forbid, so Cedar.Eval reads a Deny that only guards caused as require
-// (docs/design.md, "Protected and guarded places"). They follow the rules' policies.
-//
-// Cedar has no rule order — a forbid overrides every permit — so only an OrderFree
-// policy can be expressed. Errors, wrapping ErrNotOrderFree: an Ordered policy, or a
-// require rule.
+// names them policy0, policy1, …; allow → permit, deny → forbid), then a forbid
+// annotated @guard("<id>") per deny rule with a path filter; the package doc ("Cedar")
+// gives the request, entities and encoding. Cedar has no rule order, so only an
+// OrderFree policy can be expressed. Errors, wrapping ErrNotOrderFree: an Ordered
+// policy, or a require rule.
 func CedarPolicies(p Policy) (string, error) {
 	if p.Mix != OrderFree {
 		return "", fmt.Errorf("bench: cedar: %w: a %s mix needs first-match order",

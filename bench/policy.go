@@ -59,17 +59,9 @@ func pools(n int) (tools, servers, dirs int) {
 }
 
 // Generate returns n rules of the given mix, deterministically (the same n and mix give
-// the same rules). Rules get ids 1..n and priorities in [0, 999]; one in four belongs to
-// Group, the others to rules.DefaultGroup. Their shapes, by id modulo 10: exact tool_N
-// names (three in ten), an exact mcp__srvN__<action>, a prefix mcp__srvN__*, @fs_read
-// with projN/*, @fs_write with projN/src/*, an exact tool_N filtered by agent, a prefix
-// mcp__srvN__* filtered by source, and @fs_any with secretN/*. An Ordered mix draws
-// each action among allow, deny and require (deny or require for secret directories),
-// turns one rule in fifty into a "*" filtered by source at priority 900 to 999 (a
-// fallback), and makes rule 1 the catch-all "*" require at priority 999999. An OrderFree
-// mix derives each action from the name the rule is about (see OrderFree). Path
-// patterns are already resolved (ResolvedPathPattern is set), so Compile reads no file.
-// n below 1 gives an empty policy.
+// the same rules), with ids 1..n, priorities in [0, 999] and path patterns already
+// resolved (ResolvedPathPattern set), so Compile reads no file; the package doc
+// ("Generated policies") lists their shapes. n below 1 gives an empty policy.
 func Generate(mix Mix, n int) Policy {
 	rnd := rand.New(rand.NewPCG(uint64(n), uint64(mix)+1))
 	nTools, nServers, nDirs := pools(n)

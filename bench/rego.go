@@ -108,19 +108,11 @@ matches contains m if {
 )
 
 // RegoModule returns p as a Rego v1 module of package skald whose rule decision is
-// {"action": "allow"|"deny"|"require", "rule": <id>} — the first match by (priority, id) in
-// the call's group, then in default, or require with rule 0 (docs/design.md, "Rule order").
-// The input document is {"group", "tool", "agent", "source", "path"}, path absent when the
-// call has none. Each of our rules becomes one Rego rule per tool name it names (an @fs
-// class is expanded to rules.DefaultFSRead and rules.DefaultFSWrite), filed in the rule
-// tree where a call looks it up (see regoHead): by_path[name][first directory] when it has
-// a path pattern under a directory, else by_tool[name]; a prefix under by_prefix[prefix];
-// "*" in any_tool. Its group, agent, source and path filters become the rule's body;
-// strings are quoted as JSON, which Rego reads. Each deny rule with a path filter also
-// becomes a guard_in[first directory] (or guard_any) rule with the same body: a call of
-// a tool outside the file classes (fileTools) that one matches, whatever its tool
-// pattern, is require unless a rule denies it, and an allow then names no rule
-// (docs/design.md, "Protected and guarded places").
+// {"action": "allow"|"deny"|"require", "rule": <id>}: the first match by (priority, id)
+// in the call's group, then in default, or require with rule 0 (docs/design.md, "Rule
+// order"). The input document is {"group", "tool", "agent", "source", "path"}, path
+// absent when the call has none. The package doc ("Rego") tells how rules are filed in
+// the rule tree and how guards are encoded.
 func RegoModule(p Policy) string {
 	var b strings.Builder
 	b.WriteString(regoHeader)

@@ -13,17 +13,13 @@ import (
 const TerminalReason = "terminal"
 
 // OutcomeText is the line a prompt message shows once its request left pending, ""
-// while it is pending:
+// while it is pending. The time is the resolution's, in UTC; parts the resolution
+// lacks are left out, and the note is not part of the line (Prompt.Note):
 //
-//	✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC · ⏱ 15 min bypass: every
-//	call of category shell (any command or arguments, not only this call) (category:shell)
+//	✅ Approved by Jane Doe (100000001) · telegram · 14:03 UTC · ⏱ 15 min bypass: …
 //	❌ Rejected by Jane Doe (100000001) · slack · 14:03 UTC
 //	⌛ Expired · 14:03 UTC
 //	🚫 Cancelled (handled at the terminal)
-//	🚫 Cancelled by api · api · 14:03 UTC
-//
-// The time is the resolution's, in UTC; parts the resolution lacks are left out.
-// The note, if any, is not part of the line (Prompt.Note).
 func OutcomeText(r store.Request) string {
 	var head string
 	switch r.Status {

@@ -29,17 +29,12 @@ func bypassShort(d time.Duration) time.Duration {
 // so that the arguments always get most of a message.
 const MaxFieldLen = 200
 
-// Field is one labelled line of a prompt: "Tool", "Host" (a web call's host, the one
-// its URL goes to whatever userinfo precedes it, with the Unicode form of an IDNA
-// name beside it: "xn--80ak6aa92e.com (аррӏе.com)"), "Script" (for a shell call whose
-// commands are not all allowed: "1 command needs you (of 81): python3 -c …", naming
-// the one that decided), "Caller" (who made the call: "agent token agent-1a2b3c4d5e6f
-// (profile dev, agent claude-code)", "admin", "local (no token, loopback)", "cron job
-// nightly, run 7"), "Why" (why the gate asked a human
-// when it was more than a rule's or the default require, store.Request.Reason),
-// "Agent" (for callers other than an agent token), "Source", "Context", "Session",
-// "Cwd", "Category", "Claimed category" ("shell (not used)": sent by the caller for a
-// tool the configuration gives none), "MCP server", "Request", "Expires".
+// Field is one labelled line of a prompt. NewPrompt's labels, in order: "Tool",
+// "Host", "Script", "Caller", "Why", "Agent", "Source", "Context", "Session", "Cwd",
+// "Category", "Claimed category", "MCP server", "Request", "Expires", then "⚠ Caller"
+// once the caller stopped waiting; a question has "Clarification" for "Request".
+// A field the request lacks is left out (docs/design.md, "Chat prompts", says what
+// each shows).
 type Field struct {
 	Label string
 	// Value is plain text, caller text already escaped (Escape, EscapeName) and at

@@ -46,21 +46,14 @@ type TapResult struct {
 	Ask *AskAnswer
 }
 
-// HandleTap resolves the request a button names, for an approver of t.Channel and
-// only from one of the request's own stored prompt messages, with Via the channel and
-// By "NAME (id)"; a prompt shows its buttons only once its message is recorded
-// (Fanout.Show), so a genuine tap is never on an unrecorded message. It does store
-// work only: the messages are edited later, through
-// Fanout.Update. An admin's approval of a call a rule could have allowed also queues
-// the "➕ Always" follow-up (Options.FollowUps); a tap on its button, data
-// "r:<request id>", adds the offered rules instead (admins only, from that
-// follow-up only, once; errors ErrOfferUsed, ErrOfferExpired). Data "q:<id>:<option|w>"
-// is a clarification's button: an option answers it, "w" sets TapResult.Ask (approvers
-// only, from its own messages only). The TapResult always
-// carries the toast to show. The error is nil when this tap resolved the request or
-// added the offered rules; otherwise it wraps ErrBadCallback, ErrNotAuthorized,
-// gate.ErrNotFound, ErrNotBound, gate.ErrAlreadyResolved, gate.ErrExpired, or
-// ErrInternal (a store failure, logged). Nothing changes on an error.
+// HandleTap acts on the button t names (docs/design.md, "Chat prompts": buttons, taps
+// bound to their message, always allow): it resolves a request ("a:"), adds an offered
+// rule ("r:", admins only) or answers a clarification ("q:"), by "NAME (id)" via
+// t.Channel. It does store work only; Fanout.Update edits the messages later. The
+// TapResult always carries the toast. The error is nil when the tap took effect, else
+// it wraps ErrBadCallback, ErrNotAuthorized, ErrNotBound, ErrOfferUsed,
+// ErrOfferExpired, gate.ErrNotFound, gate.ErrAlreadyResolved, gate.ErrExpired or
+// ErrInternal (a store failure, logged); nothing changes on an error.
 func (b *Bot) HandleTap(ctx context.Context, t Tap) (TapResult, error) {
 	if strings.HasPrefix(t.Data, "r:") {
 		return b.handleOfferTap(ctx, t)

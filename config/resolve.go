@@ -9,22 +9,15 @@ import (
 	"path/filepath"
 )
 
-// Resolve makes the configuration's paths absolute, reading the file system but
-// writing nothing (Load calls it; call it yourself after Parse):
-//   - WorkspaceRoot is made absolute (relative to file's directory, else the
-//     process's working directory) and resolved through symlinks once
-//     (docs/design.md, "Normalising paths"); it must be an existing directory;
-//   - DataDir is made absolute the same way, its existing part resolved through
-//     symlinks (it may not exist yet: serve creates it);
-//   - each profile's WorkspaceRoot, when set, is made absolute (relative to file's
-//     directory, else the process's) and resolved through symlinks; it must be an
-//     existing directory, neither the top-level WorkspaceRoot nor another profile's;
-//   - each profile's WorkingDirectory is joined to its workspace when relative (empty
-//     means the workspace) and resolved the same way;
-//   - File is set to file's absolute, resolved path when file is not empty.
-//
-// Errors join every problem found, each wrapping ErrInvalid (a *FieldError naming the
-// key) or an I/O error; on error c is left as it was.
+// Resolve makes the configuration's paths absolute — relative ones to file's
+// directory, else the process's — and resolves them through symlinks once
+// (docs/design.md, "Normalising paths"), reading the file system and writing nothing
+// (Load calls it; call it yourself after Parse). WorkspaceRoot and each profile's
+// WorkspaceRoot must be existing directories, no two the same; only DataDir's existing
+// part is resolved (serve creates the rest); a relative or empty WorkingDirectory is
+// joined to its profile's workspace; File is set to file's resolved path when file is
+// not empty. Errors join every problem, each wrapping ErrInvalid (a *FieldError naming
+// the key) or an I/O error; on error c is left as it was.
 func (c *Config) Resolve(file string) error {
 	var errs []error
 	bad := func(key, value, problem string) {

@@ -17,24 +17,14 @@ import (
 // through Next.
 type Schedule = robfig.Schedule
 
-// Parse parses a job schedule as robfig/cron v3.0.1's standard parser does:
-//   - five fields "minute hour day-of-month month day-of-week" ("30 2 * * *",
-//     "*/15 9-17 * * MON-FRI"); when both day fields are restricted either may match;
-//   - a descriptor: @yearly (@annually), @monthly, @weekly, @daily (@midnight),
-//     @hourly, or "@every <duration>" (Go syntax, "1h30m"), which fires that long after
-//     the scheduler starts and then at that interval;
-//   - optionally prefixed by "CRON_TZ=Area/City " (or the legacy "TZ=Area/City ") and
-//     one space, so the fields are read in that zone; without it they are read in the
-//     Engine's location. The zone database is embedded.
-//
-// Daylight saving time follows robfig/cron: a time that a spring-forward gap skips
-// does not fire that day, and a time that a fall-back overlap repeats fires twice (see
-// docs/jobs.md).
-//
-// Parse refuses, beyond robfig's own errors, what v3.0.1 gets wrong: a CRON_TZ=/TZ=
-// prefix with nothing after it (robfig panics), and an "@every" shorter than one
-// second, zero or negative (robfig silently runs those every second). Errors wrap
-// ErrInvalidJob and their message is the parser's; Parse never panics.
+// Parse parses a job schedule as robfig/cron v3.0.1's standard parser does
+// (docs/jobs.md, "Schedules"): five fields, or a descriptor (@yearly, @monthly, @weekly,
+// @daily, @hourly, "@every <Go duration>" counted from the scheduler's start), optionally
+// after "CRON_TZ=Area/City " (or "TZ=Area/City ") to read the fields in that zone, else
+// in the Engine's location; daylight saving time is robfig's. Beyond robfig's errors it
+// refuses a zone prefix with nothing after it (robfig panics) and an "@every" under one
+// second (robfig runs it every second). Errors wrap ErrInvalidJob and carry the
+// parser's message; Parse never panics.
 func Parse(spec string) (s Schedule, err error) {
 	if problem := precheck(spec); problem != "" {
 		return nil, invalid(problem)

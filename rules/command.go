@@ -243,25 +243,11 @@ func commandText(c *shell.Command) string {
 }
 
 // EvaluateShell decides a call to a shell tool of Options.Shell that has a script
-// argument; ok is false for any other call. Evaluate decides shell calls
-// through it; the ScriptDecision lists every command (docs/design.md, "Shell
-// commands"). The Decision is the strictest of the script's commands (see
-// decideScript) and of the paths it names, each decided on its own: a redirect
-// target as a file write or read by the file rules with their full action; a
-// literal argument, a cd target or the tool's cwd argument under a protected place
-// denies the call, and one inside a place a deny rule with a path filter denies
-// (whatever its tool pattern, when its agent and source filters apply), holding such
-// a place, or not normalisable makes it require with Contains or PathInvalid set,
-// which nothing lifts. So does what the gate cannot see into (docs/design.md,
-// "Shell commands"): a script argument that is not a string, a script or sh -c
-// script that does not parse, a command that is shell.Command.Blind, paths that
-// cannot all be listed (too many glob matches, an unknown directory, a redirect
-// target that is not literal) — unless a rule or a path denies. The
-// ScriptDecision, also in Decision.Script, lists every command, each path's
-// decision folded into its command's.
-//
-// It reads the directories globs name and normalises paths; it is safe for
-// concurrent use.
+// argument; ok is false for any other call. The Decision is the strictest of the
+// script's commands and of the paths they name; what the gate cannot see into makes a
+// locked require unless something denies (docs/design.md, "Shell commands"). The
+// ScriptDecision, also in Decision.Script, lists every command with its paths'
+// decisions folded in. It reads the directories globs name; safe for concurrent use.
 func (s *Set) EvaluateShell(group string, c Call) (d Decision, sd ScriptDecision, ok bool) {
 	st, ok := s.ShellTool(c.Tool)
 	if !ok {

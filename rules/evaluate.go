@@ -18,20 +18,13 @@ import (
 	"github.com/skald-circle/skald-bot/rules/shell"
 )
 
-// Evaluate decides one tool call for the permission group group (docs/design.md,
-// "Deciding a call"; the package doc tells how). Each path is decided in every form a
-// tool may open — joined to the call's cwd, the profile's working directory and the
-// workspace root, ".." taken as the OS and as a lexical cleaner would, "~" expanded —
-// and other strings of the arguments that look like paths lock the call when they lie
-// in a protected or denied place. The Decision is its strictest form's — deny, then a
-// locked require, then require, then allow — or, without a path argument, the rules
-// without a path filter's (a file tool is decided on its working directory). Path
+// Evaluate decides one tool call for the permission group group: the Decision is the
+// strictest of its paths' forms, or, without a path argument, the rules without a path
+// filter's; a shell tool's call is decided through EvaluateShell. The package doc
+// ("Evaluation") gives the steps, docs/design.md ("Deciding a call") the rules. Path
 // patterns are resolved as the file system is at the call. Safe for concurrent use; a
-// call of a tool outside the file classes with no path and no string that looks like
-// one or that a shell reads into other words (a quote, "$(", a brace list: shellJoins)
-// allocates nothing and reads no file but an lstat of each of its first plain words
-// in the workspace root (a symlink there is a path). A shell tool's call is decided
-// command by command (EvaluateShell; package doc, "Shell commands").
+// call with no path and nothing that looks like one allocates nothing and reads no file
+// but an lstat of its first plain words in the workspace root (a symlink is a path).
 func (s *Set) Evaluate(group string, c Call) Decision {
 	ti := s.tools[c.Tool]
 	if ti.shell > 0 {

@@ -35,17 +35,13 @@ func Normalize(path, base, workspaceRoot string) (string, error) {
 }
 
 // ResolvePattern returns a path_pattern with its existing prefix resolved as Normalize
-// resolves a path against workspaceRoot, so that a rule on secrets/*
-// still holds when secrets is itself a symlink. The pattern's shape is kept:
-//   - "<dir>/*": <dir> is normalised and "/*" kept ("secrets/*" → "vault/*");
-//   - "<dir>/name*": <dir> is normalised, the partial last component "name*" is kept as
-//     written; "name*" without a slash stays as it is (relative to the root);
-//   - "*" and "" are returned unchanged;
-//   - anything else is an exact path and is normalised whole.
-//
-// A part that cannot be normalised (NUL byte, symlink loop) is cleaned lexically
-// instead. The result holds for the file system as it is now: a Set resolves its
-// rules' patterns again whenever a directory they go through changes.
+// resolves a path against workspaceRoot, so that a rule on secrets/* still holds when
+// secrets is a symlink, keeping the pattern's shape: "<dir>/*" and "<dir>/name*" have
+// <dir> normalised and their last component kept ("secrets/*" → "vault/*"); "name*",
+// "*" and "" are unchanged; anything else is an exact path, normalised whole. A part
+// that cannot be normalised (NUL byte, symlink loop) is cleaned lexically instead. The
+// result holds for the file system as it is now (a Set resolves its patterns again
+// when a directory they go through changes).
 func ResolvePattern(pattern, workspaceRoot string) string {
 	return resolvePattern(pattern, cleanRoot(workspaceRoot), nil)
 }

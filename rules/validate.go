@@ -12,24 +12,15 @@ const (
 	ClassFSAny   = "@fs_any"
 )
 
-// Validate checks one rule's syntax and returns nil or a
-// *FieldError wrapping ErrInvalidRule that names the field and its value:
-//   - GroupID matches [a-z0-9_-]+ (whether the group exists is the caller's business);
-//   - ToolPattern is "*", an exact name, "prefix*" with one trailing star, or one of
-//     @fs_read, @fs_write, @fs_any; a star anywhere else, an unknown @class, an empty
-//     pattern or one holding spaces or control characters is refused;
-//   - PathPattern and ResolvedPathPattern are empty or hold a star only as their last
-//     character ("<dir>/*" or "prefix*"), and no NUL byte;
-//   - Action is allow, deny or require;
-//   - Priority lies in [MinPriority, MaxPriority];
-//   - CommandPattern is empty or a valid command pattern, on a rule with an exact
-//     tool name and no path filter (whether that tool is a shell tool is
-//     Set.CheckShellRule's business);
-//   - HostPattern is empty or a valid host pattern, on a rule with an exact tool name
-//     and no path or command filter (whether that tool is a web tool is
-//     Set.CheckHostRule's business).
-//
-// AgentID, Source and Note are free text. Validate does no I/O.
+// Validate checks one rule's syntax and returns nil or a *FieldError wrapping
+// ErrInvalidRule that names the field and its value: GroupID [a-z0-9_-]+; ToolPattern
+// "*", an exact name, "prefix*" or @fs_read, @fs_write, @fs_any, without spaces or
+// control characters; PathPattern and ResolvedPathPattern empty or with a star only
+// last, no NUL; Action allow, deny or require; Priority in [MinPriority, MaxPriority];
+// CommandPattern and HostPattern empty or valid, on a rule with an exact tool name and
+// no path filter (a HostPattern with no CommandPattern). AgentID, Source and Note are
+// free text. Whether the group exists, or the tool is a shell or web tool, is checked
+// elsewhere (Set.CheckShellRule, Set.CheckHostRule). Validate does no I/O.
 func Validate(r Rule) error {
 	if !validGroupID(r.GroupID) {
 		return &FieldError{Field: "group_id", Value: r.GroupID,

@@ -10,23 +10,14 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// WriteTo writes a consistent copy of the whole database to w and returns the number
-// of bytes written. The copy is the database as of the moment WriteTo starts: it is
-// written from one read-only transaction (bbolt's Tx.WriteTo), so it holds every
-// change committed before and none committed after, and opens as a database of its
-// own (Open, Verify). On success it has written exactly the size of the file as that
-// transaction sees it.
-//
-// It blocks until the whole copy is written to w, and does not block other callers:
-// reads and writes go on, and commit, while it runs. Two bbolt costs last as long as
-// it does, so w should be fast (a local file, a loopback connection): pages freed by
-// the writes meanwhile are reused only after it ends (the file may grow), and a
-// commit that must grow the file's memory map waits for it to end — with every write
-// queued behind that one. Safe for concurrent use.
-//
-// Errors: ErrClosed, or w's first error (or a read error of the file), wrapped as
-// "store: write copy: …"; w has then received an incomplete copy, which must not be
-// used.
+// WriteTo writes a consistent copy of the whole database to w, as of the moment it
+// starts (one read-only transaction, bbolt's Tx.WriteTo), and returns the number of
+// bytes written; the copy opens as a database of its own (Open, Verify). It blocks until
+// the copy is written and lets reads and writes commit meanwhile, but while it runs
+// freed pages are not reused (the file may grow) and a commit that must grow the memory
+// map waits for it, so w should be fast (a local file, loopback). Safe for concurrent
+// use. Errors: ErrClosed, or w's first error (or a read error), wrapped as "store: write
+// copy: …"; w then holds an incomplete copy, which must not be used.
 func (d *DB) WriteTo(w io.Writer) (int64, error) {
 	var n int64
 	ew := &errWriter{w: w}
@@ -59,16 +50,13 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 // Verify checks, without writing a byte, that the file at path is a whole and
-// consistent skald-bot database that this build can open — a copy WriteTo wrote, say.
-// It opens the file read-only (waiting up to DefaultLockTimeout for a process that
-// holds it, such as a running skald-bot on its own file), checks the meta bucket as
-// Open does, that the file holds every page its header counts, and bbolt's consistency
-// check of every page (Tx.Check), and that every clarification decodes and its pending
-// index is consistent. It blocks until done: the whole file is read.
-//
-// Errors, each naming the path: ErrNotOurs (empty, not a bbolt file, not ours, or cut
-// short), ErrSchemaVersion, ErrCorrupt (bbolt's check found damaged pages — the first
-// few are named — or a page could not be read), ErrLocked, or the file system's error.
+// consistent skald-bot database this build can open (a copy WriteTo wrote, say): the
+// meta bucket as Open checks it, every page its header counts, bbolt's Tx.Check, and
+// every clarification and its pending index. It opens the file read-only, waiting up to
+// DefaultLockTimeout for a process that holds it, and blocks until the whole file is
+// read. Errors, each naming the path: ErrNotOurs (empty, not a bbolt file, not ours, or
+// cut short), ErrSchemaVersion, ErrCorrupt (damaged pages, the first few named, or an
+// unreadable page), ErrLocked, or the file system's error.
 func Verify(path string) (err error) {
 	// A page read past the end of a cut-short file faults in the memory map; make that a
 	// panic of this goroutine, turned into ErrCorrupt, instead of a crash.

@@ -106,21 +106,15 @@ func (c Clarification) Outcome() string {
 	return s
 }
 
-// CreateClarification stores c as a new pending clarification and returns it as
-// stored, with created=true: the next id, status pending, no answer or messages,
-// CreatedAt now when zero. It is committed when it returns.
-//
-// When c.ClarificationID is not empty and (SessionID, ClarificationID) is already
-// stored it writes nothing: the same question by the same caller (every field equal)
-// gets the existing clarification, whatever its status, with created=false; a
-// different one an error wrapping ErrToolCallReused naming the first differing field,
-// with the existing one — unless it is another caller's, which learns nothing.
-//
-// Other errors wrap ErrInvalid and write nothing: an empty question or one over
-// MaxQuestionLen, more than MaxOptions options, an empty, repeated or too long option
-// (MaxOptionLen characters), one with control, invisible or bidi characters or white
-// space at its ends, ids over MaxIDLen, text that is not UTF-8, a zero
-// ExpiresAt or one not after CreatedAt.
+// CreateClarification stores c as a new pending clarification and returns it as stored
+// (the next id, CreatedAt now when zero) with created=true, committed when it returns. A
+// (SessionID, ClarificationID) already stored writes nothing: the same question by the
+// same caller gets the existing one, created=false; a different one an error wrapping
+// ErrToolCallReused naming the first differing field — unless it is another caller's,
+// which learns nothing. Other errors wrap ErrInvalid and write nothing: a question empty
+// or over MaxQuestionLen, over MaxOptions options, an option empty, repeated, over
+// MaxOptionLen or holding control, invisible, bidi or edge white-space characters, ids
+// over MaxIDLen, text not UTF-8, ExpiresAt zero or not after CreatedAt.
 func (d *DB) CreateClarification(c Clarification) (out Clarification, created bool, err error) {
 	if c.CreatedAt.IsZero() {
 		c.CreatedAt = d.now()
@@ -309,19 +303,14 @@ func pendingClarsWhere(tx *bolt.Tx, keep func(Clarification) bool) ([]Clarificat
 		func(c Clarification) uint64 { return c.ID }, keep)
 }
 
-// AnswerClarification records a as the answer of pending clarification id in one
-// compare-and-set transaction (a zero a.At means now), with its audit entry
-// "clarification.answered" by a.By via a.Via, and returns it as stored.
-//
-// Errors, each changing nothing:
-//   - ErrAlreadyResolved when it already left pending; the stored clarification is
-//     returned too and the message says who answered ("answered by alice via slack");
-//   - ErrExpired when a.At is after ExpiresAt, with the stored clarification;
-//   - ErrNotFound;
-//   - ErrInvalid: empty text or over MaxAnswerLen, not UTF-8, no By, or an Option that
-//     is not one of its options' indexes or whose option is not Text.
-//
-// Safe for concurrent use: of any number of concurrent answers exactly one wins.
+// AnswerClarification records a (a zero a.At means now) as the answer of pending
+// clarification id in one compare-and-set transaction with its audit entry
+// "clarification.answered" by a.By via a.Via, and returns it as stored. Errors, each
+// changing nothing: ErrAlreadyResolved (with the stored clarification; the message says
+// who answered); ErrExpired when a.At is after ExpiresAt (with it too); ErrNotFound;
+// ErrInvalid for a text empty, over MaxAnswerLen or not UTF-8, no By, or an Option that
+// is not one of its options or whose option is not Text. Safe for concurrent use: of
+// concurrent answers exactly one wins.
 func (d *DB) AnswerClarification(id uint64, a ClarificationAnswer) (Clarification, error) {
 	if a.At.IsZero() {
 		a.At = d.now()

@@ -25,22 +25,15 @@ const (
 	MaxCwdLen = 4096
 )
 
-// CreateRequest stores r as a new pending approval request and returns it as stored,
-// with created=true: the next request id, status Pending, no resolution or messages,
-// CreatedAt now when zero, Arguments in canonical form (see canonicalArgs). It is
-// committed when it returns, so the caller may then tell anyone about it.
-//
-// When r.ToolCallID is not empty and (r.SessionID, r.ToolCallID) is already registered,
-// it writes nothing: the same call (docs/design.md, "Idempotency") gets the existing
-// request, whatever its status, with created=false; a different one an error wrapping
-// ErrToolCallReused that names the first differing field ("…: not the same agent_id"),
-// with the existing request — unless it is another caller's, which learns nothing (a
-// zero Request, an error naming no id and no field).
-//
-// Other errors wrap ErrInvalid and write nothing: no tool name, arguments that are not a
-// JSON object or exceed MaxArgumentsSize, an id over MaxIDLen, a Cwd over MaxCwdLen, a
-// zero ExpiresAt or one not after CreatedAt. Safe for concurrent use (the package doc,
-// "Write costs").
+// CreateRequest stores r as a new pending request and returns it as stored (the next
+// id, CreatedAt now when zero, canonical Arguments) with created=true, committed when it
+// returns. A (SessionID, ToolCallID) already registered writes nothing (docs/design.md,
+// "Idempotency"): the same call gets the existing request, created=false; a different
+// one an error wrapping ErrToolCallReused that names the first differing field, with
+// the existing request — unless it is another caller's, which gets a zero Request and
+// an error naming nothing. Other errors wrap ErrInvalid and write nothing: no tool name,
+// arguments not a JSON object or over MaxArgumentsSize, an id over MaxIDLen, a Cwd over
+// MaxCwdLen, ExpiresAt zero or not after CreatedAt. Safe for concurrent use.
 func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 	if r.CreatedAt.IsZero() {
 		r.CreatedAt = d.now()
@@ -409,22 +402,14 @@ const (
 )
 
 // Resolve sets request id's status (Approved, Rejected or Cancelled) and res (a zero
-// res.At means now) in one compare-and-set transaction (docs/design.md, "Approval
-// requests"), appends its audit entry ("request.approved", "request.rejected",
-// "request.cancelled") by res.By via res.Via, and returns the updated request, committed
-// and fsynced.
-//
-// Errors, each changing nothing:
-//   - ErrAlreadyResolved when the request already left pending; the stored request is
-//     returned too, and the message names its status and who resolved it;
-//   - ErrExpired when res.At is after ExpiresAt (the sweeper, ExpireDue, marks it);
-//     the stored request is returned too;
-//   - ErrNotFound;
-//   - ErrInvalid for another status, an empty res.By, a bypass on anything but an
-//     approval, or a bypass with a bad scope or negative Secs.
-//
-// Safe for concurrent use: of any number of concurrent resolutions exactly one wins, and
-// one that cannot win writes nothing (the package doc, "Write costs").
+// res.At means now) in one compare-and-set transaction with its audit entry
+// ("request.approved", …) by res.By via res.Via, and returns the updated request,
+// committed and fsynced (docs/design.md, "Approval requests"). Errors, each changing
+// nothing: ErrAlreadyResolved (with the stored request; the message names its status
+// and who resolved it); ErrExpired when res.At is after ExpiresAt (with the stored
+// request); ErrNotFound; ErrInvalid for another status, an empty res.By, or a bypass
+// that is not on an approval or has a bad scope or negative Secs. Safe for concurrent
+// use: of concurrent resolutions exactly one wins, the others write nothing.
 func (d *DB) Resolve(id uint64, status Status, res Resolution) (Request, error) {
 	if res.At.IsZero() {
 		res.At = d.now()

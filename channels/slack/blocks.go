@@ -32,29 +32,11 @@ var actionIDs = map[bot.Action]string{
 	bot.ActionBypassSession: "bypass_session",
 }
 
-// Blocks lays out a prompt rendered by bot.Prompt.Slack as a Block Kit message
-// (docs/design.md, "Chat prompts"), in this order:
-//
-//   - a header block (block_id "header"): "🔐 Approval needed: <tool>", plain text;
-//   - sections of at most 10 fields ("fields", then "fields_2"): tool, caller, agent,
-//     source, context, session, category or MCP server, request id, expiry, in mrkdwn;
-//   - for a shell call, a section with its commands one per line, each marked ✓
-//     (allowed) or ❓ (needs the human) ("commands");
-//   - a section with the arguments in a ``` code block ("arguments"), at most 3000
-//     characters, their middle cut to "…[N characters cut]…" when longer;
-//   - while pending, a section saying what ⏱ and 🔄 would cover ("bypass");
-//   - once finished, a section with the outcome and the note ("outcome");
-//   - on a message posted without its buttons, a context block ("spare") saying
-//     that a copy left without them is spare (bot.Prompt.Spare);
-//   - while pending, an actions block ("actions") with the four buttons ✅ Approve
-//     (style primary), ❌ Reject (danger), ⏱ <bypass_short> and 🔄 Session, whose
-//     values are the callback data "a:<request id>:<ok|no|b15|bs>" (bot.Callback)
-//     and whose action_ids are approve, reject, bypass_short and bypass_session.
-//
-// A finished prompt has no actions block, so a chat.update with these blocks removes
-// the buttons. Text objects are verbatim (Slack adds no links) and plain text shows
-// emoji codes as typed. Blocks does not validate m: bot keeps it within Block Kit's
-// limits.
+// Blocks lays out a prompt rendered by bot.Prompt.Slack as a Block Kit message, blocks
+// in the order and with the block_ids the package doc lists ("What it does"). A
+// finished prompt has no actions block, so a chat.update with its blocks removes the
+// buttons. Text objects are verbatim (Slack adds no links). Blocks does not validate
+// m: bot keeps it within Block Kit's limits.
 func Blocks(m bot.SlackMessage) []slackgo.Block {
 	blocks := []slackgo.Block{
 		slackgo.NewHeaderBlock(

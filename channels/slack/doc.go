@@ -11,14 +11,20 @@
 // resolved — wherever it was resolved: a click here, Telegram, the API, the CLI, an
 // expiry or a cancellation.
 //
-//   - Send posts the prompt with chat.postMessage as a Block Kit message (Blocks): a
-//     header, sections of fields (tool, caller, agent, source, context, session,
-//     category or MCP server, request id, expiry), the arguments in a code block, their
-//     middle cut to 3,000 characters, what ⏱ and 🔄 would cover, and an actions block
-//     with ✅ Approve (primary),
-//     ❌ Reject (danger), ⏱ <bypass_short> and 🔄 Session, whose values are the
-//     callback data "a:<request id>:<ok|no|b15|bs>" of bot.Callback. The message's ts
-//     is its reference, recorded on the request by the Fanout.
+//   - Send posts the prompt with chat.postMessage as a Block Kit message (Blocks).
+//     Its blocks, in order, by block_id: "header", plain text "🔐 Approval needed:
+//     <tool>"; "fields" then "fields_2", sections of at most 10 mrkdwn fields (the
+//     prompt's bot.Field lines); for a shell call "commands", one per line marked ✓ (allowed) or ❓
+//     (needs the human); "arguments" in a ``` code block, at most 3,000 characters,
+//     the middle cut to "…[N characters cut]…"; while pending "bypass", what ⏱ and 🔄
+//     would cover; once finished "outcome", the outcome and the note; on a message
+//     posted without its buttons "spare", a context block saying a copy left without
+//     them is spare (bot.Prompt.Spare); while pending "actions", the buttons ✅
+//     Approve (primary), ❌ Reject (danger), ⏱ <bypass_short> and 🔄 Session, action_ids
+//     approve, reject, bypass_short and bypass_session, whose values are the callback
+//     data "a:<request id>:<ok|no|b15|bs>" of bot.Callback. Plain text shows emoji
+//     codes as typed. The message's ts is its reference, recorded on the request by
+//     the Fanout.
 //   - Edit updates the message with chat.update, always sending the new blocks: the
 //     outcome, no actions block. (A chat.update without blocks keeps the old ones, and
 //     the old buttons would stay live.)

@@ -99,20 +99,13 @@ func (p Path) FullIn(buf []byte) []byte {
 // opened and the globs are unresolvable (ErrTooManyMatches).
 const maxDirEntries = 20_000
 
-// Paths returns the paths the commands of s name — their arguments that may be paths
-// (the operands and option values the table of known programs says are files, every
-// operand of another program, the VALUE of --opt=VALUE), the files their options
-// read or write, redirect targets, cd targets, and the directory a command reads
-// or writes when it is given no path (ls, git status, curl -O) — expanded as bash
-// would against the directory each command runs in, base (the script's starting
-// directory, absolute) joined with its cd moves, and home for ~. Words that are no
-// path (options, subcommands, patterns) are not expanded and touch no file. A
-// command that may run in several directories (a cd that may fail) gives each path
-// once per directory. It reads the directories that globs name.
-//
-// The error is ErrTooManyMatches, ErrUnknownDir or ErrUnknownPath (joined when
-// several apply); the paths found are returned with it, and a caller deciding a
-// call must treat any error as needing a human.
+// Paths returns the paths the commands of s name (the package doc, "Paths", says
+// which), expanded as bash would against the directory each command runs in: base
+// (the script's starting directory, absolute) joined with its cd moves, and home for
+// ~. It reads the directories that globs name. The error is ErrTooManyMatches,
+// ErrUnknownDir or ErrUnknownPath (joined when several apply); the paths found are
+// returned with it, and a caller deciding a call must treat any error as needing a
+// human.
 func (s *Script) Paths(base, home string) (paths []Path, err error) {
 	if s.homeSet {
 		home = "" // ~ and a bare cd go where the script's HOME says

@@ -5,18 +5,13 @@ import (
 	"net/http"
 )
 
-// APIError is a Bot API error answer: the server writes it as
-// {"ok":false,"error_code":Code,"description":Description} with the HTTP status Code,
-// plus "parameters":{"retry_after":RetryAfter} when RetryAfter > 0 and
-// {"migrate_to_chat_id":MigrateToChatID} when that is not 0
-// (https://core.telegram.org/bots/api#making-requests, #responseparameters).
-//
-// go-telegram/bot v1.19.0 turns such an answer into an error by its error_code:
-// 400 → wraps bot.ErrorBadRequest (or *bot.MigrateError with migrate_to_chat_id),
-// 401 → bot.ErrorUnauthorized, 403 → bot.ErrorForbidden, 404 → bot.ErrorNotFound,
-// 409 → bot.ErrorConflict, 429 → *bot.TooManyRequestsError{RetryAfter}, any other
-// code → a plain error naming the code and description.
-//
+// APIError is a Bot API error answer, written with the HTTP status Code as
+// {"ok":false,"error_code":Code,"description":Description}, plus "parameters" holding
+// retry_after when RetryAfter > 0 and migrate_to_chat_id when MigrateToChatID is not 0
+// (https://core.telegram.org/bots/api#responseparameters). go-telegram/bot v1.19.0 reads
+// 400 as bot.ErrorBadRequest (*bot.MigrateError with migrate_to_chat_id), 401
+// bot.ErrorUnauthorized, 403 bot.ErrorForbidden, 404 bot.ErrorNotFound, 409
+// bot.ErrorConflict, 429 *bot.TooManyRequestsError, any other code a plain error.
 // APIError is comparable: errors.Is(err, ErrNotModified) holds for an equal value.
 type APIError struct {
 	// Code is both the HTTP status and the error_code field.
