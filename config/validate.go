@@ -300,7 +300,6 @@ func (c *Config) validateTelegram(p *problems) {
 	}
 }
 
-// addTelegram adds the problems of telegram.Options.Check's err under telegram.
 // toolArg checks the tool and arg of the entry key of a tools list of kind (shell,
 // web): plain names, the tool not already in seen, which it joins.
 func (p *problems) toolArg(key, tool, arg, kind string, seen map[string]bool) {
@@ -315,6 +314,7 @@ func (p *problems) toolArg(key, tool, arg, kind string, seen map[string]bool) {
 	seen[tool] = true
 }
 
+// addTelegram adds the problems of telegram.Options.Check's err under telegram.
 func (p *problems) addTelegram(err error) {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
