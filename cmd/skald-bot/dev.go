@@ -53,7 +53,7 @@ at each start, and only the bot holding the token can send or edit a message.`,
 				return err
 			}
 			defer srv.Close()
-			d := &devPhone{srv: srv, out: cmd.OutOrStdout()}
+			d := &devPhone{srv: srv, out: cmd.OutOrStdout(), number: map[int]int{}}
 			return d.run(cmd.Context(), cmd.InOrStdin())
 		},
 	}
@@ -65,8 +65,11 @@ at each start, and only the bot holding the token can send or edit a message.`,
 type devPhone struct {
 	srv *telegramtest.Server
 
-	mu  sync.Mutex // guards out, latest, ended
+	mu  sync.Mutex // guards out, latest, ended, number
 	out io.Writer
+	// number is the number each message is shown with, 1 for the first one shown:
+	// Telegram's message ids count the user's messages too.
+	number map[int]int
 	// latest is the newest message showing buttons, by message id; 0 for none.
 	latest int
 	// ended is the message whose buttons went last (answered, expired or cancelled);
@@ -156,7 +159,10 @@ func (d *devPhone) show(m telegramtest.SentMessage) {
 	if len(m.History) > 1 {
 		what = "edited"
 	}
-	fmt.Fprintf(d.out, "\n── %s %d ──\n%s\n", what, m.MessageID, m.PlainText)
+	if d.number[m.MessageID] == 0 {
+		d.number[m.MessageID] = len(d.number) + 1
+	}
+	fmt.Fprintf(d.out, "\n── %s %d ──\n%s\n", what, d.number[m.MessageID], m.PlainText)
 	if m.Keyboard == nil {
 		if d.latest == m.MessageID {
 			d.latest, d.ended = 0, m.MessageID
@@ -192,13 +198,14 @@ func (d *devPhone) act(ctx context.Context, line string) error {
 	}
 	d.mu.Lock()
 	id, ended := d.latest, d.ended
+	shown := d.number[cmp.Or(id, ended)]
 	d.mu.Unlock()
 	m, ok := d.srv.Message(devUser.ID, id)
 	bs := buttons(m)
 	if !ok || len(bs) == 0 {
-		if last := cmp.Or(id, ended); last != 0 {
+		if shown != 0 {
 			return fmt.Errorf("message %d has no buttons any more (answered, expired or "+
-				"cancelled): nothing to tap until the next prompt", last)
+				"cancelled): nothing to tap until the next prompt", shown)
 		}
 		return fmt.Errorf("no prompt with buttons to tap yet")
 	}
@@ -217,7 +224,7 @@ func (d *devPhone) act(ctx context.Context, line string) error {
 	if _, err := d.srv.Inject(u); err != nil {
 		return err
 	}
-	d.say("tapped %s on message %d\n", bs[i].Text, id)
+	d.say("tapped %s on message %d\n", bs[i].Text, shown)
 	var toast string
 	err := d.srv.Wait(ctx, func() bool {
 		for _, a := range d.srv.Answers() {

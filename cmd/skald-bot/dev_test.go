@@ -72,6 +72,8 @@ func TestProcessDevTelegram(t *testing.T) {
 		}
 	})
 
+	// Messages are numbered as shown, not by Telegram's ids, which count the user's.
+	dev.waitFor(t, "── message 1 ──")
 	dev.waitFor(t, "rm -rf build")
 	dev.waitFor(t, "[1] ✅ Approve", "[2] ❌ Reject")
 
@@ -126,7 +128,7 @@ func TestProcessDevTelegram(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev.waitFor(t, `"x": type a, r, 15, s, a number from 1 to`)
-	dev.waitFor(t, "tapped ✅ Approve on message")
+	dev.waitFor(t, "tapped ✅ Approve on message 1")
 	dev.waitFor(t, "→ Approved")
 	if err := <-done; err != nil || !strings.HasPrefix(out.String(), "approved") {
 		t.Errorf("check: %v %q %q", err, out.String(), errOut.String())
@@ -135,7 +137,7 @@ func TestProcessDevTelegram(t *testing.T) {
 	if _, err := stdin.Write([]byte("a\n")); err != nil {
 		t.Fatal(err)
 	}
-	dev.waitFor(t, "has no buttons any more (answered, expired or cancelled)")
+	dev.waitFor(t, "message 1 has no buttons any more (answered, expired or cancelled)")
 	lines := dev.signalExit(t, os.Interrupt, 0)
 	if last := lines[len(lines)-1]; last != "stopped" {
 		t.Errorf("last line %q, want stopped", last)
