@@ -247,6 +247,15 @@ func TestShellScripts(t *testing.T) {
 		{bash("ln -s secrets docs/sd"), R, false, ""},
 		{bash("ln -s x pub/l"), D, false, ""},
 		{bash("ln secrets/key docs/k"), D, false, "secrets"},
+		// ln -r reads the target from where it runs and makes the link relative.
+		{bash("ln -sr secrets/key docs/k"), D, false, "secrets"},
+		{bash("ln -rs secrets docs/sd"), D, false, "secrets"},
+		{bash("ln -s --relative secrets docs/sx"), D, false, "secrets"},
+		{bash("ln --symbolic --rel secrets/key docs/k"), D, false, "secrets"},
+		{bash("ln -sr -t docs secrets"), D, false, "secrets"},
+		{bash("cd docs && ln -sr ../secrets sd"), D, false, "secrets"},
+		{bash("ln --symbolic ../secrets docs/sd"), D, false, "secrets"},
+		{bash("ln --sym ../secrets docs/sd"), D, false, "secrets"},
 		// A program that runs configuration from a place the agent may write.
 		{bash("cd data/r && git status"), R, false, "which the agent may write"},
 		{Call{Tool: "Bash", Cwd: "data/r", Args: map[string]any{"command": "git status"}}, R,

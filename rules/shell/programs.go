@@ -452,10 +452,11 @@ func longGiven(words []string, names ...string) bool {
 // lnOps: ln makes its last operand (or one name in -t DIR, or in its directory
 // for a single operand) an alias of the others, which are written as much as the
 // link: a write. A symbolic link's target is taken relative to the link's
-// directory.
+// directory, except with -r (--relative): ln then reads it from the directory it runs
+// in, like a hard link's, and works out the relative link itself.
 func lnOps(u *usage, ops []int) {
-	symbolic := strings.ContainsRune(u.letters, 's') || containsAny(u.longs, "symbolic",
-		"relative")
+	symbolic := (strings.ContainsRune(u.letters, 's') || containsAny(u.longs, "symbolic")) &&
+		!strings.ContainsRune(u.letters, 'r') && !containsAny(u.longs, "relative")
 	targets, rel, relDir := ops, 0, false
 	switch {
 	case u.target > 0:
@@ -1117,7 +1118,7 @@ func init() {
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal),
 		shorts("L", kFollow)),
 		long: merge(longs(kTarget, "target-directory"), longs(kFollow, "logical"),
-			longs(kVal, "suffix", "backup")),
+			longs(kVal, "suffix", "backup"), longs(kFlag, "symbolic", "relative")),
 		operands: lnOps}, "ln")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
 		long: merge(longs(kTarget, "target-directory"), longs(kVal, "suffix",
