@@ -12,6 +12,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/channels/telegram"
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -30,7 +31,7 @@ const (
 	// DBFile is the name of the bbolt file inside DataDir.
 	DBFile = "skald.db"
 	// DefaultProfile is the profile that always exists (docs/design.md, "Terms").
-	DefaultProfile = "default"
+	DefaultProfile = gate.DefaultProfile
 	// AdminTokenFile is the file under DataDir that holds the generated admin token
 	// when api.token is empty.
 	AdminTokenFile = "admin.token"

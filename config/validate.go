@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/skald-circle/skald-bot/channels/telegram"
-	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/internal/netaddr"
 	"github.com/skald-circle/skald-bot/rules"
 )
@@ -63,12 +62,8 @@ func (c *Config) setDefaults() {
 	for i := range c.Jobs {
 		j := &c.Jobs[i]
 		def(&j.Profile, DefaultProfile)
-		if j.Overlap == "" {
-			j.Overlap = cron.OverlapSkip
-		}
-		if j.Notify == "" {
-			j.Notify = cron.NotifyFailure
-		}
+		j.Overlap = j.Overlap.OrDefault()
+		j.Notify = j.Notify.OrDefault()
 	}
 }
 
