@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/channels/telegram"
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
@@ -36,7 +37,7 @@ const (
 	// when api.token is empty.
 	AdminTokenFile = "admin.token"
 	// MinTokenLen is the shortest api.token or agent token accepted, in characters.
-	MinTokenLen = 16
+	MinTokenLen = api.MinTokenLen
 )
 
 // Config is the whole configuration file. Parse fills in the defaults and
