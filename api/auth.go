@@ -59,7 +59,7 @@ func (p principal) caller() string {
 }
 
 func newAuth(token string, agents []AgentToken, local bool) (auth, error) {
-	if problem := tokenProblem(token); problem != "" {
+	if problem := TokenProblem(token); problem != "" {
 		return auth{}, fmt.Errorf("%w: the admin token %s", ErrInvalid, problem)
 	}
 	if local && len(agents) > 0 {
@@ -69,7 +69,7 @@ func newAuth(token string, agents []AgentToken, local bool) (auth, error) {
 	a := auth{admin: digest(token), local: local}
 	seen := map[string]bool{token: true}
 	for i, t := range agents {
-		if problem := tokenProblem(t.Token); problem != "" {
+		if problem := TokenProblem(t.Token); problem != "" {
 			return auth{}, fmt.Errorf("%w: agent token %d %s", ErrInvalid, i+1, problem)
 		}
 		if seen[t.Token] {
@@ -85,16 +85,20 @@ func newAuth(token string, agents []AgentToken, local bool) (auth, error) {
 	return a, nil
 }
 
-// tokenProblem says what makes t unusable as a token ("" when nothing does): it is
-// compared exactly, so it must be long enough and carry nothing a header would lose.
-func tokenProblem(t string) string {
+// TokenProblem says what makes t unusable as an admin or agent token, "" when nothing
+// does: "is required", too short, white space at either end (which a header cannot
+// carry) or a control character. Tokens are compared exactly. config checks its tokens
+// with it.
+func TokenProblem(t string) string {
 	switch {
 	case t == "":
 		return "is required"
 	case utf8.RuneCountInString(t) < MinTokenLen:
 		return fmt.Sprintf("must be at least %d characters", MinTokenLen)
-	case strings.TrimSpace(t) != t || strings.ContainsFunc(t, unicode.IsControl):
-		return "must not begin or end with white space or hold control characters"
+	case strings.TrimSpace(t) != t:
+		return "must not begin or end with white space"
+	case strings.ContainsFunc(t, unicode.IsControl):
+		return "must not contain control characters"
 	}
 	return ""
 }

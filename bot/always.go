@@ -146,16 +146,14 @@ func printableASCII(s string) bool {
 	return true
 }
 
-// alwaysPriority is the priority for an offered rule in group: the default
-// priority, or just below the first require of the tool without filters when that
-// comes first (the seeded shell require).
+// alwaysPriority is the priority for an offered rule of tool in group: the default
+// priority, or just below the first require that decides every call of the tool
+// (rules.Covers) when that comes first, as the seeded shell require does.
 func alwaysPriority(tool string, group []rules.Rule) int {
+	offered := rules.Rule{ToolPattern: tool}
 	p := rules.DefaultPriority
 	for _, r := range group {
-		plain := r.PathPattern == "" && r.CommandPattern == "" && r.HostPattern == "" &&
-			r.AgentID == "" && r.Source == ""
-		if r.Action == rules.Require && plain && (r.ToolPattern == tool || r.ToolPattern == "*") &&
-			r.Priority <= p {
+		if r.Action == rules.Require && r.Priority <= p && rules.Covers(r, offered) {
 			p = max(r.Priority-1, rules.MinPriority)
 		}
 	}

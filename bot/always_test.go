@@ -105,6 +105,8 @@ func TestAlwaysPriority(t *testing.T) {
 		{"require first", []rules.Rule{req("Bash", 10), req("*", 50)}, 9},
 		{"at zero", []rules.Rule{req("Bash", 0)}, 0},
 		{"other tool", []rules.Rule{req("Read", 5)}, rules.DefaultPriority},
+		{"prefix pattern", []rules.Rule{req("Ba*", 20)}, 19},
+		{"other prefix", []rules.Rule{req("Rea*", 20)}, rules.DefaultPriority},
 		{"filtered require", []rules.Rule{{ToolPattern: "Bash", Action: rules.Require,
 			Priority: 5, CommandPattern: "rm *"}}, rules.DefaultPriority},
 	}

@@ -10,8 +10,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/channels/telegram"
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/rules"
 )
 
@@ -30,12 +32,12 @@ const (
 	// DBFile is the name of the bbolt file inside DataDir.
 	DBFile = "skald.db"
 	// DefaultProfile is the profile that always exists (docs/design.md, "Terms").
-	DefaultProfile = "default"
+	DefaultProfile = gate.DefaultProfile
 	// AdminTokenFile is the file under DataDir that holds the generated admin token
 	// when api.token is empty.
 	AdminTokenFile = "admin.token"
 	// MinTokenLen is the shortest api.token or agent token accepted, in characters.
-	MinTokenLen = 16
+	MinTokenLen = api.MinTokenLen
 )
 
 // Config is the whole configuration file. Parse fills in the defaults and

@@ -8,11 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/channels/telegram"
-	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/internal/netaddr"
 	"github.com/skald-circle/skald-bot/rules"
 )
@@ -63,12 +61,8 @@ func (c *Config) setDefaults() {
 	for i := range c.Jobs {
 		j := &c.Jobs[i]
 		def(&j.Profile, DefaultProfile)
-		if j.Overlap == "" {
-			j.Overlap = cron.OverlapSkip
-		}
-		if j.Notify == "" {
-			j.Notify = cron.NotifyFailure
-		}
+		j.Overlap = j.Overlap.OrDefault()
+		j.Notify = j.Notify.OrDefault()
 	}
 }
 
@@ -172,7 +166,7 @@ func (c *Config) validateAPI(p *problems) {
 	} else if a.Token == "" && !IsLoopback(a.Listen) {
 		p.add("api.listen", a.Listen, "listening beyond loopback needs api.token")
 	}
-	if problem := tokenProblem(a.Token.Reveal()); a.Token != "" && problem != "" {
+	if problem := api.TokenProblem(a.Token.Reveal()); a.Token != "" && problem != "" {
 		p.add("api.token", "", problem)
 	}
 	seen := map[Secret]int{}
@@ -181,8 +175,8 @@ func (c *Config) validateAPI(p *problems) {
 		switch j, dup := seen[t.Token]; {
 		case t.Token == "":
 			p.add(key+".token", "", "required")
-		case tokenProblem(t.Token.Reveal()) != "":
-			p.add(key+".token", "", tokenProblem(t.Token.Reveal()))
+		case api.TokenProblem(t.Token.Reveal()) != "":
+			p.add(key+".token", "", api.TokenProblem(t.Token.Reveal()))
 		case t.Token == a.Token:
 			p.add(key+".token", "", "must differ from api.token")
 		case dup:
@@ -203,21 +197,6 @@ func (c *Config) validateAPI(p *problems) {
 			p.add(fmt.Sprintf("api.allowed_hosts[%d]", i), h, problem)
 		}
 	}
-}
-
-// tokenProblem says what is wrong with a non-empty token, "" when nothing is. A token
-// is compared exactly, so white space at either end (which an HTTP header cannot
-// carry) or a control character would make it one that no client can present.
-func tokenProblem(t string) string {
-	switch {
-	case utf8.RuneCountInString(t) < MinTokenLen:
-		return fmt.Sprintf("must be at least %d characters", MinTokenLen)
-	case strings.TrimSpace(t) != t:
-		return "must not begin or end with white space"
-	case strings.ContainsFunc(t, unicode.IsControl):
-		return "must not contain control characters"
-	}
-	return ""
 }
 
 // parseAllowedHost parses an api.allowed_hosts entry: "host[:port]" or

@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -34,6 +36,10 @@ const (
 // which values are allowed. config checks its jobs' overlap key with it.
 func (o Overlap) Check() error { return checkPolicy(o, OverlapSkip, OverlapQueue, OverlapAllow) }
 
+// OrDefault returns o, or OverlapSkip when o is "". config fills its jobs' overlap key
+// with it, so the default is defined here only.
+func (o Overlap) OrDefault() Overlap { return cmp.Or(o, OverlapSkip) }
+
 // Notify says which run events ask for a chat notification.
 type Notify string
 
@@ -50,6 +56,10 @@ const (
 // Check returns nil for a policy or "" (the default, NotifyFailure), else an error
 // saying which values are allowed. config checks its jobs' notify key with it.
 func (n Notify) Check() error { return checkPolicy(n, NotifyFailure, NotifyAlways, NotifyNever) }
+
+// OrDefault returns n, or NotifyFailure when n is "". config fills its jobs' notify key
+// with it, so the default is defined here only.
+func (n Notify) OrDefault() Notify { return cmp.Or(n, NotifyFailure) }
 
 // checkPolicy returns nil when v is "" or one of policies (at least two), else an error
 // listing them: "must be a, b or c".
@@ -162,20 +172,11 @@ func Validate(jobs []Job, tools map[string]Tool) error {
 
 // withDefaults returns j with its empty policies and profile filled in.
 func withDefaults(j Job) Job {
-	if j.Overlap == "" {
-		j.Overlap = OverlapSkip
-	}
-	if j.Notify == "" {
-		j.Notify = NotifyFailure
-	}
-	if j.Profile == "" {
-		j.Profile = defaultProfile
-	}
+	j.Overlap = j.Overlap.OrDefault()
+	j.Notify = j.Notify.OrDefault()
+	j.Profile = cmp.Or(j.Profile, gate.DefaultProfile)
 	return j
 }
-
-// defaultProfile is the profile that always exists.
-const defaultProfile = "default"
 
 // notifies reports whether a run_finished event of a run in status s asks for a chat
 // notification under policy n. Only finished runs are announced: the

@@ -59,9 +59,7 @@ func firstCovering(all []Rule, group string, r Rule) (Rule, bool) {
 	var best Rule
 	found := false
 	for _, e := range all {
-		if e.GroupID != group || e.ID == r.ID || e.AgentID != "" || e.Source != "" ||
-			e.PathPattern != "" || e.CommandPattern != "" || e.HostPattern != "" ||
-			!coversTool(e.ToolPattern, r.ToolPattern) {
+		if e.GroupID != group || e.ID == r.ID || !Covers(e, r) {
 			continue
 		}
 		if group == r.GroupID && Compare(e, r) >= 0 {
@@ -72,6 +70,15 @@ func firstCovering(all []Rule, group string, r Rule) (Rule, bool) {
 		}
 	}
 	return best, found
+}
+
+// Covers reports whether rule e, when tried, decides every call rule r can match: e has
+// no agent, source, path, command or host filter and its tool pattern matches every tool
+// r's matches, tool classes compared by name as in Shadowing. Groups, actions and
+// priorities are not looked at.
+func Covers(e, r Rule) bool {
+	return e.AgentID == "" && e.Source == "" && e.PathPattern == "" &&
+		e.CommandPattern == "" && e.HostPattern == "" && coversTool(e.ToolPattern, r.ToolPattern)
 }
 
 // coversTool reports whether tool pattern e matches every tool name pattern p matches.

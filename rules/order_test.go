@@ -42,6 +42,30 @@ func TestCoversTool(t *testing.T) {
 	}
 }
 
+func TestCovers(t *testing.T) {
+	bash := Rule{ToolPattern: "Bash", CommandPattern: "git status *"}
+	for _, c := range []struct {
+		name string
+		e    Rule
+		want bool
+	}{
+		{"plain tool", Rule{ToolPattern: "Bash", Action: Require}, true},
+		{"prefix", Rule{ToolPattern: "Ba*", Priority: 5}, true},
+		{"other tool", Rule{ToolPattern: "Read"}, false},
+		{"agent", Rule{ToolPattern: "*", AgentID: "ci"}, false},
+		{"source", Rule{ToolPattern: "*", Source: "api"}, false},
+		{"path", Rule{ToolPattern: "*", PathPattern: "/tmp/**"}, false},
+		{"command", Rule{ToolPattern: "Bash", CommandPattern: "git *"}, false},
+		{"host", Rule{ToolPattern: "*", HostPattern: "example.com"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Covers(c.e, bash); got != c.want {
+				t.Errorf("Covers(%+v, %+v) = %v, want %v", c.e, bash, got, c.want)
+			}
+		})
+	}
+}
+
 func TestShadowing(t *testing.T) {
 	all := []Rule{
 		{ID: 1, GroupID: "ci", ToolPattern: "Ba*", Action: Allow, Priority: 50},

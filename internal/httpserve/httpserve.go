@@ -1,6 +1,3 @@
-// Package httpserve runs the HTTP servers of the chat channels' webhook endpoints (the
-// Slack app's in HTTP mode, the Telegram bot's in webhook mode) for as long as a
-// context lasts, and stops them without cutting the requests in flight short.
 package httpserve
 
 import (

@@ -1,6 +1,3 @@
-// Package netaddr checks the host:port addresses the configuration and the channels
-// listen on. It is below config and the channels (config imports them), so both share
-// one definition of a valid address.
 package netaddr
 
 import (

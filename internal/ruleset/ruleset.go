@@ -1,7 +1,3 @@
-// Package ruleset is rules as code: the permission groups and rules written as YAML
-// (Export, Parse), and the changes that make the store hold what a file says (Diff),
-// or what a list of new rules adds (Merge), as store.RuleChanges for one transaction
-// (docs/design.md, "Rules as code").
 package ruleset
 
 import (

@@ -1,6 +1,3 @@
-// Package outage names the ways the in-repo test servers (telegramtest, slacktest)
-// fail while a channel is down. It imports no testing code, so that `skald-bot dev`
-// can link those servers.
 package outage
 
 import (

@@ -1,5 +1,3 @@
-// Package testgate drives a real gate.Manager in the tests of the packages that use
-// it (bot, the channels, api, the gate's external tests).
 package testgate
 
 import (

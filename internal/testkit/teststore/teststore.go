@@ -1,5 +1,3 @@
-// Package teststore opens real stores for tests and compares their state before and
-// after a call that must change nothing.
 package teststore
 
 import (
