@@ -130,7 +130,7 @@ func (s *Set) leadsIn(gs *guards, c *Call, p string, file, own bool) *guard {
 // literal component enters, through a symlink too, is decided by leadsTo, and by
 // linkHeld for the links inside it. The walk stops at a "**", which the tools do not
 // follow symlinks under (docs/design.md, "Protected and guarded places"); past
-// maxGlobWalk listed folders it makes a locked require.
+// maxGlobWalk listings (a folder matched, a folder entered) it makes a locked require.
 func (s *Set) globWalk(t *tier, c *Call, path string, dirs, comps []string,
 	cache *lstatCache) (Decision, bool) {
 	listed := 0
@@ -145,6 +145,9 @@ func (s *Set) globWalk(t *tier, c *Call, path string, dirs, comps []string,
 				return d, found
 			}
 			next = append(next, abs)
+			if listed++; listed > maxGlobWalk {
+				return unresolvable(), true
+			}
 			return s.linkHeld(t, c, path, abs, cache)
 		}
 		for _, dir := range dirs {
