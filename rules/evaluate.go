@@ -853,7 +853,7 @@ func (s *Set) withLinks(t *tier, c *Call, f form, d Decision, cache *lstatCache)
 // (globWalk), relative to the literal directory p, when one holds a guarded place.
 func (e *evaluation) walk(c *Call, p, rest string) {
 	comps := strings.Split(rest, "/")
-	if len(comps) < 2 || e.bad {
+	if len(comps) < 2 || e.bad || strings.Contains(comps[0], "**") { // nothing to walk
 		return
 	}
 	t := e.tier()
