@@ -839,7 +839,12 @@ func (s *Set) withLinks(t *tier, c *Call, f form, d Decision, cache *lstatCache)
 	if d.Action == Deny || d.PathState != PathOK || d.Contains != "" {
 		return d
 	}
-	ld, found := s.linkHeld(t, c, f.path, s.formDir(f), cache)
+	var buf [256]byte
+	dir := s.appendFormDir(buf[:0], f)
+	if e := cache.entry(dir); e.err != nil || !e.dir { // most paths: a file, kept in cache
+		return d
+	}
+	ld, found := s.linksIn(t, c, f.path, string(dir), cache)
 	if !found || severity(ld) <= severity(d) {
 		return d
 	}

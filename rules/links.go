@@ -21,13 +21,27 @@ const (
 
 // formDir is the absolute directory the normalised form f names.
 func (s *Set) formDir(f form) string {
+	var buf [256]byte
+	return string(s.appendFormDir(buf[:0], f))
+}
+
+// appendFormDir appends formDir(f) to b, allocating nothing when it fits.
+func (s *Set) appendFormDir(b []byte, f form) []byte {
+	root := s.opt.WorkspaceRoot
 	switch {
 	case f.proj >= 0:
-		return filepath.Join(s.projects[f.proj].root, f.path)
-	case !filepath.IsAbs(f.path):
-		return filepath.Join(s.opt.WorkspaceRoot, f.path)
+		root = s.projects[f.proj].root
+	case f.path != "" && f.path[0] == '/':
+		return append(b, f.path...)
 	}
-	return f.path
+	b = append(b, root...)
+	if f.path != "." {
+		if len(root) > 1 {
+			b = append(b, '/')
+		}
+		b = append(b, f.path...)
+	}
+	return b
 }
 
 // linkHeld decides the directory dir (absolute; path is how the call's paths name it)
@@ -42,6 +56,12 @@ func (s *Set) linkHeld(t *tier, c *Call, path, dir string, cache *lstatCache) (D
 	if e := cache.lstatPath(dir); e.err != nil || !e.dir {
 		return Decision{}, false
 	}
+	return s.linksIn(t, c, path, dir, cache)
+}
+
+// linksIn is linkHeld once dir is known to be a directory.
+func (s *Set) linksIn(t *tier, c *Call, path, dir string, cache *lstatCache) (Decision,
+	bool) {
 	cache.look.begin(s.opt.Watcher, s.opt.WorkspaceRoot, false)
 	defer cache.look.end()
 	links, err := cache.symlinks(dir)
