@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -363,4 +364,44 @@ func TestCheckProjectLink(t *testing.T) {
 	check("swapped, default token", defToken, e.root, p2+"/.vault-2/key", gate.VerdictDeny)
 	check("swapped, admin in the project", adminToken, p2, ".vault-2/key", gate.VerdictDeny)
 	check("swapped, the old target", defToken, e.root, p2+"/.vault/key", gate.VerdictAllow)
+}
+
+// TestFolderLinkHeld: docs/sx → ../secrets, as a cloned repository may have it, makes
+// docs hold secrets (docs/design.md, "Protected and guarded places"): Grep, LS, Glob
+// and the MCP filesystem server's directory tools on docs are for a human, although
+// the profile reads docs without one and the session bypasses all; a folder whose
+// link leads elsewhere stays allowed.
+func TestFolderLinkHeld(t *testing.T) {
+	e := newEnvGate(t, func(o *gate.Options) {
+		o.Profiles[0].AllowFSReads = []string{"docs", "src"}
+	})
+	e.allowMCP()
+	testkit.Must(t, os.WriteFile(filepath.Join(e.root, "secrets", "key"), []byte("k"), 0o600))
+	for _, d := range []string{"docs", "src", "notes"} {
+		testkit.Must(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
+	}
+	testkit.Must(t, os.Symlink("../secrets", filepath.Join(e.root, "docs", "sx")))
+	testkit.Must(t, os.Symlink("../notes", filepath.Join(e.root, "src", "nx")))
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want gate.Verdict
+	}{
+		{"Grep", map[string]any{"path": "docs", "pattern": "x"}, gate.VerdictPending},
+		{"LS", map[string]any{"path": "docs"}, gate.VerdictPending},
+		{"Glob", map[string]any{"pattern": "*/key", "path": "docs"}, gate.VerdictPending},
+		{"Glob", map[string]any{"pattern": "{docs,src}/*/key"}, gate.VerdictPending},
+		{"mcp__filesystem__directory_tree", map[string]any{"path": "docs"}, gate.VerdictPending},
+		{"mcp__filesystem__search_files", map[string]any{"path": "docs", "pattern": "key"},
+			gate.VerdictPending},
+		{"Grep", map[string]any{"path": "src", "pattern": "x"}, gate.VerdictAllow},
+		{"Glob", map[string]any{"pattern": "*/*", "path": "src"}, gate.VerdictAllow},
+	} {
+		t.Run(fmt.Sprint(c.tool, " ", c.args), func(t *testing.T) {
+			parent := e.t
+			e.t = t // wantDecision reports to the case
+			defer func() { e.t = parent }()
+			e.wantDecision(c.tool, c.args, "", c.want)
+		})
+	}
 }

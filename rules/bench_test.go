@@ -110,6 +110,38 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 }
 
+// BenchmarkEvaluateFolder measures Grep on a folder of 64 entries, one of them a
+// symlink to a harmless folder, without and with a Watcher keeping its listing: what
+// looking for the links a folder holds (linkHeld) costs.
+func BenchmarkEvaluateFolder(b *testing.B) {
+	root := workspace(b)
+	for i := range 63 {
+		if err := os.WriteFile(filepath.Join(root, "docs", fmt.Sprintf("f%d.md", i)), nil,
+			0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	mustSymlink(b, "../memory", filepath.Join(root, "docs", "m"))
+	rs := append(seedRules(),
+		Rule{ID: 21, GroupID: DefaultGroup, ToolPattern: "@fs_read", Action: Allow, Priority: 50})
+	for _, watched := range []bool{false, true} {
+		opt := seedOptions(root)
+		if watched {
+			opt.Watcher = openWatcher(b)
+		}
+		s := Compile(nil, rs, opt)
+		c := Call{Tool: "Grep", Args: map[string]any{"path": "docs", "pattern": "x"}}
+		b.Run(fmt.Sprintf("watched=%v", watched), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if d := s.Evaluate(DefaultGroup, c); d.Action != Allow {
+					b.Fatal(d)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkVisible measures Visible over the same mixes.
 func BenchmarkVisible(b *testing.B) {
 	for _, n := range []int{10, 1000, 10000} {

@@ -47,7 +47,11 @@
 //     path filter denies (ReasonContains: Grep or LS on a parent of secrets/) — in
 //     the workspace, or in another project of Options.Projects whose root the path
 //     holds: "src" holds src/p/secrets when src/p is a project with a secrets/.
-//     Decision.Contains names the place in both, as the call's paths name it.
+//     A directory holds a place also through a symlink directly inside it that
+//     leads to the place, into it or above it (docs with docs/sx → ../secrets), and
+//     a glob through each folder its components after the literal directory enter,
+//     up to a "**" and maxGlobWalk folders (links.go). Decision.Contains names the
+//     place in all three, as the call's paths name it.
 //  3. The call's decision is its strictest form's — deny, then a locked require, then
 //     require, then allow — the first winning a tie; Decision.Paths counts the
 //     distinct forms.

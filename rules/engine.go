@@ -139,10 +139,10 @@ type Decision struct {
 	PathState PathState
 	// Contains is the guarded place that made a path require: one the path holds (a strict
 	// ancestor of a protected path, or of what a deny rule with a path filter denies:
-	// "secrets", "data/skald", or a prefix pattern "data/log*"), or, for a tool outside
-	// the file classes, the denied place it lies in. Action is then require, Reason
-	// ReasonContains or ReasonDenied followed by ": " and the place, and the decision is
-	// Locked.
+	// "secrets", "data/skald", or a prefix pattern "data/log*"), also through a symlink
+	// in it (docs/sx → ../secrets: "secrets"), or, for a tool outside the file classes,
+	// the denied place it lies in. Action is then require, Reason ReasonContains or
+	// ReasonDenied followed by ": " and the place, and the decision is Locked.
 	Contains string
 	// Paths is how many places the call's paths name: the distinct forms (see
 	// Set.Evaluate, step 1) of each string, and each element of an array, under an

@@ -129,6 +129,10 @@ func (s *Set) evaluate(v *view, group string, c *Call, ti toolInfo, bad bool) (D
 		d = e.best
 	case ti.file():
 		d = s.decidePath(e.tier(), c, ".") // a directory tool without a path searches its cwd
+		if d.PathState == PathOK {
+			var cache lstatCache
+			d = s.withLinks(e.tier(), c, form{path: d.Path, proj: -1}, d, &cache)
+		}
 		d.Inside = d.PathState == PathOK && e.in(d.Path)
 		if len(s.opt.Projects) > 0 && d.PathState == PathOK {
 			pd, in := s.projectForm(e.tier(), c, ".", e.in)
@@ -814,12 +818,66 @@ func (e *evaluation) path(c *Call, p string) {
 	}
 	t := e.tier() // the view is taken before the paths are resolved (see Evaluate)
 	var buf [8]form
-	fs, ok := e.s.forms(c, p, buf[:0])
+	var cache lstatCache
+	fs, ok := e.s.formsCached(c, p, buf[:0], &cache)
 	for _, f := range fs {
-		e.add(e.s.decideForm(t, c, f))
+		d := e.s.decideForm(t, c, f)
+		if f.proj < 0 {
+			d = e.s.withLinks(t, c, f, d, &cache)
+		}
+		e.add(d)
 	}
 	if !ok {
 		e.invalid(c)
+	}
+}
+
+// withLinks returns d, the decision of the form f of a call's path, or the stricter
+// one the symlinks in the directory f names give (linkHeld). Only a form of the
+// workspace is looked at: a project's form of the same path is the same directory.
+func (s *Set) withLinks(t *tier, c *Call, f form, d Decision, cache *lstatCache) Decision {
+	if d.Action == Deny || d.PathState != PathOK || d.Contains != "" {
+		return d
+	}
+	var buf [256]byte
+	dir := s.appendFormDir(buf[:0], f)
+	if e := cache.entry(dir); e.err != nil || !e.dir { // most paths: a file, kept in cache
+		return d
+	}
+	ld, found := s.linksIn(t, c, f.path, string(dir), cache)
+	if !found || severity(ld) <= severity(d) {
+		return d
+	}
+	if d.Action == Require && ld.PathState == PathOK { // as decideOwn: the rule's require
+		ld.RuleID, ld.Note = d.RuleID, d.Note
+	}
+	return ld
+}
+
+// walk adds the decision the folders the glob components rest walk into give
+// (globWalk), relative to the literal directory p, when one holds a guarded place.
+func (e *evaluation) walk(c *Call, p, rest string) {
+	comps := strings.Split(rest, "/")
+	if len(comps) < 2 || e.bad || strings.Contains(comps[0], "**") { // nothing to walk
+		return
+	}
+	t := e.tier()
+	var buf [8]form
+	var cache lstatCache
+	fs, _ := e.s.formsCached(c, p, buf[:0], &cache) // unresolvable: decided as a path
+	var dirs []string
+	for _, f := range fs {
+		if f.proj < 0 {
+			dirs = append(dirs, e.s.formDir(f))
+		}
+	}
+	d, found := e.s.globWalk(t, c, p, dirs, comps, &cache)
+	switch {
+	case !found:
+	case e.n == 0:
+		e.add(d)
+	case severity(d) > severity(e.best):
+		e.best = d
 	}
 }
 
@@ -846,13 +904,16 @@ func (e *evaluation) glob(c *Call, v any) {
 				continue
 			}
 			dir := globDir(alt)
+			rest := globRest(alt, dir)
 			if base, ok := c.Args["path"].(string); ok && base != "" && dir[0] != '/' {
-				if dir == "." {
-					continue // the call's "path" itself, already decided
+				if dir == "." { // the call's "path" itself, already decided
+					e.walk(c, base, rest)
+					continue
 				}
 				dir = base + "/" + dir
 			}
 			e.path(c, dir)
+			e.walk(c, dir, rest)
 		}
 	default:
 		e.invalid(c)
@@ -974,6 +1035,20 @@ func globDir(g string) string {
 		return "/"
 	}
 	return g[:j]
+}
+
+// globRest is what follows the literal directory dir (globDir) in the glob g: ""
+// when g has no wildcard.
+func globRest(g, dir string) string {
+	switch {
+	case dir == g:
+		return ""
+	case dir == "." && !strings.HasPrefix(g, "./"):
+		return g
+	case dir == "/":
+		return g[1:]
+	}
+	return g[len(dir)+1:]
 }
 
 // projectForm decides the call for the path p, against the same base as decidePath,

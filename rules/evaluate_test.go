@@ -679,6 +679,43 @@ func (l *linear) guarded(group string, c Call, path string) bool {
 
 func (l *linear) file(tool string) bool { return l.s.IsFSRead(tool) || l.s.IsFSWrite(tool) }
 
+// linked reports whether a symlink directly in the directory that the normalised
+// path names leads to a place that holds a guarded place (guarded), is one or lies
+// in one (docs/design.md, "Protected and guarded places").
+func (l *linear) linked(group string, c Call, path string) bool {
+	ents, _ := os.ReadDir(l.abs(path))
+	for _, e := range ents {
+		if e.Type()&os.ModeSymlink == 0 {
+			continue
+		}
+		target, err := filepath.EvalSymlinks(filepath.Join(l.abs(path), e.Name()))
+		if err != nil { // a loop, a dangling link: nothing to read through it
+			continue
+		}
+		rel := l.s.relIn(target, 0)
+		if l.guarded(group, c, rel) {
+			return true
+		}
+		for _, pr := range l.s.view.Load().protected {
+			if Under(target, l.abs(pr)) {
+				return true
+			}
+		}
+		for _, g := range l.tiersOf(group) {
+			for _, r := range l.tiers[g] {
+				if r.Action == Deny && r.PathPattern != "" &&
+					(r.AgentID == "" || r.AgentID == c.AgentID) &&
+					(r.Source == "" || r.Source == c.Source) &&
+					(!l.file(c.Tool) || l.s.MatchTool(r.ToolPattern, c.Tool)) &&
+					l.paths[r.PathPattern].match(rel) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // inDenied reports whether a tool outside the file classes reaches, with the normalised
 // path, a place a deny rule with a path filter denies, whatever its tool pattern.
 func (l *linear) inDenied(group string, c Call, path string) bool {
@@ -745,7 +782,8 @@ func TestIndexMatchesLinear(t *testing.T) {
 				t.Fatalf("Evaluate(%q, %+v) = %+v; linear scan: deny by rule %d",
 					group, c, d, want.ID)
 			}
-		case st == PathOK && (l.inDenied(group, c, path) || l.guarded(group, c, path)):
+		case st == PathOK && (l.inDenied(group, c, path) || l.guarded(group, c, path) ||
+			l.linked(group, c, path)):
 			guarded++
 			wantID := uint64(0)
 			if ok && want.Action == Require {

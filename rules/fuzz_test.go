@@ -26,7 +26,8 @@ var fuzzTools = []string{"read_file", "write_file", "Read", "Write", "Edit", "li
 // location in secrets/ or the protected state/, data/skald/ and skald.yaml must be
 // denied, one that holds them (the workspace, data/) must be left to a human
 // (Decision.Contains) and no other may be, and an allow needs every location in
-// memory/ or data/ — whichever key holds it, since a tool may act on any. The call's
+// memory/ or data/ — whichever key holds it, since a tool may act on any; memory/l and
+// memory/up hold secrets/ and the workspace through a symlink in them. The call's
 // decision must be the most restrictive of its keys' alone (docs/design.md, "Path arguments");
 // a call with no path key acts on its cwd, and must be decided as the path "." is.
 func FuzzEvaluate(f *testing.F) {
@@ -76,10 +77,25 @@ func FuzzEvaluate(f *testing.F) {
 		{3, "", "data/state-link/..", ""},
 		{2, "", "data/loop1", ""},
 		{6, "", "memory/a", ""},
+		{0, "memory/l", "", ""},
+		{7, "memory/up", "", ""},
+		{2, "", "memory/l", ""},
+		{0, "l", "memory", ""},
+		{3, "memory/l/sx/..", "", ""},
+		{0, "memory/a", "", "@ROOT/memory/up/"},
 	} {
 		f.Add(seed.tool, seed.path, seed.cwd, seed.other)
 	}
 	root := innerWorkspace(f)
+	// Folders that hold a guarded place through a link in them (docs/design.md,
+	// "Protected and guarded places"): memory/l/sx → secrets, memory/up/u → the root.
+	for link, target := range map[string]string{"memory/l/sx": "../../secrets",
+		"memory/up/u": "../.."} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(link)), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		mustSymlink(f, target, filepath.Join(root, link))
+	}
 	orig := entries(f, root)
 	s := Compile(nil, seedRules(), seedOptions(root))
 
@@ -161,8 +177,9 @@ func FuzzEvaluate(f *testing.F) {
 				t.Fatalf("%+v: allowed %+v, but %s lands in %q", call, d, k, loc)
 			}
 			// The workspace and data/ hold secrets/, the data directories or the config
-			// file: a human decides, whatever the rules allow. No other place does.
-			holds := loc == "." || loc == "data"
+			// file, memory/l and memory/up through a link in them: a human decides,
+			// whatever the rules allow. No other place does.
+			holds := loc == "." || loc == "data" || loc == "memory/l" || loc == "memory/up"
 			if holds && (a.Action != Deny && a.Contains == "" || strictness(d) < strictness(a)) {
 				t.Fatalf("%+v: %+v (%s alone %+v), but %s lands in %q, which holds guarded places",
 					call, d, k, a, k, loc)
