@@ -212,18 +212,22 @@ func TestShellScripts(t *testing.T) {
 		{bash("grep --directories=recurse bd"), R, true, "holds"},
 		{bash("grep --dir=recurse bd"), R, true, "holds"},
 		{bash("grep --directories recurse bd"), R, true, "holds"},
-		{bash("grep --dereference-recursive bd"), R, true, "holds"},
+		{bash("grep --dereference-recursive bd"), R, true, "follows the symlinks"},
 		{bash("grep -d rec bd"), R, true, "holds"},
 		{bash("grep -d skip bd"), A, false, ""},
 		{bash("grep -e -r bd"), A, false, ""},
 		{bash("grep -rn bd docs"), A, false, ""},
-		// Following symlinks while recursing needs a pattern that spells it.
+		// A program that follows the symlinks it meets reads where they lead, which the
+		// call does not say: locked, whatever pattern or bypass.
 		{bash("grep -r TOP pub"), A, false, ""},
-		{bash("grep -R TOP pub"), R, false, ""},
-		{bash("grep -R -a bd pub"), R, false, ""},
-		{bash("grep --dereference-recursive TOP pub"), R, false, ""},
+		{bash("grep -R TOP pub"), R, true, "grep follows the symlinks it meets"},
+		{bash("grep -R -a bd pub"), R, true, "follows the symlinks"},
+		{bash("grep --dereference-recursive TOP pub"), R, true, "follows the symlinks"},
 		{bash("ls -R pub"), A, false, ""},
-		{bash("ls -LR pub"), R, false, ""},
+		{bash("ls -LR pub"), R, true, "ls follows the symlinks"},
+		{bash("find -L pub -name key"), R, true, "find follows the symlinks"},
+		{bash("cp -rL pub /tmp/x"), R, true, "cp follows the symlinks"},
+		{bash("tar -chf /tmp/x.tar pub"), R, true, "tar follows the symlinks"},
 		{bash("cat pub/l/key"), R, true, "secrets"},
 		// A glob reads the directory it lists, even where its words are no path.
 		{in("echo ../secrets/*"), R, true, "listing"},

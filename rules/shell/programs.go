@@ -179,6 +179,9 @@ func classify(words []string) *usage {
 	if u.has(kListOps) {
 		u.listOps(ops, prog+" reads the names of the files it opens from its input")
 	}
+	if u.has(kFollow) && u.blind == "" {
+		u.blind = followsLinks(prog)
+	}
 	if p.cwd != nil && p.cwd(u, ops) {
 		u.readsCwd = true
 	}
@@ -186,6 +189,12 @@ func classify(words []string) *usage {
 }
 
 var genericProgram = program{}
+
+// followsLinks is why a program that follows the symlinks it meets (grep -R, cp -L,
+// find -L, tar -h) is blind: where they lead, at any depth, is not in the call.
+func followsLinks(prog string) string {
+	return prog + " follows the symlinks it meets"
+}
 
 // options reads the options of p in words[from:] and returns the indexes of the
 // operands. Options may follow operands (getopt permutes), up to "--".
@@ -1818,7 +1827,8 @@ func (u *usage) find() {
 		if words[i] == "-D" {
 			i++
 		} else if words[i] == "-L" {
-			u.risky = append(u.risky, words[i]) // it follows symlinks
+			u.risky = append(u.risky, words[i])
+			u.blind = followsLinks("find")
 		}
 		i++
 	}
