@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
-	slackgo "github.com/slack-go/slack"
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack"
@@ -248,9 +247,9 @@ func (e *realEnv) wantPrompt(id uint64) {
 	case len(tg.History) != 2 || tg.Keyboard == nil:
 		e.t.Errorf("request %d on Telegram: %d versions, keyboard %v; want posted, then armed",
 			id, len(tg.History), tg.Keyboard != nil)
-	case len(ups) != 1 || !hasActions(sl):
+	case len(ups) != 1 || !sl.HasActions():
 		e.t.Errorf("request %d on Slack: %d updates, buttons %v; want one, arming it",
-			id, len(ups), hasActions(sl))
+			id, len(ups), sl.HasActions())
 	}
 }
 
@@ -265,9 +264,9 @@ func (e *realEnv) wantOutcome(id uint64, says string) {
 	case len(tg.History) != 3 || tg.Keyboard != nil || !strings.Contains(tg.PlainText, says):
 		e.t.Errorf("request %d on Telegram: %d versions, keyboard %v, text %q; "+
 			"want its outcome once", id, len(tg.History), tg.Keyboard != nil, tg.PlainText)
-	case len(ups) != 2 || hasActions(sl) || !strings.Contains(sl.Text, says):
+	case len(ups) != 2 || sl.HasActions() || !strings.Contains(sl.Text, says):
 		e.t.Errorf("request %d on Slack: %d updates, buttons %v, text %q; want its outcome once",
-			id, len(ups), hasActions(sl), sl.Text)
+			id, len(ups), sl.HasActions(), sl.Text)
 	}
 }
 
@@ -281,14 +280,4 @@ func (e *realEnv) wantNoMessage(id uint64) {
 	if len(r.Messages) != 0 {
 		e.t.Errorf("request %d has messages %+v, want none", id, r.Messages)
 	}
-}
-
-// hasActions reports whether Slack message m shows buttons.
-func hasActions(m slacktest.Message) bool {
-	for _, b := range m.Blocks.BlockSet {
-		if b.BlockType() == slackgo.MBTAction {
-			return true
-		}
-	}
-	return false
 }
