@@ -21,8 +21,8 @@ import (
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/outage"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
-	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -137,11 +137,7 @@ func newRealEnv(t *testing.T, tg *telegramtest.Server, sl *slacktest.Server) *re
 	}
 	fan := bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized,
 		Retry: bot.Retry{Attempts: 3, Backoff: time.Second}, Logger: testkit.Logger()})
-	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
-		Notifier: fan, Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testgate.Over(t, db, root, func(o *gate.Options) { o.Notifier = fan })
 	b, err := bot.New(bot.Options{Gate: g, Logger: testkit.Logger(), Access: bot.Access{
 		"telegram": {Approvers: []string{outageJane.ID}}}})
 	if err != nil {
