@@ -80,20 +80,6 @@ func (e *env) require(c gate.Call) store.Request {
 	return testgate.Require(e.t, e.m, c)
 }
 
-// auditActions returns the actions of the audit log, oldest first.
-func auditActions(t testing.TB, db *store.DB) []string {
-	t.Helper()
-	es, err := db.Audit(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for i := len(es) - 1; i >= 0; i-- {
-		out = append(out, es[i].Action)
-	}
-	return out
-}
-
 func count(list []string, s string) int {
 	n := 0
 	for _, x := range list {
