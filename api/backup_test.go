@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -160,27 +159,13 @@ func writeFile(t *testing.T, data []byte) string {
 	return path
 }
 
-// logSignal is a slog handler that sends every record's message to a channel.
-type logSignal chan string
-
-func (l logSignal) Enabled(context.Context, slog.Level) bool { return true }
-func (l logSignal) Handle(_ context.Context, r slog.Record) error {
-	select {
-	case l <- r.Message:
-	default:
-	}
-	return nil
-}
-func (l logSignal) WithAttrs([]slog.Attr) slog.Handler { return l }
-func (l logSignal) WithGroup(string) slog.Handler      { return l }
-
 // TestBackupGivesUpOnAStalledClient: a client that stops reading does not hold the
 // copy's read transaction open: once a write waits longer than the stall timeout,
 // the server ends the copy and cuts the connection.
 func TestBackupGivesUpOnAStalledClient(t *testing.T) {
 	api.SetBackupStall(t, 200*time.Millisecond)
-	logs := make(logSignal, 64)
-	e := newEnv(t, func(o *api.Options) { o.Logger = slog.New(logs) })
+	var logs testkit.Logs
+	e := newEnv(t, func(o *api.Options) { o.Logger = logs.Logger() })
 	// More than a connection's buffers hold (Linux: a send buffer of 4 MiB at most by
 	// default): 8 requests of 1 MiB.
 	for i := range 8 {
@@ -203,13 +188,10 @@ func TestBackupGivesUpOnAStalledClient(t *testing.T) {
 	fmt.Fprintf(conn, "GET /api/backup HTTP/1.1\r\nHost: 127.0.0.1\r\n"+
 		"Authorization: Bearer %s\r\n\r\n", adminToken)
 	// Read nothing until the server gives up.
-	for msg := range logs {
-		if msg == "backup cut short" {
-			break
-		}
-		if msg == "backup sent" {
-			t.Fatal("the whole copy was sent to a client that read nothing")
-		}
+	got, err := logs.Wait(t.Context(), []string{"backup cut short"}, []string{"backup sent"})
+	testkit.Must(t, err)
+	if strings.Contains(got, "backup sent") {
+		t.Fatal("the whole copy was sent to a client that read nothing")
 	}
 	// Now take what the buffers hold, through a wide window.
 	if err := conn.(*net.TCPConn).SetReadBuffer(4 << 20); err != nil {

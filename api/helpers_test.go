@@ -14,6 +14,7 @@ import (
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -64,15 +65,11 @@ func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 		Store:    db,
 		Rules:    rules.Options{WorkspaceRoot: root},
 		Profiles: []rules.Profile{{ID: "agents", SecurityGroup: "agents", WorkingDirectory: root}},
-		Logger:   testkit.Logger(),
 	}
 	if gedit != nil {
 		gedit(&gopt)
 	}
-	g, err := gate.New(gopt)
-	if err != nil {
-		t.Fatalf("gate.New: %v", err)
-	}
+	g := testgate.New(t, gopt)
 	ctx, cancel := context.WithCancel(context.Background())
 	gdone := make(chan error, 1)
 	go func() { gdone <- g.Run(ctx) }()
@@ -88,6 +85,7 @@ func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 	for _, f := range edit {
 		f(&opt)
 	}
+	var err error
 	e.srv, err = api.New(opt)
 	if err != nil {
 		t.Fatalf("api.New: %v", err)

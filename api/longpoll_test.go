@@ -14,7 +14,8 @@ import (
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
-	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -31,20 +32,13 @@ type bare struct {
 func newBare(t *testing.T, opts ...func(*gate.Options)) *bare {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
-	testkit.Must(t, err)
-	t.Cleanup(func() { db.Close() })
-	o := gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: dir},
-		Logger: testkit.Logger()}
-	for _, f := range opts {
-		f(&o)
-	}
-	g, err := gate.New(o)
-	testkit.Must(t, err)
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- g.Run(ctx) }()
-	t.Cleanup(func() { stop(); testkit.Must(t, <-done) })
+	db := teststore.OpenAt(t, filepath.Join(dir, "skald.db"), store.Options{})
+	g := testgate.Over(t, db, dir, func(o *gate.Options) {
+		for _, f := range opts {
+			f(o)
+		}
+	})
+	testgate.Run(t, g)
 	// httptest's requests are for example.com.
 	srv, err := api.New(api.Options{Gate: g, Store: db, Token: adminToken,
 		Logger: testkit.Logger(), AllowedHosts: []api.AllowedHost{{Host: "example.com"}}})

@@ -370,10 +370,12 @@ func TestSplitLine(t *testing.T) {
 		`#hash first`:                        {"#hash", "first"},
 	}
 	for in, want := range cases {
-		got, err := splitLine(in)
-		if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
-			t.Errorf("splitLine(%q) = %q, %v; want %q", in, got, err, want)
-		}
+		t.Run(in, func(t *testing.T) {
+			got, err := splitLine(in)
+			if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("splitLine(%q) = %q, %v; want %q", in, got, err, want)
+			}
+		})
 	}
 }
 

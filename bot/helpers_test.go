@@ -14,7 +14,6 @@ import (
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
-	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -88,14 +87,12 @@ func newEnv(t testing.TB, opt envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gopt := gate.Options{Store: e.db, Rules: rules.Options{WorkspaceRoot: root}, Now: e.clock.Now,
-		Logger: testkit.Logger()}
-	if e.fan != nil {
-		gopt.Notifier = e.fan
-	}
-	if e.g, err = gate.New(gopt); err != nil {
-		t.Fatal(err)
-	}
+	e.g = testgate.Over(t, e.db, root, func(o *gate.Options) {
+		o.Now = e.clock.Now
+		if e.fan != nil {
+			o.Notifier = e.fan
+		}
+	})
 	if e.bot, err = New(Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs,
 		BypassShort: opt.bypassShort, Logger: testkit.Logger()}); err != nil {
 		t.Fatal(err)

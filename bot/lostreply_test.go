@@ -64,11 +64,11 @@ func TestFanoutRealChannelsLostSendReply(t *testing.T) {
 				len(slSpares))
 		}
 		m := slSpares[0]
-		if cur, _ := sl.Current(m.Channel, m.TS); hasActions(cur) ||
+		if cur, _ := sl.Current(m.Channel, m.TS); cur.HasActions() ||
 			len(sl.Updates(m.Channel, m.TS)) != 0 ||
 			!strings.Contains(string(cur.RawBlocks), spare) {
 			t.Errorf("Slack's lost copy: buttons %v, %d updates, blocks %q; want none, "+
-				"saying %q", hasActions(cur), len(sl.Updates(m.Channel, m.TS)),
+				"saying %q", cur.HasActions(), len(sl.Updates(m.Channel, m.TS)),
 				string(cur.RawBlocks), spare)
 		}
 		if strings.Contains(string(slm.RawBlocks), "spare") {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
-	slackgo "github.com/slack-go/slack"
 
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/channels/slack"
@@ -22,8 +21,8 @@ import (
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/outage"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
-	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -138,11 +137,7 @@ func newRealEnv(t *testing.T, tg *telegramtest.Server, sl *slacktest.Server) *re
 	}
 	fan := bot.NewFanout(bot.FanoutOptions{Store: db, Unfinalized: db.Unfinalized,
 		Retry: bot.Retry{Attempts: 3, Backoff: time.Second}, Logger: testkit.Logger()})
-	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
-		Notifier: fan, Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testgate.Over(t, db, root, func(o *gate.Options) { o.Notifier = fan })
 	b, err := bot.New(bot.Options{Gate: g, Logger: testkit.Logger(), Access: bot.Access{
 		"telegram": {Approvers: []string{outageJane.ID}}}})
 	if err != nil {
@@ -248,9 +243,9 @@ func (e *realEnv) wantPrompt(id uint64) {
 	case len(tg.History) != 2 || tg.Keyboard == nil:
 		e.t.Errorf("request %d on Telegram: %d versions, keyboard %v; want posted, then armed",
 			id, len(tg.History), tg.Keyboard != nil)
-	case len(ups) != 1 || !hasActions(sl):
+	case len(ups) != 1 || !sl.HasActions():
 		e.t.Errorf("request %d on Slack: %d updates, buttons %v; want one, arming it",
-			id, len(ups), hasActions(sl))
+			id, len(ups), sl.HasActions())
 	}
 }
 
@@ -265,9 +260,9 @@ func (e *realEnv) wantOutcome(id uint64, says string) {
 	case len(tg.History) != 3 || tg.Keyboard != nil || !strings.Contains(tg.PlainText, says):
 		e.t.Errorf("request %d on Telegram: %d versions, keyboard %v, text %q; "+
 			"want its outcome once", id, len(tg.History), tg.Keyboard != nil, tg.PlainText)
-	case len(ups) != 2 || hasActions(sl) || !strings.Contains(sl.Text, says):
+	case len(ups) != 2 || sl.HasActions() || !strings.Contains(sl.Text, says):
 		e.t.Errorf("request %d on Slack: %d updates, buttons %v, text %q; want its outcome once",
-			id, len(ups), hasActions(sl), sl.Text)
+			id, len(ups), sl.HasActions(), sl.Text)
 	}
 }
 
@@ -281,14 +276,4 @@ func (e *realEnv) wantNoMessage(id uint64) {
 	if len(r.Messages) != 0 {
 		e.t.Errorf("request %d has messages %+v, want none", id, r.Messages)
 	}
-}
-
-// hasActions reports whether Slack message m shows buttons.
-func hasActions(m slacktest.Message) bool {
-	for _, b := range m.Blocks.BlockSet {
-		if b.BlockType() == slackgo.MBTAction {
-			return true
-		}
-	}
-	return false
 }

@@ -1,10 +1,8 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -139,19 +137,19 @@ func TestLogTap(t *testing.T) {
 	}{
 		{"resolved", TapResult{Toast: "Approved", Resolved: true,
 			Request: store.Request{ID: 4, Status: store.Approved}}, nil,
-			"level=INFO msg=\"request resolved by a tap\""},
+			"INFO request resolved by a tap"},
 		{"finished", done, gate.ErrAlreadyResolved,
-			"level=INFO msg=\"tap on a finished request\""},
+			"INFO tap on a finished request"},
 		{"refused", TapResult{Toast: "Not authorized"}, ErrNotAuthorized,
-			"level=WARN msg=\"tap refused\""},
+			"WARN tap refused"},
 		{"internal", TapResult{Toast: "Internal error"}, ErrInternal,
-			"level=ERROR msg=\"tap failed\""},
+			"ERROR tap failed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			LogTap(slog.New(slog.NewTextHandler(&buf, nil)), tap, tc.res, tc.err, "extra", "x")
-			line := buf.String()
+			var logs testkit.Logs
+			LogTap(logs.Logger(), tap, tc.res, tc.err, "extra", "x")
+			line := logs.All()
 			for _, want := range []string{tc.want, "user_id=100000001", "chat=-100", "message=7",
 				"extra=x"} {
 				if !strings.Contains(line, want) {

@@ -508,9 +508,11 @@ func TestScopeText(t *testing.T) {
 		"other:x":        "other x",
 	}
 	for in, want := range cases {
-		if got := scopeText(in); got != want {
-			t.Errorf("scopeText(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(in, func(t *testing.T) {
+			if got := scopeText(in); got != want {
+				t.Errorf("scopeText(%q) = %q, want %q", in, got, want)
+			}
+		})
 	}
 }
 
@@ -524,9 +526,11 @@ func TestPrettyJSON(t *testing.T) {
 		"\xff{":                       "\uFFFD{",
 	}
 	for in, want := range cases {
-		if got := prettyJSON(json.RawMessage(in)); got != want {
-			t.Errorf("prettyJSON(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(in, func(t *testing.T) {
+			if got := prettyJSON(json.RawMessage(in)); got != want {
+				t.Errorf("prettyJSON(%q) = %q, want %q", in, got, want)
+			}
+		})
 	}
 }
 
@@ -543,9 +547,11 @@ func TestDurationLabel(t *testing.T) {
 		-time.Minute:                "15 min",
 	}
 	for d, want := range cases {
-		if got := DurationLabel(d); got != want {
-			t.Errorf("DurationLabel(%v) = %q, want %q", d, got, want)
-		}
+		t.Run(d.String(), func(t *testing.T) {
+			if got := DurationLabel(d); got != want {
+				t.Errorf("DurationLabel(%v) = %q, want %q", d, got, want)
+			}
+		})
 	}
 }
 

@@ -35,16 +35,19 @@ func TestParseDuration(t *testing.T) {
 		{"99999999999999999999d", 0, "not a duration (use 90s, 15m, 24h or 90d)"},
 	}
 	for _, tt := range tests {
-		got, err := ParseDuration(tt.in)
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err || got != 0 {
-				t.Errorf("ParseDuration(%q) = %v, %v; want error %q", tt.in, got, err, tt.err)
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseDuration(tt.in)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err || got != 0 {
+					t.Errorf("ParseDuration(%q) = %v, %v; want error %q",
+						tt.in, got, err, tt.err)
+				}
+				return
 			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
+			if err != nil || got != tt.want {
+				t.Errorf("ParseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			}
+		})
 	}
 }
 

@@ -35,16 +35,18 @@ func TestExpand(t *testing.T) {
 		{"${CR}", "", "config: line 1: the value of ${CR} holds a line break"},
 	}
 	for _, tt := range tests {
-		got, err := expand([]byte(tt.in), getenv)
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err || !errors.Is(err, ErrSyntax) {
-				t.Errorf("expand(%q) = %q, %v; want error %q", tt.in, got, err, tt.err)
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := expand([]byte(tt.in), getenv)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err || !errors.Is(err, ErrSyntax) {
+					t.Errorf("expand(%q) = %q, %v; want error %q", tt.in, got, err, tt.err)
+				}
+				return
 			}
-			continue
-		}
-		if err != nil || string(got) != tt.want {
-			t.Errorf("expand(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
+			if err != nil || string(got) != tt.want {
+				t.Errorf("expand(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+		})
 	}
 }
 

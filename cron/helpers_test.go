@@ -12,6 +12,7 @@ import (
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -258,21 +259,11 @@ func ruleAllow(tool string) rules.Rule {
 		Action: rules.Allow, Priority: 1}
 }
 
-func (e *env) gateRules() rules.Options { return rules.Options{WorkspaceRoot: e.root} }
-
 // newGate returns a gate over the store that nothing runs, its options changed by edit
 // (nil: none), as another process such as the CLI would have.
 func (e *env) newGate(edit func(*gate.Options)) *gate.Manager {
 	e.t.Helper()
-	opt := gate.Options{Store: e.db, Rules: e.gateRules(), Logger: testkit.Logger()}
-	if edit != nil {
-		edit(&opt)
-	}
-	g, err := gate.New(opt)
-	if err != nil {
-		e.t.Fatalf("gate.New: %v", err)
-	}
-	return g
+	return testgate.Over(e.t, e.db, e.root, edit)
 }
 
 // newEngine returns an engine over the store and g with the env's jobs that nothing

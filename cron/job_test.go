@@ -165,10 +165,12 @@ func TestNewRefusesBadOptions(t *testing.T) {
 			`cron: job "backup": profile "nobody" is not configured`},
 	}
 	for _, tt := range tests {
-		eng, err := cron.New(tt.opt)
-		if err == nil || err.Error() != tt.want || eng != nil {
-			t.Errorf("New: %v, want %q", err, tt.want)
-		}
+		t.Run(tt.want, func(t *testing.T) {
+			eng, err := cron.New(tt.opt)
+			if err == nil || err.Error() != tt.want || eng != nil {
+				t.Errorf("New: %v, want %q", err, tt.want)
+			}
+		})
 	}
 }
 

@@ -4,13 +4,13 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/skald-circle/skald-bot/cron"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -124,29 +124,15 @@ func TestRunWaitsForRobfigsGoroutine(t *testing.T) {
 	})
 }
 
-// skipCounter is a slog.Handler that counts the records about a trigger that started
-// no run.
-type skipCounter struct{ n atomic.Int32 }
-
-func (c *skipCounter) Enabled(context.Context, slog.Level) bool { return true }
-func (c *skipCounter) WithAttrs([]slog.Attr) slog.Handler       { return c }
-func (c *skipCounter) WithGroup(string) slog.Handler            { return c }
-func (c *skipCounter) Handle(_ context.Context, r slog.Record) error {
-	if strings.Contains(r.Message, "skipped") || strings.Contains(r.Message, "not started") {
-		c.n.Add(1)
-	}
-	return nil
-}
-
 // TestSkippedScheduledTriggerLogsOnce: a scheduled trigger that the overlap policy
 // skips is logged once, not once by the engine and again by the schedule.
 func TestSkippedScheduledTriggerLogsOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		j := backup("backup", cron.OverlapSkip)
 		j.Schedule = "@every 1m"
-		counter := &skipCounter{}
+		var logs testkit.Logs
 		e := newEnv(t, j)
-		e.edit = func(o *cron.Options) { o.Logger = slog.New(counter) }
+		e.edit = func(o *cron.Options) { o.Logger = logs.Logger() }
 		e.start()
 		r := waitingAtStep2(t, e, "backup")
 		time.Sleep(time.Minute)
@@ -154,8 +140,9 @@ func TestSkippedScheduledTriggerLogsOnce(t *testing.T) {
 		if got := e.run(r.ID); got.SkippedTriggers != 1 {
 			t.Fatalf("run %d counts %d skipped triggers, want 1", r.ID, got.SkippedTriggers)
 		}
-		if n := counter.n.Load(); n != 1 {
-			t.Errorf("%d log lines about the skipped trigger, want 1", n)
+		// The records about a trigger that started no run.
+		if n := len(logs.Find("skipped")) + len(logs.Find("not started")); n != 1 {
+			t.Errorf("%d log lines about the skipped trigger, want 1:\n%s", n, logs.All())
 		}
 	})
 }

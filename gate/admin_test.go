@@ -41,7 +41,7 @@ func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
 	if out.Decision != gate.VerdictPending {
 		t.Errorf("after DeleteRule: %s", out.Decision)
 	}
-	acts := auditActions(t, e.db)
+	acts := teststore.AuditActions(t, e.db)
 	for _, a := range []string{"rule.create", "rule.update", "rule.delete"} {
 		if count(acts, a) == 0 {
 			t.Errorf("audit lacks %s: %v", a, acts)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -46,11 +47,7 @@ func newEnv(t testing.TB, edit ...func(*gate.Options)) *env {
 	for _, f := range edit {
 		f(&e.opt)
 	}
-	var err error
-	e.m, err = gate.New(e.opt)
-	if err != nil {
-		t.Fatalf("gate.New: %v", err)
-	}
+	e.m = testgate.New(t, e.opt)
 	return e
 }
 
@@ -64,20 +61,7 @@ func (e *env) open() {
 // also stopped at the end of the test.
 func (e *env) run() (stop func()) {
 	e.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.m.Run(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				e.t.Errorf("Run: %v", err)
-			}
-		})
-	}
-	e.t.Cleanup(stop)
-	return stop
+	return testgate.Run(e.t, e.m)
 }
 
 // check runs Check and fails the test on error.
@@ -93,25 +77,7 @@ func (e *env) check(c gate.Call) gate.Outcome {
 // require registers a call that requires approval and returns its request.
 func (e *env) require(c gate.Call) store.Request {
 	e.t.Helper()
-	out := e.check(c)
-	if out.Decision != gate.VerdictPending || out.Request == nil {
-		e.t.Fatalf("Check(%s) = %+v, want pending with a request", c.ToolName, out)
-	}
-	return *out.Request
-}
-
-// auditActions returns the actions of the audit log, oldest first.
-func auditActions(t testing.TB, db *store.DB) []string {
-	t.Helper()
-	es, err := db.Audit(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for i := len(es) - 1; i >= 0; i-- {
-		out = append(out, es[i].Action)
-	}
-	return out
+	return testgate.Require(e.t, e.m, c)
 }
 
 func count(list []string, s string) int {

@@ -174,7 +174,7 @@ func TestResolveRaceExactlyOnce(t *testing.T) {
 				fmt.Sprintf("already approved by user-%d via telegram", winner))
 		}
 	}
-	if got := count(auditActions(t, e.db), "request.approved"); got != 1 {
+	if got := count(teststore.AuditActions(t, e.db), "request.approved"); got != 1 {
 		t.Errorf("audit holds %d approvals, want 1", got)
 	}
 }
@@ -374,7 +374,7 @@ func TestCancelSession(t *testing.T) {
 	if r, err := e.m.Request(other.ID); err != nil || r.Status != store.Pending {
 		t.Errorf("another session's request is %s (err %v)", r.Status, err)
 	}
-	acts := auditActions(t, e.db)
+	acts := teststore.AuditActions(t, e.db)
 	if count(acts, "request.cancelled") != 2 || acts[len(acts)-1] != gate.AuditSessionCancelled {
 		t.Errorf("audit %v", acts)
 	}
@@ -431,7 +431,7 @@ func TestRestart(t *testing.T) {
 	if err != nil || got.Status != store.Approved || got.Resolution.By != "alice" {
 		t.Errorf("request after reopening: %+v %v", got, err)
 	}
-	if n := count(auditActions(t, e.db), "request.approved"); n != 1 {
+	if n := count(teststore.AuditActions(t, e.db), "request.approved"); n != 1 {
 		t.Errorf("audit holds %d approvals after reopening", n)
 	}
 }

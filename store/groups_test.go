@@ -64,7 +64,9 @@ func TestCreateGroupErrors(t *testing.T) {
 			`group name "bad \xff" is not valid UTF-8`},
 	}
 	for _, tc := range cases {
-		testkit.WantErr(t, d.CreateGroup(tc.g, tc.by), tc.target, tc.says)
+		t.Run(tc.says, func(t *testing.T) {
+			testkit.WantErr(t, d.CreateGroup(tc.g, tc.by), tc.target, tc.says)
+		})
 	}
 	unchanged(t, d.Path(), before)
 	if _, err := d.Group("missing"); err == nil {

@@ -84,7 +84,8 @@ func TestInboxKeepsNeedingCommands(t *testing.T) {
 				if cut {
 					continue
 				}
-				if at >= len(needing) || !strings.HasPrefix(l, "❓ "+prefix(needing[at])) {
+				if at >= len(needing) ||
+					!strings.HasPrefix(l, "❓ "+testkit.CommandHead(needing[at])) {
 					t.Fatalf("line %q is not the next command needing the human", l)
 				}
 				at++
@@ -99,12 +100,4 @@ func TestInboxKeepsNeedingCommands(t *testing.T) {
 			}
 		})
 	}
-}
-
-// prefix is the head of a command as a summary line starts it, before any cut.
-func prefix(c string) string {
-	if len(c) > 40 {
-		return c[:40]
-	}
-	return c
 }

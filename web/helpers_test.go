@@ -16,6 +16,7 @@ import (
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -42,9 +43,7 @@ func newEnv(t *testing.T, edit ...func(*web.Options, *api.Options)) *env {
 	t.Helper()
 	root := testkit.Dir(t, "data")
 	db := teststore.Open(t, store.Options{})
-	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
-		Logger: testkit.Logger()})
-	testkit.Must(t, err)
+	g := testgate.Over(t, db, root, nil)
 	e := &env{t: t, db: db, gate: g, clock: testkit.NewClock(time.Now())}
 	wopt := web.Options{Gate: g, Store: db, Token: adminToken, AgentTokens: []string{agentToken},
 		Profiles: []rules.Profile{{ID: "dev", SecurityGroup: "default", WorkingDirectory: root}},

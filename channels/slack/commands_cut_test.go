@@ -71,7 +71,7 @@ func TestPromptKeepsNeedingCommands(t *testing.T) {
 			} else {
 				at := 0
 				for i, c := range needing {
-					j := strings.Index(list[at:], "\n❓ "+prefix(c))
+					j := strings.Index(list[at:], "\n❓ "+testkit.CommandHead(c))
 					if j < 0 {
 						t.Fatalf("command %d %q is not shown in order:\n%s", i, c, list)
 					}
@@ -88,12 +88,4 @@ func TestPromptKeepsNeedingCommands(t *testing.T) {
 			}
 		})
 	}
-}
-
-// prefix is the head of a command as a prompt line starts it, before any cut.
-func prefix(c string) string {
-	if len(c) > 40 {
-		return c[:40]
-	}
-	return c
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
-	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -206,10 +205,7 @@ func newEnv(t *testing.T, m mode, opt envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
-		Notifier: e.fan, Logger: testkit.Logger()}); err != nil {
-		t.Fatal(err)
-	}
+	e.g = testgate.Over(t, db, root, func(o *gate.Options) { o.Notifier = e.fan })
 	e.jobs = &jobs{}
 	b, err := bot.New(bot.Options{Gate: e.g, Access: access, Jobs: e.jobs,
 		BypassShort: opt.bypassShort, Logger: log, FollowUps: e.fan})

@@ -59,7 +59,7 @@ func checkCommandsShown(t *testing.T, m telegramtest.SentMessage, r store.Reques
 		count = fmt.Sprintf("Script: 1 command needs you (of %d): ", len(r.Commands))
 	}
 	head, _, _ := strings.Cut(text, "\nCaller:")
-	if !strings.Contains(head, "\n"+count+prefix(needing[0])) {
+	if !strings.Contains(head, "\n"+count+testkit.CommandHead(needing[0])) {
 		t.Errorf("the first lines do not count the commands that need the human:\n%s", head)
 	}
 	_, list, ok := strings.Cut(text, "\nCommands:\n")
@@ -71,14 +71,14 @@ func checkCommandsShown(t *testing.T, m telegramtest.SentMessage, r store.Reques
 	cut := cutLineRE.FindStringSubmatchIndex(list)
 	at, pastCut := 0, false
 	for i, c := range needing {
-		j := strings.Index(list[at:], "\n❓ "+prefix(c))
+		j := strings.Index(list[at:], "\n❓ "+testkit.CommandHead(c))
 		switch {
 		case j >= 0 && (cut == nil || pastCut || at+j < cut[0]):
 			at += j + 1
 		case cut != nil && !pastCut:
 			// Cut, or after the cut: what follows must be in the tail.
 			at, pastCut = cut[1]-1, true
-			if j = strings.Index(list[at:], "\n❓ "+prefix(c)); j >= 0 {
+			if j = strings.Index(list[at:], "\n❓ "+testkit.CommandHead(c)); j >= 0 {
 				at += j + 1
 			}
 		case pastCut:
@@ -105,12 +105,4 @@ func checkCommandsShown(t *testing.T, m telegramtest.SentMessage, r store.Reques
 		!strings.Contains(list, " allowed command") && cut == nil {
 		t.Errorf("commands are left out with no count:\n%s", list)
 	}
-}
-
-// prefix is the head of a command as a prompt line starts it, before any cut.
-func prefix(c string) string {
-	if len(c) > 40 {
-		return c[:40]
-	}
-	return c
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
-	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -170,10 +169,7 @@ func newEnv(t *testing.T, opt envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.g, err = gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
-		Notifier: e.note, Logger: log}); err != nil {
-		t.Fatal(err)
-	}
+	e.g = testgate.Over(t, db, root, func(o *gate.Options) { o.Notifier, o.Logger = e.note, log })
 	if e.bot, err = bot.New(bot.Options{Gate: e.g, Access: testAccess, Jobs: opt.jobs, Logger: log,
 		FollowUps: e.fan}); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func TestE2EHookApprovedInSlack(t *testing.T) {
 	}
 	slPrompt := e.slackPrompt(1)
 	if !strings.Contains(slPrompt.Text, "Bash (request #"+testkit.ID(id)+")") ||
-		!hasActions(slPrompt) ||
+		!slPrompt.HasActions() ||
 		!strings.Contains(string(slPrompt.RawBlocks), `"value":"a:`+testkit.ID(id)+`:ok"`) {
 		t.Fatalf("Slack prompt %q:\n%s", slPrompt.Text, slPrompt.RawBlocks)
 	}
@@ -63,7 +63,7 @@ func TestE2EHookApprovedInSlack(t *testing.T) {
 		t.Errorf("Telegram prompt after the click (keyboard %v):\n%s", m.Keyboard, m.PlainText)
 	}
 	ups, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, slPrompt.TS, 2)
-	if err != nil || hasActions(ups[1]) || !strings.Contains(ups[1].Text, "✅ Approved by "+by) {
+	if err != nil || ups[1].HasActions() || !strings.Contains(ups[1].Text, "✅ Approved by "+by) {
 		t.Errorf("Slack prompt after the click (%v): %q\n%s",
 			err, ups[len(ups)-1].Text, ups[len(ups)-1].RawBlocks)
 	}

@@ -384,7 +384,7 @@ func (e *e2e) slackFinished(ts string) slacktest.Message {
 	e.t.Helper()
 	for {
 		cur, ok := e.sl.Current(slacktest.DefaultChannel, ts)
-		if ok && !hasActions(cur) {
+		if ok && !cur.HasActions() {
 			return cur
 		}
 		n := len(e.sl.Updates(slacktest.DefaultChannel, ts))
@@ -392,11 +392,6 @@ func (e *e2e) slackFinished(ts string) slacktest.Message {
 			e.t.Fatalf("Slack message %s still shows buttons: %v", ts, err)
 		}
 	}
-}
-
-// hasActions reports whether a Slack message's blocks hold an actions block.
-func hasActions(m slacktest.Message) bool {
-	return strings.Contains(string(m.RawBlocks), `"type":"actions"`)
 }
 
 // chatOf is the private chat of a Telegram user with the bot.

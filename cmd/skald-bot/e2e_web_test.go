@@ -157,7 +157,7 @@ func TestE2EWebInbox(t *testing.T) {
 		t.Errorf("Telegram prompt after ⏱ (keyboard %v):\n%s", m.Keyboard, m.PlainText)
 	}
 	ups, err := e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, slPrompt.TS, 2)
-	if err != nil || hasActions(ups[1]) || !strings.Contains(ups[1].Text, "Approved by admin") {
+	if err != nil || ups[1].HasActions() || !strings.Contains(ups[1].Text, "Approved by admin") {
 		t.Errorf("Slack prompt after ⏱ (%v): %+v", err, ups)
 	}
 	if d := e.await(answer); d.PermissionDecision != "allow" {
@@ -263,7 +263,7 @@ func TestE2EWebInbox(t *testing.T) {
 	}
 	slQ := e.slackPrompt(4)
 	ups, err = e.sl.WaitUpdates(e.ctx, slacktest.DefaultChannel, slQ.TS, 2)
-	if err != nil || hasActions(ups[1]) ||
+	if err != nil || ups[1].HasActions() ||
 		!strings.Contains(replyOf(ups[1]), "Answered by admin") {
 		t.Errorf("Slack question after the answer (%v): %+v", err, ups)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
-	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -31,14 +31,11 @@ func startServer(t *testing.T, root string, jobs ...cron.Job) *testServer {
 	t.Helper()
 	db := teststore.Open(t, store.Options{})
 	log := testkit.Logger()
-	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: root},
-		Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testgate.Over(t, db, root, nil)
 	var (
 		sched *cron.Engine
 		aj    api.Jobs
+		err   error
 	)
 	if len(jobs) > 0 {
 		sched, err = cron.New(cron.Options{Store: db, Gate: g, Jobs: jobs, WorkspaceRoot: root,

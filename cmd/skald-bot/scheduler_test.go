@@ -16,10 +16,9 @@ import (
 	"github.com/skald-circle/skald-bot/bot"
 	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/cron"
-	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
-	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -371,11 +370,7 @@ func TestChatRunNotStarted(t *testing.T) {
 // starts no run.
 func TestJobsRunBeforeSchedulerRuns(t *testing.T) {
 	db := teststore.Open(t, store.Options{})
-	g, err := gate.New(gate.Options{Store: db, Rules: rules.Options{WorkspaceRoot: t.TempDir()},
-		Logger: testkit.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testgate.Over(t, db, t.TempDir(), nil)
 	step := cron.Step{Tool: "write_file", Args: map[string]any{"path": "x", "content": "x"}}
 	sched, err := cron.New(cron.Options{Store: db, Gate: g, WorkspaceRoot: t.TempDir(),
 		Jobs: []cron.Job{{Name: "j", Schedule: "@yearly", Steps: []cron.Step{step}}}})

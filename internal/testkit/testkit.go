@@ -199,3 +199,12 @@ func Files(t testing.TB, dir string, files ...string) {
 		Must(t, os.WriteFile(name, []byte("x"), 0o600))
 	}
 }
+
+// CommandHead returns the first 40 bytes of command c (all of it when shorter): how a
+// prompt line, a summary line or an inbox item starts it before any cut.
+func CommandHead(c string) string {
+	if len(c) > 40 {
+		return c[:40]
+	}
+	return c
+}

@@ -36,6 +36,17 @@ type Message struct {
 // HasBlocks reports whether the call carried a blocks argument (possibly "[]").
 func (m Message) HasBlocks() bool { return m.RawBlocks != nil }
 
+// HasActions reports whether the message's blocks hold an actions block: whether it
+// shows buttons.
+func (m Message) HasActions() bool {
+	for _, b := range m.Blocks.BlockSet {
+		if b.BlockType() == slack.MBTAction {
+			return true
+		}
+	}
+	return false
+}
+
 // newMessage builds a record; raw has passed checkBlocks, so it decodes.
 func newMessage(method, channel, ts, user, text string, raw json.RawMessage) Message {
 	m := Message{Method: method, Channel: channel, TS: ts, User: user, Text: text, RawBlocks: raw}

@@ -274,24 +274,29 @@ func TestSendMessageRejectsBadHTML(t *testing.T) {
 			`unescaped "&" at byte offset 3 (stricter than Telegram: the docs require "&amp;")`},
 	}
 	for i, tt := range tests {
-		_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: tt.text,
-			ParseMode: models.ParseModeHTML})
-		wantBadRequest(t, err, telegramtest.APIError{Code: 400, Description: prefix + tt.want})
-		if n := srv.CallCount("sendMessage"); n != i+1 {
-			t.Errorf("%q: CallCount = %d, want %d", tt.text, n, i+1)
-		}
+		t.Run(tt.text, func(t *testing.T) {
+			_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: tt.text,
+				ParseMode: models.ParseModeHTML})
+			wantBadRequest(t, err, telegramtest.APIError{Code: 400, Description: prefix + tt.want})
+			if n := srv.CallCount("sendMessage"); n != i+1 {
+				t.Errorf("%q: CallCount = %d, want %d", tt.text, n, i+1)
+			}
+		})
 	}
 	if got := srv.Messages(janeChat.ID); len(got) != 0 {
 		t.Errorf("rejected messages were recorded: %+v", got)
 	}
 	// The same texts escaped, as a bot must send them, are accepted and shown as written.
 	for _, tt := range tests {
-		escaped := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(tt.text)
-		msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: escaped,
-			ParseMode: models.ParseModeHTML})
-		if err != nil || msg.Text != tt.text || len(msg.Entities) != 0 {
-			t.Errorf("escaped %q: %v, text %q, entities %+v", tt.text, err, msg.Text, msg.Entities)
-		}
+		t.Run(tt.text, func(t *testing.T) {
+			escaped := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(tt.text)
+			msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID,
+				Text: escaped, ParseMode: models.ParseModeHTML})
+			if err != nil || msg.Text != tt.text || len(msg.Entities) != 0 {
+				t.Errorf("escaped %q: %v, text %q, entities %+v",
+					tt.text, err, msg.Text, msg.Entities)
+			}
+		})
 	}
 	// Without parse_mode nothing is parsed; an unknown parse mode is refused.
 	if msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID,
@@ -406,9 +411,11 @@ func TestFailNextInjectsOtherFailures(t *testing.T) {
 		{"sendMessage", telegramtest.APIError{Code: 400}, telegramtest.ErrInvalidFailure},
 	}
 	for _, tt := range tests {
-		if err := srv.FailNext(tt.method, tt.e); !errors.Is(err, tt.want) {
-			t.Errorf("FailNext(%q, %+v) = %v, want %v", tt.method, tt.e, err, tt.want)
-		}
+		t.Run(tt.method, func(t *testing.T) {
+			if err := srv.FailNext(tt.method, tt.e); !errors.Is(err, tt.want) {
+				t.Errorf("FailNext(%q, %+v) = %v, want %v", tt.method, tt.e, err, tt.want)
+			}
+		})
 	}
 	// Nothing was queued by the refused FailNext calls.
 	if _, err := b.SendMessage(ctx,

@@ -109,3 +109,18 @@ func Unchanged(t testing.TB, db *store.DB, before string) {
 		t.Fatalf("the store changed:\nbefore %s\nafter  %s", before, after)
 	}
 }
+
+// AuditActions returns the actions of db's audit log, oldest first. It fails the test
+// at once on an error.
+func AuditActions(t testing.TB, db *store.DB) []string {
+	t.Helper()
+	es, err := db.Audit(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[len(es)-1-i] = e.Action
+	}
+	return out
+}
