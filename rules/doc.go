@@ -47,7 +47,9 @@
 //     path filter denies (ReasonContains: Grep or LS on a parent of secrets/) — in
 //     the workspace, or in another project of Options.Projects whose root the path
 //     holds: "src" holds src/p/secrets when src/p is a project with a secrets/.
-//     Decision.Contains names the place in both, as the call's paths name it.
+//     Decision.Contains names the place in both, as the call's paths name it. A write
+//     to an Options.NeedsHuman path (a write-class file tool; a shell output redirect
+//     or plain argument) is a locked require too (ReasonNeedsHuman).
 //  3. The call's decision is its strictest form's — deny, then a locked require, then
 //     require, then allow — the first winning a tie; Decision.Paths counts the
 //     distinct forms.
