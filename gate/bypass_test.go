@@ -314,3 +314,35 @@ func TestAllBypasses(t *testing.T) {
 		}
 	})
 }
+
+// TestNeedsHumanNeverBypassed: a write to the gate's own wiring (rules.Options
+// NeedsHuman: Claude Code's settings) asks a human under a bypass of every call,
+// while reading it is bypassed.
+func TestNeedsHumanNeverBypassed(t *testing.T) {
+	var settings string
+	e := newEnv(t, func(o *gate.Options) {
+		settings = o.Rules.WorkspaceRoot + "/.claude/settings.json"
+		o.Rules.NeedsHuman = []string{settings}
+	})
+	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool, arg, val string
+		want           gate.Verdict
+	}{
+		{"Write", "file_path", ".claude/settings.json", gate.VerdictPending},
+		{"Write", "file_path", settings, gate.VerdictPending},
+		{"Bash", "command", "echo '{}' > .claude/settings.json", gate.VerdictPending},
+		{"Read", "file_path", ".claude/settings.json", gate.VerdictAllow},
+		{"Write", "file_path", "src/x.go", gate.VerdictAllow},
+	} {
+		t.Run(c.tool+" "+c.val, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: c.tool, SessionID: "s1",
+				Arguments: map[string]any{c.arg: c.val}})
+			if out.Decision != c.want {
+				t.Errorf("%+v, want %s", out, c.want)
+			}
+		})
+	}
+}

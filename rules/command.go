@@ -915,6 +915,10 @@ func (s *Set) shellGuards(t *tier, c *Call, sc *shell.Script, p *shell.Path, pat
 		reason = pathWhat(sc, p) + " holds " + g.name
 	}
 	if g == nil {
+		if n := t.needsHuman(path); n != "" && (p.Access == shell.Arg || p.Access == shell.Write) {
+			return Decision{Action: Require, Path: path, PathState: PathOK, Contains: n,
+				Reason: pathWhat(sc, p) + " " + ReasonNeedsHuman + ": " + n}, true
+		}
 		return Decision{}, false
 	}
 	return Decision{Action: Require, Reason: reason, Path: path, PathState: PathOK,

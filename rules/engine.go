@@ -25,6 +25,12 @@ type Options struct {
 	// path is a strict ancestor of one of them requires a human (see Set.Evaluate).
 	// Compile normalises them, so one reached through a symlink is still protected.
 	Protected []string
+	// NeedsHuman are absolute paths that configure or are the gate itself (Claude Code's
+	// settings files, the service's executable): a write to one of them or under one —
+	// a write-class file tool, a shell command's output redirect or plain argument —
+	// requires a human, and nothing lifts it (Decision.Locked); a deny still denies.
+	// Reading them is decided by the rules. Compile normalises them like Protected.
+	NeedsHuman []string
 	// Shell are the tools whose argument holds a shell script, decided command by
 	// command; nil means DefaultShell.
 	Shell []ShellTool
@@ -142,7 +148,9 @@ type Decision struct {
 	// "secrets", "data/skald", or a prefix pattern "data/log*"), also through a symlink
 	// in it (docs/sx → ../secrets: "secrets"), or, for a tool outside the file classes,
 	// the denied place it lies in. Action is then require, Reason ReasonContains or
-	// ReasonDenied followed by ": " and the place, and the decision is Locked.
+	// ReasonDenied followed by ": " and the place, and the decision is Locked. For a
+	// write to an Options.NeedsHuman path it is that path, and Reason is
+	// ReasonNeedsHuman followed by ": " and the path.
 	Contains string
 	// Paths is how many places the call's paths name: the distinct forms (see
 	// Set.Evaluate, step 1) of each string, and each element of an array, under an
@@ -164,7 +172,8 @@ type Decision struct {
 
 // Locked reports whether the decision is a require that no session bypass or profile
 // fast-path may turn into allow: a path of the call holds a guarded place (Contains),
-// lies in a denied place under a tool outside the file classes, or cannot be resolved.
+// lies in a denied place under a tool outside the file classes, writes a NeedsHuman
+// path, or cannot be resolved.
 func (d Decision) Locked() bool {
 	return d.Action == Require && (d.Contains != "" || d.PathState == PathInvalid)
 }
@@ -186,4 +195,7 @@ const (
 	// path arguments, that lies in a protected place (Decision.Contains); ": " and the
 	// place follow.
 	ReasonInProtected = "argument lies in a protected place"
+	// ReasonNeedsHuman starts the Reason of a write to an Options.NeedsHuman path
+	// (Decision.Contains); ": " and the path follow.
+	ReasonNeedsHuman = "writes a place that needs a human"
 )

@@ -1131,6 +1131,8 @@ func (s *Set) decideOwn(t *tier, c *Call, path string, st PathState, own bool) D
 			d.RuleID, d.Note = 0, ""
 		}
 		d.Action, d.Reason, d.Contains = Require, reason, g.name
+	} else if n := t.needsHuman(path); n != "" && s.tools[c.Tool].write {
+		d.Action, d.Reason, d.Contains, d.RuleID, d.Note = Require, ReasonNeedsHuman+": "+n, n, 0, ""
 	}
 	return d
 }
@@ -1317,6 +1319,16 @@ func (t *tier) isProtected(path string) bool {
 		}
 	}
 	return false
+}
+
+// needsHuman returns the Options.NeedsHuman path that path is or lies under, "" if none.
+func (t *tier) needsHuman(path string) string {
+	for _, p := range t.needs {
+		if Under(path, p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // Visible reports whether tool is shown to an agent in group (visibility): it

@@ -111,6 +111,7 @@ func (d *dep) now() fileID {
 // are those of every resolution.
 type view struct {
 	protected []string         // Options.Protected, normalised
+	needs     []string         // Options.NeedsHuman, normalised
 	groups    map[string]*tier // per non-default group with rules: its rules, then DefaultGroup's
 	def       *tier            // the rules of DefaultGroup
 	// resolved are the patterns and protected paths as resolved in each root: the
@@ -240,7 +241,7 @@ func (s *Set) build(old *view) *view {
 	v.names = placeNames{set: map[string]struct{}{}, fold: slices.Contains(s.fold, true)}
 	for _, rm := range resolved { // every root's resolutions name places
 		for k, r := range rm {
-			v.names.add(strings.TrimPrefix(k, protectedKey))
+			v.names.add(strings.TrimPrefix(strings.TrimPrefix(k, protectedKey), needsKey))
 			v.names.add(r)
 		}
 	}
@@ -257,6 +258,9 @@ func (s *Set) tiers(resolved map[string]string, root string, projects []*view) *
 	v := &view{groups: map[string]*tier{}}
 	for _, p := range s.opt.Protected {
 		v.protected = append(v.protected, resolved[protectedKey+p])
+	}
+	for _, p := range s.opt.NeedsHuman {
+		v.needs = append(v.needs, resolved[needsKey+p])
 	}
 	link := func(group string) []*tier {
 		if projects == nil {
@@ -275,6 +279,10 @@ func (s *Set) tiers(resolved map[string]string, root string, projects []*view) *
 			v.groups[id] = s.newTier(append(s.withPaths(rs, resolved), def...), v.protected,
 				root, link(id))
 		}
+	}
+	v.def.needs = v.needs
+	for _, t := range v.groups {
+		t.needs = v.needs
 	}
 	return v
 }
@@ -336,6 +344,9 @@ func (n placeNames) folded(w string) string {
 // protectedKey marks a protected path among the resolved patterns: no path pattern
 // starts with a NUL byte.
 const protectedKey = "\x00"
+
+// needsKey likewise marks an Options.NeedsHuman path.
+const needsKey = "\x01"
 
 // resolveAll resolves every pattern and protected path, and returns them with the
 // directories they depend on and whether those have settled. The directories'
@@ -402,12 +413,16 @@ func (s *Set) resolveOnce() ([]map[string]string, []string) {
 			root = s.projects[i-1].root
 		}
 		rec.root = root
-		m := make(map[string]string, len(s.patterns)+len(s.opt.Protected))
+		m := make(map[string]string,
+			len(s.patterns)+len(s.opt.Protected)+len(s.opt.NeedsHuman))
 		for _, p := range s.patterns {
 			m[p] = s.foldRel(resolvePattern(p, root, &rec), i)
 		}
 		for _, p := range s.opt.Protected {
 			m[protectedKey+p] = s.foldRel(normOrClean(p, root, &rec), i)
+		}
+		for _, p := range s.opt.NeedsHuman {
+			m[needsKey+p] = s.foldRel(normOrClean(p, root, &rec), i)
 		}
 		out[i] = m
 	}

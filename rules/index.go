@@ -31,6 +31,8 @@ type tier struct {
 	guards guards
 	// protected are Options.Protected, normalised.
 	protected []string
+	// needs are Options.NeedsHuman, normalised.
+	needs []string
 	// root is the directory the tier's relative patterns are resolved in: the
 	// workspace root, or another project's. projects are, for a tier of the
 	// workspace, the same group's tier in each other project (Set.projects, in that

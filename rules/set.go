@@ -57,6 +57,7 @@ func Compile(groups []Group, rs []Rule, opt Options) *Set {
 	}
 	opt.Web = slices.Clone(opt.Web)
 	opt.Protected = slices.Clone(opt.Protected)
+	opt.NeedsHuman = slices.Clone(opt.NeedsHuman)
 	opt.Projects = projectRoots(opt.Projects, opt.WorkspaceRoot)
 	reads, writes := slices.Clone(opt.FSRead), slices.Clone(opt.FSWrite)
 	for _, srv := range opt.MCPFilesystem {
@@ -268,7 +269,7 @@ func (s *Set) IsFSRead(tool string) bool { return s.tools[tool].read }
 func (s *Set) IsFSWrite(tool string) bool { return s.tools[tool].write }
 
 // Options returns the Set's options with their defaults filled in and WorkspaceRoot
-// cleaned; Protected is as given, not normalised. The slices are copies.
+// cleaned; Protected and NeedsHuman are as given, not normalised. The slices are copies.
 func (s *Set) Options() Options {
 	o := s.opt
 	o.FSRead = slices.Clone(o.FSRead)
@@ -276,6 +277,7 @@ func (s *Set) Options() Options {
 	o.PathArgs = slices.Clone(o.PathArgs)
 	o.MCPFilesystem = slices.Clone(o.MCPFilesystem)
 	o.Protected = slices.Clone(o.Protected)
+	o.NeedsHuman = slices.Clone(o.NeedsHuman)
 	o.Shell = slices.Clone(o.Shell)
 	o.Web = slices.Clone(o.Web)
 	o.Projects = slices.Clone(o.Projects)

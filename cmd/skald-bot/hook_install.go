@@ -21,7 +21,7 @@ const hookTimeoutMargin = 60 * time.Second
 
 // settingsFile is where Claude Code reads a project's shared settings, under its
 // directory.
-const settingsFile = ".claude/settings.json"
+var settingsFile = claudecode.ProjectSettings[0]
 
 // newHookInstallCmds returns `hook install` and `hook uninstall`; conn holds the
 // --server and --config of the hook command.

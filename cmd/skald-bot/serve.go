@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/skald-circle/skald-bot/config"
 	"github.com/skald-circle/skald-bot/cron"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/claudecode"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -160,8 +162,8 @@ func channelState(on bool, key string) string {
 }
 
 // gateOptions maps the configuration onto the gate's options: rules options with
-// data_dir and the config file protected (docs/design.md, "Protected and guarded
-// places"), the profiles, the tool
+// data_dir and the config file protected and the gate's own wiring needing a human
+// (needsHuman; docs/design.md, "Protected and guarded places"), the profiles, the tool
 // categories (nil keeps the gate's default), the approval timeout and the limits.
 func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Options {
 	var cats []gate.Category
@@ -172,13 +174,36 @@ func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Optio
 		}
 	}
 	perCaller, total := cfg.Limits.Values()
+	ro := cfg.RulesOptions()
+	ro.NeedsHuman = needsHuman(cfg, ro.Home)
 	return gate.Options{
 		Store:           db,
-		Rules:           cfg.RulesOptions(),
+		Rules:           ro,
 		Profiles:        cfg.RulesProfiles(),
 		Categories:      cats,
 		ApprovalTimeout: cfg.ApprovalTimeout.Duration,
 		Limits:          gate.Limits{PendingPerCaller: perCaller, PendingTotal: total},
 		Logger:          log,
 	}
+}
+
+// needsHuman returns the places whose rewrite would switch the gate off, so a write to
+// one needs a human (rules.Options.NeedsHuman): Claude Code's settings files of the
+// workspace and of each profile's workspace, of the user under home and the managed
+// one, and the service's executable, resolved through symlinks when it can be.
+func needsHuman(cfg *config.Config, home string) []string {
+	roots := []string{cfg.WorkspaceRoot}
+	for _, p := range cfg.Profiles {
+		if p.WorkspaceRoot != "" && !slices.Contains(roots, p.WorkspaceRoot) {
+			roots = append(roots, p.WorkspaceRoot)
+		}
+	}
+	out := claudecode.SettingsFiles(roots, home)
+	if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		out = append(out, exe)
+	}
+	return out
 }

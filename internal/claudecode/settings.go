@@ -447,3 +447,27 @@ func mustJSON(v any) json.RawMessage {
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
+
+// ProjectSettings are the settings files Claude Code reads in a project, relative to
+// its root: the shared one first, which `skald-bot init` writes the hook into.
+var ProjectSettings = []string{".claude/settings.json", ".claude/settings.local.json"}
+
+// ManagedSettings is the settings file an administrator manages on Linux; it overrides
+// every other.
+const ManagedSettings = "/etc/claude-code/managed-settings.json"
+
+// SettingsFiles returns the absolute settings files that configure Claude Code in
+// each of roots (ProjectSettings), the user's under home (~/.claude/settings.json,
+// skipped when home is empty) and ManagedSettings, in that order. Nothing is read.
+func SettingsFiles(roots []string, home string) []string {
+	var out []string
+	for _, r := range roots {
+		for _, f := range ProjectSettings {
+			out = append(out, filepath.Join(r, f))
+		}
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, ProjectSettings[0]))
+	}
+	return append(out, ManagedSettings)
+}

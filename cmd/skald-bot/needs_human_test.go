@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/skald-circle/skald-bot/config"
+	"github.com/skald-circle/skald-bot/internal/claudecode"
+)
+
+// TestNeedsHumanPlaces: the gate's own wiring is each workspace's Claude Code
+// settings, the user's and the managed ones, and the running executable.
+func TestNeedsHumanPlaces(t *testing.T) {
+	cfg := &config.Config{WorkspaceRoot: "/w",
+		Profiles: []config.Profile{{ID: "p", WorkspaceRoot: "/p"}, {ID: "q"}}}
+	got := needsHuman(cfg, "/home/u")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"/w/.claude/settings.json", "/w/.claude/settings.local.json",
+		"/p/.claude/settings.json", "/p/.claude/settings.local.json",
+		"/home/u/.claude/settings.json", claudecode.ManagedSettings, exe} {
+		if !slices.Contains(got, want) {
+			t.Errorf("needsHuman lacks %s: %v", want, got)
+		}
+	}
+	opt := gateOptions(cfg, nil, nil)
+	if !slices.Contains(opt.Rules.NeedsHuman, "/w/.claude/settings.json") {
+		t.Errorf("gateOptions: NeedsHuman %v", opt.Rules.NeedsHuman)
+	}
+}

@@ -1,0 +1,64 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestNeedsHuman: a write to an Options.NeedsHuman path is a locked require under an
+// allow-everything rule set, however the path is written; a read stays allowed.
+func TestNeedsHuman(t *testing.T) {
+	root := workspace(t)
+	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(root, ".claude/settings.json")
+	if err := os.WriteFile(settings, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, ".claude/settings.json", filepath.Join(root, "cfg-link"))
+	rs := []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "*", Action: Allow}}
+	opt := seedOptions(root)
+	opt.NeedsHuman = []string{settings}
+	s := Compile(nil, rs, opt)
+	file := func(tool, p string) Call {
+		return Call{Tool: tool, Args: map[string]any{"file_path": p}}
+	}
+	bash := func(cmd string) Call {
+		return Call{Tool: "Bash", Args: map[string]any{"command": cmd}}
+	}
+	cases := []struct {
+		name   string
+		call   Call
+		locked bool
+	}{
+		{"write relative", file("Write", ".claude/settings.json"), true},
+		{"write absolute", file("Write", settings), true},
+		{"write dot-dot", file("Write", "./.claude/../.claude/settings.json"), true},
+		{"write via symlink", file("Write", "cfg-link"), true},
+		{"edit", file("Edit", ".claude/settings.json"), true},
+		{"mcp write", Call{Tool: "mcp__filesystem__write_file",
+			Args: map[string]any{"path": ".claude/settings.json"}}, true},
+		{"read", file("Read", ".claude/settings.json"), false},
+		{"write neighbour", file("Write", ".claude/other.json"), false},
+		{"shell redirect", bash("echo x > .claude/settings.json"), true},
+		{"shell cp", bash("cp x .claude/settings.json"), true},
+		{"shell tee", bash("echo x | tee .claude/settings.json"), true},
+		{"shell read redirect", bash("wc -c < .claude/settings.json"), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := s.Evaluate(DefaultGroup, tc.call)
+			if d.Locked() != tc.locked {
+				t.Fatalf("Locked() = %v, want %v (%+v)", d.Locked(), tc.locked, d)
+			}
+			if tc.locked && d.Action != Require {
+				t.Fatalf("action %v, want require", d.Action)
+			}
+			if !tc.locked && d.Action != Allow {
+				t.Fatalf("action %v, want allow (%+v)", d.Action, d)
+			}
+		})
+	}
+}
