@@ -915,7 +915,8 @@ func (s *Set) shellGuards(t *tier, c *Call, sc *shell.Script, p *shell.Path, pat
 		reason = pathWhat(sc, p) + " holds " + g.name
 	}
 	if g == nil {
-		if n := t.needsHuman(path); n != "" && (p.Access == shell.Arg || p.Access == shell.Write) {
+		write := p.Access == shell.Write
+		if n := t.needsHuman(path, write); n != "" && (write || p.Access == shell.Arg) {
 			return Decision{Action: Require, Path: path, PathState: PathOK, Contains: n,
 				Reason: pathWhat(sc, p) + " " + ReasonNeedsHuman + ": " + n}, true
 		}

@@ -1131,7 +1131,7 @@ func (s *Set) decideOwn(t *tier, c *Call, path string, st PathState, own bool) D
 			d.RuleID, d.Note = 0, ""
 		}
 		d.Action, d.Reason, d.Contains = Require, reason, g.name
-	} else if n := t.needsHuman(path); n != "" && s.tools[c.Tool].write {
+	} else if n := t.needsHuman(path, true); n != "" && s.tools[c.Tool].write {
 		d.Action, d.Reason, d.Contains, d.RuleID, d.Note = Require, ReasonNeedsHuman+": "+n, n, 0, ""
 	}
 	return d
@@ -1321,10 +1321,16 @@ func (t *tier) isProtected(path string) bool {
 	return false
 }
 
-// needsHuman returns the Options.NeedsHuman path that path is or lies under, "" if none.
-func (t *tier) needsHuman(path string) string {
+// needsHuman returns the Options.NeedsHuman path that path is or lies under, or, when
+// holds, that exists and lies under path (rm -rf .claude removes settings.json too);
+// "" if none.
+func (t *tier) needsHuman(path string, holds bool) string {
 	for _, p := range t.needs {
 		if Under(path, p) {
+			return p
+		}
+		if holds && Under(p, path) && (filepath.IsAbs(p) && exists(p) ||
+			!filepath.IsAbs(p) && exists(filepath.Join(t.root, p))) {
 			return p
 		}
 	}

@@ -46,6 +46,18 @@ func TestNeedsHuman(t *testing.T) {
 		{"shell cp", bash("cp x .claude/settings.json"), true},
 		{"shell tee", bash("echo x | tee .claude/settings.json"), true},
 		{"shell read redirect", bash("wc -c < .claude/settings.json"), false},
+		// Removing or moving a folder that holds the file writes it too; reading or
+		// listing the folder does not.
+		{"shell rm folder", bash("rm -rf .claude"), true},
+		{"shell mv folder", bash("mv .claude x"), true},
+		{"shell rm root", bash("rm -rf ."), true},
+		{"mcp move folder", Call{Tool: "mcp__filesystem__move_file",
+			Args: map[string]any{"source": ".claude", "destination": "x"}}, true},
+		{"shell ls folder", bash("ls .claude"), false},
+		{"shell grep folder", bash("grep -r x .claude"), false},
+		{"grep folder", Call{Tool: "Grep", Args: map[string]any{"pattern": "x",
+			"path": ".claude"}}, false},
+		{"shell rm other folder", bash("rm -rf docs"), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
