@@ -1131,8 +1131,12 @@ func (s *Set) decideOwn(t *tier, c *Call, path string, st PathState, own bool) D
 			d.RuleID, d.Note = 0, ""
 		}
 		d.Action, d.Reason, d.Contains = Require, reason, g.name
-	} else if n := t.needsHuman(path, true); n != "" && s.tools[c.Tool].write {
-		d.Action, d.Reason, d.Contains, d.RuleID, d.Note = Require, ReasonNeedsHuman+": "+n, n, 0, ""
+	} else if k := s.tools[c.Tool]; k.write || !k.read {
+		// A tool outside the file classes may write what its path names.
+		if n := t.needsHuman(path, k.write); n != "" {
+			d.Action, d.Reason, d.Contains, d.RuleID, d.Note = Require,
+				ReasonNeedsHuman+": "+n, n, 0, ""
+		}
 	}
 	return d
 }

@@ -58,6 +58,11 @@ func TestNeedsHuman(t *testing.T) {
 		{"grep folder", Call{Tool: "Grep", Args: map[string]any{"pattern": "x",
 			"path": ".claude"}}, false},
 		{"shell rm other folder", bash("rm -rf docs"), false},
+		// A tool outside the file classes may write what its path names.
+		{"other tool", Call{Tool: "mcp__notes__save",
+			Args: map[string]any{"path": ".claude/settings.json"}}, true},
+		{"other tool folder", Call{Tool: "mcp__notes__save",
+			Args: map[string]any{"dir": ".claude"}}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
