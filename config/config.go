@@ -282,6 +282,10 @@ type Tools struct {
 	// tools (mcp__<server>__read_file, …) are file tools, under the same rules as
 	// Read and Write (rules.MCPFSRead, rules.MCPFSWrite). nil means [filesystem].
 	MCPFilesystem []string `yaml:"mcp_filesystem" json:"mcp_filesystem,omitempty"`
+	// NeedsHuman are more places that need a human to be written, beside the built-in
+	// ones (docs/design.md, "Protected and guarded places"): absolute, "~/…" in the
+	// service's home, or relative to each workspace (".github/workflows").
+	NeedsHuman []string `yaml:"needs_human" json:"needs_human,omitempty"`
 	// Shell are the tools that run a shell script, decided command by command
 	// (docs/design.md, "Shell commands"): the script is argument Arg, and CwdArg,
 	// when set, names the directory it starts in. nil means Bash (command) and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -394,6 +395,24 @@ func (c *Config) validateTools(p *problems) {
 	}
 	for i, wt := range c.Tools.Web {
 		p.toolArg(fmt.Sprintf("tools.web[%d]", i), wt.Tool, wt.Arg, "web", webTools)
+	}
+	places := map[string]bool{}
+	for i, n := range c.Tools.NeedsHuman {
+		key := fmt.Sprintf("tools.needs_human[%d]", i)
+		clean := path.Clean(n)
+		switch {
+		case n == "" || strings.ContainsRune(n, 0):
+			p.add(key, n, "must be a path")
+		case clean == "." || clean == "/" || clean == "~" || clean == ".." ||
+			strings.HasPrefix(clean, "../"):
+			p.add(key, n, "must name a place inside a workspace, in ~/, or an absolute one "+
+				"other than /")
+		case strings.HasPrefix(n, "~") && !strings.HasPrefix(n, "~/"):
+			p.add(key, n, "must be ~/… (the service's home), not another user's")
+		case places[clean]:
+			p.add(key, n, "duplicate place")
+		}
+		places[clean] = true
 	}
 	seen := map[string]bool{}
 	for i, n := range c.Tools.MCPFilesystem {

@@ -201,6 +201,25 @@ func TestValidationErrors(t *testing.T) {
 			`config: tools.fs_write[0]: must be a name without spaces or stars`},
 		{"path_args space", "tools: {path_args: [\"a b\"]}",
 			`config: tools.path_args[0] "a b": must be a name without spaces or stars`},
+		{"needs_human empty", "tools: {needs_human: [\"\"]}",
+			`config: tools.needs_human[0]: must be a path`},
+		{"needs_human root", "tools: {needs_human: [a, /]}",
+			`config: tools.needs_human[1] "/": must name a place inside a workspace, ` +
+				`in ~/, or an absolute one other than /`},
+		{"needs_human workspace", "tools: {needs_human: [./]}",
+			`config: tools.needs_human[0] "./": must name a place inside a workspace, ` +
+				`in ~/, or an absolute one other than /`},
+		{"needs_human above", "tools: {needs_human: [a/../../x]}",
+			`config: tools.needs_human[0] "a/../../x": must name a place inside a ` +
+				`workspace, in ~/, or an absolute one other than /`},
+		{"needs_human home", "tools: {needs_human: [\"~\"]}",
+			`config: tools.needs_human[0] "~": must name a place inside a workspace, ` +
+				`in ~/, or an absolute one other than /`},
+		{"needs_human other user", "tools: {needs_human: [\"~bob/x\"]}",
+			`config: tools.needs_human[0] "~bob/x": must be ~/… (the service's home), ` +
+				`not another user's`},
+		{"needs_human duplicate", "tools: {needs_human: [.github/workflows, ./.github/workflows]}",
+			`config: tools.needs_human[1] "./.github/workflows": duplicate place`},
 		{"mcp_filesystem empty", "tools: {mcp_filesystem: [\"\"]}",
 			`config: tools.mcp_filesystem[0]: must be an MCP server name: ` +
 				`letters, digits, - and _, without __`},

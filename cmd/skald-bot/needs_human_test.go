@@ -14,7 +14,9 @@ import (
 // settings, the user's and the managed ones, and the running executable.
 func TestNeedsHumanPlaces(t *testing.T) {
 	cfg := &config.Config{WorkspaceRoot: "/w",
-		Profiles: []config.Profile{{ID: "p", WorkspaceRoot: "/p"}, {ID: "q"}}}
+		Profiles: []config.Profile{{ID: "p", WorkspaceRoot: "/p"}, {ID: "q"}},
+		Tools: config.Tools{NeedsHuman: []string{".github/workflows", "~/bin/deploy",
+			"/etc/cron.d/"}}}
 	got := needsHuman(cfg, "/home/u")
 	exe, err := os.Executable()
 	if err != nil {
@@ -25,7 +27,9 @@ func TestNeedsHumanPlaces(t *testing.T) {
 	}
 	for _, want := range []string{"/w/.claude/settings.json", "/w/.claude/settings.local.json",
 		"/p/.claude/settings.json", "/p/.claude/settings.local.json",
-		"/home/u/.claude/settings.json", claudecode.ManagedSettings, exe} {
+		"/home/u/.claude/settings.json", claudecode.ManagedSettings, exe,
+		"/w/.github/workflows", "/p/.github/workflows", "/home/u/bin/deploy",
+		"/etc/cron.d"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("needsHuman lacks %s: %v", want, got)
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -190,7 +191,8 @@ func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Optio
 // needsHuman returns the places whose rewrite would switch the gate off, so a write to
 // one needs a human (rules.Options.NeedsHuman): Claude Code's settings files of the
 // workspace and of each profile's workspace, of the user under home and the managed
-// one, and the service's executable, resolved through symlinks when it can be.
+// one, the service's executable, resolved through symlinks when it can be, and the
+// config's tools.needs_human (a relative one in every workspace).
 func needsHuman(cfg *config.Config, home string) []string {
 	roots := []string{cfg.WorkspaceRoot}
 	for _, p := range cfg.Profiles {
@@ -199,6 +201,20 @@ func needsHuman(cfg *config.Config, home string) []string {
 		}
 	}
 	out := claudecode.SettingsFiles(roots, home)
+	for _, n := range cfg.Tools.NeedsHuman {
+		switch {
+		case strings.HasPrefix(n, "~/"):
+			if home != "" {
+				out = append(out, filepath.Join(home, n[2:]))
+			}
+		case filepath.IsAbs(n):
+			out = append(out, filepath.Clean(n))
+		default:
+			for _, r := range roots {
+				out = append(out, filepath.Join(r, n))
+			}
+		}
+	}
 	if exe, err := os.Executable(); err == nil {
 		if r, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = r
