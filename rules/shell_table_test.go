@@ -259,6 +259,14 @@ func TestShellScripts(t *testing.T) {
 		{bash("ln -sr -t docs secrets"), D, false, "secrets"},
 		{bash("cd docs && ln -sr ../secrets sd"), D, false, "secrets"},
 		{bash("ln --symbolic ../secrets docs/sd"), D, false, "secrets"},
+		// Options that change the folder later operands are read from.
+		{bash("tar -cf /tmp/x.tar -C secrets ."), R, true, "secrets"},
+		{bash("tar -C secrets -cf /tmp/x.tar key"), R, true, "secrets"},
+		{bash("tar --directory=secrets -cf /tmp/x.tar key"), R, true, "secrets"},
+		{bash("cp --parents secrets/key /tmp/x"), R, true, "secrets"},
+		{bash("rsync -R secrets/key /tmp/x"), R, true, "secrets"},
+		{bash("git -C secrets log"), R, true, "secrets"},
+		{bash("make -C secrets"), R, true, "secrets"},
 		{bash("ln --sym ../secrets docs/sd"), D, false, "secrets"},
 		// A program that runs configuration from a place the agent may write.
 		{bash("cd data/r && git status"), R, false, "which the agent may write"},
