@@ -265,33 +265,25 @@ func (sc *guardScan) projects(gs *guards, path string) *guard {
 // apply to c and whose pattern matches the normalised path, or nil: what a tool
 // outside the file classes may not reach without a human.
 func (s *Set) inDenied(gs *guards, c *Call, path string) *guard {
-	return s.inGuards(gs, c, path, false)
+	return s.inGuards(gs, c, path, false, true)
 }
 
 // inGuard is inDenied for the strings of a call's arguments: a protected place counts
 // as well, and a guard of gs whose place the normalised path lies in is returned.
 func (s *Set) inGuard(gs *guards, c *Call, path string) *guard {
-	return s.inGuards(gs, c, path, true)
+	return s.inGuards(gs, c, path, true, true)
 }
 
-// inGuards is inPlace over the relative or the absolute guards of gs, as path is; nil
-// for an empty path.
-func (s *Set) inGuards(gs *guards, c *Call, path string, protected bool) *guard {
-	if path == "" {
-		return nil
-	}
+// inGuards returns a guard of gs whose place the normalised path lies in, or nil (for
+// an empty path too): a deny rule's whose pattern matches path, or, when protected, a
+// protected path's; its agent and source filters apply to c, and its tool pattern
+// unless anyTool.
+func (s *Set) inGuards(gs *guards, c *Call, path string, protected, anyTool bool) *guard {
 	list, top := gs.rel, "."
-	if path[0] == '/' {
+	if path != "" && path[0] == '/' {
 		list, top = gs.abs, "/"
 	}
-	return s.inPlace(list, top, c, path, protected)
-}
-
-// inPlace returns a guard of list whose place path lies in: a deny rule's whose
-// pattern matches path and whose filters other than the tool pattern apply to c, or,
-// when protected, a protected path's.
-func (s *Set) inPlace(list []guard, top string, c *Call, path string, protected bool) *guard {
-	if len(list) == 0 {
+	if path == "" || len(list) == 0 {
 		return nil
 	}
 	for dir := path; ; dir = parentDir(dir, top) {
@@ -300,7 +292,7 @@ func (s *Set) inPlace(list []guard, top string, c *Call, path string, protected 
 		})
 		for ; i < len(list) && list[i].place == dir; i++ {
 			g := &list[i]
-			if g.rule && g.pat.match(path) && g.filtersApply(c) || protected && !g.rule {
+			if (g.rule && g.pat.match(path) || protected && !g.rule) && s.applies(g, c, anyTool) {
 				return g
 			}
 		}

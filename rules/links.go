@@ -116,32 +116,13 @@ func (s *Set) leadsTo(t *tier, c *Call, path, at string, cache *lstatCache) (d D
 }
 
 // leadsIn returns the first guard of gs that applies to c (file as in containing) and
-// whose place the normalised path p, which exists, holds (containing) or lies in: a
-// protected path's, or a deny rule's whose pattern matches p; else nil.
+// whose place the normalised path p, which exists, holds (containing) or lies in
+// (inGuards); else nil.
 func (s *Set) leadsIn(gs *guards, c *Call, p string, file, own bool) *guard {
 	if g := s.containing(gs, c, p, file, own); g != nil {
 		return g
 	}
-	list, top := gs.rel, "."
-	if p[0] == '/' {
-		list, top = gs.abs, "/"
-	}
-	if len(list) == 0 {
-		return nil
-	}
-	for dir := p; ; dir = parentDir(dir, top) {
-		i, _ := slices.BinarySearchFunc(list, dir, func(g guard, p string) int {
-			return strings.Compare(g.place, p)
-		})
-		for ; i < len(list) && list[i].place == dir; i++ {
-			if g := &list[i]; (!g.rule || g.pat.match(p)) && s.applies(g, c, !file) {
-				return g
-			}
-		}
-		if dir == top {
-			return nil
-		}
-	}
+	return s.inGuards(gs, c, p, true, !file)
 }
 
 // globWalk decides the folder dirs (absolute, the literal directory of a glob; path
