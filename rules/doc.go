@@ -52,8 +52,9 @@
 //     a glob through each folder its components after the literal directory enter,
 //     up to a "**" and maxGlobWalk folders (links.go). Decision.Contains names the
 //     place in all three, as the call's paths name it. A write to an
-//     Options.NeedsHuman path (a write-class file tool; a shell output redirect or
-//     plain argument) is a locked require too (ReasonNeedsHuman).
+//     Options.NeedsHuman path, or of a folder holding one (a write-class file tool, a
+//     tool outside the file classes, a shell output redirect or plain argument), is a
+//     locked require too (ReasonNeedsHuman).
 //  3. The call's decision is its strictest form's — deny, then a locked require, then
 //     require, then allow — the first winning a tie; Decision.Paths counts the
 //     distinct forms.

@@ -26,8 +26,9 @@ type Options struct {
 	// Compile normalises them, so one reached through a symlink is still protected.
 	Protected []string
 	// NeedsHuman are absolute paths that configure or are the gate itself (Claude Code's
-	// settings files, the service's executable): a write to one of them or under one —
-	// a write-class file tool, a shell command's output redirect or plain argument —
+	// settings files, the service's executable): a write to one of them, under one, or
+	// of a folder holding one that exists — a write-class file tool, any path of a tool
+	// outside the file classes, a shell command's output redirect or plain argument —
 	// requires a human, and nothing lifts it (Decision.Locked); a deny still denies.
 	// Reading them is decided by the rules. Compile normalises them like Protected.
 	NeedsHuman []string
