@@ -228,6 +228,13 @@ func TestShellScripts(t *testing.T) {
 		{bash("find -L pub -name key"), R, true, "find follows the symlinks"},
 		{bash("cp -rL pub /tmp/x"), R, true, "cp follows the symlinks"},
 		{bash("tar -chf /tmp/x.tar pub"), R, true, "tar follows the symlinks"},
+		{bash("tar cfh /tmp/x.tar pub"), R, true, "tar follows the symlinks"},
+		{bash("tar chzf /tmp/x.tgz pub"), R, true, "tar follows the symlinks"},
+		{bash("find pub -follow -type f"), R, true, "find follows the symlinks"},
+		{bash("find pub -name x -o -follow"), R, true, "find follows the symlinks"},
+		{bash("diff -ru pub /tmp/e"), R, true, "diff follows the symlinks"},
+		{bash("diff --recursive pub /tmp/e"), R, true, "diff follows the symlinks"},
+		{bash("diff -u docs/a docs/b"), R, false, ""},
 		{bash("cat pub/l/key"), R, true, "secrets"},
 		// A glob reads the directory it lists, even where its words are no path.
 		{in("echo ../secrets/*"), R, true, "listing"},

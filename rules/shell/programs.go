@@ -2,6 +2,7 @@ package shell
 
 import (
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -954,6 +955,11 @@ func tarOps(u *usage, ops []int) {
 		mode += u.words[1] // old style: tar xzf f.tar
 	}
 	extract := strings.ContainsAny(mode, "x") || containsAny(u.longs, "extract", "get")
+	if oldStyle := mode[len(u.letters):]; strings.ContainsRune(oldStyle, 'h') &&
+		u.blind == "" {
+		u.risky = append(u.risky, u.words[1])
+		u.blind = followsLinks("tar") // tar chf: h dereferences like -h
+	}
 	create := strings.ContainsAny(mode, "cruA") || containsAny(u.longs, "create", "append",
 		"update", "catenate")
 	for n, i := range ops {
@@ -1216,6 +1222,9 @@ func init() {
 			longs(kVal, "exclude", "transform", "xform", "owner", "group", "mode",
 				"mtime", "format", "blocking-factor", "tape-length", "strip-components")),
 		operands: tarOps}, "tar", "bsdtar", "gtar")
+	// diff -r follows the symlinks in the folders it compares.
+	add(&program{abbrev: true, short: shorts("r", kFollow), long: longs(kFollow, "recursive")},
+		"diff")
 	add(&program{short: merge(shorts("d", kTarget), shorts("xP", kVal)), operands: unzipOps},
 		"unzip")
 	add(&program{abbrev: true, long: merge(longs(kRun, "unzip-command"),
@@ -1831,6 +1840,9 @@ func (u *usage) find() {
 			u.blind = followsLinks("find")
 		}
 		i++
+	}
+	if slices.Contains(words[i:], "-follow") && u.blind == "" {
+		u.blind = followsLinks("find") // the -follow primary, as -L
 	}
 	var starts []int
 	for ; i < len(words); i++ {
