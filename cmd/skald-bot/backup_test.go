@@ -142,7 +142,7 @@ func TestBackupCommandWritesNothingOnError(t *testing.T) {
 			serve("text/html", []byte("<html></html>"), false),
 			`the answer is "text/html", not a database file`,
 		},
-		{"no server", closedPort(t), "connection refused"},
+		{"no server", refusedURL(t), "connection refused"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -96,7 +96,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"--tool", "Bash", "--args-json", "[1]"}, "--args-json: not a JSON object"},
 		{[]string{"--tool", "Bash", "--arg", "novalue"}, `--arg "novalue": want key=value`},
 		{[]string{"--tool", "Bash", "--wait", "-1s"}, "--wait -1s: must not be negative"},
-		{[]string{"--tool", "Bash", "--server", closedPort(t)}, "connection refused"},
+		{[]string{"--tool", "Bash", "--server", refusedURL(t)}, "connection refused"},
 	} {
 		t.Run(c.msg, func(t *testing.T) {
 			args := append([]string{"check", "--server", s.url}, c.args...)
@@ -404,7 +404,7 @@ func TestRulesPatternFlags(t *testing.T) {
 }
 
 func TestUsageErrorsExit2(t *testing.T) {
-	server := closedPort(t)
+	server := refusedURL(t)
 	for _, c := range []struct {
 		args []string
 		msg  string

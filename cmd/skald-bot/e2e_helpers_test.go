@@ -255,20 +255,41 @@ func (e *e2e) telegramPrompt(n int) (telegramtest.SentMessage, uint64) {
 // returns it: where requests made together are shown in no set order.
 func (e *e2e) telegramPromptOf(id uint64) telegramtest.SentMessage {
 	e.t.Helper()
+	m := e.telegramPromptWhere(fmt.Sprintf("of request %d", id), func(m telegramtest.SentMessage) bool {
+		return m.CallbackData()[0] == "a:"+testkit.ID(id)+":ok"
+	})
+	e.promptID(m)
+	return m
+}
+
+// telegramPromptShowing waits for an armed prompt in Jane's chat whose text contains
+// text, and returns it with its request id: the prompt of the call of a process that
+// the test signals next, which no other message may stand in for.
+func (e *e2e) telegramPromptShowing(text string) (telegramtest.SentMessage, uint64) {
+	e.t.Helper()
+	m := e.telegramPromptWhere("showing "+strconv.Quote(text), func(m telegramtest.SentMessage) bool {
+		return strings.Contains(m.PlainText, text)
+	})
+	return m, e.promptID(m)
+}
+
+// telegramPromptWhere waits for a message with buttons in Jane's chat that match
+// accepts, and returns it; when none comes, it fails the test naming the prompt desc.
+func (e *e2e) telegramPromptWhere(desc string,
+	match func(telegramtest.SentMessage) bool) telegramtest.SentMessage {
+	e.t.Helper()
 	var m telegramtest.SentMessage
 	err := e.tg.Wait(e.ctx, func() bool {
 		for _, m = range e.tg.Messages(jane.ID) {
-			if data := m.CallbackData(); len(data) > 0 && data[0] == "a:"+testkit.ID(id)+":ok" {
+			if len(m.CallbackData()) > 0 && match(m) {
 				return true
 			}
 		}
 		return false
 	})
 	if err != nil {
-		e.t.Fatalf("no Telegram prompt of request %d: %v\n%s", id, err,
-			strings.Join(e.svc.lines(), "\n"))
+		e.t.Fatalf("no Telegram prompt %s: %v\n%s", desc, err, strings.Join(e.svc.lines(), "\n"))
 	}
-	e.promptID(m)
 	return m
 }
 

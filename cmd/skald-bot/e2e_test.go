@@ -18,7 +18,7 @@ import (
 // again; the same session and tool call id is approved, with no new request.
 func TestProcessApproveSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
-	url := closedPort(t)
+	url := "http://" + freeAddr(t)
 	cfg := filepath.Join(dir, "skald.yaml")
 	os.MkdirAll(filepath.Join(dir, "ws"), 0o755)
 	err := os.WriteFile(cfg, []byte("data_dir: "+filepath.Join(dir, "data")+

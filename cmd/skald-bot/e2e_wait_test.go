@@ -45,14 +45,14 @@ func TestE2EHookSIGTERMCancels(t *testing.T) {
 	// check, likewise: exit 3, its request cancelled.
 	p := startSkald(t, e.dir, []string{"SKALD_URL=" + e.svc.url}, "check", "--tool", "Bash",
 		"--arg", "command=make deploy", "--wait", "1m")
-	_, id = e.telegramPrompt(2)
+	_, id = e.telegramPromptShowing("make deploy")
 	p.signalExit(t, syscall.SIGTERM, exitPending)
 	e.wantCancelled(id, "interrupted")
 }
 
 func TestE2EHookSurvivesARestart(t *testing.T) {
 	t.Parallel()
-	port := strings.TrimPrefix(closedPort(t), "http://")
+	port := freeAddr(t)
 	e := newE2EAPI(t, fmt.Sprintf("{listen: %q}", port), "", "")
 	answer := e.hookAsync(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
 	_, id := e.telegramPrompt(1)
@@ -74,7 +74,7 @@ func TestE2ENotRunning(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
 	defer cancel()
-	url := closedPort(t)
+	url := refusedURL(t)
 	e := &e2e{t: t, ctx: ctx, svc: &service{url: url}}
 	d := e.hook(fixture(t, "pretooluse_bash.json"))
 	hint := "is `skald-bot serve` running? (tried " + url + ")"

@@ -274,7 +274,7 @@ func TestHookBadFlagAsks(t *testing.T) {
 }
 
 func TestHookServerUnreachable(t *testing.T) {
-	d := runFixture(t, closedPort(t), fixture(t, "pretooluse_bash.json"))
+	d := runFixture(t, refusedURL(t), fixture(t, "pretooluse_bash.json"))
 	if d.PermissionDecision != "ask" ||
 		!strings.Contains(d.PermissionDecisionReason, "could not check this call") {
 		t.Fatalf("got %+v", d)

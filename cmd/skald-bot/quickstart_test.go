@@ -30,7 +30,7 @@ func TestProcessQuickStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := closedPort(t)
+	url := "http://" + freeAddr(t)
 	text := strings.Replace(string(example), "listen: 127.0.0.1:8377",
 		"listen: "+strings.TrimPrefix(url, "http://"), 1)
 	if text == string(example) {

@@ -88,7 +88,7 @@ func (s *sse) next(t *testing.T, name string) cron.RunEvent {
 // finishes with both files written.
 func TestProcessJobWaitsForApproval(t *testing.T) {
 	dir := t.TempDir()
-	url := closedPort(t)
+	url := "http://" + freeAddr(t)
 	ws := filepath.Join(dir, "ws")
 	os.MkdirAll(filepath.Join(ws, "data"), 0o755)
 	cfg := filepath.Join(dir, "skald.yaml")
@@ -163,7 +163,7 @@ jobs:
 // the job's name; --limit cuts both forms, --json prints the server's runs.
 func TestProcessRecentRuns(t *testing.T) {
 	dir := t.TempDir()
-	url := closedPort(t)
+	url := "http://" + freeAddr(t)
 	ws := filepath.Join(dir, "ws")
 	testkit.Must(t, os.MkdirAll(filepath.Join(ws, "data"), 0o755))
 	cfg := filepath.Join(dir, "skald.yaml")

@@ -27,7 +27,7 @@ func TestProcessTelegram(t *testing.T) {
 	}
 	defer srv.Close()
 	dir := t.TempDir()
-	url := closedPort(t)
+	url := "http://" + freeAddr(t)
 	cfg := filepath.Join(dir, "skald.yaml")
 	if err := os.MkdirAll(filepath.Join(dir, "ws"), 0o755); err != nil {
 		t.Fatal(err)
