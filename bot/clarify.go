@@ -232,11 +232,18 @@ type ChatReply struct {
 	UserID   string
 	UserName string
 	Text     string
+	// ToBot: the message replied to is the bot's own and r is no command.
+	ToBot bool
 }
 
 // ErrNotAReply: the message replied to asks for no answer (HandleReply); the adapter
-// treats the message as any other.
+// treats the message as any other, or, when the result has a Toast, replies with it.
 var ErrNotAReply = errors.New("not a reply to a clarification")
+
+// UnboundReply is what an approver is told who replied to a message of the bot that
+// waits for no answer.
+const UnboundReply = "That message waits for no answer, so nothing was answered. " +
+	"To answer a question, tap ✍️ Answer on it again, or send /answer ID TEXT."
 
 // HandleReply answers the clarification whose reply prompt r replies to, when r is
 // from the approver that prompt was sent to (or any admin). Errors: ErrNotAReply (no
@@ -247,7 +254,14 @@ func (b *Bot) HandleReply(ctx context.Context, r ChatReply) (TapResult, error) {
 	c, p, err := b.gate.ClarificationByReply(r.Channel, r.ChatID, r.ReplyTo)
 	switch {
 	case errors.Is(err, gate.ErrNotFound):
-		return TapResult{}, fmt.Errorf("bot: reply: %w", ErrNotAReply)
+		// An approver's text in reply to one of the bot's messages that asks for
+		// none: most likely a reply prompt whose sending failed (docs/design.md,
+		// "A lost reply"). Silence would leave them thinking they answered.
+		var res TapResult
+		if r.ToBot && b.access.Role(r.Channel, r.UserID) >= RoleApprover {
+			res.Toast = UnboundReply
+		}
+		return res, fmt.Errorf("bot: reply: %w", ErrNotAReply)
 	case err != nil:
 		return TapResult{Toast: "Internal error"},
 			fmt.Errorf("bot: reply: %w: %w", ErrInternal, err)

@@ -86,10 +86,17 @@ func (c *Channel) onReply(ctx context.Context, m *models.Message) bool {
 	r := bot.ChatReply{Channel: Name, ChatID: strconv.FormatInt(m.Chat.ID, 10),
 		ReplyTo: strconv.Itoa(m.ReplyToMessage.ID), UserID: userID(*m.From),
 		UserName: displayName(*m.From), Text: m.Text}
+	if to := m.ReplyToMessage.From; to != nil && to.ID == c.botID {
+		_, command := commandLine(m.Text, c.botUsername())
+		r.ToBot = !command
+	}
 	res, err := rh.HandleReply(ctx, r)
 	switch {
-	case errors.Is(err, bot.ErrNotAReply):
+	case errors.Is(err, bot.ErrNotAReply) && res.Toast == "":
 		return false
+	case errors.Is(err, bot.ErrNotAReply):
+		c.log.Info("reply to a message that waits for none", "user_id", r.UserID,
+			"chat", r.ChatID)
 	case err == nil:
 		c.log.Info("clarification answered by a reply", "user_id", r.UserID, "chat", r.ChatID)
 	case errors.Is(err, bot.ErrInternal):

@@ -207,3 +207,56 @@ func TestClarificationRetriedAndEscaped(t *testing.T) {
 		}
 	}
 }
+
+// A "✍️ Answer" prompt whose sendMessage reply is lost is posted but never bound
+// (docs/design.md, "A lost reply"): a reply to it is not the answer and changes
+// nothing; a second tap binds a new prompt, and a reply to that one answers.
+func TestClarificationLostReplyPrompt(t *testing.T) {
+	bound := make(chan uint64, 2)
+	e := newEnv(t, envOptions{handler: func(b *bot.Bot) Handler { return binder{b, bound} }}).start()
+	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "which branch?"})
+	testkit.Must(t, err)
+	e.note.sig.wait(t, e.ctx, fmt.Sprintf("ask %d", c.ID))
+	m := e.question(janeChat.ID, c.ID)
+	answer := bot.ClarCallback{ID: c.ID, Option: -1}.String()
+	promptOf := func(after int) int {
+		t.Helper()
+		var id int
+		err := e.srv.Wait(e.ctx, func() bool {
+			for _, sm := range e.srv.Messages(janeChat.ID) {
+				if sm.MessageID > after && strings.Contains(sm.PlainText, "reply to this message") {
+					id = sm.MessageID
+					return true
+				}
+			}
+			return false
+		})
+		testkit.Must(t, err)
+		return id
+	}
+
+	testkit.Must(t, e.srv.LoseReplyNext("sendMessage"))
+	if a := e.tapData(jane, janeChat.ID, m.MessageID, answer); a.Text != "Reply with your answer" {
+		t.Fatalf("answer tap: %q", a.Text)
+	}
+	lost := promptOf(m.MessageID)
+	if _, err := e.logs.Wait(e.ctx, []string{"asking for an answer", "EOF"}); err != nil {
+		t.Fatalf("no warning of the lost reply: %v\n%s", err, e.logs.All())
+	}
+	before := teststore.Snapshot(t, e.db)
+	if got := e.replyTo(jane, janeChat, lost, "main"); got != bot.UnboundReply {
+		t.Errorf("a reply to the unbound prompt: %q", got)
+	}
+	teststore.Unchanged(t, e.db, before)
+
+	if a := e.tapData(jane, janeChat.ID, m.MessageID, answer); a.Text != "Reply with your answer" {
+		t.Fatalf("second answer tap: %q", a.Text)
+	}
+	second := promptOf(lost)
+	if id := <-bound; id != c.ID || len(bound) != 0 {
+		t.Fatalf("bound %d (%d more), want only the second prompt of %d", id, len(bound), c.ID)
+	}
+	if got := e.replyTo(jane, janeChat, second, "main"); got != "Answered: main" {
+		t.Fatalf("a reply to the bound prompt: %q", got)
+	}
+}
