@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/skald-circle/skald-bot/gate"
@@ -181,36 +179,18 @@ func (c *Client) Ask(ctx context.Context, req AskRequest) (Clarification, error)
 // leave pending. 404 when unknown, 403 for another caller's.
 func (c *Client) Clarification(ctx context.Context, id uint64,
 	waitSecs int) (Clarification, error) {
-	var q url.Values
-	if waitSecs > 0 {
-		q = url.Values{"wait_secs": {strconv.Itoa(waitSecs)}}
-	}
 	var out Clarification
-	err := c.do(ctx, http.MethodGet, "/api/clarifications/"+u64(id), q, nil, &out)
+	err := c.do(ctx, http.MethodGet, "/api/clarifications/"+u64(id), waitQuery(waitSecs), nil,
+		&out)
 	return out, err
 }
 
 // AwaitClarification polls clarification id until it leaves pending or ctx ends; then
 // it returns the last one seen, still pending, and nil.
 func (c *Client) AwaitClarification(ctx context.Context, id uint64) (Clarification, error) {
-	last := Clarification{ID: id, Status: store.ClarificationPending}
-	for {
-		wait := MaxWaitSecs
-		if d, ok := ctx.Deadline(); ok {
-			wait = min(wait, max(int(time.Until(d)/time.Second), 0))
-		}
-		got, err := c.Clarification(ctx, id, wait)
-		if err != nil {
-			if ctx.Err() == nil {
-				return got, err
-			}
-			return last, nil
-		}
-		last = got
-		if got.Status != store.ClarificationPending || ctx.Err() != nil || wait == 0 {
-			return got, nil
-		}
-	}
+	return await(ctx, Clarification{ID: id, Status: store.ClarificationPending},
+		func(wait int) (Clarification, error) { return c.Clarification(ctx, id, wait) },
+		func(got Clarification) bool { return got.Status == store.ClarificationPending })
 }
 
 // CancelClarification withdraws clarification id with reason (the caller that asked,

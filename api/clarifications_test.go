@@ -3,6 +3,7 @@ package api_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -200,4 +201,35 @@ func TestClarificationControlCharacters(t *testing.T) {
 	if c.Question != "which one?\n\n1. main\n2. dev" {
 		t.Errorf("question stored as %q", c.Question)
 	}
+}
+
+// TestAwaitClarification checks AwaitClarification's three ends: the pending one when
+// ctx has ended, the answer once there is one, and the server's refusal otherwise.
+func TestAwaitClarification(t *testing.T) {
+	e := newEnv(t)
+	agent := e.client(agentToken)
+	c, err := agent.Ask(context.Background(), api.AskRequest{SessionID: "s1",
+		Question: "which branch?"})
+	testkit.Must(t, err)
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, err := agent.AwaitClarification(ended, c.ID)
+	if err != nil || got.ID != c.ID || got.Status != store.ClarificationPending {
+		t.Fatalf("AwaitClarification after ctx ended = %v %+v, want it pending", err, got)
+	}
+	_, err = e.admin.Answer(context.Background(), c.ID, api.AnswerRequest{Answer: "main"})
+	testkit.Must(t, err)
+	got, err = agent.AwaitClarification(context.Background(), c.ID)
+	if err != nil || got.Status != store.ClarificationAnswered || got.Answer == nil ||
+		got.Answer.Text != "main" {
+		t.Fatalf("AwaitClarification after the answer = %v %+v", err, got)
+	}
+	before := teststore.Snapshot(t, e.db)
+	_, err = agent.AwaitClarification(context.Background(), 99999)
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound ||
+		!strings.Contains(ae.Message, "99999") {
+		t.Fatalf("AwaitClarification of an unknown id: err = %v, want a 404 naming it", err)
+	}
+	teststore.Unchanged(t, e.db, before)
 }

@@ -56,13 +56,18 @@ func (c *Client) Check(ctx context.Context, req CheckRequest) (CheckResult, erro
 // Request returns approval request id (GET /api/approval/requests/{id}), waiting up to
 // waitSecs seconds (capped by the server) for it to leave pending. 404 when unknown.
 func (c *Client) Request(ctx context.Context, id uint64, waitSecs int) (Request, error) {
-	var q url.Values
-	if waitSecs > 0 {
-		q = url.Values{"wait_secs": {strconv.Itoa(waitSecs)}}
-	}
 	var out Request
-	err := c.do(ctx, http.MethodGet, "/api/approval/requests/"+u64(id), q, nil, &out)
+	err := c.do(ctx, http.MethodGet, "/api/approval/requests/"+u64(id), waitQuery(waitSecs),
+		nil, &out)
 	return out, err
+}
+
+// waitQuery is the query of a GET that waits up to waitSecs seconds; nil for none.
+func waitQuery(waitSecs int) url.Values {
+	if waitSecs <= 0 {
+		return nil
+	}
+	return url.Values{"wait_secs": {strconv.Itoa(waitSecs)}}
 }
 
 // Await polls request id until it leaves pending or ctx ends, asking the server to wait
@@ -70,25 +75,33 @@ func (c *Client) Request(ctx context.Context, id uint64, waitSecs int) (Request,
 // still pending (only ID and Status set when none was seen), and nil: the caller decides
 // what pending means. Errors are those of Request other than ctx's end.
 func (c *Client) Await(ctx context.Context, id uint64) (Request, error) {
-	var last Request
+	return await(ctx, Request{ID: id, Status: store.Pending},
+		func(wait int) (Request, error) { return c.Request(ctx, id, wait) },
+		func(r Request) bool { return r.Status == store.Pending })
+}
+
+// await calls get, asking the server to wait up to MaxWaitSecs at a time (less as ctx's
+// deadline nears), until pending reports false for its answer or ctx ends. When ctx
+// ends first it returns the last answer seen (first before any) and nil; get's other
+// errors it returns with get's answer.
+func await[T any](ctx context.Context, first T, get func(wait int) (T, error),
+	pending func(T) bool) (T, error) {
+	last := first
 	for {
 		wait := MaxWaitSecs
 		if d, ok := ctx.Deadline(); ok {
 			wait = min(wait, max(int(time.Until(d)/time.Second), 0))
 		}
-		r, err := c.Request(ctx, id, wait)
+		got, err := get(wait)
 		if err != nil {
 			if ctx.Err() == nil {
-				return r, err
-			}
-			if last.ID == 0 {
-				last = Request{ID: id, Status: store.Pending}
+				return got, err
 			}
 			return last, nil
 		}
-		last = r
-		if r.Status != store.Pending || wait == 0 {
-			return r, nil
+		last = got
+		if !pending(got) || ctx.Err() != nil || wait == 0 {
+			return got, nil
 		}
 	}
 }

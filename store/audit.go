@@ -86,15 +86,9 @@ func (d *DB) AppendAudit(entries ...AuditEntry) error {
 func (d *DB) Audit(limit int) ([]AuditEntry, error) {
 	var out []AuditEntry
 	err := d.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketAudit).Cursor()
-		for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
-			var e AuditEntry
-			if err := decodeJSON(k, v, &e); err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return nil
+		var err error
+		out, err = lastAs[AuditEntry](tx.Bucket(bucketAudit), limit)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: audit: %w", err)

@@ -152,15 +152,13 @@ func (d *DB) CreateClarification(c Clarification) (out Clarification, created bo
 	switch {
 	case err != nil:
 		return Clarification{}, false, fmt.Errorf("store: create clarification: %w", err)
-	case reused == "caller":
-		return Clarification{}, false, fmt.Errorf(
-			"store: create clarification: clarification_id %q of session %q: %w: "+
-				"made by another caller", c.ClarificationID, c.SessionID, ErrToolCallReused)
 	case reused != "":
-		return out, false, fmt.Errorf(
-			"store: create clarification: clarification_id %q of session %q "+
-				"(clarification %d): %w: not the same %s",
-			c.ClarificationID, c.SessionID, out.ID, ErrToolCallReused, reused)
+		key := fmt.Sprintf("clarification_id %q of session %q", c.ClarificationID, c.SessionID)
+		if reused == "caller" {
+			out = Clarification{}
+		}
+		return out, false, reuseError("create clarification", key, "clarification", out.ID,
+			reused)
 	}
 	return out, created, nil
 }

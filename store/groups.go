@@ -44,14 +44,9 @@ func (d *DB) Group(id string) (rules.Group, error) {
 func (d *DB) Groups() ([]rules.Group, error) {
 	var out []rules.Group
 	err := d.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketGroups).ForEach(func(k, v []byte) error {
-			var g rules.Group
-			if err := decodeJSON(k, v, &g); err != nil {
-				return err
-			}
-			out = append(out, g)
-			return nil
-		})
+		var err error
+		out, err = allAs[rules.Group](tx.Bucket(bucketGroups))
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: groups: %w", err)

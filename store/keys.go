@@ -94,6 +94,35 @@ func getAs[T any](b *bolt.Bucket, key []byte) (T, bool, error) {
 	return v, ok, err
 }
 
+// allAs decodes every value of b into a T, in key order.
+func allAs[T any](b *bolt.Bucket) ([]T, error) {
+	var out []T
+	err := b.ForEach(func(k, v []byte) error {
+		var x T
+		if err := decodeJSON(k, v, &x); err != nil {
+			return err
+		}
+		out = append(out, x)
+		return nil
+	})
+	return out, err
+}
+
+// lastAs decodes at most limit values of b into Ts, last key first; limit <= 0 means
+// every value.
+func lastAs[T any](b *bolt.Bucket, limit int) ([]T, error) {
+	var out []T
+	c := b.Cursor()
+	for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
+		var x T
+		if err := decodeJSON(k, v, &x); err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
 // getIndexed reads with get the record whose id an index bucket holds under key;
 // false when the index has no such key.
 func getIndexed[T any](tx *bolt.Tx, index, key []byte,

@@ -74,16 +74,25 @@ func (d *DB) CreateRequest(r Request) (req Request, created bool, err error) {
 	switch {
 	case err != nil:
 		return Request{}, false, fmt.Errorf("store: create request: %w", err)
-	case reused == "caller":
-		return Request{}, false, fmt.Errorf(
-			"store: create request: tool call %q of session %q: %w: made by another caller",
-			r.ToolCallID, r.SessionID, ErrToolCallReused)
 	case reused != "":
-		return req, false, fmt.Errorf(
-			"store: create request: tool call %q of session %q (request %d): %w: not the same %s",
-			r.ToolCallID, r.SessionID, req.ID, ErrToolCallReused, reused)
+		key := fmt.Sprintf("tool call %q of session %q", r.ToolCallID, r.SessionID)
+		if reused == "caller" {
+			req = Request{}
+		}
+		return req, false, reuseError("create request", key, "request", req.ID, reused)
 	}
 	return req, created, nil
+}
+
+// reuseError is the error of create op whose idempotency key (key, such as `tool call
+// "t" of session "s"`) names record id, a noun, unlike the new one; reused is the first
+// field that differs. For "caller", another caller's record, it tells nothing of it.
+func reuseError(op, key, noun string, id uint64, reused string) error {
+	if reused == "caller" {
+		return fmt.Errorf("store: %s: %s: %w: made by another caller", op, key, ErrToolCallReused)
+	}
+	return fmt.Errorf("store: %s: %s (%s %d): %w: not the same %s",
+		op, key, noun, id, ErrToolCallReused, reused)
 }
 
 // registered looks up the request already registered for r's (session, tool call id):

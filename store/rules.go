@@ -28,14 +28,9 @@ func (d *DB) Rule(id uint64) (rules.Rule, error) {
 func (d *DB) Rules() ([]rules.Rule, error) {
 	var out []rules.Rule
 	err := d.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRules).ForEach(func(k, v []byte) error {
-			var r rules.Rule
-			if err := decodeJSON(k, v, &r); err != nil {
-				return err
-			}
-			out = append(out, r)
-			return nil
-		})
+		var err error
+		out, err = allAs[rules.Rule](tx.Bucket(bucketRules))
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: rules: %w", err)

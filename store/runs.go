@@ -188,15 +188,9 @@ func (d *DB) Runs(job string, limit int) ([]Run, error) {
 func (d *DB) RecentRuns(limit int) ([]Run, error) {
 	var out []Run
 	err := d.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketRuns).Cursor()
-		for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
-			var r Run
-			if err := decodeJSON(k, v, &r); err != nil {
-				return err
-			}
-			out = append(out, r)
-		}
-		return nil
+		var err error
+		out, err = lastAs[Run](tx.Bucket(bucketRuns), limit)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: recent runs: %w", err)
