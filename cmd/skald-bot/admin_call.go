@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/skald-circle/skald-bot/api"
@@ -21,4 +23,23 @@ func adminCall[T any](cmd *cobra.Command, conn *connection, do func(*api.Client)
 		return err
 	}
 	return conn.print(cmd.OutOrStdout(), v, func() { text(v) })
+}
+
+// listCmd returns a `list` subcommand, no arguments, that fetches a slice with an
+// admin client (adminCall) and prints it as a table: header, then row of each value
+// (the header alone when there is none); --json prints the slice instead. fetch takes
+// the client first, as a method expression such as (*api.Client).Jobs does. Flags
+// the fetch reads are the caller's to add.
+func listCmd[T any](conn *connection, short, header string,
+	fetch func(*api.Client, context.Context) ([]T, error), row func(T) string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return adminCall(cmd, conn, func(c *api.Client) ([]T, error) {
+				return fetch(c, cmd.Context())
+			}, func(xs []T) { printTable(cmd.OutOrStdout(), "", header, xs, row) })
+		},
+	}
 }

@@ -169,25 +169,22 @@ func TestProcessAuditAndBypass(t *testing.T) {
 		!strings.Contains(out, " UTC  system  seed  rule.create ") {
 		t.Fatalf("audit of a fresh store: exit %d %q", code, out)
 	}
-	if code, out, _ := cliIn(t, nil, admin, "pending", "--server", s.url); code != 0 ||
-		out != "no pending requests\n" {
-		t.Fatalf("pending, none: exit %d %q", code, out)
+	// wantOut runs args against s as the admin and fails the test unless the command
+	// exits 0 printing exactly want.
+	wantOut := func(want string, args ...string) {
+		t.Helper()
+		code, out, errOut := cliIn(t, nil, admin, append(args, "--server", s.url)...)
+		if code != 0 || out != want {
+			t.Fatalf("%s: exit %d %q %q, want 0 %q", strings.Join(args, " "), code, out, errOut,
+				want)
+		}
 	}
-	if code, out, _ := cliIn(t, nil, admin, "bypass", "list", "s1",
-		"--server", s.url); code != 0 ||
-		out != "session s1 has no bypasses\n" {
-		t.Fatalf("bypass list, none: exit %d %q", code, out)
-	}
-	if code, out, _ := cliIn(t, nil, admin, "bypass", "list", "--server", s.url); code != 0 ||
-		out != "no bypasses\n" {
-		t.Fatalf("bypass list of every session, none: exit %d %q", code, out)
-	}
-	code, out, errOut := cliIn(t, nil, admin, "bypass", "add", "s1", "--for", "session",
-		"--scope", "tool:Bash", "--server", s.url)
-	if code != 0 || out != "session s1: bypass tool:Bash for the session\n" {
-		t.Fatalf("bypass add: exit %d %q %q", code, out, errOut)
-	}
-	code, out, _ = cliIn(t, nil, admin, "bypass", "list", "s1", "--server", s.url)
+	wantOut("no pending requests\n", "pending")
+	wantOut("session s1 has no bypasses\n", "bypass", "list", "s1")
+	wantOut("no bypasses\n", "bypass", "list") // of every session
+	wantOut("session s1: bypass tool:Bash for the session\n",
+		"bypass", "add", "s1", "--for", "session", "--scope", "tool:Bash")
+	code, out, _ := cliIn(t, nil, admin, "bypass", "list", "s1", "--server", s.url)
 	if code != 0 || !strings.Contains(out, "tool:Bash  every caller  for the session") {
 		t.Fatalf("bypass list: exit %d %q", code, out)
 	}
@@ -209,10 +206,7 @@ func TestProcessAuditAndBypass(t *testing.T) {
 		bs[0].SessionID != "s0" {
 		t.Fatalf("bypass list --json: exit %d %v %s", code, err, out)
 	}
-	if code, _, errOut := cliIn(t, nil, admin, "bypass", "rm", "s0",
-		"--server", s.url); code != 0 {
-		t.Fatalf("bypass rm s0: exit %d %q", code, errOut)
-	}
+	wantOut("session s0: bypasses cleared\n", "bypass", "rm", "s0")
 	// The bypass lets s1's Bash through.
 	if code, out, _ := cliIn(t, nil, nil, "check", "--server", s.url, "--tool", "Bash",
 		"--arg", "command=make", "--session", "s1"); code != 0 ||
@@ -255,15 +249,8 @@ func TestProcessAuditAndBypass(t *testing.T) {
 		!strings.Contains(lines[1], "bypass") {
 		t.Fatalf("audit --limit 1: exit %d %q", code, out)
 	}
-	if code, out, _ := cliIn(t, nil, admin, "bypass", "rm", "s1", "--server", s.url); code != 0 ||
-		out != "session s1: bypasses cleared\n" {
-		t.Fatalf("bypass rm: exit %d %q", code, out)
-	}
-	if code, out, _ := cliIn(t, nil, admin, "bypass", "list", "s1",
-		"--server", s.url); code != 0 ||
-		out != "session s1 has no bypasses\n" {
-		t.Fatalf("bypass list after rm: exit %d %q", code, out)
-	}
+	wantOut("session s1: bypasses cleared\n", "bypass", "rm", "s1")
+	wantOut("session s1 has no bypasses\n", "bypass", "list", "s1") // after rm
 }
 
 func TestProcessSuggestionOnItsOwnLines(t *testing.T) {

@@ -18,11 +18,7 @@ import (
 // the question's message shows the answer and who gave it.
 func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
 	t.Parallel()
-	e := newE2E(t, `jobs:
-  - name: nightly-dump
-    schedule: "@every 1h"
-    agent_id: ops
-    steps:
+	e := newE2EJob(t, "nightly-dump", `    steps:
       - tool: ask_user
         args:
           question: "The dump is ready to upload. Go on?"
@@ -31,11 +27,6 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
         args:
           cmd: 'echo "$SKALD_ANSWER_1" > data/answer.txt'
 `)
-	code, out, errOut := cli(t, "jobs", "run", "nightly-dump",
-		"--server", e.svc.url, "--config", e.cfg)
-	if code != 0 || out != "run 1 of nightly-dump: running\n" {
-		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
-	}
 	e.svc.waitFor(t, `msg="run waiting for an answer"`, "run_id=1 ", "step=1 ")
 	q := e.telegramArmed(1)
 	if !strings.Contains(q.PlainText, "The dump is ready to upload. Go on?") ||
@@ -56,14 +47,12 @@ func TestE2EJobAsksAndActsOnTheAnswer(t *testing.T) {
 		t.Fatalf("run 1 after the restart: %+v, %v", r, err)
 	}
 	// jobs runs says what the run waits on, as text and as JSON.
-	code, out, errOut = cli(t, "jobs", "runs", "nightly-dump",
-		"--server", e.svc.url, "--config", e.cfg)
+	code, out, errOut := e.cli("jobs", "runs", "nightly-dump")
 	if lines := strings.Split(out, "\n"); code != 0 || len(lines) < 2 ||
 		!strings.HasPrefix(lines[1], "1   waiting_answer  1/2   question 1  ") {
 		t.Fatalf("jobs runs while waiting on the question: exit %d %q %s", code, out, errOut)
 	}
-	code, out, _ = cli(t, "jobs", "runs", "nightly-dump",
-		"--server", e.svc.url, "--json", "--config", e.cfg)
+	code, out, _ = e.cli("jobs", "runs", "nightly-dump", "--json")
 	if code != 0 || !strings.Contains(out, `"status": "waiting_answer"`) ||
 		!strings.Contains(out, `"step_count": 2`) || strings.Contains(out, "waiting_approval") {
 		t.Fatalf("jobs runs --json while waiting on the question: exit %d %s", code, out)

@@ -20,21 +20,12 @@ import (
 // notify policy (always) announces it on both channels. Nothing was prompted twice.
 func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
 	t.Parallel()
-	e := newE2E(t, `jobs:
-  - name: nightly-backup
-    schedule: "@every 1h"
-    agent_id: ops
-    context_label: "CronJob: Nightly backup"
+	e := newE2EJob(t, "nightly-backup", `    context_label: "CronJob: Nightly backup"
     notify: always
     steps:
       - {tool: write_file, args: {path: data/first.txt, content: one}}
       - {tool: execute_cmd, args: {cmd: "echo done > data/backup.txt"}}
 `)
-	code, out, errOut := cli(t, "jobs", "run", "nightly-backup",
-		"--server", e.svc.url, "--config", e.cfg)
-	if code != 0 || out != "run 1 of nightly-backup: running\n" {
-		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
-	}
 	// The run is stored as waiting, and its prompt recorded on both channels, before
 	// the kill.
 	e.svc.waitFor(t, `msg="run waiting for approval"`, "run_id=1 ", "step=2 ")
@@ -75,8 +66,7 @@ func TestE2ECronRunSurvivesSIGKILL(t *testing.T) {
 		string(b) != "done\n" {
 		t.Errorf("the approved step's file: %q %v", b, err)
 	}
-	code, out, _ = cli(t, "jobs", "runs", "nightly-backup",
-		"--server", e.svc.url, "--json", "--config", e.cfg)
+	code, out, _ := e.cli("jobs", "runs", "nightly-backup", "--json")
 	var runs []api.Run
 	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil || len(runs) != 1 {
 		t.Fatalf("jobs runs: exit %d %s", code, out)

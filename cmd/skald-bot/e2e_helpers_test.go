@@ -123,6 +123,28 @@ slack:
 	return e
 }
 
+// newE2EJob is newE2E with one job, name, scheduled every hour for agent ops, the rest
+// of whose YAML is job (its steps and other keys, indented as a job's keys are). It
+// starts the job's first run by hand (`skald-bot jobs run`) and returns once the
+// command says run 1 is running.
+func newE2EJob(t *testing.T, name, job string) *e2e {
+	t.Helper()
+	e := newE2E(t, "jobs:\n  - name: "+name+"\n    schedule: \"@every 1h\"\n"+
+		"    agent_id: ops\n"+job)
+	if code, out, errOut := e.cli("jobs", "run", name); code != 0 ||
+		out != "run 1 of "+name+": running\n" {
+		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
+	}
+	return e
+}
+
+// cli runs the binary with args against the service and its configuration (--server,
+// --config) and returns its exit code and output.
+func (e *e2e) cli(args ...string) (code int, stdout, stderr string) {
+	e.t.Helper()
+	return cli(e.t, append(args, "--server", e.svc.url, "--config", e.cfg)...)
+}
+
 // start starts the service (again, after a stop or a kill) and returns once it
 // serves and Slack's Socket Mode connection is open, so clicks can be pushed.
 func (e *e2e) start() {

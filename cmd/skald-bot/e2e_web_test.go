@@ -31,6 +31,9 @@ import (
 // screenshotDir is where the browser suite writes its screenshots, git-ignored.
 var screenshotDir = filepath.Join("..", "..", "test-artifacts")
 
+// css names the elements a CSS selector matches, for chromedp's queries.
+type css = chromedp.CSS
+
 // chromium returns the Chromium to drive: skipped where none is installed, a failure
 // under CI=true, where .ci/run installs it.
 func chromium(t *testing.T) string {
@@ -110,7 +113,6 @@ func TestE2EWebInbox(t *testing.T) {
 	chromium(t)
 	e := newE2E(t, "")
 	b, do, text := browse(t, e)
-	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 
 	// A hook's call appears on the open page, from its event stream.
 	answer := e.hookAsync(fixture(t, "pretooluse_bash.json"), "--wait", "1m")
@@ -330,7 +332,6 @@ func TestE2EWebRulesHost(t *testing.T) {
 	chromium(t)
 	e := newE2E(t, "")
 	_, do, text := browse(t, e)
-	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 	add := func(what, tool, host string, done string) {
 		t.Helper()
 		do(what, chromedp.Navigate(e.svc.url+"/rules"),

@@ -19,26 +19,15 @@ func newJobsCmd(conn *connection) *cobra.Command {
 	}
 	conn.flags(cmd, true)
 
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the scheduled jobs",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return adminCall(cmd, conn, func(c *api.Client) ([]api.Job, error) {
-				return c.Jobs(cmd.Context())
-			}, func(js []api.Job) {
-				printTable(cmd.OutOrStdout(), "", "NAME\tSCHEDULE\tSTEPS\tNEXT", js,
-					func(j api.Job) string {
-						next := ""
-						if !j.Next.IsZero() {
-							next = j.Next.Local().Format(timeLayout)
-						}
-						return fmt.Sprintf("%s\t%s\t%d\t%s", shownName(j.Name), shown(j.Schedule),
-							j.Steps, next)
-					})
-			})
-		},
-	}
+	list := listCmd(conn, "List the scheduled jobs", "NAME\tSCHEDULE\tSTEPS\tNEXT",
+		(*api.Client).Jobs, func(j api.Job) string {
+			next := ""
+			if !j.Next.IsZero() {
+				next = j.Next.Local().Format(timeLayout)
+			}
+			return fmt.Sprintf("%s\t%s\t%d\t%s", shownName(j.Name), shown(j.Schedule),
+				j.Steps, next)
+		})
 
 	run := &cobra.Command{
 		Use: "run NAME",

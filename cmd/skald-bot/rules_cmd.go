@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -52,26 +53,17 @@ func newRulesCmd(conn *connection) *cobra.Command {
 	conn.flags(cmd, true)
 
 	var group string
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the rules, of one group with --group",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return adminCall(cmd, conn, func(c *api.Client) ([]rules.Rule, error) {
-				return c.Rules(cmd.Context(), group)
-			}, func(rs []rules.Rule) {
-				printTable(cmd.OutOrStdout(), "",
-					"ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tCOMMAND\tHOST\tAGENT\tSOURCE\tNOTE", rs,
-					func(r rules.Rule) string {
-						return fmt.Sprintf("%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID,
-							shownName(r.GroupID), r.Priority, shown(string(r.Action)),
-							shownName(r.ToolPattern), shown(r.PathPattern),
-							shown(r.CommandPattern), shown(r.HostPattern),
-							shownName(r.AgentID), shownName(r.Source), shown(r.Note))
-					})
-			})
-		},
-	}
+	list := listCmd(conn, "List the rules, of one group with --group",
+		"ID\tGROUP\tPRIO\tACTION\tTOOL\tPATH\tCOMMAND\tHOST\tAGENT\tSOURCE\tNOTE",
+		func(c *api.Client, ctx context.Context) ([]rules.Rule, error) {
+			return c.Rules(ctx, group)
+		}, func(r rules.Rule) string {
+			return fmt.Sprintf("%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID,
+				shownName(r.GroupID), r.Priority, shown(string(r.Action)),
+				shownName(r.ToolPattern), shown(r.PathPattern),
+				shown(r.CommandPattern), shown(r.HostPattern),
+				shownName(r.AgentID), shownName(r.Source), shown(r.Note))
+		})
 	list.Flags().StringVar(&group, "group", "", "only this group's rules")
 
 	var af ruleFlags
@@ -199,22 +191,11 @@ func newGroupsCmd(conn *connection) *cobra.Command {
 	}
 	conn.flags(cmd, true)
 
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the permission groups",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return adminCall(cmd, conn, func(c *api.Client) ([]rules.Group, error) {
-				return c.Groups(cmd.Context())
-			}, func(gs []rules.Group) {
-				printTable(cmd.OutOrStdout(), "", "ID\tNAME\tDESCRIPTION", gs,
-					func(g rules.Group) string {
-						return fmt.Sprintf("%s\t%s\t%s", shownName(g.ID), shown(g.Name),
-							shown(g.Description))
-					})
-			})
-		},
-	}
+	list := listCmd(conn, "List the permission groups", "ID\tNAME\tDESCRIPTION",
+		(*api.Client).Groups, func(g rules.Group) string {
+			return fmt.Sprintf("%s\t%s\t%s", shownName(g.ID), shown(g.Name),
+				shown(g.Description))
+		})
 
 	var g rules.Group
 	add := &cobra.Command{

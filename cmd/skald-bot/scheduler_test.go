@@ -82,67 +82,82 @@ func (s *sse) next(t *testing.T, name string) cron.RunEvent {
 	}
 }
 
+// jobService is `skald-bot serve` on a configuration of its own, with its jobs, and
+// a subscription to its API's events.
+type jobService struct {
+	*service
+	cfg    string // the configuration file
+	ws     string // workspace_root, holding an empty data/ at the start
+	events *sse
+}
+
+// startJobService writes testConfigAPI's configuration, the API on a free loopback
+// port and its admin token generated, plus jobsYAML; starts serve on it and
+// subscribes to its events.
+func startJobService(t *testing.T, jobsYAML string) *jobService {
+	t.Helper()
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "workspace")
+	testkit.Must(t, os.MkdirAll(filepath.Join(ws, "data"), 0o755))
+	cfg := testConfigAPI(t, dir, `{listen: "127.0.0.1:0"}`, jobsYAML)
+	svc := startService(t, cfg)
+	return &jobService{service: svc, cfg: cfg, ws: ws, events: subscribe(t, svc.url, svc.token)}
+}
+
+// run runs the binary with args against s (--server, --config) and returns its exit
+// code and output.
+func (s *jobService) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return cli(t, append(args, "--server", s.url, "--config", s.cfg)...)
+}
+
 // A job run through the real binary: the CLI starts it, its second step waits for
 // approval (the first step's file exists, the second's does not), a second trigger is
 // skipped (exit 3, one line naming the waiting run), the CLI approves, and the run
 // finishes with both files written.
 func TestProcessJobWaitsForApproval(t *testing.T) {
-	dir := t.TempDir()
-	url := "http://" + freeAddr(t)
-	ws := filepath.Join(dir, "ws")
-	os.MkdirAll(filepath.Join(ws, "data"), 0o755)
-	cfg := filepath.Join(dir, "skald.yaml")
-	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + ws +
-		"\napi:\n  listen: " + strings.TrimPrefix(url, "http://") + `
-jobs:
+	s := startJobService(t, `jobs:
   - name: nightly
     schedule: "CRON_TZ=Europe/Rome 30 2 * * *"
     agent_id: ops
     steps:
       - {tool: write_file, args: {path: data/first.txt, content: one}}
       - {tool: write_file, args: {path: out/second.txt, content: two}}
-`
-	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	svc := startService(t, cfg)
-	events := subscribe(t, url, svc.token)
-
-	code, out, errOut := cli(t, "jobs", "run", "nightly", "--server", url, "--config", cfg)
+`)
+	code, out, errOut := s.run(t, "jobs", "run", "nightly")
 	if code != 0 || !strings.HasSuffix(out, " of nightly: running\n") {
 		t.Fatalf("jobs run: exit %d %q %s", code, out, errOut)
 	}
-	w := events.next(t, cron.EventRunWaiting)
+	w := s.events.next(t, cron.EventRunWaiting)
 	if w.Job != "nightly" || w.RequestID == 0 {
 		t.Fatalf("run_waiting %+v", w)
 	}
-	if b, err := os.ReadFile(filepath.Join(ws, "data/first.txt")); err != nil ||
+	if b, err := os.ReadFile(filepath.Join(s.ws, "data/first.txt")); err != nil ||
 		string(b) != "one" {
 		t.Errorf("the first step's file: %q %v", b, err)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "out/second.txt")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(s.ws, "out/second.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the second step ran before approval: %v", err)
 	}
-	code, out, errOut = cli(t, "jobs", "run", "nightly", "--server", url, "--config", cfg)
+	code, out, errOut = s.run(t, "jobs", "run", "nightly")
 	want := "nightly: trigger skipped: run " + testkit.ID(w.RunID) +
 		" is still waiting for approval (request " + testkit.ID(w.RequestID) + ")\n"
 	if code != 3 || out != want || errOut != "" {
 		t.Errorf("a second trigger: exit %d %q %q, want 3 and %q", code, out, errOut, want)
 	}
 
-	if code, _, errOut := cli(t, "approve", testkit.ID(w.RequestID), "--server", url,
-		"--config", cfg); code != 0 {
+	if code, _, errOut := s.run(t, "approve", testkit.ID(w.RequestID)); code != 0 {
 		t.Fatalf("approve: exit %d %s", code, errOut)
 	}
-	f := events.next(t, cron.EventRunFinished)
+	f := s.events.next(t, cron.EventRunFinished)
 	if f.RunID != w.RunID || f.Status != "succeeded" || f.Notify {
 		t.Fatalf("run_finished %+v", f)
 	}
-	if b, err := os.ReadFile(filepath.Join(ws, "out/second.txt")); err != nil ||
+	if b, err := os.ReadFile(filepath.Join(s.ws, "out/second.txt")); err != nil ||
 		string(b) != "two" {
 		t.Errorf("the second step's file: %q %v", b, err)
 	}
-	code, out, _ = cli(t, "jobs", "runs", "nightly", "--server", url, "--json", "--config", cfg)
+	code, out, _ = s.run(t, "jobs", "runs", "nightly", "--json")
 	var runs []struct {
 		Status          string
 		SkippedTriggers int `json:"skipped_triggers"`
@@ -151,50 +166,37 @@ jobs:
 		runs[0].Status != "succeeded" || runs[0].SkippedTriggers != 1 {
 		t.Errorf("jobs runs: exit %d %s", code, out)
 	}
-	code, out, _ = cli(t, "jobs", "list", "--server", url, "--config", cfg)
+	code, out, _ = s.run(t, "jobs", "list")
 	if code != 0 || !strings.Contains(out, "nightly") ||
 		!strings.Contains(out, "CRON_TZ=Europe/Rome 30 2 * * *") {
 		t.Errorf("jobs list: exit %d %s", code, out)
 	}
-	svc.stop(t)
+	s.stop(t)
 }
 
 // `jobs runs` without a name lists the latest runs of every job, newest first, with
 // the job's name; --limit cuts both forms, --json prints the server's runs.
 func TestProcessRecentRuns(t *testing.T) {
-	dir := t.TempDir()
-	url := "http://" + freeAddr(t)
-	ws := filepath.Join(dir, "ws")
-	testkit.Must(t, os.MkdirAll(filepath.Join(ws, "data"), 0o755))
-	cfg := filepath.Join(dir, "skald.yaml")
-	yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + ws +
-		"\napi:\n  listen: " + strings.TrimPrefix(url, "http://") + `
-jobs:
+	s := startJobService(t, `jobs:
   - name: alpha
     schedule: "30 2 * * *"
     steps: [{tool: write_file, args: {path: data/a.txt, content: a}}]
   - name: beta
     schedule: "30 3 * * *"
     steps: [{tool: write_file, args: {path: data/b.txt, content: b}}]
-`
-	testkit.Must(t, os.WriteFile(cfg, []byte(yaml), 0o600))
-	svc := startService(t, cfg)
-	events := subscribe(t, url, svc.token)
-	run := func(args ...string) (int, string, string) {
-		return cli(t, append(args, "--server", url, "--config", cfg)...)
-	}
-	if code, out, _ := run("jobs", "runs"); code != 0 || out != "no runs\n" {
+`)
+	if code, out, _ := s.run(t, "jobs", "runs"); code != 0 || out != "no runs\n" {
 		t.Fatalf("jobs runs before any run: exit %d %q", code, out)
 	}
 	for _, job := range []string{"alpha", "beta", "alpha"} {
-		if code, out, errOut := run("jobs", "run", job); code != 0 {
+		if code, out, errOut := s.run(t, "jobs", "run", job); code != 0 {
 			t.Fatalf("jobs run %s: exit %d %s %s", job, code, out, errOut)
 		}
-		if f := events.next(t, cron.EventRunFinished); f.Status != "succeeded" {
+		if f := s.events.next(t, cron.EventRunFinished); f.Status != "succeeded" {
 			t.Fatalf("run_finished %+v", f)
 		}
 	}
-	code, out, errOut := run("jobs", "runs")
+	code, out, errOut := s.run(t, "jobs", "runs")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], "JOB    ID  STATUS") {
 		t.Fatalf("jobs runs: exit %d %q %s", code, out, errOut)
@@ -204,7 +206,7 @@ jobs:
 			t.Errorf("row %d = %q, want it to start with %q", i+1, lines[i+1], want)
 		}
 	}
-	code, out, _ = run("jobs", "runs", "--limit", "2", "--json")
+	code, out, _ = s.run(t, "jobs", "runs", "--limit", "2", "--json")
 	var runs []struct {
 		ID  uint64
 		Job string
@@ -213,17 +215,17 @@ jobs:
 		runs[0].ID != 3 || runs[0].Job != "alpha" || runs[1].ID != 2 || runs[1].Job != "beta" {
 		t.Errorf("jobs runs --limit 2 --json: exit %d %v %s", code, err, out)
 	}
-	code, out, _ = run("jobs", "runs", "alpha", "--limit", "1")
+	code, out, _ = s.run(t, "jobs", "runs", "alpha", "--limit", "1")
 	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); code != 0 ||
 		len(lines) != 2 || !strings.HasPrefix(lines[0], "ID  STATUS") ||
 		!strings.HasPrefix(lines[1], "3   succeeded") {
 		t.Errorf("jobs runs alpha --limit 1: exit %d %q", code, out)
 	}
-	code, out, errOut = run("jobs", "runs", "--limit", "-1")
+	code, out, errOut = s.run(t, "jobs", "runs", "--limit", "-1")
 	if code != 2 || out != "" || !strings.Contains(errOut, "--limit -1: want 1 to 10000") {
 		t.Errorf("jobs runs --limit -1: exit %d %q %q", code, out, errOut)
 	}
-	svc.stop(t)
+	s.stop(t)
 }
 
 // TestExampleJobsAreValid: the example configuration's jobs pass the scheduler's

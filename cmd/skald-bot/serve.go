@@ -45,8 +45,7 @@ func newServeCmd() *cobra.Command {
 			return serve(cmd.Context(), cfg, newLogger(cfg.Log, cmd.ErrOrStderr()))
 		},
 	}
-	cmd.Flags().StringVar(&file, "config", "",
-		"configuration file (else $"+config.EnvFile+", else ./"+config.DefaultFile+")")
+	cmd.Flags().StringVar(&file, "config", "", configFlagHelp)
 	return cmd
 }
 

@@ -12,8 +12,16 @@ import (
 )
 
 // testConfig writes a configuration with its own data dir and workspace under dir,
-// plus extra YAML, and returns its path.
+// the API on a free loopback port with the admin token $TEST_ADMIN_TOKEN, plus extra
+// YAML, and returns its path.
 func testConfig(t *testing.T, dir, extra string) string {
+	t.Helper()
+	return testConfigAPI(t, dir, `{listen: "127.0.0.1:0", token: "${TEST_ADMIN_TOKEN}"}`, extra)
+}
+
+// testConfigAPI is testConfig with the api section apiYAML. The workspace is
+// dir/workspace, created; the data dir dir/data is left to serve.
+func testConfigAPI(t *testing.T, dir, apiYAML, extra string) string {
 	t.Helper()
 	ws := filepath.Join(dir, "workspace")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
@@ -22,7 +30,7 @@ func testConfig(t *testing.T, dir, extra string) string {
 	file := filepath.Join(dir, "skald.yaml")
 	yaml := "data_dir: " + filepath.Join(dir, "data") + "\n" +
 		"workspace_root: " + ws + "\n" +
-		"api: {listen: \"127.0.0.1:0\", token: \"${TEST_ADMIN_TOKEN}\"}\n" + extra
+		"api: " + apiYAML + "\n" + extra
 	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -119,17 +127,9 @@ func TestServeRefusesToStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
-	// withAPI is a configuration of data_dir and workspace_root under dir, and api.
+	// withAPI is testConfigAPI's configuration with the api section api.
 	withAPI := func(api string) func(t *testing.T, dir string) string {
-		return func(t *testing.T, dir string) string {
-			cfg := filepath.Join(dir, "skald.yaml")
-			yaml := "data_dir: " + filepath.Join(dir, "data") + "\nworkspace_root: " + dir +
-				"\napi: " + api + "\n"
-			if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			return cfg
-		}
+		return func(t *testing.T, dir string) string { return testConfigAPI(t, dir, api, "") }
 	}
 	// extra is testConfig's configuration plus extra YAML.
 	extra := func(yaml string) func(t *testing.T, dir string) string {
