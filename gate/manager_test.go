@@ -37,7 +37,8 @@ func TestNewProfilesAndGroups(t *testing.T) {
 	if es[0].Action != "group.create" || es[0].By != "system" || es[0].Via != "config" {
 		t.Errorf("newest audit entry %+v, want the creation of group devs by the config", es[0])
 	}
-	if n := count(teststore.AuditActions(t, e.db), "group.create"); n != 2 { // default (seed) and devs
+	// default (the seed) and devs
+	if n := count(teststore.AuditActions(t, e.db), "group.create"); n != 2 {
 		t.Errorf("%d group creations audited", n)
 	}
 	// A second New over the same store creates nothing more.

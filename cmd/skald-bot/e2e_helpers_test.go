@@ -277,9 +277,9 @@ func (e *e2e) telegramPrompt(n int) (telegramtest.SentMessage, uint64) {
 // returns it: where requests made together are shown in no set order.
 func (e *e2e) telegramPromptOf(id uint64) telegramtest.SentMessage {
 	e.t.Helper()
-	m := e.telegramPromptWhere(fmt.Sprintf("of request %d", id), func(m telegramtest.SentMessage) bool {
-		return m.CallbackData()[0] == "a:"+testkit.ID(id)+":ok"
-	})
+	ok := "a:" + testkit.ID(id) + ":ok"
+	m := e.telegramPromptWhere(fmt.Sprintf("of request %d", id),
+		func(m telegramtest.SentMessage) bool { return m.CallbackData()[0] == ok })
 	e.promptID(m)
 	return m
 }

@@ -205,7 +205,8 @@ func writeAlwaysAsks(ctx context.Context, w io.Writer, c *api.Client, tr []claud
 		return nil
 	}
 	fmt.Fprintf(w, "always asks (%d): run at the project root, these commands read a "+
-		"directory holding a denied place; no allow rule lifts that\n%s\n", len(lines), strings.Join(lines, "\n"))
+		"directory holding a denied place; no allow rule lifts that\n%s\n",
+		len(lines), strings.Join(lines, "\n"))
 	fmt.Fprintf(w, "  to let them run: start the agent in a subdirectory of %s, or move the "+
 		"denied places out of it\n", shown(dir))
 	return nil
