@@ -120,7 +120,10 @@ type usage struct {
 	runsPkgs bool // it runs the code of the packages it names (go test, go run)
 	// writesPkgs: it rewrites the files of the packages it names (go fmt, go fix).
 	writesPkgs bool
-	writeCwd   bool  // it writes into that directory
+	writeCwd   bool // it writes into that directory
+	// writesRepo: it writes the whole work tree of the repository of that directory
+	// (git checkout BRANCH, git pull).
+	writesRepo bool
 	dir        int   // the word naming the directory it works in (git -C), or 0
 	paths      []int // the words of path values (tar -f)
 	target     int   // 1 + the word of the directory -t names, or 0
@@ -1410,7 +1413,207 @@ sub:
 	if len(ops) == 0 {
 		u.readsCwd = true
 	}
+	u.gitWorkTree(i)
 }
+
+// gitWorkTree records what git's subcommand at words[sub] writes in the work tree
+// (docs/design.md, "Shell commands"): the paths its pathspecs name (restore, rm,
+// checkout -- PATHS), what lies below the directory it runs in (clean), or the whole
+// work tree (checkout BRANCH, merge, pull, reset --hard, stash pop, an alias, a
+// subcommand git adds later). Only gitKeepsTree's subcommands write none of it.
+func (u *usage) gitWorkTree(sub int) {
+	name, rest := u.words[sub], u.words[sub+1:]
+	if gitKeepsTree[name] {
+		return
+	}
+	w := gitTreeWriters[name]
+	if w == nil {
+		u.writesRepo = true // an alias or a subcommand it does not know
+		return
+	}
+	v := &usage{words: u.words, uses: make([]wordUse, len(u.words)), seen: map[kind]int{}}
+	ops := v.options(&w.opts, sub+1)
+	w.writes(u, v, ops, slices.Index(rest, "--")+sub+1)
+}
+
+// gitTreeWriter is how a git subcommand writes the work tree: opts reads its options
+// (those with a value named, so that no value is taken for an operand), and writes
+// records the writes, given the reading v of its options, its operands ops and the
+// index of its "--" (sub when none).
+type gitTreeWriter struct {
+	opts   program
+	writes func(u, v *usage, ops []int, dashes int)
+}
+
+// given reports whether the options read in v give a short letter of letters or a
+// long option of names, in full or abbreviated.
+func (v *usage) given(letters string, names ...string) bool {
+	return strings.ContainsAny(v.letters, letters) || containsAny(v.longs, names...)
+}
+
+// gitWriteOps makes the operands ops written (a pathspec is a path, or a glob of
+// them); given none, what lies below the directory it runs in (or -C DIR) is.
+func (u *usage) gitWriteOps(ops []int, noneWritesCwd bool) {
+	for _, i := range ops {
+		u.set(i, useWrite, 0)
+	}
+	if len(ops) == 0 && noneWritesCwd {
+		if u.dir > 0 {
+			u.set(u.dir, useWrite, 0)
+		} else {
+			u.writeCwd = true
+		}
+	}
+}
+
+// after returns the operands of ops after the "--" at index dashes (all of them
+// when there is none, dashes being at or before the first).
+func after(ops []int, dashes int) []int {
+	for n, i := range ops {
+		if i > dashes {
+			return ops[n:]
+		}
+	}
+	return nil
+}
+
+// gitKeepsTree are the git subcommands that write nothing of the work tree: they
+// read, or write only the repository (.git: the index, refs, objects, config).
+var gitKeepsTree = setOf("status", "log", "reflog", "shortlog", "rev-list", "rev-parse",
+	"branch", "tag", "remote", "add", "commit", "config", "ls-files", "describe",
+	"name-rev", "merge-base", "symbolic-ref", "show-ref", "check-ignore",
+	"check-ref-format", "count-objects", "gc", "prune", "version", "help", "fetch", "push",
+	"show", "diff", "diff-tree", "diff-index", "diff-files", "blame", "annotate", "grep",
+	"cat-file", "ls-tree", "ls-remote", "archive", "bundle", "format-patch", "whatchanged",
+	"range-diff", "merge-tree", "fast-export", "notes", "cherry", "hash-object",
+	"update-index", "update-ref", "write-tree", "commit-tree", "mktree", "mktag",
+	"for-each-ref", "verify-commit", "verify-tag", "verify-pack", "fsck", "repack",
+	"pack-objects", "pack-refs", "index-pack", "unpack-objects", "maintenance", "init",
+	"var", "stripspace", "interpret-trailers", "show-branch", "request-pull", "difftool",
+	"check-attr", "check-mailmap", "column", "get-tar-commit-id", "send-email",
+	"credential", "filter-branch", "filter-repo", "instaweb", "web--browse", "hook",
+	"for-each-repo", "daemon", "replace")
+
+// gitStashKeeps are the subcommands of git stash that leave the work tree as it is.
+var gitStashKeeps = setOf("list", "show", "drop", "clear", "create", "store")
+
+// gitTreeWriters are the git subcommands that write the work tree only as their
+// words say; any other subcommand outside gitKeepsTree writes it whole.
+var gitTreeWriters = func() map[string]*gitTreeWriter {
+	whole := func(u, _ *usage, _ []int, _ int) { u.writesRepo = true }
+	pathspecs := func(u, _ *usage, ops []int, _ int) { u.gitWriteOps(ops, false) }
+	m := map[string]*gitTreeWriter{
+		// restore PATHS; --staged alone restores the index only.
+		"restore": {opts: program{abbrev: true, short: shorts("s", kVal),
+			long: merge(longs(kVal, "source", "conflict", "pathspec-from-file"),
+				longs(kFlag, "staged", "worktree"))},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if !v.given("S", "staged") || v.given("W", "worktree") {
+					u.gitWriteOps(ops, false)
+				}
+			}},
+		// rm PATHS; --cached removes them from the index only.
+		"rm": {opts: program{abbrev: true, long: merge(longs(kVal, "pathspec-from-file"),
+			longs(kFlag, "cached"))},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if !v.given("", "cached") {
+					u.gitWriteOps(ops, false)
+				}
+			}},
+		"mv": {writes: pathspecs}, // its sources are removed, its destination written
+		// clean removes the untracked files its pathspecs name, else every one below
+		// the directory it runs in; -n only lists them.
+		"clean": {opts: program{abbrev: true, short: shorts("e", kVal),
+			long: merge(longs(kVal, "exclude"), longs(kFlag, "dry-run"))},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if !v.given("n", "dry-run") {
+					u.gitWriteOps(ops, true)
+				}
+			}},
+		// checkout REV -- PATHS writes PATHS; checkout BRANCH (or a word that may be a
+		// branch or a path, a start point after -b NAME, -f alone) the whole tree.
+		"checkout": {opts: program{abbrev: true, short: shorts("bB", kVal),
+			long: merge(longs(kVal, "orphan", "conflict", "pathspec-from-file"),
+				longs(kFlag, "force"))},
+			writes: func(u, v *usage, ops []int, dashes int) {
+				// Without "--", a word that may be a path is in the tree it writes.
+				paths := after(ops, dashes)
+				if u.words[dashes] == "--" && len(paths) > 0 {
+					u.gitWriteOps(paths, false)
+				} else if len(ops) > 0 || v.given("f", "force") {
+					u.writesRepo = true
+				}
+			}},
+		// switch BRANCH, -c NAME START, --orphan: the whole tree; -c NAME alone keeps it.
+		"switch": {opts: program{abbrev: true, short: shorts("cC", kVal),
+			long: merge(longs(kVal, "create", "force-create", "conflict"),
+				longs(kFlag, "orphan"))},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if len(ops) > 0 || v.given("", "orphan") {
+					u.writesRepo = true
+				}
+			}},
+		// reset --hard, --merge, --keep rewrite the tree; the others, the index.
+		"reset": {opts: program{abbrev: true, long: merge(longs(kVal, "pathspec-from-file"),
+			longs(kFlag, "hard", "merge", "keep", "mixed", "soft"))},
+			writes: func(u, v *usage, _ []int, _ int) {
+				if containsAny(v.longs, "hard", "merge", "keep") {
+					u.writesRepo = true
+				}
+			}},
+		// stash (push, save, pop, apply, branch) reverts or applies changes anywhere.
+		"stash": {opts: program{abbrev: true, short: shorts("m", kVal),
+			long: longs(kVal, "message", "pathspec-from-file")},
+			writes: func(u, _ *usage, ops []int, _ int) {
+				if len(ops) == 0 || !gitStashKeeps[u.words[ops[0]]] {
+					u.writesRepo = true
+				}
+			}},
+		"submodule": {writes: func(u, _ *usage, ops []int, _ int) {
+			if len(ops) > 0 && setOf("update", "deinit", "absorbgitdirs",
+				"foreach")[u.words[ops[0]]] {
+				u.writesRepo = true // the submodules' work trees
+			}
+		}},
+		// worktree add PATH, move A B, remove PATH write those paths.
+		"worktree": {opts: program{abbrev: true, short: shorts("bB", kVal),
+			long: longs(kVal, "reason", "expire")},
+			writes: func(u, _ *usage, ops []int, _ int) {
+				if len(ops) > 0 && setOf("add", "move", "remove")[u.words[ops[0]]] {
+					u.gitWriteOps(ops[1:], false)
+				}
+			}},
+		// clone URL DIR writes DIR, else a directory named after URL where it runs.
+		"clone": {opts: program{abbrev: true, short: shorts("bojcu", kVal),
+			long: longs(kVal, "branch", "origin", "depth", "reference", "reference-if-able",
+				"template", "separate-git-dir", "config", "jobs", "filter", "upload-pack",
+				"server-option", "shallow-since", "shallow-exclude", "bundle-uri",
+				"ref-format")},
+			writes: func(u, _ *usage, ops []int, _ int) {
+				if len(ops) >= 2 {
+					u.gitWriteOps(ops[1:], false)
+				} else {
+					u.gitWriteOps(nil, true)
+				}
+			}},
+		// merge-file CURRENT BASE OTHER writes CURRENT, unless -p prints the result.
+		"merge-file": {opts: program{abbrev: true, short: shorts("L", kVal),
+			long: longs(kFlag, "stdout")},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if len(ops) > 0 && !v.given("p", "stdout") {
+					u.gitWriteOps(ops[:1], false)
+				}
+			}},
+	}
+	// apply and am write what their patches name (blind already); merge, rebase,
+	// pull, cherry-pick, revert, bisect, sparse-checkout, read-tree, checkout-index
+	// and rerere rewrite files anywhere in the tree.
+	for _, s := range []string{"apply", "am", "merge", "rebase", "pull", "cherry-pick",
+		"revert", "bisect", "sparse-checkout", "read-tree", "checkout-index", "rerere"} {
+		m[s] = &gitTreeWriter{writes: whole}
+	}
+	return m
+}()
 
 // gitCloneConfig reports whether the words of git clone set a configuration of the
 // new repository (-c, --config, abbreviated or in a cluster), which may name a
