@@ -125,3 +125,103 @@ func TestShellGitTreeWrites(t *testing.T) {
 	}...)
 	checkShell(t, s, tests)
 }
+
+// TestShellRemoversAndArchivers: programs that remove, overwrite or unpack what they
+// name write it, searchers asked to follow symlinks are blind, and install -d and
+// -D write their directories and destination.
+func TestShellRemoversAndArchivers(t *testing.T) {
+	_, s := gitWritesSet(t, "trash *", "trash-put *", "gio *", "srm *", "shred *",
+		"wipe *", "ag *", "ack *", "fd *", "rg *", "7z *", "7z x *", "7z e *", "7z a *",
+		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *")
+	const place = "writes a place that needs a human: docs/.claude/settings.json"
+	const follows = "follows the symlinks it meets"
+	d, top := bashAt("docs"), bashAt("")
+	checkShell(t, s, []shellCase{
+		// Removals and overwrites of their operands.
+		{d("trash .claude"), R, true, `write ".claude" of command "trash .claude" ` + place},
+		{d("trash -- .claude"), R, true, place},
+		{d("trash-put -v .claude"), R, true, place},
+		{d("srm -r .claude"), R, true, place},
+		{d("shred .claude/settings.json"), R, true, place},
+		{d("shred -n 3 -u .claude/settings.json"), R, true, place},
+		{d("shred --iterations=3 -- .claude/settings.json"), R, true, place},
+		{d("wipe -rf .claude"), R, true, place},
+		{d("wipe -Q 2 .claude"), R, true, place},
+		{d("gio trash .claude"), R, true, place},
+		{d("gio remove -f .claude/settings.json"), R, true, place},
+		{d("gio move .claude x"), R, true, place},
+		{d("gio move x .claude/settings.json"), R, true, place},
+		{d("gio copy x .claude/settings.json"), R, true, place},
+		{d("gio rename .claude x"), R, true, place},
+		{d("gio list .claude"), A, false, ""},
+		{d("gio info .claude"), A, false, ""},
+		{d("gio launch x.desktop"), R, false, "gio launch runs a program"},
+		{top("trash secrets/key"), D, false, `write "secrets/key"`},
+		{top("trash data/x"), A, false, ""},
+		{d("trash x"), R, false, `write "x" of command "trash x": rule`},
+		// Searchers that follow symlinks when asked: blind.
+		{d("ag -f x"), R, true, "ag " + follows},
+		{d("ag --follow x ."), R, true, follows},
+		{d("ag x --follow"), R, true, follows},
+		{d("ack --follow x"), R, true, "ack " + follows},
+		{d("ack --fol x"), R, true, follows},
+		{d("fd -L x"), R, true, "fd " + follows},
+		{d("fd --follow x"), R, true, follows},
+		{d("fd -HL x ."), R, true, follows},
+		{d("rg --follow x"), R, true, "rg " + follows},
+		{d("rg -L x"), R, true, follows},
+		{d("ag x"), A, false, ""},
+		{d("ack x ."), A, false, ""},
+		{d("fd -e go x"), A, false, ""},
+		{top("ag x"), R, true, "holds"}, // it recurses where it runs
+		{top("fd key secrets"), R, true, "secrets"},
+		{d("ag --pager less x"), R, false, ""}, // runs a program: risky, not spelled
+		{d("fd -x rm x"), R, false, ""},
+		{d("ack -x x"), R, true, "reads the names of the files it opens"},
+		{d("ack --files-from=list x"), R, true, "lists the files"},
+		// Archivers: what they write and where they unpack.
+		{d("7z x a.7z"), R, true, `write "." of command "7z x a.7z" ` + place},
+		{d("7z x a.7z -o.claude"), R, true, place},
+		{d("7z x -y -o. a.7z"), R, true, place},
+		{d("7z x -o../memory a.7z"), A, false, ""},
+		{d("7z e a.7z -so"), A, false, ""},
+		{d("7z a -sdel ../data/o.7z .claude"), R, true, place},
+		{d("7z a ../data/o.7z .claude"), A, false, ""}, // reads it
+		{d("7z a .claude/settings.json x"), R, true, place},
+		{d("7z d .claude/settings.json x"), R, true, place},
+		{d("7z a ../data/o.7z -i@list"), R, true, "lists the files"},
+		{d("7z a -l ../data/o.7z x"), R, true, "7z " + follows},
+		{top("7z a data/o.7z"), R, true, "holds"}, // every file where it runs
+		{top("7z a data/o.7z secrets"), R, true, "secrets"},
+		{d("7z l a.7z"), A, false, ""},
+		{d("7z x a.7z"), R, true, ""},
+		{d("zip -m ../data/a.zip .claude/settings.json"), R, true, place},
+		{d("zip --move ../data/a.zip .claude"), R, true, place},
+		{d("zip ../data/a.zip x"), A, false, ""},
+		{d("zip -r ../data/a.zip .claude"), R, true, "zip " + follows},
+		{d("unzip a.zip"), R, true, place},
+		{d("unzip a.zip -d .claude"), R, true, place},
+		{d("unzip -d../memory a.zip"), A, false, ""},
+		{d("unzip -l a.zip"), A, false, ""},
+		{d("tar -xf a.tar"), R, true, place},
+		{d("tar -xf a.tar -C .claude"), R, true, place},
+		{d("tar -xf a.tar -C.claude"), R, true, place},
+		{d("tar -xf a.tar --directory=.claude"), R, true, place},
+		{d("tar --extract --file a.tar --dir .claude"), R, true, place},
+		{d("tar --ext -f a.tar"), R, true, place},
+		{d("tar --delete -f .claude/settings.json x"), R, true, place},
+		{d("tar -tf a.tar"), A, false, ""},
+		{d("tar --list -f a.tar"), A, false, ""},
+		// install: -d makes its operands, -D and -t write the destination.
+		{d("install -d .claude"), R, true, `write ".claude" of command "install -d .claude"`},
+		{d("install -d x .claude"), R, true, place},
+		{d("install --directory .claude"), R, true, place},
+		{d("install -m 755 -d .claude"), R, true, place},
+		{d("install -D x .claude/settings.json"), R, true, place},
+		{d("install -t .claude x"), R, true, place},
+		{d("install -m 644 x -t .claude"), R, true, place},
+		{d("install --target-directory=.claude x"), R, true, place},
+		{top("install -d data/x memory/y"), A, false, ""},
+		{top("install x data/y"), A, false, ""},
+	})
+}

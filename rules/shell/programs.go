@@ -125,6 +125,7 @@ type usage struct {
 	// (git checkout BRANCH, git pull).
 	writesRepo bool
 	dir        int   // the word naming the directory it works in (git -C), or 0
+	dirs       []int // the words of every such value, -CDIR and --directory=DIR too
 	paths      []int // the words of path values (tar -f)
 	target     int   // 1 + the word of the directory -t names, or 0
 	// blind says why the gate cannot see what it opens or runs: it reads the names
@@ -159,6 +160,9 @@ func classify(words []string) *usage {
 		return u
 	case "find":
 		u.find()
+		return u
+	case "7z", "7za", "7zr", "7zz":
+		u.sevenZip()
 		return u
 	}
 	p := programs[prog]
@@ -365,6 +369,7 @@ func (u *usage) value(k kind, i, cut int) {
 		}
 	case kDir:
 		u.set(i, useArg, cut)
+		u.dirs = append(u.dirs, i)
 		if cut == 0 {
 			u.dir = i
 		}
@@ -423,6 +428,39 @@ func opsLast(u *usage, ops []int) {
 		if n == len(ops)-1 && n > 0 && !u.has(kTarget) {
 			u.set(i, useWrite, 0)
 		} else {
+			u.set(i, useArg, 0)
+		}
+	}
+}
+
+// installOps: install -d makes every operand a directory; else as opsLast.
+func installOps(u *usage, ops []int) {
+	if strings.ContainsRune(u.letters, 'd') || containsAny(u.longs, "directory") {
+		opsWrite(u, ops)
+		return
+	}
+	opsLast(u, ops)
+}
+
+// gioOps: gio's first operand is its command: trash, remove, move, rename, mkdir,
+// save and set write their operands, copy its last; launch and open run the
+// program a desktop file or a file's type names; the others (list, info, cat, tree,
+// …) may take paths.
+func gioOps(u *usage, ops []int) {
+	if len(ops) == 0 {
+		return
+	}
+	rest := ops[1:]
+	switch u.words[ops[0]] {
+	case "trash", "remove", "rm", "move", "mv", "rename", "mkdir", "save", "set":
+		opsWrite(u, rest)
+	case "copy", "cp":
+		opsLast(u, rest)
+	case "launch", "open":
+		u.runsCmd = "gio " + u.words[ops[0]] + " runs a program its desktop files name"
+		fallthrough
+	default:
+		for _, i := range rest {
 			u.set(i, useArg, 0)
 		}
 	}
@@ -574,9 +612,12 @@ func grepCwd(u *usage, ops []int) bool {
 	if patternGiven(u) {
 		first = 0
 	}
-	recursive := ProgramName(u.words[0]) == "rg" || grepRecursive(u.words)
+	recursive := alwaysRecurse[ProgramName(u.words[0])] || grepRecursive(u.words)
 	return recursive && len(ops) <= first
 }
+
+// alwaysRecurse are the searchers that recurse without being asked.
+var alwaysRecurse = setOf("rg", "ag", "ack", "fd", "fdfind")
 
 // grepRecursive reports whether grep's words may make it recurse: -r, -R, any
 // prefix of --recursive or --dereference-recursive, -d/--directories with a value
@@ -910,11 +951,7 @@ func cpioOps(u *usage, ops []int) {
 	}
 	if strings.ContainsRune(u.letters, 'i') || containsAny(u.longs, "extract") {
 		u.risky = append(u.risky, "-i")
-		if u.dir > 0 {
-			u.set(u.dir, useWrite, 0)
-		} else {
-			u.writeCwd = true
-		}
+		u.writeDirs()
 	}
 }
 
@@ -964,7 +1001,7 @@ func tarOps(u *usage, ops []int) {
 		u.blind = followsLinks("tar") // tar chf: h dereferences like -h
 	}
 	create := strings.ContainsAny(mode, "cruA") || containsAny(u.longs, "create", "append",
-		"update", "catenate")
+		"update", "catenate", "concatenate", "delete")
 	for n, i := range ops {
 		if n == 0 && len(u.words) > 1 && i == 1 && !strings.HasPrefix(u.words[1], "-") {
 			continue // the mode letters
@@ -973,11 +1010,7 @@ func tarOps(u *usage, ops []int) {
 	}
 	if extract {
 		u.risky = append(u.risky, "-x")
-		if u.dir > 0 {
-			u.set(u.dir, useWrite, 0)
-		} else {
-			u.writeCwd = true
-		}
+		u.writeDirs()
 	}
 	if create && len(u.words) > 1 && !strings.HasPrefix(u.words[1], "-") &&
 		strings.Contains(u.words[1], "f") && len(ops) > 1 {
@@ -987,6 +1020,110 @@ func tarOps(u *usage, ops []int) {
 		for _, i := range u.paths {
 			u.set(i, useWrite, u.uses[i].cut)
 		}
+	}
+}
+
+// writeDirs makes the directories the command works in (tar -C DIR, -CDIR,
+// --directory=DIR) written, else the one it runs in.
+func (u *usage) writeDirs() {
+	for _, i := range u.dirs {
+		u.set(i, useWrite, u.uses[i].cut)
+	}
+	if len(u.dirs) == 0 {
+		u.writeCwd = true
+	}
+}
+
+// sevenZip reads 7z's command, its switches and its operands (the command, the
+// archive, then the files or the names inside the archive). a and u write the
+// archive and read the files (every file where it runs when none is named; -sdel
+// removes them); d and rn write the archive; e and x write into -oDIR, else where it
+// runs (-so: to its output); l, t, h, i and b read. -i@LIST and -ai@LIST list the
+// files it opens; -l (p7zip) follows symlinks.
+func (u *usage) sevenZip() {
+	var ops []int
+	out, toStdout, del := 0, false, false
+	for i := 1; i < len(u.words); i++ {
+		w := u.words[i]
+		sw := strings.ToLower(w)
+		switch {
+		case w == "--":
+			for j := i + 1; j < len(u.words); j++ {
+				ops = append(ops, j)
+			}
+			i = len(u.words)
+		case len(w) < 2 || w[0] != '-':
+			ops = append(ops, i)
+		case strings.HasPrefix(sw, "-o"):
+			out = i
+		case sw == "-so":
+			toStdout = true
+		case sw == "-sdel":
+			del = true
+			u.risky = append(u.risky, w)
+		case sw == "-l":
+			u.risky = append(u.risky, w)
+			u.blind = followsLinks("7z")
+		case strings.HasPrefix(sw, "-w"):
+			u.set(i, useWrite, 2) // its working directory for the new archive
+		case strings.HasPrefix(sw, "-i") || strings.HasPrefix(sw, "-ai") ||
+			strings.HasPrefix(sw, "-x") || strings.HasPrefix(sw, "-ax"):
+			if at := strings.IndexByte(w, '@'); at >= 0 && strings.Contains(sw[:at], "i") {
+				u.set(i, useList, at+1)
+			} else if at >= 0 {
+				u.set(i, useRead, at+1)
+			} else if bang := strings.IndexByte(w, '!'); bang >= 0 {
+				u.set(i, useArg, bang+1)
+			}
+		}
+	}
+	if len(ops) == 0 {
+		return
+	}
+	cmd, args := strings.ToLower(u.words[ops[0]]), ops[1:]
+	switch cmd {
+	case "a", "u", "d", "rn":
+		u.risky = append(u.risky, u.words[ops[0]])
+		if len(args) == 0 {
+			return
+		}
+		u.set(args[0], useWrite, 0)
+		if cmd == "d" || cmd == "rn" {
+			return // names inside the archive
+		}
+		x := useArg
+		if del {
+			x = useWrite
+		}
+		for _, i := range args[1:] {
+			u.set(i, x, 0)
+		}
+		if len(args) == 1 {
+			u.readsCwd = true
+			u.writeCwd = del
+		}
+	case "e", "x":
+		u.risky = append(u.risky, u.words[ops[0]])
+		if len(args) > 0 {
+			u.set(args[0], useArg, 0)
+		}
+		switch {
+		case toStdout:
+		case out > 0:
+			u.set(out, useWrite, 2)
+		default:
+			u.writeCwd = true
+		}
+	case "l", "t", "h", "i", "b":
+		for _, i := range args {
+			u.set(i, useArg, 0)
+		}
+	default: // a command it does not know: it may write where it runs
+		u.risky = append(u.risky, u.words[ops[0]])
+		for _, i := range args {
+			u.set(i, useArg, 0)
+		}
+		u.writeCwd = true
 	}
 }
 
@@ -1108,6 +1245,28 @@ func init() {
 				"sort", "sortr", "replace", "encoding", "threads", "color", "colors"),
 			longs(kRead, "file", "ignore-file")),
 		operands: grepOps, cwd: grepCwd}, "rg")
+	// ag, ack and fd follow symlinks only when asked to.
+	add(&program{abbrev: true, short: merge(shorts("f", kFollow), shorts("Gmp", kVal)),
+		long: merge(longs(kFollow, "follow"), longs(kRun, "pager"),
+			longs(kRead, "path-to-ignore"), longs(kVal, "file-search-regex", "max-count",
+				"depth", "ignore", "ignore-dir", "workers", "color-line-number",
+				"color-match", "color-path")),
+		operands: grepOps, cwd: grepCwd}, "ag")
+	add(&program{abbrev: true, short: merge(shorts("x", kListIn), shorts("ABCm", kVal)),
+		long: merge(longs(kFollow, "follow"), longs(kRun, "pager", "output"),
+			longs(kList, "files-from"), longs(kRead, "ackrc"), longs(kVal, "type",
+				"after-context", "before-context", "context", "max-count", "match",
+				"ignore-dir", "ignore-file", "type-add", "type-set", "color-filename",
+				"color-match", "color-lineno")),
+		operands: grepOps, cwd: grepCwd}, "ack")
+	add(&program{abbrev: true, short: merge(shorts("L", kFollow), shorts("xX", kRun),
+		shorts("etEdScjo", kVal)),
+		long: merge(longs(kFollow, "follow"), longs(kRun, "exec", "exec-batch"),
+			longs(kPath, "search-path", "base-directory"), longs(kRead, "ignore-file"),
+			longs(kVal, "extension", "type", "exclude", "max-depth", "min-depth",
+				"exact-depth", "size", "color", "threads", "owner", "changed-within",
+				"changed-before", "max-results", "format", "path-separator", "batch-size")),
+		operands: grepOps, cwd: grepCwd}, "fd", "fdfind")
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("T", kWrite),
 		shorts("ktSy", kVal)),
 		long: merge(longs(kWrite, "output", "temporary-directory"),
@@ -1115,7 +1274,12 @@ func init() {
 			longs(kVal, "key", "field-separator", "buffer-size", "parallel", "batch-size",
 				"sort"))}, "sort")
 	add(&program{abbrev: true, operands: opsWrite}, "tee", "rm", "rmdir", "unlink",
-		"shred", "mkdir", "mkfifo")
+		"mkdir", "mkfifo", "trash", "trash-put", "srm")
+	// Removals and overwrites: their operands are written.
+	add(&program{abbrev: true, short: shorts("ns", kVal), long: merge(longs(kVal,
+		"iterations", "size"), longs(kRead, "random-source")), operands: opsWrite}, "shred")
+	add(&program{short: shorts("QlxSTp", kVal), operands: opsWrite}, "wipe")
+	add(&program{operands: gioOps}, "gio")
 	add(&program{abbrev: true, short: shorts("rdt", kVal), long: merge(
 		longs(kRead, "reference"), longs(kVal, "date", "time")),
 		operands: opsWrite}, "touch")
@@ -1143,8 +1307,8 @@ func init() {
 			"backup")), operands: opsWrite}, "mv") // it removes its sources
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("mogS", kVal)),
 		long: merge(longs(kTarget, "target-directory"), longs(kVal, "mode", "owner",
-			"group", "suffix", "backup", "strip-program")),
-		operands: opsLast}, "install")
+			"group", "suffix", "backup", "strip-program"), longs(kFlag, "directory")),
+		operands: installOps}, "install")
 	add(&program{abbrev: true, short: merge(shorts("i", kWriteFlag), shorts("e", kVal),
 		shorts("f", kRead), shorts("l", kVal)),
 		long: merge(longs(kWriteFlag, "in-place"), longs(kVal, "expression",
@@ -1223,7 +1387,9 @@ func init() {
 				"rsh-command", "info-script", "new-volume-script", "rmt-command"),
 			longs(kRead, "exclude-from"), longs(kList, "files-from"),
 			longs(kVal, "exclude", "transform", "xform", "owner", "group", "mode",
-				"mtime", "format", "blocking-factor", "tape-length", "strip-components")),
+				"mtime", "format", "blocking-factor", "tape-length", "strip-components"),
+			longs(kFlag, "extract", "get", "create", "append", "update", "catenate",
+				"concatenate", "delete", "list", "diff", "compare")), // the modes
 		operands: tarOps}, "tar", "bsdtar", "gtar")
 	// diff -r follows the symlinks in the folders it compares.
 	add(&program{abbrev: true, short: shorts("r", kFollow), long: longs(kFollow, "recursive")},
@@ -1231,11 +1397,14 @@ func init() {
 	add(&program{short: merge(shorts("d", kTarget), shorts("xP", kVal)), operands: unzipOps},
 		"unzip")
 	add(&program{abbrev: true, long: merge(longs(kRun, "unzip-command"),
-		longs(kWrite, "output-file", "out"), longs(kFollow, "recurse-paths")),
+		longs(kWrite, "output-file", "out"), longs(kFollow, "recurse-paths"),
+		longs(kFlag, "move")),
 		short: merge(shorts("O", kWrite), shorts("rR", kFollow), shorts("@", kListIn)),
 		operands: func(u *usage, ops []int) {
+			// zip -m removes the files it adds.
+			moves := strings.ContainsRune(u.letters, 'm') || containsAny(u.longs, "move")
 			for n, i := range ops {
-				if n == 0 {
+				if n == 0 || moves {
 					u.set(i, useWrite, 0)
 				} else {
 					u.set(i, useArg, 0)
