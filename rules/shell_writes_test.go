@@ -69,6 +69,8 @@ func TestShellGitPathspecWrites(t *testing.T) {
 		{d("git merge-file -p x a b"), A, false, ""},
 		{d("git clone ../work .claude"), R, true, place},
 		{d("git worktree add .claude"), R, true, place},
+		{d("git worktree list"), A, false, ""},
+		{d("git bundle create .claude/settings.json --all"), R, true, place},
 		{d("git apply x.patch"), R, true, "lists the files"}, // blind: the patch names them
 		{d("git am"), R, true, "reads the names of the files it writes"},
 	})

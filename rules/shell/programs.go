@@ -1653,7 +1653,7 @@ var gitKeepsTree = setOf("status", "log", "reflog", "shortlog", "rev-list", "rev
 	"name-rev", "merge-base", "symbolic-ref", "show-ref", "check-ignore",
 	"check-ref-format", "count-objects", "gc", "prune", "version", "help", "fetch", "push",
 	"show", "diff", "diff-tree", "diff-index", "diff-files", "blame", "annotate", "grep",
-	"cat-file", "ls-tree", "ls-remote", "archive", "bundle", "format-patch", "whatchanged",
+	"cat-file", "ls-tree", "ls-remote", "archive", "format-patch", "whatchanged",
 	"range-diff", "merge-tree", "fast-export", "notes", "cherry", "hash-object",
 	"update-index", "update-ref", "write-tree", "commit-tree", "mktree", "mktag",
 	"for-each-ref", "verify-commit", "verify-tag", "verify-pack", "fsck", "repack",
@@ -1763,6 +1763,13 @@ var gitTreeWriters = func() map[string]*gitTreeWriter {
 					u.gitWriteOps(ops[1:], false)
 				} else {
 					u.gitWriteOps(nil, true)
+				}
+			}},
+		// bundle create FILE writes FILE.
+		"bundle": {opts: program{abbrev: true, long: longs(kVal, "version")},
+			writes: func(u, _ *usage, ops []int, _ int) {
+				if len(ops) >= 2 && u.words[ops[0]] == "create" {
+					u.gitWriteOps(ops[1:2], false)
 				}
 			}},
 		// merge-file CURRENT BASE OTHER writes CURRENT, unless -p prints the result.
