@@ -134,7 +134,7 @@ func TestShellGitTreeWrites(t *testing.T) {
 func TestShellRemoversAndArchivers(t *testing.T) {
 	_, s := gitWritesSet(t, "trash *", "trash-put *", "gio *", "srm *", "shred *",
 		"wipe *", "ag *", "ack *", "fd *", "rg *", "7z *", "7z x *", "7z e *", "7z a *",
-		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *")
+		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *", "rsync *")
 	const place = "writes a place that needs a human: docs/.claude/settings.json"
 	const follows = "follows the symlinks it meets"
 	d, top := bashAt("docs"), bashAt("")
@@ -212,6 +212,11 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 		{d("tar --extract --file a.tar --dir .claude"), R, true, place},
 		{d("tar --ext -f a.tar"), R, true, place},
 		{d("tar --delete -f .claude/settings.json x"), R, true, place},
+		{d("tar -cf ../data/a.tar --remove-files .claude"), R, true, place},
+		{d("tar --create --file=../data/a.tar .claude"), A, false, ""}, // reads it
+		{d("rsync -a --remove-source-files .claude ../memory/"), R, true, place},
+		{d("rsync --remove-sou .claude/settings.json ../memory/x"), R, true, place},
+		{d("rsync -a .claude ../memory/"), A, false, ""},
 		{d("tar -tf a.tar"), A, false, ""},
 		{d("tar --list -f a.tar"), A, false, ""},
 		// install: -d makes its operands, -D and -t write the destination.

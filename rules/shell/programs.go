@@ -433,6 +433,18 @@ func opsLast(u *usage, ops []int) {
 	}
 }
 
+// removesOps: as opsLast, but given the long option remove (rsync
+// --remove-source-files) the sources are removed: every operand is written.
+func removesOps(remove string) func(u *usage, ops []int) {
+	return func(u *usage, ops []int) {
+		if containsAny(u.longs, remove) {
+			opsWrite(u, ops)
+			return
+		}
+		opsLast(u, ops)
+	}
+}
+
 // installOps: install -d makes every operand a directory; else as opsLast.
 func installOps(u *usage, ops []int) {
 	if strings.ContainsRune(u.letters, 'd') || containsAny(u.longs, "directory") {
@@ -1020,6 +1032,13 @@ func tarOps(u *usage, ops []int) {
 		for _, i := range u.paths {
 			u.set(i, useWrite, u.uses[i].cut)
 		}
+		if containsAny(u.longs, "remove-files") { // it removes what it adds
+			for _, i := range ops {
+				if u.uses[i].use == useArg {
+					u.set(i, useWrite, 0)
+				}
+			}
+		}
 	}
 }
 
@@ -1389,7 +1408,8 @@ func init() {
 			longs(kVal, "exclude", "transform", "xform", "owner", "group", "mode",
 				"mtime", "format", "blocking-factor", "tape-length", "strip-components"),
 			longs(kFlag, "extract", "get", "create", "append", "update", "catenate",
-				"concatenate", "delete", "list", "diff", "compare")), // the modes
+				"concatenate", "delete", "list", "diff", "compare", // the modes
+				"remove-files")),
 		operands: tarOps}, "tar", "bsdtar", "gtar")
 	// diff -r follows the symlinks in the folders it compares.
 	add(&program{abbrev: true, short: shorts("r", kFollow), long: longs(kFollow, "recursive")},
@@ -1429,8 +1449,9 @@ func init() {
 			longs(kRead, "read-batch", "password-file", "exclude-from",
 				"include-from", "filter"),
 			longs(kVal, "exclude", "include", "chmod", "chown", "max-size", "min-size",
-				"bwlimit", "timeout", "port", "out-format", "log-file-format")),
-		operands: opsLast}, "rsync")
+				"bwlimit", "timeout", "port", "out-format", "log-file-format"),
+			longs(kFlag, "remove-source-files")),
+		operands: removesOps("remove-source-files")}, "rsync")
 	add(&program{short: merge(shorts("SoF", kRun), shorts("i", kRead), shorts("P", kVal),
 		shorts("lcJ", kVal), shorts("r", kFollow)), operands: opsLast}, "scp")
 	add(&program{short: merge(shorts("oF", kRun), shorts("i", kRead), shorts("E", kWrite),
