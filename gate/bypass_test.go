@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
+	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -342,6 +344,52 @@ func TestNeedsHumanNeverBypassed(t *testing.T) {
 				Arguments: map[string]any{c.arg: c.val}})
 			if out.Decision != c.want {
 				t.Errorf("%+v, want %s", out, c.want)
+			}
+		})
+	}
+}
+
+// TestNeedsHumanGitWrites: git commands that write the work tree are writes of what
+// they name, or of the repository's top, so under a Bash bypass git restore .claude
+// and git checkout BRANCH ask a human, the reason naming the settings file, while a
+// command rule still allows git status there.
+func TestNeedsHumanGitWrites(t *testing.T) {
+	var settings string
+	e := newEnv(t, func(o *gate.Options) {
+		settings = o.Rules.WorkspaceRoot + "/src/.claude/settings.json"
+		o.Rules.NeedsHuman = []string{settings}
+	})
+	testkit.Files(t, e.root, "src/.claude/settings.json", "src/.git/HEAD")
+	rule, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash",
+		CommandPattern: "git status", Action: rules.Allow, Priority: rules.DefaultPriority},
+		admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.SetBypass("s1", "tool:Bash", 0, "", admin); err != nil {
+		t.Fatal(err)
+	}
+	const place = "writes a place that needs a human: src/.claude/settings.json"
+	for _, c := range []struct {
+		session, cmd string
+		want         gate.Verdict
+		reason       string
+	}{
+		{"s1", "git restore .claude", gate.VerdictPending,
+			`write ".claude" of command "git restore .claude" ` + place},
+		{"s1", "git checkout main", gate.VerdictPending,
+			`the work tree of command "git checkout main" ` + place},
+		{"s1", "git rm -r --cached .claude", gate.VerdictAllow, gate.ReasonBypass},
+		{"s2", "git status", gate.VerdictAllow, `command "git status" allowed by rule`},
+	} {
+		t.Run(c.session+" "+c.cmd, func(t *testing.T) {
+			out := e.check(gate.Call{ToolName: "Bash", SessionID: c.session,
+				Cwd: e.root + "/src", Arguments: map[string]any{"command": c.cmd}})
+			if out.Decision != c.want || !strings.Contains(out.Reason, c.reason) {
+				t.Errorf("%+v, want %s with %q", out, c.want, c.reason)
+			}
+			if c.session == "s2" && out.RuleID != rule.ID {
+				t.Errorf("rule %d, want %d", out.RuleID, rule.ID)
 			}
 		})
 	}

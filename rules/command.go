@@ -381,8 +381,8 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 		d, found = Decision{Action: Require, Reason: reason, PathState: PathInvalid}, true
 	}
 	type seen struct {
-		full   string
-		access shell.Access
+		full, marker string
+		access       shell.Access
 	}
 	var doneBuf [16]seen
 	done := doneBuf[:0]
@@ -395,11 +395,11 @@ func (s *Set) shellPaths(t *tier, c *Call, sc *shell.Script, paths []shell.Path,
 		p := &paths[i]
 		full := p.FullIn(fullBuf[:0])
 		if p.Problem == "" && slices.ContainsFunc(done, func(k seen) bool {
-			return k.access == p.Access && k.full == string(full)
+			return k.access == p.Access && k.full == string(full) && k.marker == p.Marker
 		}) {
 			continue // each command's problem is its own: never skipped
 		}
-		k := seen{string(full), p.Access}
+		k := seen{string(full), p.Marker, p.Access}
 		if p.Problem == "" {
 			done = append(done, k)
 		}
@@ -858,6 +858,9 @@ func pathWhat(sc *shell.Script, p *shell.Path) string {
 	}
 	if p.Access == shell.Repo {
 		return "the repository of command " + strconv.Quote(commandText(&sc.Commands[p.Command]))
+	}
+	if p.Access == shell.Write && p.Marker == ".git/" {
+		return "the work tree of command " + strconv.Quote(commandText(&sc.Commands[p.Command]))
 	}
 	if p.Name == "" { // a Blind command; its text may be the whole script
 		text := commandText(&sc.Commands[p.Command])

@@ -268,9 +268,11 @@ func TestShellGitRuns(t *testing.T) {
 	tests := []shellCase{
 		{in("git status"), Allow, false, ""},
 		{in("git log --oneline"), Allow, false, ""},
-		{in("git rebase main"), Allow, false, ""},
+		// They rewrite the work tree: a write of the repository's top, docs, which
+		// no file rule allows (docs/design.md, "Shell commands").
+		{in("git rebase main"), Require, false, `the work tree of command "git rebase main"`},
 		{in("git bisect start"), Require, false, ""}, // risky, and not spelled
-		{in("git submodule update --init"), Allow, false, ""},
+		{in("git submodule update --init"), Require, false, "the work tree"},
 		{in("git -c alias.x='!cat ../secrets/key' x"), Require, false, "git -c runs a command"},
 		{in("git -c core.pager=sh log"), Require, false, "git -c runs"},
 		{in("git -c core.sshCommand=sh fetch"), Require, false, "git -c runs"},
@@ -298,7 +300,8 @@ func TestShellGitRuns(t *testing.T) {
 			"runs a command"},
 		{in("git clone --conf core.hooksPath=../data/h ../data/r x"), Require, false, ""},
 		{in("git clone -qc core.hooksPath=../data/h ../data/r x"), Require, false, ""},
-		{in("git clone --depth 1 ../data/r x"), Allow, false, ""},
+		{in("git clone --depth 1 ../data/r ../data/x"), Allow, false, ""},
+		{in("git clone --depth 1 ../data/r x"), Require, false, `write "x"`},
 		// A deny pattern still denies; a guarded path still locks.
 		{in("git submodule foreach 'rm -rf /'; cat ../secrets/key"), Require, true, "secrets"},
 	}

@@ -394,7 +394,7 @@ func TestShellRepoReaders(t *testing.T) {
 		{src("git shortlog -sn"), A, false, ""},
 		{src("git branch --list -v"), A, false, ""},
 		{src("git stash list"), A, false, ""},
-		{src("git stash push -m wip"), A, false, ""},
+		{src("git stash drop"), A, false, ""},
 		{src("git checkout -b topic"), A, false, ""},
 		{src("git remote -v"), A, false, ""},
 		{src("git ls-files -m x.go"), A, false, ""},

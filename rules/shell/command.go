@@ -83,6 +83,7 @@ type Command struct {
 	writesCwd bool           // it writes into that directory (curl -O, tar -x)
 	configs   []string       // files it runs from its directory and above (configPrograms)
 	repo      bool           // it reads the whole repository it runs in (git show, git archive)
+	worktree  bool           // it writes that repository's whole work tree (git checkout BRANCH)
 	runs      bool           // it runs the code of the packages it names (go test, go run)
 	writes    bool           // it rewrites the packages it names (go fmt, go fix)
 	progWord  *syntax.Word   // the program word, a path when it holds a slash

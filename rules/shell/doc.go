@@ -105,7 +105,11 @@
 // Path.Tree), and the directory of a command that reads its whole repository or
 // module (Access Repo: git show, git log -p, go test all; git by an allow-list of
 // subcommands and options that print only names and states, gitQuiets, any other
-// reading its repository); a ./... package pattern
+// reading its repository), and the directory of a git command that rewrites its
+// whole work tree (checkout BRANCH, pull, reset --hard, an alias: any subcommand
+// outside gitKeepsTree that gitTreeWriters does not read by its words) as a Write
+// with Marker .git/, the repository's top; git's pathspecs that it writes (restore,
+// rm, checkout -- PATHS, clean) are writes; a ./... package pattern
 // is a read of its directory. The target of ln -s is taken in
 // the link's directory. Words are expanded as bash would —
 // braces, ~, globs against the directory the command runs in, with the glob

@@ -284,6 +284,14 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					paths[i].Marker = ".git/"
 				}
 			}
+			if c.worktree {
+				subOn = true // git -C d pull writes d's work tree
+				n := len(paths)
+				add(".", Write)
+				for i := n; i < len(paths); i++ {
+					paths[i].Marker = ".git/"
+				}
+			}
 			subOn = false // redirects and the directory are the shell's
 			if c.readsCwd {
 				add(".", Arg)

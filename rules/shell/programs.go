@@ -120,8 +120,12 @@ type usage struct {
 	runsPkgs bool // it runs the code of the packages it names (go test, go run)
 	// writesPkgs: it rewrites the files of the packages it names (go fmt, go fix).
 	writesPkgs bool
-	writeCwd   bool  // it writes into that directory
+	writeCwd   bool // it writes into that directory
+	// writesRepo: it writes the whole work tree of the repository of that directory
+	// (git checkout BRANCH, git pull).
+	writesRepo bool
 	dir        int   // the word naming the directory it works in (git -C), or 0
+	dirs       []int // the words of every such value, -CDIR and --directory=DIR too
 	paths      []int // the words of path values (tar -f)
 	target     int   // 1 + the word of the directory -t names, or 0
 	// blind says why the gate cannot see what it opens or runs: it reads the names
@@ -156,6 +160,9 @@ func classify(words []string) *usage {
 		return u
 	case "find":
 		u.find()
+		return u
+	case "7z", "7za", "7zr", "7zz":
+		u.sevenZip()
 		return u
 	}
 	p := programs[prog]
@@ -362,6 +369,7 @@ func (u *usage) value(k kind, i, cut int) {
 		}
 	case kDir:
 		u.set(i, useArg, cut)
+		u.dirs = append(u.dirs, i)
 		if cut == 0 {
 			u.dir = i
 		}
@@ -420,6 +428,51 @@ func opsLast(u *usage, ops []int) {
 		if n == len(ops)-1 && n > 0 && !u.has(kTarget) {
 			u.set(i, useWrite, 0)
 		} else {
+			u.set(i, useArg, 0)
+		}
+	}
+}
+
+// removesOps: as opsLast, but given the long option remove (rsync
+// --remove-source-files) the sources are removed: every operand is written.
+func removesOps(remove string) func(u *usage, ops []int) {
+	return func(u *usage, ops []int) {
+		if containsAny(u.longs, remove) {
+			opsWrite(u, ops)
+			return
+		}
+		opsLast(u, ops)
+	}
+}
+
+// installOps: install -d makes every operand a directory; else as opsLast.
+func installOps(u *usage, ops []int) {
+	if strings.ContainsRune(u.letters, 'd') || containsAny(u.longs, "directory") {
+		opsWrite(u, ops)
+		return
+	}
+	opsLast(u, ops)
+}
+
+// gioOps: gio's first operand is its command: trash, remove, move, rename, mkdir,
+// save and set write their operands, copy its last; launch and open run the
+// program a desktop file or a file's type names; the others (list, info, cat, tree,
+// …) may take paths.
+func gioOps(u *usage, ops []int) {
+	if len(ops) == 0 {
+		return
+	}
+	rest := ops[1:]
+	switch u.words[ops[0]] {
+	case "trash", "remove", "rm", "move", "mv", "rename", "mkdir", "save", "set":
+		opsWrite(u, rest)
+	case "copy", "cp":
+		opsLast(u, rest)
+	case "launch", "open":
+		u.runsCmd = "gio " + u.words[ops[0]] + " runs a program its desktop files name"
+		fallthrough
+	default:
+		for _, i := range rest {
 			u.set(i, useArg, 0)
 		}
 	}
@@ -571,9 +624,12 @@ func grepCwd(u *usage, ops []int) bool {
 	if patternGiven(u) {
 		first = 0
 	}
-	recursive := ProgramName(u.words[0]) == "rg" || grepRecursive(u.words)
+	recursive := alwaysRecurse[ProgramName(u.words[0])] || grepRecursive(u.words)
 	return recursive && len(ops) <= first
 }
+
+// alwaysRecurse are the searchers that recurse without being asked.
+var alwaysRecurse = setOf("rg", "ag", "ack", "fd", "fdfind")
 
 // grepRecursive reports whether grep's words may make it recurse: -r, -R, any
 // prefix of --recursive or --dereference-recursive, -d/--directories with a value
@@ -907,11 +963,7 @@ func cpioOps(u *usage, ops []int) {
 	}
 	if strings.ContainsRune(u.letters, 'i') || containsAny(u.longs, "extract") {
 		u.risky = append(u.risky, "-i")
-		if u.dir > 0 {
-			u.set(u.dir, useWrite, 0)
-		} else {
-			u.writeCwd = true
-		}
+		u.writeDirs()
 	}
 }
 
@@ -961,7 +1013,7 @@ func tarOps(u *usage, ops []int) {
 		u.blind = followsLinks("tar") // tar chf: h dereferences like -h
 	}
 	create := strings.ContainsAny(mode, "cruA") || containsAny(u.longs, "create", "append",
-		"update", "catenate")
+		"update", "catenate", "concatenate", "delete")
 	for n, i := range ops {
 		if n == 0 && len(u.words) > 1 && i == 1 && !strings.HasPrefix(u.words[1], "-") {
 			continue // the mode letters
@@ -970,11 +1022,7 @@ func tarOps(u *usage, ops []int) {
 	}
 	if extract {
 		u.risky = append(u.risky, "-x")
-		if u.dir > 0 {
-			u.set(u.dir, useWrite, 0)
-		} else {
-			u.writeCwd = true
-		}
+		u.writeDirs()
 	}
 	if create && len(u.words) > 1 && !strings.HasPrefix(u.words[1], "-") &&
 		strings.Contains(u.words[1], "f") && len(ops) > 1 {
@@ -984,6 +1032,117 @@ func tarOps(u *usage, ops []int) {
 		for _, i := range u.paths {
 			u.set(i, useWrite, u.uses[i].cut)
 		}
+		if containsAny(u.longs, "remove-files") { // it removes what it adds
+			for _, i := range ops {
+				if u.uses[i].use == useArg {
+					u.set(i, useWrite, 0)
+				}
+			}
+		}
+	}
+}
+
+// writeDirs makes the directories the command works in (tar -C DIR, -CDIR,
+// --directory=DIR) written, else the one it runs in.
+func (u *usage) writeDirs() {
+	for _, i := range u.dirs {
+		u.set(i, useWrite, u.uses[i].cut)
+	}
+	if len(u.dirs) == 0 {
+		u.writeCwd = true
+	}
+}
+
+// sevenZip reads 7z's command, its switches and its operands (the command, the
+// archive, then the files or the names inside the archive). a and u write the
+// archive and read the files (every file where it runs when none is named; -sdel
+// removes them); d and rn write the archive; e and x write into -oDIR, else where it
+// runs (-so: to its output); l, t, h, i and b read. -i@LIST and -ai@LIST list the
+// files it opens; -l (p7zip) follows symlinks.
+func (u *usage) sevenZip() {
+	var ops []int
+	out, toStdout, del := 0, false, false
+	for i := 1; i < len(u.words); i++ {
+		w := u.words[i]
+		sw := strings.ToLower(w)
+		switch {
+		case w == "--":
+			for j := i + 1; j < len(u.words); j++ {
+				ops = append(ops, j)
+			}
+			i = len(u.words)
+		case len(w) < 2 || w[0] != '-':
+			ops = append(ops, i)
+		case strings.HasPrefix(sw, "-o"):
+			out = i
+		case sw == "-so":
+			toStdout = true
+		case sw == "-sdel":
+			del = true
+			u.risky = append(u.risky, w)
+		case sw == "-l":
+			u.risky = append(u.risky, w)
+			u.blind = followsLinks("7z")
+		case strings.HasPrefix(sw, "-w"):
+			u.set(i, useWrite, 2) // its working directory for the new archive
+		case strings.HasPrefix(sw, "-i") || strings.HasPrefix(sw, "-ai") ||
+			strings.HasPrefix(sw, "-x") || strings.HasPrefix(sw, "-ax"):
+			if at := strings.IndexByte(w, '@'); at >= 0 && strings.Contains(sw[:at], "i") {
+				u.set(i, useList, at+1)
+			} else if at >= 0 {
+				u.set(i, useRead, at+1)
+			} else if bang := strings.IndexByte(w, '!'); bang >= 0 {
+				u.set(i, useArg, bang+1)
+			}
+		}
+	}
+	if len(ops) == 0 {
+		return
+	}
+	cmd, args := strings.ToLower(u.words[ops[0]]), ops[1:]
+	switch cmd {
+	case "a", "u", "d", "rn":
+		u.risky = append(u.risky, u.words[ops[0]])
+		if len(args) == 0 {
+			return
+		}
+		u.set(args[0], useWrite, 0)
+		if cmd == "d" || cmd == "rn" {
+			return // names inside the archive
+		}
+		x := useArg
+		if del {
+			x = useWrite
+		}
+		for _, i := range args[1:] {
+			u.set(i, x, 0)
+		}
+		if len(args) == 1 {
+			u.readsCwd = true
+			u.writeCwd = del
+		}
+	case "e", "x":
+		u.risky = append(u.risky, u.words[ops[0]])
+		if len(args) > 0 {
+			u.set(args[0], useArg, 0)
+		}
+		switch {
+		case toStdout:
+		case out > 0:
+			u.set(out, useWrite, 2)
+		default:
+			u.writeCwd = true
+		}
+	case "l", "t", "h", "i", "b":
+		for _, i := range args {
+			u.set(i, useArg, 0)
+		}
+	default: // a command it does not know: it may write where it runs
+		u.risky = append(u.risky, u.words[ops[0]])
+		for _, i := range args {
+			u.set(i, useArg, 0)
+		}
+		u.writeCwd = true
 	}
 }
 
@@ -1105,6 +1264,28 @@ func init() {
 				"sort", "sortr", "replace", "encoding", "threads", "color", "colors"),
 			longs(kRead, "file", "ignore-file")),
 		operands: grepOps, cwd: grepCwd}, "rg")
+	// ag, ack and fd follow symlinks only when asked to.
+	add(&program{abbrev: true, short: merge(shorts("f", kFollow), shorts("Gmp", kVal)),
+		long: merge(longs(kFollow, "follow"), longs(kRun, "pager"),
+			longs(kRead, "path-to-ignore"), longs(kVal, "file-search-regex", "max-count",
+				"depth", "ignore", "ignore-dir", "workers", "color-line-number",
+				"color-match", "color-path")),
+		operands: grepOps, cwd: grepCwd}, "ag")
+	add(&program{abbrev: true, short: merge(shorts("x", kListIn), shorts("ABCm", kVal)),
+		long: merge(longs(kFollow, "follow"), longs(kRun, "pager", "output"),
+			longs(kList, "files-from"), longs(kRead, "ackrc"), longs(kVal, "type",
+				"after-context", "before-context", "context", "max-count", "match",
+				"ignore-dir", "ignore-file", "type-add", "type-set", "color-filename",
+				"color-match", "color-lineno")),
+		operands: grepOps, cwd: grepCwd}, "ack")
+	add(&program{abbrev: true, short: merge(shorts("L", kFollow), shorts("xX", kRun),
+		shorts("etEdScjo", kVal)),
+		long: merge(longs(kFollow, "follow"), longs(kRun, "exec", "exec-batch"),
+			longs(kPath, "search-path", "base-directory"), longs(kRead, "ignore-file"),
+			longs(kVal, "extension", "type", "exclude", "max-depth", "min-depth",
+				"exact-depth", "size", "color", "threads", "owner", "changed-within",
+				"changed-before", "max-results", "format", "path-separator", "batch-size")),
+		operands: grepOps, cwd: grepCwd}, "fd", "fdfind")
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("T", kWrite),
 		shorts("ktSy", kVal)),
 		long: merge(longs(kWrite, "output", "temporary-directory"),
@@ -1112,7 +1293,12 @@ func init() {
 			longs(kVal, "key", "field-separator", "buffer-size", "parallel", "batch-size",
 				"sort"))}, "sort")
 	add(&program{abbrev: true, operands: opsWrite}, "tee", "rm", "rmdir", "unlink",
-		"shred", "mkdir", "mkfifo")
+		"mkdir", "mkfifo", "trash", "trash-put", "srm")
+	// Removals and overwrites: their operands are written.
+	add(&program{abbrev: true, short: shorts("ns", kVal), long: merge(longs(kVal,
+		"iterations", "size"), longs(kRead, "random-source")), operands: opsWrite}, "shred")
+	add(&program{short: shorts("QlxSTp", kVal), operands: opsWrite}, "wipe")
+	add(&program{operands: gioOps}, "gio")
 	add(&program{abbrev: true, short: shorts("rdt", kVal), long: merge(
 		longs(kRead, "reference"), longs(kVal, "date", "time")),
 		operands: opsWrite}, "touch")
@@ -1140,8 +1326,8 @@ func init() {
 			"backup")), operands: opsWrite}, "mv") // it removes its sources
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("mogS", kVal)),
 		long: merge(longs(kTarget, "target-directory"), longs(kVal, "mode", "owner",
-			"group", "suffix", "backup", "strip-program")),
-		operands: opsLast}, "install")
+			"group", "suffix", "backup", "strip-program"), longs(kFlag, "directory")),
+		operands: installOps}, "install")
 	add(&program{abbrev: true, short: merge(shorts("i", kWriteFlag), shorts("e", kVal),
 		shorts("f", kRead), shorts("l", kVal)),
 		long: merge(longs(kWriteFlag, "in-place"), longs(kVal, "expression",
@@ -1220,7 +1406,10 @@ func init() {
 				"rsh-command", "info-script", "new-volume-script", "rmt-command"),
 			longs(kRead, "exclude-from"), longs(kList, "files-from"),
 			longs(kVal, "exclude", "transform", "xform", "owner", "group", "mode",
-				"mtime", "format", "blocking-factor", "tape-length", "strip-components")),
+				"mtime", "format", "blocking-factor", "tape-length", "strip-components"),
+			longs(kFlag, "extract", "get", "create", "append", "update", "catenate",
+				"concatenate", "delete", "list", "diff", "compare", // the modes
+				"remove-files")),
 		operands: tarOps}, "tar", "bsdtar", "gtar")
 	// diff -r follows the symlinks in the folders it compares.
 	add(&program{abbrev: true, short: shorts("r", kFollow), long: longs(kFollow, "recursive")},
@@ -1228,11 +1417,14 @@ func init() {
 	add(&program{short: merge(shorts("d", kTarget), shorts("xP", kVal)), operands: unzipOps},
 		"unzip")
 	add(&program{abbrev: true, long: merge(longs(kRun, "unzip-command"),
-		longs(kWrite, "output-file", "out"), longs(kFollow, "recurse-paths")),
+		longs(kWrite, "output-file", "out"), longs(kFollow, "recurse-paths"),
+		longs(kFlag, "move")),
 		short: merge(shorts("O", kWrite), shorts("rR", kFollow), shorts("@", kListIn)),
 		operands: func(u *usage, ops []int) {
+			// zip -m removes the files it adds.
+			moves := strings.ContainsRune(u.letters, 'm') || containsAny(u.longs, "move")
 			for n, i := range ops {
-				if n == 0 {
+				if n == 0 || moves {
 					u.set(i, useWrite, 0)
 				} else {
 					u.set(i, useArg, 0)
@@ -1257,8 +1449,9 @@ func init() {
 			longs(kRead, "read-batch", "password-file", "exclude-from",
 				"include-from", "filter"),
 			longs(kVal, "exclude", "include", "chmod", "chown", "max-size", "min-size",
-				"bwlimit", "timeout", "port", "out-format", "log-file-format")),
-		operands: opsLast}, "rsync")
+				"bwlimit", "timeout", "port", "out-format", "log-file-format"),
+			longs(kFlag, "remove-source-files")),
+		operands: removesOps("remove-source-files")}, "rsync")
 	add(&program{short: merge(shorts("SoF", kRun), shorts("i", kRead), shorts("P", kVal),
 		shorts("lcJ", kVal), shorts("r", kFollow)), operands: opsLast}, "scp")
 	add(&program{short: merge(shorts("oF", kRun), shorts("i", kRead), shorts("E", kWrite),
@@ -1410,7 +1603,214 @@ sub:
 	if len(ops) == 0 {
 		u.readsCwd = true
 	}
+	u.gitWorkTree(i)
 }
+
+// gitWorkTree records what git's subcommand at words[sub] writes in the work tree
+// (docs/design.md, "Shell commands"): the paths its pathspecs name (restore, rm,
+// checkout -- PATHS), what lies below the directory it runs in (clean), or the whole
+// work tree (checkout BRANCH, merge, pull, reset --hard, stash pop, an alias, a
+// subcommand git adds later). Only gitKeepsTree's subcommands write none of it.
+func (u *usage) gitWorkTree(sub int) {
+	name, rest := u.words[sub], u.words[sub+1:]
+	if gitKeepsTree[name] {
+		return
+	}
+	w := gitTreeWriters[name]
+	if w == nil {
+		u.writesRepo = true // an alias or a subcommand it does not know
+		return
+	}
+	v := &usage{words: u.words, uses: make([]wordUse, len(u.words)), seen: map[kind]int{}}
+	ops := v.options(&w.opts, sub+1)
+	w.writes(u, v, ops, slices.Index(rest, "--")+sub+1)
+}
+
+// gitTreeWriter is how a git subcommand writes the work tree: opts reads its options
+// (those with a value named, so that no value is taken for an operand), and writes
+// records the writes, given the reading v of its options, its operands ops and the
+// index of its "--" (sub when none).
+type gitTreeWriter struct {
+	opts   program
+	writes func(u, v *usage, ops []int, dashes int)
+}
+
+// given reports whether the options read in v give a short letter of letters or a
+// long option of names, in full or abbreviated.
+func (v *usage) given(letters string, names ...string) bool {
+	return strings.ContainsAny(v.letters, letters) || containsAny(v.longs, names...)
+}
+
+// gitWriteOps makes the operands ops written (a pathspec is a path, or a glob of
+// them); given none, what lies below the directory it runs in (or -C DIR) is.
+func (u *usage) gitWriteOps(ops []int, noneWritesCwd bool) {
+	for _, i := range ops {
+		u.set(i, useWrite, 0)
+	}
+	if len(ops) == 0 && noneWritesCwd {
+		if u.dir > 0 {
+			u.set(u.dir, useWrite, 0)
+		} else {
+			u.writeCwd = true
+		}
+	}
+}
+
+// after returns the operands of ops after the "--" at index dashes (all of them
+// when there is none, dashes being at or before the first).
+func after(ops []int, dashes int) []int {
+	for n, i := range ops {
+		if i > dashes {
+			return ops[n:]
+		}
+	}
+	return nil
+}
+
+// gitKeepsTree are the git subcommands that write nothing of the work tree: they
+// read, or write only the repository (.git: the index, refs, objects, config).
+var gitKeepsTree = setOf("status", "log", "reflog", "shortlog", "rev-list", "rev-parse",
+	"branch", "tag", "remote", "add", "commit", "config", "ls-files", "describe",
+	"name-rev", "merge-base", "symbolic-ref", "show-ref", "check-ignore",
+	"check-ref-format", "count-objects", "gc", "prune", "version", "help", "fetch", "push",
+	"show", "diff", "diff-tree", "diff-index", "diff-files", "blame", "annotate", "grep",
+	"cat-file", "ls-tree", "ls-remote", "archive", "format-patch", "whatchanged",
+	"range-diff", "merge-tree", "fast-export", "notes", "cherry", "hash-object",
+	"update-index", "update-ref", "write-tree", "commit-tree", "mktree", "mktag",
+	"for-each-ref", "verify-commit", "verify-tag", "verify-pack", "fsck", "repack",
+	"pack-objects", "pack-refs", "index-pack", "unpack-objects", "maintenance", "init",
+	"var", "stripspace", "interpret-trailers", "show-branch", "request-pull", "difftool",
+	"check-attr", "check-mailmap", "column", "get-tar-commit-id", "send-email",
+	"credential", "filter-branch", "filter-repo", "instaweb", "web--browse", "hook",
+	"for-each-repo", "daemon", "replace")
+
+// gitStashKeeps are the subcommands of git stash that leave the work tree as it is.
+var gitStashKeeps = setOf("list", "show", "drop", "clear", "create", "store")
+
+// gitTreeWriters are the git subcommands that write the work tree only as their
+// words say; any other subcommand outside gitKeepsTree writes it whole.
+var gitTreeWriters = func() map[string]*gitTreeWriter {
+	whole := func(u, _ *usage, _ []int, _ int) { u.writesRepo = true }
+	pathspecs := func(u, _ *usage, ops []int, _ int) { u.gitWriteOps(ops, false) }
+	m := map[string]*gitTreeWriter{
+		// restore PATHS; --staged alone restores the index only.
+		"restore": {opts: program{abbrev: true, short: shorts("s", kVal),
+			long: merge(longs(kVal, "source", "conflict", "pathspec-from-file"),
+				longs(kFlag, "staged", "worktree"))},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if !v.given("S", "staged") || v.given("W", "worktree") {
+					u.gitWriteOps(ops, false)
+				}
+			}},
+		// rm PATHS; --cached removes them from the index only.
+		"rm": {opts: program{abbrev: true, long: merge(longs(kVal, "pathspec-from-file"),
+			longs(kFlag, "cached"))},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if !v.given("", "cached") {
+					u.gitWriteOps(ops, false)
+				}
+			}},
+		"mv": {writes: pathspecs}, // its sources are removed, its destination written
+		// clean removes the untracked files its pathspecs name, else every one below
+		// the directory it runs in; -n only lists them.
+		"clean": {opts: program{abbrev: true, short: shorts("e", kVal),
+			long: merge(longs(kVal, "exclude"), longs(kFlag, "dry-run"))},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if !v.given("n", "dry-run") {
+					u.gitWriteOps(ops, true)
+				}
+			}},
+		// checkout REV -- PATHS writes PATHS; checkout BRANCH (or a word that may be a
+		// branch or a path, a start point after -b NAME, -f alone) the whole tree.
+		"checkout": {opts: program{abbrev: true, short: shorts("bB", kVal),
+			long: merge(longs(kVal, "orphan", "conflict", "pathspec-from-file"),
+				longs(kFlag, "force"))},
+			writes: func(u, v *usage, ops []int, dashes int) {
+				// Without "--", a word that may be a path is in the tree it writes.
+				paths := after(ops, dashes)
+				if u.words[dashes] == "--" && len(paths) > 0 {
+					u.gitWriteOps(paths, false)
+				} else if len(ops) > 0 || v.given("f", "force") {
+					u.writesRepo = true
+				}
+			}},
+		// switch BRANCH, -c NAME START, --orphan: the whole tree; -c NAME alone keeps it.
+		"switch": {opts: program{abbrev: true, short: shorts("cC", kVal),
+			long: merge(longs(kVal, "create", "force-create", "conflict"),
+				longs(kFlag, "orphan"))},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if len(ops) > 0 || v.given("", "orphan") {
+					u.writesRepo = true
+				}
+			}},
+		// reset --hard, --merge, --keep rewrite the tree; the others, the index.
+		"reset": {opts: program{abbrev: true, long: merge(longs(kVal, "pathspec-from-file"),
+			longs(kFlag, "hard", "merge", "keep", "mixed", "soft"))},
+			writes: func(u, v *usage, _ []int, _ int) {
+				if containsAny(v.longs, "hard", "merge", "keep") {
+					u.writesRepo = true
+				}
+			}},
+		// stash (push, save, pop, apply, branch) reverts or applies changes anywhere.
+		"stash": {opts: program{abbrev: true, short: shorts("m", kVal),
+			long: longs(kVal, "message", "pathspec-from-file")},
+			writes: func(u, _ *usage, ops []int, _ int) {
+				if len(ops) == 0 || !gitStashKeeps[u.words[ops[0]]] {
+					u.writesRepo = true
+				}
+			}},
+		"submodule": {writes: func(u, _ *usage, ops []int, _ int) {
+			if len(ops) > 0 && setOf("update", "deinit", "absorbgitdirs",
+				"foreach")[u.words[ops[0]]] {
+				u.writesRepo = true // the submodules' work trees
+			}
+		}},
+		// worktree add PATH, move A B, remove PATH write those paths.
+		"worktree": {opts: program{abbrev: true, short: shorts("bB", kVal),
+			long: longs(kVal, "reason", "expire")},
+			writes: func(u, _ *usage, ops []int, _ int) {
+				if len(ops) > 0 && setOf("add", "move", "remove")[u.words[ops[0]]] {
+					u.gitWriteOps(ops[1:], false)
+				}
+			}},
+		// clone URL DIR writes DIR, else a directory named after URL where it runs.
+		"clone": {opts: program{abbrev: true, short: shorts("bojcu", kVal),
+			long: longs(kVal, "branch", "origin", "depth", "reference", "reference-if-able",
+				"template", "separate-git-dir", "config", "jobs", "filter", "upload-pack",
+				"server-option", "shallow-since", "shallow-exclude", "bundle-uri",
+				"ref-format")},
+			writes: func(u, _ *usage, ops []int, _ int) {
+				if len(ops) >= 2 {
+					u.gitWriteOps(ops[1:], false)
+				} else {
+					u.gitWriteOps(nil, true)
+				}
+			}},
+		// bundle create FILE writes FILE.
+		"bundle": {opts: program{abbrev: true, long: longs(kVal, "version")},
+			writes: func(u, _ *usage, ops []int, _ int) {
+				if len(ops) >= 2 && u.words[ops[0]] == "create" {
+					u.gitWriteOps(ops[1:2], false)
+				}
+			}},
+		// merge-file CURRENT BASE OTHER writes CURRENT, unless -p prints the result.
+		"merge-file": {opts: program{abbrev: true, short: shorts("L", kVal),
+			long: longs(kFlag, "stdout")},
+			writes: func(u, v *usage, ops []int, _ int) {
+				if len(ops) > 0 && !v.given("p", "stdout") {
+					u.gitWriteOps(ops[:1], false)
+				}
+			}},
+	}
+	// apply and am write what their patches name (blind already); merge, rebase,
+	// pull, cherry-pick, revert, bisect, sparse-checkout, read-tree, checkout-index
+	// and rerere rewrite files anywhere in the tree.
+	for _, s := range []string{"apply", "am", "merge", "rebase", "pull", "cherry-pick",
+		"revert", "bisect", "sparse-checkout", "read-tree", "checkout-index", "rerere"} {
+		m[s] = &gitTreeWriter{writes: whole}
+	}
+	return m
+}()
 
 // gitCloneConfig reports whether the words of git clone set a configuration of the
 // new repository (-c, --config, abbreviated or in a cluster), which may name a

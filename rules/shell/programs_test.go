@@ -93,6 +93,21 @@ func TestRisky(t *testing.T) {
 		{"scp -r d h:", []string{"-r"}},
 		{"zip -r a.zip d", []string{"-r"}},
 		{"chmod -RL 600 d", []string{"-RL"}},
+		{"ag -f x", []string{"-f"}},
+		{"ag --follow x", []string{"--follow"}},
+		{"ag -i x", nil},
+		{"ack --follow x", []string{"--follow"}},
+		{"ack --pager=less x", []string{"--pager=less"}},
+		{"fd -L x", []string{"-L"}},
+		{"fd -x rm", []string{"-x"}},
+		{"fd -e go x", nil},
+		// Archivers by their command: what writes an archive or unpacks one.
+		{"7z l a.7z", nil},
+		{"7z x a.7z", []string{"x"}},
+		{"7z a -sdel a.7z d", []string{"-sdel", "a"}},
+		{"7z a -l a.7z d", []string{"-l", "a"}},
+		{"tar --extract -f a.tar", []string{"-x"}},
+		{"tar --list -f a.tar", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {

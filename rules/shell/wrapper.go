@@ -734,6 +734,7 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 	}
 	c.configs = configPrograms[ProgramName(u.words[0])]
 	c.repo = u.repo
+	c.worktree = u.writesRepo
 	c.writes = u.writesPkgs
 	if c.runs = u.runsPkgs; c.runs {
 		c.configs = goRunConfigs
