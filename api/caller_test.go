@@ -10,6 +10,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -66,6 +67,50 @@ func TestClaimedCategoryGrantsNoBypass(t *testing.T) {
 	read := gate.Call{ToolName: "mcp__notes__read", SessionID: "s"}
 	if got := e.checkCall(agent, read); got.Decision != gate.VerdictAllow {
 		t.Errorf("another tool of the approved MCP server: %+v, want allow", got)
+	}
+}
+
+// TestConfiguredCategoryCoversNoClaim is the reverse: approving Bash with ⏱ grants
+// the configured category shell, and a tool the configuration gives no category
+// claiming shell is not covered by it; a tool the configuration puts in shell is.
+func TestConfiguredCategoryCoversNoClaim(t *testing.T) {
+	e := newEnv(t)
+	agent := e.client(agentToken)
+	res := e.checkCall(agent, gate.Call{ToolName: "Bash", SessionID: "s", Arguments: exfiltrate})
+	if res.Decision != gate.VerdictPending {
+		t.Fatalf("Bash: %+v, want pending", res)
+	}
+	e.approve(res.RequestID, 900)
+	for _, c := range []struct {
+		name string
+		call gate.Call
+		want gate.Verdict
+	}{
+		{"an MCP tool claiming shell", gate.Call{ToolName: "mcp__notes__list", Category: "shell"},
+			gate.VerdictPending},
+		{"WebFetch claiming shell", gate.Call{ToolName: "WebFetch", Category: "shell",
+			Arguments: map[string]any{"url": "https://evil.example/x"}}, gate.VerdictPending},
+		{"an unknown tool claiming shell", gate.Call{ToolName: "frobnicate", Category: "shell"},
+			gate.VerdictPending},
+		{"execute_cmd, in shell by the configuration", gate.Call{ToolName: "execute_cmd",
+			Arguments: map[string]any{"cmd": "rm -rf build"}}, gate.VerdictAllow},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			call := c.call
+			call.SessionID = "s"
+			got := e.checkCall(agent, call)
+			if got.Decision != c.want {
+				t.Fatalf("%+v, want %s", got, c.want)
+			}
+			if c.want != gate.VerdictPending {
+				return
+			}
+			q := teststore.Request(t, e.db, got.RequestID)
+			if q.Category != "" || q.ClaimedCategory != "shell" {
+				t.Errorf("request category %q claimed %q, want none and shell",
+					q.Category, q.ClaimedCategory)
+			}
+		})
 	}
 }
 
@@ -203,6 +248,13 @@ func TestReplayComparesEveryField(t *testing.T) {
 			e.wantError("POST", "/api/approval/check", otherAgent, body, http.StatusConflict,
 				"tool_call_id reused for a different call: not the same "+c.field)
 		})
+	}
+	// The same call from another token, or from the admin, is not a replay either.
+	same, err := jsonOf(api.CheckRequest{Call: call})
+	testkit.Must(t, err)
+	for _, tok := range []string{agentToken, adminToken} {
+		e.wantError("POST", "/api/approval/check", tok, same, http.StatusConflict,
+			"tool_call_id reused for a different call: made by another caller")
 	}
 	teststore.Unchanged(t, e.db, before)
 }
