@@ -392,6 +392,21 @@ func TestProcSelfNotResolved(t *testing.T) {
 		"/proc/self/cwd", gate.VerdictPending)
 }
 
+// TestProcSelfUnderAnyKey: a /proc/self or /dev/fd path under a key that is no path
+// key is for a human too, under allow mcp__* and a bypass of all: the tool opens it as
+// itself. A /proc file of no process is only a path.
+func TestProcSelfUnderAnyKey(t *testing.T) {
+	e := newEnv(t)
+	e.allowMCP()
+	for _, v := range []any{"/proc/self/cwd/secrets/key", "cat /proc/self/cwd/secrets/key",
+		"/proc/self/root" + e.root + "/secrets/key", []any{"/dev/fd/3"},
+		fmt.Sprintf("/proc/%d/cwd", os.Getpid())} {
+		e.wantDecision("mcp__notes__get", map[string]any{"q": v}, "", gate.VerdictPending)
+	}
+	e.wantDecision("mcp__notes__get", map[string]any{"q": "see /proc/cpuinfo"},
+		"", gate.VerdictAllow)
+}
+
 // TestCheckProjectSecrets checks through the API that a project's denied places are
 // denied in every profile: the admin's call routed by cwd, and an agent token whose
 // profile is fixed to default.
