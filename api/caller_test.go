@@ -197,6 +197,39 @@ func TestBypassBoundToCaller(t *testing.T) {
 	}
 }
 
+// TestBypassBoundToProfileAndAgent: the same caller reusing the session id in another
+// profile, or with another agent id, is not covered by the bypass its approved call
+// got.
+func TestBypassBoundToProfileAndAgent(t *testing.T) {
+	e := newEnv(t)
+	call := gate.Call{ToolName: "Bash", SessionID: "s", Profile: "agents", AgentID: "rev",
+		Arguments: exfiltrate}
+	res := e.checkCall(e.admin, call)
+	if res.Decision != gate.VerdictPending {
+		t.Fatalf("the first call: %+v, want pending", res)
+	}
+	e.approve(res.RequestID, 0)
+	for _, c := range []struct {
+		name           string
+		profile, agent string
+		want           gate.Verdict
+	}{
+		{"the same profile and agent", "agents", "rev", gate.VerdictAllow},
+		{"another profile", "default", "rev", gate.VerdictPending},
+		{"no profile named", "", "rev", gate.VerdictPending},
+		{"another agent id", "agents", "zz", gate.VerdictPending},
+		{"no agent id", "agents", "", gate.VerdictPending},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			again := call
+			again.Profile, again.AgentID = c.profile, c.agent
+			if got := e.checkCall(e.admin, again); got.Decision != c.want {
+				t.Errorf("%+v, want %s", got, c.want)
+			}
+		})
+	}
+}
+
 // TestCronSessionRefusedToAgents: an agent token may not use a scheduled run's session
 // id; nothing is stored. The admin may.
 func TestCronSessionRefusedToAgents(t *testing.T) {
