@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -117,27 +118,48 @@ func TestNewRefusesBadTokens(t *testing.T) {
 	}
 }
 
-// TestTokensComparedExactly: no trimming or prefix match lets a near miss of a token
-// in; the token itself, as net/http delivers the header, is accepted.
+// TestTokensComparedExactly: no trimming, case folding or prefix match lets a near miss
+// of the admin token or of an agent token in, on a read or on a check: 401 naming an
+// unknown token, and the store unchanged. The token itself, as net/http delivers the
+// header (its surrounding white space already gone), is accepted.
 func TestTokensComparedExactly(t *testing.T) {
 	e := newEnv(t)
-	for _, h := range []string{"Bearer  " + adminToken, "Bearer " + adminToken + "x",
-		"Bearer " + adminToken[:17], "Bearer\t" + adminToken, "Basic " + adminToken, "Bearer",
-		"Bearer ", adminToken, "Bearer " + adminToken + "\u00a0"} {
-		req, err := http.NewRequest("GET", e.url+"/api/inbox", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", h)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("Authorization %q: %d, want 401", h, resp.StatusCode)
-		}
+	before := teststore.Snapshot(t, e.db)
+	var headers []string
+	for _, tok := range []string{adminToken, agentToken} {
+		headers = append(headers, "Bearer  "+tok, "Bearer "+tok+"x", "Bearer "+tok[:17],
+			"Bearer\t"+tok, "Basic "+tok, tok, "Bearer "+tok+"\u00a0", "Bearer \u00a0"+tok,
+			"Bearer "+strings.ToUpper(tok), "Bearer "+tok+tok)
 	}
+	headers = append(headers, "Bearer", "Bearer ")
+	check := `{"tool_name":"Bash","session_id":"s","arguments":{"command":"rm -rf /"}}`
+	for _, h := range headers {
+		t.Run(h, func(t *testing.T) {
+			for _, c := range []struct{ method, path, body string }{
+				{"GET", "/api/inbox", ""}, {"POST", "/api/approval/check", check},
+			} {
+				var body io.Reader
+				if c.body != "" {
+					body = strings.NewReader(c.body)
+				}
+				req, err := http.NewRequest(c.method, e.url+c.path, body)
+				testkit.Must(t, err)
+				req.Header.Set("Authorization", h)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				testkit.Must(t, err)
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				testkit.Must(t, err)
+				if resp.StatusCode != http.StatusUnauthorized ||
+					!strings.Contains(string(b), "unauthorized") {
+					t.Errorf("%s %s: %d %s, want 401 unauthorized", c.method, c.path,
+						resp.StatusCode, b)
+				}
+			}
+		})
+	}
+	teststore.Unchanged(t, e.db, before)
 	if _, err := e.client(adminToken).Inbox(context.Background()); err != nil {
 		t.Fatalf("the admin token: %v", err)
 	}

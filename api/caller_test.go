@@ -10,6 +10,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
+	"github.com/skald-circle/skald-bot/internal/testkit"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/store"
 )
@@ -66,6 +67,50 @@ func TestClaimedCategoryGrantsNoBypass(t *testing.T) {
 	read := gate.Call{ToolName: "mcp__notes__read", SessionID: "s"}
 	if got := e.checkCall(agent, read); got.Decision != gate.VerdictAllow {
 		t.Errorf("another tool of the approved MCP server: %+v, want allow", got)
+	}
+}
+
+// TestConfiguredCategoryCoversNoClaim is the reverse: approving Bash with ⏱ grants
+// the configured category shell, and a tool the configuration gives no category
+// claiming shell is not covered by it; a tool the configuration puts in shell is.
+func TestConfiguredCategoryCoversNoClaim(t *testing.T) {
+	e := newEnv(t)
+	agent := e.client(agentToken)
+	res := e.checkCall(agent, gate.Call{ToolName: "Bash", SessionID: "s", Arguments: exfiltrate})
+	if res.Decision != gate.VerdictPending {
+		t.Fatalf("Bash: %+v, want pending", res)
+	}
+	e.approve(res.RequestID, 900)
+	for _, c := range []struct {
+		name string
+		call gate.Call
+		want gate.Verdict
+	}{
+		{"an MCP tool claiming shell", gate.Call{ToolName: "mcp__notes__list", Category: "shell"},
+			gate.VerdictPending},
+		{"WebFetch claiming shell", gate.Call{ToolName: "WebFetch", Category: "shell",
+			Arguments: map[string]any{"url": "https://evil.example/x"}}, gate.VerdictPending},
+		{"an unknown tool claiming shell", gate.Call{ToolName: "frobnicate", Category: "shell"},
+			gate.VerdictPending},
+		{"execute_cmd, in shell by the configuration", gate.Call{ToolName: "execute_cmd",
+			Arguments: map[string]any{"cmd": "rm -rf build"}}, gate.VerdictAllow},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			call := c.call
+			call.SessionID = "s"
+			got := e.checkCall(agent, call)
+			if got.Decision != c.want {
+				t.Fatalf("%+v, want %s", got, c.want)
+			}
+			if c.want != gate.VerdictPending {
+				return
+			}
+			q := teststore.Request(t, e.db, got.RequestID)
+			if q.Category != "" || q.ClaimedCategory != "shell" {
+				t.Errorf("request category %q claimed %q, want none and shell",
+					q.Category, q.ClaimedCategory)
+			}
+		})
 	}
 }
 
@@ -152,6 +197,39 @@ func TestBypassBoundToCaller(t *testing.T) {
 	}
 }
 
+// TestBypassBoundToProfileAndAgent: the same caller reusing the session id in another
+// profile, or with another agent id, is not covered by the bypass its approved call
+// got.
+func TestBypassBoundToProfileAndAgent(t *testing.T) {
+	e := newEnv(t)
+	call := gate.Call{ToolName: "Bash", SessionID: "s", Profile: "agents", AgentID: "rev",
+		Arguments: exfiltrate}
+	res := e.checkCall(e.admin, call)
+	if res.Decision != gate.VerdictPending {
+		t.Fatalf("the first call: %+v, want pending", res)
+	}
+	e.approve(res.RequestID, 0)
+	for _, c := range []struct {
+		name           string
+		profile, agent string
+		want           gate.Verdict
+	}{
+		{"the same profile and agent", "agents", "rev", gate.VerdictAllow},
+		{"another profile", "default", "rev", gate.VerdictPending},
+		{"no profile named", "", "rev", gate.VerdictPending},
+		{"another agent id", "agents", "zz", gate.VerdictPending},
+		{"no agent id", "agents", "", gate.VerdictPending},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			again := call
+			again.Profile, again.AgentID = c.profile, c.agent
+			if got := e.checkCall(e.admin, again); got.Decision != c.want {
+				t.Errorf("%+v, want %s", got, c.want)
+			}
+		})
+	}
+}
+
 // TestCronSessionRefusedToAgents: an agent token may not use a scheduled run's session
 // id; nothing is stored. The admin may.
 func TestCronSessionRefusedToAgents(t *testing.T) {
@@ -203,6 +281,13 @@ func TestReplayComparesEveryField(t *testing.T) {
 			e.wantError("POST", "/api/approval/check", otherAgent, body, http.StatusConflict,
 				"tool_call_id reused for a different call: not the same "+c.field)
 		})
+	}
+	// The same call from another token, or from the admin, is not a replay either.
+	same, err := jsonOf(api.CheckRequest{Call: call})
+	testkit.Must(t, err)
+	for _, tok := range []string{agentToken, adminToken} {
+		e.wantError("POST", "/api/approval/check", tok, same, http.StatusConflict,
+			"tool_call_id reused for a different call: made by another caller")
 	}
 	teststore.Unchanged(t, e.db, before)
 }

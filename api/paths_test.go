@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
@@ -85,6 +86,57 @@ func TestEveryPathArgument(t *testing.T) {
 	}
 	e.wantDecision("mcp__notes__run", map[string]any{"p": "notes about keys"},
 		"", gate.VerdictAllow)
+}
+
+// TestProtectedEveryArgument: the data directory and the config file, inside the
+// workspace as in config.example.yaml, are denied under any path argument of the MCP
+// filesystem server's tools and under any key of another tool's, under a plausible
+// allow mcp__*, allow Grep and a bypass of all; Grep's glob reaching out of its path is
+// denied like Glob's pattern, and one that stays in it is not.
+func TestProtectedEveryArgument(t *testing.T) {
+	var data, conf string
+	e := newEnvGate(t, func(o *gate.Options) {
+		data = filepath.Join(o.Rules.WorkspaceRoot, "skald-data")
+		conf = filepath.Join(o.Rules.WorkspaceRoot, "skald.yaml")
+		o.Rules.Protected = []string{data, conf}
+	})
+	testkit.Must(t, os.MkdirAll(data, 0o700))
+	testkit.Files(t, e.root, "skald-data/skald.db", "skald.yaml", "docs/a.md")
+	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Grep",
+		Action: rules.Allow, Priority: 100})
+	e.allowMCP()
+	db := filepath.Join(data, "skald.db")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want gate.Verdict
+	}{
+		{"mcp__filesystem__read_multiple_files", map[string]any{"paths": []any{db, conf}},
+			gate.VerdictDeny},
+		{"mcp__filesystem__read_multiple_files", map[string]any{"paths": db}, gate.VerdictDeny},
+		{"mcp__filesystem__read_multiple_files",
+			map[string]any{"paths": []any{"docs/a.md", "skald-data/admin.token"}},
+			gate.VerdictDeny},
+		{"mcp__filesystem__move_file", map[string]any{"source": "docs/a.md",
+			"destination": "skald.yaml"}, gate.VerdictDeny},
+		{"mcp__filesystem__move_file", map[string]any{"source": "docs/a.md",
+			"destination": "docs/b.md"}, gate.VerdictAllow},
+		{"mcp__notes__put", map[string]any{"a": map[string]any{"b": []any{db}}},
+			gate.VerdictDeny},
+		{"Grep", map[string]any{"pattern": "x", "path": "docs", "glob": "../secrets/*"},
+			gate.VerdictDeny},
+		{"Grep", map[string]any{"pattern": "x", "path": "docs", "glob": "../skald-data/*"},
+			gate.VerdictDeny},
+		{"Grep", map[string]any{"pattern": "x", "path": "docs", "glob": "*.md"},
+			gate.VerdictAllow},
+	} {
+		t.Run(fmt.Sprint(c.tool, " ", c.args), func(t *testing.T) {
+			parent := e.t
+			e.t = t // wantDecision reports to the case
+			defer func() { e.t = parent }()
+			e.wantDecision(c.tool, c.args, "", c.want)
+		})
+	}
 }
 
 // allowMCP adds the plausible allow mcp__* and a bypass of all for session "s".
@@ -265,6 +317,55 @@ func TestUnresolvableNotBypassed(t *testing.T) {
 		"", gate.VerdictDeny)
 }
 
+// TestUnresolvableAfterApprovedEdit is the path the attack took: ⏱ 15 min approved
+// on an Edit lets the category's calls through, but not a Read of a path the service
+// cannot resolve — whatever its value's type — while one naming secrets/ in an array
+// is denied.
+func TestUnresolvableAfterApprovedEdit(t *testing.T) {
+	e := newEnv(t)
+	testkit.Must(t, os.Symlink("loop2", filepath.Join(e.root, "loop1")))
+	testkit.Must(t, os.Symlink("loop1", filepath.Join(e.root, "loop2")))
+	agent := e.client(agentToken)
+	res := e.checkCall(agent, gate.Call{ToolName: "Edit", SessionID: "s",
+		Arguments: map[string]any{"file_path": "docs/a"}})
+	if res.Decision != gate.VerdictPending {
+		t.Fatalf("Edit: %+v, want pending", res)
+	}
+	e.approve(res.RequestID, 900)
+	e.wantDecision("Edit", map[string]any{"file_path": "docs/b"}, "", gate.VerdictAllow)
+	for _, c := range []struct {
+		name string
+		args map[string]any
+		cwd  string
+		want gate.Verdict
+	}{
+		{"a loop", map[string]any{"file_path": "loop1/x"}, "", gate.VerdictPending},
+		{"a NUL", map[string]any{"file_path": "secrets\x00/key"}, "", gate.VerdictPending},
+		{"an object", map[string]any{"file_path": map[string]any{"p": "secrets/key"}}, "",
+			gate.VerdictPending},
+		{"a number", map[string]any{"file_path": 5}, "", gate.VerdictPending},
+		{"a boolean", map[string]any{"file_path": true}, "", gate.VerdictPending},
+		{"null", map[string]any{"file_path": nil}, "", gate.VerdictPending},
+		{"an array holding a number", map[string]any{"file_path": []any{"docs/a", 1}}, "",
+			gate.VerdictPending},
+		{"a NUL in the cwd", map[string]any{"file_path": "key"}, "secrets\x00",
+			gate.VerdictPending},
+		{"a loop as the cwd", map[string]any{"file_path": "x"}, "loop1", gate.VerdictPending},
+		{"a name the service cannot inspect (too long)",
+			map[string]any{"file_path": strings.Repeat("n", 300) + "/x"}, "",
+			gate.VerdictPending},
+		{"an array naming secrets/", map[string]any{"file_path": []any{"secrets/key"}}, "",
+			gate.VerdictDeny},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			parent := e.t
+			e.t = t // wantDecision reports to the case
+			defer func() { e.t = parent }()
+			e.wantDecision("Read", c.args, c.cwd, c.want)
+		})
+	}
+}
+
 // TestProcSelfNotResolved: /proc/self/cwd and /dev/fd name the agent's own process, not
 // the service's: under allow @fs_read for the agent, and a bypass, a human decides.
 func TestProcSelfNotResolved(t *testing.T) {
@@ -280,11 +381,30 @@ func TestProcSelfNotResolved(t *testing.T) {
 	e.wantDecision("Read", map[string]any{"file_path": "/etc/hostname"},
 		"", gate.VerdictAllow) // the rule works
 	for _, p := range []string{"/proc/self/cwd/secrets/key", "/proc/thread-self/cwd/secrets/key",
-		"/proc/1/cwd/secrets/key", "/dev/fd/3", "/dev/stdin", "me/secrets/key"} {
+		"/proc/1/cwd/secrets/key", "/dev/fd/3", "/dev/stdin", "me/secrets/key",
+		"/proc//self/cwd/secrets/key", "/proc/./self/cwd/secrets/key",
+		"/proc/self/../self/cwd/secrets/key", "/proc/self/root" + e.root + "/secrets/key",
+		fmt.Sprintf("/proc/%d/cwd/secrets/key", os.Getpid()), "/proc/self/fd/3",
+		"/dev/./fd/0", "//proc/self/cwd/secrets/key"} {
 		e.wantDecision("Read", map[string]any{"file_path": p}, "", gate.VerdictPending)
 	}
 	e.wantDecision("Read", map[string]any{"file_path": "secrets/key"},
 		"/proc/self/cwd", gate.VerdictPending)
+}
+
+// TestProcSelfUnderAnyKey: a /proc/self or /dev/fd path under a key that is no path
+// key is for a human too, under allow mcp__* and a bypass of all: the tool opens it as
+// itself. A /proc file of no process is only a path.
+func TestProcSelfUnderAnyKey(t *testing.T) {
+	e := newEnv(t)
+	e.allowMCP()
+	for _, v := range []any{"/proc/self/cwd/secrets/key", "cat /proc/self/cwd/secrets/key",
+		"/proc/self/root" + e.root + "/secrets/key", []any{"/dev/fd/3"},
+		fmt.Sprintf("/proc/%d/cwd", os.Getpid())} {
+		e.wantDecision("mcp__notes__get", map[string]any{"q": v}, "", gate.VerdictPending)
+	}
+	e.wantDecision("mcp__notes__get", map[string]any{"q": "see /proc/cpuinfo"},
+		"", gate.VerdictAllow)
 }
 
 // TestCheckProjectSecrets checks through the API that a project's denied places are

@@ -212,6 +212,9 @@ func (e *Engine) drive(ctx context.Context, j *job, steps []Step, id uint64, ses
 			}
 		}
 		if !e.runStep(ctx, j, steps[i], id, i, decision, reqID) {
+			// Ended, or stopped on a store error that left it unfinished: either way no
+			// later step comes, so its bypasses end too.
+			e.gate.EndSession(session)
 			return
 		}
 	}
@@ -447,9 +450,9 @@ func (e *Engine) finish(name string, id uint64, status store.RunStatus, msg stri
 }
 
 // finishLocked ends run id in final status with error message msg ("" for success),
-// after applying edit (may be nil), ends the bypasses granted in its session,
-// publishes run_finished, and starts the job's queued run when it was the job's last
-// unfinished one. e.mu must be held.
+// after applying edit (may be nil), ends the bypasses granted in its session — also
+// when the end cannot be stored —, publishes run_finished, and starts the job's queued
+// run when it was the job's last unfinished one. e.mu must be held.
 func (e *Engine) finishLocked(name string, id uint64, status store.RunStatus, msg string,
 	edit func(*store.Run)) {
 	r, err := e.updateLocked(id, func(r *store.Run) {
@@ -459,6 +462,9 @@ func (e *Engine) finishLocked(name string, id uint64, status store.RunStatus, ms
 		r.Status, r.Error, r.FinishedAt = status, msg, e.now()
 	})
 	if err != nil {
+		if old, rerr := e.store.Run(id); rerr == nil {
+			e.gate.EndSession(old.SessionID)
+		}
 		e.log.Error("storing a finished run",
 			"job", name, "run_id", id, "status", status, "err", err)
 		return

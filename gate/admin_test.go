@@ -3,11 +3,14 @@ package gate_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 )
@@ -86,6 +89,64 @@ func TestCreateRuleResolvesPathPattern(t *testing.T) {
 	if out.Decision != gate.VerdictDeny {
 		t.Errorf("read_file memory/x: %s", out.Decision)
 	}
+}
+
+// TestPathPatternFollowsAcrossRestart: a deny created while priv is a link to .priv-1
+// is stored as written and follows the name, not where it resolved then: after a swap,
+// a restart and another swap, priv/p and the directory it now names are denied, and the
+// old target, created again, is not.
+func TestPathPatternFollowsAcrossRestart(t *testing.T) {
+	e := newEnv(t)
+	link := filepath.Join(e.root, "priv")
+	swap := func(from, to string) {
+		t.Helper()
+		if from == "" {
+			testkit.Must(t, os.MkdirAll(filepath.Join(e.root, to), 0o755))
+		} else {
+			testkit.Must(t, os.Remove(link))
+			testkit.Must(t, os.Rename(filepath.Join(e.root, from), filepath.Join(e.root, to)))
+		}
+		testkit.Must(t, os.Symlink(to, link))
+	}
+	swap("", ".priv-1")
+	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_any",
+		PathPattern: "priv/*", Action: rules.Deny, Priority: 1}, admin)
+	testkit.Must(t, err)
+	if r.PathPattern != "priv/*" || r.ResolvedPathPattern != ".priv-1/*" {
+		t.Fatalf("stored patterns %q → %q", r.PathPattern, r.ResolvedPathPattern)
+	}
+	want := func(step, path string, denied bool) {
+		t.Helper()
+		out := e.check(gate.Call{ToolName: "read_file", SessionID: "s",
+			Arguments: map[string]any{"path": path}})
+		if got := out.Decision == gate.VerdictDeny && out.RuleID == r.ID; got != denied {
+			t.Errorf("%s: read_file %s = %+v, want denied by rule %d: %v",
+				step, path, out, r.ID, denied)
+		}
+	}
+	want("linked", "priv/p", true)
+	swap(".priv-1", ".priv-2")
+	want("swapped", "priv/p", true)
+	want("swapped", ".priv-2/p", true)
+
+	testkit.Must(t, e.db.Close())
+	e.open()
+	e.opt.Store = e.db
+	e.m = testgate.New(t, e.opt)
+	e.run()
+	stored, err := e.m.Rule(r.ID)
+	testkit.Must(t, err)
+	if stored.PathPattern != "priv/*" {
+		t.Errorf("after the restart the rule's pattern is %q", stored.PathPattern)
+	}
+	want("restarted", "priv/p", true)
+	want("restarted", ".priv-2/p", true)
+	swap(".priv-2", ".priv-3")
+	want("swapped again", "priv/p", true)
+	want("swapped again", ".priv-3/p", true)
+	testkit.Must(t, os.MkdirAll(filepath.Join(e.root, ".priv-1"), 0o755))
+	want("swapped again", ".priv-1/p", false)
+	want("swapped again", ".priv-2/p", false)
 }
 
 func TestInvalidRulesChangeNothing(t *testing.T) {

@@ -167,10 +167,14 @@ func commandsOf(sd *rules.ScriptDecision) []store.CommandDecision {
 // requestReason is what a new request records of why a human must decide
 // (store.Request.Reason): d's reason, unless a rule's require or the default require
 // decided — of the call, or of a shell script's command — which the request's RuleID
-// and Commands already tell.
+// and Commands already tell; over a path that cannot be resolved, which they do not
+// tell, it is rules.ReasonBadPath.
 func requestReason(d rules.Decision) string {
-	if d.Reason == rules.ReasonRule || d.Reason == rules.ReasonNoRule ||
-		d.Script != nil && d.Reason == d.Script.Reason {
+	rule := d.Reason == rules.ReasonRule || d.Reason == rules.ReasonNoRule
+	switch {
+	case rule && d.Script == nil && d.Locked() && d.PathState == rules.PathInvalid:
+		return rules.ReasonBadPath
+	case rule || d.Script != nil && d.Reason == d.Script.Reason:
 		return ""
 	}
 	return d.Reason

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/testgate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
@@ -256,7 +257,7 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 	e := newEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "ci", SecurityGroup: "ci"}}
 	})
-	e.run()
+	stop := e.run()
 	call := gate.Call{ToolName: "Write", SessionID: "s", ToolCallID: "w1", Cwd: e.root + "/docs",
 		Arguments: map[string]any{"file_path": "notes.txt", "content": "x"},
 		Caller:    "agent-aaaaaaaaaaaa",
@@ -276,7 +277,7 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 		t.Fatalf("the same call again: %+v, want approved", out)
 	}
 	before := teststore.Snapshot(t, e.db)
-	for _, c := range []struct {
+	cases := []struct {
 		name, says string
 		change     func(*gate.Call)
 	}{
@@ -293,25 +294,40 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 			func(c *gate.Call) { c.Caller = "agent-bbbbbbbbbbbb" }},
 		{"the admin", "made by another caller", func(c *gate.Call) { c.Caller = "" }},
 		{"local", "made by another caller", func(c *gate.Call) { c.Caller = store.CallerLocal }},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			again := call
-			c.change(&again)
-			out, err := e.m.Check(context.Background(), again)
-			testkit.WantErr(t, err, gate.ErrToolCallReused,
-				"tool_call_id reused for a different call: "+c.says)
-			if out.Decision != "" || out.Request != nil {
-				t.Errorf("%s: %+v came with the error", c.name, out)
-			}
-			if strings.Contains(c.says, "caller") &&
-				strings.Contains(err.Error(), "request "+strconv.FormatUint(r.ID, 10)) {
-				t.Errorf("%s: the error names the request: %v", c.name, err)
-			}
-		})
 	}
-	teststore.Unchanged(t, e.db, before)
+	try := func(when string) {
+		for _, c := range cases {
+			t.Run(when+": "+c.name, func(t *testing.T) {
+				again := call
+				c.change(&again)
+				out, err := e.m.Check(context.Background(), again)
+				testkit.WantErr(t, err, gate.ErrToolCallReused,
+					"tool_call_id reused for a different call: "+c.says)
+				if out.Decision != "" || out.Request != nil {
+					t.Errorf("%s: %+v came with the error", c.name, out)
+				}
+				if strings.Contains(c.says, "caller") &&
+					strings.Contains(err.Error(), "request "+strconv.FormatUint(r.ID, 10)) {
+					t.Errorf("%s: the error names the request: %v", c.name, err)
+				}
+			})
+		}
+		teststore.Unchanged(t, e.db, before)
+	}
+	try("running")
 	if n := e.notes.shows(); n != 1 {
 		t.Errorf("shown %d times, want once", n)
+	}
+	// What the request holds of the call is compared after a restart too.
+	stop()
+	testkit.Must(t, e.db.Close())
+	e.open()
+	e.opt.Store = e.db
+	e.m = testgate.New(t, e.opt)
+	e.run()
+	try("restarted")
+	if out := e.check(call); out.Decision != gate.VerdictApproved || out.Request.ID != r.ID {
+		t.Errorf("the same call after the restart: %+v, want approved", out)
 	}
 }
 
@@ -721,6 +737,9 @@ func TestRequestRecordsWhy(t *testing.T) {
 			rules.ReasonContains + ": secrets"},
 		{"a path that cannot be normalised",
 			gate.Call{ToolName: "list_files", Arguments: map[string]any{"path": 42}},
+			rules.ReasonBadPath},
+		{"a path that cannot be normalised, the default require",
+			gate.Call{ToolName: "Read", Arguments: map[string]any{"file_path": "x\x00"}},
 			rules.ReasonBadPath},
 		{"a rule's require",
 			gate.Call{ToolName: "Bash", Arguments: map[string]any{"input": "ls"}}, ""},

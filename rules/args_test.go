@@ -277,6 +277,37 @@ func TestEvaluateMCPFilesystem(t *testing.T) {
 		def.MatchTool(ClassFSWrite, "mcp__filesystem__read_file") {
 		t.Error("MatchTool: the MCP filesystem tools are not in their classes")
 	}
+	// Each of the reference server's tools, written out here rather than read from
+	// MCPFSRead and MCPFSWrite, is in its class under every configured server, and
+	// denied in secrets/; under a server not configured none is a file tool.
+	for class, tools := range map[string][]string{
+		ClassFSRead: {"read_file", "read_text_file", "read_media_file", "read_multiple_files",
+			"list_directory", "list_directory_with_sizes", "directory_tree", "search_files",
+			"get_file_info"},
+		ClassFSWrite: {"write_file", "edit_file", "create_directory", "move_file"},
+	} {
+		for _, tool := range tools {
+			for _, c := range []struct {
+				s      *Set
+				server string
+				file   bool
+			}{{def, "filesystem", true}, {custom, "fs", true}, {custom, "files-2", true},
+				{custom, "filesystem", false}, {def, "fs", false}} {
+				name := "mcp__" + c.server + "__" + tool
+				if c.s.MatchTool(class, name) != c.file {
+					t.Errorf("MatchTool(%s, %s) = %v", class, name, !c.file)
+				}
+				d := c.s.Evaluate(DefaultGroup, Call{Tool: name,
+					Args: map[string]any{"path": "secrets/key"}})
+				if c.file && (d.Action != Deny || d.RuleID != 11) {
+					t.Errorf("%s secrets/key = %+v, want denied by rule 11", name, d)
+				}
+				if !c.file && d.Action == Allow {
+					t.Errorf("%s secrets/key allowed: %+v", name, d)
+				}
+			}
+		}
+	}
 }
 
 // TestEvaluateUnresolvable covers the paths the service cannot resolve for the agent:

@@ -715,7 +715,15 @@ func (sc *argScan) word(w string) bool {
 	}
 	t := sc.e.tier()
 	var buf [8]form
-	fs, _ := sc.e.s.formsCached(sc.c, w, buf[:0], &sc.cache) // unresolvable: ignored
+	fs, ok := sc.e.s.formsCached(sc.c, w, buf[:0], &sc.cache)
+	if !ok && !sc.file && w != "" && w[0] != '~' { // a ~ word: homeWord, expands
+		// Where it leads — through /proc/self or /dev/fd, a loop, a component the
+		// service cannot inspect — is the tool's to know ("Unresolvable paths").
+		bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
+		if sc.add(bad) {
+			return true
+		}
+	}
 	decide := func(t *tier, path string, own bool) Decision {
 		if !sc.file {
 			// Any key may be a path the tool opens: decided as a path argument, except

@@ -109,6 +109,7 @@ func TestEvaluateEveryForm(t *testing.T) {
 func TestEvaluateScannedStrings(t *testing.T) {
 	s, root := formsSet(t)
 	denied := inPlace(ReasonDenied, "secrets", "secrets/key")
+	unres := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}
 	notes := func(args map[string]any) Call { return Call{Tool: "mcp__notes__read", Args: args} }
 	cases := []evalCase{
 		{"nested object", "",
@@ -185,6 +186,20 @@ func TestEvaluateScannedStrings(t *testing.T) {
 			notes(map[string]any{"f": strings.Repeat("x", maxScanLen+1)}), ruled(Allow, 20, "")},
 		{"too deep", "", notes(deep(maxScanDepth + 2)),
 			Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}},
+		// A word whose place differs for the service and the tool, or that the service
+		// cannot resolve, is the tool's to know: unresolvable; in a file tool's
+		// contents it is only text.
+		{"/proc/self", "", notes(map[string]any{"q": "/proc/self/cwd/secrets/key"}), unres},
+		{"/proc/self in a command", "", notes(map[string]any{"q": "cat /proc/self/root/etc/x"}),
+			unres},
+		{"/dev/fd", "", notes(map[string]any{"q": []any{"/dev/fd/3"}}), unres},
+		{"/proc/<pid>", "", notes(map[string]any{"q": "/proc/1/cwd"}), unres},
+		{"/proc, no process's own", "", notes(map[string]any{"q": "see /proc/cpuinfo"}),
+			ruled(Allow, 20, "")},
+		{"/proc/self in a file tool's contents", "",
+			Call{Tool: "Edit", Args: map[string]any{"file_path": "memory/x",
+				"new_string": "cat /proc/self/cwd/secrets/key"}},
+			forms(ruled(Allow, 9, "memory/x"), 1)},
 	}
 	// A word a tool may expand into a path: unresolvable, still deniable.
 	bad := Decision{Action: Require, Reason: ReasonBadPath, PathState: PathInvalid}

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bufio"
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -559,5 +560,34 @@ func TestAPIUnchangedBeside(t *testing.T) {
 				t.Fatalf("%d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 			}
 		})
+	}
+}
+
+// A call made to mislead — an agent token's, with a look-alike source, and a command
+// after 4 KiB of padding — shows in the inbox which token asked, the source flagged,
+// what ⏱ and 🔄 would cover, and the command at the end of the arguments.
+func TestInboxShowsWhoAsksAndTheCover(t *testing.T) {
+	e := newEnv(t)
+	caller := api.TokenName("agent-token-for-the-web-inbox")
+	out, err := e.gate.Check(context.Background(), gate.Call{ToolName: "deploy",
+		SessionID: "s1", Caller: caller, Source: "сron", Arguments: map[string]any{
+			"cmd": "echo ok" + strings.Repeat(" ", 4096) + "; rm -rf / \u202egnp.exe"}})
+	testkit.Must(t, err)
+	if out.Request == nil {
+		t.Fatalf("check: %+v, want a request", out)
+	}
+	resp, body := e.signedIn().do("GET", "/", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d", resp.StatusCode)
+	}
+	for _, want := range []string{"agent token " + caller + " (profile default)",
+		`\u0441ron ⚠ non-ASCII`, "every call of tool deploy", "for this caller in this session",
+		`; rm -rf / \u202Egnp.exe`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the inbox lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "сron") || strings.Contains(body, "\u202e") {
+		t.Error("the inbox shows the look-alike or the override as they are")
 	}
 }
