@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -160,6 +161,26 @@ func ReadJSON(t testing.TB, name string, v any) {
 	t.Helper()
 	if err := json.Unmarshal(ReadFile(t, name), v); err != nil {
 		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// FileBytes returns the content of the file name. It fails the test at once on an
+// error.
+func FileBytes(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// FileUnchanged fails the test (and goes on) when the file name no longer holds
+// before, as FileBytes read it: a check that nothing was written.
+func FileUnchanged(t testing.TB, name string, before []byte) {
+	t.Helper()
+	if !bytes.Equal(before, FileBytes(t, name)) {
+		t.Errorf("%s changed on disk", filepath.Base(name))
 	}
 }
 
