@@ -16,7 +16,7 @@ import (
 )
 
 func TestAuthNeedsTheToken(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, tok := range []string{"", "wrong", adminToken + "x", "admin-secret-toke"} {
 		e.wantError("GET", "/api/inbox", tok, "", http.StatusUnauthorized, "unauthorized")
@@ -50,7 +50,7 @@ func TestAuthNeedsTheToken(t *testing.T) {
 }
 
 func TestClientErrorsCarryStatusAndMessage(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	_, err := e.client("wrong").Inbox(context.Background())
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.Status != 401 || ae.Message != "unauthorized: unknown token" {
@@ -70,7 +70,7 @@ func TestClientErrorsCarryStatusAndMessage(t *testing.T) {
 }
 
 func TestNewRefusesBadTokens(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	const tok = "0123456789abcdef"
 	cases := []struct {
 		name string
@@ -120,7 +120,7 @@ func TestNewRefusesBadTokens(t *testing.T) {
 // TestTokensComparedExactly: no trimming or prefix match lets a near miss of a token
 // in; the token itself, as net/http delivers the header, is accepted.
 func TestTokensComparedExactly(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	for _, h := range []string{"Bearer  " + adminToken, "Bearer " + adminToken + "x",
 		"Bearer " + adminToken[:17], "Bearer\t" + adminToken, "Basic " + adminToken, "Bearer",
 		"Bearer ", adminToken, "Bearer " + adminToken + "\u00a0"} {
@@ -144,7 +144,7 @@ func TestTokensComparedExactly(t *testing.T) {
 }
 
 func TestAgentTokenRole(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	agent := e.client(agentToken)
 	ctx := context.Background()
 	before := teststore.Snapshot(t, e.db)
@@ -228,7 +228,7 @@ func TestAgentTokenRole(t *testing.T) {
 // agent token learn the outcome of another's request — the same call from another
 // token is 409, naming no request (docs/design.md, "Idempotency").
 func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	agent, other := e.client(agentToken), e.client(otherAgent)
 	id := e.pending(agent, "a", "a1")

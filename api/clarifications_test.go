@@ -14,7 +14,7 @@ import (
 )
 
 func TestClarificationOverTheAPI(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	agent := e.client(agentToken)
 	c, err := agent.Ask(ctx, api.AskRequest{SessionID: "s1", ClarificationID: "c1",
@@ -97,7 +97,7 @@ func TestClarificationOverTheAPI(t *testing.T) {
 }
 
 func TestClarificationLocalCallerAndCancel(t *testing.T) {
-	e := newEnv(t, func(o *api.Options) { o.Generated, o.AgentTokens = true, nil })
+	e := newAPIEnv(t, func(o *api.Options) { o.Generated, o.AgentTokens = true, nil })
 	ctx := context.Background()
 	local := e.client("")
 	c, err := local.Ask(ctx, api.AskRequest{SessionID: "s", Question: "go on?"})
@@ -123,7 +123,7 @@ func TestClarificationLocalCallerAndCancel(t *testing.T) {
 }
 
 func TestClarificationEvents(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/api/events", nil)
@@ -159,7 +159,7 @@ func TestClarificationEvents(t *testing.T) {
 // their ends, are refused with 422 and nothing stored, while the question may hold
 // newlines.
 func TestClarificationControlCharacters(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct{ name, body, msg string }{
 		{"an option with newlines",

@@ -42,21 +42,21 @@ type env struct {
 	stop    func() // stops Serve and waits for it
 }
 
-// newEnv builds the env with an admin token, two agent tokens (profile "agents",
+// newAPIEnv builds the env with an admin token, two agent tokens (profile "agents",
 // group "agents"; the first with agent_id "bot-1"), and edit applied to the options.
-func newEnv(t testing.TB, edit ...func(*api.Options)) *env {
+func newAPIEnv(t testing.TB, edit ...func(*api.Options)) *env {
 	t.Helper()
-	return newEnvGate(t, nil, edit...)
+	return newAPIEnvGate(t, nil, edit...)
 }
 
-// newEnvGate is newEnv with gedit (may be nil) applied to the gate's options.
-func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Options)) *env {
+// newAPIEnvGate is newAPIEnv with gedit (may be nil) applied to the gate's options.
+func newAPIEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Options)) *env {
 	t.Helper()
-	return newEnvStore(t, store.Options{}, gedit, edit...)
+	return newAPIEnvStore(t, store.Options{}, gedit, edit...)
 }
 
-// newEnvStore is newEnvGate with the store opened with sopt.
-func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
+// newAPIEnvStore is newAPIEnvGate with the store opened with sopt.
+func newAPIEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 	edit ...func(*api.Options)) *env {
 	t.Helper()
 	root := filepath.Join(testkit.Dir(t, "ws/secrets"), "ws")

@@ -16,7 +16,7 @@ import (
 )
 
 func TestRules(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	all, err := e.admin.Rules(ctx, "")
 	if err != nil || len(all) == 0 {
@@ -51,7 +51,7 @@ func TestRules(t *testing.T) {
 }
 
 func TestRuleErrors(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		method, path, body string
@@ -136,7 +136,7 @@ func TestRuleErrors(t *testing.T) {
 }
 
 func TestGroups(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	if _, err := e.admin.CreateGroup(ctx, rules.Group{ID: "ci", Name: "CI"}); err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func TestGroups(t *testing.T) {
 }
 
 func TestVisibleAndTools(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	if _, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: "agents",
 		ToolPattern: "mcp__gmail__*", Action: rules.Deny}); err != nil {
@@ -229,7 +229,7 @@ func TestVisibleAndTools(t *testing.T) {
 // CLI and the chat commands, and that a bad rule without one is refused for what is
 // wrong with it, not for the group.
 func TestRuleDefaultGroup(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	st, body := e.do("POST", "/api/approval/rules", adminToken,
 		strings.NewReader(`{"tool_pattern":"Read","action":"allow"}`))
 	if st != http.StatusCreated || !strings.Contains(body, `"group_id":"default"`) {
@@ -252,7 +252,7 @@ func TestRuleDefaultGroup(t *testing.T) {
 // explicit "" clears an optional field, that the client's UpdateRule replaces the
 // whole rule, and that a bad partial body changes nothing.
 func TestRuleUpdateMerges(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	r, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: "agents", ToolPattern: "Write",
 		PathPattern: "out/*", AgentID: "bot-1", Action: rules.Allow, Note: "reports",
@@ -330,7 +330,7 @@ func (e *env) ruleByID(id uint64) rules.Rule {
 // TestApplyRulesRoute applies a plan through the client; a refused one lists every
 // problem with 422 and changes nothing, as does an unknown field.
 func TestApplyRulesRoute(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	c := e.client(adminToken)
 	before := teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/approval/rules/apply", adminToken, `{"create_rule":[]}`,

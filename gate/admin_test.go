@@ -13,7 +13,7 @@ import (
 )
 
 func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	call := gate.Call{ToolName: "mcp__gmail__send", SessionID: "s"}
 	if out := e.check(call); out.Decision != gate.VerdictPending {
 		t.Fatalf("before any rule: %s", out.Decision)
@@ -50,7 +50,7 @@ func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
 }
 
 func TestRuleByID(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash",
 		Action: rules.Deny, Priority: 5}, admin)
 	if err != nil {
@@ -71,7 +71,7 @@ func TestRuleByID(t *testing.T) {
 }
 
 func TestCreateRuleResolvesPathPattern(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	// A symlink to secrets/ is matched through its resolved form.
 	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_read",
 		PathPattern: "docs/../memory/*", Action: rules.Deny, Priority: 1}, admin)
@@ -89,7 +89,7 @@ func TestCreateRuleResolvesPathPattern(t *testing.T) {
 }
 
 func TestInvalidRulesChangeNothing(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	snapshot, err := e.m.Rules("")
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 }
 
 func TestGroups(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
 	if err := e.m.CreateGroup(rules.Group{ID: "ops", Name: "Ops"}, admin); err != nil {
@@ -217,7 +217,7 @@ func TestGroups(t *testing.T) {
 }
 
 func TestVisible(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
 	for _, r := range []rules.Rule{

@@ -16,7 +16,7 @@ import (
 
 func TestBypassOnApprovalWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t)
+		e := newGateEnv(t)
 		stop := e.run()
 		defer stop()
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
@@ -76,7 +76,7 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 
 func TestBypassScopesAndSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t)
+		e := newGateEnv(t)
 		ctx := context.Background()
 		// Default scopes: the configured category, else MCP server, else the tool.
 		for _, c := range []struct {
@@ -142,7 +142,7 @@ func TestBypassScopesAndSession(t *testing.T) {
 }
 
 func TestDenyNeverBypassed(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestDenyNeverBypassed(t *testing.T) {
 // parse, an sh -c script that is not literal) asks a human even under a bypass of
 // every call, while a script it reads is bypassed.
 func TestBlindScriptNeverBypassed(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestBlindScriptNeverBypassed(t *testing.T) {
 
 func TestSetAndClearBypass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t)
+		e := newGateEnv(t)
 		before := teststore.Snapshot(t, e.db)
 		for _, c := range []struct {
 			session, scope string
@@ -276,7 +276,7 @@ type failingAudit struct{ *store.DB }
 func (failingAudit) AppendAudit(...store.AuditEntry) error { return store.ErrClosed }
 
 func TestBypassNotGrantedWhenAuditFails(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) { o.Store = failingAudit{o.Store.(*store.DB)} })
+	e := newGateEnv(t, func(o *gate.Options) { o.Store = failingAudit{o.Store.(*store.DB)} })
 	_, err := e.m.SetBypass("s1", "all", 0, "", admin)
 	testkit.WantErr(t, err, store.ErrClosed, "gate: set bypass s1")
 	if bs := e.m.Bypasses("s1"); bs != nil {
@@ -286,7 +286,7 @@ func TestBypassNotGrantedWhenAuditFails(t *testing.T) {
 
 func TestAllBypasses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t)
+		e := newGateEnv(t)
 		if bs := e.m.AllBypasses(); bs != nil {
 			t.Errorf("AllBypasses of a new gate = %v, want none", bs)
 		}
@@ -320,7 +320,7 @@ func TestAllBypasses(t *testing.T) {
 // while reading it is bypassed.
 func TestNeedsHumanNeverBypassed(t *testing.T) {
 	var settings string
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		settings = o.Rules.WorkspaceRoot + "/.claude/settings.json"
 		o.Rules.NeedsHuman = []string{settings}
 	})

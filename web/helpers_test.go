@@ -38,8 +38,8 @@ type env struct {
 	clock *testkit.Clock
 }
 
-// newEnv starts the env; edit may change the web and API options.
-func newEnv(t *testing.T, edit ...func(*web.Options, *api.Options)) *env {
+// newWebEnv starts the env; edit may change the web and API options.
+func newWebEnv(t *testing.T, edit ...func(*web.Options, *api.Options)) *env {
 	t.Helper()
 	root := testkit.Dir(t, "data")
 	db := teststore.Open(t, store.Options{})
