@@ -67,7 +67,9 @@ func TestCheckErrors(t *testing.T) {
 		{`{"tool_name":"Bash","session_id":"s","group":"nope"}`, 422, "unknown group"},
 		{`{"tool_name":"Bash","session_id":"s","profile":"nope"}`, 422, "unknown profile"},
 	} {
-		e.wantError("POST", "/api/approval/check", adminToken, c.body, c.status, c.msg)
+		t.Run(c.body, func(t *testing.T) {
+			e.in(t).wantError("POST", "/api/approval/check", adminToken, c.body, c.status, c.msg)
+		})
 	}
 	// Over 1 MiB: 413 with a clear message.
 	big := `{"tool_name":"Bash","session_id":"s","arguments":{"cmd":"` +
@@ -224,8 +226,10 @@ func TestResolve(t *testing.T) {
 		{`{"action":"approve","bypass_secs":0,"bypass_scope":"everything"}`,
 			"invalid bypass scope", 422},
 	} {
-		e.wantError("POST", "/api/inbox/approvals/"+testkit.ID(id)+"/resolve", adminToken, c.body,
-			c.status, c.msg)
+		t.Run(c.body, func(t *testing.T) {
+			e.in(t).wantError("POST", "/api/inbox/approvals/"+testkit.ID(id)+"/resolve",
+				adminToken, c.body, c.status, c.msg)
+		})
 	}
 	e.wantError("POST", "/api/inbox/approvals/424242/resolve", adminToken,
 		`{"action":"approve"}`, 404, "not found")

@@ -169,7 +169,9 @@ func TestAgentTokenRole(t *testing.T) {
 		{"POST", "/api/approval/check", `{"tool_name":"Bash","session_id":"s","source":"cron"}`},
 		{"POST", "/api/approval/visible", `{"profile":"default","tools":["Bash"]}`},
 	} {
-		e.wantError(c.method, c.path, agentToken, c.body, http.StatusForbidden, "")
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			e.in(t).wantError(c.method, c.path, agentToken, c.body, http.StatusForbidden, "")
+		})
 	}
 	teststore.Unchanged(t, e.db, before)
 

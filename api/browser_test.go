@@ -198,9 +198,11 @@ func TestLocalCaller(t *testing.T) {
 		{"GET", "/api/backup", ""},
 		{"GET", "/api/events", ""},
 	} {
-		e.wantError(c.method, c.path, "", c.body, http.StatusUnauthorized,
-			"unauthorized: this call needs the admin token")
-		teststore.Unchanged(t, e.db, before)
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			e.in(t).wantError(c.method, c.path, "", c.body, http.StatusUnauthorized,
+				"unauthorized: this call needs the admin token")
+			teststore.Unchanged(t, e.db, before)
+		})
 	}
 	e.wantError("GET", "/api/approval/requests/"+testkit.ID(adminID), "", "", http.StatusForbidden,
 		"made by another caller")
@@ -228,7 +230,7 @@ func TestNoLocalCallerWithTokens(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newAPIEnv(t, edit)
 			before := teststore.Snapshot(t, e.db)
-			e.wantError("POST", "/api/approval/check", "",
+			e.in(t).wantError("POST", "/api/approval/check", "",
 				`{"tool_name":"Bash","session_id":"s","arguments":{"command":"ls"}}`,
 				http.StatusUnauthorized, "needs the admin token")
 			teststore.Unchanged(t, e.db, before)

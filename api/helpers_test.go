@@ -111,6 +111,14 @@ func newAPIEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 	return e
 }
 
+// in returns a copy of e whose helpers report to t: for the subtests of a table,
+// which may not fail the test that started them.
+func (e *env) in(t testing.TB) *env {
+	c := *e
+	c.t = t
+	return &c
+}
+
 // client returns an API client of the env's server with token.
 func (e *env) client(token string) *api.Client {
 	return api.NewClient(e.url, token)

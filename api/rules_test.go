@@ -130,7 +130,9 @@ func TestRuleErrors(t *testing.T) {
 		{"DELETE", "/api/approval/rules/abc", ``, 400, "not a positive integer"},
 		{"GET", "/api/approval/rules?group=nope", ``, 422, "unknown group"},
 	} {
-		e.wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			e.in(t).wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+		})
 	}
 	teststore.Unchanged(t, e.db, before)
 }
@@ -183,7 +185,9 @@ func TestGroups(t *testing.T) {
 		{"POST", "/api/tool-permission-groups/ci/duplicate", `{"id":"default"}`, 409,
 			"already exists"},
 	} {
-		e.wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			e.in(t).wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+		})
 	}
 	teststore.Unchanged(t, e.db, before)
 }
@@ -304,7 +308,9 @@ func TestRuleUpdateMerges(t *testing.T) {
 		{`{"actoin":"deny"}`, 400, `unknown field "actoin"`},
 		{``, 400, "a JSON body is required"},
 	} {
-		e.wantError("PUT", path, adminToken, c.body, c.status, c.msg)
+		t.Run(c.body, func(t *testing.T) {
+			e.in(t).wantError("PUT", path, adminToken, c.body, c.status, c.msg)
+		})
 	}
 	e.wantError("PUT", "/api/approval/rules/99999", adminToken, `{"action":"deny"}`, 404,
 		"update rule 99999: not found")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -158,14 +159,16 @@ func TestJobs(t *testing.T) {
 		limit int
 		want  []uint64
 	}{{0, []uint64{2, 1}}, {1, []uint64{2}}, {5, []uint64{2, 1}}} {
-		rs, err := e.admin.RecentRuns(ctx, tc.limit)
-		var got []uint64
-		for _, r := range rs {
-			got = append(got, r.ID)
-		}
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Fatalf("recent runs, limit %d: %v %v, want %v", tc.limit, err, got, tc.want)
-		}
+		t.Run("limit="+strconv.Itoa(tc.limit), func(t *testing.T) {
+			rs, err := e.admin.RecentRuns(ctx, tc.limit)
+			var got []uint64
+			for _, r := range rs {
+				got = append(got, r.ID)
+			}
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Fatalf("recent runs, limit %d: %v %v, want %v", tc.limit, err, got, tc.want)
+			}
+		})
 	}
 	e.wantError("GET", "/api/runs?limit=x", adminToken, "", 400, `limit "x"`)
 	e.wantError("GET", "/api/runs?limit=-1", adminToken, "", 400, "limit")
