@@ -126,8 +126,10 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 			gate.ErrInvalidRule, "group default already has a catch-all (rule " +
 				strconv.FormatUint(catchAll, 10) + "); edit that one"},
 	} {
-		_, err := e.m.CreateRule(c.rule, admin)
-		testkit.WantErr(t, err, c.target, "gate: create rule", c.says)
+		t.Run(c.says, func(t *testing.T) {
+			_, err := e.m.CreateRule(c.rule, admin)
+			testkit.WantErr(t, err, c.target, "gate: create rule", c.says)
+		})
 	}
 	bad := with(func(r *rules.Rule) { r.ID, r.Priority = catchAll, -1 })
 	_, err = e.m.UpdateRule(bad, admin)

@@ -183,41 +183,48 @@ func TestBlindScriptNeverBypassed(t *testing.T) {
 	}
 }
 
+// TestSetBypassRefused: a bypass without a session, with a bad duration or scope, and
+// a clear without a session are refused with a clear error, and change nothing.
+func TestSetBypassRefused(t *testing.T) {
+	e := newGateEnv(t)
+	before := teststore.Snapshot(t, e.db)
+	for _, c := range []struct {
+		session, scope string
+		secs           int64
+		target         error
+		says           string
+	}{
+		{"", "all", 0, gate.ErrNoSession, "session id is required"},
+		{"s1", "all", -1, gate.ErrInvalidBypass, "-1 seconds is negative"},
+		{"s1", "all", math.MaxInt64, gate.ErrInvalidBypass, "invalid bypass: " +
+			"9223372036854775807 seconds is more than 31622400 (366 days); " +
+			"use 0 for the whole session"},
+		{"s1", "all", gate.MaxBypassSecs + 1, gate.ErrInvalidBypass,
+			"31622401 seconds is more than 31622400"},
+		{"s1", "", 0, gate.ErrInvalidScope, `invalid bypass scope ""`},
+		{"s1", "everything", 0, gate.ErrInvalidScope,
+			`"everything": want all, category:<name>, mcp:<server> or tool:<name>`},
+		{"s1", "mcp:", 0, gate.ErrInvalidScope, `"mcp:"`},
+		{"s1", "path:secrets", 0, gate.ErrInvalidScope, `"path:secrets"`},
+	} {
+		t.Run(c.says, func(t *testing.T) {
+			_, err := e.m.SetBypass(c.session, c.scope, c.secs, "", admin)
+			testkit.WantErr(t, err, c.target, "gate: set bypass", c.says)
+		})
+	}
+	testkit.WantErr(t, e.m.ClearBypass("", admin), gate.ErrNoSession, "gate: clear bypass")
+	if err := e.m.ClearBypass("s1", admin); err != nil { // nothing to clear: writes nothing
+		t.Fatal(err)
+	}
+	teststore.Unchanged(t, e.db, before)
+	if bs := e.m.Bypasses("s1"); bs != nil {
+		t.Errorf("refused bypasses granted %v", bs)
+	}
+}
+
 func TestSetAndClearBypass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newGateEnv(t)
-		before := teststore.Snapshot(t, e.db)
-		for _, c := range []struct {
-			session, scope string
-			secs           int64
-			target         error
-			says           string
-		}{
-			{"", "all", 0, gate.ErrNoSession, "session id is required"},
-			{"s1", "all", -1, gate.ErrInvalidBypass, "-1 seconds is negative"},
-			{"s1", "all", math.MaxInt64, gate.ErrInvalidBypass, "invalid bypass: " +
-				"9223372036854775807 seconds is more than 31622400 (366 days); " +
-				"use 0 for the whole session"},
-			{"s1", "all", gate.MaxBypassSecs + 1, gate.ErrInvalidBypass,
-				"31622401 seconds is more than 31622400"},
-			{"s1", "", 0, gate.ErrInvalidScope, `invalid bypass scope ""`},
-			{"s1", "everything", 0, gate.ErrInvalidScope,
-				`"everything": want all, category:<name>, mcp:<server> or tool:<name>`},
-			{"s1", "mcp:", 0, gate.ErrInvalidScope, `"mcp:"`},
-			{"s1", "path:secrets", 0, gate.ErrInvalidScope, `"path:secrets"`},
-		} {
-			_, err := e.m.SetBypass(c.session, c.scope, c.secs, "", admin)
-			testkit.WantErr(t, err, c.target, "gate: set bypass", c.says)
-		}
-		testkit.WantErr(t, e.m.ClearBypass("", admin), gate.ErrNoSession, "gate: clear bypass")
-		if err := e.m.ClearBypass("s1", admin); err != nil { // nothing to clear: writes nothing
-			t.Fatal(err)
-		}
-		teststore.Unchanged(t, e.db, before)
-		if bs := e.m.Bypasses("s1"); bs != nil {
-			t.Errorf("refused bypasses granted %v", bs)
-		}
-
 		// The longest bypass ends 366 days from now, not in the past.
 		b, err := e.m.SetBypass("s2", "all", gate.MaxBypassSecs, "", admin)
 		if err != nil {

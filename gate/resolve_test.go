@@ -122,8 +122,10 @@ func TestResolveRefusals(t *testing.T) {
 		{999, gate.Answer{Approve: true, By: "a", BypassSecs: &zero}, gate.ErrNotFound,
 			"gate: resolve 999"},
 	} {
-		_, err := e.m.Resolve(context.Background(), c.id, c.res)
-		testkit.WantErr(t, err, c.target, c.says)
+		t.Run(c.says, func(t *testing.T) {
+			_, err := e.m.Resolve(context.Background(), c.id, c.res)
+			testkit.WantErr(t, err, c.target, c.says)
+		})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
