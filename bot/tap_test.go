@@ -58,21 +58,23 @@ func TestTapResolves(t *testing.T) {
 			&store.BypassGrant{Scope: "category:shell", Secs: 0}},
 	}
 	for i, tc := range cases {
-		r := e.shown("s" + string(rune('a'+i)))
-		res, err := e.bot.HandleTap(ctx, tapOn(r, tc.who, tc.action))
-		if err != nil || !res.Resolved || res.Toast != tc.toast {
-			t.Fatalf("%s by %s: %+v, %v; want toast %q",
-				tc.action, tc.who.Name, res, err, tc.toast)
-		}
-		got := e.request(r.ID)
-		if got.Status != tc.status || got.Resolution.Via != tc.who.Channel ||
-			got.Resolution.By != tc.who.Name+" ("+tc.who.ID+")" ||
-			testkit.JSON(got.Resolution.Bypass) != testkit.JSON(tc.bypass) {
-			t.Errorf("%s: stored %s %+v", tc.action, got.Status, got.Resolution)
-		}
-		if res.Request.Status != tc.status {
-			t.Errorf("TapResult.Request is %s", res.Request.Status)
-		}
+		r := e.shown("s" + string(rune('a'+i))) // e reports to t: set up before t.Run
+		t.Run(string(tc.action)+" by "+tc.who.Name, func(t *testing.T) {
+			res, err := e.bot.HandleTap(ctx, tapOn(r, tc.who, tc.action))
+			if err != nil || !res.Resolved || res.Toast != tc.toast {
+				t.Fatalf("%s by %s: %+v, %v; want toast %q",
+					tc.action, tc.who.Name, res, err, tc.toast)
+			}
+			got := teststore.Request(t, e.db, r.ID)
+			if got.Status != tc.status || got.Resolution.Via != tc.who.Channel ||
+				got.Resolution.By != tc.who.Name+" ("+tc.who.ID+")" ||
+				testkit.JSON(got.Resolution.Bypass) != testkit.JSON(tc.bypass) {
+				t.Errorf("%s: stored %s %+v", tc.action, got.Status, got.Resolution)
+			}
+			if res.Request.Status != tc.status {
+				t.Errorf("TapResult.Request is %s", res.Request.Status)
+			}
+		})
 	}
 }
 
