@@ -215,15 +215,17 @@ func TestEditEdgeCases(t *testing.T) {
 	for _, bad := range []struct{ target, ref string }{
 		{"@channel", ref}, {"0", ref}, {chat, "x"}, {chat, "0"}, {chat, "-1"},
 	} {
-		err := e.ch.Edit(ctx, bad.target, bad.ref, done)
-		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
-			t.Errorf("Edit(%q, %q): %v", bad.target, bad.ref, err)
-		}
-		err = e.ch.EditReply(ctx, bad.target, bad.ref, bot.FollowUp{Text: "closed"})
-		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) ||
-			!strings.HasPrefix(err.Error(), "telegram: edit reply ") {
-			t.Errorf("EditReply(%q, %q): %v", bad.target, bad.ref, err)
-		}
+		t.Run(bad.target+" "+bad.ref, func(t *testing.T) {
+			err := e.ch.Edit(ctx, bad.target, bad.ref, done)
+			if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
+				t.Errorf("Edit(%q, %q): %v", bad.target, bad.ref, err)
+			}
+			err = e.ch.EditReply(ctx, bad.target, bad.ref, bot.FollowUp{Text: "closed"})
+			if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) ||
+				!strings.HasPrefix(err.Error(), "telegram: edit reply ") {
+				t.Errorf("EditReply(%q, %q): %v", bad.target, bad.ref, err)
+			}
+		})
 	}
 	if _, err := e.ch.Send(ctx, "twelve", done); !errors.Is(err, ErrBadTarget) ||
 		!errors.Is(err, bot.ErrPermanent) {

@@ -406,10 +406,13 @@ func TestRequestBodies(t *testing.T) {
 			`{"ok":false,"error":"invalid_blocks","response_metadata":{"messages":` +
 				`["[ERROR] missing required field: type [json-pointer:/blocks/0]"]}}`},
 	} {
-		_, _, res := postRaw(t, srv.URL()+"chat.postMessage", "application/json", bearer, tc.body)
-		if string(res) != tc.want {
-			t.Errorf("post %s: %s, want %s", tc.body, res, tc.want)
-		}
+		t.Run(tc.body, func(t *testing.T) {
+			_, _, res := postRaw(t, srv.URL()+"chat.postMessage", "application/json", bearer,
+				tc.body)
+			if string(res) != tc.want {
+				t.Errorf("post %s: %s, want %s", tc.body, res, tc.want)
+			}
+		})
 	}
 	form := "token=" + slacktest.DefaultBotToken + "&channel=C0FAKECHAN1&text=%zz"
 	if _, _, res := postRaw(t, srv.URL()+"chat.postMessage", "application/x-www-form-urlencoded",

@@ -978,8 +978,10 @@ func TestWebhookMethods(t *testing.T) {
 		{hook, "not allowed!", "secret token contains unallowed characters"},
 		{hook, strings.Repeat("s", 257), "secret token is too long"},
 	} {
-		_, err := b.SetWebhook(ctx, &bot.SetWebhookParams{URL: tt.url, SecretToken: tt.secret})
-		wantBadRequest(t, err, telegramtest.APIError{Code: 400, Description: prefix + tt.want})
+		t.Run(tt.want, func(t *testing.T) {
+			_, err := b.SetWebhook(ctx, &bot.SetWebhookParams{URL: tt.url, SecretToken: tt.secret})
+			wantBadRequest(t, err, telegramtest.APIError{Code: 400, Description: prefix + tt.want})
+		})
 	}
 	if w := srv.Webhook(); w.URL != hook || w.SecretToken != secret {
 		t.Errorf("refused setWebhook calls changed the webhook: %+v", w)
