@@ -627,6 +627,10 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 		t.Fatal(err)
 	}
 	grep := map[string]any{"pattern": "token"}
+	// grepIn is a Grep for "token" with no path, in session, sent the cwd cwd.
+	grepIn := func(session, cwd string) gate.Call {
+		return gate.Call{ToolName: "Grep", SessionID: session, Arguments: grep, Cwd: cwd}
+	}
 	contains := rules.ReasonContains + ": secrets"
 	type want struct {
 		decision gate.Verdict
@@ -638,8 +642,7 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 		want
 	}{
 		{"Grep in the workspace root: no bypass all",
-			gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep},
-			want{gate.VerdictPending, contains}},
+			grepIn("all", ""), want{gate.VerdictPending, contains}},
 		{"Glob in the workspace root: no bypass of its category",
 			gate.Call{ToolName: "Glob", SessionID: "fs",
 				Arguments: map[string]any{"pattern": "**/*"}},
@@ -650,19 +653,15 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 		{"LS {} in the data directory",
 			gate.Call{ToolName: "LS", SessionID: "all", Cwd: e.dir + "/state"},
 			want{gate.VerdictDeny, rules.ReasonProtected}},
-		{"Grep in secrets/",
-			gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "secrets"},
-			want{gate.VerdictDeny, rules.ReasonRule}},
+		{"Grep in secrets/", grepIn("all", "secrets"), want{gate.VerdictDeny, rules.ReasonRule}},
 		{"Grep in a folder that holds nothing guarded: the bypass",
-			gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "src"},
-			want{gate.VerdictAllow, gate.ReasonBypass}},
+			grepIn("all", "src"), want{gate.VerdictAllow, gate.ReasonBypass}},
 		// The fast-path takes a call on its cwd like one on a named path.
 		{"LS {} in the profile's working directory src: the fast-path",
 			gate.Call{ToolName: "LS", SessionID: "s", Profile: "src"},
 			want{gate.VerdictAllow, gate.ReasonFastPath}},
 		{"Grep with no path, cwd src in the default profile: the fast-path",
-			gate.Call{ToolName: "Grep", SessionID: "s", Arguments: grep, Cwd: "src"},
-			want{gate.VerdictAllow, gate.ReasonFastPath}},
+			grepIn("s", "src"), want{gate.VerdictAllow, gate.ReasonFastPath}},
 		{"Write with no path, cwd src: no fast-path for a write outside allow_fs_writes",
 			gate.Call{ToolName: "Write", SessionID: "s", Cwd: "src"},
 			want{gate.VerdictPending, rules.ReasonRule}},
