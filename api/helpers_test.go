@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
@@ -39,7 +37,7 @@ type env struct {
 	metrics *api.Metrics
 	url     string
 	admin   *api.Client
-	stop    func() // stops Serve and waits for it
+	stop    func() // stops Serve, then the gate, and waits for both
 }
 
 // newAPIEnv builds the env with an admin token, two agent tokens (profile "agents",
@@ -70,9 +68,7 @@ func newAPIEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 		gedit(&gopt)
 	}
 	g := testgate.New(t, gopt)
-	ctx, cancel := context.WithCancel(context.Background())
-	gdone := make(chan error, 1)
-	go func() { gdone <- g.Run(ctx) }()
+	stopGate := testgate.Run(t, g)
 
 	e := &env{t: t, root: root, db: db, gate: g, metrics: api.NewMetrics()}
 	opt := api.Options{
@@ -90,23 +86,9 @@ func newAPIEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 	if err != nil {
 		t.Fatalf("api.New: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.url = "http://" + ln.Addr().String()
-	sdone := make(chan error, 1)
-	go func() { sdone <- e.srv.Serve(ctx, ln) }()
-	e.stop = sync.OnceFunc(func() {
-		cancel()
-		if err := <-sdone; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		if err := <-gdone; err != nil {
-			t.Errorf("gate Run: %v", err)
-		}
-	})
-	t.Cleanup(e.stop)
+	url, stopServe := testkit.Serve(t, e.srv.Serve)
+	e.url = url
+	e.stop = func() { stopServe(); stopGate() }
 	e.admin = e.client(adminToken)
 	return e
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -110,6 +111,31 @@ func Context(t testing.TB, limit time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// Serve runs serve on a new listener on 127.0.0.1 until stop is called or the test
+// ends, and returns the listener's URL ("http://127.0.0.1:port"). stop cancels serve's
+// context, waits for serve to return and marks the test failed when it returned an
+// error; it may be called more than once. Serve fails the test at once when it cannot
+// listen.
+func Serve(t testing.TB, serve func(context.Context, net.Listener) error) (url string,
+	stop func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln) }()
+	stop = sync.OnceFunc(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	t.Cleanup(stop)
+	return "http://" + ln.Addr().String(), stop
 }
 
 // Logger returns a logger for components whose logs the test does not read: it
