@@ -99,7 +99,8 @@ func describe(c *Command) string {
 	return b.String()
 }
 
-// workspaceAndHome makes a directory with secrets/key, secrets/x, data/x and src/main.go.
+// workspaceAndHome makes a workspace base with secrets/key, secrets/x, data/x, data/y
+// and src/main.go, and beside it a home with .ssh/id_rsa; it returns both paths.
 func workspaceAndHome(t testing.TB) (base, home string) {
 	t.Helper()
 	root := t.TempDir()
