@@ -31,7 +31,7 @@ func TestActorOfNonAdminIsCaller(t *testing.T) {
 			if c.edit != nil {
 				edits = append(edits, c.edit)
 			}
-			e := newEnv(t, edits...)
+			e := newAPIEnv(t, edits...)
 			cl := e.client(c.token)
 			cl.Actor = "jane"
 			id := e.pending(cl, "s", "t1")
@@ -74,7 +74,7 @@ func TestActorOfNonAdminIsCaller(t *testing.T) {
 // so New refuses allowed hosts with it (they would make the token-less local caller
 // reachable through a proxy).
 func TestAllowedHostsNeedConfiguredToken(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	_, err := api.New(api.Options{Gate: e.gate, Store: e.db, Token: adminToken, Generated: true,
 		AllowedHosts: []api.AllowedHost{{Host: "skald.example", HTTPS: true}}})
 	want := "allowed hosts need a configured token"

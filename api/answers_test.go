@@ -76,7 +76,7 @@ func TestRequestOfMapsEveryField(t *testing.T) {
 // TestServerSendsRequestWireFormat: GET /api/approval/requests/{id} answers the API's
 // form of the stored request.
 func TestServerSendsRequestWireFormat(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	id := e.pending(e.admin, "s", "call-9")
 	q, err := e.db.Request(id)
 	if err != nil {

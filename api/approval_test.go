@@ -18,7 +18,7 @@ import (
 )
 
 func TestCheckAllowAndDeny(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	res, err := e.admin.Check(ctx, api.CheckRequest{
 		Call: gate.Call{ToolName: "TodoWrite", SessionID: "s"}})
@@ -51,7 +51,7 @@ func TestCheckAllowAndDeny(t *testing.T) {
 }
 
 func TestCheckErrors(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		body   string
@@ -67,7 +67,9 @@ func TestCheckErrors(t *testing.T) {
 		{`{"tool_name":"Bash","session_id":"s","group":"nope"}`, 422, "unknown group"},
 		{`{"tool_name":"Bash","session_id":"s","profile":"nope"}`, 422, "unknown profile"},
 	} {
-		e.wantError("POST", "/api/approval/check", adminToken, c.body, c.status, c.msg)
+		t.Run(c.body, func(t *testing.T) {
+			e.in(t).wantError("POST", "/api/approval/check", adminToken, c.body, c.status, c.msg)
+		})
 	}
 	// Over 1 MiB: 413 with a clear message.
 	big := `{"tool_name":"Bash","session_id":"s","arguments":{"cmd":"` +
@@ -86,7 +88,7 @@ func TestCheckErrors(t *testing.T) {
 }
 
 func TestCheckIsIdempotent(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	id := e.pending(e.admin, "s", "t1")
 	if again := e.pending(e.admin, "s", "t1"); again != id {
 		t.Fatalf("second check: request %d, want %d", again, id)
@@ -120,7 +122,7 @@ func (e *env) resolveLater(id func() uint64, action string) <-chan error {
 }
 
 func TestCheckWaitsForTheResolution(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	events, release := e.gate.Subscribe(8)
 	defer release()
 	ids := make(chan uint64, 1)
@@ -155,7 +157,7 @@ func TestCheckWaitsForTheResolution(t *testing.T) {
 }
 
 func TestRequestLongPoll(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	id := e.pending(e.admin, "s", "")
 	done := e.resolveLater(func() uint64 { return id }, "approve")
 	q, err := e.admin.Request(context.Background(), id, 1000)
@@ -183,7 +185,7 @@ func TestRequestLongPoll(t *testing.T) {
 // TestNegativeWait checks a negative wait_secs is the same 400 in a check's body and
 // in a request's query, and that the refused check registers nothing.
 func TestNegativeWait(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	id := e.pending(e.admin, "s", "t0")
 	before := teststore.Snapshot(t, e.db)
 	const msg = "bad request: wait_secs -3 is not a non-negative integer"
@@ -196,7 +198,7 @@ func TestNegativeWait(t *testing.T) {
 }
 
 func TestAwaitStopsAtTheDeadline(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	id := e.pending(e.admin, "s", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
@@ -207,7 +209,7 @@ func TestAwaitStopsAtTheDeadline(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	id := e.pending(e.admin, "s", "")
 	before := teststore.Snapshot(t, e.db)
@@ -224,8 +226,10 @@ func TestResolve(t *testing.T) {
 		{`{"action":"approve","bypass_secs":0,"bypass_scope":"everything"}`,
 			"invalid bypass scope", 422},
 	} {
-		e.wantError("POST", "/api/inbox/approvals/"+testkit.ID(id)+"/resolve", adminToken, c.body,
-			c.status, c.msg)
+		t.Run(c.body, func(t *testing.T) {
+			e.in(t).wantError("POST", "/api/inbox/approvals/"+testkit.ID(id)+"/resolve",
+				adminToken, c.body, c.status, c.msg)
+		})
 	}
 	e.wantError("POST", "/api/inbox/approvals/424242/resolve", adminToken,
 		`{"action":"approve"}`, 404, "not found")
@@ -261,7 +265,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveByToolCallID(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	a := e.pending(e.admin, "s1", "call-1")
 	b := e.pending(e.admin, "s2", "call-1")
 	before := teststore.Snapshot(t, e.db)
@@ -286,7 +290,7 @@ func TestResolveByToolCallID(t *testing.T) {
 }
 
 func TestCancelRequest(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	id := e.pending(e.admin, "s", "")
 	// No body: cancelled without a reason.
 	st, body := e.do("POST", "/api/approval/requests/"+testkit.ID(id)+"/cancel", adminToken, nil)
@@ -306,7 +310,7 @@ func TestCancelRequest(t *testing.T) {
 }
 
 func TestInbox(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	in, err := e.admin.Inbox(context.Background())
 	if err != nil || in.Total != 0 || in.Approvals == nil || in.Clarifications == nil {
 		t.Fatalf("empty inbox: %v %+v", err, in)
@@ -324,7 +328,7 @@ func TestInbox(t *testing.T) {
 }
 
 func TestErrorMessagesAreShort(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	_, body := e.do("POST", "/api/inbox/approvals/99/resolve", adminToken,
 		strings.NewReader(`{"action":"approve"}`))
 	if body != `{"error":"resolve 99: not found"}`+"\n" {
@@ -336,7 +340,7 @@ func TestErrorMessagesAreShort(t *testing.T) {
 // adds why the gate asked a human when it was more than a rule's or the default require
 // — on the check and on a polled request alike.
 func TestCheckPendingSaysWhy(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	res, err := e.admin.Check(ctx, api.CheckRequest{Call: gate.Call{ToolName: "Grep",
 		SessionID: "s", Arguments: map[string]any{"pattern": "token", "path": "."}}})

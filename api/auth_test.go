@@ -17,7 +17,7 @@ import (
 )
 
 func TestAuthNeedsTheToken(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, tok := range []string{"", "wrong", adminToken + "x", "admin-secret-toke"} {
 		e.wantError("GET", "/api/inbox", tok, "", http.StatusUnauthorized, "unauthorized")
@@ -51,7 +51,7 @@ func TestAuthNeedsTheToken(t *testing.T) {
 }
 
 func TestClientErrorsCarryStatusAndMessage(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	_, err := e.client("wrong").Inbox(context.Background())
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.Status != 401 || ae.Message != "unauthorized: unknown token" {
@@ -71,7 +71,7 @@ func TestClientErrorsCarryStatusAndMessage(t *testing.T) {
 }
 
 func TestNewRefusesBadTokens(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	const tok = "0123456789abcdef"
 	cases := []struct {
 		name string
@@ -123,7 +123,7 @@ func TestNewRefusesBadTokens(t *testing.T) {
 // unknown token, and the store unchanged. The token itself, as net/http delivers the
 // header (its surrounding white space already gone), is accepted.
 func TestTokensComparedExactly(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	var headers []string
 	for _, tok := range []string{adminToken, agentToken} {
@@ -166,7 +166,7 @@ func TestTokensComparedExactly(t *testing.T) {
 }
 
 func TestAgentTokenRole(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	agent := e.client(agentToken)
 	ctx := context.Background()
 	before := teststore.Snapshot(t, e.db)
@@ -191,7 +191,9 @@ func TestAgentTokenRole(t *testing.T) {
 		{"POST", "/api/approval/check", `{"tool_name":"Bash","session_id":"s","source":"cron"}`},
 		{"POST", "/api/approval/visible", `{"profile":"default","tools":["Bash"]}`},
 	} {
-		e.wantError(c.method, c.path, agentToken, c.body, http.StatusForbidden, "")
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			e.in(t).wantError(c.method, c.path, agentToken, c.body, http.StatusForbidden, "")
+		})
 	}
 	teststore.Unchanged(t, e.db, before)
 
@@ -250,7 +252,7 @@ func TestAgentTokenRole(t *testing.T) {
 // agent token learn the outcome of another's request — the same call from another
 // token is 409, naming no request (docs/design.md, "Idempotency").
 func TestAgentTokenCannotReadAnotherTokensOutcome(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	agent, other := e.client(agentToken), e.client(otherAgent)
 	id := e.pending(agent, "a", "a1")

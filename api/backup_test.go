@@ -26,7 +26,7 @@ import (
 
 func TestBackup(t *testing.T) {
 	at := time.Date(2026, 11, 29, 3, 0, 0, 0, time.FixedZone("CET", 3600))
-	e := newEnv(t, func(o *api.Options) { o.Now = func() time.Time { return at } })
+	e := newAPIEnv(t, func(o *api.Options) { o.Now = func() time.Time { return at } })
 	ctx := context.Background()
 	if _, err := e.admin.CreateRule(ctx, rules.Rule{ToolPattern: "Read", Action: rules.Deny,
 		Priority: 7, Note: "no"}); err != nil {
@@ -80,7 +80,7 @@ func TestBackup(t *testing.T) {
 }
 
 func TestBackupNeedsTheAdminToken(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	e.wantError("GET", "/api/backup", "", "", http.StatusUnauthorized, "unauthorized")
 	e.wantError("GET", "/api/backup", "wrong", "", http.StatusUnauthorized, "unauthorized")
@@ -130,13 +130,13 @@ func TestBackupFailure(t *testing.T) {
 			o.Store = failingStore{DB: o.Store.(*store.DB), limit: limit}
 		}
 	}
-	e := newEnv(t, fail(0))
+	e := newAPIEnv(t, fail(0))
 	before := teststore.Snapshot(t, e.db)
 	e.wantError("GET", "/api/backup", adminToken, "", http.StatusInternalServerError,
 		"internal error")
 	teststore.Unchanged(t, e.db, before)
 
-	e = newEnv(t, fail(1<<30))
+	e = newAPIEnv(t, fail(1<<30))
 	var buf bytes.Buffer
 	n, err := e.admin.Backup(ctx, &buf)
 	if !errors.Is(err, io.ErrUnexpectedEOF) ||
@@ -165,7 +165,7 @@ func writeFile(t *testing.T, data []byte) string {
 func TestBackupGivesUpOnAStalledClient(t *testing.T) {
 	api.SetBackupStall(t, 200*time.Millisecond)
 	var logs testkit.Logs
-	e := newEnv(t, func(o *api.Options) { o.Logger = logs.Logger() })
+	e := newAPIEnv(t, func(o *api.Options) { o.Logger = logs.Logger() })
 	// More than a connection's buffers hold (Linux: a send buffer of 4 MiB at most by
 	// default): 8 requests of 1 MiB.
 	for i := range 8 {

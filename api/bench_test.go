@@ -17,7 +17,7 @@ import (
 // cores), with as many concurrent clients as GOMAXPROCS. It reports requests a second
 // and the 99th percentile latency.
 func BenchmarkCheckAllow(b *testing.B) {
-	e := newEnv(b)
+	e := newAPIEnv(b)
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	defer tr.CloseIdleConnections()
 	c := e.client(adminToken)

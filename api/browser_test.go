@@ -53,7 +53,7 @@ func (e *env) raw(method, path, body string, headers map[string]string) (int, st
 // from a foreign origin, a rebound DNS name in Host — is refused with a clear error
 // before anything runs, admin token or not, and the store is unchanged.
 func TestBrowserAttacksRefused(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	id := e.pending(e.admin, "s", "t1")
 	before := teststore.Snapshot(t, e.db)
 	bearer := "Bearer " + adminToken
@@ -140,7 +140,7 @@ func TestBrowserAttacksRefused(t *testing.T) {
 // TestAllowedHosts: a host of api.allowed_hosts is answered, on its port only when it
 // names one; an https entry's origin is accepted (a TLS proxy in front).
 func TestAllowedHosts(t *testing.T) {
-	e := newEnv(t, func(o *api.Options) {
+	e := newAPIEnv(t, func(o *api.Options) {
 		o.AllowedHosts = []api.AllowedHost{{Host: "skald.lan", Port: "8377"},
 			{Host: "Skald.Example", HTTPS: true}}
 	})
@@ -176,7 +176,7 @@ func TestAllowedHosts(t *testing.T) {
 // take calls without a token as the local caller, which can never approve, reject,
 // bypass or change rules, nor see or cancel a request it did not make.
 func TestLocalCaller(t *testing.T) {
-	e := newEnv(t, func(o *api.Options) { o.Generated, o.AgentTokens = true, nil })
+	e := newAPIEnv(t, func(o *api.Options) { o.Generated, o.AgentTokens = true, nil })
 	ctx := context.Background()
 	local := e.client("")
 	id := e.pending(local, "s", "t1")
@@ -198,9 +198,11 @@ func TestLocalCaller(t *testing.T) {
 		{"GET", "/api/backup", ""},
 		{"GET", "/api/events", ""},
 	} {
-		e.wantError(c.method, c.path, "", c.body, http.StatusUnauthorized,
-			"unauthorized: this call needs the admin token")
-		teststore.Unchanged(t, e.db, before)
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			e.in(t).wantError(c.method, c.path, "", c.body, http.StatusUnauthorized,
+				"unauthorized: this call needs the admin token")
+			teststore.Unchanged(t, e.db, before)
+		})
 	}
 	e.wantError("GET", "/api/approval/requests/"+testkit.ID(adminID), "", "", http.StatusForbidden,
 		"made by another caller")
@@ -226,9 +228,9 @@ func TestNoLocalCallerWithTokens(t *testing.T) {
 		"agent tokens":           func(o *api.Options) { o.Generated = true },
 	} {
 		t.Run(name, func(t *testing.T) {
-			e := newEnv(t, edit)
+			e := newAPIEnv(t, edit)
 			before := teststore.Snapshot(t, e.db)
-			e.wantError("POST", "/api/approval/check", "",
+			e.in(t).wantError("POST", "/api/approval/check", "",
 				`{"tool_name":"Bash","session_id":"s","arguments":{"command":"ls"}}`,
 				http.StatusUnauthorized, "needs the admin token")
 			teststore.Unchanged(t, e.db, before)

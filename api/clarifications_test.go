@@ -15,7 +15,7 @@ import (
 )
 
 func TestClarificationOverTheAPI(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	agent := e.client(agentToken)
 	c, err := agent.Ask(ctx, api.AskRequest{SessionID: "s1", ClarificationID: "c1",
@@ -98,7 +98,7 @@ func TestClarificationOverTheAPI(t *testing.T) {
 }
 
 func TestClarificationLocalCallerAndCancel(t *testing.T) {
-	e := newEnv(t, func(o *api.Options) { o.Generated, o.AgentTokens = true, nil })
+	e := newAPIEnv(t, func(o *api.Options) { o.Generated, o.AgentTokens = true, nil })
 	ctx := context.Background()
 	local := e.client("")
 	c, err := local.Ask(ctx, api.AskRequest{SessionID: "s", Question: "go on?"})
@@ -124,7 +124,7 @@ func TestClarificationLocalCallerAndCancel(t *testing.T) {
 }
 
 func TestClarificationEvents(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/api/events", nil)
@@ -160,7 +160,7 @@ func TestClarificationEvents(t *testing.T) {
 // their ends, are refused with 422 and nothing stored, while the question may hold
 // newlines.
 func TestClarificationControlCharacters(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct{ name, body, msg string }{
 		{"an option with newlines",
@@ -206,7 +206,7 @@ func TestClarificationControlCharacters(t *testing.T) {
 // TestAwaitClarification checks AwaitClarification's three ends: the pending one when
 // ctx has ended, the answer once there is one, and the server's refusal otherwise.
 func TestAwaitClarification(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	agent := e.client(agentToken)
 	c, err := agent.Ask(context.Background(), api.AskRequest{SessionID: "s1",
 		Question: "which branch?"})

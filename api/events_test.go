@@ -11,7 +11,7 @@ import (
 )
 
 func TestEvents(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	resp := e.events()
 	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
 		t.Fatalf("events: %d %s", resp.StatusCode, ct)

@@ -13,7 +13,7 @@ import (
 )
 
 func TestExplain(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	ex, err := e.admin.Explain(context.Background(), gate.Call{ToolName: "Read",
 		Arguments: map[string]any{"file_path": "secrets/key"}})
@@ -62,7 +62,7 @@ func TestCheckSaysNoChannel(t *testing.T) {
 		{"telegram", []string{"telegram"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, func(o *api.Options) { o.Channels = c.channels })
+			e := newAPIEnv(t, func(o *api.Options) { o.Channels = c.channels })
 			res, err := e.admin.Check(context.Background(), api.CheckRequest{Call: gate.Call{
 				ToolName: "Bash", SessionID: "s", Arguments: map[string]any{"command": "make"}}})
 			testkit.Must(t, err)

@@ -19,7 +19,7 @@ import (
 // written; once the disk is back both work.
 func TestCommitFailureNeverAllows(t *testing.T) {
 	var full atomic.Bool
-	e := newEnvStore(t, store.Options{FailCommit: func() error {
+	e := newAPIEnvStore(t, store.Options{FailCommit: func() error {
 		if full.Load() {
 			return errors.New("no space left on device")
 		}

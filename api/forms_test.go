@@ -16,7 +16,7 @@ import (
 // working directory wd (relative to the root; "" for the root).
 func formsEnv(t *testing.T, wd string) *env {
 	t.Helper()
-	e := newEnvGate(t, func(o *gate.Options) {
+	e := newAPIEnvGate(t, func(o *gate.Options) {
 		root := o.Rules.WorkspaceRoot
 		o.Rules.Protected = []string{filepath.Join(filepath.Dir(root), "datadir")}
 		o.Profiles[0].WorkingDirectory = filepath.Join(root, wd)

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/skald-circle/skald-bot/api"
@@ -39,24 +37,24 @@ type env struct {
 	metrics *api.Metrics
 	url     string
 	admin   *api.Client
-	stop    func() // stops Serve and waits for it
+	stop    func() // stops Serve, then the gate, and waits for both
 }
 
-// newEnv builds the env with an admin token, two agent tokens (profile "agents",
+// newAPIEnv builds the env with an admin token, two agent tokens (profile "agents",
 // group "agents"; the first with agent_id "bot-1"), and edit applied to the options.
-func newEnv(t testing.TB, edit ...func(*api.Options)) *env {
+func newAPIEnv(t testing.TB, edit ...func(*api.Options)) *env {
 	t.Helper()
-	return newEnvGate(t, nil, edit...)
+	return newAPIEnvGate(t, nil, edit...)
 }
 
-// newEnvGate is newEnv with gedit (may be nil) applied to the gate's options.
-func newEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Options)) *env {
+// newAPIEnvGate is newAPIEnv with gedit (may be nil) applied to the gate's options.
+func newAPIEnvGate(t testing.TB, gedit func(*gate.Options), edit ...func(*api.Options)) *env {
 	t.Helper()
-	return newEnvStore(t, store.Options{}, gedit, edit...)
+	return newAPIEnvStore(t, store.Options{}, gedit, edit...)
 }
 
-// newEnvStore is newEnvGate with the store opened with sopt.
-func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
+// newAPIEnvStore is newAPIEnvGate with the store opened with sopt.
+func newAPIEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 	edit ...func(*api.Options)) *env {
 	t.Helper()
 	root := filepath.Join(testkit.Dir(t, "ws/secrets"), "ws")
@@ -70,9 +68,7 @@ func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 		gedit(&gopt)
 	}
 	g := testgate.New(t, gopt)
-	ctx, cancel := context.WithCancel(context.Background())
-	gdone := make(chan error, 1)
-	go func() { gdone <- g.Run(ctx) }()
+	stopGate := testgate.Run(t, g)
 
 	e := &env{t: t, root: root, db: db, gate: g, metrics: api.NewMetrics()}
 	opt := api.Options{
@@ -90,25 +86,19 @@ func newEnvStore(t testing.TB, sopt store.Options, gedit func(*gate.Options),
 	if err != nil {
 		t.Fatalf("api.New: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.url = "http://" + ln.Addr().String()
-	sdone := make(chan error, 1)
-	go func() { sdone <- e.srv.Serve(ctx, ln) }()
-	e.stop = sync.OnceFunc(func() {
-		cancel()
-		if err := <-sdone; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		if err := <-gdone; err != nil {
-			t.Errorf("gate Run: %v", err)
-		}
-	})
-	t.Cleanup(e.stop)
+	url, stopServe := testkit.Serve(t, e.srv.Serve)
+	e.url = url
+	e.stop = func() { stopServe(); stopGate() }
 	e.admin = e.client(adminToken)
 	return e
+}
+
+// in returns a copy of e whose helpers report to t: for the subtests of a table,
+// which may not fail the test that started them.
+func (e *env) in(t testing.TB) *env {
+	c := *e
+	c.t = t
+	return &c
 }
 
 // client returns an API client of the env's server with token.

@@ -34,7 +34,7 @@ func (e *env) dialRaw() net.Conn {
 // their bodies is stored.
 func TestSlowBodies(t *testing.T) {
 	const bodyTimeout = 5 * time.Second
-	e := newEnv(t, func(o *api.Options) { o.BodyTimeout = bodyTimeout })
+	e := newAPIEnv(t, func(o *api.Options) { o.BodyTimeout = bodyTimeout })
 	before := teststore.Snapshot(t, e.db)
 	body := `{"tool_name":"Bash","session_id":"slow","arguments":{"command":"rm -rf /"}}`
 	start := time.Now()
@@ -87,7 +87,7 @@ func TestSlowBodies(t *testing.T) {
 // closed), not held, while the ones within the cap stay open.
 func TestConnectionCap(t *testing.T) {
 	const max = 8
-	e := newEnv(t, func(o *api.Options) { o.MaxConns, o.ReadHeaderTimeout = max, time.Minute })
+	e := newAPIEnv(t, func(o *api.Options) { o.MaxConns, o.ReadHeaderTimeout = max, time.Minute })
 	held := make([]net.Conn, max)
 	for i := range held {
 		held[i] = e.dialRaw()
@@ -120,7 +120,7 @@ func TestConnectionCap(t *testing.T) {
 // by the write timeout (it has its own cap, MaxWaitSecs), while the write timeout
 // still bounds an ordinary answer's connection.
 func TestLongPollOutlivesTheWriteTimeout(t *testing.T) {
-	e := newEnv(t, func(o *api.Options) { o.WriteTimeout = 100 * time.Millisecond })
+	e := newAPIEnv(t, func(o *api.Options) { o.WriteTimeout = 100 * time.Millisecond })
 	res, err := e.admin.Check(context.Background(), api.CheckRequest{WaitSecs: 1,
 		Call: gate.Call{ToolName: "Bash", SessionID: "s",
 			Arguments: map[string]any{"command": "rm -rf build"}}})

@@ -13,7 +13,7 @@ import (
 // TestCheckKeepsNumbers checks that a tool call's numbers are stored and shown as sent,
 // not rounded through float64, and that a replay with another number is refused.
 func TestCheckKeepsNumbers(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	check := func(id, num string) (int, string) {
 		return e.do("POST", "/api/approval/check", adminToken, strings.NewReader(
 			`{"tool_name":"Bash","session_id":"s","tool_call_id":"`+id+`","arguments":`+

@@ -59,7 +59,7 @@ func (e *env) wantDecision(tool string, args map[string]any, cwd string, want ga
 // notes tool's path in secrets/, a string naming one under any key and Glob's pattern
 // out of its path are held back too.
 func TestEveryPathArgument(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Glob",
 		Action: rules.Allow, Priority: 100})
 	e.allowMCP()
@@ -95,7 +95,7 @@ func TestEveryPathArgument(t *testing.T) {
 // denied like Glob's pattern, and one that stays in it is not.
 func TestProtectedEveryArgument(t *testing.T) {
 	var data, conf string
-	e := newEnvGate(t, func(o *gate.Options) {
+	e := newAPIEnvGate(t, func(o *gate.Options) {
 		data = filepath.Join(o.Rules.WorkspaceRoot, "skald-data")
 		conf = filepath.Join(o.Rules.WorkspaceRoot, "skald.yaml")
 		o.Rules.Protected = []string{data, conf}
@@ -153,7 +153,7 @@ func (e *env) allowMCP() {
 // tool's own deny rule covers it — under a bypass of all too — and the deny of other
 // tools' paths keeps it for a human.
 func TestArgumentStringDenied(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__*",
 		Action: rules.Allow, Priority: 100})
 	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "mcp__notes__*",
@@ -174,7 +174,7 @@ func TestArgumentStringDenied(t *testing.T) {
 // TestArgumentExpansions: a word a tool may expand into a path is for a human under
 // allow mcp__* and a bypass of all; a price or a bare variable is not.
 func TestArgumentExpansions(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.allowMCP()
 	for _, v := range []string{"cat $PWD/secrets/key", `cat se\crets`, "`cat secrets/key`",
 		"~root/.ssh/id_rsa", "file:secrets/key", "${HOME}/x"} {
@@ -187,7 +187,7 @@ func TestArgumentExpansions(t *testing.T) {
 // TestArgumentShellWords: a string is read as a shell joins its words — quotes,
 // braces, $'…', substitutions — under allow mcp__* and a bypass of all; prose is not.
 func TestArgumentShellWords(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.allowMCP()
 	for _, v := range []string{`cat "sec"rets/key`, `cat se"cr"ets/key`, `cat sec''rets/key`,
 		`cat sec""rets`, `cat {sec,x}rets/key`, `cat sec{rets,x}/key`, `cat $'\x73ecrets'/key`,
@@ -210,7 +210,7 @@ func TestArgumentShellWords(t *testing.T) {
 // a word of an MCP tool's argument, is for a human under allow Bash, allow mcp__* and a
 // bypass of all.
 func TestLookAlikeOptions(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.addRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash",
 		Action: rules.Allow, Priority: 1})
 	e.allowMCP()
@@ -228,7 +228,7 @@ func TestLookAlikeOptions(t *testing.T) {
 // there into secrets/, or any name run in secrets/, is for a human under allow mcp__*
 // and a bypass of all.
 func TestBareWords(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.allowMCP()
 	testkit.Must(t, os.WriteFile(filepath.Join(e.root, "secrets", "key"), []byte("k"), 0o600))
 	testkit.Must(t, os.Symlink("secrets/key", filepath.Join(e.root, "k")))
@@ -241,7 +241,7 @@ func TestBareWords(t *testing.T) {
 // not), SECRETS/key is secrets/key: denied for Read, for a human for an MCP tool under
 // allow mcp__* and a bypass of all.
 func TestFoldedCase(t *testing.T) {
-	e := newEnvGate(t, func(o *gate.Options) {
+	e := newAPIEnvGate(t, func(o *gate.Options) {
 		o.Rules.FoldsCase = func(string) bool { return true }
 	})
 	e.allowMCP()
@@ -257,7 +257,7 @@ func TestFoldedCase(t *testing.T) {
 // running, then a second swap: Read by either name stays denied, never allowed by the
 // profile's fast-path (its working directory is the workspace root).
 func TestPatternFollowsSwap(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	if err := os.WriteFile(filepath.Join(e.root, "secrets", "key"), []byte("k"),
 		0o600); err != nil {
 		t.Fatal(err)
@@ -292,7 +292,7 @@ func TestPatternFollowsSwap(t *testing.T) {
 // an object, a NUL in the cwd — are for a human even under a session bypass of all,
 // and still denied beside a path in secrets/.
 func TestUnresolvableNotBypassed(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	if err := os.Symlink("loop2", filepath.Join(e.root, "loop1")); err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestUnresolvableNotBypassed(t *testing.T) {
 // cannot resolve — whatever its value's type — while one naming secrets/ in an array
 // is denied.
 func TestUnresolvableAfterApprovedEdit(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	testkit.Must(t, os.Symlink("loop2", filepath.Join(e.root, "loop1")))
 	testkit.Must(t, os.Symlink("loop1", filepath.Join(e.root, "loop2")))
 	agent := e.client(agentToken)
@@ -369,7 +369,7 @@ func TestUnresolvableAfterApprovedEdit(t *testing.T) {
 // TestProcSelfNotResolved: /proc/self/cwd and /dev/fd name the agent's own process, not
 // the service's: under allow @fs_read for the agent, and a bypass, a human decides.
 func TestProcSelfNotResolved(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.addRule(rules.Rule{ToolPattern: "@fs_read", AgentID: "bot-1",
 		Action: rules.Allow, Priority: 1})
 	if _, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0); err != nil {
@@ -396,7 +396,7 @@ func TestProcSelfNotResolved(t *testing.T) {
 // key is for a human too, under allow mcp__* and a bypass of all: the tool opens it as
 // itself. A /proc file of no process is only a path.
 func TestProcSelfUnderAnyKey(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.allowMCP()
 	for _, v := range []any{"/proc/self/cwd/secrets/key", "cat /proc/self/cwd/secrets/key",
 		"/proc/self/root" + e.root + "/secrets/key", []any{"/dev/fd/3"},
@@ -413,7 +413,7 @@ func TestProcSelfUnderAnyKey(t *testing.T) {
 func TestCheckProjectSecrets(t *testing.T) {
 	const defToken = "default-agent-token"
 	var p2 string
-	e := newEnvGate(t, func(o *gate.Options) {
+	e := newAPIEnvGate(t, func(o *gate.Options) {
 		p2 = filepath.Join(o.Rules.WorkspaceRoot, "proj2")
 		testkit.Must(t, os.MkdirAll(filepath.Join(p2, "secrets"), 0o755))
 		o.Profiles = append(o.Profiles, rules.Profile{ID: "p2", WorkspaceRoot: p2})
@@ -451,7 +451,7 @@ func TestCheckProjectSecrets(t *testing.T) {
 func TestCheckProjectLink(t *testing.T) {
 	const defToken = "default-agent-token"
 	var p2 string
-	e := newEnvGate(t, func(o *gate.Options) {
+	e := newAPIEnvGate(t, func(o *gate.Options) {
 		p2 = filepath.Join(o.Rules.WorkspaceRoot, "proj2")
 		for _, d := range []string{".vault", ".vault-2"} {
 			testkit.Must(t, os.MkdirAll(filepath.Join(p2, d), 0o755))
@@ -492,7 +492,7 @@ func TestCheckProjectLink(t *testing.T) {
 // the profile reads docs without one and the session bypasses all; a folder whose
 // link leads elsewhere stays allowed.
 func TestFolderLinkHeld(t *testing.T) {
-	e := newEnvGate(t, func(o *gate.Options) {
+	e := newAPIEnvGate(t, func(o *gate.Options) {
 		o.Profiles[0].AllowFSReads = []string{"docs", "src"}
 	})
 	e.allowMCP()

@@ -16,7 +16,7 @@ import (
 )
 
 func TestRules(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	all, err := e.admin.Rules(ctx, "")
 	if err != nil || len(all) == 0 {
@@ -51,7 +51,7 @@ func TestRules(t *testing.T) {
 }
 
 func TestRuleErrors(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		method, path, body string
@@ -130,13 +130,15 @@ func TestRuleErrors(t *testing.T) {
 		{"DELETE", "/api/approval/rules/abc", ``, 400, "not a positive integer"},
 		{"GET", "/api/approval/rules?group=nope", ``, 422, "unknown group"},
 	} {
-		e.wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			e.in(t).wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+		})
 	}
 	teststore.Unchanged(t, e.db, before)
 }
 
 func TestGroups(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	if _, err := e.admin.CreateGroup(ctx, rules.Group{ID: "ci", Name: "CI"}); err != nil {
 		t.Fatal(err)
@@ -183,13 +185,15 @@ func TestGroups(t *testing.T) {
 		{"POST", "/api/tool-permission-groups/ci/duplicate", `{"id":"default"}`, 409,
 			"already exists"},
 	} {
-		e.wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			e.in(t).wantError(c.method, c.path, adminToken, c.body, c.status, c.msg)
+		})
 	}
 	teststore.Unchanged(t, e.db, before)
 }
 
 func TestVisibleAndTools(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	if _, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: "agents",
 		ToolPattern: "mcp__gmail__*", Action: rules.Deny}); err != nil {
@@ -229,7 +233,7 @@ func TestVisibleAndTools(t *testing.T) {
 // CLI and the chat commands, and that a bad rule without one is refused for what is
 // wrong with it, not for the group.
 func TestRuleDefaultGroup(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	st, body := e.do("POST", "/api/approval/rules", adminToken,
 		strings.NewReader(`{"tool_pattern":"Read","action":"allow"}`))
 	if st != http.StatusCreated || !strings.Contains(body, `"group_id":"default"`) {
@@ -252,7 +256,7 @@ func TestRuleDefaultGroup(t *testing.T) {
 // explicit "" clears an optional field, that the client's UpdateRule replaces the
 // whole rule, and that a bad partial body changes nothing.
 func TestRuleUpdateMerges(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	r, err := e.admin.CreateRule(ctx, rules.Rule{GroupID: "agents", ToolPattern: "Write",
 		PathPattern: "out/*", AgentID: "bot-1", Action: rules.Allow, Note: "reports",
@@ -304,7 +308,9 @@ func TestRuleUpdateMerges(t *testing.T) {
 		{`{"actoin":"deny"}`, 400, `unknown field "actoin"`},
 		{``, 400, "a JSON body is required"},
 	} {
-		e.wantError("PUT", path, adminToken, c.body, c.status, c.msg)
+		t.Run(c.body, func(t *testing.T) {
+			e.in(t).wantError("PUT", path, adminToken, c.body, c.status, c.msg)
+		})
 	}
 	e.wantError("PUT", "/api/approval/rules/99999", adminToken, `{"action":"deny"}`, 404,
 		"update rule 99999: not found")
@@ -330,7 +336,7 @@ func (e *env) ruleByID(id uint64) rules.Rule {
 // TestApplyRulesRoute applies a plan through the client; a refused one lists every
 // problem with 422 and changes nothing, as does an unknown field.
 func TestApplyRulesRoute(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	c := e.client(adminToken)
 	before := teststore.Snapshot(t, e.db)
 	e.wantError("POST", "/api/approval/rules/apply", adminToken, `{"create_rule":[]}`,

@@ -14,7 +14,7 @@ import (
 )
 
 func TestRoutingErrorsAreJSON(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.wantError("GET", "/api/nope", adminToken, "", 404, "not found: /api/nope")
 	e.wantError("GET", "/nope", "", "", 404, "not found: /nope")
 	e.wantError("DELETE", "/api/approval/check", adminToken, "", 405, "method not allowed")
@@ -24,7 +24,7 @@ func TestRoutingErrorsAreJSON(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	if _, err := e.admin.Check(ctx, api.CheckRequest{Call: callOf("TodoWrite")}); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func (l *addrListener) Close() error              { l.closed = true; return nil 
 func (l *addrListener) Addr() net.Addr            { return l.addr }
 
 func TestServeRefusesBeyondLoopbackWithAGeneratedToken(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	open, err := api.New(api.Options{Gate: e.gate, Store: e.db, Token: adminToken,
 		Generated: true, Logger: testkit.Logger()})
 	if err != nil {
@@ -84,7 +84,7 @@ func TestServeRefusesBeyondLoopbackWithAGeneratedToken(t *testing.T) {
 
 // Serve ends event streams and long-polls when its context ends, and returns nil.
 func TestServeStopsStreams(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	resp := e.events()
 	id := e.pending(e.admin, "s", "")
 	polled := make(chan error, 1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 )
 
 func TestSessionBypassAndCancel(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	b, err := e.admin.SetBypass(ctx, "s", "category:shell", "", 0)
 	if err != nil || b.SessionID != "s" || b.Scope != "category:shell" || !b.ExpiresAt.IsZero() {
@@ -75,7 +76,7 @@ func TestSessionBypassAndCancel(t *testing.T) {
 }
 
 func TestAudit(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	id := e.pending(e.admin, "s", "")
 	cli := e.client(adminToken)
@@ -139,7 +140,7 @@ var errNoJob = errors.Join(store.ErrNotFound, errors.New("no such job"))
 
 func TestJobs(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, func(o *api.Options) { o.Jobs = &fakeJobs{} })
+	e := newAPIEnv(t, func(o *api.Options) { o.Jobs = &fakeJobs{} })
 	js, err := e.admin.Jobs(ctx)
 	if err != nil || len(js) != 1 || js[0].Name != "nightly" {
 		t.Fatalf("jobs: %v %+v", err, js)
@@ -158,14 +159,16 @@ func TestJobs(t *testing.T) {
 		limit int
 		want  []uint64
 	}{{0, []uint64{2, 1}}, {1, []uint64{2}}, {5, []uint64{2, 1}}} {
-		rs, err := e.admin.RecentRuns(ctx, tc.limit)
-		var got []uint64
-		for _, r := range rs {
-			got = append(got, r.ID)
-		}
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Fatalf("recent runs, limit %d: %v %v, want %v", tc.limit, err, got, tc.want)
-		}
+		t.Run("limit="+strconv.Itoa(tc.limit), func(t *testing.T) {
+			rs, err := e.admin.RecentRuns(ctx, tc.limit)
+			var got []uint64
+			for _, r := range rs {
+				got = append(got, r.ID)
+			}
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Fatalf("recent runs, limit %d: %v %v, want %v", tc.limit, err, got, tc.want)
+			}
+		})
 	}
 	e.wantError("GET", "/api/runs?limit=x", adminToken, "", 400, `limit "x"`)
 	e.wantError("GET", "/api/runs?limit=-1", adminToken, "", 400, "limit")
@@ -177,7 +180,7 @@ func TestJobs(t *testing.T) {
 	e.wantError("GET", "/api/runs/9", adminToken, "", 404, "not found")
 
 	// Without a scheduler: no jobs, and 404s.
-	n := newEnv(t)
+	n := newAPIEnv(t)
 	if js, err := n.admin.Jobs(ctx); err != nil || js == nil || len(js) != 0 {
 		t.Fatalf("no scheduler: %v %#v", err, js)
 	}

@@ -19,7 +19,7 @@ import (
 // the seeded Bash require, so the same call goes from pending to allow; the answer
 // lists every command with its decision and rule, and a request records them.
 func TestShellCommandRule(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	if err := os.MkdirAll(filepath.Join(e.root, "secrets"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestShellCommandRule(t *testing.T) {
 // place the agent may write runs what the agent wrote, so an allow rule for it leaves
 // the call pending; the reason names where the configuration resolves.
 func TestShellLinkedConfig(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	for _, d := range []string{"data/fakegit", "src/q", "src/r", "src/ok/.git"} {
 		testkit.Must(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
 	}
@@ -114,7 +114,7 @@ func TestShellLinkedConfig(t *testing.T) {
 // TestShellGlobBudget: a glob that walks more of the file system than the budget is
 // for a human under an allow rule and a bypass.
 func TestShellGlobBudget(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	e.addRule(rules.Rule{ToolPattern: "Bash", CommandPattern: "echo *", Action: rules.Allow})
 	_, err := e.admin.SetBypass(context.Background(), "s", "all", "", 0)
 	testkit.Must(t, err)
@@ -131,7 +131,7 @@ func TestShellGlobBudget(t *testing.T) {
 // inline code (python3 -c, an awk print to a file), an assignment of PATH, a device
 // node, and a $'\c…' word shown as written.
 func TestShellAttacks(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	for _, d := range []string{".git", "src/p"} {
 		testkit.Must(t, os.MkdirAll(filepath.Join(e.root, d), 0o755))
 	}

@@ -12,7 +12,7 @@ import (
 // that was pending before it; hosts it does not name, and URLs without an http(s)
 // host, stay pending; an update through the client can clear the host pattern.
 func TestWebHostRule(t *testing.T) {
-	e := newEnv(t)
+	e := newAPIEnv(t)
 	ctx := context.Background()
 	call := map[string]any{"url": "https://docs.example.com/intro", "prompt": "summarise"}
 	if before := e.checkAs("WebFetch", call, ""); before.Decision != gate.VerdictPending {

@@ -16,10 +16,10 @@ import (
 // through: the first ones of the checked calls without a path, and with one.
 const benchCallsPerKind = 1000
 
-// benchCalls splits the first calls of e into those without and with a path, and
+// splitByPath splits the first calls of e into those without and with a path, and
 // creates in the workspace the directories the path calls name, so that our
 // normalisation walks existing directories as it would in a real workspace.
-func benchCalls(tb testing.TB, e *engines) (noPath, withPath []Call) {
+func splitByPath(tb testing.TB, e *engines) (noPath, withPath []Call) {
 	tb.Helper()
 	for _, c := range e.calls {
 		switch {
@@ -64,7 +64,7 @@ func benchDecide(b *testing.B, mix Mix, n int) {
 	if err := e.check(ctx); err != nil {
 		b.Fatal(err)
 	}
-	noPath, withPath := benchCalls(b, e)
+	noPath, withPath := splitByPath(b, e)
 	for _, kind := range []struct {
 		name  string
 		calls []Call
@@ -112,7 +112,7 @@ func benchEngine[In any](b *testing.B, name string, calls []Call, input func(Cal
 // skip: rules.Normalize of the path calls' paths in the workspace. It does
 // not depend on the number of rules.
 func BenchmarkNormalize(b *testing.B) {
-	_, withPath := benchCalls(b, loadEngines(b, OrderFree, 1000))
+	_, withPath := splitByPath(b, loadEngines(b, OrderFree, 1000))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if _, err := rules.Normalize(withPath[i%len(withPath)].Path, "", workspace); err != nil {

@@ -104,37 +104,39 @@ func TestEnginesOnHandwrittenPolicy(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, mix := range []Mix{Ordered, OrderFree} {
-		p := handPolicy(mix)
-		engines := []Engine{NewOurs(p, t.TempDir())}
-		g, err := NewRego(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		engines = append(engines, g)
-		if mix == OrderFree {
-			c, err := NewCedar(p)
+		t.Run(mix.String(), func(t *testing.T) {
+			p := handPolicy(mix)
+			engines := []Engine{NewOurs(p, t.TempDir())}
+			g, err := NewRego(ctx, p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			engines = append(engines, c)
-		}
-		for _, tt := range tests {
-			want := tt.want
+			engines = append(engines, g)
 			if mix == OrderFree {
-				want = tt.wantFree
+				c, err := NewCedar(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				engines = append(engines, c)
 			}
-			for _, e := range engines {
-				t.Run(fmt.Sprintf("%s/%s/%s", mix, e.Name(), tt.call), func(t *testing.T) {
-					got, err := e.Decide(ctx, tt.call)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if got != (Decision{Action: actionOf[want], RuleID: want}) {
-						t.Errorf("got %s (rule %d), want %s (rule %d)",
-							got.Action, got.RuleID, actionOf[want], want)
-					}
-				})
+			for _, tt := range tests {
+				want := tt.want
+				if mix == OrderFree {
+					want = tt.wantFree
+				}
+				for _, e := range engines {
+					t.Run(fmt.Sprintf("%s/%s", e.Name(), tt.call), func(t *testing.T) {
+						got, err := e.Decide(ctx, tt.call)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got != (Decision{Action: actionOf[want], RuleID: want}) {
+							t.Errorf("got %s (rule %d), want %s (rule %d)",
+								got.Action, got.RuleID, actionOf[want], want)
+						}
+					})
+				}
 			}
-		}
+		})
 	}
 }

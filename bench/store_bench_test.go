@@ -29,8 +29,8 @@ const callers = 64
 var benchArgs = json.RawMessage(
 	`{"command":"pg_dump app > data/app.sql","cwd":"/srv/app","timeout":"10m"}`)
 
-// newRequest is the approval request registered for tool call i.
-func newRequest(i uint64) store.Request {
+// benchRequest is the approval request registered for tool call i.
+func benchRequest(i uint64) store.Request {
 	return store.Request{SessionID: "bench", ToolCallID: "tc-" + strconv.FormatUint(i, 10),
 		ToolName: "execute_cmd", Arguments: benchArgs, AgentID: "ops", Source: "cron",
 		Category: "shell", GroupID: rules.DefaultGroup, ExpiresAt: time.Now().Add(24 * time.Hour)}
@@ -238,7 +238,7 @@ func BenchmarkRegisterResolve(b *testing.B) {
 			s := bc.open(b)
 			var seq atomic.Uint64
 			pair := func() {
-				id, err := s.register(newRequest(seq.Add(1)))
+				id, err := s.register(benchRequest(seq.Add(1)))
 				if err == nil {
 					err = s.resolve(id)
 				}
@@ -300,7 +300,7 @@ func pendingStore(tb testing.TB) string {
 		for range 256 {
 			wg.Go(func() {
 				for i := next.Add(1); i <= pendingCount; i = next.Add(1) {
-					if _, _, err := db.CreateRequest(newRequest(i)); err != nil {
+					if _, _, err := db.CreateRequest(benchRequest(i)); err != nil {
 						errs <- err
 						return
 					}

@@ -74,7 +74,7 @@ func (e *env) ok(who Who, line string, want ...string) string {
 
 func TestCommandsGood(t *testing.T) {
 	jobs := newJobs()
-	e := newEnv(t, envOptions{jobs: jobs})
+	e := newBotEnv(t, envOptions{jobs: jobs})
 	r1 := e.require("s1", "Bash", map[string]any{"command": "make"})
 	r2 := e.require("s2", "mcp__gmail__send", map[string]any{"to": "bob"})
 
@@ -178,7 +178,7 @@ func TestCommandsGood(t *testing.T) {
 }
 
 func TestCommandsNoJobs(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newBotEnv(t, envOptions{})
 	e.ok(alice, "jobs", "No jobs configured.")
 	for _, line := range []string{"run x", "runs x"} {
 		if r := e.cmd(alice, line); !errors.Is(r.Err, ErrNoJobs) ||
@@ -191,7 +191,7 @@ func TestCommandsNoJobs(t *testing.T) {
 // Every bad command gets one clear line and changes nothing.
 func TestCommandsBad(t *testing.T) {
 	jobs := newJobs()
-	e := newEnv(t, envOptions{jobs: jobs})
+	e := newBotEnv(t, envOptions{jobs: jobs})
 	pend := e.require("s1", "Bash", map[string]any{"command": "make"})
 	done := e.require("s2", "Bash", map[string]any{"command": "make"})
 	e.resolve(done.ID, gate.Answer{Approve: true, By: "api", Via: "api"})
@@ -352,7 +352,7 @@ func TestCommandsBad(t *testing.T) {
 func TestCommandTriggerError(t *testing.T) {
 	jobs := newJobs()
 	jobs.fail = errors.New("nightly-backup is running and its overlap is skip")
-	e := newEnv(t, envOptions{jobs: jobs})
+	e := newBotEnv(t, envOptions{jobs: jobs})
 	r := e.cmd(alice, "run nightly-backup")
 	if r.Err == nil || r.Text != "run: nightly-backup is running and its overlap is skip" {
 		t.Errorf("%q, %v", r.Text, r.Err)
@@ -389,7 +389,7 @@ func FuzzCommand(f *testing.F) {
 		"bypass s 15m scope=all", "setrule 1 a=b=c", "\x00", "/help@bot"} {
 		f.Add(s)
 	}
-	e := newEnv(f, envOptions{jobs: newJobs()})
+	e := newBotEnv(f, envOptions{jobs: newJobs()})
 	f.Fuzz(func(t *testing.T, line string) {
 		r := e.bot.Command(context.Background(), alice, line)
 		if r.Err != nil && strings.Contains(r.Text, "\n") {
@@ -403,7 +403,7 @@ func FuzzCommand(f *testing.F) {
 // in its own tier, or, for a default rule, in a group's tier — and say nothing
 // otherwise.
 func TestPrecedenceNote(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newBotEnv(t, envOptions{})
 	ruleFor := func(group, tool string, action rules.Action) rules.Rule {
 		t.Helper()
 		rs, err := e.g.Rules(group)
@@ -477,7 +477,7 @@ func TestPrecedenceNote(t *testing.T) {
 
 // The pending list shows who asked, and caller text escaped as the prompts show it.
 func TestPendingShowsCallerEscaped(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newBotEnv(t, envOptions{})
 	out, err := e.g.Check(context.Background(), gate.Call{ToolName: "mcp__n\u043etes__list",
 		SessionID: "s\u202e1", AgentID: "rev", Caller: "agent-1a2b3c4d5e6f", Profile: "default"})
 	if err != nil || out.Decision != gate.VerdictPending {
@@ -492,7 +492,7 @@ func TestPendingShowsCallerEscaped(t *testing.T) {
 // The pending list says what each call does: a shell call's commands, another tool's
 // path or URL, escaped and cut in the middle as the prompts show them.
 func TestPendingShowsWhatTheCallDoes(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newBotEnv(t, envOptions{})
 	long := "echo " + strings.Repeat("a", 200) + " && rm -rf data"
 	ids := []uint64{
 		e.require("s1", "Bash", map[string]any{"command": "git status && rm -rf\u202e build"}).ID,

@@ -15,7 +15,7 @@ import (
 
 // A store that fails is "internal error" to the user, with ErrInternal to the caller.
 func TestInternalErrors(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newBotEnv(t, envOptions{})
 	r := e.shown("s1")
 	if err := e.db.Close(); err != nil {
 		t.Fatal(err)

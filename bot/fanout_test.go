@@ -33,7 +33,7 @@ func (e *env) wantFinal(id uint64, c *fakeChannel, final bool) {
 func runFanout(t *testing.T, opt envOptions, chans ...*fakeChannel) *env {
 	t.Helper()
 	opt.fanout, opt.channels = true, chans
-	e := newEnv(t, opt)
+	e := newBotEnv(t, opt)
 	t.Cleanup(e.run())
 	synctest.Wait()
 	return e
@@ -457,7 +457,7 @@ func TestFanoutRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// First run: Telegram only; Slack is configured after the restart.
 		tg := newFake("telegram", "-100")
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
+		e := newBotEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
 		stop := e.run()
 		synctest.Wait()
 		shown := e.require("s1", "Bash", bash)
@@ -487,7 +487,7 @@ func TestFanoutRestart(t *testing.T) {
 
 		tg2, sl := newFake("telegram", "-100"), newFake("slack", "C0FAKECHAN1")
 		tg2.next = 100
-		e2 := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg2, sl}, path: e.path})
+		e2 := newBotEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg2, sl}, path: e.path})
 		defer e2.run()()
 		synctest.Wait()
 		if len(tg2.sent()) != 0 {
@@ -526,7 +526,7 @@ func TestFanoutRestart(t *testing.T) {
 func TestShowPostsThenRecordsThenArms(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg := newFake("telegram", "-100", "-200")
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
+		e := newBotEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
 		var unrecorded []string
 		tg.onArm = func(target, ref string) {
 			// The request is the only one: its id is 1.
@@ -566,7 +566,7 @@ func TestReconcileArmsRecordedMessages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tg := newFake("telegram", "-100")
 		tg.failEdits, tg.failErr = 2, fmt.Errorf("chat not found: %w", ErrPermanent)
-		e := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
+		e := newBotEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg}})
 		stop := e.run()
 		synctest.Wait()
 		r := e.require("s1", "Bash", bash)
@@ -590,7 +590,7 @@ func TestReconcileArmsRecordedMessages(t *testing.T) {
 		}
 
 		tg2 := newFake("telegram", "-100")
-		e2 := newEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg2}, path: e.path})
+		e2 := newBotEnv(t, envOptions{fanout: true, channels: []*fakeChannel{tg2}, path: e.path})
 		defer e2.run()()
 		synctest.Wait()
 		if n := len(tg2.sent()); n != 0 {

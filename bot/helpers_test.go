@@ -57,9 +57,9 @@ type envOptions struct {
 	path string
 }
 
-// newEnv opens the store and builds the gate and the Bot (and the Fanout with
+// newBotEnv opens the store and builds the gate and the Bot (and the Fanout with
 // opt.channels when opt.fanout); nothing runs until run is called.
-func newEnv(t testing.TB, opt envOptions) *env {
+func newBotEnv(t testing.TB, opt envOptions) *env {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "skald.db")

@@ -41,7 +41,7 @@ func TestNoticeText(t *testing.T) {
 }
 
 func TestNewNoticesNeedsBusAndFanout(t *testing.T) {
-	e := newEnv(t, envOptions{fanout: true})
+	e := newBotEnv(t, envOptions{fanout: true})
 	for _, opt := range []NoticesOptions{{Fanout: e.fan}, {Events: e.g}} {
 		if _, err := NewNotices(opt); err == nil ||
 			!strings.Contains(err.Error(), "an event bus and a Fanout are required") {
@@ -210,7 +210,7 @@ func TestNoticesResubscribe(t *testing.T) {
 
 func TestNoticesRunTwice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t, envOptions{fanout: true})
+		e := newBotEnv(t, envOptions{fanout: true})
 		n := e.notices()
 		defer runNotices(t, n)()
 		synctest.Wait()

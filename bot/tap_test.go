@@ -41,7 +41,7 @@ func tapOn(r store.Request, who Who, action Action) Tap {
 }
 
 func TestTapResolves(t *testing.T) {
-	e := newEnv(t, envOptions{bypassShort: 30 * time.Minute})
+	e := newBotEnv(t, envOptions{bypassShort: 30 * time.Minute})
 	ctx := context.Background()
 	cases := []struct {
 		who    Who
@@ -58,28 +58,30 @@ func TestTapResolves(t *testing.T) {
 			&store.BypassGrant{Scope: "category:shell", Secs: 0}},
 	}
 	for i, tc := range cases {
-		r := e.shown("s" + string(rune('a'+i)))
-		res, err := e.bot.HandleTap(ctx, tapOn(r, tc.who, tc.action))
-		if err != nil || !res.Resolved || res.Toast != tc.toast {
-			t.Fatalf("%s by %s: %+v, %v; want toast %q",
-				tc.action, tc.who.Name, res, err, tc.toast)
-		}
-		got := e.request(r.ID)
-		if got.Status != tc.status || got.Resolution.Via != tc.who.Channel ||
-			got.Resolution.By != tc.who.Name+" ("+tc.who.ID+")" ||
-			testkit.JSON(got.Resolution.Bypass) != testkit.JSON(tc.bypass) {
-			t.Errorf("%s: stored %s %+v", tc.action, got.Status, got.Resolution)
-		}
-		if res.Request.Status != tc.status {
-			t.Errorf("TapResult.Request is %s", res.Request.Status)
-		}
+		r := e.shown("s" + string(rune('a'+i))) // e reports to t: set up before t.Run
+		t.Run(string(tc.action)+" by "+tc.who.Name, func(t *testing.T) {
+			res, err := e.bot.HandleTap(ctx, tapOn(r, tc.who, tc.action))
+			if err != nil || !res.Resolved || res.Toast != tc.toast {
+				t.Fatalf("%s by %s: %+v, %v; want toast %q",
+					tc.action, tc.who.Name, res, err, tc.toast)
+			}
+			got := teststore.Request(t, e.db, r.ID)
+			if got.Status != tc.status || got.Resolution.Via != tc.who.Channel ||
+				got.Resolution.By != tc.who.Name+" ("+tc.who.ID+")" ||
+				testkit.JSON(got.Resolution.Bypass) != testkit.JSON(tc.bypass) {
+				t.Errorf("%s: stored %s %+v", tc.action, got.Status, got.Resolution)
+			}
+			if res.Request.Status != tc.status {
+				t.Errorf("TapResult.Request is %s", res.Request.Status)
+			}
+		})
 	}
 }
 
 // The ⏱ and 🔄 buttons grant a bypass: the next call of the same category in the
 // session is allowed without a prompt; one of another category still asks.
 func TestTapBypassCoversTheCategory(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newBotEnv(t, envOptions{})
 	ctx := context.Background()
 	for _, a := range []Action{ActionBypassShort, ActionBypassSession} {
 		session := "sess-" + string(a)
@@ -106,7 +108,7 @@ func TestTapBypassCoversTheCategory(t *testing.T) {
 }
 
 func TestTapRefused(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newBotEnv(t, envOptions{})
 	ctx := context.Background()
 	r := e.shown("s1")
 	good := tapOn(r, jane, ActionApprove)
@@ -155,7 +157,7 @@ func TestTapRefused(t *testing.T) {
 
 func TestTapAfterTheOutcome(t *testing.T) {
 	c := testkit.NewClock(time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC))
-	e := newEnv(t, envOptions{clock: c})
+	e := newBotEnv(t, envOptions{clock: c})
 	ctx := context.Background()
 	r := e.shown("s1")
 	if _, err := e.bot.HandleTap(ctx, tapOn(r, jane, ActionApprove)); err != nil {
@@ -205,7 +207,7 @@ func TestTapAfterTheOutcome(t *testing.T) {
 
 // Two taps at once, on two channels: exactly one resolves, the other is told who won.
 func TestTapRace(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newBotEnv(t, envOptions{})
 	ctx := context.Background()
 	for i := range 20 {
 		r := e.shown("race" + string(rune('a'+i)))

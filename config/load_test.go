@@ -431,11 +431,13 @@ func TestLocate(t *testing.T) {
 		{"", "", "skald.yaml", false},
 	}
 	for _, tt := range tests {
-		got, named := Locate(tt.flag, env(tt.env))
-		if got != tt.want || named != tt.named {
-			t.Errorf("Locate(%q) with %s=%q = %q, %v; want %q, %v",
-				tt.flag, EnvFile, tt.env, got, named, tt.want, tt.named)
-		}
+		t.Run("flag="+tt.flag+",env="+tt.env, func(t *testing.T) {
+			got, named := Locate(tt.flag, env(tt.env))
+			if got != tt.want || named != tt.named {
+				t.Errorf("Locate(%q) with %s=%q = %q, %v; want %q, %v",
+					tt.flag, EnvFile, tt.env, got, named, tt.want, tt.named)
+			}
+		})
 	}
 	t.Setenv(EnvFile, "from-env.yaml")
 	if got, named := Locate("", nil); got != "from-env.yaml" || !named {

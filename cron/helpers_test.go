@@ -43,7 +43,9 @@ type env struct {
 
 var admin = store.Actor{By: "alice", Via: "telegram"}
 
-func newEnv(t testing.TB, jobs ...cron.Job) *env {
+// newCronEnv opens the store of an env with jobs and the rule allowing agent "ops"
+// to run execute_cmd; nothing runs until start.
+func newCronEnv(t testing.TB, jobs ...cron.Job) *env {
 	t.Helper()
 	base := testkit.Dir(t, "ws/data", "ws/out", "ws/secrets")
 	root := filepath.Join(base, "ws")
@@ -106,7 +108,7 @@ func (e *env) start() {
 func started(t *testing.T, j cron.Job, wait func(*testing.T, *env, string) store.Run) (
 	*env, store.Run) {
 	t.Helper()
-	e := newEnv(t, j)
+	e := newCronEnv(t, j)
 	e.start()
 	return e, wait(t, e, j.Name)
 }

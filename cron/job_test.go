@@ -17,7 +17,7 @@ import (
 )
 
 func TestInvalidScheduleRefusesStartUpNamingTheJob(t *testing.T) {
-	e := newEnv(t)
+	e := newCronEnv(t)
 	before, err := os.ReadFile(e.path)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestNewRefusesBadOptions(t *testing.T) {
-	e := newEnv(t)
+	e := newCronEnv(t)
 	g := e.newGate(nil)
 	j := backup("backup", "")
 	j.Profile = "nobody"
@@ -175,7 +175,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 }
 
 func TestEngineErrors(t *testing.T) {
-	e := newEnv(t, backup("backup", ""))
+	e := newCronEnv(t, backup("backup", ""))
 	eng := e.newEngine(e.newGate(nil), nil)
 	ctx := context.Background()
 	_, err := eng.Trigger(ctx, "backup")
@@ -217,7 +217,7 @@ func TestJobsListing(t *testing.T) {
 	b.ApprovalTimeout = time.Hour
 	a := cron.Job{Name: "alpha", Schedule: "CRON_TZ=Europe/Rome 30 2 * * *",
 		Steps: []cron.Step{{Tool: "list_files", Args: map[string]any{"path": "."}}}}
-	e := newEnv(t, b, a)
+	e := newCronEnv(t, b, a)
 	g := e.newGate(func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "reader", WorkingDirectory: "data"}}
 	})
@@ -252,7 +252,7 @@ func TestJobsListing(t *testing.T) {
 }
 
 func TestRunFailsWhenTheStoreCannotBeRead(t *testing.T) {
-	e := newEnv(t, backup("backup", ""))
+	e := newCronEnv(t, backup("backup", ""))
 	eng := e.newEngine(e.newGate(nil), nil)
 	if err := e.db.Close(); err != nil {
 		t.Fatal(err)

@@ -81,7 +81,7 @@ func TestOverlapQueueKeepsOneTriggerAndCountsTheRest(t *testing.T) {
 }
 
 func TestOverlapAllowStartsEveryTrigger(t *testing.T) {
-	e := newEnv(t, backup("many", cron.OverlapAllow))
+	e := newCronEnv(t, backup("many", cron.OverlapAllow))
 	e.start()
 	a := e.trigger("many")
 	b := e.trigger("many")

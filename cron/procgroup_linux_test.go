@@ -18,7 +18,7 @@ import (
 // TestExecuteCmdTimeoutKillsTheProcessGroup runs a shell that starts a child and waits:
 // past the timeout both die, not only the shell.
 func TestExecuteCmdTimeoutKillsTheProcessGroup(t *testing.T) {
-	env := workspace(t)
+	env := linkedWorkspace(t)
 	res, err := runTool(t, env, "execute_cmd", map[string]any{
 		"cmd": "echo started; sleep 60 & echo $! > data/child.pid; wait", "timeout": "300ms"})
 	testkit.WantErr(t, err, cron.ErrTimeout, "timed out after 300ms: the process group was killed")

@@ -20,7 +20,7 @@ func TestJobInProjectWorkspace(t *testing.T) {
 			{Tool: "write_file", Args: map[string]any{"path": "data/out.txt", "content": "x"}},
 			{Tool: "read_file", Args: map[string]any{"path": "secrets/key"}},
 		}}
-	e := newEnv(t, j)
+	e := newCronEnv(t, j)
 	proj := filepath.Join(e.dir, "proj")
 	for _, d := range []string{"data", "secrets"} {
 		if err := os.MkdirAll(filepath.Join(proj, d), 0o755); err != nil {

@@ -27,7 +27,7 @@ func TestRunEndsItsBypassesWhenItsEndIsNotStored(t *testing.T) {
 		{Tool: "write_file", Args: map[string]any{"path": "out/a.txt", "content": "a"}},
 		{Tool: "execute_cmd", Args: map[string]any{"cmd": "cat data/fifo", "timeout": "30s"}},
 	}}
-	e := newEnv(t, job)
+	e := newCronEnv(t, job)
 	fifo := filepath.Join(e.root, "data", "fifo")
 	testkit.Must(t, syscall.Mkfifo(fifo, 0o600))
 	var full atomic.Bool

@@ -173,7 +173,7 @@ func TestRejectedWhileDownFinishesAtStart(t *testing.T) {
 }
 
 func TestRunningAtStartIsInterrupted(t *testing.T) {
-	e := newEnv(t, backup("backup", ""))
+	e := newCronEnv(t, backup("backup", ""))
 	old, err := e.db.CreateRun(store.Run{Job: "backup", Status: store.RunRunning,
 		Trigger: cron.TriggerSchedule,
 		Steps:   []store.StepResult{{Tool: "execute_cmd", Decision: "allow", Status: "running"}}})
@@ -197,7 +197,7 @@ func TestDenyEndsTheRunDenied(t *testing.T) {
 		{Tool: "read_file", Args: map[string]any{"path": "secrets/key"}},
 		{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo after >> data/after.log"}},
 	}}
-	e := newEnv(t, j)
+	e := newCronEnv(t, j)
 	e.start()
 	r := e.trigger("peek")
 	e.next(cron.EventRunFinished, r.ID)
@@ -219,7 +219,7 @@ func TestFailingStepEndsTheRunFailed(t *testing.T) {
 	}
 	j := cron.Job{Name: "broken", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyNever,
 		Steps: steps}
-	e := newEnv(t, j)
+	e := newCronEnv(t, j)
 	e.start()
 	r := e.trigger("broken")
 	ev := e.next(cron.EventRunFinished, r.ID)
@@ -243,7 +243,7 @@ func TestPanickingStepIsRecordedAndTheNextTriggerRuns(t *testing.T) {
 		{Tool: "execute_cmd", Args: map[string]any{"cmd": "echo before >> data/before.log"}},
 		{Tool: "explode", Args: map[string]any{}},
 	}}
-	e := newEnv(t, j)
+	e := newCronEnv(t, j)
 	e.tools = cron.Builtins()
 	explode := func(context.Context, cron.Env, map[string]any) (cron.Result, error) {
 		panic("kaboom")
@@ -270,7 +270,7 @@ func TestStopInterruptsTheStepInFlight(t *testing.T) {
 	started := make(chan struct{})
 	j := cron.Job{Name: "slow", Schedule: "@daily", AgentID: "ops",
 		Steps: []cron.Step{{Tool: "block"}}}
-	e := newEnv(t, j)
+	e := newCronEnv(t, j)
 	block := func(ctx context.Context, _ cron.Env, _ map[string]any) (cron.Result, error) {
 		close(started)
 		<-ctx.Done()
@@ -300,7 +300,7 @@ func allow(t *testing.T, e *env, tool string) {
 func TestNotifyPolicy(t *testing.T) {
 	step := []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "true"}}}
 	fail := []cron.Step{{Tool: "execute_cmd", Args: map[string]any{"cmd": "false"}}}
-	e := newEnv(t,
+	e := newCronEnv(t,
 		cron.Job{Name: "always", Schedule: "@daily", AgentID: "ops", Notify: cron.NotifyAlways,
 			Steps: step},
 		cron.Job{Name: "failure-ok", Schedule: "@daily", AgentID: "ops", Steps: step},
@@ -337,7 +337,7 @@ func (g *droppingGate) Subscribe(n int) (<-chan gate.Event, func()) {
 // TestDroppedSubscriptionMissesNoResolution: a resolution whose event the engine
 // never saw (its subscription was dropped) is found when it subscribes again.
 func TestDroppedSubscriptionMissesNoResolution(t *testing.T) {
-	e := newEnv(t, backup("backup", ""))
+	e := newCronEnv(t, backup("backup", ""))
 	dg := &droppingGate{first: make(chan gate.Event)}
 	e.edit = func(o *cron.Options) {
 		dg.Manager = o.Gate.(*gate.Manager)
@@ -363,7 +363,7 @@ func TestRunEndsItsBypasses(t *testing.T) {
 		{Tool: "write_file", Args: map[string]any{"path": "out/a.txt", "content": "a"}},
 		{Tool: "write_file", Args: map[string]any{"path": "out/b.txt", "content": "b"}},
 	}}
-	e := newEnv(t, job)
+	e := newCronEnv(t, job)
 	e.start()
 	r := e.trigger("report")
 	ev := e.next(cron.EventRunWaiting, r.ID)

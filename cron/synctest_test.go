@@ -59,7 +59,7 @@ func TestScheduleFiresAndSurvivesPanics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		j := cron.Job{Name: "tick", Schedule: "@every 1m", AgentID: "ops",
 			Steps: []cron.Step{{Tool: "explode"}}}
-		e := newEnv(t, j)
+		e := newCronEnv(t, j)
 		explode := func(context.Context, cron.Env, map[string]any) (cron.Result, error) {
 			panic("kaboom")
 		}
@@ -110,7 +110,7 @@ func (p *stopProbe) Handle(_ context.Context, r slog.Record) error {
 func TestRunWaitsForRobfigsGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		probe := &stopProbe{returned: make(chan struct{})}
-		e := newEnv(t, cron.Job{Name: "tick", Schedule: "@every 1h", Steps: []cron.Step{
+		e := newCronEnv(t, cron.Job{Name: "tick", Schedule: "@every 1h", Steps: []cron.Step{
 			{Tool: "execute_cmd", Args: map[string]any{"cmd": "true"}},
 		}})
 		e.edit = func(o *cron.Options) { o.Logger = slog.New(probe) }
@@ -131,7 +131,7 @@ func TestSkippedScheduledTriggerLogsOnce(t *testing.T) {
 		j := backup("backup", cron.OverlapSkip)
 		j.Schedule = "@every 1m"
 		var logs testkit.Logs
-		e := newEnv(t, j)
+		e := newCronEnv(t, j)
 		e.edit = func(o *cron.Options) { o.Logger = logs.Logger() }
 		e.start()
 		r := waitingAtStep2(t, e, "backup")

@@ -16,9 +16,9 @@ import (
 	"github.com/skald-circle/skald-bot/internal/testkit"
 )
 
-// workspace makes a workspace root with data/, secrets/key, a symlink data/vault →
+// linkedWorkspace makes a workspace root with data/, secrets/key, a symlink data/vault →
 // ../secrets and a symlink data/key → ../secrets/key, and returns its Env.
-func workspace(t *testing.T) cron.Env {
+func linkedWorkspace(t *testing.T) cron.Env {
 	t.Helper()
 	base := testkit.Dir(t, "data/sub", "secrets")
 	testkit.WriteFile(t, filepath.Join(base, "secrets/key"), "hunter2")
@@ -39,7 +39,7 @@ func runTool(t *testing.T, env cron.Env, tool string, args map[string]any) (cron
 }
 
 func TestExecuteCmd(t *testing.T) {
-	env := workspace(t)
+	env := linkedWorkspace(t)
 	env.WorkDir = filepath.Join(env.Root, "data")
 	t.Setenv("SKALD_API_TOKEN", "sekret-token")
 	t.Setenv("CRON_TEST_VISIBLE", "yes")
@@ -81,7 +81,7 @@ func TestExecuteCmd(t *testing.T) {
 }
 
 func TestFileToolsAndTheSecretsRule(t *testing.T) {
-	env := workspace(t)
+	env := linkedWorkspace(t)
 	refused := []struct {
 		tool string
 		args map[string]any
@@ -181,7 +181,7 @@ func TestHTTPRequest(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	env := workspace(t)
+	env := linkedWorkspace(t)
 
 	res, err := runTool(t, env, "http_request", map[string]any{"method": "post",
 		"url": srv.URL + "/echo", "headers": map[string]any{"X-Token": "abc"}, "body": "ping"})

@@ -16,7 +16,7 @@ import (
 )
 
 func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	call := gate.Call{ToolName: "mcp__gmail__send", SessionID: "s"}
 	if out := e.check(call); out.Decision != gate.VerdictPending {
 		t.Fatalf("before any rule: %s", out.Decision)
@@ -53,7 +53,7 @@ func TestRuleChangesRebuildTheSnapshot(t *testing.T) {
 }
 
 func TestRuleByID(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "Bash",
 		Action: rules.Deny, Priority: 5}, admin)
 	if err != nil {
@@ -74,7 +74,7 @@ func TestRuleByID(t *testing.T) {
 }
 
 func TestCreateRuleResolvesPathPattern(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	// A symlink to secrets/ is matched through its resolved form.
 	r, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "@fs_read",
 		PathPattern: "docs/../memory/*", Action: rules.Deny, Priority: 1}, admin)
@@ -96,7 +96,7 @@ func TestCreateRuleResolvesPathPattern(t *testing.T) {
 // a restart and another swap, priv/p and the directory it now names are denied, and the
 // old target, created again, is not.
 func TestPathPatternFollowsAcrossRestart(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	link := filepath.Join(e.root, "priv")
 	swap := func(from, to string) {
 		t.Helper()
@@ -150,7 +150,7 @@ func TestPathPatternFollowsAcrossRestart(t *testing.T) {
 }
 
 func TestInvalidRulesChangeNothing(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	snapshot, err := e.m.Rules("")
 	if err != nil {
 		t.Fatal(err)
@@ -187,8 +187,10 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 			gate.ErrInvalidRule, "group default already has a catch-all (rule " +
 				strconv.FormatUint(catchAll, 10) + "); edit that one"},
 	} {
-		_, err := e.m.CreateRule(c.rule, admin)
-		testkit.WantErr(t, err, c.target, "gate: create rule", c.says)
+		t.Run(c.says, func(t *testing.T) {
+			_, err := e.m.CreateRule(c.rule, admin)
+			testkit.WantErr(t, err, c.target, "gate: create rule", c.says)
+		})
 	}
 	bad := with(func(r *rules.Rule) { r.ID, r.Priority = catchAll, -1 })
 	_, err = e.m.UpdateRule(bad, admin)
@@ -205,7 +207,7 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 }
 
 func TestGroups(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
 	if err := e.m.CreateGroup(rules.Group{ID: "ops", Name: "Ops"}, admin); err != nil {
@@ -278,7 +280,7 @@ func TestGroups(t *testing.T) {
 }
 
 func TestVisible(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
 	for _, r := range []rules.Rule{

@@ -86,7 +86,7 @@ func benchRules(n int) (rs []rules.Rule, plain, withPath []gate.Call) {
 func BenchmarkCheck(b *testing.B) {
 	for _, n := range []int{10, 1000, 10000} {
 		rs, plain, withPath := benchRules(n)
-		e := newEnv(b, func(o *gate.Options) {
+		e := newGateEnv(b, func(o *gate.Options) {
 			o.Store = benchStore{DB: o.Store.(*store.DB), rules: rs}
 			o.Notifier = nil
 		})
@@ -136,7 +136,7 @@ func BenchmarkRegisterResolve(b *testing.B) {
 		}
 	}
 	b.Run("serial", func(b *testing.B) {
-		e := newEnv(b, func(o *gate.Options) { o.Notifier = nil })
+		e := newGateEnv(b, func(o *gate.Options) { o.Notifier = nil })
 		e.run()
 		b.ReportAllocs()
 		for b.Loop() {
@@ -145,7 +145,7 @@ func BenchmarkRegisterResolve(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 	})
 	b.Run("parallel-64", func(b *testing.B) {
-		e := newEnv(b, func(o *gate.Options) { o.Notifier = nil })
+		e := newGateEnv(b, func(o *gate.Options) { o.Notifier = nil })
 		e.run()
 		procs := runtime.GOMAXPROCS(0)
 		b.SetParallelism((64 + procs - 1) / procs)
@@ -164,7 +164,7 @@ func BenchmarkRegisterResolve(b *testing.B) {
 // nothing) — and that path checks added none to it.
 func TestCheckAllowAllocs(t *testing.T) {
 	rs, plain, _ := benchRules(100)
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Store = benchStore{DB: o.Store.(*store.DB), rules: rs}
 		o.Notifier = nil
 	})
@@ -192,7 +192,7 @@ func BenchmarkCheckShell(b *testing.B) {
 		rs = append(rs, rules.Rule{ID: uint64(300000 + i), GroupID: "bench", ToolPattern: "Bash",
 			CommandPattern: p, Action: rules.Allow, Priority: rules.DefaultPriority})
 	}
-	e := newEnv(b, func(o *gate.Options) {
+	e := newGateEnv(b, func(o *gate.Options) {
 		o.Store = benchStore{DB: o.Store.(*store.DB), rules: rs}
 		o.Notifier = nil
 	})

@@ -18,7 +18,7 @@ import (
 
 func TestBypassOnApprovalWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t)
+		e := newGateEnv(t)
 		stop := e.run()
 		defer stop()
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
@@ -78,7 +78,7 @@ func TestBypassOnApprovalWindow(t *testing.T) {
 
 func TestBypassScopesAndSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t)
+		e := newGateEnv(t)
 		ctx := context.Background()
 		// Default scopes: the configured category, else MCP server, else the tool.
 		for _, c := range []struct {
@@ -144,7 +144,7 @@ func TestBypassScopesAndSession(t *testing.T) {
 }
 
 func TestDenyNeverBypassed(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestDenyNeverBypassed(t *testing.T) {
 // parse, an sh -c script that is not literal) asks a human even under a bypass of
 // every call, while a script it reads is bypassed.
 func TestBlindScriptNeverBypassed(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	if _, err := e.m.SetBypass("s1", "all", 0, "", admin); err != nil {
 		t.Fatal(err)
 	}
@@ -185,41 +185,48 @@ func TestBlindScriptNeverBypassed(t *testing.T) {
 	}
 }
 
-func TestSetAndClearBypass(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t)
-		before := teststore.Snapshot(t, e.db)
-		for _, c := range []struct {
-			session, scope string
-			secs           int64
-			target         error
-			says           string
-		}{
-			{"", "all", 0, gate.ErrNoSession, "session id is required"},
-			{"s1", "all", -1, gate.ErrInvalidBypass, "-1 seconds is negative"},
-			{"s1", "all", math.MaxInt64, gate.ErrInvalidBypass, "invalid bypass: " +
-				"9223372036854775807 seconds is more than 31622400 (366 days); " +
-				"use 0 for the whole session"},
-			{"s1", "all", gate.MaxBypassSecs + 1, gate.ErrInvalidBypass,
-				"31622401 seconds is more than 31622400"},
-			{"s1", "", 0, gate.ErrInvalidScope, `invalid bypass scope ""`},
-			{"s1", "everything", 0, gate.ErrInvalidScope,
-				`"everything": want all, category:<name>, mcp:<server> or tool:<name>`},
-			{"s1", "mcp:", 0, gate.ErrInvalidScope, `"mcp:"`},
-			{"s1", "path:secrets", 0, gate.ErrInvalidScope, `"path:secrets"`},
-		} {
+// TestSetBypassRefused: a bypass without a session, with a bad duration or scope, and
+// a clear without a session are refused with a clear error, and change nothing.
+func TestSetBypassRefused(t *testing.T) {
+	e := newGateEnv(t)
+	before := teststore.Snapshot(t, e.db)
+	for _, c := range []struct {
+		session, scope string
+		secs           int64
+		target         error
+		says           string
+	}{
+		{"", "all", 0, gate.ErrNoSession, "session id is required"},
+		{"s1", "all", -1, gate.ErrInvalidBypass, "-1 seconds is negative"},
+		{"s1", "all", math.MaxInt64, gate.ErrInvalidBypass, "invalid bypass: " +
+			"9223372036854775807 seconds is more than 31622400 (366 days); " +
+			"use 0 for the whole session"},
+		{"s1", "all", gate.MaxBypassSecs + 1, gate.ErrInvalidBypass,
+			"31622401 seconds is more than 31622400"},
+		{"s1", "", 0, gate.ErrInvalidScope, `invalid bypass scope ""`},
+		{"s1", "everything", 0, gate.ErrInvalidScope,
+			`"everything": want all, category:<name>, mcp:<server> or tool:<name>`},
+		{"s1", "mcp:", 0, gate.ErrInvalidScope, `"mcp:"`},
+		{"s1", "path:secrets", 0, gate.ErrInvalidScope, `"path:secrets"`},
+	} {
+		t.Run(c.says, func(t *testing.T) {
 			_, err := e.m.SetBypass(c.session, c.scope, c.secs, "", admin)
 			testkit.WantErr(t, err, c.target, "gate: set bypass", c.says)
-		}
-		testkit.WantErr(t, e.m.ClearBypass("", admin), gate.ErrNoSession, "gate: clear bypass")
-		if err := e.m.ClearBypass("s1", admin); err != nil { // nothing to clear: writes nothing
-			t.Fatal(err)
-		}
-		teststore.Unchanged(t, e.db, before)
-		if bs := e.m.Bypasses("s1"); bs != nil {
-			t.Errorf("refused bypasses granted %v", bs)
-		}
+		})
+	}
+	testkit.WantErr(t, e.m.ClearBypass("", admin), gate.ErrNoSession, "gate: clear bypass")
+	if err := e.m.ClearBypass("s1", admin); err != nil { // nothing to clear: writes nothing
+		t.Fatal(err)
+	}
+	teststore.Unchanged(t, e.db, before)
+	if bs := e.m.Bypasses("s1"); bs != nil {
+		t.Errorf("refused bypasses granted %v", bs)
+	}
+}
 
+func TestSetAndClearBypass(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newGateEnv(t)
 		// The longest bypass ends 366 days from now, not in the past.
 		b, err := e.m.SetBypass("s2", "all", gate.MaxBypassSecs, "", admin)
 		if err != nil {
@@ -278,7 +285,7 @@ type failingAudit struct{ *store.DB }
 func (failingAudit) AppendAudit(...store.AuditEntry) error { return store.ErrClosed }
 
 func TestBypassNotGrantedWhenAuditFails(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) { o.Store = failingAudit{o.Store.(*store.DB)} })
+	e := newGateEnv(t, func(o *gate.Options) { o.Store = failingAudit{o.Store.(*store.DB)} })
 	_, err := e.m.SetBypass("s1", "all", 0, "", admin)
 	testkit.WantErr(t, err, store.ErrClosed, "gate: set bypass s1")
 	if bs := e.m.Bypasses("s1"); bs != nil {
@@ -288,7 +295,7 @@ func TestBypassNotGrantedWhenAuditFails(t *testing.T) {
 
 func TestAllBypasses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t)
+		e := newGateEnv(t)
 		if bs := e.m.AllBypasses(); bs != nil {
 			t.Errorf("AllBypasses of a new gate = %v, want none", bs)
 		}
@@ -322,7 +329,7 @@ func TestAllBypasses(t *testing.T) {
 // while reading it is bypassed.
 func TestNeedsHumanNeverBypassed(t *testing.T) {
 	var settings string
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		settings = o.Rules.WorkspaceRoot + "/.claude/settings.json"
 		o.Rules.NeedsHuman = []string{settings}
 	})
@@ -355,7 +362,7 @@ func TestNeedsHumanNeverBypassed(t *testing.T) {
 // command rule still allows git status there.
 func TestNeedsHumanGitWrites(t *testing.T) {
 	var settings string
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		settings = o.Rules.WorkspaceRoot + "/src/.claude/settings.json"
 		o.Rules.NeedsHuman = []string{settings}
 	})

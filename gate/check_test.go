@@ -20,7 +20,7 @@ import (
 )
 
 func TestCheckAllowAndDenyReadNoStoreAndRegisterNothing(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	stop := e.run()
 	out := e.check(gate.Call{ToolName: "write_todos", SessionID: "s1"})
 	if out.Decision != gate.VerdictAllow || out.RuleID == 0 || out.Request != nil {
@@ -60,7 +60,7 @@ func TestCheckAllowAndDenyReadNoStoreAndRegisterNothing(t *testing.T) {
 }
 
 func TestCheckBadInput(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
 	before := teststore.Snapshot(t, e.db)
@@ -91,7 +91,7 @@ func TestCheckBadInput(t *testing.T) {
 
 func TestCheckGroupChoice(t *testing.T) {
 	// The call's group, else its profile's security group, else default.
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", SecurityGroup: "devs"}}
 	})
 	if _, err := e.m.CreateRule(rules.Rule{GroupID: "devs", ToolPattern: "Bash",
@@ -126,7 +126,7 @@ func TestCheckGroupChoice(t *testing.T) {
 }
 
 func TestRequirePersistsBeforeNotify(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	events, unsubscribe := e.m.Subscribe(10)
 	defer unsubscribe()
 	e.run()
@@ -161,7 +161,7 @@ func TestRequirePersistsBeforeNotify(t *testing.T) {
 }
 
 func TestCheckIdempotent(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	stop := e.run()
 	call := gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1",
 		Arguments: map[string]any{"command": "make"}}
@@ -211,7 +211,7 @@ func TestCheckIdempotent(t *testing.T) {
 // that request's outcome and who gave it while a bypass of the session is active;
 // a new tool call is still lifted by the bypass.
 func TestCheckReplayUnderBypass(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	e.run()
 	ctx := context.Background()
 	args := map[string]any{"command": "make"}
@@ -254,7 +254,7 @@ func TestCheckReplayUnderBypass(t *testing.T) {
 // request's outcome only when it is the same call in every field and of the same
 // caller (one token must not read another's outcome).
 func TestCheckIdempotentSameCallOnly(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "ci", SecurityGroup: "ci"}}
 	})
 	stop := e.run()
@@ -333,7 +333,7 @@ func TestCheckIdempotentSameCallOnly(t *testing.T) {
 
 func TestCategoryFromConfigWins(t *testing.T) {
 	// The first matching entry gives the category; one sent is only claimed.
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Categories = []gate.Category{
 			{Name: "shell", Tools: []string{"Bash"}},
 			{Name: "mail", Tools: []string{"mcp__gmail__*"}},
@@ -359,7 +359,7 @@ func TestCategoryFromConfigWins(t *testing.T) {
 }
 
 func TestProfileFastPath(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{{ID: "dev", WorkingDirectory: "src",
 			AllowFSReads: []string{"docs"}, AllowFSWrites: []string{"out", "notes.txt"}}}
 	})
@@ -427,7 +427,7 @@ func TestProfileFastPath(t *testing.T) {
 // profile's working directory, the workspace root) takes the fast-path when every form
 // lies in the profile's places, and not when one does not; so do several paths.
 func TestProfileFastPathForms(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{
 			{ID: "dev", WorkingDirectory: "src", AllowFSReads: []string{"docs"},
 				AllowFSWrites: []string{"out"}},
@@ -492,7 +492,7 @@ func (b *brokenStore) Rules() ([]rules.Rule, error) {
 
 func TestFailClosed(t *testing.T) {
 	var bs *brokenStore
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		bs = &brokenStore{DB: o.Store.(*store.DB)}
 		bs.broken.Store(true)
 		o.Store = bs
@@ -532,7 +532,7 @@ func TestFailClosed(t *testing.T) {
 func TestFailClosedRecoversInRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var bs *brokenStore
-		e := newEnv(t, func(o *gate.Options) {
+		e := newGateEnv(t, func(o *gate.Options) {
 			bs = &brokenStore{DB: o.Store.(*store.DB)}
 			bs.broken.Store(true)
 			o.Store = bs
@@ -553,7 +553,7 @@ func TestFailClosedRecoversInRun(t *testing.T) {
 // session bypass or profile fast-path lets it through; the places themselves stay
 // denied.
 func TestGuardedPlacesNeedAHuman(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		// data_dir inside data/, as config.example.yaml has it.
 		o.Rules.Protected = append(o.Rules.Protected, o.Rules.WorkspaceRoot+"/data/skald")
 		o.Profiles = []rules.Profile{
@@ -627,7 +627,7 @@ func TestGuardedPlacesNeedAHuman(t *testing.T) {
 // were its path — so neither a session bypass nor an allow rule lets it read secrets/
 // or the data directory unseen. Other tools without a path are untouched.
 func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{
 			{ID: "src", WorkingDirectory: "src"},
 			{ID: "top", WorkingDirectory: "."},
@@ -643,6 +643,10 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 		t.Fatal(err)
 	}
 	grep := map[string]any{"pattern": "token"}
+	// grepIn is a Grep for "token" with no path, in session, sent the cwd cwd.
+	grepIn := func(session, cwd string) gate.Call {
+		return gate.Call{ToolName: "Grep", SessionID: session, Arguments: grep, Cwd: cwd}
+	}
 	contains := rules.ReasonContains + ": secrets"
 	type want struct {
 		decision gate.Verdict
@@ -654,8 +658,7 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 		want
 	}{
 		{"Grep in the workspace root: no bypass all",
-			gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep},
-			want{gate.VerdictPending, contains}},
+			grepIn("all", ""), want{gate.VerdictPending, contains}},
 		{"Glob in the workspace root: no bypass of its category",
 			gate.Call{ToolName: "Glob", SessionID: "fs",
 				Arguments: map[string]any{"pattern": "**/*"}},
@@ -666,19 +669,15 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 		{"LS {} in the data directory",
 			gate.Call{ToolName: "LS", SessionID: "all", Cwd: e.dir + "/state"},
 			want{gate.VerdictDeny, rules.ReasonProtected}},
-		{"Grep in secrets/",
-			gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "secrets"},
-			want{gate.VerdictDeny, rules.ReasonRule}},
+		{"Grep in secrets/", grepIn("all", "secrets"), want{gate.VerdictDeny, rules.ReasonRule}},
 		{"Grep in a folder that holds nothing guarded: the bypass",
-			gate.Call{ToolName: "Grep", SessionID: "all", Arguments: grep, Cwd: "src"},
-			want{gate.VerdictAllow, gate.ReasonBypass}},
+			grepIn("all", "src"), want{gate.VerdictAllow, gate.ReasonBypass}},
 		// The fast-path takes a call on its cwd like one on a named path.
 		{"LS {} in the profile's working directory src: the fast-path",
 			gate.Call{ToolName: "LS", SessionID: "s", Profile: "src"},
 			want{gate.VerdictAllow, gate.ReasonFastPath}},
 		{"Grep with no path, cwd src in the default profile: the fast-path",
-			gate.Call{ToolName: "Grep", SessionID: "s", Arguments: grep, Cwd: "src"},
-			want{gate.VerdictAllow, gate.ReasonFastPath}},
+			grepIn("s", "src"), want{gate.VerdictAllow, gate.ReasonFastPath}},
 		{"Write with no path, cwd src: no fast-path for a write outside allow_fs_writes",
 			gate.Call{ToolName: "Write", SessionID: "s", Cwd: "src"},
 			want{gate.VerdictPending, rules.ReasonRule}},
@@ -720,7 +719,7 @@ func TestFileToolWithoutPathOnItsCwd(t *testing.T) {
 // TestRequestRecordsWhy: a request records why the gate asked a human when a rule's or
 // the default require was not all (store.Request.Reason), in the store too.
 func TestRequestRecordsWhy(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	if _, err := e.m.CreateRule(rules.Rule{GroupID: "default", ToolPattern: "list_files",
 		Action: rules.Allow, Priority: 1}, admin); err != nil {
 		t.Fatal(err)
@@ -763,7 +762,7 @@ func TestRequestRecordsWhy(t *testing.T) {
 			}
 		})
 	}
-	broken := newEnv(t, func(o *gate.Options) {
+	broken := newGateEnv(t, func(o *gate.Options) {
 		bs := &brokenStore{DB: o.Store.(*store.DB)}
 		bs.broken.Store(true)
 		o.Store = bs

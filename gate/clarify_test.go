@@ -35,7 +35,7 @@ func ask(session, cid string) gate.Question {
 }
 
 func TestAskAnswerWait(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	e.run()
 	events, unsubscribe := e.m.Subscribe(16)
 	defer unsubscribe()
@@ -88,7 +88,7 @@ func TestAskAnswerWait(t *testing.T) {
 }
 
 func TestAnswerRace(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	c, _, err := e.m.Ask(ask("s1", ""))
 	testkit.Must(t, err)
 	var wg sync.WaitGroup
@@ -111,7 +111,7 @@ func TestAnswerRace(t *testing.T) {
 }
 
 func TestAskLimitsCountBothKinds(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) { o.Limits = gate.Limits{PendingPerCaller: 2} })
+	e := newGateEnv(t, func(o *gate.Options) { o.Limits = gate.Limits{PendingPerCaller: 2} })
 	e.require(gateCall("s1", "t1", store.CallerLocal))
 	_, _, err := e.m.Ask(ask("s1", "c1"))
 	testkit.Must(t, err)
@@ -131,7 +131,7 @@ func TestAskLimitsCountBothKinds(t *testing.T) {
 }
 
 func TestAskRefuses(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, tc := range []struct {
 		name   string
@@ -156,7 +156,7 @@ func TestAskRefuses(t *testing.T) {
 
 func TestClarificationCancelExpireRestart(t *testing.T) {
 	clock := testkit.NewClock(testkit.T0)
-	e := newEnv(t, func(o *gate.Options) { o.Now = clock.Now; o.Notifier = nil })
+	e := newGateEnv(t, func(o *gate.Options) { o.Now = clock.Now; o.Notifier = nil })
 	a, _, err := e.m.Ask(ask("s1", "c1"))
 	testkit.Must(t, err)
 	q := ask("s2", "c2")

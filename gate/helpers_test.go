@@ -30,8 +30,8 @@ type env struct {
 
 var admin = store.Actor{By: "alice", Via: "telegram"}
 
-// newEnv opens a store and builds a Manager; edit adjusts the options first.
-func newEnv(t testing.TB, edit ...func(*gate.Options)) *env {
+// newGateEnv opens a store and builds a Manager; edit adjusts the options first.
+func newGateEnv(t testing.TB, edit ...func(*gate.Options)) *env {
 	t.Helper()
 	dir := testkit.Dir(t, "ws/memory", "ws/data", "ws/secrets", "ws/src", "ws/docs", "ws/out")
 	root := filepath.Join(dir, "ws")

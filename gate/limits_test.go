@@ -20,7 +20,7 @@ const agentA, agentB = "agent-aaaaaaaaaaaa", "agent-bbbbbbbbbbbb"
 // TestPendingLimitsConcurrent: callers racing past a limit get exactly as many
 // requests as it allows; the others are refused and store nothing.
 func TestPendingLimitsConcurrent(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Limits = gate.Limits{PendingPerCaller: 5, PendingTotal: 8}
 	})
 	const n = 20
@@ -66,7 +66,7 @@ func TestPendingLimitsConcurrent(t *testing.T) {
 // in the store, and every way out of pending frees a slot.
 func TestPendingLimitsAcrossRestart(t *testing.T) {
 	limits := func(o *gate.Options) { o.Limits = gate.Limits{PendingPerCaller: 2} }
-	e := newEnv(t, limits)
+	e := newGateEnv(t, limits)
 	a := e.require(gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t1", Caller: agentA})
 	b := e.require(gate.Call{ToolName: "Bash", SessionID: "s", ToolCallID: "t2", Caller: agentA})
 	m, err := gate.New(e.opt) // as after a restart, over the same store
@@ -116,7 +116,7 @@ func TestPendingLimitsAcrossRestart(t *testing.T) {
 }
 
 func TestNewRefusesNegativeLimits(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	opt := e.opt
 	opt.Limits.PendingTotal = -1
 	if _, err := gate.New(opt); err == nil || !strings.Contains(err.Error(), "negative") {
@@ -127,7 +127,7 @@ func TestNewRefusesNegativeLimits(t *testing.T) {
 // TestCronSessionForAgents: an agent's caller may not use a scheduled run's session
 // id, whatever the call; the admin and the scheduler may.
 func TestCronSessionForAgents(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, caller := range []string{agentA, store.CallerLocal} {
 		for _, tool := range []string{"Bash", "Read"} {
@@ -147,7 +147,7 @@ func TestCronSessionForAgents(t *testing.T) {
 // TestBypassCallers: an admin's bypass naming a caller covers that caller's calls
 // only; a malformed caller is refused and grants nothing; EndSession drops them all.
 func TestBypassCallers(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, bad := range []string{"agent-AAAAAAAAAAAA", "agent-", "admin ", "robot"} {
 		_, err := e.m.SetBypass("s", "all", 0, bad, admin)
@@ -183,7 +183,7 @@ func TestBypassCallers(t *testing.T) {
 // TestCatalogCap: once the catalog holds store.MaxTools names, new ones are not
 // recorded, neither in memory nor in the store.
 func TestCatalogCap(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	names := make([]string, store.MaxTools)
 	for i := range names {
 		names[i] = fmt.Sprintf("mcp__s__t%05d", i)

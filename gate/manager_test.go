@@ -13,7 +13,7 @@ import (
 )
 
 func TestNewProfilesAndGroups(t *testing.T) {
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{
 			{ID: "dev", SecurityGroup: "devs", WorkingDirectory: "src"},
 			{ID: "ops", SecurityGroup: "devs"},
@@ -50,7 +50,7 @@ func TestNewProfilesAndGroups(t *testing.T) {
 }
 
 func TestNewRefusals(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		edit func(*gate.Options)
@@ -94,7 +94,7 @@ func TestNewRefusals(t *testing.T) {
 }
 
 func TestRunTwiceAndStop(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	stop := e.run()
 	// Run is running once the notifier has shown a request registered before.
 	e.require(gate.Call{ToolName: "Bash", SessionID: "s"})
@@ -105,7 +105,7 @@ func TestRunTwiceAndStop(t *testing.T) {
 }
 
 func TestToolCatalog(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	stop := e.run()
 	for _, tool := range []string{"Bash", "mcp__gmail__send", "mcp__gmail__read",
 		"mcp__slack__post", "write_todos", "Bash"} {
@@ -136,7 +136,7 @@ func TestToolCatalog(t *testing.T) {
 }
 
 func TestEvents(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	fast, unsubscribe := e.m.Subscribe(4)
 	slow, _ := e.m.Subscribe(1)
 	e.m.Publish(gate.Event{Name: "run_started", Data: map[string]any{"run_id": 1}})

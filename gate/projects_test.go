@@ -20,7 +20,7 @@ func projectEnv(t *testing.T) (*env, string, string) {
 	base := testkit.Dir(t, "proj/secrets", "proj/data", "proj/src", "proj/inner/secrets")
 	proj := filepath.Join(base, "proj")
 	inner := filepath.Join(proj, "inner")
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		o.Profiles = []rules.Profile{
 			{ID: "proj", SecurityGroup: "default", WorkspaceRoot: proj},
 			{ID: "inner", SecurityGroup: "default", WorkspaceRoot: inner},
@@ -115,7 +115,7 @@ func TestProjectShell(t *testing.T) {
 }
 
 func TestProjectRefusals(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		profiles []rules.Profile
@@ -143,7 +143,7 @@ func TestProjectRefusals(t *testing.T) {
 // TestApplyRules checks a plan is applied whole and seen by the next Check, and that a
 // refused plan lists every problem and changes nothing.
 func TestApplyRules(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	before := teststore.Snapshot(t, e.db)
 	for _, c := range []struct {
 		name string
@@ -196,7 +196,7 @@ func TestApplyRules(t *testing.T) {
 // tools, shell commands and other tools alike.
 func TestProjectRulesHoldEverywhere(t *testing.T) {
 	var p2, inner string
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		root := o.Rules.WorkspaceRoot
 		p2 = filepath.Join(root, "proj2")
 		inner = filepath.Join(p2, "inner")
@@ -314,7 +314,7 @@ func TestProjectRulesHoldEverywhere(t *testing.T) {
 // project that holds none of its guarded places is not locked.
 func TestProjectHeldFromOutside(t *testing.T) {
 	var p, deep, sib string
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		root := o.Rules.WorkspaceRoot
 		p = filepath.Join(root, "src/p")               // a project in the workspace
 		deep = filepath.Join(root, "src/p/lib/r")      // a project nested in it
@@ -416,7 +416,7 @@ func TestProjectHeldFromOutside(t *testing.T) {
 // every profile too.
 func TestProjectLinkFollowsName(t *testing.T) {
 	var p, shared string
-	e := newEnv(t, func(o *gate.Options) {
+	e := newGateEnv(t, func(o *gate.Options) {
 		root := o.Rules.WorkspaceRoot
 		p = filepath.Join(root, "src/p")
 		shared = filepath.Join(root, "src/shared")

@@ -22,7 +22,7 @@ func approve(by string) gate.Answer {
 }
 
 func TestResolveWakesWaitersAndNotifies(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	events, unsubscribe := e.m.Subscribe(10)
 	defer unsubscribe()
 	e.run()
@@ -71,7 +71,7 @@ func TestResolveWakesWaitersAndNotifies(t *testing.T) {
 }
 
 func TestWaitErrors(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	_, err := e.m.Wait(context.Background(), 999)
 	testkit.WantErr(t, err, gate.ErrNotFound, "gate: wait 999")
 
@@ -91,7 +91,7 @@ func TestWaitErrors(t *testing.T) {
 }
 
 func TestResolveRefusals(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Caller: "agent-0123456789ab"})
 	before := teststore.Snapshot(t, e.db)
 	neg, zero, huge := int64(-5), int64(0), int64(math.MaxInt64)
@@ -122,8 +122,10 @@ func TestResolveRefusals(t *testing.T) {
 		{999, gate.Answer{Approve: true, By: "a", BypassSecs: &zero}, gate.ErrNotFound,
 			"gate: resolve 999"},
 	} {
-		_, err := e.m.Resolve(context.Background(), c.id, c.res)
-		testkit.WantErr(t, err, c.target, c.says)
+		t.Run(c.says, func(t *testing.T) {
+			_, err := e.m.Resolve(context.Background(), c.id, c.res)
+			testkit.WantErr(t, err, c.target, c.says)
+		})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -140,7 +142,7 @@ func TestResolveRefusals(t *testing.T) {
 }
 
 func TestResolveRaceExactlyOnce(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	e.run()
 	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
 	const n = 50
@@ -181,7 +183,7 @@ func TestResolveRaceExactlyOnce(t *testing.T) {
 
 func TestExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t, func(o *gate.Options) { o.ApprovalTimeout = time.Minute })
+		e := newGateEnv(t, func(o *gate.Options) { o.ApprovalTimeout = time.Minute })
 		events, unsubscribe := e.m.Subscribe(10)
 		defer unsubscribe()
 		stop := e.run()
@@ -226,7 +228,7 @@ func TestExpiry(t *testing.T) {
 func TestResolveAfterExpiryBeforeSweep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// No Run: nothing sweeps, so the store's own check refuses the late resolution.
-		e := newEnv(t, func(o *gate.Options) { o.ApprovalTimeout = time.Minute })
+		e := newGateEnv(t, func(o *gate.Options) { o.ApprovalTimeout = time.Minute })
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
 		time.Sleep(time.Minute + time.Second)
 		before := teststore.Snapshot(t, e.db)
@@ -243,7 +245,7 @@ func TestResolveAfterExpiryBeforeSweep(t *testing.T) {
 func TestClockJumps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clock := testkit.NewClock(testkit.T0)
-		e := newEnv(t, func(o *gate.Options) { o.ApprovalTimeout = time.Hour; o.Now = clock.Now })
+		e := newGateEnv(t, func(o *gate.Options) { o.ApprovalTimeout = time.Hour; o.Now = clock.Now })
 		stop := e.run()
 		defer stop()
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"})
@@ -303,7 +305,7 @@ func (e *env) request(id uint64) store.Request {
 }
 
 func TestCancelRequest(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	mine := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", Caller: "ci-bot"})
 	before := teststore.Snapshot(t, e.db)
 	for _, caller := range []string{"other-bot", store.CallerLocal} {
@@ -343,7 +345,7 @@ func TestCancelRequest(t *testing.T) {
 }
 
 func TestCancelSession(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	stop := e.run()
 	a := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})
 	b := e.require(gate.Call{ToolName: "execute_cmd", SessionID: "s1"})
@@ -386,7 +388,7 @@ func TestCancelSession(t *testing.T) {
 }
 
 func TestRestart(t *testing.T) {
-	e := newEnv(t)
+	e := newGateEnv(t)
 	r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1", ToolCallID: "tc1"})
 	if err := e.db.Close(); err != nil {
 		t.Fatal(err)
@@ -473,7 +475,7 @@ func (n *slowShow) seen() []string {
 func TestUpdateWaitsForShow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &slowShow{release: make(chan struct{})}
-		e := newEnv(t, func(o *gate.Options) { o.Notifier = n })
+		e := newGateEnv(t, func(o *gate.Options) { o.Notifier = n })
 		stop := e.run()
 		defer stop()
 		r := e.require(gate.Call{ToolName: "Bash", SessionID: "s1"})

@@ -71,6 +71,11 @@ func inPlace(reason, place, path string) Decision {
 		PathState: PathOK}
 }
 
+// protected is the deny of a call on path in a protected place (Options.Protected).
+func protected(path string) Decision {
+	return Decision{Action: Deny, Reason: ReasonProtected, Path: path, PathState: PathOK}
+}
+
 func withState(d Decision, st PathState) Decision { d.PathState = st; return d }
 
 func withPath(d Decision, path string) Decision { d.Path, d.PathState = path, PathOK; return d }
@@ -178,38 +183,28 @@ func TestEvaluateSeeded(t *testing.T) {
 			withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule,
 				Path: "/etc/passwd"}, PathOK)},
 		// Protected paths come first, for every tool.
-		{"data directory", "", read("state/skald.db"),
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
-				PathState: PathOK}},
+		{"data directory", "", read("state/skald.db"), protected("state/skald.db")},
 		{"data directory itself", "",
-			Call{Tool: "list_files", Args: map[string]any{"path": "state"}},
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
+			Call{Tool: "list_files", Args: map[string]any{"path": "state"}}, protected("state")},
 		{"data directory through a symlink", "",
 			Call{Tool: "write_file", Args: map[string]any{"path": "data/state-link/skald.db"}},
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
-				PathState: PathOK}},
-		{"config file", "", read(root + "/skald.yaml"),
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml",
-				PathState: PathOK}},
-		{"config file through a symlink", "", read("data/config-link"),
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml",
-				PathState: PathOK}},
+			protected("state/skald.db")},
+		{"config file", "", read(root + "/skald.yaml"), protected("skald.yaml")},
+		{"config file through a symlink", "", read("data/config-link"), protected("skald.yaml")},
 		{"protected for any tool with a path", "",
 			Call{Tool: "TodoWrite", Args: map[string]any{"path": "state/x"}},
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/x", PathState: PathOK}},
+			protected("state/x")},
 		{"protected under a later path key", "",
 			Call{Tool: "Read",
 				Args: map[string]any{"path": "memory/a", "file_path": "data/state-link/skald.db"}},
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
-				PathState: PathOK}},
+			protected("state/skald.db")},
 		{"protected under a later key after an invalid path", "",
 			Call{Tool: "Read",
 				Args: map[string]any{"path": "data/loop1", "notebook_path": "skald.yaml"}},
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "skald.yaml",
-				PathState: PathOK}},
+			protected("skald.yaml")},
 		{"protected after a non-string path", "",
 			Call{Tool: "Read", Args: map[string]any{"path": true, "file_path": "state"}},
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
+			protected("state")},
 		{"a sibling of the data directory is not protected", "", read("state-x"),
 			withState(Decision{Action: Require, RuleID: 12, Reason: ReasonRule, Path: "state-x"},
 				PathOK)},
@@ -319,8 +314,7 @@ func TestEvaluateOrder(t *testing.T) {
 			ruled(Allow, 31, "")},
 		{"group falls back to default", "dev", Call{Tool: "TodoWrite"}, ruled(Allow, 8, "")},
 		{"group cannot open the protected path", "dev", read("state/skald.db"),
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
-				PathState: PathOK}},
+			protected("state/skald.db")},
 		{"unknown group uses the default tier", "nope", Call{Tool: "Bash"}, ruled(Require, 2, "")},
 	})
 }
@@ -861,9 +855,6 @@ func TestEvaluateGuarded(t *testing.T) {
 	}
 	call := func(tool string, args map[string]any) Call { return Call{Tool: tool, Args: args} }
 	catchAll := ruled(Require, 12, "")
-	protected := func(p string) Decision {
-		return Decision{Action: Deny, Reason: ReasonProtected, Path: p, PathState: PathOK}
-	}
 	runEvalCases(t, s, []evalCase{
 		// The tester's calls: Grep on the workspace, LS on the folder that holds data_dir.
 		{"Grep the workspace", "", call("Grep", map[string]any{"pattern": "token", "path": "."}),
@@ -954,9 +945,6 @@ func TestEvaluateFileToolWithoutPath(t *testing.T) {
 		}
 		d.Action, d.Reason, d.Contains = Require, ReasonContains+": "+place, place
 		return d
-	}
-	protected := func(p string) Decision {
-		return Decision{Action: Deny, Reason: ReasonProtected, Path: p, PathState: PathOK}
 	}
 	grep := map[string]any{"pattern": "token"}
 	runEvalCases(t, s, []evalCase{

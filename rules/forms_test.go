@@ -25,8 +25,7 @@ func formsSet(t *testing.T) (*Set, string) {
 // and a glob in every alternative of its braces.
 func TestEvaluateEveryForm(t *testing.T) {
 	s, root := formsSet(t)
-	protected := Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
-		PathState: PathOK}
+	dataDB := protected("state/skald.db")
 	mcpRead := func(args map[string]any) Call {
 		return Call{Tool: "mcp__filesystem__read_file", Args: args}
 	}
@@ -38,7 +37,7 @@ func TestEvaluateEveryForm(t *testing.T) {
 			forms(ruled(Deny, 11, "secrets/key"), 2)},
 		{"symlink then ..: the cleaned form is protected", "",
 			Call{Tool: "Read", Args: map[string]any{"file_path": "lnk/../state/skald.db"}},
-			forms(protected, 2)},
+			forms(dataDB, 2)},
 		{"symlink then ..: both forms allowed", "",
 			Call{Tool: "Read", Args: map[string]any{"file_path": "lnk/../b"}},
 			forms(ruled(Allow, 9, "memory/b"), 2)},
@@ -124,8 +123,7 @@ func TestEvaluateScannedStrings(t *testing.T) {
 		{"the cleaned form", "", notes(map[string]any{"file": "lnk/../secrets/key"}), denied},
 		{"~ expanded", "", notes(map[string]any{"file": "~/../../secrets/key"}), denied},
 		{"a protected place", "", notes(map[string]any{"file": root + "/state/skald.db"}),
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "state/skald.db",
-				PathState: PathOK}},
+			protected("state/skald.db")},
 		{"a protected place, a file tool's other key", "",
 			Call{Tool: "Edit",
 				Args: map[string]any{"file_path": "memory/x",
@@ -464,7 +462,7 @@ func TestEvaluateBareWords(t *testing.T) {
 		{"a link in the working directory", "",
 			notes("", root+"/docs", map[string]any{"arg": "kx"}), denied("secrets/x")},
 		{"a link to the data directory", "", notes("memory", "", map[string]any{"arg": "st"}),
-			Decision{Action: Deny, Reason: ReasonProtected, Path: "state", PathState: PathOK}},
+			protected("state")},
 		{"a link to an allowed place", "", notes("", "", map[string]any{"arg": "lnk"}), allowed},
 		{"a link of another directory", "", notes("", "", map[string]any{"arg": "kx"}), allowed},
 		{"run in secrets/: an entry", "", notes("secrets", "", map[string]any{"arg": "key"}),

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -113,11 +114,13 @@ func TestHostPatternToolWideRule(t *testing.T) {
 		{"file:///etc/passwd", Deny, 3},
 		{[]any{"https://example.com/"}, Deny, 3},
 	} {
-		d := s.Evaluate(DefaultGroup, Call{Tool: "WebFetch", Args: map[string]any{"url": tc.url}})
-		if d.Action != tc.want || d.RuleID != tc.rule {
-			t.Errorf("Evaluate(%v) = %s by rule %d, want %s by rule %d", tc.url, d.Action,
-				d.RuleID, tc.want, tc.rule)
-		}
+		t.Run(fmt.Sprint(tc.url), func(t *testing.T) {
+			d := s.Evaluate(DefaultGroup, Call{Tool: "WebFetch", Args: map[string]any{"url": tc.url}})
+			if d.Action != tc.want || d.RuleID != tc.rule {
+				t.Errorf("Evaluate(%v) = %s by rule %d, want %s by rule %d", tc.url, d.Action,
+					d.RuleID, tc.want, tc.rule)
+			}
+		})
 	}
 }
 
@@ -153,10 +156,12 @@ func TestHostPatternWebTools(t *testing.T) {
 		{nil, "WebFetch", map[string]any{"url": "https://example.com/"}, "example.com", true},
 		{nil, "WebFetch", map[string]any{"url": "file:///etc/passwd"}, "", true},
 	} {
-		if h, w := WebHost(c.tools, c.tool, c.args); h != c.want || w != c.web {
-			t.Errorf("WebHost(%v, %s, %v) = %q, %v, want %q, %v", c.tools, c.tool, c.args,
-				h, w, c.want, c.web)
-		}
+		t.Run(c.tool+" "+fmt.Sprint(c.args), func(t *testing.T) {
+			if h, w := WebHost(c.tools, c.tool, c.args); h != c.want || w != c.web {
+				t.Errorf("WebHost(%v, %s, %v) = %q, %v, want %q, %v", c.tools, c.tool, c.args,
+					h, w, c.want, c.web)
+			}
+		})
 	}
 	if err := s.CheckHostRule(Rule{ToolPattern: "WebFetch", HostPattern: "x.org"}); err == nil {
 		t.Error("CheckHostRule(WebFetch) with Web [fetch] = nil, want an error")

@@ -56,6 +56,10 @@ func TestEvaluateFolderLinks(t *testing.T) {
 			Priority: 50},
 	)
 	s := Compile(nil, rs, opt)
+	// globIn is the arguments of a Glob for pattern in the folder dir.
+	globIn := func(pattern, dir string) map[string]any {
+		return map[string]any{"pattern": pattern, "path": dir}
+	}
 	// contains "" wants allow; "*" a locked require holding any place; "!" a deny.
 	for _, tc := range []struct {
 		name, tool string
@@ -77,15 +81,13 @@ func TestEvaluateFolderLinks(t *testing.T) {
 			"secrets"},
 		{"a tool outside the file classes", "mcp__notes__list", map[string]any{"path": "docs"},
 			"", "secrets"},
-		{"Glob */key in it", "Glob", map[string]any{"pattern": "*/key", "path": "docs"}, "",
-			"secrets"},
+		{"Glob */key in it", "Glob", globIn("*/key", "docs"), "", "secrets"},
 		{"Glob docs/*/key", "Glob", map[string]any{"pattern": "docs/*/key"}, "", "secrets"},
 		{"Glob docs/s*/key", "Glob", map[string]any{"pattern": "docs/s*/key"}, "", "secrets"},
 		{"Glob {ok,docs}/*/key", "Glob", map[string]any{"pattern": "{ok,docs}/*/key"}, "",
 			"secrets"},
-		{"Glob sx/* in it", "Glob", map[string]any{"pattern": "sx/*", "path": "docs"}, "", "!"},
-		{"Glob with ** in it", "Glob", map[string]any{"pattern": "**/key", "path": "docs"}, "",
-			"secrets"},
+		{"Glob sx/* in it", "Glob", globIn("sx/*", "docs"), "", "!"},
+		{"Glob with ** in it", "Glob", globIn("**/key", "docs"), "", "secrets"},
 		{"Grep's glob in it", "Grep", map[string]any{"glob": "*/key", "path": "docs"}, "",
 			"secrets"},
 		{"a link to an ancestor", "Grep", map[string]any{"path": "up"}, "", "*"},
@@ -96,25 +98,19 @@ func TestEvaluateFolderLinks(t *testing.T) {
 		{"a dangling link", "LS", map[string]any{"path": "dang"}, "", ""},
 		{"a link loop", "LS", map[string]any{"path": "loop"}, "", ""},
 		{"a link to a harmless folder", "LS", map[string]any{"path": "ok"}, "", ""},
-		{"Glob through it", "Glob", map[string]any{"pattern": "*/*", "path": "ok"}, "", ""},
+		{"Glob through it", "Glob", globIn("*/*", "ok"), "", ""},
 		{"a link to what Write only is denied", "Grep", map[string]any{"path": "wd"}, "", ""},
 		{"a file is no folder", "Read", map[string]any{"file_path": "data/file.txt"}, "", ""},
 		// Two levels down: a glob walking there finds it, a search does not look.
 		{"Grep, link two levels down", "Grep", map[string]any{"path": "deep"}, "", ""},
-		{"Glob */*/key, link two levels down", "Glob",
-			map[string]any{"pattern": "*/*/key", "path": "deep"}, "", "secrets"},
-		{"Glob */key, link two levels down", "Glob",
-			map[string]any{"pattern": "*/key", "path": "deep"}, "", "secrets"},
-		{"Glob a/*/key, link two levels down", "Glob",
-			map[string]any{"pattern": "a/*/key", "path": "deep"}, "", "secrets"},
-		{"Glob */b/*, link three levels down", "Glob",
-			map[string]any{"pattern": "*/b/*", "path": "deep2"}, "", "secrets"},
-		{"Glob **/key, link two levels down", "Glob",
-			map[string]any{"pattern": "**/key", "path": "deep"}, "", ""},
-		{"Glob */**/key, link two levels down", "Glob",
-			map[string]any{"pattern": "*/**/key", "path": "deep"}, "", "secrets"},
+		{"Glob */*/key, link two levels down", "Glob", globIn("*/*/key", "deep"), "", "secrets"},
+		{"Glob */key, link two levels down", "Glob", globIn("*/key", "deep"), "", "secrets"},
+		{"Glob a/*/key, link two levels down", "Glob", globIn("a/*/key", "deep"), "", "secrets"},
+		{"Glob */b/*, link three levels down", "Glob", globIn("*/b/*", "deep2"), "", "secrets"},
+		{"Glob **/key, link two levels down", "Glob", globIn("**/key", "deep"), "", ""},
+		{"Glob */**/key, link two levels down", "Glob", globIn("*/**/key", "deep"), "", "secrets"},
 		{"Glob *.go where a link beside it leads nowhere", "Glob",
-			map[string]any{"pattern": "*/*.go", "path": "loop"}, "", ""},
+			globIn("*/*.go", "loop"), "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Call{Tool: tc.tool, Args: tc.args, Cwd: tc.cwd}

@@ -71,11 +71,13 @@ func TestNormalizeRootSlash(t *testing.T) {
 		{"x/y", "/nonexistent-base", "", "/nonexistent-base/x/y"},
 		{"/nonexistent-abs/y", "", "", "/nonexistent-abs/y"},
 	} {
-		got, err := Normalize(tc.path, tc.base, tc.root)
-		if err != nil || got != tc.want {
-			t.Errorf("Normalize(%q, %q, %q) = %q, %v; want %q",
-				tc.path, tc.base, tc.root, got, err, tc.want)
-		}
+		t.Run(tc.path+" from "+tc.base, func(t *testing.T) {
+			got, err := Normalize(tc.path, tc.base, tc.root)
+			if err != nil || got != tc.want {
+				t.Errorf("Normalize(%q, %q, %q) = %q, %v; want %q",
+					tc.path, tc.base, tc.root, got, err, tc.want)
+			}
+		})
 	}
 }
 
@@ -156,9 +158,11 @@ func TestResolvePattern(t *testing.T) {
 		{"/etc/../etc/pass*", "/etc/pass*"},
 		{"data/loop1/*", "data/loop1/*"}, // a loop is cleaned lexically
 	} {
-		if got := ResolvePattern(tc.pattern, root); got != tc.want {
-			t.Errorf("ResolvePattern(%q) = %q, want %q", tc.pattern, got, tc.want)
-		}
+		t.Run(tc.pattern, func(t *testing.T) {
+			if got := ResolvePattern(tc.pattern, root); got != tc.want {
+				t.Errorf("ResolvePattern(%q) = %q, want %q", tc.pattern, got, tc.want)
+			}
+		})
 	}
 }
 

@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"errors"
@@ -6,11 +6,16 @@ import (
 	"testing"
 
 	"github.com/skald-circle/skald-bot/internal/testkit"
+	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
 	"github.com/skald-circle/skald-bot/rules"
+	"github.com/skald-circle/skald-bot/store"
 )
 
+// alice is the actor of the external tests' changes.
+var alice = store.Actor{By: "alice", Via: "telegram"}
+
 func TestApplyRules(t *testing.T) {
-	d, _ := openTest(t)
+	d := teststore.Open(t, store.Options{})
 	all, err := d.Rules()
 	testkit.Must(t, err)
 	var catchAll rules.Rule
@@ -24,7 +29,7 @@ func TestApplyRules(t *testing.T) {
 	testkit.Must(t, err)
 	changed := catchAll
 	changed.Action = rules.Deny
-	out, err := d.ApplyRules(RuleChanges{
+	out, err := d.ApplyRules(store.RuleChanges{
 		CreateGroups: []rules.Group{{ID: "shop"}},
 		UpdateGroups: []rules.Group{{ID: "default", Name: "Default", Description: "all"}},
 		DeleteRules:  []uint64{old.ID},
@@ -39,7 +44,7 @@ func TestApplyRules(t *testing.T) {
 	if len(out) != 2 || out[0].ID == 0 || out[0].GroupID != "shop" || out[1].ID <= out[0].ID {
 		t.Fatalf("created %+v", out)
 	}
-	if _, err := d.Rule(old.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := d.Rule(old.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("rule %d still there: %v", old.ID, err)
 	}
 	if r, err := d.Rule(catchAll.ID); err != nil || r.Action != rules.Deny {
@@ -48,37 +53,37 @@ func TestApplyRules(t *testing.T) {
 	if g, err := d.Group("default"); err != nil || g.Name != "Default" || g.Description != "all" {
 		t.Errorf("default group %+v %v", g, err)
 	}
-	acts := auditActions(t, d)
-	want := []string{AuditGroupCreate, AuditGroupUpdate, AuditRuleDelete, AuditRuleUpdate,
-		AuditRuleCreate, AuditRuleCreate}
+	acts := teststore.AuditActions(t, d)
+	want := []string{store.AuditGroupCreate, store.AuditGroupUpdate, store.AuditRuleDelete,
+		store.AuditRuleUpdate, store.AuditRuleCreate, store.AuditRuleCreate}
 	if got := acts[len(acts)-len(want):]; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("audit %v, want it to end with %v", got, want)
 	}
 	// Nothing to change writes nothing.
-	before := fileBytes(t, d.Path())
-	if out, err := d.ApplyRules(RuleChanges{}, alice); err != nil || out != nil {
+	before := testkit.FileBytes(t, d.Path())
+	if out, err := d.ApplyRules(store.RuleChanges{}, alice); err != nil || out != nil {
 		t.Errorf("empty ApplyRules = %v, %v", out, err)
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 // TestApplyRulesRefused checks every problem is listed and nothing is written.
 func TestApplyRulesRefused(t *testing.T) {
-	d, _ := openTest(t)
-	before := fileBytes(t, d.Path())
+	d := teststore.Open(t, store.Options{})
+	before := testkit.FileBytes(t, d.Path())
 	for _, c := range []struct {
 		name string
-		c    RuleChanges
-		by   Actor
+		c    store.RuleChanges
+		by   store.Actor
 		says []string
 	}{
-		{"no actor", RuleChanges{}, Actor{}, []string{"the actor (by) is required"}},
-		{"invalid rules, all listed", RuleChanges{
+		{"no actor", store.RuleChanges{}, store.Actor{}, []string{"the actor (by) is required"}},
+		{"invalid rules, all listed", store.RuleChanges{
 			CreateGroups: []rules.Group{{ID: "Bad Id"}},
 			CreateRules: []rules.Rule{{ToolPattern: "a*b", Action: rules.Allow, Priority: 1},
 				{ToolPattern: "x", Action: "maybe", Priority: 1}},
 		}, alice, []string{`create group "Bad Id"`, `tool_pattern "a*b"`, `"maybe"`}},
-		{"state problems, all listed", RuleChanges{
+		{"state problems, all listed", store.RuleChanges{
 			CreateGroups: []rules.Group{{ID: "default"}},
 			DeleteRules:  []uint64{999},
 			UpdateRules: []rules.Rule{{ID: 998, GroupID: "default", ToolPattern: "x",
@@ -99,7 +104,7 @@ func TestApplyRulesRefused(t *testing.T) {
 					t.Errorf("error %q does not say %q", err, s)
 				}
 			}
-			unchanged(t, d.Path(), before)
+			testkit.FileUnchanged(t, d.Path(), before)
 		})
 	}
 }

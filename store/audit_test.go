@@ -37,10 +37,10 @@ func TestAppendAudit(t *testing.T) {
 		t.Fatalf("Audit(-1): %d entries, oldest %d", len(all), all[len(all)-1].ID)
 	}
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	testkit.Must(t, d.AppendAudit())
 	testkit.WantErr(t, d.AppendAudit(AuditEntry{By: "a", Action: "x"}, AuditEntry{Action: "y"}),
 		ErrInvalid, "store: append audit: entry 1: invalid input: by and action are required")
 	testkit.WantErr(t, d.AppendAudit(AuditEntry{By: "a"}), ErrInvalid, "entry 0")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }

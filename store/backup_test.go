@@ -70,11 +70,11 @@ func TestWriteToCopyHoldsTheSameDatabase(t *testing.T) {
 	}
 	_, err = d.Resolve(2, Approved, Resolution{By: "alice", Via: "telegram"})
 	testkit.Must(t, err)
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	want := state(t, d)
 
 	path := writeCopy(t, d)
-	unchanged(t, d.Path(), before) // the copy writes nothing to its source
+	testkit.FileUnchanged(t, d.Path(), before) // the copy writes nothing to its source
 	testkit.Must(t, Verify(path))
 	c, _ := openAt(t, path)
 	if got := state(t, c); got != want {
@@ -220,7 +220,7 @@ func (w *failWriter) Write(p []byte) (int, error) {
 
 func TestWriteToErrors(t *testing.T) {
 	d, _ := openTest(t)
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	want := state(t, d)
 	w := &failWriter{limit: 6000}
 	n, err := d.WriteTo(w)
@@ -228,7 +228,7 @@ func TestWriteToErrors(t *testing.T) {
 	if n != 6000 {
 		t.Errorf("n = %d, want the 6000 bytes written", n)
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 	if state(t, d) != want {
 		t.Fatal("a failed copy changed the database")
 	}
@@ -243,7 +243,7 @@ func TestVerifyRefuses(t *testing.T) {
 		_, _, err := d.CreateRequest(newRequest("s", fmt.Sprint(i)))
 		testkit.Must(t, err)
 	}
-	good := fileBytes(t, writeCopy(t, d))
+	good := testkit.FileBytes(t, writeCopy(t, d))
 	dir := t.TempDir()
 
 	foreign := filepath.Join(dir, "foreign.db")
@@ -280,10 +280,10 @@ func TestVerifyRefuses(t *testing.T) {
 				path = filepath.Join(dir, c.name+".db")
 				testkit.Must(t, os.WriteFile(path, c.data, 0o600))
 			}
-			before := fileBytes(t, path)
+			before := testkit.FileBytes(t, path)
 			err := Verify(path)
 			testkit.WantErr(t, err, c.target, "store: verify "+path+": ", c.msg)
-			unchanged(t, path, before)
+			testkit.FileUnchanged(t, path, before)
 		})
 	}
 	if err := Verify(filepath.Join(dir, "missing.db")); !errors.Is(err, os.ErrNotExist) {

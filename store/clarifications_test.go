@@ -34,7 +34,7 @@ func TestCreateClarificationReplays(t *testing.T) {
 		t.Fatalf("replay created %v id %d, want the same clarification", created, again.ID)
 	}
 	path := d.Path()
-	before := fileBytes(t, path)
+	before := testkit.FileBytes(t, path)
 	for _, tc := range []struct {
 		name  string
 		edit  func(*Clarification)
@@ -61,12 +61,12 @@ func TestCreateClarificationReplays(t *testing.T) {
 			}
 		})
 	}
-	unchanged(t, path, before)
+	testkit.FileUnchanged(t, path, before)
 }
 
 func TestCreateClarificationRefusesBadInput(t *testing.T) {
 	d, _ := openTest(t)
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	long := strings.Repeat("x", MaxOptionLen+1)
 	for _, tc := range []struct {
 		name string
@@ -112,7 +112,7 @@ func TestCreateClarificationRefusesBadInput(t *testing.T) {
 			testkit.WantErr(t, err, ErrInvalid, tc.want)
 		})
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestAnswerClarificationExactlyOnce(t *testing.T) {
@@ -146,9 +146,16 @@ func TestAnswerClarificationExactlyOnce(t *testing.T) {
 	if got.Status != ClarificationAnswered || got.Answer == nil || got.Answer.Text != "main" {
 		t.Fatalf("stored %+v", got)
 	}
-	if acts := auditActions(t, d); acts[len(acts)-1] != AuditClarificationAnswered ||
-		strings.Count(strings.Join(acts, " "), AuditClarificationAnswered) != 1 {
-		t.Errorf("audit %v, want one %s", acts, AuditClarificationAnswered)
+	es, err := d.Audit(0) // newest first
+	testkit.Must(t, err)
+	answered := 0
+	for _, e := range es {
+		if e.Action == AuditClarificationAnswered {
+			answered++
+		}
+	}
+	if answered != 1 || es[0].Action != AuditClarificationAnswered {
+		t.Errorf("audit %+v, want one %s, the newest", es, AuditClarificationAnswered)
 	}
 	pend, err := d.PendingClarifications()
 	testkit.Must(t, err)
@@ -161,7 +168,7 @@ func TestAnswerClarificationRefuses(t *testing.T) {
 	d, clock := openTest(t)
 	c, _, err := d.CreateClarification(question())
 	testkit.Must(t, err)
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	two := 2
 	for _, tc := range []struct {
 		name   string
@@ -184,7 +191,7 @@ func TestAnswerClarificationRefuses(t *testing.T) {
 			testkit.WantErr(t, err, tc.target, tc.want)
 		})
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestClarificationExpiryCancelRestartPrune(t *testing.T) {
@@ -289,7 +296,7 @@ func TestClarificationMessages(t *testing.T) {
 	tg := Message{Channel: "telegram", ChatID: "-100123", Ref: "55"}
 	testkit.Must(t, d.AddClarificationMessage(c.ID, tg))
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	testkit.Must(t, d.AddClarificationMessage(c.ID, tg)) // already recorded: nothing written
 	testkit.WantErr(t, d.AddClarificationMessage(99, tg), ErrNotFound,
 		"store: add message to clarification 99: not found")
@@ -298,7 +305,7 @@ func TestClarificationMessages(t *testing.T) {
 			"channel, chat_id and ref are required")
 	testkit.WantErr(t, d.MarkClarificationMessagesFinal(99), ErrNotFound,
 		"store: mark messages of clarification 99 final: not found")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 
 	testkit.Must(t, d.MarkClarificationMessagesFinal(c.ID))
 	got, err := d.Clarification(c.ID)
@@ -306,9 +313,9 @@ func TestClarificationMessages(t *testing.T) {
 	if m := got.Messages; len(m) != 1 || !m[0].Final || !m[0].ShownAt.Equal(testkit.T0) {
 		t.Fatalf("messages %+v", got.Messages)
 	}
-	before = fileBytes(t, d.Path())
+	before = testkit.FileBytes(t, d.Path())
 	testkit.Must(t, d.MarkClarificationMessagesFinal(c.ID))
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 // MarkClarificationMessageFinal marks one message; the clarification leaves the
@@ -325,12 +332,12 @@ func TestClarificationMessageFinal(t *testing.T) {
 	_, err = d.CancelClarification(c.ID, Resolution{By: "cli", Via: "cli"})
 	testkit.Must(t, err)
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	testkit.WantErr(t, d.MarkClarificationMessageFinal(99, a), ErrNotFound,
 		"store: mark message 55 of clarification 99 final: not found")
 	testkit.Must(t, d.MarkClarificationMessageFinal(c.ID, Message{Channel: "slack",
 		ChatID: "C1", Ref: "9.9"}))
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 
 	testkit.Must(t, d.MarkClarificationMessageFinal(c.ID, a))
 	got, err := d.Clarification(c.ID)
@@ -341,9 +348,9 @@ func TestClarificationMessageFinal(t *testing.T) {
 	if un, err := d.UnfinalizedClarifications(); err != nil || len(un) != 1 {
 		t.Fatalf("unfinalized %d (%v), want the clarification", len(un), err)
 	}
-	before = fileBytes(t, d.Path())
+	before = testkit.FileBytes(t, d.Path())
 	testkit.Must(t, d.MarkClarificationMessageFinal(c.ID, a)) // final already
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 	testkit.Must(t, d.MarkClarificationMessageFinal(c.ID, b))
 	if un, err := d.UnfinalizedClarifications(); err != nil || len(un) != 0 {
 		t.Fatalf("unfinalized %d (%v) once all are final", len(un), err)

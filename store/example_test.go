@@ -13,17 +13,8 @@ import (
 
 // A request is registered, approved once, and a second tap is told who won.
 func Example() {
-	dir, err := os.MkdirTemp("", "skald")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-
-	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer db.Close()
+	db, done := openTemp()
+	defer done()
 
 	req, created, err := db.CreateRequest(store.Request{
 		SessionID: "s1", ToolCallID: "toolu_01", ToolName: "Bash",
@@ -47,16 +38,9 @@ func Example() {
 
 // A running database is copied to a file, and the copy is checked before it is kept.
 func ExampleDB_WriteTo() {
-	dir, err := os.MkdirTemp("", "skald")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	db, err := store.Open(filepath.Join(dir, "skald.db"), store.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer db.Close()
+	db, done := openTemp()
+	defer done()
+	dir := filepath.Dir(db.Path())
 
 	f, err := os.Create(filepath.Join(dir, "copy.db"))
 	if err != nil {
@@ -77,4 +61,22 @@ func ExampleDB_WriteTo() {
 	// Output:
 	// true <nil>
 	// true
+}
+
+// openTemp opens a new store in a new temporary directory for an example; done closes
+// it and removes the directory. It panics on an error (an example has no testing.T).
+func openTemp() (db *store.DB, done func()) {
+	dir, err := os.MkdirTemp("", "skald")
+	if err != nil {
+		panic(err)
+	}
+	db, err = store.Open(filepath.Join(dir, "skald.db"), store.Options{})
+	if err != nil {
+		os.RemoveAll(dir)
+		panic(err)
+	}
+	return db, func() {
+		db.Close()
+		os.RemoveAll(dir)
+	}
 }

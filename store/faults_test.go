@@ -41,7 +41,6 @@ func pendingRequest(session string) store.Request {
 // as it was; once the disk is back, the same write succeeds.
 func TestFailedCommitChangesNothing(t *testing.T) {
 	approve := store.Resolution{By: "alice", Via: "telegram", At: testkit.T0}
-	alice := store.Actor{By: "alice", Via: "telegram"}
 	for _, tc := range []struct {
 		name  string
 		write func(db *store.DB, id uint64) error

@@ -38,7 +38,7 @@ func TestCreateGroup(t *testing.T) {
 func TestCreateGroupErrors(t *testing.T) {
 	d, _ := openTest(t)
 	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	cases := []struct {
 		g      rules.Group
 		by     Actor
@@ -68,7 +68,7 @@ func TestCreateGroupErrors(t *testing.T) {
 			testkit.WantErr(t, d.CreateGroup(tc.g, tc.by), tc.target, tc.says)
 		})
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 	if _, err := d.Group("missing"); err == nil {
 		t.Fatal("Group(missing) found something")
 	} else {
@@ -92,7 +92,7 @@ func TestUpdateGroup(t *testing.T) {
 		t.Fatalf("audit = %+v", es[0])
 	}
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	testkit.Must(t, d.UpdateGroup(g, alice)) // no change: nothing written
 	testkit.WantErr(t, d.UpdateGroup(rules.Group{ID: "nope"}, alice), ErrNotFound,
 		`store: update group "nope": not found`)
@@ -103,7 +103,7 @@ func TestUpdateGroup(t *testing.T) {
 			`group name "a\x00b\nc" must not hold control characters`)
 	bad := rules.Group{ID: "ops", Name: "Ops", Description: "x\ny"}
 	testkit.WantErr(t, d.UpdateGroup(bad, alice), ErrInvalid, `group description "x\ny"`)
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 	// HTML is only text: the channels escape it.
 	testkit.Must(t, d.UpdateGroup(rules.Group{ID: "ops", Name: "<b>Ops</b> & co",
 		Description: "night «shift»"}, alice))
@@ -153,7 +153,7 @@ func TestDeleteGroupRefused(t *testing.T) {
 	_, err := d.CreateRule(rules.Rule{GroupID: "ops", ToolPattern: "Bash", Action: rules.Allow},
 		alice)
 	testkit.Must(t, err)
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	testkit.WantErr(t, d.DeleteGroup("default", nil, alice), ErrProtected,
 		`store: delete group "default": group is protected: the default group cannot be deleted`)
 	testkit.WantErr(t, d.DeleteGroup("ops", []string{"ops"}, alice), ErrProtected,
@@ -161,7 +161,7 @@ func TestDeleteGroupRefused(t *testing.T) {
 	testkit.WantErr(t, d.DeleteGroup("nope", nil, alice), ErrNotFound,
 		`store: delete group "nope": not found`)
 	testkit.WantErr(t, d.DeleteGroup("ops", nil, Actor{}), ErrInvalid, "actor")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestDuplicateGroup(t *testing.T) {
@@ -231,7 +231,7 @@ func TestDuplicateGroup(t *testing.T) {
 func TestDuplicateGroupErrors(t *testing.T) {
 	d, _ := openTest(t)
 	testkit.Must(t, d.CreateGroup(rules.Group{ID: "ops"}, alice))
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	_, err := d.DuplicateGroup("nope", rules.Group{ID: "new"}, alice)
 	testkit.WantErr(t, err, ErrNotFound,
 		`store: duplicate group "nope" as "new": group "nope": not found`)
@@ -244,7 +244,7 @@ func TestDuplicateGroupErrors(t *testing.T) {
 	_, err = d.DuplicateGroup("default", rules.Group{ID: "new", Name: "a\nb"}, alice)
 	testkit.WantErr(t, err, ErrInvalid, `store: duplicate group "default" as "new": `+
 		`invalid input: group name "a\nb" must not hold control characters`)
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestEnsureGroups(t *testing.T) {
@@ -262,7 +262,7 @@ func TestEnsureGroups(t *testing.T) {
 		t.Fatalf("audit = %+v", es)
 	}
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	created, err = d.EnsureGroups([]string{"ops", "dev"}, cfg)
 	testkit.Must(t, err)
 	if len(created) != 0 {
@@ -272,5 +272,5 @@ func TestEnsureGroups(t *testing.T) {
 	testkit.WantErr(t, err, ErrInvalid, `store: ensure groups: invalid input: group id "Not Fine"`)
 	_, err = d.EnsureGroups([]string{"fine"}, Actor{})
 	testkit.WantErr(t, err, ErrInvalid, "actor")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -28,34 +26,4 @@ func openAt(t *testing.T, path string) (*DB, *testkit.Clock) {
 	}
 	t.Cleanup(func() { _ = d.Close() })
 	return d, c
-}
-
-// fileBytes returns the content of the database file.
-func fileBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// unchanged fails the test when the file at path no longer holds before.
-func unchanged(t *testing.T, path string, before []byte) {
-	t.Helper()
-	if !bytes.Equal(before, fileBytes(t, path)) {
-		t.Errorf("%s changed on disk", filepath.Base(path))
-	}
-}
-
-// auditActions returns the action of every audit entry, oldest first.
-func auditActions(t *testing.T, d *DB) []string {
-	t.Helper()
-	es, err := d.Audit(0)
-	testkit.Must(t, err)
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[len(es)-1-i] = e.Action
-	}
-	return out
 }

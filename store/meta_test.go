@@ -34,14 +34,14 @@ func TestMeta(t *testing.T) {
 		t.Fatalf("magic visible: %q (err %v)", v, err)
 	}
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	testkit.WantErr(t, d.PutMeta("", []byte("x")), ErrInvalid,
 		`store: put meta "": invalid input: meta key must be 1 to 1024 bytes`)
 	testkit.WantErr(t, d.PutMeta(strings.Repeat("k", 1025), []byte("x")), ErrInvalid,
 		"meta key must be 1 to 1024 bytes")
 	_, err = d.GetMeta("")
 	testkit.WantErr(t, err, ErrInvalid, `store: get meta ""`)
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestSeenDelivery(t *testing.T) {
@@ -59,11 +59,12 @@ func TestSeenDelivery(t *testing.T) {
 	if !seen("env-1", time.Minute) {
 		t.Fatal("replay not seen")
 	}
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	if !seen("env-1", ttl-time.Nanosecond) { // still within ttl of the first time
 		t.Fatal("replay before ttl not seen")
 	}
-	unchanged(t, d.Path(), before) // a replay writes nothing when there is nothing to prune
+	// A replay writes nothing when there is nothing to prune.
+	testkit.FileUnchanged(t, d.Path(), before)
 	if seen("env-2", 5*time.Minute) {
 		t.Fatal("env-2 seen")
 	}
@@ -85,11 +86,11 @@ func TestSeenDelivery(t *testing.T) {
 		t.Fatalf("%d keys left in the delivery buckets, want 2", n)
 	}
 
-	before = fileBytes(t, d.Path())
+	before = testkit.FileBytes(t, d.Path())
 	_, err := d.SeenDelivery("", testkit.T0, ttl)
 	testkit.WantErr(t, err, ErrInvalid, "delivery id must be 1 to 1024 bytes")
 	_, err = d.SeenDelivery("x", testkit.T0, 0)
 	testkit.WantErr(t, err, ErrInvalid,
 		`store: seen delivery "x": invalid input: ttl 0s is not positive`)
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }

@@ -33,11 +33,11 @@ func TestReopenWritesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "skald.db")
 	d, _ := openAt(t, path)
 	testkit.Must(t, d.Close())
-	before := fileBytes(t, path)
+	before := testkit.FileBytes(t, path)
 	d2, err := Open(path, Options{})
 	testkit.Must(t, err)
 	testkit.Must(t, d2.Close())
-	unchanged(t, path, before)
+	testkit.FileUnchanged(t, path, before)
 }
 
 func TestOpenEmptyFile(t *testing.T) {
@@ -104,13 +104,13 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "skald.db")
 			tc.make(t, path)
-			before := fileBytes(t, path)
+			before := testkit.FileBytes(t, path)
 			d, err := Open(path, Options{})
 			if err == nil {
 				d.Close()
 			}
 			testkit.WantErr(t, err, tc.target, tc.says, path)
-			unchanged(t, path, before)
+			testkit.FileUnchanged(t, path, before)
 		})
 	}
 }
@@ -143,7 +143,7 @@ func TestOpenMissingDirectory(t *testing.T) {
 func TestOpenLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "skald.db")
 	d, _ := openAt(t, path)
-	before := fileBytes(t, path)
+	before := testkit.FileBytes(t, path)
 
 	for _, timeout := range []time.Duration{50 * time.Millisecond, 0} {
 		start := time.Now()
@@ -154,7 +154,7 @@ func TestOpenLocked(t *testing.T) {
 		testkit.WantErr(t, err, ErrLocked, path, "locked by another process")
 		t.Logf("timeout %v: refused after %v", timeout, time.Since(start))
 	}
-	unchanged(t, path, before)
+	testkit.FileUnchanged(t, path, before)
 
 	// Once the holder closes, the file opens.
 	testkit.Must(t, d.Close())

@@ -98,13 +98,13 @@ func TestCreateRequestIdempotent(t *testing.T) {
 	again.Arguments = json.RawMessage(" {\n \"opts\": {\"a\": [1, 2.50, 12345678901234567890]," +
 		" \"z\": 1},\n \"command\": \"echo \\u003ca> & b\"}\n")
 	again.ExpiresAt = testkit.T0.Add(2 * time.Hour) // other fields do not count
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	r, created, err := d.CreateRequest(again)
 	testkit.Must(t, err)
 	if created || r.ID != first.ID || string(r.Arguments) != string(first.Arguments) {
 		t.Fatalf("created=%v %+v", created, r)
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 
 	// Resolved, it still answers with the request and its outcome.
 	_, err = d.Resolve(first.ID, Rejected, Resolution{By: "bob", Via: "slack"})
@@ -132,7 +132,7 @@ func TestCreateRequestIdempotent(t *testing.T) {
 
 	// Reused for another call: any field of the call that differs makes it another
 	// call, and the error names the field.
-	before = fileBytes(t, d.Path())
+	before = testkit.FileBytes(t, d.Path())
 	for _, c := range []struct {
 		change func(*Request)
 		what   string
@@ -160,7 +160,7 @@ func TestCreateRequestIdempotent(t *testing.T) {
 			}
 		})
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 // TestCreateRequestCwd: the cwd is stored as sent, and a repeat from the same cwd is
@@ -182,7 +182,7 @@ func TestCreateRequestCwd(t *testing.T) {
 	if r, created, err := d.CreateRequest(in); err != nil || created || r.Status != Approved {
 		t.Fatalf("the same call again: created=%v %+v %v", created, r, err)
 	}
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	for _, cwd := range []string{"/ws", ""} {
 		other := in
 		other.Cwd = cwd
@@ -193,7 +193,7 @@ func TestCreateRequestCwd(t *testing.T) {
 			t.Fatalf("cwd %q: created=%v %+v", cwd, created, r)
 		}
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 // TestCreateRequestOtherCaller: another caller repeating a call learns nothing of the
@@ -206,7 +206,7 @@ func TestCreateRequestOtherCaller(t *testing.T) {
 	testkit.Must(t, err)
 	_, err = d.Resolve(first.ID, Approved, Resolution{By: "alice", Via: "telegram"})
 	testkit.Must(t, err)
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	for _, caller := range []string{"agent-bbbbbbbbbbbb", "", CallerLocal, CallerCron} {
 		other := in
 		other.Caller = caller
@@ -224,7 +224,7 @@ func TestCreateRequestOtherCaller(t *testing.T) {
 				caller, created, r)
 		}
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 	if r, created, err := d.CreateRequest(in); err != nil || created || r.ID != first.ID ||
 		r.Status != Approved {
 		t.Fatalf("the same caller again: created=%v %+v %v", created, r, err)
@@ -348,7 +348,7 @@ func TestCreateRequestInvalid(t *testing.T) {
 		{"long cwd", func(r *Request) { r.Cwd = "/" + strings.Repeat("d", MaxCwdLen) },
 			"cwd is longer than 4096 bytes"},
 	}
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ok
@@ -360,7 +360,7 @@ func TestCreateRequestInvalid(t *testing.T) {
 			}
 		})
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 	if p, err := d.Pending(); err != nil || len(p) != 0 {
 		t.Fatalf("pending: %+v (err %v)", p, err)
 	}
@@ -420,14 +420,14 @@ func TestResolve(t *testing.T) {
 	}
 
 	// A second resolution changes nothing and says who won.
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	late, err := d.Resolve(r.ID, Rejected, Resolution{By: "bob", Via: "slack"})
 	testkit.WantErr(t, err, ErrAlreadyResolved,
 		"store: resolve 1: request already resolved (approved by alice (42) via telegram)")
 	if late.Status != Approved || late.Resolution.By != "alice (42)" {
 		t.Fatalf("late resolver got %+v", late)
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestResolveRejectAndCancel(t *testing.T) {
@@ -453,7 +453,7 @@ func TestResolveErrors(t *testing.T) {
 	d, _ := openTest(t)
 	r, _, err := d.CreateRequest(newRequest("s", "tc"))
 	testkit.Must(t, err)
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	ok := Resolution{By: "alice", Via: "telegram"}
 	cases := []struct {
 		name   string
@@ -490,7 +490,7 @@ func TestResolveErrors(t *testing.T) {
 			testkit.WantErr(t, err, tc.target, tc.says)
 		})
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 	if got, err := d.Request(r.ID); err != nil || got.Status != Pending {
 		t.Fatalf("status %s (err %v)", got.Status, err)
 	}
@@ -579,13 +579,13 @@ func TestExpireDue(t *testing.T) {
 		ids = append(ids, got.ID)
 	}
 	// Nothing due: no write at all (an idle sweeper must not fsync every second).
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	due, err := d.ExpireDue(testkit.T0.Add(time.Hour - time.Nanosecond))
 	testkit.Must(t, err)
 	if len(due) != 0 {
 		t.Fatalf("due %+v", due)
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 
 	now := testkit.T0.Add(2 * time.Hour)
 	due, err = d.ExpireDue(now)
@@ -604,9 +604,9 @@ func TestExpireDue(t *testing.T) {
 			t.Fatalf("stored %s", stored.Status)
 		}
 	}
-	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:],
-		[]string{"request.expired", "request.expired"}) {
-		t.Fatalf("audit %q", a[len(a)-2:])
+	if es, err := d.Audit(2); err != nil || len(es) != 2 ||
+		es[0].Action != AuditRequestExpired || es[1].Action != AuditRequestExpired {
+		t.Fatalf("newest audit entries %+v (%v), want two %s", es, err, AuditRequestExpired)
 	}
 	p, err := d.Pending()
 	testkit.Must(t, err)
@@ -659,12 +659,12 @@ func TestCancelSession(t *testing.T) {
 	if s, err := d.Request(a3.ID); err != nil || s.Status != Approved {
 		t.Fatalf("resolved request touched: %s (err %v)", s.Status, err)
 	}
-	if a := auditActions(t, d); !slices.Equal(a[len(a)-2:],
-		[]string{"request.cancelled", "request.cancelled"}) {
-		t.Fatalf("audit %q", a[len(a)-2:])
+	if es, err := d.Audit(2); err != nil || len(es) != 2 ||
+		es[0].Action != auditResolved(Cancelled) || es[1].Action != auditResolved(Cancelled) {
+		t.Fatalf("newest audit entries %+v (%v), want two %s", es, err, auditResolved(Cancelled))
 	}
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	got, err = d.CancelSession("a", Resolution{By: "api"})
 	testkit.Must(t, err)
 	if len(got) != 0 {
@@ -675,7 +675,7 @@ func TestCancelSession(t *testing.T) {
 		`store: cancel session "b": invalid input: the resolution needs who (by)`)
 	_, err = d.CancelSession("b", Resolution{By: "x", Bypass: &BypassGrant{Scope: "all"}})
 	testkit.WantErr(t, err, ErrInvalid, "only an approval grants a bypass")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestMessages(t *testing.T) {
@@ -688,7 +688,7 @@ func TestMessages(t *testing.T) {
 	sl := Message{Channel: "slack", ChatID: "C0123", Ref: "1712345678.000100"}
 	testkit.Must(t, d.AddMessage(r.ID, sl))
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	dup := tg
 	dup.ShownAt = testkit.T0.Add(time.Hour)
 	testkit.Must(t, d.AddMessage(r.ID, dup)) // already recorded: nothing written
@@ -698,7 +698,7 @@ func TestMessages(t *testing.T) {
 		"channel, chat_id and ref are required")
 	testkit.WantErr(t, d.MarkMessagesFinal(99), ErrNotFound,
 		"store: mark messages of request 99 final: not found")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 
 	got, err := d.Request(r.ID)
 	testkit.Must(t, err)
@@ -715,9 +715,9 @@ func TestMessages(t *testing.T) {
 			t.Fatalf("not final: %+v", m)
 		}
 	}
-	before = fileBytes(t, d.Path())
+	before = testkit.FileBytes(t, d.Path())
 	testkit.Must(t, d.MarkMessagesFinal(r.ID))
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestUnfinalized(t *testing.T) {

@@ -47,13 +47,13 @@ func TestPrune(t *testing.T) {
 	testkit.Must(t, err)
 
 	// Nothing before testkit.T0: nothing written.
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	n, err := d.Prune(testkit.T0)
 	testkit.Must(t, err)
 	if n != 0 {
 		t.Fatalf("Prune(testkit.T0) = %d", n)
 	}
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 
 	auditBefore, err := d.Audit(0)
 	testkit.Must(t, err)

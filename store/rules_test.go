@@ -81,10 +81,10 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			before := fileBytes(t, path)
+			before := testkit.FileBytes(t, path)
 			_, err := d.CreateRule(tc.rule, alice)
 			testkit.WantErr(t, err, tc.target, tc.says)
-			unchanged(t, path, before)
+			testkit.FileUnchanged(t, path, before)
 
 			// The same rule as an update of an existing one is refused the same way.
 			up := tc.rule
@@ -93,19 +93,19 @@ func TestInvalidRulesChangeNothing(t *testing.T) {
 			if !errors.Is(err, tc.target) {
 				t.Fatalf("update: error = %v, want %v", err, tc.target)
 			}
-			unchanged(t, path, before)
+			testkit.FileUnchanged(t, path, before)
 			if got, err := d.Rule(bash.ID); err != nil || got != bash {
 				t.Fatalf("rule %d changed: %+v (err %v)", bash.ID, got, err)
 			}
 		})
 	}
 	t.Run("no actor", func(t *testing.T) {
-		before := fileBytes(t, path)
+		before := testkit.FileBytes(t, path)
 		_, err := d.CreateRule(rules.Rule{ToolPattern: "Bash", Action: rules.Allow},
 			Actor{Via: "api"})
 		testkit.WantErr(t, err, ErrInvalid,
 			"store: create rule: invalid input: the actor (by) is required")
-		unchanged(t, path, before)
+		testkit.FileUnchanged(t, path, before)
 	})
 	if got, err := d.Rule(catchAll.ID); err != nil || got != catchAll {
 		t.Fatalf("catch-all changed: %+v (err %v)", got, err)
@@ -161,18 +161,18 @@ func TestUpdateRule(t *testing.T) {
 	testkit.Must(t, err)
 
 	// An update that changes nothing writes nothing.
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	_, err = d.UpdateRule(ca, alice)
 	testkit.Must(t, err)
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestUpdateRuleNotFound(t *testing.T) {
 	d, _ := openTest(t)
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	_, err := d.UpdateRule(rules.Rule{ID: 404, ToolPattern: "Bash", Action: rules.Allow}, alice)
 	testkit.WantErr(t, err, ErrNotFound, "store: update rule 404: not found")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestDeleteRule(t *testing.T) {
@@ -187,12 +187,12 @@ func TestDeleteRule(t *testing.T) {
 		t.Fatalf("audit = %+v", es[0])
 	}
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	err = d.DeleteRule(bash.ID, alice)
 	testkit.WantErr(t, err, ErrNotFound, "store: delete rule 2: not found")
 	err = d.DeleteRule(1, Actor{})
 	testkit.WantErr(t, err, ErrInvalid, "the actor (by) is required")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestRulesOrder(t *testing.T) {

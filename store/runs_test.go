@@ -39,13 +39,13 @@ func TestCreateRun(t *testing.T) {
 
 func TestCreateRunInvalid(t *testing.T) {
 	d, _ := openTest(t)
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	_, err := d.CreateRun(Run{Job: "Nightly Backup"})
 	testkit.WantErr(t, err, ErrInvalid, `store: create run of job "Nightly Backup": `+
 		`invalid input: job name "Nightly Backup" must match`)
 	_, err = d.CreateRun(Run{Job: "ok", Status: "sleeping"})
 	testkit.WantErr(t, err, ErrInvalid, `unknown run status "sleeping"`)
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 	_, err = d.Run(1)
 	testkit.WantErr(t, err, ErrNotFound, "store: run 1: not found")
 	_, err = d.RunByRequest(5)
@@ -89,7 +89,7 @@ func TestUpdateRun(t *testing.T) {
 		t.Fatalf("RunByRequest = %+v", byReq)
 	}
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	bad := r
 	bad.Job = "other"
 	testkit.WantErr(t, d.UpdateRun(bad), ErrInvalid,
@@ -100,7 +100,7 @@ func TestUpdateRun(t *testing.T) {
 	bad = r
 	bad.ID = 9
 	testkit.WantErr(t, d.UpdateRun(bad), ErrNotFound, "store: update run 9: not found")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 func TestRunsNewestFirst(t *testing.T) {

@@ -23,14 +23,14 @@ func TestTools(t *testing.T) {
 		t.Fatalf("Tools = %v, want %v", tools, want)
 	}
 
-	before := fileBytes(t, d.Path())
+	before := testkit.FileBytes(t, d.Path())
 	testkit.Must(t, d.AddTools([]string{"Bash", "Read"})) // all known: nothing written
 	testkit.Must(t, d.AddTools(nil))
 	testkit.WantErr(t, d.AddTools([]string{"ok_tool", ""}), ErrInvalid,
 		`store: add tools: invalid input: tool name "" must be 1 to 256 bytes`)
 	testkit.WantErr(t, d.AddTools([]string{strings.Repeat("t", 257)}), ErrInvalid,
 		"must be 1 to 256 bytes")
-	unchanged(t, d.Path(), before)
+	testkit.FileUnchanged(t, d.Path(), before)
 }
 
 // TestToolsCap: the catalog keeps at most MaxTools names; more are skipped without an

@@ -72,7 +72,10 @@ type proc struct {
 	lines []string
 }
 
-func start(t *testing.T, ctx context.Context, cfg string) *proc {
+// startServe starts `skald-bot serve` with the config file cfg and returns it once it
+// logs that it serves, with the API URL it logged; it fails the test when the process
+// exits first or ctx ends.
+func startServe(t *testing.T, ctx context.Context, cfg string) *proc {
 	t.Helper()
 	cmd := exec.Command(binary, "serve", "--config", cfg)
 	cmd.Env = append(os.Environ(), "SKALD_CONFIG=", "SKALD_URL=", "SKALD_API_TOKEN=")
@@ -222,7 +225,7 @@ jobs:
 	for k := 0; k <= kills; k++ {
 		writeConfig(k)
 		starts = append(starts, time.Now())
-		p := start(t, ctx, cfg)
+		p := startServe(t, ctx, cfg)
 		c := api.NewClient(p.url, adminToken)
 		if err := sl.WaitConnections(ctx, k+1); err != nil {
 			t.Fatalf("Slack Socket Mode: %v\n%s", err, p.log())

@@ -28,7 +28,7 @@ var (
 // many), counts the allowed ones left out, and says how many need the human among the
 // fields: the attacker's script and its neighbours.
 func TestInboxKeepsNeedingCommands(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	_, err := e.gate.CreateRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash",
 		CommandPattern: "echo *", Action: rules.Allow, Priority: 1},
 		store.Actor{By: "test", Via: "cli"})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"html"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -38,8 +37,8 @@ type env struct {
 	clock *testkit.Clock
 }
 
-// newEnv starts the env; edit may change the web and API options.
-func newEnv(t *testing.T, edit ...func(*web.Options, *api.Options)) *env {
+// newWebEnv starts the env; edit may change the web and API options.
+func newWebEnv(t *testing.T, edit ...func(*web.Options, *api.Options)) *env {
 	t.Helper()
 	root := testkit.Dir(t, "data")
 	db := teststore.Open(t, store.Options{})
@@ -58,22 +57,8 @@ func newEnv(t *testing.T, edit ...func(*web.Options, *api.Options)) *env {
 	aopt.Web = h
 	srv, err := api.New(aopt)
 	testkit.Must(t, err)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	testkit.Must(t, err)
-	e.url = "http://" + ln.Addr().String()
-	ctx, cancel := context.WithCancel(context.Background())
-	gdone, sdone := make(chan error, 1), make(chan error, 1)
-	go func() { gdone <- g.Run(ctx) }()
-	go func() { sdone <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-sdone; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		if err := <-gdone; err != nil {
-			t.Errorf("gate Run: %v", err)
-		}
-	})
+	testgate.Run(t, g)
+	e.url, _ = testkit.Serve(t, srv.Serve) // its cleanup, registered last, runs first
 	return e
 }
 

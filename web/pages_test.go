@@ -62,7 +62,7 @@ func (f *fakeJobs) Run(id uint64) (store.Run, error) {
 // run is 404.
 func TestJobs(t *testing.T) {
 	jobs := &fakeJobs{}
-	e := newEnv(t, func(w *web.Options, _ *api.Options) { w.Jobs = jobs })
+	e := newWebEnv(t, func(w *web.Options, _ *api.Options) { w.Jobs = jobs })
 	b := e.signedIn()
 	resp, body := b.post("/jobs/nightly/run", nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/runs/1" {
@@ -95,7 +95,7 @@ func TestJobs(t *testing.T) {
 
 // The audit page filters by action, actor and text; a bad limit is refused.
 func TestAuditFilter(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.signedIn()
 	resp, _ := b.post("/groups", url.Values{"id": {"audited"}})
 	if resp.StatusCode != http.StatusSeeOther {

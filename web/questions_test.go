@@ -29,7 +29,7 @@ func (e *env) ask(question string, options ...string) uint64 {
 // The inbox lists pending questions with their fields, one button per option and an
 // answer box; the badge and the title count them with the approval requests.
 func TestInboxShowsQuestions(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	e.pending(nil)
 	long := "head of the question " + strings.Repeat("x", 4000) + " tail of the question"
 	id := e.ask(long, "main", "dev")
@@ -84,7 +84,7 @@ func TestInboxShowsQuestions(t *testing.T) {
 // Answers from the web inbox go through the gate as the admin via web: by option, by
 // text, and by a text that is one of the options.
 func TestAnswerFromWeb(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.signedIn()
 	for _, tc := range []struct {
 		name   string
@@ -122,7 +122,7 @@ func TestAnswerFromWeb(t *testing.T) {
 // Every refused answer is shown on the inbox and changes nothing: already answered
 // (saying by whom), empty, an unknown option, a bad id.
 func TestAnswerRefused(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	id := e.ask("go on?", "yes", "no")
 	chat := e.ask("answered in a chat?")
 	_, err := e.gate.AnswerClarification(context.Background(), chat, gate.Reply{Text: "yes",
@@ -182,7 +182,7 @@ func TestAnswerRefused(t *testing.T) {
 // An answer without the session's CSRF token, or with a wrong one, is refused and
 // changes nothing.
 func TestAnswerWithoutCSRF(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	id := e.ask("go on?", "yes")
 	b := e.signedIn()
 	for _, csrf := range []string{"", "wrong", b.csrf + "x"} {
@@ -212,7 +212,7 @@ func TestAnswerWithoutCSRF(t *testing.T) {
 // and quotes, are shown inert and visible, on the page and in the answer's one-time
 // message.
 func TestQuestionShownInert(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	id := e.ask(`<script>alert("x")</script><img src=x onerror=alert(1)> it's "quoted" safe`+
 		"\u202Etxt.exe\u2066", `<b>main</b>`, "dev'")
 	b := e.signedIn()
@@ -249,7 +249,7 @@ func TestQuestionShownInert(t *testing.T) {
 
 // The page's event stream relays clarification_requested and clarification_resolved.
 func TestEventsRelayQuestions(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.signedIn()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

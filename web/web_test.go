@@ -21,7 +21,7 @@ import (
 // Only the admin token signs in; the session cookie is HttpOnly, SameSite=Strict,
 // with an expiry, and not Secure over plain HTTP.
 func TestSignIn(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	for _, tc := range []struct {
 		name, token string
 		status      int
@@ -68,7 +68,7 @@ func TestSignIn(t *testing.T) {
 
 // The sign-in form needs its own CSRF token: a POST without it is refused.
 func TestSignInWithoutCSRF(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.browser()
 	resp, body := b.do("POST", "/signin", url.Values{"token": {adminToken}})
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "CSRF token") {
@@ -81,7 +81,7 @@ func TestSignInWithoutCSRF(t *testing.T) {
 
 // Behind a TLS proxy (an https allowed host) the cookies are Secure.
 func TestSecureCookieBehindTLS(t *testing.T) {
-	e := newEnv(t, func(w *web.Options, a *api.Options) {
+	e := newWebEnv(t, func(w *web.Options, a *api.Options) {
 		hosts := []api.AllowedHost{{Host: "skald.example", HTTPS: true}}
 		w.AllowedHosts, a.AllowedHosts = hosts, hosts
 	})
@@ -118,7 +118,7 @@ func TestSecureCookieBehindTLS(t *testing.T) {
 
 // A foreign Origin is refused before the web inbox runs, as for the API.
 func TestForeignOriginRefused(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.signedIn()
 	id := e.pending(nil)
 	before := teststore.Snapshot(t, e.db)
@@ -133,7 +133,7 @@ func TestForeignOriginRefused(t *testing.T) {
 // Every POST without the session's CSRF token, or with a wrong one, is refused and
 // changes nothing.
 func TestPostWithoutCSRF(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.signedIn()
 	id := e.pending(nil)
 	rs, err := e.gate.Rules(rules.DefaultGroup)
@@ -172,7 +172,7 @@ func TestPostWithoutCSRF(t *testing.T) {
 
 // The session cookie authenticates the web routes only: /api/* stays bearer-token.
 func TestCookieDoesNotAuthenticateAPI(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.signedIn()
 	id := e.pending(nil)
 	before := teststore.Snapshot(t, e.db)
@@ -207,7 +207,7 @@ func TestCookieDoesNotAuthenticateAPI(t *testing.T) {
 // The inbox's event stream opens with its comment, then carries the approval events
 // of the gate, and is not cached.
 func TestEventStream(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	resp := e.signedIn().events()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("events: %d %v", resp.StatusCode, resp.Header)
@@ -226,7 +226,7 @@ func TestEventStream(t *testing.T) {
 // Pages carry the strict CSP and framing headers; the event stream and the pages
 // need a session.
 func TestHeadersAndSession(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	anon := e.browser()
 	resp, _ := anon.do("GET", "/signin", nil)
 	if got := resp.Header.Get("Content-Security-Policy"); got != web.CSP ||
@@ -268,7 +268,7 @@ func TestHeadersAndSession(t *testing.T) {
 
 // Arguments holding markup, quotes and bidi characters are shown inert and visible.
 func TestArgumentsShownInert(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	id := e.pending(map[string]any{
 		"html":  `<script>alert("x")</script><img src=x onerror=alert(1)>`,
 		"quote": `it's "quoted"`,
@@ -299,7 +299,7 @@ func TestArgumentsShownInert(t *testing.T) {
 // Approving with ⏱ from the web inbox resolves through the API's path: approved by
 // admin via web, with the bypass; a second try is refused on the page.
 func TestResolveFromWeb(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	id := e.pending(nil)
 	b := e.signedIn()
 	resp, _ := b.post("/approvals/"+testkit.ID(id), url.Values{"action": {"short"}, "note": {"fine"}})
@@ -339,7 +339,7 @@ func TestResolveFromWeb(t *testing.T) {
 // The File System panel writes one @fs_* rule per row, deeper paths first; a second
 // catch-all with another action is refused with the guard's message on the page.
 func TestRulesPanels(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.signedIn()
 	for _, tc := range []struct {
 		path, mode string
@@ -435,7 +435,7 @@ func TestRulesPanels(t *testing.T) {
 // Tools row of the tool leaves the host rule alone, and a host pattern on another
 // tool is refused in its panel with the store unchanged.
 func TestRulesHostPattern(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.signedIn()
 	resp, body := b.post("/rules", url.Values{"group": {"default"}, "panel": {"overrides"},
 		"tool_pattern": {"WebFetch"}, "action": {"allow"}, "priority": {"100"},
@@ -498,7 +498,7 @@ func TestFSPriority(t *testing.T) {
 
 // Groups: create, rename, duplicate, delete; a refusal shown on the page.
 func TestGroups(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.signedIn()
 	steps := []struct {
 		path   string
@@ -541,7 +541,7 @@ func TestGroups(t *testing.T) {
 // With the web inbox mounted, the API's own answers stay: JSON 404 for an unknown
 // /api/ route, /healthz, and the mux's 405 for a wrong method on an API route.
 func TestAPIUnchangedBeside(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	b := e.browser()
 	for _, tc := range []struct {
 		method, path string
@@ -567,7 +567,7 @@ func TestAPIUnchangedBeside(t *testing.T) {
 // after 4 KiB of padding — shows in the inbox which token asked, the source flagged,
 // what ⏱ and 🔄 would cover, and the command at the end of the arguments.
 func TestInboxShowsWhoAsksAndTheCover(t *testing.T) {
-	e := newEnv(t)
+	e := newWebEnv(t)
 	caller := api.TokenName("agent-token-for-the-web-inbox")
 	out, err := e.gate.Check(context.Background(), gate.Call{ToolName: "deploy",
 		SessionID: "s1", Caller: caller, Source: "сron", Arguments: map[string]any{

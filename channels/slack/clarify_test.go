@@ -35,7 +35,7 @@ func buttons(bs []map[string]any) []string {
 func TestClarificationModal(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{})
+			e := newSlackEnv(t, m, envOptions{})
 			options := []string{"*bold* <!here>", "`b` & c"}
 			long := "HEAD-OF-QUESTION " + strings.Repeat("pad ", 1000) + " TAIL-OF-QUESTION?"
 			c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: long, Options: options,
@@ -119,7 +119,7 @@ func TestClarificationModal(t *testing.T) {
 func TestAnswerModalRedelivered(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{})
+			e := newSlackEnv(t, m, envOptions{})
 			c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "which?"})
 			testkit.Must(t, err)
 			ts := (<-e.box.added).Ref

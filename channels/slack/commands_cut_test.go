@@ -22,7 +22,7 @@ var cutLineRE = regexp.MustCompile(`\nâ€¦\[(\d+) commands cut, (\d+) need you\]â
 // tail and their count), counts the allowed ones left out, and its second field
 // states how many need the human.
 func TestPromptKeepsNeedingCommands(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{})
+	e := newSlackEnv(t, socketMode, envOptions{})
 	if _, err := e.g.CreateRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash",
 		CommandPattern: "echo *", Action: rules.Allow, Priority: 1},
 		store.Actor{By: "test", Via: "cli"}); err != nil {

@@ -16,7 +16,7 @@ import (
 func TestCommands(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{})
+			e := newSlackEnv(t, m, envOptions{})
 			req1, ts1 := e.require("s1", "Bash", map[string]any{"command": "make deploy"})
 			req2, ts2 := e.require("s2", "Write",
 				map[string]any{"file_path": "notes.txt", "content": "x"})
@@ -171,7 +171,7 @@ func TestCommands(t *testing.T) {
 // A long reply (the rules list) is spread over plain_text sections of at most 3000
 // characters.
 func TestLongReply(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{})
+	e := newSlackEnv(t, socketMode, envOptions{})
 	for i := range 40 {
 		tool := "mcp__srv" + strings.Repeat("x", 60) + "__tool" +
 			string(rune('a'+i%26)) + string(rune('a'+i/26))
@@ -197,7 +197,7 @@ func TestLongReply(t *testing.T) {
 // An ephemeral reply answered 429 waits Retry-After (through the injected Sleep) and
 // is sent again, not dropped; five 429s in a row and it is given up on.
 func TestRateLimitedReply(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{})
+	e := newSlackEnv(t, socketMode, envOptions{})
 	if err := e.srv.RateLimitNext("chat.postEphemeral", 7); err != nil {
 		t.Fatal(err)
 	}

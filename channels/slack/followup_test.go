@@ -20,7 +20,7 @@ import (
 func TestAlwaysAllowFollowUp(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{})
+			e := newSlackEnv(t, m, envOptions{})
 			req, ts, posted, f := approvedFollowUp(t, e, "mcp__notes__list", map[string]any{})
 			// Posted without its button, then armed by its first update.
 			if got := blockIDs(rawBlocks(t, posted)); got != slack.BlockFollowUp {
@@ -35,12 +35,12 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 				!strings.Contains(string(f.RawBlocks), "➕ Always: mcp__notes__list") {
 				t.Errorf("follow-up %s", f.RawBlocks)
 			}
-			rules0 := count(t, e)
+			rules0 := ruleCount(t, e)
 			e.clickAction(slacktest.BlockAction{UserID: approver, MessageTS: f.TS, Value: data})
 			if _, toast := e.nextEphemeral(); !strings.Contains(toast, "Not authorized") {
 				t.Errorf("approver's toast %q", toast)
 			}
-			if n := count(t, e); n != rules0 {
+			if n := ruleCount(t, e); n != rules0 {
 				t.Errorf("an approver's click added a rule")
 			}
 			e.clickAction(slacktest.BlockAction{UserID: admin, MessageTS: ts, Value: data})
@@ -69,7 +69,7 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 			if _, toast := e.nextEphemeral(); strings.HasPrefix(toast, "Added") {
 				t.Errorf("second click: %q", toast)
 			}
-			if n := count(t, e); n != rules0+1 {
+			if n := ruleCount(t, e); n != rules0+1 {
 				t.Errorf("a second click added a rule")
 			}
 		})
@@ -79,7 +79,7 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 // An approved web call's follow-up has a button for its host and one for its site's
 // subdomains; a click on the first adds the rule for the host alone.
 func TestAlwaysWebHost(t *testing.T) {
-	e := newEnv(t, modes[0], envOptions{})
+	e := newSlackEnv(t, modes[0], envOptions{})
 	req, _, _, f := approvedFollowUp(t, e, "WebFetch",
 		map[string]any{"url": "https://docs.example.com/x"})
 	for _, want := range []string{fmt.Sprintf(`"value":"r:%d"`, req.ID),
@@ -89,7 +89,7 @@ func TestAlwaysWebHost(t *testing.T) {
 			t.Errorf("follow-up lacks %s: %s", want, f.RawBlocks)
 		}
 	}
-	rules0 := count(t, e)
+	rules0 := ruleCount(t, e)
 	e.clickAction(slacktest.BlockAction{UserID: admin, MessageTS: f.TS,
 		Value: fmt.Sprintf("r:%d", req.ID)})
 	if _, toast := e.nextEphemeral(); !strings.HasPrefix(toast, "Added rule ") ||
@@ -143,7 +143,8 @@ func lastRule(t *testing.T, e *env, n int) rules.Rule {
 	return last
 }
 
-func count(t *testing.T, e *env) int {
+// ruleCount returns how many rules e's store holds, failing the test on an error.
+func ruleCount(t *testing.T, e *env) int {
 	t.Helper()
 	rs, err := e.db.Rules()
 	if err != nil {

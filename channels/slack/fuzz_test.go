@@ -76,7 +76,7 @@ func FuzzInteractionPayload(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, payload string) {
-		e := newEnv(t, httpMode, envOptions{})
+		e := newSlackEnv(t, httpMode, envOptions{})
 		req, ts := e.require("s1", "Bash", map[string]any{"command": "make deploy"})
 		id := strconv.FormatUint(req.ID, 10)
 		payload = strings.ReplaceAll(strings.ReplaceAll(payload, tsMark, ts), idMark, id)
@@ -116,7 +116,7 @@ func FuzzSlashCommandBody(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		e := newEnv(t, httpMode, envOptions{})
+		e := newSlackEnv(t, httpMode, envOptions{})
 		rulesBefore, err := e.db.Rules()
 		testkit.Must(t, err)
 		before := teststore.Snapshot(t, e.db)

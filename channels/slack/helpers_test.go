@@ -171,7 +171,7 @@ type envOptions struct {
 	deliveries slack.DeliveryLog
 }
 
-func newEnv(t *testing.T, m mode, opt envOptions) *env {
+func newSlackEnv(t *testing.T, m mode, opt envOptions) *env {
 	t.Helper()
 	srv, err := slacktest.New(opt.srv)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // SlackMaxText; Slack's errors are mapped as Send's, and an empty text is refused
 // without a call.
 func TestNotify(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{manual: true,
+	e := newSlackEnv(t, socketMode, envOptions{manual: true,
 		srv: slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}}})
 	ctx := testkit.Context(t, 30*time.Second)
 	line := "🗓 nightly-backup run 12: failed — step 2 (execute_cmd): <exit> & 1"

@@ -24,7 +24,7 @@ import (
 func TestPromptBlocks(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{bypassShort: time.Hour})
+			e := newSlackEnv(t, m, envOptions{bypassShort: time.Hour})
 			req, ts := e.require("s1", "Bash",
 				map[string]any{"command": "rm -rf build && echo <done>"})
 			posted := e.srv.Messages(slacktest.DefaultChannel)
@@ -123,7 +123,7 @@ func TestPromptBlocks(t *testing.T) {
 // Arguments longer than a section allows are cut in the middle to 3000 characters,
 // and Slack (the test server checks Block Kit's limits) accepts the message.
 func TestPromptLongArguments(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{})
+	e := newSlackEnv(t, socketMode, envOptions{})
 	_, ts := e.require("s1", "Write",
 		map[string]any{"file_path": "/tmp/x", "content": strings.Repeat("<&>", 4000)})
 	msg, ok := e.srv.Current(slacktest.DefaultChannel, ts)
@@ -144,7 +144,7 @@ func TestPromptLongArguments(t *testing.T) {
 // Edit sends the finished prompt's blocks — outcome, no actions block — even when
 // called directly; Send and Edit map Slack's errors for the Fanout.
 func TestSendEditErrors(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{manual: true,
+	e := newSlackEnv(t, socketMode, envOptions{manual: true,
 		srv: slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}}})
 	ctx := testkit.Context(t, 30*time.Second)
 	r := store.Request{ID: 7, SessionID: "s1", ToolName: "Bash", Status: store.Pending,
@@ -221,7 +221,7 @@ func TestSendEditErrors(t *testing.T) {
 func TestResolvedElsewhere(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{})
+			e := newSlackEnv(t, m, envOptions{})
 			ctx := testkit.Context(t, 30*time.Second)
 			for _, c := range []struct {
 				name    string
@@ -272,7 +272,7 @@ func TestResolvedElsewhere(t *testing.T) {
 // The Fanout posts the prompt after a 429: the Channel returns a *bot.RateLimitError
 // with Retry-After, which the Fanout waits out (0 s here) instead of dropping it.
 func TestRateLimitedSend(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{manual: true})
+	e := newSlackEnv(t, socketMode, envOptions{manual: true})
 	ctx := testkit.Context(t, 30*time.Second)
 	r := store.Request{ID: 3, SessionID: "s1", ToolName: "Bash", Status: store.Pending}
 	if err := e.srv.RateLimitNext("chat.postMessage", 30); err != nil {
@@ -308,7 +308,7 @@ func TestRateLimitedSend(t *testing.T) {
 
 // slack.api_url works without its trailing slash.
 func TestAPIURLWithoutSlash(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{manual: true})
+	e := newSlackEnv(t, socketMode, envOptions{manual: true})
 	b, err := bot.New(bot.Options{Gate: e.g})
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 // The socket dropped by the server, or a disconnect message: the client reconnects
 // through apps.connections.open and the next click and command work.
 func TestSocketReconnect(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{})
+	e := newSlackEnv(t, socketMode, envOptions{})
 	ctx := testkit.Context(t, 30*time.Second)
 	req, ts := e.require("s1", "Bash", map[string]any{"command": "ls"})
 	if err := e.srv.Drop(); err != nil {
@@ -59,7 +59,7 @@ func TestSocketReconnect(t *testing.T) {
 // apps.connections.open — Run keeps going and restarts it with a doubling backoff;
 // prompts still go out through the Web API.
 func TestSocketRestart(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{manual: true,
+	e := newSlackEnv(t, socketMode, envOptions{manual: true,
 		srv: slacktest.Config{AppToken: "xapp-1-A0FAKEAPP01-0000000003-OTHERappTOKEN01"}})
 	e.wake = make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -93,7 +93,7 @@ func TestSocketRestart(t *testing.T) {
 // Every envelope is acknowledged, also those the channel has no use for (an Events
 // API event, a shortcut), which change nothing.
 func TestSocketOtherEnvelopes(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{})
+	e := newSlackEnv(t, socketMode, envOptions{})
 	before := teststore.Snapshot(t, e.db)
 	for _, name := range []string{
 		"socket_mode_events_api_app_mention.json", "socket_mode_interactive_shortcut.json",
@@ -122,7 +122,7 @@ func TestSocketOtherEnvelopes(t *testing.T) {
 func TestAckBeforeWork(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{})
+			e := newSlackEnv(t, m, envOptions{})
 			e.jobs.hold = make(chan struct{})
 			e.command(admin, "run nightly-backup") // returns once acknowledged
 			if m == socketMode {
@@ -145,7 +145,7 @@ func TestAckBeforeWork(t *testing.T) {
 func TestRunBadToken(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{manual: true,
+			e := newSlackEnv(t, m, envOptions{manual: true,
 				srv: slacktest.Config{BotToken: "xoxb-0000000001-0000000002-OTHERbotTOKEN01"}})
 			err := e.ch.Run(testkit.Context(t, 30*time.Second))
 			if !errors.Is(err, slack.ErrUnauthorized) ||
@@ -168,14 +168,14 @@ func TestRunBadToken(t *testing.T) {
 
 // Run runs once; Addr says when there is nothing to listen on.
 func TestRunTwiceAndAddr(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{})
+	e := newSlackEnv(t, socketMode, envOptions{})
 	if err := e.ch.Run(context.Background()); !errors.Is(err, slack.ErrRunning) {
 		t.Errorf("second Run = %v, want ErrRunning", err)
 	}
 	if _, err := e.ch.Addr(context.Background()); !errors.Is(err, slack.ErrNoListener) {
 		t.Errorf("Addr in Socket Mode = %v, want ErrNoListener", err)
 	}
-	h := newEnv(t, httpMode, envOptions{manual: true})
+	h := newSlackEnv(t, httpMode, envOptions{manual: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := h.ch.Addr(ctx); !errors.Is(err, context.Canceled) {
@@ -185,7 +185,7 @@ func TestRunTwiceAndAddr(t *testing.T) {
 
 // New refuses options it cannot run with, saying what is missing, without a token.
 func TestNewInvalid(t *testing.T) {
-	e := newEnv(t, socketMode, envOptions{manual: true})
+	e := newSlackEnv(t, socketMode, envOptions{manual: true})
 	b, err := bot.New(bot.Options{Gate: e.g})
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func TestNewInvalid(t *testing.T) {
 func TestDeliveryLogFails(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{deliveries: failingLog{}})
+			e := newSlackEnv(t, m, envOptions{deliveries: failingLog{}})
 			before := teststore.Snapshot(t, e.db)
 			e.command(admin, "allow Read")
 			if _, reply := e.nextEphemeral(); reply != "Internal error" {
@@ -251,7 +251,7 @@ func (failingLog) SeenDelivery(string, time.Time, time.Duration) (bool, error) {
 // another method (405). The trigger_id of a refused request is not remembered: the
 // genuine click with the same trigger_id then approves.
 func TestHTTPRefused(t *testing.T) {
-	e := newEnv(t, httpMode, envOptions{})
+	e := newSlackEnv(t, httpMode, envOptions{})
 	req, ts := e.require("s1", "Bash", map[string]any{"command": "ls"})
 	click := slacktest.BlockAction{UserID: approver, MessageTS: ts,
 		Value:     bot.Callback{RequestID: req.ID, Action: bot.ActionApprove}.String(),
@@ -362,7 +362,7 @@ func TestHTTPRefused(t *testing.T) {
 // The fixture's signed click (Slack's example signing secret, a timestamp of 2025) is
 // accepted when the injected clock reads 2 s after it.
 func TestHTTPFixtureRequest(t *testing.T) {
-	e := newEnv(t, httpMode, envOptions{})
+	e := newSlackEnv(t, httpMode, envOptions{})
 	var f struct {
 		Headers   map[string]string `json:"headers"`
 		ClockUnix int64             `json:"clock_unix"`
@@ -397,7 +397,7 @@ func TestHTTPFixtureRequest(t *testing.T) {
 // Handler can be mounted on another server; it takes work only while Run runs, and
 // answers 503 otherwise, which Slack retries.
 func TestHandlerMounted(t *testing.T) {
-	e := newEnv(t, httpMode, envOptions{manual: true})
+	e := newSlackEnv(t, httpMode, envOptions{manual: true})
 	mounted := httptest.NewServer(e.ch.Handler())
 	t.Cleanup(mounted.Close)
 	cmd := delivery{path: slack.PathCommands,

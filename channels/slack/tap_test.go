@@ -16,7 +16,7 @@ import (
 func TestApproverClickApproves(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{bypassShort: 30 * time.Minute})
+			e := newSlackEnv(t, m, envOptions{bypassShort: 30 * time.Minute})
 			req, ts := e.require("s1", "Bash", map[string]any{"command": "make deploy"})
 			e.click(approver, ts, req.ID, bot.ActionBypassShort)
 			eph, toast := e.nextEphemeral()
@@ -64,7 +64,7 @@ func TestApproverClickApproves(t *testing.T) {
 func TestClickRefused(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{})
+			e := newSlackEnv(t, m, envOptions{})
 			req, ts := e.require("s1", "Bash", map[string]any{"command": "ls"})
 			for _, c := range []struct {
 				name  string
@@ -106,7 +106,7 @@ func TestClickRefused(t *testing.T) {
 func TestDuplicateDelivery(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{})
+			e := newSlackEnv(t, m, envOptions{})
 			req, ts := e.require("s1", "Bash", map[string]any{"command": "ls"})
 			click := e.click(approver, ts, req.ID, bot.ActionApprove)
 			e.redeliver(click, 2)

@@ -49,7 +49,7 @@ func (e *env) hasButtons(ts string) bool {
 func TestClickBeforePromptRecorded(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{manual: true})
+			e := newSlackEnv(t, m, envOptions{manual: true})
 			var shownEarly atomic.Bool
 			e.box.beforeAdd = func(id uint64, msg store.Message) error {
 				shownEarly.Store(shownEarly.Load() || e.hasButtons(msg.Ref))
@@ -79,7 +79,7 @@ func TestClickBeforePromptRecorded(t *testing.T) {
 func TestPromptNotRecordedHasNoButtons(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{manual: true})
+			e := newSlackEnv(t, m, envOptions{manual: true})
 			var broken atomic.Bool
 			broken.Store(true)
 			e.box.beforeAdd = func(uint64, store.Message) error {
@@ -132,7 +132,7 @@ func TestPromptNotRecordedHasNoButtons(t *testing.T) {
 func TestPromptRecordedNotArmedIsArmedAtStart(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
-			e := newEnv(t, m, envOptions{})
+			e := newSlackEnv(t, m, envOptions{})
 			testkit.Must(t, e.srv.FailNext("chat.update", "cant_update_message"))
 			ctx := testkit.Context(t, 30*time.Second)
 			out, err := e.g.Check(ctx, gate.Call{ToolName: "Bash", SessionID: "s1",

@@ -52,7 +52,7 @@ func (b binder) BindReply(id uint64, channel, chatID, ref, userID string) error 
 func TestClarificationAnsweredByReply(t *testing.T) {
 	bound := make(chan uint64, 4)
 	withBinder := envOptions{handler: func(b *bot.Bot) Handler { return binder{b, bound} }}
-	e := newEnv(t, withBinder).start()
+	e := newTelegramEnv(t, withBinder).start()
 	long := "HEAD-OF-QUESTION " + strings.Repeat("pad ", 1000) + " TAIL-OF-QUESTION?"
 	options := []string{"<b>main</b>", "dev_*x*", "a & b"}
 	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: long, Options: options,
@@ -64,7 +64,7 @@ func TestClarificationAnsweredByReply(t *testing.T) {
 	path, srv := e.path, e.srv
 	e.close()
 	withBinder.srv, withBinder.path = srv, path
-	e = newEnv(t, withBinder).start()
+	e = newTelegramEnv(t, withBinder).start()
 
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		m := e.question(chat, c.ID)
@@ -159,7 +159,7 @@ func TestClarificationAnsweredByReply(t *testing.T) {
 }
 
 func TestClarificationOptionTapAndCommand(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "go on?",
 		Options: []string{"yes", "no"}})
 	testkit.Must(t, err)
@@ -189,7 +189,7 @@ func TestClarificationOptionTapAndCommand(t *testing.T) {
 // A question's first send fails and is retried, as a prompt's; a bidi character in the
 // question shows as \uXXXX (an option holding one is refused when asked).
 func TestClarificationRetriedAndEscaped(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	testkit.Must(t, e.srv.FailNext("sendMessage", telegramtest.ServerError(502)))
 	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "go on?\u202e",
 		Options: []string{"yes", "no'way"}})
@@ -213,7 +213,7 @@ func TestClarificationRetriedAndEscaped(t *testing.T) {
 // nothing; a second tap binds a new prompt, and a reply to that one answers.
 func TestClarificationLostReplyPrompt(t *testing.T) {
 	bound := make(chan uint64, 2)
-	e := newEnv(t, envOptions{handler: func(b *bot.Bot) Handler { return binder{b, bound} }}).start()
+	e := newTelegramEnv(t, envOptions{handler: func(b *bot.Bot) Handler { return binder{b, bound} }}).start()
 	c, _, err := e.g.Ask(gate.Question{SessionID: "s1", Question: "which branch?"})
 	testkit.Must(t, err)
 	e.note.sig.wait(t, e.ctx, fmt.Sprintf("ask %d", c.ID))

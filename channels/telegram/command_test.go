@@ -109,7 +109,7 @@ func (e *env) snapshot() string {
 // private chat and as /cmd@BotName in a group chat: the reply is the Bot's, as a
 // reply to the command; a bad one is one line and changes nothing.
 func TestAdminCommands(t *testing.T) {
-	e := newEnv(t, envOptions{jobs: fakeJobs{}}).start()
+	e := newTelegramEnv(t, envOptions{jobs: fakeJobs{}}).start()
 	pend := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 	other := e.require("sess-2", "Bash", map[string]any{"command": "make test"})
 	catchAll := ""
@@ -244,7 +244,7 @@ func TestAdminCommands(t *testing.T) {
 // fixtures: "/rules@fake_approval_bot" in a group, "/rules @fake_approval_bot" (a
 // mention) in another, "/rules default" in a supergroup, "/start" from the docs.
 func TestCommandAddressing(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	before := e.snapshot()
 	e.inject(e.srv.MessageUpdate(alice, groupChat, "/allow@other_bot Bash"))
 	// Updates are handled in order: once the next one is answered, the first was
@@ -287,7 +287,7 @@ func TestCommandAddressing(t *testing.T) {
 // An edited message never runs a command again, even when it comes (it is not asked
 // for).
 func TestEditedMessageIgnored(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	u := e.srv.MessageUpdate(alice, janeChat, "/allow Bash note=first")
 	e.inject(u)
 	if err := e.srv.Wait(e.ctx, func() bool {
@@ -319,7 +319,7 @@ func TestEditedMessageIgnored(t *testing.T) {
 // A reply rate-limited with a 429 is sent after retry_after, not dropped; a long
 // reply is cut to Telegram's limit.
 func TestReplyRateLimitedAndCut(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	if err := e.srv.FailNext("sendMessage", telegramtest.TooManyRequests(12)); err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestReplyRateLimitedAndCut(t *testing.T) {
 // A reply still answered 429 after bot.MaxRateLimitWaits waits is given up on and
 // logged; the next command is answered as usual.
 func TestReplyRateLimitCap(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	for range bot.MaxRateLimitWaits + 1 {
 		if err := e.srv.FailNext("sendMessage", telegramtest.TooManyRequests(12)); err != nil {
 			t.Fatal(err)

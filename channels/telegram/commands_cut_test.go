@@ -20,7 +20,7 @@ var cutLineRE = regexp.MustCompile(`\nâ€¦\[(\d+) commands cut, (\d+) need you\]â
 // order (or, when those alone do not fit, a head, a tail and their count), counts
 // the allowed ones left out, and states in its first lines how many need the human.
 func TestPromptKeepsNeedingCommands(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	if _, err := e.g.CreateRule(rules.Rule{GroupID: rules.DefaultGroup, ToolPattern: "Bash",
 		CommandPattern: "echo *", Action: rules.Allow, Priority: 1},
 		store.Actor{By: "test", Via: "cli"}); err != nil {

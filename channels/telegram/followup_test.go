@@ -72,7 +72,7 @@ func (e *env) rules() []rules.Rule {
 // (audited), edits the follow-up without its button, and the same call is then
 // allowed; a second tap is refused.
 func TestAlwaysAllowFollowUp(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	r := e.require("sess-1", mcpTool, map[string]any{})
 	if a := e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove)); a.Text != "Approved" {
 		t.Fatalf("toast %q", a.Text)
@@ -162,7 +162,7 @@ func TestAlwaysAllowFollowUp(t *testing.T) {
 // subdomains; the second adds that host rule, which then allows another subdomain, and
 // the first is refused once it did. A host just below a public suffix gets one button.
 func TestAlwaysWebHost(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	r := e.require("sess-1", "WebFetch", map[string]any{"url": "https://Docs.Example.com/a"})
 	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
 	one, two := fmt.Sprintf("r:%d", r.ID), fmt.Sprintf("r:%d:2", r.ID)
@@ -221,7 +221,7 @@ func TestAlwaysWebHost(t *testing.T) {
 // An approved web call to a local host gets no offer: a host rule would allow every
 // port of it.
 func TestAlwaysNoLocalHost(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	for _, u := range []string{"http://127.0.0.1:18477/api/x", "http://[::1]/",
 		"http://10.0.0.2/", "http://api.localhost:8080/"} {
 		t.Run(u, func(t *testing.T) {
@@ -238,7 +238,7 @@ func TestAlwaysNoLocalHost(t *testing.T) {
 // An approver's approval, and an admin's rejection, get no follow-up: no offer is
 // stored.
 func TestAlwaysOnlyForAdminApprovals(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	r := e.require("sess-1", mcpTool, map[string]any{})
 	e.answer(e.tap(jane, groupChat.ID, r.ID, bot.ActionApprove))
 	r2 := e.require("sess-1", mcpTool, map[string]any{"n": 2})
@@ -261,12 +261,12 @@ func TestAlwaysOnlyForAdminApprovals(t *testing.T) {
 // hour later, across a restart, the sweep removes the button and a tap is refused.
 func TestAlwaysSurvivesRestartAndExpires(t *testing.T) {
 	clk := testkit.NewClock(time.Now())
-	e := newEnv(t, envOptions{now: clk.Now}).start()
+	e := newTelegramEnv(t, envOptions{now: clk.Now}).start()
 	r, m := e.adminApproved(mcpTool)
 	r2, m2 := e.adminApproved("mcp__notes__read")
 	e.close()
 
-	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.Now}).start()
+	e = newTelegramEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.Now}).start()
 	before := len(e.rules())
 	if toast := e.tapFollowUp(alice, m, r.ID); !strings.HasPrefix(toast, "Added rule") {
 		t.Errorf("tap after a restart: %q", toast)
@@ -282,7 +282,7 @@ func TestAlwaysSurvivesRestartAndExpires(t *testing.T) {
 	}
 	e.close()
 
-	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.Now}).start()
+	e = newTelegramEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.Now}).start()
 	err := e.srv.Wait(e.ctx, func() bool {
 		cur, _ := e.srv.Message(groupChat.ID, m2.MessageID)
 		return cur.Keyboard == nil && strings.Contains(cur.PlainText, "expired")
@@ -306,7 +306,7 @@ func TestAlwaysSurvivesRestartAndExpires(t *testing.T) {
 // admin's approval by command offers one command rule per command that needed the
 // human, and the tap adds them in the request's group, before the seeded require.
 func TestAlwaysShellCommands(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	r, _, err := e.db.CreateRequest(store.Request{
 		SessionID: "sess-1", ToolName: "Bash", GroupID: rules.DefaultGroup,
 		Arguments: json.RawMessage(`{"command":"git status --short && go test ./... && ls"}`),
@@ -370,7 +370,7 @@ func TestAlwaysShellCommands(t *testing.T) {
 // A tap with bad data is refused; when the rule cannot be added (its group is gone)
 // the tap says why, nothing is added, and the offer stays open for another tap.
 func TestAlwaysTapErrors(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	admin := store.Actor{By: "test", Via: "cli"}
 	if err := e.g.CreateGroup(rules.Group{ID: "dev", Name: "Dev"}, admin); err != nil {
 		t.Fatal(err)
@@ -422,7 +422,7 @@ func TestAlwaysTapErrors(t *testing.T) {
 // the sweep of the next start, once past its hour.
 func TestAlwaysClaimedThenStopped(t *testing.T) {
 	clk := testkit.NewClock(time.Now())
-	e := newEnv(t, envOptions{now: clk.Now}).start()
+	e := newTelegramEnv(t, envOptions{now: clk.Now}).start()
 	r, m := e.adminApproved(mcpTool)
 	e.close()
 	db, err := store.Open(e.path, store.Options{})
@@ -448,7 +448,7 @@ func TestAlwaysClaimedThenStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Add(bot.OfferTTL + bot.OfferSweepEvery)
-	e = newEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.Now}).start()
+	e = newTelegramEnv(t, envOptions{srv: e.srv, path: e.path, now: clk.Now}).start()
 	e.note.sig.wait(t, e.ctx, fmt.Sprintf("offer closed %d", r.ID))
 	cur, _ := e.srv.Message(groupChat.ID, m.MessageID)
 	if cur.Keyboard != nil || !strings.HasSuffix(cur.PlainText, "Closed.") {
@@ -487,7 +487,7 @@ func (h *failOfferArm) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestAlwaysArmedAfterRestart(t *testing.T) {
 	hook := &failOfferArm{next: http.DefaultTransport.(*http.Transport).Clone(),
 		tried: make(chan struct{})}
-	e := newEnv(t, envOptions{httpClient: &http.Client{Transport: hook}}).start()
+	e := newTelegramEnv(t, envOptions{httpClient: &http.Client{Transport: hook}}).start()
 	r := e.require("sess-1", mcpTool, map[string]any{})
 	e.answer(e.tap(alice, groupChat.ID, r.ID, bot.ActionApprove))
 	select {
@@ -506,7 +506,7 @@ func TestAlwaysArmedAfterRestart(t *testing.T) {
 		t.Fatalf("%d follow-ups; want one, never armed", len(posted))
 	}
 
-	e = newEnv(t, envOptions{srv: e.srv, path: e.path}).start()
+	e = newTelegramEnv(t, envOptions{srv: e.srv, path: e.path}).start()
 	m := e.followUp(groupChat.ID, r.ID)
 	if m.MessageID != posted[0].MessageID {
 		t.Fatalf("follow-up %d armed, want the recorded %d", m.MessageID, posted[0].MessageID)
@@ -519,7 +519,7 @@ func TestAlwaysArmedAfterRestart(t *testing.T) {
 // A web call's prompt names the host its URL goes to, beside the raw URL: after
 // userinfo that looks like a host, and with the Unicode form of an IDNA name.
 func TestPromptWebHost(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	for i, c := range []struct{ url, host string }{
 		{"http://user@evil.com:80@good.com/", "Host: good.com\n"},
 		{"https://xn--80ak6aa92e.com/a", "Host: xn--80ak6aa92e.com (аррӏе.com)\n"},

@@ -111,7 +111,9 @@ func (o outbox) AddMessage(id uint64, m store.Message) error {
 	return o.DB.AddMessage(id, m)
 }
 
-func newServer(t *testing.T) *telegramtest.Server {
+// newChatServer starts a fake Telegram server that knows Jane's chat and the group
+// chat, closed at the end of the test.
+func newChatServer(t *testing.T) *telegramtest.Server {
 	t.Helper()
 	srv, err := telegramtest.New(telegramtest.Config{Chats: []models.Chat{janeChat, groupChat}})
 	if err != nil {
@@ -121,15 +123,15 @@ func newServer(t *testing.T) *telegramtest.Server {
 	return srv
 }
 
-// newEnv builds the service; nothing runs until start.
-func newEnv(t *testing.T, opt envOptions) *env {
+// newTelegramEnv builds the service; nothing runs until start.
+func newTelegramEnv(t *testing.T, opt envOptions) *env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
 	e := &env{t: t, ctx: ctx, srv: opt.srv, path: opt.path, logs: &testkit.Logs{},
 		sleeps: &sleeps{}}
 	if e.srv == nil {
-		e.srv = newServer(t)
+		e.srv = newChatServer(t)
 	}
 	dir := t.TempDir()
 	if e.path == "" {

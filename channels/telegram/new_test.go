@@ -11,7 +11,7 @@ import (
 
 // New refuses options it cannot work with, naming the option, and calls nothing.
 func TestNewInvalidOptions(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newTelegramEnv(t, envOptions{})
 	good := func() Options {
 		return Options{Token: telegramtest.DefaultToken, Chats: []int64{1}, Handler: e.bot,
 			Store: e.db}
@@ -91,7 +91,7 @@ func (failingStore) SeenDelivery(string, time.Time, time.Duration) (bool, error)
 
 // A store that cannot be read fails New.
 func TestNewStoreError(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newTelegramEnv(t, envOptions{})
 	_, err := New(Options{Token: telegramtest.DefaultToken, Handler: e.bot, Store: failingStore{}})
 	if !errors.Is(err, errDisk) || !strings.Contains(err.Error(), "read the stored offset") {
 		t.Errorf("New: %v", err)

@@ -41,7 +41,7 @@ func (e *env) rulesNoted(note string) int {
 func TestReplayActsOnce(t *testing.T) {
 	for _, lost := range []bool{false, true} {
 		t.Run("offset lost "+strconv.FormatBool(lost), func(t *testing.T) {
-			first := newEnv(t, envOptions{}).start()
+			first := newTelegramEnv(t, envOptions{}).start()
 			u := first.srv.MessageUpdate(alice, janeChat, `/allow Bash note=replayed`)
 			var id int64
 			first.deliver(janeChat.ID, func() {
@@ -63,7 +63,7 @@ func TestReplayActsOnce(t *testing.T) {
 			if lost {
 				opt.offset = []byte("{}") // an offset of 0: getUpdates returns the update again
 			}
-			e := newEnv(t, opt).start()
+			e := newTelegramEnv(t, opt).start()
 			if reply := e.say(alice, janeChat, "/whoami"); !strings.Contains(reply, "admin") {
 				t.Errorf("whoami: %q", reply)
 			}
@@ -112,7 +112,7 @@ func TestStoredOffset(t *testing.T) {
 		{"unreadable", []byte("garbage"), "1", "ignoring an unreadable stored offset"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, envOptions{offset: tc.stored}).start()
+			e := newTelegramEnv(t, envOptions{offset: tc.stored}).start()
 			polls, err := e.srv.WaitCalls(e.ctx, "getUpdates", 1)
 			if err != nil {
 				t.Fatal(err)
@@ -147,9 +147,9 @@ func TestStoredOffset(t *testing.T) {
 
 // A webhook left over from an earlier setup is deleted, and long polling works.
 func TestLeftoverWebhookDeleted(t *testing.T) {
-	srv := newServer(t)
+	srv := newChatServer(t)
 	srv.SetWebhook("https://old.example.com/hook-with-secret-path", "old_secret")
-	e := newEnv(t, envOptions{srv: srv}).start()
+	e := newTelegramEnv(t, envOptions{srv: srv}).start()
 	if reply := e.say(jane, janeChat, "/whoami"); !strings.Contains(reply, "approver") {
 		t.Errorf("whoami: %q", reply)
 	}
@@ -165,14 +165,14 @@ func TestLeftoverWebhookDeleted(t *testing.T) {
 // A 409 Conflict (another poller on the token) is logged as such, and polling is
 // retried with a growing backoff until it works.
 func TestConflictRetriedWithBackoff(t *testing.T) {
-	srv := newServer(t)
+	srv := newChatServer(t)
 	for range 2 {
 		if err := srv.FailNext("getUpdates", telegramtest.ErrTerminatedByOtherPoll); err != nil {
 			t.Fatal(err)
 		}
 	}
 	timing := &pollTimes{next: http.DefaultTransport}
-	e := newEnv(t, envOptions{srv: srv, httpClient: &http.Client{Transport: timing}}).start()
+	e := newTelegramEnv(t, envOptions{srv: srv, httpClient: &http.Client{Transport: timing}}).start()
 	if reply := e.say(jane, janeChat, "/whoami"); !strings.Contains(reply, "approver") {
 		t.Errorf("whoami: %q", reply)
 	}
@@ -260,7 +260,7 @@ func (e *env) newChannel(change func(*Options)) *Channel {
 // failure (502, 429) is retried after a backoff or the retry_after; Run twice is
 // ErrRunning.
 func TestRunStartup(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newTelegramEnv(t, envOptions{})
 	other := e.newChannel(func(o *Options) { o.Token = "7000000002:AAOtherTokenNotAccepted" })
 	err := other.Run(e.ctx)
 	if !errors.Is(err, ErrUnauthorized) ||
@@ -312,7 +312,7 @@ func TestRunStartup(t *testing.T) {
 func TestPollingOutlivesOutage(t *testing.T) {
 	for _, o := range outage.Kinds() {
 		t.Run(o.String(), func(t *testing.T) {
-			e := newEnv(t, envOptions{}).start()
+			e := newTelegramEnv(t, envOptions{}).start()
 			during := e.require("s1", "Bash", map[string]any{"command": "make deploy"})
 			after := e.require("s2", "Bash", map[string]any{"command": "make test"})
 			e.prompt(janeChat.ID, after.ID) // both prompts are shown and armed

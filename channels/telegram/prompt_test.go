@@ -21,7 +21,7 @@ import (
 // which parses HTML and counts characters as Telegram does — accepts the prompt and
 // its outcome.
 func TestPromptEscapedAndCut(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	big := strings.Repeat("0123456789", 1024)
 	// Keys are shown sorted: the command first, then the 10 KB that must be cut.
 	r := e.require("sess-<1>", "Bash",
@@ -63,7 +63,7 @@ func TestPromptEscapedAndCut(t *testing.T) {
 // keyboard — cut to Telegram's limit; the server, which counts characters as
 // Telegram does, accepts it.
 func TestNotify(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newTelegramEnv(t, envOptions{})
 	chat := strconv.FormatInt(groupChat.ID, 10)
 	line := "🗓 nightly-backup run 12: failed — step 2 (execute_cmd): <b>exit</b> & 1"
 	if err := e.ch.Notify(e.ctx, chat, line); err != nil {
@@ -102,7 +102,7 @@ func testPrompt(id uint64, status store.Status) bot.Prompt {
 // a *bot.RateLimitError with retry_after; what retrying cannot fix → bot.ErrPermanent;
 // a passing failure → neither. A failed call sends or changes nothing.
 func TestSendEditAndNotifyErrors(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newTelegramEnv(t, envOptions{})
 	ctx := e.ctx
 	chat := strconv.FormatInt(groupChat.ID, 10)
 	var migrated telegramtest.APIError
@@ -185,7 +185,7 @@ func TestSendEditAndNotifyErrors(t *testing.T) {
 // chat id, or a ref that is no message id, is a permanent ErrBadTarget and calls
 // nothing, as is a notice of an empty text.
 func TestEditEdgeCases(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newTelegramEnv(t, envOptions{})
 	ctx := e.ctx
 	chat := strconv.FormatInt(janeChat.ID, 10)
 	ref, err := e.ch.Send(ctx, chat, testPrompt(1, store.Pending))
@@ -215,15 +215,17 @@ func TestEditEdgeCases(t *testing.T) {
 	for _, bad := range []struct{ target, ref string }{
 		{"@channel", ref}, {"0", ref}, {chat, "x"}, {chat, "0"}, {chat, "-1"},
 	} {
-		err := e.ch.Edit(ctx, bad.target, bad.ref, done)
-		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
-			t.Errorf("Edit(%q, %q): %v", bad.target, bad.ref, err)
-		}
-		err = e.ch.EditReply(ctx, bad.target, bad.ref, bot.FollowUp{Text: "closed"})
-		if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) ||
-			!strings.HasPrefix(err.Error(), "telegram: edit reply ") {
-			t.Errorf("EditReply(%q, %q): %v", bad.target, bad.ref, err)
-		}
+		t.Run(bad.target+" "+bad.ref, func(t *testing.T) {
+			err := e.ch.Edit(ctx, bad.target, bad.ref, done)
+			if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) {
+				t.Errorf("Edit(%q, %q): %v", bad.target, bad.ref, err)
+			}
+			err = e.ch.EditReply(ctx, bad.target, bad.ref, bot.FollowUp{Text: "closed"})
+			if !errors.Is(err, ErrBadTarget) || !errors.Is(err, bot.ErrPermanent) ||
+				!strings.HasPrefix(err.Error(), "telegram: edit reply ") {
+				t.Errorf("EditReply(%q, %q): %v", bad.target, bad.ref, err)
+			}
+		})
 	}
 	if _, err := e.ch.Send(ctx, "twelve", done); !errors.Is(err, ErrBadTarget) ||
 		!errors.Is(err, bot.ErrPermanent) {
@@ -254,7 +256,7 @@ func mustAtoi(t *testing.T, s string) int {
 // A prompt rate-limited with a 429 is not dropped: the Fanout waits its
 // retry_after (here the shortest Telegram gives, one second) and sends it.
 func TestPromptRateLimitedIsSentLater(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	if err := e.srv.FailNext("sendMessage", telegramtest.TooManyRequests(1)); err != nil {
 		t.Fatal(err)
 	}

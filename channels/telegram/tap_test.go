@@ -26,7 +26,7 @@ import (
 // callback data; an approver's tap approves, is answered with a toast, and every
 // message is edited once to the outcome with its buttons gone.
 func TestPromptAndApproverTap(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make deploy"})
 
 	wantLabels := [][]string{{"✅ Approve", "❌ Reject"}, {"⏱ 15 min", "🔄 Session"}}
@@ -89,7 +89,7 @@ func TestPromptAndApproverTap(t *testing.T) {
 // A stranger's tap in a group chat is answered "Not authorized" and changes
 // nothing: the request stays pending, no message is edited, the store is the same.
 func TestStrangerTapRefused(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	r := e.require("sess-1", "Bash", map[string]any{"command": "rm -rf build"})
 	audit, err := e.db.Audit(0)
 	if err != nil {
@@ -123,7 +123,7 @@ func TestStrangerTapRefused(t *testing.T) {
 // ⏱ and 🔄 approve with a bypass: the next call of the same category in the session
 // is allowed with no prompt; one of another category still prompts.
 func TestBypassButtons(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	for _, tc := range []struct {
 		action bot.Action
 		toast  string
@@ -167,7 +167,7 @@ func TestBypassButtons(t *testing.T) {
 // resolution: one resolution, every message edited once, all to the same outcome.
 func TestConcurrentResolutions(t *testing.T) {
 	t.Run("two taps", func(t *testing.T) {
-		e := newEnv(t, envOptions{webhook: true}).start()
+		e := newTelegramEnv(t, envOptions{webhook: true}).start()
 		r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 		var ids []string
 		var wg sync.WaitGroup
@@ -185,7 +185,7 @@ func TestConcurrentResolutions(t *testing.T) {
 		e.checkOneOutcome(r.ID, ids)
 	})
 	t.Run("tap and API", func(t *testing.T) {
-		e := newEnv(t, envOptions{}).start()
+		e := newTelegramEnv(t, envOptions{}).start()
 		r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 		var wg sync.WaitGroup
 		wg.Go(func() { // whichever comes second finds the request resolved
@@ -241,11 +241,11 @@ func (e *env) checkOneOutcome(id uint64, taps []string) {
 // tap on the old message, the request resolves, and a caller waiting after the
 // restart gets the outcome.
 func TestRestartBetweenPromptAndTap(t *testing.T) {
-	first := newEnv(t, envOptions{}).start()
+	first := newTelegramEnv(t, envOptions{}).start()
 	r := first.require("sess-1", "Bash", map[string]any{"command": "make deploy"})
 	first.close()
 
-	e := newEnv(t, envOptions{srv: first.srv, path: first.path}).start()
+	e := newTelegramEnv(t, envOptions{srv: first.srv, path: first.path}).start()
 	outcome := make(chan store.Request, 1)
 	go func() {
 		got, err := e.g.Wait(e.ctx, r.ID)
@@ -274,7 +274,7 @@ func TestRestartBetweenPromptAndTap(t *testing.T) {
 // names its chat and message and resolves; a tap on an inline message, which is no
 // prompt of ours, is answered "Unknown request".
 func TestTapOnInaccessibleAndInlineMessages(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 	m := e.prompt(janeChat.ID, r.ID)
 	// A message the bot never sent: inaccessible.
@@ -301,7 +301,7 @@ func TestTapOnInaccessibleAndInlineMessages(t *testing.T) {
 // The fixture of a tap on a message left over from another database (request 42
 // that this store does not have) is refused, and answered.
 func TestTapFixtureUnknownRequest(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	if _, err := e.srv.InjectJSON(testkit.ReadFile(t,
 		"update_callback_query_inaccessible_message_derived.json")); err != nil {
 		t.Fatal(err)
@@ -317,7 +317,7 @@ func TestTapFixtureUnknownRequest(t *testing.T) {
 func TestTapAnsweredBeforeEdits(t *testing.T) {
 	release := make(chan struct{})
 	client := &http.Client{Transport: holdEdits{release: release, next: http.DefaultTransport}}
-	e := newEnv(t, envOptions{httpClient: client}).start()
+	e := newTelegramEnv(t, envOptions{httpClient: client}).start()
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 	q := e.tap(jane, groupChat.ID, r.ID, bot.ActionApprove)
 	if a := e.answer(q); a.Text != "Approved" {
@@ -365,7 +365,7 @@ func (h holdEdits) RoundTrip(r *http.Request) (*http.Response, error) {
 // then show the outcome.
 func TestSlowResolutionAnsweredFirst(t *testing.T) {
 	slow := &slowTaps{release: make(chan struct{})}
-	e := newEnv(t, envOptions{tapWait: 1, handler: func(b *bot.Bot) Handler {
+	e := newTelegramEnv(t, envOptions{tapWait: 1, handler: func(b *bot.Bot) Handler {
 		slow.Bot = b
 		return slow
 	}}).start()
@@ -404,7 +404,7 @@ func (s *slowTaps) HandleTap(ctx context.Context, t bot.Tap) (bot.TapResult, err
 
 // A 429 on answerCallbackQuery is waited out for its retry_after, then answered.
 func TestAnswerRateLimited(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make"})
 	if err := e.srv.FailNext("answerCallbackQuery", telegramtest.TooManyRequests(7)); err != nil {
 		t.Fatal(err)
@@ -480,7 +480,7 @@ func (b brokenStore) SeenDelivery(id string, now time.Time, ttl time.Duration) (
 // reply the Bot API refuses.
 func TestFailuresAreLogged(t *testing.T) {
 	broken := brokenStore{broken: make(chan struct{})}
-	e := newEnv(t, envOptions{store: func(s Store) Store {
+	e := newTelegramEnv(t, envOptions{store: func(s Store) Store {
 		broken.Store = s
 		return broken
 	}}).start()
@@ -584,7 +584,7 @@ func (h *tapFirst) RoundTrip(req *http.Request) (*http.Response, error) {
 // seen the edit's answer — is on a recorded message and approves.
 func TestTapBeforePromptRecorded(t *testing.T) {
 	hook := &tapFirst{next: http.DefaultTransport.(*http.Transport).Clone()}
-	e := newEnv(t, envOptions{httpClient: &http.Client{Transport: hook}})
+	e := newTelegramEnv(t, envOptions{httpClient: &http.Client{Transport: hook}})
 	hook.e = e
 	e.start()
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make deploy"})
@@ -613,7 +613,7 @@ func TestTapBeforePromptRecorded(t *testing.T) {
 // buttons too.
 func TestPromptNotRecordedHasNoButtons(t *testing.T) {
 	broken := errors.New("disk full")
-	e := newEnv(t, envOptions{
+	e := newTelegramEnv(t, envOptions{
 		addMessage: func(uint64, store.Message) error { return broken },
 	}).start()
 	id := e.require("sess-1", "Bash", map[string]any{"command": "make deploy"}).ID
@@ -626,7 +626,7 @@ func TestPromptNotRecordedHasNoButtons(t *testing.T) {
 		}
 	}
 
-	e = newEnv(t, envOptions{srv: e.srv, path: e.path}).start()
+	e = newTelegramEnv(t, envOptions{srv: e.srv, path: e.path}).start()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		e.prompt(chat, id) // the new, recorded one
 	}
@@ -641,7 +641,7 @@ func TestPromptNotRecordedHasNoButtons(t *testing.T) {
 // arms it (here: that edit fails for good) leaves a recorded message without
 // buttons; the next start's reconciliation arms it, and a tap on it approves.
 func TestPromptRecordedNotArmedIsArmedAtStart(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	for range 2 {
 		testkit.Must(t, e.srv.FailNext("editMessageText",
 			telegramtest.APIError{Code: 400, Description: "Bad Request: chat not found"}))
@@ -658,7 +658,7 @@ func TestPromptRecordedNotArmedIsArmedAtStart(t *testing.T) {
 		}
 	}
 
-	e = newEnv(t, envOptions{srv: e.srv, path: e.path}).start()
+	e = newTelegramEnv(t, envOptions{srv: e.srv, path: e.path}).start()
 	for _, chat := range []int64{janeChat.ID, groupChat.ID} {
 		if ms := e.srv.Messages(chat); len(ms) != 1 {
 			t.Fatalf("chat %d: %d messages after the restart, want the recorded one",
@@ -693,7 +693,7 @@ func (e *env) wantNoButtons() {
 // A caller that stopped waiting is shown on the prompt, buttons kept; the request is
 // still approved by a tap, and its messages end without buttons.
 func TestPromptShowsCallerStoppedWaiting(t *testing.T) {
-	e := newEnv(t, envOptions{}).start()
+	e := newTelegramEnv(t, envOptions{}).start()
 	r := e.require("sess-1", "Bash", map[string]any{"command": "make deploy"})
 	if err := e.g.WaiterGone(r.ID); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // In webhook mode Run sets the webhook with its secret token and serves deliveries;
 // it never polls.
 func TestWebhookMode(t *testing.T) {
-	e := newEnv(t, envOptions{webhook: true}).start()
+	e := newTelegramEnv(t, envOptions{webhook: true}).start()
 	if _, err := e.srv.WaitCalls(e.ctx, "setWebhook", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestWebhookMode(t *testing.T) {
 // the same update delivered with the right one then acts. Other bad requests get
 // their status, and nothing changes either.
 func TestWebhookRefusals(t *testing.T) {
-	e := newEnv(t, envOptions{webhook: true}).start()
+	e := newTelegramEnv(t, envOptions{webhook: true}).start()
 	if _, err := e.srv.WaitCalls(e.ctx, "setWebhook", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestWebhookRefusals(t *testing.T) {
 // The same update delivered twice (Telegram retries a delivery it got no 200 for)
 // acts once; both deliveries get 200.
 func TestWebhookDeliveredTwice(t *testing.T) {
-	e := newEnv(t, envOptions{webhook: true}).start()
+	e := newTelegramEnv(t, envOptions{webhook: true}).start()
 	u := e.srv.MessageUpdate(alice, janeChat, "/allow Bash note=twice")
 	id, err := e.srv.Inject(u)
 	if err != nil {
@@ -144,7 +144,7 @@ func TestWebhookDeliveredTwice(t *testing.T) {
 // Run ends with an error when the Bot API refuses the webhook or the address
 // cannot be bound.
 func TestWebhookStartupErrors(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newTelegramEnv(t, envOptions{})
 	refused := telegramtest.APIError{Code: 400,
 		Description: "Bad Request: bad webhook: HTTPS url must be provided for webhook"}
 	if err := e.srv.FailNext("setWebhook", refused); err != nil {
@@ -178,7 +178,7 @@ func TestWebhookStartupErrors(t *testing.T) {
 
 // Run stops the webhook server when ctx is done, and a delivery then is not taken.
 func TestWebhookStops(t *testing.T) {
-	e := newEnv(t, envOptions{webhook: true}).start()
+	e := newTelegramEnv(t, envOptions{webhook: true}).start()
 	if _, err := e.srv.WaitCalls(e.ctx, "setWebhook", 1); err != nil {
 		t.Fatal(err)
 	}

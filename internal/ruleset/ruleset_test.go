@@ -16,8 +16,8 @@ import (
 
 var alice = store.Actor{By: "alice", Via: "cli"}
 
-// state opens a seeded store with a second group and a few rules.
-func state(t *testing.T) *store.DB {
+// seededStore opens a seeded store with a second group and a few rules.
+func seededStore(t *testing.T) *store.DB {
 	t.Helper()
 	db := teststore.Open(t, store.Options{})
 	testkit.Must(t, db.CreateGroup(
@@ -49,7 +49,7 @@ func load(t *testing.T, db *store.DB) ([]rules.Group, []rules.Rule) {
 
 // TestRoundTrip checks export then import gives no changes, twice the same bytes.
 func TestRoundTrip(t *testing.T) {
-	db := state(t)
+	db := seededStore(t)
 	gs, rs := load(t, db)
 	for _, only := range []string{"", "shop", "default"} {
 		t.Run("group "+only, func(t *testing.T) {
@@ -86,7 +86,7 @@ func TestRoundTrip(t *testing.T) {
 // TestDiffApply edits an exported file and applies the plan: added, changed and removed
 // rules and a new group, and then the store exports as the file.
 func TestDiffApply(t *testing.T) {
-	db := state(t)
+	db := seededStore(t)
 	gs, rs := load(t, db)
 	file := `groups:
   - id: shop
@@ -169,7 +169,7 @@ func TestParseRefused(t *testing.T) {
 }
 
 func TestMerge(t *testing.T) {
-	db := state(t)
+	db := seededStore(t)
 	gs, rs := load(t, db)
 	add := []rules.Rule{
 		// already there

@@ -2,10 +2,12 @@ package testkit
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,6 +113,31 @@ func Context(t testing.TB, limit time.Duration) context.Context {
 	return ctx
 }
 
+// Serve runs serve on a new listener on 127.0.0.1 until stop is called or the test
+// ends, and returns the listener's URL ("http://127.0.0.1:port"). stop cancels serve's
+// context, waits for serve to return and marks the test failed when it returned an
+// error; it may be called more than once. Serve fails the test at once when it cannot
+// listen.
+func Serve(t testing.TB, serve func(context.Context, net.Listener) error) (url string,
+	stop func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln) }()
+	stop = sync.OnceFunc(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	t.Cleanup(stop)
+	return "http://" + ln.Addr().String(), stop
+}
+
 // Logger returns a logger for components whose logs the test does not read: it
 // discards everything, unless the tests run with -v and SKALD_TEST_LOG set, when it
 // writes debug logs to stderr.
@@ -160,6 +187,26 @@ func ReadJSON(t testing.TB, name string, v any) {
 	t.Helper()
 	if err := json.Unmarshal(ReadFile(t, name), v); err != nil {
 		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// FileBytes returns the content of the file name. It fails the test at once on an
+// error.
+func FileBytes(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// FileUnchanged fails the test (and goes on) when the file name no longer holds
+// before, as FileBytes read it: a check that nothing was written.
+func FileUnchanged(t testing.TB, name string, before []byte) {
+	t.Helper()
+	if !bytes.Equal(before, FileBytes(t, name)) {
+		t.Errorf("%s changed on disk", filepath.Base(name))
 	}
 }
 

@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,4 +106,54 @@ func TestDirIsRealWithSubdirs(t *testing.T) {
 			t.Fatalf("%s: %v", d, err)
 		}
 	}
+}
+
+// Serve serves on loopback until stop, and stop cancels the context serve was given
+// and waits for serve to return; a second stop does nothing.
+func TestServe(t *testing.T) {
+	returned := make(chan struct{})
+	url, stop := testkit.Serve(t, func(ctx context.Context, ln net.Listener) error {
+		defer close(returned)
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter,
+			_ *http.Request) {
+			fmt.Fprint(w, "ok")
+		})}
+		go func() {
+			<-ctx.Done()
+			_ = srv.Close()
+		}()
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("url %q, want one on 127.0.0.1", url)
+	}
+	resp, err := http.Get(url)
+	testkit.Must(t, err)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(b) != "ok" {
+		t.Fatalf("GET %s = %q, %v", url, b, err)
+	}
+	stop()
+	select {
+	case <-returned:
+	default:
+		t.Fatal("stop returned before serve did")
+	}
+	stop()
+}
+
+// FileBytes reads what was written, and FileUnchanged passes while the file still holds
+// it.
+func TestFileBytes(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "f")
+	testkit.WriteFile(t, name, "abc")
+	before := testkit.FileBytes(t, name)
+	if string(before) != "abc" {
+		t.Fatalf("FileBytes = %q, want abc", before)
+	}
+	testkit.FileUnchanged(t, name, before)
 }

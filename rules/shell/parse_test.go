@@ -99,8 +99,9 @@ func describe(c *Command) string {
 	return b.String()
 }
 
-// workspace makes a directory with secrets/key, secrets/x, data/x and src/main.go.
-func workspace(t testing.TB) (base, home string) {
+// workspaceAndHome makes a workspace base with secrets/key, secrets/x, data/x, data/y
+// and src/main.go, and beside it a home with .ssh/id_rsa; it returns both paths.
+func workspaceAndHome(t testing.TB) (base, home string) {
 	t.Helper()
 	root := t.TempDir()
 	base, home = filepath.Join(root, "w"), filepath.Join(root, "home")
@@ -118,7 +119,7 @@ func workspace(t testing.TB) (base, home string) {
 }
 
 func TestParseTable(t *testing.T) {
-	base, home := workspace(t)
+	base, home := workspaceAndHome(t)
 	deny, allow := compileAll(t, denyPatterns), compileAll(t, allowPatterns)
 	tests := []struct {
 		name   string

@@ -10,7 +10,7 @@ import (
 )
 
 func TestPaths(t *testing.T) {
-	base, home := workspace(t)
+	base, home := workspaceAndHome(t)
 	rel := func(p string) string {
 		if r, err := filepath.Rel(filepath.Dir(base), p); err == nil && r[0] != '.' {
 			return r
@@ -118,7 +118,7 @@ func TestPaths(t *testing.T) {
 }
 
 func TestPathsErr(t *testing.T) {
-	base, home := workspace(t)
+	base, home := workspaceAndHome(t)
 	many := filepath.Join(base, "many")
 	if err := os.Mkdir(many, 0o755); err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestPathsErr(t *testing.T) {
 // unresolvable however few paths it matches, in every glob form: globstar (which
 // goes on past an unreadable directory), nested stars, classes and braces.
 func TestPathsGlobBudget(t *testing.T) {
-	base, home := workspace(t)
+	base, home := workspaceAndHome(t)
 	wide := filepath.Join(base, "wide")
 	for d := range maxDirEntries/1000 + 1 {
 		dir := filepath.Join(wide, fmt.Sprint("d", d))

@@ -9,8 +9,8 @@ import (
 	"github.com/skald-circle/skald-bot/channels/slack/slacktest"
 )
 
-// newServer starts a server closed at the end of the test.
-func newServer(t *testing.T, cfg slacktest.Config) *slacktest.Server {
+// newSlackServer starts a server closed at the end of the test.
+func newSlackServer(t *testing.T, cfg slacktest.Config) *slacktest.Server {
 	t.Helper()
 	srv, err := slacktest.New(cfg)
 	if err != nil {

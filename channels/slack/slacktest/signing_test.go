@@ -70,7 +70,7 @@ func TestSignMatchesFixtureVectors(t *testing.T) {
 }
 
 func TestSignedRequestsPassSlackGoVerifier(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	const secret = "8f742231b10e8888abcd99yyyzzz85a5"
 	body := srv.BlockActionBody(slacktest.BlockAction{UserID: "U0APPROVER1", Value: "a:42:ok"})
 
@@ -107,7 +107,7 @@ func TestSignedRequestsPassSlackGoVerifier(t *testing.T) {
 }
 
 func TestHTTPBodiesParseWithSlackGo(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	click := slacktest.BlockAction{UserID: "U0APPROVER1", Value: "a:42:ok", TriggerID: "1.2.abc"}
 	req := httptest.NewRequest("POST", "/slack/interactions",
 		bytes.NewReader(srv.BlockActionBody(click)))
@@ -137,7 +137,7 @@ func TestHTTPBodiesParseWithSlackGo(t *testing.T) {
 }
 
 func TestBlockActionDefaultsAreTheFixture(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	var got, want map[string]any
 	if err := json.Unmarshal(srv.BlockActionPayload(slacktest.BlockAction{}), &got); err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestBlockActionDefaultsAreTheFixture(t *testing.T) {
 }
 
 func TestBlockActionUsesTheMessageButtons(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,

@@ -62,7 +62,7 @@ func nextEvent(ctx context.Context, t *testing.T, smc *socketmode.Client,
 }
 
 func TestSocketModeBlockActionIsAcked(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	ch := slacktest.DefaultChannel
 	_, ts, err := newAPI(srv, slacktest.DefaultBotToken).PostMessageContext(ctx, ch,
@@ -115,7 +115,7 @@ func TestSocketModeBlockActionIsAcked(t *testing.T) {
 }
 
 func TestSocketModeSlashCommandIsAckedWithPayload(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	smc := startSocketMode(t, srv)
 	env, err := srv.PushSlashCommand(
@@ -148,7 +148,7 @@ func TestSocketModeSlashCommandIsAckedWithPayload(t *testing.T) {
 }
 
 func TestSocketModeRedelivery(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	smc := startSocketMode(t, srv)
 	env, err := srv.PushBlockAction(slacktest.BlockAction{Value: "a:7:ok"})
@@ -184,7 +184,7 @@ func TestSocketModeReconnects(t *testing.T) {
 		"disconnect": func(s *slacktest.Server) error { return s.Disconnect("warning") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := newServer(t, slacktest.Config{})
+			srv := newSlackServer(t, slacktest.Config{})
 			ctx := testkit.Context(t, 20*time.Second)
 			smc := startSocketMode(t, srv)
 			if err := cut(srv); err != nil {
@@ -215,7 +215,7 @@ func TestSocketModeReconnects(t *testing.T) {
 }
 
 func TestSocketModeBadAppToken(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := slack.New(slacktest.DefaultBotToken, slack.OptionAPIURL(srv.URL()),
 		slack.OptionAppLevelToken("xapp-1-wrong"))
@@ -239,7 +239,7 @@ func TestSocketModeBadAppToken(t *testing.T) {
 }
 
 func TestSocketControlsNeedAConnection(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	_, err1 := srv.PushBlockAction(slacktest.BlockAction{})
 	_, err2 := srv.PushSlashCommand(slacktest.SlashCommand{})
 	for _, tc := range []struct {
@@ -309,7 +309,7 @@ func keysOf(t *testing.T, raw []byte) []string {
 }
 
 func TestSocketWireMatchesFixtures(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	ws, u := dial(ctx, t, srv)
 
@@ -396,7 +396,7 @@ func TestSocketWireMatchesFixtures(t *testing.T) {
 }
 
 func TestPushRejectsBadEnvelopes(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	ws, _ := dial(ctx, t, srv)
 	readFrame(t, ws) // hello
@@ -423,7 +423,7 @@ func TestPushRejectsBadEnvelopes(t *testing.T) {
 }
 
 func TestPings(t *testing.T) {
-	srv := newServer(t, slacktest.Config{PingInterval: time.Millisecond})
+	srv := newSlackServer(t, slacktest.Config{PingInterval: time.Millisecond})
 	ctx := testkit.Context(t, 20*time.Second)
 	ws, _ := dial(ctx, t, srv)
 	pinged := make(chan struct{}, 1)

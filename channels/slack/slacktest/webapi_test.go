@@ -21,7 +21,7 @@ import (
 )
 
 func TestURLHasTrailingSlash(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	u := srv.URL()
 	if !strings.HasPrefix(u, "http://127.0.0.1:") || !strings.HasSuffix(u, "/api/") {
 		t.Fatalf("URL() = %q, want http://127.0.0.1:PORT/api/", u)
@@ -29,7 +29,7 @@ func TestURLHasTrailingSlash(t *testing.T) {
 }
 
 func TestAuthTest(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 
 	res, err := newAPI(srv, slacktest.DefaultBotToken).AuthTestContext(ctx)
@@ -54,7 +54,7 @@ func TestAuthTest(t *testing.T) {
 }
 
 func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	ch := slacktest.DefaultChannel
@@ -146,7 +146,7 @@ func TestPostUpdateEphemeralRoundTrip(t *testing.T) {
 
 func TestTimestampsAreUniqueAndFromTheClock(t *testing.T) {
 	now := time.Unix(1753425527, 891899000)
-	srv := newServer(t, slacktest.Config{Now: func() time.Time { return now }})
+	srv := newSlackServer(t, slacktest.Config{Now: func() time.Time { return now }})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	_, ts1, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
@@ -165,7 +165,7 @@ func TestTimestampsAreUniqueAndFromTheClock(t *testing.T) {
 }
 
 func TestChatErrorsChangeNothing(t *testing.T) {
-	srv := newServer(t, slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}})
+	srv := newSlackServer(t, slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	ch := slacktest.DefaultChannel
@@ -320,7 +320,7 @@ func TestChatErrorsChangeNothing(t *testing.T) {
 }
 
 func TestBlockLimitsAreInclusive(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	blocks := []slack.Block{
@@ -340,8 +340,8 @@ func TestBlockLimitsAreInclusive(t *testing.T) {
 	}
 }
 
-// post sends a raw Web API request and returns the status, headers and body.
-func post(t *testing.T,
+// postRaw sends a raw Web API request and returns the status, headers and body.
+func postRaw(t *testing.T,
 	target, contentType, authorization, body string) (int, http.Header, []byte) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(testkit.Context(t, 20*time.Second), http.MethodPost,
@@ -366,10 +366,10 @@ func post(t *testing.T,
 }
 
 func TestNotInChannelMatchesFixture(t *testing.T) {
-	srv := newServer(t, slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}})
+	srv := newSlackServer(t, slacktest.Config{ForeignChannels: []string{"C0FOREIGN01"}})
 	form := url.Values{"token": {slacktest.DefaultBotToken}, "channel": {"C0FOREIGN01"},
 		"text": {"x"}}
-	status, _, body := post(t, srv.URL()+"chat.postMessage",
+	status, _, body := postRaw(t, srv.URL()+"chat.postMessage",
 		"application/x-www-form-urlencoded", "", form.Encode())
 	want := testkit.ReadFile(t, "chat_postMessage_error_not_in_channel.json")
 	if status != http.StatusOK || !bytes.Equal(body, want) {
@@ -378,11 +378,11 @@ func TestNotInChannelMatchesFixture(t *testing.T) {
 }
 
 func TestRequestBodies(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	bearer := "Bearer " + slacktest.DefaultBotToken
 	body := `{"channel":"C0FAKECHAN1","text":"hi",` +
 		`"blocks":[{"type":"section","text":{"type":"mrkdwn","text":"hi"}}]}`
-	status, _, res := post(t, srv.URL()+"chat.postMessage", "application/json; charset=utf-8",
+	status, _, res := postRaw(t, srv.URL()+"chat.postMessage", "application/json; charset=utf-8",
 		bearer, body)
 	var ok struct {
 		OK bool   `json:"ok"`
@@ -406,13 +406,16 @@ func TestRequestBodies(t *testing.T) {
 			`{"ok":false,"error":"invalid_blocks","response_metadata":{"messages":` +
 				`["[ERROR] missing required field: type [json-pointer:/blocks/0]"]}}`},
 	} {
-		_, _, res := post(t, srv.URL()+"chat.postMessage", "application/json", bearer, tc.body)
-		if string(res) != tc.want {
-			t.Errorf("post %s: %s, want %s", tc.body, res, tc.want)
-		}
+		t.Run(tc.body, func(t *testing.T) {
+			_, _, res := postRaw(t, srv.URL()+"chat.postMessage", "application/json", bearer,
+				tc.body)
+			if string(res) != tc.want {
+				t.Errorf("post %s: %s, want %s", tc.body, res, tc.want)
+			}
+		})
 	}
 	form := "token=" + slacktest.DefaultBotToken + "&channel=C0FAKECHAN1&text=%zz"
-	if _, _, res := post(t, srv.URL()+"chat.postMessage", "application/x-www-form-urlencoded",
+	if _, _, res := postRaw(t, srv.URL()+"chat.postMessage", "application/x-www-form-urlencoded",
 		"", form); string(res) != `{"ok":false,"error":"invalid_form_data"}` {
 		t.Errorf("bad form: %s", res)
 	}
@@ -422,7 +425,7 @@ func TestRequestBodies(t *testing.T) {
 }
 
 func TestUnknownMethod(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	_, err := newAPI(srv, slacktest.DefaultBotToken).GetConversationInfoContext(
 		testkit.Context(t, 20*time.Second),
 		&slack.GetConversationInfoInput{ChannelID: slacktest.DefaultChannel})
@@ -430,7 +433,7 @@ func TestUnknownMethod(t *testing.T) {
 	if !errors.As(err, &sce) || sce.Code != http.StatusNotFound {
 		t.Fatalf("conversations.info: %v, want slack.StatusCodeError 404", err)
 	}
-	status, _, body := post(t, srv.URL()+"chat.delete", "application/x-www-form-urlencoded",
+	status, _, body := postRaw(t, srv.URL()+"chat.delete", "application/x-www-form-urlencoded",
 		"", "")
 	if status != http.StatusNotFound ||
 		string(body) != `{"ok":false,"error":"unknown_method","req_method":"chat.delete"}` {
@@ -439,7 +442,7 @@ func TestUnknownMethod(t *testing.T) {
 }
 
 func TestRateLimitNext(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	if err := srv.RateLimitNext("chat.postMessage", 30); err != nil {
@@ -464,7 +467,7 @@ func TestRateLimitNext(t *testing.T) {
 }
 
 func TestRateLimitMatchesFixture(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	fixture := testkit.ReadFile(t, "rate_limited_429.http.txt")
 	want, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(fixture)), nil)
 	if err != nil {
@@ -475,7 +478,7 @@ func TestRateLimitMatchesFixture(t *testing.T) {
 	if err := srv.RateLimitNext("chat.update", 30); err != nil {
 		t.Fatal(err)
 	}
-	status, header, body := post(t, srv.URL()+"chat.update", "application/x-www-form-urlencoded",
+	status, header, body := postRaw(t, srv.URL()+"chat.update", "application/x-www-form-urlencoded",
 		"", "")
 	if status != want.StatusCode || !bytes.Equal(body, wantBody) {
 		t.Fatalf("answer %d %s, want %d %s", status, body, want.StatusCode, wantBody)
@@ -488,7 +491,7 @@ func TestRateLimitMatchesFixture(t *testing.T) {
 }
 
 func TestFailNext(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	_, ts, err := api.PostMessageContext(ctx, slacktest.DefaultChannel,
@@ -519,7 +522,7 @@ func TestFailNext(t *testing.T) {
 }
 
 func TestInjectBadInput(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -578,7 +581,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 }
 
 func TestWaitEnds(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := srv.WaitMessages(ctx, slacktest.DefaultChannel, 1)
@@ -599,7 +602,7 @@ func TestWaitEnds(t *testing.T) {
 }
 
 func TestViewsOpenAndSubmission(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	view := slack.ModalViewRequest{Type: slack.VTModal, CallbackID: "cb", PrivateMetadata: "meta",
@@ -648,7 +651,7 @@ func TestViewsOpenAndSubmission(t *testing.T) {
 // slack-go returns as a StatusCodeError — while the calls are still counted and change
 // nothing; once back, calls work again.
 func TestSetOutage(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	for _, o := range outage.Kinds() {
@@ -679,7 +682,7 @@ func TestSetOutage(t *testing.T) {
 }
 
 func TestLoseReplyNext(t *testing.T) {
-	srv := newServer(t, slacktest.Config{})
+	srv := newSlackServer(t, slacktest.Config{})
 	ctx := testkit.Context(t, 20*time.Second)
 	api := newAPI(srv, slacktest.DefaultBotToken)
 	if err := srv.LoseReplyNext("chat.postMessage"); err != nil {

@@ -40,7 +40,7 @@ var approvalKeyboard = &models.InlineKeyboardMarkup{
 	}},
 }
 
-func newServer(t *testing.T, cfg telegramtest.Config) *telegramtest.Server {
+func newTelegramServer(t *testing.T, cfg telegramtest.Config) *telegramtest.Server {
 	t.Helper()
 	srv, err := telegramtest.New(cfg)
 	if err != nil {
@@ -144,7 +144,9 @@ func post(ctx context.Context, srv *telegramtest.Server, token, method string,
 	return resp.StatusCode, body, err
 }
 
-func fixture(t *testing.T, name string) []byte {
+// apiFixture returns the recorded Telegram Bot API fixture name, failing the test at
+// once when it is missing.
+func apiFixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := telegramtest.Fixture(name)
 	if err != nil {
@@ -198,7 +200,7 @@ func wantSendRefused(t *testing.T, srv *telegramtest.Server, b *bot.Bot, p *bot.
 
 func TestSendMessageWithInlineKeyboardRoundTrips(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 
 	text := "<b>Approval request #42</b>\nTool: <code>Bash</code>\n" +
@@ -261,7 +263,7 @@ func equalJSON(t *testing.T, a, b any) bool {
 
 func TestSendMessageRejectsBadHTML(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	prefix := "Bad Request: can't parse entities: "
 	tests := []struct{ text, want string }{
@@ -319,7 +321,7 @@ func TestSendMessageRejectsBadHTML(t *testing.T) {
 // TestTextLengthIsCountedAfterEntitiesParsing pins what MaxTextLength counts: the
 // characters (code points) the user sees, not the HTML sent nor UTF-16 units.
 func TestTextLengthIsCountedAfterEntitiesParsing(t *testing.T) {
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	tests := []struct {
 		name, text string
@@ -352,7 +354,7 @@ func TestTextLengthIsCountedAfterEntitiesParsing(t *testing.T) {
 
 func TestTooManyRequestsCarriesRetryAfter(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	if err := srv.FailNext("sendMessage", telegramtest.TooManyRequests(7)); err != nil {
 		t.Fatal(err)
@@ -380,7 +382,7 @@ func TestTooManyRequestsCarriesRetryAfter(t *testing.T) {
 
 func TestFailNextInjectsOtherFailures(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	for _, e := range []telegramtest.APIError{
 		telegramtest.ErrBotBlocked, telegramtest.ServerError(502),
@@ -426,7 +428,7 @@ func TestFailNextInjectsOtherFailures(t *testing.T) {
 
 func TestLongPollingDeliversAnInjectedUpdateOnce(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{})
+	srv := newTelegramServer(t, telegramtest.Config{})
 	got := make(chan *models.Update, 10)
 	b := newBot(t, srv,
 		bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, u *models.Update) { got <- u }))
@@ -500,7 +502,7 @@ func waitForPollAt(t *testing.T, ctx context.Context, srv *telegramtest.Server, 
 
 func TestGetUpdatesConflictsWhileAWebhookIsSet(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{})
+	srv := newTelegramServer(t, telegramtest.Config{})
 	srv.SetWebhook("https://bot.example.com/telegram/webhook", "FAKE_secret-token_0123456789")
 	errorsOpt, errs := collectErrors()
 	got := make(chan *models.Update, 10)
@@ -531,7 +533,7 @@ func TestGetUpdatesConflictsWhileAWebhookIsSet(t *testing.T) {
 
 func TestAnotherPollerTerminatesTheWaitingOne(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{})
+	srv := newTelegramServer(t, telegramtest.Config{})
 	errorsA, errsA := collectErrors()
 	first := newBot(t, srv, errorsA)
 	stopFirst := startPolling(t, first)
@@ -552,7 +554,7 @@ func TestAnotherPollerTerminatesTheWaitingOne(t *testing.T) {
 }
 
 func TestCallbackDataIsLimitedTo64Bytes(t *testing.T) {
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	keyboard := func(data string) *models.InlineKeyboardMarkup {
 		return &models.InlineKeyboardMarkup{
@@ -588,7 +590,7 @@ func TestCallbackDataIsLimitedTo64Bytes(t *testing.T) {
 
 func TestEditMessage(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	sent, err := b.SendMessage(ctx, &bot.SendMessageParams{
 		ChatID: janeChat.ID, Text: "<b>Request #42</b>", ParseMode: models.ParseModeHTML,
@@ -662,7 +664,7 @@ func TestEditMessage(t *testing.T) {
 
 func TestAnswerCallbackQuery(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	sent, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID,
 		Text: "Request #42", ReplyMarkup: approvalKeyboard})
@@ -725,7 +727,7 @@ func TestAnswerCallbackQuery(t *testing.T) {
 
 func TestUnknownMethodWrongTokenAndUnknownChat(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{})
+	srv := newTelegramServer(t, telegramtest.Config{})
 	b := newBot(t, srv)
 
 	_, err := b.DeleteMessage(ctx, &bot.DeleteMessageParams{ChatID: 1, MessageID: 1})
@@ -767,13 +769,13 @@ func TestUnknownMethodWrongTokenAndUnknownChat(t *testing.T) {
 
 func TestInjectJSONFromFixtures(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{})
+	srv := newTelegramServer(t, telegramtest.Config{})
 	got := make(chan *models.Update, 10)
 	b := newBot(t, srv,
 		bot.WithDefaultHandler(func(_ context.Context, _ *bot.Bot, u *models.Update) { got <- u }))
 	startPolling(t, b)
 
-	id, err := srv.InjectJSON(fixture(t, "update_message_command_group.json"))
+	id, err := srv.InjectJSON(apiFixture(t, "update_message_command_group.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -788,7 +790,7 @@ func TestInjectJSONFromFixtures(t *testing.T) {
 		t.Fatalf("reply = %+v, %v", msg, err)
 	}
 
-	cbID, err := srv.InjectJSON(fixture(t, "update_callback_query_approve_derived.json"))
+	cbID, err := srv.InjectJSON(apiFixture(t, "update_callback_query_approve_derived.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -803,7 +805,7 @@ func TestInjectJSONFromFixtures(t *testing.T) {
 		t.Errorf("answer fixture callback = %v, %v", ok, err)
 	}
 	if _, err := srv.InjectJSON(
-		fixture(t, "update_callback_query_inaccessible_message_derived.json")); err != nil {
+		apiFixture(t, "update_callback_query_inaccessible_message_derived.json")); err != nil {
 		t.Fatal(err)
 	}
 	if u := receive(t, ctx, got); u.CallbackQuery.Message.InaccessibleMessage == nil {
@@ -833,7 +835,7 @@ func TestInjectJSONFromFixtures(t *testing.T) {
 
 func TestGetUpdatesOffsetLimitAndRedeliver(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{})
+	srv := newTelegramServer(t, telegramtest.Config{})
 	decode := func(status int, body []byte) []int64 {
 		t.Helper()
 		var env struct {
@@ -920,7 +922,7 @@ func toString(ids []int64) string {
 
 func TestCloseAnswersAWaitingPoll(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{})
+	srv := newTelegramServer(t, telegramtest.Config{})
 	type result struct {
 		status int
 		body   string
@@ -947,7 +949,7 @@ func TestCloseAnswersAWaitingPoll(t *testing.T) {
 
 func TestWebhookMethods(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{})
+	srv := newTelegramServer(t, telegramtest.Config{})
 	b := newBot(t, srv)
 	const hook, secret = "https://bot.example.com/telegram/webhook", "FAKE_secret-token_0123456789"
 
@@ -976,8 +978,10 @@ func TestWebhookMethods(t *testing.T) {
 		{hook, "not allowed!", "secret token contains unallowed characters"},
 		{hook, strings.Repeat("s", 257), "secret token is too long"},
 	} {
-		_, err := b.SetWebhook(ctx, &bot.SetWebhookParams{URL: tt.url, SecretToken: tt.secret})
-		wantBadRequest(t, err, telegramtest.APIError{Code: 400, Description: prefix + tt.want})
+		t.Run(tt.want, func(t *testing.T) {
+			_, err := b.SetWebhook(ctx, &bot.SetWebhookParams{URL: tt.url, SecretToken: tt.secret})
+			wantBadRequest(t, err, telegramtest.APIError{Code: 400, Description: prefix + tt.want})
+		})
 	}
 	if w := srv.Webhook(); w.URL != hook || w.SecretToken != secret {
 		t.Errorf("refused setWebhook calls changed the webhook: %+v", w)
@@ -1010,7 +1014,7 @@ func TestWebhookMethods(t *testing.T) {
 // set under it.
 func TestSetWebhookTerminatesAWaitingPoll(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{})
+	srv := newTelegramServer(t, telegramtest.Config{})
 	type result struct {
 		body []byte
 		err  error
@@ -1035,7 +1039,7 @@ func TestSetWebhookTerminatesAWaitingPoll(t *testing.T) {
 // real captures in testdata.
 func TestErrorEnvelopesMatchFixtures(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	chat := strconv.FormatInt(janeChat.ID, 10)
 	send := url.Values{"chat_id": {chat}, "text": {"Request #42"}}
 	_, body := rawCall(t, ctx, srv, srv.Token(), "sendMessage", send)
@@ -1087,7 +1091,7 @@ func TestErrorEnvelopesMatchFixtures(t *testing.T) {
 			if tt.before != nil {
 				tt.before()
 			}
-			want := fixture(t, tt.fixture)
+			want := apiFixture(t, tt.fixture)
 			status, body := rawCall(t, ctx, srv, tt.token, tt.method, tt.form)
 			if string(body) != string(want) {
 				t.Errorf("body = %s\nwant   %s", body, want)
@@ -1107,7 +1111,7 @@ func TestErrorEnvelopesMatchFixtures(t *testing.T) {
 
 func TestParametersInEveryEncoding(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	post := func(contentType, body, query string) int {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost,
 			srv.URL()+"/bot"+srv.Token()+"/SendMessage?"+query, strings.NewReader(body))
@@ -1145,7 +1149,7 @@ func TestParametersInEveryEncoding(t *testing.T) {
 func TestPostWebhookDeliversLikeTelegram(t *testing.T) {
 	ctx := testContext(t)
 	const secret = "FAKE_secret-token_0123456789"
-	request := string(fixture(t, "webhook_request.http.txt"))
+	request := string(apiFixture(t, "webhook_request.http.txt"))
 	head, body, _ := strings.Cut(request, "\r\n\r\n")
 
 	// Through go-telegram/bot's webhook handler, secret checked.
@@ -1217,7 +1221,7 @@ func TestNewRejectsABadConfig(t *testing.T) {
 			t.Errorf("New(%+v) = %v, %v; want ErrInvalidConfig", cfg, srv, err)
 		}
 	}
-	srv := newServer(t, telegramtest.Config{Token: "123:abc_DEF-9", BotUsername: "other_bot",
+	srv := newTelegramServer(t, telegramtest.Config{Token: "123:abc_DEF-9", BotUsername: "other_bot",
 		BotName: "Other"})
 	if me := srv.Me(); me.ID != 123 || me.Username != "other_bot" || me.FirstName != "Other" ||
 		!me.IsBot {
@@ -1230,7 +1234,7 @@ func TestNewRejectsABadConfig(t *testing.T) {
 // an update injected meanwhile is delivered once the server is back.
 func TestSetOutage(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	for _, o := range outage.Kinds() {
 		t.Run(o.String(), func(t *testing.T) {
@@ -1282,7 +1286,7 @@ func TestSetOutage(t *testing.T) {
 
 func TestLoseReplyNext(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	if err := srv.LoseReplyNext("sendmessage"); err != nil {
 		t.Fatal(err)
@@ -1309,7 +1313,7 @@ func TestLoseReplyNext(t *testing.T) {
 // no message changes and no call is recorded; the client's POSTs still work.
 func TestPostOnly(t *testing.T) {
 	ctx := testContext(t)
-	srv := newServer(t, telegramtest.Config{PostOnly: true, Chats: []models.Chat{janeChat}})
+	srv := newTelegramServer(t, telegramtest.Config{PostOnly: true, Chats: []models.Chat{janeChat}})
 	b := newBot(t, srv)
 	msg, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: janeChat.ID, Text: "bot"})
 	if err != nil {
