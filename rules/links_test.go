@@ -113,6 +113,17 @@ func TestEvaluateFolderLinks(t *testing.T) {
 			map[string]any{"pattern": "**/key", "path": "deep"}, "", ""},
 		{"Glob */**/key, link two levels down", "Glob",
 			map[string]any{"pattern": "*/**/key", "path": "deep"}, "", "secrets"},
+		// A class negated by "!" and an extended glob's group match as a shell's do.
+		{"Glob [!x]*/*, link two levels down", "Glob",
+			map[string]any{"pattern": "[!x]*/*", "path": "deep"}, "", "secrets"},
+		{"Glob [!a]*/*, link two levels down", "Glob",
+			map[string]any{"pattern": "[!a]*/*", "path": "deep"}, "", ""},
+		{"Glob @(a)/*/key, link two levels down", "Glob",
+			map[string]any{"pattern": "@(a)/*/key", "path": "deep"}, "", "secrets"},
+		{"Glob !(x)/*/key, link two levels down", "Glob",
+			map[string]any{"pattern": "!(x)/*/key", "path": "deep"}, "", "secrets"},
+		{"Glob @(deep2)/a/*/key", "Glob", map[string]any{"pattern": "@(deep2)/a/*/key"}, "",
+			"*"},
 		{"Glob *.go where a link beside it leads nowhere", "Glob",
 			map[string]any{"pattern": "*/*.go", "path": "loop"}, "", ""},
 	} {
