@@ -1364,15 +1364,12 @@ func (t *tier) isProtected(path string) bool {
 }
 
 // needsHuman returns the Options.NeedsHuman path that path is or lies under, or, when
-// holds, that exists and lies under path (rm -rf .claude removes settings.json too);
+// holds, that lies under path, whether or not it exists yet: rm -rf .claude removes
+// settings.json, and mv x .github or tar x in the root may create .github/workflows.
 // "" if none.
 func (t *tier) needsHuman(path string, holds bool) string {
 	for _, p := range t.needs {
-		if Under(path, p) {
-			return p
-		}
-		if holds && Under(p, path) && (filepath.IsAbs(p) && exists(p) ||
-			!filepath.IsAbs(p) && exists(filepath.Join(t.root, p))) {
+		if Under(path, p) || holds && Under(p, path) {
 			return p
 		}
 	}
