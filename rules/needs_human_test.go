@@ -47,6 +47,8 @@ func TestNeedsHuman(t *testing.T) {
 		{"shell redirect", bash("echo x > .claude/settings.json"), true},
 		{"shell cp", bash("cp x .claude/settings.json"), true},
 		{"shell tee", bash("echo x | tee .claude/settings.json"), true},
+		{"shell ksh -c", bash("ksh -c 'echo x > .claude/settings.json'"), true},
+		{"shell busybox sh -c", bash("busybox sh -c 'cp x .claude/settings.json'"), true},
 		{"shell read redirect", bash("wc -c < .claude/settings.json"), false},
 		// Removing or moving a folder that holds the file writes it too; reading or
 		// listing the folder does not.
