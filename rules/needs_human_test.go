@@ -49,6 +49,8 @@ func TestNeedsHuman(t *testing.T) {
 		{"shell tee", bash("echo x | tee .claude/settings.json"), true},
 		{"shell ksh -c", bash("ksh -c 'echo x > .claude/settings.json'"), true},
 		{"shell busybox sh -c", bash("busybox sh -c 'cp x .claude/settings.json'"), true},
+		{"shell busybox rm folder", bash("busybox rm -rf .claude"), true},
+		{"shell ksh -c rm folder", bash("ksh -c 'rm -rf .claude'"), true},
 		{"shell read redirect", bash("wc -c < .claude/settings.json"), false},
 		// Removing or moving a folder that holds the file writes it too; reading or
 		// listing the folder does not.
