@@ -343,6 +343,8 @@ func TestNeedsHumanNeverBypassed(t *testing.T) {
 		{"Write", "file_path", ".claude/settings.json", gate.VerdictPending},
 		{"Write", "file_path", settings, gate.VerdictPending},
 		{"Bash", "command", "echo '{}' > .claude/settings.json", gate.VerdictPending},
+		// No .claude yet: a link made there would hold the settings file.
+		{"Bash", "command", "ln -s src .claude", gate.VerdictPending},
 		{"Read", "file_path", ".claude/settings.json", gate.VerdictAllow},
 		{"Write", "file_path", "src/x.go", gate.VerdictAllow},
 	} {

@@ -279,7 +279,7 @@ func (s *Set) evaluateShellTool(group string, c Call, st ShellTool) (d Decision,
 	for try := 0; ; try++ {
 		v := s.view.Load()
 		var mark lookMark
-		d, sd, mark = s.evaluateShell(v.tier(group), &c, st, sc, unread)
+		d, sd, mark = s.evaluateShell(v, group, &c, st, sc, unread)
 		// As in Evaluate: the patterns must have held while the paths were resolved.
 		held := s.held(v)
 		if mark.stale() {
@@ -302,10 +302,12 @@ func (s *Set) evaluateShellTool(group string, c Call, st ShellTool) (d Decision,
 	}
 }
 
-// evaluateShell is EvaluateShell on tier t. With unread, the lookup session does not
-// read the event queue first and mark is what the caller checks (lookSession.begin).
-func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script,
+// evaluateShell is EvaluateShell on the group's tier of view v. With unread, the
+// lookup session does not read the event queue first and mark is what the caller
+// checks (lookSession.begin).
+func (s *Set) evaluateShell(v *view, group string, c *Call, st ShellTool, sc *shell.Script,
 	unread bool) (d Decision, sd ScriptDecision, mark lookMark) {
+	t := v.tier(group)
 	sd = s.decideScript(t, c, sc)
 	d = Decision{Action: sd.Action, RuleID: sd.RuleID, Reason: sd.Reason, Note: sd.Note}
 	cmds := sd.Commands // decideScript's own: path decisions fold into them in place
@@ -337,8 +339,40 @@ func (s *Set) evaluateShell(t *tier, c *Call, st ShellTool, sc *shell.Script,
 	if found && severity(pd) > severity(d) {
 		d = pd
 	}
+	if d.Action != Deny {
+		if wd := s.scanScripts(v, group, c, paths); severity(wd) > severity(d) {
+			d = wd
+		}
+	}
 	d.Paths = len(paths)
 	return d, sd, mark
+}
+
+// scanScripts decides the arguments in paths that hold white space or a shell's
+// operators or expansions, which a program may hand to a shell (ksh -c, su -c, ssh host, watch,
+// busybox sh -c): as the strings of a tool outside the file classes are (argScan.str;
+// docs/design.md, "Path arguments"). It returns the strictest decision, else the zero
+// Decision.
+func (s *Set) scanScripts(v *view, group string, c *Call, paths []shell.Path) Decision {
+	var sc *argScan
+	for i := range paths {
+		p := &paths[i]
+		if p.Access != shell.Arg || p.Problem != "" ||
+			!strings.ContainsAny(p.Name, " \t\n;|&<>()$`") {
+			continue
+		}
+		if sc == nil {
+			call := *c // a copy: c itself stays off the heap for the calls without one
+			sc = &argScan{e: &evaluation{s: s, v: v, group: group}, c: &call}
+		}
+		if sc.value(p.Name, 0) {
+			break
+		}
+	}
+	if sc == nil {
+		return Decision{}
+	}
+	return sc.d
 }
 
 // joinDir returns dir relative to start, or dir when it is absolute or start empty.

@@ -641,6 +641,38 @@ func globIndex(w string) int {
 	return -1
 }
 
+// shellMatch reports whether the glob component comp matches name as a shell
+// matches it: a class "[!…]" is negated as "[^…]" is, and an extended glob's group
+// ("@(a|b)", "!(x)") matches what "*" does, which is at least as much. err is
+// path.Match's, for a malformed comp.
+func shellMatch(comp, name string) (bool, error) {
+	if hasExtGlob(comp) {
+		comp = extGlobStar(comp)
+	}
+	if strings.Contains(comp, "[!") {
+		b := []byte(comp)
+		for i := 0; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '[':
+				if i+1 < len(b) && b[i+1] == '!' {
+					b[i+1] = '^'
+				}
+				// Skip to the class's end, a "]" first being a member.
+				for j := i + 2; j < len(b); j++ {
+					if b[j] == ']' {
+						i = j
+						break
+					}
+				}
+			}
+		}
+		comp = string(b)
+	}
+	return path.Match(comp, name)
+}
+
 // globReaches reports whether the glob w, whose first wildcard is at i, may reach a
 // guarded place under its directory: its wildcard component may match a name of a
 // place or project (view.names) or, in a base, one of its symlinks (argScan.bare), or
@@ -654,7 +686,7 @@ func (sc *argScan) globReaches(w string, i int) bool {
 	names := sc.e.v.names
 	comp = names.folded(comp)
 	match := func(name string) bool {
-		ok, err := path.Match(comp, names.folded(name))
+		ok, err := shellMatch(comp, names.folded(name))
 		return ok || err != nil
 	}
 	for n := range names.set {
@@ -1028,10 +1060,16 @@ func globKey(tool string) string {
 }
 
 // globDir is the literal directory of a glob: up to the last "/" before the first
-// wildcard or escape ("../secrets" of "../secrets/*", "." of "**/*.go", "/" of "/*"),
-// or the whole glob when it has none.
+// wildcard, escape or extended glob's group ("../secrets" of "../secrets/*", "." of
+// "**/*.go" and of "@(secrets)/key", "/" of "/*"), or the whole glob when it has none.
 func globDir(g string) string {
 	i := strings.IndexAny(g, "*?[{\\")
+	for j := 1; j < len(g) && (i < 0 || j < i); j++ {
+		if g[j] == '(' && strings.IndexByte("@+!", g[j-1]) >= 0 {
+			i = j - 1
+			break
+		}
+	}
 	if i < 0 {
 		return g
 	}
@@ -1334,15 +1372,12 @@ func (t *tier) isProtected(path string) bool {
 }
 
 // needsHuman returns the Options.NeedsHuman path that path is or lies under, or, when
-// holds, that exists and lies under path (rm -rf .claude removes settings.json too);
+// holds, that lies under path, whether or not it exists yet: rm -rf .claude removes
+// settings.json, and mv x .github or tar x in the root may create .github/workflows.
 // "" if none.
 func (t *tier) needsHuman(path string, holds bool) string {
 	for _, p := range t.needs {
-		if Under(path, p) {
-			return p
-		}
-		if holds && Under(p, path) && (filepath.IsAbs(p) && exists(p) ||
-			!filepath.IsAbs(p) && exists(filepath.Join(t.root, p))) {
+		if Under(path, p) || holds && Under(p, path) {
 			return p
 		}
 	}

@@ -303,6 +303,9 @@ func TestEvaluateShellWords(t *testing.T) {
 		{`bash -c 'cat sec@(r)ets'`, true},
 		{`sec?ets`, true},
 		{`sec[r]ets`, true},
+		{`sec[!x]ets/key`, true}, // "[!" negates, as "[^" does
+		{`[!x]ecrets`, true},
+		{`sec[!r]ets`, false}, // a secrets it never matches: lists "." only
 		{`secre*`, true},
 		{`wow!(really) no`, false},
 		{`is it ready? yes`, false},

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -152,7 +151,7 @@ func (s *Set) globWalk(t *tier, c *Call, path string, dirs, comps []string,
 			return s.linkHeld(t, c, path, abs, cache)
 		}
 		for _, dir := range dirs {
-			if !strings.ContainsAny(comp, "*?[\\") {
+			if !strings.ContainsAny(comp, "*?[\\") && !hasExtGlob(comp) {
 				if d, found := enter(filepath.Join(dir, comp)); found {
 					return d, true
 				}
@@ -181,13 +180,14 @@ func (s *Set) globWalk(t *tier, c *Call, path string, dirs, comps []string,
 	return Decision{}, false
 }
 
-// globMatch reports whether the glob component comp may match name: as written, in
-// lower case (a file system that folds case), or when comp is malformed.
+// globMatch reports whether the glob component comp may match name as a shell or a
+// glob library matches it (shellMatch): as written, in lower case (a file system that
+// folds case), or when comp is malformed.
 func globMatch(comp, name string) bool {
-	ok, err := path.Match(comp, name)
+	ok, err := shellMatch(comp, name)
 	if ok || err != nil {
 		return true
 	}
-	ok, _ = path.Match(strings.ToLower(comp), strings.ToLower(name))
+	ok, _ = shellMatch(strings.ToLower(comp), strings.ToLower(name))
 	return ok
 }

@@ -109,6 +109,15 @@ func TestEvaluateFolderLinks(t *testing.T) {
 		{"Glob */b/*, link three levels down", "Glob", globIn("*/b/*", "deep2"), "", "secrets"},
 		{"Glob **/key, link two levels down", "Glob", globIn("**/key", "deep"), "", ""},
 		{"Glob */**/key, link two levels down", "Glob", globIn("*/**/key", "deep"), "", "secrets"},
+		// A class negated by "!" and an extended glob's group match as a shell's do.
+		{"Glob [!x]*/*, link two levels down", "Glob", globIn("[!x]*/*", "deep"), "", "secrets"},
+		{"Glob [!a]*/*, link two levels down", "Glob", globIn("[!a]*/*", "deep"), "", ""},
+		{"Glob @(a)/*/key, link two levels down", "Glob", globIn("@(a)/*/key", "deep"), "",
+			"secrets"},
+		{"Glob !(x)/*/key, link two levels down", "Glob", globIn("!(x)/*/key", "deep"), "",
+			"secrets"},
+		{"Glob @(deep2)/a/*/key", "Glob", map[string]any{"pattern": "@(deep2)/a/*/key"}, "",
+			"*"},
 		{"Glob *.go where a link beside it leads nowhere", "Glob",
 			globIn("*/*.go", "loop"), "", ""},
 	} {

@@ -20,7 +20,9 @@ func TestNeedsHuman(t *testing.T) {
 	mustSymlink(t, ".claude/settings.json", filepath.Join(root, "cfg-link"))
 	rs := []Rule{{ID: 1, GroupID: DefaultGroup, ToolPattern: "*", Action: Allow}}
 	opt := seedOptions(root)
-	opt.NeedsHuman = []string{settings}
+	// .github/workflows does not exist yet: writing a folder that would hold it
+	// creates it.
+	opt.NeedsHuman = []string{settings, filepath.Join(root, ".github/workflows")}
 	s := Compile(nil, rs, opt)
 	file := func(tool, p string) Call {
 		return Call{Tool: tool, Args: map[string]any{"file_path": p}}
@@ -45,6 +47,10 @@ func TestNeedsHuman(t *testing.T) {
 		{"shell redirect", bash("echo x > .claude/settings.json"), true},
 		{"shell cp", bash("cp x .claude/settings.json"), true},
 		{"shell tee", bash("echo x | tee .claude/settings.json"), true},
+		{"shell ksh -c", bash("ksh -c 'echo x > .claude/settings.json'"), true},
+		{"shell busybox sh -c", bash("busybox sh -c 'cp x .claude/settings.json'"), true},
+		{"shell busybox rm folder", bash("busybox rm -rf .claude"), true},
+		{"shell ksh -c rm folder", bash("ksh -c 'rm -rf .claude'"), true},
 		{"shell read redirect", bash("wc -c < .claude/settings.json"), false},
 		// Removing or moving a folder that holds the file writes it too; reading or
 		// listing the folder does not.
@@ -58,6 +64,13 @@ func TestNeedsHuman(t *testing.T) {
 		{"grep folder", Call{Tool: "Grep", Args: map[string]any{"pattern": "x",
 			"path": ".claude"}}, false},
 		{"shell rm other folder", bash("rm -rf docs"), false},
+		{"write in a folder to be", file("Write", ".github/workflows/ci.yml"), true},
+		{"shell mv to a folder to be", bash("mv memory .github"), true},
+		{"shell cp -r to a folder to be", bash("cp -r memory .github/workflows"), true},
+		{"shell ln -s to a folder to be", bash("ln -s memory .github"), true},
+		{"mcp move to a folder to be", Call{Tool: "mcp__filesystem__move_file",
+			Args: map[string]any{"source": "memory", "destination": ".github"}}, true},
+		{"shell mkdir a neighbour to be", bash("mkdir .gitlab"), false},
 		// A tool outside the file classes may write what its path names.
 		{"other tool", Call{Tool: "mcp__notes__save",
 			Args: map[string]any{"path": ".claude/settings.json"}}, true},

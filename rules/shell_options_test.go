@@ -132,8 +132,16 @@ func TestShellWritesAndRuns(t *testing.T) {
 		{in("python3 -c 'import os'"), R, true, "inline code"},
 		{in("rg token"), A, false, ""}, // rg reads docs
 		{in("rg --pre sh token"), R, false, ""},
-		{in("env -S 'rm -rf /'"), R, false, ""},
-		{in("env --split-string='rm -rf /'"), R, false, ""},
+		// A string a program hands to a shell is read as one: "/" holds data/skald.
+		{in("env -S 'rm -rf /'"), R, true, "protected or denied place"},
+		{in("env --split-string='rm -rf /'"), R, true, "protected or denied place"},
+		{in("ksh -c 'cat ../secrets/key'"), R, true, "secrets"},
+		{in("busybox sh -c 'cat ../secrets/key'"), R, true, "secrets"},
+		{in("su -c 'cat ../secrets/key'"), R, true, "secrets"},
+		{in("watch 'cat ../secrets/key'"), R, true, "secrets"},
+		{in("flock /tmp/l -c 'cat<../secrets/key'"), R, true, "secrets"},
+		{in(`fish -c 'cat ../sec"r"ets/key'`), R, true, "secrets"},
+		{in("mytool 'hello world' ../data/x"), A, false, ""},
 		// A program the table does not know: --opt=PATH and -oPATH may be paths.
 		{in("mytool --config=../secrets/key"), R, true, "secrets"},
 		{in("mytool --config ../secrets/key"), R, true, "secrets"},
@@ -284,7 +292,8 @@ func TestShellGitRuns(t *testing.T) {
 		{in("git rebase --exec 'make test' main"), Require, false, "runs a command"},
 		{in("git rebase --exe='make test' main"), Require, false, "runs a command"},
 		{in("git bisect run make test"), Require, false, "git bisect run runs a command"},
-		{in("git submodule foreach 'cat ../secrets/key'"), Require, false,
+		{in("git submodule foreach 'cat ../secrets/key'"), Require, true, "secrets"},
+		{in("git submodule foreach 'cat ../data/x'"), Require, false,
 			"git submodule foreach runs"},
 		{in("git submodule --quiet foreach --recursive id"), Require, false, "runs a command"},
 		{in("git difftool -x sh"), Require, false, "runs a command"},

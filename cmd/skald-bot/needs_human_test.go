@@ -34,6 +34,21 @@ func TestNeedsHumanPlaces(t *testing.T) {
 			t.Errorf("needsHuman lacks %s: %v", want, got)
 		}
 	}
+	// The program a workspace's hook runs, which may not be the service's executable.
+	ws := t.TempDir()
+	hook := filepath.Join(ws, "bin", "skald-bot")
+	settings := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command",` +
+		`"command":"` + hook + ` hook claude-code --profile p"}]}]}}`
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte(settings),
+		0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := needsHuman(&config.Config{WorkspaceRoot: ws}, ""); !slices.Contains(got, hook) {
+		t.Errorf("needsHuman lacks the hook's program %s: %v", hook, got)
+	}
 	opt := gateOptions(cfg, nil, nil)
 	if !slices.Contains(opt.Rules.NeedsHuman, "/w/.claude/settings.json") {
 		t.Errorf("gateOptions: NeedsHuman %v", opt.Rules.NeedsHuman)

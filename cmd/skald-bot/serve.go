@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,8 +191,10 @@ func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Optio
 // needsHuman returns the places whose rewrite would switch the gate off, so a write to
 // one needs a human (rules.Options.NeedsHuman): Claude Code's settings files of the
 // workspace and of each profile's workspace, of the user under home and the managed
-// one, the service's executable, resolved through symlinks when it can be, and the
-// config's tools.needs_human (a relative one in every workspace).
+// one, the programs their skald-bot hooks run (as the files say at start-up; a name
+// the hook finds on the PATH is looked up on the service's) and the service's
+// executable, resolved through symlinks when they can be, and the config's
+// tools.needs_human (a relative one in every workspace).
 func needsHuman(cfg *config.Config, home string) []string {
 	roots := []string{cfg.WorkspaceRoot}
 	for _, p := range cfg.Profiles {
@@ -200,6 +203,21 @@ func needsHuman(cfg *config.Config, home string) []string {
 		}
 	}
 	out := claudecode.SettingsFiles(roots, home)
+	// The programs the hooks run: removing or rewriting one lets every call through, as
+	// Claude Code goes on when a hook fails. A file that cannot be read names none.
+	var progs []string
+	for _, f := range out {
+		ps, _ := claudecode.HookPrograms(f)
+		for _, p := range ps {
+			if !filepath.IsAbs(p) {
+				if p, _ = exec.LookPath(p); !filepath.IsAbs(p) {
+					continue
+				}
+			}
+			progs = append(progs, resolved(p))
+		}
+	}
+	out = append(out, progs...)
 	for _, n := range cfg.Tools.NeedsHuman {
 		switch {
 		case strings.HasPrefix(n, "~/"):
@@ -215,10 +233,15 @@ func needsHuman(cfg *config.Config, home string) []string {
 		}
 	}
 	if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
-		}
-		out = append(out, exe)
+		out = append(out, resolved(exe))
 	}
 	return out
+}
+
+// resolved returns the file p names resolved through symlinks, else p.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }

@@ -456,6 +456,35 @@ var ProjectSettings = []string{".claude/settings.json", ".claude/settings.local.
 // every other.
 const ManagedSettings = "/etc/claude-code/managed-settings.json"
 
+// HookPrograms returns the program of each skald-bot hook (IsOurs) of the settings
+// file at path, as its command names it (an absolute path, or a name the shell looks
+// up), in order: nil when the file does not exist or has none. Errors: as InstallHook's
+// for a file that cannot be read or is malformed.
+func HookPrograms(path string) ([]string, error) {
+	f, err := readHookFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range f.entries {
+		for _, raw := range e.hooks {
+			hk, err := parseObject(raw)
+			if err != nil || !ours(hk) {
+				continue
+			}
+			var cmd string
+			if json.Unmarshal(hk.get("command"), &cmd) != nil {
+				continue
+			}
+			words, err := shell.Fields(cmd, func(string) string { return "" })
+			if err == nil && len(words) > 0 && !slices.Contains(out, words[0]) {
+				out = append(out, words[0])
+			}
+		}
+	}
+	return out, nil
+}
+
 // SettingsFiles returns the absolute settings files that configure Claude Code in
 // each of roots (ProjectSettings), the user's under home (~/.claude/settings.json,
 // skipped when home is empty) and ManagedSettings, in that order. Nothing is read.

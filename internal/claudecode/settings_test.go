@@ -261,3 +261,41 @@ func TestIsOurs(t *testing.T) {
 		}
 	}
 }
+
+// TestHookPrograms: the programs of skald-bot's hooks in a settings file, other hooks
+// left out; none for a missing file; an error for a malformed one.
+func TestHookPrograms(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	hooks := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[
+		{"type":"command","command":"'/opt/my tools/skald-bot' hook claude-code"},
+		{"type":"command","command":"uv run x.py"}]},
+		{"matcher":"Bash","hooks":[{"type":"command","command":"skald-bot hook claude-code"},
+		{"type":"command","command":"/opt/my\\ tools/skald-bot hook claude-code -w 1m"}]}]}}`
+	for _, tc := range []struct {
+		name, path string
+		want       []string
+		err        bool
+	}{
+		{"hooks", write("a.json", hooks), []string{"/opt/my tools/skald-bot", "skald-bot"}, false},
+		{"no hooks", write("b.json", `{"permissions":{}}`), nil, false},
+		{"missing", filepath.Join(dir, "none.json"), nil, false},
+		{"malformed", write("c.json", `{"hooks":[]}`), nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := HookPrograms(tc.path)
+			if (err != nil) != tc.err || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("HookPrograms = %q, %v; want %q, error %v", got, err, tc.want, tc.err)
+			}
+			if tc.err && !errors.Is(err, ErrMalformed) {
+				t.Errorf("error %v, want ErrMalformed", err)
+			}
+		})
+	}
+}

@@ -29,8 +29,8 @@
 // # Forms and wrappers
 //
 // A command has one or more forms, the texts patterns match. A wrapper (env, nice,
-// nohup, timeout, time, command, builtin, exec, stdbuf, ionice, sudo, doas) adds the
-// form of the command it runs: env rm -rf / has the forms "env rm -rf /" and
+// nohup, timeout, time, command, builtin, exec, stdbuf, ionice, busybox, toybox, sudo,
+// doas) adds the form of the command it runs: env rm -rf / has the forms "env rm -rf /" and
 // "rm -rf /". A deny pattern denies a command when it matches any form; an allow
 // pattern allows it when it matches the form marked Allow: the innermost one, or,
 // under sudo or doas, the form that starts at sudo. A wrapper option the parser does

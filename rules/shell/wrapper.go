@@ -120,8 +120,10 @@ var (
 		longArg: []string{"user", "group", "close-from", "host", "prompt", "role", "type",
 			"command-timeout", "other-user"},
 		longOpt: []string{"preserve-env"}}
-	doasOpts  = optSpec{short: "n", shortArg: "u"}
-	xargsOpts = optSpec{short: "0rtpx", shortArg: "IdEaLnPs",
+	doasOpts = optSpec{short: "n", shortArg: "u"}
+	// busybox and toybox run the applet their first word names: "busybox rm -rf x".
+	multiCallOpts = optSpec{}
+	xargsOpts     = optSpec{short: "0rtpx", shortArg: "IdEaLnPs",
 		long: []string{"null", "no-run-if-empty", "verbose", "interactive", "exit",
 			"open-tty"},
 		longArg: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars",
@@ -132,9 +134,14 @@ var wrappers = map[string]*optSpec{
 	"env": &envOpts, "nice": &niceOpts, "nohup": &nohupOpts, "timeout": &timeoutOpts,
 	"time": &timeOpts, "command": &commandOpts, "builtin": &builtinOpts, "exec": &execOpts,
 	"stdbuf": &stdbufOpts, "ionice": &ioniceOpts, "sudo": &sudoOpts, "doas": &doasOpts,
+	"busybox": &multiCallOpts, "toybox": &multiCallOpts,
 }
 
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true}
+// shells are read as bash: the POSIX shells and kshs read a -c script alike, and one
+// that does not parse is blind.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true,
+	"ash": true, "ksh": true, "mksh": true, "lksh": true, "pdksh": true, "ksh93": true,
+	"yash": true, "posh": true, "rbash": true}
 
 // interpreters run code from a script operand, "-" or stdin, which the gate cannot
 // read: such a command is never allowed by a pattern, unless it only asks for the
