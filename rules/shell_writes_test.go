@@ -76,6 +76,37 @@ func TestShellGitPathspecWrites(t *testing.T) {
 	})
 }
 
+// TestShellGitPathspecMagic: a pathspec git matches as a pattern (a wildcard, which
+// crosses "/", or a leading ":" magic) may name any file of the work tree, so it is a
+// write of the repository's top: under allow git * a locked require where the tree
+// holds a place that needs a human; the index alone and a dry run stay allowed.
+func TestShellGitPathspecMagic(t *testing.T) {
+	_, s := gitWritesSet(t, "git *", "cd *")
+	const place = "writes a place that needs a human: docs/.claude/settings.json"
+	d, work := bashAt("docs"), bashAt("work")
+	var tests []shellCase
+	for _, script := range []string{`git restore '*.json'`, `git restore \*.json`,
+		`git restore *.json`, `git restore ':/'`, `git restore ':(top)'`,
+		`git restore ':!src'`, `git restore ':^src'`, `git restore '.c*'`,
+		`git restore '?claude'`, `git restore '[.]claude'`, `git restore ':(icase).CLAUDE'`,
+		`git restore ':(literal).claude'`, `git restore -s HEAD~1 -- '*'`,
+		`git checkout HEAD~1 -- '*settings.json'`, `git checkout -- ':/'`,
+		`git rm -rf '*.json'`, `git rm -f ':/.claude/settings.json'`,
+		`git clean -fd ':!src'`, `git clean -f '*.local.json'`, `git mv '*.json' x`,
+		`git -C .claude restore ':/'`} {
+		tests = append(tests, shellCase{d(script), R, true, place})
+	}
+	tests = append(tests, []shellCase{
+		{d(`git restore ':/'`), R, true, `the work tree of command "git restore :/" writes`},
+		// Where the agent may write the top, the pattern's own write still asks.
+		{work(`git restore '*.go'`), R, false, `write "*.go"`},
+		{d(`git restore --staged '*.json'`), A, false, ""}, // the index only
+		{d(`git rm --cached '*.json'`), A, false, ""},
+		{d(`git clean -n '*'`), A, false, ""},
+	}...)
+	checkShell(t, s, tests)
+}
+
 // TestShellGitTreeWrites: git subcommands that rewrite the whole work tree (a branch
 // checked out, a merge, a pull, a hard reset, a stash applied, an alias) are a write
 // of the repository's top: where it holds a place that needs a human or a guarded

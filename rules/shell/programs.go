@@ -1656,6 +1656,19 @@ func (u *usage) gitWriteOps(ops []int, noneWritesCwd bool) {
 	}
 }
 
+// gitWritePathspecs makes the pathspecs ops written as gitWriteOps does, and the whole
+// work tree when one is not a plain path: git matches a wildcard (*, ?, [, a \ escape)
+// across "/", at any depth, and a leading ":" is magic (":/" the top, ":!x" all but
+// x, ":(icase)"), so such a word may name any file of the tree, whatever the shell saw.
+func (u *usage) gitWritePathspecs(ops []int, noneWritesCwd bool) {
+	for _, i := range ops {
+		if w := u.words[i]; strings.HasPrefix(w, ":") || strings.ContainsAny(w, `*?[\`) {
+			u.writesRepo = true
+		}
+	}
+	u.gitWriteOps(ops, noneWritesCwd)
+}
+
 // after returns the operands of ops after the "--" at index dashes (all of them
 // when there is none, dashes being at or before the first).
 func after(ops []int, dashes int) []int {
@@ -1691,7 +1704,7 @@ var gitStashKeeps = setOf("list", "show", "drop", "clear", "create", "store")
 // words say; any other subcommand outside gitKeepsTree writes it whole.
 var gitTreeWriters = func() map[string]*gitTreeWriter {
 	whole := func(u, _ *usage, _ []int, _ int) { u.writesRepo = true }
-	pathspecs := func(u, _ *usage, ops []int, _ int) { u.gitWriteOps(ops, false) }
+	pathspecs := func(u, _ *usage, ops []int, _ int) { u.gitWritePathspecs(ops, false) }
 	m := map[string]*gitTreeWriter{
 		// restore PATHS; --staged alone restores the index only.
 		"restore": {opts: program{abbrev: true, short: shorts("s", kVal),
@@ -1699,7 +1712,7 @@ var gitTreeWriters = func() map[string]*gitTreeWriter {
 				longs(kFlag, "staged", "worktree"))},
 			writes: func(u, v *usage, ops []int, _ int) {
 				if !v.given("S", "staged") || v.given("W", "worktree") {
-					u.gitWriteOps(ops, false)
+					u.gitWritePathspecs(ops, false)
 				}
 			}},
 		// rm PATHS; --cached removes them from the index only.
@@ -1707,7 +1720,7 @@ var gitTreeWriters = func() map[string]*gitTreeWriter {
 			longs(kFlag, "cached"))},
 			writes: func(u, v *usage, ops []int, _ int) {
 				if !v.given("", "cached") {
-					u.gitWriteOps(ops, false)
+					u.gitWritePathspecs(ops, false)
 				}
 			}},
 		"mv": {writes: pathspecs}, // its sources are removed, its destination written
@@ -1717,7 +1730,7 @@ var gitTreeWriters = func() map[string]*gitTreeWriter {
 			long: merge(longs(kVal, "exclude"), longs(kFlag, "dry-run"))},
 			writes: func(u, v *usage, ops []int, _ int) {
 				if !v.given("n", "dry-run") {
-					u.gitWriteOps(ops, true)
+					u.gitWritePathspecs(ops, true)
 				}
 			}},
 		// checkout REV -- PATHS writes PATHS; checkout BRANCH (or a word that may be a
@@ -1729,7 +1742,7 @@ var gitTreeWriters = func() map[string]*gitTreeWriter {
 				// Without "--", a word that may be a path is in the tree it writes.
 				paths := after(ops, dashes)
 				if u.words[dashes] == "--" && len(paths) > 0 {
-					u.gitWriteOps(paths, false)
+					u.gitWritePathspecs(paths, false)
 				} else if len(ops) > 0 || v.given("f", "force") {
 					u.writesRepo = true
 				}
