@@ -165,7 +165,8 @@ func TestShellGitTreeWrites(t *testing.T) {
 func TestShellRemoversAndArchivers(t *testing.T) {
 	_, s := gitWritesSet(t, "trash *", "trash-put *", "gio *", "srm *", "shred *",
 		"wipe *", "ag *", "ack *", "fd *", "rg *", "7z *", "7z x *", "7z e *", "7z a *",
-		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *", "rsync *")
+		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *", "rsync *",
+		"find *")
 	const place = "writes a place that needs a human: docs/.claude/settings.json"
 	const follows = "follows the symlinks it meets"
 	d, top := bashAt("docs"), bashAt("")
@@ -209,7 +210,14 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 		{top("ag x"), R, true, "holds"}, // it recurses where it runs
 		{top("fd key secrets"), R, true, "secrets"},
 		{d("ag --pager less x"), R, false, ""}, // runs a program: risky, not spelled
-		{d("fd -x rm x"), R, false, ""},
+		// What -x, -X and find's -exec run may rewrite what they find.
+		{d("fd -x rm x"), R, true, `write "." of command "fd -x rm x" ` + place},
+		{d("fd -H settings.json -X rm"), R, true, place},
+		{top("fd x docs -x rm"), R, true, place},
+		{d("find . -exec rm {} +"), R, true, place},
+		{d("find -name x -execdir rm {} ;"), R, true, place},
+		{top("find docs -ok rm {} ;"), R, true, place},
+		{d("find . -name x"), A, false, ""},
 		{d("ack -x x"), R, true, "reads the names of the files it opens"},
 		{d("ack --files-from=list x"), R, true, "lists the files"},
 		// Archivers: what they write and where they unpack.

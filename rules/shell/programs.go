@@ -602,6 +602,27 @@ func grepOps(u *usage, ops []int) {
 	}
 }
 
+// fdOps reads fd's operands as grep's; with -x or -X (--exec, --exec-batch) the
+// command it runs may rewrite or remove each file found, so its search paths, else
+// the directory it runs in, are written.
+func fdOps(u *usage, ops []int) {
+	grepOps(u, ops)
+	if !u.has(kRun) {
+		return
+	}
+	first := 1
+	if patternGiven(u) {
+		first = 0
+	}
+	if len(ops) <= first {
+		u.writeCwd = true
+		return
+	}
+	for _, i := range ops[first:] {
+		u.set(i, useWrite, 0)
+	}
+}
+
 func patternGiven(u *usage) bool {
 	return strings.ContainsAny(u.letters, "ef") || containsAny(u.longs, "regexp", "file")
 }
@@ -1285,7 +1306,7 @@ func init() {
 			longs(kVal, "extension", "type", "exclude", "max-depth", "min-depth",
 				"exact-depth", "size", "color", "threads", "owner", "changed-within",
 				"changed-before", "max-results", "format", "path-separator", "batch-size")),
-		operands: grepOps, cwd: grepCwd}, "fd", "fdfind")
+		operands: fdOps, cwd: grepCwd}, "fd", "fdfind")
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("T", kWrite),
 		shorts("ktSy", kVal)),
 		long: merge(longs(kWrite, "output", "temporary-directory"),
@@ -2240,7 +2261,8 @@ func init() {
 }
 
 // find reads find's start paths, then its expression: -exec and -ok run commands
-// (their words stay arguments), -delete removes what it finds, -fprint writes.
+// (their words stay arguments) on what it finds, which they may rewrite or remove, so
+// they write the start paths as -delete does; -fprint writes.
 func (u *usage) find() {
 	words := u.words
 	i := 1
@@ -2271,7 +2293,9 @@ func (u *usage) find() {
 		w := words[i]
 		switch w {
 		case "-exec", "-execdir", "-ok", "-okdir":
+			// The command may write or remove each file found, as -delete does.
 			u.risky = append(u.risky, w)
+			deletes = true
 			for i++; i < len(words) && words[i] != ";" && words[i] != "+"; i++ {
 				u.set(i, useArg, 0)
 			}
