@@ -166,7 +166,7 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 	_, s := gitWritesSet(t, "trash *", "trash-put *", "gio *", "srm *", "shred *",
 		"wipe *", "ag *", "ack *", "fd *", "rg *", "7z *", "7z x *", "7z e *", "7z a *",
 		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *", "rsync *",
-		"find *")
+		"find *", "rename *", "prename *", "gvfs-trash *")
 	const place = "writes a place that needs a human: docs/.claude/settings.json"
 	const follows = "follows the symlinks it meets"
 	d, top := bashAt("docs"), bashAt("")
@@ -218,6 +218,15 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 		{d("find -name x -execdir rm {} ;"), R, true, place},
 		{top("find docs -ok rm {} ;"), R, true, place},
 		{d("find . -name x"), A, false, ""},
+		// rename moves its files; its expression is Perl code unless a plain s///.
+		{d("rename s/claude/x/ .claude"), R, true, `write ".claude" of command "rename`},
+		{d("rename -n 's/a/b/' .claude/settings.json"), R, true, place},
+		{d("prename -e y/a/b/ .claude"), R, true, place},
+		{d("gvfs-trash .claude"), R, true, place},
+		{d("rename claude x .claude"), R, true, "rename runs inline code"},
+		{d("rename 's/x/$1/e' y"), R, true, "rename runs inline code"},
+		{d("rename 'system(q(id))' y"), R, true, "rename runs inline code"},
+		{d("rename s/a/b/ y"), R, false, `write "y"`},
 		{d("ack -x x"), R, true, "reads the names of the files it opens"},
 		{d("ack --files-from=list x"), R, true, "lists the files"},
 		// Archivers: what they write and where they unpack.

@@ -1176,6 +1176,47 @@ func unzipOps(u *usage, ops []int) {
 	}
 }
 
+// renameOps: rename EXPR FILES (Perl's, the rename of many distributions) and rename
+// FROM TO FILES (util-linux's) move every operand; EXPR, and -e EXPR, is Perl code,
+// which the gate follows only as a plain s/// or y/// (tr///) with no code in it.
+func renameOps(u *usage, ops []int) {
+	expr := -1
+	for i, w := range u.words {
+		if i > 0 && w == "-e" && i+1 < len(u.words) {
+			expr = i + 1
+			break
+		}
+	}
+	if expr < 0 && len(ops) > 0 {
+		expr, ops = ops[0], ops[1:]
+	}
+	if expr > 0 {
+		u.inline(u.words[expr], u.words[expr], perlRuns)
+	}
+	for _, i := range ops {
+		u.set(i, useWrite, 0)
+	}
+}
+
+// perlRuns reports whether a rename expression may be more than a substitution: it
+// is not s/A/B/ or y/A/B/ (tr) with / delimiters, flags of gimsx only, and no $, @,
+// {, } or \ that could interpolate or nest code. It errs on the side of yes.
+func perlRuns(expr string) bool {
+	rest, ok := strings.CutPrefix(expr, "s/")
+	if !ok {
+		if rest, ok = strings.CutPrefix(expr, "y/"); !ok {
+			if rest, ok = strings.CutPrefix(expr, "tr/"); !ok {
+				return true
+			}
+		}
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) != 3 || strings.Trim(parts[2], "gimsx") != "" {
+		return true
+	}
+	return strings.ContainsAny(parts[0]+parts[1], "$@{}\\")
+}
+
 // compressOps: gzip FILE replaces FILE, unless it writes to stdout or only tests.
 func compressOps(u *usage, ops []int) {
 	keep := strings.ContainsAny(u.letters, "cltk") || containsAny(u.longs, "stdout",
@@ -1314,7 +1355,10 @@ func init() {
 			longs(kVal, "key", "field-separator", "buffer-size", "parallel", "batch-size",
 				"sort"))}, "sort")
 	add(&program{abbrev: true, operands: opsWrite}, "tee", "rm", "rmdir", "unlink",
-		"mkdir", "mkfifo", "trash", "trash-put", "srm")
+		"mkdir", "mkfifo", "trash", "trash-put", "srm", "gvfs-trash", "gvfs-rm",
+		"gvfs-move", "rmtrash")
+	add(&program{abbrev: true, short: shorts("e", kVal), operands: renameOps}, "rename",
+		"prename", "perl-rename", "file-rename")
 	// Removals and overwrites: their operands are written.
 	add(&program{abbrev: true, short: shorts("ns", kVal), long: merge(longs(kVal,
 		"iterations", "size"), longs(kRead, "random-source")), operands: opsWrite}, "shred")
