@@ -166,7 +166,8 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 	_, s := gitWritesSet(t, "trash *", "trash-put *", "gio *", "srm *", "shred *",
 		"wipe *", "ag *", "ack *", "fd *", "rg *", "7z *", "7z x *", "7z e *", "7z a *",
 		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *", "rsync *",
-		"find *", "rename *", "prename *", "gvfs-trash *")
+		"find *", "rename *", "prename *", "gvfs-trash *", "unar *", "unrar *", "jar *",
+		"ar *", "pax *", "cabextract *", "aunpack *")
 	const place = "writes a place that needs a human: docs/.claude/settings.json"
 	const follows = "follows the symlinks it meets"
 	d, top := bashAt("docs"), bashAt("")
@@ -227,6 +228,22 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 		{d("rename 's/x/$1/e' y"), R, true, "rename runs inline code"},
 		{d("rename 'system(q(id))' y"), R, true, "rename runs inline code"},
 		{d("rename s/a/b/ y"), R, false, `write "y"`},
+		// Unpackers write the directory they extract into.
+		{d("unar evil.zip"), R, true, `write "." of command "unar evil.zip" ` + place},
+		{d("unar -o .claude x.zip"), R, true, place},
+		{d("aunpack x.zip"), R, true, place},
+		{d("unrar x evil.rar"), R, true, place},
+		{d("unrar e evil.rar"), R, true, place},
+		{d("unrar l evil.rar"), A, false, ""},
+		{d("jar xf x.jar"), R, true, place},
+		{d("jar -xf x.jar"), R, true, place},
+		{d("jar tf x.jar"), A, false, ""},
+		{d("ar x x.a"), R, true, place},
+		{d("ar t x.a"), A, false, ""},
+		{d("pax -r -f x.pax"), R, true, place},
+		{d("pax -f x.pax"), A, false, ""},
+		{d("cabextract x.cab"), R, true, place},
+		{d("cabextract -l x.cab"), A, false, ""},
 		{d("ack -x x"), R, true, "reads the names of the files it opens"},
 		{d("ack --files-from=list x"), R, true, "lists the files"},
 		// Archivers: what they write and where they unpack.

@@ -1176,6 +1176,19 @@ func unzipOps(u *usage, ops []int) {
 	}
 }
 
+// unpackOps returns the operands of an unpacker that writes the directory it runs in
+// when extracts (nil: always) says it extracts; its operands may be paths.
+func unpackOps(extracts func(u *usage, ops []int) bool) func(u *usage, ops []int) {
+	return func(u *usage, ops []int) {
+		for _, i := range ops {
+			u.set(i, useArg, 0)
+		}
+		if extracts == nil || extracts(u, ops) {
+			u.writeCwd = true
+		}
+	}
+}
+
 // renameOps: rename EXPR FILES (Perl's, the rename of many distributions) and rename
 // FROM TO FILES (util-linux's) move every operand; EXPR, and -e EXPR, is Perl code,
 // which the gate follows only as a plain s/// or y/// (tr///) with no code in it.
@@ -1357,6 +1370,26 @@ func init() {
 	add(&program{abbrev: true, operands: opsWrite}, "tee", "rm", "rmdir", "unlink",
 		"mkdir", "mkfifo", "trash", "trash-put", "srm", "gvfs-trash", "gvfs-rm",
 		"gvfs-move", "rmtrash")
+	// Unpackers that extract into the directory they run in (docs/design.md, "Shell
+	// commands"); a directory an option names (unar -o, cabextract -d) is written too.
+	add(&program{short: shorts("o", kWrite), long: longs(kWrite, "output-directory"),
+		operands: unpackOps(nil)}, "unar", "aunpack", "dtrx", "p7zip", "unp")
+	add(&program{short: shorts("d", kWrite), long: longs(kWrite, "directory"),
+		operands: unpackOps(func(u *usage, _ []int) bool {
+			return !strings.ContainsAny(u.letters, "lt") &&
+				!containsAny(u.longs, "list", "test")
+		})}, "cabextract")
+	add(&program{operands: unpackOps(func(u *usage, ops []int) bool {
+		return len(ops) > 0 && (u.words[ops[0]] == "x" || u.words[ops[0]] == "e")
+	})}, "unrar")
+	add(&program{long: longs(kFlag, "extract"), operands: unpackOps(func(u *usage,
+		ops []int) bool {
+		return strings.Contains(u.letters, "x") || containsAny(u.longs, "extract") ||
+			len(ops) > 0 && strings.Contains(u.words[ops[0]], "x")
+	})}, "jar", "ar")
+	add(&program{operands: unpackOps(func(u *usage, _ []int) bool {
+		return strings.Contains(u.letters, "r")
+	})}, "pax")
 	add(&program{abbrev: true, short: shorts("e", kVal), operands: renameOps}, "rename",
 		"prename", "perl-rename", "file-rename")
 	// Removals and overwrites: their operands are written.
