@@ -167,7 +167,8 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 		"wipe *", "ag *", "ack *", "fd *", "rg *", "7z *", "7z x *", "7z e *", "7z a *",
 		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *", "rsync *",
 		"find *", "rename *", "prename *", "gvfs-trash *", "unar *", "unrar *", "jar *",
-		"ar *", "pax *", "cabextract *", "aunpack *")
+		"ar *", "pax *", "cabextract *", "aunpack *", "gunzip *", "gzip *", "xz *",
+		"unzstd *", "bzip2 *")
 	const place = "writes a place that needs a human: docs/.claude/settings.json"
 	const follows = "follows the symlinks it meets"
 	d, top := bashAt("docs"), bashAt("")
@@ -244,6 +245,16 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 		{d("pax -f x.pax"), A, false, ""},
 		{d("cabextract x.cab"), R, true, place},
 		{d("cabextract -l x.cab"), A, false, ""},
+		// A decompressor writes its file less the suffix, -k or not.
+		{d("gunzip .claude/settings.json.gz"), R, true,
+			`write ".claude/settings.json" of command "gunzip .claude/settings.json.gz" ` +
+				place},
+		{d("gzip -dk .claude/settings.json.gz"), R, true, place},
+		{d("xz -d .claude/settings.json.xz"), R, true, place},
+		{d("unzstd .claude/settings.json.zst"), R, true, place},
+		{d("bzip2 -d -S .x .claude/settings.json.x"), R, true, place},
+		{d("gunzip -c .claude/settings.json.gz"), A, false, ""},
+		{d("gzip -k x"), A, false, ""},
 		{d("ack -x x"), R, true, "reads the names of the files it opens"},
 		{d("ack --files-from=list x"), R, true, "lists the files"},
 		// Archivers: what they write and where they unpack.

@@ -27,6 +27,9 @@ type wordUse struct {
 	rel    int
 	relDir bool
 	pkg    pkgKind // what a go package pattern names
+	// unpacked: the file it writes is also the word's path less its compression
+	// suffix (gunzip x.gz writes x; decompressedName).
+	unpacked bool
 }
 
 // pkgKind is what a package pattern of the go command names.
@@ -1230,17 +1233,51 @@ func perlRuns(expr string) bool {
 	return strings.ContainsAny(parts[0]+parts[1], "$@{}\\")
 }
 
-// compressOps: gzip FILE replaces FILE, unless it writes to stdout or only tests.
+// compressOps: gzip FILE replaces FILE, unless it writes to stdout or only tests; a
+// decompression (gunzip, -d) writes FILE less its suffix, even with -k.
 func compressOps(u *usage, ops []int) {
-	keep := strings.ContainsAny(u.letters, "cltk") || containsAny(u.longs, "stdout",
-		"to-stdout", "list", "test", "keep")
+	out := !strings.ContainsAny(u.letters, "clt") && !containsAny(u.longs, "stdout",
+		"to-stdout", "list", "test")
+	keep := strings.Contains(u.letters, "k") || containsAny(u.longs, "keep")
+	unpacks := decompressors[ProgramName(u.words[0])] ||
+		strings.Contains(u.letters, "d") || containsAny(u.longs, "decompress", "uncompress")
 	for _, i := range ops {
-		if keep {
-			u.set(i, useArg, 0)
-		} else {
+		switch {
+		case out && unpacks:
+			u.uses[i] = wordUse{use: useWrite, unpacked: true}
+		case out && !keep:
 			u.set(i, useWrite, 0)
+		default:
+			u.set(i, useArg, 0)
 		}
 	}
+}
+
+// decompressors are the compression programs that decompress without -d.
+var decompressors = setOf("gunzip", "bunzip2", "unxz", "unzstd", "uncompress")
+
+// compressSuffixes are the suffixes a decompressor takes off, longest first within
+// a common ending; tgz-style ones give .tar.
+var compressSuffixes = []struct{ from, to string }{
+	{".tar.gz", ".tar"}, {".tgz", ".tar"}, {".taz", ".tar"}, {".gz", ""}, {".z", ""},
+	{".Z", ""}, {".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}, {".txz", ".tar"},
+	{".xz", ""}, {".lzma", ""}, {".tzst", ".tar"}, {".zst", ""}, {".lz4", ""},
+	{".lz", ""},
+}
+
+// decompressedName is the file a decompressor writes for f: f less its compression
+// suffix, else (a suffix -S names) f less its last extension; "" when f has none.
+func decompressedName(f string) string {
+	for _, x := range compressSuffixes {
+		if base, ok := strings.CutSuffix(f, x.from); ok && base != "" &&
+			!strings.HasSuffix(base, "/") {
+			return base + x.to
+		}
+	}
+	if i := strings.LastIndexByte(f, '.'); i > 0 && !strings.Contains(f[i:], "/") {
+		return f[:i]
+	}
+	return ""
 }
 
 func shorts(s string, k kind) map[byte]kind {
