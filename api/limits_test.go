@@ -15,6 +15,7 @@ import (
 	"github.com/skald-circle/skald-bot/api"
 	"github.com/skald-circle/skald-bot/gate"
 	"github.com/skald-circle/skald-bot/internal/testkit/teststore"
+	"github.com/skald-circle/skald-bot/store"
 )
 
 // dialRaw opens a TCP connection to the env's server, closed at the end of the test.
@@ -116,15 +117,42 @@ func TestConnectionCap(t *testing.T) {
 	resp.Body.Close()
 }
 
-// TestLongPollOutlivesTheWriteTimeout: a check that waits for a human is not cut off
-// by the write timeout (it has its own cap, MaxWaitSecs), while the write timeout
-// still bounds an ordinary answer's connection.
+// TestLongPollOutlivesTheWriteTimeout: a check, a question and a read of either that
+// wait for a human are not cut off by the write timeout (they have their own cap,
+// MaxWaitSecs), while the write timeout still bounds an ordinary answer's connection.
 func TestLongPollOutlivesTheWriteTimeout(t *testing.T) {
 	e := newAPIEnv(t, func(o *api.Options) { o.WriteTimeout = 100 * time.Millisecond })
-	res, err := e.admin.Check(context.Background(), api.CheckRequest{WaitSecs: 1,
+	ctx := context.Background()
+	res, err := e.admin.Check(ctx, api.CheckRequest{WaitSecs: 1,
 		Call: gate.Call{ToolName: "Bash", SessionID: "s",
 			Arguments: map[string]any{"command": "rm -rf build"}}})
 	if err != nil || res.Decision != gate.VerdictPending {
-		t.Fatalf("a 1 s long-poll with a 100 ms write timeout: %+v %v", res, err)
+		t.Fatalf("a 1 s check with a 100 ms write timeout: %+v %v", res, err)
+	}
+	q, err := e.admin.Ask(ctx, api.AskRequest{SessionID: "s", Question: "go on?",
+		WaitSecs: 1})
+	if err != nil || q.Status != store.ClarificationPending {
+		t.Fatalf("a 1 s question with a 100 ms write timeout: %+v %v", q, err)
+	}
+	tests := []struct {
+		name string
+		get  func() (string, error)
+	}{
+		{"request", func() (string, error) {
+			r, err := e.admin.Request(ctx, res.RequestID, 1)
+			return string(r.Status), err
+		}},
+		{"clarification", func() (string, error) {
+			c, err := e.admin.Clarification(ctx, q.ID, 1)
+			return string(c.Status), err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, err := tt.get()
+			if err != nil || status != "pending" {
+				t.Fatalf("a 1 s read with a 100 ms write timeout: %q %v", status, err)
+			}
+		})
 	}
 }

@@ -264,7 +264,8 @@ func (s *Server) deadlines(w http.ResponseWriter, r *http.Request, pattern strin
 	rc := http.NewResponseController(w)
 	write := time.Now().Add(s.limits.write)
 	switch pattern {
-	case "POST /api/approval/check", "GET /api/approval/requests/{id}":
+	case "POST /api/approval/check", "GET /api/approval/requests/{id}",
+		"POST /api/clarifications", "GET /api/clarifications/{id}":
 		write = write.Add(MaxWaitSecs * time.Second)
 	case "GET /api/events", "GET /api/backup":
 		write = time.Time{}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/skald-circle/skald-bot/rules"
 	"github.com/skald-circle/skald-bot/store"
 )
 
@@ -46,8 +47,8 @@ type CommandLine struct {
 func (l CommandLine) Needs() bool { return l.Mark != MarkAllowed && l.Mark != MarkElided }
 
 // commandLines returns the lines of a script's commands, in script order, each cut to
-// its limits. The reason is shown for the commands that are not allowed; an action
-// other than allow and deny is marked as needing the human.
+// its limits. The reason is shown for the commands that are not allowed, a rule's
+// match as "rule N"; an action other than allow and deny is marked as needing the human.
 func commandLines(cs []store.CommandDecision) []CommandLine {
 	var lines []CommandLine
 	for _, c := range cs {
@@ -58,8 +59,15 @@ func commandLines(cs []store.CommandDecision) []CommandLine {
 		case "deny":
 			l.Mark = MarkDenied
 		}
-		if l.Mark != MarkAllowed && c.Reason != "" {
-			l.Reason = shownValue(c.Reason, false, MaxReasonLen)
+		reason := c.Reason
+		if reason == rules.ReasonRule { // the code alone: say which rule
+			reason = ""
+			if c.RuleID != 0 {
+				reason = "rule " + strconv.FormatUint(c.RuleID, 10)
+			}
+		}
+		if l.Mark != MarkAllowed && reason != "" {
+			l.Reason = shownValue(reason, false, MaxReasonLen)
 		}
 		lines = append(lines, l)
 	}

@@ -243,3 +243,30 @@ func TestShownCommandsBudgets(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandLineRuleReason: a command a rule decided shows that rule's id, not the
+// bare reason code the gate records; other reasons are shown as they are.
+func TestCommandLineRuleReason(t *testing.T) {
+	tests := []struct {
+		name string
+		c    store.CommandDecision
+		want string
+	}{
+		{"rule", store.CommandDecision{Command: "echo hi", Action: "require", RuleID: 1,
+			Reason: "rule"}, "❓ echo hi — rule 1"},
+		{"no id", store.CommandDecision{Command: "echo hi", Action: "require",
+			Reason: "rule"}, "❓ echo hi"},
+		{"other", store.CommandDecision{Command: "cat k", Action: "require",
+			Reason: "k: inside a denied place"}, "❓ cat k — k: inside a denied place"},
+		{"allowed", store.CommandDecision{Command: "ls", Action: "allow", RuleID: 7,
+			Reason: "rule"}, "✓ ls"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ls := commandLines([]store.CommandDecision{tt.c})
+			if len(ls) != 1 || ls[0].String() != tt.want {
+				t.Fatalf("commandLines(%+v) = %+v, want %q", tt.c, ls, tt.want)
+			}
+		})
+	}
+}

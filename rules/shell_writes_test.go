@@ -76,6 +76,37 @@ func TestShellGitPathspecWrites(t *testing.T) {
 	})
 }
 
+// TestShellGitPathspecMagic: a pathspec git matches as a pattern (a wildcard, which
+// crosses "/", or a leading ":" magic) may name any file of the work tree, so it is a
+// write of the repository's top: under allow git * a locked require where the tree
+// holds a place that needs a human; the index alone and a dry run stay allowed.
+func TestShellGitPathspecMagic(t *testing.T) {
+	_, s := gitWritesSet(t, "git *", "cd *")
+	const place = "writes a place that needs a human: docs/.claude/settings.json"
+	d, work := bashAt("docs"), bashAt("work")
+	var tests []shellCase
+	for _, script := range []string{`git restore '*.json'`, `git restore \*.json`,
+		`git restore *.json`, `git restore ':/'`, `git restore ':(top)'`,
+		`git restore ':!src'`, `git restore ':^src'`, `git restore '.c*'`,
+		`git restore '?claude'`, `git restore '[.]claude'`, `git restore ':(icase).CLAUDE'`,
+		`git restore ':(literal).claude'`, `git restore -s HEAD~1 -- '*'`,
+		`git checkout HEAD~1 -- '*settings.json'`, `git checkout -- ':/'`,
+		`git rm -rf '*.json'`, `git rm -f ':/.claude/settings.json'`,
+		`git clean -fd ':!src'`, `git clean -f '*.local.json'`, `git mv '*.json' x`,
+		`git -C .claude restore ':/'`} {
+		tests = append(tests, shellCase{d(script), R, true, place})
+	}
+	tests = append(tests, []shellCase{
+		{d(`git restore ':/'`), R, true, `the work tree of command "git restore :/" writes`},
+		// Where the agent may write the top, the pattern's own write still asks.
+		{work(`git restore '*.go'`), R, false, `write "*.go"`},
+		{d(`git restore --staged '*.json'`), A, false, ""}, // the index only
+		{d(`git rm --cached '*.json'`), A, false, ""},
+		{d(`git clean -n '*'`), A, false, ""},
+	}...)
+	checkShell(t, s, tests)
+}
+
 // TestShellGitTreeWrites: git subcommands that rewrite the whole work tree (a branch
 // checked out, a merge, a pull, a hard reset, a stash applied, an alias) are a write
 // of the repository's top: where it holds a place that needs a human or a guarded
@@ -134,7 +165,10 @@ func TestShellGitTreeWrites(t *testing.T) {
 func TestShellRemoversAndArchivers(t *testing.T) {
 	_, s := gitWritesSet(t, "trash *", "trash-put *", "gio *", "srm *", "shred *",
 		"wipe *", "ag *", "ack *", "fd *", "rg *", "7z *", "7z x *", "7z e *", "7z a *",
-		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *", "rsync *")
+		"7z d *", "7z l *", "zip *", "zip -m *", "unzip *", "tar *", "install *", "rsync *",
+		"find *", "rename *", "prename *", "gvfs-trash *", "unar *", "unrar *", "jar *",
+		"ar *", "pax *", "cabextract *", "aunpack *", "gunzip *", "gzip *", "xz *",
+		"unzstd *", "bzip2 *")
 	const place = "writes a place that needs a human: docs/.claude/settings.json"
 	const follows = "follows the symlinks it meets"
 	d, top := bashAt("docs"), bashAt("")
@@ -178,7 +212,49 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 		{top("ag x"), R, true, "holds"}, // it recurses where it runs
 		{top("fd key secrets"), R, true, "secrets"},
 		{d("ag --pager less x"), R, false, ""}, // runs a program: risky, not spelled
-		{d("fd -x rm x"), R, false, ""},
+		// What -x, -X and find's -exec run may rewrite what they find.
+		{d("fd -x rm x"), R, true, `write "." of command "fd -x rm x" ` + place},
+		{d("fd -H settings.json -X rm"), R, true, place},
+		{top("fd x docs -x rm"), R, true, place},
+		{d("find . -exec rm {} +"), R, true, place},
+		{d("find -name x -execdir rm {} ;"), R, true, place},
+		{top("find docs -ok rm {} ;"), R, true, place},
+		{d("find . -name x"), A, false, ""},
+		// rename moves its files; its expression is Perl code unless a plain s///.
+		{d("rename s/claude/x/ .claude"), R, true, `write ".claude" of command "rename`},
+		{d("rename -n 's/a/b/' .claude/settings.json"), R, true, place},
+		{d("prename -e y/a/b/ .claude"), R, true, place},
+		{d("gvfs-trash .claude"), R, true, place},
+		{d("rename claude x .claude"), R, true, "rename runs inline code"},
+		{d("rename 's/x/$1/e' y"), R, true, "rename runs inline code"},
+		{d("rename 'system(q(id))' y"), R, true, "rename runs inline code"},
+		{d("rename s/a/b/ y"), R, false, `write "y"`},
+		// Unpackers write the directory they extract into.
+		{d("unar evil.zip"), R, true, `write "." of command "unar evil.zip" ` + place},
+		{d("unar -o .claude x.zip"), R, true, place},
+		{d("aunpack x.zip"), R, true, place},
+		{d("unrar x evil.rar"), R, true, place},
+		{d("unrar e evil.rar"), R, true, place},
+		{d("unrar l evil.rar"), A, false, ""},
+		{d("jar xf x.jar"), R, true, place},
+		{d("jar -xf x.jar"), R, true, place},
+		{d("jar tf x.jar"), A, false, ""},
+		{d("ar x x.a"), R, true, place},
+		{d("ar t x.a"), A, false, ""},
+		{d("pax -r -f x.pax"), R, true, place},
+		{d("pax -f x.pax"), A, false, ""},
+		{d("cabextract x.cab"), R, true, place},
+		{d("cabextract -l x.cab"), A, false, ""},
+		// A decompressor writes its file less the suffix, -k or not.
+		{d("gunzip .claude/settings.json.gz"), R, true,
+			`write ".claude/settings.json" of command "gunzip .claude/settings.json.gz" ` +
+				place},
+		{d("gzip -dk .claude/settings.json.gz"), R, true, place},
+		{d("xz -d .claude/settings.json.xz"), R, true, place},
+		{d("unzstd .claude/settings.json.zst"), R, true, place},
+		{d("bzip2 -d -S .x .claude/settings.json.x"), R, true, place},
+		{d("gunzip -c .claude/settings.json.gz"), A, false, ""},
+		{d("gzip -k x"), A, false, ""},
 		{d("ack -x x"), R, true, "reads the names of the files it opens"},
 		{d("ack --files-from=list x"), R, true, "lists the files"},
 		// Archivers: what they write and where they unpack.

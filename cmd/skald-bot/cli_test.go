@@ -658,3 +658,41 @@ func TestAdminTokenFile(t *testing.T) {
 		})
 	}
 }
+
+// TestClientTokenBesideConfig: a relative data_dir is taken beside the configuration
+// file, as serve takes it, so the admin commands find the generated token from any
+// directory, with the file named by --config or $SKALD_CONFIG.
+func TestClientTokenBesideConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "skald.yaml")
+	if err := os.WriteFile(cfg, []byte("data_dir: ./state\napi:\n  listen: 127.0.0.1:1234\n"),
+		0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "state"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := ensureAdminToken(filepath.Join(dir, "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	tests := []struct {
+		name string
+		conn *connection
+	}{
+		{"--config", &connection{config: cfg, getenv: func(string) string { return "" }}},
+		{"SKALD_CONFIG", &connection{getenv: func(k string) string {
+			return map[string]string{"SKALD_CONFIG": cfg}[k]
+		}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := tt.conn.client()
+			if err != nil || c.Token != tok || c.BaseURL != "http://127.0.0.1:1234" {
+				t.Fatalf("client from another directory: %v %+v, want the token of %s",
+					err, c, filepath.Join(dir, "state"))
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -99,9 +100,11 @@ func (c *connection) newClient(admin bool) (*api.Client, error) {
 	return cl, nil
 }
 
-// loadConfig reads the configuration for its api section: nil (and no error) when
-// none was named and ./skald.yaml does not exist. It parses and validates the file but
-// resolves no paths (a client need not run where the service does).
+// loadConfig reads the configuration for its api section and its data_dir (joined to
+// the file's directory when relative, as serve takes it): nil (and no error) when none
+// was named and ./skald.yaml does not exist. It parses and validates the file but
+// resolves no path through the file system (a client need not run where the service
+// does).
 func (c *connection) loadConfig() (*config.Config, error) {
 	path, named := config.Locate(c.config, c.getenv)
 	data, err := os.ReadFile(path)
@@ -114,7 +117,14 @@ func (c *connection) loadConfig() (*config.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	return config.Parse(data, c.getenv)
+	cfg, err := config.Parse(data, c.getenv)
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(cfg.DataDir) {
+		cfg.DataDir = filepath.Join(filepath.Dir(path), cfg.DataDir)
+	}
+	return cfg, nil
 }
 
 // listenURL turns api.listen into the URL a client on this machine dials: a wildcard

@@ -109,7 +109,8 @@
 // whole work tree (checkout BRANCH, pull, reset --hard, an alias: any subcommand
 // outside gitKeepsTree that gitTreeWriters does not read by its words) as a Write
 // with Marker .git/, the repository's top; git's pathspecs that it writes (restore,
-// rm, checkout -- PATHS, clean) are writes; a ./... package pattern
+// rm, checkout -- PATHS, clean) are writes, of the whole tree for a pattern (a
+// wildcard or a leading ":"); a ./... package pattern
 // is a read of its directory. The target of ln -s is taken in
 // the link's directory. Words are expanded as bash would —
 // braces, ~, globs against the directory the command runs in, with the glob

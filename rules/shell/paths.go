@@ -192,6 +192,7 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					add(cmp.Or(prefix, "."), List)
 				}
 			}
+			unpacked := false // the word's use writes its decompressed name too
 			expand := func(word *syntax.Word, a Access, cut int) {
 				if problem := unknowable(word, s.homeSet); problem != "" {
 					bad(word, problem)
@@ -215,6 +216,9 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					}
 					if a == Arg || !exemptTargets[f] {
 						add(f, a)
+					}
+					if out := decompressedName(f); unpacked && out != "" {
+						add(out, a)
 					}
 				}
 			}
@@ -257,7 +261,9 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				case useRead:
 					expand(word, Read, u.cut)
 				case useWrite:
+					unpacked = u.unpacked
 					expand(word, Write, u.cut)
+					unpacked = false
 				case useList:
 					bad(word, "a file that lists the files the command opens")
 				default:

@@ -27,6 +27,9 @@ type wordUse struct {
 	rel    int
 	relDir bool
 	pkg    pkgKind // what a go package pattern names
+	// unpacked: the file it writes is also the word's path less its compression
+	// suffix (gunzip x.gz writes x; decompressedName).
+	unpacked bool
 }
 
 // pkgKind is what a package pattern of the go command names.
@@ -602,6 +605,27 @@ func grepOps(u *usage, ops []int) {
 	}
 }
 
+// fdOps reads fd's operands as grep's; with -x or -X (--exec, --exec-batch) the
+// command it runs may rewrite or remove each file found, so its search paths, else
+// the directory it runs in, are written.
+func fdOps(u *usage, ops []int) {
+	grepOps(u, ops)
+	if !u.has(kRun) {
+		return
+	}
+	first := 1
+	if patternGiven(u) {
+		first = 0
+	}
+	if len(ops) <= first {
+		u.writeCwd = true
+		return
+	}
+	for _, i := range ops[first:] {
+		u.set(i, useWrite, 0)
+	}
+}
+
 func patternGiven(u *usage) bool {
 	return strings.ContainsAny(u.letters, "ef") || containsAny(u.longs, "regexp", "file")
 }
@@ -1155,17 +1179,105 @@ func unzipOps(u *usage, ops []int) {
 	}
 }
 
-// compressOps: gzip FILE replaces FILE, unless it writes to stdout or only tests.
-func compressOps(u *usage, ops []int) {
-	keep := strings.ContainsAny(u.letters, "cltk") || containsAny(u.longs, "stdout",
-		"to-stdout", "list", "test", "keep")
-	for _, i := range ops {
-		if keep {
+// unpackOps returns the operands of an unpacker that writes the directory it runs in
+// when extracts (nil: always) says it extracts; its operands may be paths.
+func unpackOps(extracts func(u *usage, ops []int) bool) func(u *usage, ops []int) {
+	return func(u *usage, ops []int) {
+		for _, i := range ops {
 			u.set(i, useArg, 0)
-		} else {
-			u.set(i, useWrite, 0)
+		}
+		if extracts == nil || extracts(u, ops) {
+			u.writeCwd = true
 		}
 	}
+}
+
+// renameOps: rename EXPR FILES (Perl's, the rename of many distributions) and rename
+// FROM TO FILES (util-linux's) move every operand; EXPR, and -e EXPR, is Perl code,
+// which the gate follows only as a plain s/// or y/// (tr///) with no code in it.
+func renameOps(u *usage, ops []int) {
+	expr := -1
+	for i, w := range u.words {
+		if i > 0 && w == "-e" && i+1 < len(u.words) {
+			expr = i + 1
+			break
+		}
+	}
+	if expr < 0 && len(ops) > 0 {
+		expr, ops = ops[0], ops[1:]
+	}
+	if expr > 0 {
+		u.inline(u.words[expr], u.words[expr], perlRuns)
+	}
+	for _, i := range ops {
+		u.set(i, useWrite, 0)
+	}
+}
+
+// perlRuns reports whether a rename expression may be more than a substitution: it
+// is not s/A/B/ or y/A/B/ (tr) with / delimiters, flags of gimsx only, and no $, @,
+// {, } or \ that could interpolate or nest code. It errs on the side of yes.
+func perlRuns(expr string) bool {
+	rest, ok := strings.CutPrefix(expr, "s/")
+	if !ok {
+		if rest, ok = strings.CutPrefix(expr, "y/"); !ok {
+			if rest, ok = strings.CutPrefix(expr, "tr/"); !ok {
+				return true
+			}
+		}
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) != 3 || strings.Trim(parts[2], "gimsx") != "" {
+		return true
+	}
+	return strings.ContainsAny(parts[0]+parts[1], "$@{}\\")
+}
+
+// compressOps: gzip FILE replaces FILE, unless it writes to stdout or only tests; a
+// decompression (gunzip, -d) writes FILE less its suffix, even with -k.
+func compressOps(u *usage, ops []int) {
+	out := !strings.ContainsAny(u.letters, "clt") && !containsAny(u.longs, "stdout",
+		"to-stdout", "list", "test")
+	keep := strings.Contains(u.letters, "k") || containsAny(u.longs, "keep")
+	unpacks := decompressors[ProgramName(u.words[0])] ||
+		strings.Contains(u.letters, "d") || containsAny(u.longs, "decompress", "uncompress")
+	for _, i := range ops {
+		switch {
+		case out && unpacks:
+			u.uses[i] = wordUse{use: useWrite, unpacked: true}
+		case out && !keep:
+			u.set(i, useWrite, 0)
+		default:
+			u.set(i, useArg, 0)
+		}
+	}
+}
+
+// decompressors are the compression programs that decompress without -d.
+var decompressors = setOf("gunzip", "bunzip2", "unxz", "unzstd", "uncompress")
+
+// compressSuffixes are the suffixes a decompressor takes off, longest first within
+// a common ending; tgz-style ones give .tar.
+var compressSuffixes = []struct{ from, to string }{
+	{".tar.gz", ".tar"}, {".tgz", ".tar"}, {".taz", ".tar"}, {".gz", ""}, {".z", ""},
+	{".Z", ""}, {".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}, {".txz", ".tar"},
+	{".xz", ""}, {".lzma", ""}, {".tzst", ".tar"}, {".zst", ""}, {".lz4", ""},
+	{".lz", ""},
+}
+
+// decompressedName is the file a decompressor writes for f: f less its compression
+// suffix, else (a suffix -S names) f less its last extension; "" when f has none.
+func decompressedName(f string) string {
+	for _, x := range compressSuffixes {
+		if base, ok := strings.CutSuffix(f, x.from); ok && base != "" &&
+			!strings.HasSuffix(base, "/") {
+			return base + x.to
+		}
+	}
+	if i := strings.LastIndexByte(f, '.'); i > 0 && !strings.Contains(f[i:], "/") {
+		return f[:i]
+	}
+	return ""
 }
 
 func shorts(s string, k kind) map[byte]kind {
@@ -1285,7 +1397,7 @@ func init() {
 			longs(kVal, "extension", "type", "exclude", "max-depth", "min-depth",
 				"exact-depth", "size", "color", "threads", "owner", "changed-within",
 				"changed-before", "max-results", "format", "path-separator", "batch-size")),
-		operands: grepOps, cwd: grepCwd}, "fd", "fdfind")
+		operands: fdOps, cwd: grepCwd}, "fd", "fdfind")
 	add(&program{abbrev: true, short: merge(shorts("o", kWrite), shorts("T", kWrite),
 		shorts("ktSy", kVal)),
 		long: merge(longs(kWrite, "output", "temporary-directory"),
@@ -1293,7 +1405,30 @@ func init() {
 			longs(kVal, "key", "field-separator", "buffer-size", "parallel", "batch-size",
 				"sort"))}, "sort")
 	add(&program{abbrev: true, operands: opsWrite}, "tee", "rm", "rmdir", "unlink",
-		"mkdir", "mkfifo", "trash", "trash-put", "srm")
+		"mkdir", "mkfifo", "trash", "trash-put", "srm", "gvfs-trash", "gvfs-rm",
+		"gvfs-move", "rmtrash")
+	// Unpackers that extract into the directory they run in (docs/design.md, "Shell
+	// commands"); a directory an option names (unar -o, cabextract -d) is written too.
+	add(&program{short: shorts("o", kWrite), long: longs(kWrite, "output-directory"),
+		operands: unpackOps(nil)}, "unar", "aunpack", "dtrx", "p7zip", "unp")
+	add(&program{short: shorts("d", kWrite), long: longs(kWrite, "directory"),
+		operands: unpackOps(func(u *usage, _ []int) bool {
+			return !strings.ContainsAny(u.letters, "lt") &&
+				!containsAny(u.longs, "list", "test")
+		})}, "cabextract")
+	add(&program{operands: unpackOps(func(u *usage, ops []int) bool {
+		return len(ops) > 0 && (u.words[ops[0]] == "x" || u.words[ops[0]] == "e")
+	})}, "unrar")
+	add(&program{long: longs(kFlag, "extract"), operands: unpackOps(func(u *usage,
+		ops []int) bool {
+		return strings.Contains(u.letters, "x") || containsAny(u.longs, "extract") ||
+			len(ops) > 0 && strings.Contains(u.words[ops[0]], "x")
+	})}, "jar", "ar")
+	add(&program{operands: unpackOps(func(u *usage, _ []int) bool {
+		return strings.Contains(u.letters, "r")
+	})}, "pax")
+	add(&program{abbrev: true, short: shorts("e", kVal), operands: renameOps}, "rename",
+		"prename", "perl-rename", "file-rename")
 	// Removals and overwrites: their operands are written.
 	add(&program{abbrev: true, short: shorts("ns", kVal), long: merge(longs(kVal,
 		"iterations", "size"), longs(kRead, "random-source")), operands: opsWrite}, "shred")
@@ -1656,6 +1791,19 @@ func (u *usage) gitWriteOps(ops []int, noneWritesCwd bool) {
 	}
 }
 
+// gitWritePathspecs makes the pathspecs ops written as gitWriteOps does, and the whole
+// work tree when one is not a plain path: git matches a wildcard (*, ?, [, a \ escape)
+// across "/", at any depth, and a leading ":" is magic (":/" the top, ":!x" all but
+// x, ":(icase)"), so such a word may name any file of the tree, whatever the shell saw.
+func (u *usage) gitWritePathspecs(ops []int, noneWritesCwd bool) {
+	for _, i := range ops {
+		if w := u.words[i]; strings.HasPrefix(w, ":") || strings.ContainsAny(w, `*?[\`) {
+			u.writesRepo = true
+		}
+	}
+	u.gitWriteOps(ops, noneWritesCwd)
+}
+
 // after returns the operands of ops after the "--" at index dashes (all of them
 // when there is none, dashes being at or before the first).
 func after(ops []int, dashes int) []int {
@@ -1691,7 +1839,7 @@ var gitStashKeeps = setOf("list", "show", "drop", "clear", "create", "store")
 // words say; any other subcommand outside gitKeepsTree writes it whole.
 var gitTreeWriters = func() map[string]*gitTreeWriter {
 	whole := func(u, _ *usage, _ []int, _ int) { u.writesRepo = true }
-	pathspecs := func(u, _ *usage, ops []int, _ int) { u.gitWriteOps(ops, false) }
+	pathspecs := func(u, _ *usage, ops []int, _ int) { u.gitWritePathspecs(ops, false) }
 	m := map[string]*gitTreeWriter{
 		// restore PATHS; --staged alone restores the index only.
 		"restore": {opts: program{abbrev: true, short: shorts("s", kVal),
@@ -1699,7 +1847,7 @@ var gitTreeWriters = func() map[string]*gitTreeWriter {
 				longs(kFlag, "staged", "worktree"))},
 			writes: func(u, v *usage, ops []int, _ int) {
 				if !v.given("S", "staged") || v.given("W", "worktree") {
-					u.gitWriteOps(ops, false)
+					u.gitWritePathspecs(ops, false)
 				}
 			}},
 		// rm PATHS; --cached removes them from the index only.
@@ -1707,7 +1855,7 @@ var gitTreeWriters = func() map[string]*gitTreeWriter {
 			longs(kFlag, "cached"))},
 			writes: func(u, v *usage, ops []int, _ int) {
 				if !v.given("", "cached") {
-					u.gitWriteOps(ops, false)
+					u.gitWritePathspecs(ops, false)
 				}
 			}},
 		"mv": {writes: pathspecs}, // its sources are removed, its destination written
@@ -1717,7 +1865,7 @@ var gitTreeWriters = func() map[string]*gitTreeWriter {
 			long: merge(longs(kVal, "exclude"), longs(kFlag, "dry-run"))},
 			writes: func(u, v *usage, ops []int, _ int) {
 				if !v.given("n", "dry-run") {
-					u.gitWriteOps(ops, true)
+					u.gitWritePathspecs(ops, true)
 				}
 			}},
 		// checkout REV -- PATHS writes PATHS; checkout BRANCH (or a word that may be a
@@ -1729,7 +1877,7 @@ var gitTreeWriters = func() map[string]*gitTreeWriter {
 				// Without "--", a word that may be a path is in the tree it writes.
 				paths := after(ops, dashes)
 				if u.words[dashes] == "--" && len(paths) > 0 {
-					u.gitWriteOps(paths, false)
+					u.gitWritePathspecs(paths, false)
 				} else if len(ops) > 0 || v.given("f", "force") {
 					u.writesRepo = true
 				}
@@ -2227,7 +2375,8 @@ func init() {
 }
 
 // find reads find's start paths, then its expression: -exec and -ok run commands
-// (their words stay arguments), -delete removes what it finds, -fprint writes.
+// (their words stay arguments) on what it finds, which they may rewrite or remove, so
+// they write the start paths as -delete does; -fprint writes.
 func (u *usage) find() {
 	words := u.words
 	i := 1
@@ -2258,7 +2407,9 @@ func (u *usage) find() {
 		w := words[i]
 		switch w {
 		case "-exec", "-execdir", "-ok", "-okdir":
+			// The command may write or remove each file found, as -delete does.
 			u.risky = append(u.risky, w)
+			deletes = true
 			for i++; i < len(words) && words[i] != ";" && words[i] != "+"; i++ {
 				u.set(i, useArg, 0)
 			}
