@@ -953,7 +953,9 @@ func (s *Set) shellGuards(t *tier, c *Call, sc *shell.Script, p *shell.Path, pat
 	}
 	if g == nil {
 		write := p.Access == shell.Write
-		if n := t.needsHuman(path, write); n != "" && (write || p.Access == shell.Arg) {
+		// An argument of a program the gate does not know may be written whole.
+		if n := t.needsHuman(path, write || p.MayWrite); n != "" &&
+			(write || p.Access == shell.Arg) {
 			return Decision{Action: Require, Path: path, PathState: PathOK, Contains: n,
 				Reason: pathWhat(sc, p) + " " + ReasonNeedsHuman + ": " + n}, true
 		}

@@ -64,6 +64,17 @@ func TestNeedsHuman(t *testing.T) {
 		{"grep folder", Call{Tool: "Grep", Args: map[string]any{"pattern": "x",
 			"path": ".claude"}}, false},
 		{"shell rm other folder", bash("rm -rf docs"), false},
+		// A program the gate does not know may write what it is given, below it too;
+		// the known readers beside it are decided by the rules.
+		{"shell unknown program folder", bash("mmv .claude x"), true},
+		{"shell unknown program root", bash("dpkg-deb -x x.deb ."), true},
+		{"shell unknown program dot-dot", bash("kioclient5 move docs/../.claude trash:/"), true},
+		{"shell unknown program option value", bash("mytool --out=.claude"), true},
+		{"shell unknown program under env", bash("env A=1 mytool .claude"), true},
+		{"shell unknown program other folder", bash("mytool docs"), false},
+		{"shell unknown program neighbour file", bash("mytool .claude/other.json"), false},
+		{"shell du folder", bash("du -s .claude"), false},
+		{"shell cat neighbour", bash("cat .claude/other.json"), false},
 		{"write in a folder to be", file("Write", ".github/workflows/ci.yml"), true},
 		{"shell mv to a folder to be", bash("mv memory .github"), true},
 		{"shell cp -r to a folder to be", bash("cp -r memory .github/workflows"), true},

@@ -76,19 +76,20 @@ type Command struct {
 	// pattern allows the command only when it spells each of them.
 	Risky []string
 
-	args      []*syntax.Word // the argument words (after the program), for Paths
-	argUses   []wordUse      // what each of args is; nil: each may be a path
-	dirArg    int            // 1 + the index in args of the -C DIR it works in; 0: none
-	readsCwd  bool           // it reads the directory it runs in (ls, git status)
-	writesCwd bool           // it writes into that directory (curl -O, tar -x)
-	configs   []string       // files it runs from its directory and above (configPrograms)
-	repo      bool           // it reads the whole repository it runs in (git show, git archive)
-	worktree  bool           // it writes that repository's whole work tree (git checkout BRANCH)
-	runs      bool           // it runs the code of the packages it names (go test, go run)
-	writes    bool           // it rewrites the packages it names (go fmt, go fix)
-	progWord  *syntax.Word   // the program word, a path when it holds a slash
-	dirs      []string       // directories it may run in, relative to the start
-	dirKnown  bool
+	args        []*syntax.Word // the argument words (after the program), for Paths
+	argUses     []wordUse      // what each of args is; nil: each may be a path
+	unknownProg bool           // its program is not in the table: its arguments may be written
+	dirArg      int            // 1 + the index in args of the -C DIR it works in; 0: none
+	readsCwd    bool           // it reads the directory it runs in (ls, git status)
+	writesCwd   bool           // it writes into that directory (curl -O, tar -x)
+	configs     []string       // files it runs from its directory and above (configPrograms)
+	repo        bool           // it reads the whole repository it runs in (git show, git archive)
+	worktree    bool           // it writes that repository's whole work tree (git checkout BRANCH)
+	runs        bool           // it runs the code of the packages it names (go test, go run)
+	writes      bool           // it rewrites the packages it names (go fmt, go fix)
+	progWord    *syntax.Word   // the program word, a path when it holds a slash
+	dirs        []string       // directories it may run in, relative to the start
+	dirKnown    bool
 }
 
 // Form is one text of a command that patterns match: the command's words, the

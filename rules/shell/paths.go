@@ -61,6 +61,9 @@ type Path struct {
 	// or module root the command works on.
 	Marker  string
 	Command int // the index of the command in Script.Commands
+	// MayWrite marks an Arg of a program the gate does not know: it may write Name,
+	// or anything below it.
+	MayWrite bool
 	// Problem, when set, says why the path cannot be known (~user, a glob that may
 	// match ..): the call needs a human, whatever the rules say. A Blind command
 	// gives a Path with an empty Name and its Blind as the Problem.
@@ -163,9 +166,12 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				if dir == "" && !path.IsAbs(name) {
 					note(ErrUnknownDir)
 				}
-				paths = append(paths, Path{Name: name, Dir: dir, Access: a, Command: ci})
+				mayWrite := a == Arg && c.unknownProg
+				paths = append(paths, Path{Name: name, Dir: dir, Access: a, Command: ci,
+					MayWrite: mayWrite})
 				if subOn && sub != "" && !path.IsAbs(name) {
-					paths = append(paths, Path{Name: name, Dir: sub, Access: a, Command: ci})
+					paths = append(paths, Path{Name: name, Dir: sub, Access: a, Command: ci,
+						MayWrite: mayWrite})
 				}
 			}
 			bad := func(word *syntax.Word, problem string) {

@@ -139,6 +139,9 @@ type usage struct {
 	// runsCmd says why it runs a command its words give (git -c alias.x=!cmd, git
 	// bisect run): like an interpreter, no pattern may allow it. "" when it does not.
 	runsCmd string
+	// unknown: the program is not in the table; what it does with its arguments is
+	// not known, so they may be written.
+	unknown bool
 }
 
 func (u *usage) set(i int, x use, cut int) {
@@ -171,6 +174,7 @@ func classify(words []string) *usage {
 	p := programs[prog]
 	if p == nil {
 		p = &genericProgram
+		u.unknown = true
 	}
 	ops := u.options(p, 1)
 	if p.operands != nil {

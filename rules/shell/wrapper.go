@@ -746,6 +746,7 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 	if c.runs = u.runsPkgs; c.runs {
 		c.configs = goRunConfigs
 	}
+	c.unknownProg = u.unknown
 	c.argUses = make([]wordUse, len(c.args))
 	for j, fu := range u.uses {
 		wi := wordOf[start+j]
