@@ -178,7 +178,7 @@ func TestShellRemoversAndArchivers(t *testing.T) {
 		{top("ag x"), R, true, "holds"}, // it recurses where it runs
 		{top("fd key secrets"), R, true, "secrets"},
 		{d("ag --pager less x"), R, false, ""}, // runs a program: risky, not spelled
-		{d("fd -x rm x"), R, false, ""},
+		{d("fd -x rm x"), R, true, `write "." of command "fd -x rm x"`},
 		{d("ack -x x"), R, true, "reads the names of the files it opens"},
 		{d("ack --files-from=list x"), R, true, "lists the files"},
 		// Archivers: what they write and where they unpack.

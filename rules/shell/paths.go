@@ -218,6 +218,29 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					}
 				}
 			}
+			// derived adds the name d derives from each field of word, from byte cut, as
+			// written (the folder when the name is unknown).
+			derived := func(word *syntax.Word, d derive, cut int) {
+				fields, err := x.fields(dir, word)
+				if err != nil {
+					note(err)
+					return
+				}
+				for _, f := range fields {
+					if cut >= len(f) && cut > 0 {
+						continue
+					}
+					f = f[cut:]
+					switch d {
+					case deriveDir:
+						add(path.Dir(f), Write)
+					case deriveStrip:
+						add(strings.TrimSuffix(f, path.Ext(f)), Write)
+					case deriveBase:
+						add(strings.TrimSuffix(path.Base(f), ".go"), Write)
+					}
+				}
+			}
 			if c.progWord != nil && strings.Contains(c.Words[0], "/") && isLiteral(c.progWord) {
 				expand(c.progWord, Arg, 0)
 			}
@@ -232,6 +255,9 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				subOn = k != c.dirArg-1
 				if u.pkg != pkgNone {
 					pkgPaths(word, u.pkg, c.configs, c.runs, c.writes, add, &paths)
+				}
+				if u.derive != deriveNone {
+					derived(word, u.derive, u.cut)
 				}
 				if u.rel > 0 && u.rel <= len(c.args) {
 					// ln -s TARGET LINK: TARGET is read where LINK lies.
