@@ -46,6 +46,9 @@ func TestShellDerivedWrites(t *testing.T) {
 		{top("gunzip -k memory/x.gz"), A, false, ""},
 		// The program go build writes; go install's, where the call does not say.
 		{top("go build ./src/cmd/tool"), R, false, `write "tool"`},
+		{top("go build -o memory/tool ./src/cmd/tool"), R, false, "rule 2"}, // -o: risky
+		{top("go build --o=memory/tool ./src/cmd/tool"), R, false, "rule 2"},
+		{top("go build src/cmd/tool/main.go"), R, false, `write "main"`},
 		{d("go build ./..."), A, false, ""}, // several packages: discarded
 		{d("go install ./cmd/skald-bot"), R, true, "GOBIN"},
 		{d("go install example.com/x@latest"), R, true, "GOBIN"},

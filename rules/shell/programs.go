@@ -2318,7 +2318,7 @@ func (u *usage) goTool() {
 		u.blind = "go install writes its programs to GOBIN or GOPATH/bin, " +
 			"which the call does not name"
 	}
-	if sub == "build" && !slices.Contains(u.longs, "o") {
+	if sub == "build" && !slices.ContainsFunc(words[i+1:end], isGoOutFlag) {
 		u.goBuildOut(ops, end)
 	}
 	if sub == "env" && containsWord(words[i+1:], "-w", "--w", "-u", "--u") {
@@ -2346,6 +2346,15 @@ func (u *usage) goBuildOut(ops []int, end int) {
 		len(pkgs) > 0 && strings.HasSuffix(u.words[pkgs[0]], ".go"):
 		u.derives(pkgs[:1], deriveBase)
 	}
+}
+
+// isGoOutFlag reports whether w is go build's -o flag (-o, --o, -o=F, --o=F).
+func isGoOutFlag(w string) bool {
+	if !strings.HasPrefix(w, "-") {
+		return false
+	}
+	w = strings.TrimPrefix(w[1:], "-")
+	return w == "o" || strings.HasPrefix(w, "o=")
 }
 
 // goPackage says what the go command's package pattern w names: a local directory
