@@ -52,7 +52,7 @@ func TestShellHardLinks(t *testing.T) {
 		{top("cp -l secrets/key data/k"), D, false, "secrets"},
 		// A copy, or a link of a place the agent may write, stays allowed.
 		{top("cp .git/config data/gc"), A, false, ""},
-		{top("cp -S l .git/config data/gc"), A, false, ""}, // l is the suffix
+		{top("cp -S l .git/config data/gc"), R, true, "holds data/skald"}, // a backup in data
 		{top("cp -r src data/c"), A, false, ""},
 		{top("cp -l data/file.txt data/hl"), A, false, ""},
 		{top("rsync -a src/ data/x"), A, false, ""},
@@ -72,7 +72,7 @@ func TestShellGoFlags(t *testing.T) {
 		{top("go build -overlay=data/ov.json ./src/p"), R, false, ""},
 		{top("go run -overlay=data/ov.json ./src/p"), R, false, ""},
 		{top("go vet -overlay=data/ov.json ./src/p"), R, false, ""},
-		{top("go install -overlay=data/ov.json ./src/p"), R, false, ""},
+		{top("go install -overlay=data/ov.json ./src/p"), R, true, "GOBIN"},
 		{top("go test -pkgdir=data/pk ./src/p"), R, false, ""},
 		{src("go test -c ./p"), R, false, "-c"},
 		{src("go test -c -o ../data/p.test ./p"), R, false, ""},
@@ -87,7 +87,7 @@ func TestShellGoFlags(t *testing.T) {
 		{top("go test ./src/p"), A, false, ""},
 		{top("go test -run X -count=1 -v -race ./src/p"), A, false, ""},
 		{top("go test -fuzztime=10s -fullpath ./src/p"), A, false, ""},
-		{top("go build -trimpath -modcacherw ./src/p"), A, false, ""},
+		{top("go build -trimpath -modcacherw ./src/p"), R, false, `write "p"`}, // ./p
 		{top("go test ./src/p -args -test.v"), A, false, ""},
 		{top("go list -deps ./src/p"), A, false, ""},
 	})

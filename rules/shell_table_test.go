@@ -456,7 +456,7 @@ func TestShellGoPackages(t *testing.T) {
 		{top("cd memory && go test ./..."), Require, false, "which the agent may write"},
 		// Reading or building it runs nothing of the agent's.
 		{top("go vet ./memory/..."), Allow, false, ""},
-		{top("go build ./memory/a"), Allow, false, ""},
+		{top("go build ./memory/a"), Require, false, `write "a"`}, // ./a
 		{docs("go vet ./..."), Allow, false, ""},
 		{top("go test ./docs/sub/..."), Allow, false, ""},
 		{top("go test"), Allow, false, ""},
@@ -760,7 +760,7 @@ func TestShellLinkedConfig(t *testing.T) {
 		{bash("src/m", "make"), R, false, "data/mk"},
 		{bash("", "go test ./src/p"), R, false, "data/a_test.go"},
 		{bash("", "go test ./src/py"), R, false, "data/a_test.go"},
-		{bash("", "go build ./src/p"), A, false, ""},
+		{bash("", "go build ./src/p"), R, false, `write "p"`}, // ./p
 		{bash("src/p", "go test ."), R, false, "data/a_test.go"},
 		{bash("src/py", "pytest"), R, false, "data/mk"},
 		{bash("src/ok", "git status"), A, false, ""},

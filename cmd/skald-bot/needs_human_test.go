@@ -11,7 +11,8 @@ import (
 )
 
 // TestNeedsHumanPlaces: the gate's own wiring is each workspace's Claude Code
-// settings, the user's and the managed ones, and the running executable.
+// settings and .mcp.json, the user's settings and ~/.claude.json, the managed
+// settings, and the running executable.
 func TestNeedsHumanPlaces(t *testing.T) {
 	cfg := &config.Config{WorkspaceRoot: "/w",
 		Profiles: []config.Profile{{ID: "p", WorkspaceRoot: "/p"}, {ID: "q"}},
@@ -28,6 +29,7 @@ func TestNeedsHumanPlaces(t *testing.T) {
 	for _, want := range []string{"/w/.claude/settings.json", "/w/.claude/settings.local.json",
 		"/p/.claude/settings.json", "/p/.claude/settings.local.json",
 		"/home/u/.claude/settings.json", claudecode.ManagedSettings, exe,
+		"/w/.mcp.json", "/p/.mcp.json", "/home/u/.claude.json",
 		"/w/.github/workflows", "/p/.github/workflows", "/home/u/bin/deploy",
 		"/etc/cron.d"} {
 		if !slices.Contains(got, want) {

@@ -191,7 +191,7 @@ func gateOptions(cfg *config.Config, db gate.Store, log *slog.Logger) gate.Optio
 // needsHuman returns the places whose rewrite would switch the gate off, so a write to
 // one needs a human (rules.Options.NeedsHuman): Claude Code's settings files of the
 // workspace and of each profile's workspace, of the user under home and the managed
-// one, the programs their skald-bot hooks run (as the files say at start-up; a name
+// one, the files that start its MCP servers (claudecode.CommandFiles), the programs their skald-bot hooks run (as the files say at start-up; a name
 // the hook finds on the PATH is looked up on the service's) and the service's
 // executable, resolved through symlinks when they can be, and the config's
 // tools.needs_human (a relative one in every workspace).
@@ -218,6 +218,7 @@ func needsHuman(cfg *config.Config, home string) []string {
 		}
 	}
 	out = append(out, progs...)
+	out = append(out, claudecode.CommandFiles(roots, home)...)
 	for _, n := range cfg.Tools.NeedsHuman {
 		switch {
 		case strings.HasPrefix(n, "~/"):

@@ -485,6 +485,20 @@ func HookPrograms(path string) ([]string, error) {
 	return out, nil
 }
 
+// CommandFiles returns the absolute files besides the settings that make Claude Code
+// run commands (the MCP servers it starts): each of roots' .mcp.json, then the user's
+// ~/.claude.json (skipped when home is empty). Nothing is read.
+func CommandFiles(roots []string, home string) []string {
+	var out []string
+	for _, r := range roots {
+		out = append(out, filepath.Join(r, ".mcp.json"))
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, ".claude.json"))
+	}
+	return out
+}
+
 // SettingsFiles returns the absolute settings files that configure Claude Code in
 // each of roots (ProjectSettings), the user's under home (~/.claude/settings.json,
 // skipped when home is empty) and ManagedSettings, in that order. Nothing is read.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -295,6 +296,29 @@ func TestHookPrograms(t *testing.T) {
 			}
 			if tc.err && !errors.Is(err, ErrMalformed) {
 				t.Errorf("error %v, want ErrMalformed", err)
+			}
+		})
+	}
+}
+
+// TestCommandFiles: the files besides the settings that make Claude Code run
+// commands (MCP servers) are each root's .mcp.json and ~/.claude.json.
+func TestCommandFiles(t *testing.T) {
+	tests := []struct {
+		name  string
+		roots []string
+		home  string
+		want  []string
+	}{
+		{"roots and home", []string{"/w", "/p"}, "/home/u",
+			[]string{"/w/.mcp.json", "/p/.mcp.json", "/home/u/.claude.json"}},
+		{"no home", []string{"/w"}, "", []string{"/w/.mcp.json"}},
+		{"nothing", nil, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CommandFiles(tt.roots, tt.home); !slices.Equal(got, tt.want) {
+				t.Errorf("CommandFiles(%v, %q) = %v, want %v", tt.roots, tt.home, got, tt.want)
 			}
 		})
 	}

@@ -522,7 +522,8 @@ var (
 		"PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL", "BROWSER",
 		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONINSPECT", "NODE_OPTIONS",
 		"NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "GOFLAGS",
-		"GOROOT", "GOTOOLCHAIN", "CC", "CXX", "MAKEFLAGS", "MAKEFILES")
+		"GOROOT", "GOTOOLCHAIN", "CC", "CXX", "MAKEFLAGS", "MAKEFILES",
+		"SIMPLE_BACKUP_SUFFIX") // the name of the backups cp, mv, ln, install write
 	runnerPrefixes = []string{"LD_", "DYLD_", "GIT_CONFIG_", "npm_config_", "NPM_CONFIG_",
 		"BASH_FUNC_"}
 )

@@ -198,7 +198,6 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					add(cmp.Or(prefix, "."), List)
 				}
 			}
-			unpacked := false // the word's use writes its decompressed name too
 			expand := func(word *syntax.Word, a Access, cut int) {
 				if problem := unknowable(word, s.homeSet); problem != "" {
 					bad(word, problem)
@@ -223,8 +222,28 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 					if a == Arg || !exemptTargets[f] {
 						add(f, a)
 					}
-					if out := decompressedName(f); unpacked && out != "" {
-						add(out, a)
+				}
+			}
+			// derived adds the name d derives from each field of word, from byte cut, as
+			// written (the folder when the name is unknown).
+			derived := func(word *syntax.Word, d derive, cut int) {
+				fields, err := x.fields(dir, word)
+				if err != nil {
+					note(err)
+					return
+				}
+				for _, f := range fields {
+					if cut >= len(f) && cut > 0 {
+						continue
+					}
+					f = f[cut:]
+					switch d {
+					case deriveDir:
+						add(path.Dir(f), Write)
+					case deriveStrip:
+						add(strings.TrimSuffix(f, path.Ext(f)), Write)
+					case deriveBase:
+						add(strings.TrimSuffix(path.Base(f), ".go"), Write)
 					}
 				}
 			}
@@ -242,6 +261,9 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				subOn = k != c.dirArg-1
 				if u.pkg != pkgNone {
 					pkgPaths(word, u.pkg, c.configs, c.runs, c.writes, add, &paths)
+				}
+				if u.derive != deriveNone {
+					derived(word, u.derive, u.cut)
 				}
 				if u.rel > 0 && u.rel <= len(c.args) {
 					// ln -s TARGET LINK: TARGET is read where LINK lies.
@@ -267,9 +289,7 @@ func (s *Script) Paths(base, home string) (paths []Path, err error) {
 				case useRead:
 					expand(word, Read, u.cut)
 				case useWrite:
-					unpacked = u.unpacked
 					expand(word, Write, u.cut)
-					unpacked = false
 				case useList:
 					bad(word, "a file that lists the files the command opens")
 				default:

@@ -27,10 +27,20 @@ type wordUse struct {
 	rel    int
 	relDir bool
 	pkg    pkgKind // what a go package pattern names
-	// unpacked: the file it writes is also the word's path less its compression
-	// suffix (gunzip x.gz writes x; decompressedName).
-	unpacked bool
+	derive derive  // a name the command writes, derived from the word
 }
+
+// derive is a name a command writes that its word does not spell but gives: the
+// backup DEST+SUFFIX of cp -S, the pieces PREFIXaa of split, the file X of gunzip
+// X.gz, the program ./NAME of go build ./cmd/NAME.
+type derive uint8
+
+const (
+	deriveNone  derive = iota
+	deriveDir          // an unknown name in the word's folder: the folder is written
+	deriveStrip        // the word without its extension (gunzip X.gz writes X)
+	deriveBase         // the word's last element, in the working directory (go build)
+)
 
 // pkgKind is what a package pattern of the go command names.
 type pkgKind uint8
@@ -151,6 +161,13 @@ func (u *usage) set(i int, x use, cut int) {
 }
 
 func (u *usage) has(k kind) bool { return u.seen[k] > 0 }
+
+// derives records that the command writes the name d derives from each of words ops.
+func (u *usage) derives(ops []int, d derive) {
+	for _, i := range ops {
+		u.uses[i].derive = d
+	}
+}
 
 // classify reads the words of one command (its program first, after the wrappers)
 // and returns its usage.
@@ -547,6 +564,107 @@ func lnOps(u *usage, ops []int) {
 	}
 }
 
+// backupOps: as f, but a backup named by a suffix (cp -b -S SUFFIX, --suffix)
+// DEST+SUFFIX may be any name in the destination's folder: that folder is written.
+func backupOps(f func(u *usage, ops []int)) func(u *usage, ops []int) {
+	return func(u *usage, ops []int) {
+		f(u, ops)
+		if len(ops) > 0 && u.target == 0 && suffixGiven(u) {
+			u.derives(ops[len(ops)-1:], deriveDir)
+		}
+	}
+}
+
+// suffixGiven reports whether -S or a prefix of --suffix was given.
+func suffixGiven(u *usage) bool {
+	return strings.ContainsRune(u.letters, 'S') || containsAny(u.longs, "suffix")
+}
+
+// splitOps: split FILE PREFIX writes PREFIXaa, PREFIXab, …: PREFIX's folder is
+// written; with no PREFIX, xaa, … in the directory it runs in.
+func splitOps(u *usage, ops []int) {
+	for n, i := range ops {
+		switch n {
+		case 0:
+			u.set(i, useArg, 0)
+		case 1:
+			u.set(i, useWrite, 0)
+			u.derives(ops[1:2], deriveDir)
+		}
+	}
+	if len(ops) < 2 {
+		u.writeCwd = true
+	}
+}
+
+// csplitOps: csplit FILE PATTERN… writes PREFIX00, …, PREFIX -f names (its folder
+// is written), or xx00, … in the directory it runs in.
+func csplitOps(u *usage, ops []int) {
+	if len(ops) > 0 {
+		u.set(ops[0], useArg, 0)
+	}
+	prefix := false
+	for i, x := range u.uses {
+		if x.use == useWrite {
+			u.derives([]int{i}, deriveDir)
+			prefix = true
+		}
+	}
+	if !prefix {
+		u.writeCwd = true
+	}
+}
+
+// arOps: ar's first operand is its key (x extracts into the directory it runs in;
+// d, m, q, r, s write the archive, its second); the members may be paths.
+func arOps(u *usage, ops []int) {
+	if len(ops) == 0 {
+		return
+	}
+	key := u.letters + u.words[ops[0]]
+	for n, i := range ops[1:] {
+		if n == 0 && strings.ContainsAny(key, "dmqrs") {
+			u.set(i, useWrite, 0)
+		} else {
+			u.set(i, useArg, 0)
+		}
+	}
+	if strings.ContainsRune(key, 'x') {
+		u.writeCwd = true
+	}
+}
+
+// fdOps: as grepOps, but fd -x/-X CMD runs CMD over what it finds, which CMD may
+// write: its search paths (or the directory it runs in) are written.
+func fdOps(u *usage, ops []int) {
+	grepOps(u, ops)
+	if !u.has(kRun) {
+		return
+	}
+	found := false
+	for n, i := range ops {
+		if n > 0 || patternGiven(u) {
+			u.set(i, useWrite, 0)
+			found = true
+		}
+	}
+	for _, i := range u.paths {
+		u.uses[i].use = useWrite
+		found = true
+	}
+	if !found {
+		u.writeCwd = true
+	}
+}
+
+// sshOps: ssh's first operand is the host; the others are the command a shell runs
+// there, which may be this machine: they may be paths, and a script is scanned as one.
+func sshOps(u *usage, ops []int) {
+	for _, i := range ops[min(1, len(ops)):] {
+		u.set(i, useArg, 0)
+	}
+}
+
 // opsFirstNone: the first operand is no path (a mode, an owner, a pattern), the
 // others are written when write is set.
 func opsFirstNone(write bool) func(u *usage, ops []int) {
@@ -606,27 +724,6 @@ func grepOps(u *usage, ops []int) {
 		if n > 0 || patternGiven(u) {
 			u.set(i, useArg, 0)
 		}
-	}
-}
-
-// fdOps reads fd's operands as grep's; with -x or -X (--exec, --exec-batch) the
-// command it runs may rewrite or remove each file found, so its search paths, else
-// the directory it runs in, are written.
-func fdOps(u *usage, ops []int) {
-	grepOps(u, ops)
-	if !u.has(kRun) {
-		return
-	}
-	first := 1
-	if patternGiven(u) {
-		first = 0
-	}
-	if len(ops) <= first {
-		u.writeCwd = true
-		return
-	}
-	for _, i := range ops[first:] {
-		u.set(i, useWrite, 0)
 	}
 }
 
@@ -1237,51 +1334,31 @@ func perlRuns(expr string) bool {
 	return strings.ContainsAny(parts[0]+parts[1], "$@{}\\")
 }
 
-// compressOps: gzip FILE replaces FILE, unless it writes to stdout or only tests; a
-// decompression (gunzip, -d) writes FILE less its suffix, even with -k.
+// compressOps: gzip FILE replaces FILE, unless it writes to stdout or only tests.
 func compressOps(u *usage, ops []int) {
-	out := !strings.ContainsAny(u.letters, "clt") && !containsAny(u.longs, "stdout",
+	toOut := strings.ContainsAny(u.letters, "clt") || containsAny(u.longs, "stdout",
 		"to-stdout", "list", "test")
-	keep := strings.Contains(u.letters, "k") || containsAny(u.longs, "keep")
-	unpacks := decompressors[ProgramName(u.words[0])] ||
-		strings.Contains(u.letters, "d") || containsAny(u.longs, "decompress", "uncompress")
+	keep := toOut || strings.ContainsRune(u.letters, 'k') || containsAny(u.longs, "keep")
 	for _, i := range ops {
-		switch {
-		case out && unpacks:
-			u.uses[i] = wordUse{use: useWrite, unpacked: true}
-		case out && !keep:
-			u.set(i, useWrite, 0)
-		default:
+		if keep {
 			u.set(i, useArg, 0)
+		} else {
+			u.set(i, useWrite, 0)
 		}
 	}
-}
-
-// decompressors are the compression programs that decompress without -d.
-var decompressors = setOf("gunzip", "bunzip2", "unxz", "unzstd", "uncompress")
-
-// compressSuffixes are the suffixes a decompressor takes off, longest first within
-// a common ending; tgz-style ones give .tar.
-var compressSuffixes = []struct{ from, to string }{
-	{".tar.gz", ".tar"}, {".tgz", ".tar"}, {".taz", ".tar"}, {".gz", ""}, {".z", ""},
-	{".Z", ""}, {".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}, {".txz", ".tar"},
-	{".xz", ""}, {".lzma", ""}, {".tzst", ".tar"}, {".zst", ""}, {".lz4", ""},
-	{".lz", ""},
-}
-
-// decompressedName is the file a decompressor writes for f: f less its compression
-// suffix, else (a suffix -S names) f less its last extension; "" when f has none.
-func decompressedName(f string) string {
-	for _, x := range compressSuffixes {
-		if base, ok := strings.CutSuffix(f, x.from); ok && base != "" &&
-			!strings.HasSuffix(base, "/") {
-			return base + x.to
-		}
+	if toOut {
+		return
 	}
-	if i := strings.LastIndexByte(f, '.'); i > 0 && !strings.Contains(f[i:], "/") {
-		return f[:i]
+	// The file it writes: X of X.gz decompressed, X.gz of X compressed; under -S
+	// SUFFIX any name in X's folder.
+	prog := ProgramName(u.words[0])
+	switch {
+	case suffixGiven(u):
+		u.derives(ops, deriveDir)
+	case strings.Contains(prog, "un") || strings.ContainsRune(u.letters, 'd') ||
+		containsAny(u.longs, "decompress", "uncompress"):
+		u.derives(ops, deriveStrip)
 	}
-	return ""
 }
 
 func shorts(s string, k kind) map[byte]kind {
@@ -1427,10 +1504,7 @@ func init() {
 		ops []int) bool {
 		return strings.Contains(u.letters, "x") || containsAny(u.longs, "extract") ||
 			len(ops) > 0 && strings.Contains(u.words[ops[0]], "x")
-	})}, "jar", "ar")
-	add(&program{operands: unpackOps(func(u *usage, _ []int) bool {
-		return strings.Contains(u.letters, "r")
-	})}, "pax")
+	})}, "jar")
 	add(&program{abbrev: true, short: shorts("e", kVal), operands: renameOps}, "rename",
 		"prename", "perl-rename", "file-rename")
 	// Removals and overwrites: their operands are written.
@@ -1447,26 +1521,52 @@ func init() {
 	add(&program{abbrev: true, short: shorts("L", kFollow), long: merge(longs(kRead,
 		"reference"), longs(kFollow, "dereference")),
 		operands: opsFirstNone(true)}, "chmod", "chown", "chgrp")
+	add(&program{abbrev: true, short: merge(shorts("L", kFollow), shorts("mMxX", kVal)),
+		long: merge(longs(kFollow, "logical"), longs(kVal, "modify", "modify-file",
+			"remove", "remove-file", "set", "set-file")),
+		operands: opsWrite}, "setfacl")
+	add(&program{abbrev: true, short: shorts("L", kFollow), long: longs(kFollow, "logical")},
+		"getfacl")
+	add(&program{abbrev: true, short: shorts("lbCnat", kVal),
+		long: merge(longs(kVal, "lines", "bytes", "line-bytes", "number", "suffix-length",
+			"additional-suffix", "separator"), longs(kRun, "filter"),
+			longs(kFlag, "numeric-suffixes", "hex-suffixes")),
+		operands: splitOps}, "split", "gsplit")
+	add(&program{abbrev: true, short: merge(shorts("f", kWrite), shorts("bn", kVal)),
+		long:     merge(longs(kWrite, "prefix"), longs(kVal, "suffix-format", "digits")),
+		operands: csplitOps}, "csplit", "gcsplit")
+	add(&program{operands: arOps}, "ar")
+	add(&program{operands: func(u *usage, _ []int) {
+		u.blind = ProgramName(u.words[0]) + " runs a job it reads from its input or a file"
+	}}, "at", "batch")
+	add(&program{abbrev: true, short: shorts("L", kFollow), long: longs(kFollow,
+		"copy-links")}, "rclone")
+	add(&program{short: merge(shorts("L", kFollow), shorts("fsox", kVal)),
+		operands: unpackOps(func(u *usage, _ []int) bool {
+			return strings.Contains(u.letters, "r") // pax -r extracts where it runs
+		})}, "pax")
+	add(&program{abbrev: true, short: shorts("X", kFollow), long: longs(kFollow,
+		"follow-symlinks", "dereference"), cwd: cwdIfNone}, "eza", "exa")
 	cpLike := &program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal),
 		shorts("L", kFollow)),
 		long: merge(longs(kTarget, "target-directory"), longs(kFollow, "dereference"),
 			longs(kVal, "suffix", "backup",
 				"sparse", "reflink", "preserve", "no-preserve", "update"),
 			longs(kFlag, "link", "symbolic-link")),
-		operands: cpOps}
+		operands: backupOps(cpOps)}
 	add(cpLike, "cp", "link")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal),
 		shorts("L", kFollow)),
 		long: merge(longs(kTarget, "target-directory"), longs(kFollow, "logical"),
 			longs(kVal, "suffix", "backup"), longs(kFlag, "symbolic", "relative")),
-		operands: lnOps}, "ln")
+		operands: backupOps(lnOps)}, "ln")
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("S", kVal)),
 		long: merge(longs(kTarget, "target-directory"), longs(kVal, "suffix",
-			"backup")), operands: opsWrite}, "mv") // it removes its sources
+			"backup")), operands: backupOps(opsWrite)}, "mv") // it removes its sources
 	add(&program{abbrev: true, short: merge(shorts("t", kTarget), shorts("mogS", kVal)),
 		long: merge(longs(kTarget, "target-directory"), longs(kVal, "mode", "owner",
 			"group", "suffix", "backup", "strip-program"), longs(kFlag, "directory")),
-		operands: installOps}, "install")
+		operands: backupOps(installOps)}, "install")
 	add(&program{abbrev: true, short: merge(shorts("i", kWriteFlag), shorts("e", kVal),
 		shorts("f", kRead), shorts("l", kVal)),
 		long: merge(longs(kWriteFlag, "in-place"), longs(kVal, "expression",
@@ -1535,7 +1635,7 @@ func init() {
 				"reject", "header", "method", "body-data", "post-data", "user",
 				"password", "quota", "limit-rate")),
 		operands: downloadOps}, "wget")
-	add(&program{abbrev: true,
+	tarProg := &program{abbrev: true,
 		short: merge(shorts("f", kPath), shorts("C", kDir), shorts("I", kRun),
 			shorts("F", kRun), shorts("X", kRead), shorts("T", kList), shorts("bLN", kVal),
 			shorts("h", kFollow)),
@@ -1549,7 +1649,11 @@ func init() {
 			longs(kFlag, "extract", "get", "create", "append", "update", "catenate",
 				"concatenate", "delete", "list", "diff", "compare", // the modes
 				"remove-files")),
-		operands: tarOps}, "tar", "bsdtar", "gtar")
+		operands: tarOps}
+	add(tarProg, "tar", "gtar")
+	bsdtar := *tarProg // bsdtar -L follows symlinks, as -h
+	bsdtar.short = merge(tarProg.short, shorts("L", kFollow))
+	add(&bsdtar, "bsdtar")
 	// diff -r follows the symlinks in the folders it compares.
 	add(&program{abbrev: true, short: shorts("r", kFollow), long: longs(kFollow, "recursive")},
 		"diff")
@@ -1575,7 +1679,10 @@ func init() {
 				}
 			}
 		}}, "zip")
-	add(&program{abbrev: true, short: shorts("S", kVal), long: longs(kVal, "suffix"),
+	add(&program{abbrev: true, short: merge(shorts("S", kVal), shorts("o", kWrite)),
+		long: merge(longs(kVal, "suffix"), longs(kWrite, "output-dir-flat",
+			"output-dir-mirror"), longs(kFlag, "decompress", "uncompress", "keep",
+			"stdout", "to-stdout", "list", "test")),
 		operands: compressOps}, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz",
 		"zstd", "unzstd", "lz4", "compress", "uncompress")
 	add(&program{abbrev: true, short: merge(shorts("e", kRun), shorts("TfB", kRead),
@@ -1594,7 +1701,7 @@ func init() {
 	add(&program{short: merge(shorts("SoF", kRun), shorts("i", kRead), shorts("P", kVal),
 		shorts("lcJ", kVal), shorts("r", kFollow)), operands: opsLast}, "scp")
 	add(&program{short: merge(shorts("oF", kRun), shorts("i", kRead), shorts("E", kWrite),
-		shorts("pluLRDbcemJOQSW", kVal)), operands: opsNone}, "ssh")
+		shorts("pluLRDbcemJOQSW", kVal)), operands: sshOps}, "ssh")
 	add(&program{abbrev: true, short: merge(shorts("fCEI", kRun), shorts("jlWo", kVal)),
 		long: merge(longs(kRun, "file", "makefile", "directory", "eval",
 			"include-dir"), longs(kVal, "jobs", "load-average", "old-file", "new-file",
@@ -2301,12 +2408,47 @@ func (u *usage) goTool() {
 		u.uses[j].pkg = k
 	}
 	u.runsPkgs = sub == "test" || sub == "run"
+	if sub == "install" && u.blind == "" {
+		u.blind = "go install writes its programs to GOBIN or GOPATH/bin, " +
+			"which the call does not name"
+	}
+	if sub == "build" && !slices.ContainsFunc(words[i+1:end], isGoOutFlag) {
+		u.goBuildOut(ops, end)
+	}
 	if sub == "env" && containsWord(words[i+1:], "-w", "--w", "-u", "--u") {
 		u.risky = append(u.risky, "-w") // sets GOFLAGS, GOTOOLCHAIN, … for every later run
 	}
 	if sub == "generate" || sub == "tool" {
 		u.risky = append(u.risky, sub)
 	}
+}
+
+// goBuildOut records what go build with no -o writes: the program of a single main
+// package, ./NAME for ./cmd/NAME (or the directory it runs in, NAME unknown, for
+// none); several packages are built and discarded.
+func (u *usage) goBuildOut(ops []int, end int) {
+	var pkgs []int
+	for _, j := range ops {
+		if j < end {
+			pkgs = append(pkgs, j)
+		}
+	}
+	switch {
+	case len(pkgs) == 0:
+		u.writeCwd = true
+	case len(pkgs) == 1 && !strings.Contains(u.words[pkgs[0]], "..."),
+		len(pkgs) > 0 && strings.HasSuffix(u.words[pkgs[0]], ".go"):
+		u.derives(pkgs[:1], deriveBase)
+	}
+}
+
+// isGoOutFlag reports whether w is go build's -o flag (-o, --o, -o=F, --o=F).
+func isGoOutFlag(w string) bool {
+	if !strings.HasPrefix(w, "-") {
+		return false
+	}
+	w = strings.TrimPrefix(w[1:], "-")
+	return w == "o" || strings.HasPrefix(w, "o=")
 }
 
 // goPackage says what the go command's package pattern w names: a local directory
@@ -2379,8 +2521,7 @@ func init() {
 }
 
 // find reads find's start paths, then its expression: -exec and -ok run commands
-// (their words stay arguments) on what it finds, which they may rewrite or remove, so
-// they write the start paths as -delete does; -fprint writes.
+// (their words stay arguments), -delete removes what it finds, -fprint writes.
 func (u *usage) find() {
 	words := u.words
 	i := 1
@@ -2411,7 +2552,8 @@ func (u *usage) find() {
 		w := words[i]
 		switch w {
 		case "-exec", "-execdir", "-ok", "-okdir":
-			// The command may write or remove each file found, as -delete does.
+			// The inner command gets the paths found under the start paths: it
+			// may write any of them.
 			u.risky = append(u.risky, w)
 			deletes = true
 			for i++; i < len(words) && words[i] != ";" && words[i] != "+"; i++ {

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -226,6 +227,30 @@ func TestOpaque(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("Blind %q, Unknown %v (%q); want %d", c.Blind, c.Unknown, c.Why, tt.want)
+			}
+		})
+	}
+}
+
+// TestGoBuildOut: go build of one package writes ./NAME, unless -o names the file.
+func TestGoBuildOut(t *testing.T) {
+	tests := []struct {
+		words []string
+		want  derive // of the last word
+	}{
+		{[]string{"go", "build", "./cmd/y"}, deriveBase},
+		{[]string{"go", "build", "-trimpath", "./cmd/y"}, deriveBase},
+		{[]string{"go", "build", "-o", "x", "./cmd/y"}, deriveNone},
+		{[]string{"go", "build", "--o=x", "./cmd/y"}, deriveNone},
+		{[]string{"go", "build", "-o=x", "./cmd/y"}, deriveNone},
+		{[]string{"go", "build", "./a", "./b"}, deriveNone},
+		{[]string{"go", "build", "./..."}, deriveNone},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.words, " "), func(t *testing.T) {
+			u := classify(tt.words)
+			if got := u.uses[len(tt.words)-1].derive; got != tt.want {
+				t.Errorf("derive = %d, want %d", got, tt.want)
 			}
 		})
 	}

@@ -761,11 +761,14 @@ func (c *Command) uses(u *usage, start int, wordOf []int) {
 				fu.rel, fu.relDir = 0, false
 			}
 		}
-		if au := &c.argUses[wi-1]; fu.use > au.use {
+		au := &c.argUses[wi-1]
+		d := max(au.derive, fu.derive)
+		if fu.use > au.use {
 			*au = fu
 		} else if fu.pkg > au.pkg {
 			au.pkg = fu.pkg
 		}
+		au.derive = d
 	}
 	if u.dir == 0 {
 		c.readsCwd, c.writesCwd = u.readsCwd, u.writeCwd
