@@ -218,12 +218,19 @@ func (m *Manager) CancelClarification(id uint64, reason string, by store.Actor,
 	return c, nil
 }
 
+// clarEnded is ErrAlreadyResolved for a clarification: its text says how it ended,
+// without the sentinel's, which speaks of a request.
+type clarEnded string
+
+func (e clarEnded) Error() string { return string(e) }
+func (e clarEnded) Unwrap() error { return ErrAlreadyResolved }
+
 // clarErr wraps a store error of an answer or cancel; a lost compare-and-set says
 // how the clarification ended.
 func (m *Manager) clarErr(op string, id uint64, c store.Clarification, err error) error {
 	switch {
 	case errors.Is(err, store.ErrAlreadyResolved):
-		return fmt.Errorf("gate: %s %d: already %s: %w", op, id, c.Outcome(), ErrAlreadyResolved)
+		return fmt.Errorf("gate: %s %d: %w", op, id, clarEnded("already "+c.Outcome()))
 	case errors.Is(err, store.ErrExpired):
 		m.askSweep()
 	}

@@ -85,6 +85,9 @@ func TestAskAnswerWait(t *testing.T) {
 	_, err = e.m.AnswerClarification(context.Background(), c.ID, gate.Reply{Text: "main",
 		By: "bob", Via: "slack"})
 	testkit.WantErr(t, err, gate.ErrAlreadyResolved, "already answered by jane via telegram")
+	if strings.Contains(err.Error(), "request") {
+		t.Errorf("a question's error speaks of a request: %v", err)
+	}
 }
 
 func TestAnswerRace(t *testing.T) {
