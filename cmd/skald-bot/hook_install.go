@@ -146,6 +146,9 @@ func hookCommand(cmd *cobra.Command, conn *connection, o hookOptions, dir string
 			return "", err
 		}
 		words = append(words, "--config", abs)
+		if err := knownProfile(abs, o.profile); err != nil {
+			return "", err
+		}
 	}
 	quoted := make([]string, len(words))
 	for i, w := range words {
@@ -156,6 +159,28 @@ func hookCommand(cmd *cobra.Command, conn *connection, o hookOptions, dir string
 		quoted[i] = q
 	}
 	return strings.Join(quoted, " "), nil
+}
+
+// knownProfile refuses a profile the configuration at path does not define, so that a
+// typo shows now rather than as every call's 422. A configuration that does not load
+// (an unset ${VAR}) is left to serve to report.
+func knownProfile(path, profile string) error {
+	if profile == "" {
+		return nil
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		return nil
+	}
+	if _, ok := c.Profile(profile); ok {
+		return nil
+	}
+	ids := make([]string, len(c.Profiles))
+	for i, p := range c.Profiles {
+		ids[i] = p.ID
+	}
+	return usagef("--profile %s: %s defines no such profile (it has %s)", profile, shown(path),
+		strings.Join(ids, ", "))
 }
 
 // projectConfig is the configuration file hook install records when none was named:

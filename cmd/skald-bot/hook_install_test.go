@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -192,5 +194,29 @@ func TestHookInstallRecordsConfig(t *testing.T) {
 				t.Errorf("command %q, want it to end with %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestHookInstallUnknownProfile: a --profile the project's configuration does not
+// define is refused, naming the ones it has, and no settings file is written; a known
+// one is recorded.
+func TestHookInstallUnknownProfile(t *testing.T) {
+	proj := t.TempDir()
+	cfg := filepath.Join(proj, "skald.yaml")
+	yaml := "api:\n  listen: 127.0.0.1:18999\nprofiles:\n  - id: web\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cliRun(t, proj, nil, nil, "hook", "install", "--profile", "wbe")
+	want := "--profile wbe: " + cfg + " defines no such profile (it has web, default)"
+	if code != 2 || out != "" || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, %q %q", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".claude")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refusal wrote .claude: %v", err)
+	}
+	if code, _, errOut := cliRun(t, proj, nil, nil, "hook", "install", "--profile",
+		"web"); code != 0 {
+		t.Errorf("a known profile: exit %d %q", code, errOut)
 	}
 }
