@@ -204,6 +204,21 @@ func (e *env) resolve(id uint64, approve bool, note string) {
 	}
 }
 
+// approveForSession triggers job, approves the request its run waits on as alice with a
+// 🔄 Session bypass, and returns the run and its session.
+func (e *env) approveForSession(job string) (store.Run, string) {
+	e.t.Helper()
+	r := e.trigger(job)
+	ev := e.next(cron.EventRunWaiting, r.ID)
+	session := e.run(r.ID).SessionID
+	zero := int64(0) // 0: the session
+	if _, err := e.gate.Resolve(context.Background(), ev.RequestID, gate.Answer{Approve: true,
+		By: "alice", Via: "telegram", BypassSecs: &zero}); err != nil {
+		e.t.Fatalf("Resolve(%d): %v", ev.RequestID, err)
+	}
+	return r, session
+}
+
 // decide resolves the request run r waits on (see resolve) and returns the run once it
 // finished, with its run_finished event.
 func (e *env) decide(r store.Run, approve bool, note string) (store.Run, cron.RunEvent) {

@@ -3,7 +3,6 @@
 package cron_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -42,14 +41,7 @@ func TestRunEndsItsBypassesWhenItsEndIsNotStored(t *testing.T) {
 	e.edit = func(o *cron.Options) { o.Logger = logs.Logger() }
 	e.gateEdit = func(o *gate.Options) { o.Logger = logs.Logger() }
 	e.start()
-	r := e.trigger("report")
-	ev := e.next(cron.EventRunWaiting, r.ID)
-	session := e.run(r.ID).SessionID
-	zero := int64(0)
-	if _, err := e.gate.Resolve(context.Background(), ev.RequestID, gate.Answer{Approve: true,
-		By: "alice", Via: "telegram", BypassSecs: &zero}); err != nil {
-		t.Fatal(err)
-	}
+	_, session := e.approveForSession("report")
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // returns once the step reads it
 	testkit.Must(t, err)
 	if e.gate.Bypasses(session) == nil {

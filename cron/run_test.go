@@ -365,14 +365,7 @@ func TestRunEndsItsBypasses(t *testing.T) {
 	}}
 	e := newCronEnv(t, job)
 	e.start()
-	r := e.trigger("report")
-	ev := e.next(cron.EventRunWaiting, r.ID)
-	session := e.run(r.ID).SessionID
-	zero := int64(0)
-	if _, err := e.gate.Resolve(context.Background(), ev.RequestID, gate.Answer{Approve: true,
-		By: "alice", Via: "telegram", BypassSecs: &zero}); err != nil {
-		t.Fatal(err)
-	}
+	r, session := e.approveForSession("report")
 	e.next(cron.EventRunFinished, r.ID)
 	r = e.run(r.ID)
 	if r.Status != store.RunSucceeded || len(r.Steps) != 2 || r.Steps[1].Decision != "allow" {
